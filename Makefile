@@ -1,0 +1,36 @@
+# imaxe: `make run` to serve the catalog, `make test` to run every test.
+.PHONY: all deps deps-run build build-asan run test format format-check clean
+
+JOBS ?= 2
+
+all: build
+
+deps-run:
+	@tools/deps.sh run
+
+deps:
+	@tools/deps.sh
+
+build: deps-run
+	@cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+	@cmake --build build -j$(JOBS)
+
+build-asan: deps
+	@cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DIMX_SANITIZE=ON >/dev/null
+	@cmake --build build-asan -j$(JOBS)
+
+run: build
+	@tools/run.sh
+
+test: deps build build-asan
+	@tools/npm-deps.sh
+	@tools/test.sh
+
+format:
+	@tools/format.sh
+
+format-check:
+	@tools/format.sh check
+
+clean:
+	rm -rf build build-asan

@@ -1,0 +1,37 @@
+/* What every handler shares: database access with problem replies, and server facts. */
+#ifndef IMX_API_H
+#define IMX_API_H
+
+#include <libpq-fe.h>
+#include <stdbool.h>
+
+#include "db/pool.h"
+#include "http/request.h"
+
+/* The request's pooled connection, acquired on first use and released after the handler.
+ * Returns NULL after replying 503 when the database is unavailable or the pool is exhausted. */
+struct imx_db_conn *imx_api_db(struct imx_req *r);
+
+/* Replies with the problem for a failed result: 409 for unique/foreign-key violations, 503 for
+ * an unavailable database or a timed-out query, else 500 (details logged, never sent). */
+void imx_api_db_error(struct imx_req *r, const PGresult *res);
+
+/* Replies 200 with the JSON text in column 0 of row 0 of res, without copying; steals res.
+ * With no row, replies 404 with not_found_detail. */
+void imx_api_reply_pg_json_steal(struct imx_req *r, unsigned status, PGresult *res,
+                                 const char *not_found_detail);
+
+/* Facts the health handlers need, set by main. */
+struct imx_server_info {
+    int migrations_expected;  /* the highest migration this build knows */
+    const char *openapi_json; /* the contract as JSON (borrowed for the process lifetime) */
+    size_t openapi_len;
+};
+extern struct imx_server_info imx_server_info;
+
+void imx_api_livez(struct imx_req *r);
+void imx_api_readyz(struct imx_req *r);
+void imx_api_metrics(struct imx_req *r);
+void imx_api_openapi(struct imx_req *r);
+
+#endif

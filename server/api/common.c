@@ -1,0 +1,67 @@
+/* Database access for handlers, with problem replies for every failure. */
+#include "api/api.h"
+
+#include <string.h>
+
+#include "util/log.h"
+
+struct imx_db_conn *imx_api_db(struct imx_req *r)
+{
+    if (r->db)
+        return r->db;
+    enum imx_db_failure why;
+    r->db = imx_db_acquire(&why);
+    if (!r->db) {
+        imx_reply_header(r, "Retry-After", "1");
+        if (why == IMX_DB_BUSY)
+            imx_reply_problem(r, IMX_E_DB_UNAVAILABLE,
+                              "Every database connection is busy; try again shortly");
+        else
+            imx_reply_problem(r, IMX_E_DB_UNAVAILABLE, "The database cannot be reached");
+    }
+    return r->db;
+}
+
+void imx_api_db_error(struct imx_req *r, const PGresult *res)
+{
+    const char *state = imx_db_sqlstate(res);
+    if (strcmp(state, "23505") == 0) {
+        imx_reply_problem(r, IMX_E_CONFLICT, "It already exists");
+    } else if (strcmp(state, "23503") == 0) {
+        imx_reply_problem(r, IMX_E_CONFLICT, "It refers to, or is referred to by, another record");
+    } else if (strcmp(state, "57014") == 0) {
+        imx_reply_header(r, "Retry-After", "1");
+        imx_reply_problem(r, IMX_E_QUERY_TIMEOUT, "The query was cancelled after the time limit");
+    } else if (state[0] == '\0' || strncmp(state, "08", 2) == 0 || strncmp(state, "57P", 3) == 0) {
+        imx_reply_header(r, "Retry-After", "1");
+        imx_reply_problem(r, IMX_E_DB_UNAVAILABLE, "The database connection was lost");
+    } else {
+        const char *msg = res ? PQresultErrorMessage(res) : "";
+        imx_error("database error %s in request %s: %.300s", state, r->request_id, msg);
+        imx_reply_problem(r, IMX_E_INTERNAL, "Request %s failed; the server log has details",
+                          r->request_id);
+    }
+}
+
+static void clear_result(void *res)
+{
+    PQclear(res);
+}
+
+void imx_api_reply_pg_json_steal(struct imx_req *r, unsigned status, PGresult *res,
+                                 const char *not_found_detail)
+{
+    if (!imx_db_ok(res)) {
+        imx_api_db_error(r, res);
+        PQclear(res);
+        return;
+    }
+    if (PQntuples(res) == 0 || PQgetisnull(res, 0, 0)) {
+        PQclear(res);
+        imx_reply_problem(r, IMX_E_NOT_FOUND, "%s", not_found_detail);
+        return;
+    }
+    /* Zero copy: the response owns res and frees it after sending. */
+    imx_reply_raw_steal(r, status, "application/json", PQgetvalue(res, 0, 0),
+                        (size_t)PQgetlength(res, 0, 0), clear_result, res);
+}

@@ -1,0 +1,83 @@
+/* Liveness, readiness, Prometheus metrics and the OpenAPI document. */
+#include "api/api.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "http/metrics.h"
+#include "http/server.h"
+#include "util/config.h"
+
+struct imx_server_info imx_server_info;
+
+IMX_DB_STMT(q_migrations, 0, "SELECT coalesce(max(version), 0) FROM schema_migrations");
+
+void imx_api_livez(struct imx_req *r)
+{
+    imx_reply_text(r, 200, "application/json", "{\"status\":\"ok\"}");
+}
+
+void imx_api_readyz(struct imx_req *r)
+{
+    if (imx_http_draining()) {
+        imx_reply_problem(r, IMX_E_NOT_READY, "The server is shutting down");
+        return;
+    }
+    enum imx_db_failure why;
+    r->db = imx_db_acquire(&why);
+    if (!r->db) {
+        imx_reply_problem(r, IMX_E_NOT_READY,
+                          why == IMX_DB_BUSY ? "Every database connection is busy"
+                                             : "The database cannot be reached");
+        return;
+    }
+    PGresult *res = imx_db_exec(r->db, &q_migrations, NULL);
+    if (!imx_db_ok(res) || PQntuples(res) != 1) {
+        PQclear(res);
+        imx_reply_problem(r, IMX_E_NOT_READY, "The database cannot be queried");
+        return;
+    }
+    unsigned long long applied = 0;
+    imx_parse_uint(PQgetvalue(res, 0, 0), 0, 1000000, &applied);
+    PQclear(res);
+    if ((int)applied < imx_server_info.migrations_expected) {
+        imx_reply_problem(r, IMX_E_NOT_READY, "Migrations are behind: %llu applied, %d expected",
+                          applied, imx_server_info.migrations_expected);
+        return;
+    }
+    imx_reply_json_steal(r, 200,
+                         json_pack("{s:s, s:s, s:{s:I, s:i}}", "status", "ready", "database", "ok",
+                                   "migrations", "applied", (json_int_t)applied, "expected",
+                                   imx_server_info.migrations_expected));
+}
+
+void imx_api_metrics(struct imx_req *r)
+{
+    struct imx_db_pool_stats ps;
+    imx_db_pool_stats(&ps);
+    struct imx_metrics_gauges g = {
+        .db_pool_size = ps.size,
+        .db_pool_busy = ps.busy,
+        .db_pool_waiting = ps.waiting,
+        .db_acquire_timeouts = ps.acquire_timeouts,
+        .db_reconnects = ps.reconnects,
+        .in_flight = imx_http_in_flight(),
+    };
+    size_t len = 0;
+    char *text = imx_metrics_render(&g, &len);
+    if (!text) {
+        imx_reply_problem(r, IMX_E_INTERNAL, NULL);
+        return;
+    }
+    imx_reply_raw_steal(r, 200, "text/plain; version=0.0.4; charset=utf-8", text, len, NULL, NULL);
+}
+
+void imx_api_openapi(struct imx_req *r)
+{
+    if (!imx_server_info.openapi_json) {
+        imx_reply_problem(r, IMX_E_NOT_FOUND, "The OpenAPI document is not installed");
+        return;
+    }
+    imx_reply_text(r, 200, "application/json", imx_server_info.openapi_json);
+}

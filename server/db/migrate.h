@@ -1,0 +1,16 @@
+/* Applies migrations/NNNN_name.sql in order, once each, under a PostgreSQL advisory lock. */
+#ifndef IMX_DB_MIGRATE_H
+#define IMX_DB_MIGRATE_H
+
+#include <libpq-fe.h>
+#include <stddef.h>
+
+/* Applies every migration in dir not yet recorded in schema_migrations, each in its own
+ * transaction. Returns 0, or -1 with a message in err (nothing of the failing one is kept).
+ * *latest receives the highest version found in dir. */
+int imx_migrate(PGconn *pg, const char *dir, int *latest, char *err, size_t errlen);
+
+/* The highest migration version in dir, or -1 with a message. */
+int imx_migrations_latest(const char *dir, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,277 @@
+/* A pool of libpq connections with lazily prepared statements and automatic reconnect. */
+#include "db/pool.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "util/log.h"
+
+struct imx_db_conn {
+    PGconn *pg;
+    uint64_t prepared[IMX_DB_MAX_STMTS / 64];
+    bool in_use;
+    bool broken;
+};
+
+static struct {
+    pthread_mutex_t lock;
+    pthread_cond_t freed;
+    struct imx_db_conn *conns;
+    unsigned size, busy, waiting;
+    unsigned acquire_ms, stmt_ms;
+    char *url;
+    struct timespec last_failure; /* of a connect attempt; throttles reconnect storms */
+    unsigned long long acquire_timeouts, reconnects;
+} pool = { .lock = PTHREAD_MUTEX_INITIALIZER, .freed = PTHREAD_COND_INITIALIZER };
+
+static atomic_int next_slot = 1;
+
+/* Wait this long after a failed connect before trying again, so a down database answers fast. */
+#define RECONNECT_BACKOFF_MS 500
+
+PGconn *imx_db_connect_raw(const char *url, unsigned stmt_ms, char *err, size_t errlen)
+{
+    char options[96];
+    snprintf(options, sizeof options,
+             "-c statement_timeout=%u -c idle_in_transaction_session_timeout=%u", stmt_ms,
+             stmt_ms * 2 + 1000);
+    /* With expand_dbname the URL expands first; later keywords override it. */
+    const char *keys[] = { "dbname", "connect_timeout", "options", "application_name", NULL };
+    const char *vals[] = { url, "3", options, "imaxe", NULL };
+    PGconn *pg = PQconnectdbParams(keys, vals, 1);
+    if (!pg || PQstatus(pg) != CONNECTION_OK) {
+        if (err) {
+            snprintf(err, errlen, "%s", pg ? PQerrorMessage(pg) : "out of memory");
+            char *nl = strchr(err, '\n');
+            if (nl)
+                *nl = '\0';
+        }
+        PQfinish(pg);
+        return NULL;
+    }
+    return pg;
+}
+
+int imx_db_pool_init(const char *url, unsigned size, unsigned acquire_ms, unsigned stmt_ms)
+{
+    pool.conns = calloc(size, sizeof *pool.conns);
+    pool.url = strdup(url);
+    if (!pool.conns || !pool.url)
+        return -1;
+    pool.size = size;
+    pool.acquire_ms = acquire_ms;
+    pool.stmt_ms = stmt_ms;
+    return 0;
+}
+
+void imx_db_pool_shutdown(void)
+{
+    pthread_mutex_lock(&pool.lock);
+    for (unsigned i = 0; i < pool.size; i++) {
+        PQfinish(pool.conns[i].pg);
+        pool.conns[i].pg = NULL;
+    }
+    free(pool.conns);
+    free(pool.url);
+    pool.conns = NULL;
+    pool.url = NULL;
+    pool.size = 0;
+    pthread_mutex_unlock(&pool.lock);
+}
+
+static long ms_since(const struct timespec *t)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (now.tv_sec - t->tv_sec) * 1000 + (now.tv_nsec - t->tv_nsec) / 1000000;
+}
+
+/* (Re)connects c unless a recent attempt failed. Called without the pool lock. */
+static bool ensure_connected(struct imx_db_conn *c)
+{
+    if (c->pg && !c->broken && PQstatus(c->pg) == CONNECTION_OK)
+        return true;
+    pthread_mutex_lock(&pool.lock);
+    bool throttled =
+        pool.last_failure.tv_sec != 0 && ms_since(&pool.last_failure) < RECONNECT_BACKOFF_MS;
+    pthread_mutex_unlock(&pool.lock);
+    if (throttled)
+        return false;
+
+    bool had = c->pg != NULL;
+    PQfinish(c->pg);
+    memset(c->prepared, 0, sizeof c->prepared);
+    c->broken = false;
+    char err[256];
+    c->pg = imx_db_connect_raw(pool.url, pool.stmt_ms, err, sizeof err);
+    pthread_mutex_lock(&pool.lock);
+    if (!c->pg) {
+        clock_gettime(CLOCK_MONOTONIC, &pool.last_failure);
+    } else {
+        pool.last_failure.tv_sec = 0;
+        if (had)
+            pool.reconnects++;
+    }
+    pthread_mutex_unlock(&pool.lock);
+    if (!c->pg) {
+        imx_warn("database connection failed: %s", err);
+        return false;
+    }
+    return true;
+}
+
+struct imx_db_conn *imx_db_acquire(enum imx_db_failure *why)
+{
+    struct timespec deadline;
+    struct imx_db_conn *c = NULL;
+
+    clock_gettime(CLOCK_REALTIME, &deadline);
+    deadline.tv_sec += pool.acquire_ms / 1000;
+    deadline.tv_nsec += (long)(pool.acquire_ms % 1000) * 1000000;
+    if (deadline.tv_nsec >= 1000000000) {
+        deadline.tv_sec++;
+        deadline.tv_nsec -= 1000000000;
+    }
+
+    pthread_mutex_lock(&pool.lock);
+    for (;;) {
+        /* Prefer a connection that is already open. */
+        for (unsigned i = 0; i < pool.size && !c; i++)
+            if (!pool.conns[i].in_use && pool.conns[i].pg)
+                c = &pool.conns[i];
+        for (unsigned i = 0; i < pool.size && !c; i++)
+            if (!pool.conns[i].in_use)
+                c = &pool.conns[i];
+        if (c)
+            break;
+        pool.waiting++;
+        int rc = pthread_cond_timedwait(&pool.freed, &pool.lock, &deadline);
+        pool.waiting--;
+        if (rc != 0) {
+            pool.acquire_timeouts++;
+            pthread_mutex_unlock(&pool.lock);
+            *why = IMX_DB_BUSY;
+            return NULL;
+        }
+    }
+    c->in_use = true;
+    pool.busy++;
+    pthread_mutex_unlock(&pool.lock);
+
+    if (!ensure_connected(c)) {
+        imx_db_release(c);
+        *why = IMX_DB_UNAVAILABLE;
+        return NULL;
+    }
+    *why = IMX_DB_OK;
+    return c;
+}
+
+void imx_db_release(struct imx_db_conn *c)
+{
+    if (!c)
+        return;
+    if (c->pg && !c->broken && PQtransactionStatus(c->pg) != PQTRANS_IDLE) {
+        PGresult *res = PQexec(c->pg, "ROLLBACK");
+        PQclear(res);
+        if (PQtransactionStatus(c->pg) != PQTRANS_IDLE)
+            c->broken = true;
+    }
+    pthread_mutex_lock(&pool.lock);
+    c->in_use = false;
+    pool.busy--;
+    pthread_cond_signal(&pool.freed);
+    pthread_mutex_unlock(&pool.lock);
+}
+
+bool imx_db_ok(const PGresult *res)
+{
+    ExecStatusType s = PQresultStatus(res);
+    return s == PGRES_TUPLES_OK || s == PGRES_COMMAND_OK;
+}
+
+const char *imx_db_sqlstate(const PGresult *res)
+{
+    const char *s = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
+    return s ? s : "";
+}
+
+bool imx_db_alive(const struct imx_db_conn *c)
+{
+    return c && c->pg && !c->broken && PQstatus(c->pg) == CONNECTION_OK;
+}
+
+static int stmt_slot(struct imx_db_stmt *stmt)
+{
+    int slot = atomic_load(&stmt->slot);
+    if (slot == 0) {
+        int fresh = atomic_fetch_add(&next_slot, 1);
+        int expected = 0;
+        if (fresh >= IMX_DB_MAX_STMTS) {
+            imx_error("more than %d prepared statements: raise IMX_DB_MAX_STMTS", IMX_DB_MAX_STMTS);
+            abort();
+        }
+        slot = atomic_compare_exchange_strong(&stmt->slot, &expected, fresh) ? fresh : expected;
+    }
+    return slot;
+}
+
+static PGresult *exec_once(struct imx_db_conn *c, struct imx_db_stmt *stmt,
+                           const char *const *params)
+{
+    int slot = stmt_slot(stmt);
+    char name[16];
+    snprintf(name, sizeof name, "s%d", slot);
+    if (!(c->prepared[slot / 64] & (1ULL << (slot % 64)))) {
+        PGresult *res = PQprepare(c->pg, name, stmt->sql, stmt->nparams, NULL);
+        if (PQresultStatus(res) != PGRES_COMMAND_OK)
+            return res;
+        PQclear(res);
+        c->prepared[slot / 64] |= 1ULL << (slot % 64);
+    }
+    return PQexecPrepared(c->pg, name, stmt->nparams, params, NULL, NULL, 0);
+}
+
+PGresult *imx_db_exec(struct imx_db_conn *c, struct imx_db_stmt *stmt, const char *const *params)
+{
+    bool in_tx = c->pg && PQtransactionStatus(c->pg) != PQTRANS_IDLE;
+    PGresult *res = exec_once(c, stmt, params);
+    if (PQstatus(c->pg) != CONNECTION_OK) {
+        c->broken = true;
+        /* Outside a transaction nothing was half-done: reconnect and try once more. */
+        if (!in_tx && ensure_connected(c)) {
+            PQclear(res);
+            res = exec_once(c, stmt, params);
+        }
+    }
+    if (!res)
+        res = PQmakeEmptyPGresult(NULL, PGRES_FATAL_ERROR);
+    if (!imx_db_ok(res) && *imx_db_sqlstate(res) == '\0' && PQstatus(c->pg) != CONNECTION_OK)
+        c->broken = true;
+    return res;
+}
+
+int imx_db_command(struct imx_db_conn *c, const char *sql)
+{
+    PGresult *res = PQexec(c->pg, sql);
+    int rc = imx_db_ok(res) ? 0 : -1;
+    if (rc != 0 && PQstatus(c->pg) != CONNECTION_OK)
+        c->broken = true;
+    PQclear(res);
+    return rc;
+}
+
+void imx_db_pool_stats(struct imx_db_pool_stats *s)
+{
+    pthread_mutex_lock(&pool.lock);
+    s->size = pool.size;
+    s->busy = pool.busy;
+    s->waiting = pool.waiting;
+    s->acquire_timeouts = pool.acquire_timeouts;
+    s->reconnects = pool.reconnects;
+    pthread_mutex_unlock(&pool.lock);
+}

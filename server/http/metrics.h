@@ -1,0 +1,23 @@
+/* Prometheus metrics kept in lock-free counters: requests by route and code, durations. */
+#ifndef IMX_METRICS_H
+#define IMX_METRICS_H
+
+#include <stddef.h>
+
+/* Sizes the tables for the route table. Call once before serving. Returns 0 or -1. */
+int imx_metrics_init(void);
+
+/* Records one finished request. route_index -1 = no route matched. */
+void imx_metrics_observe(int route_index, const char *method, unsigned status, double seconds);
+
+/* Gauges filled by the caller when rendering. */
+struct imx_metrics_gauges {
+    unsigned db_pool_size, db_pool_busy, db_pool_waiting;
+    unsigned long long db_acquire_timeouts, db_reconnects;
+    long in_flight;
+};
+
+/* Renders everything in Prometheus text format 0.0.4. Returns a new string (free()) or NULL. */
+char *imx_metrics_render(const struct imx_metrics_gauges *g, size_t *len);
+
+#endif

@@ -1,0 +1,119 @@
+/* The per-request context handlers receive, and the calls they use to answer.
+ * The context owns everything allocated for the request; it is freed when the response is done. */
+#ifndef IMX_REQUEST_H
+#define IMX_REQUEST_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "http/problem.h"
+
+struct MHD_Connection;
+struct imx_route;
+struct imx_db_conn;
+
+#define IMX_MAX_PARAMS     8
+#define IMX_MAX_HEADERS    12
+#define IMX_REQUEST_ID_MAX 64
+
+struct imx_header {
+    char *name;  /* new string */
+    char *value; /* new string */
+};
+
+/* What the handler answers; queued by the core after the handler returns. */
+struct imx_reply {
+    unsigned status; /* 0 until a reply is set */
+    const char *content_type;
+    char *body; /* owned: freed with free_body(free_cls) */
+    size_t len;
+    void (*free_body)(void *); /* NULL: free(body) */
+    void *free_cls;
+    bool cacheable; /* static files: no Cache-Control: no-store */
+    struct imx_header headers[IMX_MAX_HEADERS];
+    size_t nheaders;
+};
+
+struct imx_principal {
+    bool authenticated;
+    int64_t user_id;
+    bool admin;
+};
+
+struct imx_req {
+    struct MHD_Connection *conn;
+    const char *method; /* borrowed from libmicrohttpd */
+    char *path;         /* new copy of the URL path, split for params */
+    char *path_orig;    /* new copy of the URL path as received */
+    const struct imx_route *route;
+    int route_index;                    /* -1 when no route matched */
+    const char *params[IMX_MAX_PARAMS]; /* values of {params}, pointing into path */
+    size_t nparams;
+    char request_id[IMX_REQUEST_ID_MAX + 1];
+    struct timespec started;
+    char *body; /* request body, NUL-terminated; owned */
+    size_t body_len, body_cap;
+    bool body_too_large;
+    size_t discarded;         /* bytes of an oversized body read and dropped */
+    enum imx_err early_error; /* set before dispatch (413, 414); IMX_E__COUNT when none */
+    json_t *json;             /* parsed body (owned), after imx_req_json */
+    struct imx_db_conn *db;   /* pooled connection while the handler runs */
+    struct imx_principal principal;
+    struct imx_reply reply;
+    size_t bytes_sent;
+    bool queued; /* a response was handed to libmicrohttpd */
+};
+
+typedef void (*imx_handler)(struct imx_req *r);
+
+/* The value of route parameter NAME (e.g. "id" for /v1/images/{id}); borrowed; NULL if absent. */
+const char *imx_req_param(const struct imx_req *r, const char *name);
+
+/* The first query argument NAME; borrowed; NULL when absent. */
+const char *imx_req_query(const struct imx_req *r, const char *name);
+
+/* Calls fn for every query argument named NAME, in order. Returns how many there were. */
+size_t imx_req_query_each(const struct imx_req *r, const char *name,
+                          void (*fn)(void *cls, const char *value), void *cls);
+
+/* A request header; borrowed; NULL when absent. */
+const char *imx_req_header(const struct imx_req *r, const char *name);
+
+/* Parses the body as a JSON object (Content-Type must be application/json, no duplicate keys).
+ * Returns a borrowed reference owned by r, or NULL after replying 400/415. */
+json_t *imx_req_json(struct imx_req *r);
+
+/* Replies with a JSON document; steals doc. */
+void imx_reply_json_steal(struct imx_req *r, unsigned status, json_t *doc);
+
+/* Replies with a body the caller allocated; steals body (freed with free_fn(cls), or free). */
+void imx_reply_raw_steal(struct imx_req *r, unsigned status, const char *content_type, char *body,
+                         size_t len, void (*free_fn)(void *), void *cls);
+
+/* Replies with a copy of a static string. */
+void imx_reply_text(struct imx_req *r, unsigned status, const char *content_type, const char *text);
+
+/* Replies 204 No Content. */
+void imx_reply_empty(struct imx_req *r, unsigned status);
+
+/* Replies with problem+json for err; detail is printf-style (may be NULL). */
+void imx_reply_problem(struct imx_req *r, enum imx_err err, const char *detail_fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Replies 400 validation-failed with errors, an array of {pointer, detail}; steals errors. */
+void imx_reply_invalid_steal(struct imx_req *r, json_t *errors, const char *detail);
+
+/* Adds a response header (copied). Extra headers past IMX_MAX_HEADERS are dropped and logged. */
+void imx_reply_header(struct imx_req *r, const char *name, const char *value);
+
+/* Frees the context and everything it owns (the core calls this when the response is done). */
+void imx_req_free(struct imx_req *r);
+
+/* Appends {pointer, detail} to errors (an array), the detail printf-style. */
+void imx_verr(json_t *errors, const char *pointer, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+#endif

@@ -1,0 +1,137 @@
+/* Matching a request's method and path against the route table. */
+#include "http/router.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#define MAX_SEGMENTS 16
+
+/* Splits path ("/a/b/c") in place into segments. Returns the count, or -1 if too many. */
+static int split(char *path, char **segs)
+{
+    int n = 0;
+    char *p = path;
+    if (*p == '/')
+        p++;
+    if (*p == '\0')
+        return 0;
+    while (p) {
+        if (n == MAX_SEGMENTS)
+            return -1;
+        segs[n++] = p;
+        p = strchr(p, '/');
+        if (p)
+            *p++ = '\0';
+    }
+    return n;
+}
+
+/* Does template tpl match the segments? Returns the number of literal segments, or -1.
+ * Fills params (pointing into segs) when it matches. */
+static int match_template(const char *tpl, char **segs, int nsegs, const char **params,
+                          size_t *nparams)
+{
+    int literal = 0, i = 0;
+    size_t np = 0;
+    const char *t = tpl;
+    if (*t == '/')
+        t++;
+    while (*t) {
+        const char *end = strchr(t, '/');
+        size_t len = end ? (size_t)(end - t) : strlen(t);
+        if (i >= nsegs)
+            return -1;
+        if (len >= 2 && t[0] == '{' && t[len - 1] == '}') {
+            if (segs[i][0] == '\0' || np == IMX_MAX_PARAMS)
+                return -1;
+            if (params)
+                params[np] = segs[i];
+            np++;
+        } else {
+            if (strlen(segs[i]) != len || memcmp(segs[i], t, len) != 0)
+                return -1;
+            literal++;
+        }
+        i++;
+        t = end ? end + 1 : t + len;
+    }
+    if (i != nsegs)
+        return -1;
+    if (nparams)
+        *nparams = np;
+    return literal;
+}
+
+static bool method_matches(const char *route_method, const char *method)
+{
+    return strcmp(route_method, method) == 0 ||
+           (strcmp(method, "HEAD") == 0 && strcmp(route_method, "GET") == 0);
+}
+
+static void allow_add(char *allow, size_t len, const char *method)
+{
+    /* Each method once. */
+    size_t ml = strlen(method);
+    for (const char *p = allow; (p = strstr(p, method)) != NULL; p += ml)
+        if ((p == allow || p[-1] == ' ') && (p[ml] == ',' || p[ml] == '\0'))
+            return;
+    size_t used = strlen(allow);
+    snprintf(allow + used, len - used, "%s%s", used ? ", " : "", method);
+}
+
+enum imx_match imx_router_match(const char *method, char *path, int *index, const char **params,
+                                size_t *nparams, char *allow, size_t allowlen)
+{
+    char *segs[MAX_SEGMENTS];
+    int nsegs = split(path, segs);
+    int best = -1, best_score = -1;
+    bool path_known = false;
+
+    allow[0] = '\0';
+    if (nsegs < 0)
+        return IMX_MATCH_NO_PATH;
+    for (size_t i = 0; i < imx_routes_count; i++) {
+        int score = match_template(imx_routes[i].path, segs, nsegs, NULL, NULL);
+        if (score < 0)
+            continue;
+        path_known = true;
+        if (method_matches(imx_routes[i].method, method) && score > best_score) {
+            best = (int)i;
+            best_score = score;
+        }
+    }
+    if (best >= 0) {
+        match_template(imx_routes[best].path, segs, nsegs, params, nparams);
+        *index = best;
+        return IMX_MATCH_OK;
+    }
+    if (!path_known)
+        return IMX_MATCH_NO_PATH;
+    for (size_t i = 0; i < imx_routes_count; i++) {
+        if (match_template(imx_routes[i].path, segs, nsegs, NULL, NULL) < 0)
+            continue;
+        allow_add(allow, allowlen, imx_routes[i].method);
+        if (strcmp(imx_routes[i].method, "GET") == 0)
+            allow_add(allow, allowlen, "HEAD");
+    }
+    return IMX_MATCH_BAD_METHOD;
+}
+
+int imx_router_check(char *err, size_t errlen)
+{
+    for (size_t i = 0; i < imx_routes_count; i++) {
+        const struct imx_route *r = &imx_routes[i];
+        if (!r->method || !r->path || r->path[0] != '/' || !r->handler) {
+            snprintf(err, errlen, "route %zu is incomplete", i);
+            return -1;
+        }
+        for (size_t j = 0; j < i; j++)
+            if (strcmp(imx_routes[j].method, r->method) == 0 &&
+                strcmp(imx_routes[j].path, r->path) == 0) {
+                snprintf(err, errlen, "route %s %s appears twice", r->method, r->path);
+                return -1;
+            }
+    }
+    return 0;
+}

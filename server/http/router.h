@@ -1,0 +1,44 @@
+/* Routes as data: method, path template with {params}, who may call it, and the handler.
+ * 404, 405 (with Allow) and access checks happen here, before any handler runs. */
+#ifndef IMX_ROUTER_H
+#define IMX_ROUTER_H
+
+#include <stddef.h>
+
+#include "http/request.h"
+
+/* Who may call a route; checked before the handler runs. */
+enum imx_access {
+    IMX_ACCESS_PUBLIC,    /* anyone, no token needed */
+    IMX_ACCESS_SIGNED_IN, /* any valid token */
+    IMX_ACCESS_ADMIN,     /* a global admin */
+};
+
+struct imx_route {
+    const char *method; /* "GET", "POST", ... (GET routes also answer HEAD) */
+    const char *path;   /* template, e.g. "/v1/images/{id}" */
+    enum imx_access access;
+    imx_handler handler;
+};
+
+/* The route table (server/api/routes.c) and its length. */
+extern const struct imx_route imx_routes[];
+extern const size_t imx_routes_count;
+
+#define IMX_ALLOW_MAX 96
+
+enum imx_match {
+    IMX_MATCH_OK,         /* *index set, params filled */
+    IMX_MATCH_NO_PATH,    /* 404 */
+    IMX_MATCH_BAD_METHOD, /* 405; allow holds the Allow header value */
+};
+
+/* Matches method and path (path is modified: split in place; params point into it).
+ * Returns the outcome; on IMX_MATCH_OK *index is the route's index in imx_routes. */
+enum imx_match imx_router_match(const char *method, char *path, int *index, const char **params,
+                                size_t *nparams, char *allow, size_t allowlen);
+
+/* Validates the table (templates well formed, no duplicates). Returns 0, or -1 with a message. */
+int imx_router_check(char *err, size_t errlen);
+
+#endif

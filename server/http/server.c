@@ -1,0 +1,372 @@
+/* The HTTP daemon: request context set-up, body accumulation with a cap, dispatch through the
+ * route table, common headers, metrics and the access log. */
+#include "http/server.h"
+
+#include <arpa/inet.h>
+#include <microhttpd.h>
+#include <netinet/in.h>
+#include <openssl/rand.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "db/pool.h"
+#include "http/metrics.h"
+#include "http/router.h"
+#include "http/static.h"
+#include "util/log.h"
+
+imx_http_auth_fn imx_http_auth_hook;
+
+static struct MHD_Daemon *daemon_;
+static atomic_long in_flight;
+static atomic_bool draining;
+static unsigned bound_port;
+static size_t max_body, max_url;
+static bool access_log, serve_static;
+
+/* Handler stacks are small; libmicrohttpd's default (the process default) would reserve 8 MiB
+ * of address space per connection thread. */
+#define THREAD_STACK_BYTES (512 * 1024)
+
+/* How much of an oversized chunked body is read and dropped so the client still gets its 413. */
+#define DISCARD_MAX (8 * 1024 * 1024)
+
+static bool sane_request_id(const char *s)
+{
+    size_t n = 0;
+    if (!s)
+        return false;
+    for (; s[n]; n++) {
+        char c = s[n];
+        if (n >= IMX_REQUEST_ID_MAX ||
+            !((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '-' || c == '_' || c == '.' || c == ':'))
+            return false;
+    }
+    return n > 0;
+}
+
+static void set_request_id(struct imx_req *r)
+{
+    const char *given = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "X-Request-Id");
+    if (sane_request_id(given)) {
+        snprintf(r->request_id, sizeof r->request_id, "%s", given);
+        return;
+    }
+    unsigned char rnd[16];
+    if (RAND_bytes(rnd, sizeof rnd) != 1)
+        memset(rnd, 0, sizeof rnd);
+    for (size_t i = 0; i < sizeof rnd; i++)
+        snprintf(r->request_id + 2 * i, 3, "%02x", rnd[i]);
+}
+
+static bool is_api_path(const char *path)
+{
+    return strncmp(path, "/v1/", 4) == 0 || strcmp(path, "/v1") == 0 ||
+           strcmp(path, "/livez") == 0 || strcmp(path, "/readyz") == 0 ||
+           strcmp(path, "/metrics") == 0 || strcmp(path, "/openapi.json") == 0;
+}
+
+static void dispatch(struct imx_req *r)
+{
+    if (r->early_error != IMX_E__COUNT) {
+        imx_reply_problem(r, r->early_error,
+                          r->early_error == IMX_E_URI_TOO_LONG
+                              ? "The URL is longer than %zu bytes"
+                              : "The body is larger than %zu bytes",
+                          r->early_error == IMX_E_URI_TOO_LONG ? max_url : max_body);
+        return;
+    }
+    r->path = strdup(r->path_orig);
+    if (!r->path) {
+        imx_reply_problem(r, IMX_E_INTERNAL, NULL);
+        return;
+    }
+    char allow[IMX_ALLOW_MAX];
+    int idx = -1;
+    enum imx_match m =
+        imx_router_match(r->method, r->path, &idx, r->params, &r->nparams, allow, sizeof allow);
+    if (m == IMX_MATCH_NO_PATH) {
+        bool get = strcmp(r->method, "GET") == 0 || strcmp(r->method, "HEAD") == 0;
+        if (serve_static && !is_api_path(r->path_orig)) {
+            if (get)
+                imx_static_serve(r, r->path_orig);
+            else {
+                imx_reply_header(r, "Allow", "GET, HEAD");
+                imx_reply_problem(r, IMX_E_METHOD_NOT_ALLOWED, "Static files answer GET and HEAD");
+            }
+            return;
+        }
+        imx_reply_problem(r, IMX_E_NOT_FOUND, "No resource at %s", r->path_orig);
+        return;
+    }
+    if (m == IMX_MATCH_BAD_METHOD) {
+        imx_reply_header(r, "Allow", allow);
+        imx_reply_problem(r, IMX_E_METHOD_NOT_ALLOWED, "%s does not answer %s (allowed: %s)",
+                          r->path_orig, r->method, allow);
+        return;
+    }
+    r->route = &imx_routes[idx];
+    r->route_index = idx;
+    if (r->route->access != IMX_ACCESS_PUBLIC) {
+        if (!imx_http_auth_hook) {
+            imx_reply_header(r, "WWW-Authenticate", "Bearer");
+            imx_reply_problem(r, IMX_E_UNAUTHENTICATED, "Send Authorization: Bearer <token>");
+            return;
+        }
+        if (!imx_http_auth_hook(r))
+            return;
+    }
+    r->route->handler(r);
+    imx_db_release(r->db);
+    r->db = NULL;
+    if (r->reply.status == 0) {
+        imx_error("handler for %s %s set no reply (request %s)", r->route->method, r->route->path,
+                  r->request_id);
+        imx_reply_problem(r, IMX_E_INTERNAL, NULL);
+    }
+}
+
+static void free_plain(void *p)
+{
+    free(p);
+}
+
+static enum MHD_Result queue(struct imx_req *r)
+{
+    struct imx_reply *rp = &r->reply;
+    struct MHD_Response *resp;
+    if (rp->body && rp->len > 0) {
+        resp = MHD_create_response_from_buffer_with_free_callback_cls(
+            rp->len, rp->body, rp->free_body ? rp->free_body : free_plain,
+            rp->free_body ? rp->free_cls : rp->body);
+        if (resp) {
+            rp->body = NULL; /* the response owns it now */
+            rp->free_body = NULL;
+        }
+    } else {
+        resp = MHD_create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT);
+    }
+    if (!resp)
+        return MHD_NO;
+    r->bytes_sent = rp->len;
+    if (rp->content_type)
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, rp->content_type);
+    MHD_add_response_header(resp, "X-Request-Id", r->request_id);
+    MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
+    if (!rp->cacheable)
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+    for (size_t i = 0; i < rp->nheaders; i++)
+        MHD_add_response_header(resp, rp->headers[i].name, rp->headers[i].value);
+    if (atomic_load(&draining))
+        MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
+    enum MHD_Result ret = MHD_queue_response(r->conn, rp->status, resp);
+    MHD_destroy_response(resp);
+    r->queued = true;
+    return ret;
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
+                                  const char *method, const char *version, const char *upload_data,
+                                  size_t *upload_data_size, void **con_cls)
+{
+    struct imx_req *r = *con_cls;
+    (void)cls;
+    (void)version;
+
+    if (!r) {
+        r = calloc(1, sizeof *r);
+        if (!r)
+            return MHD_NO;
+        r->conn = conn;
+        r->method = method;
+        r->route_index = -1;
+        r->early_error = IMX_E__COUNT;
+        clock_gettime(CLOCK_MONOTONIC, &r->started);
+        set_request_id(r);
+        atomic_fetch_add(&in_flight, 1);
+        *con_cls = r;
+
+        size_t ul = strnlen(url, max_url + 1);
+        if (ul > max_url)
+            r->early_error = IMX_E_URI_TOO_LONG;
+        r->path_orig = strndup(url, ul > max_url ? max_url : ul);
+        if (!r->path_orig)
+            return MHD_NO;
+        const char *cl =
+            MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+        unsigned long long clv = 0;
+        if (cl && (imx_parse_uint(cl, 0, ~0ULL, &clv) != 0 || clv > max_body))
+            r->early_error = IMX_E_PAYLOAD_TOO_LARGE;
+        /* Refuse an oversized body before reading it: answer now, the connection then closes. */
+        if (r->early_error == IMX_E_PAYLOAD_TOO_LARGE) {
+            dispatch(r);
+            return queue(r);
+        }
+        return MHD_YES;
+    }
+    if (r->queued) {
+        *upload_data_size = 0;
+        return MHD_YES;
+    }
+    if (*upload_data_size > 0) {
+        size_t n = *upload_data_size;
+        *upload_data_size = 0;
+        if (r->body_too_large || r->body_len + n > max_body) {
+            /* libmicrohttpd 0.9.75 cannot answer in the middle of a body, so an oversized
+             * chunked body is read and dropped up to a bound, then answered 413; past the
+             * bound the connection is cut. */
+            r->body_too_large = true;
+            r->early_error = IMX_E_PAYLOAD_TOO_LARGE;
+            r->discarded += n;
+            return r->discarded > max_body + DISCARD_MAX ? MHD_NO : MHD_YES;
+        }
+        if (r->body_len + n + 1 > r->body_cap) {
+            size_t cap = r->body_cap ? r->body_cap : 4096;
+            while (cap < r->body_len + n + 1)
+                cap *= 2;
+            if (cap > max_body + 1)
+                cap = max_body + 1;
+            char *nb = realloc(r->body, cap);
+            if (!nb)
+                return MHD_NO;
+            r->body = nb;
+            r->body_cap = cap;
+        }
+        memcpy(r->body + r->body_len, upload_data, n);
+        r->body_len += n;
+        r->body[r->body_len] = '\0';
+        return MHD_YES;
+    }
+    dispatch(r);
+    return queue(r);
+}
+
+static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
+                         enum MHD_RequestTerminationCode toe)
+{
+    struct imx_req *r = *con_cls;
+    (void)cls;
+    (void)conn;
+    if (!r)
+        return;
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    double secs =
+        (double)(now.tv_sec - r->started.tv_sec) + (double)(now.tv_nsec - r->started.tv_nsec) / 1e9;
+    unsigned status = r->reply.status;
+    if (toe != MHD_REQUEST_TERMINATED_COMPLETED_OK && status == 0)
+        status = 499; /* client went away before an answer */
+    const char *route = r->route ? r->route->path : (r->reply.cacheable ? "static" : "unmatched");
+    imx_metrics_observe(r->route_index, r->method, status, secs);
+    if (access_log) {
+        const union MHD_ConnectionInfo *ci =
+            MHD_get_connection_info(r->conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+        char client[INET6_ADDRSTRLEN] = "";
+        if (ci && ci->client_addr) {
+            const struct sockaddr *sa = ci->client_addr;
+            if (sa->sa_family == AF_INET)
+                inet_ntop(AF_INET, &((const struct sockaddr_in *)(const void *)sa)->sin_addr,
+                          client, sizeof client);
+            else if (sa->sa_family == AF_INET6)
+                inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr,
+                          client, sizeof client);
+        }
+        imx_log_access(r->request_id, r->method, route, status, secs * 1000, r->bytes_sent, client);
+    }
+    imx_db_release(r->db);
+    atomic_fetch_sub(&in_flight, 1);
+    imx_req_free(r);
+    *con_cls = NULL;
+}
+
+static void mhd_log(void *cls, const char *fmt, va_list ap)
+{
+    char msg[512];
+    (void)cls;
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    size_t n = strlen(msg);
+    while (n > 0 && msg[n - 1] == '\n')
+        msg[--n] = '\0';
+    imx_warn("libmicrohttpd: %s", msg);
+}
+
+int imx_http_start(const struct imx_config *cfg, char *err, size_t errlen)
+{
+    struct sockaddr_storage ss;
+    memset(&ss, 0, sizeof ss);
+    unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ITC |
+                     MHD_USE_ERROR_LOG;
+    struct sockaddr_in *in4 = (struct sockaddr_in *)&ss;
+    struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)&ss;
+    if (inet_pton(AF_INET, cfg->bind, &in4->sin_addr) == 1) {
+        in4->sin_family = AF_INET;
+        in4->sin_port = htons((uint16_t)cfg->port);
+    } else if (inet_pton(AF_INET6, cfg->bind, &in6->sin6_addr) == 1) {
+        in6->sin6_family = AF_INET6;
+        in6->sin6_port = htons((uint16_t)cfg->port);
+        flags |= MHD_USE_IPv6;
+    } else {
+        snprintf(err, errlen, "IMAXE_BIND '%s' is not an IPv4 or IPv6 address", cfg->bind);
+        return -1;
+    }
+    max_body = cfg->max_body;
+    max_url = cfg->max_url;
+    access_log = cfg->access_log;
+    serve_static = cfg->web_dir[0] != '\0';
+    if (serve_static)
+        imx_static_init(cfg->web_dir);
+
+    daemon_ = MHD_start_daemon(
+        flags, (uint16_t)cfg->port, NULL, NULL, on_request, NULL, MHD_OPTION_SOCK_ADDR,
+        (struct sockaddr *)&ss, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)cfg->conn_timeout_s,
+        MHD_OPTION_CONNECTION_LIMIT, (unsigned)cfg->conn_limit, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+        (unsigned)cfg->per_ip_limit, MHD_OPTION_CONNECTION_MEMORY_LIMIT, cfg->conn_memory,
+        MHD_OPTION_THREAD_STACK_SIZE, (size_t)THREAD_STACK_BYTES, MHD_OPTION_LISTEN_BACKLOG_SIZE,
+        (unsigned)1024, MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL, MHD_OPTION_EXTERNAL_LOGGER,
+        mhd_log, NULL, MHD_OPTION_END);
+    if (!daemon_) {
+        snprintf(err, errlen, "cannot listen on %s:%u (in use, or not allowed)", cfg->bind,
+                 cfg->port);
+        return -1;
+    }
+    const union MHD_DaemonInfo *di = MHD_get_daemon_info(daemon_, MHD_DAEMON_INFO_BIND_PORT);
+    bound_port = di ? di->port : cfg->port;
+    return 0;
+}
+
+unsigned imx_http_port(void)
+{
+    return bound_port;
+}
+
+void imx_http_quiesce(void)
+{
+    atomic_store(&draining, true);
+    if (daemon_) {
+        MHD_socket s = MHD_quiesce_daemon(daemon_);
+        if (s != MHD_INVALID_SOCKET)
+            close(s);
+    }
+}
+
+bool imx_http_draining(void)
+{
+    return atomic_load(&draining);
+}
+
+long imx_http_in_flight(void)
+{
+    return atomic_load(&in_flight);
+}
+
+void imx_http_stop(void)
+{
+    if (daemon_)
+        MHD_stop_daemon(daemon_);
+    daemon_ = NULL;
+}

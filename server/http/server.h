@@ -1,0 +1,34 @@
+/* The HTTP daemon: libmicrohttpd in thread-per-connection mode, so a handler may block on
+ * PostgreSQL without stalling other connections (measured in ../shared/notes/performance.md). */
+#ifndef IMX_HTTP_SERVER_H
+#define IMX_HTTP_SERVER_H
+
+#include <stdbool.h>
+
+#include "http/request.h"
+#include "util/config.h"
+
+/* Checks a request before its handler runs: fills r->principal, or replies 401/403 and
+ * returns false. Set by the auth module; NULL means every non-public route answers 401. */
+typedef bool (*imx_http_auth_fn)(struct imx_req *r);
+extern imx_http_auth_fn imx_http_auth_hook;
+
+/* Starts listening. Returns 0, or -1 with a message in err. */
+int imx_http_start(const struct imx_config *cfg, char *err, size_t errlen);
+
+/* The port actually bound (useful when IMAXE_PORT=0). */
+unsigned imx_http_port(void);
+
+/* Stops accepting connections; answers in-flight requests with Connection: close. */
+void imx_http_quiesce(void);
+
+/* Is the server draining (after SIGTERM)? */
+bool imx_http_draining(void);
+
+/* Requests being handled now. */
+long imx_http_in_flight(void);
+
+/* Stops the daemon (closes every connection). */
+void imx_http_stop(void);
+
+#endif

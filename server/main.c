@@ -1,0 +1,162 @@
+/* imaxe-server: start-up, configuration, migrations, signals and drain.
+ *   imaxe-server [serve]   migrate, then serve until SIGTERM/SIGINT
+ *   imaxe-server migrate   apply migrations and exit
+ *   imaxe-server version   print the version */
+#include <jansson.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "api/api.h"
+#include "db/migrate.h"
+#include "db/pool.h"
+#include "http/metrics.h"
+#include "http/router.h"
+#include "http/server.h"
+#include "util/config.h"
+#include "util/log.h"
+
+#ifndef IMX_VERSION
+#define IMX_VERSION "dev"
+#endif
+
+#define OPENAPI_MAX_BYTES (8 * 1024 * 1024)
+
+static void sleep_ms(long ms)
+{
+    struct timespec ts = { ms / 1000, (ms % 1000) * 1000000 };
+    nanosleep(&ts, NULL);
+}
+
+/* Connects for migrations, waiting up to wait_s for PostgreSQL to come up. */
+static PGconn *connect_waiting(const struct imx_config *cfg)
+{
+    char err[256];
+    time_t deadline = time(NULL) + cfg->db_wait_s;
+    for (unsigned attempt = 0;; attempt++) {
+        PGconn *pg = imx_db_connect_raw(cfg->database_url, 0, err, sizeof err);
+        if (pg)
+            return pg;
+        if (time(NULL) >= deadline) {
+            imx_error("cannot connect to PostgreSQL: %s", err);
+            return NULL;
+        }
+        if (attempt == 0)
+            imx_warn("waiting for PostgreSQL (up to %us): %s", cfg->db_wait_s, err);
+        sleep_ms(500);
+    }
+}
+
+static int run_migrations(const struct imx_config *cfg)
+{
+    char err[1024];
+    PGconn *pg = connect_waiting(cfg);
+    if (!pg)
+        return -1;
+    int latest = 0;
+    int rc = imx_migrate(pg, cfg->migrations_dir, &latest, err, sizeof err);
+    PQfinish(pg);
+    if (rc != 0) {
+        imx_error("%s; the server will not start until the migration is fixed", err);
+        return -1;
+    }
+    imx_server_info.migrations_expected = latest;
+    return 0;
+}
+
+/* Loads the OpenAPI document (JSON) for /openapi.json; the server runs without it. */
+static void load_openapi(const char *path)
+{
+    json_error_t jerr;
+    json_t *doc = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
+    if (!doc) {
+        imx_warn("OpenAPI document %s not loaded (%s): /openapi.json answers 404", path, jerr.text);
+        return;
+    }
+    char *text = json_dumps(doc, JSON_COMPACT);
+    json_decref(doc);
+    if (text && strlen(text) <= OPENAPI_MAX_BYTES) {
+        imx_server_info.openapi_json = text;
+        imx_server_info.openapi_len = strlen(text);
+    } else {
+        free(text);
+    }
+}
+
+static int serve(const struct imx_config *cfg, sigset_t *sigs)
+{
+    char err[512];
+    if (imx_router_check(err, sizeof err) != 0) {
+        imx_error("route table: %s", err);
+        return 1;
+    }
+    load_openapi(cfg->openapi_path);
+    if (imx_metrics_init() != 0 || imx_db_pool_init(cfg->database_url, cfg->db_pool_size,
+                                                    cfg->db_acquire_ms, cfg->statement_ms) != 0) {
+        imx_error("out of memory at start-up");
+        return 1;
+    }
+    if (imx_http_start(cfg, err, sizeof err) != 0) {
+        imx_error("%s", err);
+        return 1;
+    }
+    imx_info("imaxe %s listening on http://%s:%u/", IMX_VERSION, cfg->bind, imx_http_port());
+
+    int sig = 0;
+    sigwait(sigs, &sig);
+    imx_info("received %s: draining (up to %us)", sig == SIGTERM ? "SIGTERM" : "SIGINT",
+             cfg->shutdown_s);
+    imx_http_quiesce();
+    for (long waited = 0; imx_http_in_flight() > 0 && waited < (long)cfg->shutdown_s * 1000;
+         waited += 20)
+        sleep_ms(20);
+    long left = imx_http_in_flight();
+    imx_http_stop();
+    imx_db_pool_shutdown();
+    if (left > 0)
+        imx_warn("stopped with %ld requests unfinished after the drain timeout", left);
+    imx_info("stopped");
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    const char *cmd = argc > 1 ? argv[1] : "serve";
+    struct imx_config cfg;
+    char err[512];
+
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0) {
+        printf("imaxe-server %s\n", IMX_VERSION);
+        return 0;
+    }
+    if (strcmp(cmd, "serve") != 0 && strcmp(cmd, "migrate") != 0) {
+        fprintf(stderr, "usage: imaxe-server [serve|migrate|version]\n");
+        return 2;
+    }
+
+    /* Signals are taken synchronously by the main thread; every other thread blocks them. */
+    sigset_t sigs;
+    sigemptyset(&sigs);
+    sigaddset(&sigs, SIGTERM);
+    sigaddset(&sigs, SIGINT);
+    pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+    signal(SIGPIPE, SIG_IGN);
+    json_object_seed(0);
+
+    if (imx_config_load(&cfg, err, sizeof err) != 0) {
+        imx_error("configuration: %s", err);
+        return 1;
+    }
+    imx_log_set_level(cfg.log_level);
+    int rc = run_migrations(&cfg) == 0 ? 0 : 1;
+    if (rc == 0 && strcmp(cmd, "serve") == 0)
+        rc = serve(&cfg, &sigs);
+    imx_config_free(&cfg);
+    free((char *)imx_server_info.openapi_json);
+    return rc;
+}

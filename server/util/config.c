@@ -1,0 +1,168 @@
+/* Server configuration from IMAXE_* environment variables (secrets also from *_FILE). */
+#include "util/config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef IMX_DEFAULT_MIGRATIONS_DIR
+#define IMX_DEFAULT_MIGRATIONS_DIR "migrations"
+#endif
+#ifndef IMX_DEFAULT_WEB_DIR
+#define IMX_DEFAULT_WEB_DIR "web"
+#endif
+#ifndef IMX_DEFAULT_OPENAPI_PATH
+#define IMX_DEFAULT_OPENAPI_PATH "api/openapi.yaml"
+#endif
+
+/* Secrets larger than this are configuration mistakes, not secrets. */
+#define IMX_SECRET_MAX 8192
+
+int imx_parse_uint(const char *s, unsigned long long min, unsigned long long max,
+                   unsigned long long *out)
+{
+    unsigned long long v = 0;
+    if (!s || !*s || strlen(s) > 20)
+        return -1;
+    for (const char *p = s; *p; p++) {
+        if (*p < '0' || *p > '9')
+            return -1;
+        unsigned d = (unsigned)(*p - '0');
+        if (v > (max - d) / 10)
+            return -1;
+        v = v * 10 + d;
+    }
+    if (v < min || v > max)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+char *imx_config_secret(const char *name, int *failed)
+{
+    char fname[128];
+    const char *v = getenv(name);
+    if (v && *v)
+        return strdup(v);
+    snprintf(fname, sizeof fname, "%s_FILE", name);
+    const char *path = getenv(fname);
+    if (!path || !*path)
+        return NULL;
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        *failed = -1;
+        return NULL;
+    }
+    char *buf = malloc(IMX_SECRET_MAX + 1);
+    size_t n = buf ? fread(buf, 1, IMX_SECRET_MAX + 1, f) : 0;
+    fclose(f);
+    if (!buf || n > IMX_SECRET_MAX) {
+        free(buf);
+        *failed = -1;
+        return NULL;
+    }
+    while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\r'))
+        n--;
+    buf[n] = '\0';
+    return buf;
+}
+
+struct uint_var {
+    const char *name;
+    unsigned long long def, min, max;
+};
+
+static int env_uint(const struct uint_var *v, unsigned long long *out, char *err, size_t errlen)
+{
+    const char *s = getenv(v->name);
+    if (!s || !*s) {
+        *out = v->def;
+        return 0;
+    }
+    if (imx_parse_uint(s, v->min, v->max, out) != 0) {
+        snprintf(err, errlen, "%s must be a whole number from %llu to %llu (got '%.40s')", v->name,
+                 v->min, v->max, s);
+        return -1;
+    }
+    return 0;
+}
+
+static void env_str(char *dst, size_t len, const char *name, const char *def)
+{
+    const char *s = getenv(name);
+    snprintf(dst, len, "%s", s && *s ? s : def);
+}
+
+int imx_config_load(struct imx_config *cfg, char *err, size_t errlen)
+{
+    static const struct uint_var vars[] = {
+        { "IMAXE_PORT", 8080, 0, 65535 },
+        { "IMAXE_DB_POOL_SIZE", 16, 1, 512 },
+        { "IMAXE_DB_ACQUIRE_TIMEOUT_MS", 5000, 1, 600000 },
+        { "IMAXE_STATEMENT_TIMEOUT_MS", 5000, 1, 3600000 },
+        { "IMAXE_DB_WAIT_S", 30, 0, 3600 },
+        { "IMAXE_MAX_BODY_BYTES", 1048576, 1024, 268435456 },
+        { "IMAXE_MAX_URL_BYTES", 8192, 256, 65536 },
+        { "IMAXE_CONNECTION_LIMIT", 1024, 4, 65536 },
+        { "IMAXE_PER_IP_CONNECTION_LIMIT", 256, 1, 65536 },
+        { "IMAXE_CONNECTION_TIMEOUT_S", 30, 1, 3600 },
+        { "IMAXE_CONNECTION_MEMORY_BYTES", 65536, 8192, 16777216 },
+        { "IMAXE_SHUTDOWN_TIMEOUT_S", 10, 0, 3600 },
+        { "IMAXE_ACCESS_LOG", 1, 0, 1 },
+    };
+    unsigned long long v[sizeof vars / sizeof vars[0]];
+    int failed = 0;
+
+    memset(cfg, 0, sizeof *cfg);
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
+        if (env_uint(&vars[i], &v[i], err, errlen) != 0)
+            return -1;
+    cfg->port = (unsigned)v[0];
+    cfg->db_pool_size = (unsigned)v[1];
+    cfg->db_acquire_ms = (unsigned)v[2];
+    cfg->statement_ms = (unsigned)v[3];
+    cfg->db_wait_s = (unsigned)v[4];
+    cfg->max_body = (size_t)v[5];
+    cfg->max_url = (size_t)v[6];
+    cfg->conn_limit = (unsigned)v[7];
+    cfg->per_ip_limit = (unsigned)v[8];
+    cfg->conn_timeout_s = (unsigned)v[9];
+    cfg->conn_memory = (size_t)v[10];
+    cfg->shutdown_s = (unsigned)v[11];
+    cfg->access_log = v[12] != 0;
+
+    env_str(cfg->bind, sizeof cfg->bind, "IMAXE_BIND", "127.0.0.1");
+    env_str(cfg->log_level, sizeof cfg->log_level, "IMAXE_LOG_LEVEL", "info");
+    env_str(cfg->migrations_dir, sizeof cfg->migrations_dir, "IMAXE_MIGRATIONS_DIR",
+            IMX_DEFAULT_MIGRATIONS_DIR);
+    env_str(cfg->web_dir, sizeof cfg->web_dir, "IMAXE_WEB_DIR", IMX_DEFAULT_WEB_DIR);
+    env_str(cfg->openapi_path, sizeof cfg->openapi_path, "IMAXE_OPENAPI_PATH",
+            IMX_DEFAULT_OPENAPI_PATH);
+
+    cfg->database_url = imx_config_secret("IMAXE_DATABASE_URL", &failed);
+    if (failed) {
+        snprintf(err, errlen, "IMAXE_DATABASE_URL_FILE cannot be read");
+        return -1;
+    }
+    if (!cfg->database_url) {
+        snprintf(err, errlen,
+                 "IMAXE_DATABASE_URL is not set (a libpq URL such as "
+                 "postgresql://user@localhost/imaxe)");
+        return -1;
+    }
+    cfg->database_read_url = imx_config_secret("IMAXE_DATABASE_READ_URL", &failed);
+    if (failed) {
+        snprintf(err, errlen, "IMAXE_DATABASE_READ_URL_FILE cannot be read");
+        imx_config_free(cfg);
+        return -1;
+    }
+    return 0;
+}
+
+void imx_config_free(struct imx_config *cfg)
+{
+    free(cfg->database_url);
+    free(cfg->database_read_url);
+    cfg->database_url = cfg->database_read_url = NULL;
+}

@@ -1,0 +1,362 @@
+/* Integration-test harness: throwaway databases, the real server as a child process, and an
+ * HTTP client (libcurl) whose responses are easy to assert on. */
+#include "harness.h"
+
+#include <curl/curl.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define PG_PORT "55432"
+
+static const char *env_or(const char *name, const char *def)
+{
+    const char *v = getenv(name);
+    return v && *v ? v : def;
+}
+
+void imx_t_sleep_ms(long ms)
+{
+    struct timespec ts = { ms / 1000, (ms % 1000) * 1000000 };
+    nanosleep(&ts, NULL);
+}
+
+const char *imx_t_pg_conninfo(const char *dbname)
+{
+    static char buf[1024];
+    char dir[700];
+    const char *pgdir = env_or("IMX_TEST_PGDIR", "build/testpg");
+    /* pg.sh may have put the cluster elsewhere and left a symlink. */
+    if (!realpath(pgdir, dir))
+        snprintf(dir, sizeof dir, "%s", pgdir);
+    snprintf(buf, sizeof buf, "host=%s port=" PG_PORT " user=%s dbname=%s", dir,
+             getuid() == 0 ? "postgres" : env_or("USER", "postgres"), dbname);
+    return buf;
+}
+
+char *imx_t_sql(const char *conninfo, const char *sql)
+{
+    PGconn *pg = PQconnectdb(conninfo);
+    char *out = NULL;
+    if (PQstatus(pg) != CONNECTION_OK) {
+        fprintf(stderr, "harness: connect %s: %s", conninfo, PQerrorMessage(pg));
+        PQfinish(pg);
+        return NULL;
+    }
+    PGresult *res = PQexec(pg, sql);
+    ExecStatusType st = PQresultStatus(res);
+    if (st == PGRES_TUPLES_OK && PQntuples(res) > 0 && PQnfields(res) > 0)
+        out = strdup(PQgetisnull(res, 0, 0) ? "" : PQgetvalue(res, 0, 0));
+    else if (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK)
+        out = strdup("");
+    else
+        fprintf(stderr, "harness: %s: %s", sql, PQerrorMessage(pg));
+    PQclear(res);
+    PQfinish(pg);
+    return out;
+}
+
+const char *imx_t_db_create(const char *name)
+{
+    static char conninfo[1024];
+    char sql[256], db[80];
+    snprintf(db, sizeof db, "t_%s_%d", name, (int)getpid());
+    snprintf(sql, sizeof sql, "DROP DATABASE IF EXISTS %s", db);
+    free(imx_t_sql(imx_t_pg_conninfo("postgres"), sql));
+    snprintf(sql, sizeof sql, "CREATE DATABASE %s", db);
+    char *ok = imx_t_sql(imx_t_pg_conninfo("postgres"), sql);
+    if (!ok)
+        return NULL;
+    free(ok);
+    snprintf(conninfo, sizeof conninfo, "%s", imx_t_pg_conninfo(db));
+    return conninfo;
+}
+
+const char *imx_t_tmpdir(const char *name)
+{
+    static char dir[600];
+    snprintf(dir, sizeof dir, "%s/tmp/%s_%d", env_or("IMX_TEST_BUILD_DIR", "build"), name,
+             (int)getpid());
+    imx_t_system("rm -rf '%s' && mkdir -p '%s'", dir, dir);
+    return dir;
+}
+
+int imx_t_system(const char *fmt, ...)
+{
+    char cmd[4096];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cmd, sizeof cmd, fmt, ap);
+    va_end(ap);
+    int rc = system(cmd);
+    return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+}
+
+int imx_t_server_spawn(struct imx_srv *s, const char *db, const char *const *env)
+{
+    static int seq;
+    memset(s, 0, sizeof *s);
+    char dir[600];
+    snprintf(dir, sizeof dir, "%s/testlogs", env_or("IMX_TEST_BUILD_DIR", "build"));
+    mkdir(dir, 0755);
+    snprintf(s->log_path, sizeof s->log_path, "%s/server_%d_%d.log", dir, (int)getpid(), seq++);
+    pid_t pid = fork();
+    if (pid < 0)
+        return -1;
+    if (pid == 0) {
+        int fd = open(s->log_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (fd >= 0) {
+            dup2(fd, 1);
+            dup2(fd, 2);
+            close(fd);
+        }
+        setenv("IMAXE_DATABASE_URL", db, 1);
+        setenv("IMAXE_PORT", "0", 1);
+        setenv("IMAXE_BIND", "127.0.0.1", 1);
+        setenv("IMAXE_DB_WAIT_S", "10", 1);
+        for (size_t i = 0; env && env[i]; i++) {
+            char kv[2048];
+            snprintf(kv, sizeof kv, "%s", env[i]);
+            char *eq = strchr(kv, '=');
+            if (eq) {
+                *eq = '\0';
+                setenv(kv, eq + 1, 1);
+            }
+        }
+        const char *bin = env_or("IMX_TEST_SERVER", "build/imaxe-server");
+        execl(bin, bin, "serve", (char *)NULL);
+        _exit(127);
+    }
+    s->pid = pid;
+    return 0;
+}
+
+/* Finds "listening on http://127.0.0.1:PORT/" in the log. */
+static unsigned port_from_log(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    char line[2048];
+    unsigned port = 0;
+    if (!f)
+        return 0;
+    while (!port && fgets(line, sizeof line, f)) {
+        const char *p = strstr(line, "listening on http://");
+        if (!p)
+            continue;
+        p = strchr(p + strlen("listening on http://"), ':');
+        if (p)
+            port = (unsigned)strtoul(p + 1, NULL, 10);
+    }
+    fclose(f);
+    return port;
+}
+
+int imx_t_server_start(struct imx_srv *s, const char *db, const char *const *env)
+{
+    if (imx_t_server_spawn(s, db, env) != 0)
+        return -1;
+    for (int i = 0; i < 600; i++) {
+        int st;
+        if (waitpid(s->pid, &st, WNOHANG) == s->pid) {
+            fprintf(stderr, "harness: server exited at start-up; log %s\n", s->log_path);
+            imx_t_system("tail -20 '%s' >&2", s->log_path);
+            s->pid = 0;
+            return -1;
+        }
+        if (!s->port)
+            s->port = port_from_log(s->log_path);
+        if (s->port) {
+            snprintf(s->base, sizeof s->base, "http://127.0.0.1:%u", s->port);
+            struct imx_res res;
+            if (imx_t_http(s, "GET", "/livez", NULL, NULL, &res) == 0 && res.status == 200) {
+                imx_t_res_free(&res);
+                return 0;
+            }
+            imx_t_res_free(&res);
+        }
+        imx_t_sleep_ms(50);
+    }
+    fprintf(stderr, "harness: server did not come up; log %s\n", s->log_path);
+    imx_t_server_stop(s, SIGKILL, 5);
+    return -1;
+}
+
+int imx_t_server_wait(struct imx_srv *s, int timeout_s)
+{
+    if (s->pid <= 0)
+        return -1;
+    for (int i = 0; i < timeout_s * 50; i++) {
+        int st;
+        pid_t p = waitpid(s->pid, &st, WNOHANG);
+        if (p == s->pid) {
+            s->pid = 0;
+            if (WIFEXITED(st))
+                return WEXITSTATUS(st);
+            return 128 + WTERMSIG(st);
+        }
+        imx_t_sleep_ms(20);
+    }
+    return -1;
+}
+
+int imx_t_server_stop(struct imx_srv *s, int sig, int timeout_s)
+{
+    if (s->pid <= 0)
+        return -1;
+    kill(s->pid, sig);
+    int rc = imx_t_server_wait(s, timeout_s);
+    if (rc < 0 && s->pid > 0) {
+        kill(s->pid, SIGKILL);
+        waitpid(s->pid, NULL, 0);
+        s->pid = 0;
+    }
+    return rc;
+}
+
+bool imx_t_log_contains(const struct imx_srv *s, const char *text)
+{
+    FILE *f = fopen(s->log_path, "r");
+    char line[8192];
+    bool found = false;
+    if (!f)
+        return false;
+    while (!found && fgets(line, sizeof line, f))
+        found = strstr(line, text) != NULL;
+    fclose(f);
+    return found;
+}
+
+struct growbuf {
+    char *p;
+    size_t len;
+};
+
+static size_t on_data(char *ptr, size_t size, size_t nmemb, void *cls)
+{
+    struct growbuf *b = cls;
+    size_t n = size * nmemb;
+    char *np = realloc(b->p, b->len + n + 1);
+    if (!np)
+        return 0;
+    memcpy(np + b->len, ptr, n);
+    b->p = np;
+    b->len += n;
+    b->p[b->len] = '\0';
+    return n;
+}
+
+static int perform(CURL *c, const struct imx_srv *s, const char *method, const char *path,
+                   const char *const *headers, const char *body, struct imx_res *res)
+{
+    char url[4096 + 128];
+    struct growbuf bodybuf = { NULL, 0 }, hdrbuf = { NULL, 0 };
+    struct curl_slist *hl = NULL;
+
+    memset(res, 0, sizeof *res);
+    snprintf(url, sizeof url, "%s%s", s->base, path);
+    curl_easy_setopt(c, CURLOPT_URL, url);
+    curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
+    curl_easy_setopt(c, CURLOPT_NOBODY, strcmp(method, "HEAD") == 0 ? 1L : 0L);
+    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_data);
+    curl_easy_setopt(c, CURLOPT_WRITEDATA, &bodybuf);
+    curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_data);
+    curl_easy_setopt(c, CURLOPT_HEADERDATA, &hdrbuf);
+    curl_easy_setopt(c, CURLOPT_TIMEOUT, 30L);
+    curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+    if (body) {
+        curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
+        curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE, (long)strlen(body));
+    } else {
+        curl_easy_setopt(c, CURLOPT_POSTFIELDS, NULL);
+        if (strcmp(method, "GET") == 0)
+            curl_easy_setopt(c, CURLOPT_HTTPGET, 1L);
+    }
+    for (size_t i = 0; headers && headers[i]; i++)
+        hl = curl_slist_append(hl, headers[i]);
+    hl = curl_slist_append(hl, "Expect:");
+    curl_easy_setopt(c, CURLOPT_HTTPHEADER, hl);
+    CURLcode rc = curl_easy_perform(c);
+    curl_slist_free_all(hl);
+    if (rc != CURLE_OK) {
+        free(bodybuf.p);
+        free(hdrbuf.p);
+        return -1;
+    }
+    curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &res->status);
+    curl_easy_getinfo(c, CURLINFO_NUM_CONNECTS, &res->connects);
+    res->body = bodybuf.p ? bodybuf.p : strdup("");
+    res->len = bodybuf.len;
+    res->headers = hdrbuf.p ? hdrbuf.p : strdup("");
+    if (res->len > 0)
+        res->json = json_loadb(res->body, res->len, 0, NULL);
+    return 0;
+}
+
+int imx_t_http(const struct imx_srv *s, const char *method, const char *path,
+               const char *const *headers, const char *body, struct imx_res *res)
+{
+    CURL *c = curl_easy_init();
+    int rc = perform(c, s, method, path, headers, body, res);
+    curl_easy_cleanup(c);
+    return rc;
+}
+
+int imx_t_http_keepalive(const struct imx_srv *s, const char *path, struct imx_res *res1,
+                         struct imx_res *res2)
+{
+    CURL *c = curl_easy_init();
+    int rc = perform(c, s, "GET", path, NULL, NULL, res1);
+    if (rc == 0)
+        rc = perform(c, s, "GET", path, NULL, NULL, res2);
+    curl_easy_cleanup(c);
+    return rc;
+}
+
+const char *imx_t_header(const struct imx_res *res, const char *name, char *buf, size_t len)
+{
+    size_t nl = strlen(name);
+    for (const char *line = res->headers; line && *line;) {
+        const char *end = strstr(line, "\r\n");
+        size_t ll = end ? (size_t)(end - line) : strlen(line);
+        if (ll > nl && strncasecmp(line, name, nl) == 0 && line[nl] == ':') {
+            const char *v = line + nl + 1;
+            while (*v == ' ')
+                v++;
+            size_t vl = ll - (size_t)(v - line);
+            snprintf(buf, len, "%.*s", (int)vl, v);
+            return buf;
+        }
+        line = end ? end + 2 : NULL;
+    }
+    return NULL;
+}
+
+void imx_t_res_free(struct imx_res *res)
+{
+    free(res->body);
+    free(res->headers);
+    json_decref(res->json);
+    memset(res, 0, sizeof *res);
+}
+
+void imx_t_assert_problem(const struct imx_res *res, long status)
+{
+    char ct[128];
+    if (res->status != status)
+        fprintf(stderr, "expected %ld, got %ld: %s\n", status, res->status, res->body);
+    assert_int_equal(res->status, status);
+    assert_non_null(imx_t_header(res, "Content-Type", ct, sizeof ct));
+    assert_string_equal(ct, "application/problem+json");
+    assert_non_null(res->json);
+    assert_int_equal(json_integer_value(json_object_get(res->json, "status")), status);
+    assert_non_null(json_string_value(json_object_get(res->json, "type")));
+    assert_non_null(json_string_value(json_object_get(res->json, "title")));
+}

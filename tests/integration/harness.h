@@ -1,0 +1,86 @@
+/* Integration-test harness: throwaway databases, the real server as a child process, and an
+ * HTTP client (libcurl) whose responses are easy to assert on. */
+#ifndef IMX_HARNESS_H
+#define IMX_HARNESS_H
+
+#include <jansson.h>
+#include <libpq-fe.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+/* cmocka needs these before its header. */
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+struct imx_srv {
+    pid_t pid;
+    unsigned port;
+    char log_path[1024];
+    char base[64]; /* http://127.0.0.1:PORT */
+};
+
+struct imx_res {
+    long status;
+    char *body; /* NUL-terminated */
+    size_t len;
+    char *headers; /* raw header block */
+    json_t *json;  /* parsed body when it is JSON, else NULL */
+    long connects; /* new connections curl opened for this request */
+};
+
+/* Connection string of the shared test cluster's database NAME ("postgres" for admin work).
+ * Borrowed, per-call static buffer. */
+const char *imx_t_pg_conninfo(const char *dbname);
+
+/* Creates a fresh, empty database for this test and returns its connection string (static). */
+const char *imx_t_db_create(const char *name);
+
+/* Runs SQL on a database; returns the first value of the first row (new string) or NULL. */
+char *imx_t_sql(const char *conninfo, const char *sql);
+
+/* Starts the server with IMAXE_DATABASE_URL=db and extra "NAME=value" settings (NULL-ended).
+ * Waits until /livez answers. Returns 0, or -1 (the server exited: see its log). */
+int imx_t_server_start(struct imx_srv *s, const char *db, const char *const *env);
+
+/* Starts the server without waiting for it (for start-up failure tests). */
+int imx_t_server_spawn(struct imx_srv *s, const char *db, const char *const *env);
+
+/* Sends sig and waits up to timeout_s for exit. Returns the exit status, 128+signal, or -1. */
+int imx_t_server_stop(struct imx_srv *s, int sig, int timeout_s);
+
+/* Waits for the process to exit on its own; returns as imx_t_server_stop. */
+int imx_t_server_wait(struct imx_srv *s, int timeout_s);
+
+/* Does the server's log contain text? */
+bool imx_t_log_contains(const struct imx_srv *s, const char *text);
+
+/* One HTTP request. headers: NULL-ended "Name: value" list (may be NULL); body may be NULL.
+ * Returns 0 when an answer came (any status). */
+int imx_t_http(const struct imx_srv *s, const char *method, const char *path,
+               const char *const *headers, const char *body, struct imx_res *res);
+
+/* Same, reusing one curl handle so keep-alive can be observed. */
+int imx_t_http_keepalive(const struct imx_srv *s, const char *path, struct imx_res *res1,
+                         struct imx_res *res2);
+
+/* The value of header NAME in res (case-insensitive), copied into buf; NULL when absent. */
+const char *imx_t_header(const struct imx_res *res, const char *name, char *buf, size_t len);
+
+void imx_t_res_free(struct imx_res *res);
+
+/* Asserts res is a problem+json document with the given status. */
+void imx_t_assert_problem(const struct imx_res *res, long status);
+
+/* A scratch directory for this test (created). Static buffer. */
+const char *imx_t_tmpdir(const char *name);
+
+/* Runs a shell command; returns its exit status. */
+int imx_t_system(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Milliseconds sleep. */
+void imx_t_sleep_ms(long ms);
+
+#endif

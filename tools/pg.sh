@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# Manage a private PostgreSQL cluster for development and tests.
+#   tools/pg.sh start DIR PORT [fast]  initdb on first use, start, print the connection URL
+#   tools/pg.sh stop DIR               stop it (fast shutdown)
+#   tools/pg.sh url DIR PORT           print the connection URL
+# PostgreSQL refuses to run as root, so as root the cluster belongs to the `postgres` user.
+set -euo pipefail
+
+cmd=${1:?usage: pg.sh start|stop|url DIR [PORT]}
+dir=${2:?cluster directory}
+
+pgbin=""
+for d in /usr/lib/postgresql/15/bin /usr/lib/postgresql/*/bin; do
+    if [ -x "$d/pg_ctl" ]; then pgbin=$d; break; fi
+done
+[ -n "$pgbin" ] || { echo "pg.sh: PostgreSQL server binaries not found (apt-get install postgresql-15)" >&2; exit 1; }
+
+as_owner() {
+    if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
+}
+
+# The cluster must be reachable by its owner: a checkout under /root is not, for `postgres`.
+# Then keep it under /var/tmp and leave a symlink where it was asked for.
+resolve_dir() {
+    mkdir -p "$(dirname "$dir")"
+    if [ -L "$dir" ]; then dir=$(readlink -f "$dir"); return; fi
+    if [ "$(id -u)" = 0 ] && ! runuser -u postgres -- sh -c 'cd "$1"' _ "$(readlink -f "$(dirname "$dir")")" 2>/dev/null; then
+        local real
+        real=/var/tmp/imaxe-pg-$(printf '%s' "$(readlink -f "$(dirname "$dir")")" | sha256sum | cut -c1-12)
+        mkdir -p "$real"
+        ln -sfn "$real" "$dir"
+        dir=$real
+    fi
+    mkdir -p "$dir"
+    dir=$(readlink -f "$dir")
+    if [ "$(id -u)" = 0 ]; then chown postgres: "$dir"; fi
+    chmod 700 "$dir"
+}
+
+url() {
+    printf 'postgresql://%s@/imaxe?host=%s&port=%s\n' "$(if [ "$(id -u)" = 0 ]; then echo postgres; else id -un; fi)" "$dir" "$1"
+}
+
+case "$cmd" in
+start)
+    port=${3:?port}
+    fast=${4:-}
+    resolve_dir
+    if [ ! -f "$dir/data/PG_VERSION" ]; then
+        as_owner "$pgbin/initdb" -D "$dir/data" -A trust -U "$(if [ "$(id -u)" = 0 ]; then echo postgres; else id -un; fi)" -E UTF8 --locale=C.UTF-8 >"$dir/initdb.log" 2>&1 ||
+            { cat "$dir/initdb.log" >&2; exit 1; }
+    fi
+    opts="-k $dir -p $port -c listen_addresses='' -c max_connections=200"
+    if [ "$fast" = fast ]; then opts="$opts -c fsync=off -c synchronous_commit=off -c full_page_writes=off"; fi
+    if ! as_owner "$pgbin/pg_ctl" -D "$dir/data" status >/dev/null 2>&1; then
+        as_owner "$pgbin/pg_ctl" -D "$dir/data" -o "$opts" -l "$dir/postgres.log" -w -t 60 start >/dev/null ||
+            { tail -20 "$dir/postgres.log" >&2; exit 1; }
+    fi
+    # The application database.
+    if ! as_owner "$pgbin/psql" -h "$dir" -p "$port" -d postgres -Atqc "SELECT 1 FROM pg_database WHERE datname='imaxe'" | grep -q 1; then
+        as_owner "$pgbin/psql" -h "$dir" -p "$port" -d postgres -qc "CREATE DATABASE imaxe" >/dev/null
+    fi
+    url "$port"
+    ;;
+stop)
+    [ -L "$dir" ] && dir=$(readlink -f "$dir")
+    if [ -f "$dir/data/PG_VERSION" ]; then
+        as_owner "$pgbin/pg_ctl" -D "$dir/data" -m fast -w stop >/dev/null 2>&1 || true
+    fi
+    ;;
+url)
+    [ -L "$dir" ] && dir=$(readlink -f "$dir")
+    url "${3:?port}"
+    ;;
+*)
+    echo "pg.sh: unknown command $cmd" >&2
+    exit 2
+    ;;
+esac
