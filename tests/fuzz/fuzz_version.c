@@ -1,0 +1,426 @@
+/* Fuzz target for server/domain/version.c: runs both parsers on any input and checks their
+ * invariants. Built with -DIMX_LIBFUZZER for libFuzzer, otherwise a self-contained test. */
+#include <regex.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "domain/version.h"
+
+/* Longest input looked at; both parsers reject anything over 256 bytes anyway. */
+#define FUZZ_INPUT_MAX 1024
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+#define CHECK(cond, input)                                                                         \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            fprintf(stderr, "%s:%d: invariant failed: %s\ninput: '%s'\n", __FILE__, __LINE__,      \
+                    #cond, (input));                                                               \
+            abort();                                                                               \
+        }                                                                                          \
+    } while (0)
+
+/* An independent model of SQL imx_version_key(): the same POSIX regular expression as the
+ * migration, then its checks in its order. Returns 0 with key set, or -1 (SQL NULL). */
+static int sql_model_key(const char *v, int32_t key[IMX_VER_PARTS])
+{
+    static regex_t num_re;
+    static bool compiled;
+    if (!compiled) {
+        if (regcomp(&num_re, "^[vV]?([0-9]{1,9}([.-][0-9]{1,9})*)", REG_EXTENDED) != 0) {
+            abort();
+        }
+        compiled = true;
+    }
+    regmatch_t m[3];
+    if (regexec(&num_re, v, 3, m, 0) != 0) {
+        return -1;
+    }
+    const char *num = v + m[1].rm_so;
+    const char *rest = v + m[0].rm_eo;
+    int parts = 0;
+    int32_t part = 0;
+    memset(key, 0, sizeof(int32_t) * IMX_VER_PARTS);
+    for (const char *p = num; p <= v + m[1].rm_eo; p++) {
+        if (p == v + m[1].rm_eo || *p == '.' || *p == '-') {
+            if (parts < IMX_VER_PARTS) {
+                key[parts] = part;
+            }
+            parts++;
+            part = 0;
+        } else {
+            part = part * 10 + (*p - '0');
+        }
+    }
+    if (strlen(v) > IMX_VER_TEXT_MAX || parts > IMX_VER_PARTS ||
+        (rest[0] >= '0' && rest[0] <= '9')) {
+        return -1;
+    }
+    for (const char *p = rest; *p != '\0'; p++) {
+        if (strchr("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789.+_~-", *p) ==
+            NULL) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* Builds a version from a key ("1.2.0.0.0.7"), so bound keys can be probed with matches(). */
+static void ver_from_key(const int32_t key[IMX_VER_PARTS], struct imx_ver *v)
+{
+    char text[IMX_VER_TEXT_MAX + 1];
+    snprintf(text, sizeof(text), "%d.%d.%d.%d.%d.%d", (int)key[0], (int)key[1], (int)key[2],
+             (int)key[3], (int)key[4], (int)key[5]);
+    if (imx_ver_parse(text, v) != 0) {
+        fprintf(stderr, "key %s does not parse\n", text);
+        abort();
+    }
+}
+
+static bool same_interval(const struct imx_constraint *a, const struct imx_constraint *b)
+{
+    return memcmp(&a->lo, &b->lo, sizeof(a->lo)) == 0 && memcmp(&a->hi, &b->hi, sizeof(a->hi)) == 0;
+}
+
+static void check_version(const char *s)
+{
+    struct imx_ver v;
+    int32_t model[IMX_VER_PARTS];
+    int rc = imx_ver_parse(s, &v);
+    int mrc = sql_model_key(s, model);
+    CHECK(rc == mrc, s);
+    if (rc != 0) {
+        return;
+    }
+    CHECK(memcmp(v.key, model, sizeof(model)) == 0, s);
+    CHECK(v.nparts >= 1 && v.nparts <= IMX_VER_PARTS, s);
+    for (int i = 0; i < IMX_VER_PARTS; i++) {
+        CHECK(v.key[i] >= 0 && v.key[i] <= IMX_VER_PART_MAX, s);
+        CHECK(i < v.nparts || v.key[i] == 0, s);
+    }
+    CHECK(strcmp(v.text, s) == 0, s);
+    const char *suffix = imx_ver_suffix(&v);
+    CHECK(suffix >= v.text && strlen(suffix) <= strlen(v.text), s);
+    CHECK(imx_ver_cmp(&v, &v) == 0, s);
+    CHECK(imx_ver_branch(&v) == v.key[0], s);
+
+    char key[IMX_VER_KEY_TEXT_SIZE];
+    CHECK(imx_ver_format_key(&v, key, sizeof(key)) == 0 && key[0] == '{', s);
+
+    /* A version used as "=X" matches itself, and its bare prefix form does too. */
+    char text[IMX_VER_TEXT_MAX + 2];
+    struct imx_constraint c;
+    text[0] = '=';
+    memcpy(text + 1, s, strlen(s) + 1); /* s is a valid version, so at most 64 bytes */
+    if (imx_constraint_parse(text, &c, NULL, 0) == 0) {
+        CHECK(imx_constraint_matches(&c, &v) && !imx_constraint_is_empty(&c), s);
+    }
+    if (imx_constraint_parse(s, &c, NULL, 0) == 0) {
+        CHECK(imx_constraint_matches(&c, &v), s);
+    }
+}
+
+/* Probes keys at and around both bounds: is_empty() must hold exactly when none matches. */
+static void check_emptiness(const struct imx_constraint *c, const char *s)
+{
+    int32_t probes[8][IMX_VER_PARTS];
+    int n = 0;
+    memset(probes, 0, sizeof(probes));
+    for (int i = 0; i < IMX_VER_PARTS; i++) {
+        probes[1][i] = IMX_VER_PART_MAX;
+    }
+    n = 2;
+    const struct imx_constraint_bound *ends[2] = { &c->lo, &c->hi };
+    for (int e = 0; e < 2; e++) {
+        if (!ends[e]->bounded) {
+            continue;
+        }
+        memcpy(probes[n], ends[e]->key, sizeof(probes[n]));
+        n++;
+        /* the next key up and the next key down, with carries */
+        memcpy(probes[n], ends[e]->key, sizeof(probes[n]));
+        for (int i = IMX_VER_PARTS - 1; i >= 0; i--) {
+            if (probes[n][i] < IMX_VER_PART_MAX) {
+                probes[n][i]++;
+                break;
+            }
+            probes[n][i] = 0;
+        }
+        n++;
+        memcpy(probes[n], ends[e]->key, sizeof(probes[n]));
+        for (int i = IMX_VER_PARTS - 1; i >= 0; i--) {
+            if (probes[n][i] > 0) {
+                probes[n][i]--;
+                break;
+            }
+            probes[n][i] = IMX_VER_PART_MAX;
+        }
+        n++;
+    }
+    bool any = false;
+    for (int i = 0; i < n; i++) {
+        struct imx_ver v;
+        ver_from_key(probes[i], &v);
+        any = any || imx_constraint_matches(c, &v);
+    }
+    CHECK(any == !imx_constraint_is_empty(c), s);
+}
+
+static void check_constraint(const char *s)
+{
+    struct imx_constraint c;
+    char err[IMX_CONSTRAINT_ERR_SIZE];
+    int rc = imx_constraint_parse(s, &c, err, sizeof(err));
+    if (rc != 0) {
+        CHECK(rc == -1 && err[0] != '\0', s);
+        for (const char *p = err; *p != '\0'; p++) {
+            CHECK(*p >= 0x20 && *p < 0x7f, s);
+        }
+        return;
+    }
+    CHECK(err[0] == '\0', s);
+
+    char fmt[IMX_CONSTRAINT_FORMAT_SIZE];
+    char fmt2[IMX_CONSTRAINT_FORMAT_SIZE];
+    struct imx_constraint again;
+    CHECK(imx_constraint_format(&c, fmt, sizeof(fmt)) == 0, s);
+    CHECK(imx_constraint_parse(fmt, &again, err, sizeof(err)) == 0, s);
+    CHECK(same_interval(&c, &again), s);
+    CHECK(imx_constraint_format(&again, fmt2, sizeof(fmt2)) == 0 && strcmp(fmt, fmt2) == 0, s);
+    CHECK(imx_constraint_parse(c.text, &again, err, sizeof(err)) == 0, s);
+    CHECK(same_interval(&c, &again), s);
+
+    char lo[IMX_VER_KEY_TEXT_SIZE];
+    char hi[IMX_VER_KEY_TEXT_SIZE];
+    bool lo_incl;
+    bool hi_incl;
+    imx_constraint_sql_bounds(&c, lo, &lo_incl, hi, &hi_incl);
+    CHECK((lo[0] == '{') == c.lo.bounded && (hi[0] == '{') == c.hi.bounded, s);
+    CHECK(lo_incl == (c.lo.bounded && c.lo.inclusive), s);
+    CHECK(hi_incl == (c.hi.bounded && c.hi.inclusive), s);
+
+    check_emptiness(&c, s);
+}
+
+/* For "constraint;version": the interval must match exactly when every term alone matches. */
+static void check_match_split(const char *s)
+{
+    const char *semi = strchr(s, ';');
+    if (semi == NULL || (size_t)(semi - s) > IMX_CONSTRAINT_TEXT_MAX) {
+        return;
+    }
+    char ctext[IMX_CONSTRAINT_TEXT_MAX + 1];
+    memcpy(ctext, s, (size_t)(semi - s));
+    ctext[semi - s] = '\0';
+    struct imx_constraint c;
+    struct imx_ver v;
+    if (imx_constraint_parse(ctext, &c, NULL, 0) != 0 || imx_ver_parse(semi + 1, &v) != 0) {
+        return;
+    }
+    bool all = true;
+    char *term = ctext;
+    for (;;) {
+        char *comma = strchr(term, ',');
+        if (comma != NULL) {
+            *comma = '\0';
+        }
+        struct imx_constraint one;
+        CHECK(imx_constraint_parse(term, &one, NULL, 0) == 0, s);
+        all = all && imx_constraint_matches(&one, &v);
+        if (comma == NULL) {
+            break;
+        }
+        term = comma + 1;
+    }
+    CHECK(imx_constraint_matches(&c, &v) == all, s);
+    CHECK(imx_constraint_matches_str(&c, semi + 1) == all, s);
+    CHECK(!all || !imx_constraint_is_empty(&c), s);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    char s[FUZZ_INPUT_MAX + 1];
+    size_t n = size < FUZZ_INPUT_MAX ? size : FUZZ_INPUT_MAX;
+    memcpy(s, data, n);
+    s[n] = '\0';
+    check_version(s);
+    check_constraint(s);
+    check_match_split(s);
+    return 0;
+}
+
+#ifndef IMX_LIBFUZZER
+
+/* Deterministic run: mutate a seed list with a fixed-seed xorshift generator. */
+#define FUZZ_ITERATIONS 200000
+
+static const char *const seeds[] = {
+    "580.105.08",
+    "580.95.05",
+    "450.80.02",
+    "12.4.1",
+    "13.0",
+    "9.1.0.70",
+    "8.9.7.29",
+    "2.5.1+cu124",
+    "1.17.8",
+    "v1.17.0",
+    "6.17.0-1020-aws",
+    "5.15.0-1066-azure",
+    "24.04",
+    "12.4.1-1ubuntu2",
+    "1.2.3.4.5.6",
+    "999999999.999999999",
+    "0",
+    "1..2",
+    "3.13.0rc1",
+    "12.4",
+    "12.4.*",
+    "12.*",
+    "*",
+    "=12.4",
+    "=12.4.1",
+    ">=12.4",
+    ">12.4",
+    "<=1.16.1",
+    "<13",
+    "~580",
+    "~580.95",
+    "~580.95.05",
+    ">=580,<580.95.05",
+    ">=13, <12",
+    "~580, 580.95.*",
+    ">= 12.4 , < 13",
+    "!=12.4",
+    ">=12.x",
+    "~999999999",
+    "1.999999999.*",
+    ">1.999999999.999999999.999999999.999999999.999999999, <2",
+    "<0",
+    ">1,<1.0.0.0.0.1",
+    "~580;580.95.05",
+    ">=580,<580.95.05;580.82.07",
+    "12.4.*;12.4.99",
+    "=12.4;12.4.0",
+    "<=1.16.1;1.16.2",
+    "<=1.16.1,<1.16.1;1.16.1",
+    "<1.16.1,<=1.16.1;1.16.1",
+    ">=12,>12;12",
+    ">12,>=12;12",
+    "=12.4,12.4.*;12.4",
+    "~580,580.95.*,<580.95.05;580.95.04",
+    ">=2.5.1+cu124;2.5.1+cu121",
+    "1,2,3,4,5,6,7,8",
+};
+
+static const char alphabet[] = "0123456789.-,;<>=~*!vVxX+_ aws\t9";
+
+static uint64_t rng_state = 0x9e3779b97f4a7c15u;
+
+static uint32_t rng(void)
+{
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return (uint32_t)(rng_state >> 32);
+}
+
+static size_t pick(size_t n)
+{
+    return (size_t)(rng() % n);
+}
+
+/* Applies one random edit to buf (length *len, capacity cap). */
+static void mutate(char *buf, size_t *len, size_t cap)
+{
+    size_t nseeds = sizeof(seeds) / sizeof(seeds[0]);
+    switch (pick(7)) {
+    case 0: /* replace a byte */
+        if (*len > 0) {
+            buf[pick(*len)] = alphabet[pick(sizeof(alphabet) - 1)];
+        }
+        break;
+    case 1: /* insert a byte */
+        if (*len + 1 < cap) {
+            size_t at = pick(*len + 1);
+            memmove(buf + at + 1, buf + at, *len - at);
+            buf[at] = alphabet[pick(sizeof(alphabet) - 1)];
+            (*len)++;
+        }
+        break;
+    case 2: /* delete a byte */
+        if (*len > 0) {
+            size_t at = pick(*len);
+            memmove(buf + at, buf + at + 1, *len - at - 1);
+            (*len)--;
+        }
+        break;
+    case 3: /* append another seed after a separator */
+    {
+        const char *seed = seeds[pick(nseeds)];
+        const char *sep = pick(2) ? "," : ";";
+        size_t sl = strlen(seed);
+        if (*len + 1 + sl < cap) {
+            buf[(*len)++] = sep[0];
+            memcpy(buf + *len, seed, sl);
+            *len += sl;
+        }
+        break;
+    }
+    case 4: /* repeat a chunk */
+        if (*len > 0) {
+            size_t at = pick(*len);
+            size_t cl = 1 + pick(*len - at);
+            if (*len + cl < cap) {
+                memmove(buf + at + cl, buf + at, *len - at);
+                (*len) += cl;
+            }
+        }
+        break;
+    case 5: /* a random byte, sometimes outside ASCII */
+        if (*len > 0) {
+            buf[pick(*len)] = (char)(1 + pick(255));
+        }
+        break;
+    default: /* a run of digits, to reach the 9-digit limit */
+    {
+        size_t run = 1 + pick(12);
+        if (*len + run < cap) {
+            size_t at = pick(*len + 1);
+            memmove(buf + at + run, buf + at, *len - at);
+            for (size_t i = 0; i < run; i++) {
+                buf[at + i] = (char)('0' + pick(10));
+            }
+            *len += run;
+        }
+        break;
+    }
+    }
+}
+
+int main(void)
+{
+    size_t nseeds = sizeof(seeds) / sizeof(seeds[0]);
+    char buf[320];
+    for (size_t i = 0; i < nseeds; i++) {
+        LLVMFuzzerTestOneInput((const uint8_t *)seeds[i], strlen(seeds[i]));
+    }
+    for (long it = 0; it < FUZZ_ITERATIONS; it++) {
+        const char *seed = seeds[pick(nseeds)];
+        size_t len = strlen(seed);
+        memcpy(buf, seed, len);
+        int edits = 1 + (int)pick(4);
+        for (int e = 0; e < edits; e++) {
+            mutate(buf, &len, sizeof(buf));
+        }
+        LLVMFuzzerTestOneInput((const uint8_t *)buf, len);
+    }
+    printf("fuzz_version: %d inputs ok\n", FUZZ_ITERATIONS + (int)nseeds);
+    return 0;
+}
+
+#endif /* IMX_LIBFUZZER */
