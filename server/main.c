@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "api/api.h"
+#include "auth/auth.h"
 #include "db/migrate.h"
 #include "db/pool.h"
 #include "http/metrics.h"
@@ -94,12 +95,22 @@ static int serve(const struct imx_config *cfg, sigset_t *sigs)
         imx_error("route table: %s", err);
         return 1;
     }
+    if (imx_auth_init(cfg, err, sizeof err) != 0) {
+        imx_error("%s", err);
+        return 1;
+    }
     load_openapi(cfg->openapi_path);
     if (imx_metrics_init() != 0 || imx_db_pool_init(cfg->database_url, cfg->db_pool_size,
                                                     cfg->db_acquire_ms, cfg->statement_ms) != 0) {
         imx_error("out of memory at start-up");
         return 1;
     }
+    if (imx_auth_bootstrap(err, sizeof err) != 0) {
+        imx_error("%s", err);
+        imx_db_pool_shutdown();
+        return 1;
+    }
+    imx_http_auth_hook = imx_auth_authenticate;
     if (imx_http_start(cfg, err, sizeof err) != 0) {
         imx_error("%s", err);
         return 1;

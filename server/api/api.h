@@ -2,7 +2,9 @@
 #ifndef IMX_API_H
 #define IMX_API_H
 
+#include <jansson.h>
 #include <libpq-fe.h>
+#include <stddef.h>
 #include <stdbool.h>
 
 #include "db/pool.h"
@@ -21,6 +23,22 @@ void imx_api_db_error(struct imx_req *r, const PGresult *res);
 void imx_api_reply_pg_json_steal(struct imx_req *r, unsigned status, PGresult *res,
                                  const char *not_found_detail);
 
+/* One member a JSON body may have. type is a jansson type; JSON_TRUE stands for any boolean. */
+struct imx_api_field {
+    const char *name;
+    json_type type;
+    bool required;
+};
+
+/* Checks body against fields (ended by a {NULL} entry): appends to errors, as JSON pointers,
+ * every member that is not listed (unknown, or one the caller may not set such as id or
+ * created_at), every required member that is missing and every member of the wrong type.
+ * Returns how many errors it appended. */
+size_t imx_api_check_fields(const json_t *body, const struct imx_api_field *fields, json_t *errors);
+
+/* The JSON pointer of a top-level member name (RFC 6901 escapes) into buf. Returns buf. */
+const char *imx_api_pointer(const char *name, char *buf, size_t len);
+
 /* Facts the health handlers need, set by main. */
 struct imx_server_info {
     int migrations_expected;  /* the highest migration this build knows */
@@ -33,5 +51,18 @@ void imx_api_livez(struct imx_req *r);
 void imx_api_readyz(struct imx_req *r);
 void imx_api_metrics(struct imx_req *r);
 void imx_api_openapi(struct imx_req *r);
+
+void imx_api_login(struct imx_req *r);
+void imx_api_me(struct imx_req *r);
+void imx_api_user_create(struct imx_req *r);
+void imx_api_team_create(struct imx_req *r);
+void imx_api_team_list(struct imx_req *r);
+void imx_api_team_get(struct imx_req *r);
+void imx_api_member_put(struct imx_req *r);
+void imx_api_member_delete(struct imx_req *r);
+void imx_api_token_create(struct imx_req *r);
+void imx_api_token_list(struct imx_req *r);
+void imx_api_token_revoke(struct imx_req *r);
+void imx_api_audit_list(struct imx_req *r);
 
 #endif

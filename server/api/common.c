@@ -1,6 +1,7 @@
 /* Database access for handlers, with problem replies for every failure. */
 #include "api/api.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "util/log.h"
@@ -64,4 +65,75 @@ void imx_api_reply_pg_json_steal(struct imx_req *r, unsigned status, PGresult *r
     /* Zero copy: the response owns res and frees it after sending. */
     imx_reply_raw_steal(r, status, "application/json", PQgetvalue(res, 0, 0),
                         (size_t)PQgetlength(res, 0, 0), clear_result, res);
+}
+
+const char *imx_api_pointer(const char *name, char *buf, size_t len)
+{
+    size_t o = 0;
+    if (len < 2) {
+        if (len)
+            buf[0] = '\0';
+        return buf;
+    }
+    buf[o++] = '/';
+    for (const char *p = name; *p && o + 3 < len; p++) {
+        if (*p == '~' || *p == '/') {
+            buf[o++] = '~';
+            buf[o++] = *p == '~' ? '0' : '1';
+        } else {
+            buf[o++] = *p;
+        }
+    }
+    buf[o] = '\0';
+    return buf;
+}
+
+static const char *type_name(json_type t)
+{
+    switch (t) {
+    case JSON_STRING:
+        return "a string";
+    case JSON_INTEGER:
+        return "an integer";
+    case JSON_TRUE:
+    case JSON_FALSE:
+        return "a boolean";
+    case JSON_OBJECT:
+        return "an object";
+    case JSON_ARRAY:
+        return "an array";
+    default:
+        return "a number";
+    }
+}
+
+static bool type_ok(const json_t *v, json_type want)
+{
+    if (want == JSON_TRUE || want == JSON_FALSE)
+        return json_is_boolean(v);
+    return json_typeof(v) == want;
+}
+
+size_t imx_api_check_fields(const json_t *body, const struct imx_api_field *fields, json_t *errors)
+{
+    size_t before = json_array_size(errors);
+    char ptr[256];
+    const char *key;
+    json_t *v;
+    json_object_foreach((json_t *)body, key, v)
+    {
+        const struct imx_api_field *f = fields;
+        while (f->name && strcmp(f->name, key) != 0)
+            f++;
+        if (!f->name)
+            imx_verr(errors, imx_api_pointer(key, ptr, sizeof ptr),
+                     "unknown field, or one you may not set");
+        else if (!type_ok(v, f->type))
+            imx_verr(errors, imx_api_pointer(key, ptr, sizeof ptr), "must be %s",
+                     type_name(f->type));
+    }
+    for (const struct imx_api_field *f = fields; f->name; f++)
+        if (f->required && !json_object_get(body, f->name))
+            imx_verr(errors, imx_api_pointer(f->name, ptr, sizeof ptr), "is required");
+    return json_array_size(errors) - before;
 }

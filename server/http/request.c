@@ -1,12 +1,15 @@
 /* Reading a request (params, query, headers, JSON body) and setting its reply. */
 #include "http/request.h"
 
+#include <arpa/inet.h>
 #include <microhttpd.h>
+#include <netinet/in.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/socket.h>
 
 #include "http/router.h"
 #include "util/log.h"
@@ -59,6 +62,45 @@ size_t imx_req_query_each(const struct imx_req *r, const char *name,
     struct each_ctx e = { name, fn, cls, 0 };
     MHD_get_connection_values(r->conn, MHD_GET_ARGUMENT_KIND, each_arg, &e);
     return e.count;
+}
+
+struct foreach_ctx {
+    void (*fn)(void *cls, const char *key, const char *value);
+    void *cls;
+};
+
+static enum MHD_Result foreach_arg(void *cls, enum MHD_ValueKind kind, const char *key,
+                                   const char *value)
+{
+    struct foreach_ctx *e = cls;
+    (void)kind;
+    if (key)
+        e->fn(e->cls, key, value ? value : "");
+    return MHD_YES;
+}
+
+void imx_req_query_foreach(const struct imx_req *r,
+                           void (*fn)(void *cls, const char *key, const char *value), void *cls)
+{
+    struct foreach_ctx e = { fn, cls };
+    MHD_get_connection_values(r->conn, MHD_GET_ARGUMENT_KIND, foreach_arg, &e);
+}
+
+const char *imx_req_client_addr(const struct imx_req *r, char *buf, size_t len)
+{
+    const union MHD_ConnectionInfo *ci =
+        r->conn ? MHD_get_connection_info(r->conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS) : NULL;
+    buf[0] = '\0';
+    if (ci && ci->client_addr) {
+        const struct sockaddr *sa = ci->client_addr;
+        if (sa->sa_family == AF_INET)
+            inet_ntop(AF_INET, &((const struct sockaddr_in *)(const void *)sa)->sin_addr, buf,
+                      (socklen_t)len);
+        else if (sa->sa_family == AF_INET6)
+            inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr, buf,
+                      (socklen_t)len);
+    }
+    return buf;
 }
 
 const char *imx_req_header(const struct imx_req *r, const char *name)

@@ -37,10 +37,15 @@ struct imx_reply {
     size_t nheaders;
 };
 
+/* Who is calling, set by the auth hook. Roles are enum imx_role values (server/auth/auth.h). */
 struct imx_principal {
     bool authenticated;
     int64_t user_id;
-    bool admin;
+    bool admin;         /* global admin powers for this request (never through an API token) */
+    bool user_admin;    /* the user is a global admin (caps what their API tokens can reach) */
+    int64_t token_id;   /* the API token used, 0 for an access token (JWT) */
+    int64_t token_team; /* an API token's team: the only team it reaches */
+    int token_role;     /* an API token's role cap */
 };
 
 struct imx_req {
@@ -63,6 +68,7 @@ struct imx_req {
     struct imx_db_conn *db;   /* pooled connection while the handler runs */
     struct imx_principal principal;
     struct imx_reply reply;
+    bool tx_retry; /* a statement in imx_db_tx failed with a retryable SQLSTATE */
     size_t bytes_sent;
     bool queued; /* a response was handed to libmicrohttpd */
 };
@@ -78,6 +84,13 @@ const char *imx_req_query(const struct imx_req *r, const char *name);
 /* Calls fn for every query argument named NAME, in order. Returns how many there were. */
 size_t imx_req_query_each(const struct imx_req *r, const char *name,
                           void (*fn)(void *cls, const char *value), void *cls);
+
+/* Calls fn for every query argument, in order. */
+void imx_req_query_foreach(const struct imx_req *r,
+                           void (*fn)(void *cls, const char *key, const char *value), void *cls);
+
+/* The client's address as text (IPv4 or IPv6) into buf; "" when unknown. Returns buf. */
+const char *imx_req_client_addr(const struct imx_req *r, char *buf, size_t len);
 
 /* A request header; borrowed; NULL when absent. */
 const char *imx_req_header(const struct imx_req *r, const char *name);

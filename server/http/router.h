@@ -19,6 +19,11 @@ struct imx_route {
     const char *path;   /* template, e.g. "/v1/images/{id}" */
     enum imx_access access;
     imx_handler handler;
+    /* The least team role (enum imx_role in server/auth/auth.h; 0: none) the caller must hold in
+     * at least one team, checked with access before the handler runs (403 otherwise). Global
+     * admins pass; an API token counts with its capped role in its team. Handlers still check
+     * the role in the team they touch (imx_auth_team). */
+    int min_role;
 };
 
 /* The route table (server/api/routes.c) and its length. */

@@ -264,18 +264,8 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
     const char *route = r->route ? r->route->path : (r->reply.cacheable ? "static" : "unmatched");
     imx_metrics_observe(r->route_index, r->method, status, secs);
     if (access_log) {
-        const union MHD_ConnectionInfo *ci =
-            MHD_get_connection_info(r->conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
-        char client[INET6_ADDRSTRLEN] = "";
-        if (ci && ci->client_addr) {
-            const struct sockaddr *sa = ci->client_addr;
-            if (sa->sa_family == AF_INET)
-                inet_ntop(AF_INET, &((const struct sockaddr_in *)(const void *)sa)->sin_addr,
-                          client, sizeof client);
-            else if (sa->sa_family == AF_INET6)
-                inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr,
-                          client, sizeof client);
-        }
+        char client[INET6_ADDRSTRLEN];
+        imx_req_client_addr(r, client, sizeof client);
         imx_log_access(r->request_id, r->method, route, status, secs * 1000, r->bytes_sent, client);
     }
     imx_db_release(r->db);

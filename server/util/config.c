@@ -110,6 +110,10 @@ int imx_config_load(struct imx_config *cfg, char *err, size_t errlen)
         { "IMAXE_CONNECTION_MEMORY_BYTES", 65536, 8192, 16777216 },
         { "IMAXE_SHUTDOWN_TIMEOUT_S", 10, 0, 3600 },
         { "IMAXE_ACCESS_LOG", 1, 0, 1 },
+        { "IMAXE_JWT_TTL_S", 3600, 60, 86400 },
+        { "IMAXE_LOGIN_WINDOW_S", 900, 1, 86400 },
+        { "IMAXE_LOGIN_MAX_FAILURES", 5, 1, 1000 },
+        { "IMAXE_LOGIN_IP_MAX_FAILURES", 50, 1, 100000 },
     };
     unsigned long long v[sizeof vars / sizeof vars[0]];
     int failed = 0;
@@ -131,6 +135,10 @@ int imx_config_load(struct imx_config *cfg, char *err, size_t errlen)
     cfg->conn_memory = (size_t)v[10];
     cfg->shutdown_s = (unsigned)v[11];
     cfg->access_log = v[12] != 0;
+    cfg->jwt_ttl_s = (unsigned)v[13];
+    cfg->login_window_s = (unsigned)v[14];
+    cfg->login_max_failures = (unsigned)v[15];
+    cfg->login_ip_max_failures = (unsigned)v[16];
 
     env_str(cfg->bind, sizeof cfg->bind, "IMAXE_BIND", "127.0.0.1");
     env_str(cfg->log_level, sizeof cfg->log_level, "IMAXE_LOG_LEVEL", "info");

@@ -122,6 +122,9 @@ int imx_t_server_spawn(struct imx_srv *s, const char *db, const char *const *env
         setenv("IMAXE_PORT", "0", 1);
         setenv("IMAXE_BIND", "127.0.0.1", 1);
         setenv("IMAXE_DB_WAIT_S", "10", 1);
+        setenv("IMAXE_JWT_SECRET", IMX_T_JWT_SECRET, 1);
+        setenv("IMAXE_ADMIN_EMAIL", IMX_T_ADMIN_EMAIL, 1);
+        setenv("IMAXE_ADMIN_PASSWORD", IMX_T_ADMIN_PASSWORD, 1);
         for (size_t i = 0; env && env[i]; i++) {
             char kv[2048];
             snprintf(kv, sizeof kv, "%s", env[i]);
@@ -359,4 +362,74 @@ void imx_t_assert_problem(const struct imx_res *res, long status)
     assert_int_equal(json_integer_value(json_object_get(res->json, "status")), status);
     assert_non_null(json_string_value(json_object_get(res->json, "type")));
     assert_non_null(json_string_value(json_object_get(res->json, "title")));
+}
+
+int imx_t_http_as(const struct imx_srv *s, const char *token, const char *method, const char *path,
+                  const char *json_body, struct imx_res *res)
+{
+    char auth[8192];
+    const char *headers[3] = { NULL, NULL, NULL };
+    size_t n = 0;
+    if (token) {
+        snprintf(auth, sizeof auth, "Authorization: Bearer %s", token);
+        headers[n++] = auth;
+    }
+    if (json_body)
+        headers[n++] = "Content-Type: application/json";
+    return imx_t_http(s, method, path, headers, json_body, res);
+}
+
+int imx_t_login(const struct imx_srv *s, const char *email, const char *password, char *token,
+                size_t len)
+{
+    struct imx_res res;
+    json_t *body = json_pack("{s:s, s:s}", "email", email, "password", password);
+    char *text = json_dumps(body, JSON_COMPACT);
+    json_decref(body);
+    int rc = imx_t_http_as(s, NULL, "POST", "/v1/auth/login", text, &res);
+    free(text);
+    if (rc != 0)
+        return -1;
+    long status = res.status;
+    const char *t = json_string_value(json_object_get(res.json, "access_token"));
+    if (status == 200 && t)
+        snprintf(token, len, "%s", t);
+    imx_t_res_free(&res);
+    return (int)status;
+}
+
+int imx_t_user(const struct imx_srv *s, const char *admin_token, const char *team_slug,
+               const char *email, const char *role, char *token, size_t len)
+{
+    struct imx_res res;
+    char body[1024], path[1024], pw[300];
+    snprintf(pw, sizeof pw, "pw-%s", email);
+    snprintf(body, sizeof body, "{\"slug\":\"%s\",\"name\":\"Team %s\"}", team_slug, team_slug);
+    if (imx_t_http_as(s, admin_token, "POST", "/v1/teams", body, &res) != 0 ||
+        (res.status != 201 && res.status != 409)) {
+        fprintf(stderr, "harness: create team %s: %ld %s\n", team_slug, res.status, res.body);
+        imx_t_res_free(&res);
+        return -1;
+    }
+    imx_t_res_free(&res);
+    snprintf(body, sizeof body, "{\"email\":\"%s\",\"password\":\"%s\"}", email, pw);
+    if (imx_t_http_as(s, admin_token, "POST", "/v1/users", body, &res) != 0 ||
+        (res.status != 201 && res.status != 409)) {
+        fprintf(stderr, "harness: create user %s: %ld %s\n", email, res.status, res.body);
+        imx_t_res_free(&res);
+        return -1;
+    }
+    imx_t_res_free(&res);
+    snprintf(path, sizeof path, "/v1/teams/%s/members/%s", team_slug, email);
+    snprintf(body, sizeof body, "{\"role\":\"%s\"}", role);
+    if (imx_t_http_as(s, admin_token, "PUT", path, body, &res) != 0 || res.status != 200) {
+        fprintf(stderr, "harness: membership %s: %ld %s\n", path, res.status, res.body);
+        imx_t_res_free(&res);
+        return -1;
+    }
+    imx_t_res_free(&res);
+    int st = imx_t_login(s, email, pw, token, len);
+    if (st != 200)
+        fprintf(stderr, "harness: login %s: %d\n", email, st);
+    return st == 200 ? 0 : -1;
 }

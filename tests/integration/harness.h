@@ -41,8 +41,14 @@ const char *imx_t_db_create(const char *name);
 /* Runs SQL on a database; returns the first value of the first row (new string) or NULL. */
 char *imx_t_sql(const char *conninfo, const char *sql);
 
-/* Starts the server with IMAXE_DATABASE_URL=db and extra "NAME=value" settings (NULL-ended).
- * Waits until /livez answers. Returns 0, or -1 (the server exited: see its log). */
+/* What every test server starts with unless env overrides it (an empty value unsets). */
+#define IMX_T_JWT_SECRET     "imaxe-test-jwt-secret-0123456789abcdefghijklmnop"
+#define IMX_T_ADMIN_EMAIL    "admin@test.imaxe"
+#define IMX_T_ADMIN_PASSWORD "test-admin-password-7"
+
+/* Starts the server with IMAXE_DATABASE_URL=db, the JWT secret and admin above, and extra
+ * "NAME=value" settings (NULL-ended). Waits until /livez answers. Returns 0, or -1 (the server
+ * exited: see its log). */
 int imx_t_server_start(struct imx_srv *s, const char *db, const char *const *env);
 
 /* Starts the server without waiting for it (for start-up failure tests). */
@@ -82,5 +88,20 @@ int imx_t_system(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Milliseconds sleep. */
 void imx_t_sleep_ms(long ms);
+
+/* Signs in; copies the access token into token. Returns the HTTP status (200 on success), or
+ * -1 when no answer came. */
+int imx_t_login(const struct imx_srv *s, const char *email, const char *password, char *token,
+                size_t len);
+
+/* One request with Authorization: Bearer token (none when token is NULL) and, with a body,
+ * Content-Type: application/json. Returns 0 when an answer came. */
+int imx_t_http_as(const struct imx_srv *s, const char *token, const char *method, const char *path,
+                  const char *json_body, struct imx_res *res);
+
+/* Creates team team_slug if needed, the user email (password "pw-" email), gives them role in
+ * the team, and signs them in (token). Returns 0, or -1 (printing why). */
+int imx_t_user(const struct imx_srv *s, const char *admin_token, const char *team_slug,
+               const char *email, const char *role, char *token, size_t len);
 
 #endif

@@ -1,0 +1,121 @@
+/* Signing in (POST /v1/auth/login, throttled per account and per address) and GET /v1/me. */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "api/api.h"
+#include "auth/auth.h"
+#include "auth/jwt.h"
+#include "auth/password.h"
+#include "db/auth.h"
+#include "util/log.h"
+
+#define EMAIL_MAX 254
+
+static const struct imx_api_field login_fields[] = {
+    { "email", JSON_STRING, true },
+    { "password", JSON_STRING, true },
+    { NULL, JSON_NULL, false },
+};
+
+/* Runs a throttle statement whose result only matters when it fails. Returns 0 or -1. */
+static int throttle_ok(struct imx_req *r, PGresult *res)
+{
+    int rc = imx_db_ok(res) ? 0 : -1;
+    if (rc != 0)
+        imx_api_db_error(r, res);
+    PQclear(res);
+    return rc;
+}
+
+void imx_api_login(struct imx_req *r)
+{
+    json_t *body = imx_req_json(r);
+    if (!body)
+        return;
+    json_t *errors = json_array();
+    if (imx_api_check_fields(body, login_fields, errors) > 0) {
+        imx_reply_invalid_steal(r, errors, "Send {\"email\", \"password\"}");
+        return;
+    }
+    json_decref(errors);
+    const char *email = json_string_value(json_object_get(body, "email"));
+    const char *password = json_string_value(json_object_get(body, "password"));
+    struct imx_db_conn *c = imx_api_db(r);
+    if (!c)
+        return;
+
+    char email_key[EMAIL_MAX + 16], ip_key[80], addr[64], window[16], max_email[16], max_ip[16];
+    snprintf(email_key, sizeof email_key, "email:%.*s", EMAIL_MAX, email);
+    for (char *p = email_key; *p; p++)
+        *p = (char)tolower((unsigned char)*p);
+    snprintf(ip_key, sizeof ip_key, "ip:%s", imx_req_client_addr(r, addr, sizeof addr));
+    snprintf(window, sizeof window, "%u", imx_auth_settings.login_window_s);
+    snprintf(max_email, sizeof max_email, "%u", imx_auth_settings.login_max_failures);
+    snprintf(max_ip, sizeof max_ip, "%u", imx_auth_settings.login_ip_max_failures);
+
+    PGresult *res = imx_db_throttle_wait(c, email_key, ip_key, window, max_email, max_ip);
+    if (!imx_db_ok(res)) {
+        imx_api_db_error(r, res);
+        PQclear(res);
+        return;
+    }
+    long wait = strtol(PQgetvalue(res, 0, 0), NULL, 10);
+    PQclear(res);
+    if (wait > 0) {
+        char ra[24];
+        snprintf(ra, sizeof ra, "%ld", wait);
+        imx_reply_header(r, "Retry-After", ra);
+        imx_reply_problem(r, IMX_E_RATE_LIMITED,
+                          "Too many failed sign-ins; try again in %ld seconds", wait);
+        return;
+    }
+
+    res = imx_db_auth_login_user(c, email);
+    if (!imx_db_ok(res)) {
+        imx_api_db_error(r, res);
+        PQclear(res);
+        return;
+    }
+    bool known = PQntuples(res) == 1 && strlen(email) <= EMAIL_MAX;
+    long long uid = known ? strtoll(PQgetvalue(res, 0, 0), NULL, 10) : 0;
+    /* An unknown email costs the same Argon2id verification as a wrong password. */
+    bool ok = imx_password_verify(known ? PQgetvalue(res, 0, 1) : NULL, password);
+    PQclear(res);
+    if (!ok) {
+        if (throttle_ok(r, imx_db_throttle_fail(c, email_key, window)) != 0 ||
+            throttle_ok(r, imx_db_throttle_fail(c, ip_key, window)) != 0)
+            return;
+        imx_reply_problem(r, IMX_E_UNAUTHENTICATED, "The email or the password is wrong");
+        return;
+    }
+    if (throttle_ok(r, imx_db_throttle_clear(c, email_key)) != 0)
+        return;
+    char *token = imx_jwt_issue(uid, (long long)time(NULL), imx_auth_settings.jwt_ttl_s);
+    if (!token) {
+        imx_reply_problem(r, IMX_E_INTERNAL, NULL);
+        return;
+    }
+    imx_reply_json_steal(r, 200,
+                         json_pack("{s:s, s:s, s:i}", "access_token", token, "token_type", "Bearer",
+                                   "expires_in", (int)imx_auth_settings.jwt_ttl_s));
+    free(token);
+}
+
+void imx_api_me(struct imx_req *r)
+{
+    const struct imx_principal *p = &r->principal;
+    char uid[24], team[24];
+    struct imx_db_conn *c = imx_api_db(r);
+    if (!c)
+        return;
+    snprintf(uid, sizeof uid, "%lld", (long long)p->user_id);
+    snprintf(team, sizeof team, "%lld", (long long)p->token_team);
+    imx_api_reply_pg_json_steal(
+        r, 200,
+        imx_db_user_me(c, uid, p->token_id ? team : NULL,
+                       p->token_id ? imx_role_name((enum imx_role)p->token_role) : NULL),
+        "No such user");
+}

@@ -1,0 +1,146 @@
+/* Keyset cursors for list endpoints: opaque, tamper-evident (HMAC) encodings of a row key. */
+#include "api/cursor.h"
+
+#include <openssl/crypto.h>
+#include <stdbool.h>
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/base64.h"
+
+#define KEY_MIN   32
+#define KEY_MAX   64
+#define MAC_BYTES 16 /* truncated HMAC-SHA256: forging needs 2^128 tries */
+#define JSON_MAX  300
+#define LINK_MAX  4096
+
+static unsigned char cursor_key[KEY_MAX];
+static size_t cursor_key_len;
+
+int imx_cursor_set_key(const unsigned char *key, size_t len)
+{
+    if (len < KEY_MIN || len > KEY_MAX)
+        return -1;
+    memcpy(cursor_key, key, len);
+    cursor_key_len = len;
+    return 0;
+}
+
+static void mac(const char *data, size_t len, unsigned char out[MAC_BYTES])
+{
+    unsigned char full[EVP_MAX_MD_SIZE];
+    unsigned int flen = 0;
+    HMAC(EVP_sha256(), cursor_key, (int)cursor_key_len, (const unsigned char *)data, len, full,
+         &flen);
+    memcpy(out, full, MAC_BYTES);
+}
+
+int imx_cursor_encode(const json_t *key, char *out, size_t len)
+{
+    if (cursor_key_len == 0 || !key)
+        return -1;
+    char *text = json_dumps(key, JSON_COMPACT | JSON_ENCODE_ANY);
+    if (!text)
+        return -1;
+    size_t tl = strlen(text);
+    unsigned char m[MAC_BYTES];
+    int rc = -1;
+    size_t need = IMX_B64URL_LEN(tl) + 1 + IMX_B64URL_LEN(MAC_BYTES) + 1;
+    if (tl <= JSON_MAX && need <= len) {
+        mac(text, tl, m);
+        size_t n = imx_b64url_encode((const unsigned char *)text, tl, out, len);
+        out[n] = '.';
+        imx_b64url_encode(m, MAC_BYTES, out + n + 1, len - n - 1);
+        rc = 0;
+    }
+    free(text);
+    return rc;
+}
+
+json_t *imx_cursor_decode(const char *s)
+{
+    unsigned char text[JSON_MAX + 1], m[MAC_BYTES + 1], want[MAC_BYTES];
+    if (!s || cursor_key_len == 0 || strlen(s) >= IMX_CURSOR_MAX)
+        return NULL;
+    const char *dot = strchr(s, '.');
+    if (!dot)
+        return NULL;
+    long tl = imx_b64url_decode(s, (size_t)(dot - s), text, JSON_MAX);
+    long ml = imx_b64url_decode(dot + 1, strlen(dot + 1), m, sizeof m);
+    if (tl <= 0 || ml != MAC_BYTES)
+        return NULL;
+    mac((const char *)text, (size_t)tl, want);
+    if (CRYPTO_memcmp(m, want, MAC_BYTES) != 0)
+        return NULL;
+    return json_loadb((const char *)text, (size_t)tl, JSON_DECODE_ANY | JSON_REJECT_DUPLICATES,
+                      NULL);
+}
+
+struct link_ctx {
+    char buf[LINK_MAX];
+    size_t len;
+    bool overflow;
+};
+
+static void link_append(struct link_ctx *l, const char *s)
+{
+    size_t n = strlen(s);
+    if (l->len + n + 1 > sizeof l->buf) {
+        l->overflow = true;
+        return;
+    }
+    memcpy(l->buf + l->len, s, n + 1);
+    l->len += n;
+}
+
+/* Appends s percent-encoded (RFC 3986 unreserved characters stay, and '/' when keep_slash). */
+static void append_encoded(struct link_ctx *l, const char *s, bool keep_slash)
+{
+    for (; *s && !l->overflow; s++) {
+        unsigned char c = (unsigned char)*s;
+        char enc[4];
+        if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+            c == '-' || c == '_' || c == '.' || c == '~' || (keep_slash && c == '/')) {
+            enc[0] = (char)c;
+            enc[1] = '\0';
+        } else {
+            snprintf(enc, sizeof enc, "%%%02X", c);
+        }
+        link_append(l, enc);
+    }
+}
+
+static void link_append_encoded(struct link_ctx *l, const char *s)
+{
+    append_encoded(l, s, false);
+}
+
+static void link_arg(void *cls, const char *key, const char *value)
+{
+    struct link_ctx *l = cls;
+    if (strcmp(key, "cursor") == 0)
+        return;
+    link_append(l, strchr(l->buf, '?') ? "&" : "?");
+    link_append_encoded(l, key);
+    link_append(l, "=");
+    link_append_encoded(l, value);
+}
+
+void imx_api_link_next(struct imx_req *r, const char *cursor)
+{
+    struct link_ctx *l = calloc(1, sizeof *l);
+    if (!l)
+        return;
+    link_append(l, "<");
+    append_encoded(l, r->path_orig, true);
+    imx_req_query_foreach(r, link_arg, l);
+    link_append(l, strchr(l->buf, '?') ? "&cursor=" : "?cursor=");
+    link_append_encoded(l, cursor);
+    link_append(l, ">; rel=\"next\"");
+    if (!l->overflow)
+        imx_reply_header(r, "Link", l->buf);
+    free(l);
+}

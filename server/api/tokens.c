@@ -1,0 +1,155 @@
+/* API tokens for scripts: POST /v1/tokens (shown once), GET /v1/tokens, DELETE /v1/tokens/{id}. */
+#include <openssl/crypto.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/api.h"
+#include "auth/auth.h"
+#include "auth/token.h"
+#include "db/auth.h"
+#include "db/tx.h"
+#include "util/config.h"
+
+#define TOKEN_DAYS_DEFAULT 30
+#define TOKEN_DAYS_MAX     365
+
+static const struct imx_api_field token_fields[] = {
+    { "name", JSON_STRING, true }, { "team", JSON_STRING, true },
+    { "role", JSON_STRING, true }, { "expires_in_days", JSON_INTEGER, false },
+    { NULL, JSON_NULL, false },
+};
+
+struct token_create {
+    char user_id[24], team_id[24], days[16];
+    const char *name, *team, *role;
+    char secret[IMX_TOKEN_LEN + 1];
+    char hash[IMX_TOKEN_HASH_LEN + 1];
+};
+
+static int token_create_tx(struct imx_req *r, void *cls)
+{
+    struct token_create *t = cls;
+    PGresult *res =
+        imx_db_token_create(r->db, t->user_id, t->team_id, t->name, t->role, t->hash, t->days);
+    if (!imx_db_ok(res))
+        return imx_db_tx_fail(r, res);
+    json_t *doc = json_loads(PQgetvalue(res, 0, 1), 0, NULL);
+    char id[24];
+    snprintf(id, sizeof id, "%s", PQgetvalue(res, 0, 0));
+    PQclear(res);
+    json_t *detail =
+        json_pack("{s:s, s:s, s:s}", "name", t->name, "team", t->team, "role", t->role);
+    int rc = imx_audit(r, "create", "api_token", id, detail);
+    json_decref(detail);
+    if (rc != 0 || !doc) {
+        json_decref(doc);
+        return rc != 0 ? rc : (imx_reply_problem(r, IMX_E_INTERNAL, NULL), -1);
+    }
+    json_object_set_new(doc, "token", json_string(t->secret));
+    char loc[64];
+    snprintf(loc, sizeof loc, "/v1/tokens/%s", id);
+    imx_reply_header(r, "Location", loc);
+    imx_reply_json_steal(r, 201, doc);
+    return 0;
+}
+
+void imx_api_token_create(struct imx_req *r)
+{
+    const struct imx_principal *p = &r->principal;
+    if (p->token_id) {
+        imx_reply_problem(r, IMX_E_FORBIDDEN, "API tokens cannot create tokens; sign in instead");
+        return;
+    }
+    json_t *body = imx_req_json(r);
+    if (!body)
+        return;
+    json_t *errors = json_array();
+    imx_api_check_fields(body, token_fields, errors);
+    struct token_create t = {
+        .name = json_string_value(json_object_get(body, "name")),
+        .team = json_string_value(json_object_get(body, "team")),
+        .role = json_string_value(json_object_get(body, "role")),
+    };
+    json_t *days = json_object_get(body, "expires_in_days");
+    json_int_t d = json_is_integer(days) ? json_integer_value(days) : TOKEN_DAYS_DEFAULT;
+    if (d < 1 || d > TOKEN_DAYS_MAX)
+        imx_verr(errors, "/expires_in_days", "must be from 1 to %d", TOKEN_DAYS_MAX);
+    if (t.name && (strlen(t.name) == 0 || strlen(t.name) > 100))
+        imx_verr(errors, "/name", "must be 1 to 100 characters");
+    enum imx_role want = imx_role_parse(t.role);
+    if (t.role && want == IMX_ROLE_NONE)
+        imx_verr(errors, "/role", "must be viewer, member, publisher or admin");
+    if (t.team) {
+        int64_t team_id = 0;
+        enum imx_role have = imx_auth_role_slug(r, t.team, &team_id);
+        /* Whether the team exists or is someone else's, the answer is the same. */
+        if (have == IMX_ROLE_NONE)
+            imx_verr(errors, "/team", "is not a team you belong to");
+        else if (want > have)
+            imx_verr(errors, "/role", "exceeds your role in team '%s' (%s)", t.team,
+                     imx_role_name(have));
+        snprintf(t.team_id, sizeof t.team_id, "%lld", (long long)team_id);
+    }
+    if (json_array_size(errors) > 0) {
+        imx_reply_invalid_steal(r, errors, "The token has invalid fields");
+        return;
+    }
+    json_decref(errors);
+    snprintf(t.user_id, sizeof t.user_id, "%lld", (long long)p->user_id);
+    snprintf(t.days, sizeof t.days, "%lld", (long long)d);
+    if (imx_token_new(t.secret) != 0) {
+        imx_reply_problem(r, IMX_E_INTERNAL, NULL);
+        return;
+    }
+    imx_token_hash(t.secret, t.hash);
+    imx_db_tx(r, token_create_tx, &t);
+    OPENSSL_cleanse(t.secret, sizeof t.secret);
+}
+
+void imx_api_token_list(struct imx_req *r)
+{
+    char uid[24];
+    struct imx_db_conn *c = imx_api_db(r);
+    if (!c)
+        return;
+    snprintf(uid, sizeof uid, "%lld", (long long)r->principal.user_id);
+    imx_api_reply_pg_json_steal(r, 200, imx_db_token_list(c, uid), "No tokens");
+}
+
+struct token_revoke {
+    const char *id;
+    char user_id[24];
+    bool any_user;
+};
+
+static int token_revoke_tx(struct imx_req *r, void *cls)
+{
+    struct token_revoke *t = cls;
+    PGresult *res = imx_db_token_revoke(r->db, t->id, t->any_user ? NULL : t->user_id);
+    if (!imx_db_ok(res))
+        return imx_db_tx_fail(r, res);
+    if (PQntuples(res) == 0) {
+        PQclear(res);
+        imx_reply_problem(r, IMX_E_NOT_FOUND, "No token %s", t->id);
+        return -1;
+    }
+    PQclear(res);
+    if (imx_audit(r, "revoke", "api_token", t->id, NULL) != 0)
+        return -1;
+    imx_reply_empty(r, 204);
+    return 0;
+}
+
+void imx_api_token_revoke(struct imx_req *r)
+{
+    unsigned long long id = 0;
+    struct token_revoke t = { .id = imx_req_param(r, "id"), .any_user = r->principal.admin };
+    /* Not a number is the same as not yours: 404. */
+    if (imx_parse_uint(t.id, 1, INT64_MAX, &id) != 0) {
+        imx_reply_problem(r, IMX_E_NOT_FOUND, "No token %s", t.id);
+        return;
+    }
+    snprintf(t.user_id, sizeof t.user_id, "%lld", (long long)r->principal.user_id);
+    imx_db_tx(r, token_revoke_tx, &t);
+}

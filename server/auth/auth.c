@@ -1,0 +1,421 @@
+/* Who is calling and what they may do: the authenticator run before every non-public route,
+ * role checks per team, and the audit log of writes. */
+#include "auth/auth.h"
+
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+#include <openssl/sha.h>
+#include <sodium.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "api/api.h"
+#include "api/cursor.h"
+#include "auth/jwt.h"
+#include "auth/password.h"
+#include "auth/token.h"
+#include "db/auth.h"
+#include "db/tx.h"
+#include "http/router.h"
+#include "util/log.h"
+
+struct imx_auth_settings imx_auth_settings;
+
+static const char *const role_names[] = {
+    [IMX_ROLE_NONE] = NULL,       [IMX_ROLE_VIEWER] = "viewer",
+    [IMX_ROLE_MEMBER] = "member", [IMX_ROLE_PUBLISHER] = "publisher",
+    [IMX_ROLE_ADMIN] = "admin",
+};
+
+const char *imx_role_name(enum imx_role role)
+{
+    return (unsigned)role <= IMX_ROLE_ADMIN ? role_names[role] : NULL;
+}
+
+enum imx_role imx_role_parse(const char *s)
+{
+    for (int i = IMX_ROLE_VIEWER; s && i <= IMX_ROLE_ADMIN; i++)
+        if (strcmp(s, role_names[i]) == 0)
+            return (enum imx_role)i;
+    return IMX_ROLE_NONE;
+}
+
+/* Reads secret NAME (or NAME_FILE) into a new string; *err set when the file is unreadable. */
+static char *read_secret(const char *name, char *err, size_t errlen)
+{
+    int failed = 0;
+    char *s = imx_config_secret(name, &failed);
+    if (failed)
+        snprintf(err, errlen, "%s_FILE cannot be read", name);
+    return s;
+}
+
+static void free_secret(char *s)
+{
+    if (s) {
+        sodium_memzero(s, strlen(s));
+        free(s);
+    }
+}
+
+int imx_auth_init(const struct imx_config *cfg, char *err, size_t errlen)
+{
+    err[0] = '\0';
+    imx_auth_settings.jwt_ttl_s = cfg->jwt_ttl_s;
+    imx_auth_settings.login_window_s = cfg->login_window_s;
+    imx_auth_settings.login_max_failures = cfg->login_max_failures;
+    imx_auth_settings.login_ip_max_failures = cfg->login_ip_max_failures;
+    if (imx_password_init() != 0) {
+        snprintf(err, errlen, "libsodium cannot be initialised");
+        return -1;
+    }
+    char *current = read_secret("IMAXE_JWT_SECRET", err, errlen);
+    char *previous = err[0] ? NULL : read_secret("IMAXE_JWT_SECRET_PREVIOUS", err, errlen);
+    int rc = err[0] ? -1 : 0;
+    if (rc == 0 && !current) {
+        snprintf(err, errlen,
+                 "no JWT signing secret: set IMAXE_JWT_SECRET or IMAXE_JWT_SECRET_FILE to at "
+                 "least %d random bytes (e.g. head -c 48 /dev/urandom | base64 -w0)",
+                 IMX_JWT_SECRET_MIN);
+        rc = -1;
+    }
+    if (rc == 0)
+        rc = imx_jwt_keys_set(current, previous, err, errlen);
+    if (rc == 0) {
+        /* Cursors are signed with a key derived from the secret, never with the secret itself. */
+        unsigned char key[SHA256_DIGEST_LENGTH];
+        unsigned int klen = 0;
+        const char label[] = "imaxe cursor key v1";
+        HMAC(EVP_sha256(), current, (int)strlen(current), (const unsigned char *)label,
+             sizeof label - 1, key, &klen);
+        rc = imx_cursor_set_key(key, klen);
+        sodium_memzero(key, sizeof key);
+    }
+    free_secret(current);
+    free_secret(previous);
+    return rc;
+}
+
+int imx_auth_bootstrap(char *err, size_t errlen)
+{
+    char hash[crypto_pwhash_STRBYTES];
+    const char *email = getenv("IMAXE_ADMIN_EMAIL");
+    err[0] = '\0';
+    char *password = read_secret("IMAXE_ADMIN_PASSWORD", err, errlen);
+    if (err[0])
+        return -1;
+    if (!email || !*email || !password) {
+        free_secret(password);
+        return 0;
+    }
+    if (strlen(password) < IMX_PASSWORD_MIN || imx_password_hash(password, hash) != 0) {
+        snprintf(err, errlen, "IMAXE_ADMIN_PASSWORD must be at least %d characters",
+                 IMX_PASSWORD_MIN);
+        free_secret(password);
+        return -1;
+    }
+    free_secret(password);
+    enum imx_db_failure why;
+    struct imx_db_conn *c = imx_db_acquire(&why);
+    if (!c) {
+        snprintf(err, errlen, "cannot reach PostgreSQL to create the first admin");
+        return -1;
+    }
+    PGresult *res = imx_db_auth_bootstrap(c, email, hash);
+    int rc = 0;
+    if (!imx_db_ok(res)) {
+        snprintf(err, errlen, "creating the first admin failed: %.200s", PQresultErrorMessage(res));
+        rc = -1;
+    } else if (PQntuples(res) == 1) {
+        imx_info("no users yet: created the global admin %s (IMAXE_ADMIN_EMAIL)", email);
+    }
+    PQclear(res);
+    imx_db_release(c);
+    sodium_memzero(hash, sizeof hash);
+    return rc;
+}
+
+/* Replies 401 with WWW-Authenticate (RFC 6750: error only when a token was sent). */
+static bool unauthenticated(struct imx_req *r, bool token_sent, const char *why)
+{
+    imx_reply_header(r, "WWW-Authenticate",
+                     token_sent ? "Bearer error=\"invalid_token\"" : "Bearer");
+    if (token_sent)
+        imx_debug("request %s: token rejected (%s)", r->request_id, why);
+    imx_reply_problem(r, IMX_E_UNAUTHENTICATED,
+                      token_sent ? "The token is invalid, expired or revoked"
+                                 : "Send Authorization: Bearer <token>");
+    return false;
+}
+
+static int64_t parse_id(const char *s)
+{
+    unsigned long long v = 0;
+    return imx_parse_uint(s, 1, INT64_MAX, &v) == 0 ? (int64_t)v : 0;
+}
+
+/* Authenticates an imx_ API token. Returns 1 when valid, 0 when not, -1 after replying. */
+static int api_token_principal(struct imx_req *r, const char *token)
+{
+    char hash[IMX_TOKEN_HASH_LEN + 1];
+    imx_token_hash(token, hash);
+    PGresult *res = imx_db_auth_api_token(r->db, hash);
+    if (!imx_db_ok(res)) {
+        imx_api_db_error(r, res);
+        PQclear(res);
+        return -1;
+    }
+    int ok = PQntuples(res) == 1;
+    if (ok) {
+        struct imx_principal *p = &r->principal;
+        p->token_id = parse_id(PQgetvalue(res, 0, 0));
+        p->user_id = parse_id(PQgetvalue(res, 0, 1));
+        p->token_team = parse_id(PQgetvalue(res, 0, 2));
+        p->token_role = (int)imx_role_parse(PQgetvalue(res, 0, 3));
+        p->user_admin = strcmp(PQgetvalue(res, 0, 4), "t") == 0;
+        p->admin = false; /* a script token never carries global admin powers */
+        p->authenticated = true;
+    }
+    PQclear(res);
+    return ok;
+}
+
+/* Authenticates an access token (JWT). Returns 1 when valid, 0 when not, -1 after replying. */
+static int jwt_principal(struct imx_req *r, const char *token)
+{
+    int64_t uid = 0;
+    enum imx_jwt_result v = imx_jwt_verify(token, (long long)time(NULL), &uid);
+    if (v != IMX_JWT_OK) {
+        imx_debug("request %s: access token rejected: %s", r->request_id, imx_jwt_result_name(v));
+        return 0;
+    }
+    char id[24];
+    snprintf(id, sizeof id, "%lld", (long long)uid);
+    PGresult *res = imx_db_auth_user_active(r->db, id);
+    if (!imx_db_ok(res)) {
+        imx_api_db_error(r, res);
+        PQclear(res);
+        return -1;
+    }
+    int ok = PQntuples(res) == 1;
+    if (ok) {
+        r->principal.user_id = uid;
+        r->principal.user_admin = strcmp(PQgetvalue(res, 0, 0), "t") == 0;
+        r->principal.admin = r->principal.user_admin;
+        r->principal.authenticated = true;
+    }
+    PQclear(res);
+    return ok;
+}
+
+/* The role a user (not a token) holds in a team whose membership role is row_role. */
+static enum imx_role cap(const struct imx_principal *p, int64_t team_id, enum imx_role member)
+{
+    enum imx_role role = p->user_admin ? IMX_ROLE_ADMIN : member;
+    if (p->token_id) {
+        if (team_id != p->token_team)
+            return IMX_ROLE_NONE;
+        if ((int)role > p->token_role)
+            role = (enum imx_role)p->token_role;
+    }
+    return role;
+}
+
+/* The request's connection, acquired without replying when there is none yet. */
+static struct imx_db_conn *quiet_db(struct imx_req *r)
+{
+    enum imx_db_failure why;
+    if (!r->db)
+        r->db = imx_db_acquire(&why);
+    return r->db;
+}
+
+/* The caller's role in team_id. Returns 0, or -1 on a database failure (replied when reply). */
+static int role_in(struct imx_req *r, int64_t team_id, enum imx_role *out, bool reply)
+{
+    const struct imx_principal *p = &r->principal;
+    *out = IMX_ROLE_NONE;
+    if (!p->authenticated || (p->token_id && team_id != p->token_team))
+        return 0;
+    if (p->user_admin) {
+        *out = cap(p, team_id, IMX_ROLE_ADMIN);
+        return 0;
+    }
+    struct imx_db_conn *c = reply ? imx_api_db(r) : quiet_db(r);
+    if (!c)
+        return -1;
+    char tid[24], uid[24];
+    snprintf(tid, sizeof tid, "%lld", (long long)team_id);
+    snprintf(uid, sizeof uid, "%lld", (long long)p->user_id);
+    PGresult *res = imx_db_auth_role_in_team(c, tid, uid);
+    if (!imx_db_ok(res)) {
+        if (reply)
+            imx_api_db_error(r, res);
+        else
+            imx_error("request %s: role lookup failed: %s", r->request_id, imx_db_sqlstate(res));
+        PQclear(res);
+        return -1;
+    }
+    if (PQntuples(res) == 1)
+        *out = cap(p, team_id, imx_role_parse(PQgetvalue(res, 0, 0)));
+    PQclear(res);
+    return 0;
+}
+
+/* The caller's highest role in any team. Returns 0, or -1 after replying. */
+static int max_role(struct imx_req *r, enum imx_role *out)
+{
+    const struct imx_principal *p = &r->principal;
+    if (p->token_id)
+        return role_in(r, p->token_team, out, true);
+    if (p->user_admin) {
+        *out = IMX_ROLE_ADMIN;
+        return 0;
+    }
+    char uid[24];
+    snprintf(uid, sizeof uid, "%lld", (long long)p->user_id);
+    PGresult *res = imx_db_auth_max_role(r->db, uid);
+    if (!imx_db_ok(res)) {
+        imx_api_db_error(r, res);
+        PQclear(res);
+        return -1;
+    }
+    *out = PQntuples(res) == 1 ? imx_role_parse(PQgetvalue(res, 0, 0)) : IMX_ROLE_NONE;
+    PQclear(res);
+    return 0;
+}
+
+bool imx_auth_authenticate(struct imx_req *r)
+{
+    const char *h = imx_req_header(r, "Authorization");
+    if (!h)
+        return unauthenticated(r, false, "no Authorization header");
+    if (strncasecmp(h, "Bearer ", 7) != 0)
+        return unauthenticated(r, true, "not a Bearer credential");
+    const char *token = h + 7;
+    while (*token == ' ')
+        token++;
+    if (!*token || strlen(token) > IMX_JWT_TOKEN_MAX)
+        return unauthenticated(r, true, "empty or oversized token");
+    if (!imx_api_db(r))
+        return false;
+    int ok = strncmp(token, IMX_TOKEN_PREFIX, strlen(IMX_TOKEN_PREFIX)) == 0
+                 ? api_token_principal(r, token)
+                 : jwt_principal(r, token);
+    if (ok < 0)
+        return false;
+    if (ok == 0)
+        return unauthenticated(r, true, "unknown, revoked or expired API token");
+
+    const struct imx_route *rt = r->route;
+    if (rt->access == IMX_ACCESS_ADMIN && !r->principal.admin) {
+        imx_reply_problem(r, IMX_E_FORBIDDEN, "Only global admins may %s %s", rt->method, rt->path);
+        return false;
+    }
+    if (rt->min_role > IMX_ROLE_NONE && !r->principal.admin) {
+        enum imx_role have = IMX_ROLE_NONE;
+        if (max_role(r, &have) != 0)
+            return false;
+        if ((int)have < rt->min_role) {
+            imx_reply_problem(r, IMX_E_FORBIDDEN, "%s %s needs the %s role in a team", rt->method,
+                              rt->path, imx_role_name((enum imx_role)rt->min_role));
+            return false;
+        }
+    }
+    return true;
+}
+
+enum imx_role imx_auth_role_slug(struct imx_req *r, const char *slug, int64_t *team_id)
+{
+    char uid[24];
+    *team_id = 0;
+    if (!quiet_db(r) || !r->principal.authenticated)
+        return IMX_ROLE_NONE;
+    snprintf(uid, sizeof uid, "%lld", (long long)r->principal.user_id);
+    PGresult *res = imx_db_auth_team_by_slug(r->db, slug, uid);
+    enum imx_role role = IMX_ROLE_NONE;
+    if (imx_db_ok(res) && PQntuples(res) == 1) {
+        *team_id = parse_id(PQgetvalue(res, 0, 0));
+        role = cap(&r->principal, *team_id, imx_role_parse(PQgetvalue(res, 0, 1)));
+    } else if (!imx_db_ok(res)) {
+        imx_error("request %s: team lookup failed: %s", r->request_id, imx_db_sqlstate(res));
+    }
+    PQclear(res);
+    return role;
+}
+
+int64_t imx_auth_team(struct imx_req *r, const char *slug, enum imx_role min)
+{
+    char uid[24];
+    if (!imx_api_db(r))
+        return 0;
+    snprintf(uid, sizeof uid, "%lld", (long long)r->principal.user_id);
+    PGresult *res = imx_db_auth_team_by_slug(r->db, slug, uid);
+    if (!imx_db_ok(res)) {
+        imx_api_db_error(r, res);
+        PQclear(res);
+        return 0;
+    }
+    int64_t id = 0;
+    enum imx_role role = IMX_ROLE_NONE;
+    if (PQntuples(res) == 1) {
+        id = parse_id(PQgetvalue(res, 0, 0));
+        role = cap(&r->principal, id, imx_role_parse(PQgetvalue(res, 0, 1)));
+    }
+    PQclear(res);
+    /* The same answer whether the team is missing or merely someone else's. */
+    if (role == IMX_ROLE_NONE) {
+        imx_reply_problem(r, IMX_E_NOT_FOUND, "No team '%s'", slug);
+        return 0;
+    }
+    if (role < min) {
+        imx_reply_problem(r, IMX_E_FORBIDDEN, "Your role in team '%s' is %s; this needs %s", slug,
+                          imx_role_name(role), imx_role_name(min));
+        return 0;
+    }
+    return id;
+}
+
+bool imx_auth_team_id(struct imx_req *r, int64_t team_id, enum imx_role min)
+{
+    enum imx_role role;
+    if (role_in(r, team_id, &role, true) != 0)
+        return false;
+    if (role == IMX_ROLE_NONE) {
+        imx_reply_problem(r, IMX_E_NOT_FOUND, "Not found");
+        return false;
+    }
+    if (role < min) {
+        imx_reply_problem(r, IMX_E_FORBIDDEN, "Your role in the owning team is %s; this needs %s",
+                          imx_role_name(role), imx_role_name(min));
+        return false;
+    }
+    return true;
+}
+
+enum imx_role imx_auth_role(struct imx_req *r, int64_t team_id)
+{
+    enum imx_role role;
+    return role_in(r, team_id, &role, false) == 0 ? role : IMX_ROLE_NONE;
+}
+
+int imx_audit(struct imx_req *r, const char *action, const char *resource, const char *resource_id,
+              const json_t *detail)
+{
+    char uid[24], tid[24];
+    const struct imx_principal *p = &r->principal;
+    snprintf(uid, sizeof uid, "%lld", (long long)p->user_id);
+    snprintf(tid, sizeof tid, "%lld", (long long)p->token_id);
+    char *text = detail ? json_dumps(detail, JSON_COMPACT) : NULL;
+    PGresult *res =
+        imx_db_audit_insert(r->db, p->authenticated ? uid : NULL, p->token_id ? tid : NULL, action,
+                            resource, resource_id, r->request_id, text ? text : "{}");
+    free(text);
+    if (!imx_db_ok(res))
+        return imx_db_tx_fail(r, res);
+    PQclear(res);
+    return 0;
+}

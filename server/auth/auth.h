@@ -1,0 +1,70 @@
+/* Who is calling and what they may do: the authenticator run before every non-public route,
+ * role checks per team, and the audit log of writes. */
+#ifndef IMX_AUTH_H
+#define IMX_AUTH_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "http/request.h"
+#include "util/config.h"
+
+/* Team roles, ordered: each includes the ones before it. */
+enum imx_role {
+    IMX_ROLE_NONE,
+    IMX_ROLE_VIEWER,
+    IMX_ROLE_MEMBER,
+    IMX_ROLE_PUBLISHER,
+    IMX_ROLE_ADMIN
+};
+
+/* Settings read at start-up (IMAXE_JWT_TTL_S, IMAXE_LOGIN_*). */
+struct imx_auth_settings {
+    unsigned jwt_ttl_s;
+    unsigned login_window_s;
+    unsigned login_max_failures;    /* per account, per window */
+    unsigned login_ip_max_failures; /* per client address, per window */
+};
+extern struct imx_auth_settings imx_auth_settings;
+
+/* "viewer", "member", "publisher", "admin"; NULL for IMX_ROLE_NONE. Static string. */
+const char *imx_role_name(enum imx_role role);
+
+/* The role named s; IMX_ROLE_NONE for NULL or an unknown name. */
+enum imx_role imx_role_parse(const char *s);
+
+/* Reads the JWT secrets (IMAXE_JWT_SECRET(_FILE), IMAXE_JWT_SECRET_PREVIOUS(_FILE)), derives the
+ * cursor key and prepares password hashing. Returns 0, or -1 with a message for the operator. */
+int imx_auth_init(const struct imx_config *cfg, char *err, size_t errlen);
+
+/* First start: with no users yet, creates a global admin from IMAXE_ADMIN_EMAIL and
+ * IMAXE_ADMIN_PASSWORD(_FILE). Returns 0, or -1 with a message. */
+int imx_auth_bootstrap(char *err, size_t errlen);
+
+/* The imx_http_auth_hook: reads the bearer token (an access token or an imx_ API token), fills
+ * r->principal, and applies the route's access and min_role. Replies 401/403 and returns false
+ * when the caller may not go on. */
+bool imx_auth_authenticate(struct imx_req *r);
+
+/* Resolves a team slug and checks the caller's role in it. Global admins pass; an API token is
+ * capped to its team and role. Replies 404 when the team does not exist or the caller has no role
+ * in it (and is not a global admin), 403 when the role is below min. Returns the team id (> 0), or
+ * 0 after replying. Uses imx_api_db(r). */
+int64_t imx_auth_team(struct imx_req *r, const char *slug, enum imx_role min);
+/* The same for a team id read from a stored row (e.g. the owning team of an image). Returns true or
+ * replies. */
+bool imx_auth_team_id(struct imx_req *r, int64_t team_id, enum imx_role min);
+/* The caller's effective role in a team (no reply; IMX_ROLE_NONE when none). */
+enum imx_role imx_auth_role(struct imx_req *r, int64_t team_id);
+/* Writes an audit row with r->db (call inside the write's transaction). detail is borrowed. Returns
+ * 0 or -1. */
+int imx_audit(struct imx_req *r, const char *action, const char *resource, const char *resource_id,
+              const json_t *detail);
+
+/* The caller's effective role in the team with this slug (no reply; IMX_ROLE_NONE when the team
+ * does not exist, the caller has no role there, or the database failed); *team_id gets its id. */
+enum imx_role imx_auth_role_slug(struct imx_req *r, const char *slug, int64_t *team_id);
+
+#endif

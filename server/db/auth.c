@@ -1,0 +1,272 @@
+/* SQL for who may see and change what: users, teams, memberships, API tokens, login throttling
+ * and the audit log. */
+#include "db/auth.h"
+
+IMX_DB_STMT(q_api_token, 1,
+            "SELECT t.id, t.user_id, t.team_id, t.role, u.is_admin FROM api_tokens t "
+            "JOIN users u ON u.id = t.user_id "
+            "WHERE t.token_hash = $1 AND t.revoked_at IS NULL AND t.expires_at > now() "
+            "AND u.disabled_at IS NULL");
+
+PGresult *imx_db_auth_api_token(struct imx_db_conn *c, const char *token_hash)
+{
+    const char *p[] = { token_hash };
+    return imx_db_exec(c, &q_api_token, p);
+}
+
+IMX_DB_STMT(q_user_active, 1,
+            "SELECT is_admin FROM users WHERE id = $1::bigint AND disabled_at IS NULL");
+
+PGresult *imx_db_auth_user_active(struct imx_db_conn *c, const char *user_id)
+{
+    const char *p[] = { user_id };
+    return imx_db_exec(c, &q_user_active, p);
+}
+
+IMX_DB_STMT(q_login_user, 1,
+            "SELECT id, password_hash FROM users WHERE lower(email) = lower($1) "
+            "AND disabled_at IS NULL");
+
+PGresult *imx_db_auth_login_user(struct imx_db_conn *c, const char *email)
+{
+    const char *p[] = { email };
+    return imx_db_exec(c, &q_login_user, p);
+}
+
+IMX_DB_STMT(q_bootstrap, 2,
+            "INSERT INTO users (email, display_name, password_hash, is_admin) "
+            "SELECT $1, 'Administrator', $2, true WHERE NOT EXISTS (SELECT 1 FROM users) "
+            "ON CONFLICT DO NOTHING RETURNING id");
+
+PGresult *imx_db_auth_bootstrap(struct imx_db_conn *c, const char *email, const char *hash)
+{
+    const char *p[] = { email, hash };
+    return imx_db_exec(c, &q_bootstrap, p);
+}
+
+IMX_DB_STMT(q_max_role, 1, "SELECT max(role)::text FROM memberships WHERE user_id = $1::bigint");
+
+PGresult *imx_db_auth_max_role(struct imx_db_conn *c, const char *user_id)
+{
+    const char *p[] = { user_id };
+    return imx_db_exec(c, &q_max_role, p);
+}
+
+IMX_DB_STMT(q_team_by_slug, 2,
+            "SELECT t.id, m.role FROM teams t LEFT JOIN memberships m "
+            "ON m.team_id = t.id AND m.user_id = $2::bigint WHERE t.slug = $1");
+
+PGresult *imx_db_auth_team_by_slug(struct imx_db_conn *c, const char *slug, const char *user_id)
+{
+    const char *p[] = { slug, user_id };
+    return imx_db_exec(c, &q_team_by_slug, p);
+}
+
+IMX_DB_STMT(q_role_in_team, 2,
+            "SELECT role FROM memberships WHERE team_id = $1::bigint AND user_id = $2::bigint");
+
+PGresult *imx_db_auth_role_in_team(struct imx_db_conn *c, const char *team_id, const char *user_id)
+{
+    const char *p[] = { team_id, user_id };
+    return imx_db_exec(c, &q_role_in_team, p);
+}
+
+IMX_DB_STMT(q_throttle_wait, 5,
+            "SELECT coalesce(max(ceil(extract(epoch FROM window_start "
+            "+ make_interval(secs => $3::int) - now()))), 0)::int FROM login_throttle "
+            "WHERE window_start > now() - make_interval(secs => $3::int) "
+            "AND ((key = $1 AND failures >= $4::int) OR (key = $2 AND failures >= $5::int))");
+
+PGresult *imx_db_throttle_wait(struct imx_db_conn *c, const char *email_key, const char *ip_key,
+                               const char *window_s, const char *max_email, const char *max_ip)
+{
+    const char *p[] = { email_key, ip_key, window_s, max_email, max_ip };
+    return imx_db_exec(c, &q_throttle_wait, p);
+}
+
+IMX_DB_STMT(q_throttle_fail, 2,
+            "INSERT INTO login_throttle AS t (key, failures, window_start) VALUES ($1, 1, now()) "
+            "ON CONFLICT (key) DO UPDATE SET "
+            "failures = CASE WHEN t.window_start <= now() - make_interval(secs => $2::int) "
+            "THEN 1 ELSE t.failures + 1 END, "
+            "window_start = CASE WHEN t.window_start <= now() - make_interval(secs => $2::int) "
+            "THEN now() ELSE t.window_start END");
+
+PGresult *imx_db_throttle_fail(struct imx_db_conn *c, const char *key, const char *window_s)
+{
+    const char *p[] = { key, window_s };
+    return imx_db_exec(c, &q_throttle_fail, p);
+}
+
+IMX_DB_STMT(q_throttle_clear, 1, "DELETE FROM login_throttle WHERE key = $1");
+
+PGresult *imx_db_throttle_clear(struct imx_db_conn *c, const char *key)
+{
+    const char *p[] = { key };
+    return imx_db_exec(c, &q_throttle_clear, p);
+}
+
+#define USER_JSON                                                                                  \
+    "json_build_object('id', u.id, 'email', u.email, 'display_name', u.display_name, 'admin', "    \
+    "u.is_admin, 'created_at', u.created_at)"
+
+IMX_DB_STMT(q_user_create, 4,
+            "WITH u AS (INSERT INTO users (email, display_name, password_hash, is_admin) "
+            "VALUES ($1, $2, $3, $4::boolean) RETURNING *) SELECT u.id, " USER_JSON " FROM u");
+
+PGresult *imx_db_user_create(struct imx_db_conn *c, const char *email, const char *display_name,
+                             const char *hash, const char *is_admin)
+{
+    const char *p[] = { email, display_name, hash, is_admin };
+    return imx_db_exec(c, &q_user_create, p);
+}
+
+IMX_DB_STMT(q_user_me, 3,
+            "SELECT " USER_JSON "::jsonb || jsonb_build_object('teams', coalesce(("
+            "SELECT jsonb_agg(jsonb_build_object('slug', t.slug, 'name', t.name, 'role', "
+            "CASE WHEN $3::team_role IS NOT NULL AND $3::team_role < m.role THEN $3::team_role "
+            "ELSE m.role END) ORDER BY t.slug) FROM memberships m JOIN teams t ON t.id = m.team_id "
+            "WHERE m.user_id = u.id AND ($2::bigint IS NULL OR t.id = $2::bigint)), '[]'::jsonb)) "
+            "FROM users u WHERE u.id = $1::bigint");
+
+PGresult *imx_db_user_me(struct imx_db_conn *c, const char *user_id, const char *token_team,
+                         const char *token_role)
+{
+    const char *p[] = { user_id, token_team, token_role };
+    return imx_db_exec(c, &q_user_me, p);
+}
+
+#define TEAM_JSON "json_build_object('slug', t.slug, 'name', t.name, 'created_at', t.created_at)"
+
+IMX_DB_STMT(q_team_create, 2,
+            "WITH t AS (INSERT INTO teams (slug, name) VALUES ($1, $2) RETURNING *) "
+            "SELECT t.id, " TEAM_JSON " FROM t");
+
+PGresult *imx_db_team_create(struct imx_db_conn *c, const char *slug, const char *name)
+{
+    const char *p[] = { slug, name };
+    return imx_db_exec(c, &q_team_create, p);
+}
+
+IMX_DB_STMT(q_team_list, 3,
+            "SELECT json_build_object('items', coalesce(json_agg(json_build_object("
+            "'slug', t.slug, 'name', t.name, 'created_at', t.created_at, 'role', m.role) "
+            "ORDER BY t.slug), '[]')) FROM teams t LEFT JOIN memberships m "
+            "ON m.team_id = t.id AND m.user_id = $1::bigint "
+            "WHERE ($3::boolean OR m.user_id IS NOT NULL) "
+            "AND ($2::bigint IS NULL OR t.id = $2::bigint)");
+
+PGresult *imx_db_team_list(struct imx_db_conn *c, const char *user_id, const char *only_team,
+                           const char *all)
+{
+    const char *p[] = { user_id, only_team, all };
+    return imx_db_exec(c, &q_team_list, p);
+}
+
+IMX_DB_STMT(q_team_get, 1,
+            "SELECT " TEAM_JSON "::jsonb || jsonb_build_object('members', coalesce(("
+            "SELECT jsonb_agg(jsonb_build_object('email', u.email, 'display_name', "
+            "u.display_name, 'role', m.role) ORDER BY lower(u.email)) FROM memberships m "
+            "JOIN users u ON u.id = m.user_id WHERE m.team_id = t.id), '[]'::jsonb)) "
+            "FROM teams t WHERE t.id = $1::bigint");
+
+PGresult *imx_db_team_get(struct imx_db_conn *c, const char *team_id)
+{
+    const char *p[] = { team_id };
+    return imx_db_exec(c, &q_team_get, p);
+}
+
+IMX_DB_STMT(q_member_put, 3,
+            "WITH m AS (INSERT INTO memberships (team_id, user_id, role) "
+            "SELECT $1::bigint, u.id, $3::team_role FROM users u WHERE lower(u.email) = lower($2) "
+            "ON CONFLICT (team_id, user_id) DO UPDATE SET role = EXCLUDED.role RETURNING *) "
+            "SELECT json_build_object('team', t.slug, 'email', u.email, 'role', m.role) "
+            "FROM m JOIN users u ON u.id = m.user_id JOIN teams t ON t.id = m.team_id");
+
+PGresult *imx_db_member_put(struct imx_db_conn *c, const char *team_id, const char *email,
+                            const char *role)
+{
+    const char *p[] = { team_id, email, role };
+    return imx_db_exec(c, &q_member_put, p);
+}
+
+IMX_DB_STMT(q_member_delete, 2,
+            "DELETE FROM memberships m USING users u WHERE m.team_id = $1::bigint "
+            "AND m.user_id = u.id AND lower(u.email) = lower($2) RETURNING m.user_id, m.role");
+
+PGresult *imx_db_member_delete(struct imx_db_conn *c, const char *team_id, const char *email)
+{
+    const char *p[] = { team_id, email };
+    return imx_db_exec(c, &q_member_delete, p);
+}
+
+#define TOKEN_JSON                                                                                 \
+    "json_build_object('id', k.id, 'name', k.name, 'team', t.slug, 'role', k.role, "               \
+    "'created_at', k.created_at, 'expires_at', k.expires_at, 'revoked_at', k.revoked_at)"
+
+IMX_DB_STMT(q_token_create, 6,
+            "WITH k AS (INSERT INTO api_tokens (user_id, team_id, name, role, token_hash, "
+            "expires_at) VALUES ($1::bigint, $2::bigint, $3, $4::team_role, $5, "
+            "now() + make_interval(days => $6::int)) RETURNING *) "
+            "SELECT k.id, " TOKEN_JSON " FROM k JOIN teams t ON t.id = k.team_id");
+
+PGresult *imx_db_token_create(struct imx_db_conn *c, const char *user_id, const char *team_id,
+                              const char *name, const char *role, const char *hash,
+                              const char *days)
+{
+    const char *p[] = { user_id, team_id, name, role, hash, days };
+    return imx_db_exec(c, &q_token_create, p);
+}
+
+IMX_DB_STMT(q_token_list, 1,
+            "SELECT json_build_object('items', coalesce(json_agg(" TOKEN_JSON
+            " ORDER BY k.id DESC), '[]')) FROM api_tokens k JOIN teams t ON t.id = k.team_id "
+            "WHERE k.user_id = $1::bigint");
+
+PGresult *imx_db_token_list(struct imx_db_conn *c, const char *user_id)
+{
+    const char *p[] = { user_id };
+    return imx_db_exec(c, &q_token_list, p);
+}
+
+IMX_DB_STMT(q_token_revoke, 2,
+            "UPDATE api_tokens SET revoked_at = coalesce(revoked_at, now()) "
+            "WHERE id = $1::bigint AND ($2::bigint IS NULL OR user_id = $2::bigint) "
+            "RETURNING id, team_id");
+
+PGresult *imx_db_token_revoke(struct imx_db_conn *c, const char *id, const char *user_id)
+{
+    const char *p[] = { id, user_id };
+    return imx_db_exec(c, &q_token_revoke, p);
+}
+
+IMX_DB_STMT(q_audit_insert, 7,
+            "INSERT INTO audit_log (actor_user_id, actor_token_id, action, resource, resource_id, "
+            "request_id, detail) VALUES ($1::bigint, $2::bigint, $3, $4, $5, $6, $7::jsonb)");
+
+PGresult *imx_db_audit_insert(struct imx_db_conn *c, const char *user_id, const char *token_id,
+                              const char *action, const char *resource, const char *resource_id,
+                              const char *request_id, const char *detail)
+{
+    const char *p[] = { user_id, token_id, action, resource, resource_id, request_id, detail };
+    return imx_db_exec(c, &q_audit_insert, p);
+}
+
+IMX_DB_STMT(q_audit_list, 6,
+            "SELECT a.id, json_build_object('id', a.id, 'at', a.at, 'actor', CASE WHEN "
+            "a.actor_user_id IS NULL THEN NULL ELSE json_build_object('id', a.actor_user_id, "
+            "'email', u.email) END, 'token_id', a.actor_token_id, 'action', a.action, "
+            "'resource', a.resource, 'resource_id', a.resource_id, 'request_id', a.request_id, "
+            "'detail', a.detail) FROM audit_log a LEFT JOIN users u ON u.id = a.actor_user_id "
+            "WHERE ($1::bigint IS NULL OR a.actor_user_id = $1::bigint) "
+            "AND ($2::text IS NULL OR a.resource = $2) AND ($3::text IS NULL OR a.action = $3) "
+            "AND ($4::timestamptz IS NULL OR a.at >= $4::timestamptz) "
+            "AND ($5::bigint IS NULL OR a.id < $5::bigint) ORDER BY a.id DESC LIMIT $6::int + 1");
+
+PGresult *imx_db_audit_list(struct imx_db_conn *c, const char *actor, const char *resource,
+                            const char *action, const char *since, const char *before_id,
+                            const char *limit)
+{
+    const char *p[] = { actor, resource, action, since, before_id, limit };
+    return imx_db_exec(c, &q_audit_list, p);
+}

@@ -1,0 +1,80 @@
+/* SQL for who may see and change what: users, teams, memberships, API tokens, login throttling
+ * and the audit log. Every function runs one prepared statement and returns a new result
+ * (PQclear it); string arguments are borrowed, NULL is SQL NULL. */
+#ifndef IMX_DB_AUTH_H
+#define IMX_DB_AUTH_H
+
+#include <libpq-fe.h>
+
+#include "db/pool.h"
+
+/* Principals */
+/* token_hash (hex SHA-256) of a live token of an active user -> id, user_id, team_id, role,
+ * is_admin. */
+PGresult *imx_db_auth_api_token(struct imx_db_conn *c, const char *token_hash);
+/* An active user -> is_admin. */
+PGresult *imx_db_auth_user_active(struct imx_db_conn *c, const char *user_id);
+/* An active user by email (case-insensitive) -> id, password_hash. */
+PGresult *imx_db_auth_login_user(struct imx_db_conn *c, const char *email);
+/* Creates the first admin when there are no users -> id (no row when users exist). */
+PGresult *imx_db_auth_bootstrap(struct imx_db_conn *c, const char *email, const char *hash);
+
+/* Roles */
+/* The user's highest role in any team -> role (NULL when none). */
+PGresult *imx_db_auth_max_role(struct imx_db_conn *c, const char *user_id);
+/* A team by slug -> id, the user's role there (NULL when none). */
+PGresult *imx_db_auth_team_by_slug(struct imx_db_conn *c, const char *slug, const char *user_id);
+/* The user's role in a team -> role (no row when none). */
+PGresult *imx_db_auth_role_in_team(struct imx_db_conn *c, const char *team_id, const char *user_id);
+
+/* Login throttling */
+/* Seconds until a login for these keys may be tried (0: now). */
+PGresult *imx_db_throttle_wait(struct imx_db_conn *c, const char *email_key, const char *ip_key,
+                               const char *window_s, const char *max_email, const char *max_ip);
+/* Counts one failure for key in the current window. */
+PGresult *imx_db_throttle_fail(struct imx_db_conn *c, const char *key, const char *window_s);
+/* Forgets the failures of key (after a successful login). */
+PGresult *imx_db_throttle_clear(struct imx_db_conn *c, const char *key);
+
+/* Users and teams (JSON built by PostgreSQL in column 0) */
+/* -> user JSON; 23505 when the email is taken. */
+PGresult *imx_db_user_create(struct imx_db_conn *c, const char *email, const char *display_name,
+                             const char *hash, const char *is_admin);
+/* -> the caller's user JSON with teams; token_team/token_role cap it (NULL: no cap). */
+PGresult *imx_db_user_me(struct imx_db_conn *c, const char *user_id, const char *token_team,
+                         const char *token_role);
+/* -> id, team JSON. */
+PGresult *imx_db_team_create(struct imx_db_conn *c, const char *slug, const char *name);
+/* -> {"items": [...]} with the user's role in each: every team (all "true"), or the user's;
+ * only_team (NULL: any) restricts. */
+PGresult *imx_db_team_list(struct imx_db_conn *c, const char *user_id, const char *only_team,
+                           const char *all);
+/* -> team JSON with its members. */
+PGresult *imx_db_team_get(struct imx_db_conn *c, const char *team_id);
+/* Sets a member's role -> membership JSON (no row: no such user). */
+PGresult *imx_db_member_put(struct imx_db_conn *c, const char *team_id, const char *email,
+                            const char *role);
+/* Removes a member -> user id, old role (no row: not a member). */
+PGresult *imx_db_member_delete(struct imx_db_conn *c, const char *team_id, const char *email);
+
+/* API tokens */
+/* -> id, token JSON (without the secret). */
+PGresult *imx_db_token_create(struct imx_db_conn *c, const char *user_id, const char *team_id,
+                              const char *name, const char *role, const char *hash,
+                              const char *days);
+/* -> {"items": [...]} of the user's tokens. */
+PGresult *imx_db_token_list(struct imx_db_conn *c, const char *user_id);
+/* Revokes a token of the user (any user's when user_id is NULL) -> id, team_id (no row: none). */
+PGresult *imx_db_token_revoke(struct imx_db_conn *c, const char *id, const char *user_id);
+
+/* Audit */
+PGresult *imx_db_audit_insert(struct imx_db_conn *c, const char *user_id, const char *token_id,
+                              const char *action, const char *resource, const char *resource_id,
+                              const char *request_id, const char *detail);
+/* Rows newest first, filtered (NULL: any), after the keyset id, at most limit+1 of them ->
+ * id, row JSON. */
+PGresult *imx_db_audit_list(struct imx_db_conn *c, const char *actor, const char *resource,
+                            const char *action, const char *since, const char *before_id,
+                            const char *limit);
+
+#endif

@@ -1,0 +1,24 @@
+/* Transactions for handlers: BEGIN, the work, COMMIT, retried on serialization failures and
+ * deadlocks. */
+#ifndef IMX_DB_TX_H
+#define IMX_DB_TX_H
+
+#include <libpq-fe.h>
+
+#include "http/request.h"
+
+/* Most attempts of one transaction (the first and the retries). */
+#define IMX_DB_TX_ATTEMPTS 4
+
+/* Runs fn(r, cls) between BEGIN and COMMIT on imx_api_db(r). fn returns 0 to commit, or -1 to
+ * roll back after replying. On a failed statement fn returns imx_db_tx_fail(r, res): SQLSTATE
+ * 40001/40P01 (and the same at COMMIT) retry the whole transaction up to 3 times, so fn must not
+ * have replied then; other failures are answered through imx_api_db_error. Returns 0 when
+ * committed (fn's reply stands), -1 when rolled back (a reply is set). */
+int imx_db_tx(struct imx_req *r, int (*fn)(struct imx_req *r, void *cls), void *cls);
+
+/* For fn: handles a failed result (steals res): marks a retryable failure, or replies with the
+ * problem for it. Returns -1, for `return imx_db_tx_fail(r, res);`. */
+int imx_db_tx_fail(struct imx_req *r, PGresult *res);
+
+#endif
