@@ -100,6 +100,15 @@ static int serve(const struct imx_config *cfg, sigset_t *sigs)
         imx_error("out of memory at start-up");
         return 1;
     }
+    /* The replica gets a pool of the same size: reads are most of the traffic. */
+    if (cfg->database_read_url) {
+        if (imx_db_read_pool_init(cfg->database_read_url, cfg->db_pool_size, cfg->db_acquire_ms,
+                                  cfg->statement_ms) != 0) {
+            imx_error("out of memory at start-up");
+            return 1;
+        }
+        imx_info("reads that may lag go to the read replica (IMAXE_DATABASE_READ_URL)");
+    }
     if (imx_http_start(cfg, err, sizeof err) != 0) {
         imx_error("%s", err);
         return 1;
