@@ -85,12 +85,13 @@ echo "   $loaded of $total concurrent inserts were in the snapshot"
     fail "schema_migrations differ"
 
 echo "-- imaxe-server serves from the restored database"
+: >"$tmp/server.log" # exists before the background job opens it, for the loop below
 IMAXE_DATABASE_URL=$(conninfo "$dst_db") IMAXE_PORT=0 IMAXE_BIND=127.0.0.1 IMAXE_DB_WAIT_S=10 \
     "$server" serve >"$tmp/server.log" 2>&1 &
 srv=$!
 port=""
 for _ in $(seq 1 200); do
-    port=$(sed -n 's/.*listening on http:\/\/[^:]*:\([0-9]*\)\/.*/\1/p' "$tmp/server.log" | head -1)
+    port=$(sed -n 's/.*listening on http:\/\/[^:]*:\([0-9]*\)\/.*/\1/p' "$tmp/server.log" | head -1 || true)
     [ -n "$port" ] && break
     kill -0 "$srv" 2>/dev/null || { cat "$tmp/server.log"; fail "server exited"; }
     sleep 0.05
