@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `make test`: every test of both builds (plain and ASan+UBSan), the format check, the
-# OpenAPI lint and the deploy/ checks. Each ctest run makes its own throwaway PostgreSQL
-# cluster.
+# OpenAPI lint, the deploy/ checks and the Debian package. Each ctest run makes its own
+# throwaway PostgreSQL cluster.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 fail=0
@@ -22,6 +22,9 @@ tools/openapi-lint.sh || fail=1
 
 step "deploy/ checks (systemd unit)"
 tools/deploy-check.sh || fail=1
+
+step "Debian package (cpack -G DEB in build-pkg)"
+tools/package-check.sh || fail=1
 
 if [ $fail -ne 0 ]; then
     echo; echo "make test: FAILED"; exit 1
