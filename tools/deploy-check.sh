@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Static checks of deploy/: the systemd unit (systemd-analyze verify + security score).
-# Part of `make test`.
+# Static checks of deploy/: the systemd unit (systemd-analyze verify + security score), the
+# Dockerfile (two linters), compose.yaml and nginx.conf, and the Kubernetes manifests (YAML,
+# kustomization references, and `kubectl kustomize` when kubectl can). Part of `make test`.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 fail=0
@@ -36,6 +37,36 @@ if command -v systemd-analyze >/dev/null 2>&1; then
     fi
 else
     echo "deploy-check: SKIPPED the systemd unit checks: systemd-analyze is not installed (apt-get install systemd)"
+fi
+
+# Dockerfile: dockerfile-utils (instruction syntax and flags) and dockerfilelint (practices).
+tools/npm-deps.sh
+if tests/node_modules/.bin/dockerfile-utils lint deploy/Dockerfile; then
+    echo "dockerfile-utils lint: deploy/Dockerfile clean"
+else
+    bad "dockerfile-utils lint deploy/Dockerfile"
+fi
+if out=$(tests/node_modules/.bin/dockerfilelint deploy/Dockerfile 2>&1); then
+    echo "dockerfilelint: deploy/Dockerfile clean"
+else
+    printf '%s\n' "$out" >&2
+    bad "dockerfilelint deploy/Dockerfile"
+fi
+
+# compose.yaml, nginx.conf and the Kubernetes manifests.
+python3 tools/deploy_yaml_check.py || fail=1
+
+if command -v kubectl >/dev/null 2>&1 && kubectl version --client 2>/dev/null | grep -q 'Kustomize Version: v[4-9]'; then
+    if out=$(kubectl kustomize deploy/k8s/overlays/example 2>&1); then
+        n=$(printf '%s\n' "$out" | grep -c '^kind:')
+        echo "kubectl kustomize deploy/k8s/overlays/example: $n objects rendered"
+        printf '%s\n' "$out" | python3 tools/deploy_yaml_check.py --rendered || fail=1
+    else
+        printf '%s\n' "$out" >&2
+        bad "kubectl kustomize deploy/k8s/overlays/example"
+    fi
+else
+    echo "deploy-check: kubectl with kustomize v4+ is not installed: checked the manifests as YAML and their kustomization references only"
 fi
 
 exit $fail

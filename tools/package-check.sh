@@ -24,6 +24,7 @@ want=(
     /usr/share/imaxe/backup.sh
     /usr/share/imaxe/restore.sh
     /usr/share/doc/imaxe/imaxe.env.example
+    /usr/share/doc/imaxe/README.md
 )
 for m in migrations/*.sql; do want+=("/usr/share/imaxe/$m"); done
 if [ -d web ]; then

@@ -20,7 +20,7 @@ tools/format.sh check || fail=1
 step "OpenAPI lint (@redocly/cli)"
 tools/openapi-lint.sh || fail=1
 
-step "deploy/ checks (systemd unit)"
+step "deploy/ checks (systemd unit, Dockerfile lint, compose, Kubernetes)"
 tools/deploy-check.sh || fail=1
 
 step "Debian package (cpack -G DEB in build-pkg)"
