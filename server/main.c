@@ -1,13 +1,16 @@
 /* imaxe-server: start-up, configuration, migrations, signals and drain.
  *   imaxe-server [serve]   migrate, then serve until SIGTERM/SIGINT
  *   imaxe-server migrate   apply migrations and exit
- *   imaxe-server version   print the version */
+ *   imaxe-server version   print the version
+ * Under systemd (Type=notify) it reports READY=1 once migrated and listening, STOPPING=1 on
+ * SIGTERM/SIGINT; sd_notify does nothing when NOTIFY_SOCKET is unset. */
 #include <jansson.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <systemd/sd-daemon.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -59,6 +62,7 @@ static int run_migrations(const struct imx_config *cfg)
     if (!pg)
         return -1;
     int latest = 0;
+    sd_notify(0, "STATUS=applying migrations");
     int rc = imx_migrate(pg, cfg->migrations_dir, &latest, err, sizeof err);
     PQfinish(pg);
     if (rc != 0) {
@@ -105,6 +109,15 @@ static int serve(const struct imx_config *cfg, sigset_t *sigs)
         imx_error("out of memory at start-up");
         return 1;
     }
+    /* The replica gets a pool of the same size: reads are most of the traffic. */
+    if (cfg->database_read_url) {
+        if (imx_db_read_pool_init(cfg->database_read_url, cfg->db_pool_size, cfg->db_acquire_ms,
+                                  cfg->statement_ms) != 0) {
+            imx_error("out of memory at start-up");
+            return 1;
+        }
+        imx_info("reads that may lag go to the read replica (IMAXE_DATABASE_READ_URL)");
+    }
     if (imx_auth_bootstrap(err, sizeof err) != 0) {
         imx_error("%s", err);
         imx_db_pool_shutdown();
@@ -116,9 +129,11 @@ static int serve(const struct imx_config *cfg, sigset_t *sigs)
         return 1;
     }
     imx_info("imaxe %s listening on http://%s:%u/", IMX_VERSION, cfg->bind, imx_http_port());
+    sd_notifyf(0, "READY=1\nSTATUS=serving on %s:%u", cfg->bind, imx_http_port());
 
     int sig = 0;
     sigwait(sigs, &sig);
+    sd_notify(0, "STOPPING=1\nSTATUS=draining");
     imx_info("received %s: draining (up to %us)", sig == SIGTERM ? "SIGTERM" : "SIGINT",
              cfg->shutdown_s);
     imx_http_quiesce();

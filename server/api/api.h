@@ -14,6 +14,13 @@
  * Returns NULL after replying 503 when the database is unavailable or the pool is exhausted. */
 struct imx_db_conn *imx_api_db(struct imx_req *r);
 
+/* A connection for reads that may lag the primary by replication delay (searches, lists):
+ * from the read pool when IMAXE_DATABASE_READ_URL is set, else the primary. When the request
+ * already holds a primary connection, that one (so a request reads its own writes). A later
+ * imx_api_db() gives the read connection back and takes a primary one, so do not keep using the
+ * pointer this returned after calling imx_api_db(). Returns NULL after replying 503. */
+struct imx_db_conn *imx_api_db_read(struct imx_req *r);
+
 /* Replies with the problem for a failed result: 409 for unique/foreign-key violations, 503 for
  * an unavailable database or a timed-out query, else 500 (details logged, never sent). */
 void imx_api_db_error(struct imx_req *r, const PGresult *res);

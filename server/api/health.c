@@ -18,6 +18,18 @@ void imx_api_livez(struct imx_req *r)
     imx_reply_text(r, 200, "application/json", "{\"status\":\"ok\"}");
 }
 
+/* Reads the highest applied migration on c into *applied. Returns 0 or -1. */
+static int applied_migrations(struct imx_db_conn *c, unsigned long long *applied)
+{
+    PGresult *res = imx_db_exec(c, &q_migrations, NULL);
+    int rc = -1;
+    if (imx_db_ok(res) && PQntuples(res) == 1 &&
+        imx_parse_uint(PQgetvalue(res, 0, 0), 0, 1000000, applied) == 0)
+        rc = 0;
+    PQclear(res);
+    return rc;
+}
+
 void imx_api_readyz(struct imx_req *r)
 {
     if (imx_http_draining()) {
@@ -32,24 +44,40 @@ void imx_api_readyz(struct imx_req *r)
                                              : "The database cannot be reached");
         return;
     }
-    PGresult *res = imx_db_exec(r->db, &q_migrations, NULL);
-    if (!imx_db_ok(res) || PQntuples(res) != 1) {
-        PQclear(res);
+    unsigned long long applied = 0;
+    if (applied_migrations(r->db, &applied) != 0) {
         imx_reply_problem(r, IMX_E_NOT_READY, "The database cannot be queried");
         return;
     }
-    unsigned long long applied = 0;
-    imx_parse_uint(PQgetvalue(res, 0, 0), 0, 1000000, &applied);
-    PQclear(res);
     if ((int)applied < imx_server_info.migrations_expected) {
         imx_reply_problem(r, IMX_E_NOT_READY, "Migrations are behind: %llu applied, %d expected",
                           applied, imx_server_info.migrations_expected);
         return;
     }
-    imx_reply_json_steal(r, 200,
-                         json_pack("{s:s, s:s, s:{s:I, s:i}}", "status", "ready", "database", "ok",
-                                   "migrations", "applied", (json_int_t)applied, "expected",
-                                   imx_server_info.migrations_expected));
+    json_t *doc =
+        json_pack("{s:s, s:s, s:{s:I, s:i}}", "status", "ready", "database", "ok", "migrations",
+                  "applied", (json_int_t)applied, "expected", imx_server_info.migrations_expected);
+
+    /* With a read replica, searches depend on it too: it must answer and carry the schema. */
+    if (imx_db_has_read_pool()) {
+        imx_db_release(r->db);
+        r->db = imx_db_acquire_read(&why);
+        unsigned long long replica_applied = 0;
+        if (!r->db || applied_migrations(r->db, &replica_applied) != 0) {
+            json_decref(doc);
+            imx_reply_problem(r, IMX_E_NOT_READY, "The read replica cannot be queried");
+            return;
+        }
+        if ((int)replica_applied < imx_server_info.migrations_expected) {
+            json_decref(doc);
+            imx_reply_problem(r, IMX_E_NOT_READY,
+                              "The read replica is behind: %llu migrations applied, %d expected",
+                              replica_applied, imx_server_info.migrations_expected);
+            return;
+        }
+        json_object_set_new(doc, "read_database", json_string("ok"));
+    }
+    imx_reply_json_steal(r, 200, doc);
 }
 
 void imx_api_metrics(struct imx_req *r)

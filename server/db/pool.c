@@ -1,4 +1,5 @@
-/* A pool of libpq connections with lazily prepared statements and automatic reconnect. */
+/* Pools of libpq connections with lazily prepared statements and automatic reconnect: one for the
+ * primary (reads and writes) and, optionally, one for a read replica (reads that may lag). */
 #include "db/pool.h"
 
 #include <pthread.h>
@@ -11,22 +12,28 @@
 #include "util/log.h"
 
 struct imx_db_conn {
+    struct imx_db_pool *pool; /* borrowed: the pool this connection belongs to */
     PGconn *pg;
     uint64_t prepared[IMX_DB_MAX_STMTS / 64];
     bool in_use;
     bool broken;
 };
 
-static struct {
+struct imx_db_pool {
     pthread_mutex_t lock;
     pthread_cond_t freed;
     struct imx_db_conn *conns;
     unsigned size, busy, waiting;
     unsigned acquire_ms, stmt_ms;
+    char *name; /* "primary" or "read", for logs */
     char *url;
+    bool is_read;
     struct timespec last_failure; /* of a connect attempt; throttles reconnect storms */
     unsigned long long acquire_timeouts, reconnects;
-} pool = { .lock = PTHREAD_MUTEX_INITIALIZER, .freed = PTHREAD_COND_INITIALIZER };
+};
+
+/* Set once at start-up before any request thread exists, cleared after the last one ends. */
+static struct imx_db_pool *primary, *replica;
 
 static atomic_int next_slot = 1;
 
@@ -56,31 +63,70 @@ PGconn *imx_db_connect_raw(const char *url, unsigned stmt_ms, char *err, size_t 
     return pg;
 }
 
+struct imx_db_pool *imx_db_pool_new(const char *name, const char *url, unsigned size,
+                                    unsigned acquire_ms, unsigned stmt_ms)
+{
+    struct imx_db_pool *p = calloc(1, sizeof *p);
+    if (!p)
+        return NULL;
+    p->conns = calloc(size, sizeof *p->conns);
+    p->name = strdup(name);
+    p->url = strdup(url);
+    if (!p->conns || !p->name || !p->url || pthread_mutex_init(&p->lock, NULL) != 0) {
+        free(p->conns);
+        free(p->name);
+        free(p->url);
+        free(p);
+        return NULL;
+    }
+    pthread_cond_init(&p->freed, NULL);
+    for (unsigned i = 0; i < size; i++)
+        p->conns[i].pool = p;
+    p->size = size;
+    p->acquire_ms = acquire_ms;
+    p->stmt_ms = stmt_ms;
+    return p;
+}
+
+void imx_db_pool_free(struct imx_db_pool *p)
+{
+    if (!p)
+        return;
+    for (unsigned i = 0; i < p->size; i++)
+        PQfinish(p->conns[i].pg);
+    pthread_cond_destroy(&p->freed);
+    pthread_mutex_destroy(&p->lock);
+    free(p->conns);
+    free(p->name);
+    free(p->url);
+    free(p);
+}
+
 int imx_db_pool_init(const char *url, unsigned size, unsigned acquire_ms, unsigned stmt_ms)
 {
-    pool.conns = calloc(size, sizeof *pool.conns);
-    pool.url = strdup(url);
-    if (!pool.conns || !pool.url)
+    primary = imx_db_pool_new("primary", url, size, acquire_ms, stmt_ms);
+    return primary ? 0 : -1;
+}
+
+int imx_db_read_pool_init(const char *url, unsigned size, unsigned acquire_ms, unsigned stmt_ms)
+{
+    replica = imx_db_pool_new("read", url, size, acquire_ms, stmt_ms);
+    if (!replica)
         return -1;
-    pool.size = size;
-    pool.acquire_ms = acquire_ms;
-    pool.stmt_ms = stmt_ms;
+    replica->is_read = true;
     return 0;
+}
+
+bool imx_db_has_read_pool(void)
+{
+    return replica != NULL;
 }
 
 void imx_db_pool_shutdown(void)
 {
-    pthread_mutex_lock(&pool.lock);
-    for (unsigned i = 0; i < pool.size; i++) {
-        PQfinish(pool.conns[i].pg);
-        pool.conns[i].pg = NULL;
-    }
-    free(pool.conns);
-    free(pool.url);
-    pool.conns = NULL;
-    pool.url = NULL;
-    pool.size = 0;
-    pthread_mutex_unlock(&pool.lock);
+    imx_db_pool_free(replica);
+    imx_db_pool_free(primary);
+    replica = primary = NULL;
 }
 
 static long ms_since(const struct timespec *t)
@@ -95,10 +141,11 @@ static bool ensure_connected(struct imx_db_conn *c)
 {
     if (c->pg && !c->broken && PQstatus(c->pg) == CONNECTION_OK)
         return true;
-    pthread_mutex_lock(&pool.lock);
+    struct imx_db_pool *pool = c->pool;
+    pthread_mutex_lock(&pool->lock);
     bool throttled =
-        pool.last_failure.tv_sec != 0 && ms_since(&pool.last_failure) < RECONNECT_BACKOFF_MS;
-    pthread_mutex_unlock(&pool.lock);
+        pool->last_failure.tv_sec != 0 && ms_since(&pool->last_failure) < RECONNECT_BACKOFF_MS;
+    pthread_mutex_unlock(&pool->lock);
     if (throttled)
         return false;
 
@@ -107,60 +154,64 @@ static bool ensure_connected(struct imx_db_conn *c)
     memset(c->prepared, 0, sizeof c->prepared);
     c->broken = false;
     char err[256];
-    c->pg = imx_db_connect_raw(pool.url, pool.stmt_ms, err, sizeof err);
-    pthread_mutex_lock(&pool.lock);
+    c->pg = imx_db_connect_raw(pool->url, pool->stmt_ms, err, sizeof err);
+    pthread_mutex_lock(&pool->lock);
     if (!c->pg) {
-        clock_gettime(CLOCK_MONOTONIC, &pool.last_failure);
+        clock_gettime(CLOCK_MONOTONIC, &pool->last_failure);
     } else {
-        pool.last_failure.tv_sec = 0;
+        pool->last_failure.tv_sec = 0;
         if (had)
-            pool.reconnects++;
+            pool->reconnects++;
     }
-    pthread_mutex_unlock(&pool.lock);
+    pthread_mutex_unlock(&pool->lock);
     if (!c->pg) {
-        imx_warn("database connection failed: %s", err);
+        imx_warn("%s database connection failed: %s", pool->name, err);
         return false;
     }
     return true;
 }
 
-struct imx_db_conn *imx_db_acquire(enum imx_db_failure *why)
+struct imx_db_conn *imx_db_pool_acquire(struct imx_db_pool *pool, enum imx_db_failure *why)
 {
     struct timespec deadline;
     struct imx_db_conn *c = NULL;
 
+    if (!pool) {
+        *why = IMX_DB_UNAVAILABLE;
+        return NULL;
+    }
     clock_gettime(CLOCK_REALTIME, &deadline);
-    deadline.tv_sec += pool.acquire_ms / 1000;
-    deadline.tv_nsec += (long)(pool.acquire_ms % 1000) * 1000000;
+    deadline.tv_sec += pool->acquire_ms / 1000;
+    deadline.tv_nsec += (long)(pool->acquire_ms % 1000) * 1000000;
     if (deadline.tv_nsec >= 1000000000) {
         deadline.tv_sec++;
         deadline.tv_nsec -= 1000000000;
     }
 
-    pthread_mutex_lock(&pool.lock);
+    pthread_mutex_lock(&pool->lock);
     for (;;) {
         /* Prefer a connection that is already open. */
-        for (unsigned i = 0; i < pool.size && !c; i++)
-            if (!pool.conns[i].in_use && pool.conns[i].pg)
-                c = &pool.conns[i];
-        for (unsigned i = 0; i < pool.size && !c; i++)
-            if (!pool.conns[i].in_use)
-                c = &pool.conns[i];
+        for (unsigned i = 0; i < pool->size && !c; i++)
+            if (!pool->conns[i].in_use && pool->conns[i].pg)
+                c = &pool->conns[i];
+        for (unsigned i = 0; i < pool->size && !c; i++)
+            if (!pool->conns[i].in_use)
+                c = &pool->conns[i];
         if (c)
             break;
-        pool.waiting++;
-        int rc = pthread_cond_timedwait(&pool.freed, &pool.lock, &deadline);
-        pool.waiting--;
+        pool->waiting++;
+        int rc = pthread_cond_timedwait(&pool->freed, &pool->lock, &deadline);
+        pool->waiting--;
         if (rc != 0) {
-            pool.acquire_timeouts++;
-            pthread_mutex_unlock(&pool.lock);
+            pool->acquire_timeouts++;
+            pthread_mutex_unlock(&pool->lock);
             *why = IMX_DB_BUSY;
             return NULL;
         }
     }
     c->in_use = true;
-    pool.busy++;
-    pthread_mutex_unlock(&pool.lock);
+    pool->busy++;
+    pthread_mutex_unlock(&pool->lock);
 
     if (!ensure_connected(c)) {
         imx_db_release(c);
@@ -171,21 +222,37 @@ struct imx_db_conn *imx_db_acquire(enum imx_db_failure *why)
     return c;
 }
 
+struct imx_db_conn *imx_db_acquire(enum imx_db_failure *why)
+{
+    return imx_db_pool_acquire(primary, why);
+}
+
+struct imx_db_conn *imx_db_acquire_read(enum imx_db_failure *why)
+{
+    return imx_db_pool_acquire(replica ? replica : primary, why);
+}
+
+bool imx_db_is_read_conn(const struct imx_db_conn *c)
+{
+    return c && c->pool->is_read;
+}
+
 void imx_db_release(struct imx_db_conn *c)
 {
     if (!c)
         return;
+    struct imx_db_pool *pool = c->pool;
     if (c->pg && !c->broken && PQtransactionStatus(c->pg) != PQTRANS_IDLE) {
         PGresult *res = PQexec(c->pg, "ROLLBACK");
         PQclear(res);
         if (PQtransactionStatus(c->pg) != PQTRANS_IDLE)
             c->broken = true;
     }
-    pthread_mutex_lock(&pool.lock);
+    pthread_mutex_lock(&pool->lock);
     c->in_use = false;
-    pool.busy--;
-    pthread_cond_signal(&pool.freed);
-    pthread_mutex_unlock(&pool.lock);
+    pool->busy--;
+    pthread_cond_signal(&pool->freed);
+    pthread_mutex_unlock(&pool->lock);
 }
 
 bool imx_db_ok(const PGresult *res)
@@ -265,13 +332,29 @@ int imx_db_command(struct imx_db_conn *c, const char *sql)
     return rc;
 }
 
+void imx_db_pool_stats_of(struct imx_db_pool *p, struct imx_db_pool_stats *s)
+{
+    pthread_mutex_lock(&p->lock);
+    s->size = p->size;
+    s->busy = p->busy;
+    s->waiting = p->waiting;
+    s->acquire_timeouts = p->acquire_timeouts;
+    s->reconnects = p->reconnects;
+    pthread_mutex_unlock(&p->lock);
+}
+
 void imx_db_pool_stats(struct imx_db_pool_stats *s)
 {
-    pthread_mutex_lock(&pool.lock);
-    s->size = pool.size;
-    s->busy = pool.busy;
-    s->waiting = pool.waiting;
-    s->acquire_timeouts = pool.acquire_timeouts;
-    s->reconnects = pool.reconnects;
-    pthread_mutex_unlock(&pool.lock);
+    memset(s, 0, sizeof *s);
+    if (primary)
+        imx_db_pool_stats_of(primary, s);
+}
+
+bool imx_db_read_pool_stats(struct imx_db_pool_stats *s)
+{
+    memset(s, 0, sizeof *s);
+    if (!replica)
+        return false;
+    imx_db_pool_stats_of(replica, s);
+    return true;
 }

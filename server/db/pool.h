@@ -1,4 +1,5 @@
-/* A pool of libpq connections with lazily prepared statements and automatic reconnect. */
+/* Pools of libpq connections with lazily prepared statements and automatic reconnect: one for the
+ * primary (reads and writes) and, optionally, one for a read replica (reads that may lag). */
 #ifndef IMX_DB_POOL_H
 #define IMX_DB_POOL_H
 
@@ -32,17 +33,51 @@ struct imx_db_pool_stats {
     unsigned long long acquire_timeouts, reconnects;
 };
 
-/* Opens nothing yet: connections are made on first use. url is copied.
- * stmt_ms sets statement_timeout on every connection. Returns 0 or -1. */
+/* One pool: a fixed set of connections to one database. */
+struct imx_db_pool;
+
+/* A new pool; opens nothing yet: connections are made on first use. name (for logs) and url are
+ * copied. stmt_ms sets statement_timeout on every connection. Returns NULL when out of memory. */
+struct imx_db_pool *imx_db_pool_new(const char *name, const char *url, unsigned size,
+                                    unsigned acquire_ms, unsigned stmt_ms)
+    __attribute__((warn_unused_result));
+
+/* Closes every connection and frees the pool. No connection may be in use. NULL is a no-op. */
+void imx_db_pool_free(struct imx_db_pool *p);
+
+/* Takes a connection from p, connecting or reconnecting it if needed. NULL with *why set. */
+struct imx_db_conn *imx_db_pool_acquire(struct imx_db_pool *p, enum imx_db_failure *why);
+
+/* Snapshot of a pool's counters. */
+void imx_db_pool_stats_of(struct imx_db_pool *p, struct imx_db_pool_stats *s);
+
+/* The process's pools. The primary takes every write; the read pool exists only when
+ * IMAXE_DATABASE_READ_URL is set. */
+
+/* Creates the primary pool. Returns 0 or -1 (out of memory). */
 int imx_db_pool_init(const char *url, unsigned size, unsigned acquire_ms, unsigned stmt_ms);
 
-/* Closes every connection. No connection may be in use. */
+/* Creates the read pool (a replica of the primary). Returns 0 or -1 (out of memory). */
+int imx_db_read_pool_init(const char *url, unsigned size, unsigned acquire_ms, unsigned stmt_ms);
+
+/* Is a read pool configured? */
+bool imx_db_has_read_pool(void);
+
+/* Closes and frees both pools. No connection may be in use. */
 void imx_db_pool_shutdown(void);
 
-/* Takes a connection, connecting or reconnecting it if needed. Returns NULL with *why set. */
+/* Takes a primary connection. Returns NULL with *why set. */
 struct imx_db_conn *imx_db_acquire(enum imx_db_failure *why);
 
-/* Gives a connection back; one left inside a transaction is rolled back first. */
+/* Takes a connection for reads that may lag the primary slightly: from the read pool when one
+ * is configured, else from the primary. Returns NULL with *why set. */
+struct imx_db_conn *imx_db_acquire_read(enum imx_db_failure *why);
+
+/* Did c come from the read pool? */
+bool imx_db_is_read_conn(const struct imx_db_conn *c);
+
+/* Gives a connection back to its pool; one left inside a transaction is rolled back first.
+ * NULL is a no-op. */
 void imx_db_release(struct imx_db_conn *c);
 
 /* Runs a prepared statement with text parameters (NULL = SQL NULL). Returns a new result
@@ -62,8 +97,11 @@ const char *imx_db_sqlstate(const PGresult *res);
 /* Is this connection usable (not broken)? */
 bool imx_db_alive(const struct imx_db_conn *c);
 
-/* Snapshot of pool counters for /metrics. */
+/* Snapshot of the primary pool's counters for /metrics. */
 void imx_db_pool_stats(struct imx_db_pool_stats *s);
+
+/* Snapshot of the read pool's counters; false (and zeros) when there is none. */
+bool imx_db_read_pool_stats(struct imx_db_pool_stats *s);
 
 /* Opens a standalone connection with the pool's settings (for migrations, LISTEN). NULL on error,
  * with the reason in err. */
