@@ -90,8 +90,9 @@ CREATE INDEX images_family_newest ON images (family, published_at DESC, id DESC)
 CREATE TABLE image_components (
     image_id    bigint NOT NULL REFERENCES images (id) ON DELETE CASCADE,
     name        text NOT NULL CHECK (name ~ '^[a-z0-9][a-z0-9._+-]{0,63}$'),
-    version     text NOT NULL CHECK (imx_version_key(version) IS NOT NULL),
-    version_key int[] GENERATED ALWAYS AS (imx_version_key(version)) STORED,
+    version     text NOT NULL,
+    -- NOT NULL: a component version must parse (computed once, not again in a CHECK).
+    version_key int[] GENERATED ALWAYS AS (imx_version_key(version)) STORED NOT NULL,
     PRIMARY KEY (image_id, name)
 );
 CREATE INDEX image_components_name_key ON image_components (name, version_key, image_id);
@@ -136,4 +137,43 @@ LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
   SELECT setweight(to_tsvector('simple', replace(coalesce(family, ''), '-', ' ') || ' ' || coalesce(family, '')), 'A')
       || setweight(to_tsvector('simple', coalesce(description, '')), 'B')
       || setweight(to_tsvector('simple', coalesce(array_to_string(names, ' '), '')), 'C')
+$$;
+
+-- The JSON documents the API returns, built here so that every read is one statement.
+CREATE FUNCTION imx_image_summary(image_id bigint) RETURNS json
+LANGUAGE sql STABLE PARALLEL SAFE AS $$
+  SELECT json_build_object(
+    'id', i.id, 'family', i.family, 'version', i.version, 'provider', i.provider,
+    'architecture', i.architecture, 'os', json_build_object('name', i.os_name, 'version', i.os_version),
+    'layer', i.layer, 'status', i.status, 'patch_status', i.patch_status,
+    'published_at', i.published_at, 'boot_seconds', i.boot_seconds, 'size_gb', i.size_gb,
+    'components', (SELECT coalesce(json_object_agg(c.name, c.version ORDER BY c.name), '{}')
+                     FROM image_components c WHERE c.image_id = i.id),
+    'gpus', (SELECT coalesce(json_agg(g.gpu ORDER BY g.gpu), '[]') FROM image_gpus g WHERE g.image_id = i.id),
+    'regions', (SELECT coalesce(json_agg(a.region ORDER BY a.region), '[]') FROM image_artifacts a WHERE a.image_id = i.id),
+    'tags', (SELECT coalesce(json_agg(t.tag ORDER BY t.tag), '[]') FROM image_tags t WHERE t.image_id = i.id))
+  FROM images i WHERE i.id = image_id
+$$;
+
+CREATE FUNCTION imx_image_json(image_id bigint) RETURNS json
+LANGUAGE sql STABLE PARALLEL SAFE AS $$
+  SELECT json_build_object(
+    'id', i.id, 'family', i.family, 'version', i.version, 'team_id', i.team_id,
+    'provider', i.provider, 'architecture', i.architecture,
+    'os', json_build_object('name', i.os_name, 'version', i.os_version), 'kernel', i.kernel,
+    'layer', i.layer, 'parent_id', i.parent_id, 'boot_seconds', i.boot_seconds, 'size_gb', i.size_gb,
+    'description', i.description, 'status', i.status, 'status_reason', i.status_reason,
+    'revoke_at', i.revoke_at, 'patch_status', i.patch_status, 'published_at', i.published_at,
+    'updated_at', i.updated_at,
+    'components', (SELECT coalesce(json_object_agg(c.name, c.version ORDER BY c.name), '{}')
+                     FROM image_components c WHERE c.image_id = i.id),
+    'artifacts', (SELECT coalesce(json_object_agg(a.region, a.artifact_id ORDER BY a.region), '{}')
+                    FROM image_artifacts a WHERE a.image_id = i.id),
+    'gpus', (SELECT coalesce(json_agg(g.gpu ORDER BY g.gpu), '[]') FROM image_gpus g WHERE g.image_id = i.id),
+    'instance_families', (SELECT coalesce(json_agg(f.family ORDER BY f.family), '[]')
+                            FROM image_instance_families f WHERE f.image_id = i.id),
+    'tags', (SELECT coalesce(json_agg(t.tag ORDER BY t.tag), '[]') FROM image_tags t WHERE t.image_id = i.id),
+    'children', (SELECT coalesce(json_agg(ch.id ORDER BY ch.id), '[]') FROM images ch WHERE ch.parent_id = i.id),
+    'compatibility', i.compatibility)
+  FROM images i WHERE i.id = image_id
 $$;
