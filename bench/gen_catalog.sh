@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Loads the deterministic 100,000-image bench catalog into a migrated database:
+#   bench/gen_catalog.sh "$IMAXE_DATABASE_URL"
+set -euo pipefail
+url=${1:?usage: gen_catalog.sh DATABASE_URL}
+here=$(dirname "$0")
+start=$(date +%s.%N)
+psql "$url" -v ON_ERROR_STOP=1 -q -f "$here/gen_catalog.sql"
+psql "$url" -v ON_ERROR_STOP=1 -q -v part=0 -f "$here/gen_catalog_components.sql" &
+p0=$!
+psql "$url" -v ON_ERROR_STOP=1 -q -v part=1 -f "$here/gen_catalog_components.sql"
+wait $p0
+psql "$url" -v ON_ERROR_STOP=1 -q -c "ANALYZE image_components" -c "DROP TABLE bench_stack"
+printf 'bench catalog loaded in %.1f s\n' "$(echo "$(date +%s.%N) - $start" | bc)"

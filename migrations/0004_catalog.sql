@@ -1,0 +1,179 @@
+-- The catalog: images (one published version of a family), their components, per-region
+-- artifacts, GPUs, instance families and tags; and ref_generation, which tells every replica
+-- when the reference data changed so that its cached snapshot is reloaded.
+
+-- ---------------------------------------------------------------------------
+-- Reference-data generation: one row, bumped once per statement that changes any ref_ table.
+CREATE TABLE ref_generation (
+    only_row   boolean PRIMARY KEY DEFAULT true CHECK (only_row),
+    generation bigint NOT NULL DEFAULT 1,
+    changed_at timestamptz NOT NULL DEFAULT now()
+);
+INSERT INTO ref_generation DEFAULT VALUES;
+COMMENT ON TABLE ref_generation IS
+  'Bumped by a statement-level trigger on every ref_ table; servers cache the reference snapshot and reload it when generation differs.';
+
+CREATE FUNCTION imx_ref_generation_bump() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+  UPDATE ref_generation SET generation = generation + 1, changed_at = now();
+  RETURN NULL;
+END
+$$;
+
+DO $$
+DECLARE t text;
+BEGIN
+  FOREACH t IN ARRAY ARRAY['ref_cuda_mvc', 'ref_cuda_driver', 'ref_gpu_arch', 'ref_gpu',
+                           'ref_driver_branch', 'ref_cudnn', 'ref_pytorch', 'ref_pytorch_build',
+                           'ref_tensorflow', 'ref_instance_type'] LOOP
+    EXECUTE format('CREATE TRIGGER %I AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON %I '
+                   'FOR EACH STATEMENT EXECUTE FUNCTION imx_ref_generation_bump()',
+                   t || '_generation', t);
+  END LOOP;
+END
+$$;
+
+-- ---------------------------------------------------------------------------
+CREATE TABLE images (
+    id            bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    family        text NOT NULL CHECK (family ~ '^[a-z0-9][a-z0-9._-]{0,99}$'),
+    version       text NOT NULL CHECK (version ~ '^[A-Za-z0-9][A-Za-z0-9._+-]{0,63}$'),
+    team_id       bigint NOT NULL REFERENCES teams (id),
+    provider      text NOT NULL CHECK (provider IN ('aws', 'gcp', 'azure', 'onprem', 'oci-container')),
+    architecture  text NOT NULL CHECK (architecture IN ('x86_64', 'arm64')),
+    os_name       text NOT NULL CHECK (os_name ~ '^[a-z][a-z0-9-]{0,31}$'),
+    os_version    text NOT NULL CHECK (os_version ~ '^[0-9A-Za-z][0-9A-Za-z._-]{0,31}$'),
+    kernel        text CHECK (length(kernel) <= 64),
+    layer         text NOT NULL CHECK (layer IN ('platform', 'model')),
+    parent_id     bigint REFERENCES images (id),
+    boot_seconds  int CHECK (boot_seconds >= 0),
+    size_gb       numeric(8,2) CHECK (size_gb >= 0),
+    description   text NOT NULL DEFAULT '' CHECK (length(description) <= 4000),
+    status        text NOT NULL DEFAULT 'active' CHECK (status IN ('active', 'deprecated', 'revoked')),
+    status_reason text CHECK (length(status_reason) <= 1000),
+    revoke_at     timestamptz,
+    patch_status  text NOT NULL DEFAULT 'ok'
+                  CHECK (patch_status IN ('ok', 'vulnerable', 'patch_available', 'revoked')),
+    published_at  timestamptz NOT NULL DEFAULT now(),
+    updated_at    timestamptz NOT NULL DEFAULT now(),
+    compatibility jsonb NOT NULL DEFAULT '{}',
+    -- Filled on insert from family, description and component names (images are immutable).
+    search        tsvector NOT NULL DEFAULT ''::tsvector,
+    UNIQUE (family, version),
+    CHECK (parent_id IS NULL OR parent_id <> id),
+    CHECK (status <> 'revoked' OR status_reason IS NOT NULL)
+);
+COMMENT ON TABLE images IS
+  'One immutable published version of an image family. Only status, status_reason, revoke_at, patch_status and updated_at change after publish.';
+COMMENT ON COLUMN images.layer IS 'platform = OS + driver + toolkit (e.g. an AMI); model = a container on top of a platform image.';
+COMMENT ON COLUMN images.compatibility IS 'The compatibility report computed at publish (server/domain/compat.c).';
+
+-- Keyset orders: each sort of the search has an index that serves it with its id tie-break.
+CREATE INDEX images_published ON images (published_at DESC, id DESC);
+CREATE INDEX images_family_sort ON images (family, id);
+CREATE INDEX images_boot_sort ON images ((coalesce(boot_seconds, 2147483647)), id);
+CREATE INDEX images_size_sort ON images ((coalesce(size_gb, 'Infinity'::numeric)), id);
+CREATE INDEX images_search ON images USING gin (search);
+CREATE INDEX images_provider ON images (provider);
+CREATE INDEX images_architecture ON images (architecture);
+CREATE INDEX images_os ON images (os_name, os_version);
+CREATE INDEX images_layer ON images (layer);
+CREATE INDEX images_status ON images (status);
+CREATE INDEX images_patch_status ON images (patch_status) WHERE patch_status <> 'ok';
+CREATE INDEX images_parent ON images (parent_id) WHERE parent_id IS NOT NULL;
+CREATE INDEX images_team ON images (team_id);
+-- resolve: newest usable image of a family.
+CREATE INDEX images_family_newest ON images (family, published_at DESC, id DESC)
+  WHERE status = 'active' AND patch_status <> 'revoked';
+
+CREATE TABLE image_components (
+    image_id    bigint NOT NULL REFERENCES images (id) ON DELETE CASCADE,
+    name        text NOT NULL CHECK (name ~ '^[a-z0-9][a-z0-9._+-]{0,63}$'),
+    version     text NOT NULL,
+    -- NOT NULL: a component version must parse (computed once, not again in a CHECK).
+    version_key int[] GENERATED ALWAYS AS (imx_version_key(version)) STORED NOT NULL,
+    PRIMARY KEY (image_id, name)
+);
+CREATE INDEX image_components_name_key ON image_components (name, version_key, image_id);
+COMMENT ON TABLE image_components IS
+  'Software in an image (nvidia-driver, cuda, cudnn, nccl, pytorch, ...); version_key orders versions (imx_version_key).';
+
+CREATE TABLE image_artifacts (
+    image_id    bigint NOT NULL REFERENCES images (id) ON DELETE CASCADE,
+    region      text NOT NULL CHECK (region ~ '^[a-z0-9][a-z0-9-]{0,63}$'),
+    artifact_id text NOT NULL CHECK (length(artifact_id) BETWEEN 1 AND 512),
+    PRIMARY KEY (image_id, region)
+);
+CREATE INDEX image_artifacts_region ON image_artifacts (region, image_id);
+COMMENT ON TABLE image_artifacts IS 'Where an image can be launched: AMI id per AWS region, image URI per GCP/Azure location, digest per registry.';
+
+CREATE TABLE image_gpus (
+    image_id bigint NOT NULL REFERENCES images (id) ON DELETE CASCADE,
+    gpu      text NOT NULL CHECK (length(gpu) BETWEEN 1 AND 64),
+    PRIMARY KEY (image_id, gpu)
+);
+CREATE INDEX image_gpus_gpu ON image_gpus (gpu, image_id);
+COMMENT ON COLUMN image_gpus.gpu IS 'ref_gpu.gpu_model when the name is known (imx_ref_gpu_canonical), else as given.';
+
+CREATE TABLE image_instance_families (
+    image_id bigint NOT NULL REFERENCES images (id) ON DELETE CASCADE,
+    family   text NOT NULL CHECK (family ~ '^[a-z0-9][a-z0-9-]{0,31}$'),
+    PRIMARY KEY (image_id, family)
+);
+CREATE INDEX image_instance_families_family ON image_instance_families (family, image_id);
+
+CREATE TABLE image_tags (
+    image_id bigint NOT NULL REFERENCES images (id) ON DELETE CASCADE,
+    tag      text NOT NULL CHECK (tag ~ '^[a-z0-9][a-z0-9:._-]{0,63}$'),
+    PRIMARY KEY (image_id, tag)
+);
+CREATE INDEX image_tags_tag ON image_tags (tag, image_id);
+COMMENT ON TABLE image_tags IS 'Hardening/compliance and other labels: cis, fips, stig, boot-optimized, ...';
+
+-- The search document of an image: family and description weigh more than component names.
+CREATE FUNCTION imx_image_search_doc(family text, description text, names text[]) RETURNS tsvector
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+  SELECT setweight(to_tsvector('simple', replace(coalesce(family, ''), '-', ' ') || ' ' || coalesce(family, '')), 'A')
+      || setweight(to_tsvector('simple', coalesce(description, '')), 'B')
+      || setweight(to_tsvector('simple', coalesce(array_to_string(names, ' '), '')), 'C')
+$$;
+
+-- The JSON documents the API returns, built here so that every read is one statement.
+CREATE FUNCTION imx_image_summary(image_id bigint) RETURNS json
+LANGUAGE sql STABLE PARALLEL SAFE AS $$
+  SELECT json_build_object(
+    'id', i.id, 'family', i.family, 'version', i.version, 'provider', i.provider,
+    'architecture', i.architecture, 'os', json_build_object('name', i.os_name, 'version', i.os_version),
+    'layer', i.layer, 'status', i.status, 'patch_status', i.patch_status,
+    'published_at', i.published_at, 'boot_seconds', i.boot_seconds, 'size_gb', i.size_gb,
+    'components', (SELECT coalesce(json_object_agg(c.name, c.version ORDER BY c.name), '{}')
+                     FROM image_components c WHERE c.image_id = i.id),
+    'gpus', (SELECT coalesce(json_agg(g.gpu ORDER BY g.gpu), '[]') FROM image_gpus g WHERE g.image_id = i.id),
+    'regions', (SELECT coalesce(json_agg(a.region ORDER BY a.region), '[]') FROM image_artifacts a WHERE a.image_id = i.id),
+    'tags', (SELECT coalesce(json_agg(t.tag ORDER BY t.tag), '[]') FROM image_tags t WHERE t.image_id = i.id))
+  FROM images i WHERE i.id = image_id
+$$;
+
+CREATE FUNCTION imx_image_json(image_id bigint) RETURNS json
+LANGUAGE sql STABLE PARALLEL SAFE AS $$
+  SELECT json_build_object(
+    'id', i.id, 'family', i.family, 'version', i.version, 'team_id', i.team_id,
+    'provider', i.provider, 'architecture', i.architecture,
+    'os', json_build_object('name', i.os_name, 'version', i.os_version), 'kernel', i.kernel,
+    'layer', i.layer, 'parent_id', i.parent_id, 'boot_seconds', i.boot_seconds, 'size_gb', i.size_gb,
+    'description', i.description, 'status', i.status, 'status_reason', i.status_reason,
+    'revoke_at', i.revoke_at, 'patch_status', i.patch_status, 'published_at', i.published_at,
+    'updated_at', i.updated_at,
+    'components', (SELECT coalesce(json_object_agg(c.name, c.version ORDER BY c.name), '{}')
+                     FROM image_components c WHERE c.image_id = i.id),
+    'artifacts', (SELECT coalesce(json_object_agg(a.region, a.artifact_id ORDER BY a.region), '{}')
+                    FROM image_artifacts a WHERE a.image_id = i.id),
+    'gpus', (SELECT coalesce(json_agg(g.gpu ORDER BY g.gpu), '[]') FROM image_gpus g WHERE g.image_id = i.id),
+    'instance_families', (SELECT coalesce(json_agg(f.family ORDER BY f.family), '[]')
+                            FROM image_instance_families f WHERE f.image_id = i.id),
+    'tags', (SELECT coalesce(json_agg(t.tag ORDER BY t.tag), '[]') FROM image_tags t WHERE t.image_id = i.id),
+    'children', (SELECT coalesce(json_agg(ch.id ORDER BY ch.id), '[]') FROM images ch WHERE ch.parent_id = i.id),
+    'compatibility', i.compatibility)
+  FROM images i WHERE i.id = image_id
+$$;

@@ -1,0 +1,697 @@
+/* SQL for the catalog: insert, get, search (keyset pages, facets), compare, resolve. Inputs go
+ * in as parameters only (arrays as PostgreSQL array literals); PostgreSQL builds the JSON. */
+#include "db/images.h"
+
+#include <ctype.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Array-literal buffers: IMX_DBI_MAX_CONSTRAINTS quoted 72-byte keys fit easily. */
+#define ARRAY_TEXT_MAX 8192
+
+/* ---- the search filter, shared by the page and facet statements ($1..$17) ---- */
+
+/* A component constraint matches when the image has that component with version_key inside
+ * [lo, hi] (ends excluded when not inclusive): one index range scan on (name, version_key)
+ * per constraint (LATERAL ... OFFSET 0 keeps the planner from hashing the whole table); an
+ * image must match every constraint (count of distinct ordinals). */
+#define CONSTRAINT_MATCH(c, k)                                                                     \
+    c ".name = " k ".name AND " c ".version_key >= " k ".lo::int[] AND " c ".version_key <= " k    \
+      ".hi::int[] AND (" k ".lo_incl OR " c ".version_key <> " k ".lo::int[]) AND (" k             \
+      ".hi_incl OR " c ".version_key <> " k ".hi::int[])"
+
+#define SEARCH_WHERE                                                                               \
+    " ($1::text IS NULL OR i.search @@ websearch_to_tsquery('simple', $1::text))"                  \
+    " AND ($2::text IS NULL OR i.family = $2::text)"                                               \
+    " AND ($3::text IS NULL OR i.provider = $3::text)"                                             \
+    " AND ($4::text IS NULL OR EXISTS (SELECT 1 FROM image_artifacts a"                            \
+    "      WHERE a.image_id = i.id AND a.region = $4::text))"                                      \
+    " AND ($5::text IS NULL OR i.architecture = $5::text)"                                         \
+    " AND ($6::text IS NULL OR i.os_name = $6::text)"                                              \
+    " AND ($7::text IS NULL OR i.os_version = $7::text)"                                           \
+    " AND ($8::text IS NULL OR EXISTS (SELECT 1 FROM image_gpus g WHERE g.image_id = i.id"         \
+    "      AND g.gpu IN (SELECT r.gpu_model FROM ref_gpu r"                                        \
+    "                     WHERE lower(r.architecture) = lower($8::text)"                           \
+    "                    UNION ALL SELECT imx_ref_gpu_canonical($8::text)"                         \
+    "                    UNION ALL SELECT $8::text)))"                                             \
+    " AND (cardinality($9::text[]) = 0 OR i.id IN (SELECT c.image_id"                              \
+    "      FROM unnest($9::text[], $10::text[], $11::bool[], $12::text[], $13::bool[])"            \
+    "           WITH ORDINALITY AS k(name, lo, lo_incl, hi, hi_incl, ord)"                         \
+    "      CROSS JOIN LATERAL (SELECT c.image_id FROM image_components c"                          \
+    "        WHERE " CONSTRAINT_MATCH(                                                             \
+        "c",                                                                                       \
+        "k") " OFFSET 0) c"                                                                        \
+             "      GROUP BY c.image_id HAVING count(DISTINCT k.ord) = cardinality($9::text[])))"  \
+             " AND (cardinality($14::text[]) = 0 OR i.id IN (SELECT t.image_id FROM image_tags t"  \
+             "      WHERE t.tag = ANY ($14::text[]) GROUP BY t.image_id"                           \
+             "      HAVING count(*) = cardinality($14::text[])))"                                  \
+             " AND ($15::text IS NULL OR i.status = $15::text)"                                    \
+             " AND ($16::text IS NULL OR i.layer = $16::text)"                                     \
+             " AND ($17::text IS NULL OR i.patch_status = $17::text)"
+
+#define SEARCH_NPARAMS 17
+
+/* One page: $18 cursor key (text, NULL = first page), $19 cursor id, $20 limit. The page is
+ * fetched with one extra row to know whether a next page exists. */
+#define PAGE_SQL(code, key, order, after)                                                          \
+    "WITH page AS (SELECT i.id, (" key ")::text AS k, row_number() OVER (ORDER BY " order          \
+    ") AS rn FROM images i WHERE" SEARCH_WHERE " AND ($18::text IS NULL OR " after ")"             \
+    " ORDER BY " order " LIMIT $20::int + 1)"                                                      \
+    " SELECT json_build_object("                                                                   \
+    "  'items', coalesce((SELECT json_agg(imx_image_summary(p.id) ORDER BY p.rn)"                  \
+    "                       FROM page p WHERE p.rn <= $20::int), '[]'),"                           \
+    "  'next_cursor', (SELECT '" code ":' || p.id || ':' || p.k FROM page p"                       \
+    "                   WHERE p.rn = $20::int"                                                     \
+    "                     AND EXISTS (SELECT 1 FROM page q WHERE q.rn = $20::int + 1)))::text"
+
+IMX_DB_STMT(stmt_page_published, 20,
+            PAGE_SQL("p", "(extract(epoch FROM i.published_at) * 1000000)::bigint",
+                     "i.published_at DESC, i.id DESC",
+                     "(i.published_at, i.id) < (timestamptz 'epoch' + $18::text::bigint"
+                     " * interval '1 microsecond', $19::bigint)"));
+IMX_DB_STMT(stmt_page_family, 20,
+            PAGE_SQL("f", "i.family", "i.family, i.id",
+                     "(i.family, i.id) > ($18::text, $19::bigint)"));
+IMX_DB_STMT(
+    stmt_page_boot, 20,
+    PAGE_SQL("b", "coalesce(i.boot_seconds, 2147483647)",
+             "coalesce(i.boot_seconds, 2147483647), i.id",
+             "(coalesce(i.boot_seconds, 2147483647), i.id) > ($18::text::int, $19::bigint)"));
+IMX_DB_STMT(stmt_page_size, 20,
+            PAGE_SQL("s", "coalesce(i.size_gb, 'Infinity'::numeric)",
+                     "coalesce(i.size_gb, 'Infinity'::numeric), i.id",
+                     "(coalesce(i.size_gb, 'Infinity'::numeric), i.id)"
+                     " > ($18::text::numeric, $19::bigint)"));
+
+#define FACET(name, value_sql, from_sql)                                                           \
+    " '" name "', (SELECT coalesce(json_agg(json_build_object('value', x.v, 'count', x.n)"         \
+    "   ORDER BY x.n DESC, x.v), '[]') FROM (SELECT " value_sql " AS v, count(*) AS n"             \
+    "   FROM " from_sql " GROUP BY 1) x)"
+
+// clang-format off
+IMX_DB_STMT(stmt_facets, SEARCH_NPARAMS,
+    "WITH m AS MATERIALIZED (SELECT i.id, i.os_name, i.os_version, i.provider"
+    " FROM images i WHERE" SEARCH_WHERE ")"
+    " SELECT json_build_object('total', (SELECT count(*) FROM m),"
+    FACET("gpu", "g.gpu", "m JOIN image_gpus g ON g.image_id = m.id") ","
+    FACET("os", "m.os_name || ':' || m.os_version", "m") ","
+    FACET("provider", "m.provider", "m") ","
+    FACET("cuda", "c.version_key[1] || '.' || c.version_key[2]",
+          "m JOIN image_components c ON c.image_id = m.id AND c.name = 'cuda'") ","
+    FACET("driver_branch", "'R' || c.version_key[1]",
+          "m JOIN image_components c ON c.image_id = m.id AND c.name = 'nvidia-driver'") ","
+    FACET("framework", "c.name || ' ' || c.version_key[1] || '.' || c.version_key[2]",
+          "m JOIN image_components c ON c.image_id = m.id"
+          " AND c.name IN ('pytorch', 'tensorflow')") ","
+    FACET("tag", "t.tag", "m JOIN image_tags t ON t.image_id = m.id")
+    ")::text");
+// clang-format on
+
+IMX_DB_STMT(stmt_insert, 1,
+            "WITH d AS (SELECT $1::jsonb AS j),"
+            " ins AS (INSERT INTO images (family, version, team_id, provider, architecture,"
+            "   os_name, os_version, kernel, layer, parent_id, boot_seconds, size_gb, description,"
+            "   compatibility, search)"
+            "  SELECT j->>'family', j->>'version', (j->>'team_id')::bigint, j->>'provider',"
+            "   j->>'architecture', j->>'os_name', j->>'os_version', j->>'kernel', j->>'layer',"
+            "   (j->>'parent_id')::bigint, (j->>'boot_seconds')::int, (j->>'size_gb')::numeric,"
+            "   coalesce(j->>'description', ''), coalesce(j->'compatibility', '{}'),"
+            "   imx_image_search_doc(j->>'family', j->>'description',"
+            "     ARRAY(SELECT x->>'name' FROM jsonb_array_elements(j->'components') x))"
+            "  FROM d RETURNING id),"
+            " c AS (INSERT INTO image_components (image_id, name, version)"
+            "  SELECT ins.id, x->>'name', x->>'version'"
+            "  FROM ins, d, jsonb_array_elements(d.j->'components') x RETURNING 1),"
+            " a AS (INSERT INTO image_artifacts (image_id, region, artifact_id)"
+            "  SELECT ins.id, x->>'region', x->>'artifact_id'"
+            "  FROM ins, d, jsonb_array_elements(d.j->'artifacts') x RETURNING 1),"
+            " g AS (INSERT INTO image_gpus (image_id, gpu)"
+            "  SELECT DISTINCT ins.id, coalesce(imx_ref_gpu_canonical(x), x)"
+            "  FROM ins, d, jsonb_array_elements_text(d.j->'gpus') x RETURNING 1),"
+            " f AS (INSERT INTO image_instance_families (image_id, family)"
+            "  SELECT DISTINCT ins.id, x FROM ins, d,"
+            "   jsonb_array_elements_text(d.j->'instance_families') x RETURNING 1),"
+            " t AS (INSERT INTO image_tags (image_id, tag)"
+            "  SELECT DISTINCT ins.id, x FROM ins, d, jsonb_array_elements_text(d.j->'tags') x"
+            "  RETURNING 1)"
+            " SELECT id FROM ins");
+
+IMX_DB_STMT(stmt_get, 1,
+            "SELECT j, '\"' || md5(j) || '\"' FROM (SELECT imx_image_json(i.id)::text AS j"
+            " FROM images i WHERE i.id = $1::bigint) x");
+
+IMX_DB_STMT(
+    stmt_compare, 1,
+    "WITH ids AS (SELECT u.id, u.ord FROM unnest($1::bigint[]) WITH ORDINALITY AS u(id, ord)),"
+    " names AS (SELECT DISTINCT c.name FROM image_components c JOIN ids ON c.image_id = ids.id)"
+    " SELECT (SELECT ids.id FROM ids WHERE NOT EXISTS (SELECT 1 FROM images i"
+    "          WHERE i.id = ids.id) ORDER BY ids.ord LIMIT 1),"
+    " json_build_object("
+    "  'images', (SELECT json_agg(imx_image_json(ids.id) ORDER BY ids.ord) FROM ids),"
+    "  'components', (SELECT coalesce(json_agg(json_build_object('name', n.name,"
+    "     'versions', n.versions, 'same', n.same) ORDER BY n.name), '[]')"
+    "   FROM (SELECT names.name, json_agg(c.version ORDER BY ids.ord) AS versions,"
+    "           count(c.version) = count(*) AND count(DISTINCT c.version) = 1 AS same"
+    "         FROM names CROSS JOIN ids LEFT JOIN image_components c"
+    "           ON c.image_id = ids.id AND c.name = names.name"
+    "         GROUP BY names.name) n))::text");
+
+/* $1 family, $2 region, $3 arch, $4..$8 constraints as in search, $9 their texts. */
+IMX_DB_STMT(
+    stmt_resolve, 9,
+    "WITH f AS (SELECT i.id, i.published_at, i.status, i.patch_status, i.revoke_at,"
+    "   i.architecture FROM images i WHERE i.family = $1::text),"
+    " s AS (SELECT * FROM f WHERE f.status = 'active' AND f.patch_status <> 'revoked'"
+    "   AND (f.revoke_at IS NULL OR f.revoke_at > now())),"
+    " r AS (SELECT s.*, a.artifact_id FROM s JOIN image_artifacts a"
+    "   ON a.image_id = s.id AND a.region = $2::text),"
+    " h AS (SELECT * FROM r WHERE $3::text IS NULL OR r.architecture = $3::text),"
+    " k AS (SELECT * FROM unnest($4::text[], $5::text[], $6::bool[], $7::text[],"
+    "   $8::bool[], $9::text[]) WITH ORDINALITY AS k(name, lo, lo_incl, hi, hi_incl, text, ord)),"
+    " p AS (SELECT h.*, coalesce((SELECT min(k.ord) FROM k WHERE NOT EXISTS ("
+    "   SELECT 1 FROM image_components c WHERE c.image_id = h.id AND " CONSTRAINT_MATCH(
+        "c", "k") ")), cardinality($4::text[]) + 1) - 1 AS passed FROM h),"
+                  " best AS (SELECT * FROM p WHERE p.passed = cardinality($4::text[])"
+                  "   ORDER BY p.published_at DESC, p.id DESC LIMIT 1)"
+                  " SELECT json_build_object("
+                  "  'image', (SELECT imx_image_summary(best.id) FROM best),"
+                  "  'artifact_id', (SELECT best.artifact_id FROM best),"
+                  "  'emptied_by', CASE WHEN EXISTS (SELECT 1 FROM best) THEN NULL"
+                  "    WHEN NOT EXISTS (SELECT 1 FROM f) THEN 'family'"
+                  "    WHEN NOT EXISTS (SELECT 1 FROM s) THEN 'status'"
+                  "    WHEN NOT EXISTS (SELECT 1 FROM r) THEN 'region'"
+                  "    WHEN NOT EXISTS (SELECT 1 FROM h) THEN 'arch' ELSE 'constraint' END,"
+                  "  'constraint', CASE WHEN NOT EXISTS (SELECT 1 FROM best) AND EXISTS (SELECT 1 "
+                  "FROM h)"
+                  "    THEN (SELECT json_build_object('name', k.name, 'constraint', k.text) FROM k"
+                  "          WHERE k.ord = (SELECT max(p.passed) + 1 FROM p)) END)::text");
+
+/* ---- helpers ---- */
+
+static void set_err(char *err, size_t errlen, const char *fmt, const char *arg)
+{
+    if (err && errlen)
+        snprintf(err, errlen, fmt, arg ? arg : "");
+}
+
+/* Maps a failed result to an outcome. */
+static enum imx_db_images_rc failure_rc(const PGresult *r, char *err, size_t errlen)
+{
+    const char *state = imx_db_sqlstate(r);
+    const char *constraint = r ? PQresultErrorField(r, PG_DIAG_CONSTRAINT_NAME) : NULL;
+    if (state[0] == '\0' || strcmp(state, "57014") == 0 || strncmp(state, "08", 2) == 0) {
+        set_err(err, errlen, "the database is unavailable%s", NULL);
+        return IMX_DBI_UNAVAILABLE;
+    }
+    if (strcmp(state, "23505") == 0) {
+        set_err(err, errlen, "already exists (%s)", constraint);
+        return IMX_DBI_CONFLICT;
+    }
+    if (strncmp(state, "23", 2) == 0 || strncmp(state, "22", 2) == 0) {
+        set_err(err, errlen, "a value was refused (%s)", constraint ? constraint : state);
+        return IMX_DBI_INVALID;
+    }
+    set_err(err, errlen, "database error %s", state);
+    return IMX_DBI_ERROR;
+}
+
+/* Runs stmt and hands back the text of the first column of its only row (new), or the failure. */
+static enum imx_db_images_rc exec_json(struct imx_db_conn *c, struct imx_db_stmt *stmt,
+                                       const char *const *params, char **json)
+{
+    *json = NULL;
+    PGresult *r = imx_db_exec(c, stmt, params);
+    if (!imx_db_ok(r)) {
+        enum imx_db_images_rc rc = failure_rc(r, NULL, 0);
+        PQclear(r);
+        return rc;
+    }
+    if (PQntuples(r) != 1 || PQgetisnull(r, 0, 0)) {
+        PQclear(r);
+        return IMX_DBI_ERROR;
+    }
+    *json = strdup(PQgetvalue(r, 0, 0));
+    PQclear(r);
+    return *json ? IMX_DBI_OK : IMX_DBI_ERROR;
+}
+
+/* A growing array literal: {"a","b",NULL}. Returns -1 when it would not fit. */
+struct arr {
+    char buf[ARRAY_TEXT_MAX];
+    size_t len;
+    bool full;
+};
+
+static void arr_init(struct arr *a)
+{
+    memcpy(a->buf, "{", 2);
+    a->len = 1;
+    a->full = false;
+}
+
+static void arr_raw(struct arr *a, const char *s)
+{
+    size_t n = strlen(s);
+    if (a->full || a->len + n + 2 > sizeof a->buf) {
+        a->full = true;
+        return;
+    }
+    memcpy(a->buf + a->len, s, n + 1);
+    a->len += n;
+}
+
+/* Appends one element, quoted (NULL: SQL NULL). */
+static void arr_add(struct arr *a, const char *s)
+{
+    if (a->len > 1)
+        arr_raw(a, ",");
+    if (!s) {
+        arr_raw(a, "NULL");
+        return;
+    }
+    arr_raw(a, "\"");
+    for (const char *p = s; *p && !a->full; p++) {
+        char one[3] = { 0 };
+        if (*p == '"' || *p == '\\') {
+            one[0] = '\\';
+            one[1] = *p;
+        } else {
+            one[0] = *p;
+        }
+        arr_raw(a, one);
+    }
+    arr_raw(a, "\"");
+}
+
+static const char *arr_end(struct arr *a)
+{
+    arr_raw(a, "}");
+    return a->full ? NULL : a->buf;
+}
+
+/* The five constraint arrays ($9..$13 of search, $4..$8 of resolve) and their texts. */
+struct constraint_arrays {
+    struct arr names, lo, lo_incl, hi, hi_incl, texts;
+};
+
+static const char KEY_MAX_TEXT[] = "{999999999,999999999,999999999,999999999,999999999,999999999}";
+
+static int build_constraints(struct constraint_arrays *ca, const struct imx_image_constraint *cs,
+                             size_t n, const char *params[6])
+{
+    if (n > IMX_DBI_MAX_CONSTRAINTS || (n && !cs))
+        return -1;
+    arr_init(&ca->names);
+    arr_init(&ca->lo);
+    arr_init(&ca->lo_incl);
+    arr_init(&ca->hi);
+    arr_init(&ca->hi_incl);
+    arr_init(&ca->texts);
+    for (size_t i = 0; i < n; i++) {
+        char lo[IMX_VER_KEY_TEXT_SIZE], hi[IMX_VER_KEY_TEXT_SIZE];
+        bool lo_incl, hi_incl;
+        if (!cs[i].name)
+            return -1;
+        imx_constraint_sql_bounds(&cs[i].constraint, lo, &lo_incl, hi, &hi_incl);
+        /* Unbounded ends become the smallest and largest keys, so SQL has one shape. */
+        if (lo[0] == '\0') {
+            snprintf(lo, sizeof lo, "{0,0,0,0,0,0}");
+            lo_incl = true;
+        }
+        if (hi[0] == '\0') {
+            snprintf(hi, sizeof hi, "%s", KEY_MAX_TEXT);
+            hi_incl = true;
+        }
+        arr_add(&ca->names, cs[i].name);
+        arr_add(&ca->lo, lo);
+        arr_add(&ca->lo_incl, lo_incl ? "t" : "f");
+        arr_add(&ca->hi, hi);
+        arr_add(&ca->hi_incl, hi_incl ? "t" : "f");
+        arr_add(&ca->texts, cs[i].constraint.text);
+    }
+    params[0] = arr_end(&ca->names);
+    params[1] = arr_end(&ca->lo);
+    params[2] = arr_end(&ca->lo_incl);
+    params[3] = arr_end(&ca->hi);
+    params[4] = arr_end(&ca->hi_incl);
+    params[5] = arr_end(&ca->texts);
+    for (int i = 0; i < 6; i++) {
+        if (!params[i])
+            return -1;
+    }
+    return 0;
+}
+
+static const char *empty_to_null(const char *s)
+{
+    return s && *s ? s : NULL;
+}
+
+/* The shared filter parameters $1..$17. os is split at ':' into os_buf. Returns 0 or -1. */
+struct search_params {
+    const char *v[20];
+    char os_name[64];
+    char id_text[24];
+    char limit_text[16];
+    struct constraint_arrays ca;
+    struct arr tags;
+};
+
+static int search_filter_params(struct search_params *sp, const struct imx_image_search *s)
+{
+    memset(sp->v, 0, sizeof sp->v);
+    sp->v[0] = empty_to_null(s->q);
+    sp->v[1] = empty_to_null(s->family);
+    sp->v[2] = empty_to_null(s->provider);
+    sp->v[3] = empty_to_null(s->region);
+    sp->v[4] = empty_to_null(s->arch);
+    if (empty_to_null(s->os)) {
+        const char *colon = strchr(s->os, ':');
+        size_t n = colon ? (size_t)(colon - s->os) : strlen(s->os);
+        if (n == 0 || n >= sizeof sp->os_name)
+            return -1;
+        memcpy(sp->os_name, s->os, n);
+        sp->os_name[n] = '\0';
+        sp->v[5] = sp->os_name;
+        sp->v[6] = colon ? empty_to_null(colon + 1) : NULL;
+    }
+    sp->v[7] = empty_to_null(s->gpu);
+    const char *cparams[6];
+    if (build_constraints(&sp->ca, s->constraints, s->n_constraints, cparams) != 0)
+        return -1;
+    for (int i = 0; i < 5; i++)
+        sp->v[8 + i] = cparams[i];
+    if (s->n_tags > IMX_DBI_MAX_TAGS || (s->n_tags && !s->tags))
+        return -1;
+    arr_init(&sp->tags);
+    for (size_t i = 0; i < s->n_tags; i++) {
+        bool dup = false;
+        for (size_t k = 0; k < i; k++)
+            dup = dup || (s->tags[k] && s->tags[i] && strcmp(s->tags[k], s->tags[i]) == 0);
+        if (!s->tags[i])
+            return -1;
+        if (!dup)
+            arr_add(&sp->tags, s->tags[i]);
+    }
+    sp->v[13] = arr_end(&sp->tags);
+    if (!sp->v[13])
+        return -1;
+    const char *status = empty_to_null(s->status);
+    sp->v[14] = !status ? "active" : strcmp(status, "any") == 0 ? NULL : status;
+    sp->v[15] = empty_to_null(s->layer);
+    sp->v[16] = empty_to_null(s->patch_status);
+    return 0;
+}
+
+int imx_image_sort_parse(const char *s, enum imx_image_sort *out)
+{
+    static const struct {
+        const char *name;
+        enum imx_image_sort sort;
+    } sorts[] = {
+        { "-published_at", IMX_SORT_PUBLISHED_DESC },
+        { "family", IMX_SORT_FAMILY },
+        { "boot_seconds", IMX_SORT_BOOT_SECONDS },
+        { "size_gb", IMX_SORT_SIZE_GB },
+    };
+    if (!s || !*s) {
+        *out = IMX_SORT_PUBLISHED_DESC;
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof sorts / sizeof sorts[0]; i++) {
+        if (strcmp(s, sorts[i].name) == 0) {
+            *out = sorts[i].sort;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+static bool all_chars(const char *s, const char *allowed)
+{
+    return *s && strspn(s, allowed) == strlen(s);
+}
+
+/* Splits "code:id:key" and checks that key has the shape of its sort's key. */
+static int parse_cursor(const char *cursor, enum imx_image_sort sort, struct search_params *sp,
+                        const char **key)
+{
+    static const char codes[] = { 'p', 'f', 'b', 's' };
+    if (strlen(cursor) > 200 || cursor[0] != codes[sort] || cursor[1] != ':')
+        return -1;
+    const char *id = cursor + 2;
+    const char *colon = strchr(id, ':');
+    size_t n = colon ? (size_t)(colon - id) : 0;
+    if (n == 0 || n >= sizeof sp->id_text)
+        return -1;
+    memcpy(sp->id_text, id, n);
+    sp->id_text[n] = '\0';
+    if (!all_chars(sp->id_text, "0123456789"))
+        return -1;
+    *key = colon + 1;
+    switch (sort) {
+    case IMX_SORT_PUBLISHED_DESC:
+        return all_chars(*key, "-0123456789") ? 0 : -1;
+    case IMX_SORT_FAMILY:
+        return all_chars(*key, "abcdefghijklmnopqrstuvwxyz0123456789._-") ? 0 : -1;
+    case IMX_SORT_BOOT_SECONDS:
+        return all_chars(*key, "0123456789") ? 0 : -1;
+    case IMX_SORT_SIZE_GB:
+        return strcmp(*key, "Infinity") == 0 || all_chars(*key, "0123456789.") ? 0 : -1;
+    }
+    return -1;
+}
+
+/* ---- the API ---- */
+
+enum imx_db_images_rc imx_db_image_search(struct imx_db_conn *c, const struct imx_image_search *s,
+                                          char **json)
+{
+    *json = NULL;
+    struct search_params *sp = malloc(sizeof *sp);
+    if (!sp)
+        return IMX_DBI_ERROR;
+    enum imx_db_images_rc rc = IMX_DBI_INVALID;
+    int limit = s->limit == 0 ? 20 : s->limit;
+    if (limit < 1 || limit > IMX_DBI_MAX_LIMIT || search_filter_params(sp, s) != 0)
+        goto out;
+    if (empty_to_null(s->cursor)) {
+        const char *key;
+        if (parse_cursor(s->cursor, s->sort, sp, &key) != 0)
+            goto out;
+        sp->v[17] = key;
+        sp->v[18] = sp->id_text;
+    }
+    snprintf(sp->limit_text, sizeof sp->limit_text, "%d", limit);
+    sp->v[19] = sp->limit_text;
+    struct imx_db_stmt *stmt = s->sort == IMX_SORT_FAMILY         ? &stmt_page_family
+                               : s->sort == IMX_SORT_BOOT_SECONDS ? &stmt_page_boot
+                               : s->sort == IMX_SORT_SIZE_GB      ? &stmt_page_size
+                                                                  : &stmt_page_published;
+    rc = exec_json(c, stmt, sp->v, json);
+out:
+    free(sp);
+    return rc;
+}
+
+enum imx_db_images_rc imx_db_image_facets(struct imx_db_conn *c, const struct imx_image_search *s,
+                                          char **json)
+{
+    *json = NULL;
+    struct search_params *sp = malloc(sizeof *sp);
+    if (!sp)
+        return IMX_DBI_ERROR;
+    enum imx_db_images_rc rc = IMX_DBI_INVALID;
+    if (search_filter_params(sp, s) == 0)
+        rc = exec_json(c, &stmt_facets, sp->v, json);
+    free(sp);
+    return rc;
+}
+
+static json_t *string_array(const char *const *v, size_t n)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; a && i < n; i++) {
+        if (!v[i] || json_array_append_new(a, json_string(v[i])) != 0) {
+            json_decref(a);
+            return NULL;
+        }
+    }
+    return a;
+}
+
+static void put(json_t *o, const char *key, json_t *v)
+{
+    json_object_set_new(o, key, v ? v : json_null());
+}
+
+enum imx_db_images_rc imx_db_image_insert(struct imx_db_conn *c, const struct imx_image_new *in,
+                                          long long *id, char *err, size_t errlen)
+{
+    *id = 0;
+    if (in->n_components > IMX_DBI_MAX_ROWS || in->n_artifacts > IMX_DBI_MAX_ROWS ||
+        in->n_gpus > IMX_DBI_MAX_ROWS || in->n_instance_families > IMX_DBI_MAX_ROWS ||
+        in->n_tags > IMX_DBI_MAX_ROWS) {
+        set_err(err, errlen, "too many rows%s", NULL);
+        return IMX_DBI_INVALID;
+    }
+    for (size_t i = 0; i < in->n_components; i++) {
+        if (!in->components[i].name || !in->components[i].version) {
+            set_err(err, errlen, "a component needs a name and a version%s", NULL);
+            return IMX_DBI_INVALID;
+        }
+        for (size_t k = 0; k < i; k++) {
+            if (strcmp(in->components[k].name, in->components[i].name) == 0) {
+                set_err(err, errlen, "component %s is listed twice", in->components[i].name);
+                return IMX_DBI_INVALID;
+            }
+        }
+    }
+    json_t *doc = json_object();
+    json_t *comps = json_array(), *arts = json_array();
+    if (!doc || !comps || !arts) {
+        json_decref(doc);
+        json_decref(comps);
+        json_decref(arts);
+        return IMX_DBI_ERROR;
+    }
+    for (size_t i = 0; i < in->n_components; i++)
+        json_array_append_new(comps, json_pack("{s:s, s:s}", "name", in->components[i].name,
+                                               "version", in->components[i].version));
+    for (size_t i = 0; i < in->n_artifacts; i++)
+        json_array_append_new(arts, json_pack("{s:s?, s:s?}", "region", in->artifacts[i].region,
+                                              "artifact_id", in->artifacts[i].artifact_id));
+    put(doc, "family", in->family ? json_string(in->family) : NULL);
+    put(doc, "version", in->version ? json_string(in->version) : NULL);
+    put(doc, "team_id", json_integer(in->team_id));
+    put(doc, "provider", in->provider ? json_string(in->provider) : NULL);
+    put(doc, "architecture", in->architecture ? json_string(in->architecture) : NULL);
+    put(doc, "os_name", in->os_name ? json_string(in->os_name) : NULL);
+    put(doc, "os_version", in->os_version ? json_string(in->os_version) : NULL);
+    put(doc, "kernel", in->kernel ? json_string(in->kernel) : NULL);
+    put(doc, "layer", in->layer ? json_string(in->layer) : NULL);
+    put(doc, "parent_id", in->parent_id > 0 ? json_integer(in->parent_id) : NULL);
+    put(doc, "boot_seconds", in->boot_seconds >= 0 ? json_integer(in->boot_seconds) : NULL);
+    put(doc, "size_gb", in->size_gb >= 0 ? json_real(in->size_gb) : NULL);
+    put(doc, "description", in->description ? json_string(in->description) : NULL);
+    json_t *compat = in->compatibility_json
+                         ? json_loads(in->compatibility_json, JSON_REJECT_DUPLICATES, NULL)
+                         : json_object();
+    if (!compat) {
+        json_decref(doc);
+        json_decref(comps);
+        json_decref(arts);
+        set_err(err, errlen, "the compatibility report is not JSON%s", NULL);
+        return IMX_DBI_INVALID;
+    }
+    put(doc, "compatibility", compat);
+    put(doc, "components", comps);
+    put(doc, "artifacts", arts);
+    put(doc, "gpus", string_array(in->gpus, in->n_gpus));
+    put(doc, "instance_families", string_array(in->instance_families, in->n_instance_families));
+    put(doc, "tags", string_array(in->tags, in->n_tags));
+    char *text = json_dumps(doc, JSON_COMPACT);
+    json_decref(doc);
+    if (!text)
+        return IMX_DBI_ERROR;
+    const char *params[] = { text };
+    PGresult *r = imx_db_exec(c, &stmt_insert, params);
+    free(text);
+    enum imx_db_images_rc rc = IMX_DBI_OK;
+    if (!imx_db_ok(r))
+        rc = failure_rc(r, err, errlen);
+    else if (PQntuples(r) != 1)
+        rc = IMX_DBI_ERROR;
+    else
+        *id = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
+    PQclear(r);
+    return rc;
+}
+
+enum imx_db_images_rc imx_db_image_get(struct imx_db_conn *c, long long id, char **json,
+                                       char **etag)
+{
+    *json = NULL;
+    *etag = NULL;
+    char idt[24];
+    snprintf(idt, sizeof idt, "%lld", id);
+    const char *params[] = { idt };
+    PGresult *r = imx_db_exec(c, &stmt_get, params);
+    enum imx_db_images_rc rc = IMX_DBI_OK;
+    if (!imx_db_ok(r)) {
+        rc = failure_rc(r, NULL, 0);
+    } else if (PQntuples(r) == 0) {
+        rc = IMX_DBI_NOT_FOUND;
+    } else {
+        *json = strdup(PQgetvalue(r, 0, 0));
+        *etag = strdup(PQgetvalue(r, 0, 1));
+        if (!*json || !*etag) {
+            free(*json);
+            free(*etag);
+            *json = *etag = NULL;
+            rc = IMX_DBI_ERROR;
+        }
+    }
+    PQclear(r);
+    return rc;
+}
+
+enum imx_db_images_rc imx_db_image_compare(struct imx_db_conn *c, const long long *ids, size_t n,
+                                           char **json, long long *missing)
+{
+    *json = NULL;
+    if (missing)
+        *missing = 0;
+    if (n < IMX_DBI_COMPARE_MIN || n > IMX_DBI_COMPARE_MAX || !ids)
+        return IMX_DBI_INVALID;
+    char list[IMX_DBI_COMPARE_MAX * 22 + 4] = "{";
+    size_t len = 1;
+    for (size_t i = 0; i < n; i++) {
+        for (size_t k = 0; k < i; k++) {
+            if (ids[k] == ids[i])
+                return IMX_DBI_INVALID;
+        }
+        len += (size_t)snprintf(list + len, sizeof list - len, "%s%lld", i ? "," : "", ids[i]);
+    }
+    snprintf(list + len, sizeof list - len, "}");
+    const char *params[] = { list };
+    PGresult *r = imx_db_exec(c, &stmt_compare, params);
+    enum imx_db_images_rc rc = IMX_DBI_OK;
+    if (!imx_db_ok(r)) {
+        rc = failure_rc(r, NULL, 0);
+    } else if (PQntuples(r) != 1) {
+        rc = IMX_DBI_ERROR;
+    } else if (!PQgetisnull(r, 0, 0)) {
+        if (missing)
+            *missing = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
+        rc = IMX_DBI_NOT_FOUND;
+    } else {
+        *json = strdup(PQgetvalue(r, 0, 1));
+        rc = *json ? IMX_DBI_OK : IMX_DBI_ERROR;
+    }
+    PQclear(r);
+    return rc;
+}
+
+enum imx_db_images_rc imx_db_image_resolve(struct imx_db_conn *c, const struct imx_image_resolve *r,
+                                           char **json)
+{
+    *json = NULL;
+    if (!empty_to_null(r->family) || !empty_to_null(r->region))
+        return IMX_DBI_INVALID;
+    struct constraint_arrays *ca = malloc(sizeof *ca);
+    if (!ca)
+        return IMX_DBI_ERROR;
+    const char *cparams[6];
+    enum imx_db_images_rc rc = IMX_DBI_INVALID;
+    if (build_constraints(ca, r->constraints, r->n_constraints, cparams) == 0) {
+        const char *params[] = { r->family,  r->region,  empty_to_null(r->arch),
+                                 cparams[0], cparams[1], cparams[2],
+                                 cparams[3], cparams[4], cparams[5] };
+        rc = exec_json(c, &stmt_resolve, params, json);
+    }
+    free(ca);
+    return rc;
+}

@@ -1,0 +1,161 @@
+/* The catalog's SQL: publish an image with its rows, read one, search with facets, compare,
+ * resolve. Every read returns JSON text built by PostgreSQL; every statement is prepared. */
+#ifndef IMX_DB_IMAGES_H
+#define IMX_DB_IMAGES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "db/pool.h"
+#include "domain/version.h"
+
+/* Outcome of every function here. Messages (err) never contain SQL. */
+enum imx_db_images_rc {
+    IMX_DBI_OK,
+    IMX_DBI_NOT_FOUND,   /* no such image (or, for compare, one of the ids) */
+    IMX_DBI_CONFLICT,    /* family+version already published (23505) */
+    IMX_DBI_INVALID,     /* a value the schema refuses (23514, 23503, 22P02, bad cursor) */
+    IMX_DBI_UNAVAILABLE, /* PostgreSQL unreachable or the statement timed out */
+    IMX_DBI_ERROR,       /* anything else: our bug */
+};
+
+/* Limits checked before anything reaches PostgreSQL. */
+#define IMX_DBI_MAX_ROWS        64 /* components, artifacts, GPUs, instance families, tags */
+#define IMX_DBI_MAX_CONSTRAINTS 16 /* component constraints in one search or resolve */
+#define IMX_DBI_MAX_TAGS        8  /* tags in one search */
+#define IMX_DBI_MAX_LIMIT       200
+#define IMX_DBI_COMPARE_MIN     2
+#define IMX_DBI_COMPARE_MAX     10
+
+struct imx_image_component {
+    const char *name;    /* "nvidia-driver" */
+    const char *version; /* "580.95.05" */
+};
+
+struct imx_image_artifact {
+    const char *region;      /* "us-east-1" */
+    const char *artifact_id; /* "ami-0123456789abcdef0" */
+};
+
+/* A new image. Strings are borrowed for the call; NULL optional strings are SQL NULL. */
+struct imx_image_new {
+    const char *family, *version;
+    long long team_id;
+    const char *provider;     /* aws, gcp, azure, onprem, oci-container */
+    const char *architecture; /* x86_64, arm64 */
+    const char *os_name, *os_version;
+    const char *kernel;             /* optional */
+    const char *layer;              /* platform, model */
+    long long parent_id;            /* 0: none */
+    int boot_seconds;               /* < 0: unknown */
+    double size_gb;                 /* < 0: unknown */
+    const char *description;        /* optional */
+    const char *compatibility_json; /* the report (imx_compat_report_json), JSON text; NULL: {} */
+    const struct imx_image_component *components;
+    size_t n_components;
+    const struct imx_image_artifact *artifacts;
+    size_t n_artifacts;
+    const char *const *gpus; /* any spelling; stored canonical (imx_ref_gpu_canonical) when known */
+    size_t n_gpus;
+    const char *const *instance_families; /* "p5", "g6e" */
+    size_t n_instance_families;
+    const char *const *tags; /* "cis", "fips", "boot-optimized" */
+    size_t n_tags;
+};
+
+/* Inserts the image and all its rows in one statement (atomic on its own, and part of the
+ * caller's transaction when one is open, so an outbox row can join it). *id receives the new id.
+ * err (may be NULL) gets a message for INVALID/CONFLICT naming the constraint broken. */
+enum imx_db_images_rc imx_db_image_insert(struct imx_db_conn *c, const struct imx_image_new *in,
+                                          long long *id, char *err, size_t errlen);
+
+/* One image as JSON: {id, family, version, team_id, provider, architecture, os:{name,version},
+ * kernel, layer, parent_id, boot_seconds, size_gb, description, status, status_reason,
+ * revoke_at, patch_status, published_at, updated_at, components:{name:version}, artifacts:
+ * {region:artifact_id}, gpus:[...], instance_families:[...], tags:[...], children:[ids],
+ * compatibility:{...}}. *json is new (free() it); *etag is new (free() it): a strong ETag
+ * value with its quotes, which changes whenever the JSON does. NOT_FOUND when no such id. */
+enum imx_db_images_rc imx_db_image_get(struct imx_db_conn *c, long long id, char **json,
+                                       char **etag);
+
+/* One component constraint: "nvidia-driver" with a parsed "~580". */
+struct imx_image_constraint {
+    const char *name;
+    struct imx_constraint constraint;
+};
+
+enum imx_image_sort {
+    IMX_SORT_PUBLISHED_DESC, /* -published_at (default): newest first */
+    IMX_SORT_FAMILY,         /* family, then id */
+    IMX_SORT_BOOT_SECONDS,   /* fastest boot first, unknown last */
+    IMX_SORT_SIZE_GB,        /* smallest first, unknown last */
+};
+
+/* Parses "-published_at", "family", "boot_seconds" or "size_gb" (NULL or "" = default).
+ * Returns 0 or -1. */
+int imx_image_sort_parse(const char *s, enum imx_image_sort *out);
+
+/* Search filters; every member is optional (NULL / 0 = no filter). Strings are borrowed. */
+struct imx_image_search {
+    const char *q;        /* websearch syntax over family, description and component names */
+    const char *family;   /* exact */
+    const char *provider; /* exact */
+    const char *region;   /* has an artifact there */
+    const char *arch;     /* x86_64 | arm64 */
+    const char *os;       /* "ubuntu" or "ubuntu:24.04" */
+    const char *gpu;      /* a GPU model in any spelling ("H100") or an architecture ("Hopper") */
+    const struct imx_image_constraint *constraints; /* all must hold */
+    size_t n_constraints;
+    const char *const *tags; /* all must be present */
+    size_t n_tags;
+    const char *status; /* NULL: "active"; "any": every status */
+    const char *layer;
+    const char *patch_status;
+    enum imx_image_sort sort;
+    const char *cursor; /* next_cursor of the previous page, for the same sort */
+    int limit;          /* 1..IMX_DBI_MAX_LIMIT; 0: 20 */
+};
+
+/* One page: {"items":[summary...], "next_cursor": text|null}. A summary is {id, family, version,
+ * provider, architecture, os:{name,version}, layer, status, patch_status, published_at,
+ * boot_seconds, size_gb, components:{name:version}, gpus:[...], regions:[...], tags:[...]}.
+ * Keyset pagination: a page never repeats or skips rows because of inserts between requests.
+ * *json is new (free() it). INVALID for a malformed cursor or one of another sort, or too many
+ * constraints or tags. */
+enum imx_db_images_rc imx_db_image_search(struct imx_db_conn *c, const struct imx_image_search *s,
+                                          char **json);
+
+/* Facet counts over every image matching s (sort, cursor and limit are ignored), in one
+ * statement: {"total":n, "gpu":[{"value","count"}], "os", "provider", "cuda" (major.minor),
+ * "driver_branch" ("R580"), "framework" ("pytorch 2.9"), "tag"}; each list by count descending,
+ * then value. *json is new (free() it). */
+enum imx_db_images_rc imx_db_image_facets(struct imx_db_conn *c, const struct imx_image_search *s,
+                                          char **json);
+
+/* Side-by-side data for 2..10 distinct ids: {"images":[image JSON as imx_db_image_get, in the
+ * order given], "components":[{"name", "versions":[version|null per image], "same":bool}]}.
+ * NOT_FOUND (with the first missing id in *missing when not NULL) when any id does not exist.
+ * *json is new (free() it). */
+enum imx_db_images_rc imx_db_image_compare(struct imx_db_conn *c, const long long *ids, size_t n,
+                                           char **json, long long *missing);
+
+/* What resolve looks for: the newest active image of family (status active, patch_status not
+ * revoked, revoke_at not passed) with an artifact in region, of arch (optional), satisfying
+ * every constraint. */
+struct imx_image_resolve {
+    const char *family;
+    const char *region;
+    const char *arch; /* optional */
+    const struct imx_image_constraint *constraints;
+    size_t n_constraints;
+};
+
+/* {"image": summary|null, "artifact_id": text|null, "emptied_by": null | "family" | "status" |
+ * "region" | "arch" | "constraint", "constraint": null | {"name", "constraint"}}: when nothing
+ * matches, emptied_by names the first filter (in that order) after which no candidate was left,
+ * and for "constraint" which one (constraints applied in the order given). *json is new.
+ * OK also when nothing matched (image null). */
+enum imx_db_images_rc imx_db_image_resolve(struct imx_db_conn *c, const struct imx_image_resolve *r,
+                                           char **json);
+
+#endif

@@ -1,0 +1,336 @@
+/* Loads the reference snapshot from PostgreSQL (one statement returning JSON built by PostgreSQL,
+ * parsed with jansson) and caches it per process, keyed by ref_generation. */
+#include "db/reference.h"
+
+#include <jansson.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Refuse absurd reference payloads before parsing them (the shipped data is about 60 KiB). */
+#define REF_JSON_MAX (16u * 1024u * 1024u)
+
+/* A snapshot and what it borrows from: every string points into root. */
+struct holder {
+    struct imx_ref_snapshot snap; /* first, so a snapshot pointer is a holder pointer */
+    json_t *root;
+    atomic_long refs;
+    struct imx_ref_cuda_mvc *mvc;
+    struct imx_ref_cuda_driver *cuda;
+    struct imx_ref_gpu_arch *archs;
+    struct imx_ref_gpu *gpus;
+    const char **aliases; /* all GPUs' aliases, one array */
+    struct imx_ref_driver_branch *branches;
+    struct imx_ref_cudnn *cudnn;
+    struct imx_ref_pytorch_build *pytorch;
+    struct imx_ref_tensorflow *tensorflow;
+};
+
+static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct holder *cache; /* holds one reference of its own */
+
+IMX_DB_STMT(stmt_generation, 0, "SELECT generation FROM ref_generation");
+
+/* Every ref_ row the validator reads, in a stable order, plus the generation they belong to
+ * (read in the same statement, so the two always agree). */
+IMX_DB_STMT(stmt_snapshot, 0,
+            "SELECT json_build_object("
+            " 'generation', (SELECT generation FROM ref_generation),"
+            " 'mvc', (SELECT coalesce(json_agg(json_build_object('cuda_major', cuda_major,"
+            "   'driver_floor', driver_floor, 'source', source) ORDER BY cuda_major), '[]')"
+            "   FROM ref_cuda_mvc),"
+            " 'cuda', (SELECT coalesce(json_agg(json_build_object('cuda_version', cuda_version,"
+            "   'cuda_major', cuda_major, 'linux_driver_min', linux_driver_min, 'source', source)"
+            "   ORDER BY cuda_version_key), '[]') FROM ref_cuda_driver),"
+            " 'archs', (SELECT coalesce(json_agg(json_build_object('architecture', architecture,"
+            "   'first_cuda', first_cuda, 'last_cuda_major', last_cuda_major,"
+            "   'last_driver_branch', last_driver_branch, 'source', source)"
+            "   ORDER BY architecture), '[]') FROM ref_gpu_arch),"
+            " 'gpus', (SELECT coalesce(json_agg(json_build_object('gpu_model', gpu_model,"
+            "   'full_name', full_name, 'architecture', architecture,"
+            "   'compute_capability', compute_capability::text, 'first_cuda', first_cuda,"
+            "   'min_driver_derived', min_driver_derived,"
+            "   'min_driver_documented', min_driver_documented, 'aliases', aliases,"
+            "   'source', source) ORDER BY gpu_model), '[]') FROM ref_gpu),"
+            " 'branches', (SELECT coalesce(json_agg(json_build_object('branch', branch,"
+            "   'branch_type', branch_type, 'eol', eol::text, 'source', source)"
+            "   ORDER BY branch), '[]') FROM ref_driver_branch),"
+            " 'cudnn', (SELECT coalesce(json_agg(json_build_object('cudnn_version', cudnn_version,"
+            "   'cuda_majors', cuda_majors, 'source', source) ORDER BY cudnn_version_key), '[]')"
+            "   FROM ref_cudnn),"
+            " 'pytorch', (SELECT coalesce(json_agg(json_build_object("
+            "   'pytorch_version', pytorch_version, 'cuda_version', cuda_version,"
+            "   'experimental', channel = 'experimental', 'source', source)"
+            "   ORDER BY pytorch_version_key, cuda_version_key), '[]') FROM ref_pytorch_build),"
+            " 'tensorflow', (SELECT coalesce(json_agg(json_build_object("
+            "   'tensorflow_version', tensorflow_version, 'cuda', cuda, 'source', source)"
+            "   ORDER BY tensorflow_version_key), '[]') FROM ref_tensorflow)"
+            ")::text");
+
+static void set_err(char *err, size_t errlen, const char *msg)
+{
+    if (err && errlen)
+        snprintf(err, errlen, "%s", msg);
+}
+
+static void holder_free(struct holder *h)
+{
+    if (!h)
+        return;
+    free(h->mvc);
+    free(h->cuda);
+    free(h->archs);
+    free(h->gpus);
+    free(h->aliases);
+    free(h->branches);
+    free(h->cudnn);
+    free(h->pytorch);
+    free(h->tensorflow);
+    json_decref(h->root);
+    free(h);
+}
+
+static void holder_decref(struct holder *h)
+{
+    if (h && atomic_fetch_sub(&h->refs, 1) == 1)
+        holder_free(h);
+}
+
+/* Borrowed string member, or NULL when absent or JSON null. */
+static const char *str(json_t *o, const char *key)
+{
+    return json_string_value(json_object_get(o, key));
+}
+
+static int num(json_t *o, const char *key)
+{
+    return (int)json_integer_value(json_object_get(o, key));
+}
+
+/* Allocates n elements (at least one, so that an empty table is not a failure). */
+static void *alloc_rows(size_t n, size_t size)
+{
+    return calloc(n ? n : 1, size);
+}
+
+/* Builds a holder from the snapshot JSON; steals root. NULL when a required field is missing. */
+static struct holder *holder_from_json(json_t *root)
+{
+    struct holder *h = calloc(1, sizeof *h);
+    if (!h) {
+        json_decref(root);
+        return NULL;
+    }
+    h->root = root;
+    atomic_init(&h->refs, 1);
+    json_t *mvc = json_object_get(root, "mvc"), *cuda = json_object_get(root, "cuda"),
+           *archs = json_object_get(root, "archs"), *gpus = json_object_get(root, "gpus"),
+           *branches = json_object_get(root, "branches"), *cudnn = json_object_get(root, "cudnn"),
+           *pytorch = json_object_get(root, "pytorch"), *tf = json_object_get(root, "tensorflow");
+    if (!json_is_integer(json_object_get(root, "generation")) || !json_is_array(mvc) ||
+        !json_is_array(cuda) || !json_is_array(archs) || !json_is_array(gpus) ||
+        !json_is_array(branches) || !json_is_array(cudnn) || !json_is_array(pytorch) ||
+        !json_is_array(tf))
+        goto fail;
+    size_t n_aliases = 0, i;
+    json_t *row;
+    json_array_foreach(gpus, i, row) n_aliases += json_array_size(json_object_get(row, "aliases"));
+
+    h->mvc = alloc_rows(json_array_size(mvc), sizeof *h->mvc);
+    h->cuda = alloc_rows(json_array_size(cuda), sizeof *h->cuda);
+    h->archs = alloc_rows(json_array_size(archs), sizeof *h->archs);
+    h->gpus = alloc_rows(json_array_size(gpus), sizeof *h->gpus);
+    h->aliases = alloc_rows(n_aliases, sizeof *h->aliases);
+    h->branches = alloc_rows(json_array_size(branches), sizeof *h->branches);
+    h->cudnn = alloc_rows(json_array_size(cudnn), sizeof *h->cudnn);
+    h->pytorch = alloc_rows(json_array_size(pytorch), sizeof *h->pytorch);
+    h->tensorflow = alloc_rows(json_array_size(tf), sizeof *h->tensorflow);
+    if (!h->mvc || !h->cuda || !h->archs || !h->gpus || !h->aliases || !h->branches || !h->cudnn ||
+        !h->pytorch || !h->tensorflow)
+        goto fail;
+
+    json_array_foreach(mvc, i, row)
+    {
+        h->mvc[i] = (struct imx_ref_cuda_mvc){ num(row, "cuda_major"), str(row, "driver_floor"),
+                                               str(row, "source") };
+        if (!h->mvc[i].driver_floor)
+            goto fail;
+    }
+    json_array_foreach(cuda, i, row)
+    {
+        h->cuda[i] =
+            (struct imx_ref_cuda_driver){ str(row, "cuda_version"), num(row, "cuda_major"),
+                                          str(row, "linux_driver_min"), str(row, "source") };
+        if (!h->cuda[i].cuda_version || !h->cuda[i].linux_driver_min)
+            goto fail;
+    }
+    json_array_foreach(archs, i, row)
+    {
+        h->archs[i] =
+            (struct imx_ref_gpu_arch){ str(row, "architecture"), str(row, "first_cuda"),
+                                       num(row, "last_cuda_major"), num(row, "last_driver_branch"),
+                                       str(row, "source") };
+        if (!h->archs[i].architecture)
+            goto fail;
+    }
+    size_t a = 0;
+    json_array_foreach(gpus, i, row)
+    {
+        json_t *al = json_object_get(row, "aliases"), *v;
+        size_t k, first = a;
+        json_array_foreach(al, k, v)
+        {
+            if (json_is_string(v))
+                h->aliases[a++] = json_string_value(v);
+        }
+        h->gpus[i] = (struct imx_ref_gpu){
+            .gpu_model = str(row, "gpu_model"),
+            .full_name = str(row, "full_name"),
+            .architecture = str(row, "architecture"),
+            .compute_capability = str(row, "compute_capability"),
+            .first_cuda = str(row, "first_cuda"),
+            .min_driver_derived = str(row, "min_driver_derived"),
+            .min_driver_documented = str(row, "min_driver_documented"),
+            .aliases = h->aliases + first,
+            .n_aliases = a - first,
+            .source = str(row, "source"),
+        };
+        if (!h->gpus[i].gpu_model || !h->gpus[i].architecture)
+            goto fail;
+    }
+    json_array_foreach(branches, i, row)
+    {
+        h->branches[i] =
+            (struct imx_ref_driver_branch){ num(row, "branch"), str(row, "branch_type"),
+                                            str(row, "eol"), str(row, "source") };
+    }
+    json_array_foreach(cudnn, i, row)
+    {
+        json_t *majors = json_object_get(row, "cuda_majors"), *v;
+        size_t k;
+        h->cudnn[i].cudnn_version = str(row, "cudnn_version");
+        h->cudnn[i].source = str(row, "source");
+        json_array_foreach(majors, k, v)
+        {
+            if (h->cudnn[i].n_cuda_majors < IMX_REF_CUDNN_MAX_MAJORS)
+                h->cudnn[i].cuda_majors[h->cudnn[i].n_cuda_majors++] = (int)json_integer_value(v);
+        }
+        if (!h->cudnn[i].cudnn_version)
+            goto fail;
+    }
+    json_array_foreach(pytorch, i, row)
+    {
+        h->pytorch[i] =
+            (struct imx_ref_pytorch_build){ str(row, "pytorch_version"), str(row, "cuda_version"),
+                                            json_is_true(json_object_get(row, "experimental")),
+                                            str(row, "source") };
+        if (!h->pytorch[i].pytorch_version || !h->pytorch[i].cuda_version)
+            goto fail;
+    }
+    json_array_foreach(tf, i, row)
+    {
+        h->tensorflow[i] = (struct imx_ref_tensorflow){ str(row, "tensorflow_version"),
+                                                        str(row, "cuda"), str(row, "source") };
+        if (!h->tensorflow[i].tensorflow_version || !h->tensorflow[i].cuda)
+            goto fail;
+    }
+
+    h->snap = (struct imx_ref_snapshot){
+        .generation = json_integer_value(json_object_get(root, "generation")),
+        .mvc = h->mvc,
+        .n_mvc = json_array_size(mvc),
+        .cuda = h->cuda,
+        .n_cuda = json_array_size(cuda),
+        .archs = h->archs,
+        .n_archs = json_array_size(archs),
+        .gpus = h->gpus,
+        .n_gpus = json_array_size(gpus),
+        .branches = h->branches,
+        .n_branches = json_array_size(branches),
+        .cudnn = h->cudnn,
+        .n_cudnn = json_array_size(cudnn),
+        .pytorch = h->pytorch,
+        .n_pytorch = json_array_size(pytorch),
+        .tensorflow = h->tensorflow,
+        .n_tensorflow = json_array_size(tf),
+    };
+    return h;
+fail:
+    holder_free(h);
+    return NULL;
+}
+
+static struct holder *load(struct imx_db_conn *c, char *err, size_t errlen)
+{
+    PGresult *r = imx_db_exec(c, &stmt_snapshot, NULL);
+    if (!imx_db_ok(r) || PQntuples(r) != 1) {
+        set_err(err, errlen, "reading the reference data failed");
+        PQclear(r);
+        return NULL;
+    }
+    size_t len = (size_t)PQgetlength(r, 0, 0);
+    json_t *root = NULL;
+    if (len <= REF_JSON_MAX)
+        root = json_loadb(PQgetvalue(r, 0, 0), len, 0, NULL);
+    PQclear(r);
+    struct holder *h = root ? holder_from_json(root) : NULL;
+    if (!h)
+        set_err(err, errlen, "the reference data could not be parsed");
+    return h;
+}
+
+const struct imx_ref_snapshot *imx_db_ref_acquire(struct imx_db_conn *c, char *err, size_t errlen)
+{
+    set_err(err, errlen, "");
+    PGresult *r = imx_db_exec(c, &stmt_generation, NULL);
+    if (!imx_db_ok(r) || PQntuples(r) != 1) {
+        set_err(err, errlen, "reading the reference generation failed");
+        PQclear(r);
+        return NULL;
+    }
+    long long gen = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
+    PQclear(r);
+
+    pthread_mutex_lock(&cache_lock);
+    struct holder *h = cache;
+    if (h && h->snap.generation == gen) {
+        atomic_fetch_add(&h->refs, 1);
+        pthread_mutex_unlock(&cache_lock);
+        return &h->snap;
+    }
+    pthread_mutex_unlock(&cache_lock);
+
+    /* Loaded outside the lock: two threads may both load; the last one loaded stays cached. */
+    h = load(c, err, errlen);
+    if (!h)
+        return NULL;
+    /* h's first reference is the caller's. */
+    pthread_mutex_lock(&cache_lock);
+    struct holder *old = NULL;
+    if (!cache || cache->snap.generation != h->snap.generation) {
+        old = cache;
+        atomic_fetch_add(&h->refs, 1); /* the cache's */
+        cache = h;
+    }
+    pthread_mutex_unlock(&cache_lock);
+    holder_decref(old);
+    return &h->snap;
+}
+
+void imx_db_ref_release(const struct imx_ref_snapshot *snap)
+{
+    /* snap is the first member of its holder. */
+    holder_decref((struct holder *)(void *)snap);
+}
+
+void imx_db_ref_cache_clear(void)
+{
+    pthread_mutex_lock(&cache_lock);
+    struct holder *old = cache;
+    cache = NULL;
+    pthread_mutex_unlock(&cache_lock);
+    holder_decref(old);
+}

@@ -1,0 +1,637 @@
+/* The compatibility validator: NVIDIA's driver/toolkit/GPU rules and the frameworks' CUDA builds,
+ * applied to a stack of components and target GPUs with a snapshot of the reference data. */
+#include "domain/compat.h"
+
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The parsed stack: which recognized components are present and valid. */
+struct stack {
+    bool has_driver, has_cuda, has_cudnn, has_pytorch, has_tf;
+    struct imx_ver driver, cuda, cudnn, pytorch, tf;
+    /* The CUDA the other rules use: the cuda component, else a PyTorch wheel's +cuNNN. */
+    bool cuda_from_pytorch;
+    bool pytorch_has_suffix_cuda;
+    struct imx_ver pytorch_cuda;
+};
+
+struct builder {
+    struct imx_compat_report *out;
+    bool has_error;
+};
+
+const char *imx_compat_severity_name(enum imx_compat_severity s)
+{
+    switch (s) {
+    case IMX_COMPAT_ERROR:
+        return "error";
+    case IMX_COMPAT_WARNING:
+        return "warning";
+    case IMX_COMPAT_INFO:
+        return "info";
+    }
+    return "info";
+}
+
+/* Copies the first URL of a reference row's source text (which may hold several, with notes). */
+static void copy_source_url(char *dst, size_t len, const char *src)
+{
+    dst[0] = '\0';
+    if (!src)
+        return;
+    const char *p = strstr(src, "http");
+    if (!p)
+        return;
+    size_t n = 0;
+    while (p[n] && !isspace((unsigned char)p[n]) && p[n] != ';' && n + 1 < len)
+        n++;
+    /* A trailing comma or closing parenthesis belongs to the prose, not the URL. */
+    while (n > 0 && (p[n - 1] == ',' || p[n - 1] == ')'))
+        n--;
+    memcpy(dst, p, n);
+    dst[n] = '\0';
+}
+
+static void copy_text(char *dst, size_t len, const char *src)
+{
+    snprintf(dst, len, "%s", src ? src : "");
+}
+
+/* Adds a finding; involved is a NULL-ended list of name, version pairs. */
+static struct imx_compat_finding *add(struct builder *b, enum imx_compat_severity sev,
+                                      const char *code, const char *source, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+
+static struct imx_compat_finding *add(struct builder *b, enum imx_compat_severity sev,
+                                      const char *code, const char *source, const char *fmt, ...)
+{
+    if (sev == IMX_COMPAT_ERROR)
+        b->has_error = true;
+    if (b->out->n >= IMX_COMPAT_MAX_FINDINGS) {
+        b->out->truncated = true;
+        return NULL;
+    }
+    struct imx_compat_finding *f = &b->out->findings[b->out->n++];
+    memset(f, 0, sizeof *f);
+    f->severity = sev;
+    copy_text(f->code, sizeof f->code, code);
+    copy_source_url(f->source, sizeof f->source, source);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(f->message, sizeof f->message, fmt, ap);
+    va_end(ap);
+    return f;
+}
+
+static void involve(struct imx_compat_finding *f, const char *name, const char *version)
+{
+    if (!f || f->n_involved >= IMX_COMPAT_MAX_INVOLVED)
+        return;
+    copy_text(f->involved[f->n_involved].name, IMX_COMPAT_NAME_SIZE, name);
+    copy_text(f->involved[f->n_involved].version, IMX_COMPAT_NAME_SIZE, version);
+    f->n_involved++;
+}
+
+/* Compares the first n key parts of a and b. */
+static int key_cmp_n(const int32_t *a, const int32_t *b, int n)
+{
+    for (int i = 0; i < n; i++) {
+        if (a[i] != b[i])
+            return a[i] < b[i] ? -1 : 1;
+    }
+    return 0;
+}
+
+/* Parses a reference string; false when it is NULL or invalid (reference data is checked by
+ * the schema, so that means "unknown"). */
+static bool ref_ver(const char *s, struct imx_ver *v)
+{
+    return s && imx_ver_parse(s, v) == 0;
+}
+
+/* GPU names compare like SQL imx_ref_gpu_norm(): lower-case alphanumerics only, without a
+ * leading "nvidia" and then "tesla" (each only when something follows). */
+static void gpu_norm(const char *in, char *out, size_t len)
+{
+    size_t n = 0;
+    for (const char *p = in; *p && n + 1 < len; p++) {
+        if (isalnum((unsigned char)*p))
+            out[n++] = (char)tolower((unsigned char)*p);
+    }
+    out[n] = '\0';
+    static const char *const prefixes[] = { "nvidia", "tesla" };
+    for (size_t i = 0; i < 2; i++) {
+        size_t pl = strlen(prefixes[i]);
+        if (strncmp(out, prefixes[i], pl) == 0 && out[pl] != '\0')
+            memmove(out, out + pl, strlen(out + pl) + 1);
+    }
+}
+
+const struct imx_ref_gpu *imx_compat_find_gpu(const struct imx_ref_snapshot *ref, const char *name)
+{
+    if (!ref || !name)
+        return NULL;
+    char want[128], have[128];
+    gpu_norm(name, want, sizeof want);
+    if (want[0] == '\0')
+        return NULL;
+    const struct imx_ref_gpu *best = NULL;
+    for (size_t i = 0; i < ref->n_gpus; i++) {
+        const struct imx_ref_gpu *g = &ref->gpus[i];
+        bool match = false;
+        gpu_norm(g->gpu_model, have, sizeof have);
+        match = strcmp(want, have) == 0;
+        if (!match && g->full_name) {
+            gpu_norm(g->full_name, have, sizeof have);
+            match = strcmp(want, have) == 0;
+        }
+        for (size_t a = 0; !match && a < g->n_aliases; a++) {
+            gpu_norm(g->aliases[a], have, sizeof have);
+            match = strcmp(want, have) == 0;
+        }
+        /* Like the SQL function: the alphabetically first model wins a tie. */
+        if (match && (!best || strcmp(g->gpu_model, best->gpu_model) < 0))
+            best = g;
+    }
+    return best;
+}
+
+static const struct imx_ref_gpu_arch *find_arch(const struct imx_ref_snapshot *ref,
+                                                const char *arch)
+{
+    for (size_t i = 0; arch && i < ref->n_archs; i++) {
+        if (strcmp(ref->archs[i].architecture, arch) == 0)
+            return &ref->archs[i];
+    }
+    return NULL;
+}
+
+static const struct imx_ref_cuda_mvc *find_mvc(const struct imx_ref_snapshot *ref, int major)
+{
+    for (size_t i = 0; i < ref->n_mvc; i++) {
+        if (ref->mvc[i].cuda_major == major)
+            return &ref->mvc[i];
+    }
+    return NULL;
+}
+
+static const struct imx_ref_driver_branch *find_branch(const struct imx_ref_snapshot *ref,
+                                                       int branch)
+{
+    for (size_t i = 0; i < ref->n_branches; i++) {
+        if (ref->branches[i].branch == branch)
+            return &ref->branches[i];
+    }
+    return NULL;
+}
+
+/* The Table-3 row of a CUDA version: the exact release, else the newest release of the same
+ * major.minor not above it (or the oldest of that minor). *exact says which. */
+static const struct imx_ref_cuda_driver *find_cuda(const struct imx_ref_snapshot *ref,
+                                                   const struct imx_ver *v, bool *exact)
+{
+    const struct imx_ref_cuda_driver *below = NULL, *above = NULL;
+    struct imx_ver below_v, above_v, rv;
+    *exact = false;
+    for (size_t i = 0; i < ref->n_cuda; i++) {
+        if (!ref_ver(ref->cuda[i].cuda_version, &rv) || key_cmp_n(rv.key, v->key, 2) != 0)
+            continue;
+        int c = imx_ver_cmp(&rv, v);
+        if (c == 0) {
+            *exact = true;
+            return &ref->cuda[i];
+        }
+        if (c < 0 && (!below || imx_ver_cmp(&rv, &below_v) > 0)) {
+            below = &ref->cuda[i];
+            below_v = rv;
+        }
+        if (c > 0 && (!above || imx_ver_cmp(&rv, &above_v) < 0)) {
+            above = &ref->cuda[i];
+            above_v = rv;
+        }
+    }
+    return below ? below : above;
+}
+
+/* "+cu124" -> 12.4, "+cu118" -> 11.8, "+cu130" -> 13.0 (two-digit major from CUDA 10 on). */
+static bool pytorch_suffix_cuda(const struct imx_ver *pt, struct imx_ver *cuda)
+{
+    const char *s = imx_ver_suffix(pt);
+    if (strncmp(s, "+cu", 3) != 0)
+        return false;
+    const char *d = s + 3;
+    size_t n = strspn(d, "0123456789");
+    if (d[n] != '\0' || n < 3 || n > 4)
+        return false;
+    char text[16];
+    snprintf(text, sizeof text, "%.2s.%s", d, d + 2);
+    return imx_ver_parse(text, cuda) == 0;
+}
+
+static void check_driver_branch(struct builder *b, const struct imx_ref_snapshot *ref,
+                                const struct stack *st, const char *today)
+{
+    int branch = (int)imx_ver_branch(&st->driver);
+    const struct imx_ref_driver_branch *br = find_branch(ref, branch);
+    struct imx_compat_finding *f;
+    if (!br) {
+        f = add(b, IMX_COMPAT_INFO, "unknown_component_version", NULL,
+                "NVIDIA driver %s belongs to branch R%d, which is not in the reference data, so "
+                "its support status and end of life were not checked.",
+                st->driver.text, branch);
+        involve(f, "nvidia-driver", st->driver.text);
+        return;
+    }
+    if (br->eol && strcmp(br->eol, today) <= 0) {
+        f = add(b, IMX_COMPAT_WARNING, "driver_branch_eol", br->source,
+                "NVIDIA driver %s is on branch R%d (%s), which reached end of life on %s and "
+                "gets no more security updates.",
+                st->driver.text, branch, br->branch_type ? br->branch_type : "?", br->eol);
+        involve(f, "nvidia-driver", st->driver.text);
+    }
+}
+
+static void check_driver_for_cuda(struct builder *b, const struct imx_ref_snapshot *ref,
+                                  const struct stack *st, const struct imx_ref_cuda_driver *row)
+{
+    struct imx_ver need;
+    if (!ref_ver(row->linux_driver_min, &need) || imx_ver_cmp(&st->driver, &need) >= 0)
+        return;
+    const char *cuda_name = st->cuda_from_pytorch ? "pytorch" : "cuda";
+    const char *cuda_text = st->cuda_from_pytorch ? st->pytorch.text : st->cuda.text;
+    const struct imx_ref_cuda_mvc *mvc = find_mvc(ref, row->cuda_major);
+    struct imx_ver floor;
+    struct imx_compat_finding *f;
+    if (mvc && ref_ver(mvc->driver_floor, &floor) && imx_ver_cmp(&st->driver, &floor) >= 0) {
+        f = add(b, IMX_COMPAT_WARNING, "driver_mvc_only", row->source,
+                "CUDA %s needs NVIDIA driver %s or newer; driver %s runs it only through CUDA "
+                "%d.x minor-version compatibility (driver >= %s): features that need the newer "
+                "driver are unavailable and JIT compilation of PTX newer than the driver fails "
+                "(cudaErrorUnsupportedPtxVersion).",
+                st->cuda.text, row->linux_driver_min, st->driver.text, row->cuda_major,
+                mvc->driver_floor);
+    } else {
+        f = add(b, IMX_COMPAT_ERROR, "driver_too_old_for_cuda", row->source,
+                "CUDA %s needs NVIDIA driver %s or newer (%s%s); driver %s is older, so CUDA "
+                "applications fail to initialize.",
+                st->cuda.text, row->linux_driver_min,
+                mvc ? "minor-version compatibility still needs "
+                    : "no minor-version "
+                      "compatibility for this major",
+                mvc ? mvc->driver_floor : "", st->driver.text);
+    }
+    involve(f, "nvidia-driver", st->driver.text);
+    involve(f, cuda_name, cuda_text);
+}
+
+static void check_gpu(struct builder *b, const struct imx_ref_snapshot *ref, const struct stack *st,
+                      const char *name)
+{
+    const struct imx_ref_gpu *g = imx_compat_find_gpu(ref, name);
+    struct imx_compat_finding *f;
+    if (!g) {
+        f = add(b, IMX_COMPAT_INFO, "unknown_gpu", NULL,
+                "GPU \"%s\" is not in the reference data, so nothing was checked for it.", name);
+        involve(f, "gpu", name);
+        return;
+    }
+    const struct imx_ref_gpu_arch *arch = find_arch(ref, g->architecture);
+    const char *cuda_name = st->cuda_from_pytorch ? "pytorch" : "cuda";
+    const char *cuda_text = st->cuda_from_pytorch ? st->pytorch.text : st->cuda.text;
+
+    if (st->has_cuda) {
+        const char *first = g->first_cuda ? g->first_cuda : (arch ? arch->first_cuda : NULL);
+        const char *first_src = g->first_cuda ? g->source : (arch ? arch->source : g->source);
+        struct imx_ver fv;
+        /* Toolkits are compared by major.minor: "12.8" means any 12.8.x. */
+        if (ref_ver(first, &fv) && key_cmp_n(st->cuda.key, fv.key, 2) < 0) {
+            f = add(b, IMX_COMPAT_ERROR, "gpu_too_new_for_cuda", first_src,
+                    "%s (%s, compute capability %s) needs CUDA %s or newer; CUDA %s cannot "
+                    "build or run code for it.",
+                    g->gpu_model, g->architecture, g->compute_capability, first, st->cuda.text);
+            involve(f, "gpu", g->gpu_model);
+            involve(f, cuda_name, cuda_text);
+        }
+        if (arch && arch->last_cuda_major > 0 && st->cuda.key[0] > arch->last_cuda_major) {
+            f = add(b, IMX_COMPAT_ERROR, "gpu_dropped_by_cuda", arch->source,
+                    "CUDA %d dropped %s GPUs such as the %s: CUDA %d.x is the last to support "
+                    "compute capability %s, and CUDA %s cannot run on it.",
+                    (int)st->cuda.key[0], arch->architecture, g->gpu_model, arch->last_cuda_major,
+                    g->compute_capability, st->cuda.text);
+            involve(f, "gpu", g->gpu_model);
+            involve(f, cuda_name, cuda_text);
+        }
+    }
+    if (st->has_driver) {
+        int branch = (int)imx_ver_branch(&st->driver);
+        if (arch && arch->last_driver_branch > 0 && branch > arch->last_driver_branch) {
+            f = add(b, IMX_COMPAT_ERROR, "gpu_dropped_by_driver", arch->source,
+                    "NVIDIA driver branch R%d no longer supports %s GPUs such as the %s; R%d is "
+                    "the last branch for them (driver %s).",
+                    branch, arch->architecture, g->gpu_model, arch->last_driver_branch,
+                    st->driver.text);
+            involve(f, "gpu", g->gpu_model);
+            involve(f, "nvidia-driver", st->driver.text);
+        }
+        const char *min =
+            g->min_driver_documented ? g->min_driver_documented : g->min_driver_derived;
+        struct imx_ver mv;
+        if (ref_ver(min, &mv) && imx_ver_cmp(&st->driver, &mv) < 0) {
+            f = add(b, IMX_COMPAT_ERROR, "gpu_driver_too_old", g->source,
+                    "The %s needs NVIDIA driver %s or newer%s; driver %s does not support it.",
+                    g->gpu_model, min,
+                    g->min_driver_documented
+                        ? " (model-specific minimum)"
+                        : " (the driver floor of the first CUDA toolkit for its architecture)",
+                    st->driver.text);
+            involve(f, "gpu", g->gpu_model);
+            involve(f, "nvidia-driver", st->driver.text);
+        }
+    }
+}
+
+static void check_cudnn(struct builder *b, const struct imx_ref_snapshot *ref,
+                        const struct stack *st)
+{
+    const struct imx_ref_cudnn *row = NULL;
+    struct imx_ver rv;
+    /* cuDNN versions carry a build number (9.1.0.70); the reference lists major.minor.patch. */
+    for (size_t i = 0; i < ref->n_cudnn && !row; i++) {
+        if (ref_ver(ref->cudnn[i].cudnn_version, &rv) && key_cmp_n(rv.key, st->cudnn.key, 3) == 0)
+            row = &ref->cudnn[i];
+    }
+    struct imx_compat_finding *f;
+    if (!row) {
+        f = add(b, IMX_COMPAT_INFO, "unknown_component_version", NULL,
+                "cuDNN %s is not in the reference data, so its CUDA builds were not checked.",
+                st->cudnn.text);
+        involve(f, "cudnn", st->cudnn.text);
+        return;
+    }
+    if (!st->has_cuda)
+        return;
+    for (size_t i = 0; i < row->n_cuda_majors; i++) {
+        if (row->cuda_majors[i] == st->cuda.key[0])
+            return;
+    }
+    char majors[64] = "";
+    size_t used = 0;
+    for (size_t i = 0; i < row->n_cuda_majors && used < sizeof majors; i++) {
+        int w = snprintf(majors + used, sizeof majors - used, "%s%d", i ? ", " : "",
+                         row->cuda_majors[i]);
+        if (w < 0)
+            break;
+        used += (size_t)w;
+    }
+    f = add(b, IMX_COMPAT_ERROR, "cudnn_cuda_major_mismatch", row->source,
+            "cuDNN %s has builds for CUDA %s only, not for CUDA %d (the stack has CUDA %s).",
+            st->cudnn.text, majors, (int)st->cuda.key[0], st->cuda.text);
+    involve(f, "cudnn", st->cudnn.text);
+    involve(f, st->cuda_from_pytorch ? "pytorch" : "cuda",
+            st->cuda_from_pytorch ? st->pytorch.text : st->cuda.text);
+}
+
+static void check_pytorch(struct builder *b, const struct imx_ref_snapshot *ref,
+                          const struct stack *st)
+{
+    char listed[160] = "";
+    size_t used = 0;
+    bool known = false;
+    struct imx_ver pv, cv;
+    const struct imx_ref_pytorch_build *build = NULL, *src_row = NULL;
+    const struct imx_ver *cuda = st->pytorch_has_suffix_cuda ? &st->pytorch_cuda
+                                 : st->has_cuda              ? &st->cuda
+                                                             : NULL;
+    for (size_t i = 0; i < ref->n_pytorch; i++) {
+        const struct imx_ref_pytorch_build *r = &ref->pytorch[i];
+        if (!ref_ver(r->pytorch_version, &pv) || key_cmp_n(pv.key, st->pytorch.key, 2) != 0)
+            continue;
+        known = true;
+        src_row = r;
+        if (used < sizeof listed) {
+            int w = snprintf(listed + used, sizeof listed - used, "%s%s%s", used ? ", " : "",
+                             r->cuda_version, r->experimental ? " (experimental)" : "");
+            if (w > 0)
+                used += (size_t)w;
+        }
+        if (cuda && ref_ver(r->cuda_version, &cv) && key_cmp_n(cv.key, cuda->key, 2) == 0)
+            build = r;
+    }
+    struct imx_compat_finding *f;
+    if (!known) {
+        f = add(b, IMX_COMPAT_INFO, "unknown_component_version", NULL,
+                "PyTorch %s is not in the reference data, so its CUDA builds were not checked.",
+                st->pytorch.text);
+        involve(f, "pytorch", st->pytorch.text);
+        return;
+    }
+    if (!cuda)
+        return;
+    int major = (int)cuda->key[0], minor = (int)cuda->key[1];
+    if (!build) {
+        f = add(b, IMX_COMPAT_ERROR, "framework_no_cuda_build", src_row->source,
+                "PyTorch %d.%d has no official build for CUDA %d.%d; its CUDA builds are %s.",
+                (int)st->pytorch.key[0], (int)st->pytorch.key[1], major, minor, listed);
+    } else if (build->experimental) {
+        f = add(b, IMX_COMPAT_INFO, "framework_cuda_build_experimental", build->source,
+                "PyTorch %d.%d's build for CUDA %d.%d is experimental, not a stable release "
+                "build.",
+                (int)st->pytorch.key[0], (int)st->pytorch.key[1], major, minor);
+    } else {
+        return;
+    }
+    involve(f, "pytorch", st->pytorch.text);
+    if (!st->pytorch_has_suffix_cuda)
+        involve(f, "cuda", st->cuda.text);
+}
+
+static void check_tensorflow(struct builder *b, const struct imx_ref_snapshot *ref,
+                             const struct stack *st)
+{
+    const struct imx_ref_tensorflow *row = NULL;
+    struct imx_ver tv, cv;
+    for (size_t i = 0; i < ref->n_tensorflow && !row; i++) {
+        if (ref_ver(ref->tensorflow[i].tensorflow_version, &tv) &&
+            key_cmp_n(tv.key, st->tf.key, 2) == 0)
+            row = &ref->tensorflow[i];
+    }
+    struct imx_compat_finding *f;
+    if (!row) {
+        f = add(b, IMX_COMPAT_INFO, "unknown_component_version", NULL,
+                "TensorFlow %s is not in the reference data, so its CUDA build was not checked.",
+                st->tf.text);
+        involve(f, "tensorflow", st->tf.text);
+        return;
+    }
+    if (!st->has_cuda || !ref_ver(row->cuda, &cv) || cv.key[0] == st->cuda.key[0])
+        return;
+    f = add(b, IMX_COMPAT_ERROR, "framework_no_cuda_build", row->source,
+            "TensorFlow %s is built and tested with CUDA %s; there is no official build for "
+            "CUDA %d (the stack has CUDA %s).",
+            st->tf.text, row->cuda, (int)st->cuda.key[0], st->cuda.text);
+    involve(f, "tensorflow", st->tf.text);
+    involve(f, st->cuda_from_pytorch ? "pytorch" : "cuda",
+            st->cuda_from_pytorch ? st->pytorch.text : st->cuda.text);
+}
+
+static int finding_cmp(const void *pa, const void *pb)
+{
+    const struct imx_compat_finding *a = pa, *b = pb;
+    if (a->severity != b->severity)
+        return a->severity < b->severity ? -1 : 1;
+    int c = strcmp(a->code, b->code);
+    return c ? c : strcmp(a->message, b->message);
+}
+
+static bool is_date(const char *s)
+{
+    if (!s || strlen(s) != 10 || s[4] != '-' || s[7] != '-')
+        return false;
+    for (int i = 0; i < 10; i++) {
+        if (i != 4 && i != 7 && !isdigit((unsigned char)s[i]))
+            return false;
+    }
+    return true;
+}
+
+/* Records a recognized component; an invalid version is reported and otherwise ignored. */
+static void take(struct builder *b, const struct imx_compat_component *c, bool *has,
+                 struct imx_ver *v)
+{
+    if (imx_ver_parse(c->version, v) == 0) {
+        *has = true;
+        return;
+    }
+    struct imx_compat_finding *f =
+        add(b, IMX_COMPAT_INFO, "unknown_component_version", NULL,
+            "\"%s\" is not a version of %s that can be checked.", c->version, c->name);
+    involve(f, c->name, c->version);
+}
+
+int imx_compat_check(const struct imx_ref_snapshot *ref, const struct imx_compat_component *comps,
+                     size_t n_comps, const char *const *gpus, size_t n_gpus, const char *today,
+                     struct imx_compat_report *out)
+{
+    if (!out)
+        return -1;
+    memset(out, 0, sizeof *out);
+    out->ok = true;
+    if (!ref || (n_comps && !comps) || (n_gpus && !gpus) || n_comps > IMX_COMPAT_MAX_COMPONENTS ||
+        n_gpus > IMX_COMPAT_MAX_GPUS || !is_date(today))
+        return -1;
+    for (size_t i = 0; i < n_comps; i++) {
+        if (!comps[i].name || !comps[i].version)
+            return -1;
+    }
+    for (size_t i = 0; i < n_gpus; i++) {
+        if (!gpus[i])
+            return -1;
+    }
+
+    struct builder b = { out, false };
+    struct stack st;
+    memset(&st, 0, sizeof st);
+    for (size_t i = 0; i < n_comps; i++) {
+        const struct imx_compat_component *c = &comps[i];
+        if (strcmp(c->name, "nvidia-driver") == 0)
+            take(&b, c, &st.has_driver, &st.driver);
+        else if (strcmp(c->name, "cuda") == 0)
+            take(&b, c, &st.has_cuda, &st.cuda);
+        else if (strcmp(c->name, "cudnn") == 0)
+            take(&b, c, &st.has_cudnn, &st.cudnn);
+        else if (strcmp(c->name, "pytorch") == 0)
+            take(&b, c, &st.has_pytorch, &st.pytorch);
+        else if (strcmp(c->name, "tensorflow") == 0)
+            take(&b, c, &st.has_tf, &st.tf);
+    }
+    if (st.has_pytorch)
+        st.pytorch_has_suffix_cuda = pytorch_suffix_cuda(&st.pytorch, &st.pytorch_cuda);
+    if (!st.has_cuda && st.pytorch_has_suffix_cuda) {
+        /* A model container often carries CUDA only inside the PyTorch wheel. */
+        st.has_cuda = true;
+        st.cuda_from_pytorch = true;
+        st.cuda = st.pytorch_cuda;
+    }
+
+    if (st.has_driver)
+        check_driver_branch(&b, ref, &st, today);
+    if (st.has_cuda) {
+        bool exact;
+        const struct imx_ref_cuda_driver *row = find_cuda(ref, &st.cuda, &exact);
+        const char *cname = st.cuda_from_pytorch ? "pytorch" : "cuda";
+        const char *ctext = st.cuda_from_pytorch ? st.pytorch.text : st.cuda.text;
+        struct imx_compat_finding *f;
+        if (!row) {
+            f = add(&b, IMX_COMPAT_INFO, "unknown_component_version", NULL,
+                    "CUDA %s is not in the reference data, so its driver requirement was not "
+                    "checked.",
+                    st.cuda.text);
+            involve(f, cname, ctext);
+        } else {
+            if (!exact && st.cuda.nparts > 2) {
+                f = add(&b, IMX_COMPAT_INFO, "unknown_component_version", row->source,
+                        "CUDA %s is not in the reference data; it was checked as CUDA %s.",
+                        st.cuda.text, row->cuda_version);
+                involve(f, cname, ctext);
+            }
+            if (st.has_driver)
+                check_driver_for_cuda(&b, ref, &st, row);
+        }
+    }
+    for (size_t i = 0; i < n_gpus; i++)
+        check_gpu(&b, ref, &st, gpus[i]);
+    if (st.has_cudnn)
+        check_cudnn(&b, ref, &st);
+    if (st.has_pytorch)
+        check_pytorch(&b, ref, &st);
+    if (st.has_tf)
+        check_tensorflow(&b, ref, &st);
+
+    qsort(out->findings, out->n, sizeof out->findings[0], finding_cmp);
+    size_t w = 0;
+    for (size_t i = 0; i < out->n; i++) {
+        if (w > 0 && finding_cmp(&out->findings[w - 1], &out->findings[i]) == 0)
+            continue;
+        if (w != i)
+            out->findings[w] = out->findings[i];
+        w++;
+    }
+    out->n = w;
+    out->ok = !b.has_error;
+    return 0;
+}
+
+json_t *imx_compat_report_json(const struct imx_compat_report *r)
+{
+    if (!r)
+        return NULL;
+    json_t *findings = json_array();
+    size_t counts[3] = { 0, 0, 0 };
+    for (size_t i = 0; findings && i < r->n; i++) {
+        const struct imx_compat_finding *f = &r->findings[i];
+        json_t *comps = json_array();
+        for (size_t k = 0; comps && k < f->n_involved; k++) {
+            json_array_append_new(comps, json_pack("{s:s, s:s}", "name", f->involved[k].name,
+                                                   "version", f->involved[k].version));
+        }
+        json_t *o =
+            json_pack("{s:s, s:s, s:s, s:o*, s:s?}", "severity",
+                      imx_compat_severity_name(f->severity), "code", f->code, "message", f->message,
+                      "components", comps, "source", f->source[0] ? f->source : NULL);
+        if (!o || json_array_append_new(findings, o) != 0) {
+            json_decref(findings);
+            return NULL;
+        }
+        counts[f->severity]++;
+    }
+    if (!findings)
+        return NULL;
+    return json_pack("{s:b, s:I, s:I, s:I, s:o, s:b}", "ok", r->ok, "errors",
+                     (json_int_t)counts[IMX_COMPAT_ERROR], "warnings",
+                     (json_int_t)counts[IMX_COMPAT_WARNING], "infos",
+                     (json_int_t)counts[IMX_COMPAT_INFO], "findings", findings, "truncated",
+                     r->truncated);
+}

@@ -1,0 +1,188 @@
+/* The compatibility validator: checks a stack of components against target GPUs and NVIDIA's /
+ * the frameworks' published rules (reference data), and reports findings. */
+#ifndef IMX_DOMAIN_COMPAT_H
+#define IMX_DOMAIN_COMPAT_H
+
+/* Pure C: no I/O and no shared state (thread-safe). The reference data comes in as a snapshot
+ * of plain arrays (server/db/reference.c loads one from PostgreSQL; tests build them as C
+ * tables). Every string in a snapshot is borrowed by the validator for the call only. */
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "domain/version.h"
+
+/* ---- reference rows (one struct per ref_ table, the columns the rules need) ---- */
+
+/* ref_cuda_mvc: minor-version-compatibility floor per CUDA major. */
+struct imx_ref_cuda_mvc {
+    int cuda_major;
+    const char *driver_floor; /* "525.60.13" */
+    const char *source;
+};
+
+/* ref_cuda_driver: CUDA toolkit release -> minimum Linux driver (Table 3). */
+struct imx_ref_cuda_driver {
+    const char *cuda_version; /* "12.8.0" */
+    int cuda_major;
+    const char *linux_driver_min; /* "570.26" */
+    const char *source;
+};
+
+/* ref_gpu_arch: architecture -> first CUDA, last CUDA major and last driver branch (0 = ongoing).
+ */
+struct imx_ref_gpu_arch {
+    const char *architecture; /* "Volta" */
+    const char *first_cuda;   /* "9.0"; NULL when unknown */
+    int last_cuda_major;      /* 12 for Volta; 0 = still supported */
+    int last_driver_branch;   /* 580 for Volta; 0 = still supported */
+    const char *source;
+};
+
+/* ref_gpu: model -> architecture, compute capability, first CUDA, driver minimums. */
+struct imx_ref_gpu {
+    const char *gpu_model;             /* canonical name: "B200" */
+    const char *full_name;             /* "NVIDIA B200 (HGX)" */
+    const char *architecture;          /* a ref_gpu_arch row */
+    const char *compute_capability;    /* "10.0" */
+    const char *first_cuda;            /* NULL: use the architecture's */
+    const char *min_driver_derived;    /* Table-3 floor of first_cuda; NULL when unknown */
+    const char *min_driver_documented; /* model-specific minimum; NULL when none found */
+    const char *const *aliases;        /* other spellings */
+    size_t n_aliases;
+    const char *source;
+};
+
+/* ref_driver_branch: branch -> type and end of life. */
+struct imx_ref_driver_branch {
+    int branch;              /* 580 */
+    const char *branch_type; /* "LTSB", "PB", "NFB" */
+    const char *eol;         /* "2028-06-01"; NULL when none published */
+    const char *source;
+};
+
+/* ref_cudnn: cuDNN release -> CUDA majors it has builds for. */
+#define IMX_REF_CUDNN_MAX_MAJORS 4
+struct imx_ref_cudnn {
+    const char *cudnn_version; /* "9.10.2" */
+    int cuda_majors[IMX_REF_CUDNN_MAX_MAJORS];
+    size_t n_cuda_majors;
+    const char *source;
+};
+
+/* ref_pytorch_build: one official PyTorch CUDA wheel build. */
+struct imx_ref_pytorch_build {
+    const char *pytorch_version; /* "2.5" (major.minor) */
+    const char *cuda_version;    /* "12.4" */
+    bool experimental;
+    const char *source;
+};
+
+/* ref_tensorflow: TensorFlow release -> the CUDA it was built and tested with. */
+struct imx_ref_tensorflow {
+    const char *tensorflow_version; /* "2.16.1" */
+    const char *cuda;               /* "12.3" */
+    const char *source;
+};
+
+/* A whole snapshot of the reference data. Arrays and strings are borrowed from the owner. */
+struct imx_ref_snapshot {
+    long long generation;
+    const struct imx_ref_cuda_mvc *mvc;
+    size_t n_mvc;
+    const struct imx_ref_cuda_driver *cuda;
+    size_t n_cuda;
+    const struct imx_ref_gpu_arch *archs;
+    size_t n_archs;
+    const struct imx_ref_gpu *gpus;
+    size_t n_gpus;
+    const struct imx_ref_driver_branch *branches;
+    size_t n_branches;
+    const struct imx_ref_cudnn *cudnn;
+    size_t n_cudnn;
+    const struct imx_ref_pytorch_build *pytorch;
+    size_t n_pytorch;
+    const struct imx_ref_tensorflow *tensorflow;
+    size_t n_tensorflow;
+};
+
+/* ---- input and output ---- */
+
+/* A component of the stack. Recognized names: nvidia-driver, cuda, cudnn, pytorch, tensorflow
+ * (others are accepted and ignored). A PyTorch version may carry its CUDA as "+cu124". */
+struct imx_compat_component {
+    const char *name;
+    const char *version;
+};
+
+enum imx_compat_severity {
+    IMX_COMPAT_ERROR,   /* the stack does not work */
+    IMX_COMPAT_WARNING, /* works with limits, or is unsupported */
+    IMX_COMPAT_INFO,    /* could not be checked */
+};
+
+#define IMX_COMPAT_MAX_FINDINGS   64
+#define IMX_COMPAT_MAX_INVOLVED   4
+#define IMX_COMPAT_CODE_SIZE      40
+#define IMX_COMPAT_MESSAGE_SIZE   512
+#define IMX_COMPAT_SOURCE_SIZE    256
+#define IMX_COMPAT_NAME_SIZE      72
+#define IMX_COMPAT_MAX_COMPONENTS 64
+#define IMX_COMPAT_MAX_GPUS       8
+
+/* What a finding is about: a component ({"cuda", "12.8.0"}) or a GPU ({"gpu", "B200"}). */
+struct imx_compat_involved {
+    char name[IMX_COMPAT_NAME_SIZE];
+    char version[IMX_COMPAT_NAME_SIZE];
+};
+
+struct imx_compat_finding {
+    enum imx_compat_severity severity;
+    char code[IMX_COMPAT_CODE_SIZE];       /* stable: driver_too_old_for_cuda, ... */
+    char message[IMX_COMPAT_MESSAGE_SIZE]; /* one human sentence naming the versions */
+    struct imx_compat_involved involved[IMX_COMPAT_MAX_INVOLVED];
+    size_t n_involved;
+    char source[IMX_COMPAT_SOURCE_SIZE]; /* URL of the reference row ("" when none) */
+};
+
+/* Findings ordered by severity (errors first), then code, then message; identical findings
+ * (e.g. from a GPU named twice) appear once. ok = no errors. truncated: there were more than
+ * IMX_COMPAT_MAX_FINDINGS findings and the later ones were dropped (cannot happen within the
+ * component and GPU limits below, which produce at most about 50). */
+struct imx_compat_report {
+    bool ok;
+    bool truncated;
+    size_t n;
+    struct imx_compat_finding findings[IMX_COMPAT_MAX_FINDINGS];
+};
+
+/* Checks components against gpus (any spelling: "B200", "NVIDIA H100 80GB HBM3", "Tesla V100")
+ * with ref; today is "YYYY-MM-DD" (for end-of-life checks). Fills *out completely (about 60 KiB:
+ * allocate it, do not put it on a small stack). Returns 0, or -1 when an argument is NULL, when
+ * there are more than IMX_COMPAT_MAX_COMPONENTS components or IMX_COMPAT_MAX_GPUS GPUs, or
+ * today is not a date (out is then an empty, ok report).
+ *
+ * Codes: driver_too_old_for_cuda (error), driver_mvc_only (warning), gpu_too_new_for_cuda
+ * (error), gpu_dropped_by_cuda (error), gpu_dropped_by_driver (error), gpu_driver_too_old
+ * (error), cudnn_cuda_major_mismatch (error), framework_no_cuda_build (error),
+ * framework_cuda_build_experimental (info), driver_branch_eol (warning),
+ * unknown_component_version (info), unknown_gpu (info). */
+int imx_compat_check(const struct imx_ref_snapshot *ref, const struct imx_compat_component *comps,
+                     size_t n_comps, const char *const *gpus, size_t n_gpus, const char *today,
+                     struct imx_compat_report *out);
+
+/* "error", "warning" or "info". Borrowed, static. */
+const char *imx_compat_severity_name(enum imx_compat_severity s);
+
+/* The report as JSON: {"ok":bool, "errors":n, "warnings":n, "findings":[{"severity", "code",
+ * "message", "components":[{"name","version"}], "source"}], "truncated":bool}. Returns a new
+ * reference, or NULL when out of memory. */
+json_t *imx_compat_report_json(const struct imx_compat_report *r);
+
+/* The canonical ref_gpu row for a GPU name in any spelling (case, spaces and punctuation
+ * ignored, as is a leading "NVIDIA" and/or "Tesla"), like SQL imx_ref_gpu_canonical(). Returns
+ * a row borrowed from ref, or NULL when unknown. */
+const struct imx_ref_gpu *imx_compat_find_gpu(const struct imx_ref_snapshot *ref, const char *name);
+
+#endif /* IMX_DOMAIN_COMPAT_H */

@@ -1,0 +1,596 @@
+/* Unit tests for server/domain/compat.c: every rule, positively and negatively at its boundary,
+ * as a table of stacks checked against real reference rows. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "domain/compat.h"
+
+#define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Reference rows copied from migrations/0003_reference.sql (the columns the validator reads; the
+ * source column cut to its first URL). Keep them in step with the migration. */
+#define SRC_CUDA "https://docs.nvidia.com/cuda/archive/13.2.2/cuda-toolkit-release-notes/index.html"
+#define SRC_MVC  "https://docs.nvidia.com/deploy/cuda-compatibility/minor-version-compatibility.html"
+#define SRC_ARCH                                                                                   \
+    "https://docs.nvidia.com/datacenter/tesla/drivers/"                                            \
+    "cuda-toolkit-driver-and-architecture-matrix.html"
+#define SRC_GPU    "https://developer.nvidia.com/cuda-gpus"
+#define SRC_BRANCH "https://github.com/endoflife-date/endoflife.date"
+#define SRC_CUDNN  "https://developer.download.nvidia.com/compute/cudnn/redist/"
+#define SRC_TORCH  "https://github.com/pytorch/pytorch/blob/main/RELEASE.md"
+#define SRC_TF     "https://www.tensorflow.org/install/source#gpu"
+
+static const struct imx_ref_cuda_mvc mvc_rows[] = {
+    { 11, "450.80.02", SRC_MVC },
+    { 12, "525.60.13", SRC_MVC },
+    { 13, "580.65.06", SRC_MVC },
+};
+
+static const struct imx_ref_cuda_driver cuda_rows[] = {
+    { "11.8.0", 11, "520.61.05", SRC_CUDA },  { "12.0.0", 12, "525.60.13", SRC_CUDA },
+    { "12.4.0", 12, "550.54.14", SRC_CUDA },  { "12.4.1", 12, "550.54.15", SRC_CUDA },
+    { "12.6.3", 12, "560.35.05", SRC_CUDA },  { "12.8.0", 12, "570.26", SRC_CUDA },
+    { "12.8.1", 12, "570.124.06", SRC_CUDA }, { "12.9.1", 12, "575.57.08", SRC_CUDA },
+    { "13.0.0", 13, "580.65.06", SRC_CUDA },  { "13.0.2", 13, "580.95.05", SRC_CUDA },
+};
+
+static const struct imx_ref_gpu_arch arch_rows[] = {
+    { "Volta", "9.0", 12, 580, SRC_ARCH },   { "Turing", "10.0", 0, 0, SRC_ARCH },
+    { "Ampere", "11.0", 0, 0, SRC_ARCH },    { "Hopper", "11.8", 0, 0, SRC_ARCH },
+    { "Blackwell", "12.8", 0, 0, SRC_ARCH },
+};
+
+static const char *const v100_aliases[] = { "NVIDIA V100", "Tesla V100", "Tesla V100-SXM2-16GB" };
+static const char *const h100_aliases[] = { "NVIDIA H100", "H100 SXM5", "NVIDIA H100 80GB HBM3" };
+static const char *const b200_aliases[] = { "NVIDIA B200", "HGX B200", "B200 180GB" };
+static const char *const rtx6000_aliases[] = { "RTX PRO 6000 Blackwell Server Edition",
+                                               "rtx-pro-server-6000" };
+
+static const struct imx_ref_gpu gpu_rows[] = {
+    { "V100", "NVIDIA Tesla V100 (SXM2/PCIe)", "Volta", "7.0", "9.0", "384.81", NULL, v100_aliases,
+      N_ELEMS(v100_aliases), SRC_GPU },
+    { "T4", "NVIDIA Tesla T4", "Turing", "7.5", "10.0", "410.48", NULL, NULL, 0, SRC_GPU },
+    { "A100", "NVIDIA A100 (40GB/80GB, SXM4/PCIe)", "Ampere", "8.0", "11.0", "450.36.06", NULL,
+      NULL, 0, SRC_GPU },
+    { "H100", "NVIDIA H100 (SXM5/PCIe/NVL)", "Hopper", "9.0", "11.8", "520.61.05", NULL,
+      h100_aliases, N_ELEMS(h100_aliases), SRC_GPU },
+    { "B200", "NVIDIA B200 (HGX)", "Blackwell", "10.0", "12.8", "570.26", "570.133.20",
+      b200_aliases, N_ELEMS(b200_aliases), SRC_GPU },
+    { "B300", "NVIDIA B300 (Blackwell Ultra)", "Blackwell", "10.3", NULL, NULL, NULL, NULL, 0,
+      SRC_GPU },
+    { "RTX PRO 6000", "NVIDIA RTX PRO 6000 Blackwell Server Edition", "Blackwell", "12.0", "12.8",
+      "570.26", "575.57.08", rtx6000_aliases, N_ELEMS(rtx6000_aliases), SRC_GPU },
+};
+
+static const struct imx_ref_driver_branch branch_rows[] = {
+    { 450, "LTSB", "2023-07-01", SRC_BRANCH }, { 520, "NFB", "2023-10-01", SRC_BRANCH },
+    { 525, "PB", "2023-12-01", SRC_BRANCH },   { 535, "LTSB", "2026-06-01", SRC_BRANCH },
+    { 550, "PB", "2025-04-17", SRC_BRANCH },   { 560, "PB", "2025-08-22", SRC_BRANCH },
+    { 565, "PB", "2025-10-01", SRC_BRANCH },   { 570, "PB", "2026-02-01", SRC_BRANCH },
+    { 575, "NFB", "2026-06-03", SRC_BRANCH },  { 580, "LTSB", "2028-06-01", SRC_BRANCH },
+    { 590, "NFB", "2026-12-22", SRC_BRANCH },  { 620, "LTSB", "2029-09-01", SRC_BRANCH },
+};
+
+static const struct imx_ref_cudnn cudnn_rows[] = {
+    { "8.9.7", { 11, 12 }, 2, SRC_CUDNN },
+    { "9.10.2", { 11, 12 }, 2, SRC_CUDNN },
+    { "9.11.0", { 12 }, 1, SRC_CUDNN },
+    { "9.12.0", { 12, 13 }, 2, SRC_CUDNN },
+};
+
+static const struct imx_ref_pytorch_build pytorch_rows[] = {
+    { "2.5", "11.8", false, SRC_TORCH }, { "2.5", "12.1", false, SRC_TORCH },
+    { "2.5", "12.4", false, SRC_TORCH }, { "2.7", "11.8", false, SRC_TORCH },
+    { "2.7", "12.6", false, SRC_TORCH }, { "2.7", "12.8", true, SRC_TORCH },
+    { "2.9", "12.6", false, SRC_TORCH }, { "2.9", "12.8", false, SRC_TORCH },
+    { "2.9", "13.0", true, SRC_TORCH },
+};
+
+static const struct imx_ref_tensorflow tf_rows[] = {
+    { "2.14.0", "11.8", SRC_TF },
+    { "2.16.1", "12.3", SRC_TF },
+    { "2.20.0", "12.5", SRC_TF },
+};
+
+static const struct imx_ref_snapshot ref = {
+    .generation = 1,
+    .mvc = mvc_rows,
+    .n_mvc = N_ELEMS(mvc_rows),
+    .cuda = cuda_rows,
+    .n_cuda = N_ELEMS(cuda_rows),
+    .archs = arch_rows,
+    .n_archs = N_ELEMS(arch_rows),
+    .gpus = gpu_rows,
+    .n_gpus = N_ELEMS(gpu_rows),
+    .branches = branch_rows,
+    .n_branches = N_ELEMS(branch_rows),
+    .cudnn = cudnn_rows,
+    .n_cudnn = N_ELEMS(cudnn_rows),
+    .pytorch = pytorch_rows,
+    .n_pytorch = N_ELEMS(pytorch_rows),
+    .tensorflow = tf_rows,
+    .n_tensorflow = N_ELEMS(tf_rows),
+};
+
+#define DRV(v)                                                                                     \
+    {                                                                                              \
+        "nvidia-driver", v                                                                         \
+    }
+#define CUDA(v)                                                                                    \
+    {                                                                                              \
+        "cuda", v                                                                                  \
+    }
+#define CUDNN(v)                                                                                   \
+    {                                                                                              \
+        "cudnn", v                                                                                 \
+    }
+#define TORCH(v)                                                                                   \
+    {                                                                                              \
+        "pytorch", v                                                                               \
+    }
+#define TF(v)                                                                                      \
+    {                                                                                              \
+        "tensorflow", v                                                                            \
+    }
+
+struct compat_case {
+    const char *what;
+    struct imx_compat_component comps[6]; /* ends at name == NULL */
+    const char *gpus[4];                  /* ends at NULL */
+    const char *today;
+    const char *codes[6]; /* expected codes in report order; ends at NULL */
+};
+
+#define DAY_2025 "2025-06-01"
+
+static const struct compat_case cases[] = {
+    /* driver_too_old_for_cuda / driver_mvc_only: Table-3 floor, MVC floor of the major */
+    { "driver exactly at the CUDA 12.8 floor",
+      { DRV("570.26"), CUDA("12.8.0") },
+      { NULL },
+      DAY_2025,
+      { NULL } },
+    { "R565 runs CUDA 12.8 only through MVC",
+      { DRV("565.57.01"), CUDA("12.8.0") },
+      { NULL },
+      DAY_2025,
+      { "driver_mvc_only" } },
+    { "driver exactly at the CUDA 12 MVC floor",
+      { DRV("525.60.13"), CUDA("12.4.1") },
+      { NULL },
+      "2023-01-01",
+      { "driver_mvc_only" } },
+    { "driver below the CUDA 12 MVC floor",
+      { DRV("520.61.05"), CUDA("12.0.0") },
+      { NULL },
+      "2023-01-01",
+      { "driver_too_old_for_cuda" } },
+    { "R575 cannot run CUDA 13 at all",
+      { DRV("575.57.08"), CUDA("13.0.0") },
+      { NULL },
+      DAY_2025,
+      { "driver_too_old_for_cuda" } },
+    { "580.82.07 runs CUDA 13.0.2 through MVC",
+      { DRV("580.82.07"), CUDA("13.0.2") },
+      { NULL },
+      DAY_2025,
+      { "driver_mvc_only" } },
+    { "580.95.05 is the CUDA 13.0.2 floor",
+      { DRV("580.95.05"), CUDA("13.0.2") },
+      { NULL },
+      DAY_2025,
+      { NULL } },
+    { "580.105.08 is above it",
+      { DRV("580.105.08"), CUDA("13.0.2") },
+      { NULL },
+      DAY_2025,
+      { NULL } },
+    { "CUDA 12.4 means 12.4.0",
+      { DRV("550.54.14"), CUDA("12.4") },
+      { NULL },
+      "2024-06-01",
+      { NULL } },
+    { "CUDA 12.4.1 needs one more patch",
+      { DRV("550.54.14"), CUDA("12.4.1") },
+      { NULL },
+      "2024-06-01",
+      { "driver_mvc_only" } },
+    { "an unlisted patch release is checked as the one below",
+      { DRV("550.54.15"), CUDA("12.4.5") },
+      { NULL },
+      "2024-06-01",
+      { "unknown_component_version" } },
+    { "there is no CUDA 12.7",
+      { DRV("570.26"), CUDA("12.7") },
+      { NULL },
+      DAY_2025,
+      { "unknown_component_version" } },
+    { "a CUDA that is not a version",
+      { CUDA("latest") },
+      { NULL },
+      DAY_2025,
+      { "unknown_component_version" } },
+
+    /* gpu_too_new_for_cuda / gpu_dropped_by_cuda / gpu_dropped_by_driver / gpu_driver_too_old */
+    { "B200 before CUDA 12.8",
+      { DRV("570.133.20"), CUDA("12.6.3") },
+      { "B200" },
+      DAY_2025,
+      { "gpu_too_new_for_cuda" } },
+    { "B200 with CUDA 12.8 and its documented driver",
+      { DRV("570.133.20"), CUDA("12.8.0") },
+      { "NVIDIA B200" },
+      DAY_2025,
+      { NULL } },
+    { "B200 one patch below its documented driver",
+      { DRV("570.124.06"), CUDA("12.8.0") },
+      { "HGX B200" },
+      DAY_2025,
+      { "gpu_driver_too_old" } },
+    { "B300 takes the first CUDA of its architecture",
+      { CUDA("12.6.3") },
+      { "B300" },
+      DAY_2025,
+      { "gpu_too_new_for_cuda" } },
+    { "B300 with CUDA 12.8", { CUDA("12.8.1") }, { "B300" }, DAY_2025, { NULL } },
+    { "V100 dropped by CUDA 13",
+      { DRV("580.65.06"), CUDA("13.0.0") },
+      { "Tesla V100-SXM2-16GB" },
+      DAY_2025,
+      { "gpu_dropped_by_cuda" } },
+    { "V100 still fine with CUDA 12.9",
+      { DRV("580.65.06"), CUDA("12.9.1") },
+      { "V100" },
+      DAY_2025,
+      { NULL } },
+    { "V100 dropped by the R590 driver",
+      { DRV("590.48.01"), CUDA("12.9.1") },
+      { "V100" },
+      "2026-01-01",
+      { "gpu_dropped_by_driver" } },
+    { "RTX PRO 6000 needs 575.57.08",
+      { DRV("570.211.01"), CUDA("12.8.1") },
+      { "rtx-pro-server-6000" },
+      DAY_2025,
+      { "gpu_driver_too_old" } },
+    { "RTX PRO 6000 at its minimum",
+      { DRV("575.57.08"), CUDA("12.8.1") },
+      { "RTX PRO 6000" },
+      DAY_2025,
+      { NULL } },
+    { "H100 at its first CUDA and derived driver",
+      { DRV("520.61.05"), CUDA("11.8.0") },
+      { "NVIDIA H100 80GB HBM3" },
+      "2023-01-01",
+      { NULL } },
+    { "H100 with CUDA 11.7 is too new",
+      { CUDA("11.7") },
+      { "H100" },
+      DAY_2025,
+      { "gpu_too_new_for_cuda", "unknown_component_version" } },
+    { "A100 at its derived driver minimum",
+      { DRV("450.36.06") },
+      { "A100" },
+      "2021-01-01",
+      { NULL } },
+    { "A100 below it, on a branch not in the data",
+      { DRV("440.118.02") },
+      { "A100" },
+      "2021-01-01",
+      { "gpu_driver_too_old", "unknown_component_version" } },
+    { "an unknown GPU", { DRV("580.65.06") }, { "Radeon MI300X" }, DAY_2025, { "unknown_gpu" } },
+    { "one GPU named twice is reported once",
+      { CUDA("12.6.3") },
+      { "B200", "b200" },
+      DAY_2025,
+      { "gpu_too_new_for_cuda" } },
+
+    /* the known-bad stack: an R535 driver, CUDA 12.8 and a B200 */
+    { "R535 + CUDA 12.8 + B200",
+      { DRV("535.183.01"), CUDA("12.8.0") },
+      { "B200" },
+      "2026-05-31",
+      { "gpu_driver_too_old", "driver_mvc_only" } },
+
+    /* driver_branch_eol */
+    { "R535 on its end-of-life day",
+      { DRV("535.183.01") },
+      { NULL },
+      "2026-06-01",
+      { "driver_branch_eol" } },
+    { "R550 the day before end of life", { DRV("550.163.01") }, { NULL }, "2025-04-16", { NULL } },
+    { "R550 on end of life",
+      { DRV("550.163.01") },
+      { NULL },
+      "2025-04-17",
+      { "driver_branch_eol" } },
+
+    /* cudnn_cuda_major_mismatch */
+    { "cuDNN 9.10.2 still has CUDA 11 builds",
+      { CUDNN("9.10.2.21"), CUDA("11.8.0") },
+      { NULL },
+      DAY_2025,
+      { NULL } },
+    { "cuDNN 9.11.0 has no CUDA 11 build",
+      { CUDNN("9.11.0.98"), CUDA("11.8.0") },
+      { NULL },
+      DAY_2025,
+      { "cudnn_cuda_major_mismatch" } },
+    { "cuDNN 9.12.0 is the first with CUDA 13",
+      { CUDNN("9.12.0.46"), CUDA("13.0.0") },
+      { NULL },
+      DAY_2025,
+      { NULL } },
+    { "cuDNN 8.9.7 has no CUDA 13 build",
+      { CUDNN("8.9.7.29"), CUDA("13.0.0") },
+      { NULL },
+      DAY_2025,
+      { "cudnn_cuda_major_mismatch" } },
+    { "cuDNN 9.15.0 is not confirmed",
+      { CUDNN("9.15.0"), CUDA("13.0.0") },
+      { NULL },
+      DAY_2025,
+      { "unknown_component_version" } },
+
+    /* framework_no_cuda_build (PyTorch: wheel suffix first, else the cuda component) */
+    { "PyTorch 2.5.1+cu124 brings its CUDA",
+      { DRV("550.54.14"), TORCH("2.5.1+cu124") },
+      { NULL },
+      "2024-06-01",
+      { NULL } },
+    { "PyTorch's CUDA is checked against the driver",
+      { DRV("535.183.01"), TORCH("2.5.1+cu124") },
+      { NULL },
+      "2024-06-01",
+      { "driver_mvc_only" } },
+    { "PyTorch 2.5 has no cu126 wheel",
+      { TORCH("2.5.1+cu126") },
+      { NULL },
+      DAY_2025,
+      { "framework_no_cuda_build" } },
+    { "PyTorch 2.5.1 with CUDA 12.4.1",
+      { TORCH("2.5.1"), CUDA("12.4.1") },
+      { NULL },
+      DAY_2025,
+      { NULL } },
+    { "PyTorch 2.5.1 with CUDA 12.6",
+      { TORCH("2.5.1"), CUDA("12.6.3") },
+      { NULL },
+      DAY_2025,
+      { "framework_no_cuda_build" } },
+    { "the wheel suffix wins over the cuda component",
+      { TORCH("2.5.1+cu124"), CUDA("12.6.3") },
+      { NULL },
+      DAY_2025,
+      { NULL } },
+    { "PyTorch 2.7 cu128 is experimental",
+      { TORCH("2.7.0"), CUDA("12.8.0") },
+      { NULL },
+      DAY_2025,
+      { "framework_cuda_build_experimental" } },
+    { "PyTorch 2.9 cu128 is stable", { TORCH("2.9.0+cu128") }, { NULL }, DAY_2025, { NULL } },
+    { "PyTorch 2.9 has no CUDA 11.8 build",
+      { TORCH("2.9.0"), CUDA("11.8.0") },
+      { NULL },
+      DAY_2025,
+      { "framework_no_cuda_build" } },
+    { "a CPU wheel needs no CUDA build", { TORCH("2.5.1+cpu") }, { NULL }, DAY_2025, { NULL } },
+    { "PyTorch 1.13 is not in the data",
+      { TORCH("1.13.1"), CUDA("11.8.0") },
+      { NULL },
+      DAY_2025,
+      { "unknown_component_version" } },
+
+    /* framework_no_cuda_build (TensorFlow: CUDA major it was built with) */
+    { "TensorFlow 2.14 is a CUDA 11 build",
+      { TF("2.14.1"), CUDA("11.8.0") },
+      { NULL },
+      DAY_2025,
+      { NULL } },
+    { "TensorFlow 2.14 with CUDA 12",
+      { TF("2.14.0"), CUDA("12.4.1") },
+      { NULL },
+      DAY_2025,
+      { "framework_no_cuda_build" } },
+    { "TensorFlow 2.16.1 with CUDA 12.8",
+      { TF("2.16.1"), CUDA("12.8.0") },
+      { NULL },
+      DAY_2025,
+      { NULL } },
+    { "TensorFlow 2.20 with CUDA 13",
+      { TF("2.20.0"), CUDA("13.0.0") },
+      { NULL },
+      DAY_2025,
+      { "framework_no_cuda_build" } },
+    { "TensorFlow 2.11 is not in the data",
+      { TF("2.11.0"), CUDA("11.8.0") },
+      { NULL },
+      DAY_2025,
+      { "unknown_component_version" } },
+
+    /* other components are ignored */
+    { "components the rules do not know",
+      { { "nccl", "2.21.5" }, { "python", "3.12.3" } },
+      { NULL },
+      DAY_2025,
+      { NULL } },
+};
+
+static enum imx_compat_severity severity_of(const char *code)
+{
+    if (strcmp(code, "driver_mvc_only") == 0 || strcmp(code, "driver_branch_eol") == 0)
+        return IMX_COMPAT_WARNING;
+    if (strncmp(code, "unknown_", 8) == 0 || strcmp(code, "framework_cuda_build_experimental") == 0)
+        return IMX_COMPAT_INFO;
+    return IMX_COMPAT_ERROR;
+}
+
+static void every_rule_at_its_boundary(void **state)
+{
+    (void)state;
+    struct imx_compat_report *r = malloc(sizeof *r);
+    assert_non_null(r);
+    for (size_t i = 0; i < N_ELEMS(cases); i++) {
+        const struct compat_case *c = &cases[i];
+        size_t nc = 0, ng = 0, ne = 0;
+        while (nc < N_ELEMS(c->comps) && c->comps[nc].name)
+            nc++;
+        while (ng < N_ELEMS(c->gpus) && c->gpus[ng])
+            ng++;
+        while (ne < N_ELEMS(c->codes) && c->codes[ne])
+            ne++;
+        int rc = imx_compat_check(&ref, c->comps, nc, c->gpus, ng, c->today, r);
+        bool want_ok = true;
+        for (size_t k = 0; k < ne; k++)
+            want_ok = want_ok && severity_of(c->codes[k]) != IMX_COMPAT_ERROR;
+        bool same = rc == 0 && r->n == ne && r->ok == want_ok;
+        for (size_t k = 0; same && k < ne; k++) {
+            same = strcmp(r->findings[k].code, c->codes[k]) == 0 &&
+                   r->findings[k].severity == severity_of(c->codes[k]) &&
+                   r->findings[k].message[0] != '\0' && r->findings[k].n_involved > 0;
+        }
+        if (!same) {
+            print_error("case \"%s\": rc %d, ok %d, %zu findings:\n", c->what, rc, r->ok, r->n);
+            for (size_t k = 0; k < r->n; k++)
+                print_error("  %s %s: %s\n", imx_compat_severity_name(r->findings[k].severity),
+                            r->findings[k].code, r->findings[k].message);
+            fail();
+        }
+    }
+    free(r);
+}
+
+/* The report names the versions, the components involved and the source row. */
+static void findings_name_versions_and_sources(void **state)
+{
+    (void)state;
+    struct imx_compat_report *r = malloc(sizeof *r);
+    assert_non_null(r);
+    const struct imx_compat_component comps[] = { DRV("535.183.01"), CUDA("12.8.0") };
+    const char *gpus[] = { "B200" };
+    assert_int_equal(imx_compat_check(&ref, comps, 2, gpus, 1, "2026-06-01", r), 0);
+    assert_false(r->ok);
+    assert_int_equal(r->n, 3);
+    const struct imx_compat_finding *f = &r->findings[0];
+    assert_string_equal(f->code, "gpu_driver_too_old");
+    assert_non_null(strstr(f->message, "570.133.20"));
+    assert_non_null(strstr(f->message, "535.183.01"));
+    assert_string_equal(f->involved[0].name, "gpu");
+    assert_string_equal(f->involved[0].version, "B200");
+    assert_string_equal(f->source, SRC_GPU);
+    f = &r->findings[1];
+    assert_string_equal(f->code, "driver_branch_eol");
+    assert_non_null(strstr(f->message, "2026-06-01"));
+    f = &r->findings[2];
+    assert_string_equal(f->code, "driver_mvc_only");
+    assert_non_null(strstr(f->message, "570.26"));
+    assert_non_null(strstr(f->message, "525.60.13"));
+    assert_non_null(strstr(f->message, "PTX"));
+    assert_string_equal(f->source, SRC_CUDA);
+
+    json_t *j = imx_compat_report_json(r);
+    assert_non_null(j);
+    assert_true(json_is_false(json_object_get(j, "ok")));
+    assert_int_equal(json_integer_value(json_object_get(j, "errors")), 1);
+    assert_int_equal(json_integer_value(json_object_get(j, "warnings")), 2);
+    json_t *first = json_array_get(json_object_get(j, "findings"), 0);
+    assert_string_equal(json_string_value(json_object_get(first, "severity")), "error");
+    assert_string_equal(json_string_value(json_object_get(first, "code")), "gpu_driver_too_old");
+    assert_int_equal(json_array_size(json_object_get(first, "components")), 2);
+    json_decref(j);
+    free(r);
+}
+
+/* Input order does not change the report. */
+static void findings_are_ordered_deterministically(void **state)
+{
+    (void)state;
+    struct imx_compat_report *a = malloc(sizeof *a), *b = malloc(sizeof *b);
+    assert_non_null(a);
+    assert_non_null(b);
+    const struct imx_compat_component c1[] = { DRV("535.183.01"), CUDA("13.0.0"), CUDNN("8.9.7.29"),
+                                               TORCH("2.5.1") };
+    const struct imx_compat_component c2[] = { TORCH("2.5.1"), CUDNN("8.9.7.29"), CUDA("13.0.0"),
+                                               DRV("535.183.01") };
+    const char *g1[] = { "V100", "B200", "Unknown GPU" };
+    const char *g2[] = { "Unknown GPU", "B200", "V100" };
+    assert_int_equal(imx_compat_check(&ref, c1, 4, g1, 3, "2026-07-01", a), 0);
+    assert_int_equal(imx_compat_check(&ref, c2, 4, g2, 3, "2026-07-01", b), 0);
+    assert_true(a->n >= 6);
+    assert_int_equal(a->n, b->n);
+    for (size_t i = 0; i < a->n; i++) {
+        assert_string_equal(a->findings[i].code, b->findings[i].code);
+        assert_string_equal(a->findings[i].message, b->findings[i].message);
+        if (i > 0)
+            assert_true(a->findings[i - 1].severity <= a->findings[i].severity);
+    }
+    free(a);
+    free(b);
+}
+
+static void bad_arguments_are_refused(void **state)
+{
+    (void)state;
+    struct imx_compat_report *r = malloc(sizeof *r);
+    assert_non_null(r);
+    const struct imx_compat_component comps[] = { DRV("580.65.06") };
+    const char *gpus[IMX_COMPAT_MAX_GPUS + 1];
+    for (size_t i = 0; i < N_ELEMS(gpus); i++)
+        gpus[i] = "H100";
+    assert_int_equal(imx_compat_check(NULL, comps, 1, NULL, 0, DAY_2025, r), -1);
+    assert_int_equal(imx_compat_check(&ref, comps, 1, NULL, 0, "2025-6-1", r), -1);
+    assert_int_equal(imx_compat_check(&ref, comps, 1, NULL, 0, NULL, r), -1);
+    assert_int_equal(imx_compat_check(&ref, comps, 1, gpus, N_ELEMS(gpus), DAY_2025, r), -1);
+    assert_true(r->ok);
+    assert_int_equal(r->n, 0);
+    assert_int_equal(imx_compat_check(&ref, comps, 1, gpus, IMX_COMPAT_MAX_GPUS, DAY_2025, r), 0);
+    assert_int_equal(imx_compat_check(&ref, NULL, 0, NULL, 0, DAY_2025, r), 0);
+    assert_true(r->ok);
+    free(r);
+}
+
+static void gpu_names_resolve_like_sql(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *name, *model;
+    } names[] = {
+        { "B200", "B200" },
+        { "nvidia b200", "B200" },
+        { "HGX-B200", "B200" },
+        { "Tesla V100", "V100" },
+        { "tesla-v100-sxm2-16gb", "V100" },
+        { "NVIDIA H100 80GB HBM3", "H100" },
+        { "rtx pro 6000", "RTX PRO 6000" },
+        { "RTX PRO 6000 Blackwell Server Edition", "RTX PRO 6000" },
+        { "NVIDIA", NULL },
+        { "", NULL },
+        { "A10G", NULL },
+    };
+    for (size_t i = 0; i < N_ELEMS(names); i++) {
+        const struct imx_ref_gpu *g = imx_compat_find_gpu(&ref, names[i].name);
+        if (names[i].model == NULL)
+            assert_null(g);
+        else
+            assert_string_equal(g ? g->gpu_model : "(null)", names[i].model);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(every_rule_at_its_boundary),
+        cmocka_unit_test(findings_name_versions_and_sources),
+        cmocka_unit_test(findings_are_ordered_deterministically),
+        cmocka_unit_test(bad_arguments_are_refused),
+        cmocka_unit_test(gpu_names_resolve_like_sql),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
