@@ -2,6 +2,9 @@
 # Throughput of the HTTP core on this machine: /livez (no database) and /readyz (one prepared
 # query on a pooled connection), keep-alive, at several connection counts. Prints req/s and
 # latency percentiles from wrk and the server's peak RSS. Bounded: each run lasts DURATION.
+# Then the isolation check: /livez under load while 32 /readyz requests sit blocked in
+# PostgreSQL (a lock held for the whole run) -- in thread-per-connection mode they must not
+# slow the others, unlike libmicrohttpd's pool mode (../shared/notes/performance.md).
 # Usage: bench/http_core.sh [DURATION (default 10s)]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -11,6 +14,7 @@ make -s build >/dev/null
 dir=$(mktemp -d /tmp/imaxe-bench.XXXXXX)
 url=$(tools/pg.sh start "$dir/pg" 55450 fast)
 IMAXE_DATABASE_URL=$url IMAXE_PORT=0 IMAXE_ACCESS_LOG=0 IMAXE_DB_POOL_SIZE=16 \
+    IMAXE_JWT_SECRET=bench-secret-0123456789abcdef0123456789 \
     build/imaxe-server > "$dir/server.log" 2>&1 &
 pid=$!
 trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null; tools/pg.sh stop "$dir/pg"; rm -rf "$dir"' EXIT
@@ -27,4 +31,25 @@ for path in /livez /readyz; do
         errs=$(grep -o 'Non-2xx or 3xx responses: [0-9]*' <<<"$out" || true)
         printf '%-10s %5s %10s %9s %9s %9s %s\n' "$path" "$c" "$rps" "$p50" "$p99" "$rss" "$errs"
     done
+done
+
+echo
+echo "isolation: /livez at 32 connections while 32 /readyz requests wait on a lock in PostgreSQL"
+base=$(wrk -t2 -c32 -d"$dur" --latency "http://127.0.0.1:$port/livez")
+secs=${dur%s}
+psql "$url" -qc "BEGIN; LOCK TABLE schema_migrations IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep($secs + 3); COMMIT;" &
+lock=$!
+sleep 0.5
+waiters=()
+for _ in $(seq 32); do
+    curl -s -o /dev/null --max-time $((secs + 10)) "http://127.0.0.1:$port/readyz" &
+    waiters+=($!)
+done
+sleep 0.5
+blocked=$(wrk -t2 -c32 -d"$dur" --latency "http://127.0.0.1:$port/livez")
+wait "$lock" "${waiters[@]}"
+for name in base blocked; do
+    out=${!name}
+    printf '%-8s req/s %10s  p50 %9s  p99 %9s\n' "$name" "$(awk '/Requests\/sec/ {print $2}' <<<"$out")" \
+        "$(awk '$1=="50%" {print $2}' <<<"$out")" "$(awk '$1=="99%" {print $2}' <<<"$out")"
 done
