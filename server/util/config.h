@@ -26,6 +26,13 @@ struct imx_config {
     char migrations_dir[512]; /* IMAXE_MIGRATIONS_DIR */
     char web_dir[512];        /* IMAXE_WEB_DIR */
     char openapi_path[512];   /* IMAXE_OPENAPI_PATH */
+    /* Webhook dispatcher (server/webhooks/). */
+    unsigned webhook_workers;         /* IMAXE_WEBHOOK_WORKERS: dispatcher threads, 0 = none */
+    unsigned webhook_timeout_ms;      /* IMAXE_WEBHOOK_TIMEOUT_MS: whole request, per attempt */
+    unsigned webhook_poll_ms;         /* IMAXE_WEBHOOK_POLL_MS: look for due retries this often */
+    unsigned webhook_disable_after_s; /* IMAXE_WEBHOOK_DISABLE_AFTER_S: failing this long */
+    char webhook_schedule[256];       /* IMAXE_WEBHOOK_SCHEDULE: retry delays, seconds */
+    char webhook_allow_hosts[2048];   /* IMAXE_WEBHOOK_ALLOW_HOSTS: host:port,... */
 };
 
 /* Fills cfg from the environment. Returns 0, or -1 with a message in err. */
