@@ -1,9 +1,11 @@
 /* imaxe-server: start-up, configuration, migrations, signals and drain.
  *   imaxe-server [serve]   migrate, then serve until SIGTERM/SIGINT
  *   imaxe-server migrate   apply migrations and exit
+ *   imaxe-server worker    migrate, then run only the webhook dispatcher until SIGTERM/SIGINT
  *   imaxe-server version   print the version
  * Under systemd (Type=notify) it reports READY=1 once migrated and listening, STOPPING=1 on
  * SIGTERM/SIGINT; sd_notify does nothing when NOTIFY_SOCKET is unset. */
+#include <curl/curl.h>
 #include <jansson.h>
 #include <pthread.h>
 #include <signal.h>
@@ -23,6 +25,7 @@
 #include "http/server.h"
 #include "util/config.h"
 #include "util/log.h"
+#include "webhooks/dispatcher.h"
 
 #ifndef IMX_VERSION
 #define IMX_VERSION "dev"
@@ -129,6 +132,12 @@ static int serve(const struct imx_config *cfg, sigset_t *sigs)
         return 1;
     }
     imx_info("imaxe %s listening on http://%s:%u/", IMX_VERSION, cfg->bind, imx_http_port());
+    if (imx_webhooks_start(cfg, err, sizeof err) != 0) {
+        imx_error("%s", err);
+        imx_http_stop();
+        imx_db_pool_shutdown();
+        return 1;
+    }
     sd_notifyf(0, "READY=1\nSTATUS=serving on %s:%u", cfg->bind, imx_http_port());
 
     int sig = 0;
@@ -142,9 +151,38 @@ static int serve(const struct imx_config *cfg, sigset_t *sigs)
         sleep_ms(20);
     long left = imx_http_in_flight();
     imx_http_stop();
+    imx_webhooks_stop(cfg->shutdown_s * 1000);
     imx_db_pool_shutdown();
     if (left > 0)
         imx_warn("stopped with %ld requests unfinished after the drain timeout", left);
+    imx_info("stopped");
+    return 0;
+}
+
+/* Runs only the webhook dispatcher (no HTTP), with a small pool of its own. */
+static int work(const struct imx_config *cfg, sigset_t *sigs)
+{
+    char err[512];
+    if (cfg->webhook_workers == 0) {
+        imx_error("IMAXE_WEBHOOK_WORKERS is 0: the worker has nothing to do");
+        return 1;
+    }
+    if (imx_db_pool_init(cfg->database_url, cfg->webhook_workers + 1, cfg->db_acquire_ms,
+                         cfg->statement_ms) != 0) {
+        imx_error("out of memory at start-up");
+        return 1;
+    }
+    if (imx_webhooks_start(cfg, err, sizeof err) != 0) {
+        imx_error("%s", err);
+        imx_db_pool_shutdown();
+        return 1;
+    }
+    int sig = 0;
+    sigwait(sigs, &sig);
+    imx_info("received %s: finishing deliveries in flight (up to %us)",
+             sig == SIGTERM ? "SIGTERM" : "SIGINT", cfg->shutdown_s);
+    imx_webhooks_stop(cfg->shutdown_s * 1000);
+    imx_db_pool_shutdown();
     imx_info("stopped");
     return 0;
 }
@@ -160,8 +198,8 @@ int main(int argc, char **argv)
         printf("imaxe-server %s\n", IMX_VERSION);
         return 0;
     }
-    if (strcmp(cmd, "serve") != 0 && strcmp(cmd, "migrate") != 0) {
-        fprintf(stderr, "usage: imaxe-server [serve|migrate|version]\n");
+    if (strcmp(cmd, "serve") != 0 && strcmp(cmd, "migrate") != 0 && strcmp(cmd, "worker") != 0) {
+        fprintf(stderr, "usage: imaxe-server [serve|worker|migrate|version]\n");
         return 2;
     }
 
@@ -173,6 +211,10 @@ int main(int argc, char **argv)
     pthread_sigmask(SIG_BLOCK, &sigs, NULL);
     signal(SIGPIPE, SIG_IGN);
     json_object_seed(0);
+    if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+        imx_error("libcurl cannot initialise");
+        return 1;
+    }
 
     if (imx_config_load(&cfg, err, sizeof err) != 0) {
         imx_error("configuration: %s", err);
@@ -182,7 +224,10 @@ int main(int argc, char **argv)
     int rc = run_migrations(&cfg) == 0 ? 0 : 1;
     if (rc == 0 && strcmp(cmd, "serve") == 0)
         rc = serve(&cfg, &sigs);
+    else if (rc == 0 && strcmp(cmd, "worker") == 0)
+        rc = work(&cfg, &sigs);
     imx_config_free(&cfg);
     free((char *)imx_server_info.openapi_json);
+    curl_global_cleanup();
     return rc;
 }

@@ -6,6 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "webhooks/retry.h"
+#include "webhooks/ssrf.h"
+
 #ifndef IMX_DEFAULT_MIGRATIONS_DIR
 #define IMX_DEFAULT_MIGRATIONS_DIR "migrations"
 #endif
@@ -114,6 +117,10 @@ int imx_config_load(struct imx_config *cfg, char *err, size_t errlen)
         { "IMAXE_LOGIN_WINDOW_S", 900, 1, 86400 },
         { "IMAXE_LOGIN_MAX_FAILURES", 5, 1, 1000 },
         { "IMAXE_LOGIN_IP_MAX_FAILURES", 50, 1, 100000 },
+        { "IMAXE_WEBHOOK_WORKERS", 2, 0, 64 },
+        { "IMAXE_WEBHOOK_TIMEOUT_MS", 15000, 100, 300000 },
+        { "IMAXE_WEBHOOK_POLL_MS", 1000, 10, 60000 },
+        { "IMAXE_WEBHOOK_DISABLE_AFTER_S", 432000, 1, 31536000 },
     };
     unsigned long long v[sizeof vars / sizeof vars[0]];
     int failed = 0;
@@ -139,6 +146,10 @@ int imx_config_load(struct imx_config *cfg, char *err, size_t errlen)
     cfg->login_window_s = (unsigned)v[14];
     cfg->login_max_failures = (unsigned)v[15];
     cfg->login_ip_max_failures = (unsigned)v[16];
+    cfg->webhook_workers = (unsigned)v[17];
+    cfg->webhook_timeout_ms = (unsigned)v[18];
+    cfg->webhook_poll_ms = (unsigned)v[19];
+    cfg->webhook_disable_after_s = (unsigned)v[20];
 
     env_str(cfg->bind, sizeof cfg->bind, "IMAXE_BIND", "127.0.0.1");
     env_str(cfg->log_level, sizeof cfg->log_level, "IMAXE_LOG_LEVEL", "info");
@@ -147,6 +158,21 @@ int imx_config_load(struct imx_config *cfg, char *err, size_t errlen)
     env_str(cfg->web_dir, sizeof cfg->web_dir, "IMAXE_WEB_DIR", IMX_DEFAULT_WEB_DIR);
     env_str(cfg->openapi_path, sizeof cfg->openapi_path, "IMAXE_OPENAPI_PATH",
             IMX_DEFAULT_OPENAPI_PATH);
+    env_str(cfg->webhook_schedule, sizeof cfg->webhook_schedule, "IMAXE_WEBHOOK_SCHEDULE",
+            IMX_WEBHOOK_SCHEDULE_DEFAULT);
+    env_str(cfg->webhook_allow_hosts, sizeof cfg->webhook_allow_hosts, "IMAXE_WEBHOOK_ALLOW_HOSTS",
+            "");
+    struct imx_webhook_schedule schedule;
+    if (imx_webhook_schedule_parse(cfg->webhook_schedule, &schedule) != 0) {
+        snprintf(err, errlen,
+                 "IMAXE_WEBHOOK_SCHEDULE must be 1 to %d comma-separated delays in seconds "
+                 "(got '%.60s')",
+                 IMX_WEBHOOK_SCHEDULE_MAX, cfg->webhook_schedule);
+        return -1;
+    }
+    struct imx_ssrf_allow allow;
+    if (imx_ssrf_allow_parse(cfg->webhook_allow_hosts, &allow, err, errlen) != 0)
+        return -1;
 
     cfg->database_url = imx_config_secret("IMAXE_DATABASE_URL", &failed);
     if (failed) {

@@ -30,6 +30,13 @@ struct imx_config {
     unsigned login_window_s;     /* IMAXE_LOGIN_WINDOW_S: the window failed logins are counted in */
     unsigned login_max_failures; /* IMAXE_LOGIN_MAX_FAILURES: per account and window */
     unsigned login_ip_max_failures; /* IMAXE_LOGIN_IP_MAX_FAILURES: per address and window */
+    /* Webhook dispatcher (server/webhooks/). */
+    unsigned webhook_workers;         /* IMAXE_WEBHOOK_WORKERS: dispatcher threads, 0 = none */
+    unsigned webhook_timeout_ms;      /* IMAXE_WEBHOOK_TIMEOUT_MS: whole request, per attempt */
+    unsigned webhook_poll_ms;         /* IMAXE_WEBHOOK_POLL_MS: look for due retries this often */
+    unsigned webhook_disable_after_s; /* IMAXE_WEBHOOK_DISABLE_AFTER_S: failing this long */
+    char webhook_schedule[256];       /* IMAXE_WEBHOOK_SCHEDULE: retry delays, seconds */
+    char webhook_allow_hosts[2048];   /* IMAXE_WEBHOOK_ALLOW_HOSTS: host:port,... */
 };
 
 /* Fills cfg from the environment. Returns 0, or -1 with a message in err. */

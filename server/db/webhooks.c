@@ -1,0 +1,210 @@
+/* Webhook outbox SQL (see webhooks.h). */
+#include "db/webhooks.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+IMX_DB_STMT(stmt_enqueue, 6,
+            "SELECT imx_webhook_enqueue(nullif($1::bigint, 0), $2, $3::jsonb,"
+            " ARRAY(SELECT jsonb_array_elements_text($4::jsonb)),"
+            " ARRAY(SELECT jsonb_array_elements_text($5::jsonb)), $6)");
+IMX_DB_STMT(stmt_ping, 1, "SELECT imx_webhook_ping($1::bigint)");
+IMX_DB_STMT(stmt_redeliver, 1, "SELECT imx_webhook_redeliver($1::bigint)");
+IMX_DB_STMT(stmt_rotate, 3,
+            "SELECT imx_webhook_rotate_secret($1::bigint, $2, make_interval(secs => $3::int))");
+IMX_DB_STMT(stmt_set_enabled, 3, "SELECT imx_webhook_set_enabled($1::bigint, $2::boolean, $3)");
+IMX_DB_STMT(stmt_claim, 2,
+            "SELECT delivery_id, lease_seq, attempt, webhook_id, url, secret, previous_secret,"
+            " msg_id, body FROM imx_webhook_claim($1, $2::int)");
+IMX_DB_STMT(stmt_finish, 11,
+            "SELECT imx_webhook_finish($1::bigint, $2::bigint, $3, to_timestamp($4::float8),"
+            " $5::int, $6::int, $7, $8, $9, $10::bigint, make_interval(secs => $11::int))");
+
+static void copy_state(const PGresult *res, char sqlstate[6])
+{
+    if (sqlstate)
+        snprintf(sqlstate, 6, "%s", imx_db_sqlstate(res));
+}
+
+/* A JSON array of the NULL-ended strings (new text), or NULL when out of memory. */
+static char *json_list(const char *const *items)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; a && items && items[i]; i++)
+        if (json_array_append_new(a, json_string(items[i])) != 0) {
+            json_decref(a);
+            return NULL;
+        }
+    char *text = a ? json_dumps(a, JSON_COMPACT) : NULL;
+    json_decref(a);
+    return text;
+}
+
+/* Runs a one-value statement. Returns the value as a new string, or NULL (sqlstate set). */
+static char *exec_value(struct imx_db_conn *db, struct imx_db_stmt *stmt, const char *const *params,
+                        char sqlstate[6])
+{
+    PGresult *res = imx_db_exec(db, stmt, params);
+    char *out = NULL;
+    if (imx_db_ok(res) && PQntuples(res) == 1)
+        out = strdup(PQgetisnull(res, 0, 0) ? "" : PQgetvalue(res, 0, 0));
+    copy_state(res, sqlstate);
+    PQclear(res);
+    return out;
+}
+
+int imx_webhooks_enqueue(struct imx_db_conn *db, int64_t team_id, const char *type,
+                         const json_t *data, const char *const *families, const char *const *pins,
+                         const char *severity, int64_t *event_id, char sqlstate[6])
+{
+    char team[24];
+    int rc = -1;
+    snprintf(team, sizeof team, "%" PRId64, team_id > 0 ? team_id : 0);
+    char *data_text = data ? json_dumps(data, JSON_COMPACT) : strdup("{}");
+    char *fam = json_list(families);
+    char *pin = json_list(pins);
+    if (sqlstate)
+        sqlstate[0] = '\0';
+    if (data_text && fam && pin) {
+        const char *params[] = { team, type, data_text, fam, pin, severity };
+        char *id = exec_value(db, &stmt_enqueue, params, sqlstate);
+        if (id) {
+            if (event_id)
+                *event_id = strtoll(id, NULL, 10);
+            rc = 0;
+        }
+        free(id);
+    }
+    free(data_text);
+    free(fam);
+    free(pin);
+    return rc;
+}
+
+int imx_webhooks_ping(struct imx_db_conn *db, int64_t webhook_id, int64_t *delivery_id,
+                      char sqlstate[6])
+{
+    char id[24];
+    snprintf(id, sizeof id, "%" PRId64, webhook_id);
+    const char *params[] = { id };
+    char *v = exec_value(db, &stmt_ping, params, sqlstate);
+    if (!v)
+        return -1;
+    if (delivery_id)
+        *delivery_id = strtoll(v, NULL, 10);
+    free(v);
+    return 0;
+}
+
+/* Runs a statement answering one boolean: 1 (true), 0 (false or NULL) or -1. */
+static int exec_bool(struct imx_db_conn *db, struct imx_db_stmt *stmt, const char *const *params)
+{
+    char *v = exec_value(db, stmt, params, NULL);
+    int rc = v ? strcmp(v, "t") == 0 : -1;
+    free(v);
+    return rc;
+}
+
+int imx_webhooks_redeliver(struct imx_db_conn *db, int64_t delivery_id)
+{
+    char id[24];
+    snprintf(id, sizeof id, "%" PRId64, delivery_id);
+    const char *params[] = { id };
+    return exec_bool(db, &stmt_redeliver, params);
+}
+
+int imx_webhooks_rotate_secret(struct imx_db_conn *db, int64_t webhook_id, const char *new_secret,
+                               unsigned overlap_s)
+{
+    char id[24], overlap[16];
+    snprintf(id, sizeof id, "%" PRId64, webhook_id);
+    snprintf(overlap, sizeof overlap, "%u", overlap_s);
+    const char *params[] = { id, new_secret, overlap };
+    return exec_bool(db, &stmt_rotate, params);
+}
+
+int imx_webhooks_set_enabled(struct imx_db_conn *db, int64_t webhook_id, int enabled,
+                             const char *reason)
+{
+    char id[24];
+    snprintf(id, sizeof id, "%" PRId64, webhook_id);
+    const char *params[] = { id, enabled ? "true" : "false", reason };
+    return exec_bool(db, &stmt_set_enabled, params);
+}
+
+static char *dup_field(const PGresult *res, int col)
+{
+    return PQgetisnull(res, 0, col) ? NULL : strdup(PQgetvalue(res, 0, col));
+}
+
+int imx_db_webhook_claim(struct imx_db_conn *db, const char *worker, unsigned lease_ms,
+                         struct imx_db_webhook_claim *c)
+{
+    char lease[16];
+    snprintf(lease, sizeof lease, "%u", lease_ms);
+    const char *params[] = { worker, lease };
+    memset(c, 0, sizeof *c);
+    PGresult *res = imx_db_exec(db, &stmt_claim, params);
+    int rc = -1;
+    if (!imx_db_ok(res))
+        goto out;
+    rc = 0;
+    if (PQntuples(res) != 1)
+        goto out;
+    c->delivery_id = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
+    c->lease_seq = strtoll(PQgetvalue(res, 0, 1), NULL, 10);
+    c->attempt = atoi(PQgetvalue(res, 0, 2));
+    c->webhook_id = strtoll(PQgetvalue(res, 0, 3), NULL, 10);
+    c->url = dup_field(res, 4);
+    c->secret = dup_field(res, 5);
+    c->previous_secret = dup_field(res, 6);
+    c->msg_id = dup_field(res, 7);
+    c->body = dup_field(res, 8);
+    c->body_len = c->body ? strlen(c->body) : 0;
+    if (!c->url || !c->secret || !c->msg_id || !c->body) {
+        /* Out of memory: the lease runs out and the delivery is claimed again. */
+        imx_db_webhook_claim_free(c);
+        rc = -1;
+        goto out;
+    }
+    rc = 1;
+out:
+    PQclear(res);
+    return rc;
+}
+
+void imx_db_webhook_claim_free(struct imx_db_webhook_claim *c)
+{
+    free(c->url);
+    free(c->secret);
+    free(c->previous_secret);
+    free(c->msg_id);
+    free(c->body);
+    memset(c, 0, sizeof *c);
+}
+
+int imx_db_webhook_finish(struct imx_db_conn *db, const struct imx_db_webhook_claim *c,
+                          const struct imx_db_webhook_attempt *a, char *state, size_t len)
+{
+    char id[24], seq[24], started[32], status[16], latency[24], retry[24], disable[16];
+    snprintf(id, sizeof id, "%" PRId64, c->delivery_id);
+    snprintf(seq, sizeof seq, "%" PRId64, c->lease_seq);
+    snprintf(started, sizeof started, "%.6f", a->started_at);
+    snprintf(status, sizeof status, "%ld", a->status);
+    snprintf(latency, sizeof latency, "%ld", a->latency_ms);
+    snprintf(retry, sizeof retry, "%lld", a->retry_ms);
+    snprintf(disable, sizeof disable, "%u", a->disable_after_s);
+    const char *params[] = {
+        id,      seq,      a->worker,   started,    a->status > 0 ? status : NULL,
+        latency, a->error, a->response, a->outcome, a->retry_ms >= 0 ? retry : NULL,
+        disable
+    };
+    char *v = exec_value(db, &stmt_finish, params, NULL);
+    if (!v)
+        return -1;
+    snprintf(state, len, "%s", v);
+    free(v);
+    return 0;
+}

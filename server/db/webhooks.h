@@ -1,0 +1,81 @@
+/* Webhook outbox SQL: producers enqueue events inside their own transaction; the dispatcher
+ * claims due deliveries and records attempts. The logic lives in SQL functions
+ * (migrations/0005_webhooks.sql) so that SQL triggers can produce events too. */
+#ifndef IMX_DB_WEBHOOKS_H
+#define IMX_DB_WEBHOOKS_H
+
+#include <jansson.h>
+#include <stdint.h>
+
+#include "db/pool.h"
+
+/* Records an event and fans it out to the matching enabled subscriptions, in the caller's
+ * transaction (call it between the BEGIN and COMMIT of the change that caused the event: the
+ * event exists if and only if the change commits; dispatchers are woken on commit).
+ *   team_id   the owner team; 0 sends to the subscriptions of every team (advisories)
+ *   type      one of patch.available, image.published, image.deprecated, image.revoked,
+ *             advisory.published, pin.moved, request.updated, ping
+ *   data      the event's "data" object (borrowed)
+ *   families  NULL-ended image families the event is about, or NULL
+ *   pins      NULL-ended pin names the event is about, or NULL
+ *   severity  none|low|medium|high|critical, or NULL
+ * Returns 0 with the event id in *event_id (may be NULL), or -1 when PostgreSQL refused
+ * (*sqlstate, when not NULL, receives the SQLSTATE: "" for a broken connection). */
+int imx_webhooks_enqueue(struct imx_db_conn *db, int64_t team_id, const char *type,
+                         const json_t *data, const char *const *families, const char *const *pins,
+                         const char *severity, int64_t *event_id, char sqlstate[6]);
+
+/* Queues a 'ping' event for one subscription (POST /v1/webhooks/{id}/test). Returns 0 with the
+ * delivery id, or -1 (sqlstate P0002: no such webhook; 55000: it is disabled). */
+int imx_webhooks_ping(struct imx_db_conn *db, int64_t webhook_id, int64_t *delivery_id,
+                      char sqlstate[6]);
+
+/* Re-queues a delivered or failed delivery. Returns 1 when queued, 0 when it is pending
+ * already, missing or its subscription is disabled, -1 on a database error. */
+int imx_webhooks_redeliver(struct imx_db_conn *db, int64_t delivery_id);
+
+/* Makes new_secret the signing secret; the previous one signs too for overlap_s seconds
+ * (86400 in the API). Returns 1, 0 when not found, -1 on a database error. */
+int imx_webhooks_rotate_secret(struct imx_db_conn *db, int64_t webhook_id, const char *new_secret,
+                               unsigned overlap_s);
+
+/* Enables (clearing the failure record) or disables with a reason (failing pending deliveries).
+ * Returns 1, 0 when not found, -1 on a database error. */
+int imx_webhooks_set_enabled(struct imx_db_conn *db, int64_t webhook_id, int enabled,
+                             const char *reason);
+
+/* One claimed delivery. Strings are new (imx_db_webhook_claim_free). */
+struct imx_db_webhook_claim {
+    int64_t delivery_id, lease_seq, webhook_id;
+    int attempt;
+    char *url, *secret, *previous_secret; /* previous_secret NULL unless in its overlap */
+    char *msg_id, *body;
+    size_t body_len;
+};
+
+/* Leases the next due delivery to worker for lease_ms. Returns 1 with *c filled, 0 when none
+ * is due, -1 on a database error. */
+int imx_db_webhook_claim(struct imx_db_conn *db, const char *worker, unsigned lease_ms,
+                         struct imx_db_webhook_claim *c);
+
+void imx_db_webhook_claim_free(struct imx_db_webhook_claim *c);
+
+/* One finished attempt, for imx_db_webhook_finish. */
+struct imx_db_webhook_attempt {
+    const char *worker;
+    double started_at; /* unix time, seconds */
+    long status;       /* 0 = no HTTP answer */
+    long latency_ms;
+    const char *error;    /* NULL on success */
+    const char *response; /* NUL-terminated valid UTF-8, at most 64 KiB; may be NULL */
+    const char *outcome;  /* "delivered", "retry" or "gone" */
+    long long retry_ms;   /* for "retry": wait this long; -1: the schedule is exhausted */
+    unsigned disable_after_s;
+};
+
+/* Records the attempt and moves the delivery on (imx_webhook_finish). Returns 0 with the
+ * resulting state ("pending", "delivered", "failed", "stale") copied into state, or -1. */
+int imx_db_webhook_finish(struct imx_db_conn *db, const struct imx_db_webhook_claim *c,
+                          const struct imx_db_webhook_attempt *a, char *state, size_t len);
+
+#endif
