@@ -5,29 +5,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "db/migrate.h"
 #include "http/metrics.h"
 #include "http/server.h"
 #include "util/config.h"
 
 struct imx_server_info imx_server_info;
 
-IMX_DB_STMT(q_migrations, 0, "SELECT coalesce(max(version), 0) FROM schema_migrations");
-
 void imx_api_livez(struct imx_req *r)
 {
     imx_reply_text(r, 200, "application/json", "{\"status\":\"ok\"}");
-}
-
-/* Reads the highest applied migration on c into *applied. Returns 0 or -1. */
-static int applied_migrations(struct imx_db_conn *c, unsigned long long *applied)
-{
-    PGresult *res = imx_db_exec(c, &q_migrations, NULL);
-    int rc = -1;
-    if (imx_db_ok(res) && PQntuples(res) == 1 &&
-        imx_parse_uint(PQgetvalue(res, 0, 0), 0, 1000000, applied) == 0)
-        rc = 0;
-    PQclear(res);
-    return rc;
 }
 
 void imx_api_readyz(struct imx_req *r)
@@ -45,7 +32,7 @@ void imx_api_readyz(struct imx_req *r)
         return;
     }
     unsigned long long applied = 0;
-    if (applied_migrations(r->db, &applied) != 0) {
+    if (imx_db_migrations_applied(r->db, &applied) != 0) {
         imx_reply_problem(r, IMX_E_NOT_READY, "The database cannot be queried");
         return;
     }
@@ -63,7 +50,7 @@ void imx_api_readyz(struct imx_req *r)
         imx_db_release(r->db);
         r->db = imx_db_acquire_read(&why);
         unsigned long long replica_applied = 0;
-        if (!r->db || applied_migrations(r->db, &replica_applied) != 0) {
+        if (!r->db || imx_db_migrations_applied(r->db, &replica_applied) != 0) {
             json_decref(doc);
             imx_reply_problem(r, IMX_E_NOT_READY, "The read replica cannot be queried");
             return;

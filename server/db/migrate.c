@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "db/pool.h"
 #include "util/config.h"
 #include "util/log.h"
 
@@ -235,5 +236,18 @@ int imx_migrate(PGconn *pg, const char *dir, int *latest, char *err, size_t errl
     }
     PQclear(applied);
     PQclear(PQexec(pg, "SELECT pg_advisory_unlock(" MIGRATION_LOCK_KEY ")"));
+    return rc;
+}
+
+IMX_DB_STMT(q_migrations_applied, 0, "SELECT coalesce(max(version), 0) FROM schema_migrations");
+
+int imx_db_migrations_applied(struct imx_db_conn *c, unsigned long long *applied)
+{
+    PGresult *res = imx_db_exec(c, &q_migrations_applied, NULL);
+    int rc = -1;
+    if (imx_db_ok(res) && PQntuples(res) == 1 &&
+        imx_parse_uint(PQgetvalue(res, 0, 0), 0, 1000000, applied) == 0)
+        rc = 0;
+    PQclear(res);
     return rc;
 }

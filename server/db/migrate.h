@@ -5,6 +5,8 @@
 #include <libpq-fe.h>
 #include <stddef.h>
 
+struct imx_db_conn;
+
 /* Applies every migration in dir not yet recorded in schema_migrations, each in its own
  * transaction. Returns 0, or -1 with a message in err (nothing of the failing one is kept).
  * *latest receives the highest version found in dir. */
@@ -12,5 +14,8 @@ int imx_migrate(PGconn *pg, const char *dir, int *latest, char *err, size_t errl
 
 /* The highest migration version in dir, or -1 with a message. */
 int imx_migrations_latest(const char *dir, char *err, size_t errlen);
+
+/* Reads the highest applied migration on a pooled connection into *applied. Returns 0 or -1. */
+int imx_db_migrations_applied(struct imx_db_conn *c, unsigned long long *applied);
 
 #endif
