@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# `make test`: every test of both builds (plain and ASan+UBSan), the format check and the
-# OpenAPI lint. Each ctest run makes its own throwaway PostgreSQL cluster.
+# `make test`: every test of both builds (plain and ASan+UBSan), the format check, the
+# OpenAPI lint and the web UI's browser tests. Each ctest run makes its own throwaway
+# PostgreSQL cluster.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 fail=0
@@ -18,6 +19,9 @@ tools/format.sh check || fail=1
 
 step "OpenAPI lint (@redocly/cli)"
 tools/openapi-lint.sh || fail=1
+
+step "web (browser tests: playwright-core + chromium + axe-core; screenshots in build/web-screenshots/)"
+tools/test-web.sh || fail=1
 
 if [ $fail -ne 0 ]; then
     echo; echo "make test: FAILED"; exit 1

@@ -80,7 +80,7 @@ export async function render(ctx) {
   let rows = [];
   let loadSeq = 0;
 
-  const search = h('input', { type: 'search', name: 'q', placeholder: 'Search families, components, descriptions…', 'aria-label': 'Search the catalog', value: params.get('q') || '', autocomplete: 'off' });
+  const search = h('input', { type: 'search', name: 'q', placeholder: 'Search images, components…', 'aria-label': 'Search the catalog', value: params.get('q') || '', autocomplete: 'off' });
   const sortSel = h('select', { name: 'sort', 'aria-label': 'Sort by', value: params.get('sort') || '-published_at' }, SORTS.map(([v, l]) => h('option', { value: v }, l)));
   const facetsBox = h('div', { class: 'facets-body' });
   const drawerBtn = h('button', { type: 'button', class: 'secondary outline filters-toggle', 'aria-expanded': 'false', 'aria-controls': 'facets' }, 'Filters');
@@ -225,7 +225,7 @@ export async function render(ctx) {
       { class: `status-row is-${img.status}`, dataset: { id: img.id } },
       h('td', { class: 'col-cmp', 'data-label': 'Compare' }, compareBox(img)),
       h('td', { class: 'col-image', 'data-label': 'Image' }, imageLink(img), h('div', { class: 'sub' }, [img.provider, img.architecture, osName, img.layer].filter(Boolean).join(' · '))),
-      h('td', { class: 'col-gpus', 'data-label': 'GPUs' }, gpus.slice(0, 3).map((g) => h('span', { class: 'gpu-tag' }, g)), gpus.length > 3 ? h('span', { class: 'gpu-more', title: gpus.slice(3).join(', ') }, `+${gpus.length - 3}`) : null),
+      h('td', { class: 'col-gpus', 'data-label': 'GPUs' }, gpus.slice(0, 2).map((g) => h('span', { class: 'gpu-tag' }, g)), gpus.length > 2 ? h('span', { class: 'gpu-more', title: gpus.slice(2).join(', ') }, `+${gpus.length - 2}`) : null),
       h('td', { class: 'col-ver', 'data-label': 'Driver' }, chip(null, img.components?.['nvidia-driver'])),
       h('td', { class: 'col-ver', 'data-label': 'CUDA' }, chip(null, img.components?.cuda)),
       h('td', { class: 'col-fw', 'data-label': 'Framework' }, frameworkOf(img.components)),

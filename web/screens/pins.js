@@ -97,7 +97,7 @@ export async function render(ctx) {
       h('div', { class: 'pin-state' },
         badge(pin.status, { kind: 'pin' }),
         h('p', { class: 'sub' }, STATUS_HELP[pin.status] || ''),
-        pin.candidate ? h('p', { class: 'pin-candidate' }, 'Move to ', h('a', { href: `#/images/${encodeURIComponent(pin.candidate.id)}` }, pin.candidate.version)) : null,
+        pin.candidate ? h('p', { class: 'pin-candidate' }, 'Candidate: ', h('a', { href: `#/images/${encodeURIComponent(pin.candidate.id)}` }, pin.candidate.version)) : null,
         action),
       h('div', { class: 'pin-foot' }, msg, details),
     );
