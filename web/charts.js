@@ -26,15 +26,17 @@ export function barChart({ title, labels, values, unit, colorVar = '--chart-1', 
     const grid = cssVar('--chart-grid', 'rgba(128,128,128,.18)');
     const color = cssVar(colorVar, '#4f46e5');
     const xs = labels.map((_, i) => i);
+    const crowded = width / Math.max(labels.length, 1) < 96;
     chart = new uPlot(
       {
         width,
         height: 220,
+        padding: [10, crowded ? 24 : 10, 0, 0],
         legend: { show: false },
         cursor: { show: false },
         scales: { x: { time: false, range: [-0.6, labels.length - 0.4] }, y: { range: [0, max * 1.15 || 1] } },
         axes: [
-          { stroke: text, grid: { show: false }, ticks: { show: false }, splits: () => xs, values: (u, splits) => splits.map((i) => labels[i] ?? ''), font: '11px system-ui, sans-serif', size: 36 },
+          { stroke: text, grid: { show: false }, ticks: { show: false }, splits: () => xs, values: (u, splits) => splits.map((i) => labels[i] ?? ''), font: '11px system-ui, sans-serif', size: crowded ? 64 : 36, rotate: crowded ? -35 : 0 },
           { stroke: text, grid: { stroke: grid, width: 1 }, ticks: { show: false }, values: (u, splits) => splits.map((v) => format(v)), font: '11px system-ui, sans-serif', size: 64 },
         ],
         series: [{}, { label: title, fill: color, stroke: color, width: 0, paths: uPlot.paths.bars({ size: [0.62, 56], radius: 0.15 }), points: { show: false } }],

@@ -116,6 +116,12 @@ describe('web catalog', () => {
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByText('You are signed out.').waitFor();
     assert.equal(await page.evaluate(() => sessionStorage.getItem('imaxe.token')), null);
+
+    // A token the server refuses (expired, revoked) sends the user back to sign in.
+    await page.evaluate(() => sessionStorage.setItem('imaxe.token', 'expired-token'));
+    await page.goto(`${base}/#/webhooks`);
+    await page.getByRole('heading', { name: 'Sign in to imaxe' }).waitFor();
+    assert.match(page.url(), /next=%2Fwebhooks/);
     await page.done();
   });
 
@@ -285,6 +291,16 @@ describe('web catalog', () => {
 
     await page.getByRole('link', { name: 'Team requests' }).click();
     await page.getByText('CUDA 13 platform image for H100').waitFor();
+
+    // Publishers move requests through their states from the queue.
+    await page.getByRole('link', { name: 'Publisher queue' }).click();
+    const row = page.locator('tr', { hasText: 'TensorFlow 2.19 on L4' });
+    await row.getByRole('button', { name: 'Approve' }).click();
+    const dlg = page.getByRole('dialog');
+    await dlg.getByLabel('Comment').fill('Build it on the 24.04 base.');
+    await dlg.getByRole('button', { name: 'Approve' }).click();
+    await row.getByRole('button', { name: 'Start build' }).waitFor();
+    assert.match(await row.innerText(), /Approved/);
     await page.done();
   });
 
