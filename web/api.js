@@ -106,6 +106,3 @@ export async function api(path, { method = 'GET', query, body, signal, auth = tr
   }
   return data;
 }
-
-/** Keeps only the first item of a list answer, or the whole list: {items, next_cursor}. */
-export const list = (path, opts) => api(path, opts).then((d) => ({ items: d?.items || [], next_cursor: d?.next_cursor || null, ...d }));
