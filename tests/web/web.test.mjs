@@ -134,6 +134,15 @@ describe('web catalog', () => {
     await page.waitForFunction(() => document.querySelectorAll('.results-table tbody tr').length > 20);
     assert.equal((await rowIds(page)).length, 24, 'second page through the cursor');
 
+    // Sorting from a column header is kept in the URL.
+    await page.getByRole('button', { name: 'Boot', exact: true }).click();
+    await settle(page);
+    assert.match(page.url(), /sort=boot_seconds/);
+    assert.equal((await rowIds(page))[0], '7', 'fastest boot first');
+    assert.match(await page.locator('th[aria-sort="ascending"]').innerText(), /^boot$/i);
+    await page.getByLabel('Sort by').selectOption('-published_at');
+    await settle(page);
+
     const gpu = page.getByRole('group', { name: 'GPU' });
     await gpu.getByLabel(/^H100/).check();
     await settle(page);

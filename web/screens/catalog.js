@@ -26,7 +26,9 @@ const SORTS = [
   ['family', 'Family A–Z'],
   ['-family', 'Family Z–A'],
   ['boot_seconds', 'Fastest boot'],
+  ['-boot_seconds', 'Slowest boot'],
   ['size_gb', 'Smallest'],
+  ['-size_gb', 'Largest'],
 ];
 
 /** Turns a driver facet value or typed range into a constraint: "R580" / "580" -> "~580". */
@@ -238,7 +240,16 @@ export async function render(ctx) {
   function renderTable() {
     const sort = params.get('sort') || '-published_at';
     const sortAttr = (key) => (sort === key ? 'ascending' : sort === `-${key}` ? 'descending' : undefined);
-    const th = (label, cls, key) => h('th', { scope: 'col', class: cls, 'aria-sort': key ? sortAttr(key) : undefined }, label);
+    // Sortable headers are buttons: first click sorts ascending (newest first for dates), the next flips it.
+    const th = (label, cls, key) => {
+      if (!key) return h('th', { scope: 'col', class: cls }, label);
+      const next = sort === key ? `-${key}` : sort === `-${key}` ? key : key === 'published_at' ? '-published_at' : key;
+      const btn = h('button', { type: 'button', class: 'sort-button', onclick: () => {
+        sortSel.value = next;
+        update((p) => (next === '-published_at' ? p.delete('sort') : p.set('sort', next)));
+      } }, label);
+      return h('th', { scope: 'col', class: cls, 'aria-sort': sortAttr(key) }, btn);
+    };
     clear(
       results,
       h(
