@@ -1,5 +1,5 @@
 # imaxe: `make run` to serve the catalog, `make test` to run every test.
-.PHONY: all deps deps-run build build-asan run test format format-check clean
+.PHONY: all deps deps-run build build-asan run test test-web format format-check clean
 
 JOBS ?= 2
 
@@ -25,6 +25,9 @@ run: build
 test: deps build build-asan
 	@tools/npm-deps.sh
 	@tools/test.sh
+
+test-web:
+	@tools/test-web.sh
 
 format:
 	@tools/format.sh

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `make test`: every test of both builds (plain and ASan+UBSan), the format check, the
-# OpenAPI lint, the deploy/ checks and the Debian package. Each ctest run makes its own
-# throwaway PostgreSQL cluster.
+# OpenAPI lint, the deploy/ checks, the Debian package and the web UI's browser tests. Each
+# ctest run makes its own throwaway PostgreSQL cluster.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 fail=0
@@ -25,6 +25,9 @@ tools/deploy-check.sh || fail=1
 
 step "Debian package (cpack -G DEB in build-pkg)"
 tools/package-check.sh || fail=1
+
+step "web (browser tests: playwright-core + chromium + axe-core; screenshots in build/web-screenshots/)"
+tools/test-web.sh || fail=1
 
 if [ $fail -ne 0 ]; then
     echo; echo "make test: FAILED"; exit 1

@@ -1,0 +1,108 @@
+// The only door to the /v1 API: bearer token from sessionStorage, JSON in and out, and
+// RFC 9457 problem+json turned into ApiError with readable messages and field pointers.
+
+const TOKEN_KEY = 'imaxe.token';
+const EXPIRES_KEY = 'imaxe.token_expires';
+
+export const session = {
+  get token() {
+    const t = sessionStorage.getItem(TOKEN_KEY);
+    const exp = Number(sessionStorage.getItem(EXPIRES_KEY) || 0);
+    if (t && exp && Date.now() > exp) {
+      this.clear();
+      return null;
+    }
+    return t;
+  },
+  set(token, expiresIn) {
+    sessionStorage.setItem(TOKEN_KEY, token);
+    if (expiresIn) sessionStorage.setItem(EXPIRES_KEY, String(Date.now() + expiresIn * 1000));
+    else sessionStorage.removeItem(EXPIRES_KEY);
+  },
+  clear() {
+    sessionStorage.removeItem(TOKEN_KEY);
+    sessionStorage.removeItem(EXPIRES_KEY);
+  },
+};
+
+/** An API failure: status, a one-line message, and per-field errors as JSON pointers. */
+export class ApiError extends Error {
+  constructor(status, problem = {}, fallback = '') {
+    const title = problem.title || fallback || `Request failed (${status})`;
+    super(problem.detail || title);
+    this.name = 'ApiError';
+    this.status = status;
+    this.type = problem.type || 'about:blank';
+    this.title = title;
+    this.detail = problem.detail || '';
+    this.errors = Array.isArray(problem.errors) ? problem.errors : [];
+  }
+  /** The endpoint is not built on this server yet (screens land before some APIs). */
+  get unavailable() {
+    return this.status === 404 || this.status === 405 || this.status === 501;
+  }
+}
+
+let onUnauthorized = () => {};
+/** The app tells us how to send the user to sign in when a token is refused. */
+export function setUnauthorizedHandler(fn) {
+  onUnauthorized = fn;
+}
+
+function queryString(query) {
+  if (!query) return '';
+  const qs = new URLSearchParams();
+  for (const [k, v] of Object.entries(query)) {
+    if (v === undefined || v === null || v === '') continue;
+    if (Array.isArray(v)) v.forEach((x) => x !== '' && x != null && qs.append(k, x));
+    else qs.append(k, String(v));
+  }
+  const s = qs.toString();
+  return s ? `?${s}` : '';
+}
+
+/**
+ * Calls /v1<path>. Options: method, query (object; arrays repeat the key), body (JSON),
+ * signal, auth (false for sign-in). Resolves to the parsed body (null for 204).
+ */
+export async function api(path, { method = 'GET', query, body, signal, auth = true, headers = {} } = {}) {
+  const h = { Accept: 'application/json, application/problem+json', ...headers };
+  const token = session.token;
+  if (auth && token) h.Authorization = `Bearer ${token}`;
+  if (body !== undefined) h['Content-Type'] = 'application/json';
+  let res;
+  try {
+    res = await fetch(`/v1${path}${queryString(query)}`, {
+      method,
+      headers: h,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal,
+      credentials: 'same-origin',
+    });
+  } catch (e) {
+    if (e.name === 'AbortError') throw e;
+    throw new ApiError(0, { title: 'Could not reach the imaxe server', detail: 'Check your connection and try again.' });
+  }
+  const type = res.headers.get('Content-Type') || '';
+  let data = null;
+  if (res.status !== 204 && res.status !== 304) {
+    const text = await res.text();
+    if (text && /json/.test(type)) {
+      try {
+        data = JSON.parse(text);
+      } catch {
+        data = null;
+      }
+    } else data = text || null;
+  }
+  if (!res.ok) {
+    const problem = data && typeof data === 'object' ? data : {};
+    const err = new ApiError(res.status, problem, res.statusText);
+    if (res.status === 401 && auth) {
+      session.clear();
+      onUnauthorized(err);
+    }
+    throw err;
+  }
+  return data;
+}

@@ -1,0 +1,357 @@
+// Catalog: search + facet filters (with counts) over GET /v1/images, results as a dense
+// table, cursor paging, sorting, and an empty state that names the filter that emptied it.
+import { api } from '../api.js';
+import { h, clear, badge, chip, imageLink, fmtDate, fmtNum, loading, failure, emptyState, debounce, toast, humanize } from '../ui.js';
+import { tray, MAX_COMPARE } from '../state.js';
+
+const PAGE = 20;
+
+/** URL parameter -> facet in the answer, its label, and how it becomes API query. */
+export const FILTERS = [
+  { key: 'gpu', label: 'GPU', facet: 'gpu' },
+  { key: 'cuda', label: 'CUDA', facet: 'cuda', range: true, placeholder: '>=12.4' },
+  { key: 'driver', label: 'Driver branch', facet: 'driver_branch', range: true, placeholder: '~580' },
+  { key: 'framework', label: 'Framework', facet: 'framework' },
+  { key: 'os', label: 'OS', facet: 'os' },
+  { key: 'provider', label: 'Provider', facet: 'provider' },
+  { key: 'region', label: 'Region', facet: 'region' },
+  { key: 'tag', label: 'Tag', facet: 'tag' },
+  { key: 'patch_status', label: 'Patch status', facet: 'patch_status', fmt: (v) => humanize(v) },
+];
+const PLAIN = ['q', 'family', 'arch', 'status', 'layer'];
+
+const SORTS = [
+  ['-published_at', 'Newest first'],
+  ['published_at', 'Oldest first'],
+  ['family', 'Family A–Z'],
+  ['-family', 'Family Z–A'],
+  ['boot_seconds', 'Fastest boot'],
+  ['-boot_seconds', 'Slowest boot'],
+  ['size_gb', 'Smallest'],
+  ['-size_gb', 'Largest'],
+];
+
+/** Turns a driver facet value or typed range into a constraint: "R580" / "580" -> "~580". */
+function driverConstraint(v) {
+  const m = String(v).trim().match(/^R?(\d+)$/i);
+  return m ? `~${m[1]}` : String(v).trim();
+}
+
+/** "pytorch 2.9" / "pytorch:2.9" -> "pytorch:2.9"; "pytorch" -> "pytorch". */
+function frameworkComponent(v) {
+  const [name, ver] = String(v).trim().split(/[\s:]+/, 2);
+  return ver ? `${name.toLowerCase()}:${ver}` : name.toLowerCase();
+}
+
+/** The /v1/images query for URL parameters (without paging). */
+export function apiQuery(params, { only } = {}) {
+  const q = { component: [] };
+  const take = (k) => !only || only.includes(k);
+  for (const k of PLAIN) if (take(k) && params.get(k)) q[k] = params.get(k);
+  for (const f of FILTERS) {
+    const v = params.get(f.key);
+    if (!v || !take(f.key)) continue;
+    if (f.key === 'cuda') q.component.push(`cuda:${v}`);
+    else if (f.key === 'driver') q.component.push(`nvidia-driver:${driverConstraint(v)}`);
+    else if (f.key === 'framework') q.component.push(frameworkComponent(v));
+    else q[f.key] = v;
+  }
+  return q;
+}
+
+function activeFilters(params) {
+  const out = [];
+  for (const [k, v] of params) {
+    if (!v) continue;
+    if (k === 'q') out.push({ key: k, label: 'Search', value: v });
+    else {
+      const f = FILTERS.find((x) => x.key === k);
+      if (f) out.push({ key: k, label: f.label, value: f.fmt ? f.fmt(v) : v });
+      else if (PLAIN.includes(k)) out.push({ key: k, label: humanize(k), value: v });
+    }
+  }
+  return out;
+}
+
+const slug = (s) => String(s).replace(/[^a-zA-Z0-9_-]+/g, '_');
+
+export async function render(ctx) {
+  ctx.title('Catalog');
+  let params = new URLSearchParams(ctx.params);
+  let cursor = null;
+  let rows = [];
+  let loadSeq = 0;
+
+  const search = h('input', { type: 'search', name: 'q', placeholder: 'Search images, components…', 'aria-label': 'Search the catalog', value: params.get('q') || '', autocomplete: 'off' });
+  const sortSel = h('select', { name: 'sort', 'aria-label': 'Sort by', value: params.get('sort') || '-published_at' }, SORTS.map(([v, l]) => h('option', { value: v }, l)));
+  const facetsBox = h('div', { class: 'facets-body' });
+  const drawerBtn = h('button', { type: 'button', class: 'secondary outline filters-toggle', 'aria-expanded': 'false', 'aria-controls': 'facets' }, 'Filters');
+  const closeBtn = h('button', { type: 'button', class: 'secondary outline drawer-close', 'aria-label': 'Close filters' }, 'Done');
+  const sidebar = h('aside', { id: 'facets', class: 'facets', 'aria-label': 'Filters' }, h('div', { class: 'facets-head' }, h('h2', {}, 'Filters'), closeBtn), facetsBox);
+  const chips = h('div', { class: 'active-filters', 'aria-label': 'Active filters' });
+  const summary = h('p', { class: 'results-summary', role: 'status', 'aria-live': 'polite' });
+  const results = h('div', { class: 'results' });
+  const more = h('div', { class: 'load-more' });
+
+  const setDrawer = (open) => {
+    sidebar.classList.toggle('open', open);
+    drawerBtn.setAttribute('aria-expanded', String(open));
+    document.body.classList.toggle('drawer-open', open);
+    if (open) closeBtn.focus();
+  };
+  drawerBtn.addEventListener('click', () => setDrawer(true));
+  closeBtn.addEventListener('click', () => {
+    setDrawer(false);
+    drawerBtn.focus();
+  });
+  sidebar.addEventListener('keydown', (e) => {
+    if (e.key === 'Escape' && sidebar.classList.contains('open')) {
+      setDrawer(false);
+      drawerBtn.focus();
+    }
+  });
+  ctx.signal.addEventListener('abort', () => document.body.classList.remove('drawer-open'));
+
+  ctx.root.append(
+    h('div', { class: 'page-head' }, h('h1', {}, 'Catalog'), h('p', { class: 'lead' }, 'GPU-ready images with the driver, CUDA and framework versions they carry.')),
+    h(
+      'div',
+      { class: 'catalog' },
+      sidebar,
+      h(
+        'div',
+        { class: 'catalog-main' },
+        h('form', { class: 'toolbar', role: 'search', onsubmit: (e) => e.preventDefault() }, search, drawerBtn, h('label', { class: 'sort-label' }, h('span', {}, 'Sort'), sortSel)),
+        chips,
+        summary,
+        results,
+        more,
+      ),
+    ),
+  );
+
+  const update = (mutate, { push = true } = {}) => {
+    mutate(params);
+    params.delete('cursor');
+    ctx.setParams(params, { push });
+    load();
+  };
+
+  search.addEventListener('input', debounce(() => update((p) => (search.value.trim() ? p.set('q', search.value.trim()) : p.delete('q')), { push: false }), 300));
+  sortSel.addEventListener('change', () => update((p) => (sortSel.value === '-published_at' ? p.delete('sort') : p.set('sort', sortSel.value))));
+
+  function renderChips() {
+    const act = activeFilters(params);
+    clear(
+      chips,
+      act.map((f) => h('button', { type: 'button', class: 'filter-chip', 'aria-label': `Remove filter ${f.label}: ${f.value}`, onclick: () => removeFilter(f.key) }, h('span', { class: 'fc-label' }, `${f.label}:`), ' ', f.value, h('span', { class: 'fc-x', 'aria-hidden': 'true' }, ' ×'))),
+      act.length > 1 ? h('button', { type: 'button', class: 'link-button', onclick: () => update((p) => act.forEach((f) => p.delete(f.key))) }, 'Clear all') : null,
+    );
+    drawerBtn.textContent = act.length ? `Filters (${act.length})` : 'Filters';
+  }
+
+  function removeFilter(key) {
+    if (key === 'q') search.value = '';
+    update((p) => p.delete(key));
+  }
+
+  function renderFacets(facets) {
+    const focusedId = sidebar.contains(document.activeElement) ? document.activeElement.id : null;
+    const groups = FILTERS.map((f) => {
+      const selected = params.get(f.key) || '';
+      let values = (facets?.[f.facet] || []).slice();
+      if (selected && !values.some((v) => String(v.value) === selected) && !(f.range && !values.length)) values.unshift({ value: selected, count: 0 });
+      if (!values.length && !f.range && !selected) return null;
+      const name = `facet-${f.key}`;
+      const opt = (value, label, count) => {
+        const id = `${name}-${slug(value || 'any')}`;
+        const input = h('input', { type: 'radio', name, id, value, checked: selected === String(value) });
+        input.addEventListener('change', () => update((p) => (value ? p.set(f.key, value) : p.delete(f.key))));
+        return h('li', { class: count === 0 && value ? 'is-zero' : undefined }, h('label', { for: id }, input, h('span', { class: 'facet-value' }, label), count !== undefined ? h('span', { class: 'facet-count', 'aria-label': `${count} images` }, fmtNum(count)) : null));
+      };
+      const visible = 6;
+      const extra = values.length > visible + 1 && !values.slice(visible).some((v) => String(v.value) === selected);
+      const list = h('ul', { class: 'facet-list' }, opt('', 'Any'), values.map((v, i) => {
+        const li = opt(String(v.value), f.fmt ? f.fmt(v.value) : String(v.value), v.count);
+        if (extra && i >= visible) li.classList.add('facet-extra');
+        return li;
+      }));
+      let toggle = null;
+      if (extra) {
+        toggle = h('button', { type: 'button', class: 'link-button facet-more', 'aria-expanded': 'false' }, `Show ${values.length - visible} more`);
+        toggle.addEventListener('click', () => {
+          const open = list.classList.toggle('expanded');
+          toggle.setAttribute('aria-expanded', String(open));
+          toggle.textContent = open ? 'Show fewer' : `Show ${values.length - visible} more`;
+        });
+      }
+      let rangeForm = null;
+      if (f.range) {
+        const isFacetValue = values.some((v) => String(v.value) === selected && v.count > 0);
+        const input = h('input', { type: 'text', name: `${f.key}-range`, id: `${name}-range`, placeholder: f.placeholder, value: selected && !isFacetValue ? selected : '', 'aria-label': `${f.label} version range`, autocomplete: 'off', spellcheck: 'false' });
+        rangeForm = h('form', { class: 'facet-range', onsubmit: (e) => {
+          e.preventDefault();
+          update((p) => (input.value.trim() ? p.set(f.key, input.value.trim()) : p.delete(f.key)));
+        } }, input, h('button', { type: 'submit', class: 'secondary outline' }, 'Apply'));
+      }
+      return h('fieldset', { class: 'facet' }, h('legend', {}, f.label), list, toggle, rangeForm);
+    }).filter(Boolean);
+    clear(facetsBox, groups.length ? groups : h('p', { class: 'muted' }, 'No filters available.'));
+    if (focusedId) document.getElementById(focusedId)?.focus();
+  }
+
+  function compareBox(img) {
+    const id = `cmp-${slug(img.id)}`;
+    const input = h('input', { type: 'checkbox', id, checked: tray.has(img.id), 'aria-label': `Compare ${img.family} ${img.version}` });
+    input.addEventListener('change', () => {
+      if (input.checked && !tray.add(img)) {
+        input.checked = false;
+        toast(`You can compare up to ${MAX_COMPARE} images at once`, 'warn');
+      } else if (!input.checked) tray.remove(img.id);
+    });
+    return input;
+  }
+
+  const frameworkOf = (c = {}) => {
+    if (c.pytorch) return chip('PyTorch', c.pytorch);
+    if (c.tensorflow) return chip('TF', c.tensorflow);
+    if (c.vllm) return chip('vLLM', c.vllm);
+    return h('span', { class: 'muted' }, '—');
+  };
+
+  function row(img) {
+    const gpus = img.gpus || [];
+    const osName = img.os ? `${img.os.name} ${img.os.version || ''}`.trim() : '—';
+    return h(
+      'tr',
+      { class: `status-row is-${img.status}`, dataset: { id: img.id } },
+      h('td', { class: 'col-cmp', 'data-label': 'Compare' }, compareBox(img)),
+      h('td', { class: 'col-image', 'data-label': 'Image' }, imageLink(img), h('div', { class: 'sub' }, [img.provider, img.architecture, osName, img.layer].filter(Boolean).join(' · '))),
+      h('td', { class: 'col-gpus', 'data-label': 'GPUs' }, gpus.slice(0, 2).map((g) => h('span', { class: 'gpu-tag' }, g)), gpus.length > 2 ? h('span', { class: 'gpu-more', title: gpus.slice(2).join(', ') }, `+${gpus.length - 2}`) : null),
+      h('td', { class: 'col-ver', 'data-label': 'Driver' }, chip(null, img.components?.['nvidia-driver'])),
+      h('td', { class: 'col-ver', 'data-label': 'CUDA' }, chip(null, img.components?.cuda)),
+      h('td', { class: 'col-fw', 'data-label': 'Framework' }, frameworkOf(img.components)),
+      h('td', { class: 'col-status', 'data-label': 'Status' }, badge(img.patch_status, { kind: 'patch' }), img.status !== 'active' && img.status !== img.patch_status ? badge(img.status) : null),
+      h('td', { class: 'col-num num', 'data-label': 'Boot' }, img.boot_seconds != null ? `${fmtNum(img.boot_seconds)} s` : '—'),
+      h('td', { class: 'col-date', 'data-label': 'Published' }, h('time', { datetime: img.published_at }, fmtDate(img.published_at))),
+    );
+  }
+
+  function renderTable() {
+    const sort = params.get('sort') || '-published_at';
+    const sortAttr = (key) => (sort === key ? 'ascending' : sort === `-${key}` ? 'descending' : undefined);
+    // Sortable headers are buttons: first click sorts ascending (newest first for dates), the next flips it.
+    const th = (label, cls, key) => {
+      if (!key) return h('th', { scope: 'col', class: cls }, label);
+      const next = sort === key ? `-${key}` : sort === `-${key}` ? key : key === 'published_at' ? '-published_at' : key;
+      const btn = h('button', { type: 'button', class: 'sort-button', onclick: () => {
+        sortSel.value = next;
+        update((p) => (next === '-published_at' ? p.delete('sort') : p.set('sort', next)));
+      } }, label);
+      return h('th', { scope: 'col', class: cls, 'aria-sort': sortAttr(key) }, btn);
+    };
+    clear(
+      results,
+      h(
+        'div',
+        { class: 'table-wrap', tabindex: '0', role: 'region', 'aria-label': 'Search results' },
+        h(
+          'table',
+          { class: 'data results-table' },
+          h('caption', { class: 'visually-hidden' }, 'Images matching the filters'),
+          h('thead', {}, h('tr', {}, th(h('span', { class: 'visually-hidden' }, 'Compare'), 'col-cmp'), th('Image', 'col-image', 'family'), th('GPUs', 'col-gpus'), th('Driver', 'col-ver'), th('CUDA', 'col-ver'), th('Framework', 'col-fw'), th('Status', 'col-status'), th('Boot', 'col-num num', 'boot_seconds'), th('Published', 'col-date', 'published_at'))),
+          h('tbody', {}, rows.map(row)),
+        ),
+      ),
+    );
+  }
+
+  function renderMore() {
+    if (!cursor) return clear(more);
+    const btn = h('button', { type: 'button', class: 'secondary' }, 'Load more images');
+    btn.addEventListener('click', () => loadPage(btn));
+    clear(more, btn);
+  }
+
+  /** Adds filters one by one (URL order) and names the first after which nothing matches. */
+  async function explainEmpty(seq) {
+    const act = activeFilters(params);
+    if (!act.length) return emptyState('The catalog is empty', 'No image has been published on this server yet.');
+    const keys = [];
+    for (const f of act) {
+      keys.push(f.key);
+      let n = 0;
+      try {
+        const d = await api('/images', { query: { ...apiQuery(params, { only: keys }), limit: 1 }, signal: ctx.signal });
+        n = d?.items?.length || 0;
+      } catch {
+        return null;
+      }
+      if (seq !== loadSeq) return null;
+      if (n === 0) {
+        const before = act.slice(0, keys.length - 1);
+        const body = before.length
+          ? [`With ${before.map((b) => `${b.label} ${b.value}`).join(', ')} there are matching images; adding `, h('strong', {}, `${f.label}: ${f.value}`), ' removed the rest.']
+          : ['No image matches ', h('strong', {}, `${f.label}: ${f.value}`), ' on its own.'];
+        return emptyState(`No images match — the ${f.label} filter removed everything`, h('span', {}, body), h('button', { type: 'button', onclick: () => removeFilter(f.key) }, `Remove ${f.label} filter`), act.length > 1 ? h('button', { type: 'button', class: 'secondary outline', onclick: () => update((p) => act.forEach((x) => p.delete(x.key))) }, 'Clear all filters') : null);
+      }
+    }
+    return emptyState('No images match these filters', 'Try removing a filter.');
+  }
+
+  async function load() {
+    const seq = ++loadSeq;
+    renderChips();
+    rows = [];
+    cursor = null;
+    clear(more);
+    summary.textContent = '';
+    results.setAttribute('aria-busy', 'true');
+    if (!results.firstChild) results.append(loading('Loading images…'));
+    try {
+      const d = await api('/images', { query: { ...apiQuery(params), sort: params.get('sort') || undefined, limit: PAGE, facets: true }, signal: ctx.signal });
+      if (seq !== loadSeq) return;
+      rows = d.items || [];
+      cursor = d.next_cursor || null;
+      renderFacets(d.facets);
+      if (!rows.length) {
+        clear(results, loading('Finding which filter removed everything…'));
+        const why = await explainEmpty(seq);
+        if (seq !== loadSeq) return;
+        clear(results, why || emptyState('No images match these filters', 'Try removing a filter.'));
+        summary.textContent = 'No images match.';
+      } else {
+        renderTable();
+        summary.textContent = `${rows.length}${cursor ? '+' : ''} image${rows.length === 1 ? '' : 's'}`;
+      }
+      renderMore();
+    } catch (e) {
+      if (e.name === 'AbortError' || seq !== loadSeq) return;
+      clear(results, failure(e, 'Image search'));
+    } finally {
+      if (seq === loadSeq) results.removeAttribute('aria-busy');
+    }
+  }
+
+  async function loadPage(btn) {
+    const seq = loadSeq;
+    btn.setAttribute('aria-busy', 'true');
+    btn.disabled = true;
+    try {
+      const d = await api('/images', { query: { ...apiQuery(params), sort: params.get('sort') || undefined, limit: PAGE, cursor }, signal: ctx.signal });
+      if (seq !== loadSeq) return;
+      const start = rows.length;
+      rows = rows.concat(d.items || []);
+      cursor = d.next_cursor || null;
+      renderTable();
+      summary.textContent = `${rows.length}${cursor ? '+' : ''} images`;
+      renderMore();
+      results.querySelectorAll('tbody tr')[start]?.querySelector('a')?.focus();
+    } catch (e) {
+      if (e.name === 'AbortError') return;
+      clear(more, failure(e, 'Loading more images'));
+    }
+  }
+
+  await load();
+}

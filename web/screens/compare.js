@@ -1,0 +1,94 @@
+// Compare: GET /v1/compare?ids=… for 2–4 images, rows aligned by component and field,
+// differing rows highlighted, "show only differences" kept in the URL (?diff=1).
+import { api } from '../api.js';
+import { h, clear, badge, chip, imageLink, loading, failure, emptyState, debounce, humanize, fmtDate } from '../ui.js';
+import { tray, MAX_COMPARE } from '../state.js';
+
+export async function render(ctx) {
+  ctx.title('Compare');
+  const ids = (ctx.params.get('ids') || '').split(',').map((s) => s.trim()).filter(Boolean).slice(0, MAX_COMPARE);
+  let onlyDiff = ctx.params.get('diff') === '1';
+  const body = h('div', { class: 'compare-body' });
+  const setIds = (next) => {
+    const p = new URLSearchParams();
+    if (next.length) p.set('ids', next.join(','));
+    if (onlyDiff) p.set('diff', '1');
+    ctx.navigate('/compare', p);
+  };
+
+  // Picker: search the catalog and add an image.
+  const q = h('input', { type: 'search', placeholder: 'Find an image to add…', 'aria-label': 'Find an image to add to the comparison', autocomplete: 'off' });
+  const hits = h('ul', { class: 'picker-hits', role: 'list' });
+  const searchHits = debounce(async () => {
+    if (!q.value.trim()) return clear(hits);
+    try {
+      const d = await api('/images', { query: { q: q.value.trim(), limit: 6 }, signal: ctx.signal });
+      clear(hits, (d.items || []).filter((i) => !ids.includes(String(i.id))).map((i) => h('li', {}, h('button', { type: 'button', class: 'secondary outline', disabled: ids.length >= MAX_COMPARE, onclick: () => setIds([...ids, String(i.id)]) }, `Add ${i.family} ${i.version}`))));
+      if (!hits.children.length) hits.append(h('li', { class: 'muted' }, 'No other images match.'));
+    } catch (e) {
+      if (e.name !== 'AbortError') clear(hits, h('li', {}, failure(e, 'Search')));
+    }
+  }, 250);
+  q.addEventListener('input', searchHits);
+  const picker = h('div', { class: 'picker' }, q, hits);
+
+  ctx.root.append(h('div', { class: 'page-head' }, h('h1', {}, 'Compare images'), h('p', { class: 'lead' }, `Pick 2 to ${MAX_COMPARE} images from the catalog or an image page; rows that differ are highlighted.`)), ids.length < MAX_COMPARE ? picker : null, body);
+
+  if (ids.length < 2) {
+    const inTray = tray.items();
+    body.append(emptyState(ids.length ? 'Add one more image to compare' : 'Nothing to compare yet', 'Tick “Compare” on catalog rows, or search above.', inTray.length >= 2 ? h('a', { class: 'btn-link', href: ctx.hrefFor('/compare', { ids: inTray.map((x) => x.id).join(',') }) }, `Compare the ${inTray.length} picked images`) : h('a', { class: 'btn-link outline', href: '#/catalog' }, 'Browse the catalog')));
+    return;
+  }
+  body.append(loading('Comparing…'));
+  let d;
+  try {
+    d = await api('/compare', { query: { ids: ids.join(',') }, signal: ctx.signal });
+  } catch (e) {
+    if (e.name === 'AbortError') return;
+    return clear(body, failure(e, 'Comparison'));
+  }
+  const images = d.images || [];
+  const toggle = h('input', { type: 'checkbox', role: 'switch', id: 'only-diff', checked: onlyDiff });
+  const nDiff = [...(d.fields || []), ...(d.components || [])].filter((r) => r.differs).length;
+  const tableEl = h('table', { class: ['data', 'compare-table', onlyDiff && 'only-diff'] });
+  toggle.addEventListener('change', () => {
+    onlyDiff = toggle.checked;
+    tableEl.classList.toggle('only-diff', onlyDiff);
+    const p = new URLSearchParams(ctx.params);
+    if (onlyDiff) p.set('diff', '1');
+    else p.delete('diff');
+    ctx.setParams(p);
+  });
+
+  const cell = (name, v) => {
+    if (v === null || v === undefined || v === '') return h('span', { class: 'absent' }, 'absent');
+    if (Array.isArray(v)) return v.join(', ');
+    if (typeof v === 'object') return v.name ? `${v.name} ${v.version || ''}` : JSON.stringify(v);
+    if (name === 'status') return badge(v);
+    if (name === 'patch_status') return badge(v, { kind: 'patch' });
+    if (name === 'published_at') return fmtDate(v);
+    return String(v);
+  };
+  const rowFor = (r, kind) =>
+    h(
+      'tr',
+      { class: r.differs ? 'differs' : 'same', dataset: { row: r.name } },
+      h('th', { scope: 'row' }, r.differs ? h('span', { class: 'diff-mark', title: 'Differs' }, '≠ ') : null, kind === 'component' ? h('code', {}, r.name) : humanize(r.name), r.differs ? h('span', { class: 'visually-hidden' }, ' (differs)') : null),
+      r.values.map((v) => h('td', {}, kind === 'component' ? (v == null ? h('span', { class: 'absent' }, 'absent') : chip(null, v)) : cell(r.name, v))),
+    );
+  append(tableEl, [
+    h('caption', { class: 'visually-hidden' }, 'Side-by-side comparison'),
+    h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Image'), images.map((img) => h('th', { scope: 'col' }, imageLink(img), h('div', {}, h('button', { type: 'button', class: 'link-button', 'aria-label': `Remove ${img.family} ${img.version} from the comparison`, onclick: () => setIds(ids.filter((x) => x !== String(img.id))) }, 'Remove')))))),
+    h('tbody', { class: 'group' }, h('tr', { class: 'group-head' }, h('th', { colspan: images.length + 1, scope: 'colgroup' }, 'Image')), (d.fields || []).map((r) => rowFor(r, 'field'))),
+    h('tbody', { class: 'group' }, h('tr', { class: 'group-head' }, h('th', { colspan: images.length + 1, scope: 'colgroup' }, 'Components')), (d.components || []).map((r) => rowFor(r, 'component'))),
+  ]);
+  clear(
+    body,
+    h('div', { class: 'compare-bar' }, h('label', { for: 'only-diff', class: 'switch' }, toggle, ' Show only differences'), h('span', { class: 'muted', role: 'status' }, `${nDiff} row${nDiff === 1 ? '' : 's'} differ`)),
+    h('div', { class: 'table-wrap', tabindex: '0', role: 'region', 'aria-label': 'Comparison' }, tableEl),
+  );
+}
+
+function append(el, kids) {
+  kids.flat().forEach((k) => k && el.append(k));
+}
