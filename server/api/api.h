@@ -72,4 +72,22 @@ void imx_api_token_list(struct imx_req *r);
 void imx_api_token_revoke(struct imx_req *r);
 void imx_api_audit_list(struct imx_req *r);
 
+/* Advisories, patch status and pins (server/api/advisories.c, server/api/pins.c). */
+void imx_api_advisory_create(struct imx_req *r);
+void imx_api_advisory_list(struct imx_req *r);
+void imx_api_advisory_get(struct imx_req *r);
+void imx_api_advisory_affected(struct imx_req *r);
+void imx_api_image_patch(struct imx_req *r);
+void imx_api_pin_create(struct imx_req *r);
+void imx_api_pin_list(struct imx_req *r);
+void imx_api_pin_get(struct imx_req *r);
+void imx_api_pin_move(struct imx_req *r);
+void imx_api_pin_delete(struct imx_req *r);
+
+/* Parses a version constraint (">=580, <580.95.05") into {"range": its terms as written,
+ * "lo", "lo_incl", "hi", "hi_incl"} with the bounds as int[6] literals (unbounded ends as the
+ * smallest and largest keys), the form advisory ranges and pin constraints are stored in. Returns
+ * a new object, or NULL with a message in err when the constraint is invalid or matches nothing. */
+json_t *imx_api_range_bounds(const char *range, char *err, size_t errlen);
+
 #endif

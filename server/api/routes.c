@@ -26,6 +26,18 @@ const struct imx_route imx_routes[] = {
     { "POST", "/v1/tokens", SIGNED_IN, imx_api_token_create, IMX_ROLE_VIEWER },
     { "DELETE", "/v1/tokens/{id}", SIGNED_IN, imx_api_token_revoke, IMX_ROLE_NONE },
     { "GET", "/v1/audit", ADMIN, imx_api_audit_list, IMX_ROLE_NONE },
+
+    /* Advisories (global admins publish, everyone signed in reads), patch status, pins. */
+    { "POST", "/v1/advisories", ADMIN, imx_api_advisory_create, IMX_ROLE_NONE },
+    { "GET", "/v1/advisories", SIGNED_IN, imx_api_advisory_list, IMX_ROLE_NONE },
+    { "GET", "/v1/advisories/{id}", SIGNED_IN, imx_api_advisory_get, IMX_ROLE_NONE },
+    { "GET", "/v1/advisories/{id}/affected", SIGNED_IN, imx_api_advisory_affected, IMX_ROLE_NONE },
+    { "GET", "/v1/images/{id}/patch", SIGNED_IN, imx_api_image_patch, IMX_ROLE_NONE },
+    { "POST", "/v1/pins", SIGNED_IN, imx_api_pin_create, IMX_ROLE_VIEWER },
+    { "GET", "/v1/pins", SIGNED_IN, imx_api_pin_list, IMX_ROLE_VIEWER },
+    { "GET", "/v1/pins/{id}", SIGNED_IN, imx_api_pin_get, IMX_ROLE_VIEWER },
+    { "PUT", "/v1/pins/{id}", SIGNED_IN, imx_api_pin_move, IMX_ROLE_VIEWER },
+    { "DELETE", "/v1/pins/{id}", SIGNED_IN, imx_api_pin_delete, IMX_ROLE_VIEWER },
 };
 
 const size_t imx_routes_count = sizeof imx_routes / sizeof imx_routes[0];

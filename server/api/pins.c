@@ -1,0 +1,449 @@
+/* Pins, a team's named channel to one image: POST/GET /v1/pins, GET/PUT/DELETE /v1/pins/{id}.
+ * Moves must satisfy the pin's constraints (422 naming the unmet ones) and are kept in history. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/api.h"
+#include "api/cursor.h"
+#include "auth/auth.h"
+#include "db/pins.h"
+#include "db/tx.h"
+#include "domain/version.h"
+#include "util/config.h"
+
+#define PIN_CONSTRAINTS_MAX 16
+#define PIN_LIMIT_DEF       50
+#define PIN_LIMIT_MAX       200
+#define UNMET_TEXT_MAX      900
+
+static const struct imx_api_field pin_fields[] = {
+    { "team", JSON_STRING, true },   { "name", JSON_STRING, true },
+    { "image", JSON_INTEGER, true }, { "constraints", JSON_ARRAY, false },
+    { NULL, JSON_NULL, false },
+};
+
+static const struct imx_api_field move_fields[] = {
+    { "image", JSON_INTEGER, true },
+    { NULL, JSON_NULL, false },
+};
+
+static const struct imx_api_field constraint_fields[] = {
+    { "component", JSON_STRING, true },
+    { "range", JSON_STRING, true },
+    { NULL, JSON_NULL, false },
+};
+
+#define LOWER_DIGITS "abcdefghijklmnopqrstuvwxyz0123456789"
+
+/* s is 1..max characters, the first from LOWER_DIGITS and all from allowed. */
+static bool token_ok(const char *s, size_t max, const char *allowed)
+{
+    size_t n = strlen(s);
+    return n > 0 && n <= max && strchr(LOWER_DIGITS, s[0]) && strspn(s, allowed) == n;
+}
+
+static bool name_ok(const char *s)
+{
+    return token_ok(s, 63, LOWER_DIGITS "._-");
+}
+
+/* Checks the constraints array; returns their stored form (new) or NULL after errors. */
+static json_t *check_constraints(const json_t *list, json_t *errors)
+{
+    json_t *out = json_array(), *e;
+    size_t i, before = json_array_size(errors);
+    char ptr[64], err[IMX_CONSTRAINT_ERR_SIZE];
+    if (json_array_size(list) > PIN_CONSTRAINTS_MAX)
+        imx_verr(errors, "/constraints", "must list at most %d constraints", PIN_CONSTRAINTS_MAX);
+    json_array_foreach(list, i, e)
+    {
+        snprintf(ptr, sizeof ptr, "/constraints/%zu", i);
+        if (!json_is_object(e) || i >= PIN_CONSTRAINTS_MAX) {
+            imx_verr(errors, ptr, "must be an object {component, range}");
+            continue;
+        }
+        json_t *sub = json_array(), *se;
+        size_t k;
+        imx_api_check_fields(e, constraint_fields, sub);
+        json_array_foreach(sub, k, se)
+        {
+            snprintf(ptr, sizeof ptr, "/constraints/%zu%s", i,
+                     json_string_value(json_object_get(se, "pointer")));
+            imx_verr(errors, ptr, "%s", json_string_value(json_object_get(se, "detail")));
+        }
+        json_decref(sub);
+        const char *component = json_string_value(json_object_get(e, "component"));
+        const char *range = json_string_value(json_object_get(e, "range"));
+        if (!component || !range)
+            continue;
+        if (!token_ok(component, 64, LOWER_DIGITS "._+-")) {
+            snprintf(ptr, sizeof ptr, "/constraints/%zu/component", i);
+            imx_verr(errors, ptr, "must be a component name such as nvidia-driver");
+        }
+        json_t *b = imx_api_range_bounds(range, err, sizeof err);
+        if (!b) {
+            snprintf(ptr, sizeof ptr, "/constraints/%zu/range", i);
+            imx_verr(errors, ptr, "%s", err);
+            continue;
+        }
+        json_object_set_new(b, "component", json_string(component));
+        json_array_append_new(out, b);
+    }
+    if (json_array_size(errors) > before) {
+        json_decref(out);
+        return NULL;
+    }
+    return out;
+}
+
+/* Checks that image exists and is not revoked. Returns 0, or -1 after replying. */
+static int check_image(struct imx_req *r, const char *image_id)
+{
+    PGresult *res = imx_db_pin_image(r->db, image_id);
+    if (!imx_db_ok(res))
+        return imx_db_tx_fail(r, res);
+    if (PQntuples(res) == 0) {
+        PQclear(res);
+        json_t *errors = json_array();
+        imx_verr(errors, "/image", "no image has id %s", image_id);
+        imx_reply_invalid_steal(r, errors, "The pin has invalid fields");
+        return -1;
+    }
+    bool revoked = strcmp(PQgetvalue(res, 0, 1), "revoked") == 0;
+    PQclear(res);
+    if (revoked) {
+        imx_reply_problem(r, IMX_E_UNPROCESSABLE, "Image %s is revoked; a pin cannot point at it",
+                          image_id);
+        return -1;
+    }
+    return 0;
+}
+
+/* Replies 422 naming every constraint of the pin that image does not satisfy. Returns 0 when
+ * all hold, -1 after replying. */
+static int check_unmet(struct imx_req *r, const char *pin_id, const char *image_id)
+{
+    PGresult *res = imx_db_pin_unmet(r->db, pin_id, image_id);
+    if (!imx_db_ok(res))
+        return imx_db_tx_fail(r, res);
+    json_t *unmet = json_loads(PQgetvalue(res, 0, 0), 0, NULL);
+    PQclear(res);
+    if (json_array_size(unmet) == 0) {
+        json_decref(unmet);
+        return 0;
+    }
+    char text[UNMET_TEXT_MAX] = "";
+    size_t len = 0, i;
+    json_t *u;
+    json_array_foreach(unmet, i, u)
+    {
+        const char *version = json_string_value(json_object_get(u, "version"));
+        char has[96];
+        snprintf(has, sizeof has, version ? " (it has %s)" : " (it has none)", version);
+        int w = snprintf(text + len, sizeof text - len, "%s%s %s%s", i ? "; " : "",
+                         json_string_value(json_object_get(u, "component")),
+                         json_string_value(json_object_get(u, "range")), has);
+        if (w < 0 || (size_t)w >= sizeof text - len)
+            break;
+        len += (size_t)w;
+    }
+    json_decref(unmet);
+    imx_reply_problem(r, IMX_E_UNPROCESSABLE, "Image %s does not satisfy the pin's constraints: %s",
+                      image_id, text);
+    return -1;
+}
+
+/* Replies with the pin's JSON (column 1 of imx_db_pin_get). */
+static int reply_pin(struct imx_req *r, unsigned status, const char *pin_id)
+{
+    PGresult *res = imx_db_pin_get(r->db, pin_id);
+    if (!imx_db_ok(res))
+        return imx_db_tx_fail(r, res);
+    json_t *doc = PQntuples(res) ? json_loads(PQgetvalue(res, 0, 1), 0, NULL) : NULL;
+    PQclear(res);
+    if (!doc) {
+        imx_reply_problem(r, IMX_E_INTERNAL, NULL);
+        return -1;
+    }
+    imx_reply_json_steal(r, status, doc);
+    return 0;
+}
+
+struct pin_create {
+    char team_id[24], image_id[24], user_id[24], pin_id[24];
+    const char *team, *name;
+    char *constraints; /* owned */
+};
+
+static int pin_create_tx(struct imx_req *r, void *cls)
+{
+    struct pin_create *p = cls;
+    if (check_image(r, p->image_id) != 0)
+        return -1;
+    PGresult *res =
+        imx_db_pin_create(r->db, p->team_id, p->name, p->image_id, p->constraints, p->user_id);
+    if (!imx_db_ok(res)) {
+        if (strcmp(imx_db_sqlstate(res), "23505") == 0) {
+            PQclear(res);
+            imx_reply_problem(r, IMX_E_CONFLICT, "Team %s already has a pin named %s", p->team,
+                              p->name);
+            return -1;
+        }
+        return imx_db_tx_fail(r, res);
+    }
+    snprintf(p->pin_id, sizeof p->pin_id, "%s", PQgetvalue(res, 0, 0));
+    PQclear(res);
+    if (check_unmet(r, p->pin_id, p->image_id) != 0)
+        return -1;
+    res = imx_db_pin_mark_seen(r->db, p->pin_id);
+    if (!imx_db_ok(res))
+        return imx_db_tx_fail(r, res);
+    PQclear(res);
+    json_t *detail =
+        json_pack("{s:s, s:s, s:s}", "team", p->team, "name", p->name, "image", p->image_id);
+    int rc = imx_audit(r, "create", "pin", p->pin_id, detail);
+    json_decref(detail);
+    if (rc != 0)
+        return -1;
+    char loc[64];
+    snprintf(loc, sizeof loc, "/v1/pins/%s", p->pin_id);
+    imx_reply_header(r, "Location", loc);
+    return reply_pin(r, 201, p->pin_id);
+}
+
+void imx_api_pin_create(struct imx_req *r)
+{
+    json_t *body = imx_req_json(r);
+    if (!body)
+        return;
+    json_t *errors = json_array();
+    imx_api_check_fields(body, pin_fields, errors);
+    struct pin_create p = {
+        .team = json_string_value(json_object_get(body, "team")),
+        .name = json_string_value(json_object_get(body, "name")),
+    };
+    json_t *image = json_object_get(body, "image");
+    if (json_is_integer(image) && json_integer_value(image) < 1)
+        imx_verr(errors, "/image", "must be an image id");
+    if (p.name && !name_ok(p.name))
+        imx_verr(errors, "/name",
+                 "must be 1 to 63 of a-z, 0-9, '.', '_' and '-', starting with a letter or digit");
+    json_t *list = json_object_get(body, "constraints");
+    json_t *stored = check_constraints(json_is_array(list) ? list : NULL, errors);
+    if (json_array_size(errors) > 0) {
+        json_decref(stored);
+        imx_reply_invalid_steal(r, errors, "The pin has invalid fields");
+        return;
+    }
+    json_decref(errors);
+    int64_t team_id = imx_auth_team(r, p.team, IMX_ROLE_MEMBER);
+    if (!team_id) {
+        json_decref(stored);
+        return;
+    }
+    snprintf(p.team_id, sizeof p.team_id, "%lld", (long long)team_id);
+    snprintf(p.image_id, sizeof p.image_id, "%lld", (long long)json_integer_value(image));
+    snprintf(p.user_id, sizeof p.user_id, "%lld", (long long)r->principal.user_id);
+    p.constraints = json_dumps(stored, JSON_COMPACT);
+    json_decref(stored);
+    if (!p.constraints)
+        imx_reply_problem(r, IMX_E_INTERNAL, NULL);
+    else
+        imx_db_tx(r, pin_create_tx, &p);
+    free(p.constraints);
+}
+
+void imx_api_pin_list(struct imx_req *r)
+{
+    unsigned long long limit = PIN_LIMIT_DEF;
+    const char *team = imx_req_query(r, "team");
+    const char *limit_s = imx_req_query(r, "limit");
+    const char *cursor = imx_req_query(r, "cursor");
+    char after[80] = "", tid[24], limit_txt[16];
+    if (!team) {
+        imx_reply_problem(r, IMX_E_BAD_REQUEST, "team is required (a team slug)");
+        return;
+    }
+    if (limit_s && imx_parse_uint(limit_s, 1, PIN_LIMIT_MAX, &limit) != 0) {
+        imx_reply_problem(r, IMX_E_BAD_REQUEST, "limit must be from 1 to %d", PIN_LIMIT_MAX);
+        return;
+    }
+    if (cursor) {
+        json_t *key = imx_cursor_decode(cursor);
+        const char *name = json_string_value(json_array_get(key, 0));
+        if (json_array_size(key) != 1 || !name || strlen(name) >= sizeof after) {
+            json_decref(key);
+            imx_reply_problem(r, IMX_E_BAD_REQUEST, "The cursor is not one this server made");
+            return;
+        }
+        snprintf(after, sizeof after, "%s", name);
+        json_decref(key);
+    }
+    int64_t team_id = imx_auth_team(r, team, IMX_ROLE_VIEWER);
+    if (!team_id)
+        return;
+    snprintf(tid, sizeof tid, "%lld", (long long)team_id);
+    snprintf(limit_txt, sizeof limit_txt, "%llu", limit);
+    PGresult *res = imx_db_pin_list(r->db, tid, cursor ? after : NULL, limit_txt);
+    if (!imx_db_ok(res)) {
+        imx_api_db_error(r, res);
+        PQclear(res);
+        return;
+    }
+    int n = PQntuples(res);
+    int shown = n > (int)limit ? (int)limit : n;
+    json_t *items = json_array();
+    for (int i = 0; i < shown; i++)
+        json_array_append_new(items, json_loads(PQgetvalue(res, i, 1), 0, NULL));
+    json_t *doc = json_pack("{s:o}", "items", items);
+    char next[IMX_CURSOR_MAX];
+    json_t *key = n > (int)limit ? json_pack("[s]", PQgetvalue(res, shown - 1, 0)) : NULL;
+    if (key && imx_cursor_encode(key, next, sizeof next) == 0) {
+        json_object_set_new(doc, "next_cursor", json_string(next));
+        imx_api_link_next(r, next);
+    } else {
+        json_object_set_new(doc, "next_cursor", json_null());
+    }
+    json_decref(key);
+    PQclear(res);
+    imx_reply_json_steal(r, 200, doc);
+}
+
+/* The {id} parameter as decimal text; false (after replying 404) when it is not an id. */
+static bool pin_id_param(struct imx_req *r, char id[24])
+{
+    unsigned long long v = 0;
+    if (imx_parse_uint(imx_req_param(r, "id"), 1, INT64_MAX, &v) != 0) {
+        imx_reply_problem(r, IMX_E_NOT_FOUND, "No such pin");
+        return false;
+    }
+    snprintf(id, 24, "%llu", v);
+    return true;
+}
+
+void imx_api_pin_get(struct imx_req *r)
+{
+    char id[24];
+    if (!pin_id_param(r, id))
+        return;
+    struct imx_db_conn *c = imx_api_db(r);
+    if (!c)
+        return;
+    PGresult *res = imx_db_pin_get(c, id);
+    if (!imx_db_ok(res)) {
+        imx_api_db_error(r, res);
+        PQclear(res);
+        return;
+    }
+    if (PQntuples(res) == 0) {
+        PQclear(res);
+        imx_reply_problem(r, IMX_E_NOT_FOUND, "No such pin");
+        return;
+    }
+    int64_t team_id = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
+    if (!imx_auth_team_id(r, team_id, IMX_ROLE_VIEWER)) {
+        PQclear(res);
+        return;
+    }
+    json_t *doc = json_loads(PQgetvalue(res, 0, 1), 0, NULL);
+    PQclear(res);
+    imx_reply_json_steal(r, 200, doc);
+}
+
+struct pin_change {
+    char id[24], image_id[24], user_id[24];
+};
+
+/* Locks the pin and checks the caller may change it. Returns 0, or -1 after replying; *image
+ * gets its current image id. */
+static int lock_for_change(struct imx_req *r, const char *id, char image[24])
+{
+    PGresult *res = imx_db_pin_lock(r->db, id);
+    if (!imx_db_ok(res))
+        return imx_db_tx_fail(r, res);
+    if (PQntuples(res) == 0) {
+        PQclear(res);
+        imx_reply_problem(r, IMX_E_NOT_FOUND, "No such pin");
+        return -1;
+    }
+    int64_t team_id = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
+    snprintf(image, 24, "%s", PQgetvalue(res, 0, 1));
+    PQclear(res);
+    return imx_auth_team_id(r, team_id, IMX_ROLE_MEMBER) ? 0 : -1;
+}
+
+static int pin_move_tx(struct imx_req *r, void *cls)
+{
+    struct pin_change *m = cls;
+    char current[24];
+    if (lock_for_change(r, m->id, current) != 0)
+        return -1;
+    /* Moving to where it already is changes nothing and adds no history. */
+    if (strcmp(current, m->image_id) == 0)
+        return reply_pin(r, 200, m->id);
+    if (check_image(r, m->image_id) != 0 || check_unmet(r, m->id, m->image_id) != 0)
+        return -1;
+    PGresult *res = imx_db_pin_move(r->db, m->id, m->image_id, m->user_id);
+    if (!imx_db_ok(res))
+        return imx_db_tx_fail(r, res);
+    PQclear(res);
+    res = imx_db_pin_mark_seen(r->db, m->id);
+    if (!imx_db_ok(res))
+        return imx_db_tx_fail(r, res);
+    PQclear(res);
+    json_t *detail = json_pack("{s:s, s:s}", "from_image", current, "to_image", m->image_id);
+    int rc = imx_audit(r, "move", "pin", m->id, detail);
+    json_decref(detail);
+    if (rc != 0)
+        return -1;
+    /* outbox: pin.moved */
+    return reply_pin(r, 200, m->id);
+}
+
+void imx_api_pin_move(struct imx_req *r)
+{
+    struct pin_change m;
+    if (!pin_id_param(r, m.id))
+        return;
+    json_t *body = imx_req_json(r);
+    if (!body)
+        return;
+    json_t *errors = json_array();
+    imx_api_check_fields(body, move_fields, errors);
+    json_t *image = json_object_get(body, "image");
+    if (json_is_integer(image) && json_integer_value(image) < 1)
+        imx_verr(errors, "/image", "must be an image id");
+    if (json_array_size(errors) > 0) {
+        imx_reply_invalid_steal(r, errors, "The move has invalid fields");
+        return;
+    }
+    json_decref(errors);
+    snprintf(m.image_id, sizeof m.image_id, "%lld", (long long)json_integer_value(image));
+    snprintf(m.user_id, sizeof m.user_id, "%lld", (long long)r->principal.user_id);
+    imx_db_tx(r, pin_move_tx, &m);
+}
+
+static int pin_delete_tx(struct imx_req *r, void *cls)
+{
+    struct pin_change *d = cls;
+    char current[24];
+    if (lock_for_change(r, d->id, current) != 0)
+        return -1;
+    PGresult *res = imx_db_pin_delete(r->db, d->id);
+    if (!imx_db_ok(res))
+        return imx_db_tx_fail(r, res);
+    PQclear(res);
+    if (imx_audit(r, "delete", "pin", d->id, NULL) != 0)
+        return -1;
+    imx_reply_empty(r, 204);
+    return 0;
+}
+
+void imx_api_pin_delete(struct imx_req *r)
+{
+    struct pin_change d;
+    if (!pin_id_param(r, d.id))
+        return;
+    imx_db_tx(r, pin_delete_tx, &d);
+}

@@ -1,0 +1,42 @@
+/* SQL for security advisories and patch status: create (which recomputes image_advisories and
+ * patch_status through the advisory_ranges trigger), get, search, the affected images, and an
+ * image's patch report. Every function runs one prepared statement and returns a new result
+ * (PQclear it); string arguments are borrowed, NULL is SQL NULL. */
+#ifndef IMX_DB_ADVISORIES_H
+#define IMX_DB_ADVISORIES_H
+
+#include <libpq-fe.h>
+
+#include "db/pool.h"
+
+/* Inserts an advisory and its ranges from doc, JSON text {"id","title","published"
+ * (YYYY-MM-DD),"severity","cvss"|null,"cves":[...],"url"|null,"source":"imaxe"|"osv",
+ * "affected":[{"component","range","lo","lo_incl","hi","hi_incl","fixed"|null}]} where lo/hi are
+ * int[6] literals (imx_constraint_sql_bounds, unbounded ends as the smallest/largest key).
+ * -> id. In the same statement the advisory_ranges trigger refreshes every family it affects and
+ * stages patch.available events (patch_events). 23505: the id exists; class 22: a bad value. */
+PGresult *imx_db_advisory_create(struct imx_db_conn *c, const char *doc, const char *user_id);
+
+/* One advisory -> JSON {id, title, published, severity, cvss, cves, url, source, created_at,
+ * affected:[{component, range, fixed}], affected_images} (NULL when no such id). */
+PGresult *imx_db_advisory_get(struct imx_db_conn *c, const char *id);
+
+/* The images it affects -> JSON {advisory, families:[{family, images:[{id, version, status,
+ * patch_status, published_at, fixed_by:{id, family, version}|null}]}]} (NULL: no such id). */
+PGresult *imx_db_advisory_affected(struct imx_db_conn *c, const char *id);
+
+/* Search, newest first -> rows (published, id, advisory JSON), at most limit + 1 (the extra one
+ * says a next page exists). Filters (NULL: none): component (an affected range names it),
+ * severity, published on or after from / on or before to (YYYY-MM-DD), cve (listed). Keyset:
+ * after_published + after_id from the last row of the previous page. */
+PGresult *imx_db_advisory_list(struct imx_db_conn *c, const char *component, const char *severity,
+                               const char *from, const char *to, const char *cve,
+                               const char *after_published, const char *after_id,
+                               const char *limit);
+
+/* GET /v1/images/{id}/patch -> JSON {image_id, family, version, status, advisories:[{id, title,
+ * severity, cves, fixed_by:{id, family, version}|null, still_open_in_fix:[advisory ids]}]} (NULL:
+ * no such image). */
+PGresult *imx_db_image_patch(struct imx_db_conn *c, const char *image_id);
+
+#endif

@@ -1,0 +1,108 @@
+/* SQL for pins; status, candidate and resolve are PostgreSQL functions (imx_pin_json,
+ * imx_pin_resolve in migrations/0006_advisories.sql). */
+#include "db/pins.h"
+
+IMX_DB_STMT(q_image, 1, "SELECT family, status FROM images WHERE id = $1::bigint");
+
+IMX_DB_STMT(
+    q_create, 5,
+    "WITH ins AS (INSERT INTO pins (team_id, name, image_id, created_by)"
+    "  VALUES ($1::bigint, $2::text, $3::bigint, $5::bigint) RETURNING id, image_id),"
+    " k AS (INSERT INTO pin_constraints (pin_id, ord, component, range, lo, lo_incl, hi,"
+    "   hi_incl)"
+    "  SELECT ins.id, (x.o - 1)::int, x.e->>'component', x.e->>'range', (x.e->>'lo')::int[],"
+    "   (x.e->>'lo_incl')::boolean, (x.e->>'hi')::int[], (x.e->>'hi_incl')::boolean"
+    "  FROM ins, jsonb_array_elements($4::jsonb) WITH ORDINALITY AS x(e, o) RETURNING 1),"
+    " h AS (INSERT INTO pin_history (pin_id, from_image, to_image, moved_by)"
+    "  SELECT ins.id, NULL, ins.image_id, $5::bigint FROM ins RETURNING 1)"
+    " SELECT id FROM ins");
+
+IMX_DB_STMT(q_unmet, 2, "SELECT imx_pin_unmet($1::bigint, $2::bigint)::text");
+
+IMX_DB_STMT(q_mark_seen, 1, "SELECT imx_pin_mark_seen($1::bigint)");
+
+IMX_DB_STMT(q_lock, 1, "SELECT team_id, image_id FROM pins WHERE id = $1::bigint FOR UPDATE");
+
+IMX_DB_STMT(q_move, 3,
+            "WITH old AS (SELECT image_id FROM pins WHERE id = $1::bigint),"
+            " up AS (UPDATE pins SET image_id = $2::bigint, updated_at = now()"
+            "  WHERE id = $1::bigint RETURNING id),"
+            " h AS (INSERT INTO pin_history (pin_id, from_image, to_image, moved_by)"
+            "  SELECT $1::bigint, old.image_id, $2::bigint, $3::bigint FROM old RETURNING 1)"
+            " SELECT id FROM up");
+
+IMX_DB_STMT(q_delete, 1, "DELETE FROM pins WHERE id = $1::bigint RETURNING id");
+
+IMX_DB_STMT(q_get, 1,
+            "SELECT p.team_id, imx_pin_json(p.id, true)::text FROM pins p WHERE p.id = $1::bigint");
+
+IMX_DB_STMT(q_list, 3,
+            "SELECT p.name, imx_pin_json(p.id, false)::text FROM pins p"
+            " WHERE p.team_id = $1::bigint AND ($2::text IS NULL OR p.name > $2::text)"
+            " ORDER BY p.name LIMIT $3::int + 1");
+
+IMX_DB_STMT(q_resolve, 3, "SELECT imx_pin_resolve($1::bigint, $2::text, $3::text)::text");
+
+PGresult *imx_db_pin_image(struct imx_db_conn *c, const char *image_id)
+{
+    const char *p[] = { image_id };
+    return imx_db_exec(c, &q_image, p);
+}
+
+PGresult *imx_db_pin_create(struct imx_db_conn *c, const char *team_id, const char *name,
+                            const char *image_id, const char *constraints, const char *user_id)
+{
+    const char *p[] = { team_id, name, image_id, constraints, user_id };
+    return imx_db_exec(c, &q_create, p);
+}
+
+PGresult *imx_db_pin_unmet(struct imx_db_conn *c, const char *pin_id, const char *image_id)
+{
+    const char *p[] = { pin_id, image_id };
+    return imx_db_exec(c, &q_unmet, p);
+}
+
+PGresult *imx_db_pin_mark_seen(struct imx_db_conn *c, const char *pin_id)
+{
+    const char *p[] = { pin_id };
+    return imx_db_exec(c, &q_mark_seen, p);
+}
+
+PGresult *imx_db_pin_lock(struct imx_db_conn *c, const char *pin_id)
+{
+    const char *p[] = { pin_id };
+    return imx_db_exec(c, &q_lock, p);
+}
+
+PGresult *imx_db_pin_move(struct imx_db_conn *c, const char *pin_id, const char *image_id,
+                          const char *user_id)
+{
+    const char *p[] = { pin_id, image_id, user_id };
+    return imx_db_exec(c, &q_move, p);
+}
+
+PGresult *imx_db_pin_delete(struct imx_db_conn *c, const char *pin_id)
+{
+    const char *p[] = { pin_id };
+    return imx_db_exec(c, &q_delete, p);
+}
+
+PGresult *imx_db_pin_get(struct imx_db_conn *c, const char *pin_id)
+{
+    const char *p[] = { pin_id };
+    return imx_db_exec(c, &q_get, p);
+}
+
+PGresult *imx_db_pin_list(struct imx_db_conn *c, const char *team_id, const char *after_name,
+                          const char *limit)
+{
+    const char *p[] = { team_id, after_name, limit };
+    return imx_db_exec(c, &q_list, p);
+}
+
+PGresult *imx_db_pin_resolve(struct imx_db_conn *c, const char *team_id, const char *name,
+                             const char *region)
+{
+    const char *p[] = { team_id, name, region };
+    return imx_db_exec(c, &q_resolve, p);
+}

@@ -1,0 +1,57 @@
+/* SQL for pins: a team's named channel to one image with optional component constraints, its
+ * move history, its status (current, behind, patch_available, vulnerable, revoked) and resolve
+ * through a pin. Every function runs one prepared statement and returns a new result (PQclear
+ * it); string arguments are borrowed, NULL is SQL NULL. */
+#ifndef IMX_DB_PINS_H
+#define IMX_DB_PINS_H
+
+#include <libpq-fe.h>
+
+#include "db/pool.h"
+
+/* An image's family and status -> family, status (no row: no such image). */
+PGresult *imx_db_pin_image(struct imx_db_conn *c, const char *image_id);
+
+/* Creates a pin with its constraints (JSON text [{"component","range","lo","lo_incl","hi",
+ * "hi_incl"}], bounds as in imx_db_advisory_create) and its first history row -> id.
+ * 23505: the team has a pin of that name. */
+PGresult *imx_db_pin_create(struct imx_db_conn *c, const char *team_id, const char *name,
+                            const char *image_id, const char *constraints, const char *user_id);
+
+/* The constraints of pin that image does not satisfy -> JSON [{component, range, version|null}]
+ * (empty array: all hold). */
+PGresult *imx_db_pin_unmet(struct imx_db_conn *c, const char *pin_id, const char *image_id);
+
+/* Records the fixes the pin already knows at its current image, so that only fixes appearing
+ * later stage patch.available events. Call after create and move, in the same transaction. */
+PGresult *imx_db_pin_mark_seen(struct imx_db_conn *c, const char *pin_id);
+
+/* The pin, locked for the rest of the transaction (FOR UPDATE) -> team_id, image_id. */
+PGresult *imx_db_pin_lock(struct imx_db_conn *c, const char *pin_id);
+
+/* Points the pin at image and appends a history row -> id. */
+PGresult *imx_db_pin_move(struct imx_db_conn *c, const char *pin_id, const char *image_id,
+                          const char *user_id);
+
+/* Deletes the pin (its constraints and history go with it) -> id. */
+PGresult *imx_db_pin_delete(struct imx_db_conn *c, const char *pin_id);
+
+/* One pin -> team_id, JSON {id, team, name, image:summary, constraints:[{component, range}],
+ * status, candidate:summary|null, advisories:[{id, title, severity, cves, fixed_by:{id, family,
+ * version}|null}], created_at, updated_at, history:[{from_image, to_image, moved_at,
+ * moved_by}]} (no row: no such pin). */
+PGresult *imx_db_pin_get(struct imx_db_conn *c, const char *pin_id);
+
+/* A team's pins by name -> rows (name, JSON as imx_db_pin_get with history null), at most
+ * limit + 1; after_name from the last row of the previous page (NULL: first page). */
+PGresult *imx_db_pin_list(struct imx_db_conn *c, const char *team_id, const char *after_name,
+                          const char *limit);
+
+/* Resolve through a pin (GET /v1/images/resolve?pin=TEAM/NAME&region=R): the caller has
+ * already checked that it may read team_id (imx_auth_team(r, slug, IMX_ROLE_VIEWER)) -> JSON
+ * {"pin":{id, team, name}|null, "image":summary|null, "artifact_id":text|null,
+ * "emptied_by": null|"pin"|"status"|"region"}; never a revoked image. */
+PGresult *imx_db_pin_resolve(struct imx_db_conn *c, const char *team_id, const char *name,
+                             const char *region);
+
+#endif

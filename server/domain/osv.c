@@ -1,0 +1,212 @@
+/* OSV documents to imaxe advisories: ranges events (introduced, fixed, last_affected) become
+ * constraints such as ">=1.2.0, <1.2.5" or "<=1.16.1". */
+#include "domain/osv.h"
+
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+/* Longest range text built here: two versions and the operators. */
+#define RANGE_MAX 160
+
+static void add_error(json_t *errors, const char *pointer, const char *fmt, ...)
+{
+    char detail[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(detail, sizeof detail, fmt, ap);
+    va_end(ap);
+    json_array_append_new(errors, json_pack("{s:s, s:s}", "pointer", pointer, "detail", detail));
+}
+
+bool imx_osv_is_osv(const json_t *doc)
+{
+    return json_is_object(doc) && json_is_string(json_object_get(doc, "schema_version"));
+}
+
+static const char *str(const json_t *o, const char *key)
+{
+    return json_string_value(json_object_get(o, key));
+}
+
+/* "HIGH" -> "high", "MODERATE" -> "medium"; NULL when not a severity. */
+static const char *severity_of(const char *s)
+{
+    static const struct {
+        const char *osv, *ours;
+    } map[] = {
+        { "low", "low" },   { "moderate", "medium" },   { "medium", "medium" },
+        { "high", "high" }, { "critical", "critical" },
+    };
+    if (!s)
+        return NULL;
+    for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
+        if (strcasecmp(s, map[i].osv) == 0)
+            return map[i].ours;
+    return NULL;
+}
+
+static bool is_cve(const char *s)
+{
+    if (!s || strncmp(s, "CVE-", 4) != 0 || strlen(s) > 20)
+        return false;
+    for (const char *p = s + 4; *p; p++)
+        if (!isdigit((unsigned char)*p) && *p != '-')
+            return false;
+    return true;
+}
+
+/* Appends {"component","range"[,"fixed"]}; lo NULL: unbounded below; hi NULL: above. */
+static void add_range(json_t *affected, const char *component, const char *lo, const char *hi,
+                      bool hi_incl, const char *fixed)
+{
+    char range[RANGE_MAX];
+    if (lo && hi)
+        snprintf(range, sizeof range, ">=%s, %s%s", lo, hi_incl ? "<=" : "<", hi);
+    else if (lo)
+        snprintf(range, sizeof range, ">=%s", lo);
+    else if (hi)
+        snprintf(range, sizeof range, "%s%s", hi_incl ? "<=" : "<", hi);
+    else
+        snprintf(range, sizeof range, "*");
+    json_t *e = json_pack("{s:s, s:s}", "component", component, "range", range);
+    if (fixed)
+        json_object_set_new(e, "fixed", json_string(fixed));
+    json_array_append_new(affected, e);
+}
+
+/* One range's events, in order: each introduced opens an interval that the next fixed or
+ * last_affected closes. */
+static void map_events(const json_t *events, const char *component, json_t *affected,
+                       const char *ptr, json_t *errors)
+{
+    const char *open = NULL;
+    bool is_open = false;
+    size_t i;
+    json_t *ev;
+    char p[200];
+    json_array_foreach(events, i, ev)
+    {
+        const char *intro = str(ev, "introduced"), *fixed = str(ev, "fixed");
+        const char *last = str(ev, "last_affected");
+        snprintf(p, sizeof p, "%s/events/%zu", ptr, i);
+        if (intro) {
+            open = strcmp(intro, "0") == 0 ? NULL : intro;
+            is_open = true;
+        } else if (fixed || last) {
+            if (!is_open) {
+                add_error(errors, p,
+                          "a fixed or last_affected event needs an introduced event before it");
+                return;
+            }
+            add_range(affected, component, open, fixed ? fixed : last, !fixed, fixed);
+            is_open = false;
+        } else if (!str(ev, "limit")) {
+            add_error(errors, p, "must be introduced, fixed, last_affected or limit");
+            return;
+        }
+    }
+    if (is_open)
+        add_range(affected, component, open, NULL, false, NULL);
+}
+
+json_t *imx_osv_to_advisory(const json_t *doc, json_t *errors)
+{
+    size_t before = json_array_size(errors);
+    json_t *out = json_object();
+    const char *id = str(doc, "id");
+    if (!id)
+        add_error(errors, "/id", "is required");
+    else
+        json_object_set_new(out, "id", json_string(id));
+    const char *summary = str(doc, "summary");
+    json_object_set_new(out, "title", json_string(summary && *summary ? summary : id ? id : ""));
+    const char *published = str(doc, "published");
+    if (!published || strlen(published) < 10) {
+        add_error(errors, "/published", "is required (RFC 3339)");
+    } else {
+        char date[11];
+        memcpy(date, published, 10);
+        date[10] = '\0';
+        json_object_set_new(out, "published", json_string(date));
+    }
+
+    const char *sev = severity_of(str(json_object_get(doc, "database_specific"), "severity"));
+    json_t *affected_in = json_object_get(doc, "affected");
+    size_t i;
+    json_t *a;
+    json_array_foreach(affected_in, i, a)
+    {
+        if (sev)
+            break;
+        sev = severity_of(str(json_object_get(a, "ecosystem_specific"), "severity"));
+        if (!sev)
+            sev = severity_of(str(json_object_get(a, "database_specific"), "severity"));
+    }
+    if (!sev)
+        add_error(errors, "/database_specific/severity",
+                  "is required: LOW, MODERATE, HIGH or CRITICAL (CVSS vectors are not scored)");
+    else
+        json_object_set_new(out, "severity", json_string(sev));
+
+    json_t *cves = json_array();
+    if (is_cve(id))
+        json_array_append_new(cves, json_string(id));
+    json_t *alias;
+    json_array_foreach(json_object_get(doc, "aliases"), i, alias)
+    {
+        if (is_cve(json_string_value(alias)))
+            json_array_append(cves, alias);
+    }
+    json_object_set_new(out, "cves", cves);
+
+    /* The first ADVISORY reference, else the first reference with a url. */
+    const char *url = NULL;
+    json_t *ref;
+    json_array_foreach(json_object_get(doc, "references"), i, ref)
+    {
+        const char *type = str(ref, "type"), *u = str(ref, "url");
+        if (u && type && strcmp(type, "ADVISORY") == 0) {
+            url = u;
+            break;
+        }
+        if (u && !url)
+            url = u;
+    }
+    if (url)
+        json_object_set_new(out, "url", json_string(url));
+
+    json_t *affected = json_array();
+    char p[160];
+    if (!json_is_array(affected_in) || json_array_size(affected_in) == 0)
+        add_error(errors, "/affected", "must be a non-empty array");
+    json_array_foreach(affected_in, i, a)
+    {
+        const char *name = str(json_object_get(a, "package"), "name");
+        snprintf(p, sizeof p, "/affected/%zu/package/name", i);
+        if (!name) {
+            add_error(errors, p, "is required");
+            continue;
+        }
+        size_t k;
+        json_t *range;
+        json_array_foreach(json_object_get(a, "ranges"), k, range)
+        {
+            const char *type = str(range, "type");
+            snprintf(p, sizeof p, "/affected/%zu/ranges/%zu", i, k);
+            if (!type || (strcmp(type, "ECOSYSTEM") != 0 && strcmp(type, "SEMVER") != 0))
+                continue;
+            map_events(json_object_get(range, "events"), name, affected, p, errors);
+        }
+    }
+    if (json_array_size(errors) == before && json_array_size(affected) == 0)
+        add_error(errors, "/affected", "has no ECOSYSTEM or SEMVER range");
+    json_object_set_new(out, "affected", affected);
+    if (json_array_size(errors) > before) {
+        json_decref(out);
+        return NULL;
+    }
+    return out;
+}
