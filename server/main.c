@@ -17,12 +17,14 @@
 #include <unistd.h>
 
 #include "api/api.h"
+#include "api/costs_common.h"
 #include "auth/auth.h"
 #include "db/migrate.h"
 #include "db/pool.h"
 #include "http/metrics.h"
 #include "http/router.h"
 #include "http/server.h"
+#include "api/costs_common.h"
 #include "util/config.h"
 #include "util/log.h"
 #include "webhooks/dispatcher.h"
@@ -126,6 +128,9 @@ static int serve(const struct imx_config *cfg, sigset_t *sigs)
         imx_db_pool_shutdown();
         return 1;
     }
+    imx_api_catalog_team = getenv("IMAXE_CATALOG_TEAM");
+    if (imx_api_catalog_team && !*imx_api_catalog_team)
+        imx_api_catalog_team = NULL;
     imx_http_auth_hook = imx_auth_authenticate;
     if (imx_http_start(cfg, err, sizeof err) != 0) {
         imx_error("%s", err);

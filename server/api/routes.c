@@ -1,6 +1,7 @@
 /* The route table: every operation the server answers, who may call it, and its handler.
  * api/openapi.yaml lists the same operations; tests/unit/test_routes_spec.c checks they agree. */
 #include "api/api.h"
+#include "api/costs_common.h"
 #include "auth/auth.h"
 #include "http/router.h"
 
@@ -38,6 +39,28 @@ const struct imx_route imx_routes[] = {
     { "GET", "/v1/pins/{id}", SIGNED_IN, imx_api_pin_get, IMX_ROLE_VIEWER },
     { "PUT", "/v1/pins/{id}", SIGNED_IN, imx_api_pin_move, IMX_ROLE_VIEWER },
     { "DELETE", "/v1/pins/{id}", SIGNED_IN, imx_api_pin_delete, IMX_ROLE_VIEWER },
+    /* Costs: instance types and dated prices (admins write), team-owned measurements, rankings
+     * over the caller's teams' measurements; image requests. */
+    { "GET", "/v1/instance-types", SIGNED_IN, imx_api_instance_type_list, IMX_ROLE_NONE },
+    { "POST", "/v1/instance-types", ADMIN, imx_api_instance_type_create, IMX_ROLE_NONE },
+    { "GET", "/v1/instance-types/{provider}/{type}", SIGNED_IN, imx_api_instance_type_get,
+      IMX_ROLE_NONE },
+    { "PUT", "/v1/instance-types/{provider}/{type}", ADMIN, imx_api_instance_type_put,
+      IMX_ROLE_NONE },
+    { "POST", "/v1/instance-types/{provider}/{type}/prices", ADMIN, imx_api_instance_price_add,
+      IMX_ROLE_NONE },
+    { "POST", "/v1/measurements", SIGNED_IN, imx_api_measurement_create, IMX_ROLE_MEMBER },
+    { "POST", "/v1/measurements:import", SIGNED_IN, imx_api_measurement_import, IMX_ROLE_MEMBER },
+    { "GET", "/v1/measurements", SIGNED_IN, imx_api_measurement_list, IMX_ROLE_NONE },
+    { "GET", "/v1/measurements/{id}", SIGNED_IN, imx_api_measurement_get, IMX_ROLE_NONE },
+    { "GET", "/v1/images/{id}/costs", SIGNED_IN, imx_api_image_costs, IMX_ROLE_NONE },
+    { "GET", "/v1/costs", SIGNED_IN, imx_api_cost_ranking, IMX_ROLE_NONE },
+    { "POST", "/v1/requests", SIGNED_IN, imx_api_request_create, IMX_ROLE_MEMBER },
+    { "GET", "/v1/requests", SIGNED_IN, imx_api_request_list, IMX_ROLE_NONE },
+    { "GET", "/v1/requests/{id}", SIGNED_IN, imx_api_request_get, IMX_ROLE_NONE },
+    { "POST", "/v1/requests/{id}/transitions", SIGNED_IN, imx_api_request_transition,
+      IMX_ROLE_VIEWER },
+    { "POST", "/v1/requests/{id}/comments", SIGNED_IN, imx_api_request_comment, IMX_ROLE_VIEWER },
 };
 
 const size_t imx_routes_count = sizeof imx_routes / sizeof imx_routes[0];

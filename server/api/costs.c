@@ -1,0 +1,356 @@
+/* Instance types with dated prices (/v1/instance-types...) and cost rankings
+ * (GET /v1/images/{id}/costs, GET /v1/costs): the medians are computed by PostgreSQL over the
+ * caller's teams' measurements only. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/api.h"
+#include "api/costs_common.h"
+#include "auth/auth.h"
+#include "db/costs.h"
+#include "db/tx.h"
+#include "util/config.h"
+
+/* ---- instance types ---- */
+
+void imx_api_instance_type_list(struct imx_req *r)
+{
+    struct imx_db_conn *c = imx_api_db_read(r);
+    if (!c)
+        return;
+    imx_api_reply_pg_json_steal(r, 200,
+                                imx_db_instance_type_list(c, imx_req_query(r, "provider"),
+                                                          imx_req_query(r, "gpu"),
+                                                          imx_req_query(r, "family")),
+                                "No instance types");
+}
+
+void imx_api_instance_type_get(struct imx_req *r)
+{
+    struct imx_db_conn *c = imx_api_db_read(r);
+    if (!c)
+        return;
+    imx_api_reply_pg_json_steal(
+        r, 200, imx_db_instance_type_get(c, imx_req_param(r, "provider"), imx_req_param(r, "type")),
+        "No such instance type");
+}
+
+static const struct imx_api_field type_fields[] = {
+    { "provider", JSON_STRING, false },
+    { "instance_type", JSON_STRING, false },
+    { "gpu_model", JSON_STRING, true },
+    { "gpu_count", JSON_INTEGER, true },
+    { "gpu_memory_gib", JSON_REAL, false },
+    { "vcpus", JSON_INTEGER, true },
+    { "memory_gib", JSON_REAL, false },
+    { "host_arch", JSON_STRING, true },
+    { "price_region", JSON_STRING, false },
+    { "source", JSON_STRING, false },
+    { NULL, JSON_NULL, false },
+};
+
+static bool name_ok(const char *s, size_t max)
+{
+    size_t n = s ? strlen(s) : 0;
+    if (n == 0 || n > max)
+        return false;
+    for (const char *p = s; *p; p++)
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '-' || *p == '.' ||
+              *p == '_'))
+            return false;
+    return true;
+}
+
+struct type_put {
+    const char *provider, *type, *gpu_model, *arch, *region, *source;
+    char gpu_count[24], gpu_mem[32], vcpus[24], mem[32];
+    bool replace;
+};
+
+static int type_put_tx(struct imx_req *r, void *cls)
+{
+    struct type_put *t = cls;
+    PGresult *res = imx_db_instance_type_put(r->db, t->provider, t->type, t->gpu_model,
+                                             t->gpu_count, t->gpu_mem, t->vcpus, t->mem, t->arch,
+                                             t->region, t->source, t->replace ? "true" : "false");
+    if (!imx_db_ok(res)) {
+        if (strcmp(imx_db_sqlstate(res), "23503") == 0) {
+            PQclear(res);
+            json_t *errors = json_array();
+            imx_verr(errors, "/gpu_model", "unknown GPU model (see the reference data)");
+            imx_reply_invalid_steal(r, errors, "The instance type has invalid fields");
+            return -1;
+        }
+        return imx_db_tx_fail(r, res);
+    }
+    bool created = PQntuples(res) == 1 && strcmp(PQgetvalue(res, 0, 2), "true") == 0;
+    if (PQntuples(res) == 0) {
+        PQclear(res);
+        imx_reply_problem(r, IMX_E_CONFLICT, "Instance type %s/%s exists; PUT it to change it",
+                          t->provider, t->type);
+        return -1;
+    }
+    PQclear(res);
+    char rid[128];
+    snprintf(rid, sizeof rid, "%s/%s", t->provider, t->type);
+    json_t *detail = json_pack("{s:s, s:s}", "gpu_model", t->gpu_model, "gpu_count", t->gpu_count);
+    int rc = imx_audit(r, created ? "create" : "update", "instance_type", rid, detail);
+    json_decref(detail);
+    if (rc != 0)
+        return rc;
+    res = imx_db_instance_type_get(r->db, t->provider, t->type);
+    if (!imx_db_ok(res))
+        return imx_db_tx_fail(r, res);
+    char loc[160];
+    snprintf(loc, sizeof loc, "/v1/instance-types/%s", rid);
+    imx_reply_header(r, "Location", loc);
+    imx_api_reply_pg_json_steal(r, created ? 201 : 200, res, "No such instance type");
+    return 0;
+}
+
+static void type_put(struct imx_req *r, const char *provider, const char *type, bool replace)
+{
+    json_t *body = imx_req_json(r);
+    if (!body)
+        return;
+    json_t *errors = json_array();
+    /* JSON_REAL in the table stands for any number here: check those two by hand. */
+    json_t *copy = json_copy(body);
+    json_object_del(copy, "gpu_memory_gib");
+    json_object_del(copy, "memory_gib");
+    imx_api_check_fields(copy, type_fields, errors);
+    json_decref(copy);
+    struct type_put t = {
+        .provider = provider ? provider : json_string_value(json_object_get(body, "provider")),
+        .type = type ? type : json_string_value(json_object_get(body, "instance_type")),
+        .gpu_model = json_string_value(json_object_get(body, "gpu_model")),
+        .arch = json_string_value(json_object_get(body, "host_arch")),
+        .region = json_string_value(json_object_get(body, "price_region")),
+        .source = json_string_value(json_object_get(body, "source")),
+        .replace = replace,
+    };
+    if (!provider && !name_ok(t.provider, 32))
+        imx_verr(errors, "/provider", "is required: 1 to 32 of a-z, 0-9, '-'");
+    if (!type && !name_ok(t.type, 64))
+        imx_verr(errors, "/instance_type", "is required: 1 to 64 of a-z, 0-9, '.', '-', '_'");
+    if (provider && (json_object_get(body, "provider") || json_object_get(body, "instance_type")))
+        imx_verr(errors, json_object_get(body, "provider") ? "/provider" : "/instance_type",
+                 "is taken from the path");
+    static const char *const nums[] = { "gpu_memory_gib", "memory_gib" };
+    double vals[2];
+    for (int i = 0; i < 2; i++) {
+        json_t *v = json_object_get(body, nums[i]);
+        char ptr[32];
+        snprintf(ptr, sizeof ptr, "/%s", nums[i]);
+        vals[i] = json_number_value(v);
+        if (!json_is_number(v) || !isfinite(vals[i]) || vals[i] <= 0 || vals[i] > 1e6)
+            imx_verr(errors, ptr, "must be a number above 0");
+    }
+    json_int_t gc = json_integer_value(json_object_get(body, "gpu_count"));
+    json_int_t vc = json_integer_value(json_object_get(body, "vcpus"));
+    if (json_object_get(body, "gpu_count") && (gc < 1 || gc > 1024))
+        imx_verr(errors, "/gpu_count", "must be from 1 to 1024");
+    if (json_object_get(body, "vcpus") && (vc < 1 || vc > 100000))
+        imx_verr(errors, "/vcpus", "must be from 1 to 100000");
+    if (t.arch && strcmp(t.arch, "x86_64") != 0 && strcmp(t.arch, "arm64") != 0)
+        imx_verr(errors, "/host_arch", "must be x86_64 or arm64");
+    if (t.region && !name_ok(t.region, 64))
+        imx_verr(errors, "/price_region", "must be a region name");
+    if (json_array_size(errors) > 0) {
+        imx_reply_invalid_steal(r, errors, "The instance type has invalid fields");
+        return;
+    }
+    json_decref(errors);
+    snprintf(t.gpu_count, sizeof t.gpu_count, "%lld", (long long)gc);
+    snprintf(t.vcpus, sizeof t.vcpus, "%lld", (long long)vc);
+    snprintf(t.gpu_mem, sizeof t.gpu_mem, "%.3f", vals[0]);
+    snprintf(t.mem, sizeof t.mem, "%.3f", vals[1]);
+    imx_db_tx(r, type_put_tx, &t);
+}
+
+void imx_api_instance_type_create(struct imx_req *r)
+{
+    type_put(r, NULL, NULL, false);
+}
+
+void imx_api_instance_type_put(struct imx_req *r)
+{
+    const char *provider = imx_req_param(r, "provider"), *type = imx_req_param(r, "type");
+    if (!name_ok(provider, 32) || !name_ok(type, 64)) {
+        imx_reply_problem(r, IMX_E_NOT_FOUND, "No such instance type");
+        return;
+    }
+    type_put(r, provider, type, true);
+}
+
+static const struct imx_api_field price_fields[] = {
+    { "pricing", JSON_STRING, true },   { "region", JSON_STRING, true },
+    { "currency", JSON_STRING, false }, { "valid_from", JSON_STRING, false },
+    { "source", JSON_STRING, false },   { NULL, JSON_NULL, false },
+};
+
+struct price_add {
+    const char *provider, *type, *pricing, *region, *currency, *valid_from, *source;
+    char price[48];
+};
+
+static int price_add_tx(struct imx_req *r, void *cls)
+{
+    struct price_add *p = cls;
+    PGresult *res = imx_db_instance_price_add(r->db, p->provider, p->type, p->pricing, p->region,
+                                              p->price, p->currency, p->valid_from, p->source);
+    if (!imx_db_ok(res)) {
+        const char *st = imx_db_sqlstate(res);
+        if (strcmp(st, "23503") == 0 || strncmp(st, "22", 2) == 0) {
+            bool missing = st[1] == '3';
+            PQclear(res);
+            if (missing) {
+                imx_reply_problem(r, IMX_E_NOT_FOUND, "No such instance type");
+            } else {
+                json_t *errors = json_array();
+                imx_verr(errors, "/valid_from", "must be an RFC 3339 time");
+                imx_reply_invalid_steal(r, errors, "The price has invalid fields");
+            }
+            return -1;
+        }
+        if (strcmp(st, "23505") == 0) {
+            PQclear(res);
+            imx_reply_problem(r, IMX_E_CONFLICT,
+                              "A price of that kind and region already starts "
+                              "at that moment");
+            return -1;
+        }
+        return imx_db_tx_fail(r, res);
+    }
+    json_t *doc = json_loads(PQgetvalue(res, 0, 0), 0, NULL);
+    PQclear(res);
+    char rid[128];
+    snprintf(rid, sizeof rid, "%s/%s", p->provider, p->type);
+    int rc = imx_audit(r, "add_price", "instance_type", rid, doc);
+    if (rc != 0) {
+        json_decref(doc);
+        return rc;
+    }
+    imx_reply_json_steal(r, 201, doc);
+    return 0;
+}
+
+void imx_api_instance_price_add(struct imx_req *r)
+{
+    json_t *body = imx_req_json(r);
+    if (!body)
+        return;
+    json_t *errors = json_array();
+    json_t *copy = json_copy(body);
+    json_object_del(copy, "price_per_hour");
+    imx_api_check_fields(copy, price_fields, errors);
+    json_decref(copy);
+    struct price_add p = {
+        .provider = imx_req_param(r, "provider"),
+        .type = imx_req_param(r, "type"),
+        .pricing = json_string_value(json_object_get(body, "pricing")),
+        .region = json_string_value(json_object_get(body, "region")),
+        .currency = json_string_value(json_object_get(body, "currency")),
+        .valid_from = json_string_value(json_object_get(body, "valid_from")),
+        .source = json_string_value(json_object_get(body, "source")),
+    };
+    json_t *price = json_object_get(body, "price_per_hour");
+    double v = json_number_value(price);
+    if (!json_is_number(price) || !isfinite(v) || v < 0 || v > 10000)
+        imx_verr(errors, "/price_per_hour", "is required: a number from 0 to 10000");
+    if (p.pricing && strcmp(p.pricing, "on_demand") != 0 && strcmp(p.pricing, "spot") != 0 &&
+        strcmp(p.pricing, "reserved") != 0)
+        imx_verr(errors, "/pricing", "must be on_demand, spot or reserved");
+    if (p.region && !name_ok(p.region, 64))
+        imx_verr(errors, "/region", "must be a region name");
+    if (p.currency &&
+        (strlen(p.currency) != 3 || strspn(p.currency, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") != 3))
+        imx_verr(errors, "/currency", "must be an ISO 4217 code such as USD");
+    if (p.valid_from && strlen(p.valid_from) > 40)
+        imx_verr(errors, "/valid_from", "must be an RFC 3339 time");
+    if (json_array_size(errors) > 0) {
+        imx_reply_invalid_steal(r, errors, "The price has invalid fields");
+        return;
+    }
+    json_decref(errors);
+    snprintf(p.price, sizeof p.price, "%.6f", v);
+    imx_db_tx(r, price_add_tx, &p);
+}
+
+/* ---- rankings ---- */
+
+void imx_api_image_costs(struct imx_req *r)
+{
+    unsigned long long v;
+    const char *id = imx_req_param(r, "id");
+    if (imx_parse_uint(id, 1, INT64_MAX, &v) != 0) {
+        imx_reply_problem(r, IMX_E_NOT_FOUND, "No such image");
+        return;
+    }
+    struct imx_api_scope sc;
+    if (imx_api_cost_scope(r, imx_req_query(r, "team"), &sc) != 0)
+        return;
+    struct imx_db_conn *c = imx_api_db_read(r);
+    if (!c)
+        return;
+    imx_api_reply_pg_json_steal(r, 200, imx_db_image_costs(c, id, &sc.s), "No such image");
+}
+
+/* A decimal number query argument in (0, max]; NULL when absent; replies 400 when malformed. */
+static bool number_arg(struct imx_req *r, const char *name, double max, const char **out)
+{
+    const char *s = imx_req_query(r, name);
+    *out = s;
+    if (!s)
+        return true;
+    char *end;
+    double v = strtod(s, &end);
+    if (*s == '\0' || *end != '\0' || !isfinite(v) || v <= 0 || v > max || strlen(s) > 24) {
+        imx_reply_problem(r, IMX_E_BAD_REQUEST, "%s must be a number above 0 (at most %g)", name,
+                          max);
+        return false;
+    }
+    return true;
+}
+
+void imx_api_cost_ranking(struct imx_req *r)
+{
+    struct imx_cost_ranking q = {
+        .model = imx_req_query(r, "model"),
+        .gpu = imx_req_query(r, "gpu"),
+        .pricing = imx_req_query(r, "pricing"),
+        .region = imx_req_query(r, "region"),
+        .family = imx_req_query(r, "family"),
+        .instance_family = imx_req_query(r, "instance_family"),
+    };
+    if (!q.model || !*q.model) {
+        imx_reply_problem(r, IMX_E_BAD_REQUEST, "model is required, e.g. ?model=resnet50");
+        return;
+    }
+    if (q.pricing && strcmp(q.pricing, "on_demand") != 0 && strcmp(q.pricing, "spot") != 0 &&
+        strcmp(q.pricing, "reserved") != 0) {
+        imx_reply_problem(r, IMX_E_BAD_REQUEST, "pricing must be on_demand, spot or reserved");
+        return;
+    }
+    const char *limit_s = imx_req_query(r, "limit");
+    unsigned long long limit = 50;
+    if (limit_s && imx_parse_uint(limit_s, 1, 200, &limit) != 0) {
+        imx_reply_problem(r, IMX_E_BAD_REQUEST, "limit must be from 1 to 200");
+        return;
+    }
+    char limit_txt[16];
+    snprintf(limit_txt, sizeof limit_txt, "%llu", limit);
+    q.limit = limit_txt;
+    if (!number_arg(r, "max_p99_ms", 3.6e6, &q.max_p99_ms) ||
+        !number_arg(r, "daily_inferences", 1e15, &q.daily_inferences))
+        return;
+    struct imx_api_scope sc;
+    if (imx_api_cost_scope(r, imx_req_query(r, "team"), &sc) != 0)
+        return;
+    struct imx_db_conn *c = imx_api_db_read(r);
+    if (!c)
+        return;
+    imx_api_reply_pg_json_steal(r, 200, imx_db_cost_ranking(c, &sc.s, &q), "No ranking");
+}

@@ -1,0 +1,577 @@
+/* Cost measurements: POST /v1/measurements, POST /v1/measurements:import (NDJSON or CSV, all or
+ * nothing), GET /v1/measurements, GET /v1/measurements/{id}. Team-owned: a team's measurements are
+ * visible to that team only. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "api/api.h"
+#include "api/costs_common.h"
+#include "api/cursor.h"
+#include "auth/auth.h"
+#include "db/costs.h"
+#include "db/tx.h"
+#include "domain/cost.h"
+#include "util/config.h"
+
+#define IMPORT_MAX_LINES 10000
+#define CSV_MAX_COLUMNS  32
+#define LIST_DEFAULT     50
+#define LIST_MAX         200
+
+int imx_api_cost_scope(struct imx_req *r, const char *team_slug, struct imx_api_scope *out)
+{
+    const struct imx_principal *p = &r->principal;
+    memset(out, 0, sizeof *out);
+    snprintf(out->user, sizeof out->user, "%lld", (long long)p->user_id);
+    out->s.user_id = out->user;
+    if (p->token_id) {
+        snprintf(out->token_team, sizeof out->token_team, "%lld", (long long)p->token_team);
+        out->s.token_team = out->token_team;
+    }
+    if (team_slug) {
+        int64_t id = imx_auth_team(r, team_slug, IMX_ROLE_VIEWER);
+        if (!id)
+            return -1;
+        snprintf(out->team, sizeof out->team, "%lld", (long long)id);
+        out->s.team = out->team;
+    }
+    return 0;
+}
+
+enum kind { K_STRING, K_INT, K_NUMBER };
+
+static const struct mfield {
+    const char *name;
+    enum kind kind;
+    bool required;
+} mfields[] = {
+    { "team", K_STRING, true },
+    { "image", K_INT, true },
+    { "instance_type", K_STRING, true },
+    { "provider", K_STRING, false },
+    { "region", K_STRING, false },
+    { "gpu_count", K_INT, false },
+    { "model", K_STRING, true },
+    { "precision", K_STRING, true },
+    { "batch_size", K_INT, true },
+    { "throughput_per_s", K_NUMBER, true },
+    { "latency_p50_ms", K_NUMBER, false },
+    { "latency_p99_ms", K_NUMBER, false },
+    { "boot_seconds", K_NUMBER, false },
+    { "pricing", K_STRING, false },
+    { "price_per_hour", K_NUMBER, false },
+    { "currency", K_STRING, false },
+    { "measured_at", K_STRING, true },
+    { "notes", K_STRING, false },
+};
+#define N_MFIELDS (sizeof mfields / sizeof mfields[0])
+
+static const struct mfield *mfield(const char *name)
+{
+    for (size_t i = 0; i < N_MFIELDS; i++)
+        if (strcmp(mfields[i].name, name) == 0)
+            return &mfields[i];
+    return NULL;
+}
+
+static bool kind_ok(const json_t *v, enum kind k)
+{
+    return k == K_STRING ? json_is_string(v) : k == K_INT ? json_is_integer(v) : json_is_number(v);
+}
+
+static double num(const json_t *o, const char *name, bool *has)
+{
+    json_t *v = json_object_get(o, name);
+    if (has)
+        *has = v != NULL;
+    return v ? json_number_value(v) : 0;
+}
+
+static bool str_ok(const char *s, size_t max)
+{
+    return s && *s && strlen(s) <= max;
+}
+
+/* Checks one measurement object; appends errors under prefix ("" or "/lines/N"). Returns how
+ * many it appended. */
+static size_t check_measurement(const json_t *o, const char *prefix, json_t *errors)
+{
+    size_t before = json_array_size(errors);
+    char ptr[300];
+    const char *key;
+    json_t *v;
+    json_object_foreach((json_t *)o, key, v)
+    {
+        const struct mfield *f = mfield(key);
+        snprintf(ptr, sizeof ptr, "%s/%s", prefix, key);
+        if (!f)
+            imx_verr(errors, ptr, "unknown field, or one you may not set");
+        else if (!kind_ok(v, f->kind))
+            imx_verr(errors, ptr, "must be %s",
+                     f->kind == K_STRING ? "a string"
+                     : f->kind == K_INT  ? "an integer"
+                                         : "a number");
+    }
+    for (size_t i = 0; i < N_MFIELDS; i++) {
+        if (mfields[i].required && !json_object_get(o, mfields[i].name)) {
+            snprintf(ptr, sizeof ptr, "%s/%s", prefix, mfields[i].name);
+            imx_verr(errors, ptr, "is required");
+        }
+    }
+    if (json_array_size(errors) > before)
+        return json_array_size(errors) - before;
+    struct imx_cost_values cv = { .throughput_per_s = num(o, "throughput_per_s", NULL) };
+    cv.latency_p50_ms = num(o, "latency_p50_ms", &cv.has_p50);
+    cv.latency_p99_ms = num(o, "latency_p99_ms", &cv.has_p99);
+    cv.boot_seconds = num(o, "boot_seconds", &cv.has_boot);
+    cv.price_per_hour = num(o, "price_per_hour", &cv.has_price);
+    cv.batch_size = (long long)json_integer_value(json_object_get(o, "batch_size"));
+    cv.has_gpu_count = json_object_get(o, "gpu_count") != NULL;
+    cv.gpu_count = (long long)json_integer_value(json_object_get(o, "gpu_count"));
+    struct imx_cost_problem probs[IMX_COST_MAX_PROBLEMS];
+    size_t n = imx_cost_check(&cv, probs);
+    for (size_t i = 0; i < n; i++) {
+        snprintf(ptr, sizeof ptr, "%s/%s", prefix, probs[i].field);
+        imx_verr(errors, ptr, "%s", probs[i].detail);
+    }
+    const char *pricing = json_string_value(json_object_get(o, "pricing"));
+    if (pricing && strcmp(pricing, "on_demand") != 0 && strcmp(pricing, "spot") != 0 &&
+        strcmp(pricing, "reserved") != 0) {
+        snprintf(ptr, sizeof ptr, "%s/pricing", prefix);
+        imx_verr(errors, ptr, "must be on_demand, spot or reserved");
+    }
+    static const struct {
+        const char *name;
+        size_t max;
+    } lens[] = { { "model", 128 },   { "precision", 16 }, { "instance_type", 64 },
+                 { "provider", 32 }, { "region", 64 },    { "measured_at", 40 },
+                 { "currency", 3 } };
+    for (size_t i = 0; i < sizeof lens / sizeof lens[0]; i++) {
+        json_t *s = json_object_get(o, lens[i].name);
+        if (s && !str_ok(json_string_value(s), lens[i].max)) {
+            snprintf(ptr, sizeof ptr, "%s/%s", prefix, lens[i].name);
+            imx_verr(errors, ptr, "must be 1 to %zu characters", lens[i].max);
+        }
+    }
+    const char *notes = json_string_value(json_object_get(o, "notes"));
+    if (notes && strlen(notes) > 2000) {
+        snprintf(ptr, sizeof ptr, "%s/notes", prefix);
+        imx_verr(errors, ptr, "must be at most 2000 characters");
+    }
+    if (json_integer_value(json_object_get(o, "image")) < 1 && json_object_get(o, "image")) {
+        snprintf(ptr, sizeof ptr, "%s/image", prefix);
+        imx_verr(errors, ptr, "must be an image id");
+    }
+    return json_array_size(errors) - before;
+}
+
+/* Records o (valid) in the open transaction; SQL's errors go to errors under prefix. Returns
+ * the measurement JSON (new) on success, NULL with errors appended, or NULL with *failed = -1
+ * after a database failure (imx_db_tx_fail already called). */
+static json_t *record(struct imx_req *r, const char *team_id, const json_t *o, const char *prefix,
+                      json_t *errors, int *failed)
+{
+    char uid[24];
+    snprintf(uid, sizeof uid, "%lld", (long long)r->principal.user_id);
+    char *text = json_dumps(o, JSON_COMPACT);
+    PGresult *res = imx_db_measurement_record(r->db, team_id, uid, text);
+    free(text);
+    if (!imx_db_ok(res)) {
+        *failed = imx_db_tx_fail(r, res);
+        return NULL;
+    }
+    json_t *doc = json_loads(PQgetvalue(res, 0, 0), 0, NULL);
+    PQclear(res);
+    json_t *errs = json_object_get(doc, "errors"), *e;
+    size_t i;
+    json_array_foreach(errs, i, e)
+    {
+        char ptr[300];
+        snprintf(ptr, sizeof ptr, "%s%s", prefix, json_string_value(json_object_get(e, "pointer")));
+        imx_verr(errors, ptr, "%s", json_string_value(json_object_get(e, "detail")));
+    }
+    json_t *m = json_incref(json_object_get(doc, "measurement"));
+    json_decref(doc);
+    return m;
+}
+
+struct create_ctx {
+    char team_id[24];
+    json_t *body;
+};
+
+static int create_tx(struct imx_req *r, void *cls)
+{
+    struct create_ctx *c = cls;
+    json_t *errors = json_array();
+    int failed = 0;
+    json_t *m = record(r, c->team_id, c->body, "", errors, &failed);
+    if (failed) {
+        json_decref(errors);
+        return -1;
+    }
+    if (!m) {
+        imx_reply_invalid_steal(r, errors, "The measurement has invalid fields");
+        return -1;
+    }
+    json_decref(errors);
+    char id[24];
+    snprintf(id, sizeof id, "%lld", (long long)json_integer_value(json_object_get(m, "id")));
+    json_t *detail = json_pack("{s:O, s:O}", "image", json_object_get(m, "image"), "model",
+                               json_object_get(m, "model"));
+    int rc = imx_audit(r, "create", "measurement", id, detail);
+    json_decref(detail);
+    if (rc != 0) {
+        json_decref(m);
+        return rc;
+    }
+    char loc[64];
+    snprintf(loc, sizeof loc, "/v1/measurements/%s", id);
+    imx_reply_header(r, "Location", loc);
+    imx_reply_json_steal(r, 201, m);
+    return 0;
+}
+
+void imx_api_measurement_create(struct imx_req *r)
+{
+    json_t *body = imx_req_json(r);
+    if (!body)
+        return;
+    json_t *errors = json_array();
+    check_measurement(body, "", errors);
+    if (json_array_size(errors) > 0) {
+        imx_reply_invalid_steal(r, errors, "The measurement has invalid fields");
+        return;
+    }
+    json_decref(errors);
+    int64_t team =
+        imx_auth_team(r, json_string_value(json_object_get(body, "team")), IMX_ROLE_MEMBER);
+    if (!team)
+        return;
+    struct create_ctx c = { .body = body };
+    snprintf(c.team_id, sizeof c.team_id, "%lld", (long long)team);
+    imx_db_tx(r, create_tx, &c);
+}
+
+/* ---- import ---- */
+
+/* Splits one CSV line into fields in place (RFC 4180 quoting within a line). Returns the count,
+ * or -1 for a malformed line or too many fields. */
+static int csv_split(char *line, char **fields, int max)
+{
+    int n = 0;
+    char *p = line;
+    for (;;) {
+        if (n == max)
+            return -1;
+        if (*p == '"') {
+            char *w = ++p;
+            fields[n++] = w;
+            for (;;) {
+                if (*p == '\0')
+                    return -1;
+                if (*p == '"' && p[1] == '"') {
+                    *w++ = '"';
+                    p += 2;
+                } else if (*p == '"') {
+                    p++;
+                    break;
+                } else {
+                    *w++ = *p++;
+                }
+            }
+            *w = '\0';
+            if (*p == ',') {
+                p++;
+                continue;
+            }
+            return *p == '\0' ? n : -1;
+        }
+        fields[n++] = p;
+        char *comma = strchr(p, ',');
+        if (!comma)
+            return n;
+        *comma = '\0';
+        p = comma + 1;
+    }
+}
+
+/* A CSV cell as the JSON value its column needs; NULL for an empty cell (absent). Text that is
+ * not a number stays a string, so the field check names it. */
+static json_t *csv_value(const char *name, const char *cell)
+{
+    if (!*cell)
+        return NULL;
+    const struct mfield *f = mfield(name);
+    if (f && f->kind != K_STRING) {
+        char *end;
+        errno = 0;
+        if (f->kind == K_INT) {
+            long long v = strtoll(cell, &end, 10);
+            if (!*end && errno == 0)
+                return json_integer(v);
+        } else {
+            double v = strtod(cell, &end);
+            if (!*end && errno == 0 && isfinite(v))
+                return json_real(v);
+        }
+    }
+    return json_string(cell);
+}
+
+struct import_ctx {
+    char team_id[24];
+    const char *team;
+    json_t *lines;  /* [{"n": line number, "o": object}] */
+    json_t *errors; /* from parsing and checking */
+};
+
+static int import_tx(struct imx_req *r, void *cls)
+{
+    struct import_ctx *c = cls;
+    json_t *errors = json_deep_copy(c->errors), *ids = json_array(), *line;
+    size_t i;
+    json_array_foreach(c->lines, i, line)
+    {
+        char prefix[32];
+        snprintf(prefix, sizeof prefix, "/lines/%lld",
+                 (long long)json_integer_value(json_object_get(line, "n")));
+        int failed = 0;
+        json_t *m = record(r, c->team_id, json_object_get(line, "o"), prefix, errors, &failed);
+        if (failed) {
+            json_decref(errors);
+            json_decref(ids);
+            return -1;
+        }
+        if (m)
+            json_array_append(ids, json_object_get(m, "id"));
+        json_decref(m);
+    }
+    if (json_array_size(errors) > 0) {
+        json_decref(ids);
+        imx_reply_invalid_steal(r, errors, "Nothing was imported: some lines are invalid");
+        return -1;
+    }
+    json_decref(errors);
+    json_t *detail =
+        json_pack("{s:s, s:I}", "team", c->team, "count", (json_int_t)json_array_size(ids));
+    int rc = imx_audit(r, "import", "measurement", NULL, detail);
+    json_decref(detail);
+    if (rc != 0) {
+        json_decref(ids);
+        return rc;
+    }
+    imx_reply_json_steal(
+        r, 201, json_pack("{s:I, s:o}", "imported", (json_int_t)json_array_size(ids), "ids", ids));
+    return 0;
+}
+
+/* Adds object o (from line n) to the import after checking it. */
+static void import_add(struct import_ctx *c, json_t *o, long n)
+{
+    char prefix[32];
+    snprintf(prefix, sizeof prefix, "/lines/%ld", n);
+    json_t *team = json_object_get(o, "team");
+    if (!team)
+        json_object_set_new(o, "team", json_string(c->team));
+    else if (!json_is_string(team) || strcmp(json_string_value(team), c->team) != 0) {
+        char ptr[48];
+        snprintf(ptr, sizeof ptr, "%s/team", prefix);
+        imx_verr(c->errors, ptr, "must be the team of the import (%s)", c->team);
+    }
+    if (check_measurement(o, prefix, c->errors) == 0)
+        json_array_append_new(c->lines, json_pack("{s:I, s:O}", "n", (json_int_t)n, "o", o));
+    json_decref(o);
+}
+
+void imx_api_measurement_import(struct imx_req *r)
+{
+    const char *ct = imx_req_header(r, "Content-Type");
+    bool ndjson = ct && strncasecmp(ct, "application/x-ndjson", 20) == 0;
+    bool csv = ct && strncasecmp(ct, "text/csv", 8) == 0;
+    if (!ndjson && !csv) {
+        imx_reply_problem(r, IMX_E_UNSUPPORTED_MEDIA_TYPE,
+                          "Send application/x-ndjson (one measurement a line) or text/csv "
+                          "(a header line of field names)");
+        return;
+    }
+    const char *team_slug = imx_req_query(r, "team");
+    if (!team_slug) {
+        imx_reply_problem(r, IMX_E_BAD_REQUEST, "Name the team: ?team=slug");
+        return;
+    }
+    int64_t team = imx_auth_team(r, team_slug, IMX_ROLE_MEMBER);
+    if (!team)
+        return;
+    struct import_ctx c = { .team = team_slug, .lines = json_array(), .errors = json_array() };
+    snprintf(c.team_id, sizeof c.team_id, "%lld", (long long)team);
+    char *text = strdup(r->body ? r->body : "");
+    char *header[CSV_MAX_COLUMNS];
+    int ncols = 0;
+    long n = 0, data_lines = 0;
+    char *save = NULL;
+    bool too_many = false;
+    /* strtok_r would merge empty lines and lose the numbering; split by hand. */
+    for (char *line = text; line && !too_many; line = save) {
+        char *nl = strchr(line, '\n');
+        save = nl ? nl + 1 : NULL;
+        if (nl)
+            *nl = '\0';
+        n++;
+        size_t len = strlen(line);
+        if (len && line[len - 1] == '\r')
+            line[--len] = '\0';
+        if (len == 0)
+            continue;
+        char ptr[48];
+        snprintf(ptr, sizeof ptr, "/lines/%ld", n);
+        if (++data_lines > IMPORT_MAX_LINES) {
+            too_many = true;
+            break;
+        }
+        if (ndjson) {
+            json_error_t jerr;
+            json_t *o = json_loads(line, JSON_REJECT_DUPLICATES, &jerr);
+            if (!json_is_object(o)) {
+                json_decref(o);
+                imx_verr(c.errors, ptr, "is not a JSON object: %s", o ? "" : jerr.text);
+                continue;
+            }
+            import_add(&c, o, n);
+        } else if (ncols == 0) {
+            data_lines--;
+            ncols = csv_split(line, header, CSV_MAX_COLUMNS);
+            if (ncols <= 0) {
+                imx_verr(c.errors, ptr, "is not a CSV header of at most %d field names",
+                         CSV_MAX_COLUMNS);
+                break;
+            }
+        } else {
+            char *cells[CSV_MAX_COLUMNS];
+            int k = csv_split(line, cells, CSV_MAX_COLUMNS);
+            if (k != ncols) {
+                imx_verr(c.errors, ptr, "has %d fields; the header has %d", k < 0 ? 0 : k, ncols);
+                continue;
+            }
+            json_t *o = json_object();
+            for (int i = 0; i < k; i++) {
+                json_t *v = csv_value(header[i], cells[i]);
+                if (v)
+                    json_object_set_new(o, header[i], v);
+            }
+            import_add(&c, o, n);
+        }
+    }
+    if (too_many) {
+        imx_reply_problem(r, IMX_E_PAYLOAD_TOO_LARGE, "At most %d measurements per import",
+                          IMPORT_MAX_LINES);
+    } else if (json_array_size(c.lines) == 0 && json_array_size(c.errors) == 0) {
+        imx_reply_problem(r, IMX_E_BAD_REQUEST, "The body holds no measurements");
+    } else {
+        imx_db_tx(r, import_tx, &c);
+    }
+    free(text);
+    json_decref(c.lines);
+    json_decref(c.errors);
+}
+
+/* ---- reads ---- */
+
+void imx_api_measurement_list(struct imx_req *r)
+{
+    struct imx_api_scope sc;
+    unsigned long long limit = LIST_DEFAULT, v;
+    const char *image = imx_req_query(r, "image"), *limit_s = imx_req_query(r, "limit");
+    const char *cursor = imx_req_query(r, "cursor");
+    char before[24], limit_txt[16];
+    const char *before_id = NULL;
+    if (limit_s && imx_parse_uint(limit_s, 1, LIST_MAX, &limit) != 0) {
+        imx_reply_problem(r, IMX_E_BAD_REQUEST, "limit must be from 1 to %d", LIST_MAX);
+        return;
+    }
+    if (image && imx_parse_uint(image, 1, INT64_MAX, &v) != 0) {
+        imx_reply_problem(r, IMX_E_BAD_REQUEST, "image must be an image id");
+        return;
+    }
+    if (cursor) {
+        json_t *key = imx_cursor_decode(cursor);
+        json_t *id = json_array_get(key, 0);
+        if (!json_is_integer(id) || json_array_size(key) != 1) {
+            json_decref(key);
+            imx_reply_problem(r, IMX_E_BAD_REQUEST, "The cursor is not one this server made");
+            return;
+        }
+        snprintf(before, sizeof before, "%lld", (long long)json_integer_value(id));
+        before_id = before;
+        json_decref(key);
+    }
+    if (imx_api_cost_scope(r, imx_req_query(r, "team"), &sc) != 0)
+        return;
+    struct imx_db_conn *c = imx_api_db_read(r);
+    if (!c)
+        return;
+    snprintf(limit_txt, sizeof limit_txt, "%llu", limit);
+    PGresult *res =
+        imx_db_measurement_list(c, &sc.s, image, imx_req_query(r, "model"),
+                                imx_req_query(r, "instance_type"), before_id, limit_txt);
+    if (!imx_db_ok(res)) {
+        imx_api_db_error(r, res);
+        PQclear(res);
+        return;
+    }
+    int n = PQntuples(res), shown = n > (int)limit ? (int)limit : n;
+    json_t *items = json_array();
+    for (int i = 0; i < shown; i++)
+        json_array_append_new(items, json_loads(PQgetvalue(res, i, 1), 0, NULL));
+    json_t *doc = json_pack("{s:o, s:n}", "items", items, "next_cursor");
+    if (n > (int)limit) {
+        char next[IMX_CURSOR_MAX];
+        json_t *key =
+            json_pack("[I]", (json_int_t)strtoll(PQgetvalue(res, shown - 1, 0), NULL, 10));
+        if (imx_cursor_encode(key, next, sizeof next) == 0) {
+            json_object_set_new(doc, "next_cursor", json_string(next));
+            imx_api_link_next(r, next);
+        }
+        json_decref(key);
+    }
+    PQclear(res);
+    imx_reply_json_steal(r, 200, doc);
+}
+
+void imx_api_measurement_get(struct imx_req *r)
+{
+    unsigned long long v;
+    const char *id = imx_req_param(r, "id");
+    if (imx_parse_uint(id, 1, INT64_MAX, &v) != 0) {
+        imx_reply_problem(r, IMX_E_NOT_FOUND, "No such measurement");
+        return;
+    }
+    struct imx_db_conn *c = imx_api_db(r);
+    if (!c)
+        return;
+    PGresult *res = imx_db_measurement_get(c, id);
+    if (!imx_db_ok(res) || PQntuples(res) == 0) {
+        if (!imx_db_ok(res))
+            imx_api_db_error(r, res);
+        else
+            imx_reply_problem(r, IMX_E_NOT_FOUND, "No such measurement");
+        PQclear(res);
+        return;
+    }
+    int64_t team = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
+    /* Another team's measurement is a 404, as if it did not exist. */
+    if (!imx_auth_team_id(r, team, IMX_ROLE_VIEWER) ||
+        (r->principal.token_id && r->principal.token_team != team)) {
+        if (r->reply.status == 0)
+            imx_reply_problem(r, IMX_E_NOT_FOUND, "No such measurement");
+        PQclear(res);
+        return;
+    }
+    json_t *doc = json_loads(PQgetvalue(res, 0, 1), 0, NULL);
+    PQclear(res);
+    imx_reply_json_steal(r, 200, doc);
+}

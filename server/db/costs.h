@@ -1,0 +1,88 @@
+/* SQL for instance types and their dated prices, cost measurements, and the cost rankings
+ * (medians computed by PostgreSQL). Every function runs one prepared statement and returns a new
+ * result (PQclear it) unless it says otherwise; string arguments are borrowed, NULL is SQL NULL.
+ * JSON documents come back as text in column 0. */
+#ifndef IMX_DB_COSTS_H
+#define IMX_DB_COSTS_H
+
+#include <libpq-fe.h>
+#include <stddef.h>
+
+#include "db/pool.h"
+
+/* Whose measurements a caller sees: the teams user_id belongs to, only token_team for an API
+ * token (NULL: no cap), and only team when given (NULL: all of them). Ids as decimal text. */
+struct imx_cost_scope {
+    const char *user_id;
+    const char *token_team;
+    const char *team;
+};
+
+/* Instance types */
+/* -> {"items":[instance type JSON]} filtered by provider, GPU (model in any spelling, or
+ * architecture) and instance family (NULL: any). */
+PGresult *imx_db_instance_type_list(struct imx_db_conn *c, const char *provider, const char *gpu,
+                                    const char *family);
+/* -> instance type JSON with "price_history" (every dated price, newest first); no row: none. */
+PGresult *imx_db_instance_type_get(struct imx_db_conn *c, const char *provider, const char *type);
+/* Creates (replace "false": no row when it exists) or creates/replaces (replace "true") a type.
+ * gpu_model in any spelling (stored canonical). -> provider, instance_type. 23503: unknown GPU. */
+PGresult *imx_db_instance_type_put(struct imx_db_conn *c, const char *provider, const char *type,
+                                   const char *gpu_model, const char *gpu_count,
+                                   const char *gpu_memory_gib, const char *vcpus,
+                                   const char *memory_gib, const char *host_arch,
+                                   const char *region, const char *source, const char *replace);
+/* Adds a dated price (valid_from NULL: now) -> price JSON; 23503: no such type, 23505: that
+ * price already has a row for that moment. */
+PGresult *imx_db_instance_price_add(struct imx_db_conn *c, const char *provider, const char *type,
+                                    const char *pricing, const char *region, const char *price,
+                                    const char *currency, const char *valid_from,
+                                    const char *source);
+
+/* Measurements */
+/* Records one measurement (j: its JSON object, checked for types and ranges) for team_id by
+ * user_id -> {"errors":[{pointer,detail}]} or {"measurement":{...}} (imx_measurement_record). */
+PGresult *imx_db_measurement_record(struct imx_db_conn *c, const char *team_id, const char *user_id,
+                                    const char *j);
+/* -> team_id, measurement JSON; no row: none. */
+PGresult *imx_db_measurement_get(struct imx_db_conn *c, const char *id);
+/* The scope's measurements, newest id first, filtered (NULL: any), after the keyset id, at most
+ * limit+1 -> id, measurement JSON. */
+PGresult *imx_db_measurement_list(struct imx_db_conn *c, const struct imx_cost_scope *s,
+                                  const char *image, const char *model, const char *instance_type,
+                                  const char *before_id, const char *limit);
+
+/* Rankings */
+/* Per (model, instance type, pricing) of one image over the scope's measurements: count, median
+ * and p90 cost per 1k inferences and throughput, median p99 latency, boot seconds and boot cost
+ * -> {"image", "basis", "items":[...]}; NULL in column 0 when no such image. */
+PGresult *imx_db_image_costs(struct imx_db_conn *c, const char *image_id,
+                             const struct imx_cost_scope *s);
+
+struct imx_cost_ranking {
+    const char *model;            /* required */
+    const char *max_p99_ms;       /* median p99 latency at most this (NULL: no target) */
+    const char *gpu;              /* model in any spelling, or architecture */
+    const char *pricing;          /* on_demand | spot | reserved */
+    const char *region;           /* measured in this region */
+    const char *family;           /* image family */
+    const char *instance_family;  /* "p5", "g6e" */
+    const char *daily_inferences; /* monthly cost of this many a day */
+    const char *limit;            /* rows */
+};
+/* (image, instance type, pricing) rows by median cost per 1k inferences -> {"model",
+ * "max_p99_ms", "daily_inferences", "days_per_month", "basis", "excluded_by_latency",
+ * "items":[{rank, image, instance_type, ..., measurements, median_cost_per_1k_inferences,
+ * monthly_cost}]}. */
+PGresult *imx_db_cost_ranking(struct imx_db_conn *c, const struct imx_cost_scope *s,
+                              const struct imx_cost_ranking *q);
+
+/* For /v1/compare: each image's best (lowest) median cost per 1k inferences per model over its
+ * (instance type, pricing) groups, and its median boot seconds, over the scope's measurements
+ * only: {"<image id>": {"best_cost_per_1k": {"<model>": value}, "boot_seconds_median":
+ * value|null}} with every id present. *json is new (free() it). Returns 0, or -1 (n == 0, more
+ * than 100 ids, or a database failure: *json NULL). */
+int imx_db_costs_for_images(struct imx_db_conn *c, const long long *ids, size_t n,
+                            const struct imx_cost_scope *scope, char **json);
+
+#endif

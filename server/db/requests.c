@@ -1,0 +1,124 @@
+/* SQL for image requests. Matching an image to a request is SQL imx_request_satisfied_by, the
+ * same predicate the publish trigger uses, so a request's matches mean one thing. */
+#include "db/requests.h"
+
+IMX_DB_STMT(q_catalog_team, 1,
+            "SELECT id, slug FROM teams WHERE ($1::text IS NOT NULL AND slug = $1::text)"
+            " OR ($1::text IS NULL AND id = (SELECT min(id) FROM teams))");
+
+PGresult *imx_db_catalog_team(struct imx_db_conn *c, const char *slug)
+{
+    const char *p[] = { slug };
+    return imx_db_exec(c, &q_catalog_team, p);
+}
+
+IMX_DB_STMT(
+    q_create, 1,
+    "WITH d AS (SELECT $1::jsonb AS j),"
+    " r AS (INSERT INTO image_requests (team_id, catalog_team_id, title, family, os_name,"
+    "  os_version, architecture, gpus, tags, justification, compatibility, created_by)"
+    "  SELECT (j->>'team_id')::bigint, (j->>'catalog_team_id')::bigint, j->>'title',"
+    "   j->>'family', j->>'os_name', j->>'os_version', j->>'architecture',"
+    "   ARRAY(SELECT jsonb_array_elements_text(j->'gpus')),"
+    "   ARRAY(SELECT jsonb_array_elements_text(j->'tags')),"
+    "   coalesce(j->>'justification', ''), coalesce(j->'compatibility', '{}'),"
+    "   (j->>'created_by')::bigint FROM d RETURNING id),"
+    " k AS (INSERT INTO request_constraints (request_id, ord, component, range, lo, lo_incl,"
+    "  hi, hi_incl)"
+    "  SELECT r.id, x.ord, x.v->>'component', x.v->>'range', (x.v->>'lo')::int[],"
+    "   (x.v->>'lo_incl')::bool, (x.v->>'hi')::int[], (x.v->>'hi_incl')::bool"
+    "  FROM r, d, jsonb_array_elements(d.j->'constraints') WITH ORDINALITY AS x(v, ord)"
+    "  RETURNING 1),"
+    " e AS (INSERT INTO request_events (request_id, actor_user_id, from_state, to_state)"
+    "  SELECT r.id, (d.j->>'created_by')::bigint, NULL, 'open' FROM r, d RETURNING 1)"
+    " SELECT id FROM r");
+
+PGresult *imx_db_request_create(struct imx_db_conn *c, const char *j)
+{
+    const char *p[] = { j };
+    return imx_db_exec(c, &q_create, p);
+}
+
+/* A separate statement: the constraints inserted by q_create are visible only after it. */
+IMX_DB_STMT(q_match_existing, 1,
+            "INSERT INTO request_matches (request_id, image_id, via)"
+            " SELECT $1::bigint, i.id, 'existing' FROM images i"
+            " WHERE i.status = 'active' AND imx_request_satisfied_by($1::bigint, i.id)"
+            " ON CONFLICT DO NOTHING");
+
+IMX_DB_STMT(q_get, 2,
+            "SELECT r.team_id, r.catalog_team_id, r.state, imx_request_json(r.id)::text"
+            " FROM image_requests r WHERE r.id = $1::bigint AND NOT $2::bool"
+            " UNION ALL"
+            " SELECT r.team_id, r.catalog_team_id, r.state, imx_request_json(r.id)::text"
+            " FROM (SELECT * FROM image_requests WHERE id = $1::bigint AND $2::bool"
+            "  FOR UPDATE) r");
+
+PGresult *imx_db_request_get(struct imx_db_conn *c, const char *id, const char *for_update)
+{
+    const char *p[] = { id, for_update ? for_update : "false" };
+    return imx_db_exec(c, &q_get, p);
+}
+
+IMX_DB_STMT(q_list, 6,
+            "SELECT r.id, imx_request_json(r.id)::text FROM image_requests r"
+            " WHERE (r.team_id IN (SELECT imx_caller_teams($1::bigint, $2::bigint, NULL))"
+            "  OR r.catalog_team_id IN (SELECT imx_caller_teams($1::bigint, $2::bigint, NULL)))"
+            " AND ($3::bigint IS NULL OR r.team_id = $3::bigint)"
+            " AND ($4::text IS NULL OR r.state = $4::text)"
+            " AND ($5::bigint IS NULL OR r.id < $5::bigint)"
+            " ORDER BY r.id DESC LIMIT $6::int + 1");
+
+PGresult *imx_db_request_list(struct imx_db_conn *c, const char *user_id, const char *token_team,
+                              const char *team_id, const char *state, const char *before_id,
+                              const char *limit)
+{
+    const char *p[] = { user_id, token_team, team_id, state, before_id, limit };
+    return imx_db_exec(c, &q_list, p);
+}
+
+IMX_DB_STMT(q_satisfied, 2, "SELECT imx_request_satisfied_by($1::bigint, $2::bigint)::text");
+
+PGresult *imx_db_request_satisfied_by(struct imx_db_conn *c, const char *request_id,
+                                      const char *image_id)
+{
+    const char *p[] = { request_id, image_id };
+    return imx_db_exec(c, &q_satisfied, p);
+}
+
+IMX_DB_STMT(q_move, 6,
+            "WITH u AS (UPDATE image_requests SET state = $3,"
+            "  fulfilled_image_id = CASE WHEN $3 = 'fulfilled' THEN $6::bigint END,"
+            "  reason = CASE WHEN $3 = 'rejected' THEN $5 ELSE reason END, updated_at = now()"
+            "  WHERE id = $1::bigint AND state = $2 RETURNING id),"
+            " e AS (INSERT INTO request_events (request_id, actor_user_id, from_state, to_state,"
+            "  comment, image_id) SELECT u.id, $4::bigint, $2, $3, $5, $6::bigint FROM u"
+            "  RETURNING 1)"
+            " SELECT id FROM u");
+
+PGresult *imx_db_request_move(struct imx_db_conn *c, const char *id, const char *from,
+                              const char *to, const char *user_id, const char *comment,
+                              const char *image_id)
+{
+    const char *p[] = { id, from, to, user_id, comment, image_id };
+    return imx_db_exec(c, &q_move, p);
+}
+
+IMX_DB_STMT(q_comment, 3,
+            "INSERT INTO request_comments (request_id, author_user_id, body)"
+            " VALUES ($1::bigint, $2::bigint, $3)"
+            " RETURNING json_build_object('id', id, 'at', at, 'body', body,"
+            " 'by', (SELECT email FROM users WHERE id = author_user_id))::text");
+
+PGresult *imx_db_request_comment(struct imx_db_conn *c, const char *id, const char *user_id,
+                                 const char *body)
+{
+    const char *p[] = { id, user_id, body };
+    return imx_db_exec(c, &q_comment, p);
+}
+
+PGresult *imx_db_request_match_existing(struct imx_db_conn *c, const char *id)
+{
+    const char *p[] = { id };
+    return imx_db_exec(c, &q_match_existing, p);
+}

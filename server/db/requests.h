@@ -1,0 +1,52 @@
+/* SQL for image requests: create with constraints and existing matches, read, list, move through
+ * states with history, comment. Every function runs one prepared statement and returns a new
+ * result (PQclear it); string arguments are borrowed, NULL is SQL NULL. */
+#ifndef IMX_DB_REQUESTS_H
+#define IMX_DB_REQUESTS_H
+
+#include <libpq-fe.h>
+
+#include "db/pool.h"
+
+/* The catalog team: the team with this slug, or the first team created when slug is NULL
+ * -> id, slug; no row: none. */
+PGresult *imx_db_catalog_team(struct imx_db_conn *c, const char *slug);
+
+/* Creates a request from j: {"team_id", "catalog_team_id", "title", "family", "os_name",
+ * "os_version", "architecture", "gpus":[...], "tags":[...], "justification", "compatibility",
+ * "created_by", "constraints":[{"component", "range", "lo", "lo_incl", "hi", "hi_incl"}]} (lo/hi
+ * as int[] literals from imx_constraint_sql_bounds, unbounded ends already widened), records
+ * its first history entry (-> open) -> id. */
+PGresult *imx_db_request_create(struct imx_db_conn *c, const char *j);
+
+/* Records the active images that already satisfy request id (run after imx_db_request_create,
+ * in the same transaction). */
+PGresult *imx_db_request_match_existing(struct imx_db_conn *c, const char *id);
+
+/* -> team_id, catalog_team_id, state, request JSON (imx_request_json); no row: none. With
+ * for_update "true", locks the request row for the transaction. */
+PGresult *imx_db_request_get(struct imx_db_conn *c, const char *id, const char *for_update);
+
+/* Requests the user sees (requesting team or catalog team; a token's team only when token_team
+ * is set), filtered by requesting team and state (NULL: any), newest first, after before_id, at
+ * most limit+1 -> id, request JSON. */
+PGresult *imx_db_request_list(struct imx_db_conn *c, const char *user_id, const char *token_team,
+                              const char *team_id, const char *state, const char *before_id,
+                              const char *limit);
+
+/* Does the image satisfy the request -> "t"/"f" (SQL imx_request_satisfied_by). */
+PGresult *imx_db_request_satisfied_by(struct imx_db_conn *c, const char *request_id,
+                                      const char *image_id);
+
+/* Moves the request from `from` to `to` (no row: it was not in `from` any more), setting the
+ * image (fulfilled) or the reason (rejected, from comment), and records the history entry
+ * -> id. */
+PGresult *imx_db_request_move(struct imx_db_conn *c, const char *id, const char *from,
+                              const char *to, const char *user_id, const char *comment,
+                              const char *image_id);
+
+/* Adds a comment -> comment JSON. */
+PGresult *imx_db_request_comment(struct imx_db_conn *c, const char *id, const char *user_id,
+                                 const char *body);
+
+#endif
