@@ -9,6 +9,7 @@
 
 #include "db/pool.h"
 #include "http/request.h"
+#include "util/config.h"
 
 /* The request's pooled connection, acquired on first use and released after the handler.
  * Returns NULL after replying 503 when the database is unavailable or the pool is exhausted. */
@@ -71,5 +72,20 @@ void imx_api_token_create(struct imx_req *r);
 void imx_api_token_list(struct imx_req *r);
 void imx_api_token_revoke(struct imx_req *r);
 void imx_api_audit_list(struct imx_req *r);
+
+/* Webhook subscriptions and deliveries (server/api/webhooks.c). */
+/* Reads the SSRF allow list (IMAXE_WEBHOOK_ALLOW_HOSTS) that subscription URLs are checked
+ * with. Call at start-up. Returns 0, or -1 with a message. */
+int imx_api_webhooks_init(const struct imx_config *cfg, char *err, size_t errlen);
+void imx_api_webhook_create(struct imx_req *r);
+void imx_api_webhook_list(struct imx_req *r);
+void imx_api_webhook_get(struct imx_req *r);
+void imx_api_webhook_update(struct imx_req *r);
+void imx_api_webhook_delete(struct imx_req *r);
+void imx_api_webhook_rotate_secret(struct imx_req *r);
+void imx_api_webhook_test(struct imx_req *r);
+void imx_api_webhook_deliveries(struct imx_req *r);
+void imx_api_delivery_get(struct imx_req *r);
+void imx_api_delivery_redeliver(struct imx_req *r);
 
 #endif
