@@ -108,6 +108,10 @@ static int serve(const struct imx_config *cfg, sigset_t *sigs)
         imx_error("%s", err);
         return 1;
     }
+    if (imx_api_webhooks_init(cfg, err, sizeof err) != 0) {
+        imx_error("%s", err);
+        return 1;
+    }
     load_openapi(cfg->openapi_path);
     if (imx_metrics_init() != 0 || imx_db_pool_init(cfg->database_url, cfg->db_pool_size,
                                                     cfg->db_acquire_ms, cfg->statement_ms) != 0) {

@@ -9,6 +9,7 @@
 
 #include "db/pool.h"
 #include "http/request.h"
+#include "util/config.h"
 
 /* The request's pooled connection, acquired on first use and released after the handler.
  * Returns NULL after replying 503 when the database is unavailable or the pool is exhausted. */
@@ -89,5 +90,19 @@ void imx_api_pin_delete(struct imx_req *r);
  * smallest and largest keys), the form advisory ranges and pin constraints are stored in. Returns
  * a new object, or NULL with a message in err when the constraint is invalid or matches nothing. */
 json_t *imx_api_range_bounds(const char *range, char *err, size_t errlen);
+/* Webhook subscriptions and deliveries (server/api/webhooks.c). */
+/* Reads the SSRF allow list (IMAXE_WEBHOOK_ALLOW_HOSTS) that subscription URLs are checked
+ * with. Call at start-up. Returns 0, or -1 with a message. */
+int imx_api_webhooks_init(const struct imx_config *cfg, char *err, size_t errlen);
+void imx_api_webhook_create(struct imx_req *r);
+void imx_api_webhook_list(struct imx_req *r);
+void imx_api_webhook_get(struct imx_req *r);
+void imx_api_webhook_update(struct imx_req *r);
+void imx_api_webhook_delete(struct imx_req *r);
+void imx_api_webhook_rotate_secret(struct imx_req *r);
+void imx_api_webhook_test(struct imx_req *r);
+void imx_api_webhook_deliveries(struct imx_req *r);
+void imx_api_delivery_get(struct imx_req *r);
+void imx_api_delivery_redeliver(struct imx_req *r);
 
 #endif

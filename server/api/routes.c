@@ -61,6 +61,21 @@ const struct imx_route imx_routes[] = {
     { "POST", "/v1/requests/{id}/transitions", SIGNED_IN, imx_api_request_transition,
       IMX_ROLE_VIEWER },
     { "POST", "/v1/requests/{id}/comments", SIGNED_IN, imx_api_request_comment, IMX_ROLE_VIEWER },
+    /* Webhooks: team admins change subscriptions, members send test pings and redeliver,
+     * viewers read (server/api/webhooks.c). */
+    { "POST", "/v1/webhooks", SIGNED_IN, imx_api_webhook_create, IMX_ROLE_ADMIN },
+    { "GET", "/v1/webhooks", SIGNED_IN, imx_api_webhook_list, IMX_ROLE_VIEWER },
+    { "GET", "/v1/webhooks/{id}", SIGNED_IN, imx_api_webhook_get, IMX_ROLE_VIEWER },
+    { "PATCH", "/v1/webhooks/{id}", SIGNED_IN, imx_api_webhook_update, IMX_ROLE_ADMIN },
+    { "DELETE", "/v1/webhooks/{id}", SIGNED_IN, imx_api_webhook_delete, IMX_ROLE_ADMIN },
+    { "POST", "/v1/webhooks/{id}/rotate-secret", SIGNED_IN, imx_api_webhook_rotate_secret,
+      IMX_ROLE_ADMIN },
+    { "POST", "/v1/webhooks/{id}/test", SIGNED_IN, imx_api_webhook_test, IMX_ROLE_MEMBER },
+    { "GET", "/v1/webhooks/{id}/deliveries", SIGNED_IN, imx_api_webhook_deliveries,
+      IMX_ROLE_VIEWER },
+    { "GET", "/v1/deliveries/{id}", SIGNED_IN, imx_api_delivery_get, IMX_ROLE_VIEWER },
+    { "POST", "/v1/deliveries/{id}/redeliver", SIGNED_IN, imx_api_delivery_redeliver,
+      IMX_ROLE_MEMBER },
 };
 
 const size_t imx_routes_count = sizeof imx_routes / sizeof imx_routes[0];

@@ -208,3 +208,162 @@ int imx_db_webhook_finish(struct imx_db_conn *db, const struct imx_db_webhook_cl
     free(v);
     return 0;
 }
+
+/* The HTTP API: subscriptions and their deliveries. */
+
+#define TEXT_ARRAY(p) "ARRAY(SELECT jsonb_array_elements_text(" p "::jsonb))"
+
+/* A subscription as the API shows it: never its secrets; with its last delivery. */
+#define WEBHOOK_JSON                                                                               \
+    "json_build_object('id', w.id, 'team', t.slug, 'url', w.url, 'description', w.description, "   \
+    "'events', w.event_types, 'families', w.filter_families, 'pins', w.filter_pins, "              \
+    "'min_severity', w.min_severity, 'enabled', w.enabled, 'disabled_reason', "                    \
+    "w.disabled_reason, 'disabled_at', w.disabled_at, 'failing_since', w.failing_since, "          \
+    "'previous_secret_expires_at', CASE WHEN w.previous_secret_expires_at > now() THEN "           \
+    "w.previous_secret_expires_at END, 'created_at', w.created_at, 'updated_at', w.updated_at, "   \
+    "'last_delivery', (SELECT json_build_object('id', d.id, 'message_id', 'msg_' || d.event_id, "  \
+    "'event_type', e.type, 'state', d.state, 'last_status', d.last_status, 'last_error', "         \
+    "d.last_error, 'created_at', d.created_at, 'delivered_at', d.delivered_at, 'updated_at', "     \
+    "d.updated_at) FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id WHERE "    \
+    "d.webhook_id = w.id ORDER BY d.id DESC LIMIT 1))"
+
+/* One delivery with every attempt in order; extra adds members to each attempt. */
+#define DELIVERY_JSON(extra_attempt, extra)                                                        \
+    "json_build_object('id', d.id, 'webhook', d.webhook_id, 'message_id', 'msg_' || d.event_id, "  \
+    "'event_type', e.type, 'state', d.state, 'next_attempt_at', d.next_attempt_at, "               \
+    "'last_status', d.last_status, 'last_error', d.last_error, 'created_at', d.created_at, "       \
+    "'delivered_at', d.delivered_at, 'updated_at', d.updated_at, 'attempts', "                     \
+    "coalesce((SELECT json_agg(json_build_object('attempt', a.attempt, 'started_at', "             \
+    "a.started_at, 'status_code', a.status_code, 'latency_ms', a.latency_ms, 'error', a.error, "   \
+    "'next_attempt_at', a.next_attempt_at" extra_attempt ") ORDER BY a.id) FROM "                  \
+    "webhook_attempts a WHERE a.delivery_id = d.id), '[]')" extra ")"
+
+IMX_DB_STMT(q_webhook_create, 8,
+            "WITH w AS (INSERT INTO webhooks (team_id, url, description, secret, event_types, "
+            "filter_families, filter_pins, min_severity) VALUES ($1::bigint, $2, coalesce($3, ''), "
+            "$4, " TEXT_ARRAY("$5") ", " TEXT_ARRAY("$6") ", " TEXT_ARRAY(
+                "$7") ", $8) "
+                      "RETURNING *) SELECT w.id, " WEBHOOK_JSON
+                      " FROM w JOIN teams t ON t.id = w.team_id");
+
+PGresult *imx_db_webhook_create(struct imx_db_conn *c, const char *team_id, const char *url,
+                                const char *description, const char *secret, const char *events,
+                                const char *families, const char *pins, const char *min_severity)
+{
+    const char *p[] = { team_id, url, description, secret, events, families, pins, min_severity };
+    return imx_db_exec(c, &q_webhook_create, p);
+}
+
+IMX_DB_STMT(q_webhook_owner, 1, "SELECT team_id, enabled FROM webhooks WHERE id = $1::bigint");
+
+PGresult *imx_db_webhook_owner(struct imx_db_conn *c, const char *id)
+{
+    const char *p[] = { id };
+    return imx_db_exec(c, &q_webhook_owner, p);
+}
+
+IMX_DB_STMT(q_webhook_get, 1,
+            "SELECT " WEBHOOK_JSON " FROM webhooks w JOIN teams t ON t.id = w.team_id "
+            "WHERE w.id = $1::bigint");
+
+PGresult *imx_db_webhook_get(struct imx_db_conn *c, const char *id)
+{
+    const char *p[] = { id };
+    return imx_db_exec(c, &q_webhook_get, p);
+}
+
+IMX_DB_STMT(q_webhook_list, 3,
+            "SELECT w.id, " WEBHOOK_JSON " FROM webhooks w JOIN teams t ON t.id = w.team_id "
+            "WHERE w.team_id = $1::bigint AND ($2::bigint IS NULL OR w.id > $2::bigint) "
+            "ORDER BY w.id LIMIT $3::int + 1");
+
+PGresult *imx_db_webhook_list(struct imx_db_conn *c, const char *team_id, const char *after_id,
+                              const char *limit)
+{
+    const char *p[] = { team_id, after_id, limit };
+    return imx_db_exec(c, &q_webhook_list, p);
+}
+
+IMX_DB_STMT(
+    q_webhook_update, 9,
+    "UPDATE webhooks SET url = coalesce($3, url), description = coalesce($4, description), "
+    "event_types = CASE WHEN $5::jsonb IS NULL THEN event_types ELSE " TEXT_ARRAY(
+        "$5") " END, "
+              "filter_families = CASE WHEN $6::jsonb IS NULL THEN filter_families ELSE " TEXT_ARRAY(
+                  "$6") " END, "
+                        "filter_pins = CASE WHEN $7::jsonb IS NULL THEN filter_pins "
+                        "ELSE " TEXT_ARRAY(
+                            "$7") " END, "
+                                  "min_severity = CASE WHEN $8::boolean THEN $9 ELSE min_severity "
+                                  "END, updated_at = now() "
+                                  "WHERE id = $1::bigint AND team_id = $2::bigint RETURNING id");
+
+PGresult *imx_db_webhook_update(struct imx_db_conn *c, const char *id, const char *team_id,
+                                const char *url, const char *description, const char *events,
+                                const char *families, const char *pins, const char *set_severity,
+                                const char *min_severity)
+{
+    const char *p[] = { id,       team_id, url,          description, events,
+                        families, pins,    set_severity, min_severity };
+    return imx_db_exec(c, &q_webhook_update, p);
+}
+
+/* Disabling a disabled subscription would overwrite why it was disabled: skip it. */
+IMX_DB_STMT(q_webhook_enable, 3,
+            "SELECT imx_webhook_set_enabled(id, $2::boolean, $3) FROM webhooks "
+            "WHERE id = $1::bigint AND ($2::boolean OR enabled)");
+
+PGresult *imx_db_webhook_enable(struct imx_db_conn *c, const char *id, const char *enabled,
+                                const char *reason)
+{
+    const char *p[] = { id, enabled, reason };
+    return imx_db_exec(c, &q_webhook_enable, p);
+}
+
+IMX_DB_STMT(q_webhook_delete, 2,
+            "DELETE FROM webhooks WHERE id = $1::bigint AND team_id = $2::bigint RETURNING id");
+
+PGresult *imx_db_webhook_delete(struct imx_db_conn *c, const char *id, const char *team_id)
+{
+    const char *p[] = { id, team_id };
+    return imx_db_exec(c, &q_webhook_delete, p);
+}
+
+IMX_DB_STMT(q_webhook_deliveries, 4,
+            "SELECT d.id, " DELIVERY_JSON(
+                "",
+                "") " FROM webhook_deliveries d "
+                    "JOIN webhook_events e ON e.id = d.event_id WHERE d.webhook_id = $1::bigint "
+                    "AND ($2::bigint IS NULL OR d.id < $2::bigint) "
+                    "AND ($3::text IS NULL OR d.state = $3::webhook_delivery_state) "
+                    "ORDER BY d.id DESC LIMIT $4::int + 1");
+
+PGresult *imx_db_webhook_deliveries(struct imx_db_conn *c, const char *webhook_id,
+                                    const char *before_id, const char *state, const char *limit)
+{
+    const char *p[] = { webhook_id, before_id, state, limit };
+    return imx_db_exec(c, &q_webhook_deliveries, p);
+}
+
+IMX_DB_STMT(q_delivery_owner, 1,
+            "SELECT w.team_id, d.webhook_id, d.state, w.enabled FROM webhook_deliveries d "
+            "JOIN webhooks w ON w.id = d.webhook_id WHERE d.id = $1::bigint");
+
+PGresult *imx_db_delivery_owner(struct imx_db_conn *c, const char *id)
+{
+    const char *p[] = { id };
+    return imx_db_exec(c, &q_delivery_owner, p);
+}
+
+IMX_DB_STMT(
+    q_delivery_get, 1,
+    "SELECT " DELIVERY_JSON(", 'response_body', a.response_body",
+                            ", 'payload', e.body::json") " FROM webhook_deliveries d JOIN "
+                                                         "webhook_events e ON e.id = d.event_id "
+                                                         "WHERE d.id = $1::bigint");
+
+PGresult *imx_db_delivery_get(struct imx_db_conn *c, const char *id)
+{
+    const char *p[] = { id };
+    return imx_db_exec(c, &q_delivery_get, p);
+}

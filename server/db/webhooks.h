@@ -5,6 +5,7 @@
 #define IMX_DB_WEBHOOKS_H
 
 #include <jansson.h>
+#include <libpq-fe.h>
 #include <stdint.h>
 
 #include "db/pool.h"
@@ -77,5 +78,43 @@ struct imx_db_webhook_attempt {
  * resulting state ("pending", "delivered", "failed", "stale") copied into state, or -1. */
 int imx_db_webhook_finish(struct imx_db_conn *db, const struct imx_db_webhook_claim *c,
                           const struct imx_db_webhook_attempt *a, char *state, size_t len);
+
+/* The /v1/webhooks and /v1/deliveries API. Each function runs one prepared statement and
+ * returns a new result (PQclear it); string arguments are borrowed, NULL is SQL NULL; lists of
+ * strings are JSON arrays of strings. Responses never include a secret. */
+
+/* Creates a subscription -> id, webhook JSON. Fails with 23514 and constraint
+ * "webhooks_per_team_limit" when the team has 50 already. */
+PGresult *imx_db_webhook_create(struct imx_db_conn *c, const char *team_id, const char *url,
+                                const char *description, const char *secret, const char *events,
+                                const char *families, const char *pins, const char *min_severity);
+/* Who owns a subscription -> team_id, enabled (no row: none). */
+PGresult *imx_db_webhook_owner(struct imx_db_conn *c, const char *id);
+/* -> webhook JSON, with its last delivery (no row: none). */
+PGresult *imx_db_webhook_get(struct imx_db_conn *c, const char *id);
+/* A team's subscriptions by id, after the keyset id (NULL: from the start), at most limit+1 ->
+ * id, webhook JSON. */
+PGresult *imx_db_webhook_list(struct imx_db_conn *c, const char *team_id, const char *after_id,
+                              const char *limit);
+/* Changes the fields given (NULL: unchanged); min_severity changes only when set_severity is
+ * "true" (NULL then clears it) -> id (no row: none). */
+PGresult *imx_db_webhook_update(struct imx_db_conn *c, const char *id, const char *team_id,
+                                const char *url, const char *description, const char *events,
+                                const char *families, const char *pins, const char *set_severity,
+                                const char *min_severity);
+/* Enables ("true": clears the failure streak) or disables ("false", with reason; a no-op when
+ * disabled already) -> one row. */
+PGresult *imx_db_webhook_enable(struct imx_db_conn *c, const char *id, const char *enabled,
+                                const char *reason);
+/* Deletes a subscription with its deliveries -> id (no row: none). */
+PGresult *imx_db_webhook_delete(struct imx_db_conn *c, const char *id, const char *team_id);
+/* A subscription's deliveries, newest first, before the keyset id (NULL: from the newest), in
+ * state (NULL: any), at most limit+1 -> id, delivery JSON with its attempts. */
+PGresult *imx_db_webhook_deliveries(struct imx_db_conn *c, const char *webhook_id,
+                                    const char *before_id, const char *state, const char *limit);
+/* Who owns a delivery -> team_id, webhook_id, state, subscription enabled (no row: none). */
+PGresult *imx_db_delivery_owner(struct imx_db_conn *c, const char *id);
+/* -> delivery JSON with the payload and every attempt with its response (no row: none). */
+PGresult *imx_db_delivery_get(struct imx_db_conn *c, const char *id);
 
 #endif
