@@ -72,4 +72,17 @@ void imx_api_token_list(struct imx_req *r);
 void imx_api_token_revoke(struct imx_req *r);
 void imx_api_audit_list(struct imx_req *r);
 
+/* The catalog (server/api/images.c, reference.c). */
+void imx_api_image_search(struct imx_req *r);
+void imx_api_image_publish(struct imx_req *r);
+void imx_api_image_get(struct imx_req *r);
+void imx_api_image_patch(struct imx_req *r);
+void imx_api_image_lineage(struct imx_req *r);
+void imx_api_image_resolve(struct imx_req *r);
+void imx_api_compare(struct imx_req *r);
+void imx_api_compat_check(struct imx_req *r);
+void imx_api_reference_list(struct imx_req *r);
+void imx_api_reference_create(struct imx_req *r);
+void imx_api_reference_update(struct imx_req *r);
+
 #endif
