@@ -1,5 +1,5 @@
 # imaxe: `make run` to serve the catalog, `make test` to run every test.
-.PHONY: all deps deps-run build build-asan run test format format-check clean
+.PHONY: all deps deps-run build build-asan run test bench format format-check clean
 
 JOBS ?= 2
 
@@ -25,6 +25,10 @@ run: build
 test: deps build build-asan
 	@tools/npm-deps.sh
 	@tools/test.sh
+
+# The catalog endpoints on 100,000 images: wrk beside pgbench (bench/catalog.sh, ~3 minutes).
+bench: build
+	@bench/catalog.sh
 
 format:
 	@tools/format.sh

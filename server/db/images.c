@@ -14,9 +14,11 @@
 /* ---- the search filter, shared by the page and facet statements ($1..$17) ---- */
 
 /* A component constraint matches when the image has that component with version_key inside
- * [lo, hi] (ends excluded when not inclusive): one index range scan on (name, version_key)
- * per constraint (LATERAL ... OFFSET 0 keeps the planner from hashing the whole table); an
- * image must match every constraint (count of distinct ordinals). */
+ * [lo, hi] (ends excluded when not inclusive). Search checks it per candidate image, as a probe of
+ * image_components' primary key (image_id, name) while walking the keyset index: a page of 50
+ * stops after a few hundred candidates, where collecting every matching image first (the
+ * earlier IN (...GROUP BY) form) cost ~230 ms for a broad constraint on the bench catalog
+ * (bench/RESULTS.md). Resolve does the same per image of one family. */
 #define CONSTRAINT_MATCH(c, k)                                                                     \
     c ".name = " k ".name AND " c ".version_key >= " k ".lo::int[] AND " c ".version_key <= " k    \
       ".hi::int[] AND (" k ".lo_incl OR " c ".version_key <> " k ".lo::int[]) AND (" k             \
@@ -36,14 +38,13 @@
     "                     WHERE lower(r.architecture) = lower($8::text)"                           \
     "                    UNION ALL SELECT imx_ref_gpu_canonical($8::text)"                         \
     "                    UNION ALL SELECT $8::text)))"                                             \
-    " AND (cardinality($9::text[]) = 0 OR i.id IN (SELECT c.image_id"                              \
+    " AND NOT EXISTS (SELECT 1"                                                                    \
     "      FROM unnest($9::text[], $10::text[], $11::bool[], $12::text[], $13::bool[])"            \
-    "           WITH ORDINALITY AS k(name, lo, lo_incl, hi, hi_incl, ord)"                         \
-    "      CROSS JOIN LATERAL (SELECT c.image_id FROM image_components c"                          \
-    "        WHERE " CONSTRAINT_MATCH(                                                             \
+    "           AS k(name, lo, lo_incl, hi, hi_incl)"                                              \
+    "      WHERE NOT EXISTS (SELECT 1 FROM image_components c"                                     \
+    "        WHERE c.image_id = i.id AND " CONSTRAINT_MATCH(                                       \
         "c",                                                                                       \
-        "k") " OFFSET 0) c"                                                                        \
-             "      GROUP BY c.image_id HAVING count(DISTINCT k.ord) = cardinality($9::text[])))"  \
+        "k") "))"                                                                                  \
              " AND (cardinality($14::text[]) = 0 OR i.id IN (SELECT t.image_id FROM image_tags t"  \
              "      WHERE t.tag = ANY ($14::text[]) GROUP BY t.image_id"                           \
              "      HAVING count(*) = cardinality($14::text[])))"                                  \
