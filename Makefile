@@ -1,5 +1,5 @@
 # imaxe: `make run` to serve the catalog, `make test` to run every test.
-.PHONY: all deps deps-run build build-asan run test test-web format format-check clean
+.PHONY: all deps deps-run build build-asan run test test-web bench format format-check clean
 
 JOBS ?= 2
 
@@ -28,6 +28,10 @@ test: deps build build-asan
 
 test-web:
 	@tools/test-web.sh
+
+# The catalog endpoints on 100,000 images: wrk beside pgbench (bench/catalog.sh, ~3 minutes).
+bench: build
+	@bench/catalog.sh
 
 format:
 	@tools/format.sh

@@ -2,6 +2,8 @@
  *   imaxe-server [serve]   migrate, then serve until SIGTERM/SIGINT
  *   imaxe-server migrate   apply migrations and exit
  *   imaxe-server worker    migrate, then run only the webhook dispatcher until SIGTERM/SIGINT
+ *   imaxe-server recompute-compat   migrate, then compute the compatibility report of every
+ *                          image that has none yet (images loaded with SQL, e.g. the demo)
  *   imaxe-server version   print the version
  * Under systemd (Type=notify) it reports READY=1 once migrated and listening, STOPPING=1 on
  * SIGTERM/SIGINT; sd_notify does nothing when NOTIFY_SOCKET is unset. */
@@ -19,8 +21,11 @@
 #include "api/api.h"
 #include "api/costs_common.h"
 #include "auth/auth.h"
+#include "db/images.h"
 #include "db/migrate.h"
 #include "db/pool.h"
+#include "db/reference.h"
+#include "domain/compat.h"
 #include "http/metrics.h"
 #include "http/router.h"
 #include "http/server.h"
@@ -95,6 +100,89 @@ static void load_openapi(const char *path)
     } else {
         free(text);
     }
+}
+
+/* Computes one pending image's report into its row. Returns 0 or -1. */
+static int recompute_one(struct imx_db_conn *c, const struct imx_ref_snapshot *ref,
+                         const json_t *img, const char *today)
+{
+    struct imx_compat_component comps[IMX_COMPAT_MAX_COMPONENTS];
+    const char *gpus[64];
+    size_t nc = 0, ng = 0, i;
+    json_t *v;
+    json_array_foreach(json_object_get(img, "components"), i, v)
+    {
+        if (nc < IMX_COMPAT_MAX_COMPONENTS)
+            comps[nc++] = (struct imx_compat_component){
+                json_string_value(json_object_get(v, "name")),
+                json_string_value(json_object_get(v, "version")),
+            };
+    }
+    json_array_foreach(json_object_get(img, "gpus"), i, v)
+    {
+        if (ng < 64)
+            gpus[ng++] = json_string_value(v);
+    }
+    struct imx_compat_report *rep = malloc(sizeof *rep);
+    char *text = NULL;
+    if (rep && imx_compat_check_many(ref, comps, nc, gpus, ng, today, rep) == 0) {
+        json_t *doc = imx_compat_report_json(rep);
+        text = doc ? json_dumps(doc, JSON_COMPACT) : NULL;
+        json_decref(doc);
+    }
+    free(rep);
+    long long id = json_integer_value(json_object_get(img, "id"));
+    int rc = text && imx_db_image_set_compat(c, id, text) == IMX_DBI_OK ? 0 : -1;
+    free(text);
+    return rc;
+}
+
+/* imaxe-server recompute-compat: reports for every image whose report is still empty. */
+static int recompute_compat(const struct imx_config *cfg)
+{
+    char err[256], today[16];
+    time_t now = time(NULL);
+    struct tm tm;
+    gmtime_r(&now, &tm);
+    strftime(today, sizeof today, "%Y-%m-%d", &tm);
+    if (imx_db_pool_init(cfg->database_url, 1, cfg->db_acquire_ms, cfg->statement_ms) != 0)
+        return 1;
+    enum imx_db_failure why;
+    struct imx_db_conn *c = imx_db_acquire(&why);
+    const struct imx_ref_snapshot *ref = c ? imx_db_ref_acquire(c, err, sizeof err) : NULL;
+    int rc = ref ? 0 : 1, done = 0;
+    if (!ref)
+        imx_error("recompute-compat: cannot read the reference data");
+    while (rc == 0) {
+        char *text = NULL;
+        if (imx_db_image_compat_pending(c, 500, &text) != IMX_DBI_OK) {
+            rc = 1;
+            break;
+        }
+        json_t *list = json_loads(text, 0, NULL);
+        free(text);
+        size_t i;
+        json_t *img;
+        json_array_foreach(list, i, img)
+        {
+            if (recompute_one(c, ref, img, today) != 0) {
+                rc = 1;
+                break;
+            }
+            done++;
+        }
+        size_t n = json_array_size(list);
+        json_decref(list);
+        if (n == 0)
+            break;
+    }
+    imx_info("recompute-compat: %d compatibility reports computed%s", done,
+             rc ? " before an error" : "");
+    imx_db_ref_release(ref);
+    imx_db_ref_cache_clear();
+    imx_db_release(c);
+    imx_db_pool_shutdown();
+    return rc;
 }
 
 static int serve(const struct imx_config *cfg, sigset_t *sigs)
@@ -207,8 +295,9 @@ int main(int argc, char **argv)
         printf("imaxe-server %s\n", IMX_VERSION);
         return 0;
     }
-    if (strcmp(cmd, "serve") != 0 && strcmp(cmd, "migrate") != 0 && strcmp(cmd, "worker") != 0) {
-        fprintf(stderr, "usage: imaxe-server [serve|worker|migrate|version]\n");
+    if (strcmp(cmd, "serve") != 0 && strcmp(cmd, "migrate") != 0 && strcmp(cmd, "worker") != 0 &&
+        strcmp(cmd, "recompute-compat") != 0) {
+        fprintf(stderr, "usage: imaxe-server [serve|worker|migrate|recompute-compat|version]\n");
         return 2;
     }
 
@@ -235,6 +324,8 @@ int main(int argc, char **argv)
         rc = serve(&cfg, &sigs);
     else if (rc == 0 && strcmp(cmd, "worker") == 0)
         rc = work(&cfg, &sigs);
+    else if (rc == 0 && strcmp(cmd, "recompute-compat") == 0)
+        rc = recompute_compat(&cfg);
     imx_config_free(&cfg);
     free((char *)imx_server_info.openapi_json);
     curl_global_cleanup();

@@ -367,7 +367,7 @@ void imx_api_advisory_affected(struct imx_req *r)
                                     "No such advisory");
 }
 
-void imx_api_image_patch(struct imx_req *r)
+void imx_api_image_patch_status(struct imx_req *r)
 {
     unsigned long long id = 0;
     if (imx_parse_uint(imx_req_param(r, "id"), 1, INT64_MAX, &id) != 0) {

@@ -78,7 +78,7 @@ void imx_api_advisory_create(struct imx_req *r);
 void imx_api_advisory_list(struct imx_req *r);
 void imx_api_advisory_get(struct imx_req *r);
 void imx_api_advisory_affected(struct imx_req *r);
-void imx_api_image_patch(struct imx_req *r);
+void imx_api_image_patch_status(struct imx_req *r);
 void imx_api_pin_create(struct imx_req *r);
 void imx_api_pin_list(struct imx_req *r);
 void imx_api_pin_get(struct imx_req *r);
@@ -104,5 +104,17 @@ void imx_api_webhook_test(struct imx_req *r);
 void imx_api_webhook_deliveries(struct imx_req *r);
 void imx_api_delivery_get(struct imx_req *r);
 void imx_api_delivery_redeliver(struct imx_req *r);
+/* The catalog (server/api/images.c, reference.c). */
+void imx_api_image_search(struct imx_req *r);
+void imx_api_image_publish(struct imx_req *r);
+void imx_api_image_get(struct imx_req *r);
+void imx_api_image_patch(struct imx_req *r);
+void imx_api_image_lineage(struct imx_req *r);
+void imx_api_image_resolve(struct imx_req *r);
+void imx_api_compare(struct imx_req *r);
+void imx_api_compat_check(struct imx_req *r);
+void imx_api_reference_list(struct imx_req *r);
+void imx_api_reference_create(struct imx_req *r);
+void imx_api_reference_update(struct imx_req *r);
 
 #endif

@@ -33,7 +33,7 @@ const struct imx_route imx_routes[] = {
     { "GET", "/v1/advisories", SIGNED_IN, imx_api_advisory_list, IMX_ROLE_NONE },
     { "GET", "/v1/advisories/{id}", SIGNED_IN, imx_api_advisory_get, IMX_ROLE_NONE },
     { "GET", "/v1/advisories/{id}/affected", SIGNED_IN, imx_api_advisory_affected, IMX_ROLE_NONE },
-    { "GET", "/v1/images/{id}/patch", SIGNED_IN, imx_api_image_patch, IMX_ROLE_NONE },
+    { "GET", "/v1/images/{id}/patch", SIGNED_IN, imx_api_image_patch_status, IMX_ROLE_NONE },
     { "POST", "/v1/pins", SIGNED_IN, imx_api_pin_create, IMX_ROLE_VIEWER },
     { "GET", "/v1/pins", SIGNED_IN, imx_api_pin_list, IMX_ROLE_VIEWER },
     { "GET", "/v1/pins/{id}", SIGNED_IN, imx_api_pin_get, IMX_ROLE_VIEWER },
@@ -76,6 +76,19 @@ const struct imx_route imx_routes[] = {
     { "GET", "/v1/deliveries/{id}", SIGNED_IN, imx_api_delivery_get, IMX_ROLE_VIEWER },
     { "POST", "/v1/deliveries/{id}/redeliver", SIGNED_IN, imx_api_delivery_redeliver,
       IMX_ROLE_MEMBER },
+    /* The catalog: readable with any role in any team; writes need publisher of the owning team
+     * (checked by the handler), reference data writes a global admin. */
+    { "GET", "/v1/images", SIGNED_IN, imx_api_image_search, IMX_ROLE_VIEWER },
+    { "POST", "/v1/images", SIGNED_IN, imx_api_image_publish, IMX_ROLE_PUBLISHER },
+    { "GET", "/v1/images/resolve", SIGNED_IN, imx_api_image_resolve, IMX_ROLE_VIEWER },
+    { "GET", "/v1/images/{id}", SIGNED_IN, imx_api_image_get, IMX_ROLE_VIEWER },
+    { "PATCH", "/v1/images/{id}", SIGNED_IN, imx_api_image_patch, IMX_ROLE_PUBLISHER },
+    { "GET", "/v1/images/{id}/lineage", SIGNED_IN, imx_api_image_lineage, IMX_ROLE_VIEWER },
+    { "GET", "/v1/compare", SIGNED_IN, imx_api_compare, IMX_ROLE_VIEWER },
+    { "POST", "/v1/compat/check", SIGNED_IN, imx_api_compat_check, IMX_ROLE_NONE },
+    { "GET", "/v1/reference/{table}", SIGNED_IN, imx_api_reference_list, IMX_ROLE_NONE },
+    { "POST", "/v1/reference/{table}", ADMIN, imx_api_reference_create, IMX_ROLE_NONE },
+    { "PUT", "/v1/reference/{table}", ADMIN, imx_api_reference_update, IMX_ROLE_NONE },
 };
 
 const size_t imx_routes_count = sizeof imx_routes / sizeof imx_routes[0];

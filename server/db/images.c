@@ -14,9 +14,11 @@
 /* ---- the search filter, shared by the page and facet statements ($1..$17) ---- */
 
 /* A component constraint matches when the image has that component with version_key inside
- * [lo, hi] (ends excluded when not inclusive): one index range scan on (name, version_key)
- * per constraint (LATERAL ... OFFSET 0 keeps the planner from hashing the whole table); an
- * image must match every constraint (count of distinct ordinals). */
+ * [lo, hi] (ends excluded when not inclusive). Search checks it per candidate image, as a probe of
+ * image_components' primary key (image_id, name) while walking the keyset index: a page of 50
+ * stops after a few hundred candidates, where collecting every matching image first (the
+ * earlier IN (...GROUP BY) form) cost ~230 ms for a broad constraint on the bench catalog
+ * (bench/RESULTS.md). Resolve does the same per image of one family. */
 #define CONSTRAINT_MATCH(c, k)                                                                     \
     c ".name = " k ".name AND " c ".version_key >= " k ".lo::int[] AND " c ".version_key <= " k    \
       ".hi::int[] AND (" k ".lo_incl OR " c ".version_key <> " k ".lo::int[]) AND (" k             \
@@ -36,18 +38,19 @@
     "                     WHERE lower(r.architecture) = lower($8::text)"                           \
     "                    UNION ALL SELECT imx_ref_gpu_canonical($8::text)"                         \
     "                    UNION ALL SELECT $8::text)))"                                             \
-    " AND (cardinality($9::text[]) = 0 OR i.id IN (SELECT c.image_id"                              \
+    " AND NOT EXISTS (SELECT 1"                                                                    \
     "      FROM unnest($9::text[], $10::text[], $11::bool[], $12::text[], $13::bool[])"            \
-    "           WITH ORDINALITY AS k(name, lo, lo_incl, hi, hi_incl, ord)"                         \
-    "      CROSS JOIN LATERAL (SELECT c.image_id FROM image_components c"                          \
-    "        WHERE " CONSTRAINT_MATCH(                                                             \
+    "           AS k(name, lo, lo_incl, hi, hi_incl)"                                              \
+    "      WHERE NOT EXISTS (SELECT 1 FROM image_components c"                                     \
+    "        WHERE c.image_id = i.id AND " CONSTRAINT_MATCH(                                       \
         "c",                                                                                       \
-        "k") " OFFSET 0) c"                                                                        \
-             "      GROUP BY c.image_id HAVING count(DISTINCT k.ord) = cardinality($9::text[])))"  \
+        "k") "))"                                                                                  \
              " AND (cardinality($14::text[]) = 0 OR i.id IN (SELECT t.image_id FROM image_tags t"  \
              "      WHERE t.tag = ANY ($14::text[]) GROUP BY t.image_id"                           \
              "      HAVING count(*) = cardinality($14::text[])))"                                  \
-             " AND ($15::text IS NULL OR i.status = $15::text)"                                    \
+             " AND ($15::text IS NULL OR (i.status = $15::text"                                    \
+             "      AND (i.revoke_at IS NULL OR i.revoke_at > now()))"                             \
+             "      OR ($15::text = 'revoked' AND i.revoke_at <= now()))"                          \
              " AND ($16::text IS NULL OR i.layer = $16::text)"                                     \
              " AND ($17::text IS NULL OR i.patch_status = $17::text)"
 
@@ -142,21 +145,39 @@ IMX_DB_STMT(stmt_get, 1,
             "SELECT j, '\"' || md5(j) || '\"' FROM (SELECT imx_image_json(i.id)::text AS j"
             " FROM images i WHERE i.id = $1::bigint) x");
 
+/* Image summaries in the order given, one row per component name and per compared field with a
+ * value per image (null when absent) and whether they differ. Values are compared as jsonb, with
+ * null as a value of its own. */
 IMX_DB_STMT(
     stmt_compare, 1,
     "WITH ids AS (SELECT u.id, u.ord FROM unnest($1::bigint[]) WITH ORDINALITY AS u(id, ord)),"
-    " names AS (SELECT DISTINCT c.name FROM image_components c JOIN ids ON c.image_id = ids.id)"
+    " imgs AS (SELECT ids.ord, i.* FROM ids JOIN images i ON i.id = ids.id),"
+    " names AS (SELECT DISTINCT c.name FROM image_components c JOIN ids ON c.image_id = ids.id),"
+    " comps AS (SELECT names.name, jsonb_agg(to_jsonb(c.version) ORDER BY ids.ord) AS v,"
+    "   count(DISTINCT coalesce(to_jsonb(c.version), 'null')) > 1 AS differs"
+    "   FROM names CROSS JOIN ids LEFT JOIN image_components c"
+    "     ON c.image_id = ids.id AND c.name = names.name GROUP BY names.name),"
+    " fields AS (SELECT f.name, f.pos, jsonb_agg(f.v ORDER BY imgs.ord) AS v,"
+    "   count(DISTINCT coalesce(f.v, 'null')) > 1 AS differs"
+    "   FROM imgs CROSS JOIN LATERAL (VALUES"
+    "    ('boot_seconds', 1, to_jsonb(imgs.boot_seconds)),"
+    "    ('size_gb', 2, to_jsonb(imgs.size_gb)),"
+    "    ('os', 3, to_jsonb(imgs.os_name || ':' || imgs.os_version)),"
+    "    ('kernel', 4, to_jsonb(imgs.kernel)),"
+    "    ('regions', 5, (SELECT coalesce(jsonb_agg(a.region ORDER BY a.region), '[]')"
+    "                    FROM image_artifacts a WHERE a.image_id = imgs.id)),"
+    "    ('status', 6, to_jsonb(imx_image_status(imgs.status, imgs.revoke_at))),"
+    "    ('compatibility', 7, jsonb_build_object('ok', imgs.compatibility->'ok',"
+    "       'errors', imgs.compatibility->'errors', 'warnings', imgs.compatibility->'warnings'))"
+    "   ) f(name, pos, v) GROUP BY f.name, f.pos)"
     " SELECT (SELECT ids.id FROM ids WHERE NOT EXISTS (SELECT 1 FROM images i"
     "          WHERE i.id = ids.id) ORDER BY ids.ord LIMIT 1),"
     " json_build_object("
-    "  'images', (SELECT json_agg(imx_image_json(ids.id) ORDER BY ids.ord) FROM ids),"
-    "  'components', (SELECT coalesce(json_agg(json_build_object('name', n.name,"
-    "     'versions', n.versions, 'same', n.same) ORDER BY n.name), '[]')"
-    "   FROM (SELECT names.name, json_agg(c.version ORDER BY ids.ord) AS versions,"
-    "           count(c.version) = count(*) AND count(DISTINCT c.version) = 1 AS same"
-    "         FROM names CROSS JOIN ids LEFT JOIN image_components c"
-    "           ON c.image_id = ids.id AND c.name = names.name"
-    "         GROUP BY names.name) n))::text");
+    "  'images', (SELECT json_agg(imx_image_summary(ids.id) ORDER BY ids.ord) FROM ids),"
+    "  'components', (SELECT coalesce(json_agg(json_build_object('name', comps.name,"
+    "     'values', comps.v, 'differs', comps.differs) ORDER BY comps.name), '[]') FROM comps),"
+    "  'fields', (SELECT json_agg(json_build_object('name', fields.name, 'values', fields.v,"
+    "     'differs', fields.differs) ORDER BY fields.pos) FROM fields))::text");
 
 /* $1 family, $2 region, $3 arch, $4..$8 constraints as in search, $9 their texts. */
 IMX_DB_STMT(
@@ -693,5 +714,142 @@ enum imx_db_images_rc imx_db_image_resolve(struct imx_db_conn *c, const struct i
         rc = exec_json(c, &stmt_resolve, params, json);
     }
     free(ca);
+    return rc;
+}
+
+/* ---- lifecycle, lineage, existence, stored compatibility ---- */
+
+IMX_DB_STMT(stmt_exists, 1, "SELECT 1 FROM images WHERE id = $1::bigint");
+
+IMX_DB_STMT(stmt_lock, 1,
+            "SELECT i.team_id, '\"' || md5(imx_image_json(i.id)::text) || '\"',"
+            " imx_image_status(i.status, i.revoke_at)"
+            " FROM images i WHERE i.id = $1::bigint FOR UPDATE");
+
+/* $1 id, $2 status (NULL: keep each image's), $3 reason, $4 revoke_at, $5 cascade. Descendants
+ * (cascade) that are already revoked keep their own reason. patch_status follows: revoked with
+ * the image, back to ok when an image is restored from revoked. */
+IMX_DB_STMT(stmt_set_status, 5,
+            "WITH RECURSIVE d (id) AS (SELECT $1::bigint"
+            "   UNION SELECT c.id FROM images c JOIN d ON c.parent_id = d.id WHERE $5::bool),"
+            " u AS (UPDATE images i SET status = coalesce($2::text, i.status),"
+            "   status_reason = $3::text, revoke_at = $4::timestamptz, updated_at = now(),"
+            "   patch_status = CASE WHEN $2::text = 'revoked' THEN 'revoked'"
+            "     WHEN i.patch_status = 'revoked' THEN 'ok' ELSE i.patch_status END"
+            "  FROM d WHERE i.id = d.id AND (i.id = $1::bigint OR i.status <> 'revoked')"
+            "  RETURNING i.id)"
+            " SELECT coalesce(json_agg(u.id ORDER BY u.id), '[]')::text FROM u");
+
+IMX_DB_STMT(stmt_lineage, 1, "SELECT imx_image_lineage($1::bigint)::text");
+
+IMX_DB_STMT(stmt_compat_pending, 1,
+            "SELECT coalesce(json_agg(json_build_object('id', i.id,"
+            "  'components', (SELECT coalesce(json_agg(json_build_object('name', c.name,"
+            "     'version', c.version) ORDER BY c.name), '[]')"
+            "     FROM image_components c WHERE c.image_id = i.id),"
+            "  'gpus', (SELECT coalesce(json_agg(g.gpu ORDER BY g.gpu), '[]')"
+            "     FROM image_gpus g WHERE g.image_id = i.id)) ORDER BY i.id), '[]')::text"
+            " FROM (SELECT id FROM images WHERE compatibility = '{}'::jsonb ORDER BY id"
+            "       LIMIT $1::int) i");
+
+IMX_DB_STMT(stmt_set_compat, 2,
+            "UPDATE images SET compatibility = $2::jsonb WHERE id = $1::bigint RETURNING id");
+
+enum imx_db_images_rc imx_db_image_exists(struct imx_db_conn *c, long long id)
+{
+    char idt[24];
+    snprintf(idt, sizeof idt, "%lld", id);
+    const char *params[] = { idt };
+    PGresult *r = imx_db_exec(c, &stmt_exists, params);
+    enum imx_db_images_rc rc = !imx_db_ok(r)       ? failure_rc(r, NULL, 0)
+                               : PQntuples(r) == 0 ? IMX_DBI_NOT_FOUND
+                                                   : IMX_DBI_OK;
+    PQclear(r);
+    return rc;
+}
+
+enum imx_db_images_rc imx_db_image_lock(struct imx_db_conn *c, long long id, long long *team_id,
+                                        char etag[IMX_DBI_ETAG_SIZE], char status[16])
+{
+    char idt[24];
+    snprintf(idt, sizeof idt, "%lld", id);
+    const char *params[] = { idt };
+    PGresult *r = imx_db_exec(c, &stmt_lock, params);
+    enum imx_db_images_rc rc = IMX_DBI_OK;
+    if (!imx_db_ok(r)) {
+        rc = failure_rc(r, NULL, 0);
+    } else if (PQntuples(r) == 0) {
+        rc = IMX_DBI_NOT_FOUND;
+    } else {
+        *team_id = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
+        snprintf(etag, IMX_DBI_ETAG_SIZE, "%s", PQgetvalue(r, 0, 1));
+        snprintf(status, 16, "%s", PQgetvalue(r, 0, 2));
+    }
+    PQclear(r);
+    return rc;
+}
+
+enum imx_db_images_rc imx_db_image_set_status(struct imx_db_conn *c,
+                                              const struct imx_image_status_change *s,
+                                              char **changed)
+{
+    char idt[24];
+    snprintf(idt, sizeof idt, "%lld", s->id);
+    const char *params[] = { idt, s->status, s->reason, s->revoke_at, s->cascade ? "t" : "f" };
+    return exec_json(c, &stmt_set_status, params, changed);
+}
+
+enum imx_db_images_rc imx_db_image_lineage(struct imx_db_conn *c, long long id, char **json)
+{
+    char idt[24];
+    snprintf(idt, sizeof idt, "%lld", id);
+    const char *params[] = { idt };
+    *json = NULL;
+    PGresult *r = imx_db_exec(c, &stmt_lineage, params);
+    enum imx_db_images_rc rc = IMX_DBI_OK;
+    if (!imx_db_ok(r))
+        rc = failure_rc(r, NULL, 0);
+    else if (PQntuples(r) != 1 || PQgetisnull(r, 0, 0))
+        rc = IMX_DBI_NOT_FOUND;
+    else if (!(*json = strdup(PQgetvalue(r, 0, 0))))
+        rc = IMX_DBI_ERROR;
+    PQclear(r);
+    return rc;
+}
+
+enum imx_db_images_rc imx_db_image_compat_pending(struct imx_db_conn *c, int limit, char **json)
+{
+    char lt[16];
+    snprintf(lt, sizeof lt, "%d", limit);
+    const char *params[] = { lt };
+    return exec_json(c, &stmt_compat_pending, params, json);
+}
+
+enum imx_db_images_rc imx_db_image_set_compat(struct imx_db_conn *c, long long id,
+                                              const char *report_json)
+{
+    char idt[24];
+    snprintf(idt, sizeof idt, "%lld", id);
+    const char *params[] = { idt, report_json };
+    PGresult *r = imx_db_exec(c, &stmt_set_compat, params);
+    enum imx_db_images_rc rc = !imx_db_ok(r)       ? failure_rc(r, NULL, 0)
+                               : PQntuples(r) == 0 ? IMX_DBI_NOT_FOUND
+                                                   : IMX_DBI_OK;
+    PQclear(r);
+    return rc;
+}
+
+IMX_DB_STMT(stmt_is_future, 1, "SELECT $1::timestamptz > now()");
+
+int imx_db_time_is_future(struct imx_db_conn *c, const char *when)
+{
+    const char *params[] = { when };
+    PGresult *r = imx_db_exec(c, &stmt_is_future, params);
+    int rc = -1;
+    if (imx_db_ok(r) && PQntuples(r) == 1)
+        rc = strcmp(PQgetvalue(r, 0, 0), "t") == 0 ? 1 : 0;
+    else if (!imx_db_ok(r) && strncmp(imx_db_sqlstate(r), "22", 2) != 0)
+        rc = -2;
+    PQclear(r);
     return rc;
 }

@@ -132,8 +132,10 @@ enum imx_db_images_rc imx_db_image_search(struct imx_db_conn *c, const struct im
 enum imx_db_images_rc imx_db_image_facets(struct imx_db_conn *c, const struct imx_image_search *s,
                                           char **json);
 
-/* Side-by-side data for 2..10 distinct ids: {"images":[image JSON as imx_db_image_get, in the
- * order given], "components":[{"name", "versions":[version|null per image], "same":bool}]}.
+/* Side-by-side data for 2..10 distinct ids: {"images":[summary, in the order given],
+ * "components":[{"name", "values":[version|null per image], "differs":bool}], "fields":[{"name":
+ * boot_seconds|size_gb|os|kernel|regions|status|compatibility, "values":[...], "differs"}]}
+ * (os as "name:version"; compatibility as {ok, errors, warnings}).
  * NOT_FOUND (with the first missing id in *missing when not NULL) when any id does not exist.
  * *json is new (free() it). */
 enum imx_db_images_rc imx_db_image_compare(struct imx_db_conn *c, const long long *ids, size_t n,
@@ -157,5 +159,49 @@ struct imx_image_resolve {
  * OK also when nothing matched (image null). */
 enum imx_db_images_rc imx_db_image_resolve(struct imx_db_conn *c, const struct imx_image_resolve *r,
                                            char **json);
+
+/* OK when an image with this id exists, else NOT_FOUND. */
+enum imx_db_images_rc imx_db_image_exists(struct imx_db_conn *c, long long id);
+
+/* Size of an ETag value with its quotes ("\"" + 32 hex + "\"") and NUL. */
+#define IMX_DBI_ETAG_SIZE 40
+
+/* Locks an image's row until the transaction ends (call inside one) and reads its owning team,
+ * its current ETag (as imx_db_image_get gives) and its status now ("revoked" once revoke_at has
+ * passed). NOT_FOUND when no such id. */
+enum imx_db_images_rc imx_db_image_lock(struct imx_db_conn *c, long long id, long long *team_id,
+                                        char etag[IMX_DBI_ETAG_SIZE], char status[16]);
+
+/* A lifecycle change. Strings are borrowed; NULL is SQL NULL. */
+struct imx_image_status_change {
+    long long id;
+    const char *status;    /* active, deprecated, revoked; NULL: keep (a scheduled revocation) */
+    const char *reason;    /* required by the schema for revoked */
+    const char *revoke_at; /* RFC 3339; NULL: none */
+    bool cascade;          /* apply to every descendant too (those not already revoked) */
+};
+
+/* Applies the change (inside the caller's transaction). *changed is new: a JSON array of the ids
+ * changed, in id order. INVALID when the schema refuses a value. */
+enum imx_db_images_rc imx_db_image_set_status(struct imx_db_conn *c,
+                                              const struct imx_image_status_change *s,
+                                              char **changed);
+
+/* {"image": entry, "parents": [entry, nearest first], "children": [entry, by id]} where an entry
+ * is a summary with parent_id, outdated_parent (the parent's family has a newer usable image) and
+ * newer_parent ({id, family, version} or null). *json is new. NOT_FOUND when no such id. */
+enum imx_db_images_rc imx_db_image_lineage(struct imx_db_conn *c, long long id, char **json);
+
+/* Up to limit images whose stored compatibility report is still empty ({}), oldest first, as a
+ * JSON array of {id, components:[{name, version}], gpus:[...]}. *json is new. */
+enum imx_db_images_rc imx_db_image_compat_pending(struct imx_db_conn *c, int limit, char **json);
+
+/* Is when (text) a time after now? 1 yes, 0 no, -1 not a time PostgreSQL reads, -2 the database
+ * failed. */
+int imx_db_time_is_future(struct imx_db_conn *c, const char *when);
+
+/* Stores an image's compatibility report (JSON text). */
+enum imx_db_images_rc imx_db_image_set_compat(struct imx_db_conn *c, long long id,
+                                              const char *report_json);
 
 #endif

@@ -334,3 +334,37 @@ void imx_db_ref_cache_clear(void)
     pthread_mutex_unlock(&cache_lock);
     holder_decref(old);
 }
+
+/* ---- reference tables over the API ---- */
+
+IMX_DB_STMT(stmt_ref_rows, 1, "SELECT json_build_object('items', imx_ref_rows($1::text))::text");
+IMX_DB_STMT(stmt_ref_write, 3, "SELECT imx_ref_write($1::text, $2::jsonb, $3::bool)::text");
+
+static const char *const ref_tables[] = {
+    "cuda_mvc", "cuda_driver", "gpu_arch",      "gpu",        "driver_branch",
+    "cudnn",    "pytorch",     "pytorch_build", "tensorflow", "instance_type",
+};
+
+const char *imx_db_ref_table(const char *name, char *buf, size_t len)
+{
+    for (size_t i = 0; name && i < sizeof ref_tables / sizeof ref_tables[0]; i++) {
+        if (strcmp(name, ref_tables[i]) == 0) {
+            snprintf(buf, len, "ref_%s", ref_tables[i]);
+            return buf;
+        }
+    }
+    return NULL;
+}
+
+PGresult *imx_db_ref_rows(struct imx_db_conn *c, const char *table)
+{
+    const char *params[] = { table };
+    return imx_db_exec(c, &stmt_ref_rows, params);
+}
+
+PGresult *imx_db_ref_write(struct imx_db_conn *c, const char *table, const char *row_json,
+                           bool is_update)
+{
+    const char *params[] = { table, row_json, is_update ? "t" : "f" };
+    return imx_db_exec(c, &stmt_ref_write, params);
+}

@@ -3,6 +3,8 @@
 #ifndef IMX_DB_REFERENCE_H
 #define IMX_DB_REFERENCE_H
 
+#include <libpq-fe.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "db/pool.h"
@@ -21,5 +23,20 @@ void imx_db_ref_release(const struct imx_ref_snapshot *snap);
 
 /* Forgets the cached snapshot (for shutdown and tests); references still held stay valid. */
 void imx_db_ref_cache_clear(void);
+
+/* The table behind an API name ("gpu" -> "ref_gpu") written into buf, or NULL when name is not
+ * one of the reference tables. */
+const char *imx_db_ref_table(const char *name, char *buf, size_t len);
+
+/* {"items":[row...]} of a reference table (a name from imx_db_ref_table), by primary key, as JSON
+ * text in column 0. New result (PQclear it). */
+PGresult *imx_db_ref_rows(struct imx_db_conn *c, const char *table);
+
+/* Inserts a row (is_update false) or updates, by the primary key it names, the columns row_json
+ * names (is_update true). Column 0: the stored row as JSON, NULL when no row had that key.
+ * Failures: 42703 unknown column (DETAIL: the names), 23502 missing key or NOT NULL column,
+ * 23505 duplicate key, 23514/22xxx/428C9 bad values. New result (PQclear it). */
+PGresult *imx_db_ref_write(struct imx_db_conn *c, const char *table, const char *row_json,
+                           bool is_update);
 
 #endif

@@ -635,3 +635,47 @@ json_t *imx_compat_report_json(const struct imx_compat_report *r)
                      (json_int_t)counts[IMX_COMPAT_INFO], "findings", findings, "truncated",
                      r->truncated);
 }
+
+int imx_compat_check_many(const struct imx_ref_snapshot *ref,
+                          const struct imx_compat_component *comps, size_t n_comps,
+                          const char *const *gpus, size_t n_gpus, const char *today,
+                          struct imx_compat_report *out)
+{
+    size_t first = n_gpus < IMX_COMPAT_MAX_GPUS ? n_gpus : IMX_COMPAT_MAX_GPUS;
+    if (imx_compat_check(ref, comps, n_comps, gpus, first, today, out) != 0)
+        return -1;
+    if (n_gpus <= IMX_COMPAT_MAX_GPUS)
+        return 0;
+    struct imx_compat_report *more = malloc(sizeof *more);
+    if (!more)
+        return -1;
+    for (size_t at = first; at < n_gpus; at += IMX_COMPAT_MAX_GPUS) {
+        size_t n = n_gpus - at < IMX_COMPAT_MAX_GPUS ? n_gpus - at : IMX_COMPAT_MAX_GPUS;
+        if (imx_compat_check(ref, comps, n_comps, gpus + at, n, today, more) != 0) {
+            free(more);
+            return -1;
+        }
+        out->ok = out->ok && more->ok;
+        out->truncated = out->truncated || more->truncated;
+        for (size_t i = 0; i < more->n; i++) {
+            if (out->n == IMX_COMPAT_MAX_FINDINGS) {
+                out->truncated = true;
+                break;
+            }
+            out->findings[out->n++] = more->findings[i];
+        }
+    }
+    free(more);
+    /* The component findings repeat in every chunk: sort, then keep one of each. */
+    qsort(out->findings, out->n, sizeof out->findings[0], finding_cmp);
+    size_t w = 0;
+    for (size_t i = 0; i < out->n; i++) {
+        if (w > 0 && finding_cmp(&out->findings[w - 1], &out->findings[i]) == 0)
+            continue;
+        if (w != i)
+            out->findings[w] = out->findings[i];
+        w++;
+    }
+    out->n = w;
+    return 0;
+}

@@ -172,6 +172,14 @@ int imx_compat_check(const struct imx_ref_snapshot *ref, const struct imx_compat
                      size_t n_comps, const char *const *gpus, size_t n_gpus, const char *today,
                      struct imx_compat_report *out);
 
+/* Like imx_compat_check, for any number of GPUs: checks them IMX_COMPAT_MAX_GPUS at a time and
+ * merges the reports (a finding repeated by several runs appears once; past
+ * IMX_COMPAT_MAX_FINDINGS the report is truncated). Returns 0 or -1 as imx_compat_check. */
+int imx_compat_check_many(const struct imx_ref_snapshot *ref,
+                          const struct imx_compat_component *comps, size_t n_comps,
+                          const char *const *gpus, size_t n_gpus, const char *today,
+                          struct imx_compat_report *out);
+
 /* "error", "warning" or "info". Borrowed, static. */
 const char *imx_compat_severity_name(enum imx_compat_severity s);
 

@@ -375,7 +375,7 @@ static void get_compare_and_lineage(void **state)
     json_array_foreach(json_object_get(j, "components"), k, e)
     {
         if (strcmp(json_string_value(json_object_get(e, "name")), "nvidia-driver") == 0) {
-            assert_true(json_is_false(json_object_get(e, "same")));
+            assert_true(json_is_true(json_object_get(e, "differs")));
             drivers++;
         }
     }

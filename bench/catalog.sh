@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# `make bench`: the catalog endpoints on the 100,000-image bench catalog. Loads it
+# (bench/gen_catalog.sh, timed), starts the server, then for each endpoint runs wrk (Lua scripts
+# add the bearer token and rotate ids) and, beside it, pgbench with the endpoint's own SQL (taken
+# from the PostgreSQL log of one request, parameters as literals) at the same concurrency.
+# Prints req/s, p50/p99 and the server's peak RSS. Bounded: DURATION per run (default 10s).
+# Usage: bench/catalog.sh [DURATION]   (CONNS=32 by default)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+dur=${1:-10s}
+secs=${dur%s}
+conns=${CONNS:-32}
+command -v wrk >/dev/null || { echo "install wrk (apt-get install wrk)"; exit 1; }
+command -v pgbench >/dev/null || { echo "install pgbench (postgresql-contrib)"; exit 1; }
+make -s build >/dev/null
+dir=$(mktemp -d /tmp/imaxe-bench-catalog.XXXXXX)
+chmod 755 "$dir"
+url=$(tools/pg.sh start "$dir/pg" "${BENCH_PG_PORT:-55451}" fast)
+pglog=$(readlink -f "$dir/pg")/postgres.log
+pid=""
+cleanup() {
+    if [ -n "$pid" ]; then kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; fi
+    tools/pg.sh stop "$dir/pg"
+    rm -rf "$dir"
+}
+trap cleanup EXIT
+
+export IMAXE_DATABASE_URL=$url IMAXE_JWT_SECRET=bench-secret-0123456789abcdef0123456789
+export IMAXE_ADMIN_EMAIL=bench@imaxe.local IMAXE_ADMIN_PASSWORD=bench-password-1
+build/imaxe-server migrate >/dev/null 2>&1
+bench/gen_catalog.sh "$url" | grep 'loaded in'
+psql "$url" -qc "VACUUM (ANALYZE) images, image_components, image_artifacts, image_gpus, image_tags"
+
+IMAXE_PORT=0 IMAXE_ACCESS_LOG=0 IMAXE_DB_POOL_SIZE=$conns \
+    build/imaxe-server > "$dir/server.log" 2>&1 &
+pid=$!
+for _ in $(seq 100); do grep -q 'listening on' "$dir/server.log" && break; sleep 0.1; done
+port=$(grep -o 'listening on http://[0-9.]*:[0-9]*' "$dir/server.log" | sed 's/.*://')
+base=http://127.0.0.1:$port
+IMAXE_TOKEN=$(curl -sf "$base/v1/auth/login" -H 'Content-Type: application/json' \
+    -d "{\"email\":\"$IMAXE_ADMIN_EMAIL\",\"password\":\"$IMAXE_ADMIN_PASSWORD\"}" |
+    python3 -c 'import json,sys; print(json.load(sys.stdin)["access_token"])')
+export IMAXE_TOKEN
+
+# The endpoints: name, path (rotating paths in a file for get and compare).
+awk 'BEGIN { srand(7); for (i = 0; i < 5000; i++) printf "/v1/images/%d\n", 1 + int(rand() * 100000) }' > "$dir/get.paths"
+awk 'BEGIN { srand(11); for (i = 0; i < 2000; i++) { a = 1 + int(rand() * 98990); printf "/v1/compare?ids=%d,%d,%d,%d\n", a, a + 3, a + 500, a + 1000 } }' > "$dir/compare.paths"
+search='/v1/images?gpu=H100&component=cuda:%3E%3D12.4&component=nvidia-driver:~580&region=us-west-2&arch=x86_64&limit=50'
+facets='/v1/images?gpu=B200&os=ubuntu:24.04&limit=20&facets=true'
+resolve='/v1/images/resolve?family=platform-002&region=us-east-1&component=nvidia-driver:~570&component=cuda:12.8.*'
+names=(livez get search facets compare resolve)
+paths=(/livez "" "$search" "$facets" "" "$resolve")
+files=("" "$dir/get.paths" "" "" "$dir/compare.paths" "")
+markers=("" "" "WITH page AS" "WITH m AS MATERIALIZED" "WITH ids AS" "WITH f AS")
+
+# One request per endpoint with every statement logged, for pgbench's scripts.
+psql "$url" -qc "ALTER SYSTEM SET log_min_duration_statement = 0" -c "SELECT pg_reload_conf()" >/dev/null
+sleep 0.5
+for p in "$search" "$facets" "/v1/compare?ids=1,4,501,1001" "$resolve"; do
+    curl -sf -o /dev/null -H "Authorization: Bearer $IMAXE_TOKEN" "$base$p"
+done
+sleep 0.5
+psql "$url" -qc "ALTER SYSTEM RESET log_min_duration_statement" -c "SELECT pg_reload_conf()" >/dev/null
+cat > "$dir/get.sql" <<'SQL'
+\set id random(1, 100000)
+SELECT j, '"' || md5(j) || '"' FROM (SELECT imx_image_json(i.id)::text AS j FROM images i WHERE i.id = :id) x;
+SQL
+for i in 2 3 4 5; do
+    bench/extract_sql.py "$pglog" "${markers[$i]}" "$dir/${names[$i]}.sql"
+done
+
+printf '\n%-8s %5s | %9s %9s %9s %8s | %9s %9s | %s\n' endpoint conns "req/s" p50 p99 rss_mb \
+    "pgbench/s" "pg_lat" "server/pgbench"
+for i in "${!names[@]}"; do
+    name=${names[$i]}
+    path=${paths[$i]}
+    [ -n "$path" ] || path=$(head -1 "${files[$i]}")
+    out=$(WRK_PATHS=${files[$i]} wrk -t2 -c"$conns" -d"$dur" --latency -s bench/lua/auth.lua "$base$path")
+    rps=$(awk '/Requests\/sec/ {print $2}' <<<"$out")
+    p50=$(awk '$1=="50%" {print $2}' <<<"$out")
+    p99=$(awk '$1=="99%" {print $2}' <<<"$out")
+    rss=$(awk '/VmHWM/ {printf "%.1f", $2/1024}' /proc/$pid/status)
+    errs=$(grep -o 'Non-2xx or 3xx responses: [0-9]*' <<<"$out" || true)
+    pg_tps="-" pg_lat="-" ratio="-"
+    if [ "$name" != livez ]; then
+        pgout=$(pgbench -n -f "$dir/$name.sql" -M prepared -c "$conns" -j 2 -T "$secs" "$url" 2>&1)
+        pg_tps=$(awk '/^tps/ {printf "%.0f", $3}' <<<"$pgout")
+        pg_lat=$(awk '/latency average/ {print $4 $5}' <<<"$pgout")
+        ratio=$(awk -v a="$rps" -v b="$pg_tps" 'BEGIN { if (b > 0) printf "%.2f", a / b }')
+    fi
+    printf '%-8s %5s | %9s %9s %9s %8s | %9s %9s | %s %s\n' "$name" "$conns" "$rps" "$p50" "$p99" \
+        "$rss" "$pg_tps" "$pg_lat" "$ratio" "$errs"
+done

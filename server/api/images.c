@@ -1,0 +1,1077 @@
+/* The catalog: publish (POST /v1/images), read (GET /v1/images/{id}, ETag), lifecycle (PATCH with
+ * If-Match), lineage, search with facets (GET /v1/images), compare and resolve. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "api/api.h"
+#include "api/cursor.h"
+#include "auth/auth.h"
+#include "db/images.h"
+#include "db/reference.h"
+#include "db/tx.h"
+#include "domain/compat.h"
+#include "domain/version.h"
+#include "util/config.h"
+#include "util/log.h"
+
+#define SEARCH_LIMIT_DEFAULT 50
+#define MANIFEST_MAX_GPUS    32 /* checked IMX_COMPAT_MAX_GPUS at a time */
+#define BOOT_SECONDS_MAX     86400
+#define SIZE_GB_MAX          999999.99
+#define COMPONENT_ARG_MAX    (64 + 1 + IMX_CONSTRAINT_TEXT_MAX)
+
+/* ---- shared helpers ---- */
+
+/* s is first_set then up to max - 1 characters of rest_set. */
+static bool token_ok(const char *s, const char *first_set, const char *rest_set, size_t max)
+{
+    size_t n = s ? strlen(s) : 0;
+    return n >= 1 && n <= max && strchr(first_set, s[0]) && strspn(s + 1, rest_set) == n - 1;
+}
+
+#define LOWER_DIGITS "abcdefghijklmnopqrstuvwxyz0123456789"
+#define ALNUM        LOWER_DIGITS "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+static bool one_of(const char *s, const char *const *set)
+{
+    for (; s && *set; set++)
+        if (strcmp(s, *set) == 0)
+            return true;
+    return false;
+}
+
+static const char *const PROVIDERS[] = { "aws", "gcp", "azure", "onprem", "oci-container", NULL };
+static const char *const ARCHS[] = { "x86_64", "arm64", NULL };
+static const char *const LAYERS[] = { "platform", "model", NULL };
+static const char *const STATUSES[] = { "active", "deprecated", "revoked", NULL };
+static const char *const PATCH_STATUSES[] = { "ok", "vulnerable", "patch_available", "revoked",
+                                              NULL };
+
+/* The {id} of the path, or 0 after replying 404. */
+static long long path_id(struct imx_req *r)
+{
+    unsigned long long v;
+    if (imx_parse_uint(imx_req_param(r, "id"), 1, INT64_MAX, &v) != 0) {
+        imx_reply_problem(r, IMX_E_NOT_FOUND, "No such image");
+        return 0;
+    }
+    return (long long)v;
+}
+
+/* Replies with the problem for a failed db call. */
+static void reply_rc(struct imx_req *r, enum imx_db_images_rc rc)
+{
+    switch (rc) {
+    case IMX_DBI_NOT_FOUND:
+        imx_reply_problem(r, IMX_E_NOT_FOUND, "No such image");
+        break;
+    case IMX_DBI_CONFLICT:
+        imx_reply_problem(r, IMX_E_CONFLICT, "It already exists");
+        break;
+    case IMX_DBI_INVALID:
+        imx_reply_problem(r, IMX_E_BAD_REQUEST, "A value was refused");
+        break;
+    case IMX_DBI_UNAVAILABLE:
+        imx_reply_header(r, "Retry-After", "1");
+        imx_reply_problem(r, IMX_E_DB_UNAVAILABLE, "The database is unavailable or too slow");
+        break;
+    default:
+        imx_reply_problem(r, IMX_E_INTERNAL, "Request %s failed; the server log has details",
+                          r->request_id);
+        break;
+    }
+}
+
+/* Replies 200 (or status) with JSON text that malloc made; steals json. */
+static void reply_json_text_steal(struct imx_req *r, unsigned status, char *json)
+{
+    imx_reply_raw_steal(r, status, "application/json", json, strlen(json), NULL, NULL);
+}
+
+/* Does an If-None-Match / If-Match value list etag (or "*")? Weak prefixes are ignored. */
+static bool etag_listed(const char *header, const char *etag)
+{
+    if (strcmp(header, "*") == 0)
+        return true;
+    size_t n = strlen(etag);
+    for (const char *p = header; (p = strstr(p, etag)) != NULL; p += n) {
+        const char *end = p + n;
+        if (*end == '\0' || *end == ',' || *end == ' ')
+            return true;
+    }
+    return false;
+}
+
+/* Today as "YYYY-MM-DD" (UTC), for end-of-life checks. */
+static void today_utc(char out[16])
+{
+    time_t now = time(NULL);
+    struct tm tm;
+    gmtime_r(&now, &tm);
+    strftime(out, 16, "%Y-%m-%d", &tm);
+}
+
+/* The compatibility report of a stack against ref, as a new JSON document (NULL when out of
+ * memory or the stack is over the validator's limits). */
+static json_t *compat_report(const struct imx_ref_snapshot *ref,
+                             const struct imx_compat_component *comps, size_t n_comps,
+                             const char *const *gpus, size_t n_gpus)
+{
+    char today[16];
+    today_utc(today);
+    struct imx_compat_report *rep = malloc(sizeof *rep);
+    json_t *doc = NULL;
+    if (rep && imx_compat_check_many(ref, comps, n_comps, gpus, n_gpus, today, rep) == 0)
+        doc = imx_compat_report_json(rep);
+    free(rep);
+    return doc;
+}
+
+/* ---- POST /v1/compat/check ---- */
+
+static const struct imx_api_field compat_fields[] = {
+    { "components", JSON_ARRAY, true },
+    { "gpus", JSON_ARRAY, false },
+    { NULL, JSON_NULL, false },
+};
+
+/* Reads components [{name, version}] (validated) into out. Returns how many. */
+static size_t read_components(const json_t *arr, struct imx_compat_component *out, size_t max,
+                              json_t *errors, bool check_versions)
+{
+    size_t i, n = 0;
+    json_t *c;
+    char ptr[64];
+    if (json_array_size(arr) > max) {
+        imx_verr(errors, "/components", "at most %zu components", max);
+        return 0;
+    }
+    json_array_foreach(arr, i, c)
+    {
+        const char *name = json_string_value(json_object_get(c, "name"));
+        const char *version = json_string_value(json_object_get(c, "version"));
+        snprintf(ptr, sizeof ptr, "/components/%zu", i);
+        if (!json_is_object(c) || json_object_size(c) != 2 || !name || !version) {
+            imx_verr(errors, ptr, "must be an object with string members name and version");
+            continue;
+        }
+        bool ok = true;
+        if (!token_ok(name, LOWER_DIGITS, LOWER_DIGITS "._+-", 64)) {
+            snprintf(ptr, sizeof ptr, "/components/%zu/name", i);
+            imx_verr(errors, ptr, "must be 1 to 64 of a-z, 0-9, '.', '_', '+', '-'");
+            ok = false;
+        }
+        struct imx_ver v;
+        if (check_versions && imx_ver_parse(version, &v) != 0) {
+            snprintf(ptr, sizeof ptr, "/components/%zu/version", i);
+            imx_verr(errors, ptr, "'%.64s' is not a version (such as 580.105.08 or 2.9.0+cu130)",
+                     version);
+            ok = false;
+        }
+        for (size_t k = 0; ok && k < n; k++) {
+            if (strcmp(out[k].name, name) == 0) {
+                snprintf(ptr, sizeof ptr, "/components/%zu/name", i);
+                imx_verr(errors, ptr, "%s is listed twice", name);
+                ok = false;
+            }
+        }
+        if (ok)
+            out[n++] = (struct imx_compat_component){ name, version };
+    }
+    return n;
+}
+
+/* Reads an array of distinct strings that pass ok (NULL: 1..64 characters) into out. Returns how
+ * many. */
+static size_t read_strings(const json_t *arr, const char *field, const char **out, size_t max,
+                           bool (*ok)(const char *), const char *ok_text, json_t *errors)
+{
+    size_t i, n = 0;
+    json_t *v;
+    char ptr[64];
+    if (json_array_size(arr) > max) {
+        snprintf(ptr, sizeof ptr, "/%s", field);
+        imx_verr(errors, ptr, "at most %zu entries", max);
+        return 0;
+    }
+    json_array_foreach(arr, i, v)
+    {
+        const char *s = json_string_value(v);
+        snprintf(ptr, sizeof ptr, "/%s/%zu", field, i);
+        if (!s || (ok ? !ok(s) : (strlen(s) < 1 || strlen(s) > 64))) {
+            imx_verr(errors, ptr, "must be %s", ok_text);
+            continue;
+        }
+        bool dup = false;
+        for (size_t k = 0; k < n && !dup; k++)
+            dup = strcmp(out[k], s) == 0;
+        if (dup)
+            imx_verr(errors, ptr, "'%s' is listed twice", s);
+        else
+            out[n++] = s;
+    }
+    return n;
+}
+
+void imx_api_compat_check(struct imx_req *r)
+{
+    json_t *body = imx_req_json(r);
+    if (!body)
+        return;
+    json_t *errors = json_array();
+    imx_api_check_fields(body, compat_fields, errors);
+    struct imx_compat_component comps[IMX_COMPAT_MAX_COMPONENTS];
+    const char *gpus[MANIFEST_MAX_GPUS];
+    size_t nc = read_components(json_object_get(body, "components"), comps,
+                                IMX_COMPAT_MAX_COMPONENTS, errors, false);
+    size_t ng = read_strings(json_object_get(body, "gpus"), "gpus", gpus, MANIFEST_MAX_GPUS, NULL,
+                             "a GPU name of 1 to 64 characters", errors);
+    if (json_array_size(errors) > 0) {
+        imx_reply_invalid_steal(r, errors, "The stack has invalid fields");
+        return;
+    }
+    json_decref(errors);
+    struct imx_db_conn *c = imx_api_db_read(r);
+    if (!c)
+        return;
+    char err[256];
+    const struct imx_ref_snapshot *ref = imx_db_ref_acquire(c, err, sizeof err);
+    if (!ref) {
+        imx_error("request %s: reference data: %s", r->request_id, err);
+        imx_reply_problem(r, IMX_E_DB_UNAVAILABLE, "The reference data cannot be read");
+        return;
+    }
+    json_t *doc = compat_report(ref, comps, nc, gpus, ng);
+    imx_db_ref_release(ref);
+    imx_reply_json_steal(r, 200, doc);
+}
+
+/* ---- POST /v1/images ---- */
+
+static const struct imx_api_field manifest_fields[] = {
+    { "team", JSON_STRING, true },         { "family", JSON_STRING, true },
+    { "version", JSON_STRING, true },      { "provider", JSON_STRING, true },
+    { "architecture", JSON_STRING, true }, { "os", JSON_OBJECT, true },
+    { "kernel", JSON_STRING, false },      { "layer", JSON_STRING, true },
+    { "artifacts", JSON_ARRAY, true },     { "components", JSON_ARRAY, true },
+    { "gpus", JSON_ARRAY, false },         { "instance_families", JSON_ARRAY, false },
+    { "tags", JSON_ARRAY, false },         { "boot_seconds", JSON_INTEGER, false },
+    { "size_gb", JSON_REAL, false },       { "parent", JSON_INTEGER, false },
+    { "description", JSON_STRING, false }, { NULL, JSON_NULL, false },
+};
+
+static bool instance_family_ok(const char *s)
+{
+    return token_ok(s, LOWER_DIGITS, LOWER_DIGITS "-", 32);
+}
+
+static bool tag_ok(const char *s)
+{
+    return token_ok(s, LOWER_DIGITS, LOWER_DIGITS ":._-", 64);
+}
+
+/* Everything a publish carries from the handler into its transaction. */
+struct publish {
+    struct imx_image_new in;
+    struct imx_image_component comps[IMX_DBI_MAX_ROWS];
+    struct imx_image_artifact arts[IMX_DBI_MAX_ROWS];
+    const char *gpus[MANIFEST_MAX_GPUS];
+    const char *families[IMX_DBI_MAX_ROWS];
+    const char *tags[IMX_DBI_MAX_ROWS];
+    const char *team;
+    char *report; /* new JSON text */
+};
+
+static void check_os(const json_t *os, struct publish *p, json_t *errors)
+{
+    if (!os)
+        return;
+    const char *key;
+    json_t *v;
+    json_object_foreach((json_t *)os, key, v)
+    {
+        if (strcmp(key, "name") != 0 && strcmp(key, "version") != 0) {
+            char ptr[300];
+            snprintf(ptr, sizeof ptr, "/os/%.200s", key);
+            imx_verr(errors, ptr, "unknown field");
+        }
+    }
+    p->in.os_name = json_string_value(json_object_get(os, "name"));
+    p->in.os_version = json_string_value(json_object_get(os, "version"));
+    if (!token_ok(p->in.os_name, "abcdefghijklmnopqrstuvwxyz", LOWER_DIGITS "-", 32))
+        imx_verr(errors, "/os/name", "must be 1 to 32 of a-z, 0-9 and '-', starting with a letter");
+    if (!token_ok(p->in.os_version, ALNUM, ALNUM "._-", 32))
+        imx_verr(errors, "/os/version", "must be 1 to 32 of A-Z, a-z, 0-9, '.', '_' and '-'");
+}
+
+static void check_artifacts(const json_t *arr, struct publish *p, json_t *errors)
+{
+    size_t i;
+    json_t *a;
+    char ptr[64];
+    if (!arr)
+        return;
+    if (json_array_size(arr) == 0 || json_array_size(arr) > IMX_DBI_MAX_ROWS) {
+        imx_verr(errors, "/artifacts", "must list 1 to %d artifacts", IMX_DBI_MAX_ROWS);
+        return;
+    }
+    json_array_foreach(arr, i, a)
+    {
+        const char *region = json_string_value(json_object_get(a, "region"));
+        const char *id = json_string_value(json_object_get(a, "id"));
+        snprintf(ptr, sizeof ptr, "/artifacts/%zu", i);
+        if (!json_is_object(a) || json_object_size(a) != 2 || !region || !id) {
+            imx_verr(errors, ptr, "must be an object with string members region and id");
+            continue;
+        }
+        bool ok = true;
+        if (!token_ok(region, LOWER_DIGITS, LOWER_DIGITS "-", 64)) {
+            snprintf(ptr, sizeof ptr, "/artifacts/%zu/region", i);
+            imx_verr(errors, ptr, "must be a region such as us-east-1 (a-z, 0-9, '-')");
+            ok = false;
+        }
+        if (strlen(id) < 1 || strlen(id) > 512) {
+            snprintf(ptr, sizeof ptr, "/artifacts/%zu/id", i);
+            imx_verr(errors, ptr, "must be 1 to 512 characters");
+            ok = false;
+        }
+        for (size_t k = 0; ok && k < p->in.n_artifacts; k++) {
+            if (strcmp(p->arts[k].region, region) == 0) {
+                snprintf(ptr, sizeof ptr, "/artifacts/%zu/region", i);
+                imx_verr(errors, ptr, "%s is listed twice", region);
+                ok = false;
+            }
+        }
+        if (ok)
+            p->arts[p->in.n_artifacts++] = (struct imx_image_artifact){ region, id };
+    }
+}
+
+/* Checks the manifest into p; appends every bad field to errors. */
+static void check_manifest(json_t *body, struct publish *p, json_t *errors)
+{
+    /* JSON null stands for "absent" in optional members; integers are fine as sizes. */
+    const char *nullable[] = { "parent", "description", "kernel", "boot_seconds", "size_gb" };
+    for (size_t i = 0; i < sizeof nullable / sizeof nullable[0]; i++)
+        if (json_is_null(json_object_get(body, nullable[i])))
+            json_object_del(body, nullable[i]);
+    json_t *size = json_object_get(body, "size_gb");
+    if (json_is_integer(size))
+        json_object_set_new(body, "size_gb", json_real((double)json_integer_value(size)));
+    imx_api_check_fields(body, manifest_fields, errors);
+
+    struct imx_image_new *in = &p->in;
+    p->team = json_string_value(json_object_get(body, "team"));
+    in->family = json_string_value(json_object_get(body, "family"));
+    in->version = json_string_value(json_object_get(body, "version"));
+    in->provider = json_string_value(json_object_get(body, "provider"));
+    in->architecture = json_string_value(json_object_get(body, "architecture"));
+    in->kernel = json_string_value(json_object_get(body, "kernel"));
+    in->layer = json_string_value(json_object_get(body, "layer"));
+    in->description = json_string_value(json_object_get(body, "description"));
+    in->boot_seconds = -1;
+    in->size_gb = -1;
+    if (in->family && !token_ok(in->family, LOWER_DIGITS, LOWER_DIGITS "._-", 100))
+        imx_verr(errors, "/family", "must be 1 to 100 of a-z, 0-9, '.', '_' and '-'");
+    if (in->version && !token_ok(in->version, ALNUM, ALNUM "._+-", 64))
+        imx_verr(errors, "/version", "must be 1 to 64 of A-Z, a-z, 0-9, '.', '_', '+' and '-'");
+    if (in->provider && !one_of(in->provider, PROVIDERS))
+        imx_verr(errors, "/provider", "must be aws, gcp, azure, onprem or oci-container");
+    if (in->architecture && !one_of(in->architecture, ARCHS))
+        imx_verr(errors, "/architecture", "must be x86_64 or arm64");
+    if (in->layer && !one_of(in->layer, LAYERS))
+        imx_verr(errors, "/layer", "must be platform or model");
+    if (in->kernel && (strlen(in->kernel) < 1 || strlen(in->kernel) > 64))
+        imx_verr(errors, "/kernel", "must be 1 to 64 characters");
+    if (in->description && strlen(in->description) > 4000)
+        imx_verr(errors, "/description", "must be at most 4000 characters");
+    json_t *v = json_object_get(body, "boot_seconds");
+    if (json_is_integer(v)) {
+        if (json_integer_value(v) < 0 || json_integer_value(v) > BOOT_SECONDS_MAX)
+            imx_verr(errors, "/boot_seconds", "must be from 0 to %d", BOOT_SECONDS_MAX);
+        else
+            in->boot_seconds = (int)json_integer_value(v);
+    }
+    v = json_object_get(body, "size_gb");
+    if (json_is_real(v)) {
+        if (!(json_real_value(v) >= 0 && json_real_value(v) <= SIZE_GB_MAX))
+            imx_verr(errors, "/size_gb", "must be from 0 to %.2f", SIZE_GB_MAX);
+        else
+            in->size_gb = json_real_value(v);
+    }
+    v = json_object_get(body, "parent");
+    if (json_is_integer(v)) {
+        if (json_integer_value(v) < 1)
+            imx_verr(errors, "/parent", "must be an image id");
+        else
+            in->parent_id = json_integer_value(v);
+    }
+    check_os(json_object_get(body, "os"), p, errors);
+    check_artifacts(json_object_get(body, "artifacts"), p, errors);
+    in->artifacts = p->arts;
+
+    struct imx_compat_component comps[IMX_DBI_MAX_ROWS];
+    size_t nc =
+        read_components(json_object_get(body, "components"), comps, IMX_DBI_MAX_ROWS, errors, true);
+    for (size_t i = 0; i < nc; i++)
+        p->comps[i] = (struct imx_image_component){ comps[i].name, comps[i].version };
+    in->components = p->comps;
+    in->n_components = nc;
+    in->n_gpus = read_strings(json_object_get(body, "gpus"), "gpus", p->gpus, MANIFEST_MAX_GPUS,
+                              NULL, "a GPU name of 1 to 64 characters", errors);
+    in->gpus = p->gpus;
+    in->n_instance_families =
+        read_strings(json_object_get(body, "instance_families"), "instance_families", p->families,
+                     IMX_DBI_MAX_ROWS, instance_family_ok,
+                     "an instance family such as p5 (a-z, 0-9, '-')", errors);
+    in->instance_families = p->families;
+    in->n_tags = read_strings(json_object_get(body, "tags"), "tags", p->tags, IMX_DBI_MAX_ROWS,
+                              tag_ok, "a tag of a-z, 0-9, ':', '.', '_', '-'", errors);
+    in->tags = p->tags;
+}
+
+/* Replies with the stored image (status, with ETag and, for 201, Location). */
+static int reply_image(struct imx_req *r, unsigned status, long long id)
+{
+    char *json, *etag;
+    enum imx_db_images_rc rc = imx_db_image_get(r->db, id, &json, &etag);
+    if (rc != IMX_DBI_OK) {
+        reply_rc(r, rc);
+        return -1;
+    }
+    if (status == 201) {
+        char loc[64];
+        snprintf(loc, sizeof loc, "/v1/images/%lld", id);
+        imx_reply_header(r, "Location", loc);
+    }
+    imx_reply_header(r, "ETag", etag);
+    free(etag);
+    reply_json_text_steal(r, status, json);
+    return 0;
+}
+
+/* The one place an image is published: insert, audit, and (later) the image.published event, all
+ * in this transaction. */
+static int publish_tx(struct imx_req *r, void *cls)
+{
+    struct publish *p = cls;
+    long long id;
+    char err[256] = "";
+    enum imx_db_images_rc rc = imx_db_image_insert(r->db, &p->in, &id, err, sizeof err);
+    if (rc == IMX_DBI_CONFLICT) {
+        imx_reply_problem(r, IMX_E_CONFLICT, "%s %s is already published", p->in.family,
+                          p->in.version);
+        return -1;
+    }
+    if (rc == IMX_DBI_INVALID) {
+        imx_reply_problem(r, IMX_E_BAD_REQUEST, "The manifest was refused: %s", err);
+        return -1;
+    }
+    if (rc != IMX_DBI_OK) {
+        reply_rc(r, rc);
+        return -1;
+    }
+    char rid[24];
+    snprintf(rid, sizeof rid, "%lld", id);
+    json_t *detail = json_pack("{s:s, s:s, s:s}", "team", p->team, "family", p->in.family,
+                               "version", p->in.version);
+    int arc = imx_audit(r, "publish", "image", rid, detail);
+    json_decref(detail);
+    if (arc != 0)
+        return -1;
+    /* outbox: image.published */
+    return reply_image(r, 201, id);
+}
+
+void imx_api_image_publish(struct imx_req *r)
+{
+    json_t *body = imx_req_json(r);
+    if (!body)
+        return;
+    struct publish *p = calloc(1, sizeof *p);
+    if (!p) {
+        imx_reply_problem(r, IMX_E_INTERNAL, NULL);
+        return;
+    }
+    json_t *errors = json_array();
+    check_manifest(body, p, errors);
+    if (json_array_size(errors) > 0) {
+        imx_reply_invalid_steal(r, errors, "The manifest has invalid fields");
+        errors = NULL;
+        goto out;
+    }
+    int64_t team_id = imx_auth_team(r, p->team, IMX_ROLE_PUBLISHER);
+    if (!team_id)
+        goto out;
+    p->in.team_id = team_id;
+    if (p->in.parent_id) {
+        enum imx_db_images_rc rc = imx_db_image_exists(r->db, p->in.parent_id);
+        if (rc == IMX_DBI_NOT_FOUND) {
+            imx_verr(errors, "/parent", "no image has id %lld", p->in.parent_id);
+            imx_reply_invalid_steal(r, errors, "The manifest has invalid fields");
+            errors = NULL;
+            goto out;
+        }
+        if (rc != IMX_DBI_OK) {
+            reply_rc(r, rc);
+            goto out;
+        }
+    }
+    char err[256];
+    const struct imx_ref_snapshot *ref = imx_db_ref_acquire(r->db, err, sizeof err);
+    if (!ref) {
+        imx_error("request %s: reference data: %s", r->request_id, err);
+        imx_reply_problem(r, IMX_E_DB_UNAVAILABLE, "The reference data cannot be read");
+        goto out;
+    }
+    struct imx_compat_component comps[IMX_DBI_MAX_ROWS];
+    for (size_t i = 0; i < p->in.n_components; i++)
+        comps[i] = (struct imx_compat_component){ p->comps[i].name, p->comps[i].version };
+    json_t *report = compat_report(ref, comps, p->in.n_components, p->gpus, p->in.n_gpus);
+    imx_db_ref_release(ref);
+    p->report = report ? json_dumps(report, JSON_COMPACT) : NULL;
+    json_decref(report);
+    if (!p->report) {
+        imx_reply_problem(r, IMX_E_INTERNAL, NULL);
+        goto out;
+    }
+    p->in.compatibility_json = p->report;
+    imx_db_tx(r, publish_tx, p);
+out:
+    json_decref(errors);
+    if (p)
+        free(p->report);
+    free(p);
+}
+
+/* ---- GET /v1/images/{id} ---- */
+
+void imx_api_image_get(struct imx_req *r)
+{
+    long long id = path_id(r);
+    if (!id)
+        return;
+    struct imx_db_conn *c = imx_api_db_read(r);
+    if (!c)
+        return;
+    char *json, *etag;
+    enum imx_db_images_rc rc = imx_db_image_get(c, id, &json, &etag);
+    if (rc != IMX_DBI_OK) {
+        reply_rc(r, rc);
+        return;
+    }
+    imx_reply_header(r, "ETag", etag);
+    const char *inm = imx_req_header(r, "If-None-Match");
+    if (inm && etag_listed(inm, etag)) {
+        free(json);
+        imx_reply_empty(r, 304);
+    } else {
+        reply_json_text_steal(r, 200, json);
+    }
+    free(etag);
+}
+
+/* ---- PATCH /v1/images/{id} ---- */
+
+static const struct imx_api_field patch_fields[] = {
+    { "status", JSON_STRING, true },     { "reason", JSON_STRING, false },
+    { "revoke_at", JSON_STRING, false }, { "cascade", JSON_TRUE, false },
+    { NULL, JSON_NULL, false },
+};
+
+struct status_patch {
+    struct imx_image_status_change change;
+    const char *status; /* as asked */
+    const char *if_match;
+};
+
+/* The one place an image's lifecycle changes: lock, check owner and If-Match, update (with its
+ * descendants for cascade), audit, and (later) the event, all in this transaction. */
+static int status_tx(struct imx_req *r, void *cls)
+{
+    struct status_patch *sp = cls;
+    long long team_id;
+    char etag[IMX_DBI_ETAG_SIZE], now_status[16];
+    enum imx_db_images_rc rc = imx_db_image_lock(r->db, sp->change.id, &team_id, etag, now_status);
+    if (rc != IMX_DBI_OK) {
+        reply_rc(r, rc);
+        return -1;
+    }
+    /* The catalog is readable by all, so another team's image is not hidden: 403, not 404. */
+    if (!r->principal.admin && imx_auth_role(r, team_id) < IMX_ROLE_PUBLISHER) {
+        imx_reply_problem(r, IMX_E_FORBIDDEN,
+                          "Only publishers of the team that owns this image may change it");
+        return -1;
+    }
+    if (!etag_listed(sp->if_match, etag)) {
+        imx_reply_header(r, "ETag", etag);
+        imx_reply_problem(r, IMX_E_PRECONDITION_FAILED,
+                          "The image changed since you read it (ETag %s); read it again", etag);
+        return -1;
+    }
+    char *changed = NULL;
+    rc = imx_db_image_set_status(r->db, &sp->change, &changed);
+    if (rc == IMX_DBI_INVALID) {
+        json_t *errors = json_array();
+        imx_verr(errors, "/revoke_at", "must be an RFC 3339 time");
+        imx_reply_invalid_steal(r, errors, "The change has invalid fields");
+        return -1;
+    }
+    if (rc != IMX_DBI_OK) {
+        reply_rc(r, rc);
+        return -1;
+    }
+    char rid[24];
+    snprintf(rid, sizeof rid, "%lld", sp->change.id);
+    const char *action = strcmp(sp->status, "active") == 0       ? "restore"
+                         : strcmp(sp->status, "deprecated") == 0 ? "deprecate"
+                         : sp->change.revoke_at                  ? "schedule_revoke"
+                                                                 : "revoke";
+    json_t *detail =
+        json_pack("{s:s, s:s, s:s?, s:s?, s:b, s:o*}", "from", now_status, "to", sp->status,
+                  "reason", sp->change.reason, "revoke_at", sp->change.revoke_at, "cascade",
+                  sp->change.cascade, "images", json_loads(changed, 0, NULL));
+    free(changed);
+    int arc = imx_audit(r, action, "image", rid, detail);
+    json_decref(detail);
+    if (arc != 0)
+        return -1;
+    /* outbox: image.revoked (revoke, schedule_revoke: one per image changed),
+     * image.deprecated (deprecate); a restore emits nothing yet. */
+    return reply_image(r, 200, sp->change.id);
+}
+
+void imx_api_image_patch(struct imx_req *r)
+{
+    long long id = path_id(r);
+    if (!id)
+        return;
+    struct status_patch sp = { .change = { .id = id } };
+    sp.if_match = imx_req_header(r, "If-Match");
+    if (!sp.if_match) {
+        imx_reply_problem(r, IMX_E_PRECONDITION_REQUIRED,
+                          "Send If-Match with the ETag of the image you read");
+        return;
+    }
+    json_t *body = imx_req_json(r);
+    if (!body)
+        return;
+    json_t *errors = json_array();
+    imx_api_check_fields(body, patch_fields, errors);
+    sp.status = json_string_value(json_object_get(body, "status"));
+    const char *reason = json_string_value(json_object_get(body, "reason"));
+    const char *revoke_at = json_string_value(json_object_get(body, "revoke_at"));
+    bool cascade = json_is_true(json_object_get(body, "cascade"));
+    bool revoking = sp.status && strcmp(sp.status, "revoked") == 0;
+    if (sp.status && !one_of(sp.status, STATUSES))
+        imx_verr(errors, "/status", "must be active, deprecated or revoked");
+    if (revoking && (!reason || !*reason))
+        imx_verr(errors, "/reason", "is required to revoke");
+    if (reason && strlen(reason) > 1000)
+        imx_verr(errors, "/reason", "must be at most 1000 characters");
+    if (revoke_at && !revoking)
+        imx_verr(errors, "/revoke_at", "only schedules a revocation (status revoked)");
+    if (revoke_at && (strlen(revoke_at) < 10 || strlen(revoke_at) > 40))
+        imx_verr(errors, "/revoke_at", "must be an RFC 3339 time");
+    if (cascade && !revoking)
+        imx_verr(errors, "/cascade", "only applies to a revocation");
+    if (json_array_size(errors) > 0) {
+        imx_reply_invalid_steal(r, errors, "The change has invalid fields");
+        return;
+    }
+    json_decref(errors);
+    /* A scheduled revocation keeps the current status until revoke_at. */
+    sp.change.status = revoking && revoke_at ? NULL : sp.status;
+    sp.change.reason = reason && *reason ? reason : NULL;
+    sp.change.revoke_at = revoke_at;
+    sp.change.cascade = cascade;
+    if (revoke_at) {
+        struct imx_db_conn *c = imx_api_db(r);
+        if (!c)
+            return;
+        int future = imx_db_time_is_future(c, revoke_at);
+        if (future == -2) {
+            imx_reply_problem(r, IMX_E_DB_UNAVAILABLE, "The database is unavailable");
+            return;
+        }
+        if (future != 1) {
+            errors = json_array();
+            imx_verr(errors, "/revoke_at",
+                     future == 0 ? "must be in the future" : "must be an RFC 3339 time");
+            imx_reply_invalid_steal(r, errors, "The change has invalid fields");
+            return;
+        }
+    }
+    imx_db_tx(r, status_tx, &sp);
+}
+
+/* ---- GET /v1/images/{id}/lineage ---- */
+
+void imx_api_image_lineage(struct imx_req *r)
+{
+    long long id = path_id(r);
+    if (!id)
+        return;
+    struct imx_db_conn *c = imx_api_db_read(r);
+    if (!c)
+        return;
+    char *json;
+    enum imx_db_images_rc rc = imx_db_image_lineage(c, id, &json);
+    if (rc != IMX_DBI_OK)
+        reply_rc(r, rc);
+    else
+        reply_json_text_steal(r, 200, json);
+}
+
+/* ---- component=NAME:CONSTRAINT (search and resolve) ---- */
+
+struct constraint_args {
+    struct imx_image_constraint list[IMX_DBI_MAX_CONSTRAINTS];
+    char names[IMX_DBI_MAX_CONSTRAINTS][65];
+    size_t n;
+    char problem[IMX_CONSTRAINT_ERR_SIZE + 400]; /* the first bad one, "" when none */
+};
+
+static void constraint_arg(void *cls, const char *value)
+{
+    struct constraint_args *ca = cls;
+    if (ca->problem[0])
+        return;
+    if (ca->n == IMX_DBI_MAX_CONSTRAINTS) {
+        snprintf(ca->problem, sizeof ca->problem, "component: at most %d constraints",
+                 IMX_DBI_MAX_CONSTRAINTS);
+        return;
+    }
+    const char *colon = strchr(value, ':');
+    size_t nl = colon ? (size_t)(colon - value) : 0;
+    if (!colon || nl == 0 || nl > 64) {
+        snprintf(ca->problem, sizeof ca->problem,
+                 "component=%.80s: must be NAME:CONSTRAINT, such as cuda:>=12.4 or "
+                 "nvidia-driver:~580",
+                 value);
+        return;
+    }
+    memcpy(ca->names[ca->n], value, nl);
+    ca->names[ca->n][nl] = '\0';
+    if (!token_ok(ca->names[ca->n], LOWER_DIGITS, LOWER_DIGITS "._+-", 64)) {
+        snprintf(ca->problem, sizeof ca->problem,
+                 "component=%.80s: the name must be a-z, 0-9, '.', '_', '+', '-'", value);
+        return;
+    }
+    char err[IMX_CONSTRAINT_ERR_SIZE];
+    struct imx_image_constraint *ic = &ca->list[ca->n];
+    if (imx_constraint_parse(colon + 1, &ic->constraint, err, sizeof err) != 0) {
+        snprintf(ca->problem, sizeof ca->problem, "component=%.80s: %s", value, err);
+        return;
+    }
+    ic->name = ca->names[ca->n];
+    ca->n++;
+}
+
+/* Reads every component argument; replies 400 naming the bad one and returns -1. */
+static int read_constraints(struct imx_req *r, struct constraint_args *ca)
+{
+    ca->n = 0;
+    ca->problem[0] = '\0';
+    imx_req_query_each(r, "component", constraint_arg, ca);
+    if (ca->problem[0]) {
+        imx_reply_problem(r, IMX_E_BAD_REQUEST, "%s", ca->problem);
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- GET /v1/images ---- */
+
+struct tag_args {
+    const char *list[IMX_DBI_MAX_TAGS];
+    size_t n;
+    bool too_many;
+};
+
+static void tag_arg(void *cls, const char *value)
+{
+    struct tag_args *t = cls;
+    if (t->n == IMX_DBI_MAX_TAGS)
+        t->too_many = true;
+    else
+        t->list[t->n++] = value;
+}
+
+/* An optional enum query argument: NULL or one of set; else replies 400 and returns false. */
+static bool enum_arg(struct imx_req *r, const char *name, const char *const *set,
+                     const char *allowed)
+{
+    const char *v = imx_req_query(r, name);
+    if (v && !one_of(v, set)) {
+        imx_reply_problem(r, IMX_E_BAD_REQUEST, "%s must be %s", name, allowed);
+        return false;
+    }
+    return true;
+}
+
+/* Rebuilds the page from the database ({"items" : [...], "next_cursor" : "raw"|null}) with the
+ * raw key sealed into an opaque cursor and, when facets is not NULL, a facets member. Returns new
+ * text, or NULL. */
+static char *page_with_cursor(struct imx_req *r, const char *page, const char *facets)
+{
+    /* next_cursor is the last member and its raw value has no quotes or escapes, so the last
+     * "next_cursor" in the text is that member (inside strings quotes are escaped). */
+    const char *member = NULL;
+    for (const char *p = page; (p = strstr(p, "\"next_cursor\"")) != NULL; p++)
+        member = p;
+    if (!member)
+        return NULL;
+    const char *v = strchr(member + 13, '"');
+    char sealed[IMX_CURSOR_MAX] = "";
+    if (v && strchr(member + 13, ':') < v) {
+        const char *end = strchr(v + 1, '"');
+        if (!end || end - v > 256)
+            return NULL;
+        char raw[260];
+        memcpy(raw, v + 1, (size_t)(end - v - 1));
+        raw[end - v - 1] = '\0';
+        json_t *key = json_string(raw);
+        int rc = imx_cursor_encode(key, sealed, sizeof sealed);
+        json_decref(key);
+        if (rc != 0)
+            return NULL;
+        imx_api_link_next(r, sealed);
+    }
+    size_t head = (size_t)(member - page);
+    size_t len = head + strlen(sealed) + (facets ? strlen(facets) : 0) + 64;
+    char *out = malloc(len);
+    if (!out)
+        return NULL;
+    memcpy(out, page, head);
+    if (sealed[0])
+        snprintf(out + head, len - head, "\"next_cursor\":\"%s\"%s%s}", sealed,
+                 facets ? ",\"facets\":" : "", facets ? facets : "");
+    else
+        snprintf(out + head, len - head, "\"next_cursor\":null%s%s}", facets ? ",\"facets\":" : "",
+                 facets ? facets : "");
+    return out;
+}
+
+void imx_api_image_search(struct imx_req *r)
+{
+    struct imx_image_search s = {
+        .q = imx_req_query(r, "q"),
+        .family = imx_req_query(r, "family"),
+        .provider = imx_req_query(r, "provider"),
+        .region = imx_req_query(r, "region"),
+        .arch = imx_req_query(r, "arch"),
+        .os = imx_req_query(r, "os"),
+        .gpu = imx_req_query(r, "gpu"),
+        .status = imx_req_query(r, "status"),
+        .layer = imx_req_query(r, "layer"),
+        .patch_status = imx_req_query(r, "patch_status"),
+        .limit = SEARCH_LIMIT_DEFAULT,
+    };
+    static const char *const SEARCH_STATUSES[] = { "active", "deprecated", "revoked", "any", NULL };
+    if (!enum_arg(r, "provider", PROVIDERS, "aws, gcp, azure, onprem or oci-container") ||
+        !enum_arg(r, "arch", ARCHS, "x86_64 or arm64") ||
+        !enum_arg(r, "status", SEARCH_STATUSES, "active, deprecated, revoked or any") ||
+        !enum_arg(r, "layer", LAYERS, "platform or model") ||
+        !enum_arg(r, "patch_status", PATCH_STATUSES, "ok, vulnerable, patch_available or revoked"))
+        return;
+    if (imx_image_sort_parse(imx_req_query(r, "sort"), &s.sort) != 0) {
+        imx_reply_problem(r, IMX_E_BAD_REQUEST,
+                          "sort must be -published_at, family, boot_seconds or size_gb");
+        return;
+    }
+    const char *limit = imx_req_query(r, "limit");
+    unsigned long long lv;
+    if (limit) {
+        if (imx_parse_uint(limit, 1, IMX_DBI_MAX_LIMIT, &lv) != 0) {
+            imx_reply_problem(r, IMX_E_BAD_REQUEST, "limit must be from 1 to %d",
+                              IMX_DBI_MAX_LIMIT);
+            return;
+        }
+        s.limit = (int)lv;
+    }
+    if (s.os && (strlen(s.os) > 64 || s.os[0] == ':' || strchr(s.os, ':') != strrchr(s.os, ':'))) {
+        imx_reply_problem(r, IMX_E_BAD_REQUEST, "os must be NAME or NAME:VERSION (ubuntu:24.04)");
+        return;
+    }
+    if (s.q && strlen(s.q) > 200) {
+        imx_reply_problem(r, IMX_E_BAD_REQUEST, "q must be at most 200 characters");
+        return;
+    }
+    const char *facets_arg = imx_req_query(r, "facets");
+    if (facets_arg && strcmp(facets_arg, "true") != 0 && strcmp(facets_arg, "false") != 0) {
+        imx_reply_problem(r, IMX_E_BAD_REQUEST, "facets must be true or false");
+        return;
+    }
+    struct tag_args tags = { .n = 0 };
+    imx_req_query_each(r, "tag", tag_arg, &tags);
+    if (tags.too_many) {
+        imx_reply_problem(r, IMX_E_BAD_REQUEST, "tag: at most %d tags", IMX_DBI_MAX_TAGS);
+        return;
+    }
+    s.tags = tags.list;
+    s.n_tags = tags.n;
+    struct constraint_args *ca = malloc(sizeof *ca);
+    char *page = NULL, *facets = NULL, *out = NULL;
+    json_t *key = NULL;
+    if (!ca) {
+        imx_reply_problem(r, IMX_E_INTERNAL, NULL);
+        return;
+    }
+    if (read_constraints(r, ca) != 0)
+        goto done;
+    s.constraints = ca->list;
+    s.n_constraints = ca->n;
+    const char *cursor = imx_req_query(r, "cursor");
+    if (cursor) {
+        key = imx_cursor_decode(cursor);
+        if (!json_is_string(key)) {
+            imx_reply_problem(r, IMX_E_BAD_REQUEST, "The cursor is not one this server made");
+            goto done;
+        }
+        s.cursor = json_string_value(key);
+    }
+    struct imx_db_conn *c = imx_api_db_read(r);
+    if (!c)
+        goto done;
+    enum imx_db_images_rc rc = imx_db_image_search(c, &s, &page);
+    if (rc == IMX_DBI_OK && facets_arg && strcmp(facets_arg, "true") == 0)
+        rc = imx_db_image_facets(c, &s, &facets);
+    if (rc == IMX_DBI_INVALID) {
+        imx_reply_problem(r, IMX_E_BAD_REQUEST,
+                          cursor ? "The cursor belongs to another sort or search"
+                                 : "A filter value was refused");
+        goto done;
+    }
+    if (rc != IMX_DBI_OK) {
+        reply_rc(r, rc);
+        goto done;
+    }
+    out = page_with_cursor(r, page, facets);
+    if (!out)
+        imx_reply_problem(r, IMX_E_INTERNAL, NULL);
+    else
+        reply_json_text_steal(r, 200, out);
+done:
+    json_decref(key);
+    free(page);
+    free(facets);
+    free(ca);
+}
+
+/* ---- GET /v1/compare ---- */
+
+void imx_api_compare(struct imx_req *r)
+{
+    const char *ids_arg = imx_req_query(r, "ids");
+    long long ids[IMX_DBI_COMPARE_MAX];
+    size_t n = 0;
+    bool ok = ids_arg && strlen(ids_arg) < 256;
+    for (const char *p = ids_arg; ok && *p;) {
+        char one[24];
+        size_t len = strcspn(p, ",");
+        unsigned long long v;
+        if (len == 0 || len >= sizeof one || n == IMX_DBI_COMPARE_MAX) {
+            ok = false;
+            break;
+        }
+        memcpy(one, p, len);
+        one[len] = '\0';
+        ok = imx_parse_uint(one, 1, INT64_MAX, &v) == 0;
+        for (size_t k = 0; ok && k < n; k++)
+            ok = ids[k] != (long long)v;
+        ids[n++] = (long long)v;
+        p += len;
+        if (*p == ',')
+            p++;
+    }
+    if (!ok || n < IMX_DBI_COMPARE_MIN) {
+        imx_reply_problem(r, IMX_E_BAD_REQUEST,
+                          "ids must list %d to %d distinct image ids, comma-separated",
+                          IMX_DBI_COMPARE_MIN, IMX_DBI_COMPARE_MAX);
+        return;
+    }
+    struct imx_db_conn *c = imx_api_db_read(r);
+    if (!c)
+        return;
+    char *json;
+    long long missing = 0;
+    enum imx_db_images_rc rc = imx_db_image_compare(c, ids, n, &json, &missing);
+    if (rc == IMX_DBI_NOT_FOUND)
+        imx_reply_problem(r, IMX_E_NOT_FOUND, "No image has id %lld", missing);
+    else if (rc != IMX_DBI_OK)
+        reply_rc(r, rc);
+    else
+        reply_json_text_steal(r, 200, json);
+}
+
+/* ---- GET /v1/images/resolve ---- */
+
+void imx_api_image_resolve(struct imx_req *r)
+{
+    struct imx_image_resolve q = {
+        .family = imx_req_query(r, "family"),
+        .region = imx_req_query(r, "region"),
+        .arch = imx_req_query(r, "arch"),
+    };
+    if (!q.family || !*q.family || !q.region || !*q.region) {
+        imx_reply_problem(r, IMX_E_BAD_REQUEST, "family and region are required");
+        return;
+    }
+    if (!enum_arg(r, "arch", ARCHS, "x86_64 or arm64"))
+        return;
+    struct constraint_args *ca = malloc(sizeof *ca);
+    if (!ca) {
+        imx_reply_problem(r, IMX_E_INTERNAL, NULL);
+        return;
+    }
+    char *text = NULL;
+    json_t *doc = NULL;
+    if (read_constraints(r, ca) != 0)
+        goto done;
+    q.constraints = ca->list;
+    q.n_constraints = ca->n;
+    struct imx_db_conn *c = imx_api_db_read(r);
+    if (!c)
+        goto done;
+    enum imx_db_images_rc rc = imx_db_image_resolve(c, &q, &text);
+    if (rc != IMX_DBI_OK) {
+        reply_rc(r, rc);
+        goto done;
+    }
+    doc = json_loads(text, 0, NULL);
+    json_t *image = json_object_get(doc, "image");
+    if (json_is_object(image)) {
+        imx_reply_json_steal(r, 200,
+                             json_pack("{s:O, s:O}", "image", image, "artifact_id",
+                                       json_object_get(doc, "artifact_id")));
+        goto done;
+    }
+    const char *by = json_string_value(json_object_get(doc, "emptied_by"));
+    json_t *cons = json_object_get(doc, "constraint");
+    if (!by) {
+        imx_reply_problem(r, IMX_E_INTERNAL, NULL);
+    } else if (strcmp(by, "family") == 0) {
+        imx_reply_problem(r, IMX_E_NOT_FOUND, "family: no image of family %s", q.family);
+    } else if (strcmp(by, "status") == 0) {
+        imx_reply_problem(r, IMX_E_NOT_FOUND,
+                          "status: family %s has no active image that is not revoked", q.family);
+    } else if (strcmp(by, "region") == 0) {
+        imx_reply_problem(r, IMX_E_NOT_FOUND, "region: no active image of %s has an artifact in %s",
+                          q.family, q.region);
+    } else if (strcmp(by, "arch") == 0) {
+        imx_reply_problem(r, IMX_E_NOT_FOUND, "arch: no active image of %s in %s is %s", q.family,
+                          q.region, q.arch);
+    } else {
+        imx_reply_problem(
+            r, IMX_E_NOT_FOUND, "component=%s:%s: no active image of %s in %s satisfies it",
+            json_string_value(json_object_get(cons, "name")),
+            json_string_value(json_object_get(cons, "constraint")), q.family, q.region);
+    }
+done:
+    json_decref(doc);
+    free(text);
+    free(ca);
+}

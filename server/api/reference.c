@@ -1,0 +1,141 @@
+/* Reference data: GET /v1/reference/{table} for everyone signed in; POST (add a row) and PUT
+ * (correct a row, found by its primary key) for global admins, audited. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/api.h"
+#include "auth/auth.h"
+#include "db/reference.h"
+#include "db/tx.h"
+
+/* The ref_ table named by {table}, into buf; NULL after replying 404. */
+static const char *table_of(struct imx_req *r, char *buf, size_t len)
+{
+    const char *name = imx_req_param(r, "table");
+    const char *t = imx_db_ref_table(name, buf, len);
+    if (!t)
+        imx_reply_problem(r, IMX_E_NOT_FOUND,
+                          "No reference table %.40s; the tables are cuda_mvc, cuda_driver, "
+                          "gpu_arch, gpu, driver_branch, cudnn, pytorch, pytorch_build, "
+                          "tensorflow, instance_type",
+                          name ? name : "");
+    return t;
+}
+
+void imx_api_reference_list(struct imx_req *r)
+{
+    char table[64];
+    if (!table_of(r, table, sizeof table))
+        return;
+    struct imx_db_conn *c = imx_api_db_read(r);
+    if (!c)
+        return;
+    imx_api_reply_pg_json_steal(r, 200, imx_db_ref_rows(c, table), "No such table");
+}
+
+struct ref_write {
+    char table[64];
+    const char *name;
+    char *row; /* new JSON text */
+    bool is_update;
+};
+
+/* Replies 400 for the values PostgreSQL refused, naming the columns where it says which. */
+static void reply_refused(struct imx_req *r, const PGresult *res)
+{
+    const char *state = imx_db_sqlstate(res);
+    const char *detail = PQresultErrorField(res, PG_DIAG_MESSAGE_DETAIL);
+    const char *column = PQresultErrorField(res, PG_DIAG_COLUMN_NAME);
+    json_t *errors = json_array();
+    char ptr[128];
+    if ((strcmp(state, "42703") == 0 || strcmp(state, "23502") == 0) && detail && !column) {
+        /* DETAIL lists the column names, comma-separated. */
+        char names[512];
+        snprintf(names, sizeof names, "%s", detail);
+        char *save = NULL;
+        for (char *n = strtok_r(names, ",", &save); n; n = strtok_r(NULL, ",", &save))
+            imx_verr(errors, imx_api_pointer(n, ptr, sizeof ptr),
+                     strcmp(state, "42703") == 0 ? "unknown column" : "is required");
+    } else if (column) {
+        imx_verr(errors, imx_api_pointer(column, ptr, sizeof ptr), "%s",
+                 strcmp(state, "23502") == 0 ? "is required" : "has a value that was refused");
+    } else {
+        /* A check constraint or a bad value: PostgreSQL's first line names it. */
+        const char *msg = PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY);
+        imx_verr(errors, "", "%.300s", msg ? msg : "a value was refused");
+    }
+    imx_reply_invalid_steal(r, errors, "The row was refused");
+}
+
+static int ref_write_tx(struct imx_req *r, void *cls)
+{
+    struct ref_write *w = cls;
+    PGresult *res = imx_db_ref_write(r->db, w->table, w->row, w->is_update);
+    if (!imx_db_ok(res)) {
+        const char *state = imx_db_sqlstate(res);
+        if (strcmp(state, "23505") == 0) {
+            PQclear(res);
+            imx_reply_problem(r, IMX_E_CONFLICT, "A %s row with that key exists; PUT corrects it",
+                              w->name);
+            return -1;
+        }
+        /* Class 22 (bad value), 23 (constraint), 42703 (column), 428C9 (generated column). */
+        if (strncmp(state, "22", 2) == 0 || strncmp(state, "23", 2) == 0 ||
+            strcmp(state, "42703") == 0 || strcmp(state, "428C9") == 0) {
+            reply_refused(r, res);
+            PQclear(res);
+            return -1;
+        }
+        return imx_db_tx_fail(r, res);
+    }
+    if (PQntuples(res) != 1 || PQgetisnull(res, 0, 0)) {
+        PQclear(res);
+        imx_reply_problem(r, IMX_E_NOT_FOUND, "No %s row has that key", w->name);
+        return -1;
+    }
+    json_t *stored = json_loads(PQgetvalue(res, 0, 0), 0, NULL);
+    PQclear(res);
+    json_t *detail = json_pack("{s:O*}", "row", stored);
+    int rc = imx_audit(r, w->is_update ? "update" : "create", w->table, w->name, detail);
+    json_decref(detail);
+    if (rc != 0) {
+        json_decref(stored);
+        return -1;
+    }
+    imx_reply_json_steal(r, w->is_update ? 200 : 201, stored);
+    return 0;
+}
+
+static void ref_write(struct imx_req *r, bool is_update)
+{
+    struct ref_write w = { .is_update = is_update, .name = imx_req_param(r, "table") };
+    if (!table_of(r, w.table, sizeof w.table))
+        return;
+    json_t *body = imx_req_json(r);
+    if (!body)
+        return;
+    if (json_object_size(body) == 0) {
+        json_t *errors = json_array();
+        imx_verr(errors, "", "must name at least one column");
+        imx_reply_invalid_steal(r, errors, "The row is empty");
+        return;
+    }
+    w.row = json_dumps(body, JSON_COMPACT);
+    if (!w.row) {
+        imx_reply_problem(r, IMX_E_INTERNAL, NULL);
+        return;
+    }
+    imx_db_tx(r, ref_write_tx, &w);
+    free(w.row);
+}
+
+void imx_api_reference_create(struct imx_req *r)
+{
+    ref_write(r, false);
+}
+
+void imx_api_reference_update(struct imx_req *r)
+{
+    ref_write(r, true);
+}
