@@ -8,6 +8,7 @@
 #include "api/cursor.h"
 #include "auth/auth.h"
 #include "db/advisories.h"
+#include "db/events.h"
 #include "db/tx.h"
 #include "domain/osv.h"
 #include "domain/version.h"
@@ -237,7 +238,12 @@ static int advisory_create_tx(struct imx_req *r, void *cls)
     json_decref(detail);
     if (rc != 0)
         return -1;
-    /* outbox: advisory.published */
+    /* After the insert, whose triggers found the affected images (and staged any
+     * patch.available for fixes that exist already). */
+    res = imx_db_event_advisory(r->db, a->id);
+    if (!imx_db_ok(res))
+        return imx_db_tx_fail(r, res);
+    PQclear(res);
     res = imx_db_advisory_get(r->db, a->id);
     if (!imx_db_ok(res))
         return imx_db_tx_fail(r, res);

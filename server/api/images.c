@@ -6,9 +6,12 @@
 #include <time.h>
 
 #include "api/api.h"
+#include "api/costs_common.h"
 #include "api/cursor.h"
 #include "auth/auth.h"
+#include "db/events.h"
 #include "db/images.h"
+#include "db/pins.h"
 #include "db/reference.h"
 #include "db/tx.h"
 #include "domain/compat.h"
@@ -452,8 +455,8 @@ static int reply_image(struct imx_req *r, unsigned status, long long id)
     return 0;
 }
 
-/* The one place an image is published: insert, audit, and (later) the image.published event, all
- * in this transaction. */
+/* The one place an image is published: insert, audit and the image.published event, all in this
+ * transaction (the insert's triggers add patch.available and request.updated events). */
 static int publish_tx(struct imx_req *r, void *cls)
 {
     struct publish *p = cls;
@@ -481,7 +484,12 @@ static int publish_tx(struct imx_req *r, void *cls)
     json_decref(detail);
     if (arc != 0)
         return -1;
-    /* outbox: image.published */
+    char ids[32];
+    snprintf(ids, sizeof ids, "[%lld]", id);
+    PGresult *res = imx_db_event_images(r->db, "image.published", ids, rid);
+    if (!imx_db_ok(res))
+        return imx_db_tx_fail(r, res);
+    PQclear(res);
     return reply_image(r, 201, id);
 }
 
@@ -588,7 +596,7 @@ struct status_patch {
 };
 
 /* The one place an image's lifecycle changes: lock, check owner and If-Match, update (with its
- * descendants for cascade), audit, and (later) the event, all in this transaction. */
+ * descendants for cascade), audit, and one event per image changed, all in this transaction. */
 static int status_tx(struct imx_req *r, void *cls)
 {
     struct status_patch *sp = cls;
@@ -633,13 +641,26 @@ static int status_tx(struct imx_req *r, void *cls)
         json_pack("{s:s, s:s, s:s?, s:s?, s:b, s:o*}", "from", now_status, "to", sp->status,
                   "reason", sp->change.reason, "revoke_at", sp->change.revoke_at, "cascade",
                   sp->change.cascade, "images", json_loads(changed, 0, NULL));
-    free(changed);
     int arc = imx_audit(r, action, "image", rid, detail);
     json_decref(detail);
-    if (arc != 0)
+    if (arc != 0) {
+        free(changed);
         return -1;
-    /* outbox: image.revoked (revoke, schedule_revoke: one per image changed),
-     * image.deprecated (deprecate); a restore emits nothing yet. */
+    }
+    /* A revocation (scheduled or not, with each image a cascade reached) and a deprecation are
+     * announced per image; a restore is not an event type. */
+    const char *type = strcmp(sp->status, "revoked") == 0      ? "image.revoked"
+                       : strcmp(sp->status, "deprecated") == 0 ? "image.deprecated"
+                                                               : NULL;
+    if (type) {
+        PGresult *res = imx_db_event_images(r->db, type, changed ? changed : "[]", rid);
+        free(changed);
+        if (!imx_db_ok(res))
+            return imx_db_tx_fail(r, res);
+        PQclear(res);
+    } else {
+        free(changed);
+    }
     return reply_image(r, 200, sp->change.id);
 }
 
@@ -999,25 +1020,127 @@ void imx_api_compare(struct imx_req *r)
     char *json;
     long long missing = 0;
     enum imx_db_images_rc rc = imx_db_image_compare(c, ids, n, &json, &missing);
-    if (rc == IMX_DBI_NOT_FOUND)
+    if (rc == IMX_DBI_NOT_FOUND) {
         imx_reply_problem(r, IMX_E_NOT_FOUND, "No image has id %lld", missing);
-    else if (rc != IMX_DBI_OK)
+        return;
+    }
+    if (rc != IMX_DBI_OK) {
         reply_rc(r, rc);
-    else
-        reply_json_text_steal(r, 200, json);
+        return;
+    }
+    /* Costs are team data: only the measurements the caller's scope sees count. */
+    struct imx_api_scope sc;
+    char *costs = NULL;
+    json_t *doc = json_loads(json, 0, NULL), *cdoc = NULL;
+    free(json);
+    if (imx_api_cost_scope(r, NULL, &sc) != 0 ||
+        imx_db_costs_for_images(c, ids, n, &sc.s, &costs) != 0 || !doc ||
+        !(cdoc = json_loads(costs, 0, NULL))) {
+        imx_reply_problem(r, IMX_E_INTERNAL, "Request %s failed; the server log has details",
+                          r->request_id);
+        goto out;
+    }
+    json_t *per_image = json_array(), *patch = json_array();
+    bool differs = false;
+    for (size_t i = 0; i < n; i++) {
+        char key[24];
+        snprintf(key, sizeof key, "%lld", ids[i]);
+        json_t *cost = json_object_get(cdoc, key);
+        json_array_append_new(
+            per_image, json_pack("{s:I, s:O, s:O}", "image", (json_int_t)ids[i], "best_cost_per_1k",
+                                 json_object_get(cost, "best_cost_per_1k"), "boot_seconds_median",
+                                 json_object_get(cost, "boot_seconds_median")));
+        json_t *ps =
+            json_object_get(json_array_get(json_object_get(doc, "images"), i), "patch_status");
+        differs = differs || (i > 0 && !json_equal(ps, json_array_get(patch, 0)));
+        json_array_append(patch, ps ? ps : json_null());
+    }
+    json_array_append_new(
+        json_object_get(doc, "fields"),
+        json_pack("{s:s, s:o, s:b}", "name", "patch_status", "values", patch, "differs", differs));
+    json_object_set_new(doc, "costs", per_image);
+    imx_reply_json_steal(r, 200, doc);
+    doc = NULL;
+out:
+    json_decref(doc);
+    json_decref(cdoc);
+    free(costs);
 }
 
 /* ---- GET /v1/images/resolve ---- */
 
+#define PIN_ARG_MAX 200 /* TEAM/NAME: a team slug and a pin name */
+
+/* GET /v1/images/resolve?pin=TEAM/NAME&region=R: the pinned image's artifact, for callers who may
+ * read TEAM (404 for everyone else, as for any team-owned object); never a revoked image. */
+static void resolve_pin(struct imx_req *r, const char *pin, const char *region)
+{
+    char team[PIN_ARG_MAX + 1], tid[24];
+    const char *slash = strchr(pin, '/');
+    size_t tl = slash ? (size_t)(slash - pin) : 0;
+    if (!slash || tl == 0 || tl > PIN_ARG_MAX || !slash[1] || strlen(slash + 1) > 63 ||
+        strchr(slash + 1, '/')) {
+        imx_reply_problem(r, IMX_E_BAD_REQUEST, "pin must be TEAM/NAME, such as ml/prod-training");
+        return;
+    }
+    memcpy(team, pin, tl);
+    team[tl] = '\0';
+    int64_t team_id = imx_auth_team(r, team, IMX_ROLE_VIEWER);
+    if (!team_id)
+        return;
+    snprintf(tid, sizeof tid, "%lld", (long long)team_id);
+    struct imx_db_conn *c = imx_api_db_read(r);
+    if (!c)
+        return;
+    PGresult *res = imx_db_pin_resolve(c, tid, slash + 1, region);
+    if (!imx_db_ok(res) || PQntuples(res) != 1) {
+        PQclear(res);
+        reply_rc(r, IMX_DBI_ERROR);
+        return;
+    }
+    json_t *doc = json_loads(PQgetvalue(res, 0, 0), 0, NULL);
+    PQclear(res);
+    const char *by = json_string_value(json_object_get(doc, "emptied_by"));
+    if (json_is_object(json_object_get(doc, "image")))
+        imx_reply_json_steal(r, 200,
+                             json_pack("{s:O, s:O, s:O}", "pin", json_object_get(doc, "pin"),
+                                       "image", json_object_get(doc, "image"), "artifact_id",
+                                       json_object_get(doc, "artifact_id")));
+    else if (!by)
+        imx_reply_problem(r, IMX_E_INTERNAL, NULL);
+    else if (strcmp(by, "pin") == 0)
+        imx_reply_problem(r, IMX_E_NOT_FOUND, "pin: team %s has no pin %s", team, slash + 1);
+    else if (strcmp(by, "status") == 0)
+        imx_reply_problem(r, IMX_E_NOT_FOUND, "status: the image pin %s points at is revoked", pin);
+    else
+        imx_reply_problem(r, IMX_E_NOT_FOUND,
+                          "region: the image pin %s points at has no artifact in %s", pin, region);
+    json_decref(doc);
+}
+
 void imx_api_image_resolve(struct imx_req *r)
 {
+    const char *pin = imx_req_query(r, "pin");
+    if (pin) {
+        const char *region = imx_req_query(r, "region");
+        if (imx_req_query(r, "family") || imx_req_query(r, "arch") ||
+            imx_req_query(r, "component")) {
+            imx_reply_problem(r, IMX_E_BAD_REQUEST,
+                              "pin resolves on its own: send pin and region only");
+        } else if (!*pin || !region || !*region) {
+            imx_reply_problem(r, IMX_E_BAD_REQUEST, "pin and region are required");
+        } else {
+            resolve_pin(r, pin, region);
+        }
+        return;
+    }
     struct imx_image_resolve q = {
         .family = imx_req_query(r, "family"),
         .region = imx_req_query(r, "region"),
         .arch = imx_req_query(r, "arch"),
     };
     if (!q.family || !*q.family || !q.region || !*q.region) {
-        imx_reply_problem(r, IMX_E_BAD_REQUEST, "family and region are required");
+        imx_reply_problem(r, IMX_E_BAD_REQUEST, "family (or pin) and region are required");
         return;
     }
     if (!enum_arg(r, "arch", ARCHS, "x86_64 or arm64"))

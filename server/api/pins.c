@@ -7,6 +7,7 @@
 #include "api/api.h"
 #include "api/cursor.h"
 #include "auth/auth.h"
+#include "db/events.h"
 #include "db/pins.h"
 #include "db/tx.h"
 #include "domain/version.h"
@@ -397,7 +398,10 @@ static int pin_move_tx(struct imx_req *r, void *cls)
     json_decref(detail);
     if (rc != 0)
         return -1;
-    /* outbox: pin.moved */
+    res = imx_db_event_pin_moved(r->db, m->id, current, m->user_id);
+    if (!imx_db_ok(res))
+        return imx_db_tx_fail(r, res);
+    PQclear(res);
     return reply_pin(r, 200, m->id);
 }
 

@@ -11,6 +11,7 @@
 #include "api/costs_common.h"
 #include "api/cursor.h"
 #include "auth/auth.h"
+#include "db/events.h"
 #include "db/reference.h"
 #include "db/requests.h"
 #include "db/tx.h"
@@ -89,7 +90,10 @@ static int create_tx(struct imx_req *r, void *cls)
     json_decref(detail);
     if (rcode != 0)
         return rcode;
-    /* outbox: request.updated */
+    res = imx_db_event_request(r->db, id, "created", NULL);
+    if (!imx_db_ok(res))
+        return imx_db_tx_fail(r, res);
+    PQclear(res);
     res = imx_db_request_get(r->db, id, "false");
     if (!imx_db_ok(res))
         return imx_db_tx_fail(r, res);
@@ -446,7 +450,10 @@ static int transition_tx(struct imx_req *r, void *cls)
     json_decref(detail);
     if (rc != 0)
         return rc;
-    /* outbox: request.updated */
+    res = imx_db_event_request(r->db, t->id, "transition", from);
+    if (!imx_db_ok(res))
+        return imx_db_tx_fail(r, res);
+    PQclear(res);
     res = imx_db_request_get(r->db, t->id, "false");
     if (!imx_db_ok(res))
         return imx_db_tx_fail(r, res);
