@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# The web UI's browser tests (tests/web/web.test.mjs): playwright-core drives Debian's
-# chromium headless; axe-core checks every screen; screenshots land in build/web-screenshots/.
-# Installs chromium when root and it is missing; skips (exit 0, with a message) only when it
-# cannot be had. IMX_WEB_BASE_URL=http://host:port runs against a real server instead of the
-# fake API (see tests/web/README.md).
+# The web UI's browser tests (tests/web/web.test.mjs) against the real server: a throwaway
+# PostgreSQL cluster, build/imaxe-server on a free port and a catalog seeded through /v1
+# (tests/web/real-server.mjs). playwright-core drives Debian's chromium headless; axe-core checks
+# every screen; screenshots land in build/web-screenshots/. Installs chromium when root and it
+# is missing; skips (exit 0, with a message) only when it cannot be had.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -21,6 +21,8 @@ if [ ! -x "$CHROMIUM_PATH" ]; then
     echo "     (as root: apt-get install -y chromium; or set CHROMIUM_PATH)" >&2
     exit 0
 fi
+[ -x build/imaxe-server ] || { echo "web: build/imaxe-server is missing: run make build" >&2; exit 1; }
 tools/npm-deps.sh
 export CHROMIUM_PATH
-exec node --test --test-concurrency=1 tests/web/web.test.mjs
+# Bounded: a hung browser or server fails the step instead of stalling make test.
+exec timeout -k 10 240 node --test --test-concurrency=1 --test-timeout=200000 tests/web/web.test.mjs

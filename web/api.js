@@ -37,9 +37,9 @@ export class ApiError extends Error {
     this.detail = problem.detail || '';
     this.errors = Array.isArray(problem.errors) ? problem.errors : [];
   }
-  /** The endpoint is not built on this server yet (screens land before some APIs). */
+  /** The server does not offer this endpoint (an older or trimmed-down server). */
   get unavailable() {
-    return this.status === 404 || this.status === 405 || this.status === 501;
+    return this.status === 405 || this.status === 501;
   }
 }
 

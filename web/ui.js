@@ -26,6 +26,11 @@ export function append(el, children) {
   return el;
 }
 
+/** el.append(...children) that skips null/false children (the DOM's append writes "null"). */
+export function put(el, ...children) {
+  return append(el, children);
+}
+
 export function clear(el, ...children) {
   el.replaceChildren();
   return append(el, children);

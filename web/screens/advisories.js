@@ -1,7 +1,7 @@
-// Advisories: GET /v1/advisories (search, severity, component; in the URL) and one
-// advisory with the images it affects (GET /v1/advisories/{id} and /affected).
+// Advisories: GET /v1/advisories (CVE, severity, component; in the URL) and one advisory with
+// the images it affects, by family (GET /v1/advisories/{id} and /affected).
 import { api } from '../api.js';
-import { h, clear, badge, chip, imageLink, fmtDate, loading, failure, emptyState, errorBox, table, debounce } from '../ui.js';
+import { h, put, clear, badge, chip, imageLink, fmtDate, loading, failure, emptyState, errorBox, table, debounce } from '../ui.js';
 
 const SEVERITIES = ['critical', 'high', 'medium', 'low'];
 
@@ -9,14 +9,14 @@ export async function render(ctx) {
   if (ctx.args.id) return detail(ctx, ctx.args.id);
   ctx.title('Advisories');
   const params = new URLSearchParams(ctx.params);
-  const q = h('input', { type: 'search', name: 'q', placeholder: 'CVE, title or id…', 'aria-label': 'Search advisories', value: params.get('q') || '' });
+  const q = h('input', { type: 'search', name: 'cve', placeholder: 'CVE id, e.g. CVE-2025-23280', 'aria-label': 'CVE', value: params.get('cve') || '', autocomplete: 'off', spellcheck: 'false' });
   const sev = h('select', { name: 'severity', 'aria-label': 'Severity', value: params.get('severity') || '' }, h('option', { value: '' }, 'Any severity'), SEVERITIES.map((s) => h('option', { value: s }, s)));
   const comp = h('input', { type: 'text', name: 'component', placeholder: 'Component, e.g. nvidia-driver', 'aria-label': 'Component', value: params.get('component') || '' });
   const box = h('div', {});
-  ctx.root.append(h('div', { class: 'page-head' }, h('h1', {}, 'Advisories'), h('p', { class: 'lead' }, 'Security bulletins for drivers, toolkits and operating systems, and the images they affect.')), h('form', { class: 'toolbar', role: 'search', onsubmit: (e) => e.preventDefault() }, q, sev, comp), box);
+  put(ctx.root, h('div', { class: 'page-head' }, h('h1', {}, 'Advisories'), h('p', { class: 'lead' }, 'Security bulletins for drivers, toolkits and operating systems, and the images they affect.')), h('form', { class: 'toolbar', role: 'search', onsubmit: (e) => e.preventDefault() }, q, sev, comp), box);
 
   const load = async () => {
-    for (const [k, el] of [['q', q], ['severity', sev], ['component', comp]]) el.value.trim() ? params.set(k, el.value.trim()) : params.delete(k);
+    for (const [k, el] of [['cve', q], ['severity', sev], ['component', comp]]) el.value.trim() ? params.set(k, el.value.trim()) : params.delete(k);
     ctx.setParams(params);
     box.replaceChildren(loading('Loading advisories…'));
     try {
@@ -31,7 +31,8 @@ export async function render(ctx) {
             { label: 'Advisory', cell: (a) => h('span', {}, h('a', { href: `#/advisories/${encodeURIComponent(a.id)}` }, a.id), h('div', { class: 'sub' }, a.title)) },
             { label: 'CVEs', cell: (a) => (a.cves || []).join(', ') || '—' },
             { label: 'CVSS', numeric: true, cell: (a) => a.cvss ?? '—' },
-            { label: 'Published', cell: (a) => fmtDate(a.published_at || a.published) },
+            { label: 'Images', numeric: true, cell: (a) => (a.affected_images != null ? String(a.affected_images) : '—') },
+            { label: 'Published', cell: (a) => fmtDate(a.published) },
           ],
           items,
           { caption: 'Advisories' },
@@ -55,25 +56,27 @@ async function detail(ctx, id) {
     a = await api(`/advisories/${encodeURIComponent(id)}`, { signal: ctx.signal });
   } catch (e) {
     if (e.name === 'AbortError') return;
-    ctx.root.append(h('nav', { class: 'breadcrumb', 'aria-label': 'Breadcrumb' }, h('a', { href: '#/advisories' }, 'Advisories')), h('h1', {}, id), e.status === 404 && !e.unavailable ? h('p', {}, 'No such advisory.') : e.status === 404 ? h('p', {}, 'This advisory was not found.') : errorBox(e));
+    put(ctx.root, h('nav', { class: 'breadcrumb', 'aria-label': 'Breadcrumb' }, h('a', { href: '#/advisories' }, 'Advisories')), h('h1', {}, id), e.status === 404 ? h('p', {}, 'No such advisory.') : errorBox(e));
     return;
   }
   const affected = h('div', {}, loading('Loading affected images…'));
-  ctx.root.append(
+  put(ctx.root, 
     h('nav', { class: 'breadcrumb', 'aria-label': 'Breadcrumb' }, h('a', { href: '#/advisories' }, 'Advisories'), ' / ', a.id),
     h('div', { class: 'page-head' }, h('h1', {}, a.id, ': ', a.title), h('p', { class: 'badges' }, badge(a.severity, { kind: 'sev' }), a.cvss != null ? h('span', { class: 'tag' }, `CVSS ${a.cvss}`) : null, (a.cves || []).map((c) => h('span', { class: 'tag' }, c)))),
     a.description ? h('p', { class: 'lead' }, a.description) : null,
     h('section', { class: 'panel', 'aria-labelledby': 'adv-ranges' }, h('div', { class: 'panel-head' }, h('h2', { id: 'adv-ranges' }, 'Affected components')),
       h('div', { class: 'panel-body' },
-        (a.affected || a.ranges || []).length ? h('ul', { class: 'plain' }, (a.affected || a.ranges).map((r) => h('li', {}, chip(r.component, r.range || r.ranges)))) : h('p', { class: 'muted' }, 'No ranges recorded.'),
-        h('p', { class: 'sub' }, 'Published ', fmtDate(a.published_at || a.published), a.url ? [' · ', h('a', { href: a.url, rel: 'noopener noreferrer', target: '_blank' }, 'Vendor bulletin')] : null))),
+        (a.affected || []).length ? h('ul', { class: 'plain' }, a.affected.map((r) => h('li', {}, chip(r.component, r.range), r.fixed ? h('span', { class: 'sub' }, ` fixed in ${r.fixed}`) : null))) : h('p', { class: 'muted' }, 'No ranges recorded.'),
+        h('p', { class: 'sub' }, 'Published ', fmtDate(a.published), a.url ? [' · ', h('a', { href: a.url, rel: 'noopener noreferrer', target: '_blank' }, 'Vendor bulletin')] : null))),
     h('section', { class: 'panel', 'aria-labelledby': 'adv-images' }, h('div', { class: 'panel-head' }, h('h2', { id: 'adv-images' }, 'Affected images')), h('div', { class: 'panel-body' }, affected)),
   );
   try {
     const d = await api(`/advisories/${encodeURIComponent(id)}/affected`, { signal: ctx.signal });
-    const items = d.items || [];
+    // The answer groups images by family; one row per image, its family named in the link.
+    const items = (d.families || []).flatMap((f) => (f.images || []).map((i) => ({ ...i, family: f.family })));
     clear(affected, items.length ? table([
       { label: 'Image', cell: (i) => imageLink(i) },
+      { label: 'Status', cell: (i) => badge(i.status) },
       { label: 'Patch', cell: (i) => badge(i.patch_status, { kind: 'patch' }) },
       { label: 'Fixed by', cell: (i) => (i.fixed_by ? imageLink(i.fixed_by) : h('span', { class: 'muted' }, 'not yet')) },
     ], items, { caption: 'Images affected by this advisory' }) : h('p', { class: 'muted' }, 'No image in the catalog is affected.'));

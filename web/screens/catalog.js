@@ -1,7 +1,7 @@
 // Catalog: search + facet filters (with counts) over GET /v1/images, results as a dense
 // table, cursor paging, sorting, and an empty state that names the filter that emptied it.
 import { api } from '../api.js';
-import { h, clear, badge, chip, imageLink, fmtDate, fmtNum, loading, failure, emptyState, debounce, toast, humanize } from '../ui.js';
+import { h, put, clear, badge, chip, imageLink, fmtDate, fmtNum, loading, failure, emptyState, debounce, toast, humanize } from '../ui.js';
 import { tray, MAX_COMPARE } from '../state.js';
 
 const PAGE = 20;
@@ -12,7 +12,7 @@ export const FILTERS = [
   { key: 'cuda', label: 'CUDA', facet: 'cuda', range: true, placeholder: '>=12.4' },
   { key: 'driver', label: 'Driver branch', facet: 'driver_branch', range: true, placeholder: '~580' },
   { key: 'framework', label: 'Framework', facet: 'framework' },
-  { key: 'os', label: 'OS', facet: 'os' },
+  { key: 'os', label: 'OS', facet: 'os', fmt: (v) => String(v).replace(':', ' ') },
   { key: 'provider', label: 'Provider', facet: 'provider' },
   { key: 'region', label: 'Region', facet: 'region' },
   { key: 'tag', label: 'Tag', facet: 'tag' },
@@ -20,15 +20,12 @@ export const FILTERS = [
 ];
 const PLAIN = ['q', 'family', 'arch', 'status', 'layer'];
 
+// The orders GET /v1/images offers (keyset pages need one fixed direction per key).
 const SORTS = [
   ['-published_at', 'Newest first'],
-  ['published_at', 'Oldest first'],
   ['family', 'Family A–Z'],
-  ['-family', 'Family Z–A'],
   ['boot_seconds', 'Fastest boot'],
-  ['-boot_seconds', 'Slowest boot'],
   ['size_gb', 'Smallest'],
-  ['-size_gb', 'Largest'],
 ];
 
 /** Turns a driver facet value or typed range into a constraint: "R580" / "580" -> "~580". */
@@ -81,6 +78,8 @@ export async function render(ctx) {
   let cursor = null;
   let rows = [];
   let loadSeq = 0;
+  let total = null; // facets.total: the size of the whole matching set
+  const countText = () => (total != null && total > rows.length ? `Showing ${rows.length} of ${total} images` : `${rows.length} image${rows.length === 1 ? '' : 's'}`);
 
   const search = h('input', { type: 'search', name: 'q', placeholder: 'Search images, components…', 'aria-label': 'Search the catalog', value: params.get('q') || '', autocomplete: 'off' });
   const sortSel = h('select', { name: 'sort', 'aria-label': 'Sort by', value: params.get('sort') || '-published_at' }, SORTS.map(([v, l]) => h('option', { value: v }, l)));
@@ -112,7 +111,7 @@ export async function render(ctx) {
   });
   ctx.signal.addEventListener('abort', () => document.body.classList.remove('drawer-open'));
 
-  ctx.root.append(
+  put(ctx.root, 
     h('div', { class: 'page-head' }, h('h1', {}, 'Catalog'), h('p', { class: 'lead' }, 'GPU-ready images with the driver, CUDA and framework versions they carry.')),
     h(
       'div',
@@ -239,16 +238,14 @@ export async function render(ctx) {
 
   function renderTable() {
     const sort = params.get('sort') || '-published_at';
-    const sortAttr = (key) => (sort === key ? 'ascending' : sort === `-${key}` ? 'descending' : undefined);
-    // Sortable headers are buttons: first click sorts ascending (newest first for dates), the next flips it.
-    const th = (label, cls, key) => {
+    // Sortable headers are buttons: each sorts in the one direction the API offers for it.
+    const th = (label, cls, key, dir = 'ascending') => {
       if (!key) return h('th', { scope: 'col', class: cls }, label);
-      const next = sort === key ? `-${key}` : sort === `-${key}` ? key : key === 'published_at' ? '-published_at' : key;
       const btn = h('button', { type: 'button', class: 'sort-button', onclick: () => {
-        sortSel.value = next;
-        update((p) => (next === '-published_at' ? p.delete('sort') : p.set('sort', next)));
+        sortSel.value = key;
+        update((p) => (key === '-published_at' ? p.delete('sort') : p.set('sort', key)));
       } }, label);
-      return h('th', { scope: 'col', class: cls, 'aria-sort': sortAttr(key) }, btn);
+      return h('th', { scope: 'col', class: cls, 'aria-sort': sort === key ? dir : undefined }, btn);
     };
     clear(
       results,
@@ -259,7 +256,7 @@ export async function render(ctx) {
           'table',
           { class: 'data results-table' },
           h('caption', { class: 'visually-hidden' }, 'Images matching the filters'),
-          h('thead', {}, h('tr', {}, th(h('span', { class: 'visually-hidden' }, 'Compare'), 'col-cmp'), th('Image', 'col-image', 'family'), th('GPUs', 'col-gpus'), th('Driver', 'col-ver'), th('CUDA', 'col-ver'), th('Framework', 'col-fw'), th('Status', 'col-status'), th('Boot', 'col-num num', 'boot_seconds'), th('Published', 'col-date', 'published_at'))),
+          h('thead', {}, h('tr', {}, th(h('span', { class: 'visually-hidden' }, 'Compare'), 'col-cmp'), th('Image', 'col-image', 'family'), th('GPUs', 'col-gpus'), th('Driver', 'col-ver'), th('CUDA', 'col-ver'), th('Framework', 'col-fw'), th('Status', 'col-status'), th('Boot', 'col-num num', 'boot_seconds'), th('Published', 'col-date', '-published_at', 'descending'))),
           h('tbody', {}, rows.map(row)),
         ),
       ),
@@ -322,7 +319,8 @@ export async function render(ctx) {
         summary.textContent = 'No images match.';
       } else {
         renderTable();
-        summary.textContent = `${rows.length}${cursor ? '+' : ''} image${rows.length === 1 ? '' : 's'}`;
+        total = d.facets?.total ?? null;
+        summary.textContent = countText();
       }
       renderMore();
     } catch (e) {
@@ -344,7 +342,7 @@ export async function render(ctx) {
       rows = rows.concat(d.items || []);
       cursor = d.next_cursor || null;
       renderTable();
-      summary.textContent = `${rows.length}${cursor ? '+' : ''} images`;
+      summary.textContent = countText();
       renderMore();
       results.querySelectorAll('tbody tr')[start]?.querySelector('a')?.focus();
     } catch (e) {

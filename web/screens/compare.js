@@ -1,7 +1,7 @@
 // Compare: GET /v1/compare?ids=… for 2–4 images, rows aligned by component and field,
 // differing rows highlighted, "show only differences" kept in the URL (?diff=1).
 import { api } from '../api.js';
-import { h, clear, badge, chip, imageLink, loading, failure, emptyState, debounce, humanize, fmtDate } from '../ui.js';
+import { h, put, clear, badge, chip, imageLink, loading, failure, emptyState, debounce, humanize, fmtDate } from '../ui.js';
 import { tray, MAX_COMPARE } from '../state.js';
 
 export async function render(ctx) {
@@ -32,7 +32,7 @@ export async function render(ctx) {
   q.addEventListener('input', searchHits);
   const picker = h('div', { class: 'picker' }, q, hits);
 
-  ctx.root.append(h('div', { class: 'page-head' }, h('h1', {}, 'Compare images'), h('p', { class: 'lead' }, `Pick 2 to ${MAX_COMPARE} images from the catalog or an image page; rows that differ are highlighted.`)), ids.length < MAX_COMPARE ? picker : null, body);
+  put(ctx.root, h('div', { class: 'page-head' }, h('h1', {}, 'Compare images'), h('p', { class: 'lead' }, `Pick 2 to ${MAX_COMPARE} images from the catalog or an image page; rows that differ are highlighted.`)), ids.length < MAX_COMPARE ? picker : null, body);
 
   if (ids.length < 2) {
     const inTray = tray.items();
@@ -62,18 +62,27 @@ export async function render(ctx) {
 
   const cell = (name, v) => {
     if (v === null || v === undefined || v === '') return h('span', { class: 'absent' }, 'absent');
-    if (Array.isArray(v)) return v.join(', ');
+    if (Array.isArray(v)) return v.length ? v.join(', ') : h('span', { class: 'absent' }, 'none');
+    if (name === 'compatibility' && typeof v === 'object') {
+      const n = (k, one) => (v[k] ? `${v[k]} ${one}${v[k] === 1 ? '' : 's'}` : null);
+      const parts = [n('errors', 'error'), n('warnings', 'warning')].filter(Boolean);
+      return h('span', {}, badge(v.ok ? 'ok' : 'error', { kind: 'sev', label: v.ok ? 'OK' : 'Errors' }), parts.length ? ` ${parts.join(', ')}` : '');
+    }
     if (typeof v === 'object') return v.name ? `${v.name} ${v.version || ''}` : JSON.stringify(v);
+    if (name === 'os') return String(v).replace(':', ' ');
+    if (name === 'boot_seconds') return `${v} s`;
+    if (name === 'size_gb') return `${v} GB`;
     if (name === 'status') return badge(v);
     if (name === 'patch_status') return badge(v, { kind: 'patch' });
     if (name === 'published_at') return fmtDate(v);
     return String(v);
   };
+  const LABELS = { boot_seconds: 'Boot time', size_gb: 'Size', os: 'OS', kernel: 'Kernel', regions: 'Regions', status: 'Status', compatibility: 'Compatibility' };
   const rowFor = (r, kind) =>
     h(
       'tr',
       { class: r.differs ? 'differs' : 'same', dataset: { row: r.name } },
-      h('th', { scope: 'row' }, r.differs ? h('span', { class: 'diff-mark', title: 'Differs' }, '≠ ') : null, kind === 'component' ? h('code', {}, r.name) : humanize(r.name), r.differs ? h('span', { class: 'visually-hidden' }, ' (differs)') : null),
+      h('th', { scope: 'row' }, r.differs ? h('span', { class: 'diff-mark', title: 'Differs' }, '≠ ') : null, kind === 'component' ? h('code', {}, r.name) : LABELS[r.name] || humanize(r.name), r.differs ? h('span', { class: 'visually-hidden' }, ' (differs)') : null),
       r.values.map((v) => h('td', {}, kind === 'component' ? (v == null ? h('span', { class: 'absent' }, 'absent') : chip(null, v)) : cell(r.name, v))),
     );
   append(tableEl, [

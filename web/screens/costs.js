@@ -1,7 +1,7 @@
 // Costs: the cheapest image + instance type for a model at a latency target and a daily
 // volume (GET /v1/costs). The inputs live in the URL.
 import { api } from '../api.js';
-import { h, clear, imageLink, fmtMoney, fmtNum, loading, failure, emptyState, table, field, showFormError, clearFieldErrors } from '../ui.js';
+import { h, put, clear, imageLink, fmtMoney, fmtNum, loading, failure, emptyState, table, field, showFormError, clearFieldErrors, humanize } from '../ui.js';
 import { barChart } from '../charts.js';
 
 export async function render(ctx) {
@@ -10,7 +10,7 @@ export async function render(ctx) {
   const model = h('input', { name: 'model', required: true, placeholder: 'llama-3.1-8b', value: p.get('model') || '', list: 'cost-models', autocomplete: 'off' });
   const p99 = h('input', { name: 'max_p99_ms', type: 'number', min: 1, step: 1, placeholder: '200', value: p.get('max_p99_ms') || '' });
   const gpu = h('input', { name: 'gpu', placeholder: 'any', value: p.get('gpu') || '' });
-  const pricing = h('select', { name: 'pricing', value: p.get('pricing') || 'on-demand' }, ['on-demand', 'spot', 'reserved'].map((x) => h('option', { value: x }, x)));
+  const pricing = h('select', { name: 'pricing', value: p.get('pricing') || '' }, [['', 'Any'], ['on_demand', 'On-demand'], ['spot', 'Spot'], ['reserved', 'Reserved']].map(([v, l]) => h('option', { value: v }, l)));
   const daily = h('input', { name: 'daily_inferences', type: 'number', min: 1, step: 1000, placeholder: '1000000', value: p.get('daily_inferences') || '' });
   const box = h('div', {});
   const form = h(
@@ -26,7 +26,7 @@ export async function render(ctx) {
     h('datalist', { id: 'cost-models' }, ['resnet50', 'llama-3.1-8b', 'bert-base', 'whisper-large-v3'].map((m) => h('option', { value: m }))),
     h('button', { type: 'submit' }, 'Rank'),
   );
-  ctx.root.append(h('div', { class: 'page-head' }, h('h1', {}, 'Costs'), h('p', { class: 'lead' }, 'Which image on which instance type serves your model cheapest within your latency target, from measured runs.')), h('section', { class: 'panel', 'aria-label': 'Ranking inputs' }, h('div', { class: 'panel-body' }, form)), box);
+  put(ctx.root, h('div', { class: 'page-head' }, h('h1', {}, 'Costs'), h('p', { class: 'lead' }, 'Which image on which instance type serves your model cheapest within your latency target, from measured runs.')), h('section', { class: 'panel', 'aria-label': 'Ranking inputs' }, h('div', { class: 'panel-body' }, form)), box);
 
   const run = async () => {
     clearFieldErrors(form);
@@ -40,24 +40,29 @@ export async function render(ctx) {
     try {
       const d = await api('/costs', { query: q, signal: ctx.signal });
       const items = d.items || [];
-      if (!items.length) return clear(box, emptyState('Nothing meets these inputs', p99.value ? `No measured run of ${q.model} stays under ${q.max_p99_ms} ms at p99. Raise the target or drop the GPU filter.` : `No measurements for ${q.model} yet.`));
+      if (!items.length) return clear(box, emptyState('Nothing meets these inputs', d.excluded_by_latency ? `No measured run of ${q.model} stays under ${q.max_p99_ms} ms at p99 (${d.excluded_by_latency} left out). Raise the target or drop the GPU filter.` : `Your teams have no measurements of ${q.model}${q.gpu ? ` on ${q.gpu}` : ''} yet.`));
       const top = items.slice(0, 8);
+      const best = items[0];
+      const label = (r) => (r.pricing && r.pricing !== 'on_demand' ? `${r.instance_type} (${r.pricing.replace('_', '-')})` : r.instance_type);
       clear(
         box,
         h('section', { class: 'panel', 'aria-labelledby': 'rank-title' },
           h('div', { class: 'panel-head' }, h('h2', { id: 'rank-title' }, `Ranking for ${q.model}`)),
           h('div', { class: 'panel-body' },
-            h('p', { class: 'winner' }, 'Cheapest: ', imageLink(items[0].image), ' on ', h('code', {}, items[0].instance_type), ` at ${fmtMoney(items[0].cost_per_1k_median)} per 1,000 inferences`, items[0].monthly_cost != null ? ` (${fmtMoney(items[0].monthly_cost, 'USD', 0)} a month)` : '', '.'),
-            barChart({ title: 'Cost per 1,000 inferences (median, USD)', labels: top.map((r) => r.instance_type), values: top.map((r) => r.cost_per_1k_median), format: (v) => fmtMoney(v, 'USD', 3) }),
+            h('p', { class: 'winner' }, 'Cheapest: ', imageLink(best.image), ' on ', h('code', {}, best.instance_type), ` at ${fmtMoney(best.median_cost_per_1k_inferences, best.currency, 5)} per 1,000 inferences`, best.monthly_cost != null ? ` (${fmtMoney(best.monthly_cost, best.currency, 0)} a month)` : '', '.'),
+            barChart({ title: `Cost per 1,000 inferences (median, ${best.currency || 'USD'})`, labels: top.map(label), values: top.map((r) => r.median_cost_per_1k_inferences), format: (v) => fmtMoney(v, best.currency, 5) }),
             table([
-              { label: '#', numeric: true, cell: (r) => String(items.indexOf(r) + 1) },
+              { label: '#', numeric: true, cell: (r) => String(r.rank ?? items.indexOf(r) + 1) },
               { label: 'Image', cell: (r) => imageLink(r.image) },
-              { label: 'Instance type', cell: (r) => h('code', {}, r.instance_type) },
-              { label: 'Cost / 1k', numeric: true, cell: (r) => fmtMoney(r.cost_per_1k_median) },
-              { label: 'p99 latency', numeric: true, cell: (r) => `${fmtNum(r.latency_p99_median_ms, 1)} ms` },
+              { label: 'Instance type', cell: (r) => h('span', {}, h('code', {}, r.instance_type), r.gpu_model ? h('span', { class: 'sub' }, ` ${r.gpu_count > 1 ? `${r.gpu_count}× ` : ''}${r.gpu_model}`) : null) },
+              { label: 'Pricing', cell: (r) => humanize(r.pricing) },
+              { label: 'Cost / 1k', numeric: true, cell: (r) => fmtMoney(r.median_cost_per_1k_inferences, r.currency, 5) },
+              { label: 'p99 latency', numeric: true, cell: (r) => (r.median_latency_p99_ms != null ? `${fmtNum(r.median_latency_p99_ms, 1)} ms` : '—') },
               { label: 'Runs', numeric: true, cell: (r) => fmtNum(r.measurements) },
-              { label: 'Monthly', numeric: true, cell: (r) => (r.monthly_cost != null ? fmtMoney(r.monthly_cost, 'USD', 0) : '—') },
-            ], items, { caption: 'Ranking', rowClass: (r) => (r === items[0] ? 'best' : undefined) }))),
+              { label: 'Monthly', numeric: true, cell: (r) => (r.monthly_cost != null ? fmtMoney(r.monthly_cost, r.currency, 0) : '—') },
+            ], items, { caption: 'Ranking', rowClass: (r) => (r === best ? 'best' : undefined) }),
+            d.excluded_by_latency ? h('p', { class: 'sub' }, `${d.excluded_by_latency} measured combination${d.excluded_by_latency === 1 ? '' : 's'} left out: median p99 above ${q.max_p99_ms} ms.`) : null,
+            d.basis ? h('p', { class: 'hint' }, d.basis) : null)),
       );
     } catch (e) {
       if (e.name === 'AbortError') return;

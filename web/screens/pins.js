@@ -1,7 +1,7 @@
 // Pins: a team's named channels (GET /v1/pins?team=), their status and candidate, a move
 // with confirmation (PUT /v1/pins/{id}) and each pin's history (GET /v1/pins/{id}).
 import { api } from '../api.js';
-import { h, clear, badge, imageLink, fmtDateTime, loading, failure, emptyState, confirmDialog, toast, errorBox, chip } from '../ui.js';
+import { h, put, clear, badge, imageLink, fmtDateTime, loading, failure, emptyState, confirmDialog, toast, errorBox, chip } from '../ui.js';
 import { teams } from '../state.js';
 
 const STATUS_HELP = {
@@ -31,7 +31,7 @@ export async function render(ctx) {
   ctx.title('Pins');
   const { team, el: picker } = teamPicker(ctx);
   const box = h('div', {}, loading('Loading pins…'));
-  ctx.root.append(h('div', { class: 'page-head' }, h('h1', {}, 'Pins'), h('p', { class: 'lead' }, 'Your team’s named channels, where each one stands, and where to move it.'), picker), box);
+  put(ctx.root, h('div', { class: 'page-head' }, h('h1', {}, 'Pins'), h('p', { class: 'lead' }, 'Your team’s named channels, where each one stands, and where to move it.'), picker), box);
 
   async function load() {
     let d;
@@ -56,8 +56,13 @@ export async function render(ctx) {
       let history = pin.history;
       try {
         if (!history) history = (await api(`/pins/${encodeURIComponent(pin.id)}`, { signal: ctx.signal })).history || [];
+        // Moves name images by id: label them with the images this page knows, fetch the rest.
+        const known = new Map([pin.image, pin.candidate].filter((x) => x && typeof x === 'object').map((x) => [x.id, x]));
+        const ids = [...new Set(history.flatMap((e) => [e.from_image, e.to_image]).filter((x) => x != null && !known.has(x)))];
+        await Promise.all(ids.map((id) => api(`/images/${encodeURIComponent(id)}`, { signal: ctx.signal }).then((img) => known.set(id, img), () => {})));
+        const ref = (id) => imgOf(known.get(id) || id);
         hist.dataset.loaded = '1';
-        clear(hist, history.length ? h('ol', { class: 'timeline' }, history.map((e) => h('li', {}, h('time', { datetime: e.moved_at }, fmtDateTime(e.moved_at)), ' ', imgOf(e.image), e.by ? h('span', { class: 'muted' }, ` by ${e.by}`) : null))) : h('p', { class: 'muted' }, 'No moves recorded yet.'));
+        clear(hist, history.length ? h('ol', { class: 'timeline' }, history.map((e) => h('li', {}, h('time', { datetime: e.moved_at }, fmtDateTime(e.moved_at)), ' ', e.from_image != null ? [ref(e.from_image), ' → '] : 'pinned to ', ref(e.to_image), e.moved_by ? h('span', { class: 'muted' }, ` by ${e.moved_by}`) : null))) : h('p', { class: 'muted' }, 'No moves recorded yet.'));
       } catch (e) {
         if (e.name !== 'AbortError') clear(hist, failure(e, 'Pin history'));
       }
@@ -76,7 +81,7 @@ export async function render(ctx) {
         action.setAttribute('aria-busy', 'true');
         action.disabled = true;
         try {
-          await api(`/pins/${encodeURIComponent(pin.id)}`, { method: 'PUT', body: { team: pin.team || team, name: pin.name, image: pin.candidate.id, constraints: pin.constraints || [] } });
+          await api(`/pins/${encodeURIComponent(pin.id)}`, { method: 'PUT', body: { image: pin.candidate.id } });
           toast(`${pin.name} now points at ${pin.candidate.version}`);
           await load();
           document.querySelector(`[data-pin="${CSS.escape(pin.name)}"] h2`)?.focus();
@@ -93,7 +98,10 @@ export async function render(ctx) {
       h('div', { class: 'pin-main' },
         h('h2', { tabindex: '-1' }, pin.name),
         h('p', { class: 'pin-image' }, 'Pinned to ', imgOf(pin.image)),
-        (pin.constraints || []).length ? h('p', { class: 'pin-cons' }, pin.constraints.map((c) => chip(c.component, c.range))) : null),
+        (pin.constraints || []).length ? h('p', { class: 'pin-cons' }, pin.constraints.map((c) => chip(c.component, c.range))) : null,
+        (pin.advisories || []).length
+          ? h('ul', { class: 'plain pin-advisories' }, pin.advisories.map((a) => h('li', {}, badge(a.severity, { kind: 'sev' }), ' ', h('a', { href: `#/advisories/${encodeURIComponent(a.id)}` }, a.id), a.fixed_by ? [' fixed in ', imageLink(a.fixed_by)] : h('span', { class: 'muted' }, ' no fix within the constraints'))))
+          : null),
       h('div', { class: 'pin-state' },
         badge(pin.status, { kind: 'pin' }),
         h('p', { class: 'sub' }, STATUS_HELP[pin.status] || ''),

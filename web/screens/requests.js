@@ -2,7 +2,7 @@
 // and previews existing matches (GET /v1/images); filing (POST /v1/requests) returns the
 // report and matches. Also the team's requests and the publishers' queue with transitions.
 import { api } from '../api.js';
-import { h, clear, badge, imageLink, fmtDate, loading, failure, emptyState, errorBox, table, field, showFormError, clearFieldErrors, debounce, dialog, toast, busy } from '../ui.js';
+import { h, put, clear, badge, imageLink, fmtDate, loading, failure, emptyState, errorBox, table, field, showFormError, clearFieldErrors, debounce, dialog, toast, busy } from '../ui.js';
 import { teams, user } from '../state.js';
 import { renderFindings } from './image.js';
 
@@ -19,7 +19,7 @@ const TAGS = ['cis', 'fips', 'stig', 'boot-optimized'];
 const NEXT = { open: ['approved', 'rejected'], approved: ['building', 'rejected'], building: ['fulfilled', 'rejected'] };
 const TRANSITION_LABEL = { approved: 'Approve', rejected: 'Reject', building: 'Start build', fulfilled: 'Mark fulfilled', withdrawn: 'Withdraw' };
 
-const isPublisher = () => user.me?.is_admin || teams().some((t) => ['publisher', 'admin'].includes(t.role));
+const isPublisher = () => user.me?.admin || teams().some((t) => ['publisher', 'admin'].includes(t.role));
 
 /** ">=12.8" -> "12.8": the version compat/check needs from a typed range. */
 const bareVersion = (r) => String(r).replace(/^[<>=~!^\s]+/, '').split(',')[0].replace(/\.\*$/, '').trim();
@@ -29,7 +29,7 @@ export async function render(ctx) {
   const tab = ctx.params.get('tab') || 'new';
   const tabs = [['new', 'New request'], ['mine', 'Team requests'], ...(isPublisher() ? [['queue', 'Publisher queue']] : [])];
   const nav = h('nav', { class: 'subnav', 'aria-label': 'Requests' }, h('ul', {}, tabs.map(([k, l]) => h('li', {}, h('a', { href: ctx.hrefFor('/requests', { tab: k }), 'aria-current': k === tab ? 'page' : undefined }, l)))));
-  ctx.root.append(h('div', { class: 'page-head' }, h('h1', {}, 'Image requests'), h('p', { class: 'lead' }, 'Ask publishers for a GPU-ready stack. It is checked against the compatibility rules as you type, and matched against images that already exist.')), nav);
+  put(ctx.root, h('div', { class: 'page-head' }, h('h1', {}, 'Image requests'), h('p', { class: 'lead' }, 'Ask publishers for a GPU-ready stack. It is checked against the compatibility rules as you type, and matched against images that already exist.')), nav);
   if (tab === 'mine') return mine(ctx);
   if (tab === 'queue') return queue(ctx);
   return form(ctx);
@@ -43,8 +43,8 @@ function form(ctx) {
   const stack = STACK.map(([name, label, ph]) => ({ name, input: h('input', { name: `stack-${name}`, placeholder: ph ? `e.g. ${ph}` : 'optional', autocomplete: 'off', spellcheck: 'false' }), label }));
   const gpuBoxes = GPUS.map((g) => h('label', { class: 'check' }, h('input', { type: 'checkbox', name: 'gpus', value: g }), g));
   const tagBoxes = TAGS.map((t) => h('label', { class: 'check' }, h('input', { type: 'checkbox', name: 'tags', value: t }), t));
-  const os = h('select', { name: 'os' }, ['', 'ubuntu 24.04', 'ubuntu 22.04', 'amazon-linux 2023', 'rocky 9'].map((o) => h('option', { value: o }, o || 'Any OS')));
-  const arch = h('select', { name: 'architecture' }, ['x86_64', 'arm64'].map((o) => h('option', { value: o }, o)));
+  const os = h('select', { name: 'os' }, ['', 'ubuntu:24.04', 'ubuntu:22.04', 'amazonlinux:2023', 'rocky:9.6', 'debian:12'].map((o) => h('option', { value: o }, o ? o.replace(':', ' ') : 'Any OS')));
+  const arch = h('select', { name: 'architecture' }, [['', 'Any architecture'], ['x86_64', 'x86_64'], ['arm64', 'arm64']].map(([v, l]) => h('option', { value: v }, l)));
   const justification = h('textarea', { name: 'justification', rows: 3, placeholder: 'What is it for, and by when?' });
   const compatBox = h('div', { class: 'live-compat', 'aria-live': 'polite' }, h('p', { class: 'muted' }, 'Enter versions to check the stack.'));
   const matchBox = h('div', { class: 'live-matches', 'aria-live': 'polite' });
@@ -73,15 +73,14 @@ function form(ctx) {
       s.input.setAttribute('data-pointer', `/constraints/${constraints.length}/range`);
       constraints.push({ component: s.name, range: v });
     }
-    const [osName, osVer] = os.value.split(' ');
     return {
       team: team.value,
       title: title.value.trim(),
       family: family.value.trim() || undefined,
       constraints,
       gpus: gpuBoxes.map((l) => l.querySelector('input')).filter((i) => i.checked).map((i) => i.value),
-      os: os.value ? { name: osName, version: osVer } : undefined,
-      architecture: arch.value,
+      os: os.value || undefined,
+      architecture: arch.value || undefined,
       tags: tagBoxes.map((l) => l.querySelector('input')).filter((i) => i.checked).map((i) => i.value),
       justification: justification.value.trim() || undefined,
     };
@@ -130,15 +129,17 @@ function form(ctx) {
       try {
         const r = await api('/requests', { method: 'POST', body });
         toast('Request filed');
+        const c = r.compatibility || {};
+        const matches = (r.matches || []).map((m) => m.image || m);
         clear(
           resultBox,
           h('section', { class: 'panel result', 'aria-labelledby': 'req-result', tabindex: '-1' },
             h('div', { class: 'panel-head' }, h('h2', { id: 'req-result' }, `Request ${r.id} filed`), badge(r.state, { kind: 'req' })),
             h('div', { class: 'panel-body' },
               h('h3', {}, 'Compatibility'),
-              renderFindings(r.compatibility?.findings),
+              stackReport(c),
               h('h3', {}, 'Images that already satisfy it'),
-              (r.matches || []).length ? h('ul', { class: 'plain match-list', 'data-testid': 'request-matches' }, r.matches.map((i) => h('li', {}, imageLink(i), ' ', badge(i.patch_status, { kind: 'patch' })))) : h('p', { class: 'muted' }, 'No existing image satisfies it; the publishers will see it in their queue.'))),
+              matches.length ? h('ul', { class: 'plain match-list', 'data-testid': 'request-matches' }, matches.map((i) => h('li', {}, imageLink(i), ' ', badge(i.patch_status, { kind: 'patch' })))) : h('p', { class: 'muted' }, 'No existing image satisfies it; the publishers will see it in their queue.'))),
         );
         resultBox.querySelector('section').focus();
       } catch (err) {
@@ -147,15 +148,29 @@ function form(ctx) {
     });
   });
 
-  ctx.root.append(h('div', { class: 'request-layout' }, h('section', { class: 'panel', 'aria-label': 'New request' }, h('div', { class: 'panel-body' }, f)), h('aside', { class: 'panel live', 'aria-label': 'Live check' }, h('div', { class: 'panel-body' }, compatBox, matchBox))), resultBox);
+  put(ctx.root, h('div', { class: 'request-layout' }, h('section', { class: 'panel', 'aria-label': 'New request' }, h('div', { class: 'panel-body' }, f)), h('aside', { class: 'panel live', 'aria-label': 'Live check' }, h('div', { class: 'panel-body' }, compatBox, matchBox))), resultBox);
 }
+
+/** The request's stack report: the versions it would use, or which constraint cannot be met. */
+function stackReport(c) {
+  if (c.satisfiable === false)
+    return h('div', { class: 'state state-error', role: 'note' }, h('p', { class: 'state-title' }, 'No known stack satisfies these constraints'),
+      (c.unsatisfied || []).length ? h('ul', {}, c.unsatisfied.map((u) => h('li', {}, h('code', {}, `${u.component} ${u.range || ''}`.trim()), ': ', u.reason || u.code))) : null);
+  const cand = Object.entries(c.candidate || {});
+  return h('div', {},
+    cand.length ? h('p', { class: 'sub' }, 'Checked as ', cand.map(([n, v], i) => [i ? ', ' : '', h('code', {}, `${n} ${v}`)])) : null,
+    renderFindings(c.report?.findings ?? c.findings));
+}
+
+const imageRef = (img) => (img == null ? null : typeof img === 'object' ? imageLink(img) : h('a', { href: `#/images/${encodeURIComponent(img)}` }, `image ${img}`));
 
 function requestTable(items, actions) {
   return table(
     [
       { label: 'Request', cell: (r) => h('span', {}, h('strong', {}, r.title), h('div', { class: 'sub' }, `#${r.id}${r.family ? ` · ${r.family}` : ''}${r.team ? ` · ${r.team}` : ''}`)) },
       { label: 'Stack', cell: (r) => (r.constraints || []).map((c) => `${c.component} ${c.range}`).join(', ') || '—' },
-      { label: 'State', cell: (r) => [badge(r.state, { kind: 'req' }), r.image ? [' ', imageLink(r.image)] : null] },
+      { label: 'State', cell: (r) => [badge(r.state, { kind: 'req' }), r.image ? [' ', imageRef(r.image)] : null, r.reason ? h('div', { class: 'sub' }, r.reason) : null] },
+      { label: 'Matches', numeric: true, cell: (r) => String((r.matches || []).length) },
       { label: 'Filed', cell: (r) => fmtDate(r.created_at) },
       ...(actions ? [{ label: 'Actions', cell: actions }] : []),
     ],
@@ -165,13 +180,14 @@ function requestTable(items, actions) {
 }
 
 async function mine(ctx) {
-  const all = teams();
-  const team = ctx.params.get('team') || all[0]?.slug;
+  // The API lists the requests of the caller's teams and those addressed to them; this tab
+  // shows the ones the caller's teams filed.
+  const mineSlugs = new Set(teams().map((t) => t.slug));
   const box = h('div', {}, loading('Loading requests…'));
-  ctx.root.append(box);
+  put(ctx.root, box);
   try {
-    const d = await api('/requests', { query: { team }, signal: ctx.signal });
-    const items = d.items || [];
+    const d = await api('/requests', { query: { limit: 200 }, signal: ctx.signal });
+    const items = (d.items || []).filter((r) => user.me?.admin || mineSlugs.has(r.team));
     clear(box, items.length ? requestTable(items) : emptyState('No requests yet', 'File one from the New request tab.'));
   } catch (e) {
     if (e.name !== 'AbortError') clear(box, failure(e, 'Requests'));
@@ -181,11 +197,13 @@ async function mine(ctx) {
 async function queue(ctx) {
   const box = h('div', {}, loading('Loading the queue…'));
   const msg = h('div', {});
-  ctx.root.append(msg, box);
+  put(ctx.root, msg, box);
   const load = async () => {
     try {
-      const d = await api('/requests', { query: { state: ctx.params.get('state') || undefined }, signal: ctx.signal });
-      const items = (d.items || []).filter((r) => NEXT[r.state]);
+      const d = await api('/requests', { query: { state: ctx.params.get('state') || undefined, limit: 200 }, signal: ctx.signal });
+      // Addressed to a team the caller publishes for, and still moving.
+      const pub = new Set(teams().filter((t) => ['publisher', 'admin'].includes(t.role)).map((t) => t.slug));
+      const items = (d.items || []).filter((r) => NEXT[r.state] && (user.me?.admin || pub.has(r.catalog_team)));
       clear(box, items.length ? requestTable(items, (r) => h('div', { class: 'row-actions' }, NEXT[r.state].map((to) => h('button', { type: 'button', class: to === 'rejected' ? 'secondary outline' : 'secondary', onclick: () => move(r, to) }, TRANSITION_LABEL[to] || to)))) : emptyState('The queue is empty', 'No request is waiting for a publisher.'));
     } catch (e) {
       if (e.name !== 'AbortError') clear(box, failure(e, 'The publisher queue'));
@@ -197,7 +215,7 @@ async function queue(ctx) {
     const v = await dialog({ title: `${TRANSITION_LABEL[to]}: ${r.title}`, confirmLabel: TRANSITION_LABEL[to], danger: to === 'rejected', fields });
     if (!v) return;
     try {
-      await api(`/requests/${encodeURIComponent(r.id)}/transitions`, { method: 'POST', body: { to, comment: v.comment || undefined, image: v.image || undefined } });
+      await api(`/requests/${encodeURIComponent(r.id)}/transitions`, { method: 'POST', body: { to, comment: v.comment || undefined, image: v.image ? Number(v.image) : undefined } });
       toast(`Request ${r.id}: ${to}`);
       clear(msg);
       await load();

@@ -1,6 +1,6 @@
 // Sign in: POST /v1/auth/login, token into sessionStorage, then back where the user was going.
 import { api, session } from '../api.js';
-import { h, field, showFormError, clearFieldErrors, busy } from '../ui.js';
+import { h, put, field, showFormError, clearFieldErrors, busy } from '../ui.js';
 import { user } from '../state.js';
 
 export async function render(ctx) {
@@ -37,7 +37,7 @@ export async function render(ctx) {
       }
     });
   });
-  ctx.root.append(
+  put(ctx.root, 
     h(
       'div',
       { class: 'signin' },
