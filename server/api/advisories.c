@@ -14,10 +14,8 @@
 #include "domain/version.h"
 #include "util/config.h"
 
-#define AFFECTED_MAX       64  /* ranges in one advisory */
-#define CVES_MAX           200 /* CVE ids in one advisory */
-#define ADVISORY_LIMIT_DEF 50
-#define ADVISORY_LIMIT_MAX 200
+#define AFFECTED_MAX 64  /* ranges in one advisory */
+#define CVES_MAX     200 /* CVE ids in one advisory */
 
 static const struct imx_api_field advisory_fields[] = {
     { "id", JSON_STRING, true },        { "title", JSON_STRING, true },
@@ -285,20 +283,17 @@ void imx_api_advisory_create(struct imx_req *r)
 
 void imx_api_advisory_list(struct imx_req *r)
 {
-    unsigned long long limit = ADVISORY_LIMIT_DEF;
+    unsigned long long limit;
     const char *component = imx_req_query(r, "component");
     const char *severity = imx_req_query(r, "severity");
     const char *from = imx_req_query(r, "published_from");
     const char *to = imx_req_query(r, "published_to");
     const char *cve = imx_req_query(r, "cve");
-    const char *limit_s = imx_req_query(r, "limit");
     const char *cursor = imx_req_query(r, "cursor");
     char after_pub[16] = "", after_id[128] = "", limit_txt[16];
 
-    if (limit_s && imx_parse_uint(limit_s, 1, ADVISORY_LIMIT_MAX, &limit) != 0) {
-        imx_reply_problem(r, IMX_E_BAD_REQUEST, "limit must be from 1 to %d", ADVISORY_LIMIT_MAX);
+    if (!imx_api_list_limit(r, &limit))
         return;
-    }
     if (severity && !severity_ok(severity)) {
         imx_reply_problem(r, IMX_E_BAD_REQUEST, "severity must be low, medium, high or critical");
         return;
@@ -336,25 +331,7 @@ void imx_api_advisory_list(struct imx_req *r)
         PQclear(res);
         return;
     }
-    int n = PQntuples(res);
-    int shown = n > (int)limit ? (int)limit : n;
-    json_t *items = json_array();
-    for (int i = 0; i < shown; i++)
-        json_array_append_new(items, json_loads(PQgetvalue(res, i, 2), 0, NULL));
-    json_t *doc = json_pack("{s:o}", "items", items);
-    char next[IMX_CURSOR_MAX];
-    json_t *key = n > (int)limit ? json_pack("[s, s]", PQgetvalue(res, shown - 1, 0),
-                                             PQgetvalue(res, shown - 1, 1))
-                                 : NULL;
-    if (key && imx_cursor_encode(key, next, sizeof next) == 0) {
-        json_object_set_new(doc, "next_cursor", json_string(next));
-        imx_api_link_next(r, next);
-    } else {
-        json_object_set_new(doc, "next_cursor", json_null());
-    }
-    json_decref(key);
-    PQclear(res);
-    imx_reply_json_steal(r, 200, doc);
+    imx_api_reply_page_steal(r, res, limit, "ss");
 }
 
 void imx_api_advisory_get(struct imx_req *r)

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "api/api.h"
+#include "api/cursor.h"
 #include "api/costs_common.h"
 #include "auth/auth.h"
 #include "db/costs.h"
@@ -334,12 +335,9 @@ void imx_api_cost_ranking(struct imx_req *r)
         imx_reply_problem(r, IMX_E_BAD_REQUEST, "pricing must be on_demand, spot or reserved");
         return;
     }
-    const char *limit_s = imx_req_query(r, "limit");
-    unsigned long long limit = 50;
-    if (limit_s && imx_parse_uint(limit_s, 1, 200, &limit) != 0) {
-        imx_reply_problem(r, IMX_E_BAD_REQUEST, "limit must be from 1 to 200");
+    unsigned long long limit;
+    if (!imx_api_list_limit(r, &limit))
         return;
-    }
     char limit_txt[16];
     snprintf(limit_txt, sizeof limit_txt, "%llu", limit);
     q.limit = limit_txt;

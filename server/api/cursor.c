@@ -1,4 +1,5 @@
-/* Keyset cursors for list endpoints: opaque, tamper-evident (HMAC) encodings of a row key. */
+/* Keyset cursors for list endpoints: opaque, tamper-evident (HMAC) encodings of a row key, and
+ * the ?limit=, ?cursor= and page replies every keyset list shares. */
 #include "api/cursor.h"
 
 #include <openssl/crypto.h>
@@ -9,7 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/api.h"
 #include "util/base64.h"
+#include "util/config.h"
 
 #define KEY_MIN   32
 #define KEY_MAX   64
@@ -143,4 +146,73 @@ void imx_api_link_next(struct imx_req *r, const char *cursor)
     if (!l->overflow)
         imx_reply_header(r, "Link", l->buf);
     free(l);
+}
+
+bool imx_api_list_limit(struct imx_req *r, unsigned long long *limit)
+{
+    const char *s = imx_req_query(r, "limit");
+    *limit = IMX_LIST_LIMIT_DEFAULT;
+    if (s && imx_parse_uint(s, 1, IMX_LIST_LIMIT_MAX, limit) != 0) {
+        imx_reply_problem(r, IMX_E_BAD_REQUEST, "limit must be from 1 to %d", IMX_LIST_LIMIT_MAX);
+        return false;
+    }
+    return true;
+}
+
+bool imx_api_cursor_id(struct imx_req *r, char out[24], const char **key)
+{
+    const char *cursor = imx_req_query(r, "cursor");
+    *key = NULL;
+    if (!cursor)
+        return true;
+    json_t *k = imx_cursor_decode(cursor);
+    json_t *id = json_array_get(k, 0);
+    bool ok = json_is_integer(id) && json_array_size(k) == 1 && json_integer_value(id) >= 1;
+    if (ok) {
+        snprintf(out, 24, "%lld", (long long)json_integer_value(id));
+        *key = out;
+    } else {
+        imx_reply_problem(r, IMX_E_BAD_REQUEST, "The cursor is not one this server made");
+    }
+    json_decref(k);
+    return ok;
+}
+
+/* The key columns of row as a cursor key (new array). */
+static json_t *row_key(const PGresult *res, int row, const char *key)
+{
+    json_t *k = json_array();
+    for (int col = 0; key[col]; col++) {
+        const char *v = PQgetvalue(res, row, col);
+        json_array_append_new(k, key[col] == 'I' ? json_integer(strtoll(v, NULL, 10))
+                                                 : json_string(v));
+    }
+    return k;
+}
+
+void imx_api_reply_page_steal(struct imx_req *r, PGresult *res, unsigned long long limit,
+                              const char *key)
+{
+    if (!imx_db_ok(res)) {
+        imx_api_db_error(r, res);
+        PQclear(res);
+        return;
+    }
+    int n = PQntuples(res), item_col = (int)strlen(key);
+    int shown = n > (int)limit ? (int)limit : n;
+    json_t *items = json_array();
+    for (int i = 0; i < shown; i++)
+        json_array_append_new(items, json_loads(PQgetvalue(res, i, item_col), 0, NULL));
+    json_t *doc = json_pack("{s:o, s:n}", "items", items, "next_cursor");
+    if (n > shown) {
+        char next[IMX_CURSOR_MAX];
+        json_t *k = row_key(res, shown - 1, key);
+        if (imx_cursor_encode(k, next, sizeof next) == 0) {
+            json_object_set_new(doc, "next_cursor", json_string(next));
+            imx_api_link_next(r, next);
+        }
+        json_decref(k);
+    }
+    PQclear(res);
+    imx_reply_json_steal(r, 200, doc);
 }

@@ -1,14 +1,21 @@
-/* Keyset cursors for list endpoints: opaque, tamper-evident (HMAC) encodings of a row key. */
+/* Keyset cursors for list endpoints: opaque, tamper-evident (HMAC) encodings of a row key, and
+ * the ?limit=, ?cursor= and page replies every keyset list shares. */
 #ifndef IMX_CURSOR_H
 #define IMX_CURSOR_H
 
 #include <jansson.h>
+#include <libpq-fe.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "http/request.h"
 
 /* Longest cursor text, with its NUL. */
 #define IMX_CURSOR_MAX 512
+
+/* Page sizes of every list: ?limit= when absent, and the most it may ask for. */
+#define IMX_LIST_LIMIT_DEFAULT 50
+#define IMX_LIST_LIMIT_MAX     200
 
 /* Sets the HMAC key (copied; at least 32 bytes). Call at start-up, before any thread uses it. */
 int imx_cursor_set_key(const unsigned char *key, size_t len);
@@ -23,5 +30,21 @@ json_t *imx_cursor_decode(const char *s);
 /* Sets Link: <path?query&cursor=CURSOR>; rel="next", keeping the request's other query
  * arguments (an old cursor is replaced). */
 void imx_api_link_next(struct imx_req *r, const char *cursor);
+
+/* Parses ?limit= (IMX_LIST_LIMIT_DEFAULT when absent) into limit. Returns false after replying
+ * 400. */
+bool imx_api_list_limit(struct imx_req *r, unsigned long long *limit);
+
+/* Parses ?cursor= holding [id], a positive integer, into out as text: *key = out, or NULL
+ * without a cursor. Returns false after replying 400. */
+bool imx_api_cursor_id(struct imx_req *r, char out[24], const char **key);
+
+/* Replies 200 {"items": [...], "next_cursor": ...} from one page of rows: each row is its key
+ * columns (key: a letter a column, 'I' integer, 's' text) then the item's JSON text. At most
+ * limit rows are shown; a further row means a next page, whose cursor is the key of the last
+ * shown row (also sent as Link rel=next); else next_cursor is null. A failed res replies as
+ * imx_api_db_error. Steals res. */
+void imx_api_reply_page_steal(struct imx_req *r, PGresult *res, unsigned long long limit,
+                              const char *key);
 
 #endif

@@ -19,8 +19,6 @@
 
 #define IMPORT_MAX_LINES 10000
 #define CSV_MAX_COLUMNS  32
-#define LIST_DEFAULT     50
-#define LIST_MAX         200
 
 int imx_api_cost_scope(struct imx_req *r, const char *team_slug, struct imx_api_scope *out)
 {
@@ -484,31 +482,18 @@ void imx_api_measurement_import(struct imx_req *r)
 void imx_api_measurement_list(struct imx_req *r)
 {
     struct imx_api_scope sc;
-    unsigned long long limit = LIST_DEFAULT, v;
-    const char *image = imx_req_query(r, "image"), *limit_s = imx_req_query(r, "limit");
-    const char *cursor = imx_req_query(r, "cursor");
+    unsigned long long limit, v;
+    const char *image = imx_req_query(r, "image");
     char before[24], limit_txt[16];
-    const char *before_id = NULL;
-    if (limit_s && imx_parse_uint(limit_s, 1, LIST_MAX, &limit) != 0) {
-        imx_reply_problem(r, IMX_E_BAD_REQUEST, "limit must be from 1 to %d", LIST_MAX);
+    const char *before_id;
+    if (!imx_api_list_limit(r, &limit))
         return;
-    }
     if (image && imx_parse_uint(image, 1, INT64_MAX, &v) != 0) {
         imx_reply_problem(r, IMX_E_BAD_REQUEST, "image must be an image id");
         return;
     }
-    if (cursor) {
-        json_t *key = imx_cursor_decode(cursor);
-        json_t *id = json_array_get(key, 0);
-        if (!json_is_integer(id) || json_array_size(key) != 1) {
-            json_decref(key);
-            imx_reply_problem(r, IMX_E_BAD_REQUEST, "The cursor is not one this server made");
-            return;
-        }
-        snprintf(before, sizeof before, "%lld", (long long)json_integer_value(id));
-        before_id = before;
-        json_decref(key);
-    }
+    if (!imx_api_cursor_id(r, before, &before_id))
+        return;
     if (imx_api_cost_scope(r, imx_req_query(r, "team"), &sc) != 0)
         return;
     struct imx_db_conn *c = imx_api_db_read(r);
@@ -518,28 +503,7 @@ void imx_api_measurement_list(struct imx_req *r)
     PGresult *res =
         imx_db_measurement_list(c, &sc.s, image, imx_req_query(r, "model"),
                                 imx_req_query(r, "instance_type"), before_id, limit_txt);
-    if (!imx_db_ok(res)) {
-        imx_api_db_error(r, res);
-        PQclear(res);
-        return;
-    }
-    int n = PQntuples(res), shown = n > (int)limit ? (int)limit : n;
-    json_t *items = json_array();
-    for (int i = 0; i < shown; i++)
-        json_array_append_new(items, json_loads(PQgetvalue(res, i, 1), 0, NULL));
-    json_t *doc = json_pack("{s:o, s:n}", "items", items, "next_cursor");
-    if (n > (int)limit) {
-        char next[IMX_CURSOR_MAX];
-        json_t *key =
-            json_pack("[I]", (json_int_t)strtoll(PQgetvalue(res, shown - 1, 0), NULL, 10));
-        if (imx_cursor_encode(key, next, sizeof next) == 0) {
-            json_object_set_new(doc, "next_cursor", json_string(next));
-            imx_api_link_next(r, next);
-        }
-        json_decref(key);
-    }
-    PQclear(res);
-    imx_reply_json_steal(r, 200, doc);
+    imx_api_reply_page_steal(r, res, limit, "I");
 }
 
 void imx_api_measurement_get(struct imx_req *r)

@@ -14,8 +14,6 @@
 #include "util/config.h"
 
 #define PIN_CONSTRAINTS_MAX 16
-#define PIN_LIMIT_DEF       50
-#define PIN_LIMIT_MAX       200
 #define UNMET_TEXT_MAX      900
 
 static const struct imx_api_field pin_fields[] = {
@@ -257,19 +255,16 @@ void imx_api_pin_create(struct imx_req *r)
 
 void imx_api_pin_list(struct imx_req *r)
 {
-    unsigned long long limit = PIN_LIMIT_DEF;
+    unsigned long long limit;
     const char *team = imx_req_query(r, "team");
-    const char *limit_s = imx_req_query(r, "limit");
     const char *cursor = imx_req_query(r, "cursor");
     char after[80] = "", tid[24], limit_txt[16];
     if (!team) {
         imx_reply_problem(r, IMX_E_BAD_REQUEST, "team is required (a team slug)");
         return;
     }
-    if (limit_s && imx_parse_uint(limit_s, 1, PIN_LIMIT_MAX, &limit) != 0) {
-        imx_reply_problem(r, IMX_E_BAD_REQUEST, "limit must be from 1 to %d", PIN_LIMIT_MAX);
+    if (!imx_api_list_limit(r, &limit))
         return;
-    }
     if (cursor) {
         json_t *key = imx_cursor_decode(cursor);
         const char *name = json_string_value(json_array_get(key, 0));
@@ -286,29 +281,8 @@ void imx_api_pin_list(struct imx_req *r)
         return;
     snprintf(tid, sizeof tid, "%lld", (long long)team_id);
     snprintf(limit_txt, sizeof limit_txt, "%llu", limit);
-    PGresult *res = imx_db_pin_list(r->db, tid, cursor ? after : NULL, limit_txt);
-    if (!imx_db_ok(res)) {
-        imx_api_db_error(r, res);
-        PQclear(res);
-        return;
-    }
-    int n = PQntuples(res);
-    int shown = n > (int)limit ? (int)limit : n;
-    json_t *items = json_array();
-    for (int i = 0; i < shown; i++)
-        json_array_append_new(items, json_loads(PQgetvalue(res, i, 1), 0, NULL));
-    json_t *doc = json_pack("{s:o}", "items", items);
-    char next[IMX_CURSOR_MAX];
-    json_t *key = n > (int)limit ? json_pack("[s]", PQgetvalue(res, shown - 1, 0)) : NULL;
-    if (key && imx_cursor_encode(key, next, sizeof next) == 0) {
-        json_object_set_new(doc, "next_cursor", json_string(next));
-        imx_api_link_next(r, next);
-    } else {
-        json_object_set_new(doc, "next_cursor", json_null());
-    }
-    json_decref(key);
-    PQclear(res);
-    imx_reply_json_steal(r, 200, doc);
+    imx_api_reply_page_steal(r, imx_db_pin_list(r->db, tid, cursor ? after : NULL, limit_txt),
+                             limit, "s");
 }
 
 /* The {id} parameter as decimal text; false (after replying 404) when it is not an id. */

@@ -309,60 +309,26 @@ void imx_api_request_get(struct imx_req *r)
 void imx_api_request_list(struct imx_req *r)
 {
     const char *state = imx_req_query(r, "state"), *team = imx_req_query(r, "team");
-    const char *cursor = imx_req_query(r, "cursor"), *limit_s = imx_req_query(r, "limit");
-    unsigned long long limit = 50;
+    unsigned long long limit;
     char before[24], limit_txt[16];
-    const char *before_id = NULL;
+    const char *before_id;
     if (state && imx_request_state_parse(state) < 0) {
         imx_reply_problem(r, IMX_E_BAD_REQUEST,
                           "state must be open, approved, building, fulfilled, rejected or "
                           "withdrawn");
         return;
     }
-    if (limit_s && imx_parse_uint(limit_s, 1, 200, &limit) != 0) {
-        imx_reply_problem(r, IMX_E_BAD_REQUEST, "limit must be from 1 to 200");
+    if (!imx_api_list_limit(r, &limit))
         return;
-    }
-    if (cursor) {
-        json_t *key = imx_cursor_decode(cursor);
-        json_t *id = json_array_get(key, 0);
-        if (!json_is_integer(id) || json_array_size(key) != 1) {
-            json_decref(key);
-            imx_reply_problem(r, IMX_E_BAD_REQUEST, "The cursor is not one this server made");
-            return;
-        }
-        snprintf(before, sizeof before, "%lld", (long long)json_integer_value(id));
-        before_id = before;
-        json_decref(key);
-    }
+    if (!imx_api_cursor_id(r, before, &before_id))
+        return;
     struct imx_api_scope sc;
     if (imx_api_cost_scope(r, team, &sc) != 0)
         return;
     snprintf(limit_txt, sizeof limit_txt, "%llu", limit);
     PGresult *res = imx_db_request_list(r->db, sc.s.user_id, sc.s.token_team, sc.s.team, state,
                                         before_id, limit_txt);
-    if (!imx_db_ok(res)) {
-        imx_api_db_error(r, res);
-        PQclear(res);
-        return;
-    }
-    int n = PQntuples(res), shown = n > (int)limit ? (int)limit : n;
-    json_t *items = json_array();
-    for (int i = 0; i < shown; i++)
-        json_array_append_new(items, json_loads(PQgetvalue(res, i, 1), 0, NULL));
-    json_t *doc = json_pack("{s:o, s:n}", "items", items, "next_cursor");
-    if (n > (int)limit) {
-        char next[IMX_CURSOR_MAX];
-        json_t *key =
-            json_pack("[I]", (json_int_t)strtoll(PQgetvalue(res, shown - 1, 0), NULL, 10));
-        if (imx_cursor_encode(key, next, sizeof next) == 0) {
-            json_object_set_new(doc, "next_cursor", json_string(next));
-            imx_api_link_next(r, next);
-        }
-        json_decref(key);
-    }
-    PQclear(res);
-    imx_reply_json_steal(r, 200, doc);
+    imx_api_reply_page_steal(r, res, limit, "I");
 }
 
 static const struct imx_api_field transition_fields[] = {

@@ -14,11 +14,9 @@
 #include "webhooks/sign.h"
 #include "webhooks/ssrf.h"
 
-#define LIST_LIMIT_DEFAULT 50
-#define LIST_LIMIT_MAX     200
-#define DESCRIPTION_MAX    500
-#define FILTER_ITEMS_MAX   100
-#define FILTER_ITEM_MAX    200
+#define DESCRIPTION_MAX  500
+#define FILTER_ITEMS_MAX 100
+#define FILTER_ITEM_MAX  200
 /* Both secrets sign this long after a rotation, so receivers can switch without a gap. */
 #define ROTATION_OVERLAP_S 86400
 
@@ -308,67 +306,6 @@ void imx_api_webhook_create(struct imx_req *r)
     input_free(&w.in);
 }
 
-/* Parses ?cursor= holding [id]. Returns false after replying 400. */
-static bool read_cursor(struct imx_req *r, char out[24], const char **key)
-{
-    const char *cursor = imx_req_query(r, "cursor");
-    *key = NULL;
-    if (!cursor)
-        return true;
-    json_t *k = imx_cursor_decode(cursor);
-    json_t *id = json_array_get(k, 0);
-    bool ok = json_is_integer(id) && json_array_size(k) == 1 && json_integer_value(id) >= 1;
-    if (ok) {
-        snprintf(out, 24, "%lld", (long long)json_integer_value(id));
-        *key = out;
-    } else {
-        imx_reply_problem(r, IMX_E_BAD_REQUEST, "The cursor is not one this server made");
-    }
-    json_decref(k);
-    return ok;
-}
-
-/* Parses ?limit=. Returns false after replying 400. */
-static bool read_limit(struct imx_req *r, unsigned long long *limit)
-{
-    const char *s = imx_req_query(r, "limit");
-    *limit = LIST_LIMIT_DEFAULT;
-    if (s && imx_parse_uint(s, 1, LIST_LIMIT_MAX, limit) != 0) {
-        imx_reply_problem(r, IMX_E_BAD_REQUEST, "limit must be from 1 to %d", LIST_LIMIT_MAX);
-        return false;
-    }
-    return true;
-}
-
-/* Replies one page of rows (id, JSON) of which at most limit are shown; a further row means
- * there is a next page, whose cursor is the last shown id. Steals res. */
-static void reply_page(struct imx_req *r, PGresult *res, unsigned long long limit)
-{
-    if (!imx_db_ok(res)) {
-        imx_api_db_error(r, res);
-        PQclear(res);
-        return;
-    }
-    int n = PQntuples(res);
-    int shown = n > (int)limit ? (int)limit : n;
-    json_t *items = json_array();
-    for (int i = 0; i < shown; i++)
-        json_array_append_new(items, json_loads(PQgetvalue(res, i, 1), 0, NULL));
-    json_t *doc = json_pack("{s:o, s:n}", "items", items, "next_cursor");
-    char next[IMX_CURSOR_MAX];
-    if (n > shown) {
-        json_t *key =
-            json_pack("[I]", (json_int_t)strtoll(PQgetvalue(res, shown - 1, 0), NULL, 10));
-        if (imx_cursor_encode(key, next, sizeof next) == 0) {
-            json_object_set_new(doc, "next_cursor", json_string(next));
-            imx_api_link_next(r, next);
-        }
-        json_decref(key);
-    }
-    PQclear(res);
-    imx_reply_json_steal(r, 200, doc);
-}
-
 void imx_api_webhook_list(struct imx_req *r)
 {
     const char *team = imx_req_query(r, "team");
@@ -379,14 +316,15 @@ void imx_api_webhook_list(struct imx_req *r)
         imx_reply_problem(r, IMX_E_BAD_REQUEST, "team (a team slug) is required");
         return;
     }
-    if (!read_limit(r, &limit) || !read_cursor(r, after, &after_id))
+    if (!imx_api_list_limit(r, &limit) || !imx_api_cursor_id(r, after, &after_id))
         return;
     int64_t id = imx_auth_team(r, team, IMX_ROLE_VIEWER);
     if (!id)
         return;
     snprintf(team_id, sizeof team_id, "%lld", (long long)id);
     snprintf(limit_txt, sizeof limit_txt, "%llu", limit);
-    reply_page(r, imx_db_webhook_list(r->db, team_id, after_id, limit_txt), limit);
+    imx_api_reply_page_steal(r, imx_db_webhook_list(r->db, team_id, after_id, limit_txt), limit,
+                             "I");
 }
 
 void imx_api_webhook_get(struct imx_req *r)
@@ -584,12 +522,13 @@ void imx_api_webhook_deliveries(struct imx_req *r)
         imx_reply_problem(r, IMX_E_BAD_REQUEST, "state must be pending, delivered or failed");
         return;
     }
-    if (!read_limit(r, &limit) || !read_cursor(r, before, &before_id))
+    if (!imx_api_list_limit(r, &limit) || !imx_api_cursor_id(r, before, &before_id))
         return;
     if (!webhook_owned(r, id, IMX_ROLE_VIEWER, team_id))
         return;
     snprintf(limit_txt, sizeof limit_txt, "%llu", limit);
-    reply_page(r, imx_db_webhook_deliveries(r->db, id, before_id, state, limit_txt), limit);
+    imx_api_reply_page_steal(r, imx_db_webhook_deliveries(r->db, id, before_id, state, limit_txt),
+                             limit, "I");
 }
 
 /* A delivery the caller may act on with at least min in its subscription's team. Fills its

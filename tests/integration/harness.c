@@ -8,8 +8,12 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -100,6 +104,32 @@ int imx_t_system(const char *fmt, ...)
     return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
 }
 
+pid_t imx_t_fork(const char *log_path)
+{
+    pid_t parent = getpid();
+    pid_t pid = fork();
+    if (pid != 0)
+        return pid;
+    int in = open("/dev/null", O_RDONLY);
+    int out = open(log_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (out < 0)
+        out = open("/dev/null", O_WRONLY);
+    if (in >= 0) {
+        dup2(in, 0);
+        close(in);
+    }
+    if (out >= 0) {
+        dup2(out, 1);
+        dup2(out, 2);
+        close(out);
+    }
+    prctl(PR_SET_PDEATHSIG, SIGTERM);
+    /* The test process may have died before prctl: then nobody is left to send it. */
+    if (getppid() != parent)
+        _exit(127);
+    return 0;
+}
+
 int imx_t_server_spawn(struct imx_srv *s, const char *db, const char *const *env)
 {
     static int seq;
@@ -108,16 +138,10 @@ int imx_t_server_spawn(struct imx_srv *s, const char *db, const char *const *env
     snprintf(dir, sizeof dir, "%s/testlogs", env_or("IMX_TEST_BUILD_DIR", "build"));
     mkdir(dir, 0755);
     snprintf(s->log_path, sizeof s->log_path, "%s/server_%d_%d.log", dir, (int)getpid(), seq++);
-    pid_t pid = fork();
+    pid_t pid = imx_t_fork(s->log_path);
     if (pid < 0)
         return -1;
     if (pid == 0) {
-        int fd = open(s->log_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        if (fd >= 0) {
-            dup2(fd, 1);
-            dup2(fd, 2);
-            close(fd);
-        }
         setenv("IMAXE_DATABASE_URL", db, 1);
         setenv("IMAXE_PORT", "0", 1);
         setenv("IMAXE_BIND", "127.0.0.1", 1);
@@ -222,6 +246,26 @@ int imx_t_server_stop(struct imx_srv *s, int sig, int timeout_s)
         s->pid = 0;
     }
     return rc;
+}
+
+int imx_t_server_up(struct imx_srv *s, const char *name, const char *const *env, char *db,
+                    size_t db_len, char *admin, size_t admin_len)
+{
+    const char *conninfo = imx_t_db_create(name);
+    if (!conninfo) {
+        fprintf(stderr, "harness: cannot create database %s\n", name);
+        return -1;
+    }
+    if (db)
+        snprintf(db, db_len, "%s", conninfo);
+    if (imx_t_server_start(s, conninfo, env) != 0)
+        return -1;
+    int st = imx_t_login(s, IMX_T_ADMIN_EMAIL, IMX_T_ADMIN_PASSWORD, admin, admin_len);
+    if (st != 200) {
+        fprintf(stderr, "harness: admin login: %d\n", st);
+        return -1;
+    }
+    return 0;
 }
 
 bool imx_t_log_contains(const struct imx_srv *s, const char *text)
@@ -432,4 +476,95 @@ int imx_t_user(const struct imx_srv *s, const char *admin_token, const char *tea
     if (st != 200)
         fprintf(stderr, "harness: login %s: %d\n", email, st);
     return st == 200 ? 0 : -1;
+}
+
+unsigned imx_t_free_port(void)
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in sa = { .sin_family = AF_INET };
+    socklen_t len = sizeof sa;
+    unsigned port = 0;
+    if (fd < 0)
+        return 0;
+    inet_pton(AF_INET, "127.0.0.1", &sa.sin_addr);
+    if (bind(fd, (struct sockaddr *)&sa, sizeof sa) == 0 &&
+        getsockname(fd, (struct sockaddr *)&sa, &len) == 0)
+        port = ntohs(sa.sin_port);
+    close(fd);
+    return port;
+}
+
+int imx_t_receiver_init(struct imx_rcv *r, const char *name)
+{
+    memset(r, 0, sizeof *r);
+    r->port = imx_t_free_port();
+    snprintf(r->log, sizeof r->log, "%s/receiver.log", imx_t_tmpdir(name));
+    return r->port ? 0 : -1;
+}
+
+int imx_t_receiver_start(struct imx_rcv *r)
+{
+    char ready[720], out[720], script[700], port[16];
+    snprintf(ready, sizeof ready, "%s.ready", r->log);
+    snprintf(out, sizeof out, "%s.out", r->log);
+    snprintf(script, sizeof script, "%s/tests/integration/webhook_receiver.js",
+             env_or("IMX_TEST_SOURCE_DIR", "."));
+    snprintf(port, sizeof port, "%u", r->port);
+    unlink(ready);
+    r->pid = imx_t_fork(out);
+    if (r->pid < 0) {
+        r->pid = 0;
+        return -1;
+    }
+    if (r->pid == 0) {
+        execlp("node", "node", script, port, r->log, (char *)NULL);
+        _exit(127);
+    }
+    struct stat st;
+    for (int i = 0; i < 200 && stat(ready, &st) != 0; i++)
+        imx_t_sleep_ms(50);
+    if (stat(ready, &st) == 0)
+        return 0;
+    fprintf(stderr, "harness: the webhook receiver did not start; see %s\n", out);
+    imx_t_receiver_stop(r);
+    return -1;
+}
+
+void imx_t_receiver_stop(struct imx_rcv *r)
+{
+    if (r->pid > 0) {
+        kill(r->pid, SIGTERM);
+        waitpid(r->pid, NULL, 0);
+    }
+    r->pid = 0;
+}
+
+void imx_t_receiver_control(const struct imx_rcv *r, const char *json)
+{
+    struct imx_srv rcv = { 0 };
+    struct imx_res res;
+    snprintf(rcv.base, sizeof rcv.base, "http://127.0.0.1:%u", r->port);
+    assert_int_equal(imx_t_http(&rcv, "POST", "/_control", NULL, json, &res), 0);
+    assert_int_equal(res.status, 200);
+    imx_t_res_free(&res);
+}
+
+json_t *imx_t_receiver_log(const struct imx_rcv *r, const char *path)
+{
+    json_t *all = json_array();
+    FILE *f = fopen(r->log, "r");
+    char *line = NULL;
+    size_t cap = 0;
+    while (f && getline(&line, &cap, f) > 0) {
+        json_t *e = json_loads(line, 0, NULL);
+        assert_non_null(e);
+        if (!path || strcmp(json_string_value(json_object_get(e, "path")), path) == 0)
+            json_array_append_new(all, e);
+        else
+            json_decref(e);
+    }
+    free(line);
+    if (f)
+        fclose(f);
+    return all;
 }

@@ -54,6 +54,18 @@ int imx_t_server_start(struct imx_srv *s, const char *db, const char *const *env
 /* Starts the server without waiting for it (for start-up failure tests). */
 int imx_t_server_spawn(struct imx_srv *s, const char *db, const char *const *env);
 
+/* Creates database name (imx_t_db_create; its connection string into db when db is not NULL),
+ * starts the server on it with env (as imx_t_server_start) and signs in the bootstrap admin
+ * (token into admin). Returns 0, or -1 (printing why). */
+int imx_t_server_up(struct imx_srv *s, const char *name, const char *const *env, char *db,
+                    size_t db_len, char *admin, size_t admin_len);
+
+/* fork() for a child process of a test: in the child, stdout and stderr go to log_path
+ * (truncated; /dev/null when it cannot be opened), stdin comes from /dev/null, and SIGTERM comes
+ * when the test process dies. So a failed assertion, which skips the test's clean-up, leaves no
+ * child holding ctest's output pipe (ctest would wait for its timeout). Returns as fork(). */
+pid_t imx_t_fork(const char *log_path);
+
 /* Sends sig and waits up to timeout_s for exit. Returns the exit status, 128+signal, or -1. */
 int imx_t_server_stop(struct imx_srv *s, int sig, int timeout_s);
 
@@ -103,5 +115,34 @@ int imx_t_http_as(const struct imx_srv *s, const char *token, const char *method
  * the team, and signs them in (token). Returns 0, or -1 (printing why). */
 int imx_t_user(const struct imx_srv *s, const char *admin_token, const char *team_slug,
                const char *email, const char *role, char *token, size_t len);
+
+/* A free loopback TCP port, or 0. */
+unsigned imx_t_free_port(void);
+
+/* The Node webhook receiver (tests/integration/webhook_receiver.js): verifies deliveries with the
+ * standardwebhooks npm package and appends one JSON line a request to log. */
+struct imx_rcv {
+    pid_t pid;
+    unsigned port;
+    char log[700];
+};
+
+/* Picks a free port and a fresh log in imx_t_tmpdir(name) for r; starts nothing. Returns 0, or
+ * -1 when no port is free. */
+int imx_t_receiver_init(struct imx_rcv *r, const char *name);
+
+/* Starts the receiver r was initialised for (its own output goes to log ".out") and waits until
+ * it listens. Returns 0, or -1. */
+int imx_t_receiver_start(struct imx_rcv *r);
+
+/* Stops the receiver if it runs. */
+void imx_t_receiver_stop(struct imx_rcv *r);
+
+/* Sends the receiver a POST /_control document (secrets, modes); asserts it answered 200. */
+void imx_t_receiver_control(const struct imx_rcv *r, const char *json);
+
+/* The requests the receiver logged for path (NULL: all), as parsed log lines in arrival order
+ * (new array). Asserts every line is JSON. */
+json_t *imx_t_receiver_log(const struct imx_rcv *r, const char *path);
 
 #endif

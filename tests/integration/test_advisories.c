@@ -16,13 +16,7 @@ static char admin[4096], alice[4096], vic[4096], bob[4096];
 static int setup(void **state)
 {
     (void)state;
-    const char *d = imx_t_db_create("advisories");
-    if (!d)
-        return -1;
-    snprintf(db, sizeof db, "%s", d);
-    if (imx_t_server_start(&srv, db, NULL) != 0)
-        return -1;
-    if (imx_t_login(&srv, IMX_T_ADMIN_EMAIL, IMX_T_ADMIN_PASSWORD, admin, sizeof admin) != 200)
+    if (imx_t_server_up(&srv, "advisories", NULL, db, sizeof db, admin, sizeof admin) != 0)
         return -1;
     if (imx_t_user(&srv, admin, "team-a", "alice@a.test", "member", alice, sizeof alice) != 0 ||
         imx_t_user(&srv, admin, "team-a", "vic@a.test", "viewer", vic, sizeof vic) != 0 ||

@@ -26,15 +26,9 @@ static long long bob_api_id;
 static int setup(void **state)
 {
     (void)state;
-    const char *d = imx_t_db_create("auth");
-    if (!d)
-        return -1;
-    snprintf(db, sizeof db, "%s", d);
     const char *env[] = { "IMAXE_LOGIN_MAX_FAILURES=3", "IMAXE_LOGIN_IP_MAX_FAILURES=1000",
                           "IMAXE_LOG_LEVEL=debug", NULL };
-    if (imx_t_server_start(&srv, db, env) != 0)
-        return -1;
-    if (imx_t_login(&srv, IMX_T_ADMIN_EMAIL, IMX_T_ADMIN_PASSWORD, admin, sizeof admin) != 200)
+    if (imx_t_server_up(&srv, "auth", env, db, sizeof db, admin, sizeof admin) != 0)
         return -1;
     if (imx_t_user(&srv, admin, "team-a", ALICE, "admin", alice, sizeof alice) != 0 ||
         imx_t_user(&srv, admin, "team-b", BOB, "admin", bob, sizeof bob) != 0 ||

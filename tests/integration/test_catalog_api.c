@@ -16,13 +16,7 @@ static char admin[4096], pub_a[4096], pub_b[4096], viewer[4096];
 static int setup(void **state)
 {
     (void)state;
-    const char *d = imx_t_db_create("catalog_api");
-    if (!d)
-        return -1;
-    snprintf(db, sizeof db, "%s", d);
-    if (imx_t_server_start(&srv, db, NULL) != 0)
-        return -1;
-    if (imx_t_login(&srv, IMX_T_ADMIN_EMAIL, IMX_T_ADMIN_PASSWORD, admin, sizeof admin) != 200)
+    if (imx_t_server_up(&srv, "catalog_api", NULL, db, sizeof db, admin, sizeof admin) != 0)
         return -1;
     if (imx_t_user(&srv, admin, "team-a", "pa@a.test", "publisher", pub_a, sizeof pub_a) != 0 ||
         imx_t_user(&srv, admin, "team-b", "pb@b.test", "publisher", pub_b, sizeof pub_b) != 0 ||

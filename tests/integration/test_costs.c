@@ -50,13 +50,7 @@ static long long image(const char *family, const char *version, const char *driv
 static int setup(void **state)
 {
     (void)state;
-    const char *d = imx_t_db_create("costs");
-    if (!d)
-        return -1;
-    snprintf(db, sizeof db, "%s", d);
-    if (imx_t_server_start(&srv, db, NULL) != 0)
-        return -1;
-    if (imx_t_login(&srv, IMX_T_ADMIN_EMAIL, IMX_T_ADMIN_PASSWORD, admin, sizeof admin) != 200)
+    if (imx_t_server_up(&srv, "costs", NULL, db, sizeof db, admin, sizeof admin) != 0)
         return -1;
     /* The first team created is the catalog team (IMAXE_CATALOG_TEAM unset). */
     if (imx_t_user(&srv, admin, "catalog", PUB, "publisher", pub, sizeof pub) != 0 ||

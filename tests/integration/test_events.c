@@ -6,104 +6,45 @@
  * every request transition is an event. Also resolve through a pin and compare's costs. */
 #include "harness.h"
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 static struct imx_srv srv;
 static char db[1024];
 static char admin[4096], pub[4096], alice[4096], bob[4096], carol[4096], dave[4096];
-static unsigned rcv_port;
-static pid_t rcv_pid;
-static char rcv_log[700];
+static struct imx_rcv rcv;
 static long long wh_a, wh_b, wh_c;
 
 /* --- The Node receiver (tests/integration/webhook_receiver.js) --- */
 
-static unsigned free_port(void)
-{
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in sa = { .sin_family = AF_INET };
-    socklen_t len = sizeof sa;
-    inet_pton(AF_INET, "127.0.0.1", &sa.sin_addr);
-    if (bind(fd, (struct sockaddr *)&sa, sizeof sa) != 0 ||
-        getsockname(fd, (struct sockaddr *)&sa, &len) != 0) {
-        close(fd);
-        return 0;
-    }
-    close(fd);
-    return ntohs(sa.sin_port);
-}
-
-static int receiver_start(void)
-{
-    char ready[720], script[700], port[16];
-    const char *src = getenv("IMX_TEST_SOURCE_DIR") ? getenv("IMX_TEST_SOURCE_DIR") : ".";
-    snprintf(rcv_log, sizeof rcv_log, "%s/receiver.log", imx_t_tmpdir("events"));
-    snprintf(ready, sizeof ready, "%s.ready", rcv_log);
-    snprintf(script, sizeof script, "%s/tests/integration/webhook_receiver.js", src);
-    snprintf(port, sizeof port, "%u", rcv_port);
-    unlink(ready);
-    unlink(rcv_log);
-    rcv_pid = fork();
-    if (rcv_pid < 0)
-        return -1;
-    if (rcv_pid == 0) {
-        execlp("node", "node", script, port, rcv_log, (char *)NULL);
-        _exit(127);
-    }
-    struct stat st;
-    for (int i = 0; i < 200 && stat(ready, &st) != 0; i++)
-        imx_t_sleep_ms(50);
-    return stat(ready, &st) == 0 ? 0 : -1;
-}
-
 static void receiver_secret(const char *path, const char *secret)
 {
-    struct imx_srv fake = { 0 };
-    struct imx_res res;
     char ctl[256];
-    snprintf(fake.base, sizeof fake.base, "http://127.0.0.1:%u", rcv_port);
     snprintf(ctl, sizeof ctl, "{\"secrets\": {\"%s\": [\"%s\"]}}", path, secret);
-    assert_int_equal(imx_t_http(&fake, "POST", "/_control", NULL, ctl, &res), 0);
-    assert_int_equal(res.status, 200);
-    imx_t_res_free(&res);
+    imx_t_receiver_control(&rcv, ctl);
 }
 
 /* The events the receiver got on path of type (NULL: any), as parsed bodies in arrival order
  * (new array). Every one must carry a signature the standardwebhooks package accepted. */
 static json_t *received(const char *path, const char *type)
 {
-    json_t *all = json_array();
-    FILE *f = fopen(rcv_log, "r");
-    char *line = NULL;
-    size_t cap = 0;
-    while (f && getline(&line, &cap, f) > 0) {
-        json_t *e = json_loads(line, 0, NULL);
-        assert_non_null(e);
-        if (strcmp(json_string_value(json_object_get(e, "path")), path) == 0) {
-            assert_true(json_is_true(json_array_get(json_object_get(e, "verified"), 0)));
-            json_t *body = json_loads(json_string_value(json_object_get(e, "body")), 0, NULL);
-            assert_non_null(body);
-            assert_string_equal(json_string_value(json_object_get(body, "id")),
-                                json_string_value(json_object_get(e, "id")));
-            if (!type || strcmp(json_string_value(json_object_get(body, "type")), type) == 0)
-                json_array_append_new(all, body);
-            else
-                json_decref(body);
-        }
-        json_decref(e);
+    json_t *all = json_array(), *log = imx_t_receiver_log(&rcv, path), *e;
+    size_t i;
+    json_array_foreach(log, i, e)
+    {
+        assert_true(json_is_true(json_array_get(json_object_get(e, "verified"), 0)));
+        json_t *body = json_loads(json_string_value(json_object_get(e, "body")), 0, NULL);
+        assert_non_null(body);
+        assert_string_equal(json_string_value(json_object_get(body, "id")),
+                            json_string_value(json_object_get(e, "id")));
+        if (!type || strcmp(json_string_value(json_object_get(body, "type")), type) == 0)
+            json_array_append_new(all, body);
+        else
+            json_decref(body);
     }
-    free(line);
-    if (f)
-        fclose(f);
+    json_decref(log);
     return all;
 }
 
@@ -148,7 +89,7 @@ static long long subscribe(const char *token, const char *team, const char *path
 {
     char body[1024];
     snprintf(body, sizeof body, "{\"team\":\"%s\",\"url\":\"http://127.0.0.1:%u%s\",%s}", team,
-             rcv_port, path, rest);
+             rcv.port, path, rest);
     struct imx_res res = call(token, "POST", "/v1/webhooks", body, 201);
     long long id = json_integer_value(json_object_get(res.json, "id"));
     receiver_secret(path, json_string_value(json_object_get(res.json, "secret")));
@@ -266,13 +207,10 @@ static size_t count_patch(const json_t *evs, const char *kind, const char *famil
 static int setup(void **state)
 {
     (void)state;
-    const char *d = imx_t_db_create("events");
-    rcv_port = free_port();
-    if (!d || !rcv_port || receiver_start() != 0)
+    if (imx_t_receiver_init(&rcv, "events") != 0 || imx_t_receiver_start(&rcv) != 0)
         return -1;
-    snprintf(db, sizeof db, "%s", d);
     char allow[64];
-    snprintf(allow, sizeof allow, "IMAXE_WEBHOOK_ALLOW_HOSTS=127.0.0.1:%u", rcv_port);
+    snprintf(allow, sizeof allow, "IMAXE_WEBHOOK_ALLOW_HOSTS=127.0.0.1:%u", rcv.port);
     const char *env[] = { allow,
                           "IMAXE_WEBHOOK_SCHEDULE=1,1",
                           "IMAXE_WEBHOOK_POLL_MS=100",
@@ -280,9 +218,7 @@ static int setup(void **state)
                           "IMAXE_WEBHOOK_WORKERS=2",
                           "IMAXE_SHUTDOWN_TIMEOUT_S=3",
                           NULL };
-    if (imx_t_server_start(&srv, db, env) != 0)
-        return -1;
-    if (imx_t_login(&srv, IMX_T_ADMIN_EMAIL, IMX_T_ADMIN_PASSWORD, admin, sizeof admin) != 200)
+    if (imx_t_server_up(&srv, "events", env, db, sizeof db, admin, sizeof admin) != 0)
         return -1;
     /* The first team created is the catalog team (requests go to it). */
     if (imx_t_user(&srv, admin, "catalog", "pub@cat.test", "publisher", pub, sizeof pub) != 0 ||
@@ -297,10 +233,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     (void)state;
-    if (rcv_pid > 0) {
-        kill(rcv_pid, SIGTERM);
-        waitpid(rcv_pid, NULL, 0);
-    }
+    imx_t_receiver_stop(&rcv);
     return imx_t_server_stop(&srv, SIGTERM, 15) == 0 ? 0 : -1;
 }
 

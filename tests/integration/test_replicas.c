@@ -5,84 +5,30 @@
  * by two servers; here the events come from publishes, ~200 to stay fast.) */
 #include "harness.h"
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #define PUBLISHES 200
 
 static struct imx_srv a, b;
 static char admin_a[2048], admin_b[2048];
-static unsigned rcv_port;
-static pid_t rcv_pid;
-static char rcv_log[700];
-
-static unsigned free_port(void)
-{
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in sa = { .sin_family = AF_INET };
-    socklen_t len = sizeof sa;
-    inet_pton(AF_INET, "127.0.0.1", &sa.sin_addr);
-    if (bind(fd, (struct sockaddr *)&sa, sizeof sa) != 0 ||
-        getsockname(fd, (struct sockaddr *)&sa, &len) != 0) {
-        close(fd);
-        return 0;
-    }
-    close(fd);
-    return ntohs(sa.sin_port);
-}
-
-/* The Node receiver (webhook_receiver.js: standardwebhooks verification, one JSON line a
- * request). */
-static int receiver_start(void)
-{
-    char ready[720], script[700], port[16];
-    const char *src = getenv("IMX_TEST_SOURCE_DIR") ? getenv("IMX_TEST_SOURCE_DIR") : ".";
-    snprintf(rcv_log, sizeof rcv_log, "%s/receiver.log", imx_t_tmpdir("replicas"));
-    snprintf(ready, sizeof ready, "%s.ready", rcv_log);
-    snprintf(script, sizeof script, "%s/tests/integration/webhook_receiver.js", src);
-    snprintf(port, sizeof port, "%u", rcv_port);
-    unlink(ready);
-    unlink(rcv_log);
-    rcv_pid = fork();
-    if (rcv_pid < 0)
-        return -1;
-    if (rcv_pid == 0) {
-        execlp("node", "node", script, port, rcv_log, (char *)NULL);
-        _exit(127);
-    }
-    struct stat st;
-    for (int i = 0; i < 200 && stat(ready, &st) != 0; i++)
-        imx_t_sleep_ms(50);
-    return stat(ready, &st) == 0 ? 0 : -1;
-}
+static struct imx_rcv rcv;
 
 static int setup(void **state)
 {
     (void)state;
-    const char *db = imx_t_db_create("replicas");
-    char conninfo[1024];
-    if (!db)
-        return -1;
-    snprintf(conninfo, sizeof conninfo, "%s", db);
-    rcv_port = free_port();
-    if (!rcv_port || receiver_start() != 0)
+    char db[1024];
+    if (imx_t_receiver_init(&rcv, "replicas") != 0 || imx_t_receiver_start(&rcv) != 0)
         return -1;
     char allow[64];
-    snprintf(allow, sizeof allow, "IMAXE_WEBHOOK_ALLOW_HOSTS=127.0.0.1:%u", rcv_port);
+    snprintf(allow, sizeof allow, "IMAXE_WEBHOOK_ALLOW_HOSTS=127.0.0.1:%u", rcv.port);
     const char *env[] = { "IMAXE_WEBHOOK_WORKERS=1",   allow,
                           "IMAXE_WEBHOOK_POLL_MS=100", "IMAXE_WEBHOOK_SCHEDULE=1,1",
                           "IMAXE_ACCESS_LOG=0",        NULL };
-    if (imx_t_server_start(&a, conninfo, env) != 0 || imx_t_server_start(&b, conninfo, env) != 0)
-        return -1;
-    if (imx_t_login(&a, IMX_T_ADMIN_EMAIL, IMX_T_ADMIN_PASSWORD, admin_a, sizeof admin_a) != 200 ||
+    if (imx_t_server_up(&a, "replicas", env, db, sizeof db, admin_a, sizeof admin_a) != 0 ||
+        imx_t_server_start(&b, db, env) != 0 ||
         imx_t_login(&b, IMX_T_ADMIN_EMAIL, IMX_T_ADMIN_PASSWORD, admin_b, sizeof admin_b) != 200)
         return -1;
     return 0;
@@ -91,10 +37,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     (void)state;
-    if (rcv_pid > 0) {
-        kill(rcv_pid, SIGTERM);
-        waitpid(rcv_pid, NULL, 0);
-    }
+    imx_t_receiver_stop(&rcv);
     int ra = imx_t_server_stop(&a, SIGTERM, 20);
     int rb = imx_t_server_stop(&b, SIGTERM, 20);
     return ra == 0 && rb == 0 ? 0 : -1;
@@ -212,22 +155,16 @@ static void a_cursor_from_one_replica_continues_on_the_other(void **state)
 /* The receiver's log: how many requests, how many distinct webhook-ids, how many verified. */
 static void receiver_counts(size_t *requests, size_t *distinct, size_t *verified)
 {
-    json_t *ids = json_object();
-    *requests = *verified = 0;
-    FILE *f = fopen(rcv_log, "r");
-    char *line = NULL;
-    size_t cap = 0;
-    while (f && getline(&line, &cap, f) > 0) {
-        json_t *e = json_loads(line, 0, NULL);
-        assert_non_null(e);
-        (*requests)++;
+    json_t *ids = json_object(), *log = imx_t_receiver_log(&rcv, NULL), *e;
+    size_t i;
+    *requests = json_array_size(log);
+    *verified = 0;
+    json_array_foreach(log, i, e)
+    {
         *verified += json_is_true(json_array_get(json_object_get(e, "verified"), 0));
         json_object_set_new(ids, json_string_value(json_object_get(e, "id")), json_true());
-        json_decref(e);
     }
-    free(line);
-    if (f)
-        fclose(f);
+    json_decref(log);
     *distinct = json_object_size(ids);
     json_decref(ids);
 }
@@ -242,17 +179,14 @@ static void events_of_writes_through_both_are_delivered_once(void **state)
     snprintf(body, sizeof body,
              "{\"team\":\"rep-pub\",\"url\":\"http://127.0.0.1:%u/rep\","
              "\"events\":[\"image.published\"]}",
-             rcv_port);
+             rcv.port);
     assert_int_equal(imx_t_http_as(&b, pub, "POST", "/v1/webhooks", body, &res), 0);
     assert_int_equal(res.status, 201);
     char ctl[256];
     snprintf(ctl, sizeof ctl, "{\"secrets\": {\"/rep\": [\"%s\"]}}",
              json_string_value(json_object_get(res.json, "secret")));
     imx_t_res_free(&res);
-    struct imx_srv rcv = { 0 };
-    snprintf(rcv.base, sizeof rcv.base, "http://127.0.0.1:%u", rcv_port);
-    assert_int_equal(imx_t_http(&rcv, "POST", "/_control", NULL, ctl, &res), 0);
-    imx_t_res_free(&res);
+    imx_t_receiver_control(&rcv, ctl);
 
     for (int i = 0; i < PUBLISHES; i++) {
         snprintf(body, sizeof body,

@@ -4,106 +4,29 @@
  * matrix. */
 #include "harness.h"
 
-#include <arpa/inet.h>
 #include <curl/curl.h>
 #include <netdb.h>
-#include <netinet/in.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 static struct imx_srv srv;
 static char db[1024];
 static char admin[4096], alice[4096], max_[4096], vic[4096], bob[4096], carol[4096];
-static unsigned rcv_port;
-static pid_t rcv_pid;
-static char rcv_log[700];
+static struct imx_rcv rcv;
 
 #define SECRET_RE_LEN 50
 
 /* --- The Node receiver (tests/integration/webhook_receiver.js) --- */
 
-static unsigned free_port(void)
-{
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in sa = { .sin_family = AF_INET };
-    socklen_t len = sizeof sa;
-    inet_pton(AF_INET, "127.0.0.1", &sa.sin_addr);
-    if (bind(fd, (struct sockaddr *)&sa, sizeof sa) != 0 ||
-        getsockname(fd, (struct sockaddr *)&sa, &len) != 0) {
-        close(fd);
-        return 0;
-    }
-    close(fd);
-    return ntohs(sa.sin_port);
-}
-
-static int receiver_start(void)
-{
-    char ready[720], script[700], port[16];
-    const char *src = getenv("IMX_TEST_SOURCE_DIR") ? getenv("IMX_TEST_SOURCE_DIR") : ".";
-    snprintf(rcv_log, sizeof rcv_log, "%s/receiver.log", imx_t_tmpdir("whapi"));
-    snprintf(ready, sizeof ready, "%s.ready", rcv_log);
-    snprintf(script, sizeof script, "%s/tests/integration/webhook_receiver.js", src);
-    snprintf(port, sizeof port, "%u", rcv_port);
-    unlink(ready);
-    unlink(rcv_log);
-    rcv_pid = fork();
-    if (rcv_pid < 0)
-        return -1;
-    if (rcv_pid == 0) {
-        execlp("node", "node", script, port, rcv_log, (char *)NULL);
-        _exit(127);
-    }
-    struct stat st;
-    for (int i = 0; i < 200 && stat(ready, &st) != 0; i++)
-        imx_t_sleep_ms(50);
-    return stat(ready, &st) == 0 ? 0 : -1;
-}
-
-static void receiver_control(const char *json)
-{
-    struct imx_srv fake = { 0 };
-    struct imx_res res;
-    snprintf(fake.base, sizeof fake.base, "http://127.0.0.1:%u", rcv_port);
-    assert_int_equal(imx_t_http(&fake, "POST", "/_control", NULL, json, &res), 0);
-    assert_int_equal(res.status, 200);
-    imx_t_res_free(&res);
-}
-
-/* Sets the secrets the receiver verifies path with (NULL-ended). */
+/* Sets the secrets the receiver verifies path with (s2 may be NULL). */
 static void receiver_secrets(const char *path, const char *s1, const char *s2)
 {
     char ctl[512];
     snprintf(ctl, sizeof ctl, "{\"secrets\": {\"%s\": [\"%s\"%s%s%s]}}", path, s1, s2 ? ", \"" : "",
              s2 ? s2 : "", s2 ? "\"" : "");
-    receiver_control(ctl);
-}
-
-/* The requests the receiver saw for path, in arrival order (new array). */
-static json_t *receiver_log(const char *path)
-{
-    json_t *all = json_array();
-    FILE *f = fopen(rcv_log, "r");
-    char *line = NULL;
-    size_t cap = 0;
-    while (f && getline(&line, &cap, f) > 0) {
-        json_t *e = json_loads(line, 0, NULL);
-        assert_non_null(e);
-        if (strcmp(json_string_value(json_object_get(e, "path")), path) == 0)
-            json_array_append_new(all, e);
-        else
-            json_decref(e);
-    }
-    free(line);
-    if (f)
-        fclose(f);
-    return all;
+    imx_t_receiver_control(&rcv, ctl);
 }
 
 /* --- HTTP helpers --- */
@@ -137,7 +60,7 @@ static long long create(const char *token, const char *team, const char *path, c
 {
     char body[1024];
     snprintf(body, sizeof body, "{\"team\":\"%s\",\"url\":\"http://127.0.0.1:%u%s\",\"events\":%s}",
-             team, rcv_port, path, events);
+             team, rcv.port, path, events);
     struct imx_res res = call(token, "POST", "/v1/webhooks", body, 201);
     const char *s = json_string_value(json_object_get(res.json, "secret"));
     assert_non_null(s);
@@ -188,13 +111,10 @@ static long long ping(const char *token, long long webhook)
 static int setup(void **state)
 {
     (void)state;
-    const char *d = imx_t_db_create("webhook_api");
-    rcv_port = free_port();
-    if (!d || !rcv_port || receiver_start() != 0)
+    if (imx_t_receiver_init(&rcv, "whapi") != 0 || imx_t_receiver_start(&rcv) != 0)
         return -1;
-    snprintf(db, sizeof db, "%s", d);
     char allow[64];
-    snprintf(allow, sizeof allow, "IMAXE_WEBHOOK_ALLOW_HOSTS=127.0.0.1:%u", rcv_port);
+    snprintf(allow, sizeof allow, "IMAXE_WEBHOOK_ALLOW_HOSTS=127.0.0.1:%u", rcv.port);
     const char *env[] = { allow,
                           "IMAXE_WEBHOOK_SCHEDULE=1,1",
                           "IMAXE_WEBHOOK_POLL_MS=100",
@@ -203,9 +123,7 @@ static int setup(void **state)
                           "IMAXE_LOG_LEVEL=debug",
                           "IMAXE_SHUTDOWN_TIMEOUT_S=3",
                           NULL };
-    if (imx_t_server_start(&srv, db, env) != 0)
-        return -1;
-    if (imx_t_login(&srv, IMX_T_ADMIN_EMAIL, IMX_T_ADMIN_PASSWORD, admin, sizeof admin) != 200)
+    if (imx_t_server_up(&srv, "webhook_api", env, db, sizeof db, admin, sizeof admin) != 0)
         return -1;
     if (imx_t_user(&srv, admin, "team-a", "alice@a.test", "admin", alice, sizeof alice) != 0 ||
         imx_t_user(&srv, admin, "team-a", "max@a.test", "member", max_, sizeof max_) != 0 ||
@@ -219,10 +137,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     (void)state;
-    if (rcv_pid > 0) {
-        kill(rcv_pid, SIGTERM);
-        waitpid(rcv_pid, NULL, 0);
-    }
+    imx_t_receiver_stop(&rcv);
     return imx_t_server_stop(&srv, SIGTERM, 15) == 0 ? 0 : -1;
 }
 
@@ -236,7 +151,7 @@ static void secret_shown_once_ping_verifies_rotation_signs_twice(void **state)
              "{\"team\":\"team-a\",\"url\":\"http://127.0.0.1:%u/a\",\"events\":"
              "[\"image.published\",\"patch.available\"],\"families\":[\"pytorch-2.9\"],"
              "\"pins\":[\"prod\"],\"min_severity\":\"high\",\"description\":\"ops\"}",
-             rcv_port);
+             rcv.port);
     struct imx_res res = call(alice, "POST", "/v1/webhooks", body, 201);
     long long wh = json_id(&res);
     snprintf(s1, sizeof s1, "%s", json_string_value(json_object_get(res.json, "secret")));
@@ -275,7 +190,7 @@ static void secret_shown_once_ping_verifies_rotation_signs_twice(void **state)
     char msg1[64];
     snprintf(msg1, sizeof msg1, "%s", json_string_value(json_object_get(d, "message_id")));
     json_decref(d);
-    json_t *log = receiver_log("/a");
+    json_t *log = imx_t_receiver_log(&rcv, "/a");
     assert_int_equal(json_array_size(log), 1);
     json_t *e = json_array_get(log, 0);
     assert_string_equal(json_string_value(json_object_get(e, "id")), msg1);
@@ -295,10 +210,10 @@ static void secret_shown_once_ping_verifies_rotation_signs_twice(void **state)
     imx_t_res_free(&res);
     char ctl[512];
     snprintf(ctl, sizeof ctl, "{\"secrets\": {\"/a\": [\"%s\", \"%s\"]}}", s1, s2);
-    receiver_control(ctl);
+    imx_t_receiver_control(&rcv, ctl);
     long long d2 = ping(alice, wh);
     json_decref(wait_delivery(d2, "delivered"));
-    log = receiver_log("/a");
+    log = imx_t_receiver_log(&rcv, "/a");
     assert_int_equal(json_array_size(log), 2);
     e = json_array_get(log, 1);
     assert_non_null(strchr(json_string_value(json_object_get(e, "sig")), ' '));
@@ -343,7 +258,7 @@ static void deliveries_log_attempts_redeliver_and_enable(void **state)
 {
     (void)state;
     char secret[SECRET_RE_LEN + 1], path[128];
-    receiver_control("{\"modes\": {\"/fail\": {\"status\": 500}}}");
+    imx_t_receiver_control(&rcv, "{\"modes\": {\"/fail\": {\"status\": 500}}}");
     long long wh = create(alice, "team-a", "/fail", "[\"image.revoked\"]", secret);
     receiver_secrets("/fail", secret, NULL);
     long long d = ping(alice, wh);
@@ -403,7 +318,7 @@ static void deliveries_log_attempts_redeliver_and_enable(void **state)
     imx_t_res_free(&res);
 
     /* Redeliver (a member may) re-sends the same message, same webhook-id, which now succeeds. */
-    receiver_control("{\"modes\": {\"/fail\": {\"status\": 204}}}");
+    imx_t_receiver_control(&rcv, "{\"modes\": {\"/fail\": {\"status\": 204}}}");
     res = call(max_, "POST", rpath, NULL, 202);
     assert_string_equal(json_string_value(json_object_get(res.json, "state")), "pending");
     assert_string_equal(json_string_value(json_object_get(res.json, "message_id")), msg);
@@ -414,7 +329,7 @@ static void deliveries_log_attempts_redeliver_and_enable(void **state)
     assert_int_equal(json_integer_value(json_object_get(json_array_get(att, 3), "status_code")),
                      204);
     json_decref(done);
-    json_t *log = receiver_log("/fail");
+    json_t *log = imx_t_receiver_log(&rcv, "/fail");
     assert_int_equal(json_array_size(log), 4);
     size_t i;
     json_t *e;
@@ -438,7 +353,7 @@ static void ssrf_guard_refuses_urls_at_creation(void **state)
 {
     (void)state;
     char other_port[128], named[512] = "", host[256];
-    snprintf(other_port, sizeof other_port, "http://127.0.0.1:%u/x", rcv_port + 1);
+    snprintf(other_port, sizeof other_port, "http://127.0.0.1:%u/x", rcv.port + 1);
     /* A name (not a literal) that resolves to loopback, when this machine has one. */
     struct addrinfo *ai = NULL;
     if (gethostname(host, sizeof host) == 0 && getaddrinfo(host, NULL, NULL, &ai) == 0 &&
@@ -501,14 +416,14 @@ static void ssrf_guard_refuses_urls_at_creation(void **state)
                         "/url");
     imx_t_res_free(&res);
     res = call(alice, "GET", path, NULL, 200);
-    snprintf(body, sizeof body, "http://127.0.0.1:%u/patched", rcv_port);
+    snprintf(body, sizeof body, "http://127.0.0.1:%u/patched", rcv.port);
     assert_string_equal(json_string_value(json_object_get(res.json, "url")), body);
     imx_t_res_free(&res);
     /* An allowed change goes through; min_severity null clears the filter. */
     snprintf(body, sizeof body,
              "{\"url\":\"http://127.0.0.1:%u/patched2\",\"events\":[\"pin.moved\"],"
              "\"min_severity\":null,\"families\":[\"f1\",\"f2\"]}",
-             rcv_port);
+             rcv.port);
     res = call(alice, "PATCH", path, body, 200);
     assert_non_null(strstr(json_string_value(json_object_get(res.json, "url")), "/patched2"));
     assert_string_equal(json_string_value(json_array_get(json_object_get(res.json, "events"), 0)),
@@ -526,7 +441,7 @@ static void invalid_bodies_name_the_field(void **state)
 {
     (void)state;
     char url[128];
-    snprintf(url, sizeof url, "http://127.0.0.1:%u/v", rcv_port);
+    snprintf(url, sizeof url, "http://127.0.0.1:%u/v", rcv.port);
     const struct invalid cases[] = {
         { "{\"team\":\"team-a\",\"url\":\"%s\",\"events\":[\"ping\",\"image.exploded\"]}",
           "/events/1" },
@@ -587,7 +502,7 @@ static void fifty_a_team_and_pages(void **state)
     char body[256];
     snprintf(body, sizeof body,
              "{\"team\":\"team-c\",\"url\":\"http://127.0.0.1:%u/c50\",\"events\":[\"ping\"]}",
-             rcv_port);
+             rcv.port);
     struct imx_res res = call(carol, "POST", "/v1/webhooks", body, 409);
     imx_t_assert_problem(&res, 409);
     assert_non_null(strstr(json_string_value(json_object_get(res.json, "detail")), "50"));
@@ -638,7 +553,7 @@ static void roles_viewer_reads_member_tests_admin_changes(void **state)
     char body[256], path[128];
     snprintf(body, sizeof body,
              "{\"team\":\"team-a\",\"url\":\"http://127.0.0.1:%u/r\",\"events\":[\"ping\"]}",
-             rcv_port);
+             rcv.port);
     expect(vic, "POST", "/v1/webhooks", body, 403);
     expect(max_, "POST", "/v1/webhooks", body, 403);
     long long wh = create(alice, "team-a", "/r", "[\"ping\"]", NULL);
@@ -701,11 +616,11 @@ static void cross_team_matrix(void **state)
     snprintf(test, sizeof test, "/v1/webhooks/%lld/test", wh);
     snprintf(dels, sizeof dels, "/v1/webhooks/%lld/deliveries", wh);
     snprintf(redel, sizeof redel, "/v1/deliveries/%lld/redeliver", d);
-    snprintf(patch_url, sizeof patch_url, "{\"url\":\"http://127.0.0.1:%u/stolen\"}", rcv_port);
+    snprintf(patch_url, sizeof patch_url, "{\"url\":\"http://127.0.0.1:%u/stolen\"}", rcv.port);
     char create_b[256];
     snprintf(create_b, sizeof create_b,
              "{\"team\":\"team-b\",\"url\":\"http://127.0.0.1:%u/x\",\"events\":[\"ping\"]}",
-             rcv_port);
+             rcv.port);
     const struct cross_case cases[] = {
         { "GET", get, NULL, 404, 404 },
         { "GET", "/v1/webhooks?team=team-b", NULL, 404, 404 },
@@ -748,10 +663,10 @@ static void cross_team_matrix(void **state)
                             "WHERE t.slug = 'team-b'");
     assert_string_equal(n, "1");
     free(n);
-    json_t *log = receiver_log("/b");
+    json_t *log = imx_t_receiver_log(&rcv, "/b");
     assert_int_equal(json_array_size(log), 1);
     json_decref(log);
-    log = receiver_log("/stolen");
+    log = imx_t_receiver_log(&rcv, "/stolen");
     assert_int_equal(json_array_size(log), 0);
     json_decref(log);
     /* The global admin reaches every team. */

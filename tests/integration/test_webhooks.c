@@ -3,104 +3,18 @@
  * C enqueue API (db/webhooks.h) in transactions of this test, as handlers will. */
 #include "harness.h"
 
-#include <arpa/inet.h>
 #include <curl/curl.h>
 #include <netdb.h>
-#include <netinet/in.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "db/pool.h"
 #include "db/webhooks.h"
 #include "webhooks/sign.h"
-
-static const char *src_dir(void)
-{
-    const char *s = getenv("IMX_TEST_SOURCE_DIR");
-    return s ? s : ".";
-}
-
-static unsigned free_port(void)
-{
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in sa = { .sin_family = AF_INET };
-    socklen_t len = sizeof sa;
-    inet_pton(AF_INET, "127.0.0.1", &sa.sin_addr);
-    assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof sa), 0);
-    assert_int_equal(getsockname(fd, (struct sockaddr *)&sa, &len), 0);
-    close(fd);
-    return ntohs(sa.sin_port);
-}
-
-/* The Node receiver (tests/integration/webhook_receiver.js). */
-struct receiver {
-    pid_t pid;
-    unsigned port;
-    char log[700];
-};
-
-static void receiver_start(struct receiver *r)
-{
-    char ready[720], script[700];
-    snprintf(ready, sizeof ready, "%s.ready", r->log);
-    snprintf(script, sizeof script, "%s/tests/integration/webhook_receiver.js", src_dir());
-    unlink(ready);
-    char port[16];
-    snprintf(port, sizeof port, "%u", r->port);
-    r->pid = fork();
-    assert_true(r->pid >= 0);
-    if (r->pid == 0) {
-        execlp("node", "node", script, port, r->log, (char *)NULL);
-        _exit(127);
-    }
-    struct stat st;
-    for (int i = 0; i < 200 && stat(ready, &st) != 0; i++)
-        imx_t_sleep_ms(50);
-    assert_int_equal(stat(ready, &st), 0);
-}
-
-static void receiver_stop(struct receiver *r)
-{
-    if (r->pid > 0) {
-        kill(r->pid, SIGTERM);
-        waitpid(r->pid, NULL, 0);
-    }
-    r->pid = 0;
-}
-
-static void receiver_control(const struct receiver *r, const char *json)
-{
-    struct imx_srv fake = { 0 };
-    struct imx_res res;
-    snprintf(fake.base, sizeof fake.base, "http://127.0.0.1:%u", r->port);
-    assert_int_equal(imx_t_http(&fake, "POST", "/_control", NULL, json, &res), 0);
-    assert_int_equal(res.status, 200);
-    imx_t_res_free(&res);
-}
-
-/* Every request the receiver saw, in arrival order (new array). */
-static json_t *receiver_log(const struct receiver *r)
-{
-    json_t *all = json_array();
-    FILE *f = fopen(r->log, "r");
-    char *line = NULL;
-    size_t cap = 0;
-    while (f && getline(&line, &cap, f) > 0) {
-        json_t *e = json_loads(line, 0, NULL);
-        assert_non_null(e);
-        json_array_append_new(all, e);
-    }
-    free(line);
-    if (f)
-        fclose(f);
-    return all;
-}
 
 /* Entries of log for path (NULL: all) answered with status (0: any, -1: hung). */
 static size_t count_entries(json_t *log, const char *path, int status)
@@ -219,7 +133,7 @@ static const char *const *server_env(struct env *e, unsigned port, const char *s
 
 struct fixture {
     char db[1024];
-    struct receiver rcv;
+    struct imx_rcv rcv;
     long long team;
 };
 
@@ -234,13 +148,12 @@ static void setup(struct fixture *f, const char *name)
         0);
     f->team = add_team(f->db);
     assert_int_equal(imx_db_pool_init(f->db, 2, 5000, 5000), 0);
-    f->rcv.port = free_port();
-    snprintf(f->rcv.log, sizeof f->rcv.log, "%s/receiver.log", imx_t_tmpdir(name));
+    assert_int_equal(imx_t_receiver_init(&f->rcv, name), 0);
 }
 
 static void teardown(struct fixture *f)
 {
-    receiver_stop(&f->rcv);
+    imx_t_receiver_stop(&f->rcv);
     imx_db_pool_shutdown();
 }
 
@@ -252,12 +165,12 @@ static void signatures_verify_with_standardwebhooks_across_rotation(void **state
     struct imx_srv srv;
     char url[128], s1[IMX_WEBHOOK_SECRET_LEN + 1], s2[IMX_WEBHOOK_SECRET_LEN + 1], ctl[512];
     setup(&f, "wh_sign");
-    receiver_start(&f.rcv);
+    assert_int_equal(imx_t_receiver_start(&f.rcv), 0);
     snprintf(url, sizeof url, "http://127.0.0.1:%u/sig", f.rcv.port);
     long long wh = add_webhook(f.db, f.team, url, "{image.published,pin.moved}", s1);
     assert_int_equal(imx_webhook_secret_new(s2), 0);
     snprintf(ctl, sizeof ctl, "{\"secrets\": {\"/sig\": [\"%s\", \"%s\"]}}", s1, s2);
-    receiver_control(&f.rcv, ctl);
+    imx_t_receiver_control(&f.rcv, ctl);
     assert_int_equal(
         imx_t_server_start(&srv, f.db, server_env(&e, f.rcv.port, "1,1", "5000", "432000")), 0);
 
@@ -275,7 +188,7 @@ static void signatures_verify_with_standardwebhooks_across_rotation(void **state
     assert_sql(f.db, "SELECT count(*) FROM webhook_deliveries WHERE state = 'delivered'", "5",
                20000);
 
-    json_t *log = receiver_log(&f.rcv);
+    json_t *log = imx_t_receiver_log(&f.rcv, NULL);
     assert_int_equal(json_array_size(log), 5);
     for (size_t i = 0; i < 5; i++) {
         json_t *en = json_array_get(log, i);
@@ -321,7 +234,7 @@ static void signatures_verify_with_standardwebhooks_across_rotation(void **state
     imx_db_release(c);
     assert_sql(f.db, "SELECT count(*) FROM webhook_deliveries WHERE state = 'delivered'", "6",
                20000);
-    log = receiver_log(&f.rcv);
+    log = imx_t_receiver_log(&f.rcv, NULL);
     json_t *last = json_array_get(log, 5);
     assert_non_null(strstr(json_string_value(json_object_get(last, "body")), "\"ping\""));
     assert_true(json_is_true(json_array_get(json_object_get(last, "verified"), 1)));
@@ -336,7 +249,7 @@ static void signatures_verify_with_standardwebhooks_across_rotation(void **state
     assert_int_equal(imx_db_command(c, "COMMIT"), 0);
     imx_db_release(c);
     assert_sql(f.db, "SELECT count(*) FROM webhook_attempts", "7", 20000);
-    log = receiver_log(&f.rcv);
+    log = imx_t_receiver_log(&f.rcv, NULL);
     assert_int_equal(json_array_size(log), 7);
     assert_string_equal(json_string_value(json_object_get(json_array_get(log, 6), "id")),
                         json_string_value(json_object_get(json_array_get(log, 5), "id")));
@@ -366,10 +279,10 @@ static void receiver_down_then_up_gets_every_event_once_in_order(void **state)
     /* The receiver is down: attempts fail (connection refused) and are retried. */
     assert_sql(f.db, "SELECT count(*) >= 2 FROM webhook_attempts WHERE status_code IS NULL", "t",
                20000);
-    receiver_start(&f.rcv);
+    assert_int_equal(imx_t_receiver_start(&f.rcv), 0);
     assert_sql(f.db, "SELECT count(*) FROM webhook_deliveries WHERE state = 'delivered'", "10",
                60000);
-    json_t *log = receiver_log(&f.rcv);
+    json_t *log = imx_t_receiver_log(&f.rcv, NULL);
     assert_int_equal(json_array_size(log), 10);
     for (size_t i = 0; i < 10; i++) {
         char want[32];
@@ -389,8 +302,8 @@ static void kill_9_before_delivery_is_delivered_after_restart(void **state)
     struct imx_srv a, b;
     char url[128], secret[IMX_WEBHOOK_SECRET_LEN + 1];
     setup(&f, "wh_kill");
-    receiver_start(&f.rcv);
-    receiver_control(&f.rcv, "{\"modes\": {\"/k\": {\"hang\": 1}}}");
+    assert_int_equal(imx_t_receiver_start(&f.rcv), 0);
+    imx_t_receiver_control(&f.rcv, "{\"modes\": {\"/k\": {\"hang\": 1}}}");
     snprintf(url, sizeof url, "http://127.0.0.1:%u/k", f.rcv.port);
     add_webhook(f.db, f.team, url, "{image.revoked}", secret);
     const char *const *env = server_env(&e, f.rcv.port, "1,1,1", "2000", "432000");
@@ -399,7 +312,7 @@ static void kill_9_before_delivery_is_delivered_after_restart(void **state)
     enqueue(f.team, "image.revoked", 1, ids);
     /* The first post is in flight (the receiver holds it) when the server dies. */
     for (int i = 0; i < 100; i++) {
-        json_t *log = receiver_log(&f.rcv);
+        json_t *log = imx_t_receiver_log(&f.rcv, NULL);
         size_t n = json_array_size(log);
         json_decref(log);
         if (n == 1)
@@ -415,7 +328,7 @@ static void kill_9_before_delivery_is_delivered_after_restart(void **state)
     /* The dead server's lease runs out, then both are delivered, each answered once. */
     assert_sql(f.db, "SELECT count(*) FROM webhook_deliveries WHERE state = 'delivered'", "2",
                40000);
-    json_t *log = receiver_log(&f.rcv);
+    json_t *log = imx_t_receiver_log(&f.rcv, NULL);
     assert_int_equal(count_entries(log, "/k", -1), 1);
     assert_int_equal(count_entries(log, "/k", 200), 2);
     char want[32];
@@ -437,7 +350,7 @@ static void two_servers_deliver_1000_events_exactly_once(void **state)
     char url[128], secret[IMX_WEBHOOK_SECRET_LEN + 1], ctl[2048] = "{\"secrets\": {";
     enum { SUBS = 4, EVENTS = 1000 };
     setup(&f, "wh_two");
-    receiver_start(&f.rcv);
+    assert_int_equal(imx_t_receiver_start(&f.rcv), 0);
     for (int i = 0; i < SUBS; i++) {
         snprintf(url, sizeof url, "http://127.0.0.1:%u/p%d", f.rcv.port, i);
         add_webhook(f.db, f.team, url, "{image.published}", secret);
@@ -445,7 +358,7 @@ static void two_servers_deliver_1000_events_exactly_once(void **state)
                  i, secret);
     }
     strcat(ctl, "}}");
-    receiver_control(&f.rcv, ctl);
+    imx_t_receiver_control(&f.rcv, ctl);
     const char *const *env = server_env(&e, f.rcv.port, "1,1,1", "5000", "432000");
     assert_int_equal(imx_t_server_start(&a, f.db, env), 0);
     assert_int_equal(imx_t_server_start(&b, f.db, env), 0);
@@ -454,7 +367,7 @@ static void two_servers_deliver_1000_events_exactly_once(void **state)
     assert_sql(f.db, "SELECT count(*) FROM webhook_deliveries WHERE state = 'delivered'", "4000",
                240000);
 
-    json_t *log = receiver_log(&f.rcv);
+    json_t *log = imx_t_receiver_log(&f.rcv, NULL);
     assert_int_equal(json_array_size(log), SUBS * EVENTS);
     /* Each (subscription, webhook-id) arrived once, verified, and in event order. */
     size_t i;
@@ -487,12 +400,12 @@ static void redirects_hangs_and_local_addresses_are_refused(void **state)
     struct imx_srv srv;
     char url[512], secret[IMX_WEBHOOK_SECRET_LEN + 1], ctl[512], host[256];
     setup(&f, "wh_guard");
-    receiver_start(&f.rcv);
+    assert_int_equal(imx_t_receiver_start(&f.rcv), 0);
     snprintf(ctl, sizeof ctl,
              "{\"modes\": {\"/redirect\": {\"status\": 302, \"headers\": {\"Location\": "
              "\"http://127.0.0.1:%u/target\"}}, \"/hang\": {\"hang\": 100}}}",
              f.rcv.port);
-    receiver_control(&f.rcv, ctl);
+    imx_t_receiver_control(&f.rcv, ctl);
     snprintf(url, sizeof url, "http://127.0.0.1:%u/hang", f.rcv.port);
     long long hang = add_webhook(f.db, f.team, url, "{image.published}", secret);
     snprintf(url, sizeof url, "http://127.0.0.1:%u/redirect", f.rcv.port);
@@ -545,7 +458,7 @@ static void redirects_hangs_and_local_addresses_are_refused(void **state)
              "d.webhook_id = %lld",
              redirect);
     assert_sql(f.db, sql, "302 HTTP 302: redirects are not followed", 0);
-    json_t *log = receiver_log(&f.rcv);
+    json_t *log = imx_t_receiver_log(&f.rcv, NULL);
     assert_int_equal(count_entries(log, "/target", 0), 0);
     assert_int_equal(count_entries(log, "/redirect", 302), 2);
     assert_int_equal(count_entries(log, "/ok", 200), 1);
@@ -577,10 +490,10 @@ static void gone_throttled_and_failing_endpoints(void **state)
     struct imx_srv srv;
     char url[256], secret[IMX_WEBHOOK_SECRET_LEN + 1], sql[1024];
     setup(&f, "wh_retry");
-    receiver_start(&f.rcv);
-    receiver_control(&f.rcv, "{\"modes\": {\"/gone\": {\"status\": 410}, "
-                             "\"/throttle\": {\"seq\": [429], \"headers\": {\"Retry-After\": "
-                             "\"3\"}}, \"/fail\": {\"status\": 500}}}");
+    assert_int_equal(imx_t_receiver_start(&f.rcv), 0);
+    imx_t_receiver_control(&f.rcv, "{\"modes\": {\"/gone\": {\"status\": 410}, "
+                                   "\"/throttle\": {\"seq\": [429], \"headers\": {\"Retry-After\": "
+                                   "\"3\"}}, \"/fail\": {\"status\": 500}}}");
     snprintf(url, sizeof url, "http://127.0.0.1:%u/gone", f.rcv.port);
     long long gone = add_webhook(f.db, f.team, url, "{image.deprecated}", secret);
     snprintf(url, sizeof url, "http://127.0.0.1:%u/throttle", f.rcv.port);
@@ -642,7 +555,7 @@ static void gone_throttled_and_failing_endpoints(void **state)
              "'delivered'",
              throttle);
     assert_sql(f.db, sql, "2", 10000);
-    json_t *log = receiver_log(&f.rcv);
+    json_t *log = imx_t_receiver_log(&f.rcv, NULL);
     assert_int_equal(count_entries(log, "/gone", 0), 1);
     assert_int_equal(count_entries(log, "/fail", 500), 4);
     json_decref(log);
@@ -657,19 +570,21 @@ static void worker_subcommand_delivers_without_http(void **state)
     struct env e;
     char url[128], secret[IMX_WEBHOOK_SECRET_LEN + 1];
     setup(&f, "wh_worker");
-    receiver_start(&f.rcv);
+    assert_int_equal(imx_t_receiver_start(&f.rcv), 0);
     snprintf(url, sizeof url, "http://127.0.0.1:%u/w", f.rcv.port);
     add_webhook(f.db, f.team, url, "{request.updated}", secret);
     const char *const *env = server_env(&e, f.rcv.port, "1", "5000", "432000");
     char envs[1024] = "";
     for (size_t i = 0; env[i]; i++)
         snprintf(envs + strlen(envs), sizeof envs - strlen(envs), "%s ", env[i]);
-    pid_t pid = fork();
+    char worker_log[800];
+    snprintf(worker_log, sizeof worker_log, "%s.worker", f.rcv.log);
+    pid_t pid = imx_t_fork(worker_log);
     assert_true(pid >= 0);
     if (pid == 0) {
         char cmd[4096];
-        snprintf(cmd, sizeof cmd, "exec env %s IMAXE_DATABASE_URL='%s' '%s' worker >/dev/null",
-                 envs, f.db, getenv("IMX_TEST_SERVER"));
+        snprintf(cmd, sizeof cmd, "exec env %s IMAXE_DATABASE_URL='%s' '%s' worker", envs, f.db,
+                 getenv("IMX_TEST_SERVER"));
         execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
         _exit(127);
     }
