@@ -51,7 +51,7 @@ resolve='/v1/images/resolve?family=platform-002&region=us-east-1&component=nvidi
 names=(livez get search facets compare resolve)
 paths=(/livez "" "$search" "$facets" "" "$resolve")
 files=("" "$dir/get.paths" "" "" "$dir/compare.paths" "")
-markers=("" "" "WITH page AS" "WITH m AS MATERIALIZED" "WITH ids AS" "WITH f AS")
+markers=("" "" "page AS (SELECT i.id" "m AS MATERIALIZED (SELECT i.os_name" "WITH ids AS" "WITH f AS")
 
 # One request per endpoint with every statement logged, for pgbench's scripts.
 psql "$url" -qc "ALTER SYSTEM SET log_min_duration_statement = 0" -c "SELECT pg_reload_conf()" >/dev/null

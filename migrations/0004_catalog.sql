@@ -61,6 +61,29 @@ END
 $$;
 
 -- ---------------------------------------------------------------------------
+-- A version key (int[6], each part < 10^9) as one number with the same order, so that a
+-- jsonb object {name: number} can be range-checked per row without unpacking arrays.
+CREATE FUNCTION imx_version_key_num(k int[]) RETURNS numeric
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$
+  SELECT ((((k[1]::numeric * 1000000000 + k[2]) * 1000000000 + k[3]) * 1000000000 + k[4])
+          * 1000000000 + k[5]) * 1000000000 + k[6]
+$$;
+
+-- Part n (1..6) of a key made by imx_version_key_num (a jsonb number); NULL for NULL.
+CREATE FUNCTION imx_version_key_part(k jsonb, n int) RETURNS numeric
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+  SELECT mod(div(k::numeric, power(1000000000::numeric, 6 - n)), 1000000000)
+$$;
+
+-- "major.minor" of such a key, as the cuda and framework facets show it; NULL for NULL. Built-in
+-- functions only, here and in imx_version_key_part: generated columns call them while
+-- pg_restore loads the data with an empty search_path.
+CREATE FUNCTION imx_version_key_mm(k jsonb) RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+  SELECT div(k::numeric, 1000000000::numeric ^ 5) || '.'
+         || mod(div(k::numeric, 1000000000::numeric ^ 4), 1000000000)
+$$;
+
 CREATE TABLE images (
     id            bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
     family        text NOT NULL CHECK (family ~ '^[a-z0-9][a-z0-9._-]{0,99}$'),
@@ -86,6 +109,22 @@ CREATE TABLE images (
     compatibility jsonb NOT NULL DEFAULT '{}',
     -- Filled on insert from family, description and component names (images are immutable).
     search        tsvector NOT NULL DEFAULT ''::tsvector,
+    -- Copies of the child tables kept by the imx_image_denorm triggers (below), so that a search
+    -- filters, a facet counts and a summary reads one row per image (bench/NOTES-search.md):
+    -- sorted arrays of image_gpus.gpu, image_artifacts.region and image_tags.tag; components
+    -- as the summary shows them ({name: version} by name); component_keys {name:
+    -- imx_version_key_num(version_key)} for constraints; and the facet values derived from them.
+    gpus           text[] NOT NULL DEFAULT '{}',
+    regions        text[] NOT NULL DEFAULT '{}',
+    tags           text[] NOT NULL DEFAULT '{}',
+    components     json NOT NULL DEFAULT '{}',
+    component_keys jsonb NOT NULL DEFAULT '{}',
+    facet_cuda     text GENERATED ALWAYS AS (imx_version_key_mm(component_keys->'cuda')) STORED,
+    facet_driver   text GENERATED ALWAYS AS (
+                     'R' || imx_version_key_part(component_keys->'nvidia-driver', 1)) STORED,
+    facet_frameworks text[] GENERATED ALWAYS AS (array_remove(ARRAY[
+                     'pytorch ' || imx_version_key_mm(component_keys->'pytorch'),
+                     'tensorflow ' || imx_version_key_mm(component_keys->'tensorflow')], NULL)) STORED,
     UNIQUE (family, version),
     CHECK (parent_id IS NULL OR parent_id <> id),
     CHECK (status <> 'revoked' OR status_reason IS NOT NULL)
@@ -101,6 +140,9 @@ CREATE INDEX images_family_sort ON images (family, id);
 CREATE INDEX images_boot_sort ON images ((coalesce(boot_seconds, 2147483647)), id);
 CREATE INDEX images_size_sort ON images ((coalesce(size_gb, 'Infinity'::numeric)), id);
 CREATE INDEX images_search ON images USING gin (search);
+CREATE INDEX images_gpus ON images USING gin (gpus);
+CREATE INDEX images_regions ON images USING gin (regions);
+CREATE INDEX images_tags ON images USING gin (tags);
 CREATE INDEX images_provider ON images (provider);
 CREATE INDEX images_architecture ON images (architecture);
 CREATE INDEX images_os ON images (os_name, os_version);
@@ -157,6 +199,64 @@ CREATE TABLE image_tags (
 CREATE INDEX image_tags_tag ON image_tags (tag, image_id);
 COMMENT ON TABLE image_tags IS 'Hardening/compliance and other labels: cis, fips, stig, boot-optimized, ...';
 
+-- images.gpus, regions, tags, components and component_keys follow their child tables: after
+-- every statement that writes one (publish, tests, the demo), the images it touched are
+-- recomputed from that table, in the same transaction. Images are immutable after publish, so
+-- this runs a handful of times per image. imx_image_denorm_refresh(ids, NULL) recomputes every
+-- copy at once (bench/gen_catalog.sh loads with the triggers off, then calls it).
+CREATE FUNCTION imx_image_denorm_refresh(ids bigint[], tbl text) RETURNS void
+LANGUAGE sql AS $$
+  UPDATE images i SET
+    components = CASE WHEN tbl IS NULL OR tbl = 'image_components' THEN
+      coalesce((SELECT json_object_agg(c.name, c.version ORDER BY c.name)
+                  FROM image_components c WHERE c.image_id = i.id), '{}') ELSE i.components END,
+    component_keys = CASE WHEN tbl IS NULL OR tbl = 'image_components' THEN
+      coalesce((SELECT jsonb_object_agg(c.name, imx_version_key_num(c.version_key))
+                  FROM image_components c WHERE c.image_id = i.id), '{}') ELSE i.component_keys END,
+    gpus = CASE WHEN tbl IS NULL OR tbl = 'image_gpus' THEN
+      ARRAY(SELECT g.gpu FROM image_gpus g WHERE g.image_id = i.id ORDER BY g.gpu) ELSE i.gpus END,
+    regions = CASE WHEN tbl IS NULL OR tbl = 'image_artifacts' THEN
+      ARRAY(SELECT a.region FROM image_artifacts a WHERE a.image_id = i.id ORDER BY a.region)
+      ELSE i.regions END,
+    tags = CASE WHEN tbl IS NULL OR tbl = 'image_tags' THEN
+      ARRAY(SELECT t.tag FROM image_tags t WHERE t.image_id = i.id ORDER BY t.tag) ELSE i.tags END
+  WHERE i.id = ANY (ids)
+$$;
+
+CREATE FUNCTION imx_image_denorm() RETURNS trigger
+LANGUAGE plpgsql AS $$
+DECLARE
+  ids bigint[];
+BEGIN
+  IF TG_OP = 'TRUNCATE' THEN
+    ids := ARRAY(SELECT id FROM images);
+  ELSIF TG_OP = 'UPDATE' THEN
+    ids := ARRAY(SELECT image_id FROM changed UNION SELECT image_id FROM changed_old);
+  ELSE
+    ids := ARRAY(SELECT DISTINCT image_id FROM changed);
+  END IF;
+  PERFORM imx_image_denorm_refresh(ids, TG_TABLE_NAME);
+  RETURN NULL;
+END
+$$;
+
+DO $$
+DECLARE t text;
+BEGIN
+  FOREACH t IN ARRAY ARRAY['image_components', 'image_gpus', 'image_artifacts', 'image_tags'] LOOP
+    EXECUTE format('CREATE TRIGGER %I AFTER INSERT ON %I REFERENCING NEW TABLE AS changed'
+                   ' FOR EACH STATEMENT EXECUTE FUNCTION imx_image_denorm()', t || '_denorm_ins', t);
+    EXECUTE format('CREATE TRIGGER %I AFTER DELETE ON %I REFERENCING OLD TABLE AS changed'
+                   ' FOR EACH STATEMENT EXECUTE FUNCTION imx_image_denorm()', t || '_denorm_del', t);
+    EXECUTE format('CREATE TRIGGER %I AFTER UPDATE ON %I REFERENCING OLD TABLE AS changed_old'
+                   ' NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION imx_image_denorm()',
+                   t || '_denorm_upd', t);
+    EXECUTE format('CREATE TRIGGER %I AFTER TRUNCATE ON %I'
+                   ' FOR EACH STATEMENT EXECUTE FUNCTION imx_image_denorm()', t || '_denorm_trunc', t);
+  END LOOP;
+END
+$$;
+
 -- The search document of an image: family and description weigh more than component names.
 CREATE FUNCTION imx_image_search_doc(family text, description text, names text[]) RETURNS tsvector
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
@@ -179,11 +279,8 @@ LANGUAGE sql STABLE PARALLEL SAFE AS $$
     'architecture', i.architecture, 'os', json_build_object('name', i.os_name, 'version', i.os_version),
     'layer', i.layer, 'status', imx_image_status(i.status, i.revoke_at), 'patch_status', i.patch_status,
     'published_at', i.published_at, 'boot_seconds', i.boot_seconds, 'size_gb', i.size_gb,
-    'components', (SELECT coalesce(json_object_agg(c.name, c.version ORDER BY c.name), '{}')
-                     FROM image_components c WHERE c.image_id = i.id),
-    'gpus', (SELECT coalesce(json_agg(g.gpu ORDER BY g.gpu), '[]') FROM image_gpus g WHERE g.image_id = i.id),
-    'regions', (SELECT coalesce(json_agg(a.region ORDER BY a.region), '[]') FROM image_artifacts a WHERE a.image_id = i.id),
-    'tags', (SELECT coalesce(json_agg(t.tag ORDER BY t.tag), '[]') FROM image_tags t WHERE t.image_id = i.id))
+    'components', i.components, 'gpus', to_json(i.gpus), 'regions', to_json(i.regions),
+    'tags', to_json(i.tags))
   FROM images i WHERE i.id = image_id
 $$;
 

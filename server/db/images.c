@@ -4,6 +4,7 @@
 
 #include <ctype.h>
 #include <jansson.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,60 +15,74 @@
 /* ---- the search filter, shared by the page and facet statements ($1..$17) ---- */
 
 /* A component constraint matches when the image has that component with version_key inside
- * [lo, hi] (ends excluded when not inclusive). Search checks it per candidate image, as a probe of
- * image_components' primary key (image_id, name) while walking the keyset index: a page of 50
- * stops after a few hundred candidates, where collecting every matching image first (the
- * earlier IN (...GROUP BY) form) cost ~230 ms for a broad constraint on the bench catalog
- * (bench/RESULTS.md). Resolve does the same per image of one family. */
+ * [lo, hi] (ends excluded when not inclusive). Resolve checks it per image of one family, as a
+ * probe of image_components' primary key (image_id, name). */
 #define CONSTRAINT_MATCH(c, k)                                                                     \
     c ".name = " k ".name AND " c ".version_key >= " k ".lo::int[] AND " c ".version_key <= " k    \
       ".hi::int[] AND (" k ".lo_incl OR " c ".version_key <> " k ".lo::int[]) AND (" k             \
       ".hi_incl OR " c ".version_key <> " k ".hi::int[])"
 
+/* Search reads one row per image: the child tables' values are copied onto images (gpus,
+ * regions, tags, component_keys: migrations/0004_catalog.sql keeps them by trigger), so every
+ * filter is a cheap per-row test and the planner can drive the scan from the keyset index (a
+ * page stops after limit + 1 matches) or from the most selective index (GIN on the arrays, the
+ * tsvector, family). Constraints become inclusive ranges of imx_version_key_num() numbers once,
+ * in the CTE want, and each row compares its component_keys member (bench/NOTES-search.md). */
+#define SEARCH_CTE                                                                                 \
+    "want AS MATERIALIZED (SELECT u.name,"                                                         \
+    "   to_jsonb(imx_version_key_num(u.lo::int[]) + CASE WHEN u.lo_incl THEN 0 ELSE 1 END) AS lo," \
+    "   to_jsonb(imx_version_key_num(u.hi::int[]) - CASE WHEN u.hi_incl THEN 0 ELSE 1 END) AS hi"  \
+    "  FROM unnest($9::text[], $10::text[], $11::bool[], $12::text[], $13::bool[])"                \
+    "    AS u(name, lo, lo_incl, hi, hi_incl))"
+
 #define SEARCH_WHERE                                                                               \
     " ($1::text IS NULL OR i.search @@ websearch_to_tsquery('simple', $1::text))"                  \
     " AND ($2::text IS NULL OR i.family = $2::text)"                                               \
     " AND ($3::text IS NULL OR i.provider = $3::text)"                                             \
-    " AND ($4::text IS NULL OR EXISTS (SELECT 1 FROM image_artifacts a"                            \
-    "      WHERE a.image_id = i.id AND a.region = $4::text))"                                      \
+    " AND ($4::text IS NULL OR i.regions @> ARRAY[$4::text])"                                      \
     " AND ($5::text IS NULL OR i.architecture = $5::text)"                                         \
     " AND ($6::text IS NULL OR i.os_name = $6::text)"                                              \
     " AND ($7::text IS NULL OR i.os_version = $7::text)"                                           \
-    " AND ($8::text IS NULL OR EXISTS (SELECT 1 FROM image_gpus g WHERE g.image_id = i.id"         \
-    "      AND g.gpu IN (SELECT r.gpu_model FROM ref_gpu r"                                        \
-    "                     WHERE lower(r.architecture) = lower($8::text)"                           \
-    "                    UNION ALL SELECT imx_ref_gpu_canonical($8::text)"                         \
-    "                    UNION ALL SELECT $8::text)))"                                             \
-    " AND NOT EXISTS (SELECT 1"                                                                    \
-    "      FROM unnest($9::text[], $10::text[], $11::bool[], $12::text[], $13::bool[])"            \
-    "           AS k(name, lo, lo_incl, hi, hi_incl)"                                              \
-    "      WHERE NOT EXISTS (SELECT 1 FROM image_components c"                                     \
-    "        WHERE c.image_id = i.id AND " CONSTRAINT_MATCH(                                       \
-        "c",                                                                                       \
-        "k") "))"                                                                                  \
-             " AND (cardinality($14::text[]) = 0 OR i.id IN (SELECT t.image_id FROM image_tags t"  \
-             "      WHERE t.tag = ANY ($14::text[]) GROUP BY t.image_id"                           \
-             "      HAVING count(*) = cardinality($14::text[])))"                                  \
-             " AND ($15::text IS NULL OR (i.status = $15::text"                                    \
-             "      AND (i.revoke_at IS NULL OR i.revoke_at > now()))"                             \
-             "      OR ($15::text = 'revoked' AND i.revoke_at <= now()))"                          \
-             " AND ($16::text IS NULL OR i.layer = $16::text)"                                     \
-             " AND ($17::text IS NULL OR i.patch_status = $17::text)"
+    " AND ($8::text[] IS NULL OR i.gpus && $8::text[])"                                            \
+    " AND NOT EXISTS (SELECT 1 FROM want k WHERE NOT coalesce("                                    \
+    "      i.component_keys -> k.name >= k.lo AND i.component_keys -> k.name <= k.hi, false))"     \
+    " AND i.tags @> $14::text[]"                                                                   \
+    " AND ($15::text IS NULL OR (i.status = $15::text"                                             \
+    "      AND (i.revoke_at IS NULL OR i.revoke_at > now()))"                                      \
+    "      OR ($15::text = 'revoked' AND i.revoke_at <= now()))"                                   \
+    " AND ($16::text IS NULL OR i.layer = $16::text)"                                              \
+    " AND ($17::text IS NULL OR i.patch_status = $17::text)"
 
 #define SEARCH_NPARAMS 17
 
+/* imx_image_summary() (migrations/0004_catalog.sql) of the images row t, inline: a call of the
+ * SQL function per item costs more than the summary itself. Keep the two the same. */
+#define SUMMARY_OF(t)                                                                              \
+    "json_build_object('id', " t ".id, 'family', " t ".family, 'version', " t ".version,"          \
+    " 'provider', " t ".provider, 'architecture', " t ".architecture,"                             \
+    " 'os', json_build_object('name', " t ".os_name, 'version', " t ".os_version),"                \
+    " 'layer', " t ".layer, 'status', imx_image_status(" t ".status, " t ".revoke_at),"            \
+    " 'patch_status', " t ".patch_status, 'published_at', " t ".published_at,"                     \
+    " 'boot_seconds', " t ".boot_seconds, 'size_gb', " t ".size_gb,"                               \
+    " 'components', " t ".components, 'gpus', to_json(" t ".gpus),"                                \
+    " 'regions', to_json(" t ".regions), 'tags', to_json(" t ".tags))"
+
 /* One page: $18 cursor key (text, NULL = first page), $19 cursor id, $20 limit. The page is
- * fetched with one extra row to know whether a next page exists. */
+ * fetched with one extra row to know whether a next page exists, and turned into JSON by one
+ * aggregate over the page rows (summaries are built for them only, after the LIMIT). */
 #define PAGE_SQL(code, key, order, after)                                                          \
-    "WITH page AS (SELECT i.id, (" key ")::text AS k, row_number() OVER (ORDER BY " order          \
-    ") AS rn FROM images i WHERE" SEARCH_WHERE " AND ($18::text IS NULL OR " after ")"             \
+    "WITH " SEARCH_CTE ", page AS (SELECT i.id, (" key                                             \
+    ")::text AS k, row_number() OVER (ORDER BY " order ") AS rn"                                   \
+    " FROM images i WHERE" SEARCH_WHERE " AND ($18::text IS NULL OR " after ")"                    \
     " ORDER BY " order " LIMIT $20::int + 1)"                                                      \
     " SELECT json_build_object("                                                                   \
-    "  'items', coalesce((SELECT json_agg(imx_image_summary(p.id) ORDER BY p.rn)"                  \
-    "                       FROM page p WHERE p.rn <= $20::int), '[]'),"                           \
-    "  'next_cursor', (SELECT '" code ":' || p.id || ':' || p.k FROM page p"                       \
-    "                   WHERE p.rn = $20::int"                                                     \
-    "                     AND EXISTS (SELECT 1 FROM page q WHERE q.rn = $20::int + 1)))::text"
+    "  'items', coalesce(json_agg(" SUMMARY_OF(                                                    \
+        "s") " ORDER BY p.rn)"                                                                     \
+             "    FILTER (WHERE p.rn <= $20::int), '[]'),"                                         \
+             "  'next_cursor', CASE WHEN max(p.rn) > $20::int"                                     \
+             "    THEN min(CASE WHEN p.rn = $20::int THEN '" code                                  \
+             ":' || p.id || ':' || p.k END) END)::text"                                            \
+             " FROM page p JOIN images s ON s.id = p.id"
 
 IMX_DB_STMT(stmt_page_published, 20,
             PAGE_SQL("p", "(extract(epoch FROM i.published_at) * 1000000)::bigint",
@@ -93,22 +108,21 @@ IMX_DB_STMT(stmt_page_size, 20,
     "   ORDER BY x.n DESC, x.v), '[]') FROM (SELECT " value_sql " AS v, count(*) AS n"             \
     "   FROM " from_sql " GROUP BY 1) x)"
 
+/* Facets count over the matching rows' own columns (the copies of the child tables and the
+ * generated facet_ columns), with no join. */
 // clang-format off
 IMX_DB_STMT(stmt_facets, SEARCH_NPARAMS,
-    "WITH m AS MATERIALIZED (SELECT i.id, i.os_name, i.os_version, i.provider"
+    "WITH " SEARCH_CTE ", m AS MATERIALIZED (SELECT i.os_name, i.os_version, i.provider, i.gpus,"
+    "  i.tags, i.facet_cuda, i.facet_driver, i.facet_frameworks"
     " FROM images i WHERE" SEARCH_WHERE ")"
     " SELECT json_build_object('total', (SELECT count(*) FROM m),"
-    FACET("gpu", "g.gpu", "m JOIN image_gpus g ON g.image_id = m.id") ","
+    FACET("gpu", "g.v", "(SELECT unnest(m.gpus) AS v FROM m) g") ","
     FACET("os", "m.os_name || ':' || m.os_version", "m") ","
     FACET("provider", "m.provider", "m") ","
-    FACET("cuda", "c.version_key[1] || '.' || c.version_key[2]",
-          "m JOIN image_components c ON c.image_id = m.id AND c.name = 'cuda'") ","
-    FACET("driver_branch", "'R' || c.version_key[1]",
-          "m JOIN image_components c ON c.image_id = m.id AND c.name = 'nvidia-driver'") ","
-    FACET("framework", "c.name || ' ' || c.version_key[1] || '.' || c.version_key[2]",
-          "m JOIN image_components c ON c.image_id = m.id"
-          " AND c.name IN ('pytorch', 'tensorflow')") ","
-    FACET("tag", "t.tag", "m JOIN image_tags t ON t.image_id = m.id")
+    FACET("cuda", "m.facet_cuda", "m WHERE m.facet_cuda IS NOT NULL") ","
+    FACET("driver_branch", "m.facet_driver", "m WHERE m.facet_driver IS NOT NULL") ","
+    FACET("framework", "f.v", "(SELECT unnest(m.facet_frameworks) AS v FROM m) f") ","
+    FACET("tag", "t.v", "(SELECT unnest(m.tags) AS v FROM m) t")
     ")::text");
 // clang-format on
 
@@ -208,6 +222,39 @@ IMX_DB_STMT(
                   "FROM h)"
                   "    THEN (SELECT json_build_object('name', k.name, 'constraint', k.text) FROM k"
                   "          WHERE k.ord = (SELECT max(p.passed) + 1 FROM p)) END)::text");
+
+/* The GPU models a gpu filter stands for: the models of that architecture, the canonical model
+ * of that spelling, and the name as given (images of unknown GPUs store it so). Looked up
+ * before the search so that the search statement gets them as a constant array: its plan then
+ * knows how many images they cover (GIN statistics of images.gpus) and chooses between walking
+ * the keyset index and reading the gpus index; behind a subquery it assumed 1 %.
+ * imx_ref_gpu_canonical() normalises every name and alias of ref_gpu with regular expressions
+ * (~0.4 ms), so the answer is cached per process for the reference generation it came from. */
+IMX_DB_STMT(stmt_gpu_models, 1,
+            "SELECT array_remove(ARRAY(SELECT DISTINCT u.m FROM (SELECT r.gpu_model FROM ref_gpu r"
+            "  WHERE lower(r.architecture) = lower($1::text)"
+            "  UNION ALL SELECT imx_ref_gpu_canonical($1::text) UNION ALL SELECT $1::text) u(m)"
+            " ORDER BY 1), NULL)::text");
+IMX_DB_STMT(stmt_ref_generation, 0, "SELECT generation FROM ref_generation");
+
+#define GPU_CACHE_SLOTS 64
+#define GPU_MODELS_MAX  2048
+
+/* Direct-mapped by the filter text; an entry is valid only for its generation. */
+static struct gpu_cache_entry {
+    long long generation; /* 0: empty */
+    char gpu[65];
+    char models[GPU_MODELS_MAX];
+} gpu_cache[GPU_CACHE_SLOTS];
+static pthread_mutex_t gpu_cache_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static struct gpu_cache_entry *gpu_cache_slot(const char *gpu)
+{
+    unsigned h = 5381;
+    for (const char *p = gpu; *p; p++)
+        h = h * 33 + (unsigned char)*p;
+    return &gpu_cache[h % GPU_CACHE_SLOTS];
+}
 
 /* ---- helpers ---- */
 
@@ -376,11 +423,61 @@ struct search_params {
     char os_name[64];
     char id_text[24];
     char limit_text[16];
+    char gpus[GPU_MODELS_MAX]; /* the gpu filter's models, an array literal */
     struct constraint_arrays ca;
     struct arr tags;
 };
 
-static int search_filter_params(struct search_params *sp, const struct imx_image_search *s)
+/* Fills sp->gpus with the models gpu stands for (stmt_gpu_models, or the cache when the
+ * reference generation has not moved since). */
+static enum imx_db_images_rc gpu_models(struct imx_db_conn *c, const char *gpu,
+                                        struct search_params *sp)
+{
+    PGresult *r = imx_db_exec(c, &stmt_ref_generation, NULL);
+    if (!imx_db_ok(r) || PQntuples(r) != 1) {
+        enum imx_db_images_rc rc = imx_db_ok(r) ? IMX_DBI_ERROR : failure_rc(r, NULL, 0);
+        PQclear(r);
+        return rc;
+    }
+    long long generation = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
+    PQclear(r);
+    bool cacheable = strlen(gpu) < sizeof gpu_cache[0].gpu;
+    struct gpu_cache_entry *e = gpu_cache_slot(gpu);
+    if (cacheable) {
+        bool hit = false;
+        pthread_mutex_lock(&gpu_cache_lock);
+        if (e->generation == generation && strcmp(e->gpu, gpu) == 0) {
+            memcpy(sp->gpus, e->models, sizeof sp->gpus);
+            hit = true;
+        }
+        pthread_mutex_unlock(&gpu_cache_lock);
+        if (hit)
+            return IMX_DBI_OK;
+    }
+    const char *params[] = { gpu };
+    r = imx_db_exec(c, &stmt_gpu_models, params);
+    enum imx_db_images_rc rc = IMX_DBI_OK;
+    if (!imx_db_ok(r))
+        rc = failure_rc(r, NULL, 0);
+    else if (PQntuples(r) != 1 || PQgetlength(r, 0, 0) >= (int)sizeof sp->gpus)
+        rc = IMX_DBI_INVALID;
+    else
+        memcpy(sp->gpus, PQgetvalue(r, 0, 0), (size_t)PQgetlength(r, 0, 0) + 1);
+    PQclear(r);
+    if (rc == IMX_DBI_OK && cacheable) {
+        /* Stored under the generation read before the lookup: if the reference data moved in
+         * between, nobody asks for that generation again. */
+        pthread_mutex_lock(&gpu_cache_lock);
+        e->generation = generation;
+        snprintf(e->gpu, sizeof e->gpu, "%s", gpu);
+        memcpy(e->models, sp->gpus, sizeof e->models);
+        pthread_mutex_unlock(&gpu_cache_lock);
+    }
+    return rc;
+}
+
+static enum imx_db_images_rc search_filter_params(struct imx_db_conn *c, struct search_params *sp,
+                                                  const struct imx_image_search *s)
 {
     memset(sp->v, 0, sizeof sp->v);
     sp->v[0] = empty_to_null(s->q);
@@ -392,38 +489,43 @@ static int search_filter_params(struct search_params *sp, const struct imx_image
         const char *colon = strchr(s->os, ':');
         size_t n = colon ? (size_t)(colon - s->os) : strlen(s->os);
         if (n == 0 || n >= sizeof sp->os_name)
-            return -1;
+            return IMX_DBI_INVALID;
         memcpy(sp->os_name, s->os, n);
         sp->os_name[n] = '\0';
         sp->v[5] = sp->os_name;
         sp->v[6] = colon ? empty_to_null(colon + 1) : NULL;
     }
-    sp->v[7] = empty_to_null(s->gpu);
+    if (empty_to_null(s->gpu)) {
+        enum imx_db_images_rc rc = gpu_models(c, s->gpu, sp);
+        if (rc != IMX_DBI_OK)
+            return rc;
+        sp->v[7] = sp->gpus;
+    }
     const char *cparams[6];
     if (build_constraints(&sp->ca, s->constraints, s->n_constraints, cparams) != 0)
-        return -1;
+        return IMX_DBI_INVALID;
     for (int i = 0; i < 5; i++)
         sp->v[8 + i] = cparams[i];
     if (s->n_tags > IMX_DBI_MAX_TAGS || (s->n_tags && !s->tags))
-        return -1;
+        return IMX_DBI_INVALID;
     arr_init(&sp->tags);
     for (size_t i = 0; i < s->n_tags; i++) {
         bool dup = false;
         for (size_t k = 0; k < i; k++)
             dup = dup || (s->tags[k] && s->tags[i] && strcmp(s->tags[k], s->tags[i]) == 0);
         if (!s->tags[i])
-            return -1;
+            return IMX_DBI_INVALID;
         if (!dup)
             arr_add(&sp->tags, s->tags[i]);
     }
     sp->v[13] = arr_end(&sp->tags);
     if (!sp->v[13])
-        return -1;
+        return IMX_DBI_INVALID;
     const char *status = empty_to_null(s->status);
     sp->v[14] = !status ? "active" : strcmp(status, "any") == 0 ? NULL : status;
     sp->v[15] = empty_to_null(s->layer);
     sp->v[16] = empty_to_null(s->patch_status);
-    return 0;
+    return IMX_DBI_OK;
 }
 
 int imx_image_sort_parse(const char *s, enum imx_image_sort *out)
@@ -496,8 +598,11 @@ enum imx_db_images_rc imx_db_image_search(struct imx_db_conn *c, const struct im
         return IMX_DBI_ERROR;
     enum imx_db_images_rc rc = IMX_DBI_INVALID;
     int limit = s->limit == 0 ? 20 : s->limit;
-    if (limit < 1 || limit > IMX_DBI_MAX_LIMIT || search_filter_params(sp, s) != 0)
+    if (limit < 1 || limit > IMX_DBI_MAX_LIMIT)
         goto out;
+    if ((rc = search_filter_params(c, sp, s)) != IMX_DBI_OK)
+        goto out;
+    rc = IMX_DBI_INVALID;
     if (empty_to_null(s->cursor)) {
         const char *key;
         if (parse_cursor(s->cursor, s->sort, sp, &key) != 0)
@@ -524,8 +629,8 @@ enum imx_db_images_rc imx_db_image_facets(struct imx_db_conn *c, const struct im
     struct search_params *sp = malloc(sizeof *sp);
     if (!sp)
         return IMX_DBI_ERROR;
-    enum imx_db_images_rc rc = IMX_DBI_INVALID;
-    if (search_filter_params(sp, s) == 0)
+    enum imx_db_images_rc rc = search_filter_params(c, sp, s);
+    if (rc == IMX_DBI_OK)
         rc = exec_json(c, &stmt_facets, sp->v, json);
     free(sp);
     return rc;

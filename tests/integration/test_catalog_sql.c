@@ -437,6 +437,69 @@ static void reference_snapshot_flags_a_known_bad_stack(void **state)
     imx_db_release(c);
 }
 
+/* How many images have a copied search key (gpus, regions, tags, components, component_keys)
+ * that differs from their child tables. */
+static long long stale_copies(void)
+{
+    char *n = imx_t_sql(
+        db_url,
+        "SELECT count(*) FROM images i WHERE"
+        " i.gpus <> ARRAY(SELECT g.gpu FROM image_gpus g WHERE g.image_id = i.id ORDER BY 1)"
+        " OR i.regions <> ARRAY(SELECT a.region FROM image_artifacts a WHERE a.image_id = i.id"
+        "   ORDER BY 1)"
+        " OR i.tags <> ARRAY(SELECT t.tag FROM image_tags t WHERE t.image_id = i.id ORDER BY 1)"
+        " OR i.components::text <> coalesce((SELECT json_object_agg(c.name, c.version"
+        "   ORDER BY c.name) FROM image_components c WHERE c.image_id = i.id)::text, '{}')"
+        " OR i.component_keys <> coalesce((SELECT jsonb_object_agg(c.name,"
+        "   imx_version_key_num(c.version_key)) FROM image_components c"
+        "   WHERE c.image_id = i.id), '{}')");
+    assert_non_null(n);
+    long long v = atoll(n);
+    free(n);
+    return v;
+}
+
+/* The search keys copied onto images follow every write of the child tables (publish, and
+ * direct SQL as the loader, tests and the demo do), and the version-key number keeps order. */
+static void copied_search_keys_follow_child_tables(void **state)
+{
+    (void)state;
+    long long id = publish("copy-test", "1", "580.95.05", "13.0.2", "us-east-1", "NVIDIA H100", 0);
+    assert_int_equal(stale_copies(), 0);
+    char q[512], *v;
+    snprintf(q, sizeof q,
+             "SELECT gpus::text || facet_cuda || facet_driver"
+             " || facet_frameworks::text FROM images WHERE id = %lld",
+             id);
+    v = imx_t_sql(db_url, q);
+    assert_non_null(v);
+    assert_string_equal(v, "{H100}13.0R580{\"pytorch 2.9\"}");
+    free(v);
+    const char *writes[] = {
+        "INSERT INTO image_tags (image_id, tag) VALUES (%lld, 'fips') RETURNING 1",
+        "INSERT INTO image_gpus (image_id, gpu) VALUES (%lld, 'B200') RETURNING 1",
+        "INSERT INTO image_artifacts VALUES (%lld, 'eu-west-1', 'ami-2') RETURNING 1",
+        "UPDATE image_components SET version = '12.8.1' WHERE image_id = %lld"
+        " AND name = 'cuda' RETURNING 1",
+        "DELETE FROM image_components WHERE image_id = %lld AND name = 'pytorch' RETURNING 1",
+        "DELETE FROM image_tags WHERE image_id = %lld AND tag = 'cis' RETURNING 1",
+    };
+    for (size_t i = 0; i < sizeof writes / sizeof writes[0]; i++) {
+        snprintf(q, sizeof q, writes[i], id);
+        v = imx_t_sql(db_url, q);
+        assert_non_null(v);
+        free(v);
+        assert_int_equal(stale_copies(), 0);
+    }
+    v = imx_t_sql(db_url, "SELECT bool_and(imx_version_key_num(a) < imx_version_key_num(b))"
+                          " FROM (VALUES ('{580,95,5,0,0,0}'::int[], '{580,105,8,0,0,0}'::int[]),"
+                          " ('{12,9,999999999,0,0,0}', '{13,0,0,0,0,0}'),"
+                          " ('{0,0,0,0,0,999999998}', '{0,0,0,0,0,999999999}')) x(a, b)");
+    assert_non_null(v);
+    assert_string_equal(v, "t");
+    free(v);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -447,6 +510,7 @@ int main(void)
         cmocka_unit_test(resolve_never_returns_a_revoked_image),
         cmocka_unit_test(get_compare_and_lineage),
         cmocka_unit_test(reference_snapshot_flags_a_known_bad_stack),
+        cmocka_unit_test(copied_search_keys_follow_child_tables),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
