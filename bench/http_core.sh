@@ -37,7 +37,7 @@ echo
 echo "isolation: /livez at 32 connections while 32 /readyz requests wait on a lock in PostgreSQL"
 base=$(wrk -t2 -c32 -d"$dur" --latency "http://127.0.0.1:$port/livez")
 secs=${dur%s}
-psql "$url" -qc "BEGIN; LOCK TABLE schema_migrations IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep($secs + 3); COMMIT;" &
+psql "$url" -qo /dev/null -c "BEGIN; LOCK TABLE schema_migrations IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep($secs + 3); COMMIT;" &
 lock=$!
 sleep 0.5
 waiters=()
