@@ -207,6 +207,40 @@ static void patch_status_follows_advisories_and_images(void **state)
     plain_1 = img("f-plain", "1", "590.10", "1.17.8", 40);
     plain_2 = img("f-plain", "2", "590.20", "1.17.8", 30);
     expect_status(plain_1, "ok");
+
+    /* The same statuses through the API: catalog search filters on them, image detail shows
+     * them. (Revoked images are only listed with status=revoked.) */
+    static const struct {
+        const char *query;
+        long long *want[3];
+    } searches[] = {
+        { "/v1/images?family=f-580&patch_status=patch_available", { &f580_1, &f580_2, NULL } },
+        { "/v1/images?family=f-580&patch_status=ok", { &f580_3, NULL, NULL } },
+        { "/v1/images?family=f-tk&patch_status=vulnerable", { &tk_1, NULL, NULL } },
+        { "/v1/images?family=f-535&patch_status=vulnerable", { NULL, NULL, NULL } },
+    };
+    for (size_t i = 0; i < sizeof searches / sizeof searches[0]; i++) {
+        json_t *page = get(alice, searches[i].query, 200);
+        json_t *items = json_object_get(page, "items");
+        size_t want = 0;
+        while (want < 3 && searches[i].want[want])
+            want++;
+        if (json_array_size(items) != want)
+            fail_msg("%s: %zu items, want %zu", searches[i].query, json_array_size(items), want);
+        for (size_t k = 0; k < want; k++) {
+            bool found = false;
+            size_t j;
+            json_t *it;
+            json_array_foreach(items, j, it) found |=
+                json_integer_value(json_object_get(it, "id")) == *searches[i].want[k];
+            assert_true(found);
+        }
+        json_decref(page);
+    }
+    snprintf(path, sizeof path, "/v1/images/%lld", f580_1);
+    p = get(alice, path, 200);
+    assert_string_equal(json_string_value(json_object_get(p, "patch_status")), "patch_available");
+    json_decref(p);
 }
 
 static void advisories_api(void **state)
