@@ -19,9 +19,17 @@ struct imx_db_conn {
     bool broken;
 };
 
+/* A request waiting for a connection: release hands one straight to the oldest waiter, so
+ * waits are first come, first served and a newcomer never overtakes a waiter. */
+struct waiter {
+    struct waiter *next;
+    pthread_cond_t ready;
+    struct imx_db_conn *conn; /* set by release: the connection handed over */
+};
+
 struct imx_db_pool {
     pthread_mutex_t lock;
-    pthread_cond_t freed;
+    struct waiter *head, *tail; /* waiters, oldest first */
     struct imx_db_conn *conns;
     unsigned size, busy, waiting;
     unsigned acquire_ms, stmt_ms;
@@ -79,7 +87,6 @@ struct imx_db_pool *imx_db_pool_new(const char *name, const char *url, unsigned 
         free(p);
         return NULL;
     }
-    pthread_cond_init(&p->freed, NULL);
     for (unsigned i = 0; i < size; i++)
         p->conns[i].pool = p;
     p->size = size;
@@ -94,7 +101,6 @@ void imx_db_pool_free(struct imx_db_pool *p)
         return;
     for (unsigned i = 0; i < p->size; i++)
         PQfinish(p->conns[i].pg);
-    pthread_cond_destroy(&p->freed);
     pthread_mutex_destroy(&p->lock);
     free(p->conns);
     free(p->name);
@@ -189,7 +195,8 @@ struct imx_db_conn *imx_db_pool_acquire(struct imx_db_pool *pool, enum imx_db_fa
     }
 
     pthread_mutex_lock(&pool->lock);
-    for (;;) {
+    /* Take a free connection only when nobody is waiting for one. */
+    if (!pool->head) {
         /* Prefer a connection that is already open. */
         for (unsigned i = 0; i < pool->size && !c; i++)
             if (!pool->conns[i].in_use && pool->conns[i].pg)
@@ -197,20 +204,44 @@ struct imx_db_conn *imx_db_pool_acquire(struct imx_db_pool *pool, enum imx_db_fa
         for (unsigned i = 0; i < pool->size && !c; i++)
             if (!pool->conns[i].in_use)
                 c = &pool->conns[i];
-        if (c)
-            break;
+        if (c) {
+            c->in_use = true;
+            pool->busy++;
+        }
+    }
+    if (!c) {
+        struct waiter w = { .next = NULL, .conn = NULL };
+        pthread_cond_init(&w.ready, NULL);
+        if (pool->tail)
+            pool->tail->next = &w;
+        else
+            pool->head = &w;
+        pool->tail = &w;
         pool->waiting++;
-        int rc = pthread_cond_timedwait(&pool->freed, &pool->lock, &deadline);
+        while (!w.conn)
+            if (pthread_cond_timedwait(&w.ready, &pool->lock, &deadline) != 0)
+                break;
         pool->waiting--;
-        if (rc != 0) {
+        c = w.conn; /* handed over already marked in use, even if it came with the timeout */
+        if (!c) {
+            /* Timed out: leave the queue. */
+            struct waiter **pp = &pool->head, *prev = NULL;
+            while (*pp != &w) {
+                prev = *pp;
+                pp = &(*pp)->next;
+            }
+            *pp = w.next;
+            if (pool->tail == &w)
+                pool->tail = prev;
             pool->acquire_timeouts++;
+        }
+        pthread_cond_destroy(&w.ready);
+        if (!c) {
             pthread_mutex_unlock(&pool->lock);
             *why = IMX_DB_BUSY;
             return NULL;
         }
     }
-    c->in_use = true;
-    pool->busy++;
     pthread_mutex_unlock(&pool->lock);
 
     if (!ensure_connected(c)) {
@@ -249,9 +280,18 @@ void imx_db_release(struct imx_db_conn *c)
             c->broken = true;
     }
     pthread_mutex_lock(&pool->lock);
-    c->in_use = false;
-    pool->busy--;
-    pthread_cond_signal(&pool->freed);
+    struct waiter *w = pool->head;
+    if (w) {
+        /* Hand it straight to the oldest waiter: it stays in use and busy. */
+        pool->head = w->next;
+        if (!pool->head)
+            pool->tail = NULL;
+        w->conn = c;
+        pthread_cond_signal(&w->ready);
+    } else {
+        c->in_use = false;
+        pool->busy--;
+    }
     pthread_mutex_unlock(&pool->lock);
 }
 
