@@ -191,7 +191,9 @@ void imx_reply_empty(struct imx_req *r, unsigned status)
 
 void imx_reply_json_steal(struct imx_req *r, unsigned status, json_t *doc)
 {
-    char *text = doc ? json_dumps(doc, JSON_COMPACT) : NULL;
+    /* 15 significant digits: a numeric(3,1) 8.2 read back as a double prints as 8.2, not as
+     * jansson's default 17-digit 8.1999999999999993. */
+    char *text = doc ? json_dumps(doc, JSON_COMPACT | JSON_REAL_PRECISION(15)) : NULL;
     json_decref(doc);
     if (!text) {
         imx_reply_problem(r, IMX_E_INTERNAL, NULL);

@@ -247,6 +247,12 @@ static void advisories_api(void **state)
 {
     (void)state;
     struct imx_res res;
+    /* Scores print as written (numeric(3,1) through a double: 8.2, not 8.1999999999999993). */
+    assert_int_equal(imx_t_http_as(&srv, alice, "GET", "/v1/advisories?limit=50", NULL, &res), 0);
+    assert_int_equal(res.status, 200);
+    assert_non_null(strstr(res.body, "\"cvss\":8.2,"));
+    assert_null(strstr(res.body, "8.19999"));
+    imx_t_res_free(&res);
     /* Only global admins publish. */
     expect(alice, "POST", "/v1/advisories", A1, 403);
     expect(admin, "POST", "/v1/advisories", A1, 409);
