@@ -131,12 +131,15 @@ COMMENT ON TABLE webhook_attempts IS 'Every delivery attempt: when, HTTP status,
 --   p_families  image families the event is about ('{}': none)
 --   p_pins      pins the event is about ('{}': none)
 --   p_severity  'none' | 'low' | 'medium' | 'high' | 'critical' | NULL
+--   p_listed_only  true: only subscriptions whose families filter lists one of p_families
+--               (family-level patch.available goes to the families a subscription names)
 -- A subscription filter applies only to events that carry that attribute: families and pins
 -- match when they overlap, min_severity when the event's severity is at least that.
 -- Returns the event id; the webhook-id header of its deliveries is 'msg_' || id.
 CREATE FUNCTION imx_webhook_enqueue(p_team_id bigint, p_type text, p_data jsonb,
                                     p_families text[] DEFAULT '{}', p_pins text[] DEFAULT '{}',
-                                    p_severity text DEFAULT NULL)
+                                    p_severity text DEFAULT NULL,
+                                    p_listed_only boolean DEFAULT false)
 RETURNS bigint
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -161,8 +164,9 @@ BEGIN
    WHERE w.enabled
      AND (p_team_id IS NULL OR w.team_id = p_team_id)
      AND p_type = ANY (w.event_types)
-     AND (w.filter_families = '{}' OR coalesce(p_families, '{}') = '{}'
-          OR w.filter_families && p_families)
+     AND (CASE WHEN p_listed_only THEN w.filter_families && coalesce(p_families, '{}')
+               ELSE w.filter_families = '{}' OR coalesce(p_families, '{}') = '{}'
+                    OR w.filter_families && p_families END)
      AND (w.filter_pins = '{}' OR coalesce(p_pins, '{}') = '{}' OR w.filter_pins && p_pins)
      AND (w.min_severity IS NULL OR p_severity IS NULL
           OR imx_webhook_severity_rank(p_severity) >= imx_webhook_severity_rank(w.min_severity))
