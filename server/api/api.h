@@ -26,6 +26,12 @@ struct imx_db_conn *imx_api_db_read(struct imx_req *r);
  * an unavailable database or a timed-out query, else 500 (details logged, never sent). */
 void imx_api_db_error(struct imx_req *r, const PGresult *res);
 
+/* Checks the result of a lookup: returns res when it succeeded with at least one row; otherwise
+ * replies (the database failure as imx_api_db_error does, or 404 with the printf-style detail),
+ * frees res and returns NULL. Steals res. */
+PGresult *imx_api_found_steal(struct imx_req *r, PGresult *res, const char *not_found_fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
 /* Replies 200 with the JSON text in column 0 of row 0 of res, without copying; steals res.
  * With no row, replies 404 with not_found_detail. */
 void imx_api_reply_pg_json_steal(struct imx_req *r, unsigned status, PGresult *res,

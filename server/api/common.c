@@ -2,6 +2,8 @@
 #include "api/api.h"
 
 #include <stdio.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "util/log.h"
@@ -156,4 +158,24 @@ size_t imx_api_check_fields(const json_t *body, const struct imx_api_field *fiel
         if (f->required && !json_object_get(body, f->name))
             imx_verr(errors, imx_api_pointer(f->name, ptr, sizeof ptr), "is required");
     return json_array_size(errors) - before;
+}
+
+PGresult *imx_api_found_steal(struct imx_req *r, PGresult *res, const char *not_found_fmt, ...)
+{
+    if (!imx_db_ok(res)) {
+        imx_api_db_error(r, res);
+        PQclear(res);
+        return NULL;
+    }
+    if (PQntuples(res) == 0) {
+        char detail[256];
+        va_list ap;
+        va_start(ap, not_found_fmt);
+        vsnprintf(detail, sizeof detail, not_found_fmt, ap);
+        va_end(ap);
+        PQclear(res);
+        imx_reply_problem(r, IMX_E_NOT_FOUND, "%s", detail);
+        return NULL;
+    }
+    return res;
 }

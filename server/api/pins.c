@@ -305,17 +305,9 @@ void imx_api_pin_get(struct imx_req *r)
     struct imx_db_conn *c = imx_api_db(r);
     if (!c)
         return;
-    PGresult *res = imx_db_pin_get(c, id);
-    if (!imx_db_ok(res)) {
-        imx_api_db_error(r, res);
-        PQclear(res);
+    PGresult *res = imx_api_found_steal(r, imx_db_pin_get(c, id), "No such pin");
+    if (!res)
         return;
-    }
-    if (PQntuples(res) == 0) {
-        PQclear(res);
-        imx_reply_problem(r, IMX_E_NOT_FOUND, "No such pin");
-        return;
-    }
     int64_t team_id = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
     if (!imx_auth_team_id(r, team_id, IMX_ROLE_VIEWER)) {
         PQclear(res);

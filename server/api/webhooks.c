@@ -183,17 +183,9 @@ static bool webhook_owned(struct imx_req *r, const char *id, enum imx_role min, 
     struct imx_db_conn *c = imx_api_db(r);
     if (!c)
         return false;
-    PGresult *res = imx_db_webhook_owner(c, id);
-    if (!imx_db_ok(res)) {
-        imx_api_db_error(r, res);
-        PQclear(res);
+    PGresult *res = imx_api_found_steal(r, imx_db_webhook_owner(c, id), "No webhook %s", id);
+    if (!res)
         return false;
-    }
-    if (PQntuples(res) == 0) {
-        PQclear(res);
-        imx_reply_problem(r, IMX_E_NOT_FOUND, "No webhook %s", id);
-        return false;
-    }
     snprintf(team_id, 24, "%s", PQgetvalue(res, 0, 0));
     PQclear(res);
     return imx_auth_team_id(r, strtoll(team_id, NULL, 10), min);
@@ -540,17 +532,9 @@ static bool delivery_owned(struct imx_req *r, const char *id, enum imx_role min,
     struct imx_db_conn *c = imx_api_db(r);
     if (!c)
         return false;
-    PGresult *res = imx_db_delivery_owner(c, id);
-    if (!imx_db_ok(res)) {
-        imx_api_db_error(r, res);
-        PQclear(res);
+    PGresult *res = imx_api_found_steal(r, imx_db_delivery_owner(c, id), "No delivery %s", id);
+    if (!res)
         return false;
-    }
-    if (PQntuples(res) == 0) {
-        PQclear(res);
-        imx_reply_problem(r, IMX_E_NOT_FOUND, "No delivery %s", id);
-        return false;
-    }
     int64_t team_id = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
     snprintf(state, 16, "%s", PQgetvalue(res, 0, 2));
     *enabled = strcmp(PQgetvalue(res, 0, 3), "t") == 0;
