@@ -18,8 +18,9 @@ chmod 755 "$dir"
 url=$(tools/pg.sh start "$dir/pg" "${BENCH_PG_PORT:-55451}" fast)
 pglog=$(readlink -f "$dir/pg")/postgres.log
 pid=""
+sql_pid=""
 cleanup() {
-    if [ -n "$pid" ]; then kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; fi
+    for p in $pid ${sql_pid:-}; do kill "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done
     tools/pg.sh stop "$dir/pg"
     rm -rf "$dir"
 }
@@ -31,12 +32,24 @@ build/imaxe-server migrate >/dev/null 2>&1
 bench/gen_catalog.sh "$url" | grep 'loaded in'
 psql "$url" -qc "VACUUM (ANALYZE) images, image_components, image_artifacts, image_gpus, image_tags"
 
-IMAXE_PORT=0 IMAXE_ACCESS_LOG=0 IMAXE_DB_POOL_SIZE=$conns \
-    build/imaxe-server > "$dir/server.log" 2>&1 &
-pid=$!
-for _ in $(seq 100); do grep -q 'listening on' "$dir/server.log" && break; sleep 0.1; done
-port=$(grep -o 'listening on http://[0-9.]*:[0-9]*' "$dir/server.log" | sed 's/.*://')
+# Two servers on the catalog: the default one answers searches from its in-memory index
+# (server/db/image_index.c); the second, with IMAXE_SEARCH_INDEX=0, runs every search in SQL
+# (rows marked "(sql)"), so one run shows both.
+start_server() { # LOG [ENV...] -> prints the port; the pid goes to the file LOG.pid
+    local log=$1; shift
+    env "$@" IMAXE_PORT=0 IMAXE_ACCESS_LOG=0 IMAXE_DB_POOL_SIZE="$conns" build/imaxe-server > "$log" 2>&1 &
+    echo $! > "$log.pid"
+    for _ in $(seq 100); do grep -q 'listening on' "$log" && break; sleep 0.1; done
+    grep -o 'listening on http://[0-9.]*:[0-9]*' "$log" | sed 's/.*://'
+}
+port=$(start_server "$dir/server.log")
+pid=$(cat "$dir/server.log.pid")
+sql_port=$(start_server "$dir/server-sql.log" IMAXE_SEARCH_INDEX=0)
+sql_pid=$(cat "$dir/server-sql.log.pid")
 base=http://127.0.0.1:$port
+sql_base=http://127.0.0.1:$sql_port
+for _ in $(seq 600); do grep -q 'search index loaded' "$dir/server.log" && break; sleep 0.1; done
+grep -o 'search index loaded[^"]*' "$dir/server.log" || echo "the search index did not load"
 IMAXE_TOKEN=$(curl -sf "$base/v1/auth/login" -H 'Content-Type: application/json' \
     -d "{\"email\":\"$IMAXE_ADMIN_EMAIL\",\"password\":\"$IMAXE_ADMIN_PASSWORD\"}" |
     python3 -c 'import json,sys; print(json.load(sys.stdin)["access_token"])')
@@ -48,38 +61,43 @@ awk 'BEGIN { srand(11); for (i = 0; i < 2000; i++) { a = 1 + int(rand() * 98990)
 search='/v1/images?gpu=H100&component=cuda:%3E%3D12.4&component=nvidia-driver:~580&region=us-west-2&arch=x86_64&limit=50'
 facets='/v1/images?gpu=B200&os=ubuntu:24.04&limit=20&facets=true'
 resolve='/v1/images/resolve?family=platform-002&region=us-east-1&component=nvidia-driver:~570&component=cuda:12.8.*'
-names=(livez get search facets compare resolve)
-paths=(/livez "" "$search" "$facets" "" "$resolve")
-files=("" "$dir/get.paths" "" "" "$dir/compare.paths" "")
-markers=("" "" "page AS (SELECT i.id" "m AS MATERIALIZED (SELECT i.os_name" "WITH ids AS" "WITH f AS")
+names=(livez get search facets search_sql facets_sql compare resolve)
+paths=(/livez "" "$search" "$facets" "$search" "$facets" "" "$resolve")
+files=("" "$dir/get.paths" "" "" "" "" "$dir/compare.paths" "")
+servers=("$base" "$base" "$base" "$base" "$sql_base" "$sql_base" "$base" "$base")
+pids=("$pid" "$pid" "$pid" "$pid" "$sql_pid" "$sql_pid" "$pid" "$pid")
+# The statement each endpoint's pgbench runs: the one that request executed (the index's page
+# statement for search and facets; the SQL search's page and facet statements for "(sql)").
+markers=("" "" "WITH ORDINALITY AS u(id, ord)" "WITH ORDINALITY AS u(id, ord)" "page AS (SELECT i.id"
+         "m AS MATERIALIZED (SELECT i.os_name" "WITH ids AS" "WITH f AS")
 
 # One request per endpoint with every statement logged, for pgbench's scripts.
 psql "$url" -qc "ALTER SYSTEM SET log_min_duration_statement = 0" -c "SELECT pg_reload_conf()" >/dev/null
 sleep 0.5
-for p in "$search" "$facets" "/v1/compare?ids=1,4,501,1001" "$resolve"; do
-    curl -sf -o /dev/null -H "Authorization: Bearer $IMAXE_TOKEN" "$base$p"
+for i in 2 3 4 5 6 7; do
+    p=${paths[$i]}
+    [ -n "$p" ] || p=/v1/compare?ids=1,4,501,1001
+    curl -sf -o /dev/null -H "Authorization: Bearer $IMAXE_TOKEN" "${servers[$i]}$p"
+    sleep 0.3
+    bench/extract_sql.py "$pglog" "${markers[$i]}" "$dir/${names[$i]}.sql"
 done
-sleep 0.5
 psql "$url" -qc "ALTER SYSTEM RESET log_min_duration_statement" -c "SELECT pg_reload_conf()" >/dev/null
 cat > "$dir/get.sql" <<'SQL'
 \set id random(1, 100000)
 SELECT j, '"' || md5(j) || '"' FROM (SELECT imx_image_json(i.id)::text AS j FROM images i WHERE i.id = :id) x;
 SQL
-for i in 2 3 4 5; do
-    bench/extract_sql.py "$pglog" "${markers[$i]}" "$dir/${names[$i]}.sql"
-done
 
-printf '\n%-8s %5s | %9s %9s %9s %8s | %9s %9s | %s\n' endpoint conns "req/s" p50 p99 rss_mb \
+printf '\n%-10s %5s | %9s %9s %9s %8s | %9s %9s | %s\n' endpoint conns "req/s" p50 p99 rss_mb \
     "pgbench/s" "pg_lat" "server/pgbench"
 for i in "${!names[@]}"; do
     name=${names[$i]}
     path=${paths[$i]}
     [ -n "$path" ] || path=$(head -1 "${files[$i]}")
-    out=$(WRK_PATHS=${files[$i]} wrk -t2 -c"$conns" -d"$dur" --latency -s bench/lua/auth.lua "$base$path")
+    out=$(WRK_PATHS=${files[$i]} wrk -t2 -c"$conns" -d"$dur" --latency -s bench/lua/auth.lua "${servers[$i]}$path")
     rps=$(awk '/Requests\/sec/ {print $2}' <<<"$out")
     p50=$(awk '$1=="50%" {print $2}' <<<"$out")
     p99=$(awk '$1=="99%" {print $2}' <<<"$out")
-    rss=$(awk '/VmHWM/ {printf "%.1f", $2/1024}' /proc/$pid/status)
+    rss=$(awk '/VmHWM/ {printf "%.1f", $2/1024}' "/proc/${pids[$i]}/status")
     errs=$(grep -o 'Non-2xx or 3xx responses: [0-9]*' <<<"$out" || true)
     pg_tps="-" pg_lat="-" ratio="-"
     if [ "$name" != livez ]; then
@@ -88,6 +106,6 @@ for i in "${!names[@]}"; do
         pg_lat=$(awk '/latency average/ {print $4 $5}' <<<"$pgout")
         ratio=$(awk -v a="$rps" -v b="$pg_tps" 'BEGIN { if (b > 0) printf "%.2f", a / b }')
     fi
-    printf '%-8s %5s | %9s %9s %9s %8s | %9s %9s | %s %s\n' "$name" "$conns" "$rps" "$p50" "$p99" \
+    printf '%-10s %5s | %9s %9s %9s %8s | %9s %9s | %s %s\n' "$name" "$conns" "$rps" "$p50" "$p99" \
         "$rss" "$pg_tps" "$pg_lat" "$ratio" "$errs"
 done

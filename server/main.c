@@ -21,6 +21,7 @@
 #include "api/api.h"
 #include "api/costs_common.h"
 #include "auth/auth.h"
+#include "db/image_index.h"
 #include "db/images.h"
 #include "db/migrate.h"
 #include "db/pool.h"
@@ -220,6 +221,11 @@ static int serve(const struct imx_config *cfg, sigset_t *sigs)
         imx_db_pool_shutdown();
         return 1;
     }
+    if (imx_db_image_index_start(cfg->search_index) != 0) {
+        imx_error("cannot start the search index loader");
+        imx_db_pool_shutdown();
+        return 1;
+    }
     imx_api_catalog_team = getenv("IMAXE_CATALOG_TEAM");
     if (imx_api_catalog_team && !*imx_api_catalog_team)
         imx_api_catalog_team = NULL;
@@ -249,6 +255,7 @@ static int serve(const struct imx_config *cfg, sigset_t *sigs)
     long left = imx_http_in_flight();
     imx_http_stop();
     imx_webhooks_stop(cfg->shutdown_s * 1000);
+    imx_db_image_index_stop();
     imx_db_pool_shutdown();
     if (left > 0)
         imx_warn("stopped with %ld requests unfinished after the drain timeout", left);

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "db/image_index.h"
 #include "db/migrate.h"
 #include "http/metrics.h"
 #include "http/server.h"
@@ -71,6 +72,8 @@ void imx_api_metrics(struct imx_req *r)
 {
     struct imx_db_pool_stats ps;
     imx_db_pool_stats(&ps);
+    struct imx_db_image_index_stats ix;
+    imx_db_image_index_stats(&ix);
     struct imx_metrics_gauges g = {
         .db_pool_size = ps.size,
         .db_pool_busy = ps.busy,
@@ -78,6 +81,12 @@ void imx_api_metrics(struct imx_req *r)
         .db_acquire_timeouts = ps.acquire_timeouts,
         .db_reconnects = ps.reconnects,
         .in_flight = imx_http_in_flight(),
+        .search_index_images = ix.images,
+        .search_index_bytes = ix.bytes,
+        .searches_indexed = ix.searches_indexed,
+        .searches_sql = ix.searches_sql,
+        .search_index_loads = ix.loads,
+        .search_index_catchups = ix.catchups,
     };
     size_t len = 0;
     char *text = imx_metrics_render(&g, &len);

@@ -10,6 +10,7 @@
 #include "api/cursor.h"
 #include "auth/auth.h"
 #include "db/events.h"
+#include "db/image_index.h"
 #include "db/images.h"
 #include "db/pins.h"
 #include "db/reference.h"
@@ -957,8 +958,14 @@ void imx_api_image_search(struct imx_req *r)
     struct imx_db_conn *c = imx_api_db_read(r);
     if (!c)
         goto done;
-    enum imx_db_images_rc rc = imx_db_image_search(c, &s, &page);
-    if (rc == IMX_DBI_OK && facets_arg && strcmp(facets_arg, "true") == 0)
+    bool want_facets = facets_arg && strcmp(facets_arg, "true") == 0, served;
+    enum imx_db_images_rc rc =
+        imx_db_image_search_indexed(c, &s, want_facets, &page, &facets, &served);
+    if (rc == IMX_DBI_OK && !served) {
+        imx_db_image_index_count_sql();
+        rc = imx_db_image_search(c, &s, &page);
+    }
+    if (rc == IMX_DBI_OK && !served && want_facets)
         rc = imx_db_image_facets(c, &s, &facets);
     if (rc == IMX_DBI_INVALID) {
         imx_reply_problem(r, IMX_E_BAD_REQUEST,

@@ -1,6 +1,7 @@
 /* SQL for the catalog: insert, get, search (keyset pages, facets), compare, resolve. Inputs go
  * in as parameters only (arrays as PostgreSQL array literals); PostgreSQL builds the JSON. */
 #include "db/images.h"
+#include "db/images_search.h"
 
 #include <ctype.h>
 #include <jansson.h>
@@ -55,26 +56,6 @@
 
 #define SEARCH_NPARAMS 17
 
-/* imx_image_summary() (migrations/0004_catalog.sql) of the images row t, inline: a call of the
- * SQL function per item costs more than the summary itself. Keep the two the same. */
-#define SUMMARY_OF(t)                                                                              \
-    "json_build_object('id', " t ".id, 'family', " t ".family, 'version', " t ".version,"          \
-    " 'provider', " t ".provider, 'architecture', " t ".architecture,"                             \
-    " 'os', json_build_object('name', " t ".os_name, 'version', " t ".os_version),"                \
-    " 'layer', " t ".layer, 'status', imx_image_status(" t ".status, " t ".revoke_at),"            \
-    " 'patch_status', " t ".patch_status, 'published_at', " t ".published_at,"                     \
-    " 'boot_seconds', " t ".boot_seconds, 'size_gb', " t ".size_gb,"                               \
-    " 'components', " t ".components, 'gpus', to_json(" t ".gpus),"                                \
-    " 'regions', to_json(" t ".regions), 'tags', to_json(" t ".tags))"
-
-/* The summary stored on the row (migrations/0009_image_summary.sql: built in UTC with the stored
- * status) where it is the same text: no revoke_at, and a session that renders timestamps in UTC;
- * otherwise built here (building 50 summaries was half of a page's execution, bench/RESULTS.md). */
-#define STORED_SUMMARY_OF(t)                                                                       \
-    "CASE WHEN " t ".summary IS NOT NULL AND " t ".revoke_at IS NULL"                              \
-    " AND current_setting('TimeZone') IN ('UTC', 'Etc/UTC') THEN " t ".summary"                    \
-    " ELSE " SUMMARY_OF(t) " END"
-
 /* One page: $18 cursor key (text, NULL = first page), $19 cursor id, $20 limit. The page is
  * fetched with one extra row to know whether a next page exists, and turned into JSON by one
  * aggregate over the page rows (summaries are built for them only, after the LIMIT). */
@@ -113,7 +94,8 @@ IMX_DB_STMT(stmt_page_size, 20,
 
 #define FACET(name, value_sql, from_sql)                                                           \
     " '" name "', (SELECT coalesce(json_agg(json_build_object('value', x.v, 'count', x.n)"         \
-    "   ORDER BY x.n DESC, x.v), '[]') FROM (SELECT " value_sql " AS v, count(*) AS n"             \
+    "   ORDER BY x.n DESC, x.v COLLATE \"C\"), '[]') FROM (SELECT " value_sql " AS v,"             \
+    "   count(*) AS n"                                                                             \
     "   FROM " from_sql " GROUP BY 1) x)"
 
 /* Facets count over the matching rows' own columns (the copies of the child tables and the
@@ -246,13 +228,12 @@ IMX_DB_STMT(stmt_gpu_models, 1,
 IMX_DB_STMT(stmt_ref_generation, 0, "SELECT generation FROM ref_generation");
 
 #define GPU_CACHE_SLOTS 64
-#define GPU_MODELS_MAX  2048
 
 /* Direct-mapped by the filter text; an entry is valid only for its generation. */
 static struct gpu_cache_entry {
     long long generation; /* 0: empty */
     char gpu[65];
-    char models[GPU_MODELS_MAX];
+    char models[IMX_DBI_GPU_MODELS_MAX];
 } gpu_cache[GPU_CACHE_SLOTS];
 static pthread_mutex_t gpu_cache_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -431,13 +412,50 @@ struct search_params {
     char os_name[64];
     char id_text[24];
     char limit_text[16];
-    char gpus[GPU_MODELS_MAX]; /* the gpu filter's models, an array literal */
+    char gpus[IMX_DBI_GPU_MODELS_MAX]; /* the gpu filter's models, an array literal */
     struct constraint_arrays ca;
     struct arr tags;
 };
 
-/* Fills sp->gpus with the models gpu stands for (stmt_gpu_models, or the cache when the
- * reference generation has not moved since). */
+enum imx_db_images_rc imx_db_gpu_models_at(struct imx_db_conn *c, const char *gpu,
+                                           long long generation, char out[IMX_DBI_GPU_MODELS_MAX])
+{
+    bool cacheable = strlen(gpu) < sizeof gpu_cache[0].gpu;
+    struct gpu_cache_entry *e = gpu_cache_slot(gpu);
+    if (cacheable) {
+        bool hit = false;
+        pthread_mutex_lock(&gpu_cache_lock);
+        if (e->generation == generation && strcmp(e->gpu, gpu) == 0) {
+            memcpy(out, e->models, IMX_DBI_GPU_MODELS_MAX);
+            hit = true;
+        }
+        pthread_mutex_unlock(&gpu_cache_lock);
+        if (hit)
+            return IMX_DBI_OK;
+    }
+    const char *params[] = { gpu };
+    PGresult *r = imx_db_exec(c, &stmt_gpu_models, params);
+    enum imx_db_images_rc rc = IMX_DBI_OK;
+    if (!imx_db_ok(r))
+        rc = failure_rc(r, NULL, 0);
+    else if (PQntuples(r) != 1 || PQgetlength(r, 0, 0) >= IMX_DBI_GPU_MODELS_MAX)
+        rc = IMX_DBI_INVALID;
+    else
+        memcpy(out, PQgetvalue(r, 0, 0), (size_t)PQgetlength(r, 0, 0) + 1);
+    PQclear(r);
+    if (rc == IMX_DBI_OK && cacheable) {
+        /* Stored under the generation read before the lookup: if the reference data moved in
+         * between, nobody asks for that generation again. */
+        pthread_mutex_lock(&gpu_cache_lock);
+        e->generation = generation;
+        snprintf(e->gpu, sizeof e->gpu, "%s", gpu);
+        memcpy(e->models, out, sizeof e->models);
+        pthread_mutex_unlock(&gpu_cache_lock);
+    }
+    return rc;
+}
+
+/* Fills sp->gpus with the models gpu stands for at the current reference generation. */
 static enum imx_db_images_rc gpu_models(struct imx_db_conn *c, const char *gpu,
                                         struct search_params *sp)
 {
@@ -449,39 +467,7 @@ static enum imx_db_images_rc gpu_models(struct imx_db_conn *c, const char *gpu,
     }
     long long generation = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
     PQclear(r);
-    bool cacheable = strlen(gpu) < sizeof gpu_cache[0].gpu;
-    struct gpu_cache_entry *e = gpu_cache_slot(gpu);
-    if (cacheable) {
-        bool hit = false;
-        pthread_mutex_lock(&gpu_cache_lock);
-        if (e->generation == generation && strcmp(e->gpu, gpu) == 0) {
-            memcpy(sp->gpus, e->models, sizeof sp->gpus);
-            hit = true;
-        }
-        pthread_mutex_unlock(&gpu_cache_lock);
-        if (hit)
-            return IMX_DBI_OK;
-    }
-    const char *params[] = { gpu };
-    r = imx_db_exec(c, &stmt_gpu_models, params);
-    enum imx_db_images_rc rc = IMX_DBI_OK;
-    if (!imx_db_ok(r))
-        rc = failure_rc(r, NULL, 0);
-    else if (PQntuples(r) != 1 || PQgetlength(r, 0, 0) >= (int)sizeof sp->gpus)
-        rc = IMX_DBI_INVALID;
-    else
-        memcpy(sp->gpus, PQgetvalue(r, 0, 0), (size_t)PQgetlength(r, 0, 0) + 1);
-    PQclear(r);
-    if (rc == IMX_DBI_OK && cacheable) {
-        /* Stored under the generation read before the lookup: if the reference data moved in
-         * between, nobody asks for that generation again. */
-        pthread_mutex_lock(&gpu_cache_lock);
-        e->generation = generation;
-        snprintf(e->gpu, sizeof e->gpu, "%s", gpu);
-        memcpy(e->models, sp->gpus, sizeof e->models);
-        pthread_mutex_unlock(&gpu_cache_lock);
-    }
-    return rc;
+    return imx_db_gpu_models_at(c, gpu, generation, sp->gpus);
 }
 
 static enum imx_db_images_rc search_filter_params(struct imx_db_conn *c, struct search_params *sp,
@@ -565,9 +551,8 @@ static bool all_chars(const char *s, const char *allowed)
     return *s && strspn(s, allowed) == strlen(s);
 }
 
-/* Splits "code:id:key" and checks that key has the shape of its sort's key. */
-static int parse_cursor(const char *cursor, enum imx_image_sort sort, struct search_params *sp,
-                        const char **key)
+int imx_db_search_cursor_parse(const char *cursor, enum imx_image_sort sort, char id_text[24],
+                               const char **key)
 {
     static const char codes[] = { 'p', 'f', 'b', 's' };
     if (strlen(cursor) > 200 || cursor[0] != codes[sort] || cursor[1] != ':')
@@ -575,11 +560,11 @@ static int parse_cursor(const char *cursor, enum imx_image_sort sort, struct sea
     const char *id = cursor + 2;
     const char *colon = strchr(id, ':');
     size_t n = colon ? (size_t)(colon - id) : 0;
-    if (n == 0 || n >= sizeof sp->id_text)
+    if (n == 0 || n >= 24)
         return -1;
-    memcpy(sp->id_text, id, n);
-    sp->id_text[n] = '\0';
-    if (!all_chars(sp->id_text, "0123456789"))
+    memcpy(id_text, id, n);
+    id_text[n] = '\0';
+    if (!all_chars(id_text, "0123456789"))
         return -1;
     *key = colon + 1;
     switch (sort) {
@@ -613,7 +598,7 @@ enum imx_db_images_rc imx_db_image_search(struct imx_db_conn *c, const struct im
     rc = IMX_DBI_INVALID;
     if (empty_to_null(s->cursor)) {
         const char *key;
-        if (parse_cursor(s->cursor, s->sort, sp, &key) != 0)
+        if (imx_db_search_cursor_parse(s->cursor, s->sort, sp->id_text, &key) != 0)
             goto out;
         sp->v[17] = key;
         sp->v[18] = sp->id_text;

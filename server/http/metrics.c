@@ -199,6 +199,24 @@ char *imx_metrics_render(const struct imx_metrics_gauges *g, size_t *len)
         "# HELP imaxe_db_reconnects_total Connections re-established to PostgreSQL.\n"
         "# TYPE imaxe_db_reconnects_total counter\nimaxe_db_reconnects_total %llu\n",
         g->db_reconnects);
+    put(&o,
+        "# HELP imaxe_search_index_images Images in the in-memory search index (-1: not loaded).\n"
+        "# TYPE imaxe_search_index_images gauge\nimaxe_search_index_images %lld\n"
+        "# HELP imaxe_search_index_bytes Memory held by the search index.\n"
+        "# TYPE imaxe_search_index_bytes gauge\nimaxe_search_index_bytes %llu\n",
+        g->search_index_images, g->search_index_bytes);
+    put(&o,
+        "# HELP imaxe_searches_total Catalog searches by what answered them.\n"
+        "# TYPE imaxe_searches_total counter\n"
+        "imaxe_searches_total{by=\"index\"} %llu\nimaxe_searches_total{by=\"sql\"} %llu\n",
+        g->searches_indexed, g->searches_sql);
+    put(&o,
+        "# HELP imaxe_search_index_loads_total Full loads of the search index.\n"
+        "# TYPE imaxe_search_index_loads_total counter\nimaxe_search_index_loads_total %llu\n"
+        "# HELP imaxe_search_index_catchups_total Catch-ups with rows committed since a load.\n"
+        "# TYPE imaxe_search_index_catchups_total counter\n"
+        "imaxe_search_index_catchups_total %llu\n",
+        g->search_index_loads, g->search_index_catchups);
     if (o.failed) {
         free(o.buf);
         return NULL;

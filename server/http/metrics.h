@@ -15,6 +15,10 @@ struct imx_metrics_gauges {
     unsigned db_pool_size, db_pool_busy, db_pool_waiting;
     unsigned long long db_acquire_timeouts, db_reconnects;
     long in_flight;
+    /* The search index (server/db/image_index.h); images < 0: not loaded or turned off. */
+    long long search_index_images;
+    unsigned long long search_index_bytes, searches_indexed, searches_sql, search_index_loads,
+        search_index_catchups;
 };
 
 /* Renders everything in Prometheus text format 0.0.4. Returns a new string (free()) or NULL. */

@@ -121,6 +121,7 @@ int imx_config_load(struct imx_config *cfg, char *err, size_t errlen)
         { "IMAXE_WEBHOOK_TIMEOUT_MS", 15000, 100, 300000 },
         { "IMAXE_WEBHOOK_POLL_MS", 1000, 10, 60000 },
         { "IMAXE_WEBHOOK_DISABLE_AFTER_S", 432000, 1, 31536000 },
+        { "IMAXE_SEARCH_INDEX", 1, 0, 1 },
     };
     unsigned long long v[sizeof vars / sizeof vars[0]];
     int failed = 0;
@@ -150,6 +151,7 @@ int imx_config_load(struct imx_config *cfg, char *err, size_t errlen)
     cfg->webhook_timeout_ms = (unsigned)v[18];
     cfg->webhook_poll_ms = (unsigned)v[19];
     cfg->webhook_disable_after_s = (unsigned)v[20];
+    cfg->search_index = v[21] != 0;
 
     env_str(cfg->bind, sizeof cfg->bind, "IMAXE_BIND", "127.0.0.1");
     env_str(cfg->log_level, sizeof cfg->log_level, "IMAXE_LOG_LEVEL", "info");

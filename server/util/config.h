@@ -22,6 +22,7 @@ struct imx_config {
     size_t conn_memory;          /* IMAXE_CONNECTION_MEMORY_BYTES: per-connection buffer */
     unsigned shutdown_s;         /* IMAXE_SHUTDOWN_TIMEOUT_S: drain bound on SIGTERM */
     bool access_log;             /* IMAXE_ACCESS_LOG */
+    bool search_index;           /* IMAXE_SEARCH_INDEX: answer searches from memory */
     char log_level[16];          /* IMAXE_LOG_LEVEL */
     char migrations_dir[512];    /* IMAXE_MIGRATIONS_DIR */
     char web_dir[512];           /* IMAXE_WEB_DIR */

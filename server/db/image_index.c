@@ -1,0 +1,649 @@
+/* Loads the in-memory search index from PostgreSQL, keeps it current, and answers searches from
+ * it (migrations/0010_search_index.sql says how the database tells what changed). */
+#include "db/image_index.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "db/images_search.h"
+#include "domain/image_index.h"
+#include "util/log.h"
+
+/* Rows per statement of a full load (bounds the memory of one result). */
+#define LOAD_CHUNK 2000
+/* A catch-up of more rows than this reloads everything instead. */
+#define DELTA_MAX 5000
+/* Longest array or component_keys text accepted from a row. */
+#define FIELD_TEXT_MAX 16384
+
+/* The search keys of an images row, in this order (see struct imx_ix_row). */
+#define IX_COLUMNS                                                                                 \
+    "i.id, i.family, i.provider, i.architecture, i.os_name, i.os_version, i.layer, i.status,"      \
+    " i.patch_status, (extract(epoch FROM i.published_at) * 1000000)::bigint,"                     \
+    " (extract(epoch FROM i.revoke_at) * 1000000)::bigint, i.boot_seconds, i.size_gb,"             \
+    " i.facet_cuda, i.facet_driver, i.gpus, i.regions, i.tags, i.facet_frameworks,"                \
+    " i.component_keys"
+
+IMX_DB_STMT(stmt_state, 0,
+            "SELECT s.instance, s.generation, s.deletions, pg_current_snapshot(),"
+            " (SELECT generation FROM ref_generation) FROM image_index_state s");
+/* How much room a full load needs. */
+IMX_DB_STMT(stmt_sizes, 0,
+            "SELECT count(*), coalesce(sum(cardinality(i.gpus) + cardinality(i.regions)"
+            " + cardinality(i.tags) + cardinality(i.facet_frameworks)), 0)"
+            " + coalesce(sum((SELECT count(*) FROM jsonb_object_keys(i.component_keys))), 0)"
+            " FROM images i");
+IMX_DB_STMT(stmt_chunk, 2,
+            "SELECT " IX_COLUMNS " FROM images i WHERE i.id > $1::bigint ORDER BY i.id"
+            " LIMIT $2::int");
+/* Rows written by transactions that the snapshot $1 did not see. */
+IMX_DB_STMT(stmt_delta, 2,
+            "SELECT " IX_COLUMNS " FROM images i"
+            " WHERE i.written_xid >= pg_snapshot_xmin($1::pg_snapshot)"
+            " AND NOT pg_visible_in_snapshot(i.written_xid, $1::pg_snapshot)"
+            " ORDER BY i.id LIMIT $2::int");
+/* The page of ids $1 (in that order) with next_cursor $2, as the SQL search builds it, and the
+ * state row of the same snapshot. */
+IMX_DB_STMT(stmt_page, 2,
+            "SELECT s.instance, s.generation, s.deletions,"
+            " (SELECT generation FROM ref_generation),"
+            " (SELECT json_build_object('items', coalesce(json_agg(" STORED_SUMMARY_OF(
+                "i") " ORDER BY u.ord), '[]'), 'next_cursor', $2::text)"
+                     "  FROM unnest($1::bigint[]) WITH ORDINALITY AS u(id, ord)"
+                     "  JOIN images i ON i.id = u.id)::text"
+                     " FROM image_index_state s");
+
+/* What the index was made from: the state row and the snapshot of its last load or catch-up. */
+struct made_at {
+    char instance[40];
+    long long generation, deletions, ref_generation;
+};
+
+static struct {
+    pthread_rwlock_t lock; /* ix and at; writers are the holder of sync */
+    pthread_mutex_t sync;  /* one load or catch-up at a time */
+    struct imx_ix *ix;     /* NULL: not loaded */
+    struct made_at at;
+    char *snapshot; /* pg_snapshot text of at (new) */
+    bool enabled;
+    bool loader_running;
+    size_t images, bytes; /* of ix, under lock */
+    atomic_ullong searches_indexed, searches_sql, loads, catchups;
+    pthread_t loader;
+} g = { .lock = PTHREAD_RWLOCK_INITIALIZER, .sync = PTHREAD_MUTEX_INITIALIZER };
+
+/* ---- reading rows ---- */
+
+/* Parses a one-dimensional text[] literal in place ("{a,\"b c\"}"): out gets up to max
+ * elements. Returns their number, or -1 (malformed, NULL elements, too many). */
+static int parse_text_array(char *s, const char **out, int max)
+{
+    if (*s != '{')
+        return -1;
+    char *p = s + 1;
+    if (*p == '}')
+        return p[1] == '\0' ? 0 : -1;
+    for (int n = 0;;) {
+        if (n == max)
+            return -1;
+        char *start = p, *w = p;
+        if (*p == '"') {
+            for (p++; *p && *p != '"'; p++) {
+                if (*p == '\\' && p[1])
+                    p++;
+                *w++ = *p;
+            }
+            if (*p != '"')
+                return -1;
+            p++;
+        } else {
+            while (*p && *p != ',' && *p != '}')
+                p++;
+            w = p;
+            if (w - start == 4 && strncmp(start, "NULL", 4) == 0)
+                return -1;
+        }
+        char sep = *p;
+        *w = '\0';
+        out[n++] = start;
+        if (sep == ',') {
+            p++;
+            continue;
+        }
+        return sep == '}' && p[1] == '\0' ? n : -1;
+    }
+}
+
+/* Parses component_keys ({"cuda": 12000..., ...}) in place. Returns the count or -1. */
+static int parse_component_keys(char *s, struct imx_ix_component *out, int max)
+{
+    char *p = s;
+    if (*p++ != '{')
+        return -1;
+    int n = 0;
+    while (*p == ' ')
+        p++;
+    if (*p == '}')
+        return p[1] == '\0' ? 0 : -1;
+    for (;;) {
+        if (n == max || *p != '"')
+            return -1;
+        char *name = ++p;
+        p = strchr(p, '"');
+        if (!p)
+            return -1;
+        *p++ = '\0';
+        if (*p++ != ':')
+            return -1;
+        while (*p == ' ')
+            p++;
+        size_t len = strspn(p, "0123456789");
+        if (imx_ix_key_from_num(p, len, out[n].key) != 0)
+            return -1;
+        out[n++].name = name;
+        p += len;
+        if (*p == '}')
+            return p[1] == '\0' ? n : -1;
+        if (*p++ != ',')
+            return -1;
+        while (*p == ' ')
+            p++;
+    }
+}
+
+static const char *text_or_null(const PGresult *r, int row, int col)
+{
+    return PQgetisnull(r, row, col) ? NULL : PQgetvalue(r, row, col);
+}
+
+/* Copies a field into buf for parsing in place; -1 when it does not fit. */
+static int field_copy(const PGresult *r, int row, int col, char *buf)
+{
+    int len = PQgetlength(r, row, col);
+    if (len >= FIELD_TEXT_MAX)
+        return -1;
+    memcpy(buf, PQgetvalue(r, row, col), (size_t)len + 1);
+    return 0;
+}
+
+/* Puts row i of r into ix; the buffers are scratch space. Returns 0 or -1. */
+static int put_row(struct imx_ix *ix, const PGresult *r, int i, char (*bufs)[FIELD_TEXT_MAX],
+                   const char *(*lists)[IMX_IX_LIST_MAX], struct imx_ix_component *comps)
+{
+    struct imx_ix_row row = {
+        .id = strtoll(PQgetvalue(r, i, 0), NULL, 10),
+        .family = PQgetvalue(r, i, 1),
+        .provider = PQgetvalue(r, i, 2),
+        .architecture = PQgetvalue(r, i, 3),
+        .os_name = PQgetvalue(r, i, 4),
+        .os_version = PQgetvalue(r, i, 5),
+        .layer = PQgetvalue(r, i, 6),
+        .status = PQgetvalue(r, i, 7),
+        .patch_status = PQgetvalue(r, i, 8),
+        .published_us = strtoll(PQgetvalue(r, i, 9), NULL, 10),
+        .revoke_us =
+            PQgetisnull(r, i, 10) ? IMX_IX_NO_TIME : strtoll(PQgetvalue(r, i, 10), NULL, 10),
+        .boot_seconds =
+            PQgetisnull(r, i, 11) ? -1 : (int32_t)strtol(PQgetvalue(r, i, 11), NULL, 10),
+        .size_text = text_or_null(r, i, 12),
+        .facet_cuda = text_or_null(r, i, 13),
+        .facet_driver = text_or_null(r, i, 14),
+    };
+    int counts[4];
+    for (int k = 0; k < 4; k++) {
+        if (field_copy(r, i, 15 + k, bufs[k]) != 0 ||
+            (counts[k] = parse_text_array(bufs[k], lists[k], IMX_IX_LIST_MAX)) < 0)
+            return -1;
+    }
+    int n_comps;
+    if (field_copy(r, i, 19, bufs[4]) != 0 ||
+        (n_comps = parse_component_keys(bufs[4], comps, IMX_IX_LIST_MAX)) < 0)
+        return -1;
+    row.gpus = lists[0];
+    row.n_gpus = (size_t)counts[0];
+    row.regions = lists[1];
+    row.n_regions = (size_t)counts[1];
+    row.tags = lists[2];
+    row.n_tags = (size_t)counts[2];
+    row.frameworks = lists[3];
+    row.n_frameworks = (size_t)counts[3];
+    row.components = comps;
+    row.n_components = (size_t)n_comps;
+    return imx_ix_put(ix, &row);
+}
+
+/* Puts every row of r into ix. Returns 0, or -1 (a row that cannot be read, or out of memory). */
+static int put_rows(struct imx_ix *ix, const PGresult *r)
+{
+    struct scratch {
+        char bufs[5][FIELD_TEXT_MAX];
+        const char *lists[4][IMX_IX_LIST_MAX];
+        struct imx_ix_component comps[IMX_IX_LIST_MAX];
+    } *w = malloc(sizeof *w);
+    if (!w)
+        return -1;
+    int rc = 0;
+    for (int i = 0; i < PQntuples(r) && rc == 0; i++)
+        rc = put_row(ix, r, i, w->bufs, w->lists, w->comps);
+    free(w);
+    return rc;
+}
+
+/* ---- loading and catching up ---- */
+
+static enum imx_db_images_rc result_rc(PGresult *r)
+{
+    if (imx_db_ok(r))
+        return IMX_DBI_OK;
+    const char *state = imx_db_sqlstate(r);
+    return state[0] == '\0' || strcmp(state, "57014") == 0 || strncmp(state, "08", 2) == 0
+               ? IMX_DBI_UNAVAILABLE
+               : IMX_DBI_ERROR;
+}
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* Reads every image into a new index (inside the caller's snapshot). NULL on failure. */
+static struct imx_ix *load_all(struct imx_db_conn *c, enum imx_db_images_rc *rc)
+{
+    struct imx_ix *ix = imx_ix_new();
+    char after[24] = "0", chunk[16];
+    snprintf(chunk, sizeof chunk, "%d", LOAD_CHUNK);
+    *rc = ix ? IMX_DBI_OK : IMX_DBI_ERROR;
+    if (ix) {
+        PGresult *r = imx_db_exec(c, &stmt_sizes, NULL);
+        *rc = result_rc(r);
+        if (*rc == IMX_DBI_OK && PQntuples(r) == 1 &&
+            imx_ix_reserve(ix, strtoull(PQgetvalue(r, 0, 0), NULL, 10),
+                           strtoull(PQgetvalue(r, 0, 1), NULL, 10)) != 0)
+            *rc = IMX_DBI_ERROR;
+        PQclear(r);
+    }
+    while (*rc == IMX_DBI_OK) {
+        const char *params[] = { after, chunk };
+        PGresult *r = imx_db_exec(c, &stmt_chunk, params);
+        *rc = result_rc(r);
+        int n = *rc == IMX_DBI_OK ? PQntuples(r) : 0;
+        if (*rc == IMX_DBI_OK && put_rows(ix, r) != 0)
+            *rc = IMX_DBI_ERROR;
+        if (n > 0)
+            snprintf(after, sizeof after, "%s", PQgetvalue(r, n - 1, 0));
+        PQclear(r);
+        if (n < LOAD_CHUNK)
+            break;
+    }
+    if (*rc != IMX_DBI_OK) {
+        imx_ix_free(ix);
+        return NULL;
+    }
+    imx_ix_seal(ix);
+    return ix;
+}
+
+/* Installs a new index made at `at` and `snapshot` (steals both ix and snapshot). */
+static void install(struct imx_ix *ix, const struct made_at *at, char *snapshot)
+{
+    pthread_rwlock_wrlock(&g.lock);
+    struct imx_ix *old = g.ix;
+    char *old_snapshot = g.snapshot;
+    g.ix = ix;
+    g.at = *at;
+    g.images = ix ? imx_ix_count(ix) : 0;
+    g.bytes = ix ? imx_ix_bytes(ix) : 0;
+    g.snapshot = snapshot;
+    pthread_rwlock_unlock(&g.lock);
+    imx_ix_free(old);
+    free(old_snapshot);
+}
+
+/* Load or catch up, with g.sync held, in one REPEATABLE READ snapshot. */
+static enum imx_db_images_rc sync_locked(struct imx_db_conn *c)
+{
+    if (imx_db_command(c, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") != 0)
+        return IMX_DBI_UNAVAILABLE;
+    PGresult *r = imx_db_exec(c, &stmt_state, NULL);
+    enum imx_db_images_rc rc = result_rc(r);
+    if (rc == IMX_DBI_OK && PQntuples(r) != 1)
+        rc = IMX_DBI_ERROR;
+    if (rc != IMX_DBI_OK) {
+        PQclear(r);
+        (void)imx_db_command(c, "ROLLBACK");
+        return rc;
+    }
+    struct made_at at = {
+        .generation = strtoll(PQgetvalue(r, 0, 1), NULL, 10),
+        .deletions = strtoll(PQgetvalue(r, 0, 2), NULL, 10),
+        .ref_generation = strtoll(PQgetvalue(r, 0, 4), NULL, 10),
+    };
+    snprintf(at.instance, sizeof at.instance, "%s", PQgetvalue(r, 0, 0));
+    char *snapshot = strdup(PQgetvalue(r, 0, 3));
+    PQclear(r);
+    if (!snapshot) {
+        (void)imx_db_command(c, "ROLLBACK");
+        return IMX_DBI_ERROR;
+    }
+    /* Only the holder of g.sync changes g.ix and g.at, so they can be read here unlocked. */
+    bool reload = !g.ix || strcmp(at.instance, g.at.instance) != 0 ||
+                  at.deletions != g.at.deletions || at.generation < g.at.generation;
+    if (!reload && at.generation == g.at.generation) {
+        pthread_rwlock_wrlock(&g.lock);
+        g.at.ref_generation = at.ref_generation;
+        pthread_rwlock_unlock(&g.lock);
+        free(snapshot);
+        (void)imx_db_command(c, "COMMIT");
+        return IMX_DBI_OK;
+    }
+    if (!reload) {
+        char max[16];
+        snprintf(max, sizeof max, "%d", DELTA_MAX + 1);
+        const char *params[] = { g.snapshot, max };
+        r = imx_db_exec(c, &stmt_delta, params);
+        rc = result_rc(r);
+        if (rc == IMX_DBI_OK && PQntuples(r) > DELTA_MAX) {
+            reload = true;
+        } else if (rc == IMX_DBI_OK) {
+            pthread_rwlock_wrlock(&g.lock);
+            if (put_rows(g.ix, r) == 0) {
+                g.images = imx_ix_count(g.ix);
+                g.bytes = imx_ix_bytes(g.ix);
+                atomic_fetch_add(&g.catchups, 1);
+                free(g.snapshot);
+                g.snapshot = snapshot;
+                snapshot = NULL;
+                g.at = at;
+            } else {
+                /* Half applied: drop it; searches run in SQL until the next load. */
+                imx_ix_free(g.ix);
+                g.ix = NULL;
+                rc = IMX_DBI_ERROR;
+            }
+            pthread_rwlock_unlock(&g.lock);
+        }
+        PQclear(r);
+    }
+    if (reload && rc == IMX_DBI_OK) {
+        double t0 = now_ms();
+        struct imx_ix *ix = load_all(c, &rc);
+        if (ix) {
+            imx_info("search index loaded: %zu images, %.1f MB, %.0f ms", imx_ix_count(ix),
+                     (double)imx_ix_bytes(ix) / 1048576.0, now_ms() - t0);
+            install(ix, &at, snapshot);
+            snapshot = NULL;
+            atomic_fetch_add(&g.loads, 1);
+        }
+    }
+    free(snapshot);
+    (void)imx_db_command(c, rc == IMX_DBI_OK ? "COMMIT" : "ROLLBACK");
+    return rc;
+}
+
+enum imx_db_images_rc imx_db_image_index_sync(struct imx_db_conn *c)
+{
+    pthread_mutex_lock(&g.sync);
+    enum imx_db_images_rc rc = sync_locked(c);
+    pthread_mutex_unlock(&g.sync);
+    return rc;
+}
+
+static void *loader_main(void *arg)
+{
+    (void)arg;
+    enum imx_db_failure why;
+    struct imx_db_conn *c = imx_db_acquire(&why);
+    if (c) {
+        enum imx_db_images_rc rc = imx_db_image_index_sync(c);
+        if (rc != IMX_DBI_OK)
+            imx_warn("search index: first load failed (%d); searches use SQL until it loads",
+                     (int)rc);
+        imx_db_release(c);
+    }
+    return NULL;
+}
+
+int imx_db_image_index_start(bool enabled)
+{
+    g.enabled = enabled;
+    if (!enabled)
+        return 0;
+    /* Catch-ups must not wait behind a steady stream of searches. */
+    pthread_rwlockattr_t attr;
+    pthread_rwlockattr_init(&attr);
+    pthread_rwlockattr_setkind_np(&attr, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+    pthread_rwlock_destroy(&g.lock);
+    pthread_rwlock_init(&g.lock, &attr);
+    pthread_rwlockattr_destroy(&attr);
+    if (pthread_create(&g.loader, NULL, loader_main, NULL) != 0)
+        return -1;
+    g.loader_running = true;
+    return 0;
+}
+
+void imx_db_image_index_stop(void)
+{
+    if (g.loader_running)
+        pthread_join(g.loader, NULL);
+    g.loader_running = false;
+    install(NULL, &(struct made_at){ .generation = 0 }, NULL);
+}
+
+/* ---- searching ---- */
+
+/* The parts of a search that do not depend on the index. Returns 0, or -1 when the SQL search
+ * should answer (it then also gives the same 400 for a bad cursor). */
+static int query_of(const struct imx_image_search *s, struct imx_ix_query *q, char *os_name,
+                    size_t os_len, char id_text[24])
+{
+    memset(q, 0, sizeof *q);
+    if ((s->q && *s->q) || s->n_constraints > IMX_IX_QUERY_CONS_MAX ||
+        s->n_tags > IMX_IX_QUERY_TAGS_MAX)
+        return -1;
+#define OPT(x) ((x) && *(x) ? (x) : NULL)
+    q->family = OPT(s->family);
+    q->provider = OPT(s->provider);
+    q->region = OPT(s->region);
+    q->architecture = OPT(s->arch);
+    q->layer = OPT(s->layer);
+    q->patch_status = OPT(s->patch_status);
+    const char *status = OPT(s->status);
+#undef OPT
+    q->status = !status ? "active" : strcmp(status, "any") == 0 ? NULL : status;
+    if (s->os && *s->os) {
+        const char *colon = strchr(s->os, ':');
+        size_t n = colon ? (size_t)(colon - s->os) : strlen(s->os);
+        if (n == 0 || n >= os_len)
+            return -1;
+        memcpy(os_name, s->os, n);
+        os_name[n] = '\0';
+        q->os_name = os_name;
+        q->os_version = colon && colon[1] ? colon + 1 : NULL;
+    }
+    for (size_t i = 0; i < s->n_tags; i++) {
+        if (!s->tags[i])
+            return -1;
+        q->tags[q->n_tags++] = s->tags[i];
+    }
+    for (size_t i = 0; i < s->n_constraints; i++) {
+        if (!s->constraints[i].name)
+            return -1;
+        q->con_names[i] = s->constraints[i].name;
+        q->cons[i] = s->constraints[i].constraint;
+    }
+    q->n_cons = s->n_constraints;
+    static const enum imx_ix_sort sorts[] = {
+        [IMX_SORT_PUBLISHED_DESC] = IMX_IX_PUBLISHED_DESC,
+        [IMX_SORT_FAMILY] = IMX_IX_FAMILY,
+        [IMX_SORT_BOOT_SECONDS] = IMX_IX_BOOT,
+        [IMX_SORT_SIZE_GB] = IMX_IX_SIZE,
+    };
+    q->sort = sorts[s->sort];
+    q->limit = s->limit == 0 ? 20 : s->limit;
+    if (q->limit < 1 || q->limit > IMX_IX_PAGE_MAX)
+        return -1;
+    if (s->cursor && *s->cursor) {
+        const char *key;
+        if (imx_db_search_cursor_parse(s->cursor, s->sort, id_text, &key) != 0)
+            return -1;
+        q->after = true;
+        q->after_id = strtoll(id_text, NULL, 10);
+        q->after_key = key;
+    }
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    q->now_us = (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+    return 0;
+}
+
+/* The ids as an int8[] literal; new, or NULL. */
+static char *ids_literal(const struct imx_ix_page *p)
+{
+    char *out = malloc(p->n * 21 + 3);
+    if (!out)
+        return NULL;
+    size_t at = 0;
+    out[at++] = '{';
+    for (size_t i = 0; i < p->n; i++)
+        at += (size_t)sprintf(out + at, i ? ",%lld" : "%lld", (long long)p->ids[i]);
+    memcpy(out + at, "}", 2);
+    return out;
+}
+
+enum imx_db_images_rc imx_db_image_search_indexed(struct imx_db_conn *c,
+                                                  const struct imx_image_search *s,
+                                                  bool want_facets, char **page, char **facets,
+                                                  bool *served)
+{
+    *page = NULL;
+    *facets = NULL;
+    *served = false;
+    /* The index follows the primary (where signed-in requests read); a search on the read
+     * replica runs in SQL there rather than mixing two databases' generations. */
+    if (!g.enabled || imx_db_is_read_conn(c))
+        return IMX_DBI_OK;
+    struct {
+        struct imx_ix_query q;
+        struct imx_ix_page p;
+        char os_name[64], id_text[24];
+        char gpus[IMX_DBI_GPU_MODELS_MAX];
+        const char *gpu_list[IMX_IX_QUERY_GPUS_MAX];
+    } *w = malloc(sizeof *w);
+    if (!w)
+        return IMX_DBI_ERROR;
+    enum imx_db_images_rc rc = IMX_DBI_OK;
+    if (query_of(s, &w->q, w->os_name, sizeof w->os_name, w->id_text) != 0)
+        goto out;
+    const char *gpu = s->gpu && *s->gpu ? s->gpu : NULL;
+    for (int attempt = 0; attempt < 2; attempt++) {
+        pthread_rwlock_rdlock(&g.lock);
+        bool loaded = g.ix != NULL;
+        long long ref_generation = g.at.ref_generation;
+        pthread_rwlock_unlock(&g.lock);
+        if (!loaded) {
+            /* Not loaded (the first load failed): load it here unless someone else is. */
+            if (pthread_mutex_trylock(&g.sync) != 0)
+                goto out;
+            rc = sync_locked(c);
+            pthread_mutex_unlock(&g.sync);
+            if (rc != IMX_DBI_OK)
+                goto out;
+            continue;
+        }
+        if (gpu) {
+            rc = imx_db_gpu_models_at(c, gpu, ref_generation, w->gpus);
+            if (rc != IMX_DBI_OK)
+                goto out;
+            int n = parse_text_array(w->gpus, w->gpu_list, IMX_IX_QUERY_GPUS_MAX);
+            if (n < 0)
+                goto out; /* more models than a query holds: SQL answers */
+            w->q.gpu_filter = true;
+            memcpy(w->q.gpus, w->gpu_list, (size_t)n * sizeof w->gpu_list[0]);
+            w->q.n_gpus = (size_t)n;
+        }
+        struct made_at at;
+        pthread_rwlock_rdlock(&g.lock);
+        at = g.at;
+        int bad = !g.ix || at.ref_generation != ref_generation;
+        if (!bad)
+            bad = imx_ix_page(g.ix, &w->q, &w->p) != 0 ? 2 : 0;
+        if (!bad && want_facets && !(*facets = imx_ix_facets(g.ix, &w->q)))
+            bad = 3;
+        pthread_rwlock_unlock(&g.lock);
+        if (bad == 1)
+            continue;
+        if (bad) {
+            rc = bad == 3 ? IMX_DBI_ERROR : IMX_DBI_OK; /* 2: a cursor SQL will refuse */
+            goto out;
+        }
+        char *ids = ids_literal(&w->p);
+        if (!ids) {
+            rc = IMX_DBI_ERROR;
+            goto out;
+        }
+        const char *params[] = { ids, w->p.next[0] ? w->p.next : NULL };
+        PGresult *r = imx_db_exec(c, &stmt_page, params);
+        free(ids);
+        rc = result_rc(r);
+        if (rc == IMX_DBI_OK && (PQntuples(r) != 1 || PQgetisnull(r, 0, 4)))
+            rc = IMX_DBI_ERROR;
+        if (rc != IMX_DBI_OK) {
+            PQclear(r);
+            goto out;
+        }
+        bool current = strcmp(PQgetvalue(r, 0, 0), at.instance) == 0 &&
+                       strtoll(PQgetvalue(r, 0, 1), NULL, 10) == at.generation &&
+                       strtoll(PQgetvalue(r, 0, 2), NULL, 10) == at.deletions &&
+                       strtoll(PQgetvalue(r, 0, 3), NULL, 10) == at.ref_generation;
+        if (current) {
+            *page = strdup(PQgetvalue(r, 0, 4));
+            PQclear(r);
+            rc = *page ? IMX_DBI_OK : IMX_DBI_ERROR;
+            *served = *page != NULL;
+            if (*served)
+                atomic_fetch_add(&g.searches_indexed, 1);
+            goto out;
+        }
+        PQclear(r);
+        free(*facets);
+        *facets = NULL;
+        /* Something was committed since the index was made: catch up, unless another thread
+         * already is (then SQL answers this one). */
+        if (pthread_mutex_trylock(&g.sync) != 0)
+            goto out;
+        rc = sync_locked(c);
+        pthread_mutex_unlock(&g.sync);
+        if (rc != IMX_DBI_OK)
+            goto out;
+    }
+out:
+    if (!*served) {
+        free(*facets);
+        *facets = NULL;
+    }
+    free(w);
+    return rc;
+}
+
+void imx_db_image_index_count_sql(void)
+{
+    atomic_fetch_add(&g.searches_sql, 1);
+}
+
+void imx_db_image_index_stats(struct imx_db_image_index_stats *st)
+{
+    pthread_rwlock_rdlock(&g.lock);
+    st->images = g.ix ? (long long)g.images : -1;
+    st->bytes = g.ix ? g.bytes : 0;
+    pthread_rwlock_unlock(&g.lock);
+    st->searches_indexed = atomic_load(&g.searches_indexed);
+    st->searches_sql = atomic_load(&g.searches_sql);
+    st->loads = atomic_load(&g.loads);
+    st->catchups = atomic_load(&g.catchups);
+}

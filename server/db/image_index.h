@@ -1,0 +1,44 @@
+/* The process's in-memory search index (server/domain/image_index.h), loaded from PostgreSQL and
+ * kept exactly current (migrations/0010_search_index.sql): searches without full text are
+ * answered from it, with one statement that reads the page's stored summaries and checks, in the
+ * same snapshot, that nothing was committed to the catalog since the index was made. */
+#ifndef IMX_DB_IMAGE_INDEX_H
+#define IMX_DB_IMAGE_INDEX_H
+
+#include <stdbool.h>
+
+#include "db/images.h"
+#include "db/pool.h"
+
+/* Turns the index on (IMAXE_SEARCH_INDEX=1) or off, and starts loading it in the background
+ * when on. Call once, after the pools exist and before serving. Returns 0 or -1. */
+int imx_db_image_index_start(bool enabled);
+
+/* Waits for the background load and frees the index. */
+void imx_db_image_index_stop(void);
+
+/* Answers the search s from the index when it can (c is a primary connection): *served is then
+ * true, and *page (and, when want_facets, *facets) are as imx_db_image_search and
+ * imx_db_image_facets would give, byte for byte. *served stays false (and nothing is allocated)
+ * when the caller should run the SQL search: the index is off or not loaded yet, another thread is
+ * bringing it up to date, c is from the read replica, or s has q. Returns IMX_DBI_OK or a failure
+ * of the database. Outputs are new (free() them). */
+enum imx_db_images_rc imx_db_image_search_indexed(struct imx_db_conn *c,
+                                                  const struct imx_image_search *s,
+                                                  bool want_facets, char **page, char **facets,
+                                                  bool *served);
+
+/* Counts SQL searches (the caller ran SQL because *served was false). */
+void imx_db_image_index_count_sql(void);
+
+struct imx_db_image_index_stats {
+    long long images; /* -1: not loaded or turned off */
+    unsigned long long bytes, searches_indexed, searches_sql, loads, catchups;
+};
+
+void imx_db_image_index_stats(struct imx_db_image_index_stats *st);
+
+/* Brings the index up to date now (load or catch up) on c. Returns IMX_DBI_OK or a failure. */
+enum imx_db_images_rc imx_db_image_index_sync(struct imx_db_conn *c);
+
+#endif /* IMX_DB_IMAGE_INDEX_H */

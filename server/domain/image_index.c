@@ -1,0 +1,1050 @@
+/* The in-memory search index: images as small fixed records whose strings are interned, one
+ * permutation of them per sort order, and filters that compare ids instead of text. */
+#include "domain/image_index.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- interned strings: ids 1..n; 0 is "none" ---- */
+
+struct strtab {
+    char **v;        /* v[id] */
+    uint32_t n, cap; /* ids in use, slots in v */
+    uint32_t *slots; /* open addressing: id or 0 */
+    uint32_t nslots; /* a power of two */
+};
+
+static uint32_t hash_bytes(const void *p, size_t len, uint32_t h)
+{
+    const unsigned char *s = p;
+    for (size_t i = 0; i < len; i++)
+        h = (h ^ s[i]) * 16777619u; /* FNV-1a */
+    return h;
+}
+
+static uint32_t str_hash(const char *s)
+{
+    return hash_bytes(s, strlen(s), 2166136261u);
+}
+
+/* The id of s, or 0 when it was never interned. */
+static uint32_t str_find(const struct strtab *t, const char *s)
+{
+    if (!s || !t->nslots)
+        return 0;
+    for (uint32_t i = str_hash(s) & (t->nslots - 1);; i = (i + 1) & (t->nslots - 1)) {
+        uint32_t id = t->slots[i];
+        if (id == 0)
+            return 0;
+        if (strcmp(t->v[id], s) == 0)
+            return id;
+    }
+}
+
+static int str_grow(struct strtab *t)
+{
+    uint32_t nslots = t->nslots ? t->nslots * 2 : 256;
+    uint32_t *slots = calloc(nslots, sizeof *slots);
+    if (!slots)
+        return -1;
+    for (uint32_t id = 1; id <= t->n; id++) {
+        uint32_t i = str_hash(t->v[id]) & (nslots - 1);
+        while (slots[i])
+            i = (i + 1) & (nslots - 1);
+        slots[i] = id;
+    }
+    free(t->slots);
+    t->slots = slots;
+    t->nslots = nslots;
+    return 0;
+}
+
+/* The id of s, interning a copy when new; 0 when out of memory. NULL interns as 0 too. */
+static uint32_t str_intern(struct strtab *t, const char *s)
+{
+    if (!s)
+        return 0;
+    uint32_t id = str_find(t, s);
+    if (id)
+        return id;
+    if ((t->n + 1) * 2 >= t->nslots && str_grow(t) != 0)
+        return 0;
+    if (t->n + 2 > t->cap) {
+        uint32_t cap = t->cap ? t->cap * 2 : 256;
+        char **v = realloc(t->v, cap * sizeof *v);
+        if (!v)
+            return 0;
+        t->v = v;
+        t->cap = cap;
+    }
+    char *copy = strdup(s);
+    if (!copy)
+        return 0;
+    id = ++t->n;
+    t->v[id] = copy;
+    uint32_t i = str_hash(s) & (t->nslots - 1);
+    while (t->slots[i])
+        i = (i + 1) & (t->nslots - 1);
+    t->slots[i] = id;
+    return id;
+}
+
+/* ---- interned component versions: (name id, key) ---- */
+
+struct cv {
+    uint32_t name;
+    uint32_t next; /* the next cv id of the same name, 0 at the end */
+    int32_t key[IMX_VER_PARTS];
+};
+
+struct cvtab {
+    struct cv *v; /* v[id], ids 1..n */
+    uint32_t n, cap;
+    uint32_t *slots;
+    uint32_t nslots;
+    uint32_t
+        *first; /* first[name id]: the newest cv of that name (a constraint reads only those) */
+    uint32_t n_first;
+};
+
+static uint32_t cv_hash(uint32_t name, const int32_t *key)
+{
+    return hash_bytes(key, sizeof(int32_t) * IMX_VER_PARTS,
+                      hash_bytes(&name, sizeof name, 2166136261u));
+}
+
+static bool cv_same(const struct cv *c, uint32_t name, const int32_t *key)
+{
+    return c->name == name && memcmp(c->key, key, sizeof c->key) == 0;
+}
+
+static int cv_grow(struct cvtab *t)
+{
+    uint32_t nslots = t->nslots ? t->nslots * 2 : 1024;
+    uint32_t *slots = calloc(nslots, sizeof *slots);
+    if (!slots)
+        return -1;
+    for (uint32_t id = 1; id <= t->n; id++) {
+        uint32_t i = cv_hash(t->v[id].name, t->v[id].key) & (nslots - 1);
+        while (slots[i])
+            i = (i + 1) & (nslots - 1);
+        slots[i] = id;
+    }
+    free(t->slots);
+    t->slots = slots;
+    t->nslots = nslots;
+    return 0;
+}
+
+static uint32_t cv_intern(struct cvtab *t, uint32_t name, const int32_t *key)
+{
+    if (t->nslots) {
+        for (uint32_t i = cv_hash(name, key) & (t->nslots - 1); t->slots[i];
+             i = (i + 1) & (t->nslots - 1)) {
+            if (cv_same(&t->v[t->slots[i]], name, key))
+                return t->slots[i];
+        }
+    }
+    if ((t->n + 1) * 2 >= t->nslots && cv_grow(t) != 0)
+        return 0;
+    if (t->n + 2 > t->cap) {
+        uint32_t cap = t->cap ? t->cap * 2 : 1024;
+        struct cv *v = realloc(t->v, cap * sizeof *v);
+        if (!v)
+            return 0;
+        t->v = v;
+        t->cap = cap;
+    }
+    if (name >= t->n_first) {
+        uint32_t n_first = t->n_first ? t->n_first : 64;
+        while (n_first <= name)
+            n_first *= 2;
+        uint32_t *first = realloc(t->first, n_first * sizeof *first);
+        if (!first)
+            return 0;
+        memset(first + t->n_first, 0, (n_first - t->n_first) * sizeof *first);
+        t->first = first;
+        t->n_first = n_first;
+    }
+    uint32_t id = ++t->n;
+    t->v[id].name = name;
+    t->v[id].next = t->first[name];
+    t->first[name] = id;
+    memcpy(t->v[id].key, key, sizeof t->v[id].key);
+    uint32_t i = cv_hash(name, key) & (t->nslots - 1);
+    while (t->slots[i])
+        i = (i + 1) & (t->nslots - 1);
+    t->slots[i] = id;
+    return id;
+}
+
+/* ---- images ---- */
+
+#define NO_SIZE INT32_MAX /* size_gb unknown: sorts as 'Infinity' (numeric(8,2) < 10^6) */
+
+/* One image. Lists live in the index's pool at lists: gpus, regions, tags, frameworks (string
+ * ids), then components (cv ids). */
+struct img {
+    int64_t id, published_us, revoke_us;
+    int32_t size_cents; /* size_gb * 100 (numeric(8,2)), NO_SIZE when unknown */
+    int32_t boot;       /* INT32_MAX when unknown, as the SQL sort key */
+    uint32_t family, provider, arch, os_name, os_version, os, layer, status, patch_status;
+    uint32_t cuda, driver;
+    uint32_t lists;
+    uint8_t n_gpus, n_regions, n_tags, n_fw, n_comp;
+};
+
+#define N_SORTS 4
+
+struct imx_ix {
+    struct strtab s;
+    struct cvtab cv;
+    struct img *imgs;
+    uint32_t n, cap;
+    uint32_t *order[N_SORTS]; /* image positions in each sort's order; cap entries each */
+    uint32_t *pool;           /* the images' lists */
+    size_t pool_n, pool_cap, pool_dead;
+    uint32_t *by_id; /* open addressing of image positions + 1 by id */
+    uint32_t n_by_id;
+    uint32_t revoked; /* the id of "revoked", 0 until seen */
+    bool sealed;      /* the orders are sorted (imx_ix_seal); until then puts only append */
+};
+
+static uint32_t id_hash(int64_t id)
+{
+    uint64_t x = (uint64_t)id * 0x9E3779B97F4A7C15ull;
+    return (uint32_t)(x >> 32);
+}
+
+static int by_id_grow(struct imx_ix *ix)
+{
+    uint32_t nslots = ix->n_by_id ? ix->n_by_id * 2 : 1024;
+    uint32_t *slots = calloc(nslots, sizeof *slots);
+    if (!slots)
+        return -1;
+    for (uint32_t p = 0; p < ix->n; p++) {
+        uint32_t i = id_hash(ix->imgs[p].id) & (nslots - 1);
+        while (slots[i])
+            i = (i + 1) & (nslots - 1);
+        slots[i] = p + 1;
+    }
+    free(ix->by_id);
+    ix->by_id = slots;
+    ix->n_by_id = nslots;
+    return 0;
+}
+
+/* The position of image id, or -1. */
+static long find_pos(const struct imx_ix *ix, int64_t id)
+{
+    if (!ix->n_by_id)
+        return -1;
+    for (uint32_t i = id_hash(id) & (ix->n_by_id - 1); ix->by_id[i];
+         i = (i + 1) & (ix->n_by_id - 1)) {
+        if (ix->imgs[ix->by_id[i] - 1].id == id)
+            return (long)ix->by_id[i] - 1;
+    }
+    return -1;
+}
+
+struct imx_ix *imx_ix_new(void)
+{
+    return calloc(1, sizeof(struct imx_ix));
+}
+
+void imx_ix_free(struct imx_ix *ix)
+{
+    if (!ix)
+        return;
+    for (uint32_t id = 1; id <= ix->s.n; id++)
+        free(ix->s.v[id]);
+    free(ix->s.v);
+    free(ix->s.slots);
+    free(ix->cv.v);
+    free(ix->cv.slots);
+    free(ix->cv.first);
+    free(ix->imgs);
+    for (int k = 0; k < N_SORTS; k++)
+        free(ix->order[k]);
+    free(ix->pool);
+    free(ix->by_id);
+    free(ix);
+}
+
+int imx_ix_reserve(struct imx_ix *ix, size_t images, size_t list_entries)
+{
+    if (images > UINT32_MAX / 4 || list_entries > UINT32_MAX)
+        return -1;
+    if (images > ix->cap) {
+        struct img *imgs = realloc(ix->imgs, images * sizeof *imgs);
+        if (!imgs)
+            return -1;
+        ix->imgs = imgs;
+        for (int k = 0; k < N_SORTS; k++) {
+            uint32_t *o = realloc(ix->order[k], images * sizeof *o);
+            if (!o)
+                return -1;
+            ix->order[k] = o;
+        }
+        ix->cap = (uint32_t)images;
+    }
+    while ((size_t)ix->n_by_id < images * 2 + 2) {
+        if (by_id_grow(ix) != 0)
+            return -1;
+    }
+    if (list_entries > ix->pool_cap) {
+        uint32_t *p = realloc(ix->pool, list_entries * sizeof *p);
+        if (!p)
+            return -1;
+        ix->pool = p;
+        ix->pool_cap = list_entries;
+    }
+    return 0;
+}
+
+size_t imx_ix_count(const struct imx_ix *ix)
+{
+    return ix->n;
+}
+
+size_t imx_ix_bytes(const struct imx_ix *ix)
+{
+    size_t b = sizeof *ix + ix->s.cap * sizeof(char *) + ix->s.nslots * sizeof(uint32_t);
+    for (uint32_t id = 1; id <= ix->s.n; id++)
+        b += strlen(ix->s.v[id]) + 1;
+    b += ix->cv.cap * sizeof(struct cv) + (ix->cv.nslots + ix->cv.n_first) * sizeof(uint32_t);
+    b += ix->cap * (sizeof(struct img) + N_SORTS * sizeof(uint32_t));
+    b += ix->pool_cap * sizeof(uint32_t) + ix->n_by_id * sizeof(uint32_t);
+    return b;
+}
+
+/* ---- sort orders ---- */
+
+/* A position in a sort order: the sort's key and the id tie-break. */
+struct sort_key {
+    int64_t id;
+    int64_t num;      /* published_us, boot or size_cents */
+    const char *text; /* family */
+};
+
+static struct sort_key key_of(const struct imx_ix *ix, const struct img *m, enum imx_ix_sort sort)
+{
+    struct sort_key k = { .id = m->id };
+    switch (sort) {
+    case IMX_IX_PUBLISHED_DESC:
+        k.num = m->published_us;
+        break;
+    case IMX_IX_FAMILY:
+        k.text = ix->s.v[m->family];
+        break;
+    case IMX_IX_BOOT:
+        k.num = m->boot;
+        break;
+    case IMX_IX_SIZE:
+        k.num = m->size_cents;
+        break;
+    }
+    return k;
+}
+
+/* <0 when a comes before b in the sort's order. */
+static int key_cmp(const struct sort_key *a, const struct sort_key *b, enum imx_ix_sort sort)
+{
+    int r;
+    if (sort == IMX_IX_FAMILY)
+        r = strcmp(a->text, b->text);
+    else
+        r = (a->num > b->num) - (a->num < b->num);
+    if (r == 0)
+        r = (a->id > b->id) - (a->id < b->id);
+    return sort == IMX_IX_PUBLISHED_DESC ? -r : r;
+}
+
+struct sort_ctx {
+    const struct imx_ix *ix;
+    enum imx_ix_sort sort;
+};
+
+static int pos_cmp(const void *a, const void *b, void *cls)
+{
+    const struct sort_ctx *c = cls;
+    struct sort_key ka = key_of(c->ix, &c->ix->imgs[*(const uint32_t *)a], c->sort);
+    struct sort_key kb = key_of(c->ix, &c->ix->imgs[*(const uint32_t *)b], c->sort);
+    return key_cmp(&ka, &kb, c->sort);
+}
+
+/* The first place in order[sort] whose image comes after k (strictly, or at k when !strict). */
+static uint32_t lower_place(const struct imx_ix *ix, enum imx_ix_sort sort,
+                            const struct sort_key *k, bool strict)
+{
+    uint32_t lo = 0, hi = ix->n;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        struct sort_key km = key_of(ix, &ix->imgs[ix->order[sort][mid]], sort);
+        int r = key_cmp(&km, k, sort);
+        if (r < 0 || (strict && r == 0))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* ---- put ---- */
+
+static int pool_reserve(struct imx_ix *ix, size_t more)
+{
+    if (ix->pool_n + more <= ix->pool_cap)
+        return 0;
+    size_t cap = ix->pool_cap ? ix->pool_cap + ix->pool_cap / 2 : 4096;
+    while (cap < ix->pool_n + more)
+        cap *= 2;
+    uint32_t *p = realloc(ix->pool, cap * sizeof *p);
+    if (!p)
+        return -1;
+    ix->pool = p;
+    ix->pool_cap = cap;
+    return 0;
+}
+
+static size_t lists_len(const struct img *m)
+{
+    return (size_t)m->n_gpus + m->n_regions + m->n_tags + m->n_fw + m->n_comp;
+}
+
+/* Copies every image's lists into a new pool when more than half of it is dead (replaced rows). */
+static int pool_compact(struct imx_ix *ix)
+{
+    if (ix->pool_dead * 2 < ix->pool_n || ix->pool_n < 4096)
+        return 0;
+    size_t live = ix->pool_n - ix->pool_dead;
+    uint32_t *p = malloc((live + 1) * sizeof *p);
+    if (!p)
+        return -1;
+    size_t at = 0;
+    for (uint32_t i = 0; i < ix->n; i++) {
+        size_t len = lists_len(&ix->imgs[i]);
+        memcpy(p + at, ix->pool + ix->imgs[i].lists, len * sizeof *p);
+        ix->imgs[i].lists = (uint32_t)at;
+        at += len;
+    }
+    free(ix->pool);
+    ix->pool = p;
+    ix->pool_n = at;
+    ix->pool_cap = live + 1;
+    ix->pool_dead = 0;
+    return 0;
+}
+
+/* Interns a list into the pool; returns 0 or -1. */
+static int put_strings(struct imx_ix *ix, const char *const *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        uint32_t id = str_intern(&ix->s, v[i]);
+        if (!id)
+            return -1;
+        ix->pool[ix->pool_n++] = id;
+    }
+    return 0;
+}
+
+/* Parses numeric(8,2) text ("40.50", "7") into hundredths; -1 when it is not such a number. */
+static int cents_of(const char *s, int64_t *out)
+{
+    if (strlen(s) > 12)
+        return -1;
+    int64_t v = 0;
+    int frac = -1;
+    bool digit = false;
+    for (const char *p = s; *p; p++) {
+        if (*p == '.' && frac < 0) {
+            frac = 0;
+            continue;
+        }
+        if (*p < '0' || *p > '9' || frac == 2 || v > INT64_MAX / 100)
+            return -1;
+        v = v * 10 + (*p - '0');
+        digit = true;
+        if (frac >= 0)
+            frac++;
+    }
+    if (!digit)
+        return -1;
+    for (int f = frac < 0 ? 0 : frac; f < 2; f++)
+        v *= 10;
+    *out = v;
+    return 0;
+}
+
+int imx_ix_put(struct imx_ix *ix, const struct imx_ix_row *row)
+{
+    if (row->n_gpus > IMX_IX_LIST_MAX || row->n_regions > IMX_IX_LIST_MAX ||
+        row->n_tags > IMX_IX_LIST_MAX || row->n_frameworks > IMX_IX_LIST_MAX ||
+        row->n_components > IMX_IX_LIST_MAX || !row->family || !row->provider ||
+        !row->architecture || !row->os_name || !row->os_version || !row->layer || !row->status ||
+        !row->patch_status)
+        return -1;
+    struct img m = {
+        .id = row->id,
+        .published_us = row->published_us,
+        .revoke_us = row->revoke_us,
+        .size_cents = NO_SIZE,
+        .boot = row->boot_seconds < 0 ? INT32_MAX : row->boot_seconds,
+        .n_gpus = (uint8_t)row->n_gpus,
+        .n_regions = (uint8_t)row->n_regions,
+        .n_tags = (uint8_t)row->n_tags,
+        .n_fw = (uint8_t)row->n_frameworks,
+        .n_comp = (uint8_t)row->n_components,
+    };
+    int64_t cents;
+    if (row->size_text && (cents_of(row->size_text, &cents) != 0 || cents >= NO_SIZE))
+        return -1;
+    if (row->size_text)
+        m.size_cents = (int32_t)cents;
+    char os[140];
+    snprintf(os, sizeof os, "%s:%s", row->os_name, row->os_version);
+    m.family = str_intern(&ix->s, row->family);
+    m.provider = str_intern(&ix->s, row->provider);
+    m.arch = str_intern(&ix->s, row->architecture);
+    m.os_name = str_intern(&ix->s, row->os_name);
+    m.os_version = str_intern(&ix->s, row->os_version);
+    m.os = str_intern(&ix->s, os);
+    m.layer = str_intern(&ix->s, row->layer);
+    m.status = str_intern(&ix->s, row->status);
+    m.patch_status = str_intern(&ix->s, row->patch_status);
+    m.cuda = str_intern(&ix->s, row->facet_cuda);
+    m.driver = str_intern(&ix->s, row->facet_driver);
+    if (!m.family || !m.provider || !m.arch || !m.os_name || !m.os_version || !m.os || !m.layer ||
+        !m.status || !m.patch_status || (row->facet_cuda && !m.cuda) ||
+        (row->facet_driver && !m.driver))
+        return -1;
+    if (strcmp(row->status, "revoked") == 0)
+        ix->revoked = m.status;
+
+    /* The lists, appended to the pool (a replaced image's old lists become dead space). */
+    if (pool_reserve(ix, lists_len(&m)) != 0)
+        return -1;
+    size_t start = ix->pool_n;
+    m.lists = (uint32_t)start;
+    if (put_strings(ix, row->gpus, row->n_gpus) != 0 ||
+        put_strings(ix, row->regions, row->n_regions) != 0 ||
+        put_strings(ix, row->tags, row->n_tags) != 0 ||
+        put_strings(ix, row->frameworks, row->n_frameworks) != 0)
+        goto undo;
+    for (size_t i = 0; i < row->n_components; i++) {
+        uint32_t name = str_intern(&ix->s, row->components[i].name);
+        uint32_t cv = name ? cv_intern(&ix->cv, name, row->components[i].key) : 0;
+        if (!cv)
+            goto undo;
+        ix->pool[ix->pool_n++] = cv;
+    }
+
+    long at = find_pos(ix, row->id);
+    if (at >= 0) {
+        /* Sort keys never change after publish; if they did, the orders are rebuilt below. */
+        struct img *old = &ix->imgs[at];
+        bool moved = old->published_us != m.published_us || old->family != m.family ||
+                     old->boot != m.boot || old->size_cents != m.size_cents;
+        ix->pool_dead += lists_len(old);
+        *old = m;
+        if (moved && ix->sealed) {
+            for (int k = 0; k < N_SORTS; k++) {
+                struct sort_ctx c = { ix, (enum imx_ix_sort)k };
+                qsort_r(ix->order[k], ix->n, sizeof(uint32_t), pos_cmp, &c);
+            }
+        }
+        return pool_compact(ix);
+    }
+
+    if (ix->n + 1 > ix->cap) {
+        uint32_t cap = ix->cap ? ix->cap + ix->cap / 2 : 1024;
+        struct img *imgs = realloc(ix->imgs, cap * sizeof *imgs);
+        if (!imgs)
+            goto undo;
+        ix->imgs = imgs;
+        for (int k = 0; k < N_SORTS; k++) {
+            uint32_t *o = realloc(ix->order[k], cap * sizeof *o);
+            if (!o)
+                goto undo;
+            ix->order[k] = o;
+        }
+        ix->cap = cap;
+    }
+    if ((ix->n + 1) * 2 >= ix->n_by_id && by_id_grow(ix) != 0)
+        goto undo;
+    uint32_t pos = ix->n;
+    ix->imgs[pos] = m;
+    /* Each order gets the new image at its place (publishes come a few at a time; a full load
+     * appends and sorts once, in imx_ix_seal). */
+    for (int k = 0; k < N_SORTS && !ix->sealed; k++)
+        ix->order[k][pos] = pos;
+    for (int k = 0; k < N_SORTS && ix->sealed; k++) {
+        struct sort_key key = key_of(ix, &m, (enum imx_ix_sort)k);
+        uint32_t place = lower_place(ix, (enum imx_ix_sort)k, &key, false);
+        memmove(ix->order[k] + place + 1, ix->order[k] + place, (ix->n - place) * sizeof(uint32_t));
+        ix->order[k][place] = pos;
+    }
+    ix->n++;
+    uint32_t i = id_hash(m.id) & (ix->n_by_id - 1);
+    while (ix->by_id[i])
+        i = (i + 1) & (ix->n_by_id - 1);
+    ix->by_id[i] = pos + 1;
+    return 0;
+undo:
+    ix->pool_n = start;
+    return -1;
+}
+
+void imx_ix_seal(struct imx_ix *ix)
+{
+    for (int k = 0; k < N_SORTS && !ix->sealed; k++) {
+        struct sort_ctx c = { ix, (enum imx_ix_sort)k };
+        if (ix->n)
+            qsort_r(ix->order[k], ix->n, sizeof(uint32_t), pos_cmp, &c);
+    }
+    ix->sealed = true;
+}
+
+/* ---- filters ---- */
+
+/* A query with its values turned into ids. A value no image has makes the filter impossible. */
+struct filter {
+    bool impossible;
+    uint32_t family, provider, region, arch, os_name, os_version, layer, patch_status;
+    bool by_status;
+    uint32_t status;     /* 0 when no image has that status (then only revoke_at can match) */
+    bool status_revoked; /* the filter is status=revoked */
+    int64_t now_us;
+    bool gpu_filter;
+    uint32_t gpus[IMX_IX_QUERY_GPUS_MAX];
+    size_t n_gpus;
+    uint32_t tags[IMX_IX_QUERY_TAGS_MAX];
+    size_t n_tags;
+    uint64_t *cons[IMX_IX_QUERY_CONS_MAX]; /* per constraint: a bit per cv id that satisfies it */
+    size_t n_cons;
+};
+
+/* The id of a filter value; marks the filter impossible when no image has it. */
+static uint32_t want(const struct imx_ix *ix, struct filter *f, const char *v)
+{
+    if (!v)
+        return 0;
+    uint32_t id = str_find(&ix->s, v);
+    if (!id)
+        f->impossible = true;
+    return id;
+}
+
+static void filter_free(struct filter *f)
+{
+    for (size_t i = 0; i < f->n_cons; i++)
+        free(f->cons[i]);
+    f->n_cons = 0;
+}
+
+/* Returns 0, or -1 when out of memory. */
+static int filter_make(const struct imx_ix *ix, const struct imx_ix_query *q, struct filter *f)
+{
+    memset(f, 0, sizeof *f);
+    f->family = want(ix, f, q->family);
+    f->provider = want(ix, f, q->provider);
+    f->region = want(ix, f, q->region);
+    f->arch = want(ix, f, q->architecture);
+    f->os_name = want(ix, f, q->os_name);
+    f->os_version = want(ix, f, q->os_version);
+    f->layer = want(ix, f, q->layer);
+    f->patch_status = want(ix, f, q->patch_status);
+    if (q->status) {
+        f->by_status = true;
+        f->status = str_find(&ix->s, q->status);
+        f->status_revoked = strcmp(q->status, "revoked") == 0;
+        f->now_us = q->now_us;
+    }
+    if (q->gpu_filter) {
+        f->gpu_filter = true;
+        for (size_t i = 0; i < q->n_gpus && i < IMX_IX_QUERY_GPUS_MAX; i++) {
+            uint32_t id = str_find(&ix->s, q->gpus[i]);
+            if (id)
+                f->gpus[f->n_gpus++] = id;
+        }
+        if (f->n_gpus == 0)
+            f->impossible = true;
+    }
+    for (size_t i = 0; i < q->n_tags && i < IMX_IX_QUERY_TAGS_MAX; i++)
+        f->tags[f->n_tags++] = want(ix, f, q->tags[i]);
+    for (size_t i = 0; i < q->n_cons && i < IMX_IX_QUERY_CONS_MAX && !f->impossible; i++) {
+        uint32_t name = want(ix, f, q->con_names[i]);
+        uint64_t *bits = calloc(ix->cv.n / 64 + 1, sizeof *bits);
+        if (!bits) {
+            filter_free(f);
+            return -1;
+        }
+        f->cons[f->n_cons++] = bits;
+        bool any = false;
+        uint32_t id = name && name < ix->cv.n_first ? ix->cv.first[name] : 0;
+        for (; id; id = ix->cv.v[id].next) {
+            const struct cv *c = &ix->cv.v[id];
+            struct imx_ver v = { .nparts = IMX_VER_PARTS };
+            memcpy(v.key, c->key, sizeof v.key);
+            if (imx_constraint_matches(&q->cons[i], &v)) {
+                bits[id / 64] |= 1ull << (id % 64);
+                any = true;
+            }
+        }
+        if (!any)
+            f->impossible = true;
+    }
+    return 0;
+}
+
+static bool has(const uint32_t *list, size_t n, uint32_t id)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (list[i] == id)
+            return true;
+    }
+    return false;
+}
+
+/* The SQL filter of server/db/images.c (SEARCH_WHERE) over one image. */
+static bool matches(const struct imx_ix *ix, const struct filter *f, const struct img *m)
+{
+    if ((f->family && m->family != f->family) || (f->provider && m->provider != f->provider) ||
+        (f->arch && m->arch != f->arch) || (f->os_name && m->os_name != f->os_name) ||
+        (f->os_version && m->os_version != f->os_version) || (f->layer && m->layer != f->layer) ||
+        (f->patch_status && m->patch_status != f->patch_status))
+        return false;
+    if (f->by_status) {
+        bool revoked_now = m->revoke_us != IMX_IX_NO_TIME && m->revoke_us <= f->now_us;
+        bool ok = (f->status && m->status == f->status && !revoked_now) ||
+                  (f->status_revoked && revoked_now);
+        if (!ok)
+            return false;
+    }
+    const uint32_t *gpus = ix->pool + m->lists;
+    const uint32_t *regions = gpus + m->n_gpus;
+    const uint32_t *tags = regions + m->n_regions;
+    const uint32_t *comps = tags + m->n_tags + m->n_fw;
+    if (f->region && !has(regions, m->n_regions, f->region))
+        return false;
+    if (f->gpu_filter) {
+        bool any = false;
+        for (size_t i = 0; i < f->n_gpus && !any; i++)
+            any = has(gpus, m->n_gpus, f->gpus[i]);
+        if (!any)
+            return false;
+    }
+    for (size_t i = 0; i < f->n_tags; i++) {
+        if (!has(tags, m->n_tags, f->tags[i]))
+            return false;
+    }
+    for (size_t i = 0; i < f->n_cons; i++) {
+        bool any = false;
+        for (size_t k = 0; k < m->n_comp && !any; k++)
+            any = (f->cons[i][comps[k] / 64] >> (comps[k] % 64)) & 1;
+        if (!any)
+            return false;
+    }
+    return true;
+}
+
+/* ---- pages ---- */
+
+static const char SORT_CODES[N_SORTS] = { 'p', 'f', 'b', 's' };
+
+static bool all_digits(const char *s)
+{
+    return *s && strspn(s, "0123456789") == strlen(s);
+}
+
+/* The cursor's key as a sort key; -1 when it is not of the sort's form (as SQL's casts). */
+static int cursor_key(const struct imx_ix_query *q, struct sort_key *k)
+{
+    memset(k, 0, sizeof *k);
+    k->id = q->after_id;
+    const char *s = q->after_key;
+    if (!s)
+        return -1;
+    char *end;
+    errno = 0;
+    switch (q->sort) {
+    case IMX_IX_PUBLISHED_DESC:
+        k->num = strtoll(s, &end, 10);
+        return *s && *end == '\0' && errno == 0 ? 0 : -1;
+    case IMX_IX_FAMILY:
+        k->text = s;
+        return 0;
+    case IMX_IX_BOOT:
+        if (!all_digits(s))
+            return -1;
+        k->num = strtoll(s, &end, 10);
+        return errno == 0 && k->num <= INT32_MAX ? 0 : -1;
+    case IMX_IX_SIZE:
+        if (strcmp(s, "Infinity") == 0) {
+            k->num = NO_SIZE;
+            return 0;
+        }
+        return cents_of(s, &k->num);
+    }
+    return -1;
+}
+
+/* Writes the raw next-page key of image m: "code:id:key", as SQL's cursor. */
+static void write_next(const struct imx_ix *ix, const struct img *m, enum imx_ix_sort sort,
+                       char *out, size_t len)
+{
+    char c = SORT_CODES[sort];
+    long long id = (long long)m->id;
+    switch (sort) {
+    case IMX_IX_PUBLISHED_DESC:
+        snprintf(out, len, "%c:%lld:%lld", c, id, (long long)m->published_us);
+        break;
+    case IMX_IX_FAMILY:
+        snprintf(out, len, "%c:%lld:%s", c, id, ix->s.v[m->family]);
+        break;
+    case IMX_IX_BOOT:
+        snprintf(out, len, "%c:%lld:%d", c, id, (int)m->boot);
+        break;
+    case IMX_IX_SIZE:
+        if (m->size_cents == NO_SIZE)
+            snprintf(out, len, "%c:%lld:Infinity", c, id);
+        else
+            snprintf(out, len, "%c:%lld:%lld.%02lld", c, id, (long long)(m->size_cents / 100),
+                     (long long)(m->size_cents % 100));
+        break;
+    }
+}
+
+int imx_ix_page(const struct imx_ix *ix, const struct imx_ix_query *q, struct imx_ix_page *out)
+{
+    out->n = 0;
+    out->next[0] = '\0';
+    if (q->limit < 1 || q->limit > IMX_IX_PAGE_MAX || (unsigned)q->sort >= N_SORTS || !ix->sealed)
+        return -1;
+    uint32_t place = 0;
+    if (q->after) {
+        struct sort_key k;
+        if (cursor_key(q, &k) != 0)
+            return -1;
+        place = lower_place(ix, q->sort, &k, true);
+    }
+    struct filter f;
+    if (filter_make(ix, q, &f) != 0)
+        return -1;
+    const struct img *last = NULL;
+    for (uint32_t p = place; p < ix->n && !f.impossible; p++) {
+        const struct img *m = &ix->imgs[ix->order[q->sort][p]];
+        if (!matches(ix, &f, m))
+            continue;
+        if (out->n == (size_t)q->limit) {
+            write_next(ix, last, q->sort, out->next, sizeof out->next);
+            break;
+        }
+        out->ids[out->n++] = m->id;
+        last = m;
+    }
+    filter_free(&f);
+    return 0;
+}
+
+/* ---- facets ---- */
+
+/* Appends to a growing buffer; a failed allocation leaves *buf NULL. */
+struct text {
+    char *buf;
+    size_t len, cap;
+};
+
+static void put_raw(struct text *t, const char *s, size_t n)
+{
+    if (!t->buf)
+        return;
+    if (t->len + n + 1 > t->cap) {
+        size_t cap = t->cap * 2;
+        while (cap < t->len + n + 1)
+            cap *= 2;
+        char *b = realloc(t->buf, cap);
+        if (!b) {
+            free(t->buf);
+            t->buf = NULL;
+            return;
+        }
+        t->buf = b;
+        t->cap = cap;
+    }
+    memcpy(t->buf + t->len, s, n);
+    t->len += n;
+    t->buf[t->len] = '\0';
+}
+
+static void put_str(struct text *t, const char *s)
+{
+    put_raw(t, s, strlen(s));
+}
+
+/* A JSON string as PostgreSQL's escape_json writes it. */
+static void put_json_string(struct text *t, const char *s)
+{
+    put_raw(t, "\"", 1);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        char esc[8];
+        switch (*p) {
+        case '"':
+            put_raw(t, "\\\"", 2);
+            break;
+        case '\\':
+            put_raw(t, "\\\\", 2);
+            break;
+        case '\b':
+            put_raw(t, "\\b", 2);
+            break;
+        case '\f':
+            put_raw(t, "\\f", 2);
+            break;
+        case '\n':
+            put_raw(t, "\\n", 2);
+            break;
+        case '\r':
+            put_raw(t, "\\r", 2);
+            break;
+        case '\t':
+            put_raw(t, "\\t", 2);
+            break;
+        default:
+            if (*p < ' ') {
+                snprintf(esc, sizeof esc, "\\u%04x", *p);
+                put_str(t, esc);
+            } else {
+                put_raw(t, (const char *)p, 1);
+            }
+        }
+    }
+    put_raw(t, "\"", 1);
+}
+
+enum { F_GPU, F_OS, F_PROVIDER, F_CUDA, F_DRIVER, F_FRAMEWORK, F_TAG, N_FACETS };
+static const char *const FACET_NAMES[N_FACETS] = { "gpu",           "os",        "provider", "cuda",
+                                                   "driver_branch", "framework", "tag" };
+
+struct count {
+    const char *value;
+    uint32_t n;
+};
+
+static int count_cmp(const void *a, const void *b)
+{
+    const struct count *x = a, *y = b;
+    if (x->n != y->n)
+        return x->n > y->n ? -1 : 1;
+    return strcmp(x->value, y->value);
+}
+
+char *imx_ix_facets(const struct imx_ix *ix, const struct imx_ix_query *q)
+{
+    struct filter f;
+    if (filter_make(ix, q, &f) != 0)
+        return NULL;
+    size_t n_ids = (size_t)ix->s.n + 1;
+    uint32_t *counts = calloc(n_ids * N_FACETS, sizeof *counts);
+    uint32_t distinct[N_FACETS] = { 0 };
+    uint64_t total = 0;
+    struct text t = { .buf = malloc(1024), .cap = 1024 };
+    if (!counts || !t.buf)
+        goto fail;
+    t.buf[0] = '\0';
+#define BUMP(facet, id)                                                                            \
+    do {                                                                                           \
+        uint32_t *c_ = &counts[(size_t)(facet)*n_ids + (id)];                                      \
+        if ((*c_)++ == 0)                                                                          \
+            distinct[facet]++;                                                                     \
+    } while (0)
+    for (uint32_t p = 0; p < ix->n && !f.impossible; p++) {
+        const struct img *m = &ix->imgs[p];
+        if (!matches(ix, &f, m))
+            continue;
+        total++;
+        const uint32_t *l = ix->pool + m->lists;
+        for (size_t i = 0; i < m->n_gpus; i++)
+            BUMP(F_GPU, l[i]);
+        const uint32_t *tags = l + m->n_gpus + m->n_regions;
+        for (size_t i = 0; i < m->n_tags; i++)
+            BUMP(F_TAG, tags[i]);
+        const uint32_t *fw = tags + m->n_tags;
+        for (size_t i = 0; i < m->n_fw; i++)
+            BUMP(F_FRAMEWORK, fw[i]);
+        BUMP(F_OS, m->os);
+        BUMP(F_PROVIDER, m->provider);
+        if (m->cuda)
+            BUMP(F_CUDA, m->cuda);
+        if (m->driver)
+            BUMP(F_DRIVER, m->driver);
+    }
+#undef BUMP
+    char num[32];
+    snprintf(num, sizeof num, "%llu", (unsigned long long)total);
+    put_str(&t, "{\"total\" : ");
+    put_str(&t, num);
+    for (int k = 0; k < N_FACETS; k++) {
+        put_str(&t, ", ");
+        put_json_string(&t, FACET_NAMES[k]);
+        put_str(&t, " : ");
+        if (distinct[k] == 0) {
+            put_str(&t, "[]");
+            continue;
+        }
+        struct count *list = malloc(distinct[k] * sizeof *list);
+        if (!list)
+            goto fail;
+        size_t n = 0;
+        const uint32_t *c = counts + (size_t)k * n_ids;
+        for (size_t id = 1; id < n_ids && n < distinct[k]; id++) {
+            if (c[id])
+                list[n++] = (struct count){ ix->s.v[id], c[id] };
+        }
+        qsort(list, n, sizeof *list, count_cmp);
+        put_str(&t, "[");
+        for (size_t i = 0; i < n; i++) {
+            put_str(&t, i ? ", {\"value\" : " : "{\"value\" : ");
+            put_json_string(&t, list[i].value);
+            snprintf(num, sizeof num, ", \"count\" : %u}", list[i].n);
+            put_str(&t, num);
+        }
+        put_str(&t, "]");
+        free(list);
+    }
+    put_str(&t, "}");
+    free(counts);
+    filter_free(&f);
+    return t.buf;
+fail:
+    free(counts);
+    free(t.buf);
+    filter_free(&f);
+    return NULL;
+}
+
+/* ---- component keys ---- */
+
+int imx_ix_key_from_num(const char *s, size_t len, int32_t key[IMX_VER_PARTS])
+{
+    enum { DIGITS = 9 * IMX_VER_PARTS };
+    if (len == 0 || len > DIGITS)
+        return -1;
+    char padded[DIGITS];
+    memset(padded, '0', sizeof padded);
+    for (size_t i = 0; i < len; i++) {
+        if (s[i] < '0' || s[i] > '9')
+            return -1;
+    }
+    memcpy(padded + DIGITS - len, s, len);
+    for (int part = 0; part < IMX_VER_PARTS; part++) {
+        int32_t v = 0;
+        for (int d = 0; d < 9; d++)
+            v = v * 10 + (padded[part * 9 + d] - '0');
+        key[part] = v;
+    }
+    return 0;
+}

@@ -1,0 +1,128 @@
+/* The catalog's search keys held in memory: filters, keyset pages and facet counts over every
+ * image without a query per row (bench/RESULTS.md). Pure C, no I/O: server/db/image_index.c fills
+ * it from PostgreSQL and keeps it current; the results are the same as the SQL search's
+ * (server/db/images.c), which tests/integration/test_search_index.c checks byte for byte. */
+#ifndef IMX_DOMAIN_IMAGE_INDEX_H
+#define IMX_DOMAIN_IMAGE_INDEX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "domain/version.h"
+
+#if defined(__GNUC__)
+#define IMX_IX_MUST_CHECK __attribute__((warn_unused_result))
+#else
+#define IMX_IX_MUST_CHECK
+#endif
+
+/* Bounds on one image's lists (the manifest allows 64 of each) and on one query. */
+#define IMX_IX_LIST_MAX        255
+#define IMX_IX_QUERY_GPUS_MAX  64
+#define IMX_IX_QUERY_TAGS_MAX  8
+#define IMX_IX_QUERY_CONS_MAX  16
+#define IMX_IX_PAGE_MAX        200
+#define IMX_IX_CURSOR_TEXT_MAX 160 /* "code:id:key" of a page's last row */
+
+/* No revoke_at. */
+#define IMX_IX_NO_TIME INT64_MAX
+
+/* One component of a row: its name and its version's key (the parts of SQL
+ * imx_version_key_num(), as stored in images.component_keys). */
+struct imx_ix_component {
+    const char *name;
+    int32_t key[IMX_VER_PARTS];
+};
+
+/* One image as read from the images row. Strings are borrowed for the call to imx_ix_put. */
+struct imx_ix_row {
+    int64_t id;
+    const char *family, *provider, *architecture, *os_name, *os_version, *layer;
+    const char *status, *patch_status;
+    int64_t published_us;       /* microseconds since the epoch, as the published_at cursor */
+    int64_t revoke_us;          /* IMX_IX_NO_TIME when none */
+    int32_t boot_seconds;       /* < 0: unknown */
+    const char *size_text;      /* numeric text ("40.50"), NULL when unknown */
+    const char *facet_cuda;     /* "12.8" or NULL */
+    const char *facet_driver;   /* "R580" or NULL */
+    const char *const *gpus;    /* canonical models as stored */
+    const char *const *regions; /* where it has an artifact */
+    const char *const *tags;
+    const char *const *frameworks; /* facet values, "pytorch 2.9" */
+    const struct imx_ix_component *components;
+    size_t n_gpus, n_regions, n_tags, n_frameworks, n_components;
+};
+
+enum imx_ix_sort { IMX_IX_PUBLISHED_DESC, IMX_IX_FAMILY, IMX_IX_BOOT, IMX_IX_SIZE };
+
+/* A search. NULL strings and zero counts are no filter. Strings are borrowed for the call. */
+struct imx_ix_query {
+    const char *family, *provider, *region, *architecture, *os_name, *os_version;
+    const char *layer, *patch_status;
+    const char *status; /* NULL: any status; else active, deprecated or revoked, counted at now */
+    int64_t now_us;
+    bool gpu_filter; /* gpus lists the models a gpu filter stands for (maybe none) */
+    const char *gpus[IMX_IX_QUERY_GPUS_MAX];
+    size_t n_gpus;
+    const char *tags[IMX_IX_QUERY_TAGS_MAX]; /* all must be present */
+    size_t n_tags;
+    const char *con_names[IMX_IX_QUERY_CONS_MAX]; /* each has that component inside cons[i] */
+    struct imx_constraint cons[IMX_IX_QUERY_CONS_MAX];
+    size_t n_cons;
+    enum imx_ix_sort sort;
+    bool after; /* continue after the row (after_id, after_key) of this sort */
+    int64_t after_id;
+    const char *after_key; /* the cursor's key text for this sort */
+    int limit;             /* 1..IMX_IX_PAGE_MAX */
+};
+
+/* One page: the ids in order, and the raw key of the next page ("" when this is the last). */
+struct imx_ix_page {
+    int64_t ids[IMX_IX_PAGE_MAX];
+    size_t n;
+    char next[IMX_IX_CURSOR_TEXT_MAX];
+};
+
+struct imx_ix;
+
+/* A new, empty index, or NULL when out of memory. Fill it with imx_ix_put, then imx_ix_seal it
+ * before the first query; puts after that keep it sorted one row at a time. */
+IMX_IX_MUST_CHECK struct imx_ix *imx_ix_new(void);
+
+/* Sorts what was put so far (once, after a bulk load). */
+void imx_ix_seal(struct imx_ix *ix);
+
+/* Frees ix and everything in it. NULL is a no-op. */
+void imx_ix_free(struct imx_ix *ix);
+
+/* Adds a row, or replaces the row with the same id. Returns 0, or -1 (out of memory, or a
+ * list longer than IMX_IX_LIST_MAX; the index is then unchanged). */
+IMX_IX_MUST_CHECK int imx_ix_put(struct imx_ix *ix, const struct imx_ix_row *row);
+
+/* Makes room for images in all and list_entries list items (the gpus, regions, tags, frameworks
+ * and components of every image), so that a bulk load does not grow by copying. 0 or -1. */
+IMX_IX_MUST_CHECK int imx_ix_reserve(struct imx_ix *ix, size_t images, size_t list_entries);
+
+/* Number of images. */
+size_t imx_ix_count(const struct imx_ix *ix);
+
+/* Bytes held (for logs and the bench). */
+size_t imx_ix_bytes(const struct imx_ix *ix);
+
+/* The page q asks for (ix sealed). Returns 0, or -1 when q is malformed (limit out of range, a
+ * cursor key that is not of its sort's form). */
+IMX_IX_MUST_CHECK int imx_ix_page(const struct imx_ix *ix, const struct imx_ix_query *q,
+                                  struct imx_ix_page *out);
+
+/* Facet counts over every image matching q (sort, cursor and limit ignored), as the text SQL
+ * json_build_object would make: {"total" : n, "gpu" : [{"value" : "H100", "count" : 3}, ...],
+ * "os", "provider", "cuda", "driver_branch", "framework", "tag"}, each list by count descending
+ * then value (byte order). Returns new text (free() it), or NULL when out of memory. */
+IMX_IX_MUST_CHECK char *imx_ix_facets(const struct imx_ix *ix, const struct imx_ix_query *q);
+
+/* Parses the decimal text of SQL imx_version_key_num() (0..10^54-1) into key parts. Returns 0,
+ * or -1 when s is not such a number. */
+IMX_IX_MUST_CHECK int imx_ix_key_from_num(const char *s, size_t len, int32_t key[IMX_VER_PARTS]);
+
+#endif /* IMX_DOMAIN_IMAGE_INDEX_H */
