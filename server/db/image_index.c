@@ -32,11 +32,7 @@ IMX_DB_STMT(stmt_state, 0,
             "SELECT s.instance, s.generation, s.deletions, pg_current_snapshot(),"
             " (SELECT generation FROM ref_generation) FROM image_index_state s");
 /* How much room a full load needs. */
-IMX_DB_STMT(stmt_sizes, 0,
-            "SELECT count(*), coalesce(sum(cardinality(i.gpus) + cardinality(i.regions)"
-            " + cardinality(i.tags) + cardinality(i.facet_frameworks)), 0)"
-            " + coalesce(sum((SELECT count(*) FROM jsonb_object_keys(i.component_keys))), 0)"
-            " FROM images i");
+IMX_DB_STMT(stmt_sizes, 0, "SELECT count(*) FROM images");
 IMX_DB_STMT(stmt_chunk, 2,
             "SELECT " IX_COLUMNS " FROM images i WHERE i.id > $1::bigint ORDER BY i.id"
             " LIMIT $2::int");
@@ -46,16 +42,35 @@ IMX_DB_STMT(stmt_delta, 2,
             " WHERE i.written_xid >= pg_snapshot_xmin($1::pg_snapshot)"
             " AND NOT pg_visible_in_snapshot(i.written_xid, $1::pg_snapshot)"
             " ORDER BY i.id LIMIT $2::int");
-/* The page of ids $1 (in that order) with next_cursor $2, as the SQL search builds it, and the
- * state row of the same snapshot. */
-IMX_DB_STMT(stmt_page, 2,
-            "SELECT s.instance, s.generation, s.deletions,"
-            " (SELECT generation FROM ref_generation),"
-            " (SELECT json_build_object('items', coalesce(json_agg(" STORED_SUMMARY_OF(
-                "i") " ORDER BY u.ord), '[]'), 'next_cursor', $2::text)"
-                     "  FROM unnest($1::bigint[]) WITH ORDINALITY AS u(id, ord)"
-                     "  JOIN images i ON i.id = u.id)::text"
-                     " FROM image_index_state s");
+/* The state row (image id NULL), then the stored summaries of the images $1 (in no order), in
+ * one snapshot; column 5 says whether the stored text is the answer: for the state row, that the
+ * session renders timestamps in UTC; for an image, that it has a stored summary and no revoke_at
+ * (then its status never depends on the time). Kept this small so that PostgreSQL settles on a
+ * generic plan: with the summary expression inline it planned every execution (0.4 ms). */
+IMX_DB_STMT(stmt_summaries, 1,
+            "SELECT s.instance::text, s.generation, s.deletions,"
+            " (SELECT generation FROM ref_generation), NULL::bigint,"
+            " current_setting('TimeZone') IN ('UTC', 'Etc/UTC'), NULL::text"
+            " FROM image_index_state s"
+            " UNION ALL SELECT NULL, NULL, NULL, NULL, i.id,"
+            " i.summary IS NOT NULL AND i.revoke_at IS NULL, i.summary::text"
+            " FROM unnest($1::bigint[]) AS u(id) JOIN images i ON i.id = u.id");
+/* The state row alone, for a page whose summaries are all cached: with no parameter it keeps
+ * one plan (stmt_summaries with an empty array was planned anew every time). */
+IMX_DB_STMT(stmt_state_row, 0,
+            "SELECT s.instance::text, s.generation, s.deletions,"
+            " (SELECT generation FROM ref_generation), NULL::bigint, true, NULL::text"
+            " FROM image_index_state s");
+/* The same with the summaries built where the stored one is not the answer (column 5: whether
+ * the text is cacheable, i.e. does not depend on the time). */
+IMX_DB_STMT(
+    stmt_summaries_built, 1,
+    "SELECT s.instance::text, s.generation, s.deletions,"
+    " (SELECT generation FROM ref_generation), NULL::bigint, NULL::bool, NULL::text"
+    " FROM image_index_state s"
+    " UNION ALL SELECT NULL, NULL, NULL, NULL, i.id, i.revoke_at IS NULL,"
+    " (" STORED_SUMMARY_OF("i") ")::text"
+                                " FROM unnest($1::bigint[]) AS u(id) JOIN images i ON i.id = u.id");
 
 /* What the index was made from: the state row and the snapshot of its last load or catch-up. */
 struct made_at {
@@ -233,6 +248,99 @@ static int put_rows(struct imx_ix *ix, const PGresult *r)
     return rc;
 }
 
+/* ---- page summaries ---- */
+
+/* The summaries of recently served images, so that a page reads only the catalog generation
+ * from PostgreSQL when its summaries are here (bench/RESULTS.md). An entry is the text
+ * PostgreSQL gave for that image, as of generation; a catch-up drops the entries of the rows it
+ * fetched and moves generation, a load drops them all, and only summaries read at the current
+ * generation are added, so an entry is never older than its row. Direct-mapped by id, bounded
+ * in bytes. */
+#define CACHE_SLOTS     8192
+#define CACHE_BYTES_MAX (4u << 20)
+
+static struct {
+    pthread_mutex_t lock;
+    long long generation;
+    size_t bytes;
+    struct {
+        int64_t id; /* 0: empty */
+        char *text;
+        size_t len;
+    } slot[CACHE_SLOTS];
+} cache = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static size_t cache_slot(int64_t id)
+{
+    return (size_t)(((uint64_t)id * 0x9E3779B97F4A7C15ull) >> 51) % CACHE_SLOTS;
+}
+
+static void cache_drop_locked(size_t i)
+{
+    cache.bytes -= cache.slot[i].len;
+    free(cache.slot[i].text);
+    cache.slot[i].id = 0;
+    cache.slot[i].text = NULL;
+    cache.slot[i].len = 0;
+}
+
+/* Forgets every entry and starts generation. */
+static void cache_reset(long long generation)
+{
+    pthread_mutex_lock(&cache.lock);
+    for (size_t i = 0; i < CACHE_SLOTS; i++) {
+        if (cache.slot[i].id)
+            cache_drop_locked(i);
+    }
+    cache.generation = generation;
+    pthread_mutex_unlock(&cache.lock);
+}
+
+/* Forgets the images of the rows in r (column 0: id) and moves to generation. */
+static void cache_forget_rows(const PGresult *r, long long generation)
+{
+    pthread_mutex_lock(&cache.lock);
+    for (int i = 0; i < PQntuples(r); i++) {
+        int64_t id = strtoll(PQgetvalue(r, i, 0), NULL, 10);
+        size_t k = cache_slot(id);
+        if (cache.slot[k].id == id)
+            cache_drop_locked(k);
+    }
+    cache.generation = generation;
+    pthread_mutex_unlock(&cache.lock);
+}
+
+/* Copies the cached summaries of ids into texts (new, or NULL where not cached). */
+static void cache_take(const int64_t *ids, size_t n, char **texts)
+{
+    pthread_mutex_lock(&cache.lock);
+    for (size_t i = 0; i < n; i++) {
+        size_t k = cache_slot(ids[i]);
+        texts[i] = cache.slot[k].id == ids[i] ? strdup(cache.slot[k].text) : NULL;
+    }
+    pthread_mutex_unlock(&cache.lock);
+}
+
+/* Adds a summary read at generation, if that is still the cache's. */
+static void cache_put(int64_t id, const char *text, long long generation)
+{
+    size_t len = strlen(text);
+    pthread_mutex_lock(&cache.lock);
+    size_t k = cache_slot(id);
+    if (generation == cache.generation && cache.slot[k].id != id) {
+        if (cache.slot[k].id)
+            cache_drop_locked(k);
+        char *copy = cache.bytes + len <= CACHE_BYTES_MAX ? strdup(text) : NULL;
+        if (copy) {
+            cache.slot[k].id = id;
+            cache.slot[k].text = copy;
+            cache.slot[k].len = len;
+            cache.bytes += len;
+        }
+    }
+    pthread_mutex_unlock(&cache.lock);
+}
+
 /* ---- loading and catching up ---- */
 
 static enum imx_db_images_rc result_rc(PGresult *r)
@@ -263,8 +371,7 @@ static struct imx_ix *load_all(struct imx_db_conn *c, enum imx_db_images_rc *rc)
         PGresult *r = imx_db_exec(c, &stmt_sizes, NULL);
         *rc = result_rc(r);
         if (*rc == IMX_DBI_OK && PQntuples(r) == 1 &&
-            imx_ix_reserve(ix, strtoull(PQgetvalue(r, 0, 0), NULL, 10),
-                           strtoull(PQgetvalue(r, 0, 1), NULL, 10)) != 0)
+            imx_ix_reserve(ix, strtoull(PQgetvalue(r, 0, 0), NULL, 10)) != 0)
             *rc = IMX_DBI_ERROR;
         PQclear(r);
     }
@@ -353,6 +460,7 @@ static enum imx_db_images_rc sync_locked(struct imx_db_conn *c)
         } else if (rc == IMX_DBI_OK) {
             pthread_rwlock_wrlock(&g.lock);
             if (put_rows(g.ix, r) == 0) {
+                cache_forget_rows(r, at.generation);
                 g.images = imx_ix_count(g.ix);
                 g.bytes = imx_ix_bytes(g.ix);
                 atomic_fetch_add(&g.catchups, 1);
@@ -376,6 +484,7 @@ static enum imx_db_images_rc sync_locked(struct imx_db_conn *c)
         if (ix) {
             imx_info("search index loaded: %zu images, %.1f MB, %.0f ms", imx_ix_count(ix),
                      (double)imx_ix_bytes(ix) / 1048576.0, now_ms() - t0);
+            cache_reset(at.generation);
             install(ix, &at, snapshot);
             snapshot = NULL;
             atomic_fetch_add(&g.loads, 1);
@@ -502,18 +611,107 @@ static int query_of(const struct imx_image_search *s, struct imx_ix_query *q, ch
     return 0;
 }
 
-/* The ids as an int8[] literal; new, or NULL. */
-static char *ids_literal(const struct imx_ix_page *p)
+/* The ids whose texts are NULL, as an int8[] literal; new, or NULL. */
+static char *missing_literal(const int64_t *ids, char *const *texts, size_t n)
 {
-    char *out = malloc(p->n * 21 + 3);
+    char *out = malloc(n * 21 + 3);
     if (!out)
         return NULL;
     size_t at = 0;
     out[at++] = '{';
-    for (size_t i = 0; i < p->n; i++)
-        at += (size_t)sprintf(out + at, i ? ",%lld" : "%lld", (long long)p->ids[i]);
+    for (size_t i = 0; i < n; i++) {
+        if (!texts[i])
+            at += (size_t)sprintf(out + at, at > 1 ? ",%lld" : "%lld", (long long)ids[i]);
+    }
     memcpy(out + at, "}", 2);
     return out;
+}
+
+/* The page as SQL's json_build_object('items', json_agg(summary), 'next_cursor', next) writes
+ * it. Returns new text, or NULL. */
+static char *page_text(char *const *texts, size_t n, const char *next)
+{
+    size_t len = 64 + strlen(next);
+    for (size_t i = 0; i < n; i++)
+        len += strlen(texts[i]) + 2;
+    char *out = malloc(len);
+    if (!out)
+        return NULL;
+    size_t at = (size_t)sprintf(out, "{\"items\" : [");
+    for (size_t i = 0; i < n; i++) {
+        if (i) {
+            memcpy(out + at, ", ", 2);
+            at += 2;
+        }
+        size_t l = strlen(texts[i]);
+        memcpy(out + at, texts[i], l);
+        at += l;
+    }
+    /* The raw cursor is digits, letters and [:._-]: nothing to escape. */
+    if (*next)
+        sprintf(out + at, "], \"next_cursor\" : \"%s\"}", next);
+    else
+        sprintf(out + at, "], \"next_cursor\" : null}");
+    return out;
+}
+
+/* Reads the summaries of the page's ids that texts lacks, with the state row of the same
+ * snapshot, by stmt. *current tells whether that state is at's; then texts is complete and the
+ * new summaries are cached, unless stmt is stmt_summaries and *built_needed: then some stored
+ * summary was not the answer and nothing was read. */
+static enum imx_db_images_rc read_summaries(struct imx_db_conn *c, struct imx_db_stmt *stmt,
+                                            const struct imx_ix_page *p, char **texts,
+                                            const struct made_at *at, bool *current,
+                                            bool *built_needed)
+{
+    *current = false;
+    *built_needed = false;
+    char *missing = missing_literal(p->ids, texts, p->n);
+    if (!missing)
+        return IMX_DBI_ERROR;
+    const char *params[] = { missing };
+    if (strcmp(missing, "{}") == 0)
+        stmt = &stmt_state_row;
+    PGresult *r = imx_db_exec(c, stmt, params);
+    free(missing);
+    enum imx_db_images_rc rc = result_rc(r);
+    int state = -1;
+    for (int i = 0; rc == IMX_DBI_OK && i < PQntuples(r) && state < 0; i++)
+        state = PQgetisnull(r, i, 4) ? i : -1;
+    if (rc != IMX_DBI_OK || state < 0) {
+        PQclear(r);
+        return rc == IMX_DBI_OK ? IMX_DBI_ERROR : rc;
+    }
+    *current = strcmp(PQgetvalue(r, state, 0), at->instance) == 0 &&
+               strtoll(PQgetvalue(r, state, 1), NULL, 10) == at->generation &&
+               strtoll(PQgetvalue(r, state, 2), NULL, 10) == at->deletions &&
+               strtoll(PQgetvalue(r, state, 3), NULL, 10) == at->ref_generation;
+    if (stmt == &stmt_summaries) {
+        for (int i = 0; *current && i < PQntuples(r) && !*built_needed; i++)
+            *built_needed = PQgetvalue(r, i, 5)[0] != 't';
+        if (*built_needed) {
+            PQclear(r);
+            return IMX_DBI_OK;
+        }
+    }
+    for (int i = 0; *current && i < PQntuples(r); i++) {
+        if (i == state)
+            continue;
+        int64_t id = strtoll(PQgetvalue(r, i, 4), NULL, 10);
+        const char *text = PQgetvalue(r, i, 6);
+        for (size_t k = 0; k < p->n; k++) {
+            if (p->ids[k] == id && !texts[k])
+                texts[k] = strdup(text);
+        }
+        if (PQgetvalue(r, i, 5)[0] == 't')
+            cache_put(id, text, at->generation);
+    }
+    PQclear(r);
+    for (size_t k = 0; *current && k < p->n; k++) {
+        if (!texts[k])
+            rc = IMX_DBI_ERROR; /* out of memory: the row cannot be missing at this state */
+    }
+    return rc;
 }
 
 enum imx_db_images_rc imx_db_image_search_indexed(struct imx_db_conn *c,
@@ -582,35 +780,24 @@ enum imx_db_images_rc imx_db_image_search_indexed(struct imx_db_conn *c,
             rc = bad == 3 ? IMX_DBI_ERROR : IMX_DBI_OK; /* 2: a cursor SQL will refuse */
             goto out;
         }
-        char *ids = ids_literal(&w->p);
-        if (!ids) {
-            rc = IMX_DBI_ERROR;
-            goto out;
-        }
-        const char *params[] = { ids, w->p.next[0] ? w->p.next : NULL };
-        PGresult *r = imx_db_exec(c, &stmt_page, params);
-        free(ids);
-        rc = result_rc(r);
-        if (rc == IMX_DBI_OK && (PQntuples(r) != 1 || PQgetisnull(r, 0, 4)))
-            rc = IMX_DBI_ERROR;
-        if (rc != IMX_DBI_OK) {
-            PQclear(r);
-            goto out;
-        }
-        bool current = strcmp(PQgetvalue(r, 0, 0), at.instance) == 0 &&
-                       strtoll(PQgetvalue(r, 0, 1), NULL, 10) == at.generation &&
-                       strtoll(PQgetvalue(r, 0, 2), NULL, 10) == at.deletions &&
-                       strtoll(PQgetvalue(r, 0, 3), NULL, 10) == at.ref_generation;
-        if (current) {
-            *page = strdup(PQgetvalue(r, 0, 4));
-            PQclear(r);
+        char *texts[IMX_IX_PAGE_MAX];
+        cache_take(w->p.ids, w->p.n, texts);
+        bool current, built_needed;
+        rc = read_summaries(c, &stmt_summaries, &w->p, texts, &at, &current, &built_needed);
+        if (rc == IMX_DBI_OK && current && built_needed)
+            rc = read_summaries(c, &stmt_summaries_built, &w->p, texts, &at, &current,
+                                &built_needed);
+        if (rc == IMX_DBI_OK && current) {
+            *page = page_text(texts, w->p.n, w->p.next);
             rc = *page ? IMX_DBI_OK : IMX_DBI_ERROR;
             *served = *page != NULL;
             if (*served)
                 atomic_fetch_add(&g.searches_indexed, 1);
-            goto out;
         }
-        PQclear(r);
+        for (size_t i = 0; i < w->p.n; i++)
+            free(texts[i]);
+        if (rc != IMX_DBI_OK || current)
+            goto out;
         free(*facets);
         *facets = NULL;
         /* Something was committed since the index was made: catch up, unless another thread

@@ -181,20 +181,139 @@ static uint32_t cv_intern(struct cvtab *t, uint32_t name, const int32_t *key)
     return id;
 }
 
+/* ---- interned u32 sequences: an image's attribute tuple, and its lists ---- */
+
+/* Images share a few dozen attribute tuples and a few thousand list shapes (bench/RESULTS.md:
+ * 67 and 4,800 over 100,000 images), so each image holds two ids, and a query tests each tuple
+ * or shape once (memoised per query) instead of once per image. */
+struct seqtab {
+    uint32_t *items; /* every sequence, back to back */
+    size_t n_items, cap_items;
+    uint32_t *at; /* at[id]: offset of sequence id; at[id + 1] - at[id] is its length */
+    uint32_t n, cap;
+    uint32_t *slots;
+    uint32_t nslots;
+};
+
+static uint32_t seq_len(const struct seqtab *t, uint32_t id)
+{
+    return t->at[id + 1] - t->at[id];
+}
+
+static const uint32_t *seq_of(const struct seqtab *t, uint32_t id)
+{
+    return t->items + t->at[id];
+}
+
+static int seq_grow(struct seqtab *t)
+{
+    uint32_t nslots = t->nslots ? t->nslots * 2 : 256;
+    uint32_t *slots = calloc(nslots, sizeof *slots);
+    if (!slots)
+        return -1;
+    for (uint32_t id = 1; id <= t->n; id++) {
+        uint32_t i = hash_bytes(seq_of(t, id), seq_len(t, id) * sizeof(uint32_t), 2166136261u) &
+                     (nslots - 1);
+        while (slots[i])
+            i = (i + 1) & (nslots - 1);
+        slots[i] = id;
+    }
+    free(t->slots);
+    t->slots = slots;
+    t->nslots = nslots;
+    return 0;
+}
+
+/* The id of the sequence v[0..n), interned when new; 0 when out of memory. */
+static uint32_t seq_intern(struct seqtab *t, const uint32_t *v, size_t n)
+{
+    uint32_t h = hash_bytes(v, n * sizeof *v, 2166136261u);
+    for (uint32_t i = t->nslots ? h & (t->nslots - 1) : 0; t->nslots && t->slots[i];
+         i = (i + 1) & (t->nslots - 1)) {
+        uint32_t id = t->slots[i];
+        if (seq_len(t, id) == n && memcmp(seq_of(t, id), v, n * sizeof *v) == 0)
+            return id;
+    }
+    if ((t->n + 1) * 2 >= t->nslots && seq_grow(t) != 0)
+        return 0;
+    if (t->n + 3 > t->cap) {
+        uint32_t cap = t->cap ? t->cap * 2 : 256;
+        uint32_t *at = realloc(t->at, cap * sizeof *at);
+        if (!at)
+            return 0;
+        t->at = at;
+        t->cap = cap;
+    }
+    if (t->n_items + n > t->cap_items) {
+        size_t cap = t->cap_items ? t->cap_items * 2 : 4096;
+        while (cap < t->n_items + n)
+            cap *= 2;
+        uint32_t *items = realloc(t->items, cap * sizeof *items);
+        if (!items)
+            return 0;
+        t->items = items;
+        t->cap_items = cap;
+    }
+    if (t->n == 0)
+        t->at[1] = 0; /* ids start at 1 */
+    uint32_t id = ++t->n;
+    memcpy(t->items + t->n_items, v, n * sizeof *v);
+    t->n_items += n;
+    t->at[id + 1] = (uint32_t)t->n_items;
+    uint32_t i = h & (t->nslots - 1);
+    while (t->slots[i])
+        i = (i + 1) & (t->nslots - 1);
+    t->slots[i] = id;
+    return id;
+}
+
+static void seq_free(struct seqtab *t)
+{
+    free(t->items);
+    free(t->at);
+    free(t->slots);
+}
+
+static size_t seq_bytes(const struct seqtab *t)
+{
+    return (t->cap_items + t->cap + t->nslots) * sizeof(uint32_t);
+}
+
+/* An attribute tuple: string ids in this order. */
+enum { A_PROVIDER, A_ARCH, A_OS_NAME, A_OS_VERSION, A_OS, A_LAYER, A_CUDA, A_DRIVER, N_ATTRS };
+
+/* A list shape: the five counts, then gpus, regions, tags, frameworks (string ids) and
+ * components (cv ids). */
+enum { L_GPUS, L_REGIONS, L_TAGS, L_FW, L_COMP, N_LISTS };
+
+struct lists {
+    const uint32_t *v[N_LISTS];
+    uint32_t n[N_LISTS];
+};
+
+static struct lists lists_of(const struct seqtab *t, uint32_t id)
+{
+    struct lists l;
+    const uint32_t *s = seq_of(t, id);
+    const uint32_t *item = s + N_LISTS;
+    for (int k = 0; k < N_LISTS; k++) {
+        l.n[k] = s[k];
+        l.v[k] = item;
+        item += s[k];
+    }
+    return l;
+}
+
 /* ---- images ---- */
 
 #define NO_SIZE INT32_MAX /* size_gb unknown: sorts as 'Infinity' (numeric(8,2) < 10^6) */
 
-/* One image. Lists live in the index's pool at lists: gpus, regions, tags, frameworks (string
- * ids), then components (cv ids). */
 struct img {
     int64_t id, published_us, revoke_us;
-    int32_t size_cents; /* size_gb * 100 (numeric(8,2)), NO_SIZE when unknown */
-    int32_t boot;       /* INT32_MAX when unknown, as the SQL sort key */
-    uint32_t family, provider, arch, os_name, os_version, os, layer, status, patch_status;
-    uint32_t cuda, driver;
-    uint32_t lists;
-    uint8_t n_gpus, n_regions, n_tags, n_fw, n_comp;
+    int32_t size_cents;                    /* size_gb * 100 (numeric(8,2)), NO_SIZE when unknown */
+    int32_t boot;                          /* INT32_MAX when unknown, as the SQL sort key */
+    uint32_t family, status, patch_status; /* string ids: these change, or are too many to share */
+    uint32_t attrs, lists;                 /* ids in the index's seqtabs */
 };
 
 #define N_SORTS 4
@@ -202,15 +321,13 @@ struct img {
 struct imx_ix {
     struct strtab s;
     struct cvtab cv;
+    struct seqtab attrs, lists;
     struct img *imgs;
     uint32_t n, cap;
     uint32_t *order[N_SORTS]; /* image positions in each sort's order; cap entries each */
-    uint32_t *pool;           /* the images' lists */
-    size_t pool_n, pool_cap, pool_dead;
-    uint32_t *by_id; /* open addressing of image positions + 1 by id */
+    uint32_t *by_id;          /* open addressing of image positions + 1 by id */
     uint32_t n_by_id;
-    uint32_t revoked; /* the id of "revoked", 0 until seen */
-    bool sealed;      /* the orders are sorted (imx_ix_seal); until then puts only append */
+    bool sealed; /* the orders are sorted (imx_ix_seal); until then puts only append */
 };
 
 static uint32_t id_hash(int64_t id)
@@ -266,17 +383,18 @@ void imx_ix_free(struct imx_ix *ix)
     free(ix->cv.v);
     free(ix->cv.slots);
     free(ix->cv.first);
+    seq_free(&ix->attrs);
+    seq_free(&ix->lists);
     free(ix->imgs);
     for (int k = 0; k < N_SORTS; k++)
         free(ix->order[k]);
-    free(ix->pool);
     free(ix->by_id);
     free(ix);
 }
 
-int imx_ix_reserve(struct imx_ix *ix, size_t images, size_t list_entries)
+static int imgs_reserve(struct imx_ix *ix, size_t images)
 {
-    if (images > UINT32_MAX / 4 || list_entries > UINT32_MAX)
+    if (images > UINT32_MAX / 4)
         return -1;
     if (images > ix->cap) {
         struct img *imgs = realloc(ix->imgs, images * sizeof *imgs);
@@ -295,14 +413,12 @@ int imx_ix_reserve(struct imx_ix *ix, size_t images, size_t list_entries)
         if (by_id_grow(ix) != 0)
             return -1;
     }
-    if (list_entries > ix->pool_cap) {
-        uint32_t *p = realloc(ix->pool, list_entries * sizeof *p);
-        if (!p)
-            return -1;
-        ix->pool = p;
-        ix->pool_cap = list_entries;
-    }
     return 0;
+}
+
+int imx_ix_reserve(struct imx_ix *ix, size_t images)
+{
+    return imgs_reserve(ix, images);
 }
 
 size_t imx_ix_count(const struct imx_ix *ix)
@@ -316,8 +432,9 @@ size_t imx_ix_bytes(const struct imx_ix *ix)
     for (uint32_t id = 1; id <= ix->s.n; id++)
         b += strlen(ix->s.v[id]) + 1;
     b += ix->cv.cap * sizeof(struct cv) + (ix->cv.nslots + ix->cv.n_first) * sizeof(uint32_t);
+    b += seq_bytes(&ix->attrs) + seq_bytes(&ix->lists);
     b += ix->cap * (sizeof(struct img) + N_SORTS * sizeof(uint32_t));
-    b += ix->pool_cap * sizeof(uint32_t) + ix->n_by_id * sizeof(uint32_t);
+    b += ix->n_by_id * sizeof(uint32_t);
     return b;
 }
 
@@ -395,62 +512,6 @@ static uint32_t lower_place(const struct imx_ix *ix, enum imx_ix_sort sort,
 
 /* ---- put ---- */
 
-static int pool_reserve(struct imx_ix *ix, size_t more)
-{
-    if (ix->pool_n + more <= ix->pool_cap)
-        return 0;
-    size_t cap = ix->pool_cap ? ix->pool_cap + ix->pool_cap / 2 : 4096;
-    while (cap < ix->pool_n + more)
-        cap *= 2;
-    uint32_t *p = realloc(ix->pool, cap * sizeof *p);
-    if (!p)
-        return -1;
-    ix->pool = p;
-    ix->pool_cap = cap;
-    return 0;
-}
-
-static size_t lists_len(const struct img *m)
-{
-    return (size_t)m->n_gpus + m->n_regions + m->n_tags + m->n_fw + m->n_comp;
-}
-
-/* Copies every image's lists into a new pool when more than half of it is dead (replaced rows). */
-static int pool_compact(struct imx_ix *ix)
-{
-    if (ix->pool_dead * 2 < ix->pool_n || ix->pool_n < 4096)
-        return 0;
-    size_t live = ix->pool_n - ix->pool_dead;
-    uint32_t *p = malloc((live + 1) * sizeof *p);
-    if (!p)
-        return -1;
-    size_t at = 0;
-    for (uint32_t i = 0; i < ix->n; i++) {
-        size_t len = lists_len(&ix->imgs[i]);
-        memcpy(p + at, ix->pool + ix->imgs[i].lists, len * sizeof *p);
-        ix->imgs[i].lists = (uint32_t)at;
-        at += len;
-    }
-    free(ix->pool);
-    ix->pool = p;
-    ix->pool_n = at;
-    ix->pool_cap = live + 1;
-    ix->pool_dead = 0;
-    return 0;
-}
-
-/* Interns a list into the pool; returns 0 or -1. */
-static int put_strings(struct imx_ix *ix, const char *const *v, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        uint32_t id = str_intern(&ix->s, v[i]);
-        if (!id)
-            return -1;
-        ix->pool[ix->pool_n++] = id;
-    }
-    return 0;
-}
-
 /* Parses numeric(8,2) text ("40.50", "7") into hundredths; -1 when it is not such a number. */
 static int cents_of(const char *s, int64_t *out)
 {
@@ -464,7 +525,7 @@ static int cents_of(const char *s, int64_t *out)
             frac = 0;
             continue;
         }
-        if (*p < '0' || *p > '9' || frac == 2 || v > INT64_MAX / 100)
+        if (*p < '0' || *p > '9' || frac == 2)
             return -1;
         v = v * 10 + (*p - '0');
         digit = true;
@@ -476,6 +537,16 @@ static int cents_of(const char *s, int64_t *out)
     for (int f = frac < 0 ? 0 : frac; f < 2; f++)
         v *= 10;
     *out = v;
+    return 0;
+}
+
+/* Appends the ids of strings v[0..n) to out; returns -1 when one cannot be interned. */
+static int intern_all(struct imx_ix *ix, const char *const *v, size_t n, uint32_t *out)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (!(out[i] = str_intern(&ix->s, v[i])))
+            return -1;
+    }
     return 0;
 }
 
@@ -493,11 +564,6 @@ int imx_ix_put(struct imx_ix *ix, const struct imx_ix_row *row)
         .revoke_us = row->revoke_us,
         .size_cents = NO_SIZE,
         .boot = row->boot_seconds < 0 ? INT32_MAX : row->boot_seconds,
-        .n_gpus = (uint8_t)row->n_gpus,
-        .n_regions = (uint8_t)row->n_regions,
-        .n_tags = (uint8_t)row->n_tags,
-        .n_fw = (uint8_t)row->n_frameworks,
-        .n_comp = (uint8_t)row->n_components,
     };
     int64_t cents;
     if (row->size_text && (cents_of(row->size_text, &cents) != 0 || cents >= NO_SIZE))
@@ -506,75 +572,66 @@ int imx_ix_put(struct imx_ix *ix, const struct imx_ix_row *row)
         m.size_cents = (int32_t)cents;
     char os[140];
     snprintf(os, sizeof os, "%s:%s", row->os_name, row->os_version);
+    uint32_t a[N_ATTRS] = {
+        [A_PROVIDER] = str_intern(&ix->s, row->provider),
+        [A_ARCH] = str_intern(&ix->s, row->architecture),
+        [A_OS_NAME] = str_intern(&ix->s, row->os_name),
+        [A_OS_VERSION] = str_intern(&ix->s, row->os_version),
+        [A_OS] = str_intern(&ix->s, os),
+        [A_LAYER] = str_intern(&ix->s, row->layer),
+        [A_CUDA] = str_intern(&ix->s, row->facet_cuda),
+        [A_DRIVER] = str_intern(&ix->s, row->facet_driver),
+    };
     m.family = str_intern(&ix->s, row->family);
-    m.provider = str_intern(&ix->s, row->provider);
-    m.arch = str_intern(&ix->s, row->architecture);
-    m.os_name = str_intern(&ix->s, row->os_name);
-    m.os_version = str_intern(&ix->s, row->os_version);
-    m.os = str_intern(&ix->s, os);
-    m.layer = str_intern(&ix->s, row->layer);
     m.status = str_intern(&ix->s, row->status);
     m.patch_status = str_intern(&ix->s, row->patch_status);
-    m.cuda = str_intern(&ix->s, row->facet_cuda);
-    m.driver = str_intern(&ix->s, row->facet_driver);
-    if (!m.family || !m.provider || !m.arch || !m.os_name || !m.os_version || !m.os || !m.layer ||
-        !m.status || !m.patch_status || (row->facet_cuda && !m.cuda) ||
-        (row->facet_driver && !m.driver))
+    for (int k = 0; k < N_ATTRS; k++) {
+        if (!a[k] && k != A_CUDA && k != A_DRIVER)
+            return -1;
+    }
+    if (!m.family || !m.status || !m.patch_status || (row->facet_cuda && !a[A_CUDA]) ||
+        (row->facet_driver && !a[A_DRIVER]) || !(m.attrs = seq_intern(&ix->attrs, a, N_ATTRS)))
         return -1;
-    if (strcmp(row->status, "revoked") == 0)
-        ix->revoked = m.status;
 
-    /* The lists, appended to the pool (a replaced image's old lists become dead space). */
-    if (pool_reserve(ix, lists_len(&m)) != 0)
+    uint32_t l[N_LISTS + 5 * IMX_IX_LIST_MAX];
+    size_t n = N_LISTS;
+    l[L_GPUS] = (uint32_t)row->n_gpus;
+    l[L_REGIONS] = (uint32_t)row->n_regions;
+    l[L_TAGS] = (uint32_t)row->n_tags;
+    l[L_FW] = (uint32_t)row->n_frameworks;
+    l[L_COMP] = (uint32_t)row->n_components;
+    if (intern_all(ix, row->gpus, row->n_gpus, l + n) != 0 ||
+        intern_all(ix, row->regions, row->n_regions, l + n + row->n_gpus) != 0 ||
+        intern_all(ix, row->tags, row->n_tags, l + n + row->n_gpus + row->n_regions) != 0 ||
+        intern_all(ix, row->frameworks, row->n_frameworks,
+                   l + n + row->n_gpus + row->n_regions + row->n_tags) != 0)
         return -1;
-    size_t start = ix->pool_n;
-    m.lists = (uint32_t)start;
-    if (put_strings(ix, row->gpus, row->n_gpus) != 0 ||
-        put_strings(ix, row->regions, row->n_regions) != 0 ||
-        put_strings(ix, row->tags, row->n_tags) != 0 ||
-        put_strings(ix, row->frameworks, row->n_frameworks) != 0)
-        goto undo;
+    n += row->n_gpus + row->n_regions + row->n_tags + row->n_frameworks;
     for (size_t i = 0; i < row->n_components; i++) {
         uint32_t name = str_intern(&ix->s, row->components[i].name);
-        uint32_t cv = name ? cv_intern(&ix->cv, name, row->components[i].key) : 0;
-        if (!cv)
-            goto undo;
-        ix->pool[ix->pool_n++] = cv;
+        if (!name || !(l[n++] = cv_intern(&ix->cv, name, row->components[i].key)))
+            return -1;
     }
+    if (!(m.lists = seq_intern(&ix->lists, l, n)))
+        return -1;
 
     long at = find_pos(ix, row->id);
     if (at >= 0) {
-        /* Sort keys never change after publish; if they did, the orders are rebuilt below. */
+        /* Sort keys never change after publish; if they did, the orders are rebuilt. */
         struct img *old = &ix->imgs[at];
         bool moved = old->published_us != m.published_us || old->family != m.family ||
                      old->boot != m.boot || old->size_cents != m.size_cents;
-        ix->pool_dead += lists_len(old);
         *old = m;
-        if (moved && ix->sealed) {
-            for (int k = 0; k < N_SORTS; k++) {
-                struct sort_ctx c = { ix, (enum imx_ix_sort)k };
-                qsort_r(ix->order[k], ix->n, sizeof(uint32_t), pos_cmp, &c);
-            }
+        for (int k = 0; k < N_SORTS && moved && ix->sealed; k++) {
+            struct sort_ctx c = { ix, (enum imx_ix_sort)k };
+            qsort_r(ix->order[k], ix->n, sizeof(uint32_t), pos_cmp, &c);
         }
-        return pool_compact(ix);
+        return 0;
     }
-
-    if (ix->n + 1 > ix->cap) {
-        uint32_t cap = ix->cap ? ix->cap + ix->cap / 2 : 1024;
-        struct img *imgs = realloc(ix->imgs, cap * sizeof *imgs);
-        if (!imgs)
-            goto undo;
-        ix->imgs = imgs;
-        for (int k = 0; k < N_SORTS; k++) {
-            uint32_t *o = realloc(ix->order[k], cap * sizeof *o);
-            if (!o)
-                goto undo;
-            ix->order[k] = o;
-        }
-        ix->cap = cap;
-    }
+    if (ix->n + 1 > ix->cap && imgs_reserve(ix, ix->cap ? ix->cap + ix->cap / 2 : 1024) != 0)
+        return -1;
     if ((ix->n + 1) * 2 >= ix->n_by_id && by_id_grow(ix) != 0)
-        goto undo;
+        return -1;
     uint32_t pos = ix->n;
     ix->imgs[pos] = m;
     /* Each order gets the new image at its place (publishes come a few at a time; a full load
@@ -593,9 +650,6 @@ int imx_ix_put(struct imx_ix *ix, const struct imx_ix_row *row)
         i = (i + 1) & (ix->n_by_id - 1);
     ix->by_id[i] = pos + 1;
     return 0;
-undo:
-    ix->pool_n = start;
-    return -1;
 }
 
 void imx_ix_seal(struct imx_ix *ix)
@@ -613,11 +667,15 @@ void imx_ix_seal(struct imx_ix *ix)
 /* A query with its values turned into ids. A value no image has makes the filter impossible. */
 struct filter {
     bool impossible;
-    uint32_t family, provider, region, arch, os_name, os_version, layer, patch_status;
+    uint32_t family, patch_status;
     bool by_status;
     uint32_t status;     /* 0 when no image has that status (then only revoke_at can match) */
     bool status_revoked; /* the filter is status=revoked */
     int64_t now_us;
+    /* Tested once per attribute tuple and per list shape: */
+    bool by_attrs, by_lists;
+    uint32_t a[N_ATTRS]; /* 0: no filter on that attribute */
+    uint32_t region;
     bool gpu_filter;
     uint32_t gpus[IMX_IX_QUERY_GPUS_MAX];
     size_t n_gpus;
@@ -625,6 +683,7 @@ struct filter {
     size_t n_tags;
     uint64_t *cons[IMX_IX_QUERY_CONS_MAX]; /* per constraint: a bit per cv id that satisfies it */
     size_t n_cons;
+    uint8_t *attrs_memo, *lists_memo; /* per id: 0 not yet tested, 1 matches, 2 does not */
 };
 
 /* The id of a filter value; marks the filter impossible when no image has it. */
@@ -643,6 +702,9 @@ static void filter_free(struct filter *f)
     for (size_t i = 0; i < f->n_cons; i++)
         free(f->cons[i]);
     f->n_cons = 0;
+    free(f->attrs_memo);
+    free(f->lists_memo);
+    f->attrs_memo = f->lists_memo = NULL;
 }
 
 /* Returns 0, or -1 when out of memory. */
@@ -650,19 +712,21 @@ static int filter_make(const struct imx_ix *ix, const struct imx_ix_query *q, st
 {
     memset(f, 0, sizeof *f);
     f->family = want(ix, f, q->family);
-    f->provider = want(ix, f, q->provider);
-    f->region = want(ix, f, q->region);
-    f->arch = want(ix, f, q->architecture);
-    f->os_name = want(ix, f, q->os_name);
-    f->os_version = want(ix, f, q->os_version);
-    f->layer = want(ix, f, q->layer);
     f->patch_status = want(ix, f, q->patch_status);
+    f->a[A_PROVIDER] = want(ix, f, q->provider);
+    f->a[A_ARCH] = want(ix, f, q->architecture);
+    f->a[A_OS_NAME] = want(ix, f, q->os_name);
+    f->a[A_OS_VERSION] = want(ix, f, q->os_version);
+    f->a[A_LAYER] = want(ix, f, q->layer);
+    for (int k = 0; k < N_ATTRS; k++)
+        f->by_attrs = f->by_attrs || f->a[k];
     if (q->status) {
         f->by_status = true;
         f->status = str_find(&ix->s, q->status);
         f->status_revoked = strcmp(q->status, "revoked") == 0;
         f->now_us = q->now_us;
     }
+    f->region = want(ix, f, q->region);
     if (q->gpu_filter) {
         f->gpu_filter = true;
         for (size_t i = 0; i < q->n_gpus && i < IMX_IX_QUERY_GPUS_MAX; i++) {
@@ -697,6 +761,13 @@ static int filter_make(const struct imx_ix *ix, const struct imx_ix_query *q, st
         if (!any)
             f->impossible = true;
     }
+    f->by_lists = f->region || f->gpu_filter || f->n_tags || f->n_cons;
+    f->attrs_memo = calloc(ix->attrs.n + 1, 1);
+    f->lists_memo = calloc(ix->lists.n + 1, 1);
+    if (!f->attrs_memo || !f->lists_memo) {
+        filter_free(f);
+        return -1;
+    }
     return 0;
 }
 
@@ -709,12 +780,48 @@ static bool has(const uint32_t *list, size_t n, uint32_t id)
     return false;
 }
 
+static bool attrs_match(const struct imx_ix *ix, const struct filter *f, uint32_t id)
+{
+    const uint32_t *a = seq_of(&ix->attrs, id);
+    for (int k = 0; k < N_ATTRS; k++) {
+        if (f->a[k] && a[k] != f->a[k])
+            return false;
+    }
+    return true;
+}
+
+static bool lists_match(const struct imx_ix *ix, const struct filter *f, uint32_t id)
+{
+    struct lists l = lists_of(&ix->lists, id);
+    if (f->region && !has(l.v[L_REGIONS], l.n[L_REGIONS], f->region))
+        return false;
+    if (f->gpu_filter) {
+        bool any = false;
+        for (size_t i = 0; i < f->n_gpus && !any; i++)
+            any = has(l.v[L_GPUS], l.n[L_GPUS], f->gpus[i]);
+        if (!any)
+            return false;
+    }
+    for (size_t i = 0; i < f->n_tags; i++) {
+        if (!has(l.v[L_TAGS], l.n[L_TAGS], f->tags[i]))
+            return false;
+    }
+    for (size_t i = 0; i < f->n_cons; i++) {
+        bool any = false;
+        for (size_t k = 0; k < l.n[L_COMP] && !any; k++) {
+            uint32_t cv = l.v[L_COMP][k];
+            any = (f->cons[i][cv / 64] >> (cv % 64)) & 1;
+        }
+        if (!any)
+            return false;
+    }
+    return true;
+}
+
 /* The SQL filter of server/db/images.c (SEARCH_WHERE) over one image. */
 static bool matches(const struct imx_ix *ix, const struct filter *f, const struct img *m)
 {
-    if ((f->family && m->family != f->family) || (f->provider && m->provider != f->provider) ||
-        (f->arch && m->arch != f->arch) || (f->os_name && m->os_name != f->os_name) ||
-        (f->os_version && m->os_version != f->os_version) || (f->layer && m->layer != f->layer) ||
+    if ((f->family && m->family != f->family) ||
         (f->patch_status && m->patch_status != f->patch_status))
         return false;
     if (f->by_status) {
@@ -724,28 +831,18 @@ static bool matches(const struct imx_ix *ix, const struct filter *f, const struc
         if (!ok)
             return false;
     }
-    const uint32_t *gpus = ix->pool + m->lists;
-    const uint32_t *regions = gpus + m->n_gpus;
-    const uint32_t *tags = regions + m->n_regions;
-    const uint32_t *comps = tags + m->n_tags + m->n_fw;
-    if (f->region && !has(regions, m->n_regions, f->region))
-        return false;
-    if (f->gpu_filter) {
-        bool any = false;
-        for (size_t i = 0; i < f->n_gpus && !any; i++)
-            any = has(gpus, m->n_gpus, f->gpus[i]);
-        if (!any)
+    if (f->by_attrs) {
+        uint8_t *memo = &f->attrs_memo[m->attrs];
+        if (!*memo)
+            *memo = attrs_match(ix, f, m->attrs) ? 1 : 2;
+        if (*memo == 2)
             return false;
     }
-    for (size_t i = 0; i < f->n_tags; i++) {
-        if (!has(tags, m->n_tags, f->tags[i]))
-            return false;
-    }
-    for (size_t i = 0; i < f->n_cons; i++) {
-        bool any = false;
-        for (size_t k = 0; k < m->n_comp && !any; k++)
-            any = (f->cons[i][comps[k] / 64] >> (comps[k] % 64)) & 1;
-        if (!any)
+    if (f->by_lists) {
+        uint8_t *memo = &f->lists_memo[m->lists];
+        if (!*memo)
+            *memo = lists_match(ix, f, m->lists) ? 1 : 2;
+        if (*memo == 2)
             return false;
     }
     return true;
@@ -931,7 +1028,7 @@ static const char *const FACET_NAMES[N_FACETS] = { "gpu",           "os",       
 
 struct count {
     const char *value;
-    uint32_t n;
+    uint64_t n;
 };
 
 static int count_cmp(const void *a, const void *b)
@@ -948,42 +1045,49 @@ char *imx_ix_facets(const struct imx_ix *ix, const struct imx_ix_query *q)
     if (filter_make(ix, q, &f) != 0)
         return NULL;
     size_t n_ids = (size_t)ix->s.n + 1;
-    uint32_t *counts = calloc(n_ids * N_FACETS, sizeof *counts);
-    uint32_t distinct[N_FACETS] = { 0 };
+    /* Matching images per attribute tuple and per list shape, then per facet value. */
+    uint32_t *per_attrs = calloc(ix->attrs.n + 1, sizeof *per_attrs);
+    uint32_t *per_lists = calloc(ix->lists.n + 1, sizeof *per_lists);
+    uint64_t *counts = calloc(n_ids * N_FACETS, sizeof *counts);
     uint64_t total = 0;
     struct text t = { .buf = malloc(1024), .cap = 1024 };
-    if (!counts || !t.buf)
+    if (!per_attrs || !per_lists || !counts || !t.buf)
         goto fail;
     t.buf[0] = '\0';
-#define BUMP(facet, id)                                                                            \
-    do {                                                                                           \
-        uint32_t *c_ = &counts[(size_t)(facet)*n_ids + (id)];                                      \
-        if ((*c_)++ == 0)                                                                          \
-            distinct[facet]++;                                                                     \
-    } while (0)
     for (uint32_t p = 0; p < ix->n && !f.impossible; p++) {
         const struct img *m = &ix->imgs[p];
-        if (!matches(ix, &f, m))
-            continue;
-        total++;
-        const uint32_t *l = ix->pool + m->lists;
-        for (size_t i = 0; i < m->n_gpus; i++)
-            BUMP(F_GPU, l[i]);
-        const uint32_t *tags = l + m->n_gpus + m->n_regions;
-        for (size_t i = 0; i < m->n_tags; i++)
-            BUMP(F_TAG, tags[i]);
-        const uint32_t *fw = tags + m->n_tags;
-        for (size_t i = 0; i < m->n_fw; i++)
-            BUMP(F_FRAMEWORK, fw[i]);
-        BUMP(F_OS, m->os);
-        BUMP(F_PROVIDER, m->provider);
-        if (m->cuda)
-            BUMP(F_CUDA, m->cuda);
-        if (m->driver)
-            BUMP(F_DRIVER, m->driver);
+        if (matches(ix, &f, m)) {
+            total++;
+            per_attrs[m->attrs]++;
+            per_lists[m->lists]++;
+        }
     }
-#undef BUMP
-    char num[32];
+    for (uint32_t id = 1; id <= ix->attrs.n; id++) {
+        const uint32_t *a = seq_of(&ix->attrs, id);
+        uint64_t c = per_attrs[id];
+        if (!c)
+            continue;
+        counts[F_OS * n_ids + a[A_OS]] += c;
+        counts[F_PROVIDER * n_ids + a[A_PROVIDER]] += c;
+        if (a[A_CUDA])
+            counts[F_CUDA * n_ids + a[A_CUDA]] += c;
+        if (a[A_DRIVER])
+            counts[F_DRIVER * n_ids + a[A_DRIVER]] += c;
+    }
+    static const struct {
+        int facet, list;
+    } from_lists[] = { { F_GPU, L_GPUS }, { F_TAG, L_TAGS }, { F_FRAMEWORK, L_FW } };
+    for (uint32_t id = 1; id <= ix->lists.n; id++) {
+        uint64_t c = per_lists[id];
+        if (!c)
+            continue;
+        struct lists l = lists_of(&ix->lists, id);
+        for (size_t k = 0; k < sizeof from_lists / sizeof from_lists[0]; k++) {
+            for (uint32_t i = 0; i < l.n[from_lists[k].list]; i++)
+                counts[(size_t)from_lists[k].facet * n_ids + l.v[from_lists[k].list][i]] += c;
+        }
+    }
+    char num[48];
     snprintf(num, sizeof num, "%llu", (unsigned long long)total);
     put_str(&t, "{\"total\" : ");
     put_str(&t, num);
@@ -991,16 +1095,19 @@ char *imx_ix_facets(const struct imx_ix *ix, const struct imx_ix_query *q)
         put_str(&t, ", ");
         put_json_string(&t, FACET_NAMES[k]);
         put_str(&t, " : ");
-        if (distinct[k] == 0) {
+        const uint64_t *c = counts + (size_t)k * n_ids;
+        size_t distinct = 0;
+        for (size_t id = 1; id < n_ids; id++)
+            distinct += c[id] != 0;
+        if (distinct == 0) {
             put_str(&t, "[]");
             continue;
         }
-        struct count *list = malloc(distinct[k] * sizeof *list);
+        struct count *list = malloc(distinct * sizeof *list);
         if (!list)
             goto fail;
         size_t n = 0;
-        const uint32_t *c = counts + (size_t)k * n_ids;
-        for (size_t id = 1; id < n_ids && n < distinct[k]; id++) {
+        for (size_t id = 1; id < n_ids; id++) {
             if (c[id])
                 list[n++] = (struct count){ ix->s.v[id], c[id] };
         }
@@ -1009,17 +1116,21 @@ char *imx_ix_facets(const struct imx_ix *ix, const struct imx_ix_query *q)
         for (size_t i = 0; i < n; i++) {
             put_str(&t, i ? ", {\"value\" : " : "{\"value\" : ");
             put_json_string(&t, list[i].value);
-            snprintf(num, sizeof num, ", \"count\" : %u}", list[i].n);
+            snprintf(num, sizeof num, ", \"count\" : %llu}", (unsigned long long)list[i].n);
             put_str(&t, num);
         }
         put_str(&t, "]");
         free(list);
     }
     put_str(&t, "}");
+    free(per_attrs);
+    free(per_lists);
     free(counts);
     filter_free(&f);
     return t.buf;
 fail:
+    free(per_attrs);
+    free(per_lists);
     free(counts);
     free(t.buf);
     filter_free(&f);

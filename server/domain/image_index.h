@@ -100,9 +100,9 @@ void imx_ix_free(struct imx_ix *ix);
  * list longer than IMX_IX_LIST_MAX; the index is then unchanged). */
 IMX_IX_MUST_CHECK int imx_ix_put(struct imx_ix *ix, const struct imx_ix_row *row);
 
-/* Makes room for images in all and list_entries list items (the gpus, regions, tags, frameworks
- * and components of every image), so that a bulk load does not grow by copying. 0 or -1. */
-IMX_IX_MUST_CHECK int imx_ix_reserve(struct imx_ix *ix, size_t images, size_t list_entries);
+/* Makes room for this many images in all, so that a bulk load does not grow by copying.
+ * Returns 0 or -1. */
+IMX_IX_MUST_CHECK int imx_ix_reserve(struct imx_ix *ix, size_t images);
 
 /* Number of images. */
 size_t imx_ix_count(const struct imx_ix *ix);
