@@ -58,25 +58,43 @@ export IMAXE_TOKEN
 # The endpoints: name, path (rotating paths in a file for get and compare).
 awk 'BEGIN { srand(7); for (i = 0; i < 5000; i++) printf "/v1/images/%d\n", 1 + int(rand() * 100000) }' > "$dir/get.paths"
 awk 'BEGIN { srand(11); for (i = 0; i < 2000; i++) { a = 1 + int(rand() * 98990); printf "/v1/compare?ids=%d,%d,%d,%d\n", a, a + 3, a + 500, a + 1000 } }' > "$dir/compare.paths"
+# 3,000 different searches (GPU model or architecture, region, CUDA and driver constraints, OS,
+# sort, limit): most pages are not in the server's summary cache, unlike the one repeated search.
+awk 'BEGIN { srand(13)
+  split("H100 A100 B200 L4 T4 H200 L40S hopper ampere blackwell ada", g, " ")
+  split("us-east-1 us-west-2 eu-west-1", r, " ")
+  split("cuda:%3E%3D12.4 cuda:12.8.* cuda:%3C13 cuda:11.8", c, " ")
+  split("nvidia-driver:~580 nvidia-driver:~570 nvidia-driver:%3E%3D550 nvidia-driver:%3C535", d, " ")
+  split("-published_at family boot_seconds size_gb", o, " ")
+  for (i = 0; i < 3000; i++) {
+    p = "/v1/images?gpu=" g[1 + int(rand() * 11)]
+    if (rand() < 0.7) p = p "&region=" r[1 + int(rand() * 3)]
+    if (rand() < 0.6) p = p "&component=" c[1 + int(rand() * 4)]
+    if (rand() < 0.6) p = p "&component=" d[1 + int(rand() * 4)]
+    if (rand() < 0.3) p = p "&os=ubuntu:24.04"
+    printf "%s&sort=%s&limit=%d\n", p, o[1 + int(rand() * 4)], rand() < 0.5 ? 20 : 50
+  } }' > "$dir/searches.paths"
 search='/v1/images?gpu=H100&component=cuda:%3E%3D12.4&component=nvidia-driver:~580&region=us-west-2&arch=x86_64&limit=50'
 facets='/v1/images?gpu=B200&os=ubuntu:24.04&limit=20&facets=true'
 resolve='/v1/images/resolve?family=platform-002&region=us-east-1&component=nvidia-driver:~570&component=cuda:12.8.*'
-names=(livez get search facets search_sql facets_sql compare resolve)
-paths=(/livez "" "$search" "$facets" "$search" "$facets" "" "$resolve")
-files=("" "$dir/get.paths" "" "" "" "" "$dir/compare.paths" "")
-servers=("$base" "$base" "$base" "$base" "$sql_base" "$sql_base" "$base" "$base")
-pids=("$pid" "$pid" "$pid" "$pid" "$sql_pid" "$sql_pid" "$pid" "$pid")
-# The statement each endpoint's pgbench runs: the one that request executed (the index's page
-# statement for search and facets; the SQL search's page and facet statements for "(sql)").
-markers=("" "" "WITH ORDINALITY AS u(id, ord)" "WITH ORDINALITY AS u(id, ord)" "page AS (SELECT i.id"
-         "m AS MATERIALIZED (SELECT i.os_name" "WITH ids AS" "WITH f AS")
+names=(livez get search facets search_sql facets_sql searches searches_sql compare resolve)
+paths=(/livez "" "$search" "$facets" "$search" "$facets" "" "" "" "$resolve")
+files=("" "$dir/get.paths" "" "" "" "" "$dir/searches.paths" "$dir/searches.paths" "$dir/compare.paths" "")
+servers=("$base" "$base" "$base" "$base" "$sql_base" "$sql_base" "$base" "$sql_base" "$base" "$base")
+pids=("$pid" "$pid" "$pid" "$pid" "$sql_pid" "$sql_pid" "$pid" "$sql_pid" "$pid" "$pid")
+# The statement each endpoint's pgbench runs: the one that request executed (for search and
+# facets, the index's page statement on a cold summary cache; for "(sql)", the SQL search's page
+# and facet statements; for the rotating searches, the first of them).
+markers=("" "" "UNION ALL SELECT NULL" "UNION ALL SELECT NULL" "page AS (SELECT i.id"
+         "m AS MATERIALIZED (SELECT i.os_name" "UNION ALL SELECT NULL" "page AS (SELECT i.id"
+         "WITH ids AS" "WITH f AS")
 
 # One request per endpoint with every statement logged, for pgbench's scripts.
 psql "$url" -qc "ALTER SYSTEM SET log_min_duration_statement = 0" -c "SELECT pg_reload_conf()" >/dev/null
 sleep 0.5
-for i in 2 3 4 5 6 7; do
+for i in 2 3 4 5 6 7 8 9; do
     p=${paths[$i]}
-    [ -n "$p" ] || p=/v1/compare?ids=1,4,501,1001
+    [ -n "$p" ] || p=$(head -1 "${files[$i]}")
     curl -sf -o /dev/null -H "Authorization: Bearer $IMAXE_TOKEN" "${servers[$i]}$p"
     sleep 0.3
     bench/extract_sql.py "$pglog" "${markers[$i]}" "$dir/${names[$i]}.sql"
