@@ -221,7 +221,7 @@ static int serve(const struct imx_config *cfg, sigset_t *sigs)
         imx_db_pool_shutdown();
         return 1;
     }
-    if (imx_db_image_index_start(cfg->search_index) != 0) {
+    if (imx_db_image_index_start(cfg->search_index, cfg->search_index_walk) != 0) {
         imx_error("cannot start the search index loader");
         imx_db_pool_shutdown();
         return 1;

@@ -85,6 +85,7 @@ static struct {
     struct made_at at;
     char *snapshot; /* pg_snapshot text of at (new) */
     bool enabled;
+    unsigned walk;
     bool loader_running;
     size_t images, bytes; /* of ix, under lock */
     atomic_ullong searches_indexed, searches_sql, loads, catchups;
@@ -393,6 +394,7 @@ static struct imx_ix *load_all(struct imx_db_conn *c, enum imx_db_images_rc *rc)
         return NULL;
     }
     imx_ix_seal(ix);
+    imx_ix_set_walk_budget(ix, g.walk);
     return ix;
 }
 
@@ -518,9 +520,10 @@ static void *loader_main(void *arg)
     return NULL;
 }
 
-int imx_db_image_index_start(bool enabled)
+int imx_db_image_index_start(bool enabled, unsigned walk)
 {
     g.enabled = enabled;
+    g.walk = walk;
     if (!enabled)
         return 0;
     /* Catch-ups must not wait behind a steady stream of searches. */

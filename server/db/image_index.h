@@ -11,8 +11,9 @@
 #include "db/pool.h"
 
 /* Turns the index on (IMAXE_SEARCH_INDEX=1) or off, and starts loading it in the background
- * when on. Call once, after the pools exist and before serving. Returns 0 or -1. */
-int imx_db_image_index_start(bool enabled);
+ * when on; walk is imx_ix_set_walk_budget's (IMAXE_SEARCH_INDEX_WALK). Call once, after the
+ * pools exist and before serving. Returns 0 or -1. */
+int imx_db_image_index_start(bool enabled, unsigned walk);
 
 /* Waits for the background load and frees the index. */
 void imx_db_image_index_stop(void);

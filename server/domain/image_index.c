@@ -304,6 +304,70 @@ static struct lists lists_of(const struct seqtab *t, uint32_t id)
     return l;
 }
 
+/* ---- postings: image positions by family or list shape ---- */
+
+struct posting {
+    uint32_t *pos;
+    uint32_t n, cap;
+};
+
+struct postings {
+    struct posting *v; /* v[id] */
+    uint32_t n;
+};
+
+static int posting_add(struct postings *t, uint32_t id, uint32_t pos)
+{
+    if (id >= t->n) {
+        uint32_t n = t->n ? t->n : 256;
+        while (n <= id)
+            n *= 2;
+        struct posting *v = realloc(t->v, n * sizeof *v);
+        if (!v)
+            return -1;
+        memset(v + t->n, 0, (n - t->n) * sizeof *v);
+        t->v = v;
+        t->n = n;
+    }
+    struct posting *p = &t->v[id];
+    if (p->n == p->cap) {
+        uint32_t cap = p->cap ? p->cap * 2 : 4;
+        uint32_t *a = realloc(p->pos, cap * sizeof *a);
+        if (!a)
+            return -1;
+        p->pos = a;
+        p->cap = cap;
+    }
+    p->pos[p->n++] = pos;
+    return 0;
+}
+
+static void posting_remove(struct postings *t, uint32_t id, uint32_t pos)
+{
+    struct posting *p = id < t->n ? &t->v[id] : NULL;
+    for (uint32_t i = 0; p && i < p->n; i++) {
+        if (p->pos[i] == pos) {
+            p->pos[i] = p->pos[--p->n];
+            return;
+        }
+    }
+}
+
+static void postings_free(struct postings *t)
+{
+    for (uint32_t i = 0; i < t->n; i++)
+        free(t->v[i].pos);
+    free(t->v);
+}
+
+static size_t postings_bytes(const struct postings *t)
+{
+    size_t b = t->n * sizeof *t->v;
+    for (uint32_t i = 0; i < t->n; i++)
+        b += t->v[i].cap * sizeof(uint32_t);
+    return b;
+}
+
 /* ---- images ---- */
 
 #define NO_SIZE INT32_MAX /* size_gb unknown: sorts as 'Infinity' (numeric(8,2) < 10^6) */
@@ -330,6 +394,10 @@ struct imx_ix {
     uint32_t *by_id;          /* open addressing of image positions + 1 by id */
     uint32_t n_by_id;
     bool sealed; /* the orders are sorted (imx_ix_seal); until then puts only append */
+    /* The positions of the images of each family and of each list shape, for a search whose
+     * filters leave few images far apart in the sort order (see imx_ix_page). */
+    struct postings by_family, by_lists;
+    uint32_t walk_budget;
 };
 
 static uint32_t id_hash(int64_t id)
@@ -393,6 +461,8 @@ void imx_ix_free(struct imx_ix *ix)
     for (int k = 0; k < N_SORTS; k++)
         free(ix->order[k]);
     free(ix->by_id);
+    postings_free(&ix->by_family);
+    postings_free(&ix->by_lists);
     free(ix);
 }
 
@@ -441,6 +511,7 @@ size_t imx_ix_bytes(const struct imx_ix *ix)
     b += seq_bytes(&ix->attrs) + seq_bytes(&ix->lists);
     b += ix->cap * (sizeof(struct img) + (N_SORTS + 2) * sizeof(uint32_t));
     b += ix->n_by_id * sizeof(uint32_t);
+    b += postings_bytes(&ix->by_family) + postings_bytes(&ix->by_lists);
     return b;
 }
 
@@ -631,6 +702,16 @@ int imx_ix_put(struct imx_ix *ix, const struct imx_ix_row *row)
         struct img *old = &ix->imgs[at];
         bool moved = old->published_us != m.published_us || old->family != m.family ||
                      old->boot != m.boot || old->size_cents != m.size_cents;
+        if (old->family != m.family) {
+            posting_remove(&ix->by_family, old->family, (uint32_t)at);
+            if (posting_add(&ix->by_family, m.family, (uint32_t)at) != 0)
+                return -1;
+        }
+        if (ix->lists_at[at] != lists) {
+            posting_remove(&ix->by_lists, ix->lists_at[at], (uint32_t)at);
+            if (posting_add(&ix->by_lists, lists, (uint32_t)at) != 0)
+                return -1;
+        }
         *old = m;
         ix->attrs_at[at] = attrs;
         ix->lists_at[at] = lists;
@@ -645,6 +726,12 @@ int imx_ix_put(struct imx_ix *ix, const struct imx_ix_row *row)
     if ((ix->n + 1) * 2 >= ix->n_by_id && by_id_grow(ix) != 0)
         return -1;
     uint32_t pos = ix->n;
+    if (posting_add(&ix->by_family, m.family, pos) != 0)
+        return -1;
+    if (posting_add(&ix->by_lists, lists, pos) != 0) {
+        posting_remove(&ix->by_family, m.family, pos);
+        return -1;
+    }
     ix->imgs[pos] = m;
     ix->attrs_at[pos] = attrs;
     ix->lists_at[pos] = lists;
@@ -932,6 +1019,79 @@ static void write_next(const struct imx_ix *ix, const struct img *m, enum imx_ix
     }
 }
 
+/* Images walked in sort order before a search gathers its candidates instead. */
+#define WALK_BUDGET 4096
+
+void imx_ix_set_walk_budget(struct imx_ix *ix, uint32_t budget)
+{
+    ix->walk_budget = budget;
+}
+
+/* Adds the positions of posting p that match f and come after the cursor to c. */
+static int gather_posting(const struct imx_ix *ix, const struct filter *f,
+                          const struct imx_ix_query *q, const struct sort_key *after,
+                          const struct posting *p, uint32_t **c, size_t *n, size_t *cap)
+{
+    for (uint32_t i = 0; i < p->n; i++) {
+        uint32_t pos = p->pos[i];
+        if (!matches(ix, f, pos))
+            continue;
+        if (after) {
+            struct sort_key k = key_of(ix, &ix->imgs[pos], q->sort);
+            if (key_cmp(&k, after, q->sort) <= 0)
+                continue;
+        }
+        if (*n == *cap) {
+            size_t ncap = *cap ? *cap * 2 : 256;
+            uint32_t *a = realloc(*c, ncap * sizeof *a);
+            if (!a)
+                return -1;
+            *c = a;
+            *cap = ncap;
+        }
+        (*c)[(*n)++] = pos;
+    }
+    return 0;
+}
+
+/* The page from the images of the filter's family, or of the list shapes it accepts, sorted:
+ * for a filter that leaves few images, spread over the order. Returns 0 or -1. */
+static int page_by_gathering(const struct imx_ix *ix, const struct filter *f,
+                             const struct imx_ix_query *q, const struct sort_key *after,
+                             struct imx_ix_page *out)
+{
+    uint32_t *c = NULL;
+    size_t n = 0, cap = 0;
+    int rc = 0;
+    if (f->family) {
+        if (f->family < ix->by_family.n)
+            rc = gather_posting(ix, f, q, after, &ix->by_family.v[f->family], &c, &n, &cap);
+    } else {
+        for (uint32_t id = 1; id < ix->by_lists.n && rc == 0; id++) {
+            const struct posting *p = &ix->by_lists.v[id];
+            if (p->n == 0)
+                continue;
+            uint8_t *memo = &f->lists_memo[id];
+            if (!*memo)
+                *memo = lists_match(ix, f, id) ? 1 : 2;
+            if (*memo == 1)
+                rc = gather_posting(ix, f, q, after, p, &c, &n, &cap);
+        }
+    }
+    if (rc == 0) {
+        struct sort_ctx ctx = { ix, q->sort };
+        qsort_r(c, n, sizeof *c, pos_cmp, &ctx);
+        out->n = 0;
+        out->next[0] = '\0';
+        for (size_t i = 0; i < n && i < (size_t)q->limit; i++)
+            out->ids[out->n++] = ix->imgs[c[i]].id;
+        if (n > (size_t)q->limit)
+            write_next(ix, &ix->imgs[c[q->limit - 1]], q->sort, out->next, sizeof out->next);
+    }
+    free(c);
+    return rc;
+}
+
 int imx_ix_page(const struct imx_ix *ix, const struct imx_ix_query *q, struct imx_ix_page *out)
 {
     out->n = 0;
@@ -939,17 +1099,27 @@ int imx_ix_page(const struct imx_ix *ix, const struct imx_ix_query *q, struct im
     if (q->limit < 1 || q->limit > IMX_IX_PAGE_MAX || (unsigned)q->sort >= N_SORTS || !ix->sealed)
         return -1;
     uint32_t place = 0;
+    struct sort_key after;
     if (q->after) {
-        struct sort_key k;
-        if (cursor_key(q, &k) != 0)
+        if (cursor_key(q, &after) != 0)
             return -1;
-        place = lower_place(ix, q->sort, &k, true);
+        place = lower_place(ix, q->sort, &after, true);
     }
     struct filter f;
     if (filter_make(ix, q, &f) != 0)
         return -1;
+    /* Walk the order from the cursor: a page of a broad search ends after a few hundred images.
+     * A search whose matches are rare would walk the whole order; past the budget, one with a
+     * family or list filter gathers its candidates from the postings and sorts them. */
+    uint32_t budget = ix->walk_budget ? ix->walk_budget : WALK_BUDGET;
+    bool can_gather = f.family || f.by_lists;
     const struct img *last = NULL;
+    int rc = 0;
     for (uint32_t p = place; p < ix->n && !f.impossible; p++) {
+        if (can_gather && p - place == budget) {
+            rc = page_by_gathering(ix, &f, q, q->after ? &after : NULL, out);
+            break;
+        }
         uint32_t pos = ix->order[q->sort][p];
         if (!matches(ix, &f, pos))
             continue;
@@ -962,7 +1132,7 @@ int imx_ix_page(const struct imx_ix *ix, const struct imx_ix_query *q, struct im
         last = m;
     }
     filter_free(&f);
-    return 0;
+    return rc;
 }
 
 /* ---- facets ---- */

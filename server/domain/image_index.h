@@ -115,6 +115,10 @@ size_t imx_ix_bytes(const struct imx_ix *ix);
 IMX_IX_MUST_CHECK int imx_ix_page(const struct imx_ix *ix, const struct imx_ix_query *q,
                                   struct imx_ix_page *out);
 
+/* How many images a page walks in sort order before it gathers its candidates from the
+ * family or list-shape postings instead (0: the default, 4096). For tests of both paths. */
+void imx_ix_set_walk_budget(struct imx_ix *ix, uint32_t budget);
+
 /* Facet counts over every image matching q (sort, cursor and limit ignored), as the text SQL
  * json_build_object would make: {"total" : n, "gpu" : [{"value" : "H100", "count" : 3}, ...],
  * "os", "provider", "cuda", "driver_branch", "framework", "tag"}, each list by count descending

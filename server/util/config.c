@@ -122,6 +122,7 @@ int imx_config_load(struct imx_config *cfg, char *err, size_t errlen)
         { "IMAXE_WEBHOOK_POLL_MS", 1000, 10, 60000 },
         { "IMAXE_WEBHOOK_DISABLE_AFTER_S", 432000, 1, 31536000 },
         { "IMAXE_SEARCH_INDEX", 1, 0, 1 },
+        { "IMAXE_SEARCH_INDEX_WALK", 4096, 1, 1000000 },
     };
     unsigned long long v[sizeof vars / sizeof vars[0]];
     int failed = 0;
@@ -152,6 +153,7 @@ int imx_config_load(struct imx_config *cfg, char *err, size_t errlen)
     cfg->webhook_poll_ms = (unsigned)v[19];
     cfg->webhook_disable_after_s = (unsigned)v[20];
     cfg->search_index = v[21] != 0;
+    cfg->search_index_walk = (unsigned)v[22];
 
     env_str(cfg->bind, sizeof cfg->bind, "IMAXE_BIND", "127.0.0.1");
     env_str(cfg->log_level, sizeof cfg->log_level, "IMAXE_LOG_LEVEL", "info");

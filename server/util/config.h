@@ -23,6 +23,7 @@ struct imx_config {
     unsigned shutdown_s;         /* IMAXE_SHUTDOWN_TIMEOUT_S: drain bound on SIGTERM */
     bool access_log;             /* IMAXE_ACCESS_LOG */
     bool search_index;           /* IMAXE_SEARCH_INDEX: answer searches from memory */
+    unsigned search_index_walk;  /* IMAXE_SEARCH_INDEX_WALK: images a page walks before gathering */
     char log_level[16];          /* IMAXE_LOG_LEVEL */
     char migrations_dir[512];    /* IMAXE_MIGRATIONS_DIR */
     char web_dir[512];           /* IMAXE_WEB_DIR */

@@ -368,6 +368,31 @@ static void pages_follow_the_table(void **state)
     imx_ix_free(ix);
 }
 
+/* The same table when every page with a family or list filter gathers its candidates from the
+ * postings after walking 1, 2 or 3 images (instead of 4096): the same ids, order and cursors. */
+static void gathered_pages_are_the_walked_pages(void **state)
+{
+    (void)state;
+    for (uint32_t budget = 1; budget <= 3; budget++) {
+        struct imx_ix *ix = fixture_index();
+        imx_ix_set_walk_budget(ix, budget);
+        for (size_t i = 0; i < sizeof CASES / sizeof CASES[0]; i++)
+            run_case(ix, &CASES[i]);
+        /* And after updates, which move images between postings. */
+        put_fixture(ix, &FIXTURES[1], "deprecated");
+        run_case(ix, &(struct qcase){ "gathered, replaced", { "tag=cis" }, { 5, 7, 1 }, "" });
+        run_case(ix, &(struct qcase){ "gathered, family",
+                                      { "family=alpha", "limit=1" },
+                                      { 5 },
+                                      "p:5:1700000000000005" });
+        run_case(ix, &(struct qcase){ "gathered, family after cursor",
+                                      { "family=alpha", "after=5:1700000000000005" },
+                                      { 1 },
+                                      "" });
+        imx_ix_free(ix);
+    }
+}
+
 static void malformed_queries_are_refused(void **state)
 {
     (void)state;
@@ -495,6 +520,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(pages_follow_the_table),
+        cmocka_unit_test(gathered_pages_are_the_walked_pages),
         cmocka_unit_test(malformed_queries_are_refused),
         cmocka_unit_test(updates_after_sealing_keep_the_orders),
         cmocka_unit_test(facets_are_the_sql_text),
