@@ -497,7 +497,18 @@ static enum imx_db_images_rc sync_locked(struct imx_db_conn *c)
     return rc;
 }
 
-enum imx_db_images_rc imx_db_image_index_sync(struct imx_db_conn *c)
+/* Loads or catches up on c unless another thread is doing so: then returns false. */
+static bool try_sync(struct imx_db_conn *c, enum imx_db_images_rc *rc)
+{
+    if (pthread_mutex_trylock(&g.sync) != 0)
+        return false;
+    *rc = sync_locked(c);
+    pthread_mutex_unlock(&g.sync);
+    return true;
+}
+
+/* Loads or catches up on c, waiting for another thread that is. */
+static enum imx_db_images_rc sync_now(struct imx_db_conn *c)
 {
     pthread_mutex_lock(&g.sync);
     enum imx_db_images_rc rc = sync_locked(c);
@@ -511,7 +522,7 @@ static void *loader_main(void *arg)
     enum imx_db_failure why;
     struct imx_db_conn *c = imx_db_acquire(&why);
     if (c) {
-        enum imx_db_images_rc rc = imx_db_image_index_sync(c);
+        enum imx_db_images_rc rc = sync_now(c);
         if (rc != IMX_DBI_OK)
             imx_warn("search index: first load failed (%d); searches use SQL until it loads",
                      (int)rc);
@@ -749,11 +760,7 @@ enum imx_db_images_rc imx_db_image_search_indexed(struct imx_db_conn *c,
         pthread_rwlock_unlock(&g.lock);
         if (!loaded) {
             /* Not loaded (the first load failed): load it here unless someone else is. */
-            if (pthread_mutex_trylock(&g.sync) != 0)
-                goto out;
-            rc = sync_locked(c);
-            pthread_mutex_unlock(&g.sync);
-            if (rc != IMX_DBI_OK)
+            if (!try_sync(c, &rc) || rc != IMX_DBI_OK)
                 goto out;
             continue;
         }
@@ -805,11 +812,7 @@ enum imx_db_images_rc imx_db_image_search_indexed(struct imx_db_conn *c,
         *facets = NULL;
         /* Something was committed since the index was made: catch up, unless another thread
          * already is (then SQL answers this one). */
-        if (pthread_mutex_trylock(&g.sync) != 0)
-            goto out;
-        rc = sync_locked(c);
-        pthread_mutex_unlock(&g.sync);
-        if (rc != IMX_DBI_OK)
+        if (!try_sync(c, &rc) || rc != IMX_DBI_OK)
             goto out;
     }
 out:

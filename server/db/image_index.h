@@ -39,7 +39,4 @@ struct imx_db_image_index_stats {
 
 void imx_db_image_index_stats(struct imx_db_image_index_stats *st);
 
-/* Brings the index up to date now (load or catch up) on c. Returns IMX_DBI_OK or a failure. */
-enum imx_db_images_rc imx_db_image_index_sync(struct imx_db_conn *c);
-
 #endif /* IMX_DB_IMAGE_INDEX_H */

@@ -826,17 +826,22 @@ IMX_DB_STMT(stmt_lock, 1,
 
 /* $1 id, $2 status (NULL: keep each image's), $3 reason, $4 revoke_at, $5 cascade. Descendants
  * (cascade) that are already revoked keep their own reason. patch_status follows: revoked with
- * the image, back to ok when an image is restored from revoked. */
+ * the image, back to ok when an image is restored from revoked. A deprecation keeps a scheduled
+ * revocation; a restore or an immediate revocation replaces it. */
 IMX_DB_STMT(stmt_set_status, 5,
             "WITH RECURSIVE d (id) AS (SELECT $1::bigint"
             "   UNION SELECT c.id FROM images c JOIN d ON c.parent_id = d.id WHERE $5::bool),"
             " u AS (UPDATE images i SET status = coalesce($2::text, i.status),"
-            "   status_reason = $3::text, revoke_at = $4::timestamptz, updated_at = now(),"
+            "   status_reason = $3::text, updated_at = now(),"
+            "   revoke_at = CASE WHEN $2::text = 'deprecated' THEN i.revoke_at"
+            "     ELSE $4::timestamptz END,"
             "   patch_status = CASE WHEN $2::text = 'revoked' THEN 'revoked'"
             "     WHEN i.patch_status = 'revoked' THEN 'ok' ELSE i.patch_status END"
             "  FROM d WHERE i.id = d.id AND (i.id = $1::bigint OR i.status <> 'revoked')"
             "  RETURNING i.id)"
             " SELECT coalesce(json_agg(u.id ORDER BY u.id), '[]')::text FROM u");
+
+IMX_DB_STMT(stmt_apply_due, 0, "SELECT imx_image_apply_due_revocations()");
 
 IMX_DB_STMT(stmt_lineage, 1, "SELECT imx_image_lineage($1::bigint)::text");
 
@@ -895,6 +900,17 @@ enum imx_db_images_rc imx_db_image_set_status(struct imx_db_conn *c,
     snprintf(idt, sizeof idt, "%lld", s->id);
     const char *params[] = { idt, s->status, s->reason, s->revoke_at, s->cascade ? "t" : "f" };
     return exec_json(c, &stmt_set_status, params, changed);
+}
+
+enum imx_db_images_rc imx_db_image_apply_due_revocations(struct imx_db_conn *c, int *applied)
+{
+    *applied = 0;
+    PGresult *r = imx_db_exec(c, &stmt_apply_due, NULL);
+    enum imx_db_images_rc rc = imx_db_ok(r) ? IMX_DBI_OK : failure_rc(r, NULL, 0);
+    if (rc == IMX_DBI_OK && PQntuples(r) == 1)
+        *applied = atoi(PQgetvalue(r, 0, 0));
+    PQclear(r);
+    return rc;
 }
 
 enum imx_db_images_rc imx_db_image_lineage(struct imx_db_conn *c, long long id, char **json)

@@ -181,6 +181,11 @@ struct imx_image_status_change {
     bool cascade;          /* apply to every descendant too (those not already revoked) */
 };
 
+/* Makes every scheduled revocation whose revoke_at has passed a real one (status revoked, so the
+ * image's and its family's patch statuses follow). *applied gets how many images changed.
+ * Safe to call from several servers at once. */
+enum imx_db_images_rc imx_db_image_apply_due_revocations(struct imx_db_conn *c, int *applied);
+
 /* Applies the change (inside the caller's transaction). *changed is new: a JSON array of the ids
  * changed, in id order. INVALID when the schema refuses a value. */
 enum imx_db_images_rc imx_db_image_set_status(struct imx_db_conn *c,

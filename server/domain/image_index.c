@@ -1080,7 +1080,8 @@ static int page_by_gathering(const struct imx_ix *ix, const struct filter *f,
     }
     if (rc == 0) {
         struct sort_ctx ctx = { ix, q->sort };
-        qsort_r(c, n, sizeof *c, pos_cmp, &ctx);
+        if (n > 1)
+            qsort_r(c, n, sizeof *c, pos_cmp, &ctx);
         out->n = 0;
         out->next[0] = '\0';
         for (size_t i = 0; i < n && i < (size_t)q->limit; i++)
@@ -1173,38 +1174,20 @@ static void put_str(struct text *t, const char *s)
 /* A JSON string as PostgreSQL's escape_json writes it. */
 static void put_json_string(struct text *t, const char *s)
 {
+    static const char from[] = "\"\\\b\f\n\r\t", to[] = "\"\\bfnrt";
     put_raw(t, "\"", 1);
     for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        const char *hit = strchr(from, *p);
         char esc[8];
-        switch (*p) {
-        case '"':
-            put_raw(t, "\\\"", 2);
-            break;
-        case '\\':
-            put_raw(t, "\\\\", 2);
-            break;
-        case '\b':
-            put_raw(t, "\\b", 2);
-            break;
-        case '\f':
-            put_raw(t, "\\f", 2);
-            break;
-        case '\n':
-            put_raw(t, "\\n", 2);
-            break;
-        case '\r':
-            put_raw(t, "\\r", 2);
-            break;
-        case '\t':
-            put_raw(t, "\\t", 2);
-            break;
-        default:
-            if (*p < ' ') {
-                snprintf(esc, sizeof esc, "\\u%04x", *p);
-                put_str(t, esc);
-            } else {
-                put_raw(t, (const char *)p, 1);
-            }
+        if (hit) {
+            esc[0] = '\\';
+            esc[1] = to[hit - from];
+            put_raw(t, esc, 2);
+        } else if (*p < ' ') {
+            snprintf(esc, sizeof esc, "\\u%04x", *p);
+            put_str(t, esc);
+        } else {
+            put_raw(t, (const char *)p, 1);
         }
     }
     put_raw(t, "\"", 1);

@@ -600,6 +600,21 @@ static void resolve_never_returns_revoked(void **state)
     bool seen;
     search_count("family=res-api", mid, &seen);
     assert_false(seen);
+    /* The due revocation becomes a real one within a poll of the dispatcher (1 s here): the
+     * stored status and the patch status follow, as after a PATCH to revoked. */
+    char *stored = NULL;
+    snprintf(q, sizeof q, "SELECT status || ',' || patch_status FROM images WHERE id = %lld", mid);
+    for (int i = 0; i < 50; i++) {
+        free(stored);
+        stored = imx_t_sql(db, q);
+        if (stored && strcmp(stored, "revoked,revoked") == 0)
+            break;
+        imx_t_sleep_ms(100);
+    }
+    assert_string_equal(stored, "revoked,revoked");
+    free(stored);
+    search_count("family=res-api&status=revoked&patch_status=revoked", mid, &seen);
+    assert_true(seen);
 
     /* Which filter emptied the set. */
     resolved_id("family=res-api&region=ap-south-1", &status);
@@ -619,6 +634,41 @@ static void resolve_never_returns_revoked(void **state)
     req(viewer, "GET", "/v1/images/resolve?family=res-api", NULL, NULL, &res);
     imx_t_assert_problem(&res, 400);
     imx_t_res_free(&res);
+}
+
+/* PATCHes the image with body as pub_a and returns the reply's revoke_at (new, or NULL). */
+static char *patch_revoke_at(long long id, const char *body, const char *want_status)
+{
+    char path[64], etag[128], im[200];
+    struct imx_res res;
+    snprintf(path, sizeof path, "/v1/images/%lld", id);
+    snprintf(im, sizeof im, "If-Match: %s", etag_of(id, etag, sizeof etag));
+    req(pub_a, "PATCH", path, body, im, &res);
+    assert_int_equal(res.status, 200);
+    assert_string_equal(json_string_value(json_object_get(res.json, "status")), want_status);
+    const char *at = json_string_value(json_object_get(res.json, "revoke_at"));
+    char *out = at ? strdup(at) : NULL;
+    imx_t_res_free(&res);
+    return out;
+}
+
+static void deprecation_keeps_a_scheduled_revocation(void **state)
+{
+    (void)state;
+    long long id = publish("sched-api", "1", "580.95.05", "13.0.2", 0);
+    char *at = patch_revoke_at(
+        id, "{\"status\":\"revoked\",\"reason\":\"EOL\",\"revoke_at\":\"2999-01-01T00:00:00Z\"}",
+        "active");
+    assert_non_null(at);
+    free(at);
+    /* Deprecated in the meantime: still revoked at the scheduled time. */
+    at = patch_revoke_at(id, "{\"status\":\"deprecated\",\"reason\":\"superseded\"}", "deprecated");
+    assert_non_null(at);
+    assert_non_null(strstr(at, "2999-01-01"));
+    free(at);
+    /* Restored: the schedule is gone. */
+    at = patch_revoke_at(id, "{\"status\":\"active\"}", "active");
+    assert_null(at);
 }
 
 static void compat_check_and_reference_data(void **state)
@@ -693,6 +743,7 @@ int main(void)
         cmocka_unit_test(facets_match_filtered_counts),
         cmocka_unit_test(compare_images),
         cmocka_unit_test(resolve_never_returns_revoked),
+        cmocka_unit_test(deprecation_keeps_a_scheduled_revocation),
         cmocka_unit_test(compat_check_and_reference_data),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -350,6 +350,7 @@ static const struct qcase CASES[] = {
     { "region nobody has", { "region=ap-south-1" }, { 0 }, "" },
     { "tags all present", { "tag=cis", "tag=fips" }, { 2 }, "" },
     { "tag", { "tag=cis" }, { 5, 2, 7, 1 }, "" },
+    { "tag only a revoked image has", { "tag=stig" }, { 0 }, "" },
     { "os name", { "os_name=rocky", "status=any" }, { 4 }, "" },
     { "os name and version", { "os_name=ubuntu", "os_version=24.04" }, { 5, 2 }, "" },
     { "provider and arch", { "provider=aws", "arch=x86_64" }, { 2, 7, 1 }, "" },

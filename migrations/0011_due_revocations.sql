@@ -1,0 +1,18 @@
+-- A revocation scheduled with revoke_at counts for reads from that moment (imx_image_status), but
+-- the row kept its old status, so nothing that follows a status change ran: the image's patch
+-- status stayed ok/vulnerable, and its family's fixed_by and patch statuses still counted it.
+-- imx_image_apply_due_revocations() makes a due revocation a real one (the status change fires
+-- images_patch_status, as a PATCH to revoked does); every server's webhook dispatcher calls it
+-- on each poll (server/webhooks/dispatcher.c), and concurrent calls are harmless.
+CREATE INDEX images_revoke_due ON images (revoke_at)
+  WHERE revoke_at IS NOT NULL AND status <> 'revoked';
+
+CREATE FUNCTION imx_image_apply_due_revocations() RETURNS integer
+LANGUAGE sql AS $$
+  WITH due AS (
+    UPDATE images SET status = 'revoked', patch_status = 'revoked', updated_at = now(),
+           status_reason = coalesce(status_reason, 'scheduled revocation')
+     WHERE revoke_at <= now() AND revoke_at IS NOT NULL AND status <> 'revoked'
+    RETURNING 1)
+  SELECT count(*)::integer FROM due
+$$;
