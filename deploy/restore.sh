@@ -45,4 +45,9 @@ fi
 # need not be the role that owned them where the backup was taken.
 pg_restore --single-transaction --exit-on-error --no-owner --no-acl --no-password \
     --dbname="$url" "$in"
+# A new identity for the restored catalog: a server that kept a search index of the database
+# the backup came from reloads it instead of catching up (migrations/0010_search_index.sql).
+psql --no-psqlrc --no-password --dbname="$url" -q -v ON_ERROR_STOP=1 -c \
+    "DO \$\$ BEGIN IF to_regclass('image_index_state') IS NOT NULL THEN
+       UPDATE image_index_state SET instance = gen_random_uuid(); END IF; END \$\$"
 echo "restore.sh: restored $in"

@@ -140,6 +140,9 @@ echo "   $loaded of $total concurrent inserts were in the snapshot"
 [ "$loaded" = "$maxload" ] || fail "restored inserts have gaps ($loaded rows, highest $maxload)"
 [ "$(sql "$dst_db" "SELECT count(*) FROM schema_migrations")" = "$(sql "$src_db" "SELECT count(*) FROM schema_migrations")" ] ||
     fail "schema_migrations differ"
+# A server holding a search index of the source must not take the restored catalog for it.
+[ "$(sql "$dst_db" "SELECT instance FROM image_index_state")" != "$(sql "$src_db" "SELECT instance FROM image_index_state")" ] ||
+    fail "the restored catalog kept the source's search-index identity"
 
 pending=$(sql "$dst_db" "SELECT count(*) FROM webhook_deliveries WHERE state = 'pending'")
 [ "$pending" -gt 40 ] || fail "only $pending undelivered events were in the backup"
