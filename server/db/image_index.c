@@ -86,6 +86,7 @@ static struct {
     char *snapshot; /* pg_snapshot text of at (new) */
     bool enabled;
     unsigned walk;
+    long long load_failed_ms; /* monotonic time of the last failed load, 0 when none; under sync */
     bool loader_running;
     size_t images, bytes; /* of ix, under lock */
     atomic_ullong searches_indexed, searches_sql, loads, catchups;
@@ -477,6 +478,10 @@ static enum imx_db_images_rc sync_locked(struct imx_db_conn *c)
                 rc = IMX_DBI_ERROR;
             }
             pthread_rwlock_unlock(&g.lock);
+            if (rc != IMX_DBI_OK)
+                imx_warn("search index dropped: a changed image could not be put in it (out of "
+                         "memory, or a list longer than %d); searches use SQL until it reloads",
+                         IMX_IX_LIST_MAX);
         }
         PQclear(r);
     }
@@ -490,6 +495,8 @@ static enum imx_db_images_rc sync_locked(struct imx_db_conn *c)
             install(ix, &at, snapshot);
             snapshot = NULL;
             atomic_fetch_add(&g.loads, 1);
+        } else {
+            imx_warn("search index: loading failed (%d); searches use SQL meanwhile", (int)rc);
         }
     }
     free(snapshot);
@@ -497,14 +504,25 @@ static enum imx_db_images_rc sync_locked(struct imx_db_conn *c)
     return rc;
 }
 
-/* Loads or catches up on c unless another thread is doing so: then returns false. */
+/* After a failed load, requests leave loading to the next one this much later. */
+#define LOAD_RETRY_MS 30000
+
+/* Loads or catches up on c unless another thread is doing so, or (with no index) a load failed
+ * less than LOAD_RETRY_MS ago: then returns false. */
 static bool try_sync(struct imx_db_conn *c, enum imx_db_images_rc *rc)
 {
     if (pthread_mutex_trylock(&g.sync) != 0)
         return false;
-    *rc = sync_locked(c);
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    long long now = (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+    bool wait = !g.ix && g.load_failed_ms && now - g.load_failed_ms < LOAD_RETRY_MS;
+    if (!wait) {
+        *rc = sync_locked(c);
+        g.load_failed_ms = g.ix ? 0 : now;
+    }
     pthread_mutex_unlock(&g.sync);
-    return true;
+    return !wait;
 }
 
 /* Loads or catches up on c, waiting for another thread that is. */
@@ -759,9 +777,12 @@ enum imx_db_images_rc imx_db_image_search_indexed(struct imx_db_conn *c,
         long long ref_generation = g.at.ref_generation;
         pthread_rwlock_unlock(&g.lock);
         if (!loaded) {
-            /* Not loaded (the first load failed): load it here unless someone else is. */
-            if (!try_sync(c, &rc) || rc != IMX_DBI_OK)
+            /* Not loaded (the first load failed): load it here unless someone else is, or a
+             * load failed moments ago. Meanwhile, and if it fails, SQL answers. */
+            if (!try_sync(c, &rc) || rc != IMX_DBI_OK) {
+                rc = IMX_DBI_OK;
                 goto out;
+            }
             continue;
         }
         if (gpu) {
@@ -811,9 +832,11 @@ enum imx_db_images_rc imx_db_image_search_indexed(struct imx_db_conn *c,
         free(*facets);
         *facets = NULL;
         /* Something was committed since the index was made: catch up, unless another thread
-         * already is (then SQL answers this one). */
-        if (!try_sync(c, &rc) || rc != IMX_DBI_OK)
+         * already is (then SQL answers this one, as it does when the catch-up fails). */
+        if (!try_sync(c, &rc) || rc != IMX_DBI_OK) {
+            rc = IMX_DBI_OK;
             goto out;
+        }
     }
 out:
     if (!*served) {

@@ -1220,6 +1220,28 @@ static void the_index_answered(void **state)
     assert_int_equal(metric(&sql_srv, "imaxe_search_index_images"), -1);
 }
 
+/* An image the index cannot hold (more GPUs than a list takes: only possible through SQL) makes
+ * the catch-up fail: the index is dropped and SQL answers every search, with the same pages.
+ * Last, since the index stays off for this server afterwards (reloads back off for 30 s). */
+static void an_image_the_index_cannot_hold_leaves_search_to_sql(void **state)
+{
+    (void)state;
+    long long sql_before = metric(&ix_srv, "imaxe_searches_total{by=\"sql\"}");
+    char q[256];
+    snprintf(q, sizeof q,
+             "INSERT INTO image_gpus (image_id, gpu) SELECT %lld, 'gpu-' || g"
+             " FROM generate_series(1, 300) g RETURNING 1",
+             imgs[0].id);
+    free(imx_t_sql(db, q));
+    compare_query("status=any&limit=50");
+    compare_query("gpu=gpu-7&status=any&facets=true");
+    compare_query("region=us-east-1&sort=family&limit=7");
+    assert_true(listed("gpu=gpu-300&status=any", imgs[0].id));
+    assert_int_equal(metric(&ix_srv, "imaxe_search_index_images"), -1);
+    assert_true(metric(&ix_srv, "imaxe_searches_total{by=\"sql\"}") > sql_before + 3);
+    assert_true(imx_t_log_contains(&ix_srv, "search index dropped"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1230,6 +1252,7 @@ int main(void)
         cmocka_unit_test(a_restarted_index_agrees),
         cmocka_unit_test(writes_through_the_other_server_reach_the_index),
         cmocka_unit_test(the_index_answered),
+        cmocka_unit_test(an_image_the_index_cannot_hold_leaves_search_to_sql),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
