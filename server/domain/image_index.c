@@ -3,7 +3,6 @@
 #include "domain/image_index.h"
 
 #include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +29,31 @@ static uint32_t str_hash(const char *s)
     return hash_bytes(s, strlen(s), 2166136261u);
 }
 
+/* The three interning tables below index their ids in open-addressing slots (0: empty). */
+static void slot_put(uint32_t *slots, uint32_t nslots, uint32_t hash, uint32_t id)
+{
+    uint32_t i = hash & (nslots - 1);
+    while (slots[i])
+        i = (i + 1) & (nslots - 1);
+    slots[i] = id;
+}
+
+/* Doubles *slots (at least min) and re-inserts ids 1..n by hash(t, id). Returns 0 or -1. */
+static int slots_grow(uint32_t **slots, uint32_t *nslots, uint32_t min, uint32_t n,
+                      uint32_t (*hash)(const void *t, uint32_t id), const void *t)
+{
+    uint32_t size = *nslots ? *nslots * 2 : min;
+    uint32_t *fresh = calloc(size, sizeof *fresh);
+    if (!fresh)
+        return -1;
+    for (uint32_t id = 1; id <= n; id++)
+        slot_put(fresh, size, hash(t, id), id);
+    free(*slots);
+    *slots = fresh;
+    *nslots = size;
+    return 0;
+}
+
 /* The id of s, or 0 when it was never interned. */
 static uint32_t str_find(const struct strtab *t, const char *s)
 {
@@ -44,22 +68,9 @@ static uint32_t str_find(const struct strtab *t, const char *s)
     }
 }
 
-static int str_grow(struct strtab *t)
+static uint32_t str_hash_of(const void *t, uint32_t id)
 {
-    uint32_t nslots = t->nslots ? t->nslots * 2 : 256;
-    uint32_t *slots = calloc(nslots, sizeof *slots);
-    if (!slots)
-        return -1;
-    for (uint32_t id = 1; id <= t->n; id++) {
-        uint32_t i = str_hash(t->v[id]) & (nslots - 1);
-        while (slots[i])
-            i = (i + 1) & (nslots - 1);
-        slots[i] = id;
-    }
-    free(t->slots);
-    t->slots = slots;
-    t->nslots = nslots;
-    return 0;
+    return str_hash(((const struct strtab *)t)->v[id]);
 }
 
 /* The id of s, interning a copy when new; 0 when out of memory. NULL interns as 0 too. */
@@ -70,7 +81,8 @@ static uint32_t str_intern(struct strtab *t, const char *s)
     uint32_t id = str_find(t, s);
     if (id)
         return id;
-    if ((t->n + 1) * 2 >= t->nslots && str_grow(t) != 0)
+    if ((t->n + 1) * 2 >= t->nslots &&
+        slots_grow(&t->slots, &t->nslots, 256, t->n, str_hash_of, t) != 0)
         return 0;
     if (t->n + 2 > t->cap) {
         uint32_t cap = t->cap ? t->cap * 2 : 256;
@@ -85,99 +97,7 @@ static uint32_t str_intern(struct strtab *t, const char *s)
         return 0;
     id = ++t->n;
     t->v[id] = copy;
-    uint32_t i = str_hash(s) & (t->nslots - 1);
-    while (t->slots[i])
-        i = (i + 1) & (t->nslots - 1);
-    t->slots[i] = id;
-    return id;
-}
-
-/* ---- interned component versions: (name id, key) ---- */
-
-struct cv {
-    uint32_t name;
-    uint32_t next; /* the next cv id of the same name, 0 at the end */
-    int32_t key[IMX_VER_PARTS];
-};
-
-struct cvtab {
-    struct cv *v; /* v[id], ids 1..n */
-    uint32_t n, cap;
-    uint32_t *slots;
-    uint32_t nslots;
-    uint32_t
-        *first; /* first[name id]: the newest cv of that name (a constraint reads only those) */
-    uint32_t n_first;
-};
-
-static uint32_t cv_hash(uint32_t name, const int32_t *key)
-{
-    return hash_bytes(key, sizeof(int32_t) * IMX_VER_PARTS,
-                      hash_bytes(&name, sizeof name, 2166136261u));
-}
-
-static bool cv_same(const struct cv *c, uint32_t name, const int32_t *key)
-{
-    return c->name == name && memcmp(c->key, key, sizeof c->key) == 0;
-}
-
-static int cv_grow(struct cvtab *t)
-{
-    uint32_t nslots = t->nslots ? t->nslots * 2 : 1024;
-    uint32_t *slots = calloc(nslots, sizeof *slots);
-    if (!slots)
-        return -1;
-    for (uint32_t id = 1; id <= t->n; id++) {
-        uint32_t i = cv_hash(t->v[id].name, t->v[id].key) & (nslots - 1);
-        while (slots[i])
-            i = (i + 1) & (nslots - 1);
-        slots[i] = id;
-    }
-    free(t->slots);
-    t->slots = slots;
-    t->nslots = nslots;
-    return 0;
-}
-
-static uint32_t cv_intern(struct cvtab *t, uint32_t name, const int32_t *key)
-{
-    if (t->nslots) {
-        for (uint32_t i = cv_hash(name, key) & (t->nslots - 1); t->slots[i];
-             i = (i + 1) & (t->nslots - 1)) {
-            if (cv_same(&t->v[t->slots[i]], name, key))
-                return t->slots[i];
-        }
-    }
-    if ((t->n + 1) * 2 >= t->nslots && cv_grow(t) != 0)
-        return 0;
-    if (t->n + 2 > t->cap) {
-        uint32_t cap = t->cap ? t->cap * 2 : 1024;
-        struct cv *v = realloc(t->v, cap * sizeof *v);
-        if (!v)
-            return 0;
-        t->v = v;
-        t->cap = cap;
-    }
-    if (name >= t->n_first) {
-        uint32_t n_first = t->n_first ? t->n_first : 64;
-        while (n_first <= name)
-            n_first *= 2;
-        uint32_t *first = realloc(t->first, n_first * sizeof *first);
-        if (!first)
-            return 0;
-        memset(first + t->n_first, 0, (n_first - t->n_first) * sizeof *first);
-        t->first = first;
-        t->n_first = n_first;
-    }
-    uint32_t id = ++t->n;
-    t->v[id].name = name;
-    t->v[id].next = t->first[name];
-    t->first[name] = id;
-    memcpy(t->v[id].key, key, sizeof t->v[id].key);
-    uint32_t i = cv_hash(name, key) & (t->nslots - 1);
-    while (t->slots[i])
-        i = (i + 1) & (t->nslots - 1);
-    t->slots[i] = id;
+    slot_put(t->slots, t->nslots, str_hash(s), id);
     return id;
 }
 
@@ -205,36 +125,28 @@ static const uint32_t *seq_of(const struct seqtab *t, uint32_t id)
     return t->items + t->at[id];
 }
 
-static int seq_grow(struct seqtab *t)
+static uint32_t seq_hash(const uint32_t *v, size_t n)
 {
-    uint32_t nslots = t->nslots ? t->nslots * 2 : 256;
-    uint32_t *slots = calloc(nslots, sizeof *slots);
-    if (!slots)
-        return -1;
-    for (uint32_t id = 1; id <= t->n; id++) {
-        uint32_t i = hash_bytes(seq_of(t, id), seq_len(t, id) * sizeof(uint32_t), 2166136261u) &
-                     (nslots - 1);
-        while (slots[i])
-            i = (i + 1) & (nslots - 1);
-        slots[i] = id;
-    }
-    free(t->slots);
-    t->slots = slots;
-    t->nslots = nslots;
-    return 0;
+    return hash_bytes(v, n * sizeof *v, 2166136261u);
+}
+
+static uint32_t seq_hash_of(const void *t, uint32_t id)
+{
+    return seq_hash(seq_of(t, id), seq_len(t, id));
 }
 
 /* The id of the sequence v[0..n), interned when new; 0 when out of memory. */
 static uint32_t seq_intern(struct seqtab *t, const uint32_t *v, size_t n)
 {
-    uint32_t h = hash_bytes(v, n * sizeof *v, 2166136261u);
+    uint32_t h = seq_hash(v, n);
     for (uint32_t i = t->nslots ? h & (t->nslots - 1) : 0; t->nslots && t->slots[i];
          i = (i + 1) & (t->nslots - 1)) {
         uint32_t id = t->slots[i];
         if (seq_len(t, id) == n && memcmp(seq_of(t, id), v, n * sizeof *v) == 0)
             return id;
     }
-    if ((t->n + 1) * 2 >= t->nslots && seq_grow(t) != 0)
+    if ((t->n + 1) * 2 >= t->nslots &&
+        slots_grow(&t->slots, &t->nslots, 256, t->n, seq_hash_of, t) != 0)
         return 0;
     if (t->n + 3 > t->cap) {
         uint32_t cap = t->cap ? t->cap * 2 : 256;
@@ -260,10 +172,7 @@ static uint32_t seq_intern(struct seqtab *t, const uint32_t *v, size_t n)
     memcpy(t->items + t->n_items, v, n * sizeof *v);
     t->n_items += n;
     t->at[id + 1] = (uint32_t)t->n_items;
-    uint32_t i = h & (t->nslots - 1);
-    while (t->slots[i])
-        i = (i + 1) & (t->nslots - 1);
-    t->slots[i] = id;
+    slot_put(t->slots, t->nslots, h, id);
     return id;
 }
 
@@ -277,6 +186,55 @@ static void seq_free(struct seqtab *t)
 static size_t seq_bytes(const struct seqtab *t)
 {
     return (t->cap_items + t->cap + t->nslots) * sizeof(uint32_t);
+}
+
+/* A component version is the sequence (name id, key parts...) in the index's cv table; next[]
+ * chains the versions of one name from first[name], so a constraint reads only its own. */
+enum { CV_NAME, CV_KEY, CV_LEN = CV_KEY + IMX_VER_PARTS };
+
+struct cvtab {
+    struct seqtab seq;
+    uint32_t *next, n_next;   /* next[cv id] */
+    uint32_t *first, n_first; /* first[name id] */
+};
+
+/* Grows a zeroed uint32_t array to hold index i. Returns 0 or -1. */
+static int grow_to(uint32_t **a, uint32_t *n, uint32_t i)
+{
+    if (i < *n)
+        return 0;
+    uint32_t size = *n ? *n : 64;
+    while (size <= i)
+        size *= 2;
+    uint32_t *fresh = realloc(*a, size * sizeof *fresh);
+    if (!fresh)
+        return -1;
+    memset(fresh + *n, 0, (size - *n) * sizeof *fresh);
+    *a = fresh;
+    *n = size;
+    return 0;
+}
+
+static uint32_t cv_intern(struct cvtab *t, uint32_t name, const int32_t *key)
+{
+    uint32_t v[CV_LEN] = { [CV_NAME] = name };
+    memcpy(v + CV_KEY, key, IMX_VER_PARTS * sizeof *key);
+    uint32_t before = t->seq.n;
+    uint32_t id = seq_intern(&t->seq, v, CV_LEN);
+    if (!id || id <= before)
+        return id;
+    if (grow_to(&t->next, &t->n_next, id) != 0 || grow_to(&t->first, &t->n_first, name) != 0)
+        return 0;
+    t->next[id] = t->first[name];
+    t->first[name] = id;
+    return id;
+}
+
+static void cv_free(struct cvtab *t)
+{
+    seq_free(&t->seq);
+    free(t->next);
+    free(t->first);
 }
 
 /* An attribute tuple: string ids in this order. */
@@ -450,9 +408,7 @@ void imx_ix_free(struct imx_ix *ix)
         free(ix->s.v[id]);
     free(ix->s.v);
     free(ix->s.slots);
-    free(ix->cv.v);
-    free(ix->cv.slots);
-    free(ix->cv.first);
+    cv_free(&ix->cv);
     seq_free(&ix->attrs);
     seq_free(&ix->lists);
     free(ix->imgs);
@@ -507,7 +463,7 @@ size_t imx_ix_bytes(const struct imx_ix *ix)
     size_t b = sizeof *ix + ix->s.cap * sizeof(char *) + ix->s.nslots * sizeof(uint32_t);
     for (uint32_t id = 1; id <= ix->s.n; id++)
         b += strlen(ix->s.v[id]) + 1;
-    b += ix->cv.cap * sizeof(struct cv) + (ix->cv.nslots + ix->cv.n_first) * sizeof(uint32_t);
+    b += seq_bytes(&ix->cv.seq) + (ix->cv.n_next + ix->cv.n_first) * sizeof(uint32_t);
     b += seq_bytes(&ix->attrs) + seq_bytes(&ix->lists);
     b += ix->cap * (sizeof(struct img) + (N_SORTS + 2) * sizeof(uint32_t));
     b += ix->n_by_id * sizeof(uint32_t);
@@ -842,7 +798,7 @@ static int filter_make(const struct imx_ix *ix, const struct imx_ix_query *q, st
         f->tags[f->n_tags++] = want(ix, f, q->tags[i]);
     for (size_t i = 0; i < q->n_cons && i < IMX_IX_QUERY_CONS_MAX && !f->impossible; i++) {
         uint32_t name = want(ix, f, q->con_names[i]);
-        uint64_t *bits = calloc(ix->cv.n / 64 + 1, sizeof *bits);
+        uint64_t *bits = calloc(ix->cv.seq.n / 64 + 1, sizeof *bits);
         if (!bits) {
             filter_free(f);
             return -1;
@@ -850,10 +806,9 @@ static int filter_make(const struct imx_ix *ix, const struct imx_ix_query *q, st
         f->cons[f->n_cons++] = bits;
         bool any = false;
         uint32_t id = name && name < ix->cv.n_first ? ix->cv.first[name] : 0;
-        for (; id; id = ix->cv.v[id].next) {
-            const struct cv *c = &ix->cv.v[id];
+        for (; id; id = ix->cv.next[id]) {
             struct imx_ver v = { .nparts = IMX_VER_PARTS };
-            memcpy(v.key, c->key, sizeof v.key);
+            memcpy(v.key, seq_of(&ix->cv.seq, id) + CV_KEY, sizeof v.key);
             if (imx_constraint_matches(&q->cons[i], &v)) {
                 bits[id / 64] |= 1ull << (id % 64);
                 any = true;
