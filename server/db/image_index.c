@@ -15,8 +15,12 @@
 
 /* Rows per statement of a full load (bounds the memory of one result). */
 #define LOAD_CHUNK 2000
-/* A catch-up of more rows than this reloads everything instead. */
-#define DELTA_MAX 5000
+/* A catch-up of more rows than this, or of more new images than DELTA_NEW_MAX, reloads
+ * everything instead (off the lock: searches go on meanwhile). A new image is put in each sort
+ * order at its place, moving what follows (~0.1 ms per 100,000 images, under the write lock);
+ * a changed one is replaced in place. */
+#define DELTA_MAX     5000
+#define DELTA_NEW_MAX 256
 /* Longest array or component_keys text accepted from a row. */
 #define FIELD_TEXT_MAX 16384
 
@@ -458,7 +462,10 @@ static enum imx_db_images_rc sync_locked(struct imx_db_conn *c)
         const char *params[] = { g.snapshot, max };
         r = imx_db_exec(c, &stmt_delta, params);
         rc = result_rc(r);
-        if (rc == IMX_DBI_OK && PQntuples(r) > DELTA_MAX) {
+        int added = 0;
+        for (int i = 0; rc == IMX_DBI_OK && i < PQntuples(r) && added <= DELTA_NEW_MAX; i++)
+            added += !imx_ix_has(g.ix, strtoll(PQgetvalue(r, i, 0), NULL, 10));
+        if (rc == IMX_DBI_OK && (PQntuples(r) > DELTA_MAX || added > DELTA_NEW_MAX)) {
             reload = true;
         } else if (rc == IMX_DBI_OK) {
             pthread_rwlock_wrlock(&g.lock);

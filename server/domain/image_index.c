@@ -453,6 +453,11 @@ int imx_ix_reserve(struct imx_ix *ix, size_t images)
     return imgs_reserve(ix, images);
 }
 
+bool imx_ix_has(const struct imx_ix *ix, int64_t id)
+{
+    return find_pos(ix, id) >= 0;
+}
+
 size_t imx_ix_count(const struct imx_ix *ix)
 {
     return ix->n;

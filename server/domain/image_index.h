@@ -104,6 +104,9 @@ IMX_IX_MUST_CHECK int imx_ix_put(struct imx_ix *ix, const struct imx_ix_row *row
  * Returns 0 or -1. */
 IMX_IX_MUST_CHECK int imx_ix_reserve(struct imx_ix *ix, size_t images);
 
+/* Does the index hold image id? */
+bool imx_ix_has(const struct imx_ix *ix, int64_t id);
+
 /* Number of images. */
 size_t imx_ix_count(const struct imx_ix *ix);
 

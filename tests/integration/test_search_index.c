@@ -1220,6 +1220,53 @@ static void the_index_answered(void **state)
     assert_int_equal(metric(&sql_srv, "imaxe_search_index_images"), -1);
 }
 
+/* A bulk load through SQL (300 new images in one transaction, more than a catch-up puts one by
+ * one) makes the index server reload the catalog; its pages still equal the SQL server's. */
+static void a_bulk_load_reloads_the_index(void **state)
+{
+    (void)state;
+    long long loads = metric(&ix_srv, "imaxe_search_index_loads_total");
+    char *n = imx_t_sql(
+        db, "WITH src AS (SELECT i.*, row_number() OVER (ORDER BY i.id, k) AS n"
+            "   FROM images i, generate_series(1, 2) k ORDER BY i.id, k LIMIT 300),"
+            " ins AS (INSERT INTO images (family, version, team_id, provider, architecture,"
+            "   os_name, os_version, kernel, layer, boot_seconds, size_gb, description,"
+            "   compatibility, search)"
+            "  SELECT 'bulk-' || (src.n % 7), 'b' || src.n, team_id, provider, architecture,"
+            "   os_name, os_version, kernel, layer, boot_seconds, size_gb, description,"
+            "   compatibility, search FROM src RETURNING id, version),"
+            " pairs AS (SELECT ins.id AS new_id, src.id AS old_id FROM ins"
+            "   JOIN src ON ins.version = 'b' || src.n),"
+            " c AS (INSERT INTO image_components (image_id, name, version)"
+            "   SELECT p.new_id, x.name, x.version FROM pairs p"
+            "   JOIN image_components x ON x.image_id = p.old_id RETURNING 1),"
+            " a AS (INSERT INTO image_artifacts (image_id, region, artifact_id)"
+            "   SELECT p.new_id, x.region, x.artifact_id FROM pairs p"
+            "   JOIN image_artifacts x ON x.image_id = p.old_id RETURNING 1),"
+            " g AS (INSERT INTO image_gpus (image_id, gpu) SELECT p.new_id, x.gpu FROM pairs p"
+            "   JOIN image_gpus x ON x.image_id = p.old_id RETURNING 1),"
+            " t AS (INSERT INTO image_tags (image_id, tag) SELECT p.new_id, x.tag FROM pairs p"
+            "   JOIN image_tags x ON x.image_id = p.old_id RETURNING 1)"
+            " SELECT count(*) FROM ins");
+    assert_non_null(n);
+    assert_int_equal(atoi(n), 300);
+    free(n);
+    /* (The query table's limit=1 walks would pass its 300-page bound with 500 images.) */
+    static const char *const after_bulk[] = {
+        "status=any&limit=50",
+        "status=any&sort=family&limit=200&facets=true",
+        "gpu=hopper&sort=boot_seconds&limit=50",
+        "component=nvidia-driver:~580&region=us-east-1&limit=100",
+        "tag=cis&sort=size_gb&limit=37",
+        "status=deprecated&limit=50&facets=true",
+    };
+    for (size_t i = 0; i < COUNT(after_bulk); i++)
+        compare_query(after_bulk[i]);
+    compare_query("family=bulk-3&status=any&sort=size_gb&limit=7");
+    compare_query("family=bulk-1&gpu=H100&facets=true");
+    assert_true(metric(&ix_srv, "imaxe_search_index_loads_total") > loads);
+}
+
 /* An image the index cannot hold (more GPUs than a list takes: only possible through SQL) makes
  * the catch-up fail: the index is dropped and SQL answers every search, with the same pages.
  * Last, since the index stays off for this server afterwards (reloads back off for 30 s). */
@@ -1252,6 +1299,7 @@ int main(void)
         cmocka_unit_test(a_restarted_index_agrees),
         cmocka_unit_test(writes_through_the_other_server_reach_the_index),
         cmocka_unit_test(the_index_answered),
+        cmocka_unit_test(a_bulk_load_reloads_the_index),
         cmocka_unit_test(an_image_the_index_cannot_hold_leaves_search_to_sql),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
