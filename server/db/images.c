@@ -218,13 +218,22 @@ IMX_DB_STMT(
  * before the search so that the search statement gets them as a constant array: its plan then
  * knows how many images they cover (GIN statistics of images.gpus) and chooses between walking
  * the keyset index and reading the gpus index; behind a subquery it assumed 1 %.
- * imx_ref_gpu_canonical() normalises every name and alias of ref_gpu with regular expressions
- * (~0.4 ms), so the answer is cached per process for the reference generation it came from. */
-IMX_DB_STMT(stmt_gpu_models, 1,
-            "SELECT array_remove(ARRAY(SELECT DISTINCT u.m FROM (SELECT r.gpu_model FROM ref_gpu r"
-            "  WHERE lower(r.architecture) = lower($1::text)"
-            "  UNION ALL SELECT imx_ref_gpu_canonical($1::text) UNION ALL SELECT $1::text) u(m)"
-            " ORDER BY 1), NULL)::text");
+ * Names no reference row knows are stored as given, so the spellings stored for the name in any
+ * case are added (MysteryGPU for gpu=mysterygpu). imx_ref_gpu_canonical() normalises every name
+ * and alias of ref_gpu with regular expressions (~0.4 ms), so an answer that depends on the
+ * reference data only (a known model or architecture) is cached per process for the reference
+ * generation it came from; one that depends on the stored spellings is looked up each time. */
+IMX_DB_STMT(
+    stmt_gpu_models, 1,
+    "WITH ref AS (SELECT r.gpu_model AS m FROM ref_gpu r"
+    "  WHERE lower(r.architecture) = lower($1::text)"
+    "  UNION SELECT imx_ref_gpu_canonical($1::text)),"
+    " stored AS (SELECT DISTINCT g.gpu AS m FROM image_gpus g"
+    "  WHERE lower(g.gpu) = lower($1::text))"
+    " SELECT array_remove(ARRAY(SELECT DISTINCT u.m FROM (SELECT m FROM ref"
+    "  UNION ALL SELECT m FROM stored UNION ALL SELECT $1::text) u(m) ORDER BY 1), NULL)::text,"
+    " EXISTS (SELECT 1 FROM ref WHERE m IS NOT NULL)"
+    "  AND NOT EXISTS (SELECT m FROM stored EXCEPT SELECT m FROM ref)");
 IMX_DB_STMT(stmt_ref_generation, 0, "SELECT generation FROM ref_generation");
 
 #define GPU_CACHE_SLOTS 64
@@ -442,6 +451,8 @@ enum imx_db_images_rc imx_db_gpu_models_at(struct imx_db_conn *c, const char *gp
         rc = IMX_DBI_INVALID;
     else
         memcpy(out, PQgetvalue(r, 0, 0), (size_t)PQgetlength(r, 0, 0) + 1);
+    if (rc == IMX_DBI_OK)
+        cacheable = cacheable && PQgetvalue(r, 0, 1)[0] == 't';
     PQclear(r);
     if (rc == IMX_DBI_OK && cacheable) {
         /* Stored under the generation read before the lookup: if the reference data moved in
