@@ -793,9 +793,11 @@ enum imx_db_images_rc imx_db_image_search_indexed(struct imx_db_conn *c,
             continue;
         }
         if (gpu) {
-            rc = imx_db_gpu_models_at(c, gpu, ref_generation, w->gpus);
+            bool known;
+            rc = imx_db_gpu_models_at(c, gpu, ref_generation, w->gpus, &known);
             if (rc != IMX_DBI_OK)
                 goto out;
+            w->q.gpu_any_case = known ? NULL : gpu;
             int n = parse_text_array(w->gpus, w->gpu_list, IMX_IX_QUERY_GPUS_MAX);
             if (n < 0)
                 goto out; /* more models than a query holds: SQL answers */
@@ -814,10 +816,9 @@ enum imx_db_images_rc imx_db_image_search_indexed(struct imx_db_conn *c,
         pthread_rwlock_unlock(&g.lock);
         if (bad == 1)
             continue;
-        if (bad) {
-            rc = bad == 3 ? IMX_DBI_ERROR : IMX_DBI_OK; /* 2: a cursor SQL will refuse */
-            goto out;
-        }
+        if (bad)
+            goto out; /* a query the index cannot take (a cursor SQL will refuse, too many GPU
+                       * spellings) or out of memory: SQL answers */
         char *texts[IMX_IX_PAGE_MAX];
         cache_take(w->p.ids, w->p.n, texts);
         bool current, built_needed;

@@ -218,22 +218,24 @@ IMX_DB_STMT(
  * before the search so that the search statement gets them as a constant array: its plan then
  * knows how many images they cover (GIN statistics of images.gpus) and chooses between walking
  * the keyset index and reading the gpus index; behind a subquery it assumed 1 %.
- * Names no reference row knows are stored as given, so the spellings stored for the name in any
- * case are added (MysteryGPU for gpu=mysterygpu). imx_ref_gpu_canonical() normalises every name
- * and alias of ref_gpu with regular expressions (~0.4 ms), so an answer that depends on the
- * reference data only (a known model or architecture) is cached per process for the reference
- * generation it came from; one that depends on the stored spellings is looked up each time. */
-IMX_DB_STMT(
-    stmt_gpu_models, 1,
-    "WITH ref AS (SELECT r.gpu_model AS m FROM ref_gpu r"
-    "  WHERE lower(r.architecture) = lower($1::text)"
-    "  UNION SELECT imx_ref_gpu_canonical($1::text)),"
-    " stored AS (SELECT DISTINCT g.gpu AS m FROM image_gpus g"
-    "  WHERE lower(g.gpu) = lower($1::text))"
-    " SELECT array_remove(ARRAY(SELECT DISTINCT u.m FROM (SELECT m FROM ref"
-    "  UNION ALL SELECT m FROM stored UNION ALL SELECT $1::text) u(m) ORDER BY 1), NULL)::text,"
-    " EXISTS (SELECT 1 FROM ref WHERE m IS NOT NULL)"
-    "  AND NOT EXISTS (SELECT m FROM stored EXCEPT SELECT m FROM ref)");
+ * imx_ref_gpu_canonical() normalises every name and alias of ref_gpu with regular expressions
+ * (~0.4 ms), so the answer is cached per process for the reference generation it came from.
+ * A name no reference row knows is stored as given at publish, so for such a name the spellings
+ * stored in any case count too (MysteryGPU for gpu=mysterygpu): the SQL search looks them up
+ * (stmt_gpu_spellings), the in-memory index finds them among its own names. */
+IMX_DB_STMT(stmt_gpu_models, 1,
+            "WITH ref AS (SELECT r.gpu_model AS m FROM ref_gpu r"
+            "  WHERE lower(r.architecture) = lower($1::text)"
+            "  UNION SELECT imx_ref_gpu_canonical($1::text))"
+            " SELECT array_remove(ARRAY(SELECT DISTINCT u.m FROM (SELECT m FROM ref"
+            "  UNION ALL SELECT $1::text) u(m) ORDER BY 1), NULL)::text,"
+            " EXISTS (SELECT 1 FROM ref WHERE m IS NOT NULL)");
+/* $1 the models so far, with the spellings stored for the name $2 in any (ASCII) case: bytes,
+ * as the in-memory index compares them (imx_ix_query.gpu_any_case). */
+IMX_DB_STMT(stmt_gpu_spellings, 2,
+            "SELECT array_remove(ARRAY(SELECT DISTINCT u.m FROM (SELECT unnest($1::text[])"
+            "  UNION ALL SELECT g.gpu FROM image_gpus g WHERE imx_ascii_lower(g.gpu)"
+            "  = imx_ascii_lower($2::text)) u(m) ORDER BY 1), NULL)::text");
 IMX_DB_STMT(stmt_ref_generation, 0, "SELECT generation FROM ref_generation");
 
 #define GPU_CACHE_SLOTS 64
@@ -243,6 +245,7 @@ static struct gpu_cache_entry {
     long long generation; /* 0: empty */
     char gpu[65];
     char models[IMX_DBI_GPU_MODELS_MAX];
+    bool known;
 } gpu_cache[GPU_CACHE_SLOTS];
 static pthread_mutex_t gpu_cache_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -427,7 +430,8 @@ struct search_params {
 };
 
 enum imx_db_images_rc imx_db_gpu_models_at(struct imx_db_conn *c, const char *gpu,
-                                           long long generation, char out[IMX_DBI_GPU_MODELS_MAX])
+                                           long long generation, char out[IMX_DBI_GPU_MODELS_MAX],
+                                           bool *known)
 {
     bool cacheable = strlen(gpu) < sizeof gpu_cache[0].gpu;
     struct gpu_cache_entry *e = gpu_cache_slot(gpu);
@@ -436,6 +440,7 @@ enum imx_db_images_rc imx_db_gpu_models_at(struct imx_db_conn *c, const char *gp
         pthread_mutex_lock(&gpu_cache_lock);
         if (e->generation == generation && strcmp(e->gpu, gpu) == 0) {
             memcpy(out, e->models, IMX_DBI_GPU_MODELS_MAX);
+            *known = e->known;
             hit = true;
         }
         pthread_mutex_unlock(&gpu_cache_lock);
@@ -452,7 +457,7 @@ enum imx_db_images_rc imx_db_gpu_models_at(struct imx_db_conn *c, const char *gp
     else
         memcpy(out, PQgetvalue(r, 0, 0), (size_t)PQgetlength(r, 0, 0) + 1);
     if (rc == IMX_DBI_OK)
-        cacheable = cacheable && PQgetvalue(r, 0, 1)[0] == 't';
+        *known = PQgetvalue(r, 0, 1)[0] == 't';
     PQclear(r);
     if (rc == IMX_DBI_OK && cacheable) {
         /* Stored under the generation read before the lookup: if the reference data moved in
@@ -461,6 +466,7 @@ enum imx_db_images_rc imx_db_gpu_models_at(struct imx_db_conn *c, const char *gp
         e->generation = generation;
         snprintf(e->gpu, sizeof e->gpu, "%s", gpu);
         memcpy(e->models, out, sizeof e->models);
+        e->known = *known;
         pthread_mutex_unlock(&gpu_cache_lock);
     }
     return rc;
@@ -478,7 +484,20 @@ static enum imx_db_images_rc gpu_models(struct imx_db_conn *c, const char *gpu,
     }
     long long generation = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
     PQclear(r);
-    return imx_db_gpu_models_at(c, gpu, generation, sp->gpus);
+    bool known;
+    enum imx_db_images_rc rc = imx_db_gpu_models_at(c, gpu, generation, sp->gpus, &known);
+    if (rc != IMX_DBI_OK || known)
+        return rc;
+    const char *params[] = { sp->gpus, gpu };
+    r = imx_db_exec(c, &stmt_gpu_spellings, params);
+    if (!imx_db_ok(r))
+        rc = failure_rc(r, NULL, 0);
+    else if (PQntuples(r) != 1 || PQgetlength(r, 0, 0) >= IMX_DBI_GPU_MODELS_MAX)
+        rc = IMX_DBI_INVALID;
+    else
+        memcpy(sp->gpus, PQgetvalue(r, 0, 0), (size_t)PQgetlength(r, 0, 0) + 1);
+    PQclear(r);
+    return rc;
 }
 
 static enum imx_db_images_rc search_filter_params(struct imx_db_conn *c, struct search_params *sp,

@@ -28,10 +28,13 @@
     " AND current_setting('TimeZone') IN ('UTC', 'Etc/UTC') THEN " t ".summary"                    \
     " ELSE " SUMMARY_OF(t) " END"
 
-/* The models a gpu filter stands for (a PostgreSQL array literal, into out), as of the reference
- * generation given (cached per process; looked up on a miss). */
+/* The models a gpu filter stands for by the reference data (a PostgreSQL array literal, into
+ * out, with the name itself), as of the reference generation given (cached per process; looked
+ * up on a miss). *known is false when no reference row knows the name: then the spellings stored
+ * for it in any ASCII case count too, and the caller adds them. */
 enum imx_db_images_rc imx_db_gpu_models_at(struct imx_db_conn *c, const char *gpu,
-                                           long long generation, char out[IMX_DBI_GPU_MODELS_MAX]);
+                                           long long generation, char out[IMX_DBI_GPU_MODELS_MAX],
+                                           bool *known);
 
 /* Splits a raw cursor "code:id:key" of sort into its id (digits, into id_text) and key
  * (borrowed from cursor), checking the key's form. Returns 0 or -1. */

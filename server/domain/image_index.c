@@ -356,6 +356,9 @@ struct imx_ix {
      * filters leave few images far apart in the sort order (see imx_ix_page). */
     struct postings by_family, by_lists;
     uint32_t walk_budget;
+    /* The string ids used as GPU names (for gpu_any_case), and which ids are in it. */
+    uint32_t *gpu_names, n_gpu_names, cap_gpu_names;
+    uint32_t *is_gpu_name, n_is_gpu_name; /* bit per string id */
 };
 
 static uint32_t id_hash(int64_t id)
@@ -419,6 +422,8 @@ void imx_ix_free(struct imx_ix *ix)
     free(ix->by_id);
     postings_free(&ix->by_family);
     postings_free(&ix->by_lists);
+    free(ix->gpu_names);
+    free(ix->is_gpu_name);
     free(ix);
 }
 
@@ -473,6 +478,7 @@ size_t imx_ix_bytes(const struct imx_ix *ix)
     b += ix->cap * (sizeof(struct img) + (N_SORTS + 2) * sizeof(uint32_t));
     b += ix->n_by_id * sizeof(uint32_t);
     b += postings_bytes(&ix->by_family) + postings_bytes(&ix->by_lists);
+    b += (ix->cap_gpu_names + ix->n_is_gpu_name) * sizeof(uint32_t);
     return b;
 }
 
@@ -588,6 +594,29 @@ static int intern_all(struct imx_ix *ix, const char *const *v, size_t n, uint32_
     return 0;
 }
 
+/* Adds the string ids among ids[0..n) not yet known as GPU names to ix->gpu_names. */
+static int note_gpu_names(struct imx_ix *ix, const uint32_t *ids, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        uint32_t id = ids[i];
+        if (grow_to(&ix->is_gpu_name, &ix->n_is_gpu_name, id / 32) != 0)
+            return -1;
+        if (ix->is_gpu_name[id / 32] >> (id % 32) & 1)
+            continue;
+        if (ix->n_gpu_names == ix->cap_gpu_names) {
+            uint32_t cap = ix->cap_gpu_names ? ix->cap_gpu_names * 2 : 64;
+            uint32_t *a = realloc(ix->gpu_names, cap * sizeof *a);
+            if (!a)
+                return -1;
+            ix->gpu_names = a;
+            ix->cap_gpu_names = cap;
+        }
+        ix->gpu_names[ix->n_gpu_names++] = id;
+        ix->is_gpu_name[id / 32] |= 1u << (id % 32);
+    }
+    return 0;
+}
+
 int imx_ix_put(struct imx_ix *ix, const struct imx_ix_row *row)
 {
     if (row->n_gpus > IMX_IX_LIST_MAX || row->n_regions > IMX_IX_LIST_MAX ||
@@ -642,6 +671,7 @@ int imx_ix_put(struct imx_ix *ix, const struct imx_ix_row *row)
     l[L_FW] = (uint32_t)row->n_frameworks;
     l[L_COMP] = (uint32_t)row->n_components;
     if (intern_all(ix, row->gpus, row->n_gpus, l + n) != 0 ||
+        note_gpu_names(ix, l + n, row->n_gpus) != 0 ||
         intern_all(ix, row->regions, row->n_regions, l + n + row->n_gpus) != 0 ||
         intern_all(ix, row->tags, row->n_tags, l + n + row->n_gpus + row->n_regions) != 0 ||
         intern_all(ix, row->frameworks, row->n_frameworks,
@@ -769,6 +799,20 @@ static void filter_free(struct filter *f)
     f->attrs_memo = f->lists_memo = NULL;
 }
 
+static bool has(const uint32_t *list, size_t n, uint32_t id);
+
+/* Equal when ASCII letters are folded to lower case (as SQL imx_ascii_lower()). */
+static bool ascii_case_equal(const char *a, const char *b)
+{
+    for (; *a && *b; a++, b++) {
+        char x = *a >= 'A' && *a <= 'Z' ? (char)(*a + 32) : *a;
+        char y = *b >= 'A' && *b <= 'Z' ? (char)(*b + 32) : *b;
+        if (x != y)
+            return false;
+    }
+    return *a == *b;
+}
+
 /* Returns 0, or -1 when out of memory. */
 static int filter_make(const struct imx_ix *ix, const struct imx_ix_query *q, struct filter *f)
 {
@@ -795,6 +839,16 @@ static int filter_make(const struct imx_ix *ix, const struct imx_ix_query *q, st
             uint32_t id = str_find(&ix->s, q->gpus[i]);
             if (id)
                 f->gpus[f->n_gpus++] = id;
+        }
+        for (uint32_t i = 0; q->gpu_any_case && i < ix->n_gpu_names; i++) {
+            uint32_t id = ix->gpu_names[i];
+            if (!ascii_case_equal(ix->s.v[id], q->gpu_any_case) || has(f->gpus, f->n_gpus, id))
+                continue;
+            if (f->n_gpus == IMX_IX_QUERY_GPUS_MAX) {
+                filter_free(f); /* more spellings than a query holds: the caller asks SQL */
+                return -1;
+            }
+            f->gpus[f->n_gpus++] = id;
         }
         if (f->n_gpus == 0)
             f->impossible = true;

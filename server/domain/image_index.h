@@ -65,6 +65,7 @@ struct imx_ix_query {
     bool gpu_filter; /* gpus lists the models a gpu filter stands for (maybe none) */
     const char *gpus[IMX_IX_QUERY_GPUS_MAX];
     size_t n_gpus;
+    const char *gpu_any_case; /* with gpu_filter: GPU names equal to this in any ASCII case too */
     const char *tags[IMX_IX_QUERY_TAGS_MAX]; /* all must be present */
     size_t n_tags;
     const char *con_names[IMX_IX_QUERY_CONS_MAX]; /* each has that component inside cons[i] */
@@ -114,7 +115,8 @@ size_t imx_ix_count(const struct imx_ix *ix);
 size_t imx_ix_bytes(const struct imx_ix *ix);
 
 /* The page q asks for (ix sealed). Returns 0, or -1 when q is malformed (limit out of range, a
- * cursor key that is not of its sort's form). */
+ * cursor key that is not of its sort's form), asks more than a query holds (more than
+ * IMX_IX_QUERY_GPUS_MAX GPU names with gpu_any_case's), or memory ran out. */
 IMX_IX_MUST_CHECK int imx_ix_page(const struct imx_ix *ix, const struct imx_ix_query *q,
                                   struct imx_ix_page *out);
 
@@ -122,7 +124,8 @@ IMX_IX_MUST_CHECK int imx_ix_page(const struct imx_ix *ix, const struct imx_ix_q
  * family or list-shape postings instead (0: the default, 4096). For tests of both paths. */
 void imx_ix_set_walk_budget(struct imx_ix *ix, uint32_t budget);
 
-/* Facet counts over every image matching q (sort, cursor and limit ignored), as the text SQL
+/* Facet counts over every image matching q (sort, cursor and limit ignored; NULL as for
+ * imx_ix_page's -1, or out of memory), as the text SQL
  * json_build_object would make: {"total" : n, "gpu" : [{"value" : "H100", "count" : 3}, ...],
  * "os", "provider", "cuda", "driver_branch", "framework", "tag"}, each list by count descending
  * then value (byte order). Returns new text (free() it), or NULL when out of memory. */

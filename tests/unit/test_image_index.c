@@ -169,6 +169,9 @@ static void apply_arg(struct imx_ix_query *q, const char *arg)
         q->gpu_filter = true;
         if (*v)
             q->gpus[q->n_gpus++] = v;
+    } else if (IS("gpu_any_case")) {
+        q->gpu_filter = true;
+        q->gpu_any_case = v;
     } else if (IS("tag"))
         q->tags[q->n_tags++] = v;
     else if (IS("limit"))
@@ -244,6 +247,9 @@ static const struct qcase CASES[] = {
     { "no version in range", { "driver=>=999" }, { 0 }, "" },
     { "gpu any of the models", { "gpu=B200", "gpu=A100", "status=any" }, { 6, 5, 3, 1 }, "" },
     { "gpu as stored, unknown model", { "gpu=MysteryGPU" }, { 7 }, "" },
+    { "unknown model in another case", { "gpu=mysterygpu" }, { 0 }, "" },
+    { "unknown model in any case", { "gpu=mysterygpu", "gpu_any_case=mysteryGPU" }, { 7 }, "" },
+    { "any case is ASCII only, whole name", { "gpu_any_case=mystery" }, { 0 }, "" },
     { "gpu with no models", { "gpu=" }, { 0 }, "" },
     { "gpu nobody has", { "gpu=MI300X" }, { 0 }, "" },
     { "region", { "region=us-west-2", "status=any" }, { 3, 2 }, "" },
