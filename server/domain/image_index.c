@@ -262,6 +262,21 @@ static struct lists lists_of(const struct seqtab *t, uint32_t id)
     return l;
 }
 
+/* Appends v to the array *a of *n items, growing it (*cap) by doubling. Returns 0 or -1. */
+static int push_u32(uint32_t **a, uint32_t *n, uint32_t *cap, uint32_t v)
+{
+    if (*n == *cap) {
+        uint32_t size = *cap ? *cap * 2 : 8;
+        uint32_t *fresh = realloc(*a, size * sizeof *fresh);
+        if (!fresh)
+            return -1;
+        *a = fresh;
+        *cap = size;
+    }
+    (*a)[(*n)++] = v;
+    return 0;
+}
+
 /* ---- postings: image positions by family or list shape ---- */
 
 struct posting {
@@ -288,16 +303,7 @@ static int posting_add(struct postings *t, uint32_t id, uint32_t pos)
         t->n = n;
     }
     struct posting *p = &t->v[id];
-    if (p->n == p->cap) {
-        uint32_t cap = p->cap ? p->cap * 2 : 4;
-        uint32_t *a = realloc(p->pos, cap * sizeof *a);
-        if (!a)
-            return -1;
-        p->pos = a;
-        p->cap = cap;
-    }
-    p->pos[p->n++] = pos;
-    return 0;
+    return push_u32(&p->pos, &p->n, &p->cap, pos);
 }
 
 static void posting_remove(struct postings *t, uint32_t id, uint32_t pos)
@@ -603,15 +609,8 @@ static int note_gpu_names(struct imx_ix *ix, const uint32_t *ids, size_t n)
             return -1;
         if (ix->is_gpu_name[id / 32] >> (id % 32) & 1)
             continue;
-        if (ix->n_gpu_names == ix->cap_gpu_names) {
-            uint32_t cap = ix->cap_gpu_names ? ix->cap_gpu_names * 2 : 64;
-            uint32_t *a = realloc(ix->gpu_names, cap * sizeof *a);
-            if (!a)
-                return -1;
-            ix->gpu_names = a;
-            ix->cap_gpu_names = cap;
-        }
-        ix->gpu_names[ix->n_gpu_names++] = id;
+        if (push_u32(&ix->gpu_names, &ix->n_gpu_names, &ix->cap_gpu_names, id) != 0)
+            return -1;
         ix->is_gpu_name[id / 32] |= 1u << (id % 32);
     }
     return 0;
@@ -1044,7 +1043,7 @@ void imx_ix_set_walk_budget(struct imx_ix *ix, uint32_t budget)
 /* Adds the positions of posting p that match f and come after the cursor to c. */
 static int gather_posting(const struct imx_ix *ix, const struct filter *f,
                           const struct imx_ix_query *q, const struct sort_key *after,
-                          const struct posting *p, uint32_t **c, size_t *n, size_t *cap)
+                          const struct posting *p, uint32_t **c, uint32_t *n, uint32_t *cap)
 {
     for (uint32_t i = 0; i < p->n; i++) {
         uint32_t pos = p->pos[i];
@@ -1055,15 +1054,8 @@ static int gather_posting(const struct imx_ix *ix, const struct filter *f,
             if (key_cmp(&k, after, q->sort) <= 0)
                 continue;
         }
-        if (*n == *cap) {
-            size_t ncap = *cap ? *cap * 2 : 256;
-            uint32_t *a = realloc(*c, ncap * sizeof *a);
-            if (!a)
-                return -1;
-            *c = a;
-            *cap = ncap;
-        }
-        (*c)[(*n)++] = pos;
+        if (push_u32(c, n, cap, pos) != 0)
+            return -1;
     }
     return 0;
 }
@@ -1075,7 +1067,7 @@ static int page_by_gathering(const struct imx_ix *ix, const struct filter *f,
                              struct imx_ix_page *out)
 {
     uint32_t *c = NULL;
-    size_t n = 0, cap = 0;
+    uint32_t n = 0, cap = 0;
     int rc = 0;
     if (f->family) {
         if (f->family < ix->by_family.n)
