@@ -92,7 +92,6 @@ static struct {
     unsigned walk;
     long long load_failed_ms; /* monotonic time of the last failed load, 0 when none; under sync */
     bool loader_running;
-    size_t images, bytes; /* of ix, under lock */
     atomic_ullong searches_indexed, searches_sql, loads, catchups;
     pthread_t loader;
 } g = { .lock = PTHREAD_RWLOCK_INITIALIZER, .sync = PTHREAD_MUTEX_INITIALIZER };
@@ -411,8 +410,6 @@ static void install(struct imx_ix *ix, const struct made_at *at, char *snapshot)
     char *old_snapshot = g.snapshot;
     g.ix = ix;
     g.at = *at;
-    g.images = ix ? imx_ix_count(ix) : 0;
-    g.bytes = ix ? imx_ix_bytes(ix) : 0;
     g.snapshot = snapshot;
     pthread_rwlock_unlock(&g.lock);
     imx_ix_free(old);
@@ -471,8 +468,6 @@ static enum imx_db_images_rc sync_locked(struct imx_db_conn *c)
             pthread_rwlock_wrlock(&g.lock);
             if (put_rows(g.ix, r) == 0) {
                 cache_forget_rows(r, at.generation);
-                g.images = imx_ix_count(g.ix);
-                g.bytes = imx_ix_bytes(g.ix);
                 atomic_fetch_add(&g.catchups, 1);
                 free(g.snapshot);
                 g.snapshot = snapshot;
@@ -863,8 +858,8 @@ void imx_db_image_index_count_sql(void)
 void imx_db_image_index_stats(struct imx_db_image_index_stats *st)
 {
     pthread_rwlock_rdlock(&g.lock);
-    st->images = g.ix ? (long long)g.images : -1;
-    st->bytes = g.ix ? g.bytes : 0;
+    st->images = g.ix ? (long long)imx_ix_count(g.ix) : -1;
+    st->bytes = g.ix ? imx_ix_bytes(g.ix) : 0;
     pthread_rwlock_unlock(&g.lock);
     st->searches_indexed = atomic_load(&g.searches_indexed);
     st->searches_sql = atomic_load(&g.searches_sql);

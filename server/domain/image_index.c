@@ -362,9 +362,6 @@ struct imx_ix {
      * filters leave few images far apart in the sort order (see imx_ix_page). */
     struct postings by_family, by_lists;
     uint32_t walk_budget;
-    /* The string ids used as GPU names (for gpu_any_case), and which ids are in it. */
-    uint32_t *gpu_names, n_gpu_names, cap_gpu_names;
-    uint32_t *is_gpu_name, n_is_gpu_name; /* bit per string id */
 };
 
 static uint32_t id_hash(int64_t id)
@@ -428,8 +425,6 @@ void imx_ix_free(struct imx_ix *ix)
     free(ix->by_id);
     postings_free(&ix->by_family);
     postings_free(&ix->by_lists);
-    free(ix->gpu_names);
-    free(ix->is_gpu_name);
     free(ix);
 }
 
@@ -484,7 +479,6 @@ size_t imx_ix_bytes(const struct imx_ix *ix)
     b += ix->cap * (sizeof(struct img) + (N_SORTS + 2) * sizeof(uint32_t));
     b += ix->n_by_id * sizeof(uint32_t);
     b += postings_bytes(&ix->by_family) + postings_bytes(&ix->by_lists);
-    b += (ix->cap_gpu_names + ix->n_is_gpu_name) * sizeof(uint32_t);
     return b;
 }
 
@@ -600,22 +594,6 @@ static int intern_all(struct imx_ix *ix, const char *const *v, size_t n, uint32_
     return 0;
 }
 
-/* Adds the string ids among ids[0..n) not yet known as GPU names to ix->gpu_names. */
-static int note_gpu_names(struct imx_ix *ix, const uint32_t *ids, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        uint32_t id = ids[i];
-        if (grow_to(&ix->is_gpu_name, &ix->n_is_gpu_name, id / 32) != 0)
-            return -1;
-        if (ix->is_gpu_name[id / 32] >> (id % 32) & 1)
-            continue;
-        if (push_u32(&ix->gpu_names, &ix->n_gpu_names, &ix->cap_gpu_names, id) != 0)
-            return -1;
-        ix->is_gpu_name[id / 32] |= 1u << (id % 32);
-    }
-    return 0;
-}
-
 int imx_ix_put(struct imx_ix *ix, const struct imx_ix_row *row)
 {
     if (row->n_gpus > IMX_IX_LIST_MAX || row->n_regions > IMX_IX_LIST_MAX ||
@@ -670,7 +648,6 @@ int imx_ix_put(struct imx_ix *ix, const struct imx_ix_row *row)
     l[L_FW] = (uint32_t)row->n_frameworks;
     l[L_COMP] = (uint32_t)row->n_components;
     if (intern_all(ix, row->gpus, row->n_gpus, l + n) != 0 ||
-        note_gpu_names(ix, l + n, row->n_gpus) != 0 ||
         intern_all(ix, row->regions, row->n_regions, l + n + row->n_gpus) != 0 ||
         intern_all(ix, row->tags, row->n_tags, l + n + row->n_gpus + row->n_regions) != 0 ||
         intern_all(ix, row->frameworks, row->n_frameworks,
@@ -798,7 +775,14 @@ static void filter_free(struct filter *f)
     f->attrs_memo = f->lists_memo = NULL;
 }
 
-static bool has(const uint32_t *list, size_t n, uint32_t id);
+static bool has(const uint32_t *list, size_t n, uint32_t id)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (list[i] == id)
+            return true;
+    }
+    return false;
+}
 
 /* Equal when ASCII letters are folded to lower case (as SQL imx_ascii_lower()). */
 static bool ascii_case_equal(const char *a, const char *b)
@@ -839,15 +823,20 @@ static int filter_make(const struct imx_ix *ix, const struct imx_ix_query *q, st
             if (id)
                 f->gpus[f->n_gpus++] = id;
         }
-        for (uint32_t i = 0; q->gpu_any_case && i < ix->n_gpu_names; i++) {
-            uint32_t id = ix->gpu_names[i];
-            if (!ascii_case_equal(ix->s.v[id], q->gpu_any_case) || has(f->gpus, f->n_gpus, id))
-                continue;
-            if (f->n_gpus == IMX_IX_QUERY_GPUS_MAX) {
-                filter_free(f); /* more spellings than a query holds: the caller asks SQL */
-                return -1;
+        /* The GPU names in use are those of the list shapes (a few thousand); a name the
+         * reference does not know is rare enough to look them over each time. */
+        for (uint32_t shape = 1; q->gpu_any_case && shape <= ix->lists.n; shape++) {
+            struct lists l = lists_of(&ix->lists, shape);
+            for (uint32_t k = 0; k < l.n[L_GPUS]; k++) {
+                uint32_t id = l.v[L_GPUS][k];
+                if (!ascii_case_equal(ix->s.v[id], q->gpu_any_case) || has(f->gpus, f->n_gpus, id))
+                    continue;
+                if (f->n_gpus == IMX_IX_QUERY_GPUS_MAX) {
+                    filter_free(f); /* more spellings than a query holds: the caller asks SQL */
+                    return -1;
+                }
+                f->gpus[f->n_gpus++] = id;
             }
-            f->gpus[f->n_gpus++] = id;
         }
         if (f->n_gpus == 0)
             f->impossible = true;
@@ -883,15 +872,6 @@ static int filter_make(const struct imx_ix *ix, const struct imx_ix_query *q, st
         return -1;
     }
     return 0;
-}
-
-static bool has(const uint32_t *list, size_t n, uint32_t id)
-{
-    for (size_t i = 0; i < n; i++) {
-        if (list[i] == id)
-            return true;
-    }
-    return false;
 }
 
 static bool attrs_match(const struct imx_ix *ix, const struct filter *f, uint32_t id)
