@@ -306,6 +306,22 @@ static enum imx_db_images_rc exec_json(struct imx_db_conn *c, struct imx_db_stmt
     return *json ? IMX_DBI_OK : IMX_DBI_ERROR;
 }
 
+/* Runs stmt for one image id ($1; more parameters from extra, may be NULL) and maps the outcome:
+ * a failure, NOT_FOUND when no row (or a NULL first value) came back, else OK. Returns the result
+ * (PQclear it; rows are readable when *rc is OK). */
+static PGresult *exec_for_id(struct imx_db_conn *c, struct imx_db_stmt *stmt, long long id,
+                             const char *extra, enum imx_db_images_rc *rc)
+{
+    char idt[24];
+    snprintf(idt, sizeof idt, "%lld", id);
+    const char *params[] = { idt, extra };
+    PGresult *r = imx_db_exec(c, stmt, params);
+    *rc = !imx_db_ok(r)                               ? failure_rc(r, NULL, 0)
+          : PQntuples(r) == 0 || PQgetisnull(r, 0, 0) ? IMX_DBI_NOT_FOUND
+                                                      : IMX_DBI_OK;
+    return r;
+}
+
 /* A growing array literal: {"a","b",NULL}. Returns -1 when it would not fit. */
 struct arr {
     char buf[ARRAY_TEXT_MAX];
@@ -764,16 +780,9 @@ enum imx_db_images_rc imx_db_image_get(struct imx_db_conn *c, long long id, char
 {
     *json = NULL;
     *etag = NULL;
-    char idt[24];
-    snprintf(idt, sizeof idt, "%lld", id);
-    const char *params[] = { idt };
-    PGresult *r = imx_db_exec(c, &stmt_get, params);
-    enum imx_db_images_rc rc = IMX_DBI_OK;
-    if (!imx_db_ok(r)) {
-        rc = failure_rc(r, NULL, 0);
-    } else if (PQntuples(r) == 0) {
-        rc = IMX_DBI_NOT_FOUND;
-    } else {
+    enum imx_db_images_rc rc;
+    PGresult *r = exec_for_id(c, &stmt_get, id, NULL, &rc);
+    if (rc == IMX_DBI_OK) {
         *json = strdup(PQgetvalue(r, 0, 0));
         *etag = strdup(PQgetvalue(r, 0, 1));
         if (!*json || !*etag) {
@@ -890,30 +899,17 @@ IMX_DB_STMT(stmt_set_compat, 2,
 
 enum imx_db_images_rc imx_db_image_exists(struct imx_db_conn *c, long long id)
 {
-    char idt[24];
-    snprintf(idt, sizeof idt, "%lld", id);
-    const char *params[] = { idt };
-    PGresult *r = imx_db_exec(c, &stmt_exists, params);
-    enum imx_db_images_rc rc = !imx_db_ok(r)       ? failure_rc(r, NULL, 0)
-                               : PQntuples(r) == 0 ? IMX_DBI_NOT_FOUND
-                                                   : IMX_DBI_OK;
-    PQclear(r);
+    enum imx_db_images_rc rc;
+    PQclear(exec_for_id(c, &stmt_exists, id, NULL, &rc));
     return rc;
 }
 
 enum imx_db_images_rc imx_db_image_lock(struct imx_db_conn *c, long long id, long long *team_id,
                                         char etag[IMX_DBI_ETAG_SIZE], char status[16])
 {
-    char idt[24];
-    snprintf(idt, sizeof idt, "%lld", id);
-    const char *params[] = { idt };
-    PGresult *r = imx_db_exec(c, &stmt_lock, params);
-    enum imx_db_images_rc rc = IMX_DBI_OK;
-    if (!imx_db_ok(r)) {
-        rc = failure_rc(r, NULL, 0);
-    } else if (PQntuples(r) == 0) {
-        rc = IMX_DBI_NOT_FOUND;
-    } else {
+    enum imx_db_images_rc rc;
+    PGresult *r = exec_for_id(c, &stmt_lock, id, NULL, &rc);
+    if (rc == IMX_DBI_OK) {
         *team_id = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
         snprintf(etag, IMX_DBI_ETAG_SIZE, "%s", PQgetvalue(r, 0, 1));
         snprintf(status, 16, "%s", PQgetvalue(r, 0, 2));
@@ -945,17 +941,10 @@ enum imx_db_images_rc imx_db_image_apply_due_revocations(struct imx_db_conn *c, 
 
 enum imx_db_images_rc imx_db_image_lineage(struct imx_db_conn *c, long long id, char **json)
 {
-    char idt[24];
-    snprintf(idt, sizeof idt, "%lld", id);
-    const char *params[] = { idt };
     *json = NULL;
-    PGresult *r = imx_db_exec(c, &stmt_lineage, params);
-    enum imx_db_images_rc rc = IMX_DBI_OK;
-    if (!imx_db_ok(r))
-        rc = failure_rc(r, NULL, 0);
-    else if (PQntuples(r) != 1 || PQgetisnull(r, 0, 0))
-        rc = IMX_DBI_NOT_FOUND;
-    else if (!(*json = strdup(PQgetvalue(r, 0, 0))))
+    enum imx_db_images_rc rc;
+    PGresult *r = exec_for_id(c, &stmt_lineage, id, NULL, &rc);
+    if (rc == IMX_DBI_OK && !(*json = strdup(PQgetvalue(r, 0, 0))))
         rc = IMX_DBI_ERROR;
     PQclear(r);
     return rc;
@@ -972,14 +961,8 @@ enum imx_db_images_rc imx_db_image_compat_pending(struct imx_db_conn *c, int lim
 enum imx_db_images_rc imx_db_image_set_compat(struct imx_db_conn *c, long long id,
                                               const char *report_json)
 {
-    char idt[24];
-    snprintf(idt, sizeof idt, "%lld", id);
-    const char *params[] = { idt, report_json };
-    PGresult *r = imx_db_exec(c, &stmt_set_compat, params);
-    enum imx_db_images_rc rc = !imx_db_ok(r)       ? failure_rc(r, NULL, 0)
-                               : PQntuples(r) == 0 ? IMX_DBI_NOT_FOUND
-                                                   : IMX_DBI_OK;
-    PQclear(r);
+    enum imx_db_images_rc rc;
+    PQclear(exec_for_id(c, &stmt_set_compat, id, report_json, &rc));
     return rc;
 }
 
