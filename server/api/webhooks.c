@@ -124,11 +124,13 @@ static char *read_list(const json_t *body, const char *name, const char *const *
     return json_array_size(errors) > before ? NULL : json_dumps(a, JSON_COMPACT);
 }
 
-/* Reads and checks a create or update body into in, appending every problem to errors. The
- * URL goes through the SSRF guard with the configured allow list, resolving its host. */
-static void input_read(const json_t *body, const struct imx_api_field *fields,
-                       struct webhook_input *in, json_t *errors)
+/* Reads and checks a create or update body into in. The URL goes through the SSRF guard with
+ * the configured allow list, resolving its host. On any problem, frees in, replies 400 listing
+ * every one and returns false. */
+static bool input_read(struct imx_req *r, const json_t *body, const struct imx_api_field *fields,
+                       struct webhook_input *in)
 {
+    json_t *errors = json_array();
     json_t *rest = json_copy((json_t *)body);
     json_object_del(rest, "min_severity");
     imx_api_check_fields(rest, fields, errors);
@@ -161,6 +163,13 @@ static void input_read(const json_t *body, const struct imx_api_field *fields,
                                sizeof reason) != 0)
             imx_verr(errors, "/url", "is refused: %s", reason);
     }
+    if (json_array_size(errors) > 0) {
+        input_free(in);
+        imx_reply_invalid_steal(r, errors, "The webhook has invalid fields");
+        return false;
+    }
+    json_decref(errors);
+    return true;
 }
 
 /* Parses route parameter "id". Not a number is the same as not there: 404. */
@@ -280,14 +289,8 @@ void imx_api_webhook_create(struct imx_req *r)
             return;
         snprintf(w.team_id, sizeof w.team_id, "%lld", (long long)team_id);
     }
-    json_t *errors = json_array();
-    input_read(body, create_fields, &w.in, errors);
-    if (json_array_size(errors) > 0) {
-        input_free(&w.in);
-        imx_reply_invalid_steal(r, errors, "The webhook has invalid fields");
+    if (!input_read(r, body, create_fields, &w.in))
         return;
-    }
-    json_decref(errors);
     if (imx_webhook_secret_new(w.secret) != 0) {
         input_free(&w.in);
         imx_reply_problem(r, IMX_E_INTERNAL, NULL);
@@ -373,14 +376,8 @@ void imx_api_webhook_update(struct imx_req *r)
     if (!body)
         return;
     w.body = body;
-    json_t *errors = json_array();
-    input_read(body, update_fields, &w.in, errors);
-    if (json_array_size(errors) > 0) {
-        input_free(&w.in);
-        imx_reply_invalid_steal(r, errors, "The webhook has invalid fields");
+    if (!input_read(r, body, update_fields, &w.in))
         return;
-    }
-    json_decref(errors);
     snprintf(w.reason, sizeof w.reason, "disabled by user %lld", (long long)r->principal.user_id);
     imx_db_tx(r, update_tx, &w);
     input_free(&w.in);
