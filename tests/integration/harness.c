@@ -530,6 +530,21 @@ int imx_t_receiver_start(struct imx_rcv *r)
     return -1;
 }
 
+void imx_t_receiver_env(const struct imx_rcv *r, const char *const *extra,
+                        const char *env[IMX_T_RECEIVER_ENV_MAX], char allow[64])
+{
+    snprintf(allow, 64, "IMAXE_WEBHOOK_ALLOW_HOSTS=127.0.0.1:%u", r->port);
+    size_t n = 0;
+    env[n++] = allow;
+    env[n++] = "IMAXE_WEBHOOK_SCHEDULE=1,1";
+    env[n++] = "IMAXE_WEBHOOK_POLL_MS=100";
+    for (size_t i = 0; extra && extra[i]; i++) {
+        assert_true(n < IMX_T_RECEIVER_ENV_MAX - 1);
+        env[n++] = extra[i];
+    }
+    env[n] = NULL;
+}
+
 void imx_t_receiver_stop(struct imx_rcv *r)
 {
     if (r->pid > 0) {

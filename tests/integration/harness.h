@@ -138,6 +138,13 @@ int imx_t_receiver_start(struct imx_rcv *r);
 /* Stops the receiver if it runs. */
 void imx_t_receiver_stop(struct imx_rcv *r);
 
+/* Server settings for delivering webhooks to r promptly in a test (its port allowed, a retry
+ * after 1 s, a poll every 100 ms), followed by extra ("NAME=value", NULL-ended, may be NULL):
+ * NULL-ended into env (IMX_T_RECEIVER_ENV_MAX entries); allow holds one of the strings. */
+#define IMX_T_RECEIVER_ENV_MAX 16
+void imx_t_receiver_env(const struct imx_rcv *r, const char *const *extra,
+                        const char *env[IMX_T_RECEIVER_ENV_MAX], char allow[64]);
+
 /* Sends the receiver a POST /_control document (secrets, modes); asserts it answered 200. */
 void imx_t_receiver_control(const struct imx_rcv *r, const char *json);
 

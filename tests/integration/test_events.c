@@ -210,14 +210,10 @@ static int setup(void **state)
     if (imx_t_receiver_init(&rcv, "events") != 0 || imx_t_receiver_start(&rcv) != 0)
         return -1;
     char allow[64];
-    snprintf(allow, sizeof allow, "IMAXE_WEBHOOK_ALLOW_HOSTS=127.0.0.1:%u", rcv.port);
-    const char *env[] = { allow,
-                          "IMAXE_WEBHOOK_SCHEDULE=1,1",
-                          "IMAXE_WEBHOOK_POLL_MS=100",
-                          "IMAXE_WEBHOOK_TIMEOUT_MS=3000",
-                          "IMAXE_WEBHOOK_WORKERS=2",
-                          "IMAXE_SHUTDOWN_TIMEOUT_S=3",
-                          NULL };
+    const char *env[IMX_T_RECEIVER_ENV_MAX];
+    static const char *const extra[] = { "IMAXE_WEBHOOK_TIMEOUT_MS=3000", "IMAXE_WEBHOOK_WORKERS=2",
+                                         "IMAXE_SHUTDOWN_TIMEOUT_S=3", NULL };
+    imx_t_receiver_env(&rcv, extra, env, allow);
     if (imx_t_server_up(&srv, "events", env, db, sizeof db, admin, sizeof admin) != 0)
         return -1;
     /* The first team created is the catalog team (requests go to it). */

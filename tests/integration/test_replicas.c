@@ -23,10 +23,9 @@ static int setup(void **state)
     if (imx_t_receiver_init(&rcv, "replicas") != 0 || imx_t_receiver_start(&rcv) != 0)
         return -1;
     char allow[64];
-    snprintf(allow, sizeof allow, "IMAXE_WEBHOOK_ALLOW_HOSTS=127.0.0.1:%u", rcv.port);
-    const char *env[] = { "IMAXE_WEBHOOK_WORKERS=1",   allow,
-                          "IMAXE_WEBHOOK_POLL_MS=100", "IMAXE_WEBHOOK_SCHEDULE=1,1",
-                          "IMAXE_ACCESS_LOG=0",        NULL };
+    const char *env[IMX_T_RECEIVER_ENV_MAX];
+    static const char *const extra[] = { "IMAXE_WEBHOOK_WORKERS=1", "IMAXE_ACCESS_LOG=0", NULL };
+    imx_t_receiver_env(&rcv, extra, env, allow);
     if (imx_t_server_up(&a, "replicas", env, db, sizeof db, admin_a, sizeof admin_a) != 0 ||
         imx_t_server_start(&b, db, env) != 0 ||
         imx_t_login(&b, IMX_T_ADMIN_EMAIL, IMX_T_ADMIN_PASSWORD, admin_b, sizeof admin_b) != 200)

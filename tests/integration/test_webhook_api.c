@@ -114,15 +114,11 @@ static int setup(void **state)
     if (imx_t_receiver_init(&rcv, "whapi") != 0 || imx_t_receiver_start(&rcv) != 0)
         return -1;
     char allow[64];
-    snprintf(allow, sizeof allow, "IMAXE_WEBHOOK_ALLOW_HOSTS=127.0.0.1:%u", rcv.port);
-    const char *env[] = { allow,
-                          "IMAXE_WEBHOOK_SCHEDULE=1,1",
-                          "IMAXE_WEBHOOK_POLL_MS=100",
-                          "IMAXE_WEBHOOK_TIMEOUT_MS=3000",
-                          "IMAXE_WEBHOOK_WORKERS=2",
-                          "IMAXE_LOG_LEVEL=debug",
-                          "IMAXE_SHUTDOWN_TIMEOUT_S=3",
-                          NULL };
+    const char *env[IMX_T_RECEIVER_ENV_MAX];
+    static const char *const extra[] = { "IMAXE_WEBHOOK_TIMEOUT_MS=3000", "IMAXE_WEBHOOK_WORKERS=2",
+                                         "IMAXE_LOG_LEVEL=debug", "IMAXE_SHUTDOWN_TIMEOUT_S=3",
+                                         NULL };
+    imx_t_receiver_env(&rcv, extra, env, allow);
     if (imx_t_server_up(&srv, "webhook_api", env, db, sizeof db, admin, sizeof admin) != 0)
         return -1;
     if (imx_t_user(&srv, admin, "team-a", "alice@a.test", "admin", alice, sizeof alice) != 0 ||
