@@ -1,0 +1,235 @@
+/* imaxe: the command line of the imaxe catalog (`imaxe NOUN VERB [options]`). Finds the
+ * command in the table (commands.c), parses its options, resolves the server and token, runs
+ * it, and exits with the documented code. */
+#include <curl/curl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "config.h"
+
+#ifndef IMX_VERSION
+#define IMX_VERSION "dev"
+#endif
+
+static void print_opts(FILE *f, const struct imx_cli_opt *opts)
+{
+    for (const struct imx_cli_opt *o = opts; o->name; o++) {
+        char left[64];
+        snprintf(left, sizeof left, "%s%c%s--%s%s", o->short_name ? "-" : "",
+                 o->short_name ? o->short_name : ' ', o->short_name ? ", " : " ", o->name,
+                 o->kind == IMX_CLI_OPT_FLAG ? "" : " V");
+        fprintf(f, "  %-24s %s%s\n", o->short_name ? left : left + 1, o->help,
+                o->kind == IMX_CLI_OPT_LIST ? " [repeatable]" : "");
+    }
+}
+
+static void usage_all(FILE *f)
+{
+    fputs("usage: imaxe NOUN VERB [ARGS] [options]     (imaxe NOUN VERB --help for one)\n\n"
+          "commands:\n",
+          f);
+    for (const struct imx_cli_cmd *c = imx_cli_commands; c->noun; c++) {
+        char name[64];
+        snprintf(name, sizeof name, "%s %s %s", c->noun, c->verb ? c->verb : "", c->synopsis);
+        fprintf(f, "  %-30s %s\n", name, c->summary);
+    }
+    fputs("  version                        print the version\n\n"
+          "global options:\n",
+          f);
+    print_opts(f, imx_cli_global_opts);
+    fputs("\nOutput goes to stdout (table on a terminal, JSON otherwise; NO_COLOR is honoured),\n"
+          "messages to stderr. Exit codes: 0 ok, 1 usage, 2 not found, 3 refused or invalid,\n"
+          "4 not signed in or token refused, 5 server or network error, 6 probe --check drift.\n"
+          "Environment: IMAXE_URL, IMAXE_TOKEN, XDG_CONFIG_HOME (token file imaxe/config.json).\n",
+          f);
+}
+
+static void usage_cmd(FILE *f, const struct imx_cli_cmd *c)
+{
+    fprintf(f, "usage: imaxe %s%s%s %s [options]\n\n%s.\n", c->noun, c->verb ? " " : "",
+            c->verb ? c->verb : "", c->synopsis, c->summary);
+    if (c->opts[0].name) {
+        fputs("\noptions:\n", f);
+        print_opts(f, c->opts);
+    }
+    fputs("\nexamples:\n", f);
+    const char *p = c->examples;
+    while (*p) {
+        size_t n = strcspn(p, "\n");
+        fprintf(f, "  %.*s\n", (int)n, p);
+        p += n;
+        if (*p)
+            p++;
+    }
+    fputs("\nGlobal options (-o, --url, --token, --all, -f, -p, --timeout): see imaxe --help.\n",
+          f);
+}
+
+static bool noun_known(const char *noun)
+{
+    for (const struct imx_cli_cmd *c = imx_cli_commands; c->noun; c++)
+        if (strcmp(c->noun, noun) == 0)
+            return true;
+    return false;
+}
+
+static void usage_noun(FILE *f, const char *noun)
+{
+    fprintf(f, "usage: imaxe %s VERB [ARGS] [options]\n\nverbs:\n", noun);
+    for (const struct imx_cli_cmd *c = imx_cli_commands; c->noun; c++)
+        if (strcmp(c->noun, noun) == 0)
+            fprintf(f, "  %-12s %s\n", c->verb ? c->verb : "", c->summary);
+}
+
+/* URL and token: flags, then IMAXE_URL / IMAXE_TOKEN, then the login file. The stored token is
+ * only sent to the URL it was stored for. */
+static int resolve_server(struct imx_cli_ctx *ctx)
+{
+    struct imx_cli_config cfg;
+    char err[512];
+    if (imx_cli_config_load(&cfg, err, sizeof err) != 0) {
+        imx_cli_err("%s", err);
+        return IMX_CLI_EXIT_USAGE;
+    }
+    const char *url = imx_cli_args_get(&ctx->args, "url");
+    if (!url || !url[0])
+        url = getenv("IMAXE_URL");
+    if (!url || !url[0])
+        url = cfg.url[0] ? cfg.url : IMX_CLI_DEFAULT_URL;
+    size_t len = strlen(url);
+    while (len > 0 && url[len - 1] == '/')
+        len--;
+    if (len == 0 || len >= sizeof ctx->url ||
+        (strncmp(url, "http://", 7) != 0 && strncmp(url, "https://", 8) != 0)) {
+        imx_cli_err("the server URL must be http:// or https://, not '%s'", url);
+        return IMX_CLI_EXIT_USAGE;
+    }
+    memcpy(ctx->url, url, len);
+    ctx->url[len] = '\0';
+    const char *token = imx_cli_args_get(&ctx->args, "token");
+    if (!token || !token[0])
+        token = getenv("IMAXE_TOKEN");
+    if ((!token || !token[0]) && cfg.token[0] && strcmp(cfg.url, ctx->url) == 0)
+        token = cfg.token;
+    if (token && token[0]) {
+        snprintf(ctx->token, sizeof ctx->token, "%s", token);
+        ctx->http.token = ctx->token;
+    }
+    memset(cfg.token, 0, sizeof cfg.token);
+    ctx->http.base = ctx->url;
+    const char *t = imx_cli_args_get(&ctx->args, "timeout");
+    if (t) {
+        char *end;
+        long s = strtol(t, &end, 10);
+        if (*end || s <= 0 || s > 3600) {
+            imx_cli_err("--timeout wants seconds (1-3600), not '%s'", t);
+            return IMX_CLI_EXIT_USAGE;
+        }
+        ctx->http.timeout_s = s;
+    }
+    return 0;
+}
+
+static int run(int argc, char **argv)
+{
+    static struct imx_cli_ctx ctx;
+    char err[256];
+    const struct imx_cli_opt *globals[] = { imx_cli_global_opts, NULL };
+    int used = 0;
+    if (imx_cli_args_parse(argc - 1, argv + 1, globals, true, &ctx.args, &used, err, sizeof err) !=
+        0) {
+        imx_cli_err("%s", err);
+        return IMX_CLI_EXIT_USAGE;
+    }
+    int i = 1 + used;
+    if (i >= argc) {
+        bool help = imx_cli_args_has(&ctx.args, "help");
+        usage_all(help ? stdout : stderr);
+        return help ? IMX_CLI_EXIT_OK : IMX_CLI_EXIT_USAGE;
+    }
+    const char *noun = argv[i++];
+    if (strcmp(noun, "version") == 0) {
+        printf("imaxe %s\n", IMX_VERSION);
+        return IMX_CLI_EXIT_OK;
+    }
+    if (strcmp(noun, "help") == 0) {
+        /* `imaxe help commands` is what the shell completions read. */
+        if (i < argc && strcmp(argv[i], "commands") == 0) {
+            for (const struct imx_cli_cmd *c = imx_cli_commands; c->noun; c++)
+                printf("%s%s%s\n", c->noun, c->verb ? " " : "", c->verb ? c->verb : "");
+            return IMX_CLI_EXIT_OK;
+        }
+        usage_all(stdout);
+        return IMX_CLI_EXIT_OK;
+    }
+    if (!noun_known(noun)) {
+        imx_cli_err("unknown command '%s' (imaxe --help lists them)", noun);
+        return IMX_CLI_EXIT_USAGE;
+    }
+    const struct imx_cli_cmd *cmd = NULL;
+    for (const struct imx_cli_cmd *c = imx_cli_commands; c->noun && !cmd; c++)
+        if (strcmp(c->noun, noun) == 0 && !c->verb)
+            cmd = c;
+    if (!cmd) {
+        if (i >= argc || argv[i][0] == '-') {
+            bool help = i < argc && (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0);
+            usage_noun(help ? stdout : stderr, noun);
+            return help ? IMX_CLI_EXIT_OK : IMX_CLI_EXIT_USAGE;
+        }
+        const char *verb = argv[i++];
+        for (const struct imx_cli_cmd *c = imx_cli_commands; c->noun && !cmd; c++)
+            if (strcmp(c->noun, noun) == 0 && strcmp(c->verb, verb) == 0)
+                cmd = c;
+        if (!cmd) {
+            imx_cli_err("unknown command '%s %s'", noun, verb);
+            usage_noun(stderr, noun);
+            return IMX_CLI_EXIT_USAGE;
+        }
+    }
+    const struct imx_cli_opt *tables[] = { cmd->opts, imx_cli_global_opts, NULL };
+    if (imx_cli_args_parse(argc - i, argv + i, tables, false, &ctx.args, NULL, err, sizeof err) !=
+        0) {
+        imx_cli_err("%s", err);
+        usage_cmd(stderr, cmd);
+        return IMX_CLI_EXIT_USAGE;
+    }
+    if (imx_cli_args_has(&ctx.args, "help")) {
+        usage_cmd(stdout, cmd);
+        return IMX_CLI_EXIT_OK;
+    }
+    if (ctx.args.npos < cmd->pos_min || ctx.args.npos > cmd->pos_max) {
+        imx_cli_err("usage: imaxe %s%s%s %s", cmd->noun, cmd->verb ? " " : "",
+                    cmd->verb ? cmd->verb : "", cmd->synopsis);
+        return IMX_CLI_EXIT_USAGE;
+    }
+    bool tty = isatty(1);
+    const char *fmt = imx_cli_args_get(&ctx.args, "output");
+    ctx.fmt = tty ? IMX_CLI_FMT_TABLE : IMX_CLI_FMT_JSON;
+    if (fmt && imx_cli_fmt_parse(fmt, &ctx.fmt) != 0) {
+        imx_cli_err("-o wants table, json or ndjson, not '%s'", fmt);
+        return IMX_CLI_EXIT_USAGE;
+    }
+    const char *no_color = getenv("NO_COLOR");
+    ctx.color = tty && !(no_color && no_color[0]);
+    int code = resolve_server(&ctx);
+    if (code != 0)
+        return code;
+    if (!cmd->anonymous && !ctx.http.token) {
+        imx_cli_err("not signed in: run `imaxe login` or set IMAXE_TOKEN");
+        return IMX_CLI_EXIT_AUTH;
+    }
+    return cmd->run ? cmd->run(cmd, &ctx) : imx_cli_run_generic(cmd, &ctx);
+}
+
+int main(int argc, char **argv)
+{
+    if (curl_global_init(CURL_GLOBAL_DEFAULT) != 0) {
+        imx_cli_err("curl_global_init failed");
+        return IMX_CLI_EXIT_SERVER;
+    }
+    int code = run(argc, argv);
+    curl_global_cleanup();
+    return code;
+}
