@@ -344,11 +344,13 @@ static void probe_tools(struct probe *p)
         absent(p, "python", "no python3 on PATH");
         absent(p, "pytorch", "no python3 on PATH");
     }
+    /* `dcgmi -v` prints "Version : 3.3.9" (its --version is something else). */
     struct {
-        const char *component, *tool;
-    } tools[] = { { "nvidia-container-toolkit", "nvidia-ctk" }, { "dcgm", "dcgmi" } };
+        const char *component, *tool, *flag;
+    } tools[] = { { "nvidia-container-toolkit", "nvidia-ctk", "--version" },
+                  { "dcgm", "dcgmi", "-v" } };
     for (size_t t = 0; t < sizeof tools / sizeof tools[0]; t++) {
-        char *argv[] = { (char *)tools[t].tool, "--version", NULL };
+        char *argv[] = { (char *)tools[t].tool, (char *)tools[t].flag, NULL };
         imx_cli_buf_reset(&b);
         if (run_capture(p, argv, &b) == 0 && imx_probe_parse_tool_version(b.data, ver) == 0) {
             found(p, tools[t].component, ver, tools[t].tool);

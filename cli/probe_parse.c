@@ -258,7 +258,7 @@ int imx_probe_parse_tool_version(const char *text, char ver[IMX_PROBE_VER_MAX])
 {
     if (too_long(text))
         return -1;
-    for (const char *p = text; (p = strstr(p, "version")) != NULL; p++) {
+    for (const char *p = text; (p = strcasestr(p, "version")) != NULL; p++) {
         const char *q = p + strlen("version");
         while (is_space(*q) || *q == ':')
             q++;

@@ -49,8 +49,9 @@ int imx_probe_parse_define_version(const char *text, const char *major, const ch
 int imx_probe_parse_os_release(const char *text, char id[IMX_PROBE_VER_MAX],
                                char version[IMX_PROBE_VER_MAX]);
 
-/* The first version-looking word after "version" in a tool's --version output
- * ("NVIDIA Container Toolkit CLI version 1.17.8", "dcgmi  version: 3.3.9"). */
+/* The first version-looking word after "version" (any case) in a tool's output ("NVIDIA
+ * Container Toolkit CLI version 1.17.8", dcgmi -v's "Version : 3.3.9", the EFA installer's
+ * "# EFA installer version: 1.34.0"). */
 int imx_probe_parse_tool_version(const char *text, char ver[IMX_PROBE_VER_MAX]);
 
 /* The value of "KEY VALUE" line key (the probe's python3 script prints "python 3.12.3",
