@@ -83,6 +83,94 @@ static void usage_noun(FILE *f, const char *noun)
             fprintf(f, "  %-12s %s\n", c->verb ? c->verb : "", c->summary);
 }
 
+/* Writes text for roff: backslashes and dashes escaped, a leading dot or quote protected. */
+static void roff(FILE *f, const char *text)
+{
+    if (text[0] == '.' || text[0] == '\'')
+        fputs("\\&", f);
+    for (const char *p = text; *p; p++) {
+        if (*p == '\\')
+            fputs("\\e", f);
+        else if (*p == '-')
+            fputs("\\-", f);
+        else
+            fputc(*p, f);
+    }
+}
+
+static void man_opts(FILE *f, const struct imx_cli_opt *opts)
+{
+    for (const struct imx_cli_opt *o = opts; o->name; o++) {
+        fputs(".TP\n.B ", f);
+        if (o->short_name)
+            fprintf(f, "\\-%c, ", o->short_name);
+        fputs("\\-\\-", f);
+        roff(f, o->name);
+        fputs(o->kind == IMX_CLI_OPT_FLAG ? "\n" : " \\fIV\\fR\n", f);
+        roff(f, o->help);
+        fputs(o->kind == IMX_CLI_OPT_LIST ? " (repeatable)\n" : "\n", f);
+    }
+}
+
+/* The man page, made from the command table so that it lists exactly what the binary does. */
+static void print_man(FILE *f)
+{
+    fputs(".TH IMAXE 1 \"\" \"imaxe " IMX_VERSION "\" \"User Commands\"\n"
+          ".SH NAME\nimaxe \\- the command line of the imaxe GPU image catalog\n"
+          ".SH SYNOPSIS\n.B imaxe\n\\fINOUN\\fR [\\fIVERB\\fR] [\\fIARGS\\fR] "
+          "[\\fIoptions\\fR]\n"
+          ".SH DESCRIPTION\nimaxe calls the imaxe server for scripts and people: data goes to "
+          "stdout (a table on a terminal, JSON otherwise), messages to stderr, and the exit "
+          "code says what happened. \\fBimaxe probe\\fR reads the GPU stack of the machine it "
+          "runs on.\n.SH COMMANDS\n",
+          f);
+    for (const struct imx_cli_cmd *c = imx_cli_commands; c->noun; c++) {
+        fputs(".SS \"", f);
+        roff(f, c->noun);
+        if (c->verb) {
+            fputc(' ', f);
+            roff(f, c->verb);
+        }
+        if (c->synopsis[0]) {
+            fputc(' ', f);
+            roff(f, c->synopsis);
+        }
+        fputs("\"\n", f);
+        roff(f, c->summary);
+        fputs(".\n", f);
+        man_opts(f, c->opts);
+        fputs(".PP\nExample:\n.PP\n.nf\n.RS\n", f);
+        const char *p = c->examples;
+        while (*p) {
+            size_t n = strcspn(p, "\n");
+            char line[1024];
+            snprintf(line, sizeof line, "%.*s", (int)n, p);
+            roff(f, line);
+            fputc('\n', f);
+            p += n;
+            if (*p)
+                p++;
+        }
+        fputs(".RE\n.fi\n", f);
+    }
+    fputs(".SH GLOBAL OPTIONS\n", f);
+    man_opts(f, imx_cli_global_opts);
+    fputs(".SH EXIT STATUS\n.TP\n0\nsuccess\n.TP\n1\nusage error\n.TP\n2\nnot found "
+          "(404, or a \\-\\-field that is not there)\n.TP\n3\nrefused or invalid (400, 403, "
+          "409, 412, 422, 428; a compat check with errors; a webhook that does not verify)\n"
+          ".TP\n4\nnot signed in, or the token was refused (401)\n.TP\n5\nserver or network "
+          "error (5xx, 429, no answer)\n.TP\n6\n\\fBprobe \\-\\-check\\fR found drift\n"
+          ".SH ENVIRONMENT\n.TP\nIMAXE_URL, IMAXE_TOKEN\nthe server and token when no option "
+          "names them\n.TP\nIMAXE_PASSWORD\nthe password of \\fBlogin\\fR\n.TP\n"
+          "IMAXE_WEBHOOK_SECRET\nthe secret of \\fBwebhooks verify\\fR\n.TP\nNO_COLOR\n"
+          "no bold table headers\n.TP\nCUDA_HOME\nwhere \\fBprobe\\fR looks for the CUDA "
+          "toolkit (default /usr/local/cuda)\n.TP\nIMAXE_PROBE_TIMEOUT_MS\nthe timeout of each "
+          "program \\fBprobe\\fR runs (default 5000)\n"
+          ".SH FILES\n.TP\n$XDG_CONFIG_HOME/imaxe/config.json\nthe server and token "
+          "\\fBlogin\\fR stored (mode 0600; ~/.config when XDG_CONFIG_HOME is unset)\n",
+          f);
+}
+
 /* URL and token: flags, then IMAXE_URL / IMAXE_TOKEN, then the login file. The stored token is
  * only sent to the URL it was stored for. */
 static int resolve_server(struct imx_cli_ctx *ctx)
@@ -155,7 +243,12 @@ static int run(int argc, char **argv)
         return IMX_CLI_EXIT_OK;
     }
     if (strcmp(noun, "help") == 0) {
-        /* `imaxe help commands` is what the shell completions read. */
+        /* `imaxe help commands` is what the shell completions read; `imaxe help man` is the
+         * man page the build installs. */
+        if (i < argc && strcmp(argv[i], "man") == 0) {
+            print_man(stdout);
+            return IMX_CLI_EXIT_OK;
+        }
         if (i < argc && strcmp(argv[i], "commands") == 0) {
             for (const struct imx_cli_cmd *c = imx_cli_commands; c->noun; c++)
                 printf("%s%s%s\n", c->noun, c->verb ? " " : "", c->verb ? c->verb : "");
