@@ -603,6 +603,18 @@ static void pins_advisories_compat_costs_requests(void **state)
     expect_code(&r, 0, "measure --from-json");
     assert_string_equal(r.out, "920.5\n");
     run_free(&r);
+    char madd[700], maddtext[512];
+    snprintf(madd, sizeof madd, "%s/one.json", dir);
+    snprintf(maddtext, sizeof maddtext,
+             "{\"team\":\"cli-team\",\"image\":%lld,\"instance_type\":\"g5.xlarge\","
+             "\"model\":\"bert\",\"precision\":\"int8\",\"batch_size\":4,"
+             "\"throughput_per_s\":640,\"measured_at\":\"2026-08-02T00:00:00Z\"}",
+             a);
+    write_file(madd, maddtext);
+    r = CLI(NULL, NULL, "measurements", "add", madd, "-f", "precision");
+    expect_code(&r, 0, "measurements add");
+    assert_string_equal(r.out, "int8\n");
+    run_free(&r);
     char csv[700], csvtext[512];
     snprintf(csv, sizeof csv, "%s/bench.csv", dir);
     snprintf(csvtext, sizeof csvtext,
@@ -756,6 +768,28 @@ static void webhooks_and_verify_on_real_deliveries(void **state)
     r = CLI(NULL, NULL, "webhooks", "redeliver", "987654");
     expect_code(&r, 2, "redeliver a missing delivery");
     run_free(&r);
+}
+
+/* On a terminal (script(1) gives one) the default is a table with a bold header; NO_COLOR
+ * takes the bold away. */
+static void a_terminal_gets_a_table_and_no_color_is_honoured(void **state)
+{
+    (void)state;
+    char cmd[8192], out[700];
+    snprintf(out, sizeof out, "%s/tty.out", dir);
+    for (int no_color = 0; no_color < 2; no_color++) {
+        snprintf(cmd, sizeof cmd,
+                 "env %s IMAXE_URL='%s' IMAXE_TOKEN='%s' script -qec \"'%s' images search "
+                 "--family cli-base-ubuntu24.04 --limit 1\" /dev/null > '%s' 2>&1",
+                 no_color ? "NO_COLOR=1" : "-u NO_COLOR", srv.base, pub, cli_bin, out);
+        assert_int_equal(imx_t_system("%s", cmd), 0);
+        char *text = slurp(out);
+        if (!strstr(text, "FAMILY") || !strstr(text, "cli-base-ubuntu24.04"))
+            fail_msg("no table on a terminal: %s", text);
+        if (no_color ? strchr(text, '\033') != NULL : strstr(text, "\033[1m") == NULL)
+            fail_msg("NO_COLOR=%d: %s", no_color, text);
+        free(text);
+    }
 }
 
 static void usage_help_and_network_errors(void **state)
@@ -915,6 +949,36 @@ static void probe_reads_every_source_and_says_what_is_absent(void **state)
     assert_non_null(json_object_get(f, "kernel"));
     assert_null(json_object_get(f, "os"));
     json_decref(f);
+    run_free(&r);
+
+    /* --imds: IMDSv2, a session token by PUT and then the instance type (the test receiver
+     * plays the metadata service); without an answer it is named absent, within a second. */
+    imx_t_receiver_control(&rcv, "{\"modes\": {\"/latest/api/token\": {\"body\": \"tok-1\"},"
+                                 "\"/latest/meta-data/instance-type\": {\"body\": "
+                                 "\"p5.48xlarge\"}}}");
+    char e_imds[128];
+    snprintf(e_imds, sizeof e_imds, "IMAXE_IMDS_URL=http://127.0.0.1:%u", rcv.port);
+    const char *imds[] = { e_root, e_path, "LD_LIBRARY_PATH=", e_imds, NULL };
+    r = CLI(NULL, imds, "probe", "--imds", "-o", "json");
+    expect_code(&r, 0, "probe --imds");
+    f = out_json(&r);
+    assert_string_equal(
+        json_string_value(json_object_get(json_object_get(f, "node"), "instance_type")),
+        "p5.48xlarge");
+    assert_string_equal(
+        json_string_value(json_array_get(json_object_get(f, "instance_families"), 0)), "p5");
+    json_decref(f);
+    run_free(&r);
+    json_t *log = imx_t_receiver_log(&rcv, "/latest/api/token");
+    assert_int_equal(json_array_size(log), 1);
+    assert_string_equal(json_string_value(json_object_get(json_array_get(log, 0), "method")),
+                        "PUT");
+    json_decref(log);
+    const char *no_imds[] = { e_root, e_path,
+                              "LD_LIBRARY_PATH=", "IMAXE_IMDS_URL=http://127.0.0.1:1", NULL };
+    r = CLI(NULL, no_imds, "probe", "--imds", "-o", "json");
+    expect_code(&r, 0, "probe --imds without a metadata service");
+    assert_non_null(strstr(r.err, "instance_type: not found"));
     run_free(&r);
 
     /* A tool that hangs is killed at the timeout; the probe goes on. */
@@ -1146,6 +1210,7 @@ int main(void)
         cmocka_unit_test(publish_get_search_all_resolve_and_lifecycle),
         cmocka_unit_test(pins_advisories_compat_costs_requests),
         cmocka_unit_test(webhooks_and_verify_on_real_deliveries),
+        cmocka_unit_test(a_terminal_gets_a_table_and_no_color_is_honoured),
         cmocka_unit_test(usage_help_and_network_errors),
         cmocka_unit_test(probe_reads_every_source_and_says_what_is_absent),
         cmocka_unit_test(probe_for_real_on_this_machine),
