@@ -133,12 +133,8 @@ size_t imx_cli_args_list(const struct imx_cli_args *a, const char *name, const c
                          size_t max)
 {
     size_t n = 0;
-    for (size_t i = 0; i < a->nv; i++) {
-        if (strcmp(a->v[i].opt->name, name) == 0) {
-            if (n < max)
-                out[n] = a->v[i].value;
-            n++;
-        }
-    }
+    for (size_t i = 0; i < a->nv && n < max; i++)
+        if (strcmp(a->v[i].opt->name, name) == 0)
+            out[n++] = a->v[i].value;
     return n;
 }

@@ -49,7 +49,7 @@ const char *imx_cli_args_get(const struct imx_cli_args *a, const char *name);
 /* Was option name given? */
 bool imx_cli_args_has(const struct imx_cli_args *a, const char *name);
 
-/* Every value of option name, in order, into out (at most max). Returns how many there are. */
+/* The values of option name, in order, into out. Returns how many it stored (at most max). */
 size_t imx_cli_args_list(const struct imx_cli_args *a, const char *name, const char **out,
                          size_t max);
 

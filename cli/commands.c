@@ -714,6 +714,10 @@ static int run_images_import(const struct imx_cli_cmd *cmd, struct imx_cli_ctx *
     if (imx_cli_read_input(file, &in) != 0)
         return IMX_CLI_EXIT_USAGE;
     json_t *manifests = json_loadb(in.data, in.len, 0, NULL);
+    if (json_is_object(manifests)) {
+        json_t *one = manifests;
+        manifests = json_pack("[o]", one);
+    }
     if (!json_is_array(manifests)) {
         json_decref(manifests);
         manifests = json_array();

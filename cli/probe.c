@@ -384,8 +384,10 @@ static void probe_system(struct probe *p)
     char kernel[IMX_PROBE_VER_MAX] = "";
     if (read_file(rooted(p, "/proc/sys/kernel/osrelease", path), &b) == 0) {
         size_t n = strcspn(b.data, "\r\n");
-        if (n > 0 && n < sizeof kernel)
-            memcpy(kernel, b.data, n), kernel[n] = '\0';
+        if (n > 0 && n < sizeof kernel) {
+            memcpy(kernel, b.data, n);
+            kernel[n] = '\0';
+        }
     }
     if (!kernel[0] && have_uname && strlen(u.release) < sizeof kernel)
         strcpy(kernel, u.release);
@@ -395,10 +397,14 @@ static void probe_system(struct probe *p)
         absent(p, "kernel", "no /proc/sys/kernel/osrelease and uname failed");
     char id[IMX_PROBE_VER_MAX];
     char ver[IMX_PROBE_VER_MAX];
+    /* os-release(5): /etc first, then /usr/lib. */
     imx_cli_buf_reset(&b);
-    if ((read_file(rooted(p, "/etc/os-release", path), &b) == 0 ||
-         (imx_cli_buf_reset(&b), read_file(rooted(p, "/usr/lib/os-release", path), &b) == 0)) &&
-        imx_probe_parse_os_release(b.data, id, ver) == 0)
+    bool have_os = read_file(rooted(p, "/etc/os-release", path), &b) == 0;
+    if (!have_os) {
+        imx_cli_buf_reset(&b);
+        have_os = read_file(rooted(p, "/usr/lib/os-release", path), &b) == 0;
+    }
+    if (have_os && imx_probe_parse_os_release(b.data, id, ver) == 0)
         json_object_set_new(p->out, "os", json_pack("{s:s, s:s}", "name", id, "version", ver));
     else
         absent(p, "os", "no /etc/os-release");
@@ -484,8 +490,14 @@ json_t *imx_probe_run(const struct imx_probe_opts *o)
     if (!p.root)
         p.root = "";
     const char *t = getenv("IMAXE_PROBE_TIMEOUT_MS");
-    if (t && atoi(t) > 0 && atoi(t) <= 600000)
-        p.timeout_ms = atoi(t);
+    if (t && t[0]) {
+        char *end;
+        long ms = strtol(t, &end, 10);
+        if (*end == '\0' && ms > 0 && ms <= 600000)
+            p.timeout_ms = (int)ms;
+        else
+            fprintf(stderr, "imaxe probe: IMAXE_PROBE_TIMEOUT_MS wants 1-600000, not '%s'\n", t);
+    }
     p.out = json_object();
     p.components = json_array();
     p.node = json_object();
