@@ -2,6 +2,7 @@
 #include "probe.h"
 
 #include <curl/curl.h>
+#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -147,8 +148,10 @@ typedef void *nvml_dev;
 #define NVML_DRIVER_BUF 80
 #define NVML_NAME_BUF   96
 
-/* Driver and GPUs through NVML. Returns 0 when the driver version came from it. */
-static int probe_nvml(struct imx_probe_gpus *gpus, char driver[IMX_PROBE_VER_MAX])
+/* Driver, GPUs and (when the library has it) the newest CUDA the driver runs, through NVML.
+ * Returns 0 when the driver version came from it. */
+static int probe_nvml(struct imx_probe_gpus *gpus, char driver[IMX_PROBE_VER_MAX],
+                      char driver_cuda[IMX_PROBE_VER_MAX])
 {
     void *lib = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
     if (!lib)
@@ -183,6 +186,11 @@ static int probe_nvml(struct imx_probe_gpus *gpus, char driver[IMX_PROBE_VER_MAX
             fprintf(stderr, "imaxe probe: NVML's driver version is not a version; not used\n");
         }
     }
+    /* Optional: CUDA 13000 means 13.0. */
+    nvml_ret (*cuda)(int *) = (nvml_ret(*)(int *))dlsym(lib, "nvmlSystemGetCudaDriverVersion_v2");
+    int cv = 0;
+    if (cuda && cuda(&cv) == 0 && cv > 0 && cv < 1000000)
+        snprintf(driver_cuda, IMX_PROBE_VER_MAX, "%d.%d", cv / 1000, (cv % 1000) / 10);
     unsigned n = 0;
     if (count(&n) == 0) {
         for (unsigned i = 0; i < n && gpus->count < IMX_PROBE_GPUS_MAX; i++) {
@@ -208,8 +216,11 @@ static void probe_driver_and_gpus(struct probe *p)
     char path[PATH_MAX_LEN];
     struct imx_cli_buf b;
     imx_cli_buf_init(&b, IMX_PROBE_TEXT_MAX);
-    if (probe_nvml(&gpus, driver) == 0)
+    char driver_cuda[IMX_PROBE_VER_MAX] = "";
+    if (probe_nvml(&gpus, driver, driver_cuda) == 0)
         source = "nvml";
+    if (driver_cuda[0])
+        json_object_set_new(p->node, "driver_cuda", json_string(driver_cuda));
     if (!source && read_file(rooted(p, "/proc/driver/nvidia/version", path), &b) == 0 &&
         imx_probe_parse_nvrm(imx_cli_buf_str(&b), driver) == 0)
         source = "/proc/driver/nvidia/version";
@@ -258,6 +269,39 @@ static void probe_driver_and_gpus(struct probe *p)
     imx_cli_buf_free(&b);
 }
 
+/* A library's version from its file name in the usual library directories (runtime-only
+ * images have libcudnn.so.9.1.0 but no headers). Returns 0 with ver and the file in rel. */
+static int library_version(const struct probe *p, const char *home, const char *stem,
+                           char ver[IMX_PROBE_VER_MAX], char rel[PATH_MAX_LEN])
+{
+    char lib64[PATH_MAX_LEN / 2];
+    char lib[PATH_MAX_LEN / 2];
+    snprintf(lib64, sizeof lib64, "%s/lib64", home);
+    snprintf(lib, sizeof lib, "%s/lib", home);
+    const char *dirs[] = {
+        lib64,        lib,       "/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu",
+        "/usr/lib64", "/usr/lib"
+    };
+    for (size_t d = 0; d < sizeof dirs / sizeof dirs[0]; d++) {
+        char path[PATH_MAX_LEN];
+        DIR *dir = opendir(rooted(p, dirs[d], path));
+        if (!dir)
+            continue;
+        struct dirent *e;
+        int rc = -1;
+        while (rc != 0 && (e = readdir(dir)) != NULL) {
+            if (imx_probe_parse_soname(e->d_name, stem, ver) == 0) {
+                snprintf(rel, PATH_MAX_LEN, "%.2000s/%.255s", dirs[d], e->d_name);
+                rc = 0;
+            }
+        }
+        closedir(dir);
+        if (rc == 0)
+            return 0;
+    }
+    return -1;
+}
+
 static void probe_cuda_stack(struct probe *p)
 {
     const char *home = getenv("CUDA_HOME");
@@ -285,10 +329,11 @@ static void probe_cuda_stack(struct probe *p)
     }
 
     struct {
-        const char *name, *file, *major, *minor, *patch;
+        const char *name, *file, *major, *minor, *patch, *lib;
     } headers[] = {
-        { "cudnn", "cudnn_version.h", "CUDNN_MAJOR", "CUDNN_MINOR", "CUDNN_PATCHLEVEL" },
-        { "nccl", "nccl.h", "NCCL_MAJOR", "NCCL_MINOR", "NCCL_PATCH" },
+        { "cudnn", "cudnn_version.h", "CUDNN_MAJOR", "CUDNN_MINOR", "CUDNN_PATCHLEVEL",
+          "libcudnn.so." },
+        { "nccl", "nccl.h", "NCCL_MAJOR", "NCCL_MINOR", "NCCL_PATCH", "libnccl.so." },
     };
     for (size_t h = 0; h < sizeof headers / sizeof headers[0]; h++) {
         char home_include[PATH_MAX_LEN];
@@ -306,9 +351,15 @@ static void probe_cuda_stack(struct probe *p)
                 ok = true;
             }
         }
+        if (!ok && library_version(p, home, headers[h].lib, ver, rel) == 0) {
+            found(p, headers[h].name, ver, rel);
+            ok = true;
+        }
         if (!ok) {
-            snprintf(rel, sizeof rel, "no %s under CUDA_HOME, /usr/local/cuda or /usr/include",
-                     headers[h].file);
+            snprintf(rel, sizeof rel,
+                     "no %s, nor a %sX.Y.Z, under CUDA_HOME or /usr/local/cuda, /usr/include, "
+                     "/usr/lib",
+                     headers[h].file, headers[h].lib);
             absent(p, headers[h].name, rel);
         }
     }

@@ -163,6 +163,31 @@ int imx_probe_parse_nvcc(const char *text, char ver[IMX_PROBE_VER_MAX])
     return 0;
 }
 
+int imx_probe_parse_soname(const char *filename, const char *stem, char ver[IMX_PROBE_VER_MAX])
+{
+    size_t slen = strlen(stem);
+    if (strncmp(filename, stem, slen) != 0)
+        return -1;
+    const char *v = filename + slen;
+    size_t n = strlen(v);
+    int dots = 0;
+    if (n == 0 || n >= IMX_PROBE_VER_MAX || !is_digit(v[0]) || !is_digit(v[n - 1]))
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        if (v[i] == '.') {
+            if (v[i + 1] == '.')
+                return -1;
+            dots++;
+        } else if (!is_digit(v[i])) {
+            return -1;
+        }
+    }
+    if (dots < 2)
+        return -1;
+    memcpy(ver, v, n + 1);
+    return 0;
+}
+
 /* The number N of a "#define NAME N" line, or -1. */
 static long define_value(const char *text, const char *name)
 {

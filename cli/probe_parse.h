@@ -45,6 +45,10 @@ int imx_probe_parse_nvcc(const char *text, char ver[IMX_PROBE_VER_MAX]);
 int imx_probe_parse_define_version(const char *text, const char *major, const char *minor,
                                    const char *patch, char ver[IMX_PROBE_VER_MAX]);
 
+/* The version in a shared library's file name: "libcudnn.so.9.1.0" with stem "libcudnn.so." is
+ * "9.1.0". At least MAJOR.MINOR.PATCH: "libcudnn.so.9" names no version worth reporting. */
+int imx_probe_parse_soname(const char *filename, const char *stem, char ver[IMX_PROBE_VER_MAX]);
+
 /* ID and VERSION_ID of os-release (quoted or not). id is lower case. */
 int imx_probe_parse_os_release(const char *text, char id[IMX_PROBE_VER_MAX],
                                char version[IMX_PROBE_VER_MAX]);

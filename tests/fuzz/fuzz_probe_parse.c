@@ -50,6 +50,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     check_version(imx_probe_parse_nvcc(text, ver), ver);
     check_version(imx_probe_parse_tool_version(text, ver), ver);
     check_version(imx_probe_parse_kv_line(text, "torch", ver), ver);
+    check_version(imx_probe_parse_soname(text, "libcudnn.so.", ver), ver);
     check_version(
         imx_probe_parse_define_version(text, "NCCL_MAJOR", "NCCL_MINOR", "NCCL_PATCH", ver), ver);
     static struct imx_probe_gpus gpus;

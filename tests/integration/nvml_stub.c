@@ -1,4 +1,4 @@
-/* A stand-in for libnvidia-ml.so.1 for the probe tests: the six NVML functions imaxe probe
+/* A stand-in for libnvidia-ml.so.1 for the probe tests: the seven NVML functions imaxe probe
  * calls, answering as an 8 x H200 node on driver 580.105.08 would. STUB_NVML_FAIL=1 makes
  * nvmlInit_v2 fail as it does when the kernel module is not loaded. */
 #include <stdio.h>
@@ -12,6 +12,7 @@ nvmlReturn_t nvmlInit_v2(void);
 nvmlReturn_t nvmlShutdown(void);
 nvmlReturn_t nvmlSystemGetDriverVersion(char *version, unsigned int length);
 nvmlReturn_t nvmlDeviceGetCount_v2(unsigned int *count);
+nvmlReturn_t nvmlSystemGetCudaDriverVersion_v2(int *version);
 nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned int index, nvmlDevice_t *device);
 nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t device, char *name, unsigned int length);
 
@@ -37,6 +38,12 @@ nvmlReturn_t nvmlSystemGetDriverVersion(char *version, unsigned int length)
     if (length < 80)
         return NVML_ERROR_INSUFFICIENT_SIZE;
     snprintf(version, length, "%s", "580.105.08");
+    return 0;
+}
+
+nvmlReturn_t nvmlSystemGetCudaDriverVersion_v2(int *version)
+{
+    *version = 13000;
     return 0;
 }
 

@@ -912,6 +912,7 @@ static void probe_reads_every_source_and_says_what_is_absent(void **state)
         json_string_value(json_object_get(json_object_get(node, "sources"), "nvidia-driver")),
         "nvml");
     assert_string_equal(json_string_value(json_array_get(json_object_get(f, "gpus"), 0)), "H200");
+    assert_string_equal(json_string_value(json_object_get(node, "driver_cuda")), "13.0");
     json_decref(f);
     run_free(&r);
     /* NVML that fails to initialise (no kernel module) is passed over, said on stderr. */
@@ -979,6 +980,27 @@ static void probe_reads_every_source_and_says_what_is_absent(void **state)
     r = CLI(NULL, no_imds, "probe", "--imds", "-o", "json");
     expect_code(&r, 0, "probe --imds without a metadata service");
     assert_non_null(strstr(r.err, "instance_type: not found"));
+    run_free(&r);
+
+    /* A runtime-only image: no headers, but libcudnn.so.9.1.0 and libnccl.so.2.21.5. */
+    char rt[800], e_rt[900];
+    snprintf(rt, sizeof rt, "%s/runtime-root", dir);
+    assert_int_equal(imx_t_system("mkdir -p '%s/usr/lib/x86_64-linux-gnu' && cd '%s/usr/lib/"
+                                  "x86_64-linux-gnu' && touch libcudnn.so.9.1.0 libnccl.so.2.21.5 "
+                                  "&& ln -sf libcudnn.so.9.1.0 libcudnn.so.9",
+                                  rt, rt),
+                     0);
+    snprintf(e_rt, sizeof e_rt, "IMAXE_PROBE_ROOT=%s", rt);
+    const char *runtime[] = { e_rt, "PATH=/nonexistent", "LD_LIBRARY_PATH=", NULL };
+    r = CLI(NULL, runtime, "probe", "-o", "json");
+    expect_code(&r, 0, "probe of a runtime-only image");
+    f = out_json(&r);
+    assert_string_equal(frag_component(f, "cudnn"), "9.1.0");
+    assert_string_equal(frag_component(f, "nccl"), "2.21.5");
+    assert_string_equal(json_string_value(json_object_get(
+                            json_object_get(json_object_get(f, "node"), "sources"), "cudnn")),
+                        "/usr/lib/x86_64-linux-gnu/libcudnn.so.9.1.0");
+    json_decref(f);
     run_free(&r);
 
     /* A tool that hangs is killed at the timeout; the probe goes on. */

@@ -160,6 +160,35 @@ static void version_headers(void **state)
                      -1);
 }
 
+static void library_file_names(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *file, *stem, *ver; /* NULL ver: not a version */
+    } cases[] = {
+        { "libcudnn.so.9.1.0", "libcudnn.so.", "9.1.0" },
+        { "libcudnn.so.8.9.7", "libcudnn.so.", "8.9.7" },
+        { "libnccl.so.2.21.5", "libnccl.so.", "2.21.5" },
+        { "libcudnn.so.9", "libcudnn.so.", NULL },
+        { "libcudnn.so", "libcudnn.so.", NULL },
+        { "libcudnn_ops.so.9.1.0", "libcudnn.so.", NULL },
+        { "libcudnn.so.9.1.0.bak", "libcudnn.so.", NULL },
+        { "libcudnn.so.9..1", "libcudnn.so.", NULL },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char ver[IMX_PROBE_VER_MAX] = "";
+        int rc = imx_probe_parse_soname(cases[i].file, cases[i].stem, ver);
+        if (!cases[i].ver) {
+            if (rc == 0)
+                fail_msg("%s: parsed '%s'", cases[i].file, ver);
+            continue;
+        }
+        if (rc != 0)
+            fail_msg("%s: not parsed", cases[i].file);
+        assert_string_equal(ver, cases[i].ver);
+    }
+}
+
 static void os_release_and_tools(void **state)
 {
     (void)state;
@@ -366,6 +395,7 @@ int main(void)
         cmocka_unit_test(nvidia_smi_csv_gives_gpus_and_driver),
         cmocka_unit_test(cuda_toolkit_versions),
         cmocka_unit_test(version_headers),
+        cmocka_unit_test(library_file_names),
         cmocka_unit_test(os_release_and_tools),
         cmocka_unit_test(systemd_analyze_totals),
         cmocka_unit_test(gpu_names_become_models),
