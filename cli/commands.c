@@ -401,6 +401,8 @@ static int build_path(const struct imx_cli_cmd *cmd, struct imx_cli_ctx *ctx, co
 static int read_json_body(struct imx_cli_ctx *ctx, size_t used, struct imx_cli_buf *body)
 {
     const char *file = ctx->args.npos > used ? ctx->args.pos[used] : "-";
+    if (strcmp(file, "-") == 0 && isatty(0))
+        fputs("imaxe: reading JSON from the terminal (Ctrl-D ends it)\n", stderr);
     if (imx_cli_read_input(file, body) != 0)
         return IMX_CLI_EXIT_USAGE;
     json_error_t je;

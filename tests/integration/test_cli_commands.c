@@ -748,10 +748,36 @@ static void webhooks_and_verify_on_real_deliveries(void **state)
     run_free(&r);
     json_decref(e);
 
+    /* After a rotation each delivery carries two signatures for a day: a receiver holding
+     * either secret accepts it. */
+    char rot[64];
+    snprintf(rot, sizeof rot, "/v1/webhooks/%lld/rotate-secret", wh);
+    assert_int_equal(imx_t_http_as(&srv, pub, "POST", rot, NULL, &res), 0);
+    assert_int_equal(res.status, 200);
+    char secret2[128];
+    snprintf(secret2, sizeof secret2, "%s", json_string_value(json_object_get(res.json, "secret")));
+    imx_t_res_free(&res);
+    r = CLI(NULL, NULL, "webhooks", "test", whid, "-f", "id");
+    expect_code(&r, 0, "webhooks test after a rotation");
+    run_free(&r);
+    e = receiver_entry("/cli", 3);
+    snprintf(id, sizeof id, "%s", json_string_value(json_object_get(e, "id")));
+    snprintf(ts, sizeof ts, "%lld", (long long)json_integer_value(json_object_get(e, "ts")));
+    snprintf(sig, sizeof sig, "%s", json_string_value(json_object_get(e, "sig")));
+    assert_non_null(strchr(sig, ' '));
+    const char *each[] = { secret, secret2 };
+    for (int k = 0; k < 2; k++) {
+        r = CLI(json_string_value(json_object_get(e, "body")), NULL, "webhooks", "verify",
+                "--secret", each[k], "--id", id, "--timestamp", ts, "--signature", sig);
+        expect_code(&r, 0, k ? "verify with the new secret" : "verify with the old secret");
+        run_free(&r);
+    }
+    json_decref(e);
+
     /* Deliveries of the subscription, and a redelivery of the first. */
     r = CLI(NULL, NULL, "webhooks", "deliveries", whid, "--all", "-o", "ndjson");
     expect_code(&r, 0, "webhooks deliveries");
-    assert_true(count_lines(r.out) >= 2);
+    assert_true(count_lines(r.out) >= 3);
     run_free(&r);
     r = CLI(NULL, NULL, "webhooks", "deliveries", whid, "--all", "-f", "id");
     expect_code(&r, 0, "delivery ids");
