@@ -25,7 +25,7 @@ const struct imx_cli_opt imx_cli_global_opts[] = {
     { "token", 0, V, NULL, "bearer token (default: IMAXE_TOKEN, else what login stored)" },
     { "all", 'a', F, NULL, "follow next_cursor to the last page" },
     { "field", 'f', V, NULL, "print only this dotted path of the answer (of each item), raw" },
-    { "param", 'p', L, NULL, "extra query parameter NAME=VALUE (repeatable)" },
+    { "param", 'p', L, NULL, "extra query parameter NAME=VALUE" },
     { "timeout", 0, V, NULL, "seconds one request may take (default 60)" },
     { "help", 'h', F, NULL, "show help" },
     { NULL, 0, 0, NULL, NULL },
@@ -49,8 +49,8 @@ static const struct imx_cli_opt search_opts[] = {
     { "arch", 0, V, "arch", "x86_64 or arm64" },
     { "os", 0, V, "os", "NAME or NAME:VERSION" },
     { "gpu", 0, V, "gpu", "GPU model or architecture (H100, hopper)" },
-    { "component", 'c', L, "component", "NAME:CONSTRAINT, e.g. cuda:>=12.4 (repeatable)" },
-    { "tag", 0, L, "tag", "a tag every image has (repeatable)" },
+    { "component", 'c', L, "component", "NAME:CONSTRAINT, e.g. cuda:>=12.4" },
+    { "tag", 0, L, "tag", "a tag every image has" },
     { "status", 0, V, "status", "active (default), deprecated, revoked or any" },
     { "layer", 0, V, "layer", "platform or model" },
     { "patch-status", 0, V, "patch_status", "ok, vulnerable, patch_available or revoked" },
@@ -65,7 +65,7 @@ static const struct imx_cli_opt resolve_opts[] = {
     { "pin", 0, V, "pin", "TEAM/NAME of a pin instead of a family" },
     { "region", 0, V, "region", "region of the artifact (required)" },
     { "arch", 0, V, "arch", "x86_64 or arm64" },
-    { "component", 'c', L, "component", "NAME:CONSTRAINT (repeatable)" },
+    { "component", 'c', L, "component", "NAME:CONSTRAINT" },
     { NULL, 0, 0, NULL, NULL },
 };
 
@@ -98,8 +98,8 @@ static const struct imx_cli_opt advisory_opts[] = {
 };
 
 static const struct imx_cli_opt compat_opts[] = {
-    { "component", 'c', L, NULL, "NAME=VERSION of the stack (repeatable)" },
-    { "gpu", 'g', L, NULL, "target GPU (repeatable)" },
+    { "component", 'c', L, NULL, "NAME=VERSION of the stack" },
+    { "gpu", 'g', L, NULL, "target GPU" },
     { NULL, 0, 0, NULL, NULL },
 };
 
@@ -141,7 +141,7 @@ static const struct imx_cli_opt deliveries_opts[] = {
 };
 
 static const struct imx_cli_opt verify_opts[] = {
-    { "secret", 's', L, NULL, "whsec_... (repeatable; default IMAXE_WEBHOOK_SECRET)" },
+    { "secret", 's', L, NULL, "whsec_... (default IMAXE_WEBHOOK_SECRET)" },
     { "id", 0, V, NULL, "webhook-id header (default WEBHOOK_ID or HTTP_WEBHOOK_ID)" },
     { "timestamp", 0, V, NULL, "webhook-timestamp header (default WEBHOOK_TIMESTAMP or HTTP_...)" },
     { "signature", 0, V, NULL, "webhook-signature header (default WEBHOOK_SIGNATURE or HTTP_...)" },
@@ -159,11 +159,11 @@ static const struct imx_cli_opt probe_opts[] = {
     { "family", 0, V, NULL, "family to publish into" },
     { "version", 0, V, NULL, "version to publish" },
     { "team", 't', V, NULL, "team that publishes" },
-    { "artifact", 0, L, NULL, "REGION=ID of the image's artifact (repeatable, at least one)" },
+    { "artifact", 0, L, NULL, "REGION=ID of the image's artifact (at least one)" },
     { "provider", 0, V, NULL,
       "aws, gcp, azure, onprem, oci-container (default: aws with an instance type, else onprem)" },
     { "layer", 0, V, NULL, "platform (default) or model" },
-    { "tag", 0, L, NULL, "tag (repeatable)" },
+    { "tag", 0, L, NULL, "tag" },
     { "parent", 0, V, NULL, "id of the image this one is built on" },
     { "description", 0, V, NULL, "description" },
     { NULL, 0, 0, NULL, NULL },

@@ -16,11 +16,13 @@
 static void print_opts(FILE *f, const struct imx_cli_opt *opts)
 {
     for (const struct imx_cli_opt *o = opts; o->name; o++) {
+        char shrt[8] = "    ";
         char left[64];
-        snprintf(left, sizeof left, "%s%c%s--%s%s", o->short_name ? "-" : "",
-                 o->short_name ? o->short_name : ' ', o->short_name ? ", " : " ", o->name,
+        if (o->short_name)
+            snprintf(shrt, sizeof shrt, "-%c, ", o->short_name);
+        snprintf(left, sizeof left, "%s--%s%s", shrt, o->name,
                  o->kind == IMX_CLI_OPT_FLAG ? "" : " V");
-        fprintf(f, "  %-24s %s%s\n", o->short_name ? left : left + 1, o->help,
+        fprintf(f, "  %-24s %s%s\n", left, o->help,
                 o->kind == IMX_CLI_OPT_LIST ? " [repeatable]" : "");
     }
 }
