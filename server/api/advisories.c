@@ -10,6 +10,7 @@
 #include "db/advisories.h"
 #include "db/events.h"
 #include "db/tx.h"
+#include "domain/csaf.h"
 #include "domain/osv.h"
 #include "domain/version.h"
 #include "util/config.h"
@@ -258,18 +259,21 @@ void imx_api_advisory_create(struct imx_req *r)
     if (!body)
         return;
     json_t *errors = json_array();
-    bool osv = imx_osv_is_osv(body);
-    json_t *in = osv ? imx_osv_to_advisory(body, errors) : json_deep_copy(body);
+    bool osv = imx_osv_is_osv(body), csaf = !osv && imx_csaf_is_csaf(body);
+    json_t *in = osv    ? imx_osv_to_advisory(body, errors)
+                 : csaf ? imx_csaf_to_advisory(body, errors, NULL)
+                        : json_deep_copy(body);
     json_t *doc = in ? check_advisory(in, errors) : NULL;
     json_decref(in);
     if (!doc) {
         imx_reply_invalid_steal(r, errors,
-                                osv ? "The OSV document cannot be imported"
-                                    : "The advisory has invalid fields");
+                                osv    ? "The OSV document cannot be imported"
+                                : csaf ? "The CSAF document cannot be imported"
+                                       : "The advisory has invalid fields");
         return;
     }
     json_decref(errors);
-    json_object_set_new(doc, "source", json_string(osv ? "osv" : "imaxe"));
+    json_object_set_new(doc, "source", json_string(osv ? "osv" : csaf ? "csaf" : "imaxe"));
     struct advisory_create a = { .doc = doc, .id = json_string_value(json_object_get(doc, "id")) };
     a.text = json_dumps(doc, JSON_COMPACT);
     snprintf(a.user_id, sizeof a.user_id, "%lld", (long long)r->principal.user_id);
