@@ -93,7 +93,8 @@ UPDATE ref_driver_branch SET eol = DATE '2026-08-01', eol_basis = 'nvidia',
  WHERE branch = 610;
 -- Where NVIDIA's date is the stored one, name the NVIDIA page it came from.
 UPDATE ref_driver_branch
-   SET eol_source = coalesce(substring(source from 'https://docs[.]nvidia[.]com/datacenter/tesla/drivers/[^ ;,()]*'),
+   SET eol_source = coalesce(substring(source from
+                               'https://docs[.]nvidia[.]com/datacenter/tesla/(?:drivers/[^ ;,()]*supported-drivers[^ ;,()]*|pdf/[^ ;,()]*)'),
                              'https://docs.nvidia.com/datacenter/tesla/drivers/supported-drivers-and-cuda-toolkit-versions.html')
  WHERE eol_basis = 'nvidia' AND eol_source IS NULL;
 UPDATE ref_driver_branch

@@ -28,7 +28,7 @@ struct cuda_use {
     const struct imx_ver *v;
     const char *name; /* the component involved: "cuda" or "pytorch" */
     const char *text; /* its version as written */
-    char what[192];   /* "CUDA 12.8.0", "The CUDA 12.6 runtime of PyTorch 2.7.1+cu126" */
+    char what[192];   /* "CUDA 12.8.0", "PyTorch 2.7.1+cu126's own CUDA 12.6 runtime" */
 };
 
 const char *imx_compat_severity_name(enum imx_compat_severity s)
@@ -413,7 +413,7 @@ static const char *gpu_first_cuda(const struct imx_ref_snapshot *ref, const stru
     struct imx_ver mv, cv;
     bool has_m = ref_ver(g->first_cuda, &mv), has_c = cc && ref_ver(cc->first_cuda, &cv);
     *unconfirmed = false;
-    if (has_c && (!has_m || key_cmp_n(cv.key, mv.key, 2) > 0)) {
+    if (has_c && (!has_m || key_cmp_n(cv.key, mv.key, 2) >= 0)) {
         *source = cc->source;
         *unconfirmed = cc->unconfirmed;
         return cc->first_cuda;
@@ -822,8 +822,8 @@ int imx_compat_check(const struct imx_ref_snapshot *ref, const struct imx_compat
         cu->v = &st.pytorch_cuda;
         cu->name = "pytorch";
         cu->text = st.pytorch.text;
-        snprintf(cu->what, sizeof cu->what, "The CUDA %s runtime of PyTorch %s",
-                 st.pytorch_cuda.text, st.pytorch.text);
+        snprintf(cu->what, sizeof cu->what, "PyTorch %s's own CUDA %s runtime", st.pytorch.text,
+                 st.pytorch_cuda.text);
     }
 
     if (st.has_driver)
