@@ -1,5 +1,6 @@
-/* Reference data: GET /v1/reference/{table} for everyone signed in; POST (add a row) and PUT
- * (correct a row, found by its primary key) for global admins, audited. */
+/* Reference data: GET /v1/reference (the data version in use) and GET /v1/reference/{table} for
+ * everyone signed in; POST (add a row) and PUT (correct a row, found by its primary key) for
+ * global admins, audited. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,6 +8,7 @@
 #include "api/api.h"
 #include "auth/auth.h"
 #include "db/reference.h"
+#include "db/reference_import.h"
 #include "db/tx.h"
 
 /* The ref_ table named by {table}, into buf; NULL after replying 404. */
@@ -18,9 +20,17 @@ static const char *table_of(struct imx_req *r, char *buf, size_t len)
         imx_reply_problem(r, IMX_E_NOT_FOUND,
                           "No reference table %.40s; the tables are cuda_mvc, cuda_driver, "
                           "gpu_arch, gpu, driver_branch, cudnn, pytorch, pytorch_build, "
-                          "tensorflow, instance_type",
+                          "tensorflow, instance_type, compute_capability",
                           name ? name : "");
     return t;
+}
+
+void imx_api_reference_version(struct imx_req *r)
+{
+    struct imx_db_conn *c = imx_api_db_read(r);
+    if (!c)
+        return;
+    imx_api_reply_pg_json_steal(r, 200, imx_db_ref_data_version(c), "No reference data");
 }
 
 void imx_api_reference_list(struct imx_req *r)
