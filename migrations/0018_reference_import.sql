@@ -55,7 +55,9 @@ $$;
 -- removal that a foreign key still needs fails (23503) and the caller's transaction changes
 -- nothing. Records the load in ref_data_versions and audit_log. Returns {table: {added, changed,
 -- removed}}. Unknown tables: 42P01; unknown columns: 42703 with "table.column" in DETAIL.
-CREATE FUNCTION imx_ref_import(p_tables jsonb, p_version text, p_user bigint) RETURNS jsonb
+-- p_user and p_request_id name the actor in audit_log (NULL and 'cli' from the command line).
+CREATE FUNCTION imx_ref_import(p_tables jsonb, p_version text, p_user bigint,
+                               p_request_id text DEFAULT 'cli') RETURNS jsonb
 LANGUAGE plpgsql AS $$
 DECLARE
   t text;
@@ -147,7 +149,7 @@ BEGIN
 
   INSERT INTO ref_data_versions (data_version, changes) VALUES (p_version, result);
   INSERT INTO audit_log (actor_user_id, action, resource, resource_id, request_id, detail)
-  VALUES (p_user, 'import', 'reference', left(p_version, 300), 'cli',
+  VALUES (p_user, 'import', 'reference', left(p_version, 300), coalesce(p_request_id, 'cli'),
           (SELECT jsonb_object_agg(key, jsonb_build_object(
              'added', jsonb_array_length(value->'added'),
              'changed', jsonb_array_length(value->'changed'),

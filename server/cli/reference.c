@@ -12,24 +12,13 @@
 #include <time.h>
 
 #include "db/pool.h"
-#include "db/reference.h"
 #include "db/reference_import.h"
-#include "domain/compat.h"
 #include "domain/csv.h"
+#include "jobs/reference_import.h"
 #include "util/log.h"
 
 #define CSV_FILE_MAX  (16u * 1024u * 1024u) /* bytes in one table's file */
-#define IMAGES_CHUNK  200                   /* images recomputed per query */
 #define LINE_MAX_SIZE (1024u * 1024u)       /* one exported CSV line */
-#define MAX_GPUS      64
-
-/* The API names of the tables, parents first (ref_<name>, <name>.csv). */
-static const char *const tables[] = {
-    "cuda_mvc",      "cuda_driver",   "gpu_arch",      "compute_capability",
-    "gpu",           "driver_branch", "cudnn",         "pytorch",
-    "pytorch_build", "tensorflow",    "instance_type",
-};
-#define N_TABLES (sizeof tables / sizeof tables[0])
 
 /* The whole file, NUL-terminated; NULL with errno ENOENT when it does not exist. New. */
 static char *read_file(const char *path, size_t *len, char *err, size_t errlen)
@@ -66,7 +55,7 @@ static void print_pg_error(const char *what, const PGresult *r)
             state ? state : "none");
 }
 
-/* Reads DIR's CSV files into {"ref_gpu": rows, ...} and names the data version: DIR/VERSION's
+/* Reads DIR's CSV files into {"gpu": "csv text", ...} and names the data version: DIR/VERSION's
  * first line, else the directory and a digest of the files. Returns a new object or NULL. */
 static json_t *load_dir(const char *dir, char *version, size_t vlen, char *err, size_t errlen)
 {
@@ -76,10 +65,11 @@ static json_t *load_dir(const char *dir, char *version, size_t vlen, char *err, 
         snprintf(err, errlen, "out of memory");
         goto fail;
     }
-    for (size_t i = 0; i < N_TABLES; i++) {
-        char path[4096], name[64];
+    for (size_t i = 0; i < imx_refimp_n_tables; i++) {
+        const char *name = imx_refimp_tables[i];
+        char path[4096];
         size_t len = 0;
-        snprintf(path, sizeof path, "%s/%s.csv", dir, tables[i]);
+        snprintf(path, sizeof path, "%s/%s.csv", dir, name);
         errno = 0;
         char *text = read_file(path, &len, err, errlen);
         if (!text) {
@@ -87,17 +77,15 @@ static json_t *load_dir(const char *dir, char *version, size_t vlen, char *err, 
                 continue;
             goto fail;
         }
-        char perr[256];
-        json_t *rows = imx_csv_rows(text, len, perr, sizeof perr);
-        EVP_DigestUpdate(md, tables[i], strlen(tables[i]));
+        EVP_DigestUpdate(md, name, strlen(name));
         EVP_DigestUpdate(md, text, len);
+        json_t *v = json_stringn(text, len);
         free(text);
-        if (!rows) {
-            snprintf(err, errlen, "%.300s: %.200s", path, perr);
+        if (!v) {
+            snprintf(err, errlen, "%.300s: not UTF-8 text", path);
             goto fail;
         }
-        snprintf(name, sizeof name, "ref_%s", tables[i]);
-        json_object_set_new(out, name, rows);
+        json_object_set_new(out, name, v);
     }
     if (json_object_size(out) == 0) {
         snprintf(err, errlen, "%.300s holds no reference table (gpu.csv, cuda_driver.csv, ...)",
@@ -107,10 +95,9 @@ static json_t *load_dir(const char *dir, char *version, size_t vlen, char *err, 
     unsigned char sum[EVP_MAX_MD_SIZE];
     unsigned int sl = 0;
     EVP_DigestFinal_ex(md, sum, &sl);
-    char vpath[4096];
+    char vpath[4096], verr[64];
     snprintf(vpath, sizeof vpath, "%s/VERSION", dir);
     size_t vl = 0;
-    char verr[64];
     char *v = read_file(vpath, &vl, verr, sizeof verr);
     size_t n = v ? strcspn(v, "\r\n") : 0;
     if (v && n > 0 && n <= 200) {
@@ -130,136 +117,52 @@ fail:
     return NULL;
 }
 
-/* One image's report with the snapshot, as JSON text (new), or NULL. */
-static char *report_of(const struct imx_ref_snapshot *ref, const json_t *img, const char *today)
+static int import(struct imx_db_conn *c, const char *dir, bool dry_run)
 {
-    struct imx_compat_component comps[IMX_COMPAT_MAX_COMPONENTS];
-    const char *gpus[MAX_GPUS];
-    size_t nc = 0, ng = 0, i;
-    json_t *v;
-    json_array_foreach(json_object_get(img, "components"), i, v)
-    {
-        if (nc < IMX_COMPAT_MAX_COMPONENTS)
-            comps[nc++] = (struct imx_compat_component){
-                json_string_value(json_object_get(v, "name")),
-                json_string_value(json_object_get(v, "version")),
-            };
+    char err[512], version[256], today[16];
+    json_t *csv = load_dir(dir, version, sizeof version, err, sizeof err);
+    json_t *parsed = csv ? imx_refimp_parse(csv, err, sizeof err) : NULL;
+    json_decref(csv);
+    if (!parsed) {
+        fprintf(stderr, "reference import: %s; nothing was changed\n", err);
+        return 1;
     }
-    json_array_foreach(json_object_get(img, "gpus"), i, v)
-    {
-        if (ng < MAX_GPUS)
-            gpus[ng++] = json_string_value(v);
-    }
-    struct imx_compat_report *rep = malloc(sizeof *rep);
-    char *text = NULL;
-    if (rep && imx_compat_check_many(ref, comps, nc, gpus, ng, today, rep) == 0) {
-        json_t *doc = imx_compat_report_json(rep);
-        text = doc ? json_dumps(doc, JSON_COMPACT) : NULL;
-        json_decref(doc);
-    }
-    free(rep);
-    return text;
-}
-
-/* Recomputes every stored report with the snapshot the transaction now sees; appends the ids of
- * the images whose findings changed (and got an event) to changed. Returns 0 or -1. */
-static int recompute(struct imx_db_conn *c, const char *version, json_t *changed)
-{
-    char today[16], err[256];
     time_t now = time(NULL);
     struct tm tm;
     gmtime_r(&now, &tm);
     strftime(today, sizeof today, "%Y-%m-%d", &tm);
-    imx_db_ref_cache_clear();
-    const struct imx_ref_snapshot *ref = imx_db_ref_acquire(c, err, sizeof err);
-    if (!ref) {
-        fprintf(stderr, "reference import: %s; nothing was changed\n", err);
-        return -1;
-    }
-    int rc = 0;
-    long long after = 0;
-    for (;;) {
-        PGresult *r = imx_db_ref_images_after(c, after, IMAGES_CHUNK);
-        json_t *list = imx_db_ok(r) ? json_loads(PQgetvalue(r, 0, 0), 0, NULL) : NULL;
-        if (!list) {
-            print_pg_error("import", r);
-            PQclear(r);
-            rc = -1;
-            break;
-        }
-        PQclear(r);
-        size_t i;
-        json_t *img;
-        json_array_foreach(list, i, img)
-        {
-            long long id = json_integer_value(json_object_get(img, "id"));
-            after = id;
-            char *text = report_of(ref, img, today);
-            PGresult *u = text ? imx_db_ref_image_report(c, id, text, version) : NULL;
-            free(text);
-            if (!u || !imx_db_ok(u)) {
-                if (u)
-                    print_pg_error("import", u);
-                PQclear(u);
-                rc = -1;
-                break;
-            }
-            if (PQntuples(u) == 1)
-                json_array_append_new(changed, json_integer(id));
-            PQclear(u);
-        }
-        size_t n = json_array_size(list);
-        json_decref(list);
-        if (rc != 0 || n < IMAGES_CHUNK)
-            break;
-    }
-    imx_db_ref_release(ref);
-    /* The snapshot came from an uncommitted transaction: never keep it. */
-    imx_db_ref_cache_clear();
-    return rc;
-}
-
-static int import(struct imx_db_conn *c, const char *dir, bool dry_run)
-{
-    char err[512], version[256];
-    json_t *tables_json = load_dir(dir, version, sizeof version, err, sizeof err);
-    if (!tables_json) {
-        fprintf(stderr, "reference import: %s; nothing was changed\n", err);
-        return 1;
-    }
-    char *text = json_dumps(tables_json, JSON_COMPACT);
-    json_decref(tables_json);
-    if (!text || imx_db_command(c, "BEGIN") != 0) {
-        free(text);
+    if (imx_db_command(c, "BEGIN") != 0) {
+        json_decref(parsed);
         fprintf(stderr, "reference import: cannot start a transaction; nothing was changed\n");
         return 1;
     }
-    PGresult *r = imx_db_ref_import(c, text, version, NULL);
-    free(text);
-    json_t *changes = imx_db_ok(r) ? json_loads(PQgetvalue(r, 0, 0), 0, NULL) : NULL;
-    if (!changes)
-        print_pg_error("import", r);
-    PQclear(r);
-    json_t *changed = json_array();
-    int rc = changes && changed && recompute(c, version, changed) == 0 ? 0 : 1;
+    json_t *out = NULL;
+    PGresult *failed = NULL;
+    int rc = imx_refimp_run(c, parsed, version, NULL, NULL, today, &out, &failed, err, sizeof err);
+    json_decref(parsed);
+    if (rc != 0) {
+        if (failed)
+            print_pg_error("import", failed);
+        else
+            fprintf(stderr, "reference import: %s; nothing was changed\n", err);
+        PQclear(failed);
+    }
     if (rc == 0 && !dry_run && imx_db_command(c, "COMMIT") != 0) {
         fprintf(stderr, "reference import: the commit failed; nothing was changed\n");
-        rc = 1;
+        rc = -1;
     }
     if (rc != 0 || dry_run)
         imx_db_command(c, "ROLLBACK");
     if (rc == 0) {
-        json_t *out = json_pack("{s:s, s:b, s:O, s:O}", "data_version", version, "dry_run", dry_run,
-                                "tables", changes, "reports_changed", changed);
-        char *o = out ? json_dumps(out, JSON_INDENT(2) | JSON_SORT_KEYS) : NULL;
+        json_object_set_new(out, "data_version", json_string(version));
+        json_object_set_new(out, "dry_run", json_boolean(dry_run));
+        char *o = json_dumps(out, JSON_INDENT(2) | JSON_SORT_KEYS);
         if (o)
             printf("%s\n", o);
         free(o);
-        json_decref(out);
     }
-    json_decref(changes);
-    json_decref(changed);
-    return rc;
+    json_decref(out);
+    return rc == 0 ? 0 : 1;
 }
 
 static int export_one(struct imx_db_conn *c, const char *dir, const char *table)
@@ -327,10 +230,10 @@ int imx_cli_reference(const struct imx_config *cfg, int nargs, char **args)
         rc = import(c, args[1], dry_run);
     } else {
         rc = 0;
-        for (size_t i = 0; i < N_TABLES && rc == 0; i++)
-            rc = export_one(c, args[1], tables[i]) == 0 ? 0 : 1;
+        for (size_t i = 0; i < imx_refimp_n_tables && rc == 0; i++)
+            rc = export_one(c, args[1], imx_refimp_tables[i]) == 0 ? 0 : 1;
         if (rc == 0)
-            imx_info("reference export: %zu tables written to %s", N_TABLES, args[1]);
+            imx_info("reference export: %zu tables written to %s", imx_refimp_n_tables, args[1]);
     }
     imx_db_release(c);
     imx_db_pool_shutdown();

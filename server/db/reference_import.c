@@ -4,7 +4,9 @@
 
 #include <stdio.h>
 
-IMX_DB_STMT(stmt_import, 3, "SELECT imx_ref_import($1::jsonb, $2::text, $3::bigint)::text");
+IMX_DB_STMT(
+    stmt_import, 4,
+    "SELECT imx_ref_import($1::jsonb, $2::text, $3::bigint, coalesce($4::text, 'cli'))::text");
 
 IMX_DB_STMT(stmt_images_after, 2,
             "SELECT coalesce(json_agg(json_build_object('id', i.id,"
@@ -34,9 +36,9 @@ IMX_DB_STMT(stmt_data_version, 0,
             "       LIMIT 1) v, ref_generation g");
 
 PGresult *imx_db_ref_import(struct imx_db_conn *c, const char *tables_json, const char *version,
-                            const char *user_id)
+                            const char *user_id, const char *request_id)
 {
-    const char *params[] = { tables_json, version, user_id };
+    const char *params[] = { tables_json, version, user_id, request_id };
     return imx_db_exec(c, &stmt_import, params);
 }
 

@@ -8,13 +8,14 @@
 #include "db/pool.h"
 
 /* Runs imx_ref_import() in the caller's transaction: tables_json {"ref_gpu":[{column: text}]},
- * version the data version's name, user_id the actor (NULL: the command line). Column 0: the
+ * version the data version's name, user_id and request_id the actor for the audit entry (NULL:
+ * the command line). Column 0: the
  * changes {table: {added, changed, removed}} as JSON text. Failures: 42P01 unknown table, 42703
  * unknown column, 23502 missing column or NOT NULL value, 23503 a removal a foreign key needs,
  * 23505/21000 a key twice, 23514/22xxx bad values (DETAIL and the message name them). New
  * result (PQclear it). */
 PGresult *imx_db_ref_import(struct imx_db_conn *c, const char *tables_json, const char *version,
-                            const char *user_id);
+                            const char *user_id, const char *request_id);
 
 /* Up to limit images with a stored compatibility report and an id above after_id, by id, as one
  * JSON text in column 0: [{id, components:[{name, version}], gpus:[...], compatibility}]. */

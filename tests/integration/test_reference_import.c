@@ -11,7 +11,7 @@
 
 static struct imx_srv srv;
 static char db[1024];
-static char admin[4096];
+static char admin[4096], alice[4096];
 static char dir[1024], out[1100];
 static long long b200_image, h100_image;
 
@@ -70,8 +70,7 @@ static int setup(void **state)
     snprintf(out, sizeof out, "%s/out.json", dir);
     if (imx_t_system("mkdir -p '%s/tables'", dir) != 0)
         return -1;
-    char token[4096];
-    if (imx_t_user(&srv, admin, "team-a", "alice@a.test", "member", token, sizeof token) != 0)
+    if (imx_t_user(&srv, admin, "team-a", "alice@a.test", "member", alice, sizeof alice) != 0)
         return -1;
     /* Two images whose stored reports come from recompute-compat, as with the demo catalog. */
     b200_image = img("ref-b200", "575.57.08", "B200");
@@ -248,12 +247,91 @@ static void an_import_breaking_a_foreign_key_changes_nothing(void **state)
     assert_int_equal(sql_num("SELECT count(*) FROM ref_data_versions"), versions);
 }
 
+/* The CSV text of a file (new). */
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    static char buf[1 << 20];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    return strdup(buf);
+}
+
+static json_t *post_import(const char *token, const char *gpu_csv, bool dry_run, long status)
+{
+    json_t *body = json_pack("{s:s, s:b, s:{s:s}}", "data_version", "api-import", "dry_run",
+                             dry_run, "tables", "gpu", gpu_csv);
+    char *text = json_dumps(body, JSON_COMPACT);
+    json_decref(body);
+    struct imx_res res;
+    assert_int_equal(imx_t_http_as(&srv, token, "POST", "/v1/reference", text, &res), 0);
+    free(text);
+    if (res.status != status)
+        fail_msg("POST /v1/reference: expected %ld, got %ld: %s", status, res.status, res.body);
+    json_t *j = json_incref(res.json);
+    imx_t_res_free(&res);
+    return j;
+}
+
+static void the_admin_api_imports_the_same_way(void **state)
+{
+    (void)state;
+    char args[1200], path[1200];
+    snprintf(args, sizeof args, "reference export '%s/api'", dir);
+    assert_int_equal(imx_t_system("mkdir -p '%s/api'", dir), 0);
+    assert_int_equal(cli(args), 0);
+    /* Back to the B200's real minimum. */
+    assert_int_equal(imx_t_system("sed -E -i 's/^(B200,.*),580[.]65[.]06,/\\1,570.133.20,/'"
+                                  " '%s/api/gpu.csv'",
+                                  dir),
+                     0);
+    snprintf(path, sizeof path, "%s/api/gpu.csv", dir);
+    char *csv = slurp(path);
+    long long events = sql_num("SELECT count(*) FROM webhook_events"
+                               " WHERE type = 'image.compatibility_changed'");
+    json_decref(post_import(alice, csv, true, 403));
+    json_t *o = post_import(admin, csv, true, 200);
+    assert_true(json_is_true(json_object_get(o, "dry_run")));
+    assert_int_equal(json_array_size(json_object_get(o, "reports_changed")), 1);
+    json_decref(o);
+    char *min = sql_text("SELECT min_driver_documented FROM ref_gpu WHERE gpu_model = 'B200'");
+    assert_string_equal(min, "580.65.06");
+    free(min);
+    o = post_import(admin, csv, false, 200);
+    assert_int_equal(json_array_size(json_object_get(o, "reports_changed")), 1);
+    json_decref(o);
+    min = sql_text("SELECT min_driver_documented FROM ref_gpu WHERE gpu_model = 'B200'");
+    assert_string_equal(min, "570.133.20");
+    free(min);
+    assert_int_equal(sql_num("SELECT count(*) FROM webhook_events"
+                             " WHERE type = 'image.compatibility_changed'"),
+                     events + 1);
+    assert_int_equal(sql_num("SELECT count(*) FROM audit_log WHERE resource = 'reference'"
+                             " AND resource_id = 'api-import' AND actor_user_id IS NOT NULL"),
+                     1);
+    free(csv);
+
+    /* Without T4, which instance types still name: 409, nothing changed. */
+    assert_int_equal(imx_t_system("sed -E -i '/^T4,/d' '%s/api/gpu.csv'", dir), 0);
+    csv = slurp(path);
+    o = post_import(admin, csv, false, 409);
+    assert_non_null(strstr(json_string_value(json_object_get(o, "detail")), "T4"));
+    json_decref(o);
+    assert_int_equal(sql_num("SELECT count(*) FROM ref_gpu WHERE gpu_model = 'T4'"), 1);
+    free(csv);
+    o = post_import(admin, "gpu_model\n\"open\n", false, 400);
+    json_decref(o);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(export_then_dry_run_changes_nothing),
         cmocka_unit_test(import_recomputes_reports_once),
         cmocka_unit_test(an_import_breaking_a_foreign_key_changes_nothing),
+        cmocka_unit_test(the_admin_api_imports_the_same_way),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
