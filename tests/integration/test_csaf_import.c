@@ -1,6 +1,7 @@
 /* CSAF 2.0 import against the real server: NVIDIA's two shared bulletins (tests/data/csaf) posted
  * to /v1/advisories, their ranges, fixed versions and CVEs as stored, the patch status of images
- * published before and after, and refusals (a form not understood, a non-admin, a duplicate). */
+ * published (through the API) before and after, and refusals (a form not understood, a
+ * non-admin, a duplicate). */
 #include "harness.h"
 
 #include <signal.h>
@@ -26,27 +27,20 @@ static int teardown(void **state)
     return imx_t_server_stop(&srv, SIGTERM, 15) == 0 ? 0 : -1;
 }
 
-/* An image of team-a inserted with SQL (as in test_advisories.c); days_ago orders a family. */
+/* Publishes an image of team-a through the API (as in test_advisories.c); a family's images are
+ * published oldest first. Returns its id. */
 static long long img(const char *family, const char *version, const char *driver,
-                     const char *toolkit, int days_ago)
+                     const char *toolkit)
 {
-    char q[2048];
-    snprintf(q, sizeof q,
-             "WITH i AS (INSERT INTO images (family, version, team_id, provider, architecture,"
-             " os_name, os_version, layer, published_at) VALUES ('%s', '%s', (SELECT id FROM teams"
-             " WHERE slug = 'team-a'), 'aws', 'x86_64', 'ubuntu', '24.04', 'platform',"
-             " now() - interval '%d days') RETURNING id),"
-             " c AS (INSERT INTO image_components (image_id, name, version) SELECT i.id, x.n, x.v"
-             " FROM i, (VALUES ('nvidia-driver', '%s'), ('nvidia-container-toolkit', '%s'),"
-             " ('cuda', '13.0.2')) x(n, v) RETURNING 1),"
-             " a AS (INSERT INTO image_artifacts (image_id, region, artifact_id)"
-             " SELECT i.id, 'us-east-1', 'ami-' || i.id FROM i RETURNING 1) SELECT id FROM i",
-             family, version, days_ago, driver, toolkit);
-    char *id = imx_t_sql(db, q);
-    assert_non_null(id);
-    long long v = atoll(id);
-    free(id);
-    return v;
+    char comps[512];
+    snprintf(comps, sizeof comps,
+             "[{\"name\":\"nvidia-driver\",\"version\":\"%s\"},"
+             "{\"name\":\"nvidia-container-toolkit\",\"version\":\"%s\"},"
+             "{\"name\":\"cuda\",\"version\":\"13.0.2\"}]",
+             driver, toolkit);
+    long long id = imx_t_publish(&srv, admin, "team-a", family, version, comps, NULL);
+    assert_true(id > 0);
+    return id;
 }
 
 static void expect_status(long long id, const char *want)
@@ -111,10 +105,10 @@ static void driver_bulletin_imports_linux_data_centre_branches(void **state)
     (void)state;
     /* Published before the bulletin: an R580 family with and without the fix, an R535 image
      * with none, and an R575 image no range covers. */
-    long long r580_old = img("dc-580", "1", "580.105.08", "1.19.1", 40);
-    long long r580_fix = img("dc-580", "2", "580.126.09", "1.19.1", 30);
-    long long r535 = img("dc-535", "1", "535.274.02", "1.19.1", 40);
-    long long r575 = img("dc-575", "1", "575.57.08", "1.19.1", 40);
+    long long r580_old = img("dc-580", "1", "580.105.08", "1.19.1");
+    long long r580_fix = img("dc-580", "2", "580.126.09", "1.19.1");
+    long long r535 = img("dc-535", "1", "535.274.02", "1.19.1");
+    long long r575 = img("dc-575", "1", "575.57.08", "1.19.1");
 
     char *doc = read_doc("nvidia-5747.csaf.json");
     json_t *adv = post(admin, doc, 201);
@@ -141,8 +135,8 @@ static void driver_bulletin_imports_linux_data_centre_branches(void **state)
     expect_status(r535, "vulnerable");
     expect_status(r575, "ok");
     /* Published after: the fix of the R535 family, and another vulnerable R590 image. */
-    long long r535_fix = img("dc-535", "2", "535.288.01", "1.19.1", 1);
-    long long r590 = img("dc-590", "1", "590.44.01", "1.19.1", 1);
+    long long r535_fix = img("dc-535", "2", "535.288.01", "1.19.1");
+    long long r590 = img("dc-590", "1", "590.44.01", "1.19.1");
     expect_status(r535, "patch_available");
     expect_status(r535_fix, "ok");
     expect_status(r590, "vulnerable");
@@ -155,8 +149,8 @@ static void driver_bulletin_imports_linux_data_centre_branches(void **state)
 static void toolkit_bulletin_imports_the_container_toolkit(void **state)
 {
     (void)state;
-    long long old = img("ctk", "1", "580.126.09", "1.19.0", 20);
-    long long fixed = img("ctk", "2", "580.126.09", "1.19.1", 10);
+    long long old = img("ctk", "1", "580.126.09", "1.19.0");
+    long long fixed = img("ctk", "2", "580.126.09", "1.19.1");
     char *doc = read_doc("nvidia-5850.csaf.json");
     json_t *adv = post(admin, doc, 201);
     free(doc);
@@ -169,7 +163,7 @@ static void toolkit_bulletin_imports_the_container_toolkit(void **state)
     json_decref(adv);
     expect_status(old, "patch_available");
     expect_status(fixed, "ok");
-    long long late = img("ctk-late", "1", "580.126.09", "1.18.2", 0);
+    long long late = img("ctk-late", "1", "580.126.09", "1.18.2");
     expect_status(late, "vulnerable");
 
     struct imx_res res;

@@ -39,26 +39,19 @@ static char *sql_text(const char *q)
     return v;
 }
 
-/* An image of team-a with SQL: driver, CUDA and one GPU. */
+/* Publishes an image of team-a through the API (its report is computed at publish): driver,
+ * CUDA and one GPU. */
 static long long img(const char *family, const char *driver, const char *gpu)
 {
-    char q[2048];
-    snprintf(q, sizeof q,
-             "WITH i AS (INSERT INTO images (family, version, team_id, provider, architecture,"
-             " os_name, os_version, layer) VALUES ('%s', '1', (SELECT id FROM teams"
-             " WHERE slug = 'team-a'), 'aws', 'x86_64', 'ubuntu', '24.04', 'platform')"
-             " RETURNING id),"
-             " c AS (INSERT INTO image_components (image_id, name, version) SELECT i.id, x.n, x.v"
-             " FROM i, (VALUES ('nvidia-driver', '%s'), ('cuda', '12.8.0')) x(n, v) RETURNING 1),"
-             " g AS (INSERT INTO image_gpus (image_id, gpu) SELECT i.id, '%s' FROM i RETURNING 1),"
-             " a AS (INSERT INTO image_artifacts (image_id, region, artifact_id)"
-             " SELECT i.id, 'us-east-1', 'ami-' || i.id FROM i RETURNING 1) SELECT id FROM i",
-             family, driver, gpu);
-    char *id = imx_t_sql(db, q);
-    assert_non_null(id);
-    long long v = atoll(id);
-    free(id);
-    return v;
+    char comps[256], gpus[64];
+    snprintf(comps, sizeof comps,
+             "[{\"name\":\"nvidia-driver\",\"version\":\"%s\"},"
+             "{\"name\":\"cuda\",\"version\":\"12.8.0\"}]",
+             driver);
+    snprintf(gpus, sizeof gpus, "[\"%s\"]", gpu);
+    long long id = imx_t_publish(&srv, admin, "team-a", family, "1", comps, gpus);
+    assert_true(id > 0);
+    return id;
 }
 
 static int setup(void **state)
@@ -72,10 +65,15 @@ static int setup(void **state)
         return -1;
     if (imx_t_user(&srv, admin, "team-a", "alice@a.test", "member", alice, sizeof alice) != 0)
         return -1;
-    /* Two images whose stored reports come from recompute-compat, as with the demo catalog. */
     b200_image = img("ref-b200", "575.57.08", "B200");
     h100_image = img("ref-h100", "575.57.08", "H100");
-    return cli("recompute-compat") == 0 ? 0 : -1;
+    /* Events are stored only for a subscription that wants them. */
+    free(imx_t_sql(db, "INSERT INTO webhooks (team_id, url, secret, event_types) SELECT id,"
+                       " 'https://receiver.invalid/hook',"
+                       " 'whsec_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=',"
+                       " '{image.compatibility_changed}' FROM teams WHERE slug = 'team-a'"
+                       " RETURNING id"));
+    return 0;
 }
 
 static int teardown(void **state)
