@@ -368,11 +368,16 @@ static void check_driver_for_cuda_major(struct builder *b, const struct imx_ref_
                 "CUDA %d.%d is unknown.",
                 cu->what, why, major, mvc->driver_floor, st->driver.text, major, minor);
         involve(f, "nvidia-driver", st->driver.text);
-    } else {
+    } else if (st->has_driver) {
         f = add(b, IMX_COMPAT_INFO, "unknown_component_version", mvc->source,
                 "%s %s; the exact minimum driver for CUDA %d.%d is unknown, so only CUDA %d.x's "
                 "floor (driver %s) was checked.",
                 cu->what, why, major, minor, major, mvc->driver_floor);
+    } else {
+        f = add(b, IMX_COMPAT_INFO, "unknown_component_version", mvc->source,
+                "%s %s; it needs NVIDIA driver %s or newer (CUDA %d.x's floor), and the exact "
+                "minimum for CUDA %d.%d is unknown.",
+                cu->what, why, mvc->driver_floor, major, major, minor);
     }
     involve(f, cu->name, cu->text);
 }

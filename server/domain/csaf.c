@@ -362,23 +362,30 @@ static bool leaf_form(struct leaf *l, json_t *errors)
     return !l->bad;
 }
 
-/* The fixed product matching an affected one: same component, branch, architecture and product,
- * named by a bare version. */
-static struct leaf *fixed_for(struct tree *t, const struct leaf *a, const json_t *fixed,
+/* The fixed product matching an affected one: same component, architecture and product, named
+ * by a bare version, among status's "fixed" then "first_fixed" products. */
+static struct leaf *fixed_for(struct tree *t, const struct leaf *a, const json_t *status,
                               json_t *errors)
 {
+    json_t *all = json_array();
+    json_array_extend(all, json_object_get(status, "fixed"));
+    json_array_extend(all, json_object_get(status, "first_fixed"));
+    struct leaf *found = NULL;
     size_t i;
     json_t *v;
-    json_array_foreach(fixed, i, v)
+    json_array_foreach(all, i, v)
     {
         struct leaf *f = find_leaf(t, json_string_value(v));
         if (!f || !f->component || strcmp(f->component, a->component) != 0 ||
             strcmp(f->label, a->label) != 0)
             continue;
-        if (leaf_form(f, errors) && f->form.form == IMX_CSAF_EXACT)
-            return f;
+        if (leaf_form(f, errors) && f->form.form == IMX_CSAF_EXACT) {
+            found = f;
+            break;
+        }
     }
-    return NULL;
+    json_decref(all);
+    return found;
 }
 
 /* The constraint for an affected leaf; false (after an error) when its versions contradict its
@@ -566,7 +573,6 @@ json_t *imx_csaf_to_advisory(const json_t *doc, json_t *errors, struct imx_csaf_
     json_array_foreach(json_object_get(doc, "vulnerabilities"), i, vuln)
     {
         const json_t *status = json_object_get(vuln, "product_status");
-        const json_t *fixed = json_object_get(status, "fixed");
         bool tracked = false;
         size_t k;
         json_t *pid;
@@ -579,7 +585,7 @@ json_t *imx_csaf_to_advisory(const json_t *doc, json_t *errors, struct imx_csaf_
             char range[RANGE_MAX];
             if (!leaf_form(l, errors) || !range_of(l, range, sizeof range, errors))
                 continue;
-            struct leaf *f = fixed_for(&t, l, fixed, errors);
+            struct leaf *f = fixed_for(&t, l, status, errors);
             const char *fx = f ? f->form.hi : NULL;
             if (has_range(affected, l->component, range, fx))
                 continue;
