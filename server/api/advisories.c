@@ -11,6 +11,7 @@
 #include "db/advisories.h"
 #include "db/events.h"
 #include "db/tx.h"
+#include "domain/csaf.h"
 #include "domain/osv.h"
 #include "domain/version.h"
 #include "util/config.h"
@@ -350,22 +351,25 @@ static int advisory_write_tx(struct imx_req *r, void *cls)
     return reply_advisory(r, r->db, strcmp(a->action, "create") == 0 ? 201 : 200, a->id);
 }
 
-/* Validates body (imaxe JSON or OSV) into a->doc and a->text; false after replying. */
+/* Validates body (imaxe JSON, OSV or CSAF) into a->doc and a->text; false after replying. */
 static bool read_advisory(struct imx_req *r, json_t *body, struct advisory_write *a)
 {
     json_t *errors = json_array();
-    bool osv = imx_osv_is_osv(body);
-    json_t *in = osv ? imx_osv_to_advisory(body, errors) : json_deep_copy(body);
+    bool osv = imx_osv_is_osv(body), csaf = !osv && imx_csaf_is_csaf(body);
+    json_t *in = osv    ? imx_osv_to_advisory(body, errors)
+                 : csaf ? imx_csaf_to_advisory(body, errors, NULL)
+                        : json_deep_copy(body);
     json_t *doc = in ? check_advisory(in, errors) : NULL;
     json_decref(in);
     if (!doc) {
         imx_reply_invalid_steal(r, errors,
-                                osv ? "The OSV document cannot be imported"
-                                    : "The advisory has invalid fields");
+                                osv    ? "The OSV document cannot be imported"
+                                : csaf ? "The CSAF document cannot be imported"
+                                       : "The advisory has invalid fields");
         return false;
     }
     json_decref(errors);
-    json_object_set_new(doc, "source", json_string(osv ? "osv" : "imaxe"));
+    json_object_set_new(doc, "source", json_string(osv ? "osv" : csaf ? "csaf" : "imaxe"));
     a->doc = doc;
     a->id = json_string_value(json_object_get(doc, "id"));
     snprintf(a->user_id, sizeof a->user_id, "%lld", (long long)r->principal.user_id);

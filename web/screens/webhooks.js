@@ -4,7 +4,7 @@ import { api } from '../api.js';
 import { h, put, clear, badge, fmtDateTime, loading, failure, emptyState, errorBox, table, field, showFormError, clearFieldErrors, confirmDialog, toast, busy, copyButton, chip } from '../ui.js';
 import { teamPicker } from './pins.js';
 
-const EVENTS = ['patch.available', 'image.published', 'image.deprecated', 'image.revoked', 'advisory.published', 'pin.moved', 'request.updated'];
+const EVENTS = ['patch.available', 'image.published', 'image.deprecated', 'image.revoked', 'advisory.published', 'pin.moved', 'request.updated', 'image.compatibility_changed'];
 
 export async function render(ctx) {
   ctx.title('Webhooks');
