@@ -141,16 +141,37 @@ static void driver_bulletin_imports_linux_data_centre_branches(void **state)
     expect_status(r535_fix, "ok");
     expect_status(r590, "vulnerable");
 
-    /* The same bulletin again is a duplicate (a higher tracking version will revise it). */
+    /* The same bulletin again is refused; a newer revision of it (tracking.version 1.1.0 with
+     * the R580 fix moved up) revises the advisory: R580 images before the new fix are
+     * affected again, and the version is kept. */
     json_decref(post(admin, doc, 409));
+    json_t *d = json_loads(doc, 0, NULL);
     free(doc);
+    assert_non_null(d);
+    json_t *tracking = json_object_get(json_object_get(d, "document"), "tracking");
+    json_object_set_new(tracking, "version", json_string("1.1.0"));
+    char *text = json_dumps(d, JSON_COMPACT);
+    json_decref(d);
+    assert_non_null(text);
+    /* Every spelling of the R580 fix in the document, one step further. */
+    for (char *at = strstr(text, "580.126.09"); at; at = strstr(at + 1, "580.126.09"))
+        memcpy(at, "580.126.19", 10);
+    adv = post(admin, text, 200);
+    free(text);
+    assert_int_equal(json_integer_value(json_object_get(adv, "revision")), 2);
+    assert_string_equal(json_string_value(json_object_get(adv, "source_version")), "1.1.0");
+    ranges_of(adv, got, sizeof got);
+    assert_non_null(strstr(got, "nvidia-driver >=580, <580.126.19 580.126.19"));
+    json_decref(adv);
+    expect_status(r580_fix, "vulnerable");
+    expect_status(r580_old, "vulnerable");
 }
 
 static void toolkit_bulletin_imports_the_container_toolkit(void **state)
 {
     (void)state;
-    long long old = img("ctk", "1", "580.126.09", "1.19.0");
-    long long fixed = img("ctk", "2", "580.126.09", "1.19.1");
+    long long old = img("ctk", "1", "590.48.01", "1.19.0");
+    long long fixed = img("ctk", "2", "590.48.01", "1.19.1");
     char *doc = read_doc("nvidia-5850.csaf.json");
     json_t *adv = post(admin, doc, 201);
     free(doc);
@@ -163,7 +184,7 @@ static void toolkit_bulletin_imports_the_container_toolkit(void **state)
     json_decref(adv);
     expect_status(old, "patch_available");
     expect_status(fixed, "ok");
-    long long late = img("ctk-late", "1", "580.126.09", "1.18.2");
+    long long late = img("ctk-late", "1", "590.48.01", "1.18.2");
     expect_status(late, "vulnerable");
 
     struct imx_res res;
