@@ -1,7 +1,7 @@
 // Browser tests of the web catalog against the real imaxe-server and a real PostgreSQL:
 // real-server.mjs starts a throwaway cluster, the server on a free port and a loopback webhook
 // receiver, and seeds a catalog through the /v1 API (seed.mjs). playwright-core drives Debian's
-// chromium (headless); axe-core checks every screen; screenshots at 1280 px and 360 px go to
+// chromium (headless); axe-core checks every screen; screenshots at 1280 px and 390 px go to
 // build/web-screenshots/.
 import { test, before, after, describe } from 'node:test';
 import assert from 'node:assert/strict';
@@ -10,7 +10,7 @@ import path from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { startRealServer } from './real-server.mjs';
-import { USER, VIEWER } from './seed.mjs';
+import { USER, VIEWER, ADMIN } from './seed.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const require = createRequire(path.join(here, '../package.json'));
@@ -599,7 +599,7 @@ describe('web catalog', () => {
     await viewer.done();
   });
 
-  test('pins: create with constraints (an API error at its field), the move shows the manifest diff, delete; a viewer is refused', async () => {
+  test('pins: create with constraints (an API error at its field), a keyboard-only move showing the manifest diff, delete; a viewer is refused', async () => {
     const page = await newPage();
     await signIn(page, `/pins?new=${ids['torch-old']}`);
     await settle(page);
@@ -626,7 +626,17 @@ describe('web catalog', () => {
     assert.match(diff, /nvidia-driver\s+580\.65\.06\s+580\.95\.05/);
     assert.match(diff, /pytorch\s+2\.9\.0\s+2\.9\.1/);
     assert.doesNotMatch(diff, /\bcuda\b/, 'only what differs');
-    await dlg.getByRole('button', { name: 'Cancel' }).click();
+    // Keyboard only from here: Escape cancels and focus returns to the Move button; Enter opens
+    // the dialog again with focus on its confirm button, and Enter moves the pin.
+    await page.keyboard.press('Escape');
+    await dlg.waitFor({ state: 'detached' });
+    assert.equal(await page.evaluate(() => document.activeElement?.textContent), 'Move to 2026.03.17');
+    await page.keyboard.press('Enter');
+    await dlg.getByTestId('move-diff').locator('table').waitFor();
+    assert.equal(await page.evaluate(() => document.activeElement?.textContent), 'Move pin');
+    await page.keyboard.press('Enter');
+    await page.waitForFunction(() => /Current/.test(document.querySelector('[data-pin="canary"]')?.innerText || ''));
+    assert.equal((await apiAs(page, 'GET', '/pins?team=ml-platform')).body.items.find((p) => p.name === 'canary').image.id, ids['torch-new']);
 
     await card.getByRole('button', { name: 'Delete pin canary' }).click();
     await page.getByRole('dialog', { name: 'Delete canary?' }).getByRole('button', { name: 'Delete pin' }).click();
@@ -737,7 +747,154 @@ describe('web catalog', () => {
     await viewer.done();
   });
 
-  test('every screen: no serious or critical axe violations; screenshots at 1280 and 360 px', async () => {
+  test('webhooks: edit a subscription: families, pins and severity filters; an API error at its field; a viewer is refused', async () => {
+    const page = await newPage();
+    await signIn(page, '/webhooks');
+    await settle(page);
+    const hookUrl = `http://127.0.0.1:${srv.receiver.port}/existing`;
+    await page.getByRole('button', { name: `Edit the webhook to ${hookUrl}` }).click();
+    const form = page.getByRole('form', { name: `Change the webhook to ${hookUrl}` });
+    await form.getByLabel('Endpoint URL').fill('https://localhost/hook');
+    await form.getByRole('button', { name: 'Save changes' }).click();
+    await page.waitForFunction(() => document.querySelector('.webhook-edit [name="url"]')?.getAttribute('aria-invalid') === 'true');
+    assert.match(await fieldError(form, 'Endpoint URL').innerText(), /local or cloud metadata host/);
+    await form.getByLabel('Endpoint URL').fill(hookUrl);
+    await form.getByLabel('Families').fill('pytorch-2.9-ubuntu24.04, base-gpu-ubuntu24.04');
+    await form.getByLabel('prod-training').check();
+    await form.getByLabel('Minimum advisory severity').selectOption('high');
+    await form.getByLabel('image.revoked').check();
+    await form.getByRole('button', { name: 'Save changes' }).click();
+    const card = page.locator('.hook-card', { hasText: hookUrl });
+    await card.locator('.hook-filters').waitFor();
+    assert.match(await card.innerText(), /family\s*pytorch-2\.9-ubuntu24\.04[\s\S]*pin\s*prod-training/);
+    assert.match(await card.innerText(), /severity ≥\s*high/);
+    assert.equal(await page.evaluate(() => document.activeElement?.getAttribute('aria-label')), `Edit the webhook to ${hookUrl}`, 'focus back on Edit');
+    const hook = (await apiAs(page, 'GET', '/webhooks?team=ml-platform')).body.items.find((x) => x.url === hookUrl);
+    assert.deepEqual(hook.families.slice().sort(), ['base-gpu-ubuntu24.04', 'pytorch-2.9-ubuntu24.04']);
+    assert.deepEqual(hook.pins, ['prod-training']);
+    assert.equal(hook.min_severity, 'high');
+    assert.deepEqual(hook.events.slice().sort(), ['image.revoked', 'patch.available', 'ping']);
+
+    // Emptied filters are removed, not left as they were.
+    await page.getByRole('button', { name: `Edit the webhook to ${hookUrl}` }).click();
+    await form.getByLabel('Families').fill('');
+    await form.getByLabel('Minimum advisory severity').selectOption('');
+    await form.getByRole('button', { name: 'Save changes' }).click();
+    await page.getByRole('button', { name: `Edit the webhook to ${hookUrl}` }).waitFor();
+    const after = (await apiAs(page, 'GET', `/webhooks/${hook.id}`)).body;
+    assert.deepEqual(after.families, []);
+    assert.equal(after.min_severity, null);
+    await page.done();
+
+    const viewer = await newPage();
+    await signIn(viewer, '/webhooks', VIEWER);
+    await settle(viewer);
+    assert.equal(await viewer.getByRole('button', { name: /^Edit the webhook/ }).count(), 0);
+    await viewer.getByLabel('Endpoint URL').fill(`http://127.0.0.1:${srv.receiver.port}/viewer`);
+    await viewer.getByRole('button', { name: 'Create webhook' }).click();
+    await viewer.locator('.webhook-form .form-error .state-error').waitFor();
+    assert.match(await viewer.locator('.webhook-form .form-error').innerText(), /admin/i);
+    await viewer.done({ allow: [403] });
+  });
+
+  test('advisories: a global admin publishes from the form (an API error at its row) and imports OSV; others cannot', async () => {
+    const page = await newPage();
+    await signIn(page, '/advisories', ADMIN);
+    await settle(page);
+    await page.getByText('Publish or import an advisory').click();
+    const form = page.getByRole('form', { name: 'New advisory' });
+    await form.getByLabel('Advisory id').fill('NVIDIA-5614');
+    await form.getByLabel('Title').fill('Container Toolkit - February 2025');
+    await form.getByLabel('Published').fill('2025-02-11');
+    await form.getByLabel('Severity').selectOption('critical');
+    await form.getByLabel('CVSS').fill('9.0');
+    await form.getByLabel('CVEs').fill('CVE-2025-23359');
+    await form.getByLabel('Affected 1 component').fill('nvidia-container-toolkit');
+    await form.getByLabel('Affected 1 range').fill('<=one');
+    await form.getByRole('button', { name: 'Publish advisory' }).click();
+    await page.waitForFunction(() => document.querySelector('[name="affected.0.range"]')?.getAttribute('aria-invalid') === 'true');
+    assert.match(await form.locator('.field', { has: page.getByLabel('Affected 1 range') }).locator('.field-error').innerText(), /\S/);
+    await form.getByLabel('Affected 1 range').fill('<=1.17.3');
+    await form.getByLabel('Affected 1 fixed').fill('1.17.4');
+    await form.getByRole('button', { name: 'Publish advisory' }).click();
+    await page.getByText(/Published NVIDIA-5614: \d+ images? affected/).waitFor();
+    await page.locator('tbody tr', { hasText: 'NVIDIA-5614' }).waitFor();
+
+    const imp = page.getByRole('form', { name: 'Import an OSV advisory' });
+    await imp.getByLabel('OSV document').fill(JSON.stringify({ schema_version: '1.6.0', id: 'GHSA-ui-0001', summary: 'Toolkit TOCTOU (UI import)', published: '2025-02-11T00:00:00Z', aliases: ['CVE-2025-23360'], affected: [{ package: { ecosystem: 'Go', name: 'nvidia-container-toolkit' }, ranges: [{ type: 'SEMVER', events: [{ introduced: '0' }, { fixed: '1.17.4' }] }] }] }));
+    await imp.getByRole('button', { name: 'Import' }).click();
+    await imp.locator('.form-error .state-error').waitFor();
+    assert.match(await imp.locator('.form-error').innerText(), /database_specific\/severity/);
+    const osv = JSON.parse(await imp.getByLabel('OSV document').inputValue());
+    osv.database_specific = { severity: 'HIGH' };
+    await imp.getByLabel('OSV document').fill(JSON.stringify(osv));
+    await imp.getByRole('button', { name: 'Import' }).click();
+    await page.getByText(/Published GHSA-ui-0001/).waitFor();
+    const a = (await apiAs(page, 'GET', '/advisories/GHSA-ui-0001')).body;
+    assert.equal(a.source, 'osv');
+    assert.deepEqual(a.affected, [{ component: 'nvidia-container-toolkit', range: '<1.17.4', fixed: '1.17.4' }]);
+    await page.done();
+
+    const user = await newPage();
+    await signIn(user, '/advisories');
+    await settle(user);
+    assert.equal(await user.getByRole('form', { name: 'New advisory' }).count(), 0);
+    await user.getByText('Global admins publish and import advisories.').waitFor();
+    await user.done();
+  });
+
+  test('measurements: record one (an API error at its field), import CSV with per-line errors, then all of it; a viewer is refused', async () => {
+    const page = await newPage();
+    await signIn(page, '/costs?model=resnet50');
+    await settle(page);
+    await page.getByText('Record or import measurements').click();
+    const form = page.getByRole('form', { name: 'New measurement' });
+    await form.getByLabel('Team').selectOption('ml-platform');
+    await form.getByLabel('Image id').fill(String(ids['torch-new']));
+    await form.getByLabel('Instance type').fill('p5.48xlarge');
+    await form.getByLabel('Region').fill('us-east-1');
+    await form.getByLabel('GPUs').fill('8');
+    await form.getByLabel('Model').fill('resnet50');
+    await form.getByLabel('Precision').fill('fp16');
+    await form.getByLabel('Batch size').fill('64');
+    await form.getByLabel('Throughput (inferences/s)').fill('21000');
+    await form.getByLabel('Latency p50 (ms)').fill('9');
+    await form.getByLabel('Latency p99 (ms)').fill('4');
+    await form.getByRole('button', { name: 'Record measurement' }).click();
+    await page.waitForFunction(() => document.querySelector('.measure-form [aria-invalid="true"]'));
+    assert.match(await form.locator('.field-error').first().innerText(), /p50|p99/);
+    await form.getByLabel('Latency p99 (ms)').fill('14');
+    await form.getByRole('button', { name: 'Record measurement' }).click();
+    await page.getByTestId('measurement-result').waitFor();
+    assert.match(await page.getByTestId('measurement-result').innerText(), /Recorded: \$0\.\d+ per 1,000 inferences/);
+
+    const imp = page.getByRole('form', { name: 'Import measurements' });
+    const head = 'image,instance_type,region,model,precision,batch_size,throughput_per_s,latency_p50_ms,latency_p99_ms,measured_at';
+    await imp.getByLabel('CSV or NDJSON').fill([head, `${ids['torch-old']},p5.48xlarge,us-east-1,resnet50,fp16,64,19000,10,15,2026-10-03T10:00:00Z`, `${ids['torch-old']},p5.48xlarge,us-east-1,resnet50,fp16,64,-5,10,15,2026-10-03T11:00:00Z`].join('\n'));
+    await imp.getByRole('button', { name: 'Import' }).click();
+    const bad = page.getByTestId('import-result').locator('li[data-line="3"]');
+    await bad.waitFor();
+    assert.match(await bad.innerText(), /Line 3[\s\S]*throughput_per_s/);
+    assert.equal(await page.getByTestId('import-result').locator('li[data-line="2"]').count(), 0, 'only the bad line is named');
+    await imp.getByLabel('CSV or NDJSON').fill([head, `${ids['torch-old']},p5.48xlarge,us-east-1,resnet50,fp16,64,19000,10,15,2026-10-03T10:00:00Z`, `${ids['torch-old']},p5.48xlarge,us-east-1,resnet50,fp16,64,18500,10,16,2026-10-03T11:00:00Z`].join('\n'));
+    await imp.getByRole('button', { name: 'Import' }).click();
+    await page.getByTestId('import-result').getByText('Imported 2 measurements.').waitFor();
+    const list = (await apiAs(page, 'GET', `/measurements?team=ml-platform&model=resnet50&image=${ids['torch-old']}`)).body;
+    assert.equal(list.items.length, 2);
+    await page.done();
+
+    const viewer = await newPage();
+    await signIn(viewer, '/costs', VIEWER);
+    await viewer.getByText('Record or import measurements').click();
+    const vform = viewer.getByRole('form', { name: 'New measurement' });
+    for (const [label, v] of [['Image id', String(ids['torch-new'])], ['Instance type', 'p5.48xlarge'], ['Model', 'resnet50'], ['Precision', 'fp16'], ['Batch size', '8'], ['Throughput (inferences/s)', '100']]) await vform.getByLabel(label).fill(v);
+    await vform.getByRole('button', { name: 'Record measurement' }).click();
+    await vform.locator('.form-error .state-error').waitFor();
+    assert.match(await vform.locator('.form-error').innerText(), /member/i);
+    await viewer.done({ allow: [403] });
+  });
+
+  test('every screen: no serious or critical axe violations; screenshots at 1280 and 390 px', async () => {
     const screens = [
       ['signin', '/signin'],
       ['catalog', '/catalog'],
@@ -752,8 +909,14 @@ describe('web catalog', () => {
       ['requests', '/requests'],
       ['requests-queue', '/requests?tab=queue'],
       ['webhooks', '/webhooks'],
+      ['exposure', '/exposure?cve=CVE-2025-23280'],
+      ['publish', '/publish'],
+      ['pins-new', `/pins?new=${ids['torch-old']}`],
+      ['account', '/account'],
+      ['costs-record', '/costs'],
+      ['image-lifecycle', `/images/${ids['torch-new']}`],
     ];
-    for (const [width, scheme] of [[1280, 'light'], [360, 'light'], [1280, 'dark']]) {
+    for (const [width, scheme] of [[1280, 'light'], [390, 'light'], [1280, 'dark']]) {
       const page = await newPage({ width, height: width > 400 ? 900 : 780, colorScheme: scheme });
       await signIn(page);
       for (const [name, hash] of screens) {
@@ -771,20 +934,35 @@ describe('web catalog', () => {
           await page.getByLabel('NVIDIA driver').fill('570.172.08');
           await page.locator('.live-matches h3').waitFor();
         }
+        if (name === 'publish') {
+          await page.getByLabel('Version 1').fill('570.172.08');
+          await page.getByLabel('Version 2').fill('13.0.2');
+          await page.locator('.live-compat').getByText('driver_too_old_for_cuda').waitFor();
+        }
+        if (name === 'costs-record') await page.getByText('Record or import measurements').click();
+        if (name === 'image-lifecycle') {
+          await page.locator('#lifecycle').getByRole('button', { name: 'Deprecate…' }).click();
+          await page.getByRole('dialog').waitFor();
+        }
         if (scheme === 'light') await axeCheck(page, `${name} at ${width}px`);
+        if (width < 400) {
+          const wide = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+          assert.equal(wide, 0, `${name} scrolls sideways at ${width}px`);
+        }
         await page.screenshot({ path: path.join(SHOTS, `${name}-${width}${scheme === 'dark' ? '-dark' : ''}.png`), fullPage: true });
+        if (name === 'image-lifecycle') await page.getByRole('dialog').getByRole('button', { name: 'Cancel' }).click();
       }
-      if (width === 360) {
+      if (width === 390) {
         // The filter drawer and the menu, open.
         await page.goto(`${base}/#/catalog`);
         await settle(page);
         await page.getByRole('button', { name: /^Filters/ }).click();
         await page.waitForTimeout(150);
-        await axeCheck(page, 'catalog drawer at 360px');
-        await page.screenshot({ path: path.join(SHOTS, 'catalog-drawer-360.png') });
+        await axeCheck(page, 'catalog drawer at 390px');
+        await page.screenshot({ path: path.join(SHOTS, 'catalog-drawer-390.png') });
         await page.getByRole('button', { name: 'Close filters' }).click();
         await page.getByRole('button', { name: 'Menu' }).click();
-        await page.screenshot({ path: path.join(SHOTS, 'menu-360.png') });
+        await page.screenshot({ path: path.join(SHOTS, 'menu-390.png') });
       }
       await page.done();
     }

@@ -1,7 +1,8 @@
 // Advisories: GET /v1/advisories (CVE, severity, component; in the URL) and one advisory with
 // the images it affects, by family (GET /v1/advisories/{id} and /affected).
 import { api } from '../api.js';
-import { h, put, clear, badge, chip, imageLink, fmtDate, loading, failure, emptyState, errorBox, table, debounce } from '../ui.js';
+import { h, put, clear, badge, chip, imageLink, fmtDate, loading, failure, emptyState, errorBox, table, debounce, field, showFormError, clearFieldErrors, busy, toast } from '../ui.js';
+import { user } from '../state.js';
 
 const SEVERITIES = ['critical', 'high', 'medium', 'low'];
 
@@ -13,7 +14,7 @@ export async function render(ctx) {
   const sev = h('select', { name: 'severity', 'aria-label': 'Severity', value: params.get('severity') || '' }, h('option', { value: '' }, 'Any severity'), SEVERITIES.map((s) => h('option', { value: s }, s)));
   const comp = h('input', { type: 'text', name: 'component', placeholder: 'Component, e.g. nvidia-driver', 'aria-label': 'Component', value: params.get('component') || '' });
   const box = h('div', {});
-  put(ctx.root, h('div', { class: 'page-head' }, h('h1', {}, 'Advisories'), h('p', { class: 'lead' }, 'Security bulletins for drivers, toolkits and operating systems, and the images they affect.')), h('form', { class: 'toolbar', role: 'search', onsubmit: (e) => e.preventDefault() }, q, sev, comp), box);
+  put(ctx.root, h('div', { class: 'page-head' }, h('h1', {}, 'Advisories'), h('p', { class: 'lead' }, 'Security bulletins for drivers, toolkits and operating systems, and the images they affect.')), user.me?.admin ? publishPanel(ctx, () => load()) : h('p', { class: 'hint' }, 'Global admins publish and import advisories.'), h('form', { class: 'toolbar', role: 'search', 'aria-label': 'Advisory search', onsubmit: (e) => e.preventDefault() }, q, sev, comp), box);
 
   const load = async () => {
     for (const [k, el] of [['cve', q], ['severity', sev], ['component', comp]]) el.value.trim() ? params.set(k, el.value.trim()) : params.delete(k);
@@ -47,6 +48,100 @@ export async function render(ctx) {
   comp.addEventListener('input', later);
   sev.addEventListener('change', load);
   await load();
+}
+
+/** Global admins: an advisory from a form, or an OSV document pasted or chosen as a file. */
+function publishPanel(ctx, reload) {
+  const done = h('div', { 'aria-live': 'polite' });
+  const published = (a) => {
+    toast(`Advisory ${a.id} published`);
+    clear(done, h('p', { class: 'notice', role: 'status' }, 'Published ', h('a', { href: `#/advisories/${encodeURIComponent(a.id)}` }, a.id), `: ${a.affected_images ?? 0} image${a.affected_images === 1 ? '' : 's'} affected.`));
+    reload();
+  };
+
+  const id = h('input', { name: 'id', placeholder: 'NVIDIA-5703', autocomplete: 'off', spellcheck: 'false' });
+  const title = h('input', { name: 'title', placeholder: 'GPU Display Driver - October 2025' });
+  const published_ = h('input', { name: 'published', type: 'date', value: new Date().toISOString().slice(0, 10) });
+  const severity = h('select', { name: 'severity', value: 'high' }, SEVERITIES.map((x) => h('option', { value: x }, x)));
+  const cvss = h('input', { name: 'cvss', type: 'number', step: '0.1', inputmode: 'decimal', placeholder: '8.2' });
+  const cves = h('input', { name: 'cves', placeholder: 'CVE-2025-23280, CVE-2025-23282', autocomplete: 'off', spellcheck: 'false' });
+  const url = h('input', { name: 'url', type: 'url', placeholder: 'https://nvidia.custhelp.com/…' });
+  const rows = h('div', { class: 'rows-body' });
+  const renumber = () => [...rows.children].forEach((row, i) => row.querySelectorAll('input').forEach((el) => {
+    el.name = `affected.${i}.${el.dataset.col}`;
+    el.setAttribute('aria-label', `Affected ${i + 1} ${el.dataset.col}`);
+  }));
+  const addRow = (focus) => {
+    const cols = [['component', 'nvidia-driver'], ['range', '>=580, <580.95.05'], ['fixed', '580.95.05 (optional)']].map(([col, ph]) => h('input', { 'data-col': col, placeholder: ph, autocomplete: 'off', spellcheck: 'false' }));
+    rows.append(h('div', { class: 'rows-row rows-3' }, cols.map((c) => h('div', { class: 'field' }, c))));
+    renumber();
+    if (focus) cols[0].focus();
+  };
+  addRow(false);
+  const submit = h('button', { type: 'submit' }, 'Publish advisory');
+  const form = h('form', { class: 'advisory-form', novalidate: true, 'aria-label': 'New advisory' },
+    h('div', { class: 'form-error' }),
+    h('div', { class: 'grid-fields' }, field('Advisory id', id), field('Title', title), field('Published', published_), field('Severity', severity), field('CVSS', cvss), field('CVEs', cves, 'Comma-separated.'), field('Bulletin URL', url)),
+    h('fieldset', { class: 'rows', 'data-pointer': '/affected' }, h('legend', {}, 'Affected components'), h('p', { class: 'hint' }, 'Each a component, a version constraint and the version that fixes it.'), rows, h('button', { type: 'button', class: 'secondary outline small', onclick: () => addRow(true) }, 'Add a component')),
+    submit);
+  form.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    clearFieldErrors(form);
+    const affected = [...rows.children].map((row) => Object.fromEntries([...row.querySelectorAll('input')].map((el) => [el.dataset.col, el.value.trim()]))).map((a) => ({ component: a.component, range: a.range, fixed: a.fixed || undefined }));
+    const body = {
+      id: id.value.trim(), title: title.value.trim(), published: published_.value, severity: severity.value,
+      cvss: cvss.value === '' ? undefined : Number(cvss.value),
+      cves: cves.value.split(',').map((x) => x.trim()).filter(Boolean),
+      url: url.value.trim() || undefined,
+      affected: affected.filter((a) => a.component || a.range),
+    };
+    await busy(submit, async () => {
+      try {
+        published(await api('/advisories', { method: 'POST', body }));
+        form.reset();
+        rows.replaceChildren();
+        addRow(false);
+      } catch (err) {
+        showFormError(form, err);
+      }
+    });
+  });
+
+  const doc = h('textarea', { name: 'document', rows: 5, class: 'mono', spellcheck: 'false', placeholder: '{"schema_version": "1.6.0", "id": "GHSA-…", …}' });
+  const file = h('input', { type: 'file', accept: '.json,application/json' });
+  file.addEventListener('change', async () => {
+    if (file.files[0]) doc.value = await file.files[0].text();
+  });
+  const importBtn = h('button', { type: 'submit', class: 'secondary' }, 'Import');
+  const importForm = h('form', { class: 'advisory-import', novalidate: true, 'aria-label': 'Import an OSV advisory' },
+    h('div', { class: 'form-error' }),
+    field('OSV document', doc, 'An osv.dev JSON document: its ECOSYSTEM / SEMVER ranges become constraints, database_specific.severity the severity.'),
+    h('div', { class: 'field' }, h('label', {}, 'Or choose a file ', file)),
+    importBtn);
+  importForm.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    clearFieldErrors(importForm);
+    let body;
+    try {
+      body = JSON.parse(doc.value);
+    } catch (err) {
+      return showFormError(importForm, { title: 'Not JSON', errors: [{ pointer: '/document', detail: err.message }] });
+    }
+    await busy(importBtn, async () => {
+      try {
+        published(await api('/advisories', { method: 'POST', body }));
+        importForm.reset();
+      } catch (err) {
+        // Pointers name members of the document, not form fields: list them in the summary.
+        showFormError(importForm, { ...err, title: err.title, detail: err.detail, errors: err.errors, unmatched: true });
+      }
+    });
+  });
+
+  return h('details', { class: 'panel publish-advisory' },
+    h('summary', { class: 'panel-head' }, h('h2', {}, 'Publish or import an advisory')),
+    h('div', { class: 'panel-body' }, done, form, h('h3', {}, 'Import OSV'), importForm,
+      h('p', { class: 'hint' }, 'NVIDIA CSAF bulletins, revising and withdrawing need server support that is not there yet.')));
 }
 
 async function detail(ctx, id) {

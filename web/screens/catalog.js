@@ -114,7 +114,8 @@ export async function render(ctx) {
   ctx.signal.addEventListener('abort', () => document.body.classList.remove('drawer-open'));
 
   put(ctx.root, 
-    h('div', { class: 'page-head' }, h('h1', {}, 'Catalog'), h('p', { class: 'lead' }, 'GPU-ready images with the driver, CUDA and framework versions they carry.')),
+    h('div', { class: 'page-head' }, h('h1', {}, 'Catalog'), h('p', { class: 'lead' }, 'GPU-ready images with the driver, CUDA and framework versions they carry.'),
+      ctx.me?.admin || (ctx.me?.teams || []).some((t) => ['publisher', 'admin'].includes(t.role)) ? h('a', { class: 'btn-link outline head-link', href: '#/publish' }, 'Publish an image') : null),
     h(
       'div',
       { class: 'catalog' },

@@ -258,7 +258,7 @@ export async function render(ctx) {
         ['Publisher', img.team],
         ['Image id', h('code', {}, String(img.id))],
       ])),
-      section('Manifest', { id: 'manifest' }, comps.length ? table([{ label: 'Component', cell: (c) => h('code', {}, c.name) }, { label: 'Version', cell: (c) => chip(null, c.version) }], comps, { caption: 'Components in this image' }) : h('p', { class: 'muted' }, 'No components recorded.')),
+      section('Manifest', { id: 'manifest' }, comps.length ? table([{ label: 'Component', cell: (c) => h('code', {}, c.name) }, { label: 'Version', cell: (c) => chip(null, c.version) }], comps, { caption: 'Components in this image', stack: false }) : h('p', { class: 'muted' }, 'No components recorded.')),
       section('Compatibility', { id: 'compat' }, img.compatibility ? findings(img.compatibility.findings) : h('p', { class: 'muted' }, 'No compatibility report was stored with this image.')),
       section('Patch status', { id: 'patch' }, patchBox),
       section('Lifecycle', { id: 'lifecycle' }, lifecycle(ctx, img, etag, async () => {
@@ -272,7 +272,7 @@ export async function render(ctx) {
         'Regions',
         { id: 'regions' },
         artifacts.length
-          ? table([{ label: 'Region', cell: (a) => h('code', {}, a.region) }, { label: 'Artifact id', cell: (a) => h('code', { class: 'artifact' }, a.id) }, { label: 'Copy', cell: (a) => copyButton(a.id, 'Copy', { what: `artifact id for ${a.region}` }) }], artifacts, { caption: 'Artifact ids per region' })
+          ? table([{ label: 'Region', cell: (a) => h('code', {}, a.region) }, { label: 'Artifact id', cell: (a) => h('code', { class: 'artifact' }, a.id) }, { label: 'Copy', cell: (a) => copyButton(a.id, 'Copy', { what: `artifact id for ${a.region}` }) }], artifacts, { caption: 'Artifact ids per region', stack: false })
           : h('p', { class: 'muted' }, (img.regions || []).length ? `Available in ${img.regions.join(', ')}.` : 'No regional artifacts.'),
       ),
       section('Use it', { id: 'use' }, snippets(img, artifacts)),

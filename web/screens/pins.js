@@ -214,8 +214,8 @@ export async function render(ctx) {
         badge(pin.status, { kind: 'pin' }),
         h('p', { class: 'sub' }, STATUS_HELP[pin.status] || ''),
         pin.candidate ? h('p', { class: 'pin-candidate' }, 'Candidate: ', h('a', { href: `#/images/${encodeURIComponent(pin.candidate.id)}` }, pin.candidate.version)) : null,
-        action),
-      h('div', { class: 'pin-foot' }, msg, details, canEdit ? h('button', { type: 'button', class: 'secondary outline danger small pin-delete', 'aria-label': `Delete pin ${pin.name}`, onclick: async () => {
+        action,
+        canEdit ? h('button', { type: 'button', class: 'secondary outline danger small pin-delete', 'aria-label': `Delete pin ${pin.name}`, onclick: async () => {
         const ok = await confirmDialog({ title: `Delete ${pin.name}?`, body: h('div', {}, h('p', {}, 'The pin ', h('strong', {}, `${team}/${pin.name}`), ' and its history are deleted. Scripts resolving ', h('code', {}, `pin=${team}/${pin.name}`), ' get 404 from now on.')), confirmLabel: 'Delete pin', danger: true });
         if (!ok) return;
         try {
@@ -227,6 +227,7 @@ export async function render(ctx) {
           clear(msg, errorBox(e, { context: 'Could not delete the pin' }));
         }
       } }, 'Delete pin') : null),
+      h('div', { class: 'pin-foot' }, msg, details),
     );
   }
 
