@@ -589,7 +589,48 @@ describe('web catalog', () => {
     const img = (await apiAs(page, 'GET', `/images/${publishedId}`)).body;
     assert.equal(img.status, 'revoked');
     assert.equal(img.status_reason, 'CVE-2099-0001 in the test image');
-    await page.done();
+
+    // A schedule: the image stays active until then; restoring cancels it.
+    const ndjson = (await apiAs(page, 'GET', '/images?family=ndjson-family')).body.items[0];
+    await page.goto(`${base}/#/images/${ndjson.id}`);
+    await settle(page);
+    await life.getByRole('button', { name: 'Revoke…' }).click();
+    dlg = page.getByRole('dialog', { name: /^Revoke/ });
+    await dlg.getByLabel('Reason (required)').fill('end of life');
+    await dlg.getByLabel('Revoke at (UTC, optional)').fill('2030-01-01T00:00');
+    await dlg.getByRole('button', { name: 'Revoke' }).click();
+    await life.getByText(/revocation scheduled for 2030-01-01 00:00 UTC/).waitFor();
+    let got = (await apiAs(page, 'GET', `/images/${ndjson.id}`)).body;
+    assert.equal(got.status, 'active');
+    assert.equal(new Date(got.revoke_at).toISOString(), '2030-01-01T00:00:00.000Z');
+    await life.getByRole('button', { name: 'Restore…' }).click();
+    dlg = page.getByRole('dialog', { name: /^Restore/ });
+    assert.match(await dlg.innerText(), /The scheduled revocation is cancelled/);
+    await dlg.getByRole('button', { name: 'Restore' }).click();
+    await life.getByRole('button', { name: 'Revoke…' }).waitFor();
+    assert.equal((await apiAs(page, 'GET', `/images/${ndjson.id}`)).body.revoke_at, null);
+
+    // Changed behind the page's back: the If-Match refusal says so and changes nothing.
+    const head = await fetch(`${base}/v1/images/${ndjson.id}`, { headers: { Authorization: `Bearer ${await page.evaluate(() => sessionStorage.getItem('imaxe.token'))}` } });
+    const patched = await fetch(`${base}/v1/images/${ndjson.id}`, { method: 'PATCH', headers: { Authorization: `Bearer ${await page.evaluate(() => sessionStorage.getItem('imaxe.token'))}`, 'If-Match': head.headers.get('etag'), 'Content-Type': 'application/json' }, body: JSON.stringify({ status: 'deprecated', reason: 'by a script' }) });
+    assert.equal(patched.status, 200);
+    await life.getByRole('button', { name: 'Deprecate…' }).click();
+    await page.getByRole('dialog', { name: /^Deprecate/ }).getByRole('button', { name: 'Deprecate' }).click();
+    await life.getByText('Someone changed this image meanwhile').waitFor();
+    await life.getByRole('button', { name: 'Reload the image' }).click();
+    await life.getByText('by a script').waitFor();
+
+    // Cascade names the images built on this one (cancelled here: later tests need them).
+    await page.goto(`${base}/#/images/${ids['base-old']}`);
+    await settle(page);
+    await life.getByRole('button', { name: 'Revoke…' }).click();
+    dlg = page.getByRole('dialog', { name: /^Revoke base-gpu-ubuntu24\.04 2026\.01\.05/ });
+    await dlg.getByText('With cascade, also the 2 images built on it:').waitFor();
+    assert.match(await dlg.innerText(), /pytorch-2\.9-ubuntu24\.04 2026\.01\.10[\s\S]*pytorch-2\.9-ubuntu24\.04 2026\.03\.17/);
+    assert.equal(await dlg.getByLabel('Also revoke the 2 images built on it').isChecked(), false);
+    await page.keyboard.press('Escape');
+    assert.equal((await apiAs(page, 'GET', `/images/${ids['base-old']}`)).body.status, 'active');
+    await page.done({ allow: [412] });
 
     const viewer = await newPage();
     await signIn(viewer, `/images/${ids['torch-new']}`, VIEWER);
@@ -833,6 +874,12 @@ describe('web catalog', () => {
     const a = (await apiAs(page, 'GET', '/advisories/GHSA-ui-0001')).body;
     assert.equal(a.source, 'osv');
     assert.deepEqual(a.affected, [{ component: 'nvidia-container-toolkit', range: '<1.17.4', fixed: '1.17.4' }]);
+
+    // A global admin's exposure spans every team.
+    await page.goto(`${base}/#/exposure?team=*`);
+    await settle(page);
+    await page.getByRole('heading', { name: 'Pinned images of all teams' }).waitFor();
+    assert.match(await page.locator('tr.exp-row', { hasText: 'prod-training' }).innerText(), /ml-platform/);
     await page.done();
 
     const user = await newPage();

@@ -132,8 +132,8 @@ function publishPanel(ctx, reload) {
         published(await api('/advisories', { method: 'POST', body }));
         importForm.reset();
       } catch (err) {
-        // Pointers name members of the document, not form fields: list them in the summary.
-        showFormError(importForm, { ...err, title: err.title, detail: err.detail, errors: err.errors, unmatched: true });
+        // Pointers name members of the document, not form fields: they are listed in the summary.
+        showFormError(importForm, err);
       }
     });
   });

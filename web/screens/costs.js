@@ -6,18 +6,18 @@ import { barChart } from '../charts.js';
 import { teams } from '../state.js';
 
 const MEASURE = [
-  // name, label, type, placeholder, required
-  ['image', 'Image id', 'number', '20', true],
-  ['instance_type', 'Instance type', 'text', 'p5.48xlarge', true],
-  ['region', 'Region', 'text', 'us-east-1', false],
-  ['gpu_count', 'GPUs', 'number', '8', false],
-  ['model', 'Model', 'text', 'llama-3.1-8b', true],
-  ['precision', 'Precision', 'text', 'bf16', true],
-  ['batch_size', 'Batch size', 'number', '16', true],
-  ['throughput_per_s', 'Throughput (inferences/s)', 'number', '5200', true],
-  ['latency_p50_ms', 'Latency p50 (ms)', 'number', '38', false],
-  ['latency_p99_ms', 'Latency p99 (ms)', 'number', '41', false],
-  ['boot_seconds', 'Boot (s, launch to ready)', 'number', '70', false],
+  // name, label, type, placeholder, required (the server says which are; the form only marks them)
+  ['image', 'Image id', 'number', 'e.g. 20', true],
+  ['instance_type', 'Instance type', 'text', 'e.g. p5.48xlarge', true],
+  ['region', 'Region', 'text', 'e.g. us-east-1', false],
+  ['gpu_count', 'GPUs', 'number', 'e.g. 8', false],
+  ['model', 'Model', 'text', 'e.g. llama-3.1-8b', true],
+  ['precision', 'Precision', 'text', 'e.g. bf16', true],
+  ['batch_size', 'Batch size', 'number', 'e.g. 16', true],
+  ['throughput_per_s', 'Throughput (inferences/s)', 'number', 'e.g. 5200', true],
+  ['latency_p50_ms', 'Latency p50 (ms)', 'number', 'e.g. 38', false],
+  ['latency_p99_ms', 'Latency p99 (ms)', 'number', 'e.g. 41', false],
+  ['boot_seconds', 'Boot (s, launch to ready)', 'number', 'e.g. 70', false],
   ['price_per_hour', 'Price per hour (USD)', 'number', 'the listed price', false],
 ];
 
@@ -26,7 +26,7 @@ const MEASURE = [
 function recordPanel(ctx, rerank) {
   const mine = teams();
   const team = h('select', { name: 'team' }, mine.map((t) => h('option', { value: t.slug }, `${t.name || t.slug} (you: ${t.role})`)));
-  const inputs = Object.fromEntries(MEASURE.map(([name, , type, ph]) => [name, h('input', { name, type, step: type === 'number' ? 'any' : undefined, placeholder: ph, inputmode: type === 'number' ? 'decimal' : undefined, autocomplete: 'off' })]));
+  const inputs = Object.fromEntries(MEASURE.map(([name, , type, ph, required]) => [name, h('input', { name, type, required, step: type === 'number' ? 'any' : undefined, placeholder: ph, inputmode: type === 'number' ? 'decimal' : undefined, autocomplete: 'off' })]));
   const pricing = h('select', { name: 'pricing' }, [['on_demand', 'On-demand'], ['spot', 'Spot'], ['reserved', 'Reserved']].map(([v, l]) => h('option', { value: v }, l)));
   const at = h('input', { name: 'measured_at', type: 'datetime-local', value: new Date(Date.now() - 60000).toISOString().slice(0, 16) });
   const out = h('div', { 'aria-live': 'polite' });
