@@ -941,6 +941,25 @@ describe('web catalog', () => {
     await viewer.done({ allow: [403] });
   });
 
+  test('requests: an image whose compatibility report has errors is marked, never offered as a plain match', async () => {
+    const page = await newPage();
+    await signIn(page, '/requests');
+    const bad = await apiAs(page, 'POST', '/images', { team: 'ml-platform', family: 'bad-stack-ubuntu24.04', version: '1', provider: 'aws', architecture: 'x86_64', os: { name: 'ubuntu', version: '24.04' }, layer: 'platform', artifacts: [{ region: 'us-east-1', id: 'ami-0badbadbadbadbad0' }], components: [{ name: 'nvidia-driver', version: '570.172.08' }, { name: 'cuda', version: '13.0.2' }], gpus: ['H100'] });
+    assert.equal(bad.status, 201);
+    assert.equal(bad.body.compatibility.ok, false, 'the server stores the failing report');
+    await page.getByLabel('Title').fill('CUDA 13 on the R570 driver');
+    await page.getByLabel('NVIDIA driver').fill('570.172.08');
+    await page.getByLabel('CUDA').fill('13.0.2');
+    const live = page.locator('.live-matches li', { hasText: 'bad-stack-ubuntu24.04' });
+    await live.waitFor();
+    assert.match(await live.innerText(), /\d+ compatibility errors?\s+not a safe match/);
+    await page.getByRole('button', { name: 'File request' }).click();
+    const filed = page.getByTestId('request-matches').locator('li', { hasText: 'bad-stack-ubuntu24.04' });
+    await filed.waitFor();
+    assert.match(await filed.innerText(), /compatibility errors?\s+not a safe match/);
+    await page.done();
+  });
+
   test('every screen: no serious or critical axe violations; screenshots at 1280 and 390 px', async () => {
     const screens = [
       ['signin', '/signin'],
