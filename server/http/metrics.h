@@ -19,6 +19,8 @@ struct imx_metrics_gauges {
     long long search_index_images;
     unsigned long long search_index_bytes, searches_indexed, searches_sql, search_index_loads,
         search_index_catchups;
+    /* The webhook outbox (server/webhooks/dispatcher.h); < 0: not known in this process. */
+    long long outbox_pending, outbox_events;
 };
 
 /* Renders everything in Prometheus text format 0.0.4. Returns a new string (free()) or NULL. */

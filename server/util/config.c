@@ -123,6 +123,7 @@ int imx_config_load(struct imx_config *cfg, char *err, size_t errlen)
         { "IMAXE_WEBHOOK_DISABLE_AFTER_S", 432000, 1, 31536000 },
         { "IMAXE_SEARCH_INDEX", 1, 0, 1 },
         { "IMAXE_SEARCH_INDEX_WALK", 4096, 1, 1000000 },
+        { "IMAXE_EVENT_RETENTION_DAYS", 30, 1, 3650 },
     };
     unsigned long long v[sizeof vars / sizeof vars[0]];
     int failed = 0;
@@ -154,6 +155,7 @@ int imx_config_load(struct imx_config *cfg, char *err, size_t errlen)
     cfg->webhook_disable_after_s = (unsigned)v[20];
     cfg->search_index = v[21] != 0;
     cfg->search_index_walk = (unsigned)v[22];
+    cfg->event_retention_days = (unsigned)v[23];
 
     env_str(cfg->bind, sizeof cfg->bind, "IMAXE_BIND", "127.0.0.1");
     env_str(cfg->log_level, sizeof cfg->log_level, "IMAXE_LOG_LEVEL", "info");
