@@ -218,6 +218,7 @@ describe('web catalog', () => {
     assert.match(await page.locator('#lineage').innerText(), /newer image: base-gpu-ubuntu24\.04 2026\.03\.01/);
     assert.match(await page.locator('#regions').innerText(), /us-east-1\s+ami-0/);
     assert.match(await page.locator('#use pre').innerText(), /\/v1\/images\/resolve\?family=pytorch-2\.9-ubuntu24\.04&region=(us-east-1|eu-west-1)/);
+    assert.equal(await page.locator('#use').getByRole('link', { name: 'Account' }).getAttribute('href'), '#/account', 'the snippet says where $IMAXE_TOKEN comes from');
     await page.getByRole('tab', { name: 'Terraform' }).click();
     assert.match(await page.locator('#use pre').innerText(), /data "http" "imaxe_image"/);
     assert.equal(await page.locator('#costs canvas').count() >= 2, true, 'two cost charts drawn');
@@ -534,10 +535,18 @@ describe('web catalog', () => {
     const line = (over) => JSON.stringify({ family: 'ndjson-family', version: '1', provider: 'aws', architecture: 'x86_64', os: { name: 'ubuntu', version: '24.04' }, layer: 'platform', artifacts: [{ region: 'us-east-1', id: 'ami-0000000000000abcd' }], components: [{ name: 'cuda', version: '12.8.1' }], ...over });
     await paste.fill([line({}), line({ version: '2', provider: 'ibm' })].join('\n'));
     await page.getByRole('button', { name: 'Use this' }).click();
+    // POST /v1/images:import is all or nothing: the bad line is named and nothing is published.
     const results = page.getByTestId('ndjson-results');
-    await results.locator('li').nth(1).locator('.state-error').waitFor();
-    assert.match(await results.locator('li').nth(0).innerText(), /Line 1: Published ndjson-family 1/);
-    assert.match(await results.locator('li').nth(1).innerText(), /Line 2:[\s\S]*\/provider[\s\S]*must be aws, gcp/);
+    await results.locator('.state-error li[data-line="2"]').waitFor();
+    assert.match(await results.locator('.state-error').innerText(), /Nothing was published[\s\S]*Line 2[\s\S]*\/provider[\s\S]*must be aws, gcp/);
+    assert.equal(await results.locator('li[data-line="1"]').count(), 0, 'only the bad line is named');
+    assert.equal((await apiAs(page, 'GET', '/images?family=ndjson-family')).body.items.length, 0);
+    await paste.fill([line({}), line({ version: '2', components: [{ name: 'nvidia-driver', version: '570.172.08' }, { name: 'cuda', version: '13.0.2' }] })].join('\n'));
+    await page.getByRole('button', { name: 'Use this' }).click();
+    await results.getByRole('heading', { name: 'Published 2 images' }).waitFor();
+    assert.match(await results.locator('li[data-line="1"]').innerText(), /Line 1: ndjson-family 1$/);
+    assert.match(await results.locator('li[data-line="2"]').innerText(), /Line 2: ndjson-family 2\s+\d+ compatibility errors?/);
+    assert.equal((await apiAs(page, 'GET', '/images?family=ndjson-family')).body.items.length, 2);
     await page.done();
 
     const viewer = await newPage();
@@ -838,7 +847,7 @@ describe('web catalog', () => {
     await viewer.done({ allow: [403] });
   });
 
-  test('advisories: a global admin publishes from the form (an API error at its row) and imports OSV; others cannot', async () => {
+  test('advisories: a global admin publishes from the form (an API error at its row), imports OSV, revises and withdraws; others cannot', async () => {
     const page = await newPage();
     await signIn(page, '/advisories', ADMIN);
     await settle(page);
@@ -874,6 +883,34 @@ describe('web catalog', () => {
     const a = (await apiAs(page, 'GET', '/advisories/GHSA-ui-0001')).body;
     assert.equal(a.source, 'osv');
     assert.deepEqual(a.affected, [{ component: 'nvidia-container-toolkit', range: '<1.17.4', fixed: '1.17.4' }]);
+
+    // Revise (only what changed, with If-Match; a bad range lands on its row), then withdraw.
+    await page.goto(`${base}/#/advisories/NVIDIA-5614`);
+    await settle(page);
+    await page.getByText('Revise or withdraw').click();
+    const rev = page.getByRole('form', { name: 'Revise NVIDIA-5614' });
+    assert.equal(await rev.getByLabel('Affected 1 range').inputValue(), '<=1.17.3');
+    await rev.getByLabel('Severity').selectOption('high');
+    await rev.getByLabel('Affected 1 range').fill('<1.17.x');
+    await rev.getByRole('button', { name: 'Save revision' }).click();
+    await page.waitForFunction(() => document.querySelector('.advisory-revise [name="affected.0.range"]')?.getAttribute('aria-invalid') === 'true');
+    await rev.getByLabel('Affected 1 range').fill('<1.17.4');
+    await rev.getByRole('button', { name: 'Save revision' }).click();
+    await page.getByText(/revision 2/).waitFor();
+    let adv = (await apiAs(page, 'GET', '/advisories/NVIDIA-5614')).body;
+    assert.equal(adv.severity, 'high');
+    assert.deepEqual(adv.affected, [{ component: 'nvidia-container-toolkit', range: '<1.17.4', fixed: '1.17.4' }]);
+    assert.deepEqual(adv.cves, ['CVE-2025-23359'], 'what was not changed stays');
+    await page.getByText('Revise or withdraw').click();
+    await page.getByRole('button', { name: 'Withdraw…' }).click();
+    const wd = page.getByRole('dialog', { name: 'Withdraw NVIDIA-5614?' });
+    await wd.getByLabel('Reason').fill('published in error');
+    await wd.getByRole('button', { name: 'Withdraw advisory' }).click();
+    await page.locator('.notice.is-revoked', { hasText: 'Withdrawn' }).waitFor();
+    assert.match(await page.locator('.notice.is-revoked').innerText(), /published in error/);
+    adv = (await apiAs(page, 'GET', '/advisories/NVIDIA-5614')).body;
+    assert.ok(adv.withdrawn_at);
+    assert.equal(await page.getByText('Revise or withdraw').count(), 0, 'a withdrawn advisory is not revised');
 
     // A global admin's exposure spans every team.
     await page.goto(`${base}/#/exposure?team=*`);

@@ -58,7 +58,7 @@ function snippets(img, artifacts) {
     { class: 'snippets' },
     h('div', { class: 'snippet-bar' }, h('div', { role: 'tablist', 'aria-label': 'Snippet language', class: 'tabs' }, tabBtns), h('label', { class: 'inline' }, 'Region ', regionSel), copyButton(() => code.textContent, 'Copy', { what: 'snippet' })),
     pre,
-    h('p', { class: 'hint' }, 'Resolves the newest active image of ', h('code', {}, img.family), ' in that region, so scripts follow patches without edits.'),
+    h('p', { class: 'hint' }, 'Resolves the newest active image of ', h('code', {}, img.family), ' in that region, so scripts follow patches without edits. ', h('code', {}, '$IMAXE_TOKEN'), ' is an API token: create one on your ', h('a', { href: '#/account' }, 'Account'), ' page.'),
   );
 }
 

@@ -1,10 +1,10 @@
 // Publish: a form for one image manifest (POST /v1/images), or a pasted / dropped JSON
-// manifest (loaded into the form) or NDJSON file (one manifest a line, each published in turn
-// with its own result). The stack's compatibility report (POST /v1/compat/check) is shown
+// manifest (loaded into the form) or NDJSON file (one manifest a line, imported all or nothing
+// by POST /v1/images:import, its errors per line). The stack's compatibility report (POST /v1/compat/check) is shown
 // live; a stack with errors is only published after the user says so. Server problems land
 // on the fields their JSON pointers name.
 import { api } from '../api.js';
-import { h, put, clear, badge, imageLink, failure, errorBox, field, showFormError, clearFieldErrors, debounce, toast, busy } from '../ui.js';
+import { h, put, clear, badge, imageLink, failure, errorBox, field, showFormError, clearFieldErrors, debounce, toast, busy, loading } from '../ui.js';
 import { teams } from '../state.js';
 import { renderFindings } from './image.js';
 
@@ -237,7 +237,7 @@ export async function render(ctx) {
   const importBox = h('div', { class: 'import-result', 'aria-live': 'polite' });
   const importForm = h('form', { class: 'paste-form', novalidate: true, 'aria-label': 'Paste a manifest' },
     h('div', { class: 'form-error' }),
-    field('Manifest JSON or NDJSON', paste, 'One JSON object fills the form above; several lines (NDJSON) are published one by one. You can also drop a file here.'),
+    field('Manifest JSON or NDJSON', paste, 'One JSON object fills the form above; several lines (NDJSON) are published together, all or none. You can also drop a file here.'),
     h('div', { class: 'field' }, h('label', {}, 'Or choose a file ', file)),
     h('button', { type: 'submit', class: 'secondary' }, 'Use this'),
     importBox);
@@ -269,19 +269,22 @@ export async function render(ctx) {
       family.focus();
       return;
     }
-    // Several manifests: each is its own POST, so one bad line does not stop the others.
-    const results = h('ol', { class: 'import-lines', 'data-testid': 'ndjson-results' });
-    clear(importBox, h('h3', {}, `Publishing ${docs.length} manifests`), results);
-    for (const [i, doc] of docs.entries()) {
-      const li = h('li', {}, `Line ${i + 1}: publishing…`);
-      results.append(li);
-      try {
-        const img = await api('/images', { method: 'POST', body: { team: team.value, ...doc } });
-        const c = img.compatibility || {};
-        clear(li, `Line ${i + 1}: `, badge('ok', { kind: 'sev', label: 'Published' }), ' ', imageLink(img), c.ok === false ? h('span', { class: 'sub' }, ` (${c.errors} compatibility error${c.errors === 1 ? '' : 's'})`) : null);
-      } catch (err) {
-        clear(li, `Line ${i + 1}: `, errorBox(err));
-      }
+    // Several manifests: one all-or-nothing POST /v1/images:import; a bad line refuses the
+    // import and the errors name their lines. A line without a team gets the form's.
+    const body = docs.map((d) => JSON.stringify({ team: team.value, ...d })).join('\n');
+    const results = h('div', { 'data-testid': 'ndjson-results' }, loading(`Importing ${docs.length} manifests…`));
+    clear(importBox, results);
+    try {
+      const d = await api('/images:import', { method: 'POST', text: `${body}\n`, contentType: 'application/x-ndjson' });
+      toast(`Published ${d.imported} images`);
+      clear(results, h('h3', {}, `Published ${d.imported} image${d.imported === 1 ? '' : 's'}`), h('ol', { class: 'import-lines' }, (d.images || []).map((img) => h('li', { 'data-line': img.line }, `Line ${img.line}: `, imageLink(img), img.compatibility?.ok === false ? [' ', badge('error', { kind: 'sev', label: `${img.compatibility.errors} compatibility error${img.compatibility.errors === 1 ? '' : 's'}` })] : null))));
+    } catch (err) {
+      const byLine = new Map();
+      for (const x of err.errors || []) byLine.set(x.line ?? 0, [...(byLine.get(x.line ?? 0) || []), x]);
+      clear(results, byLine.size
+        ? h('div', { class: 'state state-error', role: 'alert' }, h('p', { class: 'state-title' }, `Nothing was published: ${err.detail || err.title}`),
+            h('ul', { class: 'import-errors' }, [...byLine].sort((x, y) => x[0] - y[0]).map(([n, list]) => h('li', { 'data-line': n }, n ? h('strong', {}, `Line ${n}`) : null, h('ul', {}, list.map((x) => h('li', {}, x.pointer ? [h('code', {}, x.pointer), ' '] : null, x.detail)))))))
+        : errorBox(err, { context: 'Import' }));
     }
   });
 
