@@ -29,7 +29,7 @@ export async function render(ctx) {
         table(
           [
             { label: 'Severity', cell: (a) => badge(a.severity, { kind: 'sev' }) },
-            { label: 'Advisory', cell: (a) => h('span', {}, h('a', { href: `#/advisories/${encodeURIComponent(a.id)}` }, a.id), h('div', { class: 'sub' }, a.title)) },
+            { label: 'Advisory', cell: (a) => h('span', {}, h('a', { href: `#/advisories/${encodeURIComponent(a.id)}` }, a.id), a.withdrawn_at ? [' ', badge('withdrawn')] : null, h('div', { class: 'sub' }, a.title)) },
             { label: 'CVEs', cell: (a) => (a.cves || []).join(', ') || '—' },
             { label: 'CVSS', numeric: true, cell: (a) => a.cvss ?? '—' },
             { label: 'Images', numeric: true, cell: (a) => (a.affected_images != null ? String(a.affected_images) : '—') },
