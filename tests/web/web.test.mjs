@@ -521,7 +521,7 @@ describe('web catalog', () => {
     await page.done();
   });
 
-  test('publish: a pasted manifest fills the form; NDJSON publishes line by line with its errors; a viewer is refused', async () => {
+  test('publish: a pasted manifest fills the form; NDJSON is imported all or nothing, its bad line named; a viewer is refused', async () => {
     const page = await newPage();
     await signIn(page, '/publish');
     const paste = page.getByLabel('Manifest JSON or NDJSON');

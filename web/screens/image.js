@@ -262,6 +262,7 @@ export async function render(ctx) {
       section('Compatibility', { id: 'compat' }, img.compatibility ? findings(img.compatibility.findings) : h('p', { class: 'muted' }, 'No compatibility report was stored with this image.')),
       section('Patch status', { id: 'patch' }, patchBox),
       section('Lifecycle', { id: 'lifecycle' }, lifecycle(ctx, img, etag, async () => {
+        unsub(); // the page is drawn again, with its own subscription
         ctx.root.replaceChildren();
         await render(ctx);
         document.getElementById('lifecycle-title')?.setAttribute('tabindex', '-1');
