@@ -703,9 +703,19 @@ static enum imx_db_images_rc manifest_doc(const struct imx_image_new *in, json_t
         json_decref(arts);
         return IMX_DBI_ERROR;
     }
-    for (size_t i = 0; i < in->n_components; i++)
-        json_array_append_new(comps, json_pack("{s:s, s:s}", "name", in->components[i].name,
-                                               "version", in->components[i].version));
+    for (size_t i = 0; i < in->n_components; i++) {
+        /* The key SQL's imx_version_key() gives (the same parse), so the procedure need not
+         * parse every version again. A version that does not parse goes without one: the
+         * schema refuses it (23502). */
+        struct imx_ver v;
+        char key[IMX_VER_KEY_TEXT_SIZE] = "";
+        if (imx_ver_parse(in->components[i].version, &v) != 0 ||
+            imx_ver_format_key(&v, key, sizeof key) != 0)
+            key[0] = '\0';
+        json_array_append_new(comps, json_pack("{s:s, s:s, s:s?}", "name", in->components[i].name,
+                                               "version", in->components[i].version, "key",
+                                               key[0] ? key : NULL));
+    }
     for (size_t i = 0; i < in->n_artifacts; i++)
         json_array_append_new(arts, json_pack("{s:s?, s:s?}", "region", in->artifacts[i].region,
                                               "artifact_id", in->artifacts[i].artifact_id));
