@@ -104,9 +104,11 @@ LANGUAGE sql AS $$
     SELECT DISTINCT ON (i.family) i.family, i.published_at, i.id
       FROM images i WHERE i.id = ANY (p_ids) ORDER BY i.family, i.published_at, i.id
   ), tail AS MATERIALIZED (
-    SELECT i.id, i.family, i.published_at, i.status
-      FROM starts s JOIN images i ON i.family = s.family
-       AND (i.published_at, i.id) >= (s.published_at, s.id)
+    -- in publish order from the start (images_family_order)
+    SELECT t.* FROM starts s, LATERAL (
+      SELECT i.id, i.family, i.published_at, i.status FROM images i
+       WHERE i.family = s.family AND (i.published_at, i.id) >= (s.published_at, s.id)
+       ORDER BY i.published_at, i.id) t
   ), waiting (family, advisory_id) AS (
     SELECT x.family, x.advisory_id FROM starts s, LATERAL (
       SELECT ia.family, ia.advisory_id FROM image_advisories ia
@@ -189,8 +191,10 @@ LANGUAGE sql AS $$
                      AND n.status = 'active' AND NOT EXISTS (SELECT 1 FROM image_advisories x
                        WHERE x.image_id = n.id AND x.advisory_id = w.advisory_id))
   ), tail AS (
-    SELECT t.id FROM starts s JOIN images t ON t.family = s.family
-       AND (t.published_at, t.id) >= (s.published_at, s.id)
+    SELECT t.id FROM starts s, LATERAL (
+      SELECT i.id FROM images i
+       WHERE i.family = s.family AND (i.published_at, i.id) >= (s.published_at, s.id)
+       ORDER BY i.published_at, i.id) t
   ), rws AS (
     SELECT pa.pin_id, pa.advisory_id FROM fixing f JOIN pin_advisories pa
         ON pa.family = f.family AND pa.advisory_id = f.advisory_id AND pa.fixed_by IS NULL
