@@ -254,11 +254,11 @@ def fanout(c):
 
 
 def main():
-    c = Client()
-    family_sizes(c)
+    # A fresh connection for each part: the server closes one idle for 30 s.
+    family_sizes(Client())
     load_catalog()
-    advisory_30pct(c)
-    fanout(c)
+    advisory_30pct(Client())
+    fanout(Client())
 
 
 if __name__ == "__main__":
