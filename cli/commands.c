@@ -777,23 +777,10 @@ static int run_images_import(const struct imx_cli_cmd *cmd, struct imx_cli_ctx *
     return worst ? worst : out;
 }
 
-/* advisories import: imaxe JSON or OSV as the server takes them; CSAF is refused here, since
- * the server does not take it yet. */
+/* advisories import: imaxe JSON, OSV or CSAF 2.0, as the server takes them (it recognises the
+ * form); a newer revision of an imported CSAF bulletin revises its advisory. */
 static int run_advisory_import(const struct imx_cli_cmd *cmd, struct imx_cli_ctx *ctx)
 {
-    struct imx_cli_buf in;
-    const char *file = ctx->args.npos > 0 ? ctx->args.pos[0] : "-";
-    if (imx_cli_read_input(file, &in) != 0)
-        return IMX_CLI_EXIT_USAGE;
-    json_t *doc = json_loadb(in.data, in.len, 0, NULL);
-    bool csaf = json_object_get(json_object_get(doc, "document"), "csaf_version") != NULL;
-    json_decref(doc);
-    imx_cli_buf_free(&in);
-    if (csaf) {
-        imx_cli_err("%s is a CSAF document: the server takes imaxe JSON and OSV, not CSAF yet",
-                    file);
-        return IMX_CLI_EXIT_REFUSED;
-    }
     return run_generic(cmd, ctx);
 }
 

@@ -497,7 +497,7 @@ static void pins_advisories_compat_costs_requests(void **state)
     assert_string_equal(r.out, "ami-p2\n");
     run_free(&r);
 
-    /* Advisories: imaxe JSON and OSV are published (global admins), CSAF is refused here. */
+    /* Advisories: imaxe JSON, OSV and CSAF are published (global admins). */
     char path[700], atok[4200];
     snprintf(atok, sizeof atok, "IMAXE_TOKEN=%s", admin);
     const char *as_admin[] = { atok, NULL };
@@ -524,11 +524,20 @@ static void pins_advisories_compat_costs_requests(void **state)
     expect_code(&r, 0, "OSV import");
     assert_string_equal(r.out, "GHSA-cli0-0000-0001\n");
     run_free(&r);
+    /* CSAF: NVIDIA's Container Toolkit bulletin imports; a document the server cannot read is
+     * refused with its reason. */
+    char csaf[700];
+    snprintf(csaf, sizeof csaf, "%s/tests/data/csaf/nvidia-5850.csaf.json",
+             getenv("IMX_TEST_SOURCE_DIR"));
+    r = CLI(NULL, as_admin, "advisories", "import", csaf, "-f", "id");
+    expect_code(&r, 0, "CSAF import");
+    assert_string_equal(r.out, "NVIDIA-5850\n");
+    run_free(&r);
     write_file(path,
                "{\"document\":{\"csaf_version\":\"2.0\",\"category\":\"csaf_security_advisory\"},"
                "\"vulnerabilities\":[]}");
     r = CLI(NULL, as_admin, "advisories", "import", path);
-    expect_code(&r, 3, "CSAF import");
+    expect_code(&r, 3, "unreadable CSAF");
     assert_non_null(strstr(r.err, "CSAF"));
     run_free(&r);
     r = CLI(NULL, NULL, "advisories", "get", "CLI-1", "-f", "severity");
