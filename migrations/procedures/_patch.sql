@@ -107,7 +107,11 @@ $$;
 -- so the cost follows the new images and their advisories, not the family's size.
 -- Returns the images whose row changed.
 CREATE OR REPLACE FUNCTION imx_patch_after_publish(p_ids bigint[]) RETURNS SETOF bigint
-LANGUAGE plpgsql AS $$
+LANGUAGE plpgsql
+-- Its inputs are the few new images: planned once a session, by index lookups only, whatever
+-- the statistics say (a family that is most of a small catalog made it scan the family).
+SET plan_cache_mode = force_generic_plan SET enable_seqscan = off SET enable_hashjoin = off
+SET enable_mergejoin = off AS $$
 BEGIN
   RETURN QUERY
     WITH RECURSIVE starts AS (
@@ -184,7 +188,11 @@ $$;
 -- new image, and pins on images in that tail. Each is recomputed with the pin walk from the
 -- later of the pinned image and the start of the tail.
 CREATE OR REPLACE FUNCTION imx_pin_after_publish(p_ids bigint[]) RETURNS void
-LANGUAGE plpgsql AS $$
+LANGUAGE plpgsql
+-- Its inputs are the few new images: planned once a session, by index lookups only, whatever
+-- the statistics say (a family that is most of a small catalog made it scan the family).
+SET plan_cache_mode = force_generic_plan SET enable_seqscan = off SET enable_hashjoin = off
+SET enable_mergejoin = off AS $$
 BEGIN
     WITH RECURSIVE starts AS (
       SELECT DISTINCT ON (i.family) i.family, i.published_at, i.id

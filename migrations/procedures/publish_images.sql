@@ -21,7 +21,9 @@
 -- "request_matches": n}. Errors are the schema's (23505 family+version exists, 23514, 23503,
 -- 23502 a component version that does not parse).
 CREATE OR REPLACE FUNCTION imx_publish_images(p_docs jsonb) RETURNS json
-LANGUAGE plpgsql AS $$
+LANGUAGE plpgsql
+-- Planned once a session: a custom plan of the insert costs more than running it.
+SET plan_cache_mode = force_generic_plan AS $$
 DECLARE
   v_ids bigint[];
   v_fams text[];
