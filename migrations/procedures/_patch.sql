@@ -262,34 +262,71 @@ BEGIN
 END
 $$;
 
--- Enqueues the patch.available webhook event of one patch_events row. A 'pin' row goes to the
--- pin's team (filtered by pin name, family and severity); a 'family' row to every team's
--- subscriptions that list the family. Returns the webhook event id (NULL: nobody subscribed).
-CREATE OR REPLACE FUNCTION imx_patch_event_send(p_event bigint) RETURNS bigint
+-- Enqueues the patch.available webhook events of staged patch_events rows, in one pass however
+-- many there are (an advisory reaching 10,000 pins stages 10,000): each image's and advisory's
+-- JSON is built once. A 'pin' row goes to the pin's team (filtered by pin name, family and
+-- severity); a 'family' row to every team's subscriptions that list the family. An event that
+-- no subscription wants is not stored. Returns how many events were stored.
+CREATE OR REPLACE FUNCTION imx_patch_events_send(p_staged bigint[]) RETURNS integer
 LANGUAGE plpgsql AS $$
 DECLARE
-  e    patch_events;
-  v_pin  jsonb;
-  v_name text;
-  v_sev  text;
-  v_adv  jsonb;
+  v_at timestamptz := clock_timestamp();
+  v_n integer;
 BEGIN
-  SELECT * INTO e FROM patch_events WHERE id = p_event;
-  SELECT a.severity, jsonb_build_object('id', a.id, 'title', a.title, 'severity', a.severity,
-                                        'cvss', a.cvss, 'cves', to_jsonb(a.cves), 'url', a.url)
-    INTO v_sev, v_adv FROM advisories a WHERE a.id = e.advisory_id;
-  IF e.kind = 'pin' THEN
-    SELECT p.name, jsonb_build_object('id', p.id, 'team', t.slug, 'name', p.name)
-      INTO v_name, v_pin FROM pins p JOIN teams t ON t.id = p.team_id WHERE p.id = e.pin_id;
+  IF to_regclass('pg_temp.imx_patch_outbox') IS NULL THEN
+    CREATE TEMP TABLE imx_patch_outbox (
+    staged bigint, event_id bigint, team_id bigint, data jsonb, families text[], pins text[],
+      severity text, listed_only boolean) ON COMMIT DELETE ROWS;
   END IF;
-  RETURN imx_webhook_enqueue(
-    CASE WHEN e.kind = 'pin' THEN e.team_id END, 'patch.available',
-    jsonb_build_object('kind', e.kind, 'team', v_pin -> 'team', 'pin', v_pin,
-                       'family', e.family, 'image', imx_image_event_json(e.image_id),
-                       'advisories', jsonb_build_array(v_adv),
-                       'fixed_by', imx_image_event_json(e.fixed_by)),
-    ARRAY[e.family], CASE WHEN v_name IS NOT NULL THEN ARRAY[v_name] ELSE '{}' END, v_sev,
-    e.kind = 'family');
+  TRUNCATE imx_patch_outbox;
+  INSERT INTO imx_patch_outbox (staged, team_id, data, families, pins, severity, listed_only)
+  WITH s AS (
+    SELECT pe.* FROM patch_events pe WHERE pe.id = ANY (p_staged)
+  ), img AS (
+    SELECT u.id, imx_image_event_json(u.id) AS j
+      FROM (SELECT image_id AS id FROM s UNION SELECT fixed_by FROM s) u
+  ), adv AS (
+    SELECT a.id, a.severity, jsonb_build_object('id', a.id, 'title', a.title, 'severity',
+             a.severity, 'cvss', a.cvss, 'cves', to_jsonb(a.cves), 'url', a.url) AS j
+      FROM advisories a WHERE a.id IN (SELECT advisory_id FROM s)
+  ), pin AS (
+    SELECT p.id, p.name, jsonb_build_object('id', p.id, 'team', t.slug, 'name', p.name) AS j
+      FROM pins p JOIN teams t ON t.id = p.team_id WHERE p.id IN (SELECT pin_id FROM s)
+  )
+  SELECT s.id, CASE WHEN s.kind = 'pin' THEN s.team_id END,
+         jsonb_build_object('kind', s.kind, 'team', pin.j -> 'team', 'pin', pin.j,
+                            'family', s.family, 'image', ii.j, 'advisories',
+                            jsonb_build_array(adv.j), 'fixed_by', fi.j),
+         ARRAY[s.family], CASE WHEN pin.name IS NOT NULL THEN ARRAY[pin.name] ELSE '{}' END,
+         adv.severity, s.kind = 'family'
+    FROM s JOIN adv ON adv.id = s.advisory_id JOIN img ii ON ii.id = s.image_id
+    JOIN img fi ON fi.id = s.fixed_by LEFT JOIN pin ON pin.id = s.pin_id;
+  -- Only events some subscription wants get an id and a row.
+  UPDATE imx_patch_outbox o SET event_id = nextval(pg_get_serial_sequence('webhook_events', 'id'))
+   WHERE EXISTS (SELECT 1 FROM webhooks w WHERE w.enabled
+                   AND imx_webhook_wants(w, o.team_id, 'patch.available', o.families, o.pins,
+                                         o.severity, o.listed_only));
+  INSERT INTO webhook_events (id, team_id, type, data, families, pins, severity, body, created_at)
+  OVERRIDING SYSTEM VALUE
+  SELECT o.event_id, o.team_id, 'patch.available', o.data, o.families, o.pins, o.severity,
+         json_build_object('id', 'msg_' || o.event_id, 'type', 'patch.available',
+           'timestamp', to_char(v_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'),
+           'data', o.data)::text,
+         v_at
+    FROM imx_patch_outbox o WHERE o.event_id IS NOT NULL;
+  GET DIAGNOSTICS v_n = ROW_COUNT;
+  -- In staging order, so that each subscription receives them in that order (FIFO by id).
+  INSERT INTO webhook_deliveries (event_id, webhook_id, next_attempt_at)
+  SELECT o.event_id, w.id, v_at
+    FROM imx_patch_outbox o JOIN webhooks w ON w.enabled
+     AND imx_webhook_wants(w, o.team_id, 'patch.available', o.families, o.pins, o.severity,
+                           o.listed_only)
+   WHERE o.event_id IS NOT NULL
+   ORDER BY o.staged, w.id;
+  IF v_n > 0 THEN
+    PERFORM pg_notify('imx_webhooks', '');
+  END IF;
+  RETURN v_n;
 END
 $$;
 
@@ -335,7 +372,9 @@ BEGIN
   )
   SELECT v_staged || coalesce(array_agg(id ORDER BY id), '{}') INTO v_staged FROM staged;
 
-  PERFORM imx_patch_event_send(x.id) FROM (SELECT unnest(v_staged) AS id ORDER BY 1) x;
+  IF cardinality(v_staged) > 0 THEN
+    PERFORM imx_patch_events_send(v_staged);
+  END IF;
   RETURN cardinality(v_staged);
 END
 $$;

@@ -18,6 +18,24 @@
 -- match when they overlap, min_severity when the event's severity is at least that.
 -- Returns the event id (the webhook-id header of its deliveries is 'msg_' || id), or NULL when
 -- no subscription wanted it.
+-- Does subscription w want an event of this team, type and families/pins/severity? (Every
+-- producer's one filter: imx_webhook_enqueue and imx_patch_announce's batch.)
+CREATE OR REPLACE FUNCTION imx_webhook_wants(w webhooks, p_team_id bigint, p_type text,
+                                             p_families text[], p_pins text[], p_severity text,
+                                             p_listed_only boolean)
+RETURNS boolean
+LANGUAGE sql STABLE PARALLEL SAFE AS $$
+  SELECT w.enabled
+     AND (p_team_id IS NULL OR w.team_id = p_team_id)
+     AND p_type = ANY (w.event_types)
+     AND (CASE WHEN p_listed_only THEN w.filter_families && coalesce(p_families, '{}')
+               ELSE w.filter_families = '{}' OR coalesce(p_families, '{}') = '{}'
+                    OR w.filter_families && p_families END)
+     AND (w.filter_pins = '{}' OR coalesce(p_pins, '{}') = '{}' OR w.filter_pins && p_pins)
+     AND (w.min_severity IS NULL OR p_severity IS NULL
+          OR imx_webhook_severity_rank(p_severity) >= imx_webhook_severity_rank(w.min_severity))
+$$;
+
 CREATE OR REPLACE FUNCTION imx_webhook_enqueue(p_team_id bigint, p_type text, p_data jsonb,
                                                p_families text[] DEFAULT '{}',
                                                p_pins text[] DEFAULT '{}',
@@ -33,14 +51,7 @@ BEGIN
   v_subs := ARRAY(
     SELECT w.id FROM webhooks w
      WHERE w.enabled
-       AND (p_team_id IS NULL OR w.team_id = p_team_id)
-       AND p_type = ANY (w.event_types)
-       AND (CASE WHEN p_listed_only THEN w.filter_families && coalesce(p_families, '{}')
-                 ELSE w.filter_families = '{}' OR coalesce(p_families, '{}') = '{}'
-                      OR w.filter_families && p_families END)
-       AND (w.filter_pins = '{}' OR coalesce(p_pins, '{}') = '{}' OR w.filter_pins && p_pins)
-       AND (w.min_severity IS NULL OR p_severity IS NULL
-            OR imx_webhook_severity_rank(p_severity) >= imx_webhook_severity_rank(w.min_severity))
+       AND imx_webhook_wants(w, p_team_id, p_type, p_families, p_pins, p_severity, p_listed_only)
      ORDER BY w.id);
   IF cardinality(v_subs) = 0 THEN
     RETURN NULL;
