@@ -52,6 +52,20 @@ void imx_api_db_error(struct imx_req *r, const PGresult *res)
         imx_reply_problem(r, IMX_E_CONFLICT, "It already exists");
     } else if (strcmp(state, "23503") == 0) {
         imx_reply_problem(r, IMX_E_CONFLICT, "It refers to, or is referred to by, another record");
+    } else if (strcmp(state, "23514") == 0 || strcmp(state, "23502") == 0 ||
+               strncmp(state, "22", 2) == 0) {
+        /* A CHECK or NOT NULL constraint, or a value PostgreSQL cannot take (22P02 invalid text,
+         * 22003 out of range, ...): the client sent it, the statement stored nothing. */
+        const char *constraint = res ? PQresultErrorField(res, PG_DIAG_CONSTRAINT_NAME) : NULL;
+        const char *column = res ? PQresultErrorField(res, PG_DIAG_COLUMN_NAME) : NULL;
+        imx_info("request %s: value refused by the database (%s %s)", r->request_id, state,
+                 constraint ? constraint : column ? column : "");
+        if (constraint || column)
+            imx_reply_problem(r, IMX_E_BAD_REQUEST,
+                              "A value is outside what is accepted (%s %s)",
+                              constraint ? "constraint" : "column", constraint ? constraint : column);
+        else
+            imx_reply_problem(r, IMX_E_BAD_REQUEST, "A value is outside what is accepted");
     } else if (strcmp(state, "57014") == 0) {
         imx_reply_header(r, "Retry-After", "1");
         imx_reply_problem(r, IMX_E_QUERY_TIMEOUT, "The query was cancelled after the time limit");

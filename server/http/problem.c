@@ -21,6 +21,7 @@ static const struct imx_problem_def defs[IMX_E__COUNT] = {
     [IMX_E_DB_UNAVAILABLE] = { 503, "database-unavailable", "The database is unavailable" },
     [IMX_E_QUERY_TIMEOUT] = { 503, "query-timeout", "The query took too long" },
     [IMX_E_NOT_READY] = { 503, "not-ready", "The server is not ready" },
+    [IMX_E_BUSY] = { 503, "busy", "The server is busy" },
 };
 
 const struct imx_problem_def *imx_problem_def(enum imx_err err)

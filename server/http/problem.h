@@ -22,6 +22,7 @@ enum imx_err {
     IMX_E_DB_UNAVAILABLE,
     IMX_E_QUERY_TIMEOUT,
     IMX_E_NOT_READY,
+    IMX_E_BUSY,
     IMX_E__COUNT
 };
 

@@ -64,6 +64,8 @@ struct imx_req {
     bool body_too_large;
     size_t discarded;         /* bytes of an oversized body read and dropped */
     enum imx_err early_error; /* set before dispatch (413, 414); IMX_E__COUNT when none */
+    const char *early_detail; /* static text for an early error refused at the head (400) */
+    bool chunked;             /* the body came chunked: the connection closes after it */
     json_t *json;             /* parsed body (owned), after imx_req_json */
     struct imx_db_conn *db;   /* pooled connection while the handler runs */
     struct imx_principal principal;

@@ -123,6 +123,12 @@ int imx_config_load(struct imx_config *cfg, char *err, size_t errlen)
         { "IMAXE_WEBHOOK_DISABLE_AFTER_S", 432000, 1, 31536000 },
         { "IMAXE_SEARCH_INDEX", 1, 0, 1 },
         { "IMAXE_SEARCH_INDEX_WALK", 4096, 1, 1000000 },
+        { "IMAXE_HEADER_TIMEOUT_S", 10, 1, 3600 },
+        { "IMAXE_BODY_MIN_BYTES_PER_S", 4096, 1, 1073741824 },
+        { "IMAXE_READING_CONNECTION_LIMIT", 256, 1, 65536 },
+        { "IMAXE_PER_IP_READING_LIMIT", 32, 1, 65536 },
+        { "IMAXE_PASSWORD_SLOTS", 0, 0, 1024 },
+        { "IMAXE_PASSWORD_WAIT_MS", 2000, 1, 600000 },
     };
     unsigned long long v[sizeof vars / sizeof vars[0]];
     int failed = 0;
@@ -154,6 +160,12 @@ int imx_config_load(struct imx_config *cfg, char *err, size_t errlen)
     cfg->webhook_disable_after_s = (unsigned)v[20];
     cfg->search_index = v[21] != 0;
     cfg->search_index_walk = (unsigned)v[22];
+    cfg->header_timeout_s = (unsigned)v[23];
+    cfg->body_min_rate = (unsigned)v[24];
+    cfg->reading_limit = (unsigned)v[25];
+    cfg->per_ip_reading_limit = (unsigned)v[26];
+    cfg->password_slots = (unsigned)v[27];
+    cfg->password_wait_ms = (unsigned)v[28];
 
     env_str(cfg->bind, sizeof cfg->bind, "IMAXE_BIND", "127.0.0.1");
     env_str(cfg->log_level, sizeof cfg->log_level, "IMAXE_LOG_LEVEL", "info");
