@@ -59,11 +59,13 @@ void imx_api_db_error(struct imx_req *r, const PGresult *res)
         const char *constraint = res ? PQresultErrorField(res, PG_DIAG_CONSTRAINT_NAME) : NULL;
         const char *column = res ? PQresultErrorField(res, PG_DIAG_COLUMN_NAME) : NULL;
         imx_info("request %s: value refused by the database (%s %s)", r->request_id, state,
-                 constraint ? constraint : column ? column : "");
+                 constraint ? constraint
+                 : column   ? column
+                            : "");
         if (constraint || column)
-            imx_reply_problem(r, IMX_E_BAD_REQUEST,
-                              "A value is outside what is accepted (%s %s)",
-                              constraint ? "constraint" : "column", constraint ? constraint : column);
+            imx_reply_problem(r, IMX_E_BAD_REQUEST, "A value is outside what is accepted (%s %s)",
+                              constraint ? "constraint" : "column",
+                              constraint ? constraint : column);
         else
             imx_reply_problem(r, IMX_E_BAD_REQUEST, "A value is outside what is accepted");
     } else if (strcmp(state, "57014") == 0) {

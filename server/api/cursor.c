@@ -200,19 +200,43 @@ void imx_api_reply_page_steal(struct imx_req *r, PGresult *res, unsigned long lo
     }
     int n = PQntuples(res), item_col = (int)strlen(key);
     int shown = n > (int)limit ? (int)limit : n;
-    json_t *items = json_array();
-    for (int i = 0; i < shown; i++)
-        json_array_append_new(items, json_loads(PQgetvalue(res, i, item_col), 0, NULL));
-    json_t *doc = json_pack("{s:o, s:n}", "items", items, "next_cursor");
+    char next[IMX_CURSOR_MAX] = "";
     if (n > shown) {
-        char next[IMX_CURSOR_MAX];
         json_t *k = row_key(res, shown - 1, key);
-        if (imx_cursor_encode(k, next, sizeof next) == 0) {
-            json_object_set_new(doc, "next_cursor", json_string(next));
+        if (imx_cursor_encode(k, next, sizeof next) == 0)
             imx_api_link_next(r, next);
-        }
+        else
+            next[0] = '\0';
         json_decref(k);
     }
+    /* The items are PostgreSQL's JSON text as it is: joined, not parsed and printed again, so a
+     * page costs its size once more, not a tree of it. */
+    static const char head[] = "{\"items\":[", mid[] = "],\"next_cursor\":";
+    size_t len = sizeof head - 1 + sizeof mid - 1 + strlen(next) + 8;
+    for (int i = 0; i < shown; i++)
+        len += (size_t)PQgetlength(res, i, item_col) + 1;
+    char *body = malloc(len);
+    if (!body) {
+        PQclear(res);
+        imx_reply_problem(r, IMX_E_INTERNAL, NULL);
+        return;
+    }
+    size_t o = 0;
+    memcpy(body, head, sizeof head - 1);
+    o += sizeof head - 1;
+    for (int i = 0; i < shown; i++) {
+        if (i)
+            body[o++] = ',';
+        size_t l = (size_t)PQgetlength(res, i, item_col);
+        memcpy(body + o, PQgetvalue(res, i, item_col), l);
+        o += l;
+    }
+    memcpy(body + o, mid, sizeof mid - 1);
+    o += sizeof mid - 1;
+    if (next[0])
+        o += (size_t)snprintf(body + o, len - o, "\"%s\"}", next);
+    else
+        o += (size_t)snprintf(body + o, len - o, "null}");
     PQclear(res);
-    imx_reply_json_steal(r, 200, doc);
+    imx_reply_raw_steal(r, 200, "application/json", body, o, NULL, NULL);
 }

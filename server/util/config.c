@@ -129,6 +129,9 @@ int imx_config_load(struct imx_config *cfg, char *err, size_t errlen)
         { "IMAXE_PER_IP_READING_LIMIT", 32, 1, 65536 },
         { "IMAXE_PASSWORD_SLOTS", 0, 0, 1024 },
         { "IMAXE_PASSWORD_WAIT_MS", 2000, 1, 600000 },
+        { "IMAXE_QUOTA_OPEN_REQUESTS_PER_TEAM", 100, 0, 1000000 },
+        { "IMAXE_QUOTA_OPEN_REQUESTS_PER_MEMBER", 20, 0, 1000000 },
+        { "IMAXE_QUOTA_COMMENTS_PER_REQUEST", 200, 0, 1000000 },
     };
     unsigned long long v[sizeof vars / sizeof vars[0]];
     int failed = 0;
@@ -166,6 +169,9 @@ int imx_config_load(struct imx_config *cfg, char *err, size_t errlen)
     cfg->per_ip_reading_limit = (unsigned)v[26];
     cfg->password_slots = (unsigned)v[27];
     cfg->password_wait_ms = (unsigned)v[28];
+    cfg->quota_open_requests_team = (unsigned)v[29];
+    cfg->quota_open_requests_member = (unsigned)v[30];
+    cfg->quota_comments_request = (unsigned)v[31];
 
     env_str(cfg->bind, sizeof cfg->bind, "IMAXE_BIND", "127.0.0.1");
     env_str(cfg->log_level, sizeof cfg->log_level, "IMAXE_LOG_LEVEL", "info");
