@@ -190,6 +190,31 @@ static json_t *row_key(const PGresult *res, int row, const char *key)
     return k;
 }
 
+/* Copies n bytes of JSON text to out without the whitespace between tokens (PostgreSQL's json
+ * prints "key" : value), as a compact dump would print it. Returns the bytes written (<= n). */
+static size_t json_compact_copy(char *out, const char *in, size_t n)
+{
+    size_t o = 0;
+    bool in_string = false, escaped = false;
+    for (size_t i = 0; i < n; i++) {
+        char c = in[i];
+        if (in_string) {
+            if (escaped)
+                escaped = false;
+            else if (c == '\\')
+                escaped = true;
+            else if (c == '"')
+                in_string = false;
+        } else if (c == '"') {
+            in_string = true;
+        } else if (c == ' ' || c == '\n' || c == '\t' || c == '\r') {
+            continue;
+        }
+        out[o++] = c;
+    }
+    return o;
+}
+
 void imx_api_reply_page_steal(struct imx_req *r, PGresult *res, unsigned long long limit,
                               const char *key)
 {
@@ -227,9 +252,8 @@ void imx_api_reply_page_steal(struct imx_req *r, PGresult *res, unsigned long lo
     for (int i = 0; i < shown; i++) {
         if (i)
             body[o++] = ',';
-        size_t l = (size_t)PQgetlength(res, i, item_col);
-        memcpy(body + o, PQgetvalue(res, i, item_col), l);
-        o += l;
+        o += json_compact_copy(body + o, PQgetvalue(res, i, item_col),
+                               (size_t)PQgetlength(res, i, item_col));
     }
     memcpy(body + o, mid, sizeof mid - 1);
     o += sizeof mid - 1;
