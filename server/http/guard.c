@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "util/log.h"
+#include "util/urlcode.h"
 
 enum phase {
     PHASE_HEAD,      /* waiting for, or reading, a request head */
@@ -304,81 +305,11 @@ void imx_guard_request_done(struct MHD_Connection *conn)
     set_phase(conn, PHASE_HEAD);
 }
 
-static int hexval(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
-/* Is s[0..n) well-formed UTF-8 (no overlong forms, surrogates or code points past U+10FFFF)? */
-static bool utf8_ok(const unsigned char *s, size_t n)
-{
-    size_t i = 0;
-    while (i < n) {
-        unsigned char c = s[i];
-        size_t len;
-        uint32_t cp;
-        if (c < 0x80) {
-            i++;
-            continue;
-        } else if (c >= 0xc2 && c <= 0xdf) {
-            len = 2;
-            cp = c & 0x1f;
-        } else if (c >= 0xe0 && c <= 0xef) {
-            len = 3;
-            cp = c & 0x0f;
-        } else if (c >= 0xf0 && c <= 0xf4) {
-            len = 4;
-            cp = c & 0x07;
-        } else {
-            return false;
-        }
-        if (n - i < len)
-            return false;
-        for (size_t k = 1; k < len; k++) {
-            if ((s[i + k] & 0xc0) != 0x80)
-                return false;
-            cp = (cp << 6) | (s[i + k] & 0x3f);
-        }
-        if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
-            (cp >= 0xd800 && cp <= 0xdfff))
-            return false;
-        i += len;
-    }
-    return true;
-}
-
 size_t imx_guard_unescape(void *cls, struct MHD_Connection *conn, char *s)
 {
     (void)cls;
     bool bad = false;
-    char *out = s;
-    for (const char *p = s; *p; p++) {
-        if (*p != '%') {
-            *out++ = *p;
-            continue;
-        }
-        int hi = hexval(p[1]), lo = hi < 0 ? -1 : hexval(p[2]);
-        if (hi < 0 || lo < 0) {
-            bad = true;
-            *out++ = *p;
-            continue;
-        }
-        char c = (char)(hi * 16 + lo);
-        if (c == '\0')
-            bad = true; /* a NUL would cut the value short */
-        *out++ = c;
-        p += 2;
-    }
-    *out = '\0';
-    size_t n = (size_t)(out - s);
-    if (!utf8_ok((const unsigned char *)s, n))
-        bad = true;
+    size_t n = imx_percent_decode(s, &bad);
     if (bad) {
         struct watched *w = find(conn);
         if (w) {

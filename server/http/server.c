@@ -62,7 +62,8 @@ static enum MHD_Result count_framing(void *cls, enum MHD_ValueKind kind, const c
 
 /* Refuses a request head whose framing a proxy in front could read differently (RFC 9112
  * sections 6.1, 6.3 and 3.2): NULL when it is fine, else why. libmicrohttpd has already refused
- * whitespace before a colon (MHD_OPTION_STRICT_FOR_CLIENT -1). */
+ * whitespace before a colon (MHD_OPTION_STRICT_FOR_CLIENT -1). It cannot see obsolete line
+ * folding or a bare LF ending a header line: 0.9.75 accepts both before any callback runs. */
 static const char *framing_problem(struct MHD_Connection *conn, const char *url,
                                    const char *version, bool *chunked)
 {
@@ -83,9 +84,10 @@ static const char *framing_problem(struct MHD_Connection *conn, const char *url,
         return "Transfer-Encoding in an HTTP/1.0 request";
     if (f.host > 1 || (f.host == 0 && strcmp(version, MHD_HTTP_VERSION_1_1) == 0))
         return "An HTTP/1.1 request needs exactly one Host";
+    /* url is decoded already: an encoded space is fine, a control character is not. */
     for (const unsigned char *p = (const unsigned char *)url; *p; p++)
-        if (*p <= 0x20 || *p == 0x7f)
-            return "The URL has a space or a control character";
+        if (*p < 0x20 || *p == 0x7f)
+            return "The URL has a control character";
     return NULL;
 }
 
@@ -407,8 +409,8 @@ int imx_http_start(const struct imx_config *cfg, char *err, size_t errlen)
         (unsigned)1024, MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL, MHD_OPTION_EXTERNAL_LOGGER,
         mhd_log, NULL, MHD_OPTION_NOTIFY_CONNECTION, imx_guard_notify, NULL,
         MHD_OPTION_UNESCAPE_CALLBACK, imx_guard_unescape, NULL,
-        /* -1 in 0.9.75 is the level that refuses whitespace before a header's colon; the
-         * checks of level 1 (Host, spaces in the URL) are made in framing_problem. */
+        /* -1 in 0.9.75 is the level that refuses whitespace before a header's colon; the Host
+         * check of level 1 is made in framing_problem. */
         MHD_OPTION_STRICT_FOR_CLIENT, -1, MHD_OPTION_END);
     if (!daemon_) {
         snprintf(err, errlen, "cannot listen on %s:%u (in use, or not allowed)", cfg->bind,

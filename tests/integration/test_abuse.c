@@ -313,6 +313,7 @@ static void ambiguous_framing_is_refused_and_closed(void **state)
         { "HTTP/1.1 without Host", "GET /livez HTTP/1.1\r\n\r\n" },
         { "two Hosts", "GET /livez HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n" },
         { "an unknown HTTP version", "GET /livez HTTP/1.7\r\nHost: t\r\n\r\n" },
+        { "an encoded control character in the path", "GET /li%0Avez HTTP/1.1\r\nHost: t\r\n\r\n" },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         int statuses[8];
