@@ -155,6 +155,30 @@ static size_t check_measurement(const json_t *o, const char *prefix, json_t *err
             imx_verr(errors, ptr, "must be 1 to %zu characters", lens[i].max);
         }
     }
+    /* The table's CHECK patterns, named here rather than refused by PostgreSQL. */
+#define LOWER_DIGITS "abcdefghijklmnopqrstuvwxyz0123456789"
+#define ALNUM        LOWER_DIGITS "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+    static const struct {
+        const char *name, *first, *rest, *what;
+    } patterns[] = {
+        { "model", ALNUM, ALNUM "._:/+-", "letters, digits and . _ : / + - (no spaces)" },
+        { "precision", LOWER_DIGITS, LOWER_DIGITS "_-", "lower-case letters, digits, _ and -" },
+        { "region", LOWER_DIGITS, LOWER_DIGITS "-", "lower-case letters, digits and -" },
+        { "currency", "ABCDEFGHIJKLMNOPQRSTUVWXYZ", "ABCDEFGHIJKLMNOPQRSTUVWXYZ",
+          "three upper-case letters (ISO 4217)" },
+    };
+    for (size_t i = 0; i < sizeof patterns / sizeof patterns[0]; i++) {
+        const char *text = json_string_value(json_object_get(o, patterns[i].name));
+        if (text && *text &&
+            (!strchr(patterns[i].first, text[0]) ||
+             strspn(text, patterns[i].rest) != strlen(text) ||
+             (strcmp(patterns[i].name, "currency") == 0 && strlen(text) != 3))) {
+            snprintf(ptr, sizeof ptr, "%s/%s", prefix, patterns[i].name);
+            imx_verr(errors, ptr, "must be %s", patterns[i].what);
+        }
+    }
+#undef LOWER_DIGITS
+#undef ALNUM
     const char *notes = json_string_value(json_object_get(o, "notes"));
     if (notes && strlen(notes) > 2000) {
         snprintf(ptr, sizeof ptr, "%s/notes", prefix);
