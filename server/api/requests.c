@@ -67,8 +67,8 @@ static void reply_quota(struct imx_req *r, const char *name, unsigned limit, con
     char policy[96], left[96];
     snprintf(policy, sizeof policy, "\"%s\";q=%u", name, limit);
     snprintf(left, sizeof left, "\"%s\";r=0", name);
-    imx_reply_header(r, "RateLimit-Policy", policy);
-    imx_reply_header(r, "RateLimit", left);
+    imx_reply_header_list(r, "RateLimit-Policy", policy);
+    imx_reply_header_list(r, "RateLimit", left);
     imx_reply_problem(r, IMX_E_QUOTA_EXCEEDED, "Quota %s (%u) reached: %s", name, limit, what);
 }
 

@@ -124,6 +124,9 @@ void imx_reply_invalid_steal(struct imx_req *r, json_t *errors, const char *deta
 /* Adds a response header (copied). Extra headers past IMX_MAX_HEADERS are dropped and logged. */
 void imx_reply_header(struct imx_req *r, const char *name, const char *value);
 
+/* Adds value to the front of header NAME's list ("value, earlier"), or adds the header. */
+void imx_reply_header_list(struct imx_req *r, const char *name, const char *value);
+
 /* Frees the context and everything it owns (the core calls this when the response is done). */
 void imx_req_free(struct imx_req *r);
 

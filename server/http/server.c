@@ -17,6 +17,7 @@
 #include "db/pool.h"
 #include "http/guard.h"
 #include "http/metrics.h"
+#include "http/ratelimit.h"
 #include "http/router.h"
 #include "http/static.h"
 #include "util/log.h"
@@ -127,6 +128,33 @@ static bool is_api_path(const char *path)
            strcmp(path, "/metrics") == 0 || strcmp(path, "/openapi.json") == 0;
 }
 
+/* Takes the request from its caller's bucket and says so in RateLimit headers (IETF draft);
+ * replies 429 with Retry-After and returns false when the bucket is empty. */
+static bool rate_limit(struct imx_req *r)
+{
+    unsigned limit = imx_ratelimit_limit();
+    if (limit == 0)
+        return true;
+    const struct imx_principal *p = &r->principal;
+    uint64_t key = p->token_id ? ((uint64_t)p->token_id << 1) | 1 : (uint64_t)p->user_id << 1;
+    unsigned left, reset_s;
+    bool ok = imx_ratelimit_take(key, &left, &reset_s);
+    char policy[64], state[64];
+    snprintf(policy, sizeof policy, "\"requests\";q=%u;w=60", limit);
+    snprintf(state, sizeof state, "\"requests\";r=%u;t=%u", left, reset_s);
+    imx_reply_header(r, "RateLimit-Policy", policy);
+    imx_reply_header(r, "RateLimit", state);
+    if (ok)
+        return true;
+    char ra[16];
+    snprintf(ra, sizeof ra, "%u", reset_s);
+    imx_reply_header(r, "Retry-After", ra);
+    imx_reply_problem(r, IMX_E_RATE_LIMITED,
+                      "More than %u requests a minute from this %s; try again in %u seconds", limit,
+                      p->token_id ? "API token" : "user", reset_s);
+    return false;
+}
+
 static void dispatch(struct imx_req *r)
 {
     if (r->early_error != IMX_E__COUNT && r->early_detail) {
@@ -179,6 +207,8 @@ static void dispatch(struct imx_req *r)
             return;
         }
         if (!imx_http_auth_hook(r))
+            return;
+        if (!rate_limit(r))
             return;
     }
     r->route->handler(r);
@@ -395,6 +425,7 @@ int imx_http_start(const struct imx_config *cfg, char *err, size_t errlen)
         .reading_limit = cfg->reading_limit,
         .per_ip_reading_limit = cfg->per_ip_reading_limit,
     };
+    imx_ratelimit_init(cfg->rate_limit_per_min);
     if (imx_guard_start(&guard) != 0) {
         snprintf(err, errlen, "cannot start the connection guard thread");
         return -1;

@@ -28,6 +28,7 @@ struct imx_config {
     unsigned quota_open_requests_team;   /* IMAXE_QUOTA_OPEN_REQUESTS_PER_TEAM */
     unsigned quota_open_requests_member; /* IMAXE_QUOTA_OPEN_REQUESTS_PER_MEMBER */
     unsigned quota_comments_request;     /* IMAXE_QUOTA_COMMENTS_PER_REQUEST */
+    unsigned rate_limit_per_min;         /* IMAXE_RATE_LIMIT_PER_MIN: per caller, 0 = off */
     size_t conn_memory;                  /* IMAXE_CONNECTION_MEMORY_BYTES: per-connection buffer */
     unsigned shutdown_s;                 /* IMAXE_SHUTDOWN_TIMEOUT_S: drain bound on SIGTERM */
     bool access_log;                     /* IMAXE_ACCESS_LOG */

@@ -820,11 +820,12 @@ static void request_quotas_refuse_with_429(void **state)
     for (int i = 0; i < 3; i++)
         assert_int_equal(create_request(&s, alice, NULL, 0), 201);
     assert_int_equal(create_request(&s, alice, policy, sizeof policy), 429);
-    assert_string_equal(policy, "\"open-requests-per-member\";q=3");
+    /* The quota first, then the request rate every answer carries. */
+    assert_true(strncmp(policy, "\"open-requests-per-member\";q=3, ", 32) == 0);
     assert_int_equal(create_request(&s, bob, NULL, 0), 201);
     assert_int_equal(create_request(&s, bob, NULL, 0), 201);
     assert_int_equal(create_request(&s, carol, policy, sizeof policy), 429);
-    assert_string_equal(policy, "\"open-requests-per-team\";q=5");
+    assert_true(strncmp(policy, "\"open-requests-per-team\";q=5, ", 30) == 0);
 
     struct imx_res res;
     assert_int_equal(imx_t_http_as(&s, alice, "GET", "/v1/requests?team=ml", NULL, &res), 0);
@@ -852,6 +853,53 @@ static void request_quotas_refuse_with_429(void **state)
     assert_int_equal(imx_t_server_stop(&s, SIGTERM, 15), 0);
 }
 
+/* ---- Request rate per caller ---- */
+
+/* 30 requests a minute per caller: the 31st in a burst is 429 with Retry-After and RateLimit
+ * headers, another caller is unaffected, and the bucket refills (one request every 2 s). */
+static void request_rate_per_caller_is_limited(void **state)
+{
+    (void)state;
+    struct imx_srv s;
+    char admin[2048], viewer[2048], v[128];
+    const char *env[] = { "IMAXE_RATE_LIMIT_PER_MIN=30", "IMAXE_ACCESS_LOG=0", NULL };
+    assert_int_equal(imx_t_server_up(&s, "abuse_rate", env, NULL, 0, admin, sizeof admin), 0);
+    assert_int_equal(imx_t_user(&s, admin, "ml", "v@ml.test", "viewer", viewer, sizeof viewer), 0);
+    struct imx_res res;
+    int ok = 0;
+    long last = 0;
+    for (int i = 0; i < 40 && last != 429; i++) {
+        assert_int_equal(imx_t_http_as(&s, viewer, "GET", "/v1/me", NULL, &res), 0);
+        last = res.status;
+        if (res.status == 200) {
+            ok++;
+            assert_non_null(imx_t_header(&res, "RateLimit", v, sizeof v));
+            assert_non_null(imx_t_header(&res, "RateLimit-Policy", v, sizeof v));
+            assert_string_equal(v, "\"requests\";q=30;w=60");
+        }
+        if (res.status != 429)
+            imx_t_res_free(&res);
+    }
+    printf("30 a minute: %d answered, then %ld\n", ok, last);
+    assert_true(ok >= 29 && ok <= 31);
+    imx_t_assert_problem(&res, 429);
+    assert_non_null(imx_t_header(&res, "Retry-After", v, sizeof v));
+    long wait = atol(v);
+    assert_true(wait >= 1 && wait <= 2);
+    assert_non_null(imx_t_header(&res, "RateLimit", v, sizeof v));
+    assert_non_null(strstr(v, "r=0"));
+    imx_t_res_free(&res);
+    /* Another caller has a bucket of its own. */
+    assert_int_equal(imx_t_http_as(&s, admin, "GET", "/v1/me", NULL, &res), 0);
+    assert_int_equal(res.status, 200);
+    imx_t_res_free(&res);
+    imx_t_sleep_ms(wait * 1000 + 200);
+    assert_int_equal(imx_t_http_as(&s, viewer, "GET", "/v1/me", NULL, &res), 0);
+    assert_int_equal(res.status, 200);
+    imx_t_res_free(&res);
+    assert_int_equal(imx_t_server_stop(&s, SIGTERM, 15), 0);
+}
+
 int main(void)
 {
     signal(SIGPIPE, SIG_IGN);
@@ -871,6 +919,7 @@ int main(void)
         cmocka_unit_test(values_the_database_refuses_are_400),
         cmocka_unit_test(request_pages_are_bounded),
         cmocka_unit_test(request_quotas_refuse_with_429),
+        cmocka_unit_test(request_rate_per_caller_is_limited),
     };
     int failed = cmocka_run_group_tests_name("abuse.connections", slow, slow_setup, slow_teardown);
     failed += cmocka_run_group_tests_name("abuse.signin", signin, NULL, NULL);
