@@ -1,4 +1,4 @@
--- Bounded image-request documents (issue 17): a request carries its matches and comments as
+-- Bounded image-request documents (issue 17), and the indexes the quotas count with: a request carries its matches and comments as
 -- their counts plus the first p_max of each, with a link to the paged list of all its matches,
 -- so a page of requests has a size that does not grow with the catalog or a discussion.
 
@@ -42,6 +42,9 @@ LANGUAGE sql STABLE PARALLEL SAFE AS $$
 $$;
 COMMENT ON FUNCTION imx_request_json_bounded(bigint, int) IS
   'A request as JSON with at most p_max matches (patched first, newest first) and its p_max newest comments, with both counts.';
+
+-- The measurements a team recorded in the last day, counted for its quota.
+CREATE INDEX measurements_team_created ON measurements (team_id, created_at);
 
 -- Open requests per team and per member, counted for the quotas at creation.
 CREATE INDEX image_requests_open_team ON image_requests (team_id)

@@ -82,6 +82,18 @@ void imx_api_db_error(struct imx_req *r, const PGresult *res)
     }
 }
 
+struct imx_api_quotas imx_api_quotas = { 100, 20, 200, 50, 10000 };
+
+void imx_api_reply_quota(struct imx_req *r, const char *name, unsigned limit, const char *what)
+{
+    char policy[96], left[96];
+    snprintf(policy, sizeof policy, "\"%s\";q=%u", name, limit);
+    snprintf(left, sizeof left, "\"%s\";r=0", name);
+    imx_reply_header_list(r, "RateLimit-Policy", policy);
+    imx_reply_header_list(r, "RateLimit", left);
+    imx_reply_problem(r, IMX_E_QUOTA_EXCEEDED, "Quota %s (%u) reached: %s", name, limit, what);
+}
+
 static void clear_result(void *res)
 {
     PQclear(res);

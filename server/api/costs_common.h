@@ -38,12 +38,4 @@ void imx_api_request_comment(struct imx_req *r);
  * created). Set by main before serving. */
 extern const char *imx_api_catalog_team;
 
-/* Quotas on image requests (IMAXE_QUOTA_*), set by main before serving; past one, 429. */
-struct imx_api_request_quotas {
-    unsigned open_per_team;        /* open, approved or building requests of a team */
-    unsigned open_per_member;      /* the same, filed by one user */
-    unsigned comments_per_request; /* comments on one request */
-};
-extern struct imx_api_request_quotas imx_api_request_quotas;
-
 #endif

@@ -57,21 +57,6 @@ static void today(char buf[16])
     strftime(buf, 16, "%Y-%m-%d", &tm);
 }
 
-struct imx_api_request_quotas imx_api_request_quotas = { 100, 20, 200 };
-
-/* Replies 429 naming the quota, with the RateLimit headers of the IETF draft (policy and what
- * is left: nothing). A count quota frees when something closes, not after a time: no
- * Retry-After. */
-static void reply_quota(struct imx_req *r, const char *name, unsigned limit, const char *what)
-{
-    char policy[96], left[96];
-    snprintf(policy, sizeof policy, "\"%s\";q=%u", name, limit);
-    snprintf(left, sizeof left, "\"%s\";r=0", name);
-    imx_reply_header_list(r, "RateLimit-Policy", policy);
-    imx_reply_header_list(r, "RateLimit", left);
-    imx_reply_problem(r, IMX_E_QUOTA_EXCEEDED, "Quota %s (%u) reached: %s", name, limit, what);
-}
-
 static int create_tx(struct imx_req *r, void *cls)
 {
     struct request_create *rc = cls;
@@ -85,14 +70,14 @@ static int create_tx(struct imx_req *r, void *cls)
     long long team_open = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
     long long own_open = strtoll(PQgetvalue(res, 0, 1), NULL, 10);
     PQclear(res);
-    if (team_open >= imx_api_request_quotas.open_per_team) {
-        reply_quota(r, "open-requests-per-team", imx_api_request_quotas.open_per_team,
-                    "the team has that many requests open, approved or building");
+    if (team_open >= imx_api_quotas.open_requests_per_team) {
+        imx_api_reply_quota(r, "open-requests-per-team", imx_api_quotas.open_requests_per_team,
+                            "the team has that many requests open, approved or building");
         return -1;
     }
-    if (own_open >= imx_api_request_quotas.open_per_member) {
-        reply_quota(r, "open-requests-per-member", imx_api_request_quotas.open_per_member,
-                    "you have that many requests open, approved or building");
+    if (own_open >= imx_api_quotas.open_requests_per_member) {
+        imx_api_reply_quota(r, "open-requests-per-member", imx_api_quotas.open_requests_per_member,
+                            "you have that many requests open, approved or building");
         return -1;
     }
     res = imx_db_catalog_team(r->db, imx_api_catalog_team);
@@ -572,9 +557,9 @@ static int comment_tx(struct imx_req *r, void *cls)
         return imx_db_tx_fail(r, res);
     long long comments = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
     PQclear(res);
-    if (comments >= imx_api_request_quotas.comments_per_request) {
-        reply_quota(r, "comments-per-request", imx_api_request_quotas.comments_per_request,
-                    "the request has that many comments");
+    if (comments >= imx_api_quotas.comments_per_request) {
+        imx_api_reply_quota(r, "comments-per-request", imx_api_quotas.comments_per_request,
+                            "the request has that many comments");
         return -1;
     }
     char uid[24];

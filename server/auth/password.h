@@ -10,7 +10,8 @@
 #define IMX_PASSWORD_MIN 8
 #define IMX_PASSWORD_MAX 1024
 
-/* Initialises libsodium, the slots (slots 0: one per online core) and the dummy hash. wait_ms is
+/* Initialises libsodium, the slots (slots 0: half the online cores, at least one) and the dummy
+ * hash. wait_ms is
  * how long a hash or check waits for a free slot. Returns 0 or -1. */
 int imx_password_init(unsigned slots, unsigned wait_ms);
 

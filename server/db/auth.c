@@ -225,6 +225,18 @@ PGresult *imx_db_token_create(struct imx_db_conn *c, const char *user_id, const 
     return imx_db_exec(c, &q_token_create, p);
 }
 
+/* The user's lock serialises token creations, so two at once cannot both take the last place. */
+IMX_DB_STMT(q_token_active_count, 1,
+            "SELECT count(*) FROM (SELECT pg_advisory_xact_lock(hashtextextended("
+            "'token-quota:' || $1, 0))) l, api_tokens k WHERE k.user_id = $1::bigint "
+            "AND k.revoked_at IS NULL AND k.expires_at > now()");
+
+PGresult *imx_db_token_active_count(struct imx_db_conn *c, const char *user_id)
+{
+    const char *p[] = { user_id };
+    return imx_db_exec(c, &q_token_active_count, p);
+}
+
 IMX_DB_STMT(q_token_list, 1,
             "SELECT json_build_object('items', coalesce(json_agg(" TOKEN_JSON
             " ORDER BY k.id DESC), '[]')) FROM api_tokens k JOIN teams t ON t.id = k.team_id "

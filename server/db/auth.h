@@ -40,6 +40,10 @@ PGresult *imx_db_throttle_clear(struct imx_db_conn *c, const char *key);
  * statement, so it never waits on a second lock. */
 PGresult *imx_db_throttle_give_back(struct imx_db_conn *c, const char *key);
 
+/* Takes the user's token-quota lock for the transaction -> the user's API tokens neither
+ * revoked nor expired. */
+PGresult *imx_db_token_active_count(struct imx_db_conn *c, const char *user_id);
+
 /* Users and teams (JSON built by PostgreSQL in column 0) */
 /* -> user JSON; 23505 when the email is taken. */
 PGresult *imx_db_user_create(struct imx_db_conn *c, const char *email, const char *display_name,

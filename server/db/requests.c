@@ -162,7 +162,7 @@ IMX_DB_STMT(q_open_counts, 2,
             "  AND state IN ('open', 'approved', 'building')),"
             " (SELECT count(*) FROM image_requests WHERE created_by = $2::bigint"
             "  AND state IN ('open', 'approved', 'building'))"
-            " FROM (SELECT pg_advisory_xact_lock(7917, $1::int)) l");
+            " FROM (SELECT pg_advisory_xact_lock(hashtextextended('request-quota:' || $1, 0))) l");
 
 PGresult *imx_db_request_open_counts(struct imx_db_conn *c, const char *team_id,
                                      const char *user_id)

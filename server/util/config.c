@@ -133,6 +133,8 @@ int imx_config_load(struct imx_config *cfg, char *err, size_t errlen)
         { "IMAXE_QUOTA_OPEN_REQUESTS_PER_MEMBER", 20, 0, 1000000 },
         { "IMAXE_QUOTA_COMMENTS_PER_REQUEST", 200, 0, 1000000 },
         { "IMAXE_RATE_LIMIT_PER_MIN", 6000, 0, 100000000 },
+        { "IMAXE_QUOTA_TOKENS_PER_USER", 50, 0, 1000000 },
+        { "IMAXE_QUOTA_MEASUREMENTS_PER_DAY", 10000, 0, 100000000 },
     };
     unsigned long long v[sizeof vars / sizeof vars[0]];
     int failed = 0;
@@ -174,6 +176,8 @@ int imx_config_load(struct imx_config *cfg, char *err, size_t errlen)
     cfg->quota_open_requests_member = (unsigned)v[30];
     cfg->quota_comments_request = (unsigned)v[31];
     cfg->rate_limit_per_min = (unsigned)v[32];
+    cfg->quota_tokens_user = (unsigned)v[33];
+    cfg->quota_measurements_day = (unsigned)v[34];
 
     env_str(cfg->bind, sizeof cfg->bind, "IMAXE_BIND", "127.0.0.1");
     env_str(cfg->log_level, sizeof cfg->log_level, "IMAXE_LOG_LEVEL", "info");

@@ -29,6 +29,8 @@ struct imx_config {
     unsigned quota_open_requests_member; /* IMAXE_QUOTA_OPEN_REQUESTS_PER_MEMBER */
     unsigned quota_comments_request;     /* IMAXE_QUOTA_COMMENTS_PER_REQUEST */
     unsigned rate_limit_per_min;         /* IMAXE_RATE_LIMIT_PER_MIN: per caller, 0 = off */
+    unsigned quota_tokens_user;          /* IMAXE_QUOTA_TOKENS_PER_USER: active API tokens */
+    unsigned quota_measurements_day;     /* IMAXE_QUOTA_MEASUREMENTS_PER_DAY: per team */
     size_t conn_memory;                  /* IMAXE_CONNECTION_MEMORY_BYTES: per-connection buffer */
     unsigned shutdown_s;                 /* IMAXE_SHUTDOWN_TIMEOUT_S: drain bound on SIGTERM */
     bool access_log;                     /* IMAXE_ACCESS_LOG */

@@ -502,8 +502,8 @@ static int cmp_double(const void *a, const void *b)
 }
 
 /* 48 correct sign-ins at once: the server's peak RSS stays under 300 MB (Argon2id runs on a
- * bounded number of slots) and a catalog reader meanwhile keeps its p99 under 100 ms (a sign-in
- * holds no database connection while it hashes). */
+ * bounded number of slots, half the cores) and a catalog reader meanwhile keeps its p99 under 100
+ * ms (a sign-in holds no database connection while it hashes). */
 static void signin_flood_keeps_memory_and_readers_bounded(void **state)
 {
     (void)state;
@@ -551,8 +551,8 @@ static void signin_flood_keeps_memory_and_readers_bounded(void **state)
     assert_true(rd.n >= 5);
     /* On top of what this (shared, 2-core) machine gave the reader alone. p95, not p99: with
      * ~100 samples p99 is the second-worst one, a scheduling accident on a loaded machine. The
-     * issue's target is p99 < 100 ms; measured here 27-180 ms p95 under other engineers' load
-     * (server-side handler time p95 ~40 ms: the rest is connection set-up on busy cores),
+     * issue's target is p99 < 100 ms; on this shared 2-core machine under other engineers' load
+     * it measured p95 27-180 ms with two slots and 50-60 ms with one (the default here),
      * against ~980 ms before the password slots. 250 ms keeps the test from flapping. */
     assert_true(p95 < 250.0 + base_p95);
     assert_int_equal(imx_t_server_stop(&s, SIGTERM, 15), 0);
@@ -853,6 +853,81 @@ static void request_quotas_refuse_with_429(void **state)
     assert_int_equal(imx_t_server_stop(&s, SIGTERM, 15), 0);
 }
 
+/* API tokens per user (2) and measurements per team and day (2): past each, 429 naming the
+ * quota; a revoked token frees its place; an import that would pass the quota stores nothing. */
+static void token_and_measurement_quotas(void **state)
+{
+    (void)state;
+    struct imx_srv s;
+    char admin[2048], member[2048], db[512];
+    const char *env[] = { "IMAXE_QUOTA_TOKENS_PER_USER=2", "IMAXE_QUOTA_MEASUREMENTS_PER_DAY=2",
+                          "IMAXE_ACCESS_LOG=0", NULL };
+    assert_int_equal(imx_t_server_up(&s, "abuse_quota2", env, db, sizeof db, admin, sizeof admin),
+                     0);
+    assert_int_equal(imx_t_user(&s, admin, "ml", "m@ml.test", "member", member, sizeof member), 0);
+    struct imx_res res;
+    static const char token[] = "{\"name\":\"ci\",\"team\":\"ml\",\"role\":\"viewer\"}";
+    long long first = 0;
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(imx_t_http_as(&s, member, "POST", "/v1/tokens", token, &res), 0);
+        assert_int_equal(res.status, 201);
+        if (!first)
+            first = json_integer_value(json_object_get(res.json, "id"));
+        imx_t_res_free(&res);
+    }
+    assert_int_equal(imx_t_http_as(&s, member, "POST", "/v1/tokens", token, &res), 0);
+    imx_t_assert_problem(&res, 429);
+    assert_non_null(strstr(res.body, "api-tokens-per-user"));
+    imx_t_res_free(&res);
+    char path[64];
+    snprintf(path, sizeof path, "/v1/tokens/%lld", first);
+    assert_int_equal(imx_t_http_as(&s, member, "DELETE", path, NULL, &res), 0);
+    assert_int_equal(res.status, 204);
+    imx_t_res_free(&res);
+    assert_int_equal(imx_t_http_as(&s, member, "POST", "/v1/tokens", token, &res), 0);
+    assert_int_equal(res.status, 201);
+    imx_t_res_free(&res);
+
+    assert_int_equal(imx_t_system("psql '%s' -Xq -v ON_ERROR_STOP=1 -f '%s/tools/demo/catalog.sql' "
+                                  ">/dev/null",
+                                  db, getenv("IMX_TEST_SOURCE_DIR")),
+                     0);
+    char *img = imx_t_sql(db, "SELECT min(id) FROM images WHERE provider = 'aws'");
+    assert_non_null(img);
+    char body[512];
+    snprintf(body, sizeof body,
+             "{\"team\":\"ml\",\"image\":%s,\"instance_type\":\"g5.xlarge\",\"model\":\"m\","
+             "\"precision\":\"fp16\",\"batch_size\":8,\"throughput_per_s\":100,"
+             "\"measured_at\":\"2026-08-01T00:00:00Z\"}",
+             img);
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(imx_t_http_as(&s, member, "POST", "/v1/measurements", body, &res), 0);
+        if (res.status != 201)
+            fail_msg("measurement: %ld %s", res.status, res.body);
+        imx_t_res_free(&res);
+    }
+    assert_int_equal(imx_t_http_as(&s, member, "POST", "/v1/measurements", body, &res), 0);
+    imx_t_assert_problem(&res, 429);
+    assert_non_null(strstr(res.body, "measurements-per-day"));
+    imx_t_res_free(&res);
+    char auth[2100], csv[512];
+    snprintf(auth, sizeof auth, "Authorization: Bearer %s", member);
+    const char *h[] = { auth, "Content-Type: text/csv", NULL };
+    snprintf(csv, sizeof csv,
+             "image,instance_type,model,precision,batch_size,throughput_per_s,measured_at\r\n"
+             "%s,g5.xlarge,imp,fp16,1,10,2026-08-01T00:00:00Z\r\n",
+             img);
+    free(img);
+    assert_int_equal(imx_t_http(&s, "POST", "/v1/measurements:import?team=ml", h, csv, &res), 0);
+    imx_t_assert_problem(&res, 429);
+    imx_t_res_free(&res);
+    char *n = imx_t_sql(db, "SELECT count(*) FROM measurements");
+    assert_non_null(n);
+    assert_string_equal(n, "2");
+    free(n);
+    assert_int_equal(imx_t_server_stop(&s, SIGTERM, 15), 0);
+}
+
 /* ---- Request rate per caller ---- */
 
 /* 30 requests a minute per caller: the 31st in a burst is 429 with Retry-After and RateLimit
@@ -919,6 +994,7 @@ int main(void)
         cmocka_unit_test(values_the_database_refuses_are_400),
         cmocka_unit_test(request_pages_are_bounded),
         cmocka_unit_test(request_quotas_refuse_with_429),
+        cmocka_unit_test(token_and_measurement_quotas),
         cmocka_unit_test(request_rate_per_caller_is_limited),
     };
     int failed = cmocka_run_group_tests_name("abuse.connections", slow, slow_setup, slow_teardown);
