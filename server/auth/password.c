@@ -5,6 +5,7 @@
 #include "auth/password.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -31,6 +32,7 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t queued = PTHREAD_COND_INITIALIZER, finished = PTHREAD_COND_INITIALIZER;
 static struct job *first, *last;
 static unsigned nslots, slot_wait_ms;
+static atomic_ullong busy;
 
 static void run(struct job *j)
 {
@@ -95,6 +97,7 @@ static bool submit(struct job *j)
             if (last == j)
                 last = prev;
             pthread_mutex_unlock(&lock);
+            atomic_fetch_add(&busy, 1);
             return false;
         }
     }
@@ -141,6 +144,11 @@ int imx_password_init(unsigned want_slots, unsigned wait_ms)
 unsigned imx_password_slots(void)
 {
     return nslots;
+}
+
+unsigned long long imx_password_busy(void)
+{
+    return atomic_load(&busy);
 }
 
 int imx_password_hash(const char *pw, char out[crypto_pwhash_STRBYTES])

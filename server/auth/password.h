@@ -18,6 +18,9 @@ int imx_password_init(unsigned slots, unsigned wait_ms);
 /* How many hashes or checks may run at once (after imx_password_init). */
 unsigned imx_password_slots(void);
 
+/* Hashes and checks that found no slot within the wait, since start. */
+unsigned long long imx_password_busy(void);
+
 /* Hashes pw (Argon2id, interactive limits) into out. Returns 0, -1 (out of memory) or
  * IMX_PASSWORD_BUSY (no slot freed within the wait). */
 #define IMX_PASSWORD_BUSY (-2)

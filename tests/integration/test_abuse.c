@@ -116,6 +116,22 @@ static struct imx_srv slow_srv;
 #define SLOW_PER_IP         16
 #define SLOW_TOTAL          64
 
+/* The value of metric line NAME (with its labels) in /metrics, or -1. */
+static long long metric(const struct imx_srv *s, const char *name)
+{
+    struct imx_res res;
+    long long v = -1;
+    if (imx_t_http(s, "GET", "/metrics", NULL, NULL, &res) != 0)
+        return -1;
+    char key[160];
+    snprintf(key, sizeof key, "\n%s ", name);
+    const char *p = res.body ? strstr(res.body, key) : NULL;
+    if (p)
+        v = atoll(p + strlen(key));
+    imx_t_res_free(&res);
+    return v;
+}
+
 static int slow_setup(void **state)
 {
     (void)state;
@@ -228,6 +244,13 @@ static void slow_heads_are_cut_and_a_fresh_client_is_answered(void **state)
     assert_true(fresh >= 10);
     assert_int_equal(fresh_ok, fresh);
     assert_int_equal(still_open, 0);
+    long long timeouts =
+        metric(&slow_srv, "imaxe_http_connections_closed_total{reason=\"head_timeout\"}");
+    long long evicted =
+        metric(&slow_srv, "imaxe_http_connections_closed_total{reason=\"evicted\"}");
+    printf("guard: %lld closed at the head deadline, %lld evicted at a cap\n", timeouts, evicted);
+    assert_true(timeouts > 0);
+    assert_true(evicted > 0);
     /* The head deadline (2 s) plus the reaper's interval and some scheduling slack. */
     assert_true(longest < SLOW_HEAD_TIMEOUT_S * 1000 + 1500);
 }
@@ -580,6 +603,8 @@ static void signin_without_a_free_slot_is_503(void **state)
         busy += shots[i].status == 503 && atoi(shots[i].retry_after) > 0;
     }
     printf("24 sign-ins on 1 slot, 50 ms wait: %d signed in, %d busy (503)\n", ok, busy);
+    assert_int_equal(metric(&s, "imaxe_password_busy_total"), busy);
+    assert_int_equal(metric(&s, "imaxe_password_slots"), 1);
     assert_true(ok >= 1);
     assert_true(busy >= 1);
     assert_int_equal(ok + busy, 24);
