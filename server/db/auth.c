@@ -237,10 +237,11 @@ PGresult *imx_db_token_active_count(struct imx_db_conn *c, const char *user_id)
     return imx_db_exec(c, &q_token_active_count, p);
 }
 
-IMX_DB_STMT(q_token_list, 1,
-            "SELECT json_build_object('items', coalesce(json_agg(" TOKEN_JSON
-            " ORDER BY k.id DESC), '[]')) FROM api_tokens k JOIN teams t ON t.id = k.team_id "
-            "WHERE k.user_id = $1::bigint");
+IMX_DB_STMT(
+    q_token_list, 1,
+    "SELECT json_build_object('items', coalesce(json_agg(" TOKEN_JSON
+    " ORDER BY k.id DESC), '[]')) FROM (SELECT * FROM api_tokens WHERE user_id = $1::bigint "
+    "ORDER BY id DESC LIMIT 200) k JOIN teams t ON t.id = k.team_id");
 
 PGresult *imx_db_token_list(struct imx_db_conn *c, const char *user_id)
 {

@@ -70,7 +70,7 @@ PGresult *imx_db_member_delete(struct imx_db_conn *c, const char *team_id, const
 PGresult *imx_db_token_create(struct imx_db_conn *c, const char *user_id, const char *team_id,
                               const char *name, const char *role, const char *hash,
                               const char *days);
-/* -> {"items": [...]} of the user's tokens. */
+/* -> {"items": [...]} of the user's newest 200 tokens. */
 PGresult *imx_db_token_list(struct imx_db_conn *c, const char *user_id);
 /* Revokes a token of the user (any user's when user_id is NULL) -> id, team_id (no row: none). */
 PGresult *imx_db_token_revoke(struct imx_db_conn *c, const char *id, const char *user_id);

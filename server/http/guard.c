@@ -27,7 +27,8 @@ struct watched {
     enum phase phase;
     int64_t phase_start_ms;
     size_t body_bytes;
-    bool closing; /* shut down by us; no longer counted */
+    unsigned long answered; /* requests answered on this connection */
+    bool closing;           /* shut down by us; no longer counted */
     bool url_bad;
 };
 
@@ -77,7 +78,9 @@ static void shut(struct watched *w)
     if (w->closing)
         return;
     w->closing = true;
-    if (w->phase != PHASE_ANSWERING)
+    /* A 408 for a request under way. An idle keep-alive connection closes silently: a client
+     * sending its next request at this moment would take a 408 for that request's answer. */
+    if (w->phase == PHASE_BODY || (w->phase == PHASE_HEAD && w->answered == 0))
         (void)send(w->fd, timeout_reply, sizeof timeout_reply - 1, MSG_NOSIGNAL | MSG_DONTWAIT);
     shutdown(w->fd, SHUT_RDWR);
 }
@@ -302,6 +305,12 @@ void imx_guard_answering(struct MHD_Connection *conn)
 
 void imx_guard_request_done(struct MHD_Connection *conn)
 {
+    struct watched *w = find(conn);
+    if (w) {
+        pthread_mutex_lock(&lock);
+        w->answered++;
+        pthread_mutex_unlock(&lock);
+    }
     set_phase(conn, PHASE_HEAD);
 }
 
