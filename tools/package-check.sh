@@ -19,6 +19,10 @@ echo "package: $deb"
 contents=$(dpkg-deb -c "$deb" | awk '{print $6}' | sed 's|^\./|/|')
 want=(
     /usr/bin/imaxe-server
+    /usr/bin/imaxe
+    /usr/share/man/man1/imaxe.1
+    /usr/share/bash-completion/completions/imaxe
+    /usr/share/zsh/vendor-completions/_imaxe
     /usr/lib/systemd/system/imaxe.service
     /usr/share/imaxe/openapi.json
     /usr/share/imaxe/backup.sh
@@ -37,7 +41,7 @@ done
 if grep -E '/(build|tests|server)/|\.c$|\.o$' <<<"$contents"; then bad "build or source files in the package"; fi
 
 depends=$(dpkg-deb -f "$deb" Depends)
-for lib in libmicrohttpd12 libpq5 libjansson4 libsystemd0; do
+for lib in libmicrohttpd12 libpq5 libjansson4 libsystemd0 libcurl4; do
     grep -q "$lib" <<<"$depends" || bad "Depends lacks $lib ($depends)"
 done
 
@@ -52,6 +56,8 @@ grep -qaF "$PWD" "$x/usr/bin/imaxe-server" && bad "imaxe-server refers to the bu
 python3 -c "import json,sys; json.load(open(sys.argv[1]))" "$x/usr/share/imaxe/openapi.json" ||
     bad "openapi.json does not parse"
 "$x/usr/bin/imaxe-server" version | grep -q '^imaxe-server ' || bad "imaxe-server version"
+"$x/usr/bin/imaxe" version | grep -q '^imaxe ' || bad "imaxe version"
+grep -q '^\.SH EXIT STATUS' "$x/usr/share/man/man1/imaxe.1" || bad "the man page has no EXIT STATUS"
 
 if [ $fail -eq 0 ]; then
     echo "package: $(wc -l <<<"$contents") entries, ${#want[@]} expected files present; Depends: $depends"

@@ -1,5 +1,6 @@
-/* Security advisories and patch status: POST/GET /v1/advisories, /v1/advisories/{id},
- * /v1/advisories/{id}/affected and /v1/images/{id}/patch. */
+/* Security advisories and patch status: POST/GET /v1/advisories, GET/PATCH/DELETE
+ * /v1/advisories/{id} (revise, withdraw), /v1/advisories/{id}/affected and
+ * /v1/images/{id}/patch. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -202,17 +203,112 @@ static json_t *check_advisory(json_t *doc, json_t *errors)
                      cves ? json_incref(cves) : json_array(), "url", url, "affected", ranges);
 }
 
-struct advisory_create {
+/* The ETag of an advisory: its revision, which every change moves. */
+static void advisory_etag(char out[32], const char *revision)
+{
+    snprintf(out, 32, "\"r%s\"", revision);
+}
+
+/* Replies with advisory id as read on c, with its ETag. Returns 0, or -1 after replying. */
+static int reply_advisory(struct imx_req *r, struct imx_db_conn *c, unsigned status, const char *id)
+{
+    PGresult *res = imx_db_advisory_get(c, id);
+    if (imx_db_ok(res) && PQntuples(res) == 1) {
+        char etag[32];
+        advisory_etag(etag, PQgetvalue(res, 0, 1));
+        imx_reply_header(r, "ETag", etag);
+    }
+    int ok = imx_db_ok(res) && PQntuples(res) == 1;
+    imx_api_reply_pg_json_steal(r, status, res, "No such advisory");
+    return ok ? 0 : -1;
+}
+
+/* The revision an If-Match names ("r3", quoted), into out; false when it names none. */
+static bool if_match_revision(const char *if_match, char out[16])
+{
+    unsigned long long v;
+    char buf[24];
+    size_t n = if_match ? strlen(if_match) : 0;
+    if (n < 4 || n > 20 || if_match[0] != '"' || if_match[1] != 'r' || if_match[n - 1] != '"')
+        return false;
+    memcpy(buf, if_match + 2, n - 3);
+    buf[n - 3] = '\0';
+    if (imx_parse_uint(buf, 1, INT32_MAX, &v) != 0)
+        return false;
+    snprintf(out, 16, "%llu", v);
+    return true;
+}
+
+struct advisory_write {
     json_t *doc; /* owned */
     const char *id;
     char *text; /* owned */
     char user_id[24];
+    char revision[16];  /* "": publish; else the revision If-Match named */
+    const char *reason; /* withdraw */
+    const char *action; /* audit: create | revise | withdraw */
 };
 
-static int advisory_create_tx(struct imx_req *r, void *cls)
+/* The outcome a use case returned, or NULL after replying for a failed statement. New. */
+static json_t *outcome_of(struct imx_req *r, PGresult *res)
 {
-    struct advisory_create *a = cls;
-    PGresult *res = imx_db_advisory_create(r->db, a->text, a->user_id);
+    json_t *out =
+        imx_db_ok(res) && PQntuples(res) == 1 ? json_loads(PQgetvalue(res, 0, 0), 0, NULL) : NULL;
+    if (!imx_db_ok(res)) {
+        imx_db_tx_fail(r, res);
+        return NULL;
+    }
+    PQclear(res);
+    if (!out)
+        imx_reply_problem(r, IMX_E_INTERNAL, NULL);
+    return out;
+}
+
+/* Replies for an outcome other than success; returns 0 when it was a success. */
+static int reply_refused(struct imx_req *r, const struct advisory_write *a, const json_t *out)
+{
+    const char *o = json_string_value(json_object_get(out, "outcome"));
+    char etag[32], rev[24];
+    snprintf(rev, sizeof rev, "%lld",
+             (long long)json_integer_value(json_object_get(out, "revision")));
+    advisory_etag(etag, rev);
+    if (!o) {
+        imx_reply_problem(r, IMX_E_INTERNAL, NULL);
+        return -1;
+    }
+    if (strcmp(o, "not_found") == 0) {
+        imx_reply_problem(r, IMX_E_NOT_FOUND, "No such advisory");
+        return -1;
+    }
+    if (strcmp(o, "withdrawn") == 0 && strcmp(a->action, "withdraw") != 0) {
+        imx_reply_problem(r, IMX_E_CONFLICT, "Advisory %s is withdrawn; it cannot be revised",
+                          a->id);
+        return -1;
+    }
+    if (strcmp(o, "already_withdrawn") == 0) {
+        imx_reply_problem(r, IMX_E_CONFLICT, "Advisory %s is already withdrawn", a->id);
+        return -1;
+    }
+    if (strcmp(o, "stale") == 0) {
+        imx_reply_header(r, "ETag", etag);
+        imx_reply_problem(r, IMX_E_PRECONDITION_FAILED,
+                          "Advisory %s changed since you read it (ETag %s); read it again", a->id,
+                          etag);
+        return -1;
+    }
+    return 0;
+}
+
+/* The one place an advisory is published, revised or withdrawn: the use case (its rows, the
+ * affected images' patch statuses, pins, advisory.published and patch.available), the audit
+ * entry and the reply, in this transaction. */
+static int advisory_write_tx(struct imx_req *r, void *cls)
+{
+    struct advisory_write *a = cls;
+    const char *revision = a->revision[0] ? a->revision : NULL;
+    PGresult *res = strcmp(a->action, "withdraw") == 0
+                        ? imx_db_advisory_withdraw(r->db, a->id, a->reason, revision)
+                        : imx_db_advisory_publish(r->db, a->text, a->user_id, revision);
     if (!imx_db_ok(res)) {
         const char *state = imx_db_sqlstate(res);
         if (strcmp(state, "23505") == 0) {
@@ -230,33 +326,33 @@ static int advisory_create_tx(struct imx_req *r, void *cls)
         }
         return imx_db_tx_fail(r, res);
     }
-    PQclear(res);
-    json_t *detail = json_pack("{s:O}", "severity", json_object_get(a->doc, "severity"));
-    int rc = imx_audit(r, "create", "advisory", a->id, detail);
+    json_t *out = outcome_of(r, res);
+    if (!out)
+        return -1;
+    if (reply_refused(r, a, out) != 0) {
+        json_decref(out);
+        return -1;
+    }
+    json_t *detail =
+        json_pack("{s:O*, s:O*, s:O*, s:s?}", "severity", json_object_get(a->doc, "severity"),
+                  "revision", json_object_get(out, "revision"), "patch_status_changed",
+                  json_object_get(out, "patch_status_changed"), "reason", a->reason);
+    json_decref(out);
+    int rc = imx_audit(r, a->action, "advisory", a->id, detail);
     json_decref(detail);
     if (rc != 0)
         return -1;
-    /* After the insert, whose triggers found the affected images (and staged any
-     * patch.available for fixes that exist already). */
-    res = imx_db_event_advisory(r->db, a->id);
-    if (!imx_db_ok(res))
-        return imx_db_tx_fail(r, res);
-    PQclear(res);
-    res = imx_db_advisory_get(r->db, a->id);
-    if (!imx_db_ok(res))
-        return imx_db_tx_fail(r, res);
-    char loc[160];
-    snprintf(loc, sizeof loc, "/v1/advisories/%s", a->id);
-    imx_reply_header(r, "Location", loc);
-    imx_api_reply_pg_json_steal(r, 201, res, "No such advisory");
-    return 0;
+    if (strcmp(a->action, "create") == 0) {
+        char loc[160];
+        snprintf(loc, sizeof loc, "/v1/advisories/%s", a->id);
+        imx_reply_header(r, "Location", loc);
+    }
+    return reply_advisory(r, r->db, strcmp(a->action, "create") == 0 ? 201 : 200, a->id);
 }
 
-void imx_api_advisory_create(struct imx_req *r)
+/* Validates body (imaxe JSON or OSV) into a->doc and a->text; false after replying. */
+static bool read_advisory(struct imx_req *r, json_t *body, struct advisory_write *a)
 {
-    json_t *body = imx_req_json(r);
-    if (!body)
-        return;
     json_t *errors = json_array();
     bool osv = imx_osv_is_osv(body);
     json_t *in = osv ? imx_osv_to_advisory(body, errors) : json_deep_copy(body);
@@ -266,19 +362,154 @@ void imx_api_advisory_create(struct imx_req *r)
         imx_reply_invalid_steal(r, errors,
                                 osv ? "The OSV document cannot be imported"
                                     : "The advisory has invalid fields");
-        return;
+        return false;
     }
     json_decref(errors);
     json_object_set_new(doc, "source", json_string(osv ? "osv" : "imaxe"));
-    struct advisory_create a = { .doc = doc, .id = json_string_value(json_object_get(doc, "id")) };
-    a.text = json_dumps(doc, JSON_COMPACT);
-    snprintf(a.user_id, sizeof a.user_id, "%lld", (long long)r->principal.user_id);
-    if (!a.text)
+    a->doc = doc;
+    a->id = json_string_value(json_object_get(doc, "id"));
+    snprintf(a->user_id, sizeof a->user_id, "%lld", (long long)r->principal.user_id);
+    return true;
+}
+
+static void run_write(struct imx_req *r, struct advisory_write *a)
+{
+    if (a->doc)
+        a->text = json_dumps(a->doc, JSON_COMPACT);
+    if (a->doc && !a->text)
         imx_reply_problem(r, IMX_E_INTERNAL, NULL);
     else
-        imx_db_tx(r, advisory_create_tx, &a);
-    free(a.text);
-    json_decref(doc);
+        imx_db_tx(r, advisory_write_tx, a);
+    free(a->text);
+    json_decref(a->doc);
+}
+
+void imx_api_advisory_create(struct imx_req *r)
+{
+    json_t *body = imx_req_json(r);
+    if (!body)
+        return;
+    struct advisory_write a = { .action = "create" };
+    if (read_advisory(r, body, &a))
+        run_write(r, &a);
+}
+
+/* Drops the null members of an advisory as GET shows it (and of its ranges): absent is how a
+ * new advisory says "none". */
+static void strip_nulls(json_t *doc)
+{
+    const char *key;
+    json_t *v;
+    void *tmp;
+    json_object_foreach_safe(doc, tmp, key, v)
+    {
+        if (json_is_null(v))
+            json_object_del(doc, key);
+    }
+    size_t i;
+    json_array_foreach(json_object_get(doc, "affected"), i, v)
+    {
+        if (json_is_null(json_object_get(v, "fixed")))
+            json_object_del(v, "fixed");
+    }
+}
+
+/* The fields a revision may change; "id" must stay the same. */
+static const char *const revisable[] = { "title", "published", "severity", "cvss",
+                                         "cves",  "url",       "affected", NULL };
+
+/* PATCH /v1/advisories/{id}: the advisory as read, the body's fields over it, checked whole as a
+ * new advisory would be; only "affected" changes which images it touches. */
+void imx_api_advisory_revise(struct imx_req *r)
+{
+    const char *id = imx_req_param(r, "id");
+    char rev[16];
+    const char *if_match = imx_req_header(r, "If-Match");
+    if (!if_match) {
+        imx_reply_problem(r, IMX_E_PRECONDITION_REQUIRED,
+                          "Send If-Match with the ETag of the advisory you read");
+        return;
+    }
+    json_t *body = imx_req_json(r);
+    if (!body)
+        return;
+    json_t *errors = json_array();
+    const char *key;
+    json_t *v;
+    json_object_foreach(body, key, v)
+    {
+        bool ok =
+            strcmp(key, "id") == 0 && json_is_string(v) && strcmp(json_string_value(v), id) == 0;
+        for (size_t i = 0; !ok && revisable[i]; i++)
+            ok = strcmp(key, revisable[i]) == 0;
+        if (!ok) {
+            char ptr[160];
+            imx_verr(errors, imx_api_pointer(key, ptr, sizeof ptr),
+                     strcmp(key, "id") == 0 ? "cannot change" : "is not a field of an advisory");
+        }
+    }
+    if (json_array_size(errors) > 0) {
+        imx_reply_invalid_steal(r, errors, "The revision has invalid fields");
+        return;
+    }
+    json_decref(errors);
+    if (!if_match_revision(if_match, rev)) {
+        imx_reply_problem(r, IMX_E_PRECONDITION_FAILED,
+                          "If-Match names no revision of this advisory; read it again");
+        return;
+    }
+    struct imx_db_conn *c = imx_api_db(r);
+    if (!c)
+        return;
+    PGresult *res = imx_db_advisory_get(c, id);
+    if (!imx_db_ok(res) || PQntuples(res) != 1) {
+        imx_api_reply_pg_json_steal(r, 200, res, "No such advisory");
+        return;
+    }
+    json_t *merged = json_loads(PQgetvalue(res, 0, 0), 0, NULL);
+    PQclear(res);
+    if (!merged) {
+        imx_reply_problem(r, IMX_E_INTERNAL, NULL);
+        return;
+    }
+    /* Only what a client writes is checked again. */
+    static const char *const derived[] = { "source",          "created_at",
+                                           "revision",        "updated_at",
+                                           "withdrawn_at",    "withdrawn_reason",
+                                           "affected_images", NULL };
+    for (size_t i = 0; derived[i]; i++)
+        json_object_del(merged, derived[i]);
+    strip_nulls(merged);
+    json_object_update(merged, body);
+    struct advisory_write a = { .action = "revise" };
+    snprintf(a.revision, sizeof a.revision, "%s", rev);
+    bool ok = read_advisory(r, merged, &a);
+    json_decref(merged);
+    if (!ok)
+        return;
+    /* The source stays what it was; ranges are rewritten only when the revision names them. */
+    json_object_del(a.doc, "source");
+    if (!json_object_get(body, "affected"))
+        json_object_del(a.doc, "affected");
+    run_write(r, &a);
+}
+
+/* DELETE /v1/advisories/{id}[?reason=...]: withdraws it (If-Match optional). */
+void imx_api_advisory_withdraw(struct imx_req *r)
+{
+    struct advisory_write a = { .action = "withdraw", .id = imx_req_param(r, "id") };
+    const char *if_match = imx_req_header(r, "If-Match");
+    a.reason = imx_req_query(r, "reason");
+    if (if_match && !if_match_revision(if_match, a.revision)) {
+        imx_reply_problem(r, IMX_E_PRECONDITION_FAILED,
+                          "If-Match names no revision of this advisory; read it again");
+        return;
+    }
+    if (a.reason && strlen(a.reason) > 1000) {
+        imx_reply_problem(r, IMX_E_BAD_REQUEST, "reason must be at most 1000 characters");
+        return;
+    }
+    run_write(r, &a);
 }
 
 void imx_api_advisory_list(struct imx_req *r)
@@ -338,8 +569,7 @@ void imx_api_advisory_get(struct imx_req *r)
 {
     struct imx_db_conn *c = imx_api_db_read(r);
     if (c)
-        imx_api_reply_pg_json_steal(r, 200, imx_db_advisory_get(c, imx_req_param(r, "id")),
-                                    "No such advisory");
+        reply_advisory(r, c, 200, imx_req_param(r, "id"));
 }
 
 void imx_api_advisory_affected(struct imx_req *r)

@@ -98,6 +98,8 @@ void imx_api_audit_list(struct imx_req *r);
 void imx_api_advisory_create(struct imx_req *r);
 void imx_api_advisory_list(struct imx_req *r);
 void imx_api_advisory_get(struct imx_req *r);
+void imx_api_advisory_revise(struct imx_req *r);
+void imx_api_advisory_withdraw(struct imx_req *r);
 void imx_api_advisory_affected(struct imx_req *r);
 void imx_api_image_patch_status(struct imx_req *r);
 void imx_api_pin_create(struct imx_req *r);
@@ -128,6 +130,7 @@ void imx_api_delivery_redeliver(struct imx_req *r);
 /* The catalog (server/api/images.c, reference.c). */
 void imx_api_image_search(struct imx_req *r);
 void imx_api_image_publish(struct imx_req *r);
+void imx_api_image_import(struct imx_req *r);
 void imx_api_image_get(struct imx_req *r);
 void imx_api_image_patch(struct imx_req *r);
 void imx_api_image_lineage(struct imx_req *r);

@@ -12,6 +12,7 @@
 #include "http/metrics.h"
 #include "http/server.h"
 #include "util/config.h"
+#include "webhooks/dispatcher.h"
 
 struct imx_server_info imx_server_info;
 
@@ -76,9 +77,13 @@ void imx_api_metrics(struct imx_req *r)
     imx_db_pool_stats(&ps);
     struct imx_db_image_index_stats ix;
     imx_db_image_index_stats(&ix);
+    long long pending, events;
+    imx_webhooks_outbox(&pending, &events);
     struct imx_guard_stats gs;
     imx_guard_stats(&gs);
     struct imx_metrics_gauges g = {
+        .outbox_pending = pending,
+        .outbox_events = events,
         .db_pool_size = ps.size,
         .db_pool_busy = ps.busy,
         .db_pool_waiting = ps.waiting,

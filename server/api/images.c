@@ -3,13 +3,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
+
+#include <openssl/sha.h>
 
 #include "api/api.h"
 #include "api/costs_common.h"
 #include "api/cursor.h"
 #include "auth/auth.h"
-#include "db/events.h"
+#include "db/idempotency.h"
 #include "db/image_index.h"
 #include "db/images.h"
 #include "db/pins.h"
@@ -456,8 +459,9 @@ static int reply_image(struct imx_req *r, unsigned status, long long id)
     return 0;
 }
 
-/* The one place an image is published: insert, audit and the image.published event, all in this
- * transaction (the insert's triggers add patch.available and request.updated events). */
+/* The one place an image is published: the publish use case (rows, image.published, patch
+ * status, patch.available, request matches: imx_db_images_publish) and the audit entry, in this
+ * transaction. */
 static int publish_tx(struct imx_req *r, void *cls)
 {
     struct publish *p = cls;
@@ -485,12 +489,6 @@ static int publish_tx(struct imx_req *r, void *cls)
     json_decref(detail);
     if (arc != 0)
         return -1;
-    char ids[32];
-    snprintf(ids, sizeof ids, "[%lld]", id);
-    PGresult *res = imx_db_event_images(r->db, "image.published", ids, rid);
-    if (!imx_db_ok(res))
-        return imx_db_tx_fail(r, res);
-    PQclear(res);
     return reply_image(r, 201, id);
 }
 
@@ -555,6 +553,324 @@ out:
     free(p);
 }
 
+/* ---- POST /v1/images:import ---- */
+
+#define IMPORT_ROUTE "POST /v1/images:import"
+
+/* Everything an import carries into its transaction. */
+struct import {
+    struct publish *p;        /* one per manifest, owned */
+    struct imx_image_new *in; /* in[i] = p[i].in */
+    json_t **docs;            /* the parsed lines, owned */
+    size_t *line;             /* line number of manifest i */
+    size_t n;
+    char sha[65];    /* of the body, for Idempotency-Key */
+    const char *key; /* Idempotency-Key, or NULL */
+    char user_id[24];
+};
+
+static void import_free(struct import *im)
+{
+    for (size_t i = 0; i < im->n; i++) {
+        free(im->p[i].report);
+        json_decref(im->docs[i]);
+    }
+    free(im->p);
+    free(im->in);
+    free(im->docs);
+    free(im->line);
+}
+
+/* Tags every error appended since from with its line number. */
+static void errors_at_line(json_t *errors, size_t from, size_t line)
+{
+    for (size_t k = from; k < json_array_size(errors); k++)
+        json_object_set_new(json_array_get(errors, k), "line", json_integer((json_int_t)line));
+}
+
+/* Splits the NDJSON body into manifests and checks each as POST /v1/images does; every bad line
+ * adds its errors (with "line") to errors. Returns false on an allocation failure. */
+static bool import_parse(struct imx_req *r, struct import *im, json_t *errors)
+{
+    const char *body = r->body ? r->body : "";
+    size_t len = r->body_len, lines = 1;
+    for (size_t i = 0; i < len; i++)
+        lines += body[i] == '\n';
+    size_t cap = lines < IMX_DBI_PUBLISH_MAX + 1 ? lines : IMX_DBI_PUBLISH_MAX + 1;
+    im->p = calloc(cap, sizeof *im->p);
+    im->in = calloc(cap, sizeof *im->in);
+    im->docs = calloc(cap, sizeof *im->docs);
+    im->line = calloc(cap, sizeof *im->line);
+    if (!im->p || !im->in || !im->docs || !im->line)
+        return false;
+    size_t lineno = 0;
+    for (const char *at = body; at < body + len;) {
+        const char *nl = memchr(at, '\n', (size_t)(body + len - at));
+        const char *end = nl ? nl : body + len;
+        lineno++;
+        const char *b = at, *e = end;
+        at = nl ? nl + 1 : body + len;
+        while (b < e && (*b == ' ' || *b == '\t' || *b == '\r'))
+            b++;
+        while (e > b && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
+            e--;
+        if (b == e)
+            continue; /* blank lines are allowed */
+        size_t before = json_array_size(errors);
+        if (im->n == IMX_DBI_PUBLISH_MAX) {
+            imx_verr(errors, "", "an import takes at most %d manifests", IMX_DBI_PUBLISH_MAX);
+            errors_at_line(errors, before, lineno);
+            return true;
+        }
+        json_error_t jerr;
+        json_t *doc = json_loadb(b, (size_t)(e - b), JSON_REJECT_DUPLICATES, &jerr);
+        if (!json_is_object(doc)) {
+            imx_verr(errors, "", doc ? "must be a JSON object" : "is not JSON: %s", jerr.text);
+            errors_at_line(errors, before, lineno);
+            json_decref(doc);
+            continue;
+        }
+        struct publish *p = &im->p[im->n];
+        check_manifest(doc, p, errors);
+        for (size_t k = 0; k < im->n && json_array_size(errors) == before; k++) {
+            const struct imx_image_new *o = &im->p[k].in;
+            if (p->in.family && p->in.version && o->family && o->version &&
+                strcmp(o->family, p->in.family) == 0 && strcmp(o->version, p->in.version) == 0)
+                imx_verr(errors, "/version", "%s %s is also on line %zu", p->in.family,
+                         p->in.version, im->line[k]);
+        }
+        errors_at_line(errors, before, lineno);
+        im->docs[im->n] = doc;
+        im->line[im->n] = lineno;
+        im->n++;
+    }
+    if (im->n == 0 && json_array_size(errors) == 0)
+        imx_verr(errors, "", "no manifest: send one JSON object per line");
+    return true;
+}
+
+/* The teams, parents and compatibility reports of every manifest; errors as in import_parse.
+ * Returns 0, or -1 after replying (a team the caller may not publish to, the database). */
+static int import_resolve(struct imx_req *r, struct import *im, json_t *errors)
+{
+    char err[256];
+    for (size_t i = 0; i < im->n; i++) {
+        struct publish *p = &im->p[i];
+        int64_t team_id = 0;
+        for (size_t k = 0; k < i && !team_id; k++)
+            if (strcmp(im->p[k].team, p->team) == 0)
+                team_id = im->p[k].in.team_id;
+        if (!team_id && !(team_id = imx_auth_team(r, p->team, IMX_ROLE_PUBLISHER)))
+            return -1;
+        p->in.team_id = team_id;
+        if (p->in.parent_id) {
+            enum imx_db_images_rc rc = imx_db_image_exists(r->db, p->in.parent_id);
+            if (rc == IMX_DBI_NOT_FOUND) {
+                size_t before = json_array_size(errors);
+                imx_verr(errors, "/parent", "no image has id %lld", p->in.parent_id);
+                errors_at_line(errors, before, im->line[i]);
+            } else if (rc != IMX_DBI_OK) {
+                reply_rc(r, rc);
+                return -1;
+            }
+        }
+    }
+    if (json_array_size(errors) > 0)
+        return 0;
+    const struct imx_ref_snapshot *ref = imx_db_ref_acquire(r->db, err, sizeof err);
+    if (!ref) {
+        imx_error("request %s: reference data: %s", r->request_id, err);
+        imx_reply_problem(r, IMX_E_DB_UNAVAILABLE, "The reference data cannot be read");
+        return -1;
+    }
+    int rc = 0;
+    for (size_t i = 0; i < im->n && rc == 0; i++) {
+        struct publish *p = &im->p[i];
+        struct imx_compat_component comps[IMX_DBI_MAX_ROWS];
+        for (size_t k = 0; k < p->in.n_components; k++)
+            comps[k] = (struct imx_compat_component){ p->comps[k].name, p->comps[k].version };
+        json_t *report = compat_report(ref, comps, p->in.n_components, p->gpus, p->in.n_gpus);
+        p->report = report ? json_dumps(report, JSON_COMPACT) : NULL;
+        json_decref(report);
+        if (!p->report) {
+            imx_reply_problem(r, IMX_E_INTERNAL, NULL);
+            rc = -1;
+        }
+        p->in.compatibility_json = p->report;
+        im->in[i] = p->in;
+    }
+    imx_db_ref_release(ref);
+    return rc;
+}
+
+/* The import's transaction: publish every manifest in one use case (all or nothing), audit,
+ * remember the reply under the Idempotency-Key, reply. */
+static int import_tx(struct imx_req *r, void *cls)
+{
+    struct import *im = cls;
+    long long *ids = calloc(im->n, sizeof *ids);
+    char err[256] = "";
+    if (!ids) {
+        imx_reply_problem(r, IMX_E_INTERNAL, NULL);
+        return -1;
+    }
+    char *result = NULL;
+    enum imx_db_images_rc rc =
+        imx_db_images_publish(r->db, im->in, im->n, ids, &result, err, sizeof err);
+    if (rc != IMX_DBI_OK) {
+        free(ids);
+        if (rc == IMX_DBI_CONFLICT)
+            imx_reply_problem(r, IMX_E_CONFLICT,
+                              "An image of the import was published meanwhile (%s); nothing was "
+                              "imported",
+                              err);
+        else if (rc == IMX_DBI_INVALID)
+            imx_reply_problem(r, IMX_E_BAD_REQUEST, "The import was refused: %s", err);
+        else
+            reply_rc(r, rc);
+        return -1;
+    }
+    json_t *done = json_loads(result, 0, NULL);
+    free(result);
+    json_t *items = json_array();
+    for (size_t i = 0; i < im->n; i++) {
+        json_t *compat = json_loads(im->p[i].report, 0, NULL);
+        json_t *summary = json_pack("{s:O*, s:O*, s:O*}", "ok", json_object_get(compat, "ok"),
+                                    "errors", json_object_get(compat, "errors"), "warnings",
+                                    json_object_get(compat, "warnings"));
+        json_array_append_new(items, json_pack("{s:I, s:I, s:s, s:s, s:o*}", "line",
+                                               (json_int_t)im->line[i], "id", (json_int_t)ids[i],
+                                               "family", im->p[i].in.family, "version",
+                                               im->p[i].in.version, "compatibility", summary));
+        json_decref(compat);
+    }
+    json_t *reply = json_pack("{s:I, s:o, s:O*}", "imported", (json_int_t)im->n, "images", items,
+                              "patch_events", json_object_get(done, "patch_events"));
+    json_t *detail = json_pack("{s:I, s:I, s:I}", "count", (json_int_t)im->n, "first_id",
+                               (json_int_t)ids[0], "last_id", (json_int_t)ids[im->n - 1]);
+    char rid[24];
+    snprintf(rid, sizeof rid, "%lld", ids[0]);
+    free(ids);
+    json_decref(done);
+    int arc = imx_audit(r, "import", "image", rid, detail);
+    json_decref(detail);
+    char *text = reply ? json_dumps(reply, JSON_COMPACT) : NULL;
+    json_decref(reply);
+    if (arc != 0 || !text) {
+        free(text);
+        if (arc == 0)
+            imx_reply_problem(r, IMX_E_INTERNAL, NULL);
+        return -1;
+    }
+    if (im->key) {
+        PGresult *res =
+            imx_db_idempotency_put(r->db, im->user_id, IMPORT_ROUTE, im->key, im->sha, "201", text);
+        if (!imx_db_ok(res)) {
+            free(text);
+            return imx_db_tx_fail(r, res);
+        }
+        bool stored = PQntuples(res) == 1;
+        PQclear(res);
+        if (!stored) {
+            free(text);
+            imx_reply_problem(r, IMX_E_CONFLICT,
+                              "Another request with this Idempotency-Key is in progress; retry");
+            return -1;
+        }
+    }
+    imx_reply_raw_steal(r, 201, "application/json", text, strlen(text), NULL, NULL);
+    return 0;
+}
+
+/* A stored reply for the Idempotency-Key: 1 replied with it (or refused a changed request),
+ * 0 none stored, -1 replied with an error. */
+static int import_replay(struct imx_req *r, struct import *im)
+{
+    struct imx_db_conn *c = imx_api_db(r);
+    if (!c)
+        return -1;
+    PGresult *res = imx_db_idempotency_get(c, im->user_id, IMPORT_ROUTE, im->key);
+    if (!imx_db_ok(res)) {
+        imx_api_db_error(r, res);
+        PQclear(res);
+        return -1;
+    }
+    if (PQntuples(res) == 0) {
+        PQclear(res);
+        return 0;
+    }
+    if (strcmp(PQgetvalue(res, 0, 0), im->sha) != 0) {
+        PQclear(res);
+        imx_reply_problem(r, IMX_E_UNPROCESSABLE,
+                          "This Idempotency-Key was used with a different request body");
+        return 1;
+    }
+    unsigned long long status = 201;
+    imx_parse_uint(PQgetvalue(res, 0, 1), 200, 299, &status);
+    char *body = strdup(PQgetvalue(res, 0, 2));
+    PQclear(res);
+    if (!body) {
+        imx_reply_problem(r, IMX_E_INTERNAL, NULL);
+        return -1;
+    }
+    imx_reply_header(r, "Idempotent-Replayed", "true");
+    imx_reply_raw_steal(r, (unsigned)status, "application/json", body, strlen(body), NULL, NULL);
+    return 1;
+}
+
+static bool idempotency_key_ok(const char *k)
+{
+    size_t n = strlen(k);
+    if (n < 1 || n > 255)
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if ((unsigned char)k[i] < 0x21 || (unsigned char)k[i] > 0x7e)
+            return false;
+    return true;
+}
+
+void imx_api_image_import(struct imx_req *r)
+{
+    struct import im = { .key = imx_req_header(r, "Idempotency-Key") };
+    snprintf(im.user_id, sizeof im.user_id, "%lld", (long long)r->principal.user_id);
+    if (im.key && !idempotency_key_ok(im.key)) {
+        imx_reply_problem(r, IMX_E_BAD_REQUEST,
+                          "Idempotency-Key must be 1 to 255 visible ASCII characters");
+        return;
+    }
+    const char *ct = imx_req_header(r, "Content-Type");
+    if (!ct || (strncasecmp(ct, "application/x-ndjson", 20) != 0 &&
+                strncasecmp(ct, "application/jsonl", 17) != 0)) {
+        imx_reply_problem(r, IMX_E_UNSUPPORTED_MEDIA_TYPE,
+                          "Send one manifest per line as Content-Type: application/x-ndjson");
+        return;
+    }
+    if (im.key) {
+        unsigned char md[SHA256_DIGEST_LENGTH];
+        SHA256((const unsigned char *)(r->body ? r->body : ""), r->body_len, md);
+        for (int i = 0; i < SHA256_DIGEST_LENGTH; i++)
+            snprintf(im.sha + 2 * i, 3, "%02x", md[i]);
+        if (import_replay(r, &im) != 0)
+            return;
+    }
+    json_t *errors = json_array();
+    if (!errors || !import_parse(r, &im, errors)) {
+        imx_reply_problem(r, IMX_E_INTERNAL, NULL);
+        goto out;
+    }
+    if (json_array_size(errors) == 0 && import_resolve(r, &im, errors) != 0)
+        goto out;
+    if (json_array_size(errors) > 0) {
+        imx_reply_invalid_steal(r, errors, "Some manifests are invalid; nothing was imported");
+        errors = NULL;
+        goto out;
+    }
+    imx_db_tx(r, import_tx, &im);
+out:
+    json_decref(errors);
+    import_free(&im);
+}
+
 /* ---- GET /v1/images/{id} ---- */
 
 void imx_api_image_get(struct imx_req *r)
@@ -596,8 +912,9 @@ struct status_patch {
     const char *if_match;
 };
 
-/* The one place an image's lifecycle changes: lock, check owner and If-Match, update (with its
- * descendants for cascade), audit, and one event per image changed, all in this transaction. */
+/* The one place an image's lifecycle changes: lock, check owner and If-Match, the lifecycle use
+ * case (imx_db_image_set_status: rows, with descendants for cascade, one event per image changed,
+ * patch state), audit, all in this transaction. */
 static int status_tx(struct imx_req *r, void *cls)
 {
     struct status_patch *sp = cls;
@@ -620,8 +937,8 @@ static int status_tx(struct imx_req *r, void *cls)
                           "The image changed since you read it (ETag %s); read it again", etag);
         return -1;
     }
-    char *changed = NULL;
-    rc = imx_db_image_set_status(r->db, &sp->change, &changed);
+    char *result = NULL;
+    rc = imx_db_image_set_status(r->db, &sp->change, &result);
     if (rc == IMX_DBI_INVALID) {
         json_t *errors = json_array();
         imx_verr(errors, "/revoke_at", "must be an RFC 3339 time");
@@ -638,30 +955,17 @@ static int status_tx(struct imx_req *r, void *cls)
                          : strcmp(sp->status, "deprecated") == 0 ? "deprecate"
                          : sp->change.revoke_at                  ? "schedule_revoke"
                                                                  : "revoke";
+    json_t *done = json_loads(result, 0, NULL);
+    free(result);
     json_t *detail =
-        json_pack("{s:s, s:s, s:s?, s:s?, s:b, s:o*}", "from", now_status, "to", sp->status,
+        json_pack("{s:s, s:s, s:s?, s:s?, s:b, s:O*}", "from", now_status, "to", sp->status,
                   "reason", sp->change.reason, "revoke_at", sp->change.revoke_at, "cascade",
-                  sp->change.cascade, "images", json_loads(changed, 0, NULL));
+                  sp->change.cascade, "images", json_object_get(done, "changed"));
+    json_decref(done);
     int arc = imx_audit(r, action, "image", rid, detail);
     json_decref(detail);
-    if (arc != 0) {
-        free(changed);
+    if (arc != 0)
         return -1;
-    }
-    /* A revocation (scheduled or not, with each image a cascade reached) and a deprecation are
-     * announced per image; a restore is not an event type. */
-    const char *type = strcmp(sp->status, "revoked") == 0      ? "image.revoked"
-                       : strcmp(sp->status, "deprecated") == 0 ? "image.deprecated"
-                                                               : NULL;
-    if (type) {
-        PGresult *res = imx_db_event_images(r->db, type, changed ? changed : "[]", rid);
-        free(changed);
-        if (!imx_db_ok(res))
-            return imx_db_tx_fail(r, res);
-        PQclear(res);
-    } else {
-        free(changed);
-    }
     return reply_image(r, 200, sp->change.id);
 }
 
@@ -709,6 +1013,11 @@ void imx_api_image_patch(struct imx_req *r)
     sp.change.reason = reason && *reason ? reason : NULL;
     sp.change.revoke_at = revoke_at;
     sp.change.cascade = cascade;
+    /* A revocation (scheduled or not, with each image a cascade reached) and a deprecation are
+     * announced per image; a restore is not an event type. */
+    sp.change.event = revoking                               ? "image.revoked"
+                      : strcmp(sp.status, "deprecated") == 0 ? "image.deprecated"
+                                                             : NULL;
     if (revoke_at) {
         struct imx_db_conn *c = imx_api_db(r);
         if (!c)

@@ -195,7 +195,7 @@ static int pin_create_tx(struct imx_req *r, void *cls)
     PQclear(res);
     if (check_unmet(r, p->pin_id, p->image_id) != 0)
         return -1;
-    res = imx_db_pin_mark_seen(r->db, p->pin_id);
+    res = imx_db_pin_refresh(r->db, p->pin_id);
     if (!imx_db_ok(res))
         return imx_db_tx_fail(r, res);
     PQclear(res);
@@ -355,7 +355,7 @@ static int pin_move_tx(struct imx_req *r, void *cls)
     if (!imx_db_ok(res))
         return imx_db_tx_fail(r, res);
     PQclear(res);
-    res = imx_db_pin_mark_seen(r->db, m->id);
+    res = imx_db_pin_refresh(r->db, m->id);
     if (!imx_db_ok(res))
         return imx_db_tx_fail(r, res);
     PQclear(res);

@@ -32,6 +32,8 @@ const struct imx_route imx_routes[] = {
     { "POST", "/v1/advisories", ADMIN, imx_api_advisory_create, IMX_ROLE_NONE },
     { "GET", "/v1/advisories", SIGNED_IN, imx_api_advisory_list, IMX_ROLE_NONE },
     { "GET", "/v1/advisories/{id}", SIGNED_IN, imx_api_advisory_get, IMX_ROLE_NONE },
+    { "PATCH", "/v1/advisories/{id}", ADMIN, imx_api_advisory_revise, IMX_ROLE_NONE },
+    { "DELETE", "/v1/advisories/{id}", ADMIN, imx_api_advisory_withdraw, IMX_ROLE_NONE },
     { "GET", "/v1/advisories/{id}/affected", SIGNED_IN, imx_api_advisory_affected, IMX_ROLE_NONE },
     { "GET", "/v1/images/{id}/patch", SIGNED_IN, imx_api_image_patch_status, IMX_ROLE_NONE },
     { "POST", "/v1/pins", SIGNED_IN, imx_api_pin_create, IMX_ROLE_VIEWER },
@@ -81,6 +83,7 @@ const struct imx_route imx_routes[] = {
      * (checked by the handler), reference data writes a global admin. */
     { "GET", "/v1/images", SIGNED_IN, imx_api_image_search, IMX_ROLE_VIEWER },
     { "POST", "/v1/images", SIGNED_IN, imx_api_image_publish, IMX_ROLE_PUBLISHER },
+    { "POST", "/v1/images:import", SIGNED_IN, imx_api_image_import, IMX_ROLE_PUBLISHER },
     { "GET", "/v1/images/resolve", SIGNED_IN, imx_api_image_resolve, IMX_ROLE_VIEWER },
     { "GET", "/v1/images/{id}", SIGNED_IN, imx_api_image_get, IMX_ROLE_VIEWER },
     { "PATCH", "/v1/images/{id}", SIGNED_IN, imx_api_image_patch, IMX_ROLE_PUBLISHER },

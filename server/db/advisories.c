@@ -1,24 +1,15 @@
-/* SQL for advisories and patch status; the patch bookkeeping itself lives in PostgreSQL
- * (migrations/0006_advisories.sql: imx_patch_refresh_family and its triggers). */
+/* SQL for advisories and patch status; publishing, revising and withdrawing are the use cases of
+ * migrations/procedures/advisory_publish.sql, one wrapper each. */
 #include "db/advisories.h"
 
-IMX_DB_STMT(q_create, 2,
-            "WITH d AS (SELECT $1::jsonb AS j),"
-            " ins AS (INSERT INTO advisories (id, title, published, severity, cvss, cves, url,"
-            "   source, created_by)"
-            "  SELECT j->>'id', j->>'title', (j->>'published')::date, j->>'severity',"
-            "   (j->>'cvss')::numeric, ARRAY(SELECT jsonb_array_elements_text(j->'cves')),"
-            "   j->>'url', coalesce(j->>'source', 'imaxe'), $2::bigint FROM d RETURNING id),"
-            " r AS (INSERT INTO advisory_ranges (advisory_id, ord, component, range, lo, lo_incl,"
-            "   hi, hi_incl, fixed)"
-            "  SELECT ins.id, (x.o - 1)::int, x.e->>'component', x.e->>'range',"
-            "   (x.e->>'lo')::int[], (x.e->>'lo_incl')::boolean, (x.e->>'hi')::int[],"
-            "   (x.e->>'hi_incl')::boolean, x.e->>'fixed'"
-            "  FROM ins, d, jsonb_array_elements(d.j->'affected') WITH ORDINALITY AS x(e, o)"
-            "  RETURNING 1)"
-            " SELECT id FROM ins");
+/* The advisory use cases (migrations/procedures/advisory_publish.sql). */
+IMX_DB_STMT(q_publish, 3, "SELECT imx_advisory_publish($1::jsonb, $2::bigint, $3::int)::text");
 
-IMX_DB_STMT(q_get, 1, "SELECT imx_advisory_json($1::text)::text");
+IMX_DB_STMT(q_withdraw, 3, "SELECT imx_advisory_withdraw($1::text, $2::text, $3::int)::text");
+
+IMX_DB_STMT(q_get, 1,
+            "SELECT imx_advisory_json(a.id)::text, a.revision FROM advisories a"
+            " WHERE a.id = $1::text");
 
 IMX_DB_STMT(q_affected, 1, "SELECT imx_advisory_affected_json($1::text)::text");
 
@@ -35,10 +26,18 @@ IMX_DB_STMT(q_list, 8,
 
 IMX_DB_STMT(q_image_patch, 1, "SELECT imx_image_patch_json($1::bigint)::text");
 
-PGresult *imx_db_advisory_create(struct imx_db_conn *c, const char *doc, const char *user_id)
+PGresult *imx_db_advisory_publish(struct imx_db_conn *c, const char *doc, const char *user_id,
+                                  const char *revision)
 {
-    const char *p[] = { doc, user_id };
-    return imx_db_exec(c, &q_create, p);
+    const char *p[] = { doc, user_id, revision };
+    return imx_db_exec(c, &q_publish, p);
+}
+
+PGresult *imx_db_advisory_withdraw(struct imx_db_conn *c, const char *id, const char *reason,
+                                   const char *revision)
+{
+    const char *p[] = { id, reason, revision };
+    return imx_db_exec(c, &q_withdraw, p);
 }
 
 PGresult *imx_db_advisory_get(struct imx_db_conn *c, const char *id)

@@ -1,6 +1,6 @@
-/* SQL for security advisories and patch status: create (which recomputes image_advisories and
- * patch_status through the advisory_ranges trigger), get, search, the affected images, and an
- * image's patch report. Every function runs one prepared statement and returns a new result
+/* SQL for security advisories and patch status: publish, revise and withdraw (the use cases of
+ * migrations/procedures/advisory_publish.sql), get, search, the affected images, and an image's
+ * patch report. Every function runs one prepared statement and returns a new result
  * (PQclear it); string arguments are borrowed, NULL is SQL NULL. */
 #ifndef IMX_DB_ADVISORIES_H
 #define IMX_DB_ADVISORIES_H
@@ -9,16 +9,27 @@
 
 #include "db/pool.h"
 
-/* Inserts an advisory and its ranges from doc, JSON text {"id","title","published"
+/* Publishes (revision NULL) or revises an advisory from doc, JSON text {"id","title","published"
  * (YYYY-MM-DD),"severity","cvss"|null,"cves":[...],"url"|null,"source":"imaxe"|"osv",
  * "affected":[{"component","range","lo","lo_incl","hi","hi_incl","fixed"|null}]} where lo/hi are
- * int[6] literals (imx_constraint_sql_bounds, unbounded ends as the smallest/largest key).
- * -> id. In the same statement the advisory_ranges trigger refreshes every family it affects and
- * stages patch.available events (patch_events). 23505: the id exists; class 22: a bad value. */
-PGresult *imx_db_advisory_create(struct imx_db_conn *c, const char *doc, const char *user_id);
+ * int[6] literals (imx_constraint_sql_bounds, unbounded ends as the smallest/largest key). On a
+ * revision (the decimal revision the client read) only the keys present change, and "affected"
+ * replaces every range. One row: JSON {"outcome": "created" | "revised" | "not_found" |
+ * "withdrawn" | "stale", "revision", "affected_images", "patch_status_changed", "patch_events"}.
+ * The affected images' patch statuses, pins and patch.available events follow in the same
+ * statement. 23505: the id exists (publish); class 22: a bad value. */
+PGresult *imx_db_advisory_publish(struct imx_db_conn *c, const char *doc, const char *user_id,
+                                  const char *revision);
+
+/* Withdraws advisory id (reason may be NULL; revision NULL: any). One row: JSON {"outcome":
+ * "withdrawn" | "not_found" | "already_withdrawn" | "stale", "revision", "patch_status_changed"}.
+ */
+PGresult *imx_db_advisory_withdraw(struct imx_db_conn *c, const char *id, const char *reason,
+                                   const char *revision);
 
 /* One advisory -> JSON {id, title, published, severity, cvss, cves, url, source, created_at,
- * affected:[{component, range, fixed}], affected_images} (NULL when no such id). */
+ * revision, updated_at, withdrawn_at, withdrawn_reason, affected:[{component, range, fixed}],
+ * affected_images}, revision (no row when no such id). */
 PGresult *imx_db_advisory_get(struct imx_db_conn *c, const char *id);
 
 /* The images it affects -> JSON {advisory, families:[{family, images:[{id, version, status,

@@ -1,29 +1,9 @@
 /* Webhook events from the catalog, advisories, pins and requests (see db/events.h). */
 #include "db/events.h"
 
-IMX_DB_STMT(q_images, 3,
-            "SELECT imx_image_event($1::text, x.id, $3::bigint)"
-            " FROM (SELECT DISTINCT e::bigint AS id FROM json_array_elements_text($2::json) e) x"
-            " ORDER BY x.id");
-
-IMX_DB_STMT(q_advisory, 1, "SELECT imx_advisory_event($1::text)");
-
 IMX_DB_STMT(q_pin_moved, 3, "SELECT imx_pin_moved_event($1::bigint, $2::bigint, $3::bigint)");
 
 IMX_DB_STMT(q_request, 3, "SELECT imx_request_event($1::bigint, $2::text, $3::text, NULL::bigint)");
-
-PGresult *imx_db_event_images(struct imx_db_conn *c, const char *type, const char *ids_json,
-                              const char *cause_id)
-{
-    const char *params[] = { type, ids_json, cause_id };
-    return imx_db_exec(c, &q_images, params);
-}
-
-PGresult *imx_db_event_advisory(struct imx_db_conn *c, const char *id)
-{
-    const char *params[] = { id };
-    return imx_db_exec(c, &q_advisory, params);
-}
 
 PGresult *imx_db_event_pin_moved(struct imx_db_conn *c, const char *pin_id, const char *from_image,
                                  const char *user_id)

@@ -1,25 +1,16 @@
-/* Webhook events from the catalog, advisories, pins and requests: each function enqueues one
- * kind of event (the SQL functions of migrations/0008_events.sql build its data) inside the
- * caller's transaction, so the event exists if and only if the change commits. Each runs one
- * prepared statement and returns a new result (PQclear it); string arguments are borrowed,
- * NULL is SQL NULL, ids are decimal text. patch.available and the request.updated of a
- * publish-time match are produced by SQL triggers, not here. */
+/* Webhook events that handlers add to their own transaction (pin.moved, request.updated of a
+ * transition): each function enqueues one kind of event (the SQL functions of
+ * migrations/0008_events.sql build its data), so the event exists if and only if the change
+ * commits. Each runs one prepared statement and returns a new result (PQclear it); string
+ * arguments are borrowed, NULL is SQL NULL, ids are decimal text. The events of the write-path
+ * use cases (image.*, advisory.published, patch.available, the request.updated of a
+ * publish-time match) are written by those use cases (migrations/procedures/). */
 #ifndef IMX_DB_EVENTS_H
 #define IMX_DB_EVENTS_H
 
 #include <libpq-fe.h>
 
 #include "db/pool.h"
-
-/* image.published, image.deprecated or image.revoked (type), one event per image of ids_json (a
- * JSON array of ids, as imx_db_image_set_status gives), to every team; cause_id is the image the
- * request named (a cascade's descendants name their ancestor) -> one row per event. */
-PGresult *imx_db_event_images(struct imx_db_conn *c, const char *type, const char *ids_json,
-                              const char *cause_id);
-
-/* advisory.published for advisory id, to every team, with its severity and the families it
- * affects -> one row. */
-PGresult *imx_db_event_advisory(struct imx_db_conn *c, const char *id);
 
 /* pin.moved for pin_id (already moved from from_image by user_id), to the pin's team. */
 PGresult *imx_db_event_pin_moved(struct imx_db_conn *c, const char *pin_id, const char *from_image,

@@ -116,34 +116,8 @@ IMX_DB_STMT(stmt_facets, SEARCH_NPARAMS,
     ")::text");
 // clang-format on
 
-IMX_DB_STMT(stmt_insert, 1,
-            "WITH d AS (SELECT $1::jsonb AS j),"
-            " ins AS (INSERT INTO images (family, version, team_id, provider, architecture,"
-            "   os_name, os_version, kernel, layer, parent_id, boot_seconds, size_gb, description,"
-            "   compatibility, search)"
-            "  SELECT j->>'family', j->>'version', (j->>'team_id')::bigint, j->>'provider',"
-            "   j->>'architecture', j->>'os_name', j->>'os_version', j->>'kernel', j->>'layer',"
-            "   (j->>'parent_id')::bigint, (j->>'boot_seconds')::int, (j->>'size_gb')::numeric,"
-            "   coalesce(j->>'description', ''), coalesce(j->'compatibility', '{}'),"
-            "   imx_image_search_doc(j->>'family', j->>'description',"
-            "     ARRAY(SELECT x->>'name' FROM jsonb_array_elements(j->'components') x))"
-            "  FROM d RETURNING id),"
-            " c AS (INSERT INTO image_components (image_id, name, version)"
-            "  SELECT ins.id, x->>'name', x->>'version'"
-            "  FROM ins, d, jsonb_array_elements(d.j->'components') x RETURNING 1),"
-            " a AS (INSERT INTO image_artifacts (image_id, region, artifact_id)"
-            "  SELECT ins.id, x->>'region', x->>'artifact_id'"
-            "  FROM ins, d, jsonb_array_elements(d.j->'artifacts') x RETURNING 1),"
-            " g AS (INSERT INTO image_gpus (image_id, gpu)"
-            "  SELECT DISTINCT ins.id, coalesce(imx_ref_gpu_canonical(x), x)"
-            "  FROM ins, d, jsonb_array_elements_text(d.j->'gpus') x RETURNING 1),"
-            " f AS (INSERT INTO image_instance_families (image_id, family)"
-            "  SELECT DISTINCT ins.id, x FROM ins, d,"
-            "   jsonb_array_elements_text(d.j->'instance_families') x RETURNING 1),"
-            " t AS (INSERT INTO image_tags (image_id, tag)"
-            "  SELECT DISTINCT ins.id, x FROM ins, d, jsonb_array_elements_text(d.j->'tags') x"
-            "  RETURNING 1)"
-            " SELECT id FROM ins");
+/* The publish use case (migrations/procedures/publish_images.sql), for one image or many. */
+IMX_DB_STMT(stmt_publish, 1, "SELECT imx_publish_images($1::jsonb)::text");
 
 IMX_DB_STMT(stmt_get, 1,
             "SELECT j, '\"' || md5(j) || '\"' FROM (SELECT imx_image_json(i.id)::text AS j"
@@ -692,10 +666,10 @@ static void put(json_t *o, const char *key, json_t *v)
     json_object_set_new(o, key, v ? v : json_null());
 }
 
-enum imx_db_images_rc imx_db_image_insert(struct imx_db_conn *c, const struct imx_image_new *in,
-                                          long long *id, char *err, size_t errlen)
+/* One manifest as the publish procedure reads it, appended to docs; err for a bad one. */
+static enum imx_db_images_rc manifest_doc(const struct imx_image_new *in, json_t *docs, char *err,
+                                          size_t errlen)
 {
-    *id = 0;
     if (in->n_components > IMX_DBI_MAX_ROWS || in->n_artifacts > IMX_DBI_MAX_ROWS ||
         in->n_gpus > IMX_DBI_MAX_ROWS || in->n_instance_families > IMX_DBI_MAX_ROWS ||
         in->n_tags > IMX_DBI_MAX_ROWS) {
@@ -714,17 +688,34 @@ enum imx_db_images_rc imx_db_image_insert(struct imx_db_conn *c, const struct im
             }
         }
     }
+    json_t *compat = in->compatibility_json
+                         ? json_loads(in->compatibility_json, JSON_REJECT_DUPLICATES, NULL)
+                         : json_object();
+    if (!compat) {
+        set_err(err, errlen, "the compatibility report is not JSON%s", NULL);
+        return IMX_DBI_INVALID;
+    }
     json_t *doc = json_object();
     json_t *comps = json_array(), *arts = json_array();
-    if (!doc || !comps || !arts) {
-        json_decref(doc);
+    if (!doc || !comps || !arts || json_array_append_new(docs, doc) != 0) {
+        json_decref(compat);
         json_decref(comps);
         json_decref(arts);
         return IMX_DBI_ERROR;
     }
-    for (size_t i = 0; i < in->n_components; i++)
-        json_array_append_new(comps, json_pack("{s:s, s:s}", "name", in->components[i].name,
-                                               "version", in->components[i].version));
+    for (size_t i = 0; i < in->n_components; i++) {
+        /* The key SQL's imx_version_key() gives (the same parse), so the procedure need not
+         * parse every version again. A version that does not parse goes without one: the
+         * schema refuses it (23502). */
+        struct imx_ver v;
+        char key[IMX_VER_KEY_TEXT_SIZE] = "";
+        if (imx_ver_parse(in->components[i].version, &v) != 0 ||
+            imx_ver_format_key(&v, key, sizeof key) != 0)
+            key[0] = '\0';
+        json_array_append_new(comps, json_pack("{s:s, s:s, s:s?}", "name", in->components[i].name,
+                                               "version", in->components[i].version, "key",
+                                               key[0] ? key : NULL));
+    }
     for (size_t i = 0; i < in->n_artifacts; i++)
         json_array_append_new(arts, json_pack("{s:s?, s:s?}", "region", in->artifacts[i].region,
                                               "artifact_id", in->artifacts[i].artifact_id));
@@ -741,38 +732,67 @@ enum imx_db_images_rc imx_db_image_insert(struct imx_db_conn *c, const struct im
     put(doc, "boot_seconds", in->boot_seconds >= 0 ? json_integer(in->boot_seconds) : NULL);
     put(doc, "size_gb", in->size_gb >= 0 ? json_real(in->size_gb) : NULL);
     put(doc, "description", in->description ? json_string(in->description) : NULL);
-    json_t *compat = in->compatibility_json
-                         ? json_loads(in->compatibility_json, JSON_REJECT_DUPLICATES, NULL)
-                         : json_object();
-    if (!compat) {
-        json_decref(doc);
-        json_decref(comps);
-        json_decref(arts);
-        set_err(err, errlen, "the compatibility report is not JSON%s", NULL);
-        return IMX_DBI_INVALID;
-    }
     put(doc, "compatibility", compat);
     put(doc, "components", comps);
     put(doc, "artifacts", arts);
     put(doc, "gpus", string_array(in->gpus, in->n_gpus));
     put(doc, "instance_families", string_array(in->instance_families, in->n_instance_families));
     put(doc, "tags", string_array(in->tags, in->n_tags));
-    char *text = json_dumps(doc, JSON_COMPACT);
-    json_decref(doc);
+    return IMX_DBI_OK;
+}
+
+enum imx_db_images_rc imx_db_images_publish(struct imx_db_conn *c, const struct imx_image_new *in,
+                                            size_t n, long long *ids, char **result, char *err,
+                                            size_t errlen)
+{
+    if (result)
+        *result = NULL;
+    if (n == 0 || n > IMX_DBI_PUBLISH_MAX) {
+        set_err(err, errlen, "too many images at once%s", NULL);
+        return IMX_DBI_INVALID;
+    }
+    json_t *docs = json_array();
+    if (!docs)
+        return IMX_DBI_ERROR;
+    for (size_t i = 0; i < n; i++) {
+        ids[i] = 0;
+        enum imx_db_images_rc rc = manifest_doc(&in[i], docs, err, errlen);
+        if (rc != IMX_DBI_OK) {
+            json_decref(docs);
+            return rc;
+        }
+    }
+    char *text = json_dumps(docs, JSON_COMPACT);
+    json_decref(docs);
     if (!text)
         return IMX_DBI_ERROR;
     const char *params[] = { text };
-    PGresult *r = imx_db_exec(c, &stmt_insert, params);
+    PGresult *r = imx_db_exec(c, &stmt_publish, params);
     free(text);
     enum imx_db_images_rc rc = IMX_DBI_OK;
+    json_t *out = NULL;
     if (!imx_db_ok(r))
         rc = failure_rc(r, err, errlen);
-    else if (PQntuples(r) != 1)
+    else if (PQntuples(r) != 1 || !(out = json_loads(PQgetvalue(r, 0, 0), 0, NULL)))
         rc = IMX_DBI_ERROR;
-    else
-        *id = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
+    if (rc == IMX_DBI_OK) {
+        json_t *got = json_object_get(out, "ids");
+        if (json_array_size(got) != n)
+            rc = IMX_DBI_ERROR;
+        for (size_t i = 0; rc == IMX_DBI_OK && i < n; i++)
+            ids[i] = json_integer_value(json_array_get(got, i));
+        if (rc == IMX_DBI_OK && result)
+            *result = strdup(PQgetvalue(r, 0, 0));
+    }
+    json_decref(out);
     PQclear(r);
     return rc;
+}
+
+enum imx_db_images_rc imx_db_image_insert(struct imx_db_conn *c, const struct imx_image_new *in,
+                                          long long *id, char *err, size_t errlen)
+{
+    return imx_db_images_publish(c, in, 1, id, NULL, err, errlen);
 }
 
 enum imx_db_images_rc imx_db_image_get(struct imx_db_conn *c, long long id, char **json,
@@ -863,24 +883,13 @@ IMX_DB_STMT(stmt_lock, 1,
             " imx_image_status(i.status, i.revoke_at)"
             " FROM images i WHERE i.id = $1::bigint FOR UPDATE");
 
-/* $1 id, $2 status (NULL: keep each image's), $3 reason, $4 revoke_at, $5 cascade. Descendants
- * (cascade) that are already revoked keep their own reason. patch_status follows: revoked with
- * the image, back to ok when an image is restored from revoked. A deprecation keeps a scheduled
- * revocation; a restore or an immediate revocation replaces it. */
-IMX_DB_STMT(stmt_set_status, 5,
-            "WITH RECURSIVE d (id) AS (SELECT $1::bigint"
-            "   UNION SELECT c.id FROM images c JOIN d ON c.parent_id = d.id WHERE $5::bool),"
-            " u AS (UPDATE images i SET status = coalesce($2::text, i.status),"
-            "   status_reason = $3::text, updated_at = now(),"
-            "   revoke_at = CASE WHEN $2::text = 'deprecated' THEN i.revoke_at"
-            "     ELSE $4::timestamptz END,"
-            "   patch_status = CASE WHEN $2::text = 'revoked' THEN 'revoked'"
-            "     WHEN i.patch_status = 'revoked' THEN 'ok' ELSE i.patch_status END"
-            "  FROM d WHERE i.id = d.id AND (i.id = $1::bigint OR i.status <> 'revoked')"
-            "  RETURNING i.id)"
-            " SELECT coalesce(json_agg(u.id ORDER BY u.id), '[]')::text FROM u");
+/* The lifecycle use case (migrations/procedures/image_status.sql). */
+IMX_DB_STMT(stmt_set_status, 6,
+            "SELECT imx_set_image_status($1::bigint, $2::text, $3::text, $4::text, $5::bool,"
+            " $6::text)::text");
 
-IMX_DB_STMT(stmt_apply_due, 0, "SELECT imx_image_apply_due_revocations()");
+/* Due revocations, a batch at a time (migrations/procedures/image_status.sql). */
+IMX_DB_STMT(stmt_apply_due, 0, "SELECT imx_apply_due_revocations(100)");
 
 IMX_DB_STMT(stmt_lineage, 1, "SELECT imx_image_lineage($1::bigint)::text");
 
@@ -920,12 +929,13 @@ enum imx_db_images_rc imx_db_image_lock(struct imx_db_conn *c, long long id, lon
 
 enum imx_db_images_rc imx_db_image_set_status(struct imx_db_conn *c,
                                               const struct imx_image_status_change *s,
-                                              char **changed)
+                                              char **result)
 {
     char idt[24];
     snprintf(idt, sizeof idt, "%lld", s->id);
-    const char *params[] = { idt, s->status, s->reason, s->revoke_at, s->cascade ? "t" : "f" };
-    return exec_json(c, &stmt_set_status, params, changed);
+    const char *params[] = { idt,     s->status, s->reason, s->revoke_at, s->cascade ? "t" : "f",
+                             s->event };
+    return exec_json(c, &stmt_set_status, params, result);
 }
 
 enum imx_db_images_rc imx_db_image_apply_due_revocations(struct imx_db_conn *c, int *applied)

@@ -63,9 +63,21 @@ struct imx_image_new {
     size_t n_tags;
 };
 
-/* Inserts the image and all its rows in one statement (atomic on its own, and part of the
- * caller's transaction when one is open, so an outbox row can join it). *id receives the new id.
- * err (may be NULL) gets a message for INVALID/CONFLICT naming the constraint broken. */
+/* Images one publish (POST /v1/images:import) takes at most. */
+#define IMX_DBI_PUBLISH_MAX 1000
+
+/* Publishes n images (1..IMX_DBI_PUBLISH_MAX), all or nothing: the use case
+ * migrations/procedures/publish_images.sql (rows, image.published, the advisories that affect
+ * them, the fixes they bring to older images and pins, patch statuses, patch.available, open
+ * requests they satisfy). Part of the caller's transaction when one is open. ids[i] receives
+ * in[i]'s new id; *result (may be NULL) a new JSON text of what it did: {"ids", "patch_status_
+ * changed", "patch_events", "request_matches"}. err (may be NULL) gets a message for INVALID /
+ * CONFLICT naming the constraint broken. */
+enum imx_db_images_rc imx_db_images_publish(struct imx_db_conn *c, const struct imx_image_new *in,
+                                            size_t n, long long *ids, char **result, char *err,
+                                            size_t errlen);
+
+/* imx_db_images_publish of one image. */
 enum imx_db_images_rc imx_db_image_insert(struct imx_db_conn *c, const struct imx_image_new *in,
                                           long long *id, char *err, size_t errlen);
 
@@ -179,6 +191,7 @@ struct imx_image_status_change {
     const char *reason;    /* required by the schema for revoked */
     const char *revoke_at; /* RFC 3339; NULL: none */
     bool cascade;          /* apply to every descendant too (those not already revoked) */
+    const char *event;     /* image.revoked | image.deprecated | NULL: sent per image changed */
 };
 
 /* Makes every scheduled revocation whose revoke_at has passed a real one (status revoked, so the
@@ -186,11 +199,14 @@ struct imx_image_status_change {
  * Safe to call from several servers at once. */
 enum imx_db_images_rc imx_db_image_apply_due_revocations(struct imx_db_conn *c, int *applied);
 
-/* Applies the change (inside the caller's transaction). *changed is new: a JSON array of the ids
- * changed, in id order. INVALID when the schema refuses a value. */
+/* Applies the change inside the caller's transaction: the use case
+ * migrations/procedures/image_status.sql (rows, the events of the change, the fixes that move to
+ * other images, patch statuses, patch.available). *result is new: JSON {"changed": [ids in id
+ * order], "patch_status_changed": [ids], "patch_events": n}. INVALID when the schema refuses a
+ * value (revoke_at not a time). */
 enum imx_db_images_rc imx_db_image_set_status(struct imx_db_conn *c,
                                               const struct imx_image_status_change *s,
-                                              char **changed);
+                                              char **result);
 
 /* {"image": entry, "parents": [entry, nearest first], "children": [entry, by id]} where an entry
  * is a summary with parent_id, outdated_parent (the parent's family has a newer usable image) and

@@ -1,7 +1,9 @@
-/* Applies migrations/NNNN_name.sql in order, once each, under a PostgreSQL advisory lock. */
+/* Applies migrations/NNNN_name.sql in order, once each, then (re)loads the use-case procedures
+ * of migrations/procedures/ whose text changed, all under a PostgreSQL advisory lock. */
 #include "db/migrate.h"
 
 #include <dirent.h>
+#include <stdbool.h>
 #include <openssl/sha.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -188,6 +190,95 @@ static int apply_one(PGconn *pg, const char *dir, const struct migration *m, cha
     return rc;
 }
 
+static int cmp_name(const void *a, const void *b)
+{
+    return strcmp(a, b);
+}
+
+/* Loads every procedures/NAME.sql (in name order) whose checksum differs from the one recorded
+ * in schema_procedures, in one transaction. Each file only CREATE OR REPLACEs functions, so
+ * loading it again is harmless; skipping unchanged files spares every session a replan. */
+static int load_procedures(PGconn *pg, const char *dir, char *err, size_t errlen)
+{
+    char pdir[1024], msg[512];
+    snprintf(pdir, sizeof pdir, "%s/procedures", dir);
+    DIR *d = opendir(pdir);
+    if (!d)
+        return 0; /* none: an older layout */
+    static char names[MAX_MIGRATIONS][256];
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        size_t len = strlen(e->d_name);
+        if (e->d_name[0] == '.' || len < 5 || len >= sizeof names[0] ||
+            strcmp(e->d_name + len - 4, ".sql") != 0)
+            continue;
+        if (n == MAX_MIGRATIONS) {
+            closedir(d);
+            snprintf(err, errlen, "too many procedure files in %s", pdir);
+            return -1;
+        }
+        snprintf(names[n++], sizeof names[0], "%s", e->d_name);
+    }
+    closedir(d);
+    qsort(names, (size_t)n, sizeof names[0], cmp_name);
+
+    int rc = run(pg, "BEGIN", msg, sizeof msg);
+    int loaded = 0;
+    for (int i = 0; rc == 0 && i < n; i++) {
+        char path[1400], sum[65];
+        size_t len = 0;
+        snprintf(path, sizeof path, "%.1023s/%.255s", pdir, names[i]);
+        char *sql = read_file(path, &len);
+        if (!sql) {
+            snprintf(err, errlen, "cannot read procedure file %s", path);
+            rc = -1;
+            break;
+        }
+        sha256_hex(sql, len, sum);
+        const char *params[] = { names[i], sum };
+        PGresult *res = PQexecParams(pg,
+                                     "SELECT 1 FROM schema_procedures WHERE name = $1 AND "
+                                     "checksum = $2",
+                                     2, NULL, params, NULL, NULL, 0);
+        bool same = PQresultStatus(res) == PGRES_TUPLES_OK && PQntuples(res) == 1;
+        PQclear(res);
+        if (!same) {
+            if (run(pg, sql, msg, sizeof msg) != 0) {
+                snprintf(err, errlen, "procedure file %s failed: %s", names[i], msg);
+                rc = -1;
+            } else {
+                res = PQexecParams(pg,
+                                   "INSERT INTO schema_procedures (name, checksum) VALUES ($1, $2)"
+                                   " ON CONFLICT (name) DO UPDATE SET checksum = EXCLUDED.checksum,"
+                                   " applied_at = now()",
+                                   2, NULL, params, NULL, NULL, 0);
+                if (PQresultStatus(res) != PGRES_COMMAND_OK) {
+                    snprintf(err, errlen, "recording procedure file %s failed: %s", names[i],
+                             PQerrorMessage(pg));
+                    rc = -1;
+                }
+                PQclear(res);
+                loaded++;
+            }
+        }
+        free(sql);
+    }
+    if (rc == 0 && run(pg, "COMMIT", msg, sizeof msg) != 0) {
+        snprintf(err, errlen, "loading procedures failed at commit: %s", msg);
+        rc = -1;
+    }
+    if (rc != 0) {
+        PQclear(PQexec(pg, "ROLLBACK"));
+        char *nl = strrchr(err, '\n');
+        if (nl && nl[1] == '\0')
+            *nl = '\0';
+    } else if (loaded > 0) {
+        imx_info("loaded %d procedure file%s", loaded, loaded == 1 ? "" : "s");
+    }
+    return rc;
+}
+
 int imx_migrate(PGconn *pg, const char *dir, int *latest, char *err, size_t errlen)
 {
     static struct migration list[MAX_MIGRATIONS];
@@ -235,6 +326,8 @@ int imx_migrate(PGconn *pg, const char *dir, int *latest, char *err, size_t errl
             rc = apply_one(pg, dir, &list[i], err, errlen);
     }
     PQclear(applied);
+    if (rc == 0)
+        rc = load_procedures(pg, dir, err, errlen);
     PQclear(PQexec(pg, "SELECT pg_advisory_unlock(" MIGRATION_LOCK_KEY ")"));
     return rc;
 }

@@ -19,7 +19,7 @@ IMX_DB_STMT(
 
 IMX_DB_STMT(q_unmet, 2, "SELECT imx_pin_unmet($1::bigint, $2::bigint)::text");
 
-IMX_DB_STMT(q_mark_seen, 1, "SELECT imx_pin_mark_seen($1::bigint)");
+IMX_DB_STMT(q_refresh, 1, "SELECT imx_pin_refresh($1::bigint)");
 
 IMX_DB_STMT(q_lock, 1, "SELECT team_id, image_id FROM pins WHERE id = $1::bigint FOR UPDATE");
 
@@ -62,10 +62,10 @@ PGresult *imx_db_pin_unmet(struct imx_db_conn *c, const char *pin_id, const char
     return imx_db_exec(c, &q_unmet, p);
 }
 
-PGresult *imx_db_pin_mark_seen(struct imx_db_conn *c, const char *pin_id)
+PGresult *imx_db_pin_refresh(struct imx_db_conn *c, const char *pin_id)
 {
     const char *p[] = { pin_id };
-    return imx_db_exec(c, &q_mark_seen, p);
+    return imx_db_exec(c, &q_refresh, p);
 }
 
 PGresult *imx_db_pin_lock(struct imx_db_conn *c, const char *pin_id)

@@ -22,9 +22,11 @@ PGresult *imx_db_pin_create(struct imx_db_conn *c, const char *team_id, const ch
  * (empty array: all hold). */
 PGresult *imx_db_pin_unmet(struct imx_db_conn *c, const char *pin_id, const char *image_id);
 
-/* Records the fixes the pin already knows at its current image, so that only fixes appearing
- * later stage patch.available events. Call after create and move, in the same transaction. */
-PGresult *imx_db_pin_mark_seen(struct imx_db_conn *c, const char *pin_id);
+/* The pin's patch rows for its current image (migrations/procedures/pin_refresh.sql): each
+ * advisory affecting it with the pin's fix; fixes that exist now count as known, so only fixes
+ * appearing later are announced. Call after create and move, in the same transaction -> the
+ * number of advisories. */
+PGresult *imx_db_pin_refresh(struct imx_db_conn *c, const char *pin_id);
 
 /* The pin, locked for the rest of the transaction (FOR UPDATE) -> team_id, image_id. */
 PGresult *imx_db_pin_lock(struct imx_db_conn *c, const char *pin_id);

@@ -1,6 +1,8 @@
 /* Webhook outbox SQL (see webhooks.h). */
 #include "db/webhooks.h"
 
+#include "db/idempotency.h"
+
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -366,4 +368,31 @@ PGresult *imx_db_delivery_get(struct imx_db_conn *c, const char *id)
 {
     const char *p[] = { id };
     return imx_db_exec(c, &q_delivery_get, p);
+}
+
+/* Retention (migrations/procedures/webhook_outbox.sql, db/idempotency.h). */
+IMX_DB_STMT(q_prune, 2,
+            "SELECT x->>'deliveries', x->>'events', x->>'pending', x->>'stored_events'"
+            " FROM imx_webhook_prune(make_interval(days => $1::int), $2::int) x");
+
+int imx_db_webhook_prune(struct imx_db_conn *db, unsigned retention_days, unsigned batch,
+                         struct imx_db_outbox *out)
+{
+    char days[16], n[16];
+    snprintf(days, sizeof days, "%u", retention_days);
+    snprintf(n, sizeof n, "%u", batch);
+    const char *p[] = { days, n };
+    PGresult *r = imx_db_exec(db, &q_prune, p);
+    int rc = -1;
+    if (imx_db_ok(r) && PQntuples(r) == 1) {
+        out->deliveries_pruned = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
+        out->events_pruned = strtoll(PQgetvalue(r, 0, 1), NULL, 10);
+        out->pending = strtoll(PQgetvalue(r, 0, 2), NULL, 10);
+        out->events = strtoll(PQgetvalue(r, 0, 3), NULL, 10);
+        rc = 0;
+    }
+    PQclear(r);
+    if (rc == 0)
+        PQclear(imx_db_idempotency_prune(db, n));
+    return rc;
 }

@@ -112,6 +112,19 @@ PGresult *imx_db_webhook_delete(struct imx_db_conn *c, const char *id, const cha
  * state (NULL: any), at most limit+1 -> id, delivery JSON with its attempts. */
 PGresult *imx_db_webhook_deliveries(struct imx_db_conn *c, const char *webhook_id,
                                     const char *before_id, const char *state, const char *limit);
+/* What one retention pass did and saw (imx_db_webhook_prune). */
+struct imx_db_outbox {
+    long long deliveries_pruned, events_pruned; /* removed in this pass */
+    long long pending;                          /* deliveries still owed */
+    long long events;                           /* events stored (the planner's estimate) */
+};
+
+/* Removes up to batch delivered or failed deliveries (and their attempts) older than
+ * retention_days, up to batch events as old with no delivery left, and up to batch expired
+ * Idempotency-Key replies; never anything pending. Returns 0 (out filled) or -1. */
+int imx_db_webhook_prune(struct imx_db_conn *db, unsigned retention_days, unsigned batch,
+                         struct imx_db_outbox *out);
+
 /* Who owns a delivery -> team_id, webhook_id, state, subscription enabled (no row: none). */
 PGresult *imx_db_delivery_owner(struct imx_db_conn *c, const char *id);
 /* -> delivery JSON with the payload and every attempt with its response (no row: none). */

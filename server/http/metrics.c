@@ -233,6 +233,14 @@ char *imx_metrics_render(const struct imx_metrics_gauges *g, size_t *len)
         "in time (503).\n# TYPE imaxe_password_busy_total counter\nimaxe_password_busy_total "
         "%llu\n",
         g->password_slots, g->password_busy);
+    if (g->outbox_pending >= 0)
+        put(&o,
+            "# HELP imaxe_webhook_outbox_pending Webhook deliveries not yet delivered or failed.\n"
+            "# TYPE imaxe_webhook_outbox_pending gauge\nimaxe_webhook_outbox_pending %lld\n"
+            "# HELP imaxe_webhook_outbox_events Webhook events stored (estimate), bounded by "
+            "IMAXE_EVENT_RETENTION_DAYS.\n"
+            "# TYPE imaxe_webhook_outbox_events gauge\nimaxe_webhook_outbox_events %lld\n",
+            g->outbox_pending, g->outbox_events);
     if (o.failed) {
         free(o.buf);
         return NULL;

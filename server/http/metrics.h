@@ -23,6 +23,8 @@ struct imx_metrics_gauges {
     unsigned long long head_timeouts, slow_bodies, evicted_readers;
     unsigned password_slots;
     unsigned long long password_busy;
+    /* The webhook outbox (server/webhooks/dispatcher.h); < 0: not known in this process. */
+    long long outbox_pending, outbox_events;
 };
 
 /* Renders everything in Prometheus text format 0.0.4. Returns a new string (free()) or NULL. */

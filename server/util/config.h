@@ -22,9 +22,9 @@ struct imx_config {
     unsigned header_timeout_s; /* IMAXE_HEADER_TIMEOUT_S: whole time to send request headers */
     unsigned body_min_rate;    /* IMAXE_BODY_MIN_BYTES_PER_S: slowest body accepted */
     unsigned reading_limit;    /* IMAXE_READING_CONNECTION_LIMIT: connections reading a request */
-    unsigned per_ip_reading_limit;       /* IMAXE_PER_IP_READING_LIMIT: the same, per address */
-    unsigned password_slots;             /* IMAXE_PASSWORD_SLOTS: Argon2id at once; 0 = the cores */
-    unsigned password_wait_ms;           /* IMAXE_PASSWORD_WAIT_MS: wait for a slot before 503 */
+    unsigned per_ip_reading_limit; /* IMAXE_PER_IP_READING_LIMIT: the same, per address */
+    unsigned password_slots;       /* IMAXE_PASSWORD_SLOTS: Argon2id at once; 0 = half the cores */
+    unsigned password_wait_ms;     /* IMAXE_PASSWORD_WAIT_MS: wait for a slot before 503 */
     unsigned quota_open_requests_team;   /* IMAXE_QUOTA_OPEN_REQUESTS_PER_TEAM */
     unsigned quota_open_requests_member; /* IMAXE_QUOTA_OPEN_REQUESTS_PER_MEMBER */
     unsigned quota_comments_request;     /* IMAXE_QUOTA_COMMENTS_PER_REQUEST */
@@ -35,6 +35,7 @@ struct imx_config {
     unsigned shutdown_s;                 /* IMAXE_SHUTDOWN_TIMEOUT_S: drain bound on SIGTERM */
     bool access_log;                     /* IMAXE_ACCESS_LOG */
     bool search_index;                   /* IMAXE_SEARCH_INDEX: answer searches from memory */
+    unsigned event_retention_days; /* IMAXE_EVENT_RETENTION_DAYS: keep sent events this long */
     unsigned search_index_walk;  /* IMAXE_SEARCH_INDEX_WALK: images a page walks before gathering */
     char log_level[16];          /* IMAXE_LOG_LEVEL */
     char migrations_dir[512];    /* IMAXE_MIGRATIONS_DIR */

@@ -48,7 +48,7 @@ static struct {
     pthread_t *workers;
     unsigned n_workers, running;
     char *url;
-    unsigned stmt_ms, timeout_ms, poll_ms, disable_after_s;
+    unsigned stmt_ms, timeout_ms, poll_ms, disable_after_s, retention_days;
     struct imx_webhook_schedule schedule;
     struct imx_ssrf_allow allow;
     char host_id[64];
@@ -382,6 +382,45 @@ static void apply_due_revocations(struct imx_db_conn *db, unsigned index)
         imx_info("applied %d scheduled image revocation%s", applied, applied == 1 ? "" : "s");
 }
 
+/* Retention: the first worker also prunes sent and failed deliveries and old events past
+ * IMAXE_EVENT_RETENTION_DAYS, a batch at a time (at most RETENTION_BATCHES a pass, so a backlog
+ * drains over several passes without holding a connection long), and records the outbox size
+ * for /metrics. */
+#define RETENTION_BATCH   1000
+#define RETENTION_BATCHES 10
+static _Atomic long long outbox_pending = -1, outbox_events = -1;
+
+static void prune_outbox(struct imx_db_conn *db, unsigned index)
+{
+    static long long last_ms;
+    long long now = now_mono_ms();
+    if (!db || index != 0 || now - last_ms < (long long)(d.poll_ms < 1000 ? 1000 : d.poll_ms))
+        return;
+    last_ms = now;
+    long long deliveries = 0, events = 0;
+    for (int i = 0; i < RETENTION_BATCHES; i++) {
+        struct imx_db_outbox o;
+        if (imx_db_webhook_prune(db, d.retention_days, RETENTION_BATCH, &o) != 0)
+            break;
+        deliveries += o.deliveries_pruned;
+        events += o.events_pruned;
+        atomic_store(&outbox_pending, o.pending);
+        atomic_store(&outbox_events, o.events);
+        if (o.deliveries_pruned < RETENTION_BATCH && o.events_pruned < RETENTION_BATCH)
+            break;
+    }
+    if (deliveries || events)
+        imx_info("webhooks: pruned %lld deliveries and %lld events older than %u days", deliveries,
+                 events, d.retention_days);
+}
+
+bool imx_webhooks_outbox(long long *pending, long long *events)
+{
+    *pending = atomic_load(&outbox_pending);
+    *events = atomic_load(&outbox_events);
+    return *pending >= 0;
+}
+
 static void *worker_main(void *arg)
 {
     unsigned index = (unsigned)(uintptr_t)arg;
@@ -397,6 +436,7 @@ static void *worker_main(void *arg)
         enum imx_db_failure why;
         struct imx_db_conn *db = imx_db_acquire(&why);
         apply_due_revocations(db, index);
+        prune_outbox(db, index);
         int got = db ? imx_db_webhook_claim(db, worker, lease_ms, &c) : -1;
         imx_db_release(db);
         if (got == 1) {
@@ -432,6 +472,7 @@ int imx_webhooks_start(const struct imx_config *cfg, char *err, size_t errlen)
     d.stmt_ms = cfg->statement_ms;
     d.timeout_ms = cfg->webhook_timeout_ms;
     d.poll_ms = cfg->webhook_poll_ms;
+    d.retention_days = cfg->event_retention_days;
     d.disable_after_s = cfg->webhook_disable_after_s;
     if (gethostname(d.host_id, sizeof d.host_id) != 0)
         snprintf(d.host_id, sizeof d.host_id, "host");

@@ -6,6 +6,7 @@
 #ifndef IMX_WEBHOOK_DISPATCHER_H
 #define IMX_WEBHOOK_DISPATCHER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "util/config.h"
@@ -17,5 +18,9 @@ int imx_webhooks_start(const struct imx_config *cfg, char *err, size_t errlen);
 /* Stops taking new deliveries, lets the ones in flight finish for up to grace_ms, then aborts
  * the rest (their leases run out and another worker retries them) and joins every thread. */
 void imx_webhooks_stop(unsigned grace_ms);
+
+/* The outbox as the last retention pass saw it: deliveries pending and events stored. false
+ * (both -1) when this process runs no dispatcher or has not looked yet. */
+bool imx_webhooks_outbox(long long *pending, long long *events);
 
 #endif

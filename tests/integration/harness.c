@@ -423,6 +423,54 @@ int imx_t_http_as(const struct imx_srv *s, const char *token, const char *method
     return imx_t_http(s, method, path, headers, json_body, res);
 }
 
+long long imx_t_publish(const struct imx_srv *s, const char *token, const char *team,
+                        const char *family, const char *version, const char *components,
+                        const char *gpus)
+{
+    char body[8192];
+    snprintf(
+        body, sizeof body,
+        "{\"team\":\"%s\",\"family\":\"%s\",\"version\":\"%s\",\"provider\":\"aws\","
+        "\"architecture\":\"x86_64\",\"os\":{\"name\":\"ubuntu\",\"version\":\"24.04\"},"
+        "\"layer\":\"platform\",\"artifacts\":[{\"region\":\"us-east-1\",\"id\":\"ami-%s-%s\"}],"
+        "\"components\":%s%s%s}",
+        team, family, version, family, version, components, gpus ? ",\"gpus\":" : "",
+        gpus ? gpus : "");
+    struct imx_res res;
+    if (imx_t_http_as(s, token, "POST", "/v1/images", body, &res) != 0)
+        return 0;
+    long long id = 0;
+    if (res.status == 201)
+        id = json_integer_value(json_object_get(res.json, "id"));
+    else
+        fprintf(stderr, "publish %s %s: %ld %s\n", family, version, res.status, res.body);
+    imx_t_res_free(&res);
+    return id;
+}
+
+long imx_t_image_patch(const struct imx_srv *s, const char *token, long long id,
+                       const char *json_body)
+{
+    char path[64], auth[8192], etag[128], if_match[160];
+    snprintf(path, sizeof path, "/v1/images/%lld", id);
+    struct imx_res res;
+    if (imx_t_http_as(s, token, "GET", path, NULL, &res) != 0)
+        return -1;
+    if (!imx_t_header(&res, "ETag", etag, sizeof etag))
+        etag[0] = '\0';
+    imx_t_res_free(&res);
+    snprintf(auth, sizeof auth, "Authorization: Bearer %s", token);
+    snprintf(if_match, sizeof if_match, "If-Match: %s", etag);
+    const char *headers[] = { auth, if_match, "Content-Type: application/json", NULL };
+    if (imx_t_http(s, "PATCH", path, headers, json_body, &res) != 0)
+        return -1;
+    long status = res.status;
+    if (status != 200)
+        fprintf(stderr, "PATCH %s %s: %ld %s\n", path, json_body, res.status, res.body);
+    imx_t_res_free(&res);
+    return status;
+}
+
 int imx_t_login(const struct imx_srv *s, const char *email, const char *password, char *token,
                 size_t len)
 {

@@ -111,6 +111,18 @@ int imx_t_login(const struct imx_srv *s, const char *email, const char *password
 int imx_t_http_as(const struct imx_srv *s, const char *token, const char *method, const char *path,
                   const char *json_body, struct imx_res *res);
 
+/* Publishes a minimal platform image of team through POST /v1/images (aws, x86_64, ubuntu 24.04,
+ * one artifact in us-east-1) with components, a JSON array text [{"name","version"}, ...], and
+ * gpus (a JSON array text, or NULL). Returns its id, or 0 (printing why). */
+long long imx_t_publish(const struct imx_srv *s, const char *token, const char *team,
+                        const char *family, const char *version, const char *components,
+                        const char *gpus);
+
+/* PATCH /v1/images/{id} with json_body (a lifecycle change), sending the ETag it reads first as
+ * If-Match. Returns the HTTP status, or -1 when no answer came. */
+long imx_t_image_patch(const struct imx_srv *s, const char *token, long long id,
+                       const char *json_body);
+
 /* Creates team team_slug if needed, the user email (password "pw-" email), gives them role in
  * the team, and signs them in (token). Returns 0, or -1 (printing why). */
 int imx_t_user(const struct imx_srv *s, const char *admin_token, const char *team_slug,

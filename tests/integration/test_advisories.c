@@ -1,5 +1,5 @@
-/* Advisories, patch status and pins against the real server: images inserted with SQL (as any
- * publisher would), advisories over HTTP; patch status across driver branches, Container Toolkit
+/* Advisories, patch status and pins against the real server: images and advisories published
+ * over HTTP; patch status across driver branches, Container Toolkit
  * ranges, partial fixes, revocation and either publishing order; patch.available staged once;
  * pins through every status, moves, history and the cross-team matrix. */
 #include "harness.h"
@@ -31,31 +31,30 @@ static int teardown(void **state)
     return imx_t_server_stop(&srv, SIGTERM, 15) == 0 ? 0 : -1;
 }
 
-/* Publishes an image of team-a with SQL, in one statement like the catalog's publish; days_ago
- * orders the family. Returns its id. */
+/* Publishes an image of team-a through the API; families are published oldest first. Returns
+ * its id. */
 static long long img(const char *family, const char *version, const char *driver,
-                     const char *toolkit, int days_ago)
+                     const char *toolkit)
 {
-    char q[2048];
-    snprintf(q, sizeof q,
-             "WITH i AS (INSERT INTO images (family, version, team_id, provider, architecture,"
-             " os_name, os_version, layer, published_at) VALUES ('%s', '%s', (SELECT id FROM teams"
-             " WHERE slug = 'team-a'), 'aws', 'x86_64', 'ubuntu', '24.04', 'platform',"
-             " now() - interval '%d days') RETURNING id),"
-             " c AS (INSERT INTO image_components (image_id, name, version) SELECT i.id, x.n, x.v"
-             " FROM i, (VALUES ('nvidia-driver', '%s'), ('nvidia-container-toolkit', '%s'),"
-             " ('cuda', '13.0.2')) x(n, v) RETURNING 1),"
-             " a AS (INSERT INTO image_artifacts (image_id, region, artifact_id)"
-             " SELECT i.id, 'us-east-1', 'ami-' || i.id FROM i RETURNING 1) SELECT id FROM i",
-             family, version, days_ago, driver, toolkit);
-    char *id = imx_t_sql(db, q);
-    assert_non_null(id);
-    long long v = atoll(id);
-    free(id);
-    return v;
+    char comps[512];
+    snprintf(comps, sizeof comps,
+             "[{\"name\":\"nvidia-driver\",\"version\":\"%s\"},"
+             "{\"name\":\"nvidia-container-toolkit\",\"version\":\"%s\"},"
+             "{\"name\":\"cuda\",\"version\":\"13.0.2\"}]",
+             driver, toolkit);
+    long long id = imx_t_publish(&srv, admin, "team-a", family, version, comps, NULL);
+    assert_true(id > 0);
+    return id;
 }
 
-/* The image's patch_status, read from the row the triggers maintain. */
+/* Revokes image id through the API. */
+static void revoke_image(long long id)
+{
+    assert_int_equal(
+        imx_t_image_patch(&srv, admin, id, "{\"status\":\"revoked\",\"reason\":\"test\"}"), 200);
+}
+
+/* The image's patch_status, read from its row. */
 static void expect_status(long long id, const char *want)
 {
     char q[128];
@@ -123,9 +122,9 @@ static void patch_status_follows_advisories_and_images(void **state)
 {
     (void)state;
     /* Fix first, then the advisory: both R535 images exist before T-DRV-1. */
-    f535_1 = img("f-535", "1", "535.261.03", "1.17.8", 40);
-    f535_2 = img("f-535", "2", "535.274.02", "1.17.8", 30);
-    f580_1 = img("f-580", "1", "580.82.07", "1.17.8", 40);
+    f535_1 = img("f-535", "1", "535.261.03", "1.17.8");
+    f535_2 = img("f-535", "2", "535.274.02", "1.17.8");
+    f580_1 = img("f-580", "1", "580.82.07", "1.17.8");
     expect_status(f535_1, "ok");
     expect(admin, "POST", "/v1/advisories", A1, 201);
     expect_status(f535_1, "patch_available");
@@ -138,7 +137,7 @@ static void patch_status_follows_advisories_and_images(void **state)
     assert_int_equal(sql_count("SELECT count(*) FROM patch_events WHERE family = 'f-580'"), 0);
 
     /* Advisory first, then the fix. */
-    f580_2 = img("f-580", "2", "580.95.05", "1.17.8", 30);
+    f580_2 = img("f-580", "2", "580.95.05", "1.17.8");
     expect_status(f580_1, "patch_available");
     expect_status(f580_2, "ok");
     assert_int_equal(sql_count("SELECT count(*) FROM patch_events WHERE kind = 'family'"
@@ -167,24 +166,8 @@ static void patch_status_follows_advisories_and_images(void **state)
     json_decref(p);
 
     /* Publishing a later image fixes T-DRV-2 for both; T-DRV-1 keeps its first fix, no new
-     * event for it. Inserted the loader's way: the row, then its components. */
-    char *id = imx_t_sql(db, "INSERT INTO images (family, version, team_id, provider, architecture,"
-                             " os_name, os_version, layer, published_at) VALUES ('f-580', '3',"
-                             " (SELECT id FROM teams WHERE slug = 'team-a'), 'aws', 'x86_64',"
-                             " 'ubuntu', '24.04', 'platform', now() - interval '20 days')"
-                             " RETURNING id");
-    f580_3 = atoll(id);
-    free(id);
-    char q[512];
-    snprintf(q, sizeof q,
-             "INSERT INTO image_components (image_id, name, version) VALUES (%lld,"
-             " 'nvidia-driver', '580.105.08'), (%lld, 'nvidia-container-toolkit', '1.17.8')"
-             " RETURNING 1",
-             f580_3, f580_3);
-    free(imx_t_sql(db, q));
-    snprintf(q, sizeof q,
-             "INSERT INTO image_artifacts VALUES (%lld, 'us-east-1', 'ami-3') RETURNING 1", f580_3);
-    free(imx_t_sql(db, q));
+     * event for it. */
+    f580_3 = img("f-580", "3", "580.105.08", "1.17.8");
     expect_status(f580_2, "patch_available");
     expect_status(f580_3, "ok");
     assert_int_equal(sql_count("SELECT count(*) FROM patch_events WHERE kind = 'family'"
@@ -195,17 +178,16 @@ static void patch_status_follows_advisories_and_images(void **state)
                      1);
 
     /* Container Toolkit: <=1.16.1; then the fix is revoked. */
-    tk_1 = img("f-tk", "1", "590.10", "1.16.1", 40);
-    tk_2 = img("f-tk", "2", "590.10", "1.16.2", 30);
+    tk_1 = img("f-tk", "1", "590.10", "1.16.1");
+    tk_2 = img("f-tk", "2", "590.10", "1.16.2");
     expect(admin, "POST", "/v1/advisories", A3, 201);
     expect_status(tk_1, "patch_available");
     expect_status(tk_2, "ok");
-    free(imx_t_sql(db, "UPDATE images SET status = 'revoked', status_reason = 'test'"
-                       " WHERE family = 'f-tk' AND version = '2' RETURNING 1"));
+    revoke_image(tk_2);
     expect_status(tk_2, "revoked");
     expect_status(tk_1, "vulnerable");
-    plain_1 = img("f-plain", "1", "590.10", "1.17.8", 40);
-    plain_2 = img("f-plain", "2", "590.20", "1.17.8", 30);
+    plain_1 = img("f-plain", "1", "590.10", "1.17.8");
+    plain_2 = img("f-plain", "2", "590.20", "1.17.8");
     expect_status(plain_1, "ok");
 
     /* The same statuses through the API: catalog search filters on them, image detail shows
@@ -440,8 +422,7 @@ static void pins(void **state)
     char ppath[64];
     snprintf(ppath, sizeof ppath, "/v1/pins/%lld", plain);
     expect(alice, "PUT", ppath, body, 200);
-    free(imx_t_sql(db, "UPDATE images SET status = 'revoked', status_reason = 'test'"
-                       " WHERE family = 'f-plain' AND version = '2' RETURNING 1"));
+    revoke_image(plain_2);
     p = get(alice, ppath, 200);
     assert_string_equal(json_string_value(json_object_get(p, "status")), "revoked");
     json_decref(p);
@@ -452,13 +433,11 @@ static void pins(void **state)
              "[{\"component\":\"nvidia-driver\",\"range\":\"~580\"}]}",
              f580_3);
     long long watch = pin_create(alice, body, 201, "current");
-    free(imx_t_sql(db, "INSERT INTO advisories (id, title, published, severity)"
-                       " VALUES ('T-DRV-3', 'Driver bulletin 3', '2026-02-01', 'high')"
-                       " RETURNING 1"));
-    free(imx_t_sql(db, "INSERT INTO advisory_ranges (advisory_id, ord, component, range, lo,"
-                       " lo_incl, hi, hi_incl) VALUES ('T-DRV-3', 0, 'nvidia-driver',"
-                       " '>=580, <580.126.09', imx_version_key('580'), true,"
-                       " imx_version_key('580.126.09'), false) RETURNING 1"));
+    expect(admin, "POST", "/v1/advisories",
+           "{\"id\":\"T-DRV-3\",\"title\":\"Driver bulletin 3\",\"published\":\"2026-02-01\","
+           "\"severity\":\"high\",\"affected\":[{\"component\":\"nvidia-driver\","
+           "\"range\":\">=580, <580.126.09\"}]}",
+           201);
     snprintf(path, sizeof path, "/v1/pins/%lld", watch);
     p = get(alice, path, 200);
     assert_string_equal(json_string_value(json_object_get(p, "status")), "vulnerable");
@@ -466,8 +445,8 @@ static void pins(void **state)
     char q[256];
     snprintf(q, sizeof q, "SELECT count(*) FROM patch_events WHERE pin_id = %lld", watch);
     assert_int_equal(sql_count(q), 0);
-    img("f-580", "4", "580.126.09", "1.17.8", 10);
-    img("f-580", "5", "580.126.10", "1.17.8", 5);
+    img("f-580", "4", "580.126.09", "1.17.8");
+    img("f-580", "5", "580.126.10", "1.17.8");
     p = get(alice, path, 200);
     assert_string_equal(json_string_value(json_object_get(p, "status")), "patch_available");
     json_decref(p);
@@ -477,7 +456,7 @@ static void pins(void **state)
     char *art = imx_t_sql(db, "SELECT imx_pin_resolve((SELECT id FROM teams WHERE slug ="
                               " 'team-a'), 'watch', 'us-east-1')->>'artifact_id'");
     assert_non_null(art);
-    assert_string_equal(art, "ami-3");
+    assert_string_equal(art, "ami-f-580-3");
     free(art);
     art = imx_t_sql(db, "SELECT imx_pin_resolve((SELECT id FROM teams WHERE slug = 'team-a'),"
                         " 'plain', 'us-east-1')->>'emptied_by'");

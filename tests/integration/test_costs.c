@@ -617,8 +617,16 @@ static void a_published_image_matches_open_requests(void **state)
     long long id = json_integer_value(json_object_get(r, "id"));
     assert_int_equal(json_array_size(json_object_get(r, "matches")), 0);
     json_decref(r);
-    long long wrong = image("b200-wrong", "1", "570.133.20", "12.8.1", "B200");
-    long long right = image("b200-right", "1", "580.95.05", "13.0.2", "B200");
+    /* Published through the API: the publish use case matches open requests. */
+    long long wrong = imx_t_publish(&srv, admin, "team-a", "b200-wrong", "1",
+                                    "[{\"name\":\"nvidia-driver\",\"version\":\"570.133.20\"},"
+                                    "{\"name\":\"cuda\",\"version\":\"12.8.1\"}]",
+                                    "[\"B200\"]");
+    long long right = imx_t_publish(&srv, admin, "team-a", "b200-right", "1",
+                                    "[{\"name\":\"nvidia-driver\",\"version\":\"580.95.05\"},"
+                                    "{\"name\":\"cuda\",\"version\":\"13.0.2\"}]",
+                                    "[\"B200\"]");
+    assert_true(wrong > 0 && right > 0);
     char q[256];
     snprintf(q, sizeof q,
              "SELECT string_agg(x::text, ',') FROM imx_requests_matching_image(%lld) x", right);

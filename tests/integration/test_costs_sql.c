@@ -150,47 +150,59 @@ static void costs_for_images_best_per_model_and_scoped(void **state)
     imx_db_release(c);
 }
 
-static void trigger_sees_rows_inserted_later_in_the_transaction(void **state)
+/* The publish use case finds open requests by what they name (imx_request_match_images): a
+ * constraint interval holding a component version, GPUs alone, or nothing at all; and only those
+ * whose every condition the image meets. */
+static void requests_are_found_by_what_they_name(void **state)
 {
     (void)state;
-    char q[2048], rid[24];
+    char q[2048], by_cuda[24], by_gpu[24], bare[24], other[24], img[24];
     snprintf(q, sizeof q,
              "WITH r AS (INSERT INTO image_requests (team_id, catalog_team_id, title, gpus)"
-             " SELECT id, id, 'later rows', '{H200}' FROM teams WHERE slug = 'a' RETURNING id),"
+             " SELECT id, id, 'cuda 13', '{H200}' FROM teams WHERE slug = 'a' RETURNING id),"
              " k AS (INSERT INTO request_constraints SELECT r.id, 1, 'cuda', '13.*',"
              " '{13,0,0,0,0,0}', true, '{14,0,0,0,0,0}', false FROM r RETURNING 1)"
              " SELECT id FROM r");
-    sql_id(q, rid, sizeof rid);
-    /* The image row first, its components and GPUs in later statements, then commit. */
+    sql_id(q, by_cuda, sizeof by_cuda);
+    sql_id("INSERT INTO image_requests (team_id, catalog_team_id, title, gpus) SELECT id, id,"
+           " 'any H200', '{H200}' FROM teams WHERE slug = 'a' RETURNING id",
+           by_gpu, sizeof by_gpu);
+    sql_id("INSERT INTO image_requests (team_id, catalog_team_id, title) SELECT id, id,"
+           " 'anything' FROM teams WHERE slug = 'a' RETURNING id",
+           bare, sizeof bare);
     snprintf(q, sizeof q,
-             "BEGIN;"
-             "INSERT INTO images (family, version, team_id, provider, architecture, os_name,"
-             " os_version, layer) SELECT 'later', '1', min(id), 'aws', 'x86_64', 'ubuntu',"
-             " '24.04', 'platform' FROM teams;"
-             "INSERT INTO image_components (image_id, name, version) SELECT id, 'cuda', '13.0.2'"
-             " FROM images WHERE family = 'later';"
-             "INSERT INTO image_gpus (image_id, gpu) SELECT id, 'H200' FROM images"
-             " WHERE family = 'later';"
-             "COMMIT;"
-             "SELECT count(*) FROM request_matches m JOIN images i ON i.id = m.image_id"
-             " WHERE i.family = 'later' AND m.request_id = %s AND m.via = 'published'",
-             rid);
+             "WITH r AS (INSERT INTO image_requests (team_id, catalog_team_id, title)"
+             " SELECT id, id, 'cuda 12' FROM teams WHERE slug = 'a' RETURNING id),"
+             " k AS (INSERT INTO request_constraints SELECT r.id, 1, 'cuda', '12.*',"
+             " '{12,0,0,0,0,0}', true, '{13,0,0,0,0,0}', false FROM r RETURNING 1)"
+             " SELECT id FROM r");
+    sql_id(q, other, sizeof other);
+    sql_id("WITH i AS (INSERT INTO images (family, version, team_id, provider, architecture,"
+           " os_name, os_version, layer) SELECT 'match-me', '1', min(id), 'aws', 'x86_64',"
+           " 'ubuntu', '24.04', 'platform' FROM teams RETURNING id),"
+           " c AS (INSERT INTO image_components (image_id, name, version) SELECT id, 'cuda',"
+           " '13.0.2' FROM i RETURNING 1),"
+           " g AS (INSERT INTO image_gpus (image_id, gpu) SELECT id, 'H200' FROM i RETURNING 1)"
+           " SELECT id FROM i",
+           img, sizeof img);
+    snprintf(q, sizeof q, "SELECT imx_request_match_images(ARRAY[%s::bigint])", img);
     char *n = sql(q);
-    assert_string_equal(n, "1");
+    assert_string_equal(n, "3");
     free(n);
-    /* An image without the GPU does not match. */
     snprintf(q, sizeof q,
-             "BEGIN;"
-             "INSERT INTO images (family, version, team_id, provider, architecture, os_name,"
-             " os_version, layer) SELECT 'later-no-gpu', '1', min(id), 'aws', 'x86_64', 'ubuntu',"
-             " '24.04', 'platform' FROM teams;"
-             "INSERT INTO image_components (image_id, name, version) SELECT id, 'cuda', '13.0.2'"
-             " FROM images WHERE family = 'later-no-gpu';"
-             "COMMIT;"
-             "SELECT count(*) FROM request_matches WHERE request_id = %s",
-             rid);
+             "SELECT string_agg(request_id::text, ',' ORDER BY request_id) FROM request_matches"
+             " WHERE image_id = %s AND via = 'published'",
+             img);
+    char want[128];
+    snprintf(want, sizeof want, "%s,%s,%s", by_cuda, by_gpu, bare);
     n = sql(q);
-    assert_string_equal(n, "1");
+    assert_string_equal(n, want);
+    free(n);
+    (void)other;
+    /* Matching again records nothing twice. */
+    snprintf(q, sizeof q, "SELECT imx_request_match_images(ARRAY[%s::bigint])", img);
+    n = sql(q);
+    assert_string_equal(n, "0");
     free(n);
 }
 
@@ -198,7 +210,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(costs_for_images_best_per_model_and_scoped),
-        cmocka_unit_test(trigger_sees_rows_inserted_later_in_the_transaction),
+        cmocka_unit_test(requests_are_found_by_what_they_name),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -289,9 +289,11 @@ static void patch_available_once_to_the_pin_team_and_family_subscribers(void **s
     }
     json_decref(evs);
 
-    /* Publishing again (a newer fix) and re-running the refresh announce nothing new. */
+    /* Publishing again (a newer fix) and rebuilding every patch status from scratch announce
+     * nothing new. */
     long long e3 = publish("ev-e", "3", "580.105.08", 0);
-    char *v = imx_t_sql(db, "SELECT count(*) FROM imx_patch_refresh_all()");
+    char *v = imx_t_sql(db, "SELECT imx_patch_rebuild()");
+    assert_non_null(v);
     free(v);
     assert_int_equal(deliveries(alice, wh_a, "patch.available"), 2);
 

@@ -1,0 +1,1092 @@
+/* The command table of imaxe and the runners it names: most commands are one route, run by
+ * the generic runner (positionals into the path, options into the query, a JSON file as the
+ * body, --all following next_cursor); the rest have a handler here or in cmd_probe.c. */
+#include "cli.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <termios.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "whsig.h"
+
+#define V IMX_CLI_OPT_VALUE
+#define L IMX_CLI_OPT_LIST
+#define F IMX_CLI_OPT_FLAG
+
+const struct imx_cli_opt imx_cli_global_opts[] = {
+    { "output", 'o', V, NULL, "table, json or ndjson (default: table on a terminal, else json)" },
+    { "url", 0, V, NULL, "server (default: IMAXE_URL, else what `imaxe login` stored)" },
+    { "token", 0, V, NULL, "bearer token (default: IMAXE_TOKEN, else what login stored)" },
+    { "all", 'a', F, NULL, "follow next_cursor to the last page" },
+    { "field", 'f', V, NULL, "print only this dotted path of the answer (of each item), raw" },
+    { "param", 'p', L, NULL, "extra query parameter NAME=VALUE" },
+    { "timeout", 0, V, NULL, "seconds one request may take (default 60)" },
+    { "help", 'h', F, NULL, "show help" },
+    { NULL, 0, 0, NULL, NULL },
+};
+
+static const struct imx_cli_opt no_opts[] = { { NULL, 0, 0, NULL, NULL } };
+
+static const struct imx_cli_opt login_opts[] = {
+    { "email", 'e', V, NULL, "sign in as this user" },
+    { "password-stdin", 0, F, NULL,
+      "read the password from stdin (else IMAXE_PASSWORD, else a prompt)" },
+    { "api-token", 0, V, NULL, "store this API token (imx_...) instead of signing in" },
+    { NULL, 0, 0, NULL, NULL },
+};
+
+static const struct imx_cli_opt search_opts[] = {
+    { "q", 0, V, "q", "words in the family, description or component names" },
+    { "family", 0, V, "family", "image family" },
+    { "provider", 0, V, "provider", "aws, gcp, azure, onprem or oci-container" },
+    { "region", 0, V, "region", "has an artifact in this region" },
+    { "arch", 0, V, "arch", "x86_64 or arm64" },
+    { "os", 0, V, "os", "NAME or NAME:VERSION" },
+    { "gpu", 0, V, "gpu", "GPU model or architecture (H100, hopper)" },
+    { "component", 'c', L, "component", "NAME:CONSTRAINT, e.g. cuda:>=12.4" },
+    { "tag", 0, L, "tag", "a tag every image has" },
+    { "status", 0, V, "status", "active (default), deprecated, revoked or any" },
+    { "layer", 0, V, "layer", "platform or model" },
+    { "patch-status", 0, V, "patch_status", "ok, vulnerable, patch_available or revoked" },
+    { "sort", 0, V, "sort", "-published_at (default), family, boot_seconds or size_gb" },
+    { "limit", 'n', V, "limit", "items a page (1-200)" },
+    { "facets", 0, F, "facets", "include facet counts" },
+    { NULL, 0, 0, NULL, NULL },
+};
+
+static const struct imx_cli_opt resolve_opts[] = {
+    { "family", 0, V, "family", "image family (or --pin)" },
+    { "pin", 0, V, "pin", "TEAM/NAME of a pin instead of a family" },
+    { "region", 0, V, "region", "region of the artifact (required)" },
+    { "arch", 0, V, "arch", "x86_64 or arm64" },
+    { "component", 'c', L, "component", "NAME:CONSTRAINT" },
+    { NULL, 0, 0, NULL, NULL },
+};
+
+static const struct imx_cli_opt status_opts[] = {
+    { "reason", 0, V, NULL, "why (kept with the image and in the audit log)" },
+    { "cascade", 0, F, NULL, "revoke every image built on it too" },
+    { "at", 0, V, NULL, "revoke at this RFC 3339 time instead of now" },
+    { NULL, 0, 0, NULL, NULL },
+};
+
+static const struct imx_cli_opt team_limit_opts[] = {
+    { "team", 't', V, "team", "team slug" },
+    { "limit", 'n', V, "limit", "items a page" },
+    { NULL, 0, 0, NULL, NULL },
+};
+
+static const struct imx_cli_opt move_opts[] = {
+    { "image", 0, V, NULL, "id of the image to point the pin at (required)" },
+    { NULL, 0, 0, NULL, NULL },
+};
+
+static const struct imx_cli_opt advisory_opts[] = {
+    { "component", 'c', V, "component", "an affected range names this component" },
+    { "severity", 0, V, "severity", "low, medium, high or critical" },
+    { "cve", 0, V, "cve", "CVE id" },
+    { "published-from", 0, V, "published_from", "YYYY-MM-DD" },
+    { "published-to", 0, V, "published_to", "YYYY-MM-DD" },
+    { "limit", 'n', V, "limit", "items a page" },
+    { NULL, 0, 0, NULL, NULL },
+};
+
+static const struct imx_cli_opt compat_opts[] = {
+    { "component", 'c', L, NULL, "NAME=VERSION of the stack" },
+    { "gpu", 'g', L, NULL, "target GPU" },
+    { NULL, 0, 0, NULL, NULL },
+};
+
+static const struct imx_cli_opt measurement_import_opts[] = {
+    { "team", 't', V, NULL, "team the measurements belong to (required)" },
+    { NULL, 0, 0, NULL, NULL },
+};
+
+static const struct imx_cli_opt costs_opts[] = {
+    { "model", 'm', V, "model", "model name (resnet50, llama-3.1-8b)" },
+    { "max-p99-ms", 0, V, "max_p99_ms", "latency target on the median p99" },
+    { "gpu", 0, V, "gpu", "GPU model" },
+    { "pricing", 0, V, "pricing", "on_demand, spot or reserved" },
+    { "region", 0, V, "region", "region" },
+    { "family", 0, V, "family", "image family" },
+    { "instance-family", 0, V, "instance_family", "instance family (p5, g6)" },
+    { "daily-inferences", 0, V, "daily_inferences", "for the monthly cost" },
+    { "team", 't', V, "team", "team slug" },
+    { "limit", 'n', V, "limit", "rows" },
+    { NULL, 0, 0, NULL, NULL },
+};
+
+static const struct imx_cli_opt request_list_opts[] = {
+    { "team", 't', V, "team", "team slug" },
+    { "state", 0, V, "state", "open, approved, building, fulfilled, rejected or withdrawn" },
+    { "limit", 'n', V, "limit", "items a page" },
+    { NULL, 0, 0, NULL, NULL },
+};
+
+static const struct imx_cli_opt webhook_list_opts[] = {
+    { "team", 't', V, "team", "team slug" },
+    { NULL, 0, 0, NULL, NULL },
+};
+
+static const struct imx_cli_opt deliveries_opts[] = {
+    { "state", 0, V, "state", "pending, delivered or failed" },
+    { "limit", 'n', V, "limit", "items a page" },
+    { NULL, 0, 0, NULL, NULL },
+};
+
+static const struct imx_cli_opt verify_opts[] = {
+    { "secret", 's', L, NULL, "whsec_... (default IMAXE_WEBHOOK_SECRET)" },
+    { "id", 0, V, NULL, "webhook-id header (default WEBHOOK_ID or HTTP_WEBHOOK_ID)" },
+    { "timestamp", 0, V, NULL, "webhook-timestamp header (default WEBHOOK_TIMESTAMP or HTTP_...)" },
+    { "signature", 0, V, NULL, "webhook-signature header (default WEBHOOK_SIGNATURE or HTTP_...)" },
+    { "tolerance", 0, V, NULL, "seconds the timestamp may be off (default 300; -1: any)" },
+    { NULL, 0, 0, NULL, NULL },
+};
+
+static const struct imx_cli_opt probe_opts[] = {
+    { "imds", 0, F, NULL,
+      "ask EC2's instance metadata service (IMDSv2, 1 s) for the instance type" },
+    { "check", 0, V, NULL,
+      "compare with image ID, or FAMILY/REGION through resolve; exit 6 on drift" },
+    { "publish", 0, F, NULL,
+      "publish what was found (with --family, --version, --team, --artifact)" },
+    { "family", 0, V, NULL, "family to publish into" },
+    { "version", 0, V, NULL, "version to publish" },
+    { "team", 't', V, NULL, "team that publishes" },
+    { "artifact", 0, L, NULL, "REGION=ID of the image's artifact (at least one)" },
+    { "provider", 0, V, NULL,
+      "aws, gcp, azure, onprem, oci-container (default: aws with an instance type, else onprem)" },
+    { "layer", 0, V, NULL, "platform (default) or model" },
+    { "tag", 0, L, NULL, "tag" },
+    { "parent", 0, V, NULL, "id of the image this one is built on" },
+    { "description", 0, V, NULL, "description" },
+    { NULL, 0, 0, NULL, NULL },
+};
+
+static const struct imx_cli_opt measure_opts[] = {
+    { "team", 't', V, NULL, "team the measurement belongs to (required)" },
+    { "image", 0, V, NULL, "image id (required)" },
+    { "instance-type", 0, V, NULL, "instance type, e.g. g6.xlarge (required)" },
+    { "model", 'm', V, NULL, "model name (required)" },
+    { "throughput", 0, V, NULL, "inferences per second" },
+    { "from-json", 0, V, NULL, "benchmark result file: its measurement fields are used" },
+    { "p50-ms", 0, V, NULL, "median latency" },
+    { "p99-ms", 0, V, NULL, "p99 latency" },
+    { "precision", 0, V, NULL, "fp32, fp16, bf16, fp8, int8" },
+    { "batch-size", 0, V, NULL, "batch size" },
+    { "gpu-count", 0, V, NULL, "GPUs used (default: what probe counts)" },
+    { "pricing", 0, V, NULL, "on_demand (default), spot or reserved" },
+    { "boot-seconds", 0, V, NULL, "boot time (default: systemd-analyze's total)" },
+    { "no-boot", 0, F, NULL, "do not read systemd-analyze" },
+    { NULL, 0, 0, NULL, NULL },
+};
+
+#undef V
+#undef L
+#undef F
+
+void imx_cli_err(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("imaxe: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+int imx_cli_write_out(const struct imx_cli_buf *b)
+{
+    if (b->len > 0 && fwrite(b->data, 1, b->len, stdout) != b->len)
+        return IMX_CLI_EXIT_SERVER;
+    return fflush(stdout) == 0 ? 0 : IMX_CLI_EXIT_SERVER;
+}
+
+int imx_cli_read_input(const char *path, struct imx_cli_buf *b)
+{
+    bool is_stdin = strcmp(path, "-") == 0;
+    int fd = is_stdin ? 0 : open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        imx_cli_err("%s: %s", path, strerror(errno));
+        return -1;
+    }
+    imx_cli_buf_init(b, IMX_CLI_FILE_MAX);
+    char chunk[65536];
+    ssize_t n;
+    int rc = 0;
+    while ((n = read(fd, chunk, sizeof chunk)) > 0) {
+        if (imx_cli_buf_add(b, chunk, (size_t)n) != 0) {
+            imx_cli_err("%s: larger than %u bytes", is_stdin ? "stdin" : path, IMX_CLI_FILE_MAX);
+            rc = -1;
+            break;
+        }
+    }
+    if (n < 0) {
+        imx_cli_err("%s: %s", path, strerror(errno));
+        rc = -1;
+    }
+    if (!is_stdin)
+        close(fd);
+    if (rc == 0 && !b->data)
+        imx_cli_buf_add(b, "", 0);
+    if (rc != 0)
+        imx_cli_buf_free(b);
+    return rc;
+}
+
+/* Prints a problem document (or the start of a body that is not one) for an error status. */
+static void print_problem(const struct imx_cli_resp *r)
+{
+    json_t *doc = json_loadb(imx_cli_buf_str(&r->body), r->body.len, 0, NULL);
+    const char *title = json_string_value(json_object_get(doc, "title"));
+    const char *detail = json_string_value(json_object_get(doc, "detail"));
+    if (title) {
+        fprintf(stderr, "imaxe: %ld %s%s%s\n", r->status, title, detail ? ": " : "",
+                detail ? detail : "");
+        size_t i;
+        json_t *e;
+        json_array_foreach(json_object_get(doc, "errors"), i, e)
+        {
+            fprintf(stderr, "  %s: %s\n", json_string_value(json_object_get(e, "pointer")),
+                    json_string_value(json_object_get(e, "detail")));
+        }
+    } else {
+        fprintf(stderr, "imaxe: HTTP %ld: %.200s\n", r->status, imx_cli_buf_str(&r->body));
+    }
+    json_decref(doc);
+}
+
+int imx_cli_call(struct imx_cli_ctx *ctx, const char *method, const char *path,
+                 const char *content_type, const char *body, size_t body_len,
+                 const char *const *headers, struct imx_cli_resp *r)
+{
+    imx_cli_resp_init(r);
+    if (imx_cli_http_do(&ctx->http, method, path, content_type, body, body_len, headers, r) != 0) {
+        imx_cli_err("%s %s%s: %s", method, ctx->http.base, path, r->error);
+        return IMX_CLI_EXIT_SERVER;
+    }
+    int code = imx_cli_exit_for_status(r->status);
+    if (code != IMX_CLI_EXIT_OK)
+        print_problem(r);
+    return code;
+}
+
+json_t *imx_cli_resp_json(const struct imx_cli_resp *r)
+{
+    json_error_t je;
+    json_t *doc = json_loadb(imx_cli_buf_str(&r->body), r->body.len, 0, &je);
+    if (!doc)
+        imx_cli_err("the server's answer (HTTP %ld) is not JSON: %s", r->status, je.text);
+    return doc;
+}
+
+/* --field for a document: of each item for a list. Returns an exit code. */
+static int print_field(json_t *doc, const char *field)
+{
+    struct imx_cli_buf out;
+    imx_cli_buf_init(&out, (size_t)1 << 30);
+    int code = IMX_CLI_EXIT_OK;
+    json_t *items = json_object_get(doc, "items");
+    if (json_is_array(items) && !imx_cli_json_path(doc, field)) {
+        size_t i;
+        json_t *it;
+        json_array_foreach(items, i, it)
+        {
+            json_t *v = imx_cli_json_path(it, field);
+            if (v)
+                imx_cli_fmt_field(&out, v);
+        }
+    } else {
+        json_t *v = imx_cli_json_path(doc, field);
+        if (v) {
+            imx_cli_fmt_field(&out, v);
+        } else {
+            imx_cli_err("the answer has no field %s", field);
+            code = IMX_CLI_EXIT_NOT_FOUND;
+        }
+    }
+    if (code == IMX_CLI_EXIT_OK)
+        code = imx_cli_write_out(&out);
+    imx_cli_buf_free(&out);
+    return code;
+}
+
+int imx_cli_print_doc(struct imx_cli_ctx *ctx, json_t *doc, const char *columns)
+{
+    const char *field = imx_cli_args_get(&ctx->args, "field");
+    if (field)
+        return print_field(doc, field);
+    struct imx_cli_buf out;
+    imx_cli_buf_init(&out, (size_t)1 << 30);
+    json_t *items = json_object_get(doc, "items");
+    int rc;
+    if (json_is_array(items) && ctx->fmt != IMX_CLI_FMT_JSON)
+        rc = imx_cli_fmt_rows(&out, items, columns, ctx->fmt, ctx->color);
+    else if (json_is_array(doc))
+        rc = imx_cli_fmt_rows(&out, doc, columns, ctx->fmt, ctx->color);
+    else
+        rc = imx_cli_fmt_object(&out, doc, ctx->fmt, ctx->color);
+    int code = rc == 0 ? imx_cli_write_out(&out) : IMX_CLI_EXIT_SERVER;
+    if (rc != 0)
+        imx_cli_err("the output is too large to render");
+    imx_cli_buf_free(&out);
+    return code;
+}
+
+/* The command's path with positionals substituted and its query options, plus cursor when
+ * not NULL, into b. *used is how many positionals the path took. Returns 0, or an exit code. */
+static int build_path(const struct imx_cli_cmd *cmd, struct imx_cli_ctx *ctx, const char *cursor,
+                      struct imx_cli_buf *b, size_t *used)
+{
+    *used = 0;
+    for (const char *p = cmd->path; *p; p++) {
+        if (p[0] == '{' && p[1] >= '0' && p[1] <= '9' && p[2] == '}') {
+            size_t i = (size_t)(p[1] - '0');
+            if (i >= ctx->args.npos)
+                return IMX_CLI_EXIT_USAGE;
+            imx_cli_buf_add_escaped(b, ctx->args.pos[i]);
+            if (i + 1 > *used)
+                *used = i + 1;
+            p += 2;
+        } else {
+            imx_cli_buf_add(b, p, 1);
+        }
+    }
+    char sep = strchr(cmd->path, '?') ? '&' : '?';
+    for (size_t i = 0; i < ctx->args.nv; i++) {
+        const struct imx_cli_val *v = &ctx->args.v[i];
+        const char *name = v->opt->query;
+        const char *value = v->value;
+        char pname[128];
+        if (strcmp(v->opt->name, "param") == 0) {
+            const char *eq = strchr(value, '=');
+            if (!eq || eq == value || (size_t)(eq - value) >= sizeof pname) {
+                imx_cli_err("--param wants NAME=VALUE, not '%s'", value);
+                return IMX_CLI_EXIT_USAGE;
+            }
+            memcpy(pname, value, (size_t)(eq - value));
+            pname[eq - value] = '\0';
+            name = pname;
+            value = eq + 1;
+        }
+        if (!name)
+            continue;
+        if (v->opt->kind == IMX_CLI_OPT_FLAG)
+            value = "true";
+        imx_cli_buf_add(b, &sep, 1);
+        imx_cli_buf_add_escaped(b, name);
+        imx_cli_buf_add(b, "=", 1);
+        imx_cli_buf_add_escaped(b, value);
+        sep = '&';
+    }
+    if (cursor) {
+        imx_cli_buf_add(b, &sep, 1);
+        imx_cli_buf_puts(b, "cursor=");
+        imx_cli_buf_add_escaped(b, cursor);
+    }
+    if (b->overflow) {
+        imx_cli_err("the request URL is too long");
+        return IMX_CLI_EXIT_USAGE;
+    }
+    return 0;
+}
+
+/* Reads the JSON body of a command: its positional after those of the path, else stdin. */
+static int read_json_body(struct imx_cli_ctx *ctx, size_t used, struct imx_cli_buf *body)
+{
+    const char *file = ctx->args.npos > used ? ctx->args.pos[used] : "-";
+    if (strcmp(file, "-") == 0 && isatty(0))
+        fputs("imaxe: reading JSON from the terminal (Ctrl-D ends it)\n", stderr);
+    if (imx_cli_read_input(file, body) != 0)
+        return IMX_CLI_EXIT_USAGE;
+    json_error_t je;
+    json_t *doc = json_loadb(imx_cli_buf_str(body), body->len, 0, &je);
+    if (!doc) {
+        imx_cli_err("%s: not JSON: line %d: %s", strcmp(file, "-") ? file : "stdin", je.line,
+                    je.text);
+        imx_cli_buf_free(body);
+        return IMX_CLI_EXIT_REFUSED;
+    }
+    json_decref(doc);
+    return 0;
+}
+
+static int run_generic(const struct imx_cli_cmd *cmd, struct imx_cli_ctx *ctx)
+{
+    struct imx_cli_buf path;
+    struct imx_cli_buf body = { 0 };
+    struct imx_cli_resp r;
+    imx_cli_resp_init(&r);
+    json_t *doc = NULL;
+    json_t *collected = NULL;
+    char *cursor = NULL;
+    size_t used;
+    bool all = imx_cli_args_has(&ctx->args, "all");
+    bool streamed = false;
+    imx_cli_buf_init(&path, 16384);
+    int code = build_path(cmd, ctx, NULL, &path, &used);
+    if (code != 0)
+        goto out;
+    if (cmd->body == IMX_CLI_BODY_JSON && (code = read_json_body(ctx, used, &body)) != 0)
+        goto out;
+    for (;;) {
+        imx_cli_resp_free(&r);
+        code = imx_cli_call(ctx, cmd->method, imx_cli_buf_str(&path), "application/json", body.data,
+                            body.len, NULL, &r);
+        if (code != IMX_CLI_EXIT_OK)
+            goto out;
+        if (r.status == 204 || r.body.len == 0)
+            goto out;
+        json_decref(doc);
+        if (!(doc = imx_cli_resp_json(&r))) {
+            code = IMX_CLI_EXIT_SERVER;
+            goto out;
+        }
+        json_t *items = json_object_get(doc, "items");
+        if (!all || !json_is_array(items))
+            break;
+        if (ctx->fmt == IMX_CLI_FMT_NDJSON || imx_cli_args_has(&ctx->args, "field")) {
+            /* Streams: each page is printed as it comes. */
+            json_t *page = json_pack("{s:O}", "items", items);
+            code = imx_cli_print_doc(ctx, page, cmd->columns);
+            json_decref(page);
+            streamed = true;
+            if (code != 0)
+                goto out;
+        } else {
+            if (!collected)
+                collected = json_array();
+            if (json_array_size(collected) + json_array_size(items) > IMX_CLI_ALL_MAX) {
+                imx_cli_err("--all stops at %d items: use -o ndjson to stream more",
+                            IMX_CLI_ALL_MAX);
+                code = IMX_CLI_EXIT_USAGE;
+                goto out;
+            }
+            json_array_extend(collected, items);
+        }
+        const char *next = json_string_value(json_object_get(doc, "next_cursor"));
+        if (!next || !next[0])
+            break;
+        free(cursor);
+        cursor = strdup(next);
+        imx_cli_buf_reset(&path);
+        if ((code = build_path(cmd, ctx, cursor, &path, &used)) != 0)
+            goto out;
+    }
+    if (collected) {
+        json_t *whole = json_pack("{s:O, s:n}", "items", collected, "next_cursor");
+        code = imx_cli_print_doc(ctx, whole, cmd->columns);
+        json_decref(whole);
+    } else if (!streamed) {
+        code = imx_cli_print_doc(ctx, doc, cmd->columns);
+    }
+out:
+    if (code == IMX_CLI_EXIT_USAGE && path.len == 0)
+        imx_cli_err("usage: imaxe %s %s %s", cmd->noun, cmd->verb ? cmd->verb : "", cmd->synopsis);
+    free(cursor);
+    json_decref(doc);
+    json_decref(collected);
+    imx_cli_resp_free(&r);
+    imx_cli_buf_free(&path);
+    imx_cli_buf_free(&body);
+    return code;
+}
+
+/* Reads one line from stdin (without its newline), echo off on a terminal. */
+static int read_password(char *out, size_t len, bool prompt)
+{
+    struct termios old, quiet;
+    bool tty = prompt && isatty(0) && tcgetattr(0, &old) == 0;
+    if (tty) {
+        fputs("Password: ", stderr);
+        quiet = old;
+        quiet.c_lflag &= ~(tcflag_t)ECHO;
+        tcsetattr(0, TCSAFLUSH, &quiet);
+    }
+    char *got = fgets(out, (int)len, stdin);
+    if (tty) {
+        tcsetattr(0, TCSAFLUSH, &old);
+        fputc('\n', stderr);
+    }
+    if (!got)
+        return -1;
+    out[strcspn(out, "\r\n")] = '\0';
+    return 0;
+}
+
+static int run_login(const struct imx_cli_cmd *cmd, struct imx_cli_ctx *ctx)
+{
+    (void)cmd;
+    struct imx_cli_config cfg;
+    char err[512];
+    char password[1024] = "";
+    struct imx_cli_resp r;
+    imx_cli_resp_init(&r);
+    json_t *doc = NULL;
+    char *body = NULL;
+    int code = IMX_CLI_EXIT_USAGE;
+    const char *api_token = imx_cli_args_get(&ctx->args, "api-token");
+    const char *email = imx_cli_args_get(&ctx->args, "email");
+    memset(&cfg, 0, sizeof cfg);
+    snprintf(cfg.url, sizeof cfg.url, "%s", ctx->url);
+    if (api_token) {
+        snprintf(cfg.token, sizeof cfg.token, "%s", api_token);
+        ctx->http.token = cfg.token;
+        imx_cli_resp_free(&r);
+        if ((code = imx_cli_call(ctx, "GET", "/v1/me", NULL, NULL, 0, NULL, &r)) != 0)
+            goto out;
+    } else {
+        if (!email) {
+            imx_cli_err("login needs --email (or --api-token)");
+            goto out;
+        }
+        const char *env = getenv("IMAXE_PASSWORD");
+        if (imx_cli_args_has(&ctx->args, "password-stdin")) {
+            if (read_password(password, sizeof password, false) != 0) {
+                imx_cli_err("no password on stdin");
+                goto out;
+            }
+        } else if (env && env[0]) {
+            snprintf(password, sizeof password, "%s", env);
+        } else if (!isatty(0) || read_password(password, sizeof password, true) != 0) {
+            imx_cli_err("no password: use --password-stdin or IMAXE_PASSWORD");
+            goto out;
+        }
+        json_t *req = json_pack("{s:s, s:s}", "email", email, "password", password);
+        body = req ? json_dumps(req, JSON_COMPACT) : NULL;
+        json_decref(req);
+        if (!body) {
+            code = IMX_CLI_EXIT_SERVER;
+            goto out;
+        }
+        imx_cli_resp_free(&r);
+        code = imx_cli_call(ctx, "POST", "/v1/auth/login", "application/json", body, strlen(body),
+                            NULL, &r);
+        if (code != 0)
+            goto out;
+        const char *token;
+        if (!(doc = imx_cli_resp_json(&r)) ||
+            !(token = json_string_value(json_object_get(doc, "access_token"))) ||
+            strlen(token) >= sizeof cfg.token) {
+            imx_cli_err("the sign-in answer has no access_token");
+            code = IMX_CLI_EXIT_SERVER;
+            goto out;
+        }
+        strcpy(cfg.token, token);
+    }
+    char path[4096];
+    if (imx_cli_config_save(&cfg, err, sizeof err) != 0) {
+        imx_cli_err("%s", err);
+        code = IMX_CLI_EXIT_SERVER;
+        goto out;
+    }
+    imx_cli_config_path(path, sizeof path);
+    fprintf(stderr, "imaxe: signed in to %s; token stored in %s\n", cfg.url, path);
+    code = IMX_CLI_EXIT_OK;
+out:
+    memset(password, 0, sizeof password);
+    if (body) {
+        memset(body, 0, strlen(body));
+        free(body);
+    }
+    memset(cfg.token, 0, sizeof cfg.token);
+    json_decref(doc);
+    imx_cli_resp_free(&r);
+    return code;
+}
+
+static int run_compare(const struct imx_cli_cmd *cmd, struct imx_cli_ctx *ctx)
+{
+    (void)cmd;
+    struct imx_cli_buf path;
+    imx_cli_buf_init(&path, 4096);
+    imx_cli_buf_puts(&path, "/v1/compare?ids=");
+    for (size_t i = 0; i < ctx->args.npos; i++) {
+        if (i > 0)
+            imx_cli_buf_puts(&path, ",");
+        imx_cli_buf_add_escaped(&path, ctx->args.pos[i]);
+    }
+    struct imx_cli_resp r;
+    int code = imx_cli_call(ctx, "GET", imx_cli_buf_str(&path), NULL, NULL, 0, NULL, &r);
+    json_t *doc = code == 0 ? imx_cli_resp_json(&r) : NULL;
+    if (code == 0 && !doc)
+        code = IMX_CLI_EXIT_SERVER;
+    if (doc) {
+        /* A table shows the rows that matter: one per component and compared field. */
+        if (ctx->fmt == IMX_CLI_FMT_TABLE && !imx_cli_args_has(&ctx->args, "field")) {
+            json_t *rows = json_array();
+            const char *part[] = { "components", "fields" };
+            for (size_t k = 0; k < 2; k++) {
+                size_t i;
+                json_t *row;
+                json_array_foreach(json_object_get(doc, part[k]), i, row)
+                {
+                    json_t *t = json_pack("{s:O, s:O}", "name", json_object_get(row, "name"),
+                                          "differs", json_object_get(row, "differs"));
+                    size_t j;
+                    json_t *v;
+                    json_array_foreach(json_object_get(row, "values"), j, v)
+                    {
+                        json_t *img = json_array_get(json_object_get(doc, "images"), j);
+                        char key[64];
+                        snprintf(key, sizeof key, "#%lld",
+                                 (long long)json_integer_value(json_object_get(img, "id")));
+                        json_object_set(t, key, v);
+                    }
+                    json_array_append_new(rows, t);
+                }
+            }
+            code = imx_cli_print_doc(ctx, rows, NULL);
+            json_decref(rows);
+        } else {
+            code = imx_cli_print_doc(ctx, doc, NULL);
+        }
+    }
+    json_decref(doc);
+    imx_cli_resp_free(&r);
+    imx_cli_buf_free(&path);
+    return code;
+}
+
+/* images deprecate | revoke | restore: the image's ETag, then PATCH with If-Match. */
+static int run_status(const struct imx_cli_cmd *cmd, struct imx_cli_ctx *ctx)
+{
+    const char *status = strcmp(cmd->verb, "deprecate") == 0 ? "deprecated"
+                         : strcmp(cmd->verb, "revoke") == 0  ? "revoked"
+                                                             : "active";
+    struct imx_cli_buf path;
+    imx_cli_buf_init(&path, 1024);
+    imx_cli_buf_puts(&path, "/v1/images/");
+    imx_cli_buf_add_escaped(&path, ctx->args.pos[0]);
+    struct imx_cli_resp r;
+    char *body = NULL;
+    json_t *doc = NULL;
+    int code = imx_cli_call(ctx, "GET", imx_cli_buf_str(&path), NULL, NULL, 0, NULL, &r);
+    if (code != 0)
+        goto out;
+    if (!r.etag[0]) {
+        imx_cli_err("the image came without an ETag");
+        code = IMX_CLI_EXIT_SERVER;
+        goto out;
+    }
+    char if_match[300];
+    snprintf(if_match, sizeof if_match, "If-Match: %s", r.etag);
+    json_t *req = json_pack("{s:s}", "status", status);
+    const char *reason = imx_cli_args_get(&ctx->args, "reason");
+    const char *at = imx_cli_args_get(&ctx->args, "at");
+    if (reason)
+        json_object_set_new(req, "reason", json_string(reason));
+    if (imx_cli_args_has(&ctx->args, "cascade"))
+        json_object_set_new(req, "cascade", json_true());
+    if (at)
+        json_object_set_new(req, "revoke_at", json_string(at));
+    body = json_dumps(req, JSON_COMPACT);
+    json_decref(req);
+    const char *headers[] = { if_match, NULL };
+    imx_cli_resp_free(&r);
+    code = imx_cli_call(ctx, "PATCH", imx_cli_buf_str(&path), "application/json", body,
+                        strlen(body), headers, &r);
+    if (code != 0)
+        goto out;
+    if (!(doc = imx_cli_resp_json(&r))) {
+        code = IMX_CLI_EXIT_SERVER;
+        goto out;
+    }
+    code = imx_cli_print_doc(ctx, doc, NULL);
+out:
+    free(body);
+    json_decref(doc);
+    imx_cli_resp_free(&r);
+    imx_cli_buf_free(&path);
+    return code;
+}
+
+/* images import: a JSON array or NDJSON of manifests, each published; one result row each. */
+static int run_images_import(const struct imx_cli_cmd *cmd, struct imx_cli_ctx *ctx)
+{
+    (void)cmd;
+    struct imx_cli_buf in;
+    const char *file = ctx->args.npos > 0 ? ctx->args.pos[0] : "-";
+    if (imx_cli_read_input(file, &in) != 0)
+        return IMX_CLI_EXIT_USAGE;
+    json_t *manifests = json_loadb(in.data, in.len, 0, NULL);
+    if (json_is_object(manifests)) {
+        json_t *one = manifests;
+        manifests = json_pack("[o]", one);
+    }
+    if (!json_is_array(manifests)) {
+        json_decref(manifests);
+        manifests = json_array();
+        const char *p = in.data;
+        int line = 0;
+        while (*p) {
+            line++;
+            size_t len = strcspn(p, "\n");
+            if (strspn(p, " \t\r") < len) {
+                json_error_t je;
+                json_t *m = json_loadb(p, len, 0, &je);
+                if (!json_is_object(m)) {
+                    imx_cli_err("%s: line %d is not a JSON object: %s", file, line, je.text);
+                    json_decref(m);
+                    json_decref(manifests);
+                    imx_cli_buf_free(&in);
+                    return IMX_CLI_EXIT_REFUSED;
+                }
+                json_array_append_new(manifests, m);
+            }
+            p += len;
+            if (*p)
+                p++;
+        }
+    }
+    imx_cli_buf_free(&in);
+    json_t *results = json_array();
+    int worst = IMX_CLI_EXIT_OK;
+    size_t i;
+    json_t *m;
+    json_array_foreach(manifests, i, m)
+    {
+        char *body = json_dumps(m, JSON_COMPACT);
+        struct imx_cli_resp r;
+        int code = imx_cli_call(ctx, "POST", "/v1/images", "application/json", body,
+                                body ? strlen(body) : 0, NULL, &r);
+        json_t *doc = json_loadb(imx_cli_buf_str(&r.body), r.body.len, 0, NULL);
+        json_t *row =
+            json_pack("{s:O?, s:O?, s:I}", "family", json_object_get(m, "family"), "version",
+                      json_object_get(m, "version"), "status", (json_int_t)r.status);
+        if (code == 0)
+            json_object_set(row, "id", json_object_get(doc, "id"));
+        else
+            json_object_set(row, "detail", json_object_get(doc, "detail"));
+        json_array_append_new(results, row);
+        if (code > worst)
+            worst = code;
+        json_decref(doc);
+        imx_cli_resp_free(&r);
+        free(body);
+    }
+    int out = imx_cli_print_doc(ctx, results, "family,version,status,id,detail");
+    json_decref(results);
+    json_decref(manifests);
+    return worst ? worst : out;
+}
+
+/* advisories import: imaxe JSON or OSV as the server takes them; CSAF is refused here, since
+ * the server does not take it yet. */
+static int run_advisory_import(const struct imx_cli_cmd *cmd, struct imx_cli_ctx *ctx)
+{
+    struct imx_cli_buf in;
+    const char *file = ctx->args.npos > 0 ? ctx->args.pos[0] : "-";
+    if (imx_cli_read_input(file, &in) != 0)
+        return IMX_CLI_EXIT_USAGE;
+    json_t *doc = json_loadb(in.data, in.len, 0, NULL);
+    bool csaf = json_object_get(json_object_get(doc, "document"), "csaf_version") != NULL;
+    json_decref(doc);
+    imx_cli_buf_free(&in);
+    if (csaf) {
+        imx_cli_err("%s is a CSAF document: the server takes imaxe JSON and OSV, not CSAF yet",
+                    file);
+        return IMX_CLI_EXIT_REFUSED;
+    }
+    return run_generic(cmd, ctx);
+}
+
+static int run_pin_move(const struct imx_cli_cmd *cmd, struct imx_cli_ctx *ctx)
+{
+    (void)cmd;
+    const char *image = imx_cli_args_get(&ctx->args, "image");
+    char *end = NULL;
+    long long id = image ? strtoll(image, &end, 10) : 0;
+    if (!image || *end || id <= 0) {
+        imx_cli_err("pins move needs --image ID (a positive integer)");
+        return IMX_CLI_EXIT_USAGE;
+    }
+    struct imx_cli_buf path;
+    imx_cli_buf_init(&path, 1024);
+    imx_cli_buf_puts(&path, "/v1/pins/");
+    imx_cli_buf_add_escaped(&path, ctx->args.pos[0]);
+    char body[64];
+    snprintf(body, sizeof body, "{\"image\":%lld}", id);
+    struct imx_cli_resp r;
+    int code = imx_cli_call(ctx, "PUT", imx_cli_buf_str(&path), "application/json", body,
+                            strlen(body), NULL, &r);
+    json_t *doc = code == 0 ? imx_cli_resp_json(&r) : NULL;
+    if (code == 0)
+        code = doc ? imx_cli_print_doc(ctx, doc, NULL) : IMX_CLI_EXIT_SERVER;
+    json_decref(doc);
+    imx_cli_resp_free(&r);
+    imx_cli_buf_free(&path);
+    return code;
+}
+
+/* compat check: a JSON file, or --component NAME=VERSION and --gpu; exit 3 when not ok. */
+static int run_compat(const struct imx_cli_cmd *cmd, struct imx_cli_ctx *ctx)
+{
+    (void)cmd;
+    const char *comps[IMX_CLI_VALS_MAX];
+    const char *gpus[IMX_CLI_VALS_MAX];
+    size_t nc = imx_cli_args_list(&ctx->args, "component", comps, IMX_CLI_VALS_MAX);
+    size_t ng = imx_cli_args_list(&ctx->args, "gpu", gpus, IMX_CLI_VALS_MAX);
+    char *body = NULL;
+    struct imx_cli_buf in = { 0 };
+    if (nc > 0) {
+        json_t *req = json_pack("{s:[], s:[]}", "components", "gpus");
+        for (size_t i = 0; i < nc; i++) {
+            const char *eq = strchr(comps[i], '=');
+            if (!eq || eq == comps[i] || !eq[1]) {
+                imx_cli_err("--component wants NAME=VERSION, not '%s'", comps[i]);
+                json_decref(req);
+                return IMX_CLI_EXIT_USAGE;
+            }
+            json_array_append_new(json_object_get(req, "components"),
+                                  json_pack("{s:s%, s:s}", "name", comps[i],
+                                            (size_t)(eq - comps[i]), "version", eq + 1));
+        }
+        for (size_t i = 0; i < ng; i++)
+            json_array_append_new(json_object_get(req, "gpus"), json_string(gpus[i]));
+        body = json_dumps(req, JSON_COMPACT);
+        json_decref(req);
+    } else {
+        int code = read_json_body(ctx, 0, &in);
+        if (code != 0)
+            return code;
+        body = strdup(in.data);
+        imx_cli_buf_free(&in);
+    }
+    struct imx_cli_resp r;
+    int code = imx_cli_call(ctx, "POST", "/v1/compat/check", "application/json", body, strlen(body),
+                            NULL, &r);
+    free(body);
+    json_t *doc = code == 0 ? imx_cli_resp_json(&r) : NULL;
+    if (code == 0 && !doc)
+        code = IMX_CLI_EXIT_SERVER;
+    if (doc) {
+        if (ctx->fmt == IMX_CLI_FMT_TABLE && !imx_cli_args_has(&ctx->args, "field")) {
+            json_t *page = json_pack("{s:O}", "items", json_object_get(doc, "findings"));
+            code = imx_cli_print_doc(ctx, page, "severity,code,message");
+            json_decref(page);
+        } else {
+            code = imx_cli_print_doc(ctx, doc, NULL);
+        }
+        if (code == 0 && json_is_false(json_object_get(doc, "ok"))) {
+            imx_cli_err("the stack has %lld error(s)",
+                        (long long)json_integer_value(json_object_get(doc, "errors")));
+            code = IMX_CLI_EXIT_REFUSED;
+        }
+    }
+    json_decref(doc);
+    imx_cli_resp_free(&r);
+    return code;
+}
+
+static int run_measurement_import(const struct imx_cli_cmd *cmd, struct imx_cli_ctx *ctx)
+{
+    (void)cmd;
+    const char *team = imx_cli_args_get(&ctx->args, "team");
+    if (!team) {
+        imx_cli_err("measurements import needs --team");
+        return IMX_CLI_EXIT_USAGE;
+    }
+    struct imx_cli_buf in;
+    if (imx_cli_read_input(ctx->args.npos > 0 ? ctx->args.pos[0] : "-", &in) != 0)
+        return IMX_CLI_EXIT_USAGE;
+    struct imx_cli_buf path;
+    imx_cli_buf_init(&path, 1024);
+    imx_cli_buf_puts(&path, "/v1/measurements:import?team=");
+    imx_cli_buf_add_escaped(&path, team);
+    struct imx_cli_resp r;
+    int code =
+        imx_cli_call(ctx, "POST", imx_cli_buf_str(&path), "text/csv", in.data, in.len, NULL, &r);
+    json_t *doc = code == 0 ? imx_cli_resp_json(&r) : NULL;
+    if (code == 0)
+        code = doc ? imx_cli_print_doc(ctx, doc, NULL) : IMX_CLI_EXIT_SERVER;
+    json_decref(doc);
+    imx_cli_resp_free(&r);
+    imx_cli_buf_free(&path);
+    imx_cli_buf_free(&in);
+    return code;
+}
+
+/* A header value: the option, else WEBHOOK_<NAME>, else the CGI spelling HTTP_WEBHOOK_<NAME>. */
+static const char *header_value(struct imx_cli_ctx *ctx, const char *opt, const char *env)
+{
+    const char *v = imx_cli_args_get(&ctx->args, opt);
+    char name[64];
+    if (v)
+        return v;
+    snprintf(name, sizeof name, "WEBHOOK_%s", env);
+    if ((v = getenv(name)) != NULL)
+        return v;
+    snprintf(name, sizeof name, "HTTP_WEBHOOK_%s", env);
+    return getenv(name);
+}
+
+static int run_verify(const struct imx_cli_cmd *cmd, struct imx_cli_ctx *ctx)
+{
+    (void)cmd;
+    const char *secrets[IMX_CLI_VALS_MAX];
+    size_t ns = imx_cli_args_list(&ctx->args, "secret", secrets, IMX_CLI_VALS_MAX);
+    if (ns == 0 && getenv("IMAXE_WEBHOOK_SECRET")) {
+        secrets[0] = getenv("IMAXE_WEBHOOK_SECRET");
+        ns = 1;
+    }
+    if (ns == 0) {
+        imx_cli_err("webhooks verify needs --secret or IMAXE_WEBHOOK_SECRET");
+        return IMX_CLI_EXIT_USAGE;
+    }
+    long long tolerance = IMX_CLI_WH_TOLERANCE_S;
+    const char *t = imx_cli_args_get(&ctx->args, "tolerance");
+    if (t) {
+        char *end;
+        tolerance = strtoll(t, &end, 10);
+        if (*end || !t[0]) {
+            imx_cli_err("--tolerance wants seconds, not '%s'", t);
+            return IMX_CLI_EXIT_USAGE;
+        }
+    }
+    struct imx_cli_buf body;
+    if (imx_cli_read_input(ctx->args.npos > 0 ? ctx->args.pos[0] : "-", &body) != 0)
+        return IMX_CLI_EXIT_USAGE;
+    const char *id = header_value(ctx, "id", "ID");
+    const char *ts = header_value(ctx, "timestamp", "TIMESTAMP");
+    const char *sig = header_value(ctx, "signature", "SIGNATURE");
+    enum imx_cli_wh_result res = IMX_CLI_WH_NO_MATCH;
+    for (size_t i = 0; i < ns && i < IMX_CLI_VALS_MAX; i++) {
+        res = imx_cli_wh_verify(secrets[i], id, ts, sig, body.data, body.len, (long long)time(NULL),
+                                tolerance);
+        if (res != IMX_CLI_WH_NO_MATCH)
+            break;
+    }
+    int code;
+    if (res == IMX_CLI_WH_OK) {
+        code = imx_cli_write_out(&body);
+    } else {
+        imx_cli_err("webhook refused: %s", imx_cli_wh_result_text(res));
+        code = res == IMX_CLI_WH_BAD_SECRET ? IMX_CLI_EXIT_USAGE : IMX_CLI_EXIT_REFUSED;
+    }
+    imx_cli_buf_free(&body);
+    return code;
+}
+
+#define IMAGE_COLUMNS "id,family,version,provider,architecture,status,patch_status"
+
+const struct imx_cli_cmd imx_cli_commands[] = {
+    { "login", NULL, "", 0, 0, "Sign in and store the token (mode 0600) for later commands",
+      "imaxe login --url http://127.0.0.1:8080 --email admin@imaxe.local --password-stdin"
+      " <<<imaxe-demo-admin\n"
+      "imaxe login --api-token \"$IMAXE_TOKEN\"",
+      login_opts, NULL, NULL, IMX_CLI_BODY_NONE, NULL, run_login, true },
+    { "images", "search", "", 0, 0, "Search the catalog (keyset pages; --all for every page)",
+      "imaxe images search --gpu hopper -c 'cuda:>=12.4' --region us-east-1\n"
+      "imaxe images search --family dlami-base-ubuntu24.04 --all -o ndjson | jq -r .version",
+      search_opts, "GET", "/v1/images", IMX_CLI_BODY_NONE, IMAGE_COLUMNS, NULL, false },
+    { "images", "get", "ID", 1, 1, "One image with its components, artifacts and reports",
+      "imaxe images get 4\nimaxe images get 4 -f components", no_opts, "GET", "/v1/images/{0}",
+      IMX_CLI_BODY_NONE, NULL, NULL, false },
+    { "images", "compare", "ID ID...", 2, 10, "Compare 2 to 10 images side by side",
+      "imaxe images compare 4 5 6", no_opts, "GET", NULL, IMX_CLI_BODY_NONE, NULL, run_compare,
+      false },
+    { "images", "resolve", "", 0, 0,
+      "The artifact to launch: newest usable image of a family or a pin",
+      "AMI=$(imaxe images resolve --family dlami-base-ubuntu24.04 --region us-east-1 -f "
+      "artifact_id)",
+      resolve_opts, "GET", "/v1/images/resolve", IMX_CLI_BODY_NONE, NULL, NULL, false },
+    { "images", "lineage", "ID", 1, 1, "The parent chain and children of an image",
+      "imaxe images lineage 20", no_opts, "GET", "/v1/images/{0}/lineage", IMX_CLI_BODY_NONE, NULL,
+      NULL, false },
+    { "images", "patch", "ID", 1, 1, "Patch status of an image per advisory, with each fix",
+      "imaxe images patch 4", no_opts, "GET", "/v1/images/{0}/patch", IMX_CLI_BODY_NONE, NULL, NULL,
+      false },
+    { "images", "publish", "[FILE]", 0, 1, "Publish a manifest (JSON file, or stdin)",
+      "imaxe images publish manifest.json -f id", no_opts, "POST", "/v1/images", IMX_CLI_BODY_JSON,
+      NULL, NULL, false },
+    { "images", "import", "[FILE]", 0, 1, "Publish many manifests (a JSON array or NDJSON)",
+      "imaxe images import manifests.ndjson", no_opts, "POST", "/v1/images", IMX_CLI_BODY_NONE,
+      NULL, run_images_import, false },
+    { "images", "deprecate", "ID", 1, 1, "Deprecate an image (its ETag is sent as If-Match)",
+      "imaxe images deprecate 41 --reason 'superseded by 2026.04.01'", status_opts, "PATCH", NULL,
+      IMX_CLI_BODY_NONE, NULL, run_status, false },
+    { "images", "revoke", "ID", 1, 1,
+      "Revoke an image now or --at a time, --cascade to descendants",
+      "imaxe images revoke 41 --reason CVE-2025-23266 --cascade", status_opts, "PATCH", NULL,
+      IMX_CLI_BODY_NONE, NULL, run_status, false },
+    { "images", "restore", "ID", 1, 1,
+      "Make an image active again (cancels a scheduled revocation)", "imaxe images restore 41",
+      status_opts, "PATCH", NULL, IMX_CLI_BODY_NONE, NULL, run_status, false },
+    { "pins", "list", "", 0, 0, "A team's pins with their status and candidate",
+      "imaxe pins list --team ml-platform", team_limit_opts, "GET", "/v1/pins", IMX_CLI_BODY_NONE,
+      "id,team,name,image.id,image.version,status", NULL, false },
+    { "pins", "get", "ID", 1, 1, "One pin with its history", "imaxe pins get 1", no_opts, "GET",
+      "/v1/pins/{0}", IMX_CLI_BODY_NONE, NULL, NULL, false },
+    { "pins", "move", "ID", 1, 1, "Point a pin at another image (422 names unmet constraints)",
+      "imaxe pins move 1 --image 6", move_opts, "PUT", NULL, IMX_CLI_BODY_NONE, NULL, run_pin_move,
+      false },
+    { "advisories", "list", "", 0, 0, "Search advisories, newest first",
+      "imaxe advisories list -c nvidia-container-toolkit --severity critical", advisory_opts, "GET",
+      "/v1/advisories", IMX_CLI_BODY_NONE, "id,severity,cvss,published,title", NULL, false },
+    { "advisories", "get", "ID", 1, 1, "One advisory with its affected ranges",
+      "imaxe advisories get NVIDIA-5703", no_opts, "GET", "/v1/advisories/{0}", IMX_CLI_BODY_NONE,
+      NULL, NULL, false },
+    { "advisories", "import", "[FILE]", 0, 1,
+      "Publish an advisory: imaxe JSON or OSV (global admins)",
+      "imaxe advisories import GHSA-xxxx.osv.json", no_opts, "POST", "/v1/advisories",
+      IMX_CLI_BODY_JSON, NULL, run_advisory_import, false },
+    { "compat", "check", "[FILE]", 0, 1,
+      "Check a stack against the compatibility rules; exit 3 on errors",
+      "imaxe compat check -c nvidia-driver=535.183.01 -c cuda=12.8.0 -g B200", compat_opts, "POST",
+      "/v1/compat/check", IMX_CLI_BODY_NONE, NULL, run_compat, false },
+    { "measurements", "add", "[FILE]", 0, 1, "Record one cost measurement (JSON file, or stdin)",
+      "imaxe measurements add bench.json", no_opts, "POST", "/v1/measurements", IMX_CLI_BODY_JSON,
+      NULL, NULL, false },
+    { "measurements", "import", "[FILE]", 0, 1, "Import a CSV of measurements (all or nothing)",
+      "imaxe measurements import bench.csv --team ml-platform", measurement_import_opts, "POST",
+      NULL, IMX_CLI_BODY_NONE, NULL, run_measurement_import, false },
+    { "costs", NULL, "", 0, 0, "Cheapest image + instance type for a model at a latency target",
+      "imaxe costs --model resnet50 --max-p99-ms 50 --daily-inferences 2000000", costs_opts, "GET",
+      "/v1/costs", IMX_CLI_BODY_NONE, NULL, NULL, false },
+    { "requests", "create", "[FILE]", 0, 1, "Ask for a new image (JSON file, or stdin)",
+      "imaxe requests create request.json", no_opts, "POST", "/v1/requests", IMX_CLI_BODY_JSON,
+      NULL, NULL, false },
+    { "requests", "list", "", 0, 0, "Image requests",
+      "imaxe requests list --team ml-platform --state open", request_list_opts, "GET",
+      "/v1/requests", IMX_CLI_BODY_NONE, "id,team,title,state", NULL, false },
+    { "webhooks", "list", "", 0, 0, "A team's webhook subscriptions",
+      "imaxe webhooks list --team ml-platform", webhook_list_opts, "GET", "/v1/webhooks",
+      IMX_CLI_BODY_NONE, "id,team,url,events,enabled", NULL, false },
+    { "webhooks", "deliveries", "ID", 1, 1, "Deliveries of a subscription with their attempts",
+      "imaxe webhooks deliveries 3 --state failed", deliveries_opts, "GET",
+      "/v1/webhooks/{0}/deliveries", IMX_CLI_BODY_NONE, "id,message_id,event_type,state", NULL,
+      false },
+    { "webhooks", "test", "ID", 1, 1, "Send a ping to a subscription (202 with the delivery)",
+      "imaxe webhooks test 3", no_opts, "POST", "/v1/webhooks/{0}/test", IMX_CLI_BODY_NONE, NULL,
+      NULL, false },
+    { "webhooks", "redeliver", "DELIVERY", 1, 1, "Send a delivery again (same webhook-id)",
+      "imaxe webhooks redeliver 17", no_opts, "POST", "/v1/deliveries/{0}/redeliver",
+      IMX_CLI_BODY_NONE, NULL, NULL, false },
+    { "webhooks", "verify", "[FILE]", 0, 1,
+      "Verify a delivery's Standard Webhooks signature; body on stdin, printed when valid",
+      "imaxe webhooks verify --secret \"$SECRET\" --id \"$ID\" --timestamp \"$TS\" "
+      "--signature \"$SIG\" < body.json",
+      verify_opts, NULL, NULL, IMX_CLI_BODY_NONE, NULL, run_verify, true },
+    { "probe", NULL, "", 0, 0,
+      "Read this machine's GPU stack as a manifest fragment; --check, --publish",
+      "imaxe probe\nimaxe probe --check dlami-base-ubuntu24.04/us-east-1 || echo drift", probe_opts,
+      NULL, NULL, IMX_CLI_BODY_NONE, NULL, imx_cli_run_probe, true },
+    { "measure", NULL, "", 0, 0,
+      "Record a benchmark result as a measurement, boot time from systemd-analyze",
+      "imaxe measure --team ml-platform --image 12 --instance-type g6.xlarge --model resnet50 "
+      "--throughput 1850 --p99-ms 31",
+      measure_opts, NULL, NULL, IMX_CLI_BODY_NONE, NULL, imx_cli_run_measure, false },
+    { NULL, NULL, NULL, 0, 0, NULL, NULL, NULL, NULL, NULL, IMX_CLI_BODY_NONE, NULL, NULL, false },
+};
+
+int imx_cli_run_generic(const struct imx_cli_cmd *cmd, struct imx_cli_ctx *ctx)
+{
+    return run_generic(cmd, ctx);
+}

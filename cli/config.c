@@ -1,0 +1,125 @@
+/* The config file of `imaxe login` (see config.h). */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int imx_cli_config_path(char *out, size_t len)
+{
+    const char *xdg = getenv("XDG_CONFIG_HOME");
+    const char *home = getenv("HOME");
+    int n;
+    if (xdg && xdg[0] == '/')
+        n = snprintf(out, len, "%s/imaxe/config.json", xdg);
+    else if (home && home[0])
+        n = snprintf(out, len, "%s/.config/imaxe/config.json", home);
+    else
+        return -1;
+    return n > 0 && (size_t)n < len ? 0 : -1;
+}
+
+int imx_cli_config_load(struct imx_cli_config *c, char *err, size_t errlen)
+{
+    memset(c, 0, sizeof *c);
+    char path[4096];
+    if (imx_cli_config_path(path, sizeof path) != 0)
+        return 0;
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return 0;
+    if (st.st_mode & 077)
+        fprintf(stderr, "imaxe: warning: %s is readable by others (chmod 600 it)\n", path);
+    json_error_t je;
+    json_t *doc = json_load_file(path, 0, &je);
+    if (!json_is_object(doc)) {
+        snprintf(err, errlen, "%s: not a JSON object (%s)", path, je.text);
+        json_decref(doc);
+        return -1;
+    }
+    const char *url = json_string_value(json_object_get(doc, "url"));
+    const char *token = json_string_value(json_object_get(doc, "token"));
+    if (url && strlen(url) < sizeof c->url)
+        strcpy(c->url, url);
+    if (token && strlen(token) < sizeof c->token)
+        strcpy(c->token, token);
+    json_decref(doc);
+    return 0;
+}
+
+/* mkdir -p of path's directory with mode 0700 for what it creates. */
+static int make_dirs(char *path)
+{
+    for (char *p = path + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        int rc = mkdir(path, 0700);
+        *p = '/';
+        if (rc != 0 && errno != EEXIST)
+            return -1;
+    }
+    return 0;
+}
+
+int imx_cli_config_save(const struct imx_cli_config *c, char *err, size_t errlen)
+{
+    char path[4096];
+    char tmp[4200];
+    int fd = -1;
+    int rc = -1;
+    char *text = NULL;
+    json_t *doc = json_pack("{s:s, s:s}", "url", c->url, "token", c->token);
+    if (imx_cli_config_path(path, sizeof path) != 0) {
+        snprintf(err, errlen, "neither XDG_CONFIG_HOME nor HOME is set");
+        goto out;
+    }
+    snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
+    if (make_dirs(path) != 0) {
+        snprintf(err, errlen, "cannot create the directory of %s: %s", path, strerror(errno));
+        goto out;
+    }
+    text = doc ? json_dumps(doc, JSON_INDENT(2)) : NULL;
+    if (!text) {
+        snprintf(err, errlen, "out of memory");
+        goto out;
+    }
+    fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0) {
+        snprintf(err, errlen, "cannot write %s: %s", tmp, strerror(errno));
+        goto out;
+    }
+    size_t len = strlen(text);
+    if (fchmod(fd, 0600) != 0 || write(fd, text, len) != (ssize_t)len || write(fd, "\n", 1) != 1 ||
+        fsync(fd) != 0) {
+        snprintf(err, errlen, "cannot write %s: %s", tmp, strerror(errno));
+        goto out;
+    }
+    if (close(fd) != 0) {
+        fd = -1;
+        snprintf(err, errlen, "cannot write %s: %s", tmp, strerror(errno));
+        goto out;
+    }
+    fd = -1;
+    if (rename(tmp, path) != 0) {
+        snprintf(err, errlen, "cannot replace %s: %s", path, strerror(errno));
+        goto out;
+    }
+    rc = 0;
+out:
+    if (fd >= 0)
+        close(fd);
+    if (rc != 0)
+        unlink(tmp);
+    if (text) {
+        memset(text, 0, strlen(text));
+        free(text);
+    }
+    json_decref(doc);
+    return rc;
+}

@@ -1,0 +1,172 @@
+-- Use cases: publish an advisory (POST /v1/advisories), revise it (PATCH /v1/advisories/{id}),
+-- withdraw it (DELETE /v1/advisories/{id}). Called only from server/db/advisories.c
+-- (imx_db_advisory_publish, imx_db_advisory_withdraw).
+
+-- The images advisory adv now affects and the rows it keeps, reconciled: rows it no longer
+-- affects go (with their pin rows), new ones come, fixed_by is recomputed in one ordered pass per
+-- affected family, patch statuses follow, and every pin on an affected image gets its fix.
+-- Returns {"affected_images": n, "patch_status_changed": [ids]}. The caller holds the global
+-- patch lock exclusively.
+CREATE OR REPLACE FUNCTION imx_advisory_reconcile(adv text) RETURNS json
+LANGUAGE plpgsql AS $$
+DECLARE
+  v_old bigint[];
+  v_new bigint[];
+  v_fams text[];
+  v_changed bigint[];
+BEGIN
+  v_old := ARRAY(SELECT image_id FROM image_advisories WHERE advisory_id = adv);
+  -- Indexed range lookups on the component version keys (image_components_name_key); nothing
+  -- for a withdrawn advisory.
+  v_new := ARRAY(
+    SELECT DISTINCT c.image_id
+      FROM advisory_ranges r JOIN advisories a ON a.id = r.advisory_id AND a.withdrawn_at IS NULL
+      JOIN image_components c ON c.name = r.component AND c.version_key >= r.lo
+       AND c.version_key <= r.hi AND (r.lo_incl OR c.version_key <> r.lo)
+       AND (r.hi_incl OR c.version_key <> r.hi)
+     WHERE r.advisory_id = adv);
+  v_fams := ARRAY(SELECT DISTINCT i.family FROM unnest(v_old || v_new) n(id)
+                    JOIN images i ON i.id = n.id);
+  PERFORM imx_patch_lock_families(v_fams);
+
+  DELETE FROM image_advisories ia
+   WHERE ia.advisory_id = adv
+     AND NOT EXISTS (SELECT 1 FROM unnest(v_new) n(id) WHERE n.id = ia.image_id);
+  INSERT INTO image_advisories (image_id, advisory_id, family)
+  SELECT i.id, adv, i.family FROM unnest(v_new) n(id) JOIN images i ON i.id = n.id
+  ON CONFLICT DO NOTHING;
+
+  PERFORM imx_patch_pass(ARRAY(SELECT DISTINCT i.family FROM unnest(v_new) n(id)
+                                 JOIN images i ON i.id = n.id), adv);
+  v_changed := ARRAY(SELECT imx_patch_status_update(v_old || v_new));
+
+  -- Pins on affected images: without constraints the pin's fix is the image's; with them, the
+  -- walk from the pinned image.
+  INSERT INTO pin_advisories AS pa (pin_id, advisory_id, image_id, family, fixed_by)
+  SELECT p.id, adv, p.image_id, ia.family,
+         CASE WHEN NOT EXISTS (SELECT 1 FROM pin_constraints k WHERE k.pin_id = p.id)
+              THEN ia.fixed_by
+              ELSE imx_pin_next_fix(p.id, ia.family, i.published_at, i.id, adv) END
+    FROM image_advisories ia JOIN pins p ON p.image_id = ia.image_id
+    JOIN images i ON i.id = ia.image_id
+   WHERE ia.advisory_id = adv
+  ON CONFLICT (pin_id, advisory_id) DO UPDATE SET fixed_by = EXCLUDED.fixed_by
+   WHERE pa.fixed_by IS DISTINCT FROM EXCLUDED.fixed_by;
+
+  RETURN json_build_object('affected_images', cardinality(v_new),
+                           'patch_status_changed', to_json(v_changed));
+END
+$$;
+
+-- Publishes (p_revision NULL) or revises an advisory. p_doc: {id, title, published, severity,
+-- cvss, cves, url, source, affected:[{component, range, lo, lo_incl, hi, hi_incl, fixed}]} as
+-- server/api/advisories.c checked it; on a revision only the keys present change, and
+-- "affected" replaces every range. p_revision: the revision the client read (If-Match).
+-- Steps: lock (global, exclusive); write the advisory and its ranges; reconcile its rows
+-- (imx_advisory_reconcile); advisory.published (on publish); patch.available for the fixes
+-- that appeared. Returns {"outcome": "created" | "revised" | "not_found" | "withdrawn" |
+-- "stale", "revision": n, "affected_images", "patch_status_changed", "patch_events"}.
+-- 23505: the id exists (publish).
+CREATE OR REPLACE FUNCTION imx_advisory_publish(p_doc jsonb, p_user bigint, p_revision integer)
+RETURNS json
+LANGUAGE plpgsql AS $$
+DECLARE
+  v_id text := p_doc->>'id';
+  v_adv advisories;
+  v_res json;
+  v_events integer;
+  v_fams text[];
+BEGIN
+  PERFORM imx_patch_lock_global(true);
+  IF p_revision IS NULL THEN
+    INSERT INTO advisories (id, title, published, severity, cvss, cves, url, source, created_by)
+    VALUES (v_id, p_doc->>'title', (p_doc->>'published')::date, p_doc->>'severity',
+            (p_doc->>'cvss')::numeric, ARRAY(SELECT jsonb_array_elements_text(p_doc->'cves')),
+            p_doc->>'url', coalesce(p_doc->>'source', 'imaxe'), p_user)
+    RETURNING * INTO v_adv;
+  ELSE
+    SELECT * INTO v_adv FROM advisories WHERE id = v_id FOR UPDATE;
+    IF NOT FOUND THEN
+      RETURN json_build_object('outcome', 'not_found');
+    END IF;
+    IF v_adv.withdrawn_at IS NOT NULL THEN
+      RETURN json_build_object('outcome', 'withdrawn', 'revision', v_adv.revision);
+    END IF;
+    IF v_adv.revision <> p_revision THEN
+      RETURN json_build_object('outcome', 'stale', 'revision', v_adv.revision);
+    END IF;
+    UPDATE advisories SET
+      title = CASE WHEN p_doc ? 'title' THEN p_doc->>'title' ELSE title END,
+      published = CASE WHEN p_doc ? 'published' THEN (p_doc->>'published')::date ELSE published END,
+      severity = CASE WHEN p_doc ? 'severity' THEN p_doc->>'severity' ELSE severity END,
+      cvss = CASE WHEN p_doc ? 'cvss' THEN (p_doc->>'cvss')::numeric ELSE cvss END,
+      cves = CASE WHEN p_doc ? 'cves' THEN ARRAY(SELECT jsonb_array_elements_text(p_doc->'cves'))
+                  ELSE cves END,
+      url = CASE WHEN p_doc ? 'url' THEN p_doc->>'url' ELSE url END,
+      revision = revision + 1, updated_at = now()
+     WHERE id = v_id
+    RETURNING * INTO v_adv;
+    IF p_doc ? 'affected' THEN
+      DELETE FROM advisory_ranges WHERE advisory_id = v_id;
+    END IF;
+  END IF;
+  IF p_revision IS NULL OR p_doc ? 'affected' THEN
+    INSERT INTO advisory_ranges (advisory_id, ord, component, range, lo, lo_incl, hi, hi_incl,
+                                 fixed)
+    SELECT v_id, (x.o - 1)::int, x.e->>'component', x.e->>'range', (x.e->>'lo')::int[],
+           (x.e->>'lo_incl')::boolean, (x.e->>'hi')::int[], (x.e->>'hi_incl')::boolean,
+           x.e->>'fixed'
+      FROM jsonb_array_elements(p_doc->'affected') WITH ORDINALITY AS x(e, o);
+    v_res := imx_advisory_reconcile(v_id);
+  ELSE
+    v_res := json_build_object('affected_images',
+                               (SELECT count(*) FROM image_advisories WHERE advisory_id = v_id),
+                               'patch_status_changed', '[]'::json);
+  END IF;
+
+  IF p_revision IS NULL THEN
+    PERFORM imx_advisory_event(v_id);
+  END IF;
+  v_fams := ARRAY(SELECT DISTINCT family FROM image_advisories WHERE advisory_id = v_id);
+  v_events := imx_patch_announce(v_fams);
+  RETURN (v_res::jsonb || jsonb_build_object(
+            'outcome', CASE WHEN p_revision IS NULL THEN 'created' ELSE 'revised' END,
+            'revision', v_adv.revision, 'patch_events', v_events))::json;
+END
+$$;
+
+-- Withdraws an advisory: it keeps its row (GET shows withdrawn_at and the reason) and affects
+-- nothing from now on; its rows go, with their pin rows, and patch statuses follow. Announces
+-- nothing. Returns {"outcome": "withdrawn" | "not_found" | "already_withdrawn" | "stale",
+-- "revision", "patch_status_changed"}.
+CREATE OR REPLACE FUNCTION imx_advisory_withdraw(p_id text, p_reason text, p_revision integer)
+RETURNS json
+LANGUAGE plpgsql AS $$
+DECLARE
+  v_adv advisories;
+  v_old bigint[];
+  v_changed bigint[];
+BEGIN
+  PERFORM imx_patch_lock_global(true);
+  SELECT * INTO v_adv FROM advisories WHERE id = p_id FOR UPDATE;
+  IF NOT FOUND THEN
+    RETURN json_build_object('outcome', 'not_found');
+  END IF;
+  IF v_adv.withdrawn_at IS NOT NULL THEN
+    RETURN json_build_object('outcome', 'already_withdrawn', 'revision', v_adv.revision);
+  END IF;
+  IF p_revision IS NOT NULL AND v_adv.revision <> p_revision THEN
+    RETURN json_build_object('outcome', 'stale', 'revision', v_adv.revision);
+  END IF;
+  UPDATE advisories SET withdrawn_at = now(), withdrawn_reason = p_reason,
+                        revision = revision + 1, updated_at = now()
+   WHERE id = p_id RETURNING * INTO v_adv;
+  v_old := ARRAY(SELECT image_id FROM image_advisories WHERE advisory_id = p_id);
+  PERFORM imx_patch_lock_families(ARRAY(SELECT DISTINCT family FROM image_advisories
+                                          WHERE advisory_id = p_id));
+  DELETE FROM image_advisories WHERE advisory_id = p_id;
+  v_changed := ARRAY(SELECT imx_patch_status_update(v_old));
+  RETURN json_build_object('outcome', 'withdrawn', 'revision', v_adv.revision,
+                           'patch_status_changed', to_json(v_changed));
+END
+$$;

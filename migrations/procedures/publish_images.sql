@@ -1,0 +1,184 @@
+-- Use case: publish images (POST /v1/images publishes one, POST /v1/images:import many, all or
+-- nothing). Called only from imx_db_images_publish() in server/db/publish.c.
+--
+-- p_docs: a JSON array of manifests as server/db/publish.c writes them (every value already
+-- checked by server/api/images.c): {family, version, team_id, provider, architecture, os_name,
+-- os_version, kernel, layer, parent_id, boot_seconds, size_gb, description, compatibility,
+-- components:[{name, version}], artifacts:[{region, artifact_id}], gpus:[...],
+-- instance_families:[...], tags:[...]}, each component with "key", its imx_version_key().
+--
+-- Steps, in order:
+--   1. lock: the global patch lock (shared) and each family's lock, in name order;
+--   2. insert the images, each row written once with its search copies and its own patch status,
+--      then their child rows (components, artifacts, GPUs, instance families, tags);
+--   3. image.published, one event per image in id order;
+--   4. the advisories that affect the new images (their components against the ranges, indexed);
+--   5. the fixes the new images bring to older images of their families, and to pins;
+--   6. patch statuses of the images whose rows changed;
+--   7. patch.available for the fixes that appeared (imx_patch_announce);
+--   8. open requests that a new image satisfies: request_matches and request.updated.
+-- Returns {"ids":[new ids in manifest order], "patch_status_changed":[ids], "patch_events": n,
+-- "request_matches": n}. Errors are the schema's (23505 family+version exists, 23514, 23503,
+-- 23502 a component version that does not parse).
+CREATE OR REPLACE FUNCTION imx_publish_images(p_docs jsonb) RETURNS json
+LANGUAGE plpgsql AS $$
+DECLARE
+  v_ids bigint[];
+  v_fams text[];
+  v_touched bigint[];
+  v_changed bigint[];
+  v_events integer;
+  v_matches integer;
+BEGIN
+  -- 1. locks
+  PERFORM imx_patch_lock_global(false);
+  v_fams := ARRAY(SELECT DISTINCT d->>'family' FROM jsonb_array_elements(p_docs) d);
+  PERFORM imx_patch_lock_families(v_fams);
+
+  -- 2. the rows. clock_timestamp() after the family lock: a new image is the newest of its
+  -- family, so its fixes are found in the new images alone (imx_patch_after_publish).
+  PERFORM set_config('imaxe.copies_written', 'on', true);
+  WITH d AS (
+    SELECT x.j, x.o FROM jsonb_array_elements(p_docs) WITH ORDINALITY AS x(j, o)
+  ), comps AS MATERIALIZED (
+    -- key: imx_version_key(version), computed by the caller (imx_ver_format_key, the same parse)
+    SELECT d.o, c->>'name' AS name, c->>'version' AS version, (c->>'key')::int[] AS k
+      FROM d, jsonb_array_elements(d.j->'components') c
+  ), cagg AS (
+    SELECT o, json_object_agg(name, version ORDER BY name) AS components,
+           jsonb_object_agg(name, imx_version_key_num(k)) AS keys, array_agg(name) AS names,
+           bool_or(EXISTS (SELECT 1 FROM advisory_ranges r
+                            JOIN advisories a ON a.id = r.advisory_id AND a.withdrawn_at IS NULL
+                           WHERE r.component = comps.name
+                             AND imx_key_in(comps.k, r.lo, r.lo_incl, r.hi, r.hi_incl))) AS hit
+      FROM comps GROUP BY o
+  ), gpu AS MATERIALIZED (
+    -- each GPU spelling of the batch resolved once (a reference lookup costs ~0.1 ms)
+    SELECT x.g, coalesce(imx_ref_gpu_canonical(x.g), x.g) AS canon
+      FROM (SELECT DISTINCT jsonb_array_elements_text(d.j->'gpus') AS g FROM d) x
+  ), ins AS (
+    INSERT INTO images (family, version, team_id, provider, architecture, os_name, os_version,
+                        kernel, layer, parent_id, boot_seconds, size_gb, description,
+                        compatibility, search, published_at, gpus, regions, tags, components,
+                        component_keys, patch_status)
+    SELECT j->>'family', j->>'version', (j->>'team_id')::bigint, j->>'provider',
+           j->>'architecture', j->>'os_name', j->>'os_version', j->>'kernel', j->>'layer',
+           (j->>'parent_id')::bigint, (j->>'boot_seconds')::int, (j->>'size_gb')::numeric,
+           coalesce(j->>'description', ''), coalesce(j->'compatibility', '{}'),
+           imx_image_search_doc(j->>'family', j->>'description', coalesce(ca.names, '{}')),
+           clock_timestamp(),
+           ARRAY(SELECT DISTINCT gpu.canon FROM jsonb_array_elements_text(j->'gpus') x
+                   JOIN gpu ON gpu.g = x ORDER BY 1),
+           ARRAY(SELECT a->>'region' FROM jsonb_array_elements(j->'artifacts') a ORDER BY 1),
+           ARRAY(SELECT DISTINCT t FROM jsonb_array_elements_text(j->'tags') t ORDER BY 1),
+           coalesce(ca.components, '{}'), coalesce(ca.keys, '{}'),
+           CASE WHEN ca.hit THEN 'vulnerable' ELSE 'ok' END
+      FROM d LEFT JOIN cagg ca ON ca.o = d.o ORDER BY d.o
+    RETURNING id, family, version
+  ), m AS (
+    SELECT ins.id, d.j, d.o FROM ins JOIN d ON d.j->>'family' = ins.family
+     AND d.j->>'version' = ins.version
+  ), c AS (
+    INSERT INTO image_components (image_id, name, version)
+    SELECT m.id, comps.name, comps.version FROM m JOIN comps ON comps.o = m.o
+    RETURNING 1
+  ), a AS (
+    INSERT INTO image_artifacts (image_id, region, artifact_id)
+    SELECT m.id, x->>'region', x->>'artifact_id' FROM m, jsonb_array_elements(m.j->'artifacts') x
+    RETURNING 1
+  ), g AS (
+    INSERT INTO image_gpus (image_id, gpu)
+    SELECT DISTINCT m.id, gpu.canon
+      FROM m, jsonb_array_elements_text(m.j->'gpus') x JOIN gpu ON gpu.g = x
+    RETURNING 1
+  ), f AS (
+    INSERT INTO image_instance_families (image_id, family)
+    SELECT DISTINCT m.id, x FROM m, jsonb_array_elements_text(m.j->'instance_families') x
+    RETURNING 1
+  ), t AS (
+    INSERT INTO image_tags (image_id, tag)
+    SELECT DISTINCT m.id, x FROM m, jsonb_array_elements_text(m.j->'tags') x
+    RETURNING 1
+  )
+  SELECT array_agg(m.id ORDER BY m.o) INTO v_ids FROM m;
+  PERFORM set_config('imaxe.copies_written', 'off', true);
+
+  -- 3. image.published, before anything it causes (building an event costs ~0.4 ms: only when
+  -- some subscription asks for the type; imx_webhook_enqueue applies the filters)
+  IF EXISTS (SELECT 1 FROM webhooks WHERE enabled AND 'image.published' = ANY (event_types)) THEN
+    PERFORM imx_image_event('image.published', x.id, x.id)
+       FROM (SELECT unnest(v_ids) AS id ORDER BY 1) x;
+  END IF;
+
+  -- 4. which advisories affect the new images
+  INSERT INTO image_advisories (image_id, advisory_id, family)
+  SELECT DISTINCT c.image_id, r.advisory_id, i.family
+    FROM unnest(v_ids) n(id)
+    JOIN images i ON i.id = n.id
+    JOIN image_components c ON c.image_id = n.id
+    JOIN advisory_ranges r ON r.component = c.name
+     AND imx_key_in(c.version_key, r.lo, r.lo_incl, r.hi, r.hi_incl)
+    JOIN advisories a ON a.id = r.advisory_id AND a.withdrawn_at IS NULL;
+
+  -- 5. the fixes they bring
+  v_touched := ARRAY(SELECT imx_patch_after_publish(v_ids));
+  PERFORM imx_pin_after_publish(v_ids);
+
+  -- 6. patch statuses
+  v_changed := ARRAY(SELECT imx_patch_status_update(v_touched || v_ids));
+
+  -- 7. patch.available
+  v_events := imx_patch_announce(v_fams);
+
+  -- 8. open requests
+  v_matches := imx_request_match_images(v_ids);
+
+  RETURN json_build_object('ids', to_json(v_ids), 'patch_status_changed', to_json(v_changed),
+                           'patch_events', v_events, 'request_matches', v_matches);
+END
+$$;
+
+-- Open image requests that the new images satisfy, found by what the requests name: a
+-- constraint whose interval holds one of the image's component versions (GiST over the key
+-- ranges), GPUs the image supports (GIN), or, for requests naming neither, the few bare ones.
+-- Each candidate is then checked whole (imx_request_satisfied_by). Records the match and tells
+-- the requesting team (request.updated). Returns how many matches were recorded.
+CREATE OR REPLACE FUNCTION imx_request_match_images(p_ids bigint[]) RETURNS integer
+LANGUAGE plpgsql AS $$
+DECLARE
+  v_n integer := 0;
+  m record;
+BEGIN
+  FOR m IN
+  WITH img AS (
+    SELECT i.id, i.gpus FROM unnest(p_ids) n(id) JOIN images i ON i.id = n.id
+     WHERE i.status = 'active'
+  ), cand AS (
+    SELECT img.id AS image_id, k.request_id
+      FROM img JOIN image_components c ON c.image_id = img.id
+      JOIN request_constraints k ON k.keys @> imx_version_key_num(c.version_key)
+       AND k.component = c.name
+    UNION
+    SELECT img.id, r.id FROM img JOIN image_requests r
+        ON r.state = 'open' AND r.gpus <> '{}' AND r.gpus <@ img.gpus
+     WHERE NOT EXISTS (SELECT 1 FROM request_constraints k WHERE k.request_id = r.id)
+    UNION
+    SELECT img.id, r.id FROM img, image_requests r
+     WHERE r.state = 'open' AND r.gpus = '{}'
+       AND NOT EXISTS (SELECT 1 FROM request_constraints k WHERE k.request_id = r.id)
+  ), ins AS (
+    INSERT INTO request_matches (request_id, image_id, via)
+    SELECT c.request_id, c.image_id, 'published'
+      FROM cand c JOIN image_requests r ON r.id = c.request_id AND r.state = 'open'
+     WHERE imx_request_satisfied_by(c.request_id, c.image_id)
+    ON CONFLICT DO NOTHING
+    RETURNING request_id, image_id
+  )
+  SELECT request_id, image_id FROM ins ORDER BY image_id, request_id
+  LOOP
+    PERFORM imx_request_event(m.request_id, 'matched', 'open', m.image_id);
+    v_n := v_n + 1;
+  END LOOP;
+  RETURN v_n;
+END
+$$;

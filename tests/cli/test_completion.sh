@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# The bash completion of imaxe completes nouns, verbs and options from the binary it ships with,
+# and the man page the build writes from the command table renders without warnings.
+# usage: test_completion.sh BUILD_DIR SOURCE_DIR
+set -euo pipefail
+build=$1 src=$2
+export PATH="$build:$PATH"
+fail=0
+# shellcheck source=/dev/null
+source "$src/cli/completion/imaxe.bash"
+complete_line() { # words... (the last one is being completed)
+    COMP_WORDS=(imaxe "$@")
+    COMP_CWORD=$#
+    COMPREPLY=()
+    _imaxe
+    printf '%s\n' "${COMPREPLY[@]}" | sort | tr '\n' ' '
+}
+expect() { # what got want
+    if [ "$2" != "$3" ]; then echo "completion of '$1': got '$2', want '$3'" >&2; fail=1; fi
+}
+expect "im" "$(complete_line im)" "images "
+expect "images re" "$(complete_line images re)" "resolve restore revoke "
+expect "webhooks v" "$(complete_line webhooks v)" "verify "
+expect "probe --ch" "$(complete_line probe --ch)" "--check "
+expect "images search --pat" "$(complete_line images search --pat)" "--patch-status "
+# Every noun of the command table is offered.
+nouns=$(imaxe help commands | cut -d' ' -f1 | sort -u | tr '\n' ' ')
+got=$(complete_line "")
+for n in $nouns; do
+    grep -qw -- "$n" <<<"$got" || { echo "noun $n is not completed" >&2; fail=1; }
+done
+if command -v man >/dev/null; then
+    warnings=$(LC_ALL=C.UTF-8 MANWIDTH=100 man --warnings -l "$build/imaxe.1" 2>&1 >/dev/null || true)
+    if [ -n "$warnings" ]; then echo "man page: $warnings" >&2; fail=1; fi
+    body=$(MANWIDTH=100 man -l "$build/imaxe.1" 2>/dev/null)
+    for c in "images search" "webhooks verify" "probe" "EXIT STATUS"; do
+        grep -q "$c" <<<"$body" || { echo "the man page lacks $c" >&2; fail=1; }
+    done
+fi
+[ $fail -eq 0 ] && echo "completion and man page: ok"
+exit $fail

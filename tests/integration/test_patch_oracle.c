@@ -1,0 +1,358 @@
+/* The incremental patch state against an oracle: random sequences of publishes, advisory
+ * publishes, revisions and withdrawals, deprecations, revocations (cascading and scheduled, then
+ * due), restores and pin creates, moves and deletes, all through the API; after every step the
+ * server's image_advisories, fixed_by, patch_status, pin fixes and staged patch.available events
+ * must equal a from-scratch recomputation (tests/integration/patch_oracle.sql), and every staged
+ * event must have reached the outbox once. IMX_ORACLE_SEED and IMX_ORACLE_STEPS override the
+ * seeds and the length. */
+#include "harness.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_IDS 512
+
+static struct imx_srv srv;
+static char db[1024];
+static char admin[4096];
+
+static long long images[MAX_IDS];
+static size_t n_images;
+static char advisories[64][32];
+static size_t n_advisories;
+static long long pins[64];
+static size_t n_pins;
+static unsigned seed;
+
+static const char *const FAMILIES[] = { "fam-a", "fam-b", "fam-c" };
+static const char *const DRIVERS[] = { "580.65.06",  "580.82.07",  "580.95.05",
+                                       "580.105.08", "580.126.09", "570.133.20" };
+static const char *const TOOLKITS[] = { "1.16.1", "1.17.3", "1.17.8" };
+static const char *const CUDAS[] = { "12.8.1", "13.0.2" };
+/* Ranges an advisory may carry, with the component they name. */
+static const struct {
+    const char *component, *range;
+} RANGES[] = {
+    { "nvidia-driver", ">=580, <580.95.05" },  { "nvidia-driver", ">=580, <580.105.08" },
+    { "nvidia-driver", ">=580, <580.126.09" }, { "nvidia-driver", "~570" },
+    { "nvidia-driver", "=580.95.05" },         { "nvidia-container-toolkit", "<=1.16.1" },
+    { "nvidia-container-toolkit", "<1.17.8" }, { "cuda", "12.*" },
+};
+static const char *const PIN_CONSTRAINTS[] = { NULL, "~580", ">=580.82", "<580.126" };
+
+static unsigned rnd(unsigned n)
+{
+    seed = seed * 1103515245u + 12345u;
+    return (seed >> 8) % n;
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    static const char *const env[] = { "IMAXE_WEBHOOK_WORKERS=0",
+                                       "IMAXE_WEBHOOK_ALLOW_HOSTS=127.0.0.1:9", NULL };
+    if (imx_t_server_up(&srv, "patch_oracle", env, db, sizeof db, admin, sizeof admin) != 0)
+        return -1;
+    char path[1024];
+    snprintf(path, sizeof path, "%s/tests/integration/patch_oracle.sql",
+             getenv("IMX_TEST_SOURCE_DIR") ? getenv("IMX_TEST_SOURCE_DIR") : ".");
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return -1;
+    static char sql[65536];
+    size_t n = fread(sql, 1, sizeof sql - 1, f);
+    fclose(f);
+    sql[n] = '\0';
+    char *ok = imx_t_sql(db, sql);
+    if (!ok)
+        return -1;
+    free(ok);
+    struct imx_res res;
+    if (imx_t_http_as(&srv, admin, "POST", "/v1/teams", "{\"slug\":\"team-a\",\"name\":\"A\"}",
+                      &res) != 0)
+        return -1;
+    imx_t_res_free(&res);
+    /* One subscription that wants every patch.available, so each staged one reaches the outbox. */
+    if (imx_t_http_as(&srv, admin, "POST", "/v1/webhooks",
+                      "{\"team\":\"team-a\",\"url\":\"http://127.0.0.1:9/hook\","
+                      "\"events\":[\"patch.available\"],\"families\":[\"fam-a\",\"fam-b\","
+                      "\"fam-c\"]}",
+                      &res) != 0 ||
+        res.status != 201) {
+        fprintf(stderr, "webhook: %ld %s\n", res.status, res.body);
+        imx_t_res_free(&res);
+        return -1;
+    }
+    imx_t_res_free(&res);
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    return imx_t_server_stop(&srv, SIGTERM, 15) == 0 ? 0 : -1;
+}
+
+static long status_of(const char *method, const char *path, const char *const *extra,
+                      const char *body, char *etag_out)
+{
+    char auth[8192];
+    snprintf(auth, sizeof auth, "Authorization: Bearer %s", admin);
+    const char *headers[6] = { auth, NULL };
+    size_t n = 1;
+    if (body)
+        headers[n++] = "Content-Type: application/json";
+    for (size_t i = 0; extra && extra[i] && n < 5; i++)
+        headers[n++] = extra[i];
+    struct imx_res res;
+    if (imx_t_http(&srv, method, path, headers, body, &res) != 0)
+        return -1;
+    long st = res.status;
+    if (etag_out && !imx_t_header(&res, "ETag", etag_out, 64))
+        etag_out[0] = '\0';
+    if (st >= 500)
+        fprintf(stderr, "%s %s: %ld %s\n", method, path, res.status, res.body);
+    imx_t_res_free(&res);
+    return st;
+}
+
+static void op_publish(char *what, size_t len)
+{
+    char comps[512], version[32];
+    const char *fam = FAMILIES[rnd(3)];
+    snprintf(version, sizeof version, "v%zu", n_images + 1);
+    snprintf(comps, sizeof comps,
+             "[{\"name\":\"nvidia-driver\",\"version\":\"%s\"},"
+             "{\"name\":\"nvidia-container-toolkit\",\"version\":\"%s\"},"
+             "{\"name\":\"cuda\",\"version\":\"%s\"}]",
+             DRIVERS[rnd(6)], TOOLKITS[rnd(3)], CUDAS[rnd(2)]);
+    long long id = imx_t_publish(&srv, admin, "team-a", fam, version, comps, NULL);
+    assert_true(id > 0);
+    if (n_images < MAX_IDS)
+        images[n_images++] = id;
+    snprintf(what, len, "publish %s %s (%lld) %s", fam, version, id, comps);
+}
+
+/* A random advisory body: 1-2 ranges. */
+static void advisory_body(char *body, size_t len, const char *id)
+{
+    unsigned a = rnd(8), b = rnd(8);
+    const char *sev[] = { "low", "medium", "high", "critical" };
+    int n = snprintf(body, len,
+                     "{%s%s%s\"title\":\"Bulletin %s\",\"published\":\"2026-0%u-1%u\","
+                     "\"severity\":\"%s\",\"affected\":[{\"component\":\"%s\",\"range\":\"%s\"}",
+                     id ? "\"id\":\"" : "", id ? id : "", id ? "\"," : "", id ? id : "x",
+                     1 + rnd(9), rnd(9), sev[rnd(4)], RANGES[a].component, RANGES[a].range);
+    if (b != a && rnd(2))
+        n += snprintf(body + n, len - (size_t)n, ",{\"component\":\"%s\",\"range\":\"%s\"}",
+                      RANGES[b].component, RANGES[b].range);
+    snprintf(body + n, len - (size_t)n, "]}");
+}
+
+static void op_advisory(char *what, size_t len)
+{
+    char body[1024];
+    if (n_advisories == 64)
+        return;
+    snprintf(advisories[n_advisories], sizeof advisories[0], "ORC-%zu", n_advisories + 1);
+    advisory_body(body, sizeof body, advisories[n_advisories]);
+    assert_int_equal(status_of("POST", "/v1/advisories", NULL, body, NULL), 201);
+    n_advisories++;
+    snprintf(what, len, "advisory %s", body);
+}
+
+static void op_revise(char *what, size_t len)
+{
+    if (!n_advisories)
+        return;
+    const char *id = advisories[rnd((unsigned)n_advisories)];
+    char path[64], etag[64], if_match[96], body[1024];
+    snprintf(path, sizeof path, "/v1/advisories/%s", id);
+    long st = status_of("GET", path, NULL, NULL, etag);
+    assert_int_equal(st, 200);
+    snprintf(if_match, sizeof if_match, "If-Match: %s", etag);
+    const char *h[] = { if_match, NULL };
+    if (rnd(4) == 0)
+        snprintf(body, sizeof body, "{\"severity\":\"critical\",\"title\":\"revised\"}");
+    else
+        advisory_body(body, sizeof body, NULL);
+    st = status_of("PATCH", path, h, body, NULL);
+    /* 409: withdrawn already. */
+    if (st != 200 && st != 409)
+        fprintf(stderr, "PATCH %s %s: %ld\n", path, body, st);
+    assert_true(st == 200 || st == 409);
+    snprintf(what, len, "revise %s %s -> %ld", id, body, st);
+}
+
+static void op_withdraw(char *what, size_t len)
+{
+    if (!n_advisories)
+        return;
+    const char *id = advisories[rnd((unsigned)n_advisories)];
+    char path[96];
+    snprintf(path, sizeof path, "/v1/advisories/%s?reason=test", id);
+    long st = status_of("DELETE", path, NULL, NULL, NULL);
+    assert_true(st == 200 || st == 409);
+    snprintf(what, len, "withdraw %s -> %ld", id, st);
+}
+
+static void op_status(char *what, size_t len)
+{
+    if (!n_images)
+        return;
+    long long id = images[rnd((unsigned)n_images)];
+    static const char *const bodies[] = {
+        "{\"status\":\"deprecated\"}",
+        "{\"status\":\"revoked\",\"reason\":\"bad\"}",
+        "{\"status\":\"revoked\",\"reason\":\"bad\",\"cascade\":true}",
+        "{\"status\":\"active\"}",
+        "{\"status\":\"active\"}",
+    };
+    const char *body = bodies[rnd(5)];
+    long st = imx_t_image_patch(&srv, admin, id, body);
+    assert_int_equal(st, 200);
+    snprintf(what, len, "image %lld %s", id, body);
+}
+
+/* A scheduled revocation, made due at once (the test moves revoke_at into the past), then the
+ * sweep every dispatcher runs. */
+static void op_due(char *what, size_t len)
+{
+    if (!n_images)
+        return;
+    long long id = images[rnd((unsigned)n_images)];
+    char body[160], q[256];
+    snprintf(body, sizeof body,
+             "{\"status\":\"revoked\",\"reason\":\"eol\",\"revoke_at\":\"2099-01-01T00:00:00Z\"}");
+    long st = imx_t_image_patch(&srv, admin, id, body);
+    assert_true(st == 200 || st == 422);
+    snprintf(q, sizeof q,
+             "UPDATE images SET revoke_at = now() - interval '1 second' WHERE id = %lld"
+             " AND status <> 'revoked'; SELECT imx_apply_due_revocations(100)",
+             id);
+    free(imx_t_sql(db, q));
+    snprintf(what, len, "scheduled revocation of %lld, then due", id);
+}
+
+static long long op_pin(char *what, size_t len)
+{
+    if (!n_images || n_pins == 64)
+        return 0;
+    long long id = images[rnd((unsigned)n_images)];
+    const char *k = PIN_CONSTRAINTS[rnd(4)];
+    char body[512];
+    snprintf(body, sizeof body, "{\"team\":\"team-a\",\"name\":\"p%zu\",\"image\":%lld%s%s%s}",
+             n_pins + 1, id,
+             k ? ",\"constraints\":[{\"component\":\"nvidia-driver\",\"range\":\"" : "", k ? k : "",
+             k ? "\"}]" : "");
+    struct imx_res res;
+    assert_int_equal(imx_t_http_as(&srv, admin, "POST", "/v1/pins", body, &res), 0);
+    long long pin = 0;
+    if (res.status == 201)
+        pins[n_pins++] = pin = json_integer_value(json_object_get(res.json, "id"));
+    else
+        assert_int_equal(res.status, 422); /* the image does not meet the constraint */
+    imx_t_res_free(&res);
+    snprintf(what, len, "pin %s -> %lld", body, pin);
+    return pin;
+}
+
+static long long op_move(char *what, size_t len)
+{
+    if (!n_pins || !n_images)
+        return 0;
+    long long pin = pins[rnd((unsigned)n_pins)];
+    if (!pin)
+        return 0;
+    char path[64], body[64];
+    snprintf(path, sizeof path, "/v1/pins/%lld", pin);
+    snprintf(body, sizeof body, "{\"image\":%lld}", images[rnd((unsigned)n_images)]);
+    long st = status_of("PUT", path, NULL, body, NULL);
+    assert_true(st == 200 || st == 422);
+    snprintf(what, len, "move pin %lld %s -> %ld", pin, body, st);
+    return st == 200 ? pin : 0;
+}
+
+static long long op_unpin(char *what, size_t len)
+{
+    if (!n_pins)
+        return 0;
+    size_t i = rnd((unsigned)n_pins);
+    long long pin = pins[i];
+    if (!pin)
+        return 0;
+    char path[64];
+    snprintf(path, sizeof path, "/v1/pins/%lld", pin);
+    assert_int_equal(status_of("DELETE", path, NULL, NULL, NULL), 204);
+    pins[i] = 0;
+    snprintf(what, len, "delete pin %lld", pin);
+    return pin;
+}
+
+static void run_sequence(unsigned s, int steps)
+{
+    seed = s;
+    char what[2048], q[128];
+    for (int step = 0; step < steps; step++) {
+        long long made = 0, gone = 0;
+        what[0] = '\0';
+        unsigned r = rnd(100);
+        if (r < 32 || n_images < 4)
+            op_publish(what, sizeof what);
+        else if (r < 42)
+            op_advisory(what, sizeof what);
+        else if (r < 49)
+            op_revise(what, sizeof what);
+        else if (r < 52)
+            op_withdraw(what, sizeof what);
+        else if (r < 68)
+            op_status(what, sizeof what);
+        else if (r < 72)
+            op_due(what, sizeof what);
+        else if (r < 84)
+            made = op_pin(what, sizeof what);
+        else if (r < 96)
+            made = op_move(what, sizeof what);
+        else
+            gone = op_unpin(what, sizeof what);
+        snprintf(q, sizeof q, "SELECT oracle.step(%lld, %lld)", made, gone);
+        char *diff = imx_t_sql(db, q);
+        assert_non_null(diff);
+        if (diff[0]) {
+            fprintf(stderr, "seed %u, step %d (%s):\n  %s\n", s, step, what, diff);
+            free(diff);
+            fail();
+        }
+        free(diff);
+    }
+}
+
+static void random_sequences_match_the_oracle(void **state)
+{
+    (void)state;
+    const char *env_seed = getenv("IMX_ORACLE_SEED");
+    const char *env_steps = getenv("IMX_ORACLE_STEPS");
+    int steps = env_steps ? atoi(env_steps) : 150;
+    if (env_seed) {
+        run_sequence((unsigned)strtoul(env_seed, NULL, 10), steps);
+        return;
+    }
+    /* Each sequence continues on the catalog the previous ones left. */
+    for (unsigned s = 1; s <= 4; s++)
+        run_sequence(s, steps);
+    char *n = imx_t_sql(db, "SELECT count(*) || ' rows, ' || (SELECT count(*) FROM patch_events)"
+                            " || ' events' FROM image_advisories");
+    fprintf(stderr, "oracle: %zu images, %zu advisories, %zu pins; %s\n", n_images, n_advisories,
+            n_pins, n ? n : "?");
+    free(n);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(random_sequences_match_the_oracle),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
