@@ -4,6 +4,9 @@
  *   imaxe-server worker    migrate, then run only the webhook dispatcher until SIGTERM/SIGINT
  *   imaxe-server recompute-compat   migrate, then compute the compatibility report of every
  *                          image that has none yet (images loaded with SQL, e.g. the demo)
+ *   imaxe-server reference import DIR [--dry-run] | reference export DIR
+ *                          migrate, then load (or write) the reference tables as CSV files
+ *                          (server/cli/reference.c)
  *   imaxe-server version   print the version
  * Under systemd (Type=notify) it reports READY=1 once migrated and listening, STOPPING=1 on
  * SIGTERM/SIGINT; sd_notify does nothing when NOTIFY_SOCKET is unset. */
@@ -21,6 +24,7 @@
 #include "api/api.h"
 #include "api/costs_common.h"
 #include "auth/auth.h"
+#include "cli/reference.h"
 #include "db/image_index.h"
 #include "db/images.h"
 #include "db/migrate.h"
@@ -310,8 +314,9 @@ int main(int argc, char **argv)
         return 0;
     }
     if (strcmp(cmd, "serve") != 0 && strcmp(cmd, "migrate") != 0 && strcmp(cmd, "worker") != 0 &&
-        strcmp(cmd, "recompute-compat") != 0) {
-        fprintf(stderr, "usage: imaxe-server [serve|worker|migrate|recompute-compat|version]\n");
+        strcmp(cmd, "recompute-compat") != 0 && strcmp(cmd, "reference") != 0) {
+        fprintf(stderr, "usage: imaxe-server [serve|worker|migrate|recompute-compat|reference|"
+                        "version]\n");
         return 2;
     }
 
@@ -340,6 +345,8 @@ int main(int argc, char **argv)
         rc = work(&cfg, &sigs);
     else if (rc == 0 && strcmp(cmd, "recompute-compat") == 0)
         rc = recompute_compat(&cfg);
+    else if (rc == 0 && strcmp(cmd, "reference") == 0)
+        rc = imx_cli_reference(&cfg, argc - 2, argv + 2);
     imx_config_free(&cfg);
     free((char *)imx_server_info.openapi_json);
     curl_global_cleanup();

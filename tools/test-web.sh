@@ -25,4 +25,4 @@ fi
 tools/npm-deps.sh
 export CHROMIUM_PATH
 # Bounded: a hung browser or server fails the step instead of stalling make test.
-exec timeout -k 10 240 node --test --test-concurrency=1 --test-timeout=200000 tests/web/web.test.mjs
+exec timeout -k 10 420 node --test --test-concurrency=1 --test-timeout=200000 tests/web/web.test.mjs

@@ -62,20 +62,23 @@ function queryString(query) {
 }
 
 /**
- * Calls /v1<path>. Options: method, query (object; arrays repeat the key), body (JSON),
- * signal, auth (false for sign-in). Resolves to the parsed body (null for 204).
+ * Calls /v1<path>. Options: method, query (object; arrays repeat the key), body (JSON), or
+ * text with contentType (an NDJSON or CSV upload), headers (If-Match), signal, auth (false for
+ * sign-in), meta (resolve to {data, etag, status} instead of the body). Resolves to the parsed
+ * body (null for 204).
  */
-export async function api(path, { method = 'GET', query, body, signal, auth = true, headers = {} } = {}) {
+export async function api(path, { method = 'GET', query, body, text, contentType, signal, auth = true, headers = {}, meta = false } = {}) {
   const h = { Accept: 'application/json, application/problem+json', ...headers };
   const token = session.token;
   if (auth && token) h.Authorization = `Bearer ${token}`;
   if (body !== undefined) h['Content-Type'] = 'application/json';
+  else if (text !== undefined) h['Content-Type'] = contentType || 'text/plain';
   let res;
   try {
     res = await fetch(`/v1${path}${queryString(query)}`, {
       method,
       headers: h,
-      body: body === undefined ? undefined : JSON.stringify(body),
+      body: body !== undefined ? JSON.stringify(body) : text,
       signal,
       credentials: 'same-origin',
     });
@@ -104,5 +107,5 @@ export async function api(path, { method = 'GET', query, body, signal, auth = tr
     }
     throw err;
   }
-  return data;
+  return meta ? { data, etag: res.headers.get('ETag'), status: res.status } : data;
 }

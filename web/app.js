@@ -16,6 +16,9 @@ const routes = [
   { re: /^\/costs$/, mod: 'costs', nav: 'costs' },
   { re: /^\/requests$/, mod: 'requests', nav: 'requests' },
   { re: /^\/webhooks$/, mod: 'webhooks', nav: 'webhooks' },
+  { re: /^\/exposure$/, mod: 'exposure', nav: 'exposure' },
+  { re: /^\/publish$/, mod: 'publish', nav: 'catalog' },
+  { re: /^\/account$/, mod: 'account', nav: 'account' },
 ];
 
 const main = document.getElementById('main');

@@ -276,13 +276,15 @@ export function toast(message, kind = 'ok') {
 export function dialog({ title, body, confirmLabel = 'Confirm', danger = false, fields = [] }) {
   return new Promise((resolve) => {
     const titleId = uid('dlg');
+    const opener = document.activeElement;
     const controls = fields.map((f) => {
+      if (f.type === 'checkbox') return h('div', { class: 'field' }, h('label', { class: 'check-field' }, h('input', { type: 'checkbox', name: f.name, checked: f.checked }), f.label), f.hint ? h('small', { class: 'hint' }, f.hint) : null);
       const c =
         f.type === 'select'
-          ? h('select', { name: f.name, required: f.required }, f.options.map((o) => h('option', { value: o.value ?? o }, o.label ?? o)))
+          ? h('select', { name: f.name, required: f.required, value: f.value }, f.options.map((o) => h('option', { value: o.value ?? o }, o.label ?? o)))
           : f.type === 'textarea'
-            ? h('textarea', { name: f.name, required: f.required, rows: 3 })
-            : h('input', { name: f.name, type: f.type || 'text', required: f.required, value: f.value });
+            ? h('textarea', { name: f.name, required: f.required, rows: 3, value: f.value })
+            : h('input', { name: f.name, type: f.type || 'text', required: f.required, value: f.value, min: f.min });
       return field(f.label, c, f.hint);
     });
     const form = h(
@@ -300,6 +302,8 @@ export function dialog({ title, body, confirmLabel = 'Confirm', danger = false, 
       done = true;
       dlg.close();
       dlg.remove();
+      // Back to the control that opened the dialog, when it is still on the page.
+      if (opener && opener.isConnected && opener !== document.body) opener.focus();
       resolve(v);
     };
     form.querySelector('[data-cancel]').addEventListener('click', () => finish(null));
@@ -325,13 +329,13 @@ export function section(title, { id, actions, level = 'h2' } = {}, ...content) {
 }
 
 /** Simple table from column specs [{label, cell(row), class, numeric}]. */
-export function table(columns, rows, { caption, rowClass } = {}) {
+export function table(columns, rows, { caption, rowClass, stack = true } = {}) {
   return h(
     'div',
     { class: 'table-wrap', tabindex: '0', role: 'region', 'aria-label': caption || 'Table' },
     h(
       'table',
-      { class: 'data' },
+      { class: ['data', stack && 'stack'] },
       caption ? h('caption', { class: 'visually-hidden' }, caption) : null,
       h('thead', {}, h('tr', {}, columns.map((c) => h('th', { scope: 'col', class: [c.class, c.numeric && 'num'] }, c.label)))),
       h('tbody', {}, rows.map((r) => h('tr', { class: rowClass ? rowClass(r) : undefined }, columns.map((c) => h('td', { class: [c.class, c.numeric && 'num'], 'data-label': c.label }, c.cell(r)))))),

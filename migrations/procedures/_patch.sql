@@ -15,6 +15,9 @@
 --     and once per (pin, pinned image, X) when the pin's first fix appears (pin_patch_seen),
 --     except fixes a pin already had when it was made or moved.
 --
+-- The set-based pieces are plpgsql rather than SQL functions so that each session plans them
+-- once (a SQL function is planned at every call: 10 ms for imx_patch_after_publish).
+--
 -- Locks: every use case that changes a family's patch state holds that family's transaction
 -- lock (imx_patch_lock_families). Publishes also hold the global lock shared and advisory writes
 -- hold it exclusively, so an advisory and a publish never miss each other's rows.
@@ -67,28 +70,33 @@ $$;
 -- reading each family newest first, the fix of an image is the oldest fixer seen so far.
 -- Returns the images whose row changed.
 CREATE OR REPLACE FUNCTION imx_patch_pass(p_fams text[], adv text) RETURNS SETOF bigint
-LANGUAGE sql AS $$
-  WITH fam AS MATERIALIZED (
-    SELECT i.id, i.family,
-           i.status = 'active' AND NOT EXISTS (SELECT 1 FROM image_advisories x
-                                                WHERE x.image_id = i.id AND x.advisory_id = adv)
-             AS fixer,
-           row_number() OVER (PARTITION BY i.family ORDER BY i.published_at, i.id) AS rn
-      FROM images i WHERE i.family = ANY (p_fams)
-  ), nxt AS (
-    SELECT f.id, f.family,
-           min(CASE WHEN f.fixer THEN f.rn END) OVER (PARTITION BY f.family ORDER BY f.rn DESC
-             ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS next_rn
-      FROM fam f
-  ), want AS (
-    SELECT n.id AS image_id, fx.id AS fixed_by
-      FROM nxt n LEFT JOIN fam fx ON fx.family = n.family AND fx.rn = n.next_rn
-  )
-  UPDATE image_advisories ia SET fixed_by = w.fixed_by
-    FROM want w
-   WHERE ia.advisory_id = adv AND ia.image_id = w.image_id
-     AND ia.fixed_by IS DISTINCT FROM w.fixed_by
-  RETURNING ia.image_id
+LANGUAGE plpgsql AS $$
+BEGIN
+  RETURN QUERY
+    WITH fam AS MATERIALIZED (
+      SELECT i.id, i.family,
+             i.status = 'active' AND NOT EXISTS (SELECT 1 FROM image_advisories x
+                                                  WHERE x.image_id = i.id AND x.advisory_id = adv)
+               AS fixer,
+             row_number() OVER (PARTITION BY i.family ORDER BY i.published_at, i.id) AS rn
+        FROM images i WHERE i.family = ANY (p_fams)
+    ), nxt AS (
+      SELECT f.id, f.family,
+             min(CASE WHEN f.fixer THEN f.rn END) OVER (PARTITION BY f.family ORDER BY f.rn DESC
+               ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS next_rn
+        FROM fam f
+    ), want AS (
+      SELECT n.id AS image_id, fx.id AS fixed_by
+        FROM nxt n LEFT JOIN fam fx ON fx.family = n.family AND fx.rn = n.next_rn
+    ), up AS (
+      UPDATE image_advisories ia SET fixed_by = w.fixed_by
+        FROM want w
+       WHERE ia.advisory_id = adv AND ia.image_id = w.image_id
+         AND ia.fixed_by IS DISTINCT FROM w.fixed_by
+      RETURNING ia.image_id
+    )
+    SELECT up.image_id FROM up;
+END
 $$;
 
 -- After new images were inserted (with their image_advisories rows): the fixes they bring. For
@@ -99,69 +107,76 @@ $$;
 -- so the cost follows the new images and their advisories, not the family's size.
 -- Returns the images whose row changed.
 CREATE OR REPLACE FUNCTION imx_patch_after_publish(p_ids bigint[]) RETURNS SETOF bigint
-LANGUAGE sql AS $$
-  WITH RECURSIVE starts AS (
-    SELECT DISTINCT ON (i.family) i.family, i.published_at, i.id
-      FROM images i WHERE i.id = ANY (p_ids) ORDER BY i.family, i.published_at, i.id
-  ), tail AS MATERIALIZED (
-    SELECT i.id, i.family, i.published_at, i.status
-      FROM starts s JOIN images i ON i.family = s.family
-       AND (i.published_at, i.id) >= (s.published_at, s.id)
-  ), waiting (family, advisory_id) AS (
-    SELECT x.family, x.advisory_id FROM starts s, LATERAL (
-      SELECT ia.family, ia.advisory_id FROM image_advisories ia
-       WHERE ia.family = s.family AND ia.fixed_by IS NULL ORDER BY ia.advisory_id LIMIT 1) x
-    UNION ALL
-    SELECT x.family, x.advisory_id FROM waiting w, LATERAL (
-      SELECT ia.family, ia.advisory_id FROM image_advisories ia
-       WHERE ia.family = w.family AND ia.fixed_by IS NULL AND ia.advisory_id > w.advisory_id
-       ORDER BY ia.advisory_id LIMIT 1) x
-  ), advs AS (
-    SELECT t.family, ia.advisory_id FROM tail t JOIN image_advisories ia ON ia.image_id = t.id
-    UNION
-    SELECT family, advisory_id FROM waiting
-    UNION
-    SELECT ia.family, ia.advisory_id FROM tail t JOIN image_advisories ia ON ia.fixed_by = t.id
-  ), ranked AS MATERIALIZED (
-    SELECT g.*, row_number() OVER (PARTITION BY g.family, g.advisory_id
-                                   ORDER BY g.published_at, g.id) AS rn
-      FROM (SELECT a.family, a.advisory_id, t.id, t.published_at,
-                   t.status = 'active' AND NOT EXISTS (SELECT 1 FROM image_advisories x
-                     WHERE x.image_id = t.id AND x.advisory_id = a.advisory_id) AS fixer
-              FROM advs a JOIN tail t ON t.family = a.family) g
-  ), nexts AS (
-    SELECT r.family, r.advisory_id, r.id,
-           min(CASE WHEN r.fixer THEN r.rn END) OVER (PARTITION BY r.family, r.advisory_id
-             ORDER BY r.rn DESC ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS next_rn
-      FROM ranked r
-  ), firsts AS (
-    SELECT family, advisory_id, min(rn) FILTER (WHERE fixer) AS rn FROM ranked GROUP BY 1, 2
-  ), rws AS (
-    -- the tail's own rows: the next fixer after them
-    SELECT n.id AS image_id, n.advisory_id, n.family, n.next_rn AS want_rn
-      FROM nexts n JOIN image_advisories ia ON ia.image_id = n.id AND ia.advisory_id = n.advisory_id
-    UNION ALL
-    -- older rows still waiting for a fix, of advisories the tail fixes
-    SELECT ia.image_id, ia.advisory_id, ia.family, f.rn
-      FROM firsts f JOIN image_advisories ia ON ia.family = f.family
-       AND ia.advisory_id = f.advisory_id AND ia.fixed_by IS NULL
-     WHERE f.rn IS NOT NULL AND NOT EXISTS (SELECT 1 FROM tail t WHERE t.id = ia.image_id)
-    UNION ALL
-    -- older rows whose fix is in the tail (only when images were published out of order)
-    SELECT ia.image_id, ia.advisory_id, ia.family, f.rn
-      FROM tail t JOIN image_advisories ia ON ia.fixed_by = t.id
-      JOIN firsts f ON f.family = ia.family AND f.advisory_id = ia.advisory_id
-     WHERE NOT EXISTS (SELECT 1 FROM tail t2 WHERE t2.id = ia.image_id)
-  ), want AS (
-    SELECT r.image_id, r.advisory_id, fx.id AS fixed_by
-      FROM rws r LEFT JOIN ranked fx ON fx.family = r.family AND fx.advisory_id = r.advisory_id
-       AND fx.rn = r.want_rn
-  )
-  UPDATE image_advisories ia SET fixed_by = w.fixed_by
-    FROM want w
-   WHERE ia.image_id = w.image_id AND ia.advisory_id = w.advisory_id
-     AND ia.fixed_by IS DISTINCT FROM w.fixed_by
-  RETURNING ia.image_id
+LANGUAGE plpgsql AS $$
+BEGIN
+  RETURN QUERY
+    WITH RECURSIVE starts AS (
+      SELECT DISTINCT ON (i.family) i.family, i.published_at, i.id
+        FROM images i WHERE i.id = ANY (p_ids) ORDER BY i.family, i.published_at, i.id
+    ), tail AS MATERIALIZED (
+      -- in publish order from the start (images_family_order)
+      SELECT t.* FROM starts s, LATERAL (
+        SELECT i.id, i.family, i.published_at, i.status FROM images i
+         WHERE i.family = s.family AND (i.published_at, i.id) >= (s.published_at, s.id)
+         ORDER BY i.published_at, i.id) t
+    ), waiting (family, advisory_id) AS (
+      SELECT x.family, x.advisory_id FROM starts s, LATERAL (
+        SELECT ia.family, ia.advisory_id FROM image_advisories ia
+         WHERE ia.family = s.family AND ia.fixed_by IS NULL ORDER BY ia.advisory_id LIMIT 1) x
+      UNION ALL
+      SELECT x.family, x.advisory_id FROM waiting w, LATERAL (
+        SELECT ia.family, ia.advisory_id FROM image_advisories ia
+         WHERE ia.family = w.family AND ia.fixed_by IS NULL AND ia.advisory_id > w.advisory_id
+         ORDER BY ia.advisory_id LIMIT 1) x
+    ), advs AS (
+      SELECT t.family, ia.advisory_id FROM tail t JOIN image_advisories ia ON ia.image_id = t.id
+      UNION
+      SELECT family, advisory_id FROM waiting
+      UNION
+      SELECT ia.family, ia.advisory_id FROM tail t JOIN image_advisories ia ON ia.fixed_by = t.id
+    ), ranked AS MATERIALIZED (
+      SELECT g.*, row_number() OVER (PARTITION BY g.family, g.advisory_id
+                                     ORDER BY g.published_at, g.id) AS rn
+        FROM (SELECT a.family, a.advisory_id, t.id, t.published_at,
+                     t.status = 'active' AND NOT EXISTS (SELECT 1 FROM image_advisories x
+                       WHERE x.image_id = t.id AND x.advisory_id = a.advisory_id) AS fixer
+                FROM advs a JOIN tail t ON t.family = a.family) g
+    ), nexts AS (
+      SELECT r.family, r.advisory_id, r.id,
+             min(CASE WHEN r.fixer THEN r.rn END) OVER (PARTITION BY r.family, r.advisory_id
+               ORDER BY r.rn DESC ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS next_rn
+        FROM ranked r
+    ), firsts AS (
+      SELECT family, advisory_id, min(rn) FILTER (WHERE fixer) AS rn FROM ranked GROUP BY 1, 2
+    ), rws AS (
+      -- the tail's own rows: the next fixer after them
+      SELECT n.id AS image_id, n.advisory_id, n.family, n.next_rn AS want_rn
+        FROM nexts n JOIN image_advisories ia ON ia.image_id = n.id AND ia.advisory_id = n.advisory_id
+      UNION ALL
+      -- older rows still waiting for a fix, of advisories the tail fixes
+      SELECT ia.image_id, ia.advisory_id, ia.family, f.rn
+        FROM firsts f JOIN image_advisories ia ON ia.family = f.family
+         AND ia.advisory_id = f.advisory_id AND ia.fixed_by IS NULL
+       WHERE f.rn IS NOT NULL AND NOT EXISTS (SELECT 1 FROM tail t WHERE t.id = ia.image_id)
+      UNION ALL
+      -- older rows whose fix is in the tail (only when images were published out of order)
+      SELECT ia.image_id, ia.advisory_id, ia.family, f.rn
+        FROM tail t JOIN image_advisories ia ON ia.fixed_by = t.id
+        JOIN firsts f ON f.family = ia.family AND f.advisory_id = ia.advisory_id
+       WHERE NOT EXISTS (SELECT 1 FROM tail t2 WHERE t2.id = ia.image_id)
+    ), want AS (
+      SELECT r.image_id, r.advisory_id, fx.id AS fixed_by
+        FROM rws r LEFT JOIN ranked fx ON fx.family = r.family AND fx.advisory_id = r.advisory_id
+         AND fx.rn = r.want_rn
+    ), up AS (
+      UPDATE image_advisories ia SET fixed_by = w.fixed_by
+        FROM want w
+       WHERE ia.image_id = w.image_id AND ia.advisory_id = w.advisory_id
+         AND ia.fixed_by IS DISTINCT FROM w.fixed_by
+      RETURNING ia.image_id
+    )
+    SELECT up.image_id FROM up;
+END
 $$;
 
 -- The pins a publish can give a fix: rows waiting for one in the new images' families (of
@@ -169,64 +184,74 @@ $$;
 -- new image, and pins on images in that tail. Each is recomputed with the pin walk from the
 -- later of the pinned image and the start of the tail.
 CREATE OR REPLACE FUNCTION imx_pin_after_publish(p_ids bigint[]) RETURNS void
-LANGUAGE sql AS $$
-  WITH RECURSIVE starts AS (
-    SELECT DISTINCT ON (i.family) i.family, i.published_at, i.id
-      FROM images i WHERE i.id = ANY (p_ids) ORDER BY i.family, i.published_at, i.id
-  ), waiting (family, advisory_id) AS (
-    SELECT x.family, x.advisory_id FROM starts s, LATERAL (
-      SELECT pa.family, pa.advisory_id FROM pin_advisories pa
-       WHERE pa.family = s.family AND pa.fixed_by IS NULL ORDER BY pa.advisory_id LIMIT 1) x
-    UNION ALL
-    SELECT x.family, x.advisory_id FROM waiting w, LATERAL (
-      SELECT pa.family, pa.advisory_id FROM pin_advisories pa
-       WHERE pa.family = w.family AND pa.fixed_by IS NULL AND pa.advisory_id > w.advisory_id
-       ORDER BY pa.advisory_id LIMIT 1) x
-  ), fixing AS (
-    -- waiting (family, advisory) pairs that one of the new images could fix
-    SELECT w.family, w.advisory_id FROM waiting w
-     WHERE EXISTS (SELECT 1 FROM images n WHERE n.id = ANY (p_ids) AND n.family = w.family
-                     AND n.status = 'active' AND NOT EXISTS (SELECT 1 FROM image_advisories x
-                       WHERE x.image_id = n.id AND x.advisory_id = w.advisory_id))
-  ), tail AS (
-    SELECT t.id FROM starts s JOIN images t ON t.family = s.family
-       AND (t.published_at, t.id) >= (s.published_at, s.id)
-  ), rws AS (
-    SELECT pa.pin_id, pa.advisory_id FROM fixing f JOIN pin_advisories pa
-        ON pa.family = f.family AND pa.advisory_id = f.advisory_id AND pa.fixed_by IS NULL
-    UNION
-    SELECT pa.pin_id, pa.advisory_id FROM tail t JOIN pin_advisories pa ON pa.fixed_by = t.id
-    UNION
-    SELECT pa.pin_id, pa.advisory_id FROM tail t JOIN pin_advisories pa ON pa.image_id = t.id
-  ), want AS (
-    SELECT pa.pin_id, pa.advisory_id,
-           CASE WHEN (pi.published_at, pi.id) > (s.published_at, s.id - 1)
-                THEN imx_pin_next_fix(pa.pin_id, pa.family, pi.published_at, pi.id, pa.advisory_id)
-                ELSE imx_pin_next_fix(pa.pin_id, pa.family, s.published_at, s.id - 1,
-                                      pa.advisory_id) END AS fix
-      FROM rws r JOIN pin_advisories pa ON pa.pin_id = r.pin_id AND pa.advisory_id = r.advisory_id
-      JOIN images pi ON pi.id = pa.image_id JOIN starts s ON s.family = pa.family
-  )
-  UPDATE pin_advisories pa SET fixed_by = w.fix
-    FROM want w
-   WHERE pa.pin_id = w.pin_id AND pa.advisory_id = w.advisory_id
-     AND pa.fixed_by IS DISTINCT FROM w.fix
+LANGUAGE plpgsql AS $$
+BEGIN
+    WITH RECURSIVE starts AS (
+      SELECT DISTINCT ON (i.family) i.family, i.published_at, i.id
+        FROM images i WHERE i.id = ANY (p_ids) ORDER BY i.family, i.published_at, i.id
+    ), waiting (family, advisory_id) AS (
+      SELECT x.family, x.advisory_id FROM starts s, LATERAL (
+        SELECT pa.family, pa.advisory_id FROM pin_advisories pa
+         WHERE pa.family = s.family AND pa.fixed_by IS NULL ORDER BY pa.advisory_id LIMIT 1) x
+      UNION ALL
+      SELECT x.family, x.advisory_id FROM waiting w, LATERAL (
+        SELECT pa.family, pa.advisory_id FROM pin_advisories pa
+         WHERE pa.family = w.family AND pa.fixed_by IS NULL AND pa.advisory_id > w.advisory_id
+         ORDER BY pa.advisory_id LIMIT 1) x
+    ), fixing AS (
+      -- waiting (family, advisory) pairs that one of the new images could fix
+      SELECT w.family, w.advisory_id FROM waiting w
+       WHERE EXISTS (SELECT 1 FROM images n WHERE n.id = ANY (p_ids) AND n.family = w.family
+                       AND n.status = 'active' AND NOT EXISTS (SELECT 1 FROM image_advisories x
+                         WHERE x.image_id = n.id AND x.advisory_id = w.advisory_id))
+    ), tail AS (
+      SELECT t.id FROM starts s, LATERAL (
+        SELECT i.id FROM images i
+         WHERE i.family = s.family AND (i.published_at, i.id) >= (s.published_at, s.id)
+         ORDER BY i.published_at, i.id) t
+    ), rws AS (
+      SELECT pa.pin_id, pa.advisory_id FROM fixing f JOIN pin_advisories pa
+          ON pa.family = f.family AND pa.advisory_id = f.advisory_id AND pa.fixed_by IS NULL
+      UNION
+      SELECT pa.pin_id, pa.advisory_id FROM tail t JOIN pin_advisories pa ON pa.fixed_by = t.id
+      UNION
+      SELECT pa.pin_id, pa.advisory_id FROM tail t JOIN pin_advisories pa ON pa.image_id = t.id
+    ), want AS (
+      SELECT pa.pin_id, pa.advisory_id,
+             CASE WHEN (pi.published_at, pi.id) > (s.published_at, s.id - 1)
+                  THEN imx_pin_next_fix(pa.pin_id, pa.family, pi.published_at, pi.id, pa.advisory_id)
+                  ELSE imx_pin_next_fix(pa.pin_id, pa.family, s.published_at, s.id - 1,
+                                        pa.advisory_id) END AS fix
+        FROM rws r JOIN pin_advisories pa ON pa.pin_id = r.pin_id AND pa.advisory_id = r.advisory_id
+        JOIN images pi ON pi.id = pa.image_id JOIN starts s ON s.family = pa.family
+    )
+    UPDATE pin_advisories pa SET fixed_by = w.fix
+      FROM want w
+     WHERE pa.pin_id = w.pin_id AND pa.advisory_id = w.advisory_id
+       AND pa.fixed_by IS DISTINCT FROM w.fix;
+END
 $$;
 
 -- Recomputes images.patch_status of p_ids from their rows. Returns the images that changed.
 CREATE OR REPLACE FUNCTION imx_patch_status_update(p_ids bigint[]) RETURNS SETOF bigint
-LANGUAGE sql AS $$
-  UPDATE images i SET patch_status = s.st
-    FROM (SELECT i2.id, CASE
-            WHEN i2.status = 'revoked' OR i2.patch_status = 'revoked' THEN 'revoked'
-            WHEN NOT EXISTS (SELECT 1 FROM image_advisories ia WHERE ia.image_id = i2.id) THEN 'ok'
-            WHEN EXISTS (SELECT 1 FROM image_advisories ia
-                          WHERE ia.image_id = i2.id AND ia.fixed_by IS NOT NULL)
-              THEN 'patch_available'
-            ELSE 'vulnerable' END AS st
-            FROM (SELECT DISTINCT x AS id FROM unnest(p_ids) x) u JOIN images i2 ON i2.id = u.id) s
-   WHERE i.id = s.id AND i.patch_status IS DISTINCT FROM s.st
-  RETURNING i.id
+LANGUAGE plpgsql AS $$
+BEGIN
+  RETURN QUERY
+    WITH up AS (
+      UPDATE images i SET patch_status = s.st
+        FROM (SELECT i2.id, CASE
+                WHEN i2.status = 'revoked' OR i2.patch_status = 'revoked' THEN 'revoked'
+                WHEN NOT EXISTS (SELECT 1 FROM image_advisories ia WHERE ia.image_id = i2.id) THEN 'ok'
+                WHEN EXISTS (SELECT 1 FROM image_advisories ia
+                              WHERE ia.image_id = i2.id AND ia.fixed_by IS NOT NULL)
+                  THEN 'patch_available'
+                ELSE 'vulnerable' END AS st
+                FROM (SELECT DISTINCT x AS id FROM unnest(p_ids) x) u JOIN images i2 ON i2.id = u.id) s
+       WHERE i.id = s.id AND i.patch_status IS DISTINCT FROM s.st
+      RETURNING i.id
+    )
+    SELECT up.id FROM up;
+END
 $$;
 
 -- Enqueues the patch.available webhook event of one patch_events row. A 'pin' row goes to the

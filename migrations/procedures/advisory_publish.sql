@@ -59,9 +59,11 @@ END
 $$;
 
 -- Publishes (p_revision NULL) or revises an advisory. p_doc: {id, title, published, severity,
--- cvss, cves, url, source, affected:[{component, range, lo, lo_incl, hi, hi_incl, fixed}]} as
--- server/api/advisories.c checked it; on a revision only the keys present change, and
--- "affected" replaces every range. p_revision: the revision the client read (If-Match).
+-- cvss, cvss_v4, cves, url, source, source_version, affected:[{component, range, lo, lo_incl,
+-- hi, hi_incl, fixed}]} as server/api/advisories.c checked it; on a revision only the keys
+-- present change, and "affected" replaces every range. p_revision: the revision the client read
+-- (If-Match). A publish of a document with a source_version (a CSAF bulletin) whose id exists
+-- revises it when the version is newer ("not_newer" otherwise).
 -- Steps: lock (global, exclusive); write the advisory and its ranges; reconcile its rows
 -- (imx_advisory_reconcile); advisory.published (on publish); patch.available for the fixes
 -- that appeared. Returns {"outcome": "created" | "revised" | "not_found" | "withdrawn" |
@@ -78,11 +80,28 @@ DECLARE
   v_fams text[];
 BEGIN
   PERFORM imx_patch_lock_global(true);
+  IF p_revision IS NULL AND p_doc ? 'source_version' THEN
+    -- a newer revision of a bulletin already imported revises it whole
+    SELECT * INTO v_adv FROM advisories WHERE id = v_id FOR UPDATE;
+    IF FOUND THEN
+      IF v_adv.withdrawn_at IS NOT NULL THEN
+        RETURN json_build_object('outcome', 'withdrawn', 'revision', v_adv.revision);
+      END IF;
+      IF v_adv.source_version IS NULL OR imx_version_key(v_adv.source_version)
+                                         >= imx_version_key(p_doc->>'source_version') THEN
+        RETURN json_build_object('outcome', 'not_newer', 'revision', v_adv.revision,
+                                 'source_version', v_adv.source_version);
+      END IF;
+      p_revision := v_adv.revision;
+    END IF;
+  END IF;
   IF p_revision IS NULL THEN
-    INSERT INTO advisories (id, title, published, severity, cvss, cves, url, source, created_by)
+    INSERT INTO advisories (id, title, published, severity, cvss, cvss_v4, cves, url, source,
+                            source_version, created_by)
     VALUES (v_id, p_doc->>'title', (p_doc->>'published')::date, p_doc->>'severity',
-            (p_doc->>'cvss')::numeric, ARRAY(SELECT jsonb_array_elements_text(p_doc->'cves')),
-            p_doc->>'url', coalesce(p_doc->>'source', 'imaxe'), p_user)
+            (p_doc->>'cvss')::numeric, (p_doc->>'cvss_v4')::numeric,
+            ARRAY(SELECT jsonb_array_elements_text(p_doc->'cves')),
+            p_doc->>'url', coalesce(p_doc->>'source', 'imaxe'), p_doc->>'source_version', p_user)
     RETURNING * INTO v_adv;
   ELSE
     SELECT * INTO v_adv FROM advisories WHERE id = v_id FOR UPDATE;
@@ -103,6 +122,9 @@ BEGIN
       cves = CASE WHEN p_doc ? 'cves' THEN ARRAY(SELECT jsonb_array_elements_text(p_doc->'cves'))
                   ELSE cves END,
       url = CASE WHEN p_doc ? 'url' THEN p_doc->>'url' ELSE url END,
+      cvss_v4 = CASE WHEN p_doc ? 'cvss_v4' THEN (p_doc->>'cvss_v4')::numeric ELSE cvss_v4 END,
+      source_version = CASE WHEN p_doc ? 'source_version' THEN p_doc->>'source_version'
+                            ELSE source_version END,
       revision = revision + 1, updated_at = now()
      WHERE id = v_id
     RETURNING * INTO v_adv;
@@ -124,13 +146,13 @@ BEGIN
                                'patch_status_changed', '[]'::json);
   END IF;
 
-  IF p_revision IS NULL THEN
+  IF v_adv.revision = 1 THEN
     PERFORM imx_advisory_event(v_id);
   END IF;
   v_fams := ARRAY(SELECT DISTINCT family FROM image_advisories WHERE advisory_id = v_id);
   v_events := imx_patch_announce(v_fams);
   RETURN (v_res::jsonb || jsonb_build_object(
-            'outcome', CASE WHEN p_revision IS NULL THEN 'created' ELSE 'revised' END,
+            'outcome', CASE WHEN v_adv.revision = 1 THEN 'created' ELSE 'revised' END,
             'revision', v_adv.revision, 'patch_events', v_events))::json;
 END
 $$;

@@ -11,6 +11,7 @@
 #include "db/advisories.h"
 #include "db/events.h"
 #include "db/tx.h"
+#include "domain/csaf.h"
 #include "domain/osv.h"
 #include "domain/version.h"
 #include "util/config.h"
@@ -289,6 +290,13 @@ static int reply_refused(struct imx_req *r, const struct advisory_write *a, cons
         imx_reply_problem(r, IMX_E_CONFLICT, "Advisory %s is already withdrawn", a->id);
         return -1;
     }
+    if (strcmp(o, "not_newer") == 0) {
+        imx_reply_problem(r, IMX_E_CONFLICT,
+                          "Advisory %s is already imported at bulletin version %s; import a newer "
+                          "revision of it",
+                          a->id, json_string_value(json_object_get(out, "source_version")));
+        return -1;
+    }
     if (strcmp(o, "stale") == 0) {
         imx_reply_header(r, "ETag", etag);
         imx_reply_problem(r, IMX_E_PRECONDITION_FAILED,
@@ -333,6 +341,10 @@ static int advisory_write_tx(struct imx_req *r, void *cls)
         json_decref(out);
         return -1;
     }
+    /* A newer revision of an imported bulletin revised the advisory it made. */
+    if (strcmp(a->action, "create") == 0 &&
+        strcmp(json_string_value(json_object_get(out, "outcome")), "revised") == 0)
+        a->action = "revise";
     json_t *detail =
         json_pack("{s:O*, s:O*, s:O*, s:s?}", "severity", json_object_get(a->doc, "severity"),
                   "revision", json_object_get(out, "revision"), "patch_status_changed",
@@ -350,22 +362,31 @@ static int advisory_write_tx(struct imx_req *r, void *cls)
     return reply_advisory(r, r->db, strcmp(a->action, "create") == 0 ? 201 : 200, a->id);
 }
 
-/* Validates body (imaxe JSON or OSV) into a->doc and a->text; false after replying. */
+/* Validates body (imaxe JSON, OSV or CSAF) into a->doc and a->text; false after replying. */
 static bool read_advisory(struct imx_req *r, json_t *body, struct advisory_write *a)
 {
     json_t *errors = json_array();
-    bool osv = imx_osv_is_osv(body);
-    json_t *in = osv ? imx_osv_to_advisory(body, errors) : json_deep_copy(body);
+    bool osv = imx_osv_is_osv(body), csaf = !osv && imx_csaf_is_csaf(body);
+    struct imx_csaf_meta meta = { .cvss_v4 = -1 };
+    json_t *in = osv    ? imx_osv_to_advisory(body, errors)
+                 : csaf ? imx_csaf_to_advisory(body, errors, &meta)
+                        : json_deep_copy(body);
     json_t *doc = in ? check_advisory(in, errors) : NULL;
     json_decref(in);
     if (!doc) {
         imx_reply_invalid_steal(r, errors,
-                                osv ? "The OSV document cannot be imported"
-                                    : "The advisory has invalid fields");
+                                osv    ? "The OSV document cannot be imported"
+                                : csaf ? "The CSAF document cannot be imported"
+                                       : "The advisory has invalid fields");
         return false;
     }
     json_decref(errors);
-    json_object_set_new(doc, "source", json_string(osv ? "osv" : "imaxe"));
+    json_object_set_new(doc, "source", json_string(osv ? "osv" : csaf ? "csaf" : "imaxe"));
+    /* The bulletin's own version: importing a newer one revises the advisory. */
+    if (csaf && meta.version)
+        json_object_set_new(doc, "source_version", json_string(meta.version));
+    if (csaf && meta.cvss_v4 >= 0 && meta.cvss_v4 <= 10)
+        json_object_set_new(doc, "cvss_v4", json_real(meta.cvss_v4));
     a->doc = doc;
     a->id = json_string_value(json_object_get(doc, "id"));
     snprintf(a->user_id, sizeof a->user_id, "%lld", (long long)r->principal.user_id);
@@ -473,10 +494,10 @@ void imx_api_advisory_revise(struct imx_req *r)
         return;
     }
     /* Only what a client writes is checked again. */
-    static const char *const derived[] = { "source",          "created_at",
-                                           "revision",        "updated_at",
-                                           "withdrawn_at",    "withdrawn_reason",
-                                           "affected_images", NULL };
+    static const char *const derived[] = {
+        "source",     "source_version", "cvss_v4",          "created_at",      "revision",
+        "updated_at", "withdrawn_at",   "withdrawn_reason", "affected_images", NULL,
+    };
     for (size_t i = 0; derived[i]; i++)
         json_object_del(merged, derived[i]);
     strip_nulls(merged);

@@ -137,6 +137,8 @@ void imx_api_image_lineage(struct imx_req *r);
 void imx_api_image_resolve(struct imx_req *r);
 void imx_api_compare(struct imx_req *r);
 void imx_api_compat_check(struct imx_req *r);
+void imx_api_reference_version(struct imx_req *r);
+void imx_api_reference_import(struct imx_req *r);
 void imx_api_reference_list(struct imx_req *r);
 void imx_api_reference_create(struct imx_req *r);
 void imx_api_reference_update(struct imx_req *r);

@@ -1,13 +1,18 @@
-/* Reference data: GET /v1/reference/{table} for everyone signed in; POST (add a row) and PUT
- * (correct a row, found by its primary key) for global admins, audited. */
+/* Reference data: GET /v1/reference (the data version in use) and GET /v1/reference/{table} for
+ * everyone signed in; for global admins, audited, POST /v1/reference (an import of CSV tables,
+ * as `imaxe-server reference import`), POST /v1/reference/{table} (add a row) and PUT (correct a
+ * row, found by its primary key). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "api/api.h"
 #include "auth/auth.h"
 #include "db/reference.h"
+#include "db/reference_import.h"
 #include "db/tx.h"
+#include "jobs/reference_import.h"
 
 /* The ref_ table named by {table}, into buf; NULL after replying 404. */
 static const char *table_of(struct imx_req *r, char *buf, size_t len)
@@ -18,9 +23,17 @@ static const char *table_of(struct imx_req *r, char *buf, size_t len)
         imx_reply_problem(r, IMX_E_NOT_FOUND,
                           "No reference table %.40s; the tables are cuda_mvc, cuda_driver, "
                           "gpu_arch, gpu, driver_branch, cudnn, pytorch, pytorch_build, "
-                          "tensorflow, instance_type",
+                          "tensorflow, instance_type, compute_capability",
                           name ? name : "");
     return t;
+}
+
+void imx_api_reference_version(struct imx_req *r)
+{
+    struct imx_db_conn *c = imx_api_db_read(r);
+    if (!c)
+        return;
+    imx_api_reply_pg_json_steal(r, 200, imx_db_ref_data_version(c), "No reference data");
 }
 
 void imx_api_reference_list(struct imx_req *r)
@@ -138,4 +151,98 @@ void imx_api_reference_create(struct imx_req *r)
 void imx_api_reference_update(struct imx_req *r)
 {
     ref_write(r, true);
+}
+
+/* ---- POST /v1/reference: an import of CSV tables (global admins) ---- */
+
+static const struct imx_api_field import_fields[] = {
+    { "data_version", JSON_STRING, true },
+    { "tables", JSON_OBJECT, true },
+    { "dry_run", JSON_TRUE, false },
+    { NULL, JSON_NULL, false },
+};
+
+struct ref_import {
+    json_t *parsed; /* borrowed: the procedure's input */
+    const char *version;
+    bool dry_run;
+    char user_id[24];
+};
+
+/* Replies for a statement of the import that PostgreSQL refused. */
+static int import_refused(struct imx_req *r, PGresult *res)
+{
+    const char *state = imx_db_sqlstate(res);
+    const char *msg = PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY);
+    const char *detail = PQresultErrorField(res, PG_DIAG_MESSAGE_DETAIL);
+    if (strcmp(state, "23503") == 0) {
+        imx_reply_problem(r, IMX_E_CONFLICT,
+                          "The import would break a foreign key, so nothing was changed: %.400s",
+                          detail ? detail : (msg ? msg : ""));
+        PQclear(res);
+        return -1;
+    }
+    if (strncmp(state, "22", 2) == 0 || strncmp(state, "23", 2) == 0 ||
+        strcmp(state, "42703") == 0 || strcmp(state, "42P01") == 0 || strcmp(state, "21000") == 0) {
+        json_t *errors = json_array();
+        imx_verr(errors, "/tables", "%.300s%s%.300s", msg ? msg : "a value was refused",
+                 detail ? ": " : "", detail ? detail : "");
+        imx_reply_invalid_steal(r, errors, "The reference tables were refused; nothing changed");
+        PQclear(res);
+        return -1;
+    }
+    return imx_db_tx_fail(r, res);
+}
+
+static int ref_import_tx(struct imx_req *r, void *cls)
+{
+    struct ref_import *in = cls;
+    char today[16], err[256];
+    time_t now = time(NULL);
+    struct tm tm;
+    gmtime_r(&now, &tm);
+    strftime(today, sizeof today, "%Y-%m-%d", &tm);
+    json_t *out = NULL;
+    PGresult *failed = NULL;
+    if (imx_refimp_run(r->db, in->parsed, in->version, in->user_id, r->request_id, today, &out,
+                       &failed, err, sizeof err) != 0) {
+        if (failed)
+            return import_refused(r, failed);
+        imx_reply_problem(r, IMX_E_INTERNAL, NULL);
+        return -1;
+    }
+    json_object_set_new(out, "data_version", json_string(in->version));
+    json_object_set_new(out, "dry_run", json_boolean(in->dry_run));
+    imx_reply_json_steal(r, 200, out);
+    /* A dry run answers with everything the import would do, then rolls it back. */
+    return in->dry_run ? -1 : 0;
+}
+
+void imx_api_reference_import(struct imx_req *r)
+{
+    json_t *body = imx_req_json(r);
+    if (!body)
+        return;
+    json_t *errors = json_array();
+    imx_api_check_fields(body, import_fields, errors);
+    const char *version = json_string_value(json_object_get(body, "data_version"));
+    if (version && (strlen(version) == 0 || strlen(version) > 200))
+        imx_verr(errors, "/data_version", "must be 1 to 200 characters");
+    json_t *dry = json_object_get(body, "dry_run");
+    json_t *parsed = NULL;
+    if (json_array_size(errors) == 0) {
+        char err[512];
+        parsed = imx_refimp_parse(json_object_get(body, "tables"), err, sizeof err);
+        if (!parsed)
+            imx_verr(errors, "/tables", "%s", err);
+    }
+    if (!parsed) {
+        imx_reply_invalid_steal(r, errors, "The reference import has invalid fields");
+        return;
+    }
+    json_decref(errors);
+    struct ref_import in = { .parsed = parsed, .version = version, .dry_run = json_is_true(dry) };
+    snprintf(in.user_id, sizeof in.user_id, "%lld", (long long)r->principal.user_id);
+    imx_db_tx(r, ref_import_tx, &in);
+    json_decref(parsed);
 }

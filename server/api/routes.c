@@ -90,6 +90,8 @@ const struct imx_route imx_routes[] = {
     { "GET", "/v1/images/{id}/lineage", SIGNED_IN, imx_api_image_lineage, IMX_ROLE_VIEWER },
     { "GET", "/v1/compare", SIGNED_IN, imx_api_compare, IMX_ROLE_VIEWER },
     { "POST", "/v1/compat/check", SIGNED_IN, imx_api_compat_check, IMX_ROLE_NONE },
+    { "GET", "/v1/reference", SIGNED_IN, imx_api_reference_version, IMX_ROLE_NONE },
+    { "POST", "/v1/reference", ADMIN, imx_api_reference_import, IMX_ROLE_NONE },
     { "GET", "/v1/reference/{table}", SIGNED_IN, imx_api_reference_list, IMX_ROLE_NONE },
     { "POST", "/v1/reference/{table}", ADMIN, imx_api_reference_create, IMX_ROLE_NONE },
     { "PUT", "/v1/reference/{table}", ADMIN, imx_api_reference_update, IMX_ROLE_NONE },

@@ -23,11 +23,18 @@
 /* The event types a subscription may ask for: imx_webhook_event_types() in
  * migrations/0005_webhooks.sql (tests/integration/test_webhook_api.c checks they agree). */
 static const char *const event_types[] = {
-    "patch.available",    "image.published", "image.deprecated", "image.revoked",
-    "advisory.published", "pin.moved",       "request.updated",  "ping",
+    "patch.available",
+    "image.published",
+    "image.deprecated",
+    "image.revoked",
+    "advisory.published",
+    "pin.moved",
+    "request.updated",
+    "ping",
+    "image.compatibility_changed",
 };
 
-_Static_assert(sizeof event_types / sizeof event_types[0] == 8,
+_Static_assert(sizeof event_types / sizeof event_types[0] == 9,
                "read_list names every event type in its message");
 
 static const char *const severities[] = { "low", "medium", "high", "critical" };
@@ -106,9 +113,9 @@ static char *read_list(const json_t *body, const char *name, const char *const *
             continue;
         }
         if (known && !in_list(s, known, nknown)) {
-            imx_verr(errors, ptr, "is not an event type (%s, %s, %s, %s, %s, %s, %s or %s)",
-                     known[0], known[1], known[2], known[3], known[4], known[5], known[6],
-                     known[7]);
+            imx_verr(errors, ptr, "is not an event type (%s, %s, %s, %s, %s, %s, %s, %s or %s)",
+                     known[0], known[1], known[2], known[3], known[4], known[5], known[6], known[7],
+                     known[8]);
             continue;
         }
         if (!known && (strlen(s) == 0 || strlen(s) > FILTER_ITEM_MAX)) {

@@ -27,6 +27,8 @@ struct holder {
     struct imx_ref_cudnn *cudnn;
     struct imx_ref_pytorch_build *pytorch;
     struct imx_ref_tensorflow *tensorflow;
+    struct imx_ref_compute_capability *ccs;
+    struct imx_ref_pytorch *pytorch_releases;
 };
 
 static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -56,18 +58,36 @@ IMX_DB_STMT(stmt_snapshot, 0,
             "   'min_driver_documented', min_driver_documented, 'aliases', aliases,"
             "   'source', source) ORDER BY gpu_model), '[]') FROM ref_gpu),"
             " 'branches', (SELECT coalesce(json_agg(json_build_object('branch', branch,"
-            "   'branch_type', branch_type, 'eol', eol::text, 'source', source)"
+            "   'branch_type', branch_type,"
+            "   'eol_nvidia', CASE WHEN eol_basis = 'nvidia' THEN eol::text END,"
+            "   'eol_estimate', coalesce(eol_endoflife_date,"
+            "     CASE WHEN eol_basis = 'endoflife.date' THEN eol END)::text,"
+            "   'eol_source', eol_source, 'source', source)"
             "   ORDER BY branch), '[]') FROM ref_driver_branch),"
             " 'cudnn', (SELECT coalesce(json_agg(json_build_object('cudnn_version', cudnn_version,"
-            "   'cuda_majors', cuda_majors, 'source', source) ORDER BY cudnn_version_key), '[]')"
+            "   'cuda_majors', cuda_majors, 'source', source,"
+            "   'cuda_max', (SELECT json_agg(CASE u.m WHEN 11 THEN cuda11_max WHEN 12 THEN"
+            "     cuda12_max WHEN 13 THEN cuda13_max END ORDER BY u.o)"
+            "     FROM unnest(cuda_majors) WITH ORDINALITY AS u(m, o)),"
+            "   'cc_min', cc_min::text, 'cc_max', cc_max::text,"
+            "   'unconfirmed', status = 'UNCONFIRMED') ORDER BY cudnn_version_key), '[]')"
             "   FROM ref_cudnn),"
             " 'pytorch', (SELECT coalesce(json_agg(json_build_object("
             "   'pytorch_version', pytorch_version, 'cuda_version', cuda_version,"
             "   'experimental', channel = 'experimental', 'source', source)"
             "   ORDER BY pytorch_version_key, cuda_version_key), '[]') FROM ref_pytorch_build),"
             " 'tensorflow', (SELECT coalesce(json_agg(json_build_object("
-            "   'tensorflow_version', tensorflow_version, 'cuda', cuda, 'source', source)"
-            "   ORDER BY tensorflow_version_key), '[]') FROM ref_tensorflow)"
+            "   'tensorflow_version', tensorflow_version, 'cuda', cuda, 'source', source,"
+            "   'python_min', python_min, 'python_max', python_max)"
+            "   ORDER BY tensorflow_version_key), '[]') FROM ref_tensorflow),"
+            " 'ccs', (SELECT coalesce(json_agg(json_build_object("
+            "   'compute_capability', compute_capability::text, 'first_cuda', first_cuda,"
+            "   'source', source, 'unconfirmed', status = 'UNCONFIRMED')"
+            "   ORDER BY compute_capability), '[]') FROM ref_compute_capability),"
+            " 'pytorch_releases', (SELECT coalesce(json_agg(json_build_object("
+            "   'pytorch_version', pytorch_version, 'python_min', python_min,"
+            "   'python_max', python_max, 'source', source)"
+            "   ORDER BY pytorch_version_key), '[]') FROM ref_pytorch)"
             ")::text");
 
 static void set_err(char *err, size_t errlen, const char *msg)
@@ -89,6 +109,8 @@ static void holder_free(struct holder *h)
     free(h->cudnn);
     free(h->pytorch);
     free(h->tensorflow);
+    free(h->ccs);
+    free(h->pytorch_releases);
     json_decref(h->root);
     free(h);
 }
@@ -129,11 +151,13 @@ static struct holder *holder_from_json(json_t *root)
     json_t *mvc = json_object_get(root, "mvc"), *cuda = json_object_get(root, "cuda"),
            *archs = json_object_get(root, "archs"), *gpus = json_object_get(root, "gpus"),
            *branches = json_object_get(root, "branches"), *cudnn = json_object_get(root, "cudnn"),
-           *pytorch = json_object_get(root, "pytorch"), *tf = json_object_get(root, "tensorflow");
+           *pytorch = json_object_get(root, "pytorch"), *tf = json_object_get(root, "tensorflow"),
+           *ccs = json_object_get(root, "ccs"),
+           *releases = json_object_get(root, "pytorch_releases");
     if (!json_is_integer(json_object_get(root, "generation")) || !json_is_array(mvc) ||
         !json_is_array(cuda) || !json_is_array(archs) || !json_is_array(gpus) ||
         !json_is_array(branches) || !json_is_array(cudnn) || !json_is_array(pytorch) ||
-        !json_is_array(tf))
+        !json_is_array(tf) || !json_is_array(ccs) || !json_is_array(releases))
         goto fail;
     size_t n_aliases = 0, i;
     json_t *row;
@@ -148,8 +172,10 @@ static struct holder *holder_from_json(json_t *root)
     h->cudnn = alloc_rows(json_array_size(cudnn), sizeof *h->cudnn);
     h->pytorch = alloc_rows(json_array_size(pytorch), sizeof *h->pytorch);
     h->tensorflow = alloc_rows(json_array_size(tf), sizeof *h->tensorflow);
+    h->ccs = alloc_rows(json_array_size(ccs), sizeof *h->ccs);
+    h->pytorch_releases = alloc_rows(json_array_size(releases), sizeof *h->pytorch_releases);
     if (!h->mvc || !h->cuda || !h->archs || !h->gpus || !h->aliases || !h->branches || !h->cudnn ||
-        !h->pytorch || !h->tensorflow)
+        !h->pytorch || !h->tensorflow || !h->ccs || !h->pytorch_releases)
         goto fail;
 
     json_array_foreach(mvc, i, row)
@@ -164,7 +190,8 @@ static struct holder *holder_from_json(json_t *root)
         h->cuda[i] =
             (struct imx_ref_cuda_driver){ str(row, "cuda_version"), num(row, "cuda_major"),
                                           str(row, "linux_driver_min"), str(row, "source") };
-        if (!h->cuda[i].cuda_version || !h->cuda[i].linux_driver_min)
+        /* linux_driver_min is NULL for an unconfirmed toolkit. */
+        if (!h->cuda[i].cuda_version)
             goto fail;
     }
     json_array_foreach(archs, i, row)
@@ -203,20 +230,33 @@ static struct holder *holder_from_json(json_t *root)
     }
     json_array_foreach(branches, i, row)
     {
-        h->branches[i] =
-            (struct imx_ref_driver_branch){ num(row, "branch"), str(row, "branch_type"),
-                                            str(row, "eol"), str(row, "source") };
+        h->branches[i] = (struct imx_ref_driver_branch){
+            .branch = num(row, "branch"),
+            .branch_type = str(row, "branch_type"),
+            .eol_nvidia = str(row, "eol_nvidia"),
+            .eol_estimate = str(row, "eol_estimate"),
+            .source = str(row, "source"),
+            .eol_source = str(row, "eol_source"),
+        };
     }
     json_array_foreach(cudnn, i, row)
     {
         json_t *majors = json_object_get(row, "cuda_majors"), *v;
+        json_t *maxes = json_object_get(row, "cuda_max");
         size_t k;
         h->cudnn[i].cudnn_version = str(row, "cudnn_version");
         h->cudnn[i].source = str(row, "source");
+        h->cudnn[i].cc_min = str(row, "cc_min");
+        h->cudnn[i].cc_max = str(row, "cc_max");
+        h->cudnn[i].unconfirmed = json_is_true(json_object_get(row, "unconfirmed"));
         json_array_foreach(majors, k, v)
         {
-            if (h->cudnn[i].n_cuda_majors < IMX_REF_CUDNN_MAX_MAJORS)
-                h->cudnn[i].cuda_majors[h->cudnn[i].n_cuda_majors++] = (int)json_integer_value(v);
+            size_t n = h->cudnn[i].n_cuda_majors;
+            if (n < IMX_REF_CUDNN_MAX_MAJORS) {
+                h->cudnn[i].cuda_majors[n] = (int)json_integer_value(v);
+                h->cudnn[i].cuda_max[n] = json_string_value(json_array_get(maxes, k));
+                h->cudnn[i].n_cuda_majors++;
+            }
         }
         if (!h->cudnn[i].cudnn_version)
             goto fail;
@@ -232,9 +272,36 @@ static struct holder *holder_from_json(json_t *root)
     }
     json_array_foreach(tf, i, row)
     {
-        h->tensorflow[i] = (struct imx_ref_tensorflow){ str(row, "tensorflow_version"),
-                                                        str(row, "cuda"), str(row, "source") };
+        h->tensorflow[i] = (struct imx_ref_tensorflow){
+            .tensorflow_version = str(row, "tensorflow_version"),
+            .cuda = str(row, "cuda"),
+            .source = str(row, "source"),
+            .python_min = str(row, "python_min"),
+            .python_max = str(row, "python_max"),
+        };
         if (!h->tensorflow[i].tensorflow_version || !h->tensorflow[i].cuda)
+            goto fail;
+    }
+    json_array_foreach(ccs, i, row)
+    {
+        h->ccs[i] = (struct imx_ref_compute_capability){
+            .compute_capability = str(row, "compute_capability"),
+            .first_cuda = str(row, "first_cuda"),
+            .source = str(row, "source"),
+            .unconfirmed = json_is_true(json_object_get(row, "unconfirmed")),
+        };
+        if (!h->ccs[i].compute_capability || !h->ccs[i].first_cuda)
+            goto fail;
+    }
+    json_array_foreach(releases, i, row)
+    {
+        h->pytorch_releases[i] = (struct imx_ref_pytorch){
+            .pytorch_version = str(row, "pytorch_version"),
+            .python_min = str(row, "python_min"),
+            .python_max = str(row, "python_max"),
+            .source = str(row, "source"),
+        };
+        if (!h->pytorch_releases[i].pytorch_version)
             goto fail;
     }
 
@@ -256,6 +323,10 @@ static struct holder *holder_from_json(json_t *root)
         .n_pytorch = json_array_size(pytorch),
         .tensorflow = h->tensorflow,
         .n_tensorflow = json_array_size(tf),
+        .ccs = h->ccs,
+        .n_ccs = json_array_size(ccs),
+        .pytorch_releases = h->pytorch_releases,
+        .n_pytorch_releases = json_array_size(releases),
     };
     return h;
 fail:
@@ -341,8 +412,8 @@ IMX_DB_STMT(stmt_ref_rows, 1, "SELECT json_build_object('items', imx_ref_rows($1
 IMX_DB_STMT(stmt_ref_write, 3, "SELECT imx_ref_write($1::text, $2::jsonb, $3::bool)::text");
 
 static const char *const ref_tables[] = {
-    "cuda_mvc", "cuda_driver", "gpu_arch",      "gpu",        "driver_branch",
-    "cudnn",    "pytorch",     "pytorch_build", "tensorflow", "instance_type",
+    "cuda_mvc", "cuda_driver",   "gpu_arch",   "gpu",           "driver_branch",      "cudnn",
+    "pytorch",  "pytorch_build", "tensorflow", "instance_type", "compute_capability",
 };
 
 const char *imx_db_ref_table(const char *name, char *buf, size_t len)

@@ -10,8 +10,8 @@
 
 /* The parsed stack: which recognized components are present and valid. */
 struct stack {
-    bool has_driver, has_cuda, has_cudnn, has_pytorch, has_tf;
-    struct imx_ver driver, cuda, cudnn, pytorch, tf;
+    bool has_driver, has_cuda, has_cudnn, has_pytorch, has_tf, has_python;
+    struct imx_ver driver, cuda, cudnn, pytorch, tf, python;
     /* The CUDA the other rules use: the cuda component, else a PyTorch wheel's +cuNNN. */
     bool cuda_from_pytorch;
     bool pytorch_has_suffix_cuda;
@@ -20,7 +20,15 @@ struct stack {
 
 struct builder {
     struct imx_compat_report *out;
-    bool has_error;
+    bool dropped_error; /* an error finding fell past IMX_COMPAT_MAX_FINDINGS */
+};
+
+/* A CUDA the driver and the GPUs are held to: the cuda component, or a PyTorch wheel's own. */
+struct cuda_use {
+    const struct imx_ver *v;
+    const char *name; /* the component involved: "cuda" or "pytorch" */
+    const char *text; /* its version as written */
+    char what[192];   /* "CUDA 12.8.0", "PyTorch 2.7.1+cu126's own CUDA 12.6 runtime" */
 };
 
 const char *imx_compat_severity_name(enum imx_compat_severity s)
@@ -68,10 +76,9 @@ static struct imx_compat_finding *add(struct builder *b, enum imx_compat_severit
 static struct imx_compat_finding *add(struct builder *b, enum imx_compat_severity sev,
                                       const char *code, const char *source, const char *fmt, ...)
 {
-    if (sev == IMX_COMPAT_ERROR)
-        b->has_error = true;
     if (b->out->n >= IMX_COMPAT_MAX_FINDINGS) {
         b->out->truncated = true;
+        b->dropped_error = b->dropped_error || sev == IMX_COMPAT_ERROR;
         return NULL;
     }
     struct imx_compat_finding *f = &b->out->findings[b->out->n++];
@@ -84,6 +91,18 @@ static struct imx_compat_finding *add(struct builder *b, enum imx_compat_severit
     vsnprintf(f->message, sizeof f->message, fmt, ap);
     va_end(ap);
     return f;
+}
+
+/* A finding that rests on a reference row marked unconfirmed is at most a warning. */
+static void soften(struct imx_compat_finding *f, bool unconfirmed)
+{
+    if (!f || !unconfirmed)
+        return;
+    if (f->severity == IMX_COMPAT_ERROR)
+        f->severity = IMX_COMPAT_WARNING;
+    size_t n = strlen(f->message);
+    snprintf(f->message + n, sizeof f->message - n,
+             " (The reference data for this is unconfirmed, so it is not an error.)");
 }
 
 static void involve(struct imx_compat_finding *f, const char *name, const char *version)
@@ -169,6 +188,41 @@ static const struct imx_ref_gpu_arch *find_arch(const struct imx_ref_snapshot *r
     return NULL;
 }
 
+/* The ref_compute_capability row of a capability such as "10.3", or NULL. */
+static const struct imx_ref_compute_capability *find_cc(const struct imx_ref_snapshot *ref,
+                                                        const char *cc)
+{
+    struct imx_ver want, have;
+    if (!ref_ver(cc, &want))
+        return NULL;
+    for (size_t i = 0; i < ref->n_ccs; i++) {
+        if (ref_ver(ref->ccs[i].compute_capability, &have) && key_cmp_n(want.key, have.key, 2) == 0)
+            return &ref->ccs[i];
+    }
+    return NULL;
+}
+
+/* The driver floor of the first release of a toolkit minor ("12.9" -> 12.9.0's 575.51.03), or
+ * NULL when no release of it has a confirmed floor. */
+static const char *cuda_minor_floor(const struct imx_ref_snapshot *ref, const char *cuda)
+{
+    struct imx_ver want, rv, best_v;
+    const char *best = NULL;
+    if (!ref_ver(cuda, &want))
+        return NULL;
+    for (size_t i = 0; i < ref->n_cuda; i++) {
+        const struct imx_ref_cuda_driver *r = &ref->cuda[i];
+        if (!r->linux_driver_min || !ref_ver(r->cuda_version, &rv) ||
+            key_cmp_n(rv.key, want.key, 2) != 0)
+            continue;
+        if (!best || imx_ver_cmp(&rv, &best_v) < 0) {
+            best = r->linux_driver_min;
+            best_v = rv;
+        }
+    }
+    return best;
+}
+
 static const struct imx_ref_cuda_mvc *find_mvc(const struct imx_ref_snapshot *ref, int major)
 {
     for (size_t i = 0; i < ref->n_mvc; i++) {
@@ -245,50 +299,170 @@ static void check_driver_branch(struct builder *b, const struct imx_ref_snapshot
         involve(f, "nvidia-driver", st->driver.text);
         return;
     }
-    if (br->eol && strcmp(br->eol, today) <= 0) {
-        f = add(b, IMX_COMPAT_WARNING, "driver_branch_eol", br->source,
-                "NVIDIA driver %s is on branch R%d (%s), which reached end of life on %s and "
-                "gets no more security updates.",
-                st->driver.text, branch, br->branch_type ? br->branch_type : "?", br->eol);
+    /* NVIDIA's own date first: an estimate (release + 1 or 3 years) is only a fallback. */
+    const char *eol = br->eol_nvidia ? br->eol_nvidia : br->eol_estimate;
+    if (eol && strcmp(eol, today) <= 0) {
+        f = add(b, IMX_COMPAT_WARNING, "driver_branch_eol",
+                br->eol_nvidia && br->eol_source ? br->eol_source : br->source,
+                "NVIDIA driver %s is on branch R%d (%s), which reached end of life on %s (%s) "
+                "and gets no more security updates.",
+                st->driver.text, branch, br->branch_type ? br->branch_type : "type unconfirmed",
+                eol,
+                br->eol_nvidia ? "NVIDIA's published date"
+                               : "an estimate: NVIDIA publishes no date for this branch");
         involve(f, "nvidia-driver", st->driver.text);
     }
 }
 
 static void check_driver_for_cuda(struct builder *b, const struct imx_ref_snapshot *ref,
-                                  const struct stack *st, const struct imx_ref_cuda_driver *row)
+                                  const struct stack *st, const struct imx_ref_cuda_driver *row,
+                                  const struct cuda_use *cu)
 {
     struct imx_ver need;
     if (!ref_ver(row->linux_driver_min, &need) || imx_ver_cmp(&st->driver, &need) >= 0)
         return;
-    const char *cuda_name = st->cuda_from_pytorch ? "pytorch" : "cuda";
-    const char *cuda_text = st->cuda_from_pytorch ? st->pytorch.text : st->cuda.text;
     const struct imx_ref_cuda_mvc *mvc = find_mvc(ref, row->cuda_major);
     struct imx_ver floor;
     struct imx_compat_finding *f;
     if (mvc && ref_ver(mvc->driver_floor, &floor) && imx_ver_cmp(&st->driver, &floor) >= 0) {
         f = add(b, IMX_COMPAT_WARNING, "driver_mvc_only", row->source,
-                "CUDA %s needs NVIDIA driver %s or newer; driver %s runs it only through CUDA "
+                "%s needs NVIDIA driver %s or newer; driver %s runs it only through CUDA "
                 "%d.x minor-version compatibility (driver >= %s): features that need the newer "
                 "driver are unavailable and JIT compilation of PTX newer than the driver fails "
                 "(cudaErrorUnsupportedPtxVersion).",
-                st->cuda.text, row->linux_driver_min, st->driver.text, row->cuda_major,
+                cu->what, row->linux_driver_min, st->driver.text, row->cuda_major,
                 mvc->driver_floor);
     } else {
         f = add(b, IMX_COMPAT_ERROR, "driver_too_old_for_cuda", row->source,
-                "CUDA %s needs NVIDIA driver %s or newer (%s%s); driver %s is older, so CUDA "
+                "%s needs NVIDIA driver %s or newer (%s%s); driver %s is older, so CUDA "
                 "applications fail to initialize.",
-                st->cuda.text, row->linux_driver_min,
+                cu->what, row->linux_driver_min,
                 mvc ? "minor-version compatibility still needs "
                     : "no minor-version "
                       "compatibility for this major",
                 mvc ? mvc->driver_floor : "", st->driver.text);
     }
     involve(f, "nvidia-driver", st->driver.text);
-    involve(f, cuda_name, cuda_text);
+    involve(f, cu->name, cu->text);
+}
+
+/* A CUDA minor whose exact minimum driver is unknown (not in the data, or unconfirmed) is still
+ * held to its major's minor-version-compatibility floor. */
+static void check_driver_for_cuda_major(struct builder *b, const struct imx_ref_snapshot *ref,
+                                        const struct stack *st, const struct cuda_use *cu,
+                                        const char *why)
+{
+    int major = (int)cu->v->key[0], minor = (int)cu->v->key[1];
+    const struct imx_ref_cuda_mvc *mvc = find_mvc(ref, major);
+    struct imx_ver floor;
+    struct imx_compat_finding *f;
+    if (!mvc || !ref_ver(mvc->driver_floor, &floor)) {
+        f = add(b, IMX_COMPAT_INFO, "unknown_component_version", NULL,
+                "CUDA %s is not in the reference data, so its driver requirement was not "
+                "checked.",
+                cu->v->text);
+    } else if (st->has_driver && imx_ver_cmp(&st->driver, &floor) < 0) {
+        f = add(b, IMX_COMPAT_ERROR, "driver_below_cuda_major_floor", mvc->source,
+                "%s %s, but every CUDA %d.x needs NVIDIA driver %s or newer (minor-version "
+                "compatibility floor of the major); driver %s is older. The exact minimum for "
+                "CUDA %d.%d is unknown.",
+                cu->what, why, major, mvc->driver_floor, st->driver.text, major, minor);
+        involve(f, "nvidia-driver", st->driver.text);
+    } else if (st->has_driver) {
+        f = add(b, IMX_COMPAT_INFO, "unknown_component_version", mvc->source,
+                "%s %s; the exact minimum driver for CUDA %d.%d is unknown, so only CUDA %d.x's "
+                "floor (driver %s) was checked.",
+                cu->what, why, major, minor, major, mvc->driver_floor);
+    } else {
+        f = add(b, IMX_COMPAT_INFO, "unknown_component_version", mvc->source,
+                "%s %s; it needs NVIDIA driver %s or newer (CUDA %d.x's floor), and the exact "
+                "minimum for CUDA %d.%d is unknown.",
+                cu->what, why, mvc->driver_floor, major, major, minor);
+    }
+    involve(f, cu->name, cu->text);
+}
+
+static void check_cuda(struct builder *b, const struct imx_ref_snapshot *ref,
+                       const struct stack *st, const struct cuda_use *cu)
+{
+    bool exact;
+    const struct imx_ref_cuda_driver *row = find_cuda(ref, cu->v, &exact);
+    if (!row) {
+        check_driver_for_cuda_major(b, ref, st, cu, "is not in the reference data");
+        return;
+    }
+    if (!row->linux_driver_min) {
+        check_driver_for_cuda_major(b, ref, st, cu,
+                                    "has no confirmed minimum driver in the reference data");
+        return;
+    }
+    if (!exact && cu->v->nparts > 2) {
+        struct imx_compat_finding *f =
+            add(b, IMX_COMPAT_INFO, "unknown_component_version", row->source,
+                "CUDA %s is not in the reference data; it was checked as CUDA %s.", cu->v->text,
+                row->cuda_version);
+        involve(f, cu->name, cu->text);
+    }
+    if (st->has_driver)
+        check_driver_for_cuda(b, ref, st, row, cu);
+}
+
+/* The first CUDA toolkit for a GPU: the newest of its model's and its compute capability's
+ * (NVIDIA added capabilities one by one: 10.0 with 12.8, 10.3 with 12.9, 11.0 with 13.0), else
+ * its architecture's. */
+static const char *gpu_first_cuda(const struct imx_ref_snapshot *ref, const struct imx_ref_gpu *g,
+                                  const struct imx_ref_gpu_arch *arch, const char **source,
+                                  bool *unconfirmed)
+{
+    const struct imx_ref_compute_capability *cc = find_cc(ref, g->compute_capability);
+    struct imx_ver mv, cv;
+    bool has_m = ref_ver(g->first_cuda, &mv), has_c = cc && ref_ver(cc->first_cuda, &cv);
+    *unconfirmed = false;
+    if (has_c && (!has_m || key_cmp_n(cv.key, mv.key, 2) >= 0)) {
+        *source = cc->source;
+        *unconfirmed = cc->unconfirmed;
+        return cc->first_cuda;
+    }
+    if (has_m) {
+        *source = g->source;
+        return g->first_cuda;
+    }
+    *source = arch ? arch->source : g->source;
+    return arch ? arch->first_cuda : NULL;
+}
+
+static void check_gpu_cuda(struct builder *b, const struct imx_ref_snapshot *ref,
+                           const struct imx_ref_gpu *g, const struct imx_ref_gpu_arch *arch,
+                           const struct cuda_use *cu)
+{
+    const char *first_src;
+    bool unconfirmed;
+    const char *first = gpu_first_cuda(ref, g, arch, &first_src, &unconfirmed);
+    struct imx_ver fv;
+    struct imx_compat_finding *f;
+    /* Toolkits are compared by major.minor: "12.8" means any 12.8.x. */
+    if (ref_ver(first, &fv) && key_cmp_n(cu->v->key, fv.key, 2) < 0) {
+        f = add(b, IMX_COMPAT_ERROR, "gpu_too_new_for_cuda", first_src,
+                "%s (%s, compute capability %s) needs CUDA %s or newer; %s cannot build or run "
+                "code for it.",
+                g->gpu_model, g->architecture, g->compute_capability, first, cu->what);
+        soften(f, unconfirmed);
+        involve(f, "gpu", g->gpu_model);
+        involve(f, cu->name, cu->text);
+    }
+    if (arch && arch->last_cuda_major > 0 && cu->v->key[0] > arch->last_cuda_major) {
+        f = add(b, IMX_COMPAT_ERROR, "gpu_dropped_by_cuda", arch->source,
+                "CUDA %d dropped %s GPUs such as the %s: CUDA %d.x is the last to support "
+                "compute capability %s, and %s cannot run on it.",
+                (int)cu->v->key[0], arch->architecture, g->gpu_model, arch->last_cuda_major,
+                g->compute_capability, cu->what);
+        involve(f, "gpu", g->gpu_model);
+        involve(f, cu->name, cu->text);
+    }
 }
 
 static void check_gpu(struct builder *b, const struct imx_ref_snapshot *ref, const struct stack *st,
-                      const char *name)
+                      const char *name, const struct cuda_use *cus, size_t n_cus)
 {
     const struct imx_ref_gpu *g = imx_compat_find_gpu(ref, name);
     struct imx_compat_finding *f;
@@ -299,62 +473,58 @@ static void check_gpu(struct builder *b, const struct imx_ref_snapshot *ref, con
         return;
     }
     const struct imx_ref_gpu_arch *arch = find_arch(ref, g->architecture);
-    const char *cuda_name = st->cuda_from_pytorch ? "pytorch" : "cuda";
-    const char *cuda_text = st->cuda_from_pytorch ? st->pytorch.text : st->cuda.text;
-
-    if (st->has_cuda) {
-        const char *first = g->first_cuda ? g->first_cuda : (arch ? arch->first_cuda : NULL);
-        const char *first_src = g->first_cuda ? g->source : (arch ? arch->source : g->source);
-        struct imx_ver fv;
-        /* Toolkits are compared by major.minor: "12.8" means any 12.8.x. */
-        if (ref_ver(first, &fv) && key_cmp_n(st->cuda.key, fv.key, 2) < 0) {
-            f = add(b, IMX_COMPAT_ERROR, "gpu_too_new_for_cuda", first_src,
-                    "%s (%s, compute capability %s) needs CUDA %s or newer; CUDA %s cannot "
-                    "build or run code for it.",
-                    g->gpu_model, g->architecture, g->compute_capability, first, st->cuda.text);
-            involve(f, "gpu", g->gpu_model);
-            involve(f, cuda_name, cuda_text);
-        }
-        if (arch && arch->last_cuda_major > 0 && st->cuda.key[0] > arch->last_cuda_major) {
-            f = add(b, IMX_COMPAT_ERROR, "gpu_dropped_by_cuda", arch->source,
-                    "CUDA %d dropped %s GPUs such as the %s: CUDA %d.x is the last to support "
-                    "compute capability %s, and CUDA %s cannot run on it.",
-                    (int)st->cuda.key[0], arch->architecture, g->gpu_model, arch->last_cuda_major,
-                    g->compute_capability, st->cuda.text);
-            involve(f, "gpu", g->gpu_model);
-            involve(f, cuda_name, cuda_text);
+    for (size_t i = 0; i < n_cus; i++)
+        check_gpu_cuda(b, ref, g, arch, &cus[i]);
+    if (!st->has_driver)
+        return;
+    int branch = (int)imx_ver_branch(&st->driver);
+    if (arch && arch->last_driver_branch > 0 && branch > arch->last_driver_branch) {
+        f = add(b, IMX_COMPAT_ERROR, "gpu_dropped_by_driver", arch->source,
+                "NVIDIA driver branch R%d no longer supports %s GPUs such as the %s; R%d is "
+                "the last branch for them (driver %s).",
+                branch, arch->architecture, g->gpu_model, arch->last_driver_branch,
+                st->driver.text);
+        involve(f, "gpu", g->gpu_model);
+        involve(f, "nvidia-driver", st->driver.text);
+    }
+    /* A model-specific minimum wins; else the newer of the row's derived floor and the floor of
+     * the first toolkit for its compute capability. */
+    const char *min = g->min_driver_documented, *min_src = g->source, *first_src;
+    bool unconfirmed = false, by_cc = false;
+    if (!min) {
+        const char *first = gpu_first_cuda(ref, g, arch, &first_src, &unconfirmed);
+        const char *cc_floor = cuda_minor_floor(ref, first);
+        struct imx_ver dv, cv;
+        min = g->min_driver_derived;
+        if (ref_ver(cc_floor, &cv) && (!ref_ver(min, &dv) || imx_ver_cmp(&cv, &dv) > 0)) {
+            min = cc_floor;
+            min_src = first_src;
+            by_cc = true;
         }
     }
-    if (st->has_driver) {
-        int branch = (int)imx_ver_branch(&st->driver);
-        if (arch && arch->last_driver_branch > 0 && branch > arch->last_driver_branch) {
-            f = add(b, IMX_COMPAT_ERROR, "gpu_dropped_by_driver", arch->source,
-                    "NVIDIA driver branch R%d no longer supports %s GPUs such as the %s; R%d is "
-                    "the last branch for them (driver %s).",
-                    branch, arch->architecture, g->gpu_model, arch->last_driver_branch,
-                    st->driver.text);
-            involve(f, "gpu", g->gpu_model);
-            involve(f, "nvidia-driver", st->driver.text);
-        }
-        const char *min =
-            g->min_driver_documented ? g->min_driver_documented : g->min_driver_derived;
-        struct imx_ver mv;
-        if (ref_ver(min, &mv) && imx_ver_cmp(&st->driver, &mv) < 0) {
-            f = add(b, IMX_COMPAT_ERROR, "gpu_driver_too_old", g->source,
-                    "The %s needs NVIDIA driver %s or newer%s; driver %s does not support it.",
-                    g->gpu_model, min,
-                    g->min_driver_documented
-                        ? " (model-specific minimum)"
-                        : " (the driver floor of the first CUDA toolkit for its architecture)",
-                    st->driver.text);
-            involve(f, "gpu", g->gpu_model);
-            involve(f, "nvidia-driver", st->driver.text);
-        }
+    struct imx_ver mv;
+    if (ref_ver(min, &mv) && imx_ver_cmp(&st->driver, &mv) < 0) {
+        char why[160];
+        if (g->min_driver_documented)
+            snprintf(why, sizeof why, " (model-specific minimum)");
+        else if (by_cc)
+            snprintf(why, sizeof why,
+                     " (the driver floor of the first CUDA toolkit for compute capability %s)",
+                     g->compute_capability);
+        else
+            snprintf(why, sizeof why,
+                     " (the driver floor of the first CUDA toolkit for its architecture)");
+        f = add(b, IMX_COMPAT_ERROR, "gpu_driver_too_old", min_src,
+                "The %s needs NVIDIA driver %s or newer%s; driver %s does not support it.",
+                g->gpu_model, min, why, st->driver.text);
+        soften(f, unconfirmed && by_cc);
+        involve(f, "gpu", g->gpu_model);
+        involve(f, "nvidia-driver", st->driver.text);
     }
 }
 
 static void check_cudnn(struct builder *b, const struct imx_ref_snapshot *ref,
-                        const struct stack *st)
+                        const struct stack *st, const char *const *gpus, size_t n_gpus)
 {
     const struct imx_ref_cudnn *row = NULL;
     struct imx_ver rv;
@@ -371,11 +541,45 @@ static void check_cudnn(struct builder *b, const struct imx_ref_snapshot *ref,
         involve(f, "cudnn", st->cudnn.text);
         return;
     }
+    const char *cuda_name = st->cuda_from_pytorch ? "pytorch" : "cuda";
+    const char *cuda_text = st->cuda_from_pytorch ? st->pytorch.text : st->cuda.text;
+
+    /* The compute capabilities its kernels cover (support matrix): outside them, no kernels. */
+    struct imx_ver lo, hi, cc;
+    bool has_lo = ref_ver(row->cc_min, &lo), has_hi = ref_ver(row->cc_max, &hi);
+    for (size_t i = 0; i < n_gpus && (has_lo || has_hi); i++) {
+        const struct imx_ref_gpu *g = imx_compat_find_gpu(ref, gpus[i]);
+        if (!g || !ref_ver(g->compute_capability, &cc))
+            continue;
+        if ((has_lo && key_cmp_n(cc.key, lo.key, 2) < 0) ||
+            (has_hi && key_cmp_n(cc.key, hi.key, 2) > 0)) {
+            f = add(b, IMX_COMPAT_ERROR, "cudnn_gpu_unsupported", row->source,
+                    "cuDNN %s supports compute capability %s to %s only; the %s (%s, compute "
+                    "capability %s) has no kernels in it.",
+                    st->cudnn.text, row->cc_min ? row->cc_min : "?",
+                    row->cc_max ? row->cc_max : "?", g->gpu_model, g->architecture,
+                    g->compute_capability);
+            soften(f, row->unconfirmed);
+            involve(f, "cudnn", st->cudnn.text);
+            involve(f, "gpu", g->gpu_model);
+        }
+    }
     if (!st->has_cuda)
         return;
     for (size_t i = 0; i < row->n_cuda_majors; i++) {
-        if (row->cuda_majors[i] == st->cuda.key[0])
-            return;
+        if (row->cuda_majors[i] != st->cuda.key[0])
+            continue;
+        /* A build for 12.0-12.6 is not supported with a newer 12.x toolkit. */
+        struct imx_ver mx;
+        if (ref_ver(row->cuda_max[i], &mx) && key_cmp_n(st->cuda.key, mx.key, 2) > 0) {
+            f = add(b, IMX_COMPAT_WARNING, "cudnn_cuda_minor_unsupported", row->source,
+                    "cuDNN %s's CUDA %d build covers toolkits up to CUDA %s, not CUDA %s: the "
+                    "combination is not supported by NVIDIA's support matrix.",
+                    st->cudnn.text, row->cuda_majors[i], row->cuda_max[i], st->cuda.text);
+            involve(f, "cudnn", st->cudnn.text);
+            involve(f, cuda_name, cuda_text);
+        }
+        return;
     }
     char majors[64] = "";
     size_t used = 0;
@@ -389,9 +593,9 @@ static void check_cudnn(struct builder *b, const struct imx_ref_snapshot *ref,
     f = add(b, IMX_COMPAT_ERROR, "cudnn_cuda_major_mismatch", row->source,
             "cuDNN %s has builds for CUDA %s only, not for CUDA %d (the stack has CUDA %s).",
             st->cudnn.text, majors, (int)st->cuda.key[0], st->cuda.text);
+    soften(f, row->unconfirmed);
     involve(f, "cudnn", st->cudnn.text);
-    involve(f, st->cuda_from_pytorch ? "pytorch" : "cuda",
-            st->cuda_from_pytorch ? st->pytorch.text : st->cuda.text);
+    involve(f, cuda_name, cuda_text);
 }
 
 static void check_pytorch(struct builder *b, const struct imx_ref_snapshot *ref,
@@ -477,6 +681,54 @@ static void check_tensorflow(struct builder *b, const struct imx_ref_snapshot *r
             st->cuda_from_pytorch ? st->pytorch.text : st->cuda.text);
 }
 
+/* Is python's major.minor within [lo, hi] (either end NULL: not known)? */
+static bool python_in(const struct imx_ver *py, const char *lo, const char *hi)
+{
+    struct imx_ver v;
+    if (ref_ver(lo, &v) && key_cmp_n(py->key, v.key, 2) < 0)
+        return false;
+    return !(ref_ver(hi, &v) && key_cmp_n(py->key, v.key, 2) > 0);
+}
+
+/* A framework release has wheels / tested builds for a range of Python minors only. */
+static void check_python(struct builder *b, const struct imx_ref_snapshot *ref,
+                         const struct stack *st)
+{
+    struct imx_ver v;
+    struct imx_compat_finding *f;
+    for (size_t i = 0; st->has_pytorch && i < ref->n_pytorch_releases; i++) {
+        const struct imx_ref_pytorch *r = &ref->pytorch_releases[i];
+        if (!ref_ver(r->pytorch_version, &v) || key_cmp_n(v.key, st->pytorch.key, 2) != 0)
+            continue;
+        if (!python_in(&st->python, r->python_min, r->python_max)) {
+            f = add(b, IMX_COMPAT_ERROR, "python_unsupported_by_framework", r->source,
+                    "PyTorch %d.%d has wheels for Python %s to %s only, not for Python %s.",
+                    (int)st->pytorch.key[0], (int)st->pytorch.key[1],
+                    r->python_min ? r->python_min : "?", r->python_max ? r->python_max : "?",
+                    st->python.text);
+            involve(f, "python", st->python.text);
+            involve(f, "pytorch", st->pytorch.text);
+        }
+        break;
+    }
+    for (size_t i = 0; st->has_tf && i < ref->n_tensorflow; i++) {
+        const struct imx_ref_tensorflow *r = &ref->tensorflow[i];
+        if (!ref_ver(r->tensorflow_version, &v) || key_cmp_n(v.key, st->tf.key, 2) != 0)
+            continue;
+        if ((r->python_min || r->python_max) &&
+            !python_in(&st->python, r->python_min, r->python_max)) {
+            f = add(b, IMX_COMPAT_ERROR, "python_unsupported_by_framework", r->source,
+                    "TensorFlow %s is built and tested with Python %s to %s only, not with "
+                    "Python %s.",
+                    r->tensorflow_version, r->python_min ? r->python_min : "?",
+                    r->python_max ? r->python_max : "?", st->python.text);
+            involve(f, "python", st->python.text);
+            involve(f, "tensorflow", st->tf.text);
+        }
+        break;
+    }
+}
+
 static int finding_cmp(const void *pa, const void *pb)
 {
     const struct imx_compat_finding *a = pa, *b = pb;
@@ -546,6 +798,8 @@ int imx_compat_check(const struct imx_ref_snapshot *ref, const struct imx_compat
             take(&b, c, &st.has_pytorch, &st.pytorch);
         else if (strcmp(c->name, "tensorflow") == 0)
             take(&b, c, &st.has_tf, &st.tf);
+        else if (strcmp(c->name, "python") == 0)
+            take(&b, c, &st.has_python, &st.python);
     }
     if (st.has_pytorch)
         st.pytorch_has_suffix_cuda = pytorch_suffix_cuda(&st.pytorch, &st.pytorch_cuda);
@@ -556,39 +810,41 @@ int imx_compat_check(const struct imx_ref_snapshot *ref, const struct imx_compat
         st.cuda = st.pytorch_cuda;
     }
 
+    /* The CUDAs the driver and GPUs must fit: the stack's, and a PyTorch wheel's own when it
+     * differs from the host toolkit (the wheel brings its runtime and kernels). */
+    struct cuda_use cus[2];
+    size_t n_cus = 0;
+    if (st.has_cuda) {
+        struct cuda_use *cu = &cus[n_cus++];
+        cu->v = &st.cuda;
+        cu->name = st.cuda_from_pytorch ? "pytorch" : "cuda";
+        cu->text = st.cuda_from_pytorch ? st.pytorch.text : st.cuda.text;
+        snprintf(cu->what, sizeof cu->what, "CUDA %s", st.cuda.text);
+    }
+    if (st.has_cuda && !st.cuda_from_pytorch && st.pytorch_has_suffix_cuda &&
+        key_cmp_n(st.pytorch_cuda.key, st.cuda.key, 2) != 0) {
+        struct cuda_use *cu = &cus[n_cus++];
+        cu->v = &st.pytorch_cuda;
+        cu->name = "pytorch";
+        cu->text = st.pytorch.text;
+        snprintf(cu->what, sizeof cu->what, "PyTorch %s's own CUDA %s runtime", st.pytorch.text,
+                 st.pytorch_cuda.text);
+    }
+
     if (st.has_driver)
         check_driver_branch(&b, ref, &st, today);
-    if (st.has_cuda) {
-        bool exact;
-        const struct imx_ref_cuda_driver *row = find_cuda(ref, &st.cuda, &exact);
-        const char *cname = st.cuda_from_pytorch ? "pytorch" : "cuda";
-        const char *ctext = st.cuda_from_pytorch ? st.pytorch.text : st.cuda.text;
-        struct imx_compat_finding *f;
-        if (!row) {
-            f = add(&b, IMX_COMPAT_INFO, "unknown_component_version", NULL,
-                    "CUDA %s is not in the reference data, so its driver requirement was not "
-                    "checked.",
-                    st.cuda.text);
-            involve(f, cname, ctext);
-        } else {
-            if (!exact && st.cuda.nparts > 2) {
-                f = add(&b, IMX_COMPAT_INFO, "unknown_component_version", row->source,
-                        "CUDA %s is not in the reference data; it was checked as CUDA %s.",
-                        st.cuda.text, row->cuda_version);
-                involve(f, cname, ctext);
-            }
-            if (st.has_driver)
-                check_driver_for_cuda(&b, ref, &st, row);
-        }
-    }
+    for (size_t i = 0; i < n_cus; i++)
+        check_cuda(&b, ref, &st, &cus[i]);
     for (size_t i = 0; i < n_gpus; i++)
-        check_gpu(&b, ref, &st, gpus[i]);
+        check_gpu(&b, ref, &st, gpus[i], cus, n_cus);
     if (st.has_cudnn)
-        check_cudnn(&b, ref, &st);
+        check_cudnn(&b, ref, &st, gpus, n_gpus);
     if (st.has_pytorch)
         check_pytorch(&b, ref, &st);
     if (st.has_tf)
         check_tensorflow(&b, ref, &st);
+    if (st.has_python)
+        check_python(&b, ref, &st);
 
     qsort(out->findings, out->n, sizeof out->findings[0], finding_cmp);
     size_t w = 0;
@@ -600,7 +856,9 @@ int imx_compat_check(const struct imx_ref_snapshot *ref, const struct imx_compat
         w++;
     }
     out->n = w;
-    out->ok = !b.has_error;
+    out->ok = !b.dropped_error;
+    for (size_t i = 0; i < out->n; i++)
+        out->ok = out->ok && out->findings[i].severity != IMX_COMPAT_ERROR;
     return 0;
 }
 

@@ -26,8 +26,18 @@ struct imx_ref_cuda_mvc {
 struct imx_ref_cuda_driver {
     const char *cuda_version; /* "12.8.0" */
     int cuda_major;
-    const char *linux_driver_min; /* "570.26" */
+    const char *linux_driver_min; /* "570.26"; NULL when unconfirmed (the major's floor applies) */
     const char *source;
+};
+
+/* ref_compute_capability: the first CUDA toolkit that builds code for one compute capability
+ * (NVIDIA's CUDA features archive): 12.8 for 10.0 and 12.0, 12.9 for 10.3 and 12.1, 13.0 for
+ * 11.0. Finer than the architecture's first CUDA, which only holds for its first capability. */
+struct imx_ref_compute_capability {
+    const char *compute_capability; /* "10.3" */
+    const char *first_cuda;         /* "12.9" */
+    const char *source;
+    bool unconfirmed; /* status UNCONFIRMED: never an error */
 };
 
 /* ref_gpu_arch: architecture -> first CUDA, last CUDA major and last driver branch (0 = ongoing).
@@ -54,21 +64,29 @@ struct imx_ref_gpu {
     const char *source;
 };
 
-/* ref_driver_branch: branch -> type and end of life. */
+/* ref_driver_branch: branch -> type and end of life. NVIDIA's published end of life wins over
+ * an estimate (endoflife.date's release + 1 or 3 years) whenever both are known. */
 struct imx_ref_driver_branch {
-    int branch;              /* 580 */
-    const char *branch_type; /* "LTSB", "PB", "NFB" */
-    const char *eol;         /* "2028-06-01"; NULL when none published */
-    const char *source;
+    int branch;               /* 580 */
+    const char *branch_type;  /* "LTSB", "PB", "NFB"; NULL when unconfirmed */
+    const char *eol_nvidia;   /* "2028-06-01" (the 1st of NVIDIA's month); NULL when none */
+    const char *eol_estimate; /* endoflife.date's computed date; NULL when none */
+    const char *source;       /* the row's sources */
+    const char *eol_source;   /* NVIDIA's page giving eol_nvidia; NULL: use source */
 };
 
-/* ref_cudnn: cuDNN release -> CUDA majors it has builds for. */
+/* ref_cudnn: cuDNN release -> CUDA majors it has builds for, the newest CUDA minor each build
+ * covers, and the compute capabilities its kernels cover (support matrix). */
 #define IMX_REF_CUDNN_MAX_MAJORS 4
 struct imx_ref_cudnn {
     const char *cudnn_version; /* "9.10.2" */
     int cuda_majors[IMX_REF_CUDNN_MAX_MAJORS];
     size_t n_cuda_majors;
     const char *source;
+    /* Newest CUDA minor of cuda_majors[i] that build covers ("12.6"); NULL when not read. */
+    const char *cuda_max[IMX_REF_CUDNN_MAX_MAJORS];
+    const char *cc_min, *cc_max; /* "7.5", "12.0"; NULL when not read */
+    bool unconfirmed;            /* status UNCONFIRMED: never an error */
 };
 
 /* ref_pytorch_build: one official PyTorch CUDA wheel build. */
@@ -79,11 +97,19 @@ struct imx_ref_pytorch_build {
     const char *source;
 };
 
-/* ref_tensorflow: TensorFlow release -> the CUDA it was built and tested with. */
+/* ref_pytorch: a PyTorch minor release -> the Python versions it has wheels for. */
+struct imx_ref_pytorch {
+    const char *pytorch_version;         /* "2.4" */
+    const char *python_min, *python_max; /* "3.8", "3.12" */
+    const char *source;
+};
+
+/* ref_tensorflow: TensorFlow release -> the CUDA and Python it was built and tested with. */
 struct imx_ref_tensorflow {
     const char *tensorflow_version; /* "2.16.1" */
     const char *cuda;               /* "12.3" */
     const char *source;
+    const char *python_min, *python_max; /* "3.9", "3.12"; NULL when unknown */
 };
 
 /* A whole snapshot of the reference data. Arrays and strings are borrowed from the owner. */
@@ -105,12 +131,16 @@ struct imx_ref_snapshot {
     size_t n_pytorch;
     const struct imx_ref_tensorflow *tensorflow;
     size_t n_tensorflow;
+    const struct imx_ref_compute_capability *ccs;
+    size_t n_ccs;
+    const struct imx_ref_pytorch *pytorch_releases;
+    size_t n_pytorch_releases;
 };
 
 /* ---- input and output ---- */
 
-/* A component of the stack. Recognized names: nvidia-driver, cuda, cudnn, pytorch, tensorflow
- * (others are accepted and ignored). A PyTorch version may carry its CUDA as "+cu124". */
+/* A component of the stack. Recognized names: nvidia-driver, cuda, cudnn, pytorch, tensorflow,
+ * python (others are accepted and ignored). A PyTorch version may carry its CUDA as "+cu124". */
 struct imx_compat_component {
     const char *name;
     const char *version;
@@ -163,11 +193,19 @@ struct imx_compat_report {
  * there are more than IMX_COMPAT_MAX_COMPONENTS components or IMX_COMPAT_MAX_GPUS GPUs, or
  * today is not a date (out is then an empty, ok report).
  *
- * Codes: driver_too_old_for_cuda (error), driver_mvc_only (warning), gpu_too_new_for_cuda
- * (error), gpu_dropped_by_cuda (error), gpu_dropped_by_driver (error), gpu_driver_too_old
- * (error), cudnn_cuda_major_mismatch (error), framework_no_cuda_build (error),
- * framework_cuda_build_experimental (info), driver_branch_eol (warning),
- * unknown_component_version (info), unknown_gpu (info). */
+ * Codes: driver_too_old_for_cuda (error), driver_mvc_only (warning),
+ * driver_below_cuda_major_floor (error: a CUDA minor without a known minimum still needs its
+ * major's floor), gpu_too_new_for_cuda (error; the first CUDA of the GPU's compute capability),
+ * gpu_dropped_by_cuda (error), gpu_dropped_by_driver (error), gpu_driver_too_old (error),
+ * cudnn_cuda_major_mismatch (error), cudnn_gpu_unsupported (error: the GPU's compute capability
+ * is outside the cuDNN release's kernels), cudnn_cuda_minor_unsupported (warning: a CUDA minor
+ * newer than the cuDNN build covers), framework_no_cuda_build (error),
+ * framework_cuda_build_experimental (info), python_unsupported_by_framework (error),
+ * driver_branch_eol (warning), unknown_component_version (info), unknown_gpu (info).
+ *
+ * A PyTorch wheel's own CUDA ("2.7.1+cu126") is checked against the driver and the GPUs like the
+ * cuda component, also when the image carries a different host cuda. A finding that rests on a
+ * reference row marked unconfirmed is at most a warning, and says so. */
 int imx_compat_check(const struct imx_ref_snapshot *ref, const struct imx_compat_component *comps,
                      size_t n_comps, const char *const *gpus, size_t n_gpus, const char *today,
                      struct imx_compat_report *out);

@@ -334,7 +334,7 @@ static void random_sequences_match_the_oracle(void **state)
     (void)state;
     const char *env_seed = getenv("IMX_ORACLE_SEED");
     const char *env_steps = getenv("IMX_ORACLE_STEPS");
-    int steps = env_steps ? atoi(env_steps) : 150;
+    int steps = env_steps ? atoi(env_steps) : 100;
     if (env_seed) {
         run_sequence((unsigned)strtoul(env_seed, NULL, 10), steps);
         return;

@@ -14,8 +14,9 @@
 
 #define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
 
-/* Reference rows copied from migrations/0003_reference.sql (the columns the validator reads; the
- * source column cut to its first URL). Keep them in step with the migration. */
+/* Reference rows copied from migrations/0003_reference.sql and 0016_knowledge.sql (the columns the
+ * validator reads; the source column cut to its first URL). Keep them in step with the
+ * migrations. */
 #define SRC_CUDA "https://docs.nvidia.com/cuda/archive/13.2.2/cuda-toolkit-release-notes/index.html"
 #define SRC_MVC  "https://docs.nvidia.com/deploy/cuda-compatibility/minor-version-compatibility.html"
 #define SRC_ARCH                                                                                   \
@@ -26,6 +27,14 @@
 #define SRC_CUDNN  "https://developer.download.nvidia.com/compute/cudnn/redist/"
 #define SRC_TORCH  "https://github.com/pytorch/pytorch/blob/main/RELEASE.md"
 #define SRC_TF     "https://www.tensorflow.org/install/source#gpu"
+#define SRC_FEAT   "https://docs.nvidia.com/cuda/archive/12.9.1/cuda-features-archive/index.html"
+#define SRC_615                                                                                    \
+    "https://docs.nvidia.com/datacenter/tesla/drivers/615/"                                        \
+    "supported-drivers-and-cuda-toolkit-versions.html"
+#define SRC_CUDNN_951                                                                              \
+    "https://docs.nvidia.com/deeplearning/cudnn/backend/v9.5.1/reference/support-matrix.html"
+#define SRC_CUDNN_917 "https://docs.nvidia.com/deeplearning/sdk/cudnn-support-matrix/index.html"
+#define SRC_CONDA     "https://anaconda.org/nvidia/cudnn/labels"
 
 static const struct imx_ref_cuda_mvc mvc_rows[] = {
     { 11, "450.80.02", SRC_MVC },
@@ -34,11 +43,27 @@ static const struct imx_ref_cuda_mvc mvc_rows[] = {
 };
 
 static const struct imx_ref_cuda_driver cuda_rows[] = {
-    { "11.8.0", 11, "520.61.05", SRC_CUDA },  { "12.0.0", 12, "525.60.13", SRC_CUDA },
-    { "12.4.0", 12, "550.54.14", SRC_CUDA },  { "12.4.1", 12, "550.54.15", SRC_CUDA },
-    { "12.6.3", 12, "560.35.05", SRC_CUDA },  { "12.8.0", 12, "570.26", SRC_CUDA },
-    { "12.8.1", 12, "570.124.06", SRC_CUDA }, { "12.9.1", 12, "575.57.08", SRC_CUDA },
-    { "13.0.0", 13, "580.65.06", SRC_CUDA },  { "13.0.2", 13, "580.95.05", SRC_CUDA },
+    { "11.8.0", 11, "520.61.05", SRC_CUDA },
+    { "12.0.0", 12, "525.60.13", SRC_CUDA },
+    { "12.4.0", 12, "550.54.14", SRC_CUDA },
+    { "12.4.1", 12, "550.54.15", SRC_CUDA },
+    { "12.6.3", 12, "560.35.05", SRC_CUDA },
+    { "12.8.0", 12, "570.26", SRC_CUDA },
+    { "12.8.1", 12, "570.124.06", SRC_CUDA },
+    { "12.9.0", 12, "575.51.03", SRC_CUDA },
+    { "12.9.1", 12, "575.57.08", SRC_CUDA },
+    { "13.0.0", 13, "580.65.06", SRC_CUDA },
+    { "13.0.2", 13, "580.95.05", SRC_CUDA },
+    { "13.3.0", 13, "610.43.02", SRC_CUDA },
+    /* 0016: release notes exist, the Table-3 driver is unconfirmed */
+    { "13.4.1", 13, NULL, SRC_CUDA },
+};
+
+static const struct imx_ref_compute_capability cc_rows[] = {
+    { "7.0", "9.0", SRC_ARCH, false },   { "9.0", "11.8", SRC_ARCH, false },
+    { "10.0", "12.8", SRC_FEAT, false }, { "10.3", "12.9", SRC_FEAT, false },
+    { "11.0", "13.0", SRC_FEAT, false }, { "12.0", "12.8", SRC_FEAT, false },
+    { "12.1", "12.9", SRC_FEAT, false },
 };
 
 static const struct imx_ref_gpu_arch arch_rows[] = {
@@ -52,6 +77,8 @@ static const char *const h100_aliases[] = { "NVIDIA H100", "H100 SXM5", "NVIDIA 
 static const char *const b200_aliases[] = { "NVIDIA B200", "HGX B200", "B200 180GB" };
 static const char *const rtx6000_aliases[] = { "RTX PRO 6000 Blackwell Server Edition",
                                                "rtx-pro-server-6000" };
+
+static const char *const gb10_aliases[] = { "DGX Spark" };
 
 static const struct imx_ref_gpu gpu_rows[] = {
     { "V100", "NVIDIA Tesla V100 (SXM2/PCIe)", "Volta", "7.0", "9.0", "384.81", NULL, v100_aliases,
@@ -67,36 +94,77 @@ static const struct imx_ref_gpu gpu_rows[] = {
       SRC_GPU },
     { "RTX PRO 6000", "NVIDIA RTX PRO 6000 Blackwell Server Edition", "Blackwell", "12.0", "12.8",
       "570.26", "575.57.08", rtx6000_aliases, N_ELEMS(rtx6000_aliases), SRC_GPU },
+    /* 0016 */
+    { "GB10", "NVIDIA GB10 Grace Blackwell Superchip (DGX Spark)", "Blackwell", "12.1", "12.9",
+      "575.51.03", NULL, gb10_aliases, N_ELEMS(gb10_aliases), SRC_GPU },
+    /* as a model row may hold its architecture's first CUDA: the capability's (12.9) wins */
+    { "GB300", "NVIDIA GB300 (Blackwell Ultra)", "Blackwell", "10.3", "12.8", "570.26", NULL, NULL,
+      0, SRC_GPU },
+    { "Jetson T5000", "NVIDIA Jetson AGX Thor T5000", "Blackwell", "11.0", "13.0", NULL, NULL, NULL,
+      0, SRC_GPU },
+    { "RTX 5090", "NVIDIA GeForce RTX 5090", "Blackwell", "12.0", "12.8", "570.26", NULL, NULL, 0,
+      SRC_GPU },
 };
 
+/* NVIDIA's published end of life (and the page), or endoflife.date's estimate only. */
+#define NV_EOL(b, type, date, est)                                                                 \
+    {                                                                                              \
+        b, type, date, est, SRC_BRANCH, SRC_615                                                    \
+    }
+#define EST_EOL(b, type, est)                                                                      \
+    {                                                                                              \
+        b, type, NULL, est, SRC_BRANCH, NULL                                                       \
+    }
+
 static const struct imx_ref_driver_branch branch_rows[] = {
-    { 450, "LTSB", "2023-07-01", SRC_BRANCH }, { 520, "NFB", "2023-10-01", SRC_BRANCH },
-    { 525, "PB", "2023-12-01", SRC_BRANCH },   { 535, "LTSB", "2026-06-01", SRC_BRANCH },
-    { 550, "PB", "2025-04-17", SRC_BRANCH },   { 560, "PB", "2025-08-22", SRC_BRANCH },
-    { 565, "PB", "2025-10-01", SRC_BRANCH },   { 570, "PB", "2026-02-01", SRC_BRANCH },
-    { 575, "NFB", "2026-06-03", SRC_BRANCH },  { 580, "LTSB", "2028-06-01", SRC_BRANCH },
-    { 590, "NFB", "2026-12-22", SRC_BRANCH },  { 620, "LTSB", "2029-09-01", SRC_BRANCH },
+    NV_EOL(450, "LTSB", "2023-07-01", "2023-07-01"),
+    EST_EOL(520, "NFB", "2023-10-01"),
+    EST_EOL(525, "PB", "2023-12-01"),
+    NV_EOL(535, "LTSB", "2026-06-01", "2026-06-01"),
+    EST_EOL(550, "PB", "2025-04-17"),
+    EST_EOL(560, "PB", "2025-08-22"),
+    EST_EOL(565, "PB", "2025-10-01"),
+    NV_EOL(570, "PB", "2026-02-01", "2026-01-27"),
+    EST_EOL(575, "NFB", "2026-06-03"),
+    NV_EOL(580, "LTSB", "2028-06-01", "2028-08-04"),
+    EST_EOL(590, "NFB", "2026-12-22"),
+    /* 0016: NVIDIA's 615 page says August 2026; endoflife.date estimated 2027-08-03 */
+    NV_EOL(610, "NFB", "2026-08-01", "2027-08-03"),
+    EST_EOL(615, NULL, NULL),
+    NV_EOL(620, "LTSB", "2029-09-01", NULL),
 };
 
 static const struct imx_ref_cudnn cudnn_rows[] = {
-    { "8.9.7", { 11, 12 }, 2, SRC_CUDNN },
-    { "9.10.2", { 11, 12 }, 2, SRC_CUDNN },
-    { "9.11.0", { 12 }, 1, SRC_CUDNN },
-    { "9.12.0", { 12, 13 }, 2, SRC_CUDNN },
+    { "8.9.7", { 11, 12 }, 2, SRC_CUDNN, { NULL }, "5.0", "9.0", false },
+    { "9.5.1", { 11, 12 }, 2, SRC_CUDNN_951, { "11.8", "12.6" }, "5.0", "9.0", false },
+    { "9.10.2", { 11, 12 }, 2, SRC_CUDNN, { "11.8", "12.9" }, "5.0", "12.0", false },
+    { "9.11.0", { 12 }, 1, SRC_CUDNN, { NULL }, NULL, NULL, false },
+    { "9.12.0", { 12, 13 }, 2, SRC_CUDNN, { NULL }, NULL, NULL, false },
+    { "9.17.0", { 12, 13 }, 2, SRC_CUDNN_917, { "12.9", "13.1" }, "7.5", "12.0", false },
+    /* 0016: known to exist only; its CUDA 12/13 builds are assumed */
+    { "9.15.1", { 12, 13 }, 2, SRC_CONDA, { NULL }, NULL, NULL, true },
 };
 
 static const struct imx_ref_pytorch_build pytorch_rows[] = {
-    { "2.5", "11.8", false, SRC_TORCH }, { "2.5", "12.1", false, SRC_TORCH },
-    { "2.5", "12.4", false, SRC_TORCH }, { "2.7", "11.8", false, SRC_TORCH },
-    { "2.7", "12.6", false, SRC_TORCH }, { "2.7", "12.8", true, SRC_TORCH },
-    { "2.9", "12.6", false, SRC_TORCH }, { "2.9", "12.8", false, SRC_TORCH },
-    { "2.9", "13.0", true, SRC_TORCH },
+    { "2.4", "12.1", false, SRC_TORCH }, { "2.5", "11.8", false, SRC_TORCH },
+    { "2.5", "12.1", false, SRC_TORCH }, { "2.5", "12.4", false, SRC_TORCH },
+    { "2.7", "11.8", false, SRC_TORCH }, { "2.7", "12.6", false, SRC_TORCH },
+    { "2.7", "12.8", true, SRC_TORCH },  { "2.9", "12.6", false, SRC_TORCH },
+    { "2.9", "12.8", false, SRC_TORCH }, { "2.9", "13.0", true, SRC_TORCH },
+};
+
+static const struct imx_ref_pytorch pytorch_release_rows[] = {
+    { "2.4", "3.8", "3.12", SRC_TORCH },
+    { "2.5", "3.9", "3.12", SRC_TORCH },
+    { "2.7", "3.9", "3.13", SRC_TORCH },
+    { "2.9", "3.10", "3.14", SRC_TORCH },
 };
 
 static const struct imx_ref_tensorflow tf_rows[] = {
-    { "2.14.0", "11.8", SRC_TF },
-    { "2.16.1", "12.3", SRC_TF },
-    { "2.20.0", "12.5", SRC_TF },
+    { "2.14.0", "11.8", SRC_TF, "3.9", "3.11" },
+    { "2.15.0", "12.2", SRC_TF, "3.9", "3.11" },
+    { "2.16.1", "12.3", SRC_TF, "3.9", "3.12" },
+    { "2.20.0", "12.5", SRC_TF, "3.9", "3.13" },
 };
 
 static const struct imx_ref_snapshot ref = {
@@ -117,6 +185,10 @@ static const struct imx_ref_snapshot ref = {
     .n_pytorch = N_ELEMS(pytorch_rows),
     .tensorflow = tf_rows,
     .n_tensorflow = N_ELEMS(tf_rows),
+    .ccs = cc_rows,
+    .n_ccs = N_ELEMS(cc_rows),
+    .pytorch_releases = pytorch_release_rows,
+    .n_pytorch_releases = N_ELEMS(pytorch_release_rows),
 };
 
 #define DRV(v)                                                                                     \
@@ -139,13 +211,17 @@ static const struct imx_ref_snapshot ref = {
     {                                                                                              \
         "tensorflow", v                                                                            \
     }
+#define PY(v)                                                                                      \
+    {                                                                                              \
+        "python", v                                                                                \
+    }
 
 struct compat_case {
     const char *what;
     struct imx_compat_component comps[6]; /* ends at name == NULL */
     const char *gpus[4];                  /* ends at NULL */
     const char *today;
-    const char *codes[6]; /* expected codes in report order; ends at NULL */
+    const char *codes[6]; /* expected codes in report order, "w:" = softened to a warning */
 };
 
 #define DAY_2025 "2025-06-01"
@@ -239,7 +315,40 @@ static const struct compat_case cases[] = {
       { "B300" },
       DAY_2025,
       { "gpu_too_new_for_cuda" } },
-    { "B300 with CUDA 12.8", { CUDA("12.8.1") }, { "B300" }, DAY_2025, { NULL } },
+    { "B300 (10.3) arrived with CUDA 12.9, not 12.8",
+      { CUDA("12.8.1") },
+      { "B300" },
+      DAY_2025,
+      { "gpu_too_new_for_cuda" } },
+    { "B300 with CUDA 12.9", { CUDA("12.9.1") }, { "B300" }, DAY_2025, { NULL } },
+    { "B300 needs the driver floor of CUDA 12.9",
+      { DRV("570.133.20") },
+      { "B300" },
+      DAY_2025,
+      { "gpu_driver_too_old" } },
+    { "B300 at the CUDA 12.9.0 floor", { DRV("575.51.03") }, { "B300" }, DAY_2025, { NULL } },
+    { "GB300's capability needs CUDA 12.9 though its row says 12.8",
+      { DRV("575.51.03"), CUDA("12.8.1") },
+      { "GB300" },
+      DAY_2025,
+      { "gpu_too_new_for_cuda" } },
+    { "GB300 needs the CUDA 12.9 floor, not its row's 570.26",
+      { DRV("570.133.20") },
+      { "GB300" },
+      DAY_2025,
+      { "gpu_driver_too_old" } },
+    { "GB10 (12.1) before CUDA 12.9",
+      { CUDA("12.8.1") },
+      { "DGX Spark" },
+      DAY_2025,
+      { "gpu_too_new_for_cuda" } },
+    { "Jetson T5000 (11.0) needs CUDA 13",
+      { CUDA("12.9.1") },
+      { "Jetson T5000" },
+      DAY_2025,
+      { "gpu_too_new_for_cuda" } },
+    { "Jetson T5000 with CUDA 13.0", { CUDA("13.0.0") }, { "Jetson T5000" }, DAY_2025, { NULL } },
+    { "RTX 5090 (12.0) with CUDA 12.8", { CUDA("12.8.0") }, { "RTX 5090" }, DAY_2025, { NULL } },
     { "V100 dropped by CUDA 13",
       { DRV("580.65.06"), CUDA("13.0.0") },
       { "Tesla V100-SXM2-16GB" },
@@ -415,6 +524,137 @@ static const struct compat_case cases[] = {
       DAY_2025,
       { "unknown_component_version" } },
 
+    /* driver_below_cuda_major_floor: an unknown minor still needs its major's floor */
+    { "CUDA 13.5 is unknown but still needs the 13.x floor",
+      { DRV("575.57.08"), CUDA("13.5.0") },
+      { NULL },
+      DAY_2025,
+      { "driver_below_cuda_major_floor" } },
+    { "CUDA 13.5 on an R580 driver: only the floor could be checked",
+      { DRV("580.95.05"), CUDA("13.5") },
+      { NULL },
+      DAY_2025,
+      { "unknown_component_version" } },
+    { "CUDA 13.4.1's minimum is unconfirmed: the floor applies",
+      { DRV("575.57.08"), CUDA("13.4.1") },
+      { NULL },
+      DAY_2025,
+      { "driver_below_cuda_major_floor" } },
+    { "CUDA 13.5 without a driver: the floor is named",
+      { CUDA("13.5.0") },
+      { NULL },
+      DAY_2025,
+      { "unknown_component_version" } },
+    { "CUDA 13.4.1 at the 13.x floor",
+      { DRV("580.65.06"), CUDA("13.4.1") },
+      { NULL },
+      DAY_2025,
+      { "unknown_component_version" } },
+
+    /* a PyTorch wheel's own CUDA, also beside a host cuda */
+    { "a +cu130 wheel needs R580 even on a CUDA 12.8 host",
+      { DRV("575.57.08"), CUDA("12.8.0"), TORCH("2.9.0+cu130") },
+      { NULL },
+      DAY_2025,
+      { "driver_too_old_for_cuda", "framework_cuda_build_experimental" } },
+    { "a +cu126 wheel has no Blackwell kernels on a CUDA 12.8 host",
+      { DRV("570.133.20"), CUDA("12.8.0"), TORCH("2.7.1+cu126") },
+      { "B200" },
+      DAY_2025,
+      { "gpu_too_new_for_cuda" } },
+    { "a +cu128 wheel on a CUDA 12.8 host with a B200",
+      { DRV("570.133.20"), CUDA("12.8.1"), TORCH("2.9.0+cu128") },
+      { "B200" },
+      DAY_2025,
+      { NULL } },
+
+    /* cudnn_gpu_unsupported / cudnn_cuda_minor_unsupported */
+    { "cuDNN 9.5.1 has no Blackwell kernels and covers CUDA 12.0-12.6",
+      { DRV("570.133.20"), CUDA("12.8.0"), CUDNN("9.5.1.17") },
+      { "B200" },
+      DAY_2025,
+      { "cudnn_gpu_unsupported", "cudnn_cuda_minor_unsupported" } },
+    { "cuDNN 9.5.1 on an H100 with CUDA 12.6",
+      { CUDA("12.6.3"), CUDNN("9.5.1.17") },
+      { "H100" },
+      DAY_2025,
+      { NULL } },
+    { "cuDNN 9.17.0 dropped Volta",
+      { CUDA("12.9.1"), CUDNN("9.17.0.29") },
+      { "V100" },
+      DAY_2025,
+      { "cudnn_gpu_unsupported" } },
+    { "cuDNN 9.17.0 still has Turing (7.5)",
+      { CUDA("12.9.1"), CUDNN("9.17.0.29") },
+      { "T4" },
+      DAY_2025,
+      { NULL } },
+    { "cuDNN 9.17.0 on RTX PRO 6000 (12.0, its newest)",
+      { CUDA("13.0.0"), CUDNN("9.17.0.29") },
+      { "RTX PRO 6000" },
+      DAY_2025,
+      { NULL } },
+    { "cuDNN 9.17.0 does not list GB10 (12.1)",
+      { CUDA("13.0.0"), CUDNN("9.17.0.29") },
+      { "GB10" },
+      DAY_2025,
+      { "cudnn_gpu_unsupported" } },
+    { "an unconfirmed cuDNN row is never an error",
+      { CUDA("11.8.0"), CUDNN("9.15.1.9") },
+      { NULL },
+      DAY_2025,
+      { "w:cudnn_cuda_major_mismatch" } },
+
+    /* python_unsupported_by_framework */
+    { "PyTorch 2.4 has no Python 3.13 wheels",
+      { TORCH("2.4.1"), PY("3.13.1") },
+      { NULL },
+      DAY_2025,
+      { "python_unsupported_by_framework" } },
+    { "PyTorch 2.4 with Python 3.12",
+      { TORCH("2.4.1"), PY("3.12.8") },
+      { NULL },
+      DAY_2025,
+      { NULL } },
+    { "PyTorch 2.9 needs Python 3.10",
+      { TORCH("2.9.0+cu128"), PY("3.9.18") },
+      { NULL },
+      DAY_2025,
+      { "python_unsupported_by_framework" } },
+    { "PyTorch 2.9 with Python 3.14",
+      { TORCH("2.9.0+cu128"), PY("3.14.0") },
+      { NULL },
+      DAY_2025,
+      { NULL } },
+    { "TensorFlow 2.15 is tested up to Python 3.11",
+      { TF("2.15.1"), PY("3.12.3") },
+      { NULL },
+      DAY_2025,
+      { "python_unsupported_by_framework" } },
+    { "TensorFlow 2.16.1 with Python 3.12",
+      { TF("2.16.1"), PY("3.12.3") },
+      { NULL },
+      DAY_2025,
+      { NULL } },
+
+    /* driver_branch_eol: NVIDIA's date before an estimate */
+    { "R610 ended in August 2026 by NVIDIA's date",
+      { DRV("610.57.04") },
+      { NULL },
+      "2026-09-01",
+      { "driver_branch_eol" } },
+    { "R610 before August 2026", { DRV("610.57.04") }, { NULL }, "2026-07-31", { NULL } },
+    { "R590 by endoflife.date's estimate",
+      { DRV("590.48.01") },
+      { NULL },
+      "2027-01-01",
+      { "driver_branch_eol" } },
+    { "R615, type unconfirmed, no end of life",
+      { DRV("615.10") },
+      { NULL },
+      "2027-01-01",
+      { NULL } },
+
     /* other components are ignored */
     { "components the rules do not know",
       { { "nccl", "2.21.5" }, { "python", "3.12.3" } },
@@ -425,6 +665,10 @@ static const struct compat_case cases[] = {
 
 static enum imx_compat_severity severity_of(const char *code)
 {
+    if (strncmp(code, "w:", 2) == 0)
+        return IMX_COMPAT_WARNING;
+    if (strcmp(code, "cudnn_cuda_minor_unsupported") == 0)
+        return IMX_COMPAT_WARNING;
     if (strcmp(code, "driver_mvc_only") == 0 || strcmp(code, "driver_branch_eol") == 0)
         return IMX_COMPAT_WARNING;
     if (strncmp(code, "unknown_", 8) == 0 || strcmp(code, "framework_cuda_build_experimental") == 0)
@@ -452,7 +696,8 @@ static void every_rule_at_its_boundary(void **state)
             want_ok = want_ok && severity_of(c->codes[k]) != IMX_COMPAT_ERROR;
         bool same = rc == 0 && r->n == ne && r->ok == want_ok;
         for (size_t k = 0; same && k < ne; k++) {
-            same = strcmp(r->findings[k].code, c->codes[k]) == 0 &&
+            const char *code = strncmp(c->codes[k], "w:", 2) == 0 ? c->codes[k] + 2 : c->codes[k];
+            same = strcmp(r->findings[k].code, code) == 0 &&
                    r->findings[k].severity == severity_of(c->codes[k]) &&
                    r->findings[k].message[0] != '\0' && r->findings[k].n_involved > 0;
         }
@@ -583,6 +828,78 @@ static void gpu_names_resolve_like_sql(void **state)
     }
 }
 
+/* NVIDIA's end of life wins over endoflife.date's estimate, and the finding cites NVIDIA's page. */
+static void eol_prefers_nvidia_and_cites_its_page(void **state)
+{
+    (void)state;
+    struct imx_compat_report *r = malloc(sizeof *r);
+    assert_non_null(r);
+    const struct imx_compat_component r610[] = { DRV("610.57.04") };
+    assert_int_equal(imx_compat_check(&ref, r610, 1, NULL, 0, "2026-08-01", r), 0);
+    assert_int_equal(r->n, 1);
+    assert_string_equal(r->findings[0].code, "driver_branch_eol");
+    assert_non_null(strstr(r->findings[0].message, "2026-08-01"));
+    assert_non_null(strstr(r->findings[0].message, "NVIDIA's published date"));
+    assert_string_equal(r->findings[0].source, SRC_615);
+    const struct imx_compat_component r590[] = { DRV("590.48.01") };
+    assert_int_equal(imx_compat_check(&ref, r590, 1, NULL, 0, "2026-12-22", r), 0);
+    assert_int_equal(r->n, 1);
+    assert_non_null(strstr(r->findings[0].message, "an estimate"));
+    assert_string_equal(r->findings[0].source, SRC_BRANCH);
+    free(r);
+}
+
+/* The new rules name their source row, and an unconfirmed fact says why it is not an error. */
+static void new_rules_name_their_sources(void **state)
+{
+    (void)state;
+    struct imx_compat_report *r = malloc(sizeof *r);
+    assert_non_null(r);
+    const struct imx_compat_component cudnn[] = { CUDA("12.8.0"), CUDNN("9.5.1.17") };
+    const char *b200[] = { "B200" };
+    assert_int_equal(imx_compat_check(&ref, cudnn, 2, b200, 1, DAY_2025, r), 0);
+    assert_false(r->ok);
+    assert_int_equal(r->n, 2);
+    assert_string_equal(r->findings[0].code, "cudnn_gpu_unsupported");
+    assert_string_equal(r->findings[0].source, SRC_CUDNN_951);
+    assert_non_null(strstr(r->findings[0].message, "9.0"));
+    assert_string_equal(r->findings[1].source, SRC_CUDNN_951);
+    assert_non_null(strstr(r->findings[1].message, "12.6"));
+
+    const struct imx_compat_component floor[] = { DRV("575.57.08"), CUDA("13.5.0") };
+    assert_int_equal(imx_compat_check(&ref, floor, 2, NULL, 0, DAY_2025, r), 0);
+    assert_int_equal(r->n, 1);
+    assert_string_equal(r->findings[0].source, SRC_MVC);
+    assert_non_null(strstr(r->findings[0].message, "580.65.06"));
+    assert_non_null(strstr(r->findings[0].message, "exact minimum"));
+
+    const char *b300[] = { "B300" };
+    const struct imx_compat_component old[] = { CUDA("12.8.1") };
+    assert_int_equal(imx_compat_check(&ref, old, 1, b300, 1, DAY_2025, r), 0);
+    assert_int_equal(r->n, 1);
+    assert_string_equal(r->findings[0].source, SRC_FEAT);
+    assert_non_null(strstr(r->findings[0].message, "12.9"));
+
+    const struct imx_compat_component wheel[] = { DRV("575.57.08"), CUDA("12.8.0"),
+                                                  TORCH("2.9.0+cu130") };
+    assert_int_equal(imx_compat_check(&ref, wheel, 3, NULL, 0, DAY_2025, r), 0);
+    assert_string_equal(r->findings[0].code, "driver_too_old_for_cuda");
+    assert_non_null(strstr(r->findings[0].message, "PyTorch 2.9.0+cu130"));
+    assert_string_equal(r->findings[0].involved[1].name, "pytorch");
+
+    const struct imx_compat_component py[] = { TORCH("2.4.1"), PY("3.13.1") };
+    assert_int_equal(imx_compat_check(&ref, py, 2, NULL, 0, DAY_2025, r), 0);
+    assert_string_equal(r->findings[0].source, SRC_TORCH);
+    assert_non_null(strstr(r->findings[0].message, "3.8 to 3.12"));
+
+    const struct imx_compat_component soft[] = { CUDA("11.8.0"), CUDNN("9.15.1.9") };
+    assert_int_equal(imx_compat_check(&ref, soft, 2, NULL, 0, DAY_2025, r), 0);
+    assert_true(r->ok);
+    assert_int_equal(r->findings[0].severity, IMX_COMPAT_WARNING);
+    assert_non_null(strstr(r->findings[0].message, "unconfirmed"));
+    free(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -591,6 +908,8 @@ int main(void)
         cmocka_unit_test(findings_are_ordered_deterministically),
         cmocka_unit_test(bad_arguments_are_refused),
         cmocka_unit_test(gpu_names_resolve_like_sql),
+        cmocka_unit_test(eol_prefers_nvidia_and_cites_its_page),
+        cmocka_unit_test(new_rules_name_their_sources),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -118,6 +118,8 @@ export async function startRealServer({ server = path.join(ROOT, 'build/imaxe-se
         IMAXE_WEBHOOK_TIMEOUT_MS: '3000',
         IMAXE_ACCESS_LOG: '0',
         IMAXE_DB_POOL_SIZE: '8',
+        // IMX_WEB_DIR serves another copy of the UI (e.g. main's, to see a new test fail on it).
+        ...(process.env.IMX_WEB_DIR ? { IMAXE_WEB_DIR: process.env.IMX_WEB_DIR } : {}),
       },
     });
     const url = await waitForListen(child, path.join(logDir, 'web-test-server.log'), 30000);

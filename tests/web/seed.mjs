@@ -1,10 +1,12 @@
 // The browser tests' catalog, seeded through the real /v1 API only: the global admin creates
-// the teams, the test user and an advisory; the user (admin of ml-platform, member of research)
+// the teams, the test user, a viewer and an advisory; the user (admin of ml-platform, member of research)
 // publishes the images, pins one, records measurements and files a request. The tests assert
 // against these rows; the ids come back from seed().
 
 export const ADMIN = { email: 'admin@imaxe.test', password: 'imaxe-web-admin-pw' };
 export const USER = { email: 'demo@imaxe.test', password: 'correct-horse-battery', display_name: 'Demo User' };
+/** A viewer of ml-platform only: the permission refusals. */
+export const VIEWER = { email: 'viewer@imaxe.test', password: 'viewer-only-password', display_name: 'Vera Viewer' };
 
 const AMI = (n) => `ami-0${n.toString(16).padStart(16, '0')}`;
 
@@ -93,6 +95,8 @@ export async function seed(base, { receiverPort } = {}) {
   await call(base, 'POST', '/users', { token: admin, body: { email: USER.email, password: USER.password, display_name: USER.display_name } });
   await call(base, 'PUT', `/teams/ml-platform/members/${encodeURIComponent(USER.email)}`, { token: admin, body: { role: 'admin' } });
   await call(base, 'PUT', `/teams/research/members/${encodeURIComponent(USER.email)}`, { token: admin, body: { role: 'publisher' } });
+  await call(base, 'POST', '/users', { token: admin, body: { email: VIEWER.email, password: VIEWER.password, display_name: VIEWER.display_name } });
+  await call(base, 'PUT', `/teams/ml-platform/members/${encodeURIComponent(VIEWER.email)}`, { token: admin, body: { role: 'viewer' } });
 
   const user = await login(base, USER);
   const ids = {};

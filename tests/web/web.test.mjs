@@ -1,7 +1,7 @@
 // Browser tests of the web catalog against the real imaxe-server and a real PostgreSQL:
 // real-server.mjs starts a throwaway cluster, the server on a free port and a loopback webhook
 // receiver, and seeds a catalog through the /v1 API (seed.mjs). playwright-core drives Debian's
-// chromium (headless); axe-core checks every screen; screenshots at 1280 px and 360 px go to
+// chromium (headless); axe-core checks every screen; screenshots at 1280 px and 390 px go to
 // build/web-screenshots/.
 import { test, before, after, describe } from 'node:test';
 import assert from 'node:assert/strict';
@@ -10,7 +10,7 @@ import path from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { startRealServer } from './real-server.mjs';
-import { USER } from './seed.mjs';
+import { USER, VIEWER, ADMIN } from './seed.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const require = createRequire(path.join(here, '../package.json'));
@@ -61,18 +61,20 @@ async function newPage({ width = 1280, height = 900, colorScheme = 'light' } = {
   page.on('response', (r) => {
     if (r.status() >= 500) page.problems.push(`HTTP ${r.status()} ${r.url()}`);
   });
-  page.done = async () => {
-    // 400 from validation tests, 401 before sign-in and for a refused token are expected.
-    assert.deepEqual(page.problems.filter((p) => !/Failed to load resource: the server responded with a status of (400|401)/.test(p)), [], 'no console errors');
+  page.done = async ({ allow = [] } = {}) => {
+    // 400 from validation tests, 401 before sign-in and for a refused token are expected; a
+    // test of a refusal allows its 403 or 404.
+    const ok = new RegExp(`Failed to load resource: the server responded with a status of (${[400, 401, ...allow].join('|')})`);
+    assert.deepEqual(page.problems.filter((p) => !ok.test(p)), [], 'no console errors');
     await context.close();
   };
   return page;
 }
 
-async function signIn(page, next = '') {
+async function signIn(page, next = '', who = { email: EMAIL, password: PASSWORD }) {
   await page.goto(`${base}/#/signin${next ? `?next=${encodeURIComponent(next)}` : ''}`);
-  await page.getByLabel('Email').fill(EMAIL);
-  await page.getByLabel('Password').fill(PASSWORD);
+  await page.getByLabel('Email').fill(who.email);
+  await page.getByLabel('Password').fill(who.password);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.waitForFunction(() => sessionStorage.getItem('imaxe.token') && !location.hash.startsWith('#/signin'));
 }
@@ -90,6 +92,35 @@ async function axeCheck(page, label) {
   const text = bad.map((v) => `${v.impact} ${v.id}: ${v.help}\n    ${v.nodes.slice(0, 4).map((n) => n.target.join(' ')).join('\n    ')}`).join('\n');
   assert.equal(bad.length, 0, `axe on ${label}:\n${text}`);
 }
+
+/** GET/POST /v1... with the page's token: what the server says, beside what the UI shows. */
+async function apiAs(page, method, p, body) {
+  const token = await page.evaluate(() => sessionStorage.getItem('imaxe.token'));
+  const res = await fetch(`${base}/v1${p}`, { method, headers: { Authorization: `Bearer ${token}`, ...(body ? { 'Content-Type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined });
+  const text = await res.text();
+  return { status: res.status, body: text && /json/.test(res.headers.get('content-type') || '') ? JSON.parse(text) : text };
+}
+
+/** Presses Tab and checks where focus lands (by the control's name or accessible label). */
+async function tabTo(page, name) {
+  await page.keyboard.press('Tab');
+  const at = await page.evaluate(() => {
+    const e = document.activeElement;
+    return e?.name || e?.getAttribute('aria-label') || e?.textContent?.trim() || e?.tagName;
+  });
+  assert.equal(at, name, `Tab reaches ${name}`);
+}
+
+/** The text of a download the page starts with click(). */
+async function downloadText(page, click) {
+  const [dl] = await Promise.all([page.waitForEvent('download'), click()]);
+  return { name: dl.suggestedFilename(), text: fs.readFileSync(await dl.path(), 'utf8') };
+}
+
+/** The error shown next to the control labelled label, within scope (a page or a locator). */
+const fieldError = (scope, label) => scope.locator('.field', { has: (scope.page ? scope.page() : scope).getByLabel(label, { exact: true }) }).locator('.field-error');
+
+let publishedId = null;
 
 const rowIds = (page) => page.locator('.results-table tbody tr').evaluateAll((trs) => trs.map((t) => t.dataset.id));
 
@@ -187,6 +218,7 @@ describe('web catalog', () => {
     assert.match(await page.locator('#lineage').innerText(), /newer image: base-gpu-ubuntu24\.04 2026\.03\.01/);
     assert.match(await page.locator('#regions').innerText(), /us-east-1\s+ami-0/);
     assert.match(await page.locator('#use pre').innerText(), /\/v1\/images\/resolve\?family=pytorch-2\.9-ubuntu24\.04&region=(us-east-1|eu-west-1)/);
+    assert.equal(await page.locator('#use').getByRole('link', { name: 'Account' }).getAttribute('href'), '#/account', 'the snippet says where $IMAXE_TOKEN comes from');
     await page.getByRole('tab', { name: 'Terraform' }).click();
     assert.match(await page.locator('#use pre').innerText(), /data "http" "imaxe_image"/);
     assert.equal(await page.locator('#costs canvas').count() >= 2, true, 'two cost charts drawn');
@@ -321,7 +353,651 @@ describe('web catalog', () => {
     await page.done();
   });
 
-  test('every screen: no serious or critical axe violations; screenshots at 1280 and 360 px', async () => {
+  test('catalog: a typed CUDA range counts what it matches; patch status and region filters; focus survives "Clear all"', async () => {
+    const page = await newPage();
+    await signIn(page, '/catalog?gpu=L4');
+    await settle(page);
+    const cuda = page.getByRole('group', { name: 'CUDA' });
+    await cuda.getByLabel('CUDA version range').fill('>=12.8');
+    await cuda.getByRole('button', { name: 'Apply CUDA filter' }).click();
+    await settle(page);
+    const expected = [ids['base-old'], ids['base-new'], ids.tf].map(String).sort();
+    assert.deepEqual((await rowIds(page)).sort(), expected);
+    // The typed range is not offered as a struck-through option that counts 0.
+    assert.equal(await cuda.locator('li.is-zero').count(), 0);
+    assert.equal(await cuda.getByRole('radio', { name: />=12\.8/ }).count(), 0);
+    assert.match(await page.getByTestId('range-count-cuda').innerText(), />=12\.8: 3 images match/);
+
+    const patch = page.getByRole('group', { name: 'Patch status' });
+    await patch.getByLabel('Patch available').check();
+    await settle(page);
+    assert.match(page.url(), /patch_status=patch_available/);
+    assert.deepEqual(await rowIds(page), [String(ids['base-old'])]);
+
+    await page.getByRole('button', { name: 'Clear all' }).click();
+    await settle(page);
+    assert.equal(await page.evaluate(() => document.activeElement?.getAttribute('aria-label')), 'Search the catalog', 'focus moves to the search box, not <body>');
+    assert.equal((await rowIds(page)).length, 20);
+
+    const region = page.getByRole('group', { name: 'Region' });
+    await region.getByRole('textbox', { name: 'Region' }).fill('us-west-2');
+    await region.getByRole('button', { name: 'Apply Region filter' }).click();
+    await settle(page);
+    assert.deepEqual(await rowIds(page), [String(ids['base-new'])]);
+    // Removing the last chip by keyboard leaves focus in the page too.
+    await page.getByRole('button', { name: 'Remove filter Region: us-west-2' }).focus();
+    await page.keyboard.press('Enter');
+    await settle(page);
+    assert.notEqual(await page.evaluate(() => document.activeElement?.tagName), 'BODY');
+    await page.done();
+  });
+
+  test('image page: a boot-time chart without data says so instead of drawing a made-up axis', async () => {
+    const page = await newPage();
+    await signIn(page, `/catalog`);
+    const token = await page.evaluate(() => sessionStorage.getItem('imaxe.token'));
+    const res = await fetch(`${base}/v1/measurements`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ team: 'ml-platform', image: ids['base-new'], instance_type: 'g6.xlarge', gpu_count: 1, model: 'resnet50', precision: 'fp16', batch_size: 8, throughput_per_s: 900, latency_p50_ms: 9, latency_p99_ms: 14, pricing: 'on_demand', region: 'us-east-1', measured_at: '2026-10-02T10:00:00Z' }),
+    });
+    assert.equal(res.status, 201, await res.text());
+    await page.goto(`${base}/#/images/${ids['base-new']}`);
+    await settle(page);
+    const costs = page.locator('#costs');
+    await costs.locator('table').waitFor();
+    assert.match(await costs.innerText(), /No boot times were recorded/);
+    assert.equal(await costs.locator('canvas').count(), 1, 'only the cost chart is drawn');
+    await page.done();
+  });
+
+  test('compare: the costs the API returns are shown per model', async () => {
+    const page = await newPage();
+    await signIn(page, `/compare?ids=${ids['torch-new']},${ids['torch-old']}`);
+    await settle(page);
+    const row = page.locator('tr[data-row="cost:llama-3.1-8b"]');
+    await row.waitFor();
+    assert.match(await row.innerText(), /llama-3\.1-8b[\s\S]*\$0\.\d+\s+\$0\.\d+/);
+    assert.match(await page.locator('tr[data-row="boot_measured"]').innerText(), /\d+ s\s+\d+ s/);
+    await page.done();
+  });
+
+  test('layout: the catalog table fits at 1280 px with a long family name; nothing scrolls sideways at 390 px', async () => {
+    const page = await newPage();
+    await signIn(page, '/catalog');
+    const token = await page.evaluate(() => sessionStorage.getItem('imaxe.token'));
+    const res = await fetch(`${base}/v1/images`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ team: 'ml-platform', family: 'pytorch-2.9-cu128-ubuntu24.04-efa-hardened-fips', version: '2026.04.01', provider: 'aws', architecture: 'x86_64', os: { name: 'ubuntu', version: '24.04' }, layer: 'model', artifacts: [{ region: 'us-east-1', id: 'ami-0aaaabbbbccccdddd' }], components: [{ name: 'nvidia-driver', version: '580.95.05' }, { name: 'cuda', version: '12.8.1' }, { name: 'pytorch', version: '2.9.1' }], gpus: ['RTX PRO 6000', 'H100 NVL', 'L40S'], tags: ['fips'], boot_seconds: 90, size_gb: 64 }),
+    });
+    assert.equal(res.status, 201, await res.text());
+    const overflow = () => page.evaluate(() => ({
+      page: document.documentElement.scrollWidth - document.documentElement.clientWidth,
+      tables: [...document.querySelectorAll('main .table-wrap')].map((t) => t.scrollWidth - t.clientWidth).filter((d) => d > 1),
+    }));
+    for (const hash of ['/catalog', '/catalog?status=any']) {
+      await page.goto(`${base}/#${hash}`);
+      await settle(page);
+      assert.deepEqual(await overflow(), { page: 0, tables: [] }, `${hash} at 1280 px`);
+    }
+    await page.done();
+
+    const narrow = await newPage({ width: 390, height: 800 });
+    await signIn(narrow, '/catalog');
+    for (const hash of ['/catalog', '/advisories', '/advisories/NVIDIA-5703', '/requests', '/requests?tab=queue', '/requests?tab=mine', '/pins', '/webhooks', `/images/${ids['torch-new']}`, `/compare?ids=${ids['torch-new']},${ids['torch-old']}`, '/costs?model=llama-3.1-8b']) {
+      await narrow.goto(`${base}/#${hash}`);
+      await narrow.locator('main h1').first().waitFor();
+      await settle(narrow);
+      const o = await narrow.evaluate(() => ({
+        page: document.documentElement.scrollWidth - document.documentElement.clientWidth,
+        tables: [...document.querySelectorAll('main .table-wrap')].map((t) => t.scrollWidth - t.clientWidth).filter((d) => d > 1),
+      }));
+      assert.deepEqual(o, { page: 0, tables: [] }, `${hash} at 390 px`);
+    }
+    await narrow.done();
+  });
+
+  test('publish: a keyboard-only walk of the form, the stack checked live, errors at their fields, then published', async () => {
+    const page = await newPage();
+    await signIn(page, '/publish');
+    await page.getByRole('heading', { name: 'Publish an image', level: 1 }).waitFor();
+    await page.getByLabel('Team').focus();
+    assert.equal(await page.getByLabel('Team').inputValue(), 'ml-platform');
+    await tabTo(page, 'family');
+    await page.keyboard.type('pytorch-2.10-ubuntu24.04');
+    await tabTo(page, 'version');
+    await page.keyboard.type('bad version!');
+    for (const n of ['provider', 'architecture', 'layer', 'os.name', 'os.version', 'kernel', 'components.0.name', 'components.0.version']) await tabTo(page, n);
+    await page.keyboard.type('570.172.08');
+    await tabTo(page, 'Remove components row 1');
+    await tabTo(page, 'components.1.name');
+    await tabTo(page, 'components.1.version');
+    await page.keyboard.type('13.0.2');
+    await tabTo(page, 'Remove components row 2');
+    await tabTo(page, 'Add a component');
+    await page.keyboard.press('Enter');
+    assert.equal(await page.evaluate(() => document.activeElement.name), 'components.2.name', 'a new row gets focus');
+    await page.keyboard.type('pytorch');
+    await tabTo(page, 'components.2.version');
+    await page.keyboard.type('2.10.0');
+    await tabTo(page, 'Remove components row 3');
+    await tabTo(page, 'Add a component');
+    await tabTo(page, 'gpus');
+    await page.keyboard.type('H100, H200');
+    await tabTo(page, 'instance_families');
+    await tabTo(page, 'tags');
+    await tabTo(page, 'artifacts.0.region');
+    await page.keyboard.type('us-east-1');
+    await tabTo(page, 'artifacts.0.id');
+    await page.keyboard.type('ami-0fedcba9876543210');
+
+    // The live report: CUDA 13 needs a newer driver; publishing waits for a decision.
+    const live = page.locator('.live-compat');
+    await live.getByText('driver_too_old_for_cuda').waitFor();
+    await page.getByText('1 compatibility error', { exact: true }).waitFor();
+    await page.keyboard.press('Enter');
+    await page.locator('.ack-errors .field-error').waitFor();
+    assert.match(await page.locator('.ack-errors .field-error').innerText(), /compatibility error/);
+    assert.equal(await page.evaluate(() => document.activeElement.name), 'acknowledge_errors', 'focus on the field to fix');
+
+    await page.getByLabel('Version 1').fill('580.95.05');
+    await live.getByRole('heading', { name: 'Compatible' }).waitFor();
+    assert.equal(await page.locator('.ack-errors').isVisible(), false);
+
+    // The server's problem lands on the field its pointer names.
+    await page.getByRole('button', { name: 'Publish image' }).click();
+    const version = page.getByLabel('Version', { exact: true });
+    await page.waitForFunction(() => document.querySelector('[name="version"]')?.getAttribute('aria-invalid') === 'true');
+    assert.match(await fieldError(page, 'Version').innerText(), /must be 1 to 64/);
+    await version.fill('2026.04.02');
+    await page.getByRole('button', { name: 'Publish image' }).click();
+    const done = page.locator('.publish-result');
+    await done.getByRole('heading', { name: /Published pytorch-2\.10-ubuntu24\.04 2026\.04\.02/ }).waitFor();
+    publishedId = Number((await done.getByRole('link').getAttribute('href')).split('/').pop());
+    const got = await apiAs(page, 'GET', `/images/${publishedId}`);
+    assert.equal(got.body.components.pytorch, '2.10.0');
+    assert.equal(got.body.compatibility.ok, true);
+    await page.done();
+  });
+
+  test('publish: a pasted manifest fills the form; NDJSON is imported all or nothing, its bad line named; a viewer is refused', async () => {
+    const page = await newPage();
+    await signIn(page, '/publish');
+    const paste = page.getByLabel('Manifest JSON or NDJSON');
+    await paste.fill(JSON.stringify({ family: 'pasted-family', version: '1.0', provider: 'gcp', architecture: 'arm64', os: { name: 'debian', version: '12' }, layer: 'model', components: [{ name: 'cuda', version: '12.8.1' }], gpus: ['L4'], artifacts: [{ region: 'us-central1', id: 'projects/x/images/y' }] }));
+    await page.getByRole('button', { name: 'Use this' }).click();
+    assert.equal(await page.getByLabel('Family').inputValue(), 'pasted-family');
+    assert.equal(await page.getByLabel('Provider').inputValue(), 'gcp');
+    assert.equal(await page.getByLabel('Component 1').inputValue(), 'cuda');
+    assert.equal(await page.getByLabel('Region 1').inputValue(), 'us-central1');
+
+    const line = (over) => JSON.stringify({ family: 'ndjson-family', version: '1', provider: 'aws', architecture: 'x86_64', os: { name: 'ubuntu', version: '24.04' }, layer: 'platform', artifacts: [{ region: 'us-east-1', id: 'ami-0000000000000abcd' }], components: [{ name: 'cuda', version: '12.8.1' }], ...over });
+    await paste.fill([line({}), line({ version: '2', provider: 'ibm' })].join('\n'));
+    await page.getByRole('button', { name: 'Use this' }).click();
+    // POST /v1/images:import is all or nothing: the bad line is named and nothing is published.
+    const results = page.getByTestId('ndjson-results');
+    await results.locator('.state-error li[data-line="2"]').waitFor();
+    assert.match(await results.locator('.state-error').innerText(), /Nothing was published[\s\S]*Line 2[\s\S]*\/provider[\s\S]*must be aws, gcp/);
+    assert.equal(await results.locator('li[data-line="1"]').count(), 0, 'only the bad line is named');
+    assert.equal((await apiAs(page, 'GET', '/images?family=ndjson-family')).body.items.length, 0);
+    await paste.fill([line({}), line({ version: '2', components: [{ name: 'nvidia-driver', version: '570.172.08' }, { name: 'cuda', version: '13.0.2' }] })].join('\n'));
+    await page.getByRole('button', { name: 'Use this' }).click();
+    await results.getByRole('heading', { name: 'Published 2 images' }).waitFor();
+    assert.match(await results.locator('li[data-line="1"]').innerText(), /Line 1: ndjson-family 1$/);
+    assert.match(await results.locator('li[data-line="2"]').innerText(), /Line 2: ndjson-family 2\s+\d+ compatibility errors?/);
+    assert.equal((await apiAs(page, 'GET', '/images?family=ndjson-family')).body.items.length, 2);
+    await page.done();
+
+    const viewer = await newPage();
+    await signIn(viewer, '/publish', VIEWER);
+    await viewer.getByText('You are not a publisher in any of your teams').waitFor();
+    await viewer.getByLabel('Family').fill('viewer-family');
+    await viewer.getByLabel('Version', { exact: true }).fill('1');
+    await viewer.getByLabel('Version 2').fill('12.8.1');
+    await viewer.getByLabel('Region 1').fill('us-east-1');
+    await viewer.getByLabel('Artifact id 1').fill('ami-0000000000000beef');
+    await viewer.getByRole('button', { name: 'Publish image' }).click();
+    await viewer.locator('.publish-form .form-error .state-error').waitFor();
+    assert.match(await viewer.locator('.publish-form .form-error').innerText(), /publisher/i);
+    await viewer.done({ allow: [403] });
+  });
+
+  test('image lifecycle: deprecate, restore and revoke, each confirmed with what changes; viewers get no buttons', async () => {
+    assert.ok(publishedId, 'the publish test ran');
+    const page = await newPage();
+    await signIn(page, `/images/${publishedId}`);
+    await settle(page);
+    const life = page.locator('#lifecycle');
+    await life.getByRole('button', { name: 'Deprecate…' }).click();
+    let dlg = page.getByRole('dialog', { name: 'Deprecate pytorch-2.10-ubuntu24.04 2026.04.02?' });
+    await dlg.waitFor();
+    assert.match(await dlg.innerText(), /becomes deprecated \(now active\)/);
+    await dlg.getByLabel('Reason').fill('superseded by 2.10.1');
+    await dlg.getByRole('button', { name: 'Deprecate' }).click();
+    await life.getByText('superseded by 2.10.1').waitFor();
+    assert.match(await life.innerText(), /Deprecated/);
+    assert.equal(await page.evaluate(() => document.activeElement?.id), 'lifecycle-title', 'focus stays on the lifecycle panel');
+
+    await life.getByRole('button', { name: 'Restore…' }).click();
+    dlg = page.getByRole('dialog', { name: /^Restore/ });
+    await dlg.getByRole('button', { name: 'Restore' }).click();
+    await life.getByRole('button', { name: 'Deprecate…' }).waitFor();
+    assert.equal((await apiAs(page, 'GET', `/images/${publishedId}`)).body.status, 'active');
+
+    await life.getByRole('button', { name: 'Revoke…' }).click();
+    dlg = page.getByRole('dialog', { name: /^Revoke/ });
+    assert.match(await dlg.innerText(), /resolve and pins never return it/);
+    await dlg.getByLabel('Reason (required)').fill('');
+    await dlg.getByRole('button', { name: 'Revoke' }).click();
+    assert.equal(await dlg.isVisible(), true, 'a revocation needs a reason');
+    await dlg.getByLabel('Reason (required)').fill('CVE-2099-0001 in the test image');
+    await dlg.getByRole('button', { name: 'Revoke' }).click();
+    await page.locator('.notice.is-revoked').waitFor();
+    assert.match(await page.locator('.notice.is-revoked').innerText(), /Revoked: CVE-2099-0001/);
+    const img = (await apiAs(page, 'GET', `/images/${publishedId}`)).body;
+    assert.equal(img.status, 'revoked');
+    assert.equal(img.status_reason, 'CVE-2099-0001 in the test image');
+
+    // A schedule: the image stays active until then; restoring cancels it.
+    const ndjson = (await apiAs(page, 'GET', '/images?family=ndjson-family')).body.items[0];
+    await page.goto(`${base}/#/images/${ndjson.id}`);
+    await settle(page);
+    await life.getByRole('button', { name: 'Revoke…' }).click();
+    dlg = page.getByRole('dialog', { name: /^Revoke/ });
+    await dlg.getByLabel('Reason (required)').fill('end of life');
+    await dlg.getByLabel('Revoke at (UTC, optional)').fill('2030-01-01T00:00');
+    await dlg.getByRole('button', { name: 'Revoke' }).click();
+    await life.getByText(/revocation scheduled for 2030-01-01 00:00 UTC/).waitFor();
+    let got = (await apiAs(page, 'GET', `/images/${ndjson.id}`)).body;
+    assert.equal(got.status, 'active');
+    assert.equal(new Date(got.revoke_at).toISOString(), '2030-01-01T00:00:00.000Z');
+    await life.getByRole('button', { name: 'Restore…' }).click();
+    dlg = page.getByRole('dialog', { name: /^Restore/ });
+    assert.match(await dlg.innerText(), /The scheduled revocation is cancelled/);
+    await dlg.getByRole('button', { name: 'Restore' }).click();
+    await life.getByRole('button', { name: 'Revoke…' }).waitFor();
+    assert.equal((await apiAs(page, 'GET', `/images/${ndjson.id}`)).body.revoke_at, null);
+
+    // Changed behind the page's back: the If-Match refusal says so and changes nothing.
+    const head = await fetch(`${base}/v1/images/${ndjson.id}`, { headers: { Authorization: `Bearer ${await page.evaluate(() => sessionStorage.getItem('imaxe.token'))}` } });
+    const patched = await fetch(`${base}/v1/images/${ndjson.id}`, { method: 'PATCH', headers: { Authorization: `Bearer ${await page.evaluate(() => sessionStorage.getItem('imaxe.token'))}`, 'If-Match': head.headers.get('etag'), 'Content-Type': 'application/json' }, body: JSON.stringify({ status: 'deprecated', reason: 'by a script' }) });
+    assert.equal(patched.status, 200);
+    await life.getByRole('button', { name: 'Deprecate…' }).click();
+    await page.getByRole('dialog', { name: /^Deprecate/ }).getByRole('button', { name: 'Deprecate' }).click();
+    await life.getByText('Someone changed this image meanwhile').waitFor();
+    await life.getByRole('button', { name: 'Reload the image' }).click();
+    await life.getByText('by a script').waitFor();
+
+    // Cascade names the images built on this one (cancelled here: later tests need them).
+    await page.goto(`${base}/#/images/${ids['base-old']}`);
+    await settle(page);
+    await life.getByRole('button', { name: 'Revoke…' }).click();
+    dlg = page.getByRole('dialog', { name: /^Revoke base-gpu-ubuntu24\.04 2026\.01\.05/ });
+    await dlg.getByText('With cascade, also the 2 images built on it:').waitFor();
+    assert.match(await dlg.innerText(), /pytorch-2\.9-ubuntu24\.04 2026\.01\.10[\s\S]*pytorch-2\.9-ubuntu24\.04 2026\.03\.17/);
+    assert.equal(await dlg.getByLabel('Also revoke the 2 images built on it').isChecked(), false);
+    await page.keyboard.press('Escape');
+    assert.equal((await apiAs(page, 'GET', `/images/${ids['base-old']}`)).body.status, 'active');
+    await page.done({ allow: [412] });
+
+    const viewer = await newPage();
+    await signIn(viewer, `/images/${ids['torch-new']}`, VIEWER);
+    await settle(viewer);
+    assert.match(await viewer.locator('#lifecycle').innerText(), /Only publishers of team ml-platform/);
+    assert.equal(await viewer.locator('#lifecycle button').count(), 0);
+    await viewer.done();
+  });
+
+  test('pins: create with constraints (an API error at its field), a keyboard-only move showing the manifest diff, delete; a viewer is refused', async () => {
+    const page = await newPage();
+    await signIn(page, `/pins?new=${ids['torch-old']}`);
+    await settle(page);
+    const form = page.getByRole('form', { name: 'New pin' });
+    await form.getByText('pytorch-2.9-ubuntu24.04 2026.01.10 (active)').waitFor();
+    await form.getByLabel('Pin name').fill('Not A Name');
+    await form.getByRole('button', { name: 'Add a constraint' }).click();
+    await form.getByLabel('Constraint 1 component').fill('nvidia-driver');
+    await form.getByLabel('Constraint 1 range').fill('~580');
+    await form.getByRole('button', { name: 'Create pin' }).click();
+    await page.waitForFunction(() => document.querySelector('.pin-form [name="name"]')?.getAttribute('aria-invalid') === 'true');
+    assert.match(await fieldError(form, 'Pin name').innerText(), /\S/);
+    await form.getByLabel('Pin name').fill('canary');
+    await form.getByRole('button', { name: 'Create pin' }).click();
+    const card = page.locator('[data-pin="canary"]');
+    await card.waitFor();
+    assert.match(await card.innerText(), /nvidia-driver\s*~580/);
+    assert.equal(await page.evaluate(() => document.activeElement?.closest('[data-pin]')?.dataset.pin), 'canary');
+
+    await card.getByRole('button', { name: 'Move to 2026.03.17' }).click();
+    const dlg = page.getByRole('dialog', { name: 'Move canary?' });
+    await dlg.getByTestId('move-diff').locator('table').waitFor();
+    const diff = await dlg.getByTestId('move-diff').innerText();
+    assert.match(diff, /nvidia-driver\s+580\.65\.06\s+580\.95\.05/);
+    assert.match(diff, /pytorch\s+2\.9\.0\s+2\.9\.1/);
+    assert.doesNotMatch(diff, /\bcuda\b/, 'only what differs');
+    // Keyboard only from here: Escape cancels and focus returns to the Move button; Enter opens
+    // the dialog again with focus on its confirm button, and Enter moves the pin.
+    await page.keyboard.press('Escape');
+    await dlg.waitFor({ state: 'detached' });
+    assert.equal(await page.evaluate(() => document.activeElement?.textContent), 'Move to 2026.03.17');
+    await page.keyboard.press('Enter');
+    await dlg.getByTestId('move-diff').locator('table').waitFor();
+    assert.equal(await page.evaluate(() => document.activeElement?.textContent), 'Move pin');
+    await page.keyboard.press('Enter');
+    await page.waitForFunction(() => /Current/.test(document.querySelector('[data-pin="canary"]')?.innerText || ''));
+    assert.equal((await apiAs(page, 'GET', '/pins?team=ml-platform')).body.items.find((p) => p.name === 'canary').image.id, ids['torch-new']);
+
+    await card.getByRole('button', { name: 'Delete pin canary' }).click();
+    await page.getByRole('dialog', { name: 'Delete canary?' }).getByRole('button', { name: 'Delete pin' }).click();
+    await card.waitFor({ state: 'detached' });
+    const list = (await apiAs(page, 'GET', '/pins?team=ml-platform')).body.items.map((p) => p.name);
+    assert.equal(list.includes('canary'), false);
+    await page.done();
+
+    const viewer = await newPage();
+    await signIn(viewer, `/pins?new=${ids['torch-old']}`, VIEWER);
+    await settle(viewer);
+    assert.equal(await viewer.getByRole('button', { name: /^Delete pin/ }).count(), 0);
+    const vform = viewer.getByRole('form', { name: 'New pin' });
+    await vform.getByLabel('Pin name').fill('viewer-pin');
+    await vform.getByRole('button', { name: 'Create pin' }).click();
+    await vform.locator('.form-error .state-error').waitFor();
+    assert.match(await vform.locator('.form-error').innerText(), /role|member|permission|forbidden/i);
+    await viewer.done({ allow: [403] });
+  });
+
+  test('exposure: pinned images with advisories and fixes, a CVE across the catalog with teams, CSV exports, one-click move', async () => {
+    const page = await newPage();
+    await signIn(page, '/exposure');
+    await settle(page);
+    const row = page.locator('tr.exp-row', { hasText: 'staging-base' });
+    await row.waitFor();
+    assert.match(await row.innerText(), /NVIDIA-5703[\s\S]*CVE-2025-23280, CVE-2025-23282[\s\S]*base-gpu-ubuntu24\.04 2026\.03\.01/);
+    assert.match(await page.locator('.exposure-summary').first().innerText(), /1 of 3 pinned images is hit by an advisory/);
+
+    const pinsCsv = await downloadText(page, () => page.getByRole('region', { name: /Pinned images of ml-platform/ }).getByRole('button', { name: 'Export CSV' }).click());
+    assert.equal(pinsCsv.name, 'imaxe-exposure-ml-platform.csv');
+    const lines = pinsCsv.text.trim().split('\r\n');
+    assert.equal(lines[0], 'team,pin,image_id,family,version,pin_status,patch_status,advisory,severity,cves,fixed_by,candidate');
+    assert.ok(lines.includes(`ml-platform,staging-base,${ids['base-old']},base-gpu-ubuntu24.04,2026.01.05,patch_available,patch_available,NVIDIA-5703,high,CVE-2025-23280 CVE-2025-23282,base-gpu-ubuntu24.04 2026.03.01,base-gpu-ubuntu24.04 2026.03.01`), pinsCsv.text);
+    assert.equal(lines.length, 4, 'one line per pin (and per advisory)');
+
+    await page.getByLabel('CVE or advisory id').fill('CVE-2025-23280');
+    await page.getByRole('button', { name: 'Find affected images' }).click();
+    const hits = page.getByRole('region', { name: 'Images affected by CVE-2025-23280' });
+    await hits.waitFor();
+    const text = await hits.innerText();
+    assert.match(text, /base-gpu-ubuntu24\.04 2026\.01\.05[\s\S]*ml-platform[\s\S]*base-gpu-ubuntu24\.04 2026\.03\.01[\s\S]*ml-platform\/staging-base/);
+    assert.match(text, /pytorch-2\.9-ubuntu24\.04 2026\.01\.10/);
+    assert.match(page.url(), /cve=CVE-2025-23280/);
+    const cveCsv = await downloadText(page, () => page.getByRole('region', { name: 'Who does this CVE hit?' }).getByRole('button', { name: 'Export CSV' }).click());
+    assert.match(cveCsv.text, /^advisory,severity,cves,team,family,image_id,version,status,patch_status,fixed_by,pinned_by\r\n/);
+    assert.match(cveCsv.text, new RegExp(`NVIDIA-5703,high,CVE-2025-23280 CVE-2025-23282,ml-platform,base-gpu-ubuntu24\\.04,${ids['base-old']},2026\\.01\\.05,active,patch_available,base-gpu-ubuntu24\\.04 2026\\.03\\.01,ml-platform/staging-base\\r\\n`));
+
+    await row.getByRole('button', { name: 'Move ml-platform/staging-base to base-gpu-ubuntu24.04 2026.03.01' }).click();
+    await page.waitForFunction(() => /up to date/.test(document.querySelector('tr.exp-row.is-current')?.innerText || '') && !document.querySelector('tr.exp-row.is-patch_available'));
+    const pin = (await apiAs(page, 'GET', '/pins?team=ml-platform')).body.items.find((p) => p.name === 'staging-base');
+    assert.equal(pin.image.id, ids['base-new']);
+    await page.done();
+  });
+
+  test('account: an API token shown once that works, then revoked; server errors at their fields; members and roles; a viewer is capped', async () => {
+    const page = await newPage();
+    await signIn(page, '/account');
+    await settle(page);
+    const form = page.locator('.token-form');
+    await form.getByLabel('Token name').fill('ci-deploy');
+    await form.getByLabel('Role').selectOption('viewer');
+    await form.getByLabel('Expires after (days)').fill('400');
+    await form.getByRole('button', { name: 'Create token' }).click();
+    await page.waitForFunction(() => document.querySelector('[name="expires_in_days"]')?.getAttribute('aria-invalid') === 'true');
+    assert.match(await fieldError(form, 'Expires after (days)').innerText(), /from 1 to 365/);
+    await form.getByLabel('Expires after (days)').fill('30');
+    await form.getByRole('button', { name: 'Create token' }).click();
+    const secret = page.getByTestId('api-token');
+    await secret.waitFor();
+    const token = await secret.innerText();
+    assert.match(token, /^imx_/);
+    const me = await fetch(`${base}/v1/me`, { headers: { Authorization: `Bearer ${token}` } });
+    assert.equal(me.status, 200, 'the token works');
+    await page.getByRole('button', { name: 'I have stored it' }).click();
+    await page.reload();
+    await settle(page);
+    assert.doesNotMatch(await page.locator('main').innerText(), /imx_/, 'never shown again');
+    await page.getByRole('button', { name: 'Revoke token ci-deploy' }).click();
+    await page.getByRole('dialog', { name: 'Revoke “ci-deploy”?' }).getByRole('button', { name: 'Revoke token' }).click();
+    await page.locator('tr.token-row.is-revoked').waitFor();
+    assert.equal((await fetch(`${base}/v1/me`, { headers: { Authorization: `Bearer ${token}` } })).status, 401, 'refused at once');
+
+    const team = page.locator('[data-team="ml-platform"]');
+    await team.getByText('viewer@imaxe.test').waitFor();
+    await team.getByLabel('Email').fill('nobody@imaxe.test');
+    await team.getByRole('button', { name: 'Add member' }).click();
+    await team.locator('.member-form .field-error').waitFor();
+    await team.getByLabel('Role of viewer@imaxe.test').selectOption('member');
+    await page.getByText('viewer@imaxe.test is now member of ml-platform').waitFor();
+    const detail = (await apiAs(page, 'GET', '/teams/ml-platform')).body;
+    assert.equal(detail.members.find((m) => m.email === VIEWER.email).role, 'member');
+    await apiAs(page, 'PUT', `/teams/ml-platform/members/${encodeURIComponent(VIEWER.email)}`, { role: 'viewer' });
+    await page.done({ allow: [404] });
+
+    const viewer = await newPage();
+    await signIn(viewer, '/account', VIEWER);
+    await settle(viewer);
+    const vform = viewer.locator('.token-form');
+    await vform.getByLabel('Token name').fill('too-strong');
+    await vform.getByLabel('Role').selectOption('admin');
+    await vform.getByRole('button', { name: 'Create token' }).click();
+    await viewer.waitForFunction(() => document.querySelector('.token-form [name="role"]')?.getAttribute('aria-invalid') === 'true');
+    assert.match(await fieldError(vform, 'Role').innerText(), /exceeds your role/);
+    const vteam = viewer.locator('[data-team="ml-platform"]');
+    await vteam.getByText('Only admins of this team change its members and roles.').waitFor();
+    assert.equal(await vteam.locator('select').count(), 0);
+    await viewer.done();
+  });
+
+  test('webhooks: edit a subscription: families, pins and severity filters; an API error at its field; a viewer is refused', async () => {
+    const page = await newPage();
+    await signIn(page, '/webhooks');
+    await settle(page);
+    const hookUrl = `http://127.0.0.1:${srv.receiver.port}/existing`;
+    await page.getByRole('button', { name: `Edit the webhook to ${hookUrl}` }).click();
+    const form = page.getByRole('form', { name: `Change the webhook to ${hookUrl}` });
+    await form.getByLabel('Endpoint URL').fill('https://localhost/hook');
+    await form.getByRole('button', { name: 'Save changes' }).click();
+    await page.waitForFunction(() => document.querySelector('.webhook-edit [name="url"]')?.getAttribute('aria-invalid') === 'true');
+    assert.match(await fieldError(form, 'Endpoint URL').innerText(), /local or cloud metadata host/);
+    await form.getByLabel('Endpoint URL').fill(hookUrl);
+    await form.getByLabel('Families').fill('pytorch-2.9-ubuntu24.04, base-gpu-ubuntu24.04');
+    await form.getByLabel('prod-training').check();
+    await form.getByLabel('Minimum advisory severity').selectOption('high');
+    await form.getByLabel('image.revoked').check();
+    await form.getByRole('button', { name: 'Save changes' }).click();
+    const card = page.locator('.hook-card', { hasText: hookUrl });
+    await card.locator('.hook-filters').waitFor();
+    assert.match(await card.innerText(), /family\s*pytorch-2\.9-ubuntu24\.04[\s\S]*pin\s*prod-training/);
+    assert.match(await card.innerText(), /severity ≥\s*high/);
+    assert.equal(await page.evaluate(() => document.activeElement?.getAttribute('aria-label')), `Edit the webhook to ${hookUrl}`, 'focus back on Edit');
+    const hook = (await apiAs(page, 'GET', '/webhooks?team=ml-platform')).body.items.find((x) => x.url === hookUrl);
+    assert.deepEqual(hook.families.slice().sort(), ['base-gpu-ubuntu24.04', 'pytorch-2.9-ubuntu24.04']);
+    assert.deepEqual(hook.pins, ['prod-training']);
+    assert.equal(hook.min_severity, 'high');
+    assert.deepEqual(hook.events.slice().sort(), ['image.revoked', 'patch.available', 'ping']);
+
+    // Emptied filters are removed, not left as they were.
+    await page.getByRole('button', { name: `Edit the webhook to ${hookUrl}` }).click();
+    await form.getByLabel('Families').fill('');
+    await form.getByLabel('Minimum advisory severity').selectOption('');
+    await form.getByRole('button', { name: 'Save changes' }).click();
+    await page.getByRole('button', { name: `Edit the webhook to ${hookUrl}` }).waitFor();
+    const after = (await apiAs(page, 'GET', `/webhooks/${hook.id}`)).body;
+    assert.deepEqual(after.families, []);
+    assert.equal(after.min_severity, null);
+    await page.done();
+
+    const viewer = await newPage();
+    await signIn(viewer, '/webhooks', VIEWER);
+    await settle(viewer);
+    assert.equal(await viewer.getByRole('button', { name: /^Edit the webhook/ }).count(), 0);
+    await viewer.getByLabel('Endpoint URL').fill(`http://127.0.0.1:${srv.receiver.port}/viewer`);
+    await viewer.getByRole('button', { name: 'Create webhook' }).click();
+    await viewer.locator('.webhook-form .form-error .state-error').waitFor();
+    assert.match(await viewer.locator('.webhook-form .form-error').innerText(), /admin/i);
+    await viewer.done({ allow: [403] });
+  });
+
+  test('advisories: a global admin publishes from the form (an API error at its row), imports OSV, revises and withdraws; others cannot', async () => {
+    const page = await newPage();
+    await signIn(page, '/advisories', ADMIN);
+    await settle(page);
+    await page.getByText('Publish or import an advisory').click();
+    const form = page.getByRole('form', { name: 'New advisory' });
+    await form.getByLabel('Advisory id').fill('NVIDIA-5614');
+    await form.getByLabel('Title').fill('Container Toolkit - February 2025');
+    await form.getByLabel('Published').fill('2025-02-11');
+    await form.getByLabel('Severity').selectOption('critical');
+    await form.getByLabel('CVSS').fill('9.0');
+    await form.getByLabel('CVEs').fill('CVE-2025-23359');
+    await form.getByLabel('Affected 1 component').fill('nvidia-container-toolkit');
+    await form.getByLabel('Affected 1 range').fill('<=one');
+    await form.getByRole('button', { name: 'Publish advisory' }).click();
+    await page.waitForFunction(() => document.querySelector('[name="affected.0.range"]')?.getAttribute('aria-invalid') === 'true');
+    assert.match(await form.locator('.field', { has: page.getByLabel('Affected 1 range') }).locator('.field-error').innerText(), /\S/);
+    await form.getByLabel('Affected 1 range').fill('<=1.17.3');
+    await form.getByLabel('Affected 1 fixed').fill('1.17.4');
+    await form.getByRole('button', { name: 'Publish advisory' }).click();
+    await page.getByText(/Published NVIDIA-5614: \d+ images? affected/).waitFor();
+    await page.locator('tbody tr', { hasText: 'NVIDIA-5614' }).waitFor();
+
+    const imp = page.getByRole('form', { name: 'Import an OSV advisory' });
+    await imp.getByLabel('OSV document').fill(JSON.stringify({ schema_version: '1.6.0', id: 'GHSA-ui-0001', summary: 'Toolkit TOCTOU (UI import)', published: '2025-02-11T00:00:00Z', aliases: ['CVE-2025-23360'], affected: [{ package: { ecosystem: 'Go', name: 'nvidia-container-toolkit' }, ranges: [{ type: 'SEMVER', events: [{ introduced: '0' }, { fixed: '1.17.4' }] }] }] }));
+    await imp.getByRole('button', { name: 'Import' }).click();
+    await imp.locator('.form-error .state-error').waitFor();
+    assert.match(await imp.locator('.form-error').innerText(), /database_specific\/severity/);
+    const osv = JSON.parse(await imp.getByLabel('OSV document').inputValue());
+    osv.database_specific = { severity: 'HIGH' };
+    await imp.getByLabel('OSV document').fill(JSON.stringify(osv));
+    await imp.getByRole('button', { name: 'Import' }).click();
+    await page.getByText(/Published GHSA-ui-0001/).waitFor();
+    const a = (await apiAs(page, 'GET', '/advisories/GHSA-ui-0001')).body;
+    assert.equal(a.source, 'osv');
+    assert.deepEqual(a.affected, [{ component: 'nvidia-container-toolkit', range: '<1.17.4', fixed: '1.17.4' }]);
+
+    // Revise (only what changed, with If-Match; a bad range lands on its row), then withdraw.
+    await page.goto(`${base}/#/advisories/NVIDIA-5614`);
+    await settle(page);
+    await page.getByText('Revise or withdraw').click();
+    const rev = page.getByRole('form', { name: 'Revise NVIDIA-5614' });
+    assert.equal(await rev.getByLabel('Affected 1 range').inputValue(), '<=1.17.3');
+    await rev.getByLabel('Severity').selectOption('high');
+    await rev.getByLabel('Affected 1 range').fill('<1.17.x');
+    await rev.getByRole('button', { name: 'Save revision' }).click();
+    await page.waitForFunction(() => document.querySelector('.advisory-revise [name="affected.0.range"]')?.getAttribute('aria-invalid') === 'true');
+    await rev.getByLabel('Affected 1 range').fill('<1.17.4');
+    await rev.getByRole('button', { name: 'Save revision' }).click();
+    await page.getByText(/revision 2/).waitFor();
+    let adv = (await apiAs(page, 'GET', '/advisories/NVIDIA-5614')).body;
+    assert.equal(adv.severity, 'high');
+    assert.deepEqual(adv.affected, [{ component: 'nvidia-container-toolkit', range: '<1.17.4', fixed: '1.17.4' }]);
+    assert.deepEqual(adv.cves, ['CVE-2025-23359'], 'what was not changed stays');
+    await page.getByText('Revise or withdraw').click();
+    await page.getByRole('button', { name: 'Withdraw…' }).click();
+    const wd = page.getByRole('dialog', { name: 'Withdraw NVIDIA-5614?' });
+    await wd.getByLabel('Reason').fill('published in error');
+    await wd.getByRole('button', { name: 'Withdraw advisory' }).click();
+    await page.locator('.notice.is-revoked', { hasText: 'Withdrawn' }).waitFor();
+    assert.match(await page.locator('.notice.is-revoked').innerText(), /published in error/);
+    adv = (await apiAs(page, 'GET', '/advisories/NVIDIA-5614')).body;
+    assert.ok(adv.withdrawn_at);
+    assert.equal(await page.getByText('Revise or withdraw').count(), 0, 'a withdrawn advisory is not revised');
+
+    // A global admin's exposure spans every team.
+    await page.goto(`${base}/#/exposure?team=*`);
+    await settle(page);
+    await page.getByRole('heading', { name: 'Pinned images of all teams' }).waitFor();
+    assert.match(await page.locator('tr.exp-row', { hasText: 'prod-training' }).innerText(), /ml-platform/);
+    await page.done();
+
+    const user = await newPage();
+    await signIn(user, '/advisories');
+    await settle(user);
+    assert.equal(await user.getByRole('form', { name: 'New advisory' }).count(), 0);
+    await user.getByText('Global admins publish and import advisories.').waitFor();
+    await user.done();
+  });
+
+  test('measurements: record one (an API error at its field), import CSV with per-line errors, then all of it; a viewer is refused', async () => {
+    const page = await newPage();
+    await signIn(page, '/costs?model=resnet50');
+    await settle(page);
+    await page.getByText('Record or import measurements').click();
+    const form = page.getByRole('form', { name: 'New measurement' });
+    await form.getByLabel('Team').selectOption('ml-platform');
+    await form.getByLabel('Image id').fill(String(ids['torch-new']));
+    await form.getByLabel('Instance type').fill('p5.48xlarge');
+    await form.getByLabel('Region').fill('us-east-1');
+    await form.getByLabel('GPUs').fill('8');
+    await form.getByLabel('Model').fill('resnet50');
+    await form.getByLabel('Precision').fill('fp16');
+    await form.getByLabel('Batch size').fill('64');
+    await form.getByLabel('Throughput (inferences/s)').fill('21000');
+    await form.getByLabel('Latency p50 (ms)').fill('9');
+    await form.getByLabel('Latency p99 (ms)').fill('4');
+    await form.getByRole('button', { name: 'Record measurement' }).click();
+    await page.waitForFunction(() => document.querySelector('.measure-form [aria-invalid="true"]'));
+    assert.match(await form.locator('.field-error').first().innerText(), /p50|p99/);
+    await form.getByLabel('Latency p99 (ms)').fill('14');
+    await form.getByRole('button', { name: 'Record measurement' }).click();
+    await page.getByTestId('measurement-result').waitFor();
+    assert.match(await page.getByTestId('measurement-result').innerText(), /Recorded: \$0\.\d+ per 1,000 inferences/);
+
+    const imp = page.getByRole('form', { name: 'Import measurements' });
+    const head = 'image,instance_type,region,model,precision,batch_size,throughput_per_s,latency_p50_ms,latency_p99_ms,measured_at';
+    await imp.getByLabel('CSV or NDJSON').fill([head, `${ids['torch-old']},p5.48xlarge,us-east-1,resnet50,fp16,64,19000,10,15,2026-10-03T10:00:00Z`, `${ids['torch-old']},p5.48xlarge,us-east-1,resnet50,fp16,64,-5,10,15,2026-10-03T11:00:00Z`].join('\n'));
+    await imp.getByRole('button', { name: 'Import' }).click();
+    const bad = page.getByTestId('import-result').locator('li[data-line="3"]');
+    await bad.waitFor();
+    assert.match(await bad.innerText(), /Line 3[\s\S]*throughput_per_s/);
+    assert.equal(await page.getByTestId('import-result').locator('li[data-line="2"]').count(), 0, 'only the bad line is named');
+    await imp.getByLabel('CSV or NDJSON').fill([head, `${ids['torch-old']},p5.48xlarge,us-east-1,resnet50,fp16,64,19000,10,15,2026-10-03T10:00:00Z`, `${ids['torch-old']},p5.48xlarge,us-east-1,resnet50,fp16,64,18500,10,16,2026-10-03T11:00:00Z`].join('\n'));
+    await imp.getByRole('button', { name: 'Import' }).click();
+    await page.getByTestId('import-result').getByText('Imported 2 measurements.').waitFor();
+    const list = (await apiAs(page, 'GET', `/measurements?team=ml-platform&model=resnet50&image=${ids['torch-old']}`)).body;
+    assert.equal(list.items.length, 2);
+    await page.done();
+
+    const viewer = await newPage();
+    await signIn(viewer, '/costs', VIEWER);
+    await viewer.getByText('Record or import measurements').click();
+    const vform = viewer.getByRole('form', { name: 'New measurement' });
+    for (const [label, v] of [['Image id', String(ids['torch-new'])], ['Instance type', 'p5.48xlarge'], ['Model', 'resnet50'], ['Precision', 'fp16'], ['Batch size', '8'], ['Throughput (inferences/s)', '100']]) await vform.getByLabel(label).fill(v);
+    await vform.getByRole('button', { name: 'Record measurement' }).click();
+    await vform.locator('.form-error .state-error').waitFor();
+    assert.match(await vform.locator('.form-error').innerText(), /member/i);
+    await viewer.done({ allow: [403] });
+  });
+
+  test('requests: an image whose compatibility report has errors is marked, never offered as a plain match', async () => {
+    const page = await newPage();
+    await signIn(page, '/requests');
+    const bad = await apiAs(page, 'POST', '/images', { team: 'ml-platform', family: 'bad-stack-ubuntu24.04', version: '1', provider: 'aws', architecture: 'x86_64', os: { name: 'ubuntu', version: '24.04' }, layer: 'platform', artifacts: [{ region: 'us-east-1', id: 'ami-0badbadbadbadbad0' }], components: [{ name: 'nvidia-driver', version: '570.172.08' }, { name: 'cuda', version: '13.0.2' }], gpus: ['H100'] });
+    assert.equal(bad.status, 201);
+    assert.equal(bad.body.compatibility.ok, false, 'the server stores the failing report');
+    await page.getByLabel('Title').fill('CUDA 13 on the R570 driver');
+    await page.getByLabel('NVIDIA driver').fill('570.172.08');
+    await page.getByLabel('CUDA').fill('13.0.2');
+    const live = page.locator('.live-matches li', { hasText: 'bad-stack-ubuntu24.04' });
+    await live.waitFor();
+    assert.match(await live.innerText(), /\d+ compatibility errors?\s+not a safe match/);
+    await page.getByRole('button', { name: 'File request' }).click();
+    const filed = page.getByTestId('request-matches').locator('li', { hasText: 'bad-stack-ubuntu24.04' });
+    await filed.waitFor();
+    assert.match(await filed.innerText(), /compatibility errors?\s+not a safe match/);
+    await page.done();
+  });
+
+  test('every screen: no serious or critical axe violations; screenshots at 1280 and 390 px', async () => {
     const screens = [
       ['signin', '/signin'],
       ['catalog', '/catalog'],
@@ -336,8 +1012,14 @@ describe('web catalog', () => {
       ['requests', '/requests'],
       ['requests-queue', '/requests?tab=queue'],
       ['webhooks', '/webhooks'],
+      ['exposure', '/exposure?cve=CVE-2025-23280'],
+      ['publish', '/publish'],
+      ['pins-new', `/pins?new=${ids['torch-old']}`],
+      ['account', '/account'],
+      ['costs-record', '/costs'],
+      ['image-lifecycle', `/images/${ids['torch-new']}`],
     ];
-    for (const [width, scheme] of [[1280, 'light'], [360, 'light'], [1280, 'dark']]) {
+    for (const [width, scheme] of [[1280, 'light'], [390, 'light'], [1280, 'dark']]) {
       const page = await newPage({ width, height: width > 400 ? 900 : 780, colorScheme: scheme });
       await signIn(page);
       for (const [name, hash] of screens) {
@@ -355,20 +1037,35 @@ describe('web catalog', () => {
           await page.getByLabel('NVIDIA driver').fill('570.172.08');
           await page.locator('.live-matches h3').waitFor();
         }
+        if (name === 'publish') {
+          await page.getByLabel('Version 1').fill('570.172.08');
+          await page.getByLabel('Version 2').fill('13.0.2');
+          await page.locator('.live-compat').getByText('driver_too_old_for_cuda').waitFor();
+        }
+        if (name === 'costs-record') await page.getByText('Record or import measurements').click();
+        if (name === 'image-lifecycle') {
+          await page.locator('#lifecycle').getByRole('button', { name: 'Deprecate…' }).click();
+          await page.getByRole('dialog').waitFor();
+        }
         if (scheme === 'light') await axeCheck(page, `${name} at ${width}px`);
+        if (width < 400) {
+          const wide = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+          assert.equal(wide, 0, `${name} scrolls sideways at ${width}px`);
+        }
         await page.screenshot({ path: path.join(SHOTS, `${name}-${width}${scheme === 'dark' ? '-dark' : ''}.png`), fullPage: true });
+        if (name === 'image-lifecycle') await page.getByRole('dialog').getByRole('button', { name: 'Cancel' }).click();
       }
-      if (width === 360) {
+      if (width === 390) {
         // The filter drawer and the menu, open.
         await page.goto(`${base}/#/catalog`);
         await settle(page);
         await page.getByRole('button', { name: /^Filters/ }).click();
         await page.waitForTimeout(150);
-        await axeCheck(page, 'catalog drawer at 360px');
-        await page.screenshot({ path: path.join(SHOTS, 'catalog-drawer-360.png') });
+        await axeCheck(page, 'catalog drawer at 390px');
+        await page.screenshot({ path: path.join(SHOTS, 'catalog-drawer-390.png') });
         await page.getByRole('button', { name: 'Close filters' }).click();
         await page.getByRole('button', { name: 'Menu' }).click();
-        await page.screenshot({ path: path.join(SHOTS, 'menu-360.png') });
+        await page.screenshot({ path: path.join(SHOTS, 'menu-390.png') });
       }
       await page.done();
     }

@@ -14,9 +14,11 @@ export const FILTERS = [
   { key: 'framework', label: 'Framework', facet: 'framework' },
   { key: 'os', label: 'OS', facet: 'os', fmt: (v) => String(v).replace(':', ' ') },
   { key: 'provider', label: 'Provider', facet: 'provider' },
-  { key: 'region', label: 'Region', facet: 'region' },
+  // The API filters by region and patch status; while its answer carries no counts for them,
+  // region is typed and patch status offers its four values without counts.
+  { key: 'region', label: 'Region', facet: 'region', typed: true, placeholder: 'us-east-1' },
   { key: 'tag', label: 'Tag', facet: 'tag' },
-  { key: 'patch_status', label: 'Patch status', facet: 'patch_status', fmt: (v) => humanize(v) },
+  { key: 'patch_status', label: 'Patch status', facet: 'patch_status', fmt: (v) => humanize(v), values: ['ok', 'patch_available', 'vulnerable', 'revoked'] },
 ];
 const PLAIN = ['q', 'family', 'arch', 'status', 'layer'];
 
@@ -112,7 +114,8 @@ export async function render(ctx) {
   ctx.signal.addEventListener('abort', () => document.body.classList.remove('drawer-open'));
 
   put(ctx.root, 
-    h('div', { class: 'page-head' }, h('h1', {}, 'Catalog'), h('p', { class: 'lead' }, 'GPU-ready images with the driver, CUDA and framework versions they carry.')),
+    h('div', { class: 'page-head' }, h('h1', {}, 'Catalog'), h('p', { class: 'lead' }, 'GPU-ready images with the driver, CUDA and framework versions they carry.'),
+      ctx.me?.admin || (ctx.me?.teams || []).some((t) => ['publisher', 'admin'].includes(t.role)) ? h('a', { class: 'btn-link outline head-link', href: '#/publish' }, 'Publish an image') : null),
     h(
       'div',
       { class: 'catalog' },
@@ -144,23 +147,41 @@ export async function render(ctx) {
     clear(
       chips,
       act.map((f) => h('button', { type: 'button', class: 'filter-chip', 'aria-label': `Remove filter ${f.label}: ${f.value}`, onclick: () => removeFilter(f.key) }, h('span', { class: 'fc-label' }, `${f.label}:`), ' ', f.value, h('span', { class: 'fc-x', 'aria-hidden': 'true' }, ' ×'))),
-      act.length > 1 ? h('button', { type: 'button', class: 'link-button', onclick: () => update((p) => act.forEach((f) => p.delete(f.key))) }, 'Clear all') : null,
+      act.length > 1 ? h('button', { type: 'button', class: 'link-button', onclick: () => clearAll(act) }, 'Clear all') : null,
     );
     drawerBtn.textContent = act.length ? `Filters (${act.length})` : 'Filters';
   }
 
+  // The chip that had focus is gone once the chips are redrawn: focus moves to the next chip,
+  // or to the search box when none is left, never to <body>.
   function removeFilter(key) {
+    const fromChip = chips.contains(document.activeElement);
+    const keys = activeFilters(params).map((f) => f.key);
     if (key === 'q') search.value = '';
     update((p) => p.delete(key));
+    if (!fromChip) return;
+    const next = chips.querySelectorAll('.filter-chip')[Math.min(keys.indexOf(key), chips.querySelectorAll('.filter-chip').length - 1)];
+    (next || search).focus();
+  }
+
+  function clearAll(act) {
+    if (act.some((f) => f.key === 'q')) search.value = '';
+    update((p) => act.forEach((f) => p.delete(f.key)));
+    search.focus();
   }
 
   function renderFacets(facets) {
     const focusedId = sidebar.contains(document.activeElement) ? document.activeElement.id : null;
     const groups = FILTERS.map((f) => {
       const selected = params.get(f.key) || '';
-      let values = (facets?.[f.facet] || []).slice();
-      if (selected && !values.some((v) => String(v.value) === selected) && !(f.range && !values.length)) values.unshift({ value: selected, count: 0 });
-      if (!values.length && !f.range && !selected) return null;
+      const served = facets?.[f.facet];
+      let values = served ? served.slice() : (f.values || []).map((value) => ({ value }));
+      const typed = f.range || (f.typed && !served);
+      // A typed range or value is not one of the facet's values: it is shown in its input with
+      // the number of images it matches, not as a struck-through option counting 0.
+      const isFacetValue = values.some((v) => String(v.value) === selected);
+      if (selected && !isFacetValue && !typed) values.unshift({ value: selected, count: 0 });
+      if (!values.length && !typed && !selected) return null;
       const name = `facet-${f.key}`;
       const opt = (value, label, count) => {
         const id = `${name}-${slug(value || 'any')}`;
@@ -185,15 +206,19 @@ export async function render(ctx) {
         });
       }
       let rangeForm = null;
-      if (f.range) {
-        const isFacetValue = values.some((v) => String(v.value) === selected && v.count > 0);
-        const input = h('input', { type: 'text', name: `${f.key}-range`, id: `${name}-range`, placeholder: f.placeholder, value: selected && !isFacetValue ? selected : '', 'aria-label': `${f.label} version range`, autocomplete: 'off', spellcheck: 'false' });
+      let rangeCount = null;
+      if (typed) {
+        const own = selected && !isFacetValue;
+        const input = h('input', { type: 'text', name: `${f.key}-range`, id: `${name}-range`, placeholder: f.placeholder, value: own ? selected : '', 'aria-label': f.range ? `${f.label} version range` : f.label, autocomplete: 'off', spellcheck: 'false' });
         rangeForm = h('form', { class: 'facet-range', onsubmit: (e) => {
           e.preventDefault();
           update((p) => (input.value.trim() ? p.set(f.key, input.value.trim()) : p.delete(f.key)));
-        } }, input, h('button', { type: 'submit', class: 'secondary outline' }, 'Apply'));
+        } }, input, h('button', { type: 'submit', class: 'secondary outline', 'aria-label': `Apply ${f.label} filter` }, 'Apply'));
+        const n = facets?.total;
+        if (own && n != null) rangeCount = h('p', { class: 'facet-range-count', 'data-testid': `range-count-${f.key}` }, h('code', {}, selected), `: ${fmtNum(n)} image${n === 1 ? '' : 's'} match`);
       }
-      return h('fieldset', { class: 'facet' }, h('legend', {}, f.label), list, toggle, rangeForm);
+      const showList = values.length || !typed;
+      return h('fieldset', { class: 'facet' }, h('legend', {}, f.label), showList ? list : null, toggle, rangeForm, rangeCount);
     }).filter(Boolean);
     clear(facetsBox, groups.length ? groups : h('p', { class: 'muted' }, 'No filters available.'));
     if (focusedId) document.getElementById(focusedId)?.focus();

@@ -1,7 +1,7 @@
 // Compare: GET /v1/compare?ids=… for 2–4 images, rows aligned by component and field,
 // differing rows highlighted, "show only differences" kept in the URL (?diff=1).
 import { api } from '../api.js';
-import { h, put, clear, badge, chip, imageLink, loading, failure, emptyState, debounce, humanize, fmtDate } from '../ui.js';
+import { h, put, clear, badge, chip, imageLink, loading, failure, emptyState, debounce, humanize, fmtDate, fmtMoney, fmtNum } from '../ui.js';
 import { tray, MAX_COMPARE } from '../state.js';
 
 export async function render(ctx) {
@@ -90,12 +90,31 @@ export async function render(ctx) {
     h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Image'), images.map((img) => h('th', { scope: 'col' }, imageLink(img), h('div', {}, h('button', { type: 'button', class: 'link-button', 'aria-label': `Remove ${img.family} ${img.version} from the comparison`, onclick: () => setIds(ids.filter((x) => x !== String(img.id))) }, 'Remove')))))),
     h('tbody', { class: 'group' }, h('tr', { class: 'group-head' }, h('th', { colspan: images.length + 1, scope: 'colgroup' }, 'Image')), (d.fields || []).map((r) => rowFor(r, 'field'))),
     h('tbody', { class: 'group' }, h('tr', { class: 'group-head' }, h('th', { colspan: images.length + 1, scope: 'colgroup' }, 'Components')), (d.components || []).map((r) => rowFor(r, 'component'))),
+    costRows(images, d.costs || []),
   ]);
   clear(
     body,
     h('div', { class: 'compare-bar' }, h('label', { for: 'only-diff', class: 'switch' }, toggle, ' Show only differences'), h('span', { class: 'muted', role: 'status' }, `${nDiff} row${nDiff === 1 ? '' : 's'} differ`)),
     h('div', { class: 'table-wrap', tabindex: '0', role: 'region', 'aria-label': 'Comparison' }, tableEl),
   );
+}
+
+/** What the images cost, from the caller's teams' measurements: the best median cost per
+ * 1,000 inferences per model, and the median measured boot time. */
+function costRows(images, costs) {
+  const byImage = new Map(costs.map((c) => [String(c.image), c]));
+  const per = images.map((img) => byImage.get(String(img.id)) || {});
+  const models = [...new Set(per.flatMap((c) => Object.keys(c.best_cost_per_1k || {})))].sort();
+  const row = (key, label, values, fmt) => {
+    const differs = new Set(values.map((v) => (v == null ? '' : String(v)))).size > 1;
+    return h('tr', { class: differs ? 'differs' : 'same', dataset: { row: key } },
+      h('th', { scope: 'row' }, differs ? h('span', { class: 'diff-mark', title: 'Differs' }, '≠ ') : null, label, differs ? h('span', { class: 'visually-hidden' }, ' (differs)') : null),
+      values.map((v) => h('td', {}, v == null ? h('span', { class: 'absent' }, 'not measured') : fmt(v))));
+  };
+  return h('tbody', { class: 'group' },
+    h('tr', { class: 'group-head' }, h('th', { colspan: images.length + 1, scope: 'colgroup' }, 'Costs (your teams’ measurements)')),
+    models.map((m) => row(`cost:${m}`, ['Cost / 1k inferences, ', h('code', {}, m)], per.map((c) => c.best_cost_per_1k?.[m] ?? null), (v) => fmtMoney(v, 'USD', 5))),
+    row('boot_measured', 'Measured boot (median)', per.map((c) => c.boot_seconds_median ?? null), (v) => `${fmtNum(v)} s`));
 }
 
 function append(el, kids) {

@@ -1,8 +1,8 @@
 // Image page: GET /v1/images/{id} (manifest, compatibility, regions), plus /patch, /lineage
 // and /costs, each section failing on its own. Snippets use /v1/images/resolve.
 import { api } from '../api.js';
-import { h, put, clear, badge, chip, imageLink, fmtDateTime, fmtNum, fmtMoney, loading, failure, errorBox, section, table, copyButton, toast, humanize } from '../ui.js';
-import { tray, MAX_COMPARE } from '../state.js';
+import { h, put, clear, badge, chip, imageLink, fmtDateTime, fmtNum, fmtMoney, loading, failure, errorBox, section, table, copyButton, toast, humanize, dialog } from '../ui.js';
+import { tray, MAX_COMPARE, teams, user } from '../state.js';
 import { barChart } from '../charts.js';
 
 function dl(pairs) {
@@ -58,7 +58,7 @@ function snippets(img, artifacts) {
     { class: 'snippets' },
     h('div', { class: 'snippet-bar' }, h('div', { role: 'tablist', 'aria-label': 'Snippet language', class: 'tabs' }, tabBtns), h('label', { class: 'inline' }, 'Region ', regionSel), copyButton(() => code.textContent, 'Copy', { what: 'snippet' })),
     pre,
-    h('p', { class: 'hint' }, 'Resolves the newest active image of ', h('code', {}, img.family), ' in that region, so scripts follow patches without edits.'),
+    h('p', { class: 'hint' }, 'Resolves the newest active image of ', h('code', {}, img.family), ' in that region, so scripts follow patches without edits. ', h('code', {}, '$IMAXE_TOKEN'), ' is an API token: create one on your ', h('a', { href: '#/account' }, 'Account'), ' page.'),
   );
 }
 
@@ -114,7 +114,7 @@ async function costs(ctx, img, box) {
         body,
         h('div', { class: 'charts' },
           barChart({ title: `Cost per 1,000 inferences (${cur}, median)`, labels: rows.map(label), values: rows.map((r) => r.median_cost_per_1k_inferences), format: (v) => fmtMoney(v, cur, 5) }),
-          barChart({ title: 'Boot time (seconds, median)', labels: rows.map(label), values: rows.map((r) => r.median_boot_seconds), colorVar: '--chart-2', format: (v) => fmtNum(v) })),
+          barChart({ title: 'Boot time (seconds, median)', labels: rows.map(label), values: rows.map((r) => r.median_boot_seconds), colorVar: '--chart-2', format: (v) => fmtNum(v), integer: true, empty: 'No boot times were recorded with these measurements.' })),
         table(
           [
             { label: 'Instance type', cell: (r) => h('span', {}, h('code', {}, r.instance_type), r.gpu_model ? h('span', { class: 'sub' }, ` ${r.gpu_model}`) : null) },
@@ -142,11 +142,68 @@ async function costs(ctx, img, box) {
   }
 }
 
+const canChange = (img) => user.me?.admin || teams().some((t) => t.slug === img.team && ['publisher', 'admin'].includes(t.role));
+
+/** The lifecycle panel: status, and for publishers of the image's team deprecate / revoke
+ * (with reason, cascade or schedule) / restore, each confirmed with what it will change and
+ * sent with If-Match so a change made meanwhile is refused (412), not overwritten. */
+function lifecycle(ctx, img, etag, rerender) {
+  const label = `${img.family} ${img.version}`;
+  const msg = h('div', {});
+  const state = h('p', {}, badge(img.status), img.status_reason ? ` ${img.status_reason}` : '', img.revoke_at ? [' · revocation scheduled for ', h('time', { datetime: img.revoke_at }, fmtDateTime(img.revoke_at))] : '');
+  if (!canChange(img)) return h('div', {}, state, h('p', { class: 'hint' }, `Only publishers of team ${img.team} deprecate, revoke or restore this image.`));
+  const children = async () => {
+    try {
+      return (await api(`/images/${encodeURIComponent(img.id)}/lineage`, { signal: ctx.signal })).children || [];
+    } catch {
+      return [];
+    }
+  };
+  const change = async (to) => {
+    clear(msg);
+    const kids = to === 'revoked' ? await children() : [];
+    const body = h('div', {},
+      h('p', {}, h('strong', {}, label), ` becomes ${to === 'active' ? 'active again' : to}`, img.status !== to ? ` (now ${img.status})` : '', '.'),
+      to === 'deprecated' ? h('p', { class: 'muted' }, 'It stays resolvable; searches and compare show it deprecated, and subscribers get image.deprecated.') : null,
+      to === 'revoked' ? h('p', { class: 'muted' }, 'From then on resolve and pins never return it; subscribers get image.revoked. Leave the time empty to revoke now.') : null,
+      to === 'revoked' && kids.length ? h('div', {}, h('p', {}, `With cascade, also the ${kids.length} image${kids.length === 1 ? '' : 's'} built on it:`), h('ul', {}, kids.map((k) => h('li', {}, `${k.family} ${k.version}`)))) : null,
+      to === 'active' && img.revoke_at ? h('p', { class: 'muted' }, 'The scheduled revocation is cancelled.') : null);
+    const fields = [{ name: 'reason', label: to === 'revoked' ? 'Reason (required)' : 'Reason', type: 'textarea', required: to === 'revoked', value: img.status_reason || '' }];
+    if (to === 'revoked') {
+      fields.push({ name: 'revoke_at', label: 'Revoke at (UTC, optional)', type: 'datetime-local', hint: 'A future time schedules the revocation instead.' });
+      if (kids.length) fields.push({ name: 'cascade', label: `Also revoke the ${kids.length} image${kids.length === 1 ? '' : 's'} built on it`, type: 'checkbox' });
+    }
+    const verb = { deprecated: 'Deprecate', revoked: 'Revoke', active: 'Restore' }[to];
+    const v = await dialog({ title: `${verb} ${label}?`, body, fields, confirmLabel: verb, danger: to === 'revoked' });
+    if (!v) return;
+    const patch = { status: to };
+    if (v.reason?.trim()) patch.reason = v.reason.trim();
+    if (v.revoke_at) patch.revoke_at = new Date(`${v.revoke_at}Z`).toISOString();
+    if (v.cascade) patch.cascade = true;
+    try {
+      await api(`/images/${encodeURIComponent(img.id)}`, { method: 'PATCH', body: patch, headers: { 'If-Match': etag } });
+      toast(`${label}: ${patch.revoke_at ? 'revocation scheduled' : to}`);
+      await rerender();
+    } catch (e) {
+      clear(msg, errorBox(e.status === 412 ? Object.assign(e, { title: 'Someone changed this image meanwhile', detail: 'Nothing was changed. Reload the page to see its current state, then try again.' }) : e, { context: `Could not ${verb.toLowerCase()} the image` }),
+        e.status === 412 ? h('button', { type: 'button', class: 'secondary', onclick: rerender }, 'Reload the image') : null);
+    }
+  };
+  const btn = (to, text, cls = 'secondary') => h('button', { type: 'button', class: cls, onclick: () => change(to) }, text);
+  return h('div', {}, state,
+    h('div', { class: 'lifecycle-actions' },
+      img.status === 'active' ? btn('deprecated', 'Deprecate…') : null,
+      img.status !== 'revoked' ? btn('revoked', img.revoke_at ? 'Revoke now…' : 'Revoke…', 'secondary outline danger') : null,
+      img.status !== 'active' || img.revoke_at ? btn('active', 'Restore…') : null),
+    msg);
+}
+
 export async function render(ctx) {
   const id = ctx.args.id;
   let img;
+  let etag = null;
   try {
-    img = await api(`/images/${encodeURIComponent(id)}`, { signal: ctx.signal });
+    ({ data: img, etag } = await api(`/images/${encodeURIComponent(id)}`, { signal: ctx.signal, meta: true }));
   } catch (e) {
     if (e.name === 'AbortError') return;
     ctx.title('Image');
@@ -179,7 +236,7 @@ export async function render(ctx) {
       'div',
       { class: 'page-head image-head' },
       h('div', {}, h('h1', {}, h('span', { class: 'fam' }, img.family), ' ', h('span', { class: 'ver' }, img.version)), h('p', { class: 'badges' }, badge(img.status), ' ', badge(img.patch_status, { kind: 'patch' }), ' ', img.layer ? badge(img.layer, { kind: 'layer' }) : null, (img.tags || []).map((t) => [' ', h('span', { class: 'tag' }, t)]))),
-      h('div', { class: 'head-actions' }, cmpBtn, h('a', { class: 'btn-link outline', href: ctx.hrefFor('/compare', { ids: String(img.id) }) }, 'Compare with…')),
+      h('div', { class: 'head-actions' }, cmpBtn, h('a', { class: 'btn-link outline', href: ctx.hrefFor('/compare', { ids: String(img.id) }) }, 'Compare with…'), teams().length && img.status !== 'revoked' ? h('a', { class: 'btn-link outline', href: ctx.hrefFor('/pins', { new: String(img.id) }) }, 'Pin this image…') : null),
     ),
     img.description ? h('p', { class: 'lead' }, img.description) : null,
     img.status !== 'active' && img.status_reason ? h('p', { class: `notice is-${img.status}`, role: 'note' }, `${img.status === 'revoked' ? 'Revoked' : 'Deprecated'}: ${img.status_reason}`) : null,
@@ -201,15 +258,22 @@ export async function render(ctx) {
         ['Publisher', img.team],
         ['Image id', h('code', {}, String(img.id))],
       ])),
-      section('Manifest', { id: 'manifest' }, comps.length ? table([{ label: 'Component', cell: (c) => h('code', {}, c.name) }, { label: 'Version', cell: (c) => chip(null, c.version) }], comps, { caption: 'Components in this image' }) : h('p', { class: 'muted' }, 'No components recorded.')),
+      section('Manifest', { id: 'manifest' }, comps.length ? table([{ label: 'Component', cell: (c) => h('code', {}, c.name) }, { label: 'Version', cell: (c) => chip(null, c.version) }], comps, { caption: 'Components in this image', stack: false }) : h('p', { class: 'muted' }, 'No components recorded.')),
       section('Compatibility', { id: 'compat' }, img.compatibility ? findings(img.compatibility.findings) : h('p', { class: 'muted' }, 'No compatibility report was stored with this image.')),
       section('Patch status', { id: 'patch' }, patchBox),
+      section('Lifecycle', { id: 'lifecycle' }, lifecycle(ctx, img, etag, async () => {
+        unsub(); // the page is drawn again, with its own subscription
+        ctx.root.replaceChildren();
+        await render(ctx);
+        document.getElementById('lifecycle-title')?.setAttribute('tabindex', '-1');
+        document.getElementById('lifecycle-title')?.focus();
+      })),
       section('Lineage', { id: 'lineage' }, lineageBox),
       section(
         'Regions',
         { id: 'regions' },
         artifacts.length
-          ? table([{ label: 'Region', cell: (a) => h('code', {}, a.region) }, { label: 'Artifact id', cell: (a) => h('code', { class: 'artifact' }, a.id) }, { label: 'Copy', cell: (a) => copyButton(a.id, 'Copy', { what: `artifact id for ${a.region}` }) }], artifacts, { caption: 'Artifact ids per region' })
+          ? table([{ label: 'Region', cell: (a) => h('code', {}, a.region) }, { label: 'Artifact id', cell: (a) => h('code', { class: 'artifact' }, a.id) }, { label: 'Copy', cell: (a) => copyButton(a.id, 'Copy', { what: `artifact id for ${a.region}` }) }], artifacts, { caption: 'Artifact ids per region', stack: false })
           : h('p', { class: 'muted' }, (img.regions || []).length ? `Available in ${img.regions.join(', ')}.` : 'No regional artifacts.'),
       ),
       section('Use it', { id: 'use' }, snippets(img, artifacts)),

@@ -1,8 +1,8 @@
 // Pins: a team's named channels (GET /v1/pins?team=), their status and candidate, a move
 // with confirmation (PUT /v1/pins/{id}) and each pin's history (GET /v1/pins/{id}).
 import { api } from '../api.js';
-import { h, put, clear, badge, imageLink, fmtDateTime, loading, failure, emptyState, confirmDialog, toast, errorBox, chip } from '../ui.js';
-import { teams } from '../state.js';
+import { h, put, clear, badge, imageLink, fmtDateTime, loading, failure, emptyState, confirmDialog, toast, errorBox, chip, table, field, showFormError, clearFieldErrors, busy, debounce } from '../ui.js';
+import { teams, user } from '../state.js';
 
 const STATUS_HELP = {
   current: 'On the newest image its constraints allow.',
@@ -27,11 +27,118 @@ export function teamPicker(ctx, label = 'Team') {
 
 const imgOf = (img) => (img && typeof img === 'object' ? imageLink(img) : img != null ? h('a', { href: `#/images/${encodeURIComponent(img)}` }, `image ${img}`) : '—');
 
+/** The component rows that differ between two images (GET /v1/compare), for a move's dialog. */
+async function manifestDiff(fromId, toId, signal) {
+  const box = h('div', { class: 'diff-table', 'data-testid': 'move-diff' }, loading('Comparing the two manifests…'));
+  api('/compare', { query: { ids: `${fromId},${toId}` }, signal })
+    .then((d) => {
+      const rows = [...(d.components || []).map((r) => ({ ...r, kind: 'component' })), ...(d.fields || []).filter((r) => ['os', 'kernel', 'patch_status', 'compatibility'].includes(r.name)).map((r) => ({ ...r, kind: 'field' }))].filter((r) => r.differs);
+      const show = (v) => (v == null ? h('span', { class: 'absent' }, 'absent') : typeof v === 'object' ? (v.ok === undefined ? JSON.stringify(v) : v.ok ? 'OK' : `${v.errors} error${v.errors === 1 ? '' : 's'}`) : String(v));
+      clear(box, rows.length
+        ? table([
+            { label: 'What', cell: (r) => h('code', {}, r.name) },
+            { label: 'Now', cell: (r) => show(r.values[0]) },
+            { label: 'After the move', cell: (r) => show(r.values[1]) },
+          ], rows, { caption: 'What changes with the move', stack: false })
+        : h('p', { class: 'muted' }, 'The two manifests are identical.'));
+    })
+    .catch((e) => e.name !== 'AbortError' && clear(box, failure(e, 'The manifest diff')));
+  return box;
+}
+
+function constraintRows(initial = []) {
+  const body = h('div', { class: 'rows-body' });
+  const renumber = () => [...body.children].forEach((row, i) => {
+    const [c, r] = row.querySelectorAll('input');
+    c.name = `constraints.${i}.component`;
+    r.name = `constraints.${i}.range`;
+    c.setAttribute('aria-label', `Constraint ${i + 1} component`);
+    r.setAttribute('aria-label', `Constraint ${i + 1} range`);
+    row.querySelector('button').setAttribute('aria-label', `Remove constraint ${i + 1}`);
+  });
+  const add = (v = {}, focus = false) => {
+    const c = h('input', { value: v.component || '', placeholder: 'nvidia-driver', list: 'pin-components', autocomplete: 'off' });
+    const r = h('input', { value: v.range || '', placeholder: '~580', autocomplete: 'off', spellcheck: 'false' });
+    const row = h('div', { class: 'rows-row' }, h('div', { class: 'field' }, c), h('div', { class: 'field' }, r), h('button', { type: 'button', class: 'secondary outline small row-remove', onclick: () => {
+      row.remove();
+      renumber();
+      addBtn.focus();
+    } }, 'Remove'));
+    body.append(row);
+    renumber();
+    if (focus) c.focus();
+  };
+  const addBtn = h('button', { type: 'button', class: 'secondary outline small', onclick: () => add({}, true) }, 'Add a constraint');
+  initial.forEach((v) => add(v));
+  return {
+    el: h('fieldset', { class: 'rows', 'data-pointer': '/constraints' }, h('legend', {}, 'Constraints (optional)'), h('p', { class: 'hint' }, 'The pin only moves to images whose components satisfy these: ~580 (same driver branch), 12.*, >=2.9.'), body, addBtn,
+      h('datalist', { id: 'pin-components' }, ['nvidia-driver', 'cuda', 'cudnn', 'nccl', 'pytorch', 'tensorflow', 'python', 'nvidia-container-toolkit'].map((x) => h('option', { value: x })))),
+    values: () => [...body.children].map((row) => {
+      const [c, r] = row.querySelectorAll('input');
+      return { component: c.value.trim(), range: r.value.trim() };
+    }).filter((x) => x.component || x.range),
+  };
+}
+
 export async function render(ctx) {
   ctx.title('Pins');
   const { team, el: picker } = teamPicker(ctx);
   const box = h('div', {}, loading('Loading pins…'));
-  put(ctx.root, h('div', { class: 'page-head' }, h('h1', {}, 'Pins'), h('p', { class: 'lead' }, 'Your team’s named channels, where each one stands, and where to move it.'), picker), box);
+  const myRole = teams().find((t) => t.slug === team)?.role;
+  const canEdit = user.me?.admin || ['member', 'publisher', 'admin'].includes(myRole);
+  put(ctx.root, h('div', { class: 'page-head' }, h('h1', {}, 'Pins'), h('p', { class: 'lead' }, 'Your team’s named channels, where each one stands, and where to move it.'), picker), team ? newPinPanel() : null, box);
+
+  function newPinPanel() {
+    const preset = ctx.params.get('new');
+    const name = h('input', { name: 'name', placeholder: 'prod-training', autocomplete: 'off', spellcheck: 'false' });
+    const image = h('input', { name: 'image', type: 'number', inputmode: 'numeric', placeholder: 'image id', value: preset || '' });
+    const imageHint = h('small', { class: 'hint', 'aria-live': 'polite' }, 'The id on the image page (“Pin this image” there fills it in).');
+    const cons = constraintRows();
+    const submit = h('button', { type: 'submit' }, 'Create pin');
+    const form = h('form', { class: 'pin-form', novalidate: true, 'aria-label': 'New pin' },
+      h('div', { class: 'form-error' }),
+      h('div', { class: 'grid-fields' }, field('Pin name', name, 'a-z, 0-9, . _ -'), h('div', { class: 'field' }, h('label', { for: 'pin-image' }, 'Image'), Object.assign(image, { id: 'pin-image' }), imageHint)),
+      cons.el,
+      canEdit ? null : h('p', { class: 'notice', role: 'note' }, `You are ${myRole || 'not a member'} of ${team}: creating pins needs the member role, and the server will refuse.`),
+      submit);
+    image.setAttribute('aria-describedby', 'pin-image-hint');
+    imageHint.id = 'pin-image-hint';
+    const describe = debounce(async () => {
+      const v = image.value.trim();
+      if (!/^\d+$/.test(v)) return;
+      try {
+        const img = await api(`/images/${v}`, { signal: ctx.signal });
+        imageHint.textContent = `${img.family} ${img.version} (${img.status})`;
+      } catch {
+        imageHint.textContent = 'No image has this id.';
+      }
+    }, 300);
+    image.addEventListener('input', describe);
+    if (preset) describe();
+    form.addEventListener('submit', async (e) => {
+      e.preventDefault();
+      clearFieldErrors(form);
+      const errors = [];
+      if (!name.value.trim()) errors.push({ pointer: '/name', detail: 'Name the pin, e.g. prod-training.' });
+      if (!/^\d+$/.test(image.value.trim())) errors.push({ pointer: '/image', detail: 'Enter the id of the image to pin.' });
+      if (errors.length) return showFormError(form, { title: 'The pin is incomplete', errors });
+      await busy(submit, async () => {
+        try {
+          const pin = await api('/pins', { method: 'POST', body: { team, name: name.value.trim(), image: Number(image.value), constraints: cons.values() } });
+          toast(`Pin ${pin.name} created`);
+          form.reset();
+          const p = new URLSearchParams(ctx.params);
+          p.delete('new');
+          ctx.setParams(p);
+          await load();
+          document.querySelector(`[data-pin="${CSS.escape(pin.name)}"] h2`)?.focus();
+        } catch (err) {
+          showFormError(form, err);
+        }
+      });
+    });
+    return h('details', { class: 'panel new-pin', open: preset ? true : undefined }, h('summary', { class: 'panel-head' }, h('h2', {}, 'New pin')), h('div', { class: 'panel-body' }, form));
+  }
 
   async function load() {
     let d;
@@ -42,7 +149,7 @@ export async function render(ctx) {
       return clear(box, failure(e, 'Pins'));
     }
     const pins = d.items || [];
-    if (!pins.length) return clear(box, emptyState('No pins yet', 'Pin a channel to an image with the API (POST /v1/pins) and it appears here with its status.'));
+    if (!pins.length) return clear(box, emptyState('No pins yet', 'Create one with “New pin” above, or “Pin this image” on an image page.'));
     clear(box, h('ul', { class: 'pin-list' }, pins.map(pinCard)));
   }
 
@@ -72,9 +179,10 @@ export async function render(ctx) {
       action = h('button', { type: 'button', class: pin.status === 'patch_available' ? '' : 'secondary', 'data-move': pin.name }, `Move to ${pin.candidate.version}`);
       action.addEventListener('click', async () => {
         const from = pin.image && typeof pin.image === 'object' ? pin.image.version : `image ${pin.image}`;
+        const fromId = pin.image && typeof pin.image === 'object' ? pin.image.id : pin.image;
         const ok = await confirmDialog({
           title: `Move ${pin.name}?`,
-          body: h('div', {}, h('p', {}, 'Move the pin ', h('strong', {}, pin.name), ' from ', h('strong', {}, from), ' to ', h('strong', {}, pin.candidate.version), '.'), h('p', { class: 'muted' }, 'Everything that resolves this pin picks up the new image on its next resolve; webhooks for pin moves fire.')),
+          body: h('div', {}, h('p', {}, 'Move the pin ', h('strong', {}, pin.name), ' from ', h('strong', {}, from), ' to ', h('strong', {}, pin.candidate.version), '.'), await manifestDiff(fromId, pin.candidate.id, ctx.signal), h('p', { class: 'muted' }, 'Everything that resolves this pin picks up the new image on its next resolve; webhooks for pin moves fire.')),
           confirmLabel: 'Move pin',
         });
         if (!ok) return;
@@ -106,7 +214,19 @@ export async function render(ctx) {
         badge(pin.status, { kind: 'pin' }),
         h('p', { class: 'sub' }, STATUS_HELP[pin.status] || ''),
         pin.candidate ? h('p', { class: 'pin-candidate' }, 'Candidate: ', h('a', { href: `#/images/${encodeURIComponent(pin.candidate.id)}` }, pin.candidate.version)) : null,
-        action),
+        action,
+        canEdit ? h('button', { type: 'button', class: 'secondary outline danger small pin-delete', 'aria-label': `Delete pin ${pin.name}`, onclick: async () => {
+        const ok = await confirmDialog({ title: `Delete ${pin.name}?`, body: h('div', {}, h('p', {}, 'The pin ', h('strong', {}, `${team}/${pin.name}`), ' and its history are deleted. Scripts resolving ', h('code', {}, `pin=${team}/${pin.name}`), ' get 404 from now on.')), confirmLabel: 'Delete pin', danger: true });
+        if (!ok) return;
+        try {
+          await api(`/pins/${encodeURIComponent(pin.id)}`, { method: 'DELETE' });
+          toast(`Pin ${pin.name} deleted`);
+          await load();
+          ctx.root.querySelector('h1')?.focus();
+        } catch (e) {
+          clear(msg, errorBox(e, { context: 'Could not delete the pin' }));
+        }
+      } }, 'Delete pin') : null),
       h('div', { class: 'pin-foot' }, msg, details),
     );
   }

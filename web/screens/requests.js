@@ -24,6 +24,20 @@ const isPublisher = () => user.me?.admin || teams().some((t) => ['publisher', 'a
 /** ">=12.8" -> "12.8": the version compat/check needs from a typed range. */
 const bareVersion = (r) => String(r).replace(/^[<>=~!^\s]+/, '').split(',')[0].replace(/\.\*$/, '').trim();
 
+/**
+ * Match rows for images, each with its stored compatibility report read from GET /v1/images/{id}
+ * (searches and request matches carry none): an image whose report has errors is marked and
+ * listed last, never offered as a plain match.
+ */
+async function matchList(items, signal, attrs = {}) {
+  const reports = await Promise.all(items.slice(0, 10).map((i) => api(`/images/${encodeURIComponent(i.id)}`, { signal }).then((d) => d.compatibility || null, () => null)));
+  const rows = items.slice(0, 10).map((img, k) => ({ img, bad: reports[k]?.ok === false, errors: reports[k]?.errors || 0 }));
+  rows.sort((a, b) => Number(a.bad) - Number(b.bad));
+  return h('ul', { class: 'plain match-list', ...attrs }, rows.map(({ img, bad, errors }) => h('li', { class: bad ? 'is-incompatible' : undefined },
+    imageLink(img), ' ', badge(img.patch_status, { kind: 'patch' }),
+    bad ? [' ', badge('error', { kind: 'sev', label: `${errors} compatibility error${errors === 1 ? '' : 's'}` }), h('span', { class: 'sub' }, ' not a safe match: its stack does not fit together')] : null)));
+}
+
 export async function render(ctx) {
   ctx.title('Requests');
   const tab = ctx.params.get('tab') || 'new';
@@ -105,10 +119,12 @@ function form(ctx) {
       .finally(() => compatBox.removeAttribute('aria-busy'));
     const query = { component: body.constraints.map((c) => `${c.component}:${c.range}`), gpu: body.gpus[0], arch: body.architecture, os: os.value || undefined, limit: 5 };
     const matches = api('/images', { query, signal: ctx.signal })
-      .then((d) => {
+      .then(async (d) => {
         if (my !== seq) return;
         const items = d.items || [];
-        clear(matchBox, h('h3', {}, 'Existing images that already match'), items.length ? h('ul', { class: 'plain match-list' }, items.map((i) => h('li', {}, imageLink(i), ' ', badge(i.patch_status, { kind: 'patch' })))) : h('p', { class: 'muted' }, 'None yet: a publisher would build it.'));
+        const list = items.length ? await matchList(items, ctx.signal) : null;
+        if (my !== seq) return;
+        clear(matchBox, h('h3', {}, 'Existing images that already match'), list || h('p', { class: 'muted' }, 'None yet: a publisher would build it.'));
       })
       .catch((e) => my === seq && e.name !== 'AbortError' && clear(matchBox, failure(e, 'Matching images')));
     await Promise.all([check, matches]);
@@ -131,6 +147,7 @@ function form(ctx) {
         toast('Request filed');
         const c = r.compatibility || {};
         const matches = (r.matches || []).map((m) => m.image || m);
+        const list = matches.length ? await matchList(matches, ctx.signal, { 'data-testid': 'request-matches' }) : null;
         clear(
           resultBox,
           h('section', { class: 'panel result', 'aria-labelledby': 'req-result', tabindex: '-1' },
@@ -139,7 +156,7 @@ function form(ctx) {
               h('h3', {}, 'Compatibility'),
               stackReport(c),
               h('h3', {}, 'Images that already satisfy it'),
-              matches.length ? h('ul', { class: 'plain match-list', 'data-testid': 'request-matches' }, matches.map((i) => h('li', {}, imageLink(i), ' ', badge(i.patch_status, { kind: 'patch' })))) : h('p', { class: 'muted' }, 'No existing image satisfies it; the publishers will see it in their queue.'))),
+              list || h('p', { class: 'muted' }, 'No existing image satisfies it; the publishers will see it in their queue.'))),
         );
         resultBox.querySelector('section').focus();
       } catch (err) {

@@ -2,9 +2,10 @@
 // rotate, test pings, enable/disable, delete, and each one's delivery log with redeliver.
 import { api } from '../api.js';
 import { h, put, clear, badge, fmtDateTime, loading, failure, emptyState, errorBox, table, field, showFormError, clearFieldErrors, confirmDialog, toast, busy, copyButton, chip } from '../ui.js';
+import { teams, user } from '../state.js';
 import { teamPicker } from './pins.js';
 
-const EVENTS = ['patch.available', 'image.published', 'image.deprecated', 'image.revoked', 'advisory.published', 'pin.moved', 'request.updated'];
+const EVENTS = ['patch.available', 'image.published', 'image.deprecated', 'image.revoked', 'advisory.published', 'pin.moved', 'request.updated', 'image.compatibility_changed', 'ping'];
 
 export async function render(ctx) {
   ctx.title('Webhooks');
@@ -12,21 +13,86 @@ export async function render(ctx) {
   const secretSlot = h('div', { class: 'secret-slot' });
   const listBox = h('div', {}, loading('Loading webhooks…'));
 
-  const url = h('input', { name: 'url', type: 'url', required: true, placeholder: 'https://hooks.example.com/imaxe', inputmode: 'url' });
-  const description = h('input', { name: 'description', placeholder: 'e.g. #ml-ops alerts', maxlength: 500 });
-  const evBoxes = EVENTS.map((ev) => h('label', { class: 'check' }, h('input', { type: 'checkbox', name: 'events', value: ev, checked: ev === 'patch.available' }), ev));
-  const severity = h('select', { name: 'min_severity' }, ['', 'low', 'medium', 'high', 'critical'].map((s) => h('option', { value: s }, s || 'Any severity')));
-  const submit = h('button', { type: 'submit' }, 'Create webhook');
-  const form = h(
-    'form',
-    { class: 'webhook-form', novalidate: true },
-    h('div', { class: 'form-error' }),
-    field('Endpoint URL', url, 'HTTPS (plain HTTP only to hosts the server allows). Deliveries are signed (Standard Webhooks) with the secret shown once after creation.'),
-    field('Description', description),
-    h('fieldset', { class: 'checks', 'data-pointer': '/events' }, h('legend', {}, 'Events'), h('div', { class: 'check-row' }, evBoxes)),
-    field('Minimum advisory severity', severity),
-    submit,
-  );
+  const me = user.me || {};
+  const role = teams().find((t) => t.slug === team)?.role;
+  const isAdmin = me.admin || role === 'admin';
+  let pinNames = [];
+  try {
+    if (team) pinNames = ((await api('/pins', { query: { team, limit: 200 }, signal: ctx.signal })).items || []).map((p) => p.name);
+  } catch (e) {
+    if (e.name === 'AbortError') throw e;
+  }
+
+  /**
+   * The subscription form, for creating (no hook) or changing one (PATCH sends only what
+   * changed; an emptied filter is sent as [] or null, which removes it).
+   */
+  function hookForm({ hook, onDone, onCancel }) {
+    const url = h('input', { name: 'url', type: 'url', required: true, placeholder: 'https://hooks.example.com/imaxe', inputmode: 'url', value: hook?.url || '' });
+    const description = h('input', { name: 'description', placeholder: 'e.g. #ml-ops alerts', maxlength: 500, value: hook?.description || '' });
+    const chosen = new Set(hook ? hook.events || [] : ['patch.available']);
+    const evBoxes = EVENTS.map((ev) => h('label', { class: 'check' }, h('input', { type: 'checkbox', name: 'events', value: ev, checked: chosen.has(ev) }), ev));
+    const families = h('input', { name: 'families', placeholder: 'pytorch-2.9-ubuntu24.04, base-gpu-ubuntu24.04', autocomplete: 'off', spellcheck: 'false', value: (hook?.families || []).join(', ') });
+    const pinSet = new Set(hook?.pins || []);
+    const pinBoxes = pinNames.map((n) => h('label', { class: 'check' }, h('input', { type: 'checkbox', name: 'pins', value: n, checked: pinSet.has(n) }), n));
+    const severity = h('select', { name: 'min_severity', value: hook?.min_severity || '' }, ['', 'low', 'medium', 'high', 'critical'].map((x) => h('option', { value: x }, x || 'Any severity')));
+    const submit = h('button', { type: 'submit' }, hook ? 'Save changes' : 'Create webhook');
+    const f = h(
+      'form',
+      { class: hook ? 'webhook-form webhook-edit' : 'webhook-form', novalidate: true, 'aria-label': hook ? `Change the webhook to ${hook.url}` : 'New webhook' },
+      h('div', { class: 'form-error' }),
+      field('Endpoint URL', url, hook ? 'A new URL is checked like a new subscription.' : 'HTTPS (plain HTTP only to hosts the server allows). Deliveries are signed (Standard Webhooks) with the secret shown once after creation.'),
+      field('Description', description),
+      h('fieldset', { class: 'checks', 'data-pointer': '/events' }, h('legend', {}, 'Events'), h('div', { class: 'check-row' }, evBoxes)),
+      h('fieldset', { class: 'checks filters' }, h('legend', {}, 'Filters (optional)'),
+        field('Families', families, 'Comma-separated. Only events about these families (events about no family still come). Family patch events need this filter.'),
+        pinBoxes.length ? h('fieldset', { class: 'checks', 'data-pointer': '/pins' }, h('legend', {}, 'Pins'), h('div', { class: 'check-row' }, pinBoxes), h('small', { class: 'hint' }, 'Only events about these pins; none ticked: every pin.')) : null,
+        field('Minimum advisory severity', severity)),
+      h('div', { class: 'row-actions' }, submit, onCancel ? h('button', { type: 'button', class: 'secondary outline', onclick: onCancel }, 'Cancel') : null),
+    );
+    f.addEventListener('submit', async (e) => {
+      e.preventDefault();
+      clearFieldErrors(f);
+      const events = evBoxes.map((l) => l.querySelector('input')).filter((i) => i.checked).map((i) => i.value);
+      const fams = families.value.split(',').map((x) => x.trim()).filter(Boolean);
+      const pins = pinBoxes.map((l) => l.querySelector('input')).filter((i) => i.checked).map((i) => i.value);
+      const errors = [];
+      // The server decides what it may reach (https, no private hosts unless allowed): ask it.
+      if (!/^https?:\/\/[^\s]+$/i.test(url.value.trim())) errors.push({ pointer: '/url', detail: 'Enter an https:// URL.' });
+      if (!events.length) errors.push({ pointer: '/events', detail: 'Pick at least one event.' });
+      if (errors.length) return showFormError(f, { title: 'The webhook is incomplete', errors });
+      const same = (a, b) => JSON.stringify([...(a || [])].sort()) === JSON.stringify([...(b || [])].sort());
+      let body;
+      if (!hook) body = { team: team || undefined, url: url.value.trim(), events, description: description.value.trim() || undefined, families: fams.length ? fams : undefined, pins: pins.length ? pins : undefined, min_severity: severity.value || undefined };
+      else {
+        body = {};
+        if (url.value.trim() !== hook.url) body.url = url.value.trim();
+        if (description.value.trim() !== (hook.description || '')) body.description = description.value.trim();
+        if (!same(events, hook.events)) body.events = events;
+        if (!same(fams, hook.families)) body.families = fams;
+        if (!same(pins, hook.pins)) body.pins = pins;
+        if ((severity.value || null) !== (hook.min_severity || null)) body.min_severity = severity.value || null;
+        if (!Object.keys(body).length) return onDone(hook, { unchanged: true });
+      }
+      await busy(submit, async () => {
+        try {
+          const saved = await api(hook ? `/webhooks/${encodeURIComponent(hook.id)}` : '/webhooks', { method: hook ? 'PATCH' : 'POST', body });
+          await onDone(saved, {});
+        } catch (err) {
+          showFormError(f, err.unavailable ? { ...err, title: 'Webhooks are not available on this server yet', errors: [] } : err);
+        }
+      });
+    });
+    return f;
+  }
+
+  const createSlot = h('div', {});
+  const resetCreate = () => clear(createSlot, hookForm({ onDone: async (created) => {
+    resetCreate();
+    await load();
+    showSecret(created, created.secret, 'created');
+  } }));
+  resetCreate();
 
   const showSecret = (hook, secret, verb) => {
     const box = h(
@@ -41,33 +107,11 @@ export async function render(ctx) {
     box.focus();
   };
 
-  form.addEventListener('submit', async (e) => {
-    e.preventDefault();
-    clearFieldErrors(form);
-    const events = evBoxes.map((l) => l.querySelector('input')).filter((i) => i.checked).map((i) => i.value);
-    const errors = [];
-    // The server decides what it may reach (https, no private hosts unless allowed): ask it.
-    if (!/^https?:\/\/[^\s]+$/i.test(url.value.trim())) errors.push({ pointer: '/url', detail: 'Enter an https:// URL.' });
-    if (!events.length) errors.push({ pointer: '/events', detail: 'Pick at least one event.' });
-    if (errors.length) return showFormError(form, { title: 'The webhook is incomplete', errors });
-    await busy(submit, async () => {
-      try {
-        const hook = await api('/webhooks', { method: 'POST', body: { team: team || undefined, url: url.value.trim(), events, description: description.value.trim() || undefined, min_severity: severity.value || undefined } });
-        form.reset();
-        evBoxes[0].querySelector('input').checked = true;
-        await load();
-        showSecret(hook, hook.secret, 'created');
-      } catch (err) {
-        showFormError(form, err.unavailable ? { ...err, title: 'Webhooks are not available on this server yet', errors: [] } : err);
-      }
-    });
-  });
-
   put(ctx.root, 
     h('div', { class: 'page-head' }, h('h1', {}, 'Webhooks'), h('p', { class: 'lead' }, 'Tell your systems when a pinned image has a patch, an image is published or revoked, or a request moves.'), picker),
     secretSlot,
     h('div', { class: 'webhooks-layout' },
-      h('section', { class: 'panel', 'aria-labelledby': 'new-hook' }, h('div', { class: 'panel-head' }, h('h2', { id: 'new-hook' }, 'New webhook')), h('div', { class: 'panel-body' }, form)),
+      h('section', { class: 'panel', 'aria-labelledby': 'new-hook' }, h('div', { class: 'panel-head' }, h('h2', { id: 'new-hook' }, 'New webhook')), h('div', { class: 'panel-body' }, isAdmin ? null : h('p', { class: 'notice', role: 'note' }, `You are ${role || 'not a member'} of ${team}: subscriptions are made by team admins, and the server will refuse.`), createSlot)),
       h('section', { class: 'panel', 'aria-labelledby': 'hooks-title' }, h('div', { class: 'panel-head' }, h('h2', { id: 'hooks-title' }, 'Subscriptions')), h('div', { class: 'panel-body' }, listBox))),
   );
 
@@ -142,10 +186,26 @@ export async function render(ctx) {
       h('div', { class: 'hook-head' }, h('code', { class: 'hook-url' }, hook.url), h('label', { class: 'switch' }, active, ' Active')),
       hook.description ? h('p', { class: 'sub' }, hook.description) : null,
       h('p', { class: 'hook-events' }, (hook.events || []).map((e) => chip(null, e)), hook.min_severity ? chip('severity ≥', hook.min_severity) : null),
+      (hook.families || []).length || (hook.pins || []).length ? h('p', { class: 'hook-filters' }, (hook.families || []).map((f) => chip('family', f)), (hook.pins || []).map((p) => chip('pin', p))) : null,
       !hook.enabled && hook.disabled_reason ? h('p', { class: 'state state-error', role: 'note' }, `Disabled: ${hook.disabled_reason}`) : null,
       hook.enabled && hook.failing_since ? h('p', { class: 'notice is-deprecated', role: 'note' }, 'Failing since ', fmtDateTime(hook.failing_since), '.') : null,
       hook.last_delivery ? h('p', { class: 'sub hook-last' }, 'Last delivery: ', h('code', {}, hook.last_delivery.event_type), ' ', badge(hook.last_delivery.state, { kind: 'delivery' }), hook.last_delivery.last_status ? ` HTTP ${hook.last_delivery.last_status}` : '', ' · ', fmtDateTime(hook.last_delivery.delivered_at || hook.last_delivery.updated_at)) : null,
       h('div', { class: 'row-actions' },
+        isAdmin ? h('button', { type: 'button', class: 'secondary', 'aria-label': `Edit the webhook to ${hook.url}`, onclick: () => {
+          const li = document.querySelector(`[data-hook="${CSS.escape(String(hook.id))}"]`);
+          const back = (focusEdit) => {
+            li.replaceWith(card(hook));
+            if (focusEdit) document.querySelector(`[data-hook="${CSS.escape(String(hook.id))}"] [aria-label^="Edit"]`)?.focus();
+          };
+          const editor = hookForm({ hook, onCancel: () => back(true), onDone: async (saved, { unchanged }) => {
+            if (unchanged) return back(true);
+            toast('Webhook changed');
+            Object.assign(hook, saved);
+            back(true);
+          } });
+          li.replaceChildren(h('h3', {}, 'Change ', h('code', {}, hook.url)), editor);
+          editor.querySelector('input').focus();
+        } }, 'Edit') : null,
         act('Send test ping', async () => {
           const dlv = await api(`/webhooks/${encodeURIComponent(hook.id)}/test`, { method: 'POST' });
           toast('Test ping sent');

@@ -1,0 +1,36 @@
+/* SQL of a reference data import (imaxe-server reference import / export): the import procedure,
+ * the images whose stored reports it may change, and the data version in use. */
+#ifndef IMX_DB_REFERENCE_IMPORT_H
+#define IMX_DB_REFERENCE_IMPORT_H
+
+#include <libpq-fe.h>
+
+#include "db/pool.h"
+
+/* Runs imx_ref_import() in the caller's transaction: tables_json {"ref_gpu":[{column: text}]},
+ * version the data version's name, user_id and request_id the actor for the audit entry (NULL:
+ * the command line). Column 0: the
+ * changes {table: {added, changed, removed}} as JSON text. Failures: 42P01 unknown table, 42703
+ * unknown column, 23502 missing column or NOT NULL value, 23503 a removal a foreign key needs,
+ * 23505/21000 a key twice, 23514/22xxx bad values (DETAIL and the message name them). New
+ * result (PQclear it). */
+PGresult *imx_db_ref_import(struct imx_db_conn *c, const char *tables_json, const char *version,
+                            const char *user_id, const char *request_id);
+
+/* Up to limit images with a stored compatibility report and an id above after_id, by id, as one
+ * JSON text in column 0: [{id, components:[{name, version}], gpus:[...], compatibility}]. */
+PGresult *imx_db_ref_images_after(struct imx_db_conn *c, long long after_id, int limit);
+
+/* Stores report_json as the image's report when its findings differ from the stored ones, and
+ * enqueues image.compatibility_changed for it in the same statement. One row (the event id)
+ * when it changed, none when not. */
+PGresult *imx_db_ref_image_report(struct imx_db_conn *c, long long id, const char *report_json,
+                                  const char *version);
+
+/* A reference table (a name from imx_db_ref_table) as text: column 0 {"columns", "rows"}. */
+PGresult *imx_db_ref_export(struct imx_db_conn *c, const char *table);
+
+/* The data version in use: column 0 {"data_version", "loaded_at", "generation", "changed_at"}. */
+PGresult *imx_db_ref_data_version(struct imx_db_conn *c);
+
+#endif

@@ -1,0 +1,27 @@
+/* CSV (RFC 4180) tables as JSON rows, for reference data updated without a release
+ * (imaxe-server reference import). */
+#ifndef IMX_DOMAIN_CSV_H
+#define IMX_DOMAIN_CSV_H
+
+/* Pure C over jansson values: no I/O, no shared state. */
+
+#include <jansson.h>
+#include <stddef.h>
+
+#define IMX_CSV_MAX_COLUMNS 64
+#define IMX_CSV_MAX_ROWS    100000
+#define IMX_CSV_MAX_FIELD   65536 /* bytes in one field */
+
+/* Parses text (len bytes, UTF-8, LF or CRLF line ends) whose first record names the columns.
+ * Fields may be quoted ("a, b", "say ""x""", line breaks inside quotes); an unquoted empty field
+ * is NULL, a quoted empty one the empty string. Every record must have as many fields as the
+ * header; blank lines are skipped; a header name must be unique and non-empty. Returns a new
+ * array of objects {column: string or null}, or NULL with a message naming the line in err. */
+json_t *imx_csv_rows(const char *text, size_t len, char *err, size_t errlen);
+
+/* Appends one field to a CSV line being built in buf (size cap, used *n): NULL as nothing (an
+ * empty unquoted field), any other value quoted when it holds a comma, quote, CR, LF or is
+ * empty. Returns 0, or -1 when buf is full. */
+int imx_csv_put(char *buf, size_t cap, size_t *n, const char *value, int first);
+
+#endif

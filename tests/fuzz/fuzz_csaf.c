@@ -1,0 +1,205 @@
+/* Fuzz target for server/domain/csaf.c: any input as a product version name, alone and inside a
+ * small CSAF document, with the translator's invariants checked. Built with -DIMX_LIBFUZZER for
+ * libFuzzer, otherwise a self-contained deterministic run. */
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "domain/csaf.h"
+#include "domain/version.h"
+
+#define FUZZ_INPUT_MAX 512
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+#define CHECK(cond, input)                                                                         \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            fprintf(stderr, "%s:%d: invariant failed: %s\ninput: '%s'\n", __FILE__, __LINE__,      \
+                    #cond, (input));                                                               \
+            abort();                                                                               \
+        }                                                                                          \
+    } while (0)
+
+/* A parsed form's versions are versions, a span is ordered, and the result does not depend on
+ * letter case. */
+static void check_form(const char *s)
+{
+    struct imx_csaf_version_form f, g;
+    int rc = imx_csaf_parse_form(s, "CUDA Toolkit", &f);
+    CHECK(rc == 0 || rc == -1, s);
+    if (rc != 0)
+        return;
+    struct imx_ver lo, hi;
+    if (f.form != IMX_CSAF_ALL)
+        CHECK(imx_ver_parse(f.hi, &hi) == 0 && imx_ver_suffix(&hi)[0] == 0, s);
+    if (f.form == IMX_CSAF_SPAN)
+        CHECK(imx_ver_parse(f.lo, &lo) == 0 && imx_ver_cmp(&lo, &hi) <= 0, s);
+    else
+        CHECK(f.lo[0] == '\0', s);
+    char upper[FUZZ_INPUT_MAX + 1];
+    size_t n = strlen(s);
+    for (size_t i = 0; i <= n; i++)
+        upper[i] = (s[i] >= 'a' && s[i] <= 'z') ? (char)(s[i] - 32) : s[i];
+    CHECK(imx_csaf_parse_form(upper, "CUDA Toolkit", &g) == 0 && g.form == f.form &&
+              strcmp(g.lo, f.lo) == 0 && strcmp(g.hi, f.hi) == 0,
+          s);
+}
+
+/* The translator either refuses with errors or gives an advisory whose ranges name a tracked
+ * component and whose fixed version, when any, is a version. */
+static void check_document(const char *s)
+{
+    json_t *doc = json_pack(
+        "{s:{s:s, s:s, s:{s:s}, s:{s:s}, s:{s:s, s:s}}, s:{s:[{s:s, s:s, s:[{s:s, s:s, s:["
+        "{s:s, s:s, s:{s:s, s:s}}, {s:s, s:s, s:{s:s, s:s}}]}]}]}, s:[{s:s, s:{s:[s], s:[s]}}]}",
+        "document", "csaf_version", "2.0", "title", "t", "publisher", "name", "NVIDIA",
+        "aggregate_severity", "text", "HIGH", "tracking", "id", "1", "initial_release_date",
+        "2026-01-01T00:00:00Z", "product_tree", "branches", "category", "vendor", "name", "NVIDIA",
+        "branches", "category", "architecture", "name", "Linux(R580)", "branches", "category",
+        "product_version", "name", "Tesla", "product", "name", s, "product_id", "a", "category",
+        "product_version", "name", "Tesla", "product", "name", "580.126.09", "product_id", "f",
+        "vulnerabilities", "cve", "CVE-2026-0001", "product_status", "known_affected", "a", "fixed",
+        "f");
+    if (!doc)
+        return; /* not UTF-8: jansson refuses the string */
+    json_t *errors = json_array();
+    json_t *out = imx_csaf_to_advisory(doc, errors, NULL);
+    CHECK((out == NULL) == (json_array_size(errors) > 0), s);
+    size_t i;
+    json_t *e;
+    json_array_foreach(json_object_get(out, "affected"), i, e)
+    {
+        CHECK(strcmp(json_string_value(json_object_get(e, "component")), "nvidia-driver") == 0, s);
+        struct imx_constraint c;
+        CHECK(imx_constraint_parse(json_string_value(json_object_get(e, "range")), &c, NULL, 0) ==
+                  0,
+              s);
+        const char *fx = json_string_value(json_object_get(e, "fixed"));
+        struct imx_ver v;
+        CHECK(!fx || imx_ver_parse(fx, &v) == 0, s);
+    }
+    json_decref(out);
+    json_decref(errors);
+    json_decref(doc);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    char s[FUZZ_INPUT_MAX + 1];
+    size_t n = size < FUZZ_INPUT_MAX ? size : FUZZ_INPUT_MAX;
+    memcpy(s, data, n);
+    s[n] = '\0';
+    check_form(s);
+    check_document(s);
+    return 0;
+}
+
+#ifndef IMX_LIBFUZZER
+
+#define FUZZ_ITERATIONS 300000
+
+static const char *const seeds[] = {
+    "All driver versions prior to 580.126.09",
+    "All versions up to and including 1.19.0",
+    "All versions prior to CUDA Toolkit 13.1",
+    "0.0  to 4.5.2",
+    "from 2.18.1 through 2.21.5",
+    "1.16.1 and earlier",
+    "v1.17.3 or earlier",
+    "580.126.09",
+    "CUDA Toolkit 13.1",
+    "All versions",
+    "580.105.08(All versions prior to and including vGPU software 19.3)",
+    "R580 U7",
+    "prior to 575.57.08",
+    "between 1.0 and 0.9",
+    "<= 1.2",
+    "< 1.2",
+    "",
+};
+
+static const char alphabet[] = "0123456789. vVtoprialndugchT<=-()";
+
+static uint64_t rng_state = 0x2545f4914f6cdd1du;
+
+static uint32_t rng(void)
+{
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return (uint32_t)(rng_state >> 32);
+}
+
+static size_t pick(size_t n)
+{
+    return (size_t)(rng() % n);
+}
+
+static void mutate(char *buf, size_t *len, size_t cap)
+{
+    size_t nseeds = sizeof seeds / sizeof seeds[0];
+    switch (pick(6)) {
+    case 0: /* insert a character */
+        if (*len + 1 < cap) {
+            size_t at = pick(*len + 1);
+            memmove(buf + at + 1, buf + at, *len - at + 1);
+            buf[at] = alphabet[pick(sizeof alphabet - 1)];
+            (*len)++;
+        }
+        break;
+    case 1: /* delete one */
+        if (*len > 0) {
+            size_t at = pick(*len);
+            memmove(buf + at, buf + at + 1, *len - at);
+            (*len)--;
+        }
+        break;
+    case 2: /* replace one */
+        if (*len > 0)
+            buf[pick(*len)] = alphabet[pick(sizeof alphabet - 1)];
+        break;
+    case 3: { /* append another seed */
+        const char *seed = seeds[pick(nseeds)];
+        size_t sl = strlen(seed);
+        if (*len + sl + 1 < cap) {
+            buf[(*len)++] = ' ';
+            memcpy(buf + *len, seed, sl + 1);
+            *len += sl;
+        }
+        break;
+    }
+    case 4: /* cut */
+        *len = pick(*len + 1);
+        buf[*len] = '\0';
+        break;
+    default: /* a random byte, sometimes outside ASCII */
+        if (*len > 0)
+            buf[pick(*len)] = (char)(1 + pick(255));
+        break;
+    }
+}
+
+int main(void)
+{
+    size_t nseeds = sizeof seeds / sizeof seeds[0];
+    char buf[FUZZ_INPUT_MAX + 1];
+    for (size_t i = 0; i < nseeds; i++)
+        LLVMFuzzerTestOneInput((const uint8_t *)seeds[i], strlen(seeds[i]));
+    for (long it = 0; it < FUZZ_ITERATIONS; it++) {
+        const char *seed = seeds[pick(nseeds)];
+        size_t len = strlen(seed);
+        memcpy(buf, seed, len + 1);
+        for (size_t k = 1 + pick(4); k > 0; k--)
+            mutate(buf, &len, sizeof buf);
+        LLVMFuzzerTestOneInput((const uint8_t *)buf, len);
+    }
+    printf("fuzz_csaf: %d inputs checked\n", FUZZ_ITERATIONS + (int)nseeds);
+    return 0;
+}
+
+#endif

@@ -1,0 +1,179 @@
+/* The GPU knowledge of migrations/0016_knowledge.sql through the real server: each new rule once
+ * on POST /v1/compat/check against the shipped reference rows (not test copies), with its source,
+ * and the new rows over GET /v1/reference. */
+#include "harness.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static struct imx_srv srv;
+static char db[1024];
+static char admin[4096];
+
+static int setup(void **state)
+{
+    (void)state;
+    return imx_t_server_up(&srv, "knowledge", NULL, db, sizeof db, admin, sizeof admin);
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    return imx_t_server_stop(&srv, SIGTERM, 15) == 0 ? 0 : -1;
+}
+
+/* The report of a stack; a new reference. */
+static json_t *check(const char *components, const char *gpus)
+{
+    char body[2048];
+    snprintf(body, sizeof body, "{\"components\":%s,\"gpus\":%s}", components, gpus);
+    struct imx_res res;
+    assert_int_equal(imx_t_http_as(&srv, admin, "POST", "/v1/compat/check", body, &res), 0);
+    if (res.status != 200)
+        fail_msg("compat check %s: %ld %s", body, res.status, res.body);
+    json_t *j = json_incref(res.json);
+    imx_t_res_free(&res);
+    return j;
+}
+
+/* The finding with code in report, or NULL. */
+static json_t *finding(json_t *report, const char *code)
+{
+    size_t i;
+    json_t *f;
+    json_array_foreach(json_object_get(report, "findings"), i, f)
+    {
+        if (strcmp(json_string_value(json_object_get(f, "code")), code) == 0)
+            return f;
+    }
+    return NULL;
+}
+
+#define C(n, v) "{\"name\":\"" n "\",\"version\":\"" v "\"}"
+
+static void each_new_rule_fires_on_the_shipped_rows(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *what, *components, *gpus, *code, *severity, *source_part, *message_part;
+        bool ok;
+    } cases[] = {
+        { "cuDNN 9.5.1 has no Blackwell kernels",
+          "[" C("nvidia-driver", "570.133.20") "," C("cuda", "12.8.0") "," C("cudnn",
+                                                                             "9.5.1.17") "]",
+          "[\"B200\"]", "cudnn_gpu_unsupported", "error", "cudnn/backend/v9.5.1", "9.0", false },
+        { "cuDNN 9.5.1's CUDA 12 build stops at 12.6",
+          "[" C("cuda", "12.8.0") "," C("cudnn", "9.5.1.17") "]", "[\"H100\"]",
+          "cudnn_cuda_minor_unsupported", "warning", "cudnn/backend/v9.5.1", "12.6", true },
+        { "cuDNN 9.17.0 dropped Volta", "[" C("cuda", "12.9.1") "," C("cudnn", "9.17.0.29") "]",
+          "[\"Tesla V100-SXM2-16GB\"]", "cudnn_gpu_unsupported", "error", "cudnn-support-matrix",
+          "7.5", false },
+        { "PyTorch 2.4 has no Python 3.13 wheels",
+          "[" C("pytorch", "2.4.1") "," C("python", "3.13.1") "]", "[]",
+          "python_unsupported_by_framework", "error", "pytorch/blob/main/RELEASE.md", "3.12",
+          false },
+        { "TensorFlow 2.15 is tested up to Python 3.11",
+          "[" C("tensorflow", "2.15.0") "," C("python", "3.12.3") "]", "[]",
+          "python_unsupported_by_framework", "error", "tensorflow", "3.11", false },
+        { "a +cu130 wheel needs R580 on a CUDA 12.8 host",
+          "[" C("nvidia-driver", "575.57.08") "," C("cuda", "12.8.0") "," C("pytorch",
+                                                                            "2.9.0+cu130") "]",
+          "[]", "driver_too_old_for_cuda", "error", "cuda-toolkit-release-notes", "PyTorch",
+          false },
+        { "a +cu126 wheel has no Blackwell kernels on a CUDA 12.8 host",
+          "[" C("nvidia-driver", "570.133.20") "," C("cuda", "12.8.0") "," C("pytorch",
+                                                                             "2.7.1+cu126") "]",
+          "[\"B200\"]", "gpu_too_new_for_cuda", "error", "cuda-features-archive", "own CUDA 12.6",
+          false },
+        { "CUDA 13.5 is unknown but needs the 13.x floor",
+          "[" C("nvidia-driver", "575.57.08") "," C("cuda", "13.5.0") "]", "[]",
+          "driver_below_cuda_major_floor", "error", "cuda-toolkit-release-notes", "580.65.06",
+          false },
+        { "CUDA 13.4.1's driver is unconfirmed: only the floor was checked",
+          "[" C("nvidia-driver", "580.95.05") "," C("cuda", "13.4.1") "]", "[]",
+          "unknown_component_version", "info", "cuda-toolkit-release-notes", "exact minimum",
+          true },
+        { "B300 (10.3) arrived with CUDA 12.9", "[" C("cuda", "12.8.1") "]", "[\"B300\"]",
+          "gpu_too_new_for_cuda", "error", "cuda-features-archive", "12.9", false },
+        { "GB10 (12.1) is known now, and arrived with CUDA 12.9", "[" C("cuda", "12.8.1") "]",
+          "[\"DGX Spark\"]", "gpu_too_new_for_cuda", "error", "cuda-features-archive", "GB10",
+          false },
+        { "Jetson Thor (11.0) needs CUDA 13", "[" C("cuda", "12.9.1") "]", "[\"Jetson AGX Thor\"]",
+          "gpu_too_new_for_cuda", "error", "cuda-features-archive", "13.0", false },
+        { "the Tesla P100 is known now: CUDA 13 dropped Pascal", "[" C("cuda", "13.0.2") "]",
+          "[\"Tesla P100-PCIE-16GB\"]", "gpu_dropped_by_cuda", "error", "architecture-matrix",
+          "P100", false },
+        { "R610's end of life is NVIDIA's August 2026", "[" C("nvidia-driver", "610.57.04") "]",
+          "[]", "driver_branch_eol", "warning", "drivers/615/", "2026-08-01", true },
+        { "an unconfirmed cuDNN row is a warning, never an error",
+          "[" C("cuda", "11.8.0") "," C("cudnn", "9.15.1.9") "]", "[]", "cudnn_cuda_major_mismatch",
+          "warning", "anaconda.org", "unconfirmed", true },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        json_t *rep = check(cases[i].components, cases[i].gpus);
+        json_t *f = finding(rep, cases[i].code);
+        if (!f)
+            fail_msg("%s: no %s in %s", cases[i].what, cases[i].code, json_dumps(rep, 0));
+        const char *sev = json_string_value(json_object_get(f, "severity"));
+        const char *src = json_string_value(json_object_get(f, "source"));
+        const char *msg = json_string_value(json_object_get(f, "message"));
+        if (strcmp(sev, cases[i].severity) != 0 || !src || !strstr(src, cases[i].source_part) ||
+            !strstr(msg, cases[i].message_part) ||
+            json_is_true(json_object_get(rep, "ok")) != cases[i].ok)
+            fail_msg("%s: %s", cases[i].what, json_dumps(rep, 0));
+        json_decref(rep);
+    }
+    /* A GPU that was unknown before 0016 gets no unknown_gpu finding. */
+    json_t *rep = check("[" C("cuda", "12.8.0") "]", "[\"NVIDIA L40\", \"A30\", \"RTX 5090\"]");
+    assert_null(finding(rep, "unknown_gpu"));
+    assert_true(json_is_true(json_object_get(rep, "ok")));
+    json_decref(rep);
+}
+
+static size_t rows(const char *table, const char *column, const char *value)
+{
+    char path[128];
+    snprintf(path, sizeof path, "/v1/reference/%s", table);
+    struct imx_res res;
+    assert_int_equal(imx_t_http_as(&srv, admin, "GET", path, NULL, &res), 0);
+    assert_int_equal(res.status, 200);
+    size_t n = 0, i;
+    json_t *r;
+    json_array_foreach(json_object_get(res.json, "items"), i, r)
+    {
+        const char *v = json_string_value(json_object_get(r, column));
+        n += !value || (v && strcmp(v, value) == 0);
+    }
+    imx_t_res_free(&res);
+    return n;
+}
+
+static void new_rows_carry_sources_and_statuses(void **state)
+{
+    (void)state;
+    assert_int_equal(rows("compute_capability", NULL, NULL), 11);
+    assert_int_equal(rows("cudnn", "status", "UNCONFIRMED"), 10);
+    assert_int_equal(rows("cuda_driver", "status", "UNCONFIRMED"), 2);
+    assert_int_equal(rows("driver_branch", "status", "UNCONFIRMED"), 1);
+    char *n = imx_t_sql(db, "SELECT count(*) FROM ref_gpu WHERE gpu_model IN ('GB10', 'L40', 'A40',"
+                            " 'A16', 'A2', 'A30', 'Jetson AGX Orin', 'Jetson Orin NX',"
+                            " 'Jetson Orin Nano', 'Jetson T5000', 'Jetson T4000', 'P100', 'P40',"
+                            " 'P4', 'M60', 'M40', 'K80') AND source LIKE 'https://%'");
+    assert_string_equal(n, "17");
+    free(n);
+    n = imx_t_sql(db, "SELECT eol || ' ' || eol_basis || ' ' || eol_endoflife_date"
+                      " FROM ref_driver_branch WHERE branch = 610");
+    assert_string_equal(n, "2026-08-01 nvidia 2027-08-03");
+    free(n);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(each_new_rule_fires_on_the_shipped_rows),
+        cmocka_unit_test(new_rows_carry_sources_and_statuses),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}

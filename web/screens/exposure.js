@@ -1,0 +1,174 @@
+// Exposure: which of a team's pinned images advisories hit, and where to move (GET /v1/pins
+// with each pin's advisories, fixes and candidate; a one-click move is PUT /v1/pins/{id}), and
+// for one CVE or advisory every affected image in the catalog with its team, family and fix
+// (GET /v1/advisories?cve= and /v1/advisories/{id}/affected). Both export as CSV.
+import { api } from '../api.js';
+import { h, put, clear, badge, imageLink, loading, failure, emptyState, errorBox, table, toast, busy } from '../ui.js';
+import { teams, user } from '../state.js';
+
+const ALL = '*';
+
+/** RFC 4180 CSV: every field quoted when it needs to be, CRLF line ends. */
+export function toCsv(header, rows) {
+  const q = (v) => {
+    const s = v == null ? '' : String(v);
+    return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+  };
+  return [header, ...rows].map((r) => r.map(q).join(',')).join('\r\n') + '\r\n';
+}
+
+function download(name, text) {
+  const url = URL.createObjectURL(new Blob([text], { type: 'text/csv;charset=utf-8' }));
+  const a = h('a', { href: url, download: name, class: 'visually-hidden' }, name);
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 1000);
+}
+
+const ref = (img) => (img ? `${img.family} ${img.version}` : '');
+
+export async function render(ctx) {
+  ctx.title('Exposure');
+  const me = user.me || {};
+  // Global admins see every team (GET /v1/teams lists them all); others their own.
+  let all = teams().map((t) => ({ slug: t.slug, name: t.name }));
+  if (me.admin) {
+    try {
+      all = ((await api('/teams', { signal: ctx.signal })).items || []).map((t) => ({ slug: t.slug, name: t.name }));
+    } catch (e) {
+      if (e.name === 'AbortError') throw e;
+    }
+  }
+  const team = ctx.params.get('team') || all[0]?.slug || '';
+  const picker = all.length > 1
+    ? h('label', { class: 'inline team-picker' }, 'Team ', h('select', { 'aria-label': 'Team', value: team, onchange: (e) => {
+        const p = new URLSearchParams(ctx.params);
+        p.set('team', e.target.value);
+        ctx.navigate(ctx.path, p);
+      } }, all.map((t) => h('option', { value: t.slug }, t.name || t.slug)), h('option', { value: ALL }, me.admin ? 'All teams' : 'All my teams')))
+    : null;
+
+  const pinsBox = h('div', {}, loading('Loading pinned images…'));
+  const pinsActions = h('div', { class: 'panel-actions' });
+  const cveInput = h('input', { type: 'search', name: 'cve', placeholder: 'CVE-2025-23280 or NVIDIA-5703', 'aria-label': 'CVE or advisory id', value: ctx.params.get('cve') || '', autocomplete: 'off', spellcheck: 'false' });
+  const cveBox = h('div', {});
+  const cveActions = h('div', { class: 'panel-actions' });
+  const cveForm = h('form', { class: 'toolbar', role: 'search', 'aria-label': 'Advisory search', onsubmit: (e) => {
+    e.preventDefault();
+    const p = new URLSearchParams(ctx.params);
+    if (cveInput.value.trim()) p.set('cve', cveInput.value.trim());
+    else p.delete('cve');
+    ctx.setParams(p);
+    searchCve();
+  } }, cveInput, h('button', { type: 'submit' }, 'Find affected images'));
+
+  put(ctx.root,
+    h('div', { class: 'page-head' }, h('h1', {}, 'Exposure'), h('p', { class: 'lead' }, 'Which pinned images security advisories hit, the fix each pin’s constraints allow, and every image a CVE affects.'), picker),
+    h('section', { class: 'panel', 'aria-labelledby': 'exp-pins' }, h('div', { class: 'panel-head' }, h('h2', { id: 'exp-pins', tabindex: '-1' }, team === ALL ? 'Pinned images of all teams' : `Pinned images of ${team}`), pinsActions), h('div', { class: 'panel-body' }, pinsBox)),
+    h('section', { class: 'panel', 'aria-labelledby': 'exp-cve' }, h('div', { class: 'panel-head' }, h('h2', { id: 'exp-cve' }, 'Who does this CVE hit?'), cveActions), h('div', { class: 'panel-body' }, cveForm, cveBox)),
+  );
+
+  let pins = [];
+
+  async function loadPins() {
+    const slugs = team === ALL ? all.map((t) => t.slug) : team ? [team] : [];
+    if (!slugs.length) return clear(pinsBox, emptyState('No team', 'You are in no team yet, so nothing is pinned.'));
+    try {
+      const lists = await Promise.all(slugs.map((slug) => api('/pins', { query: { team: slug, limit: 200 }, signal: ctx.signal }).then((d) => (d.items || []).map((p) => ({ ...p, team: p.team || slug })))));
+      pins = lists.flat();
+    } catch (e) {
+      if (e.name !== 'AbortError') clear(pinsBox, failure(e, 'Pins'));
+      return;
+    }
+    const exposed = pins.filter((p) => (p.advisories || []).length).length;
+    clear(pinsActions, pins.length ? h('button', { type: 'button', class: 'secondary outline', onclick: exportPins }, 'Export CSV') : null);
+    if (!pins.length) return clear(pinsBox, emptyState('Nothing pinned', 'Create a pin on the Pins page; its exposure shows here.'));
+    clear(pinsBox,
+      h('p', { class: 'exposure-summary', role: 'status' }, `${exposed} of ${pins.length} pinned image${pins.length === 1 ? '' : 's'} ${exposed === 1 ? 'is' : 'are'} hit by an advisory.`),
+      table([
+        { label: 'Pin', cell: (p) => h('span', {}, h('strong', {}, p.name), h('div', { class: 'sub' }, p.team)) },
+        { label: 'Pinned image', cell: (p) => h('span', {}, imageLink(p.image), h('div', {}, badge(p.image?.patch_status, { kind: 'patch' }), ' ', badge(p.status, { kind: 'pin' }))) },
+        { label: 'Advisories', cell: (p) => ((p.advisories || []).length ? h('ul', { class: 'plain' }, p.advisories.map((a) => h('li', {}, badge(a.severity, { kind: 'sev' }), ' ', h('a', { href: `#/advisories/${encodeURIComponent(a.id)}` }, a.id), (a.cves || []).length ? h('div', { class: 'sub' }, a.cves.join(', ')) : null))) : h('span', { class: 'muted' }, 'none')) },
+        { label: 'Fix within the constraints', cell: (p) => ((p.advisories || []).length ? h('ul', { class: 'plain' }, p.advisories.map((a) => h('li', {}, a.fixed_by ? imageLink(a.fixed_by) : h('span', { class: 'muted' }, `no fix for ${a.id} yet`)))) : '—') },
+        { label: 'Move', cell: (p) => moveCell(p) },
+      ], pins, { caption: 'Pinned images and the advisories that hit them', rowClass: (p) => `exp-row is-${p.status}` }),
+    );
+  }
+
+  function moveCell(p) {
+    if (!p.candidate) return h('span', { class: 'muted' }, p.status === 'current' ? 'up to date' : 'nowhere to move yet');
+    const msg = h('div', {});
+    const btn = h('button', { type: 'button', class: p.status === 'patch_available' ? 'small' : 'secondary small', 'data-move': `${p.team}/${p.name}`, 'aria-label': `Move ${p.team}/${p.name} to ${ref(p.candidate)}` }, `Move to ${p.candidate.version}`);
+    btn.addEventListener('click', async () => {
+      clear(msg);
+      try {
+        await busy(btn, () => api(`/pins/${encodeURIComponent(p.id)}`, { method: 'PUT', body: { image: p.candidate.id } }));
+        toast(`${p.name} now points at ${ref(p.candidate)}`);
+        await loadPins();
+        document.getElementById('exp-pins')?.focus();
+      } catch (e) {
+        clear(msg, errorBox(e, { context: `Could not move ${p.name}` }));
+      }
+    });
+    return h('div', {}, btn, msg);
+  }
+
+  function exportPins() {
+    const rows = pins.flatMap((p) => {
+      const base = [p.team, p.name, p.image?.id, p.image?.family, p.image?.version, p.status, p.image?.patch_status];
+      const tail = [ref(p.candidate)];
+      if (!(p.advisories || []).length) return [[...base, '', '', '', '', ...tail]];
+      return p.advisories.map((a) => [...base, a.id, a.severity, (a.cves || []).join(' '), ref(a.fixed_by), ...tail]);
+    });
+    download(`imaxe-exposure-${team === ALL ? 'all-teams' : team}.csv`, toCsv(['team', 'pin', 'image_id', 'family', 'version', 'pin_status', 'patch_status', 'advisory', 'severity', 'cves', 'fixed_by', 'candidate'], rows));
+  }
+
+  let affectedRows = [];
+
+  async function searchCve() {
+    const q = cveInput.value.trim();
+    clear(cveActions);
+    affectedRows = [];
+    if (!q) return clear(cveBox, h('p', { class: 'muted' }, 'Enter a CVE or an advisory id to list every image it affects.'));
+    cveBox.replaceChildren(loading('Finding affected images…'));
+    try {
+      let advisories;
+      if (/^CVE-/i.test(q)) advisories = (await api('/advisories', { query: { cve: q.toUpperCase(), limit: 200 }, signal: ctx.signal })).items || [];
+      else advisories = [await api(`/advisories/${encodeURIComponent(q)}`, { signal: ctx.signal }).catch((e) => (e.status === 404 ? null : Promise.reject(e)))].filter(Boolean);
+      if (!advisories.length) return clear(cveBox, emptyState(`No advisory names ${q}`, 'Check the spelling, or publish the advisory first.'));
+      const affected = await Promise.all(advisories.map((a) => api(`/advisories/${encodeURIComponent(a.id)}/affected`, { signal: ctx.signal }).then((d) => ({ a, families: d.families || [] }))));
+      // The answer names images by family; one image per family tells its team.
+      const teamOf = new Map();
+      const fams = [...new Map(affected.flatMap((x) => x.families.map((f) => [f.family, f]))).values()];
+      await Promise.all(fams.map((f) => (f.images?.[0] ? api(`/images/${encodeURIComponent(f.images[0].id)}`, { signal: ctx.signal }).then((img) => teamOf.set(f.family, img.team), () => {}) : null)));
+      const pinnedBy = new Map();
+      for (const p of pins) if (p.image) pinnedBy.set(p.image.id, [...(pinnedBy.get(p.image.id) || []), `${p.team}/${p.name}`]);
+      affectedRows = affected.flatMap(({ a, families }) => families.flatMap((f) => (f.images || []).map((i) => ({ advisory: a, family: f.family, team: teamOf.get(f.family) || '', image: { ...i, family: f.family }, pins: pinnedBy.get(i.id) || [] }))));
+      if (!affectedRows.length) return clear(cveBox, emptyState(`${q} affects no image in the catalog`, advisories.map((a) => a.id).join(', ')));
+      clear(cveActions, h('button', { type: 'button', class: 'secondary outline', onclick: exportCve }, 'Export CSV'));
+      clear(cveBox,
+        h('p', { class: 'exposure-summary', role: 'status' }, `${q}: ${affectedRows.length} affected image${affectedRows.length === 1 ? '' : 's'} in ${fams.length} famil${fams.length === 1 ? 'y' : 'ies'}.`),
+        table([
+          { label: 'Advisory', cell: (r) => h('span', {}, badge(r.advisory.severity, { kind: 'sev' }), ' ', h('a', { href: `#/advisories/${encodeURIComponent(r.advisory.id)}` }, r.advisory.id)) },
+          { label: 'Image', cell: (r) => h('span', {}, imageLink(r.image), h('div', {}, badge(r.image.status), ' ', badge(r.image.patch_status, { kind: 'patch' }))) },
+          { label: 'Team', cell: (r) => r.team || '—' },
+          { label: 'Fix', cell: (r) => (r.image.fixed_by ? imageLink(r.image.fixed_by) : h('span', { class: 'muted' }, 'not yet')) },
+          { label: 'Your pins', cell: (r) => (r.pins.length ? r.pins.join(', ') : '—') },
+        ], affectedRows, { caption: `Images affected by ${q}` }));
+    } catch (e) {
+      if (e.name !== 'AbortError') clear(cveBox, failure(e, 'Affected images'));
+    }
+  }
+
+  function exportCve() {
+    const q = cveInput.value.trim();
+    download(`imaxe-affected-${q.replace(/[^A-Za-z0-9._-]+/g, '_')}.csv`, toCsv(
+      ['advisory', 'severity', 'cves', 'team', 'family', 'image_id', 'version', 'status', 'patch_status', 'fixed_by', 'pinned_by'],
+      affectedRows.map((r) => [r.advisory.id, r.advisory.severity, (r.advisory.cves || []).join(' '), r.team, r.family, r.image.id, r.image.version, r.image.status, r.image.patch_status, ref(r.image.fixed_by), r.pins.join(' ')]),
+    ));
+  }
+
+  await loadPins();
+  await searchCve();
+}
