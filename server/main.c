@@ -233,6 +233,13 @@ static int serve(const struct imx_config *cfg, sigset_t *sigs)
     imx_api_catalog_team = getenv("IMAXE_CATALOG_TEAM");
     if (imx_api_catalog_team && !*imx_api_catalog_team)
         imx_api_catalog_team = NULL;
+    imx_api_quotas = (struct imx_api_quotas){
+        .open_requests_per_team = cfg->quota_open_requests_team,
+        .open_requests_per_member = cfg->quota_open_requests_member,
+        .comments_per_request = cfg->quota_comments_request,
+        .tokens_per_user = cfg->quota_tokens_user,
+        .measurements_per_day = cfg->quota_measurements_day,
+    };
     imx_http_auth_hook = imx_auth_authenticate;
     if (imx_http_start(cfg, err, sizeof err) != 0) {
         imx_error("%s", err);

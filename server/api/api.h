@@ -26,6 +26,21 @@ struct imx_db_conn *imx_api_db_read(struct imx_req *r);
  * an unavailable database or a timed-out query, else 500 (details logged, never sent). */
 void imx_api_db_error(struct imx_req *r, const PGresult *res);
 
+/* Quotas (IMAXE_QUOTA_*), set by main before serving; past one the answer is 429. */
+struct imx_api_quotas {
+    unsigned open_requests_per_team;   /* image requests open, approved or building */
+    unsigned open_requests_per_member; /* the same, filed by one user */
+    unsigned comments_per_request;     /* comments on one image request */
+    unsigned tokens_per_user;          /* API tokens neither revoked nor expired */
+    unsigned measurements_per_day;     /* measurements a team records in 24 hours */
+};
+extern struct imx_api_quotas imx_api_quotas;
+
+/* Replies 429 quota-exceeded naming the quota, with RateLimit-Policy / RateLimit (IETF draft)
+ * listing it first. A count quota frees when something closes, not after a time: no
+ * Retry-After. */
+void imx_api_reply_quota(struct imx_req *r, const char *name, unsigned limit, const char *what);
+
 /* Checks the result of a lookup: returns res when it succeeded with at least one row; otherwise
  * replies (the database failure as imx_api_db_error does, or 404 with the printf-style detail),
  * frees res and returns NULL. Steals res. */

@@ -52,6 +52,22 @@ void imx_api_db_error(struct imx_req *r, const PGresult *res)
         imx_reply_problem(r, IMX_E_CONFLICT, "It already exists");
     } else if (strcmp(state, "23503") == 0) {
         imx_reply_problem(r, IMX_E_CONFLICT, "It refers to, or is referred to by, another record");
+    } else if (strcmp(state, "23514") == 0 || strcmp(state, "23502") == 0 ||
+               strncmp(state, "22", 2) == 0) {
+        /* A CHECK or NOT NULL constraint, or a value PostgreSQL cannot take (22P02 invalid text,
+         * 22003 out of range, ...): the client sent it, the statement stored nothing. */
+        const char *constraint = res ? PQresultErrorField(res, PG_DIAG_CONSTRAINT_NAME) : NULL;
+        const char *column = res ? PQresultErrorField(res, PG_DIAG_COLUMN_NAME) : NULL;
+        imx_info("request %s: value refused by the database (%s %s)", r->request_id, state,
+                 constraint ? constraint
+                 : column   ? column
+                            : "");
+        if (constraint || column)
+            imx_reply_problem(r, IMX_E_BAD_REQUEST, "A value is outside what is accepted (%s %s)",
+                              constraint ? "constraint" : "column",
+                              constraint ? constraint : column);
+        else
+            imx_reply_problem(r, IMX_E_BAD_REQUEST, "A value is outside what is accepted");
     } else if (strcmp(state, "57014") == 0) {
         imx_reply_header(r, "Retry-After", "1");
         imx_reply_problem(r, IMX_E_QUERY_TIMEOUT, "The query was cancelled after the time limit");
@@ -64,6 +80,18 @@ void imx_api_db_error(struct imx_req *r, const PGresult *res)
         imx_reply_problem(r, IMX_E_INTERNAL, "Request %s failed; the server log has details",
                           r->request_id);
     }
+}
+
+struct imx_api_quotas imx_api_quotas = { 100, 20, 200, 50, 10000 };
+
+void imx_api_reply_quota(struct imx_req *r, const char *name, unsigned limit, const char *what)
+{
+    char policy[96], left[96];
+    snprintf(policy, sizeof policy, "\"%s\";q=%u", name, limit);
+    snprintf(left, sizeof left, "\"%s\";r=0", name);
+    imx_reply_header_list(r, "RateLimit-Policy", policy);
+    imx_reply_header_list(r, "RateLimit", left);
+    imx_reply_problem(r, IMX_E_QUOTA_EXCEEDED, "Quota %s (%u) reached: %s", name, limit, what);
 }
 
 static void clear_result(void *res)

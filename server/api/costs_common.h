@@ -30,6 +30,7 @@ void imx_api_cost_ranking(struct imx_req *r);
 void imx_api_request_create(struct imx_req *r);
 void imx_api_request_list(struct imx_req *r);
 void imx_api_request_get(struct imx_req *r);
+void imx_api_request_matches(struct imx_req *r);
 void imx_api_request_transition(struct imx_req *r);
 void imx_api_request_comment(struct imx_req *r);
 

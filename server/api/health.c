@@ -5,8 +5,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "auth/password.h"
 #include "db/image_index.h"
 #include "db/migrate.h"
+#include "http/guard.h"
 #include "http/metrics.h"
 #include "http/server.h"
 #include "util/config.h"
@@ -77,6 +79,8 @@ void imx_api_metrics(struct imx_req *r)
     imx_db_image_index_stats(&ix);
     long long pending, events;
     imx_webhooks_outbox(&pending, &events);
+    struct imx_guard_stats gs;
+    imx_guard_stats(&gs);
     struct imx_metrics_gauges g = {
         .outbox_pending = pending,
         .outbox_events = events,
@@ -92,6 +96,11 @@ void imx_api_metrics(struct imx_req *r)
         .searches_sql = ix.searches_sql,
         .search_index_loads = ix.loads,
         .search_index_catchups = ix.catchups,
+        .head_timeouts = gs.head_timeouts,
+        .slow_bodies = gs.slow_bodies,
+        .evicted_readers = gs.evicted,
+        .password_slots = imx_password_slots(),
+        .password_busy = imx_password_busy(),
     };
     size_t len = 0;
     char *text = imx_metrics_render(&g, &len);

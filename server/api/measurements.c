@@ -155,6 +155,30 @@ static size_t check_measurement(const json_t *o, const char *prefix, json_t *err
             imx_verr(errors, ptr, "must be 1 to %zu characters", lens[i].max);
         }
     }
+    /* The table's CHECK patterns, named here rather than refused by PostgreSQL. */
+#define LOWER_DIGITS "abcdefghijklmnopqrstuvwxyz0123456789"
+#define ALNUM        LOWER_DIGITS "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+    static const struct {
+        const char *name, *first, *rest, *what;
+    } patterns[] = {
+        { "model", ALNUM, ALNUM "._:/+-", "letters, digits and . _ : / + - (no spaces)" },
+        { "precision", LOWER_DIGITS, LOWER_DIGITS "_-", "lower-case letters, digits, _ and -" },
+        { "region", LOWER_DIGITS, LOWER_DIGITS "-", "lower-case letters, digits and -" },
+        { "currency", "ABCDEFGHIJKLMNOPQRSTUVWXYZ", "ABCDEFGHIJKLMNOPQRSTUVWXYZ",
+          "three upper-case letters (ISO 4217)" },
+    };
+    for (size_t i = 0; i < sizeof patterns / sizeof patterns[0]; i++) {
+        const char *text = json_string_value(json_object_get(o, patterns[i].name));
+        if (text && *text &&
+            (!strchr(patterns[i].first, text[0]) ||
+             strspn(text, patterns[i].rest) != strlen(text) ||
+             (strcmp(patterns[i].name, "currency") == 0 && strlen(text) != 3))) {
+            snprintf(ptr, sizeof ptr, "%s/%s", prefix, patterns[i].name);
+            imx_verr(errors, ptr, "must be %s", patterns[i].what);
+        }
+    }
+#undef LOWER_DIGITS
+#undef ALNUM
     const char *notes = json_string_value(json_object_get(o, "notes"));
     if (notes && strlen(notes) > 2000) {
         snprintf(ptr, sizeof ptr, "%s/notes", prefix);
@@ -202,9 +226,28 @@ struct create_ctx {
     json_t *body;
 };
 
+/* Room for n more of the team's measurements today? Replies 429 (or the database failure) and
+ * returns -1 when not. */
+static int quota_room(struct imx_req *r, const char *team_id, size_t n)
+{
+    PGresult *res = imx_db_measurements_today(r->db, team_id);
+    if (!imx_db_ok(res))
+        return imx_db_tx_fail(r, res);
+    long long today = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
+    PQclear(res);
+    if ((unsigned long long)today + n > imx_api_quotas.measurements_per_day) {
+        imx_api_reply_quota(r, "measurements-per-day", imx_api_quotas.measurements_per_day,
+                            "the team recorded that many measurements in the last 24 hours");
+        return -1;
+    }
+    return 0;
+}
+
 static int create_tx(struct imx_req *r, void *cls)
 {
     struct create_ctx *c = cls;
+    if (quota_room(r, c->team_id, 1) != 0)
+        return -1;
     json_t *errors = json_array();
     int failed = 0;
     json_t *m = record(r, c->team_id, c->body, "", errors, &failed);
@@ -331,6 +374,8 @@ struct import_ctx {
 static int import_tx(struct imx_req *r, void *cls)
 {
     struct import_ctx *c = cls;
+    if (quota_room(r, c->team_id, json_array_size(c->lines)) != 0)
+        return -1;
     json_t *errors = json_deep_copy(c->errors), *ids = json_array(), *line;
     size_t i;
     json_array_foreach(c->lines, i, line)

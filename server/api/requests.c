@@ -60,7 +60,27 @@ static void today(char buf[16])
 static int create_tx(struct imx_req *r, void *cls)
 {
     struct request_create *rc = cls;
-    PGresult *res = imx_db_catalog_team(r->db, imx_api_catalog_team);
+    char team_id[24], uid[24];
+    snprintf(team_id, sizeof team_id, "%lld",
+             (long long)json_integer_value(json_object_get(rc->doc, "team_id")));
+    snprintf(uid, sizeof uid, "%lld", (long long)r->principal.user_id);
+    PGresult *res = imx_db_request_open_counts(r->db, team_id, uid);
+    if (!imx_db_ok(res))
+        return imx_db_tx_fail(r, res);
+    long long team_open = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
+    long long own_open = strtoll(PQgetvalue(res, 0, 1), NULL, 10);
+    PQclear(res);
+    if (team_open >= imx_api_quotas.open_requests_per_team) {
+        imx_api_reply_quota(r, "open-requests-per-team", imx_api_quotas.open_requests_per_team,
+                            "the team has that many requests open, approved or building");
+        return -1;
+    }
+    if (own_open >= imx_api_quotas.open_requests_per_member) {
+        imx_api_reply_quota(r, "open-requests-per-member", imx_api_quotas.open_requests_per_member,
+                            "you have that many requests open, approved or building");
+        return -1;
+    }
+    res = imx_db_catalog_team(r->db, imx_api_catalog_team);
     if (!imx_db_ok(res))
         return imx_db_tx_fail(r, res);
     if (PQntuples(res) == 0) {
@@ -104,6 +124,22 @@ static int create_tx(struct imx_req *r, void *cls)
     imx_reply_header(r, "Location", loc);
     imx_reply_json_steal(r, 201, doc);
     return 0;
+}
+
+/* The OS name (^[a-z][a-z0-9-]*$) or version (^[0-9A-Za-z][0-9A-Za-z._-]*$) as the table's
+ * CHECKs take them, n bytes of s. */
+static bool os_part_ok(const char *s, size_t n, bool version)
+{
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        bool lower = c >= 'a' && c <= 'z', digit = c >= '0' && c <= '9';
+        bool upper = c >= 'A' && c <= 'Z';
+        bool ok = version ? (lower || upper || digit || (i > 0 && strchr("._-", c)))
+                          : (lower || (i > 0 && (digit || c == '-')));
+        if (!ok)
+            return false;
+    }
+    return n > 0;
 }
 
 void imx_api_request_create(struct imx_req *r)
@@ -194,8 +230,11 @@ void imx_api_request_create(struct imx_req *r)
     if (os) {
         const char *colon = strchr(os, ':');
         size_t n = colon ? (size_t)(colon - os) : strlen(os);
-        if (n == 0 || n >= sizeof os_name || (colon && (!colon[1] || strlen(colon + 1) > 32)))
-            imx_verr(errors, "/os", "must be \"name\" or \"name:version\", e.g. ubuntu:24.04");
+        if (n == 0 || n > 32 || (colon && (!colon[1] || strlen(colon + 1) > 32)) ||
+            !os_part_ok(os, n, false) || (colon && !os_part_ok(colon + 1, strlen(colon + 1), true)))
+            imx_verr(errors, "/os",
+                     "must be \"name\" or \"name:version\" (name a-z, 0-9, '-'; version 0-9, "
+                     "A-Z, a-z, '.', '_', '-'), e.g. ubuntu:24.04");
         else
             memcpy(os_name, os, n);
         os_version = colon ? colon + 1 : NULL;
@@ -304,6 +343,40 @@ void imx_api_request_get(struct imx_req *r)
     json_object_set_new(doc, "allowed_transitions", allowed);
     PQclear(res);
     imx_reply_json_steal(r, 200, doc);
+}
+
+void imx_api_request_matches(struct imx_req *r)
+{
+    unsigned actors;
+    unsigned long long limit;
+    PGresult *res = load(r, imx_req_param(r, "id"), false, &actors);
+    if (!res)
+        return;
+    PQclear(res);
+    if (!imx_api_list_limit(r, &limit))
+        return;
+    const char *cursor = imx_req_query(r, "cursor");
+    char ok[8], id[24], limit_txt[16];
+    const char *published = NULL;
+    json_t *key = NULL;
+    if (cursor) {
+        key = imx_cursor_decode(cursor);
+        if (!json_is_array(key) || json_array_size(key) != 3 ||
+            !json_is_integer(json_array_get(key, 0)) || !json_is_string(json_array_get(key, 1)) ||
+            !json_is_integer(json_array_get(key, 2))) {
+            json_decref(key);
+            imx_reply_problem(r, IMX_E_BAD_REQUEST, "The cursor is not one this list gave");
+            return;
+        }
+        snprintf(ok, sizeof ok, "%d", json_integer_value(json_array_get(key, 0)) ? 1 : 0);
+        published = json_string_value(json_array_get(key, 1));
+        snprintf(id, sizeof id, "%lld", (long long)json_integer_value(json_array_get(key, 2)));
+    }
+    snprintf(limit_txt, sizeof limit_txt, "%llu", limit);
+    res = imx_db_request_matches(r->db, imx_req_param(r, "id"), cursor ? ok : NULL, published,
+                                 cursor ? id : NULL, limit_txt);
+    json_decref(key);
+    imx_api_reply_page_steal(r, res, limit, "IsI");
 }
 
 void imx_api_request_list(struct imx_req *r)
@@ -477,6 +550,16 @@ static int comment_tx(struct imx_req *r, void *cls)
         imx_reply_problem(r, IMX_E_FORBIDDEN,
                           "Commenting needs the member role in the "
                           "requesting team, or publisher in the catalog team");
+        return -1;
+    }
+    res = imx_db_request_comment_count(r->db, c->id);
+    if (!imx_db_ok(res))
+        return imx_db_tx_fail(r, res);
+    long long comments = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
+    PQclear(res);
+    if (comments >= imx_api_quotas.comments_per_request) {
+        imx_api_reply_quota(r, "comments-per-request", imx_api_quotas.comments_per_request,
+                            "the request has that many comments");
         return -1;
     }
     char uid[24];

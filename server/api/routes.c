@@ -60,6 +60,7 @@ const struct imx_route imx_routes[] = {
     { "POST", "/v1/requests", SIGNED_IN, imx_api_request_create, IMX_ROLE_MEMBER },
     { "GET", "/v1/requests", SIGNED_IN, imx_api_request_list, IMX_ROLE_NONE },
     { "GET", "/v1/requests/{id}", SIGNED_IN, imx_api_request_get, IMX_ROLE_NONE },
+    { "GET", "/v1/requests/{id}/matches", SIGNED_IN, imx_api_request_matches, IMX_ROLE_NONE },
     { "POST", "/v1/requests/{id}/transitions", SIGNED_IN, imx_api_request_transition,
       IMX_ROLE_VIEWER },
     { "POST", "/v1/requests/{id}/comments", SIGNED_IN, imx_api_request_comment, IMX_ROLE_VIEWER },

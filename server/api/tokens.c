@@ -30,8 +30,17 @@ struct token_create {
 static int token_create_tx(struct imx_req *r, void *cls)
 {
     struct token_create *t = cls;
-    PGresult *res =
-        imx_db_token_create(r->db, t->user_id, t->team_id, t->name, t->role, t->hash, t->days);
+    PGresult *res = imx_db_token_active_count(r->db, t->user_id);
+    if (!imx_db_ok(res))
+        return imx_db_tx_fail(r, res);
+    long long active = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
+    PQclear(res);
+    if (active >= imx_api_quotas.tokens_per_user) {
+        imx_api_reply_quota(r, "api-tokens-per-user", imx_api_quotas.tokens_per_user,
+                            "you have that many API tokens neither revoked nor expired");
+        return -1;
+    }
+    res = imx_db_token_create(r->db, t->user_id, t->team_id, t->name, t->role, t->hash, t->days);
     if (!imx_db_ok(res))
         return imx_db_tx_fail(r, res);
     json_t *doc = json_loads(PQgetvalue(res, 0, 1), 0, NULL);

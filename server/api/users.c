@@ -85,7 +85,13 @@ void imx_api_user_create(struct imx_req *r)
     json_decref(errors);
     if (!u.display_name)
         u.display_name = "";
-    if (imx_password_hash(password, u.hash) != 0) {
+    int hashed = imx_password_hash(password, u.hash);
+    if (hashed == IMX_PASSWORD_BUSY) {
+        imx_reply_header(r, "Retry-After", "1");
+        imx_reply_problem(r, IMX_E_BUSY, "Every password slot is busy; try again in a second");
+        return;
+    }
+    if (hashed != 0) {
         imx_reply_problem(r, IMX_E_INTERNAL, NULL);
         return;
     }

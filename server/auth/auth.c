@@ -68,7 +68,7 @@ int imx_auth_init(const struct imx_config *cfg, char *err, size_t errlen)
     imx_auth_settings.login_window_s = cfg->login_window_s;
     imx_auth_settings.login_max_failures = cfg->login_max_failures;
     imx_auth_settings.login_ip_max_failures = cfg->login_ip_max_failures;
-    if (imx_password_init() != 0) {
+    if (imx_password_init(cfg->password_slots, cfg->password_wait_ms) != 0) {
         snprintf(err, errlen, "libsodium cannot be initialised");
         return -1;
     }

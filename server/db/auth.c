@@ -71,31 +71,29 @@ PGresult *imx_db_auth_role_in_team(struct imx_db_conn *c, const char *team_id, c
     return imx_db_exec(c, &q_role_in_team, p);
 }
 
-IMX_DB_STMT(q_throttle_wait, 5,
-            "SELECT coalesce(max(ceil(extract(epoch FROM window_start "
-            "+ make_interval(secs => $3::int) - now()))), 0)::int FROM login_throttle "
-            "WHERE window_start > now() - make_interval(secs => $3::int) "
-            "AND ((key = $1 AND failures >= $4::int) OR (key = $2 AND failures >= $5::int))");
-
-PGresult *imx_db_throttle_wait(struct imx_db_conn *c, const char *email_key, const char *ip_key,
-                               const char *window_s, const char *max_email, const char *max_ip)
-{
-    const char *p[] = { email_key, ip_key, window_s, max_email, max_ip };
-    return imx_db_exec(c, &q_throttle_wait, p);
-}
-
-IMX_DB_STMT(q_throttle_fail, 2,
-            "INSERT INTO login_throttle AS t (key, failures, window_start) VALUES ($1, 1, now()) "
-            "ON CONFLICT (key) DO UPDATE SET "
-            "failures = CASE WHEN t.window_start <= now() - make_interval(secs => $2::int) "
+/* One attempt counted for both keys in one INSERT, which locks its rows in VALUES order (the
+ * account, then the address), so concurrent sign-ins never deadlock; a window that has passed
+ * starts again. Each counter holds the window's failures plus the attempts still being checked. */
+IMX_DB_STMT(q_throttle_take, 6,
+            "WITH t AS (INSERT INTO login_throttle AS t (key, failures, window_start) "
+            "VALUES ($1, 1, now()), ($2, 1, now()) ON CONFLICT (key) DO UPDATE SET "
+            "failures = CASE WHEN t.window_start <= now() - make_interval(secs => $3::int) "
             "THEN 1 ELSE t.failures + 1 END, "
-            "window_start = CASE WHEN t.window_start <= now() - make_interval(secs => $2::int) "
-            "THEN now() ELSE t.window_start END");
+            "window_start = CASE WHEN t.window_start <= now() - make_interval(secs => $3::int) "
+            "THEN now() ELSE t.window_start END RETURNING t.key, t.failures, t.window_start), "
+            "u AS (SELECT id, password_hash FROM users WHERE lower(email) = lower($6) "
+            "AND disabled_at IS NULL) "
+            "SELECT coalesce(max(CASE WHEN t.failures > CASE WHEN t.key = $1 THEN $4::int "
+            "ELSE $5::int END THEN greatest(1, ceil(extract(epoch FROM t.window_start "
+            "+ make_interval(secs => $3::int) - now())))::int END), 0), "
+            "(SELECT id FROM u), (SELECT password_hash FROM u) FROM t");
 
-PGresult *imx_db_throttle_fail(struct imx_db_conn *c, const char *key, const char *window_s)
+PGresult *imx_db_throttle_take(struct imx_db_conn *c, const char *email_key, const char *ip_key,
+                               const char *window_s, const char *max_email, const char *max_ip,
+                               const char *email)
 {
-    const char *p[] = { key, window_s };
-    return imx_db_exec(c, &q_throttle_fail, p);
+    const char *p[] = { email_key, ip_key, window_s, max_email, max_ip, email };
+    return imx_db_exec(c, &q_throttle_take, p);
 }
 
 IMX_DB_STMT(q_throttle_clear, 1, "DELETE FROM login_throttle WHERE key = $1");
@@ -104,6 +102,15 @@ PGresult *imx_db_throttle_clear(struct imx_db_conn *c, const char *key)
 {
     const char *p[] = { key };
     return imx_db_exec(c, &q_throttle_clear, p);
+}
+
+IMX_DB_STMT(q_throttle_give_back, 1,
+            "UPDATE login_throttle SET failures = greatest(failures - 1, 0) WHERE key = $1");
+
+PGresult *imx_db_throttle_give_back(struct imx_db_conn *c, const char *key)
+{
+    const char *p[] = { key };
+    return imx_db_exec(c, &q_throttle_give_back, p);
 }
 
 #define USER_JSON                                                                                  \
@@ -218,10 +225,23 @@ PGresult *imx_db_token_create(struct imx_db_conn *c, const char *user_id, const 
     return imx_db_exec(c, &q_token_create, p);
 }
 
-IMX_DB_STMT(q_token_list, 1,
-            "SELECT json_build_object('items', coalesce(json_agg(" TOKEN_JSON
-            " ORDER BY k.id DESC), '[]')) FROM api_tokens k JOIN teams t ON t.id = k.team_id "
-            "WHERE k.user_id = $1::bigint");
+/* The user's lock serialises token creations, so two at once cannot both take the last place. */
+IMX_DB_STMT(q_token_active_count, 1,
+            "SELECT count(*) FROM (SELECT pg_advisory_xact_lock(hashtextextended("
+            "'token-quota:' || $1, 0))) l, api_tokens k WHERE k.user_id = $1::bigint "
+            "AND k.revoked_at IS NULL AND k.expires_at > now()");
+
+PGresult *imx_db_token_active_count(struct imx_db_conn *c, const char *user_id)
+{
+    const char *p[] = { user_id };
+    return imx_db_exec(c, &q_token_active_count, p);
+}
+
+IMX_DB_STMT(
+    q_token_list, 1,
+    "SELECT json_build_object('items', coalesce(json_agg(" TOKEN_JSON
+    " ORDER BY k.id DESC), '[]')) FROM (SELECT * FROM api_tokens WHERE user_id = $1::bigint "
+    "ORDER BY id DESC LIMIT 200) k JOIN teams t ON t.id = k.team_id");
 
 PGresult *imx_db_token_list(struct imx_db_conn *c, const char *user_id)
 {

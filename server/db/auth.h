@@ -28,13 +28,21 @@ PGresult *imx_db_auth_team_by_slug(struct imx_db_conn *c, const char *slug, cons
 PGresult *imx_db_auth_role_in_team(struct imx_db_conn *c, const char *team_id, const char *user_id);
 
 /* Login throttling */
-/* Seconds until a login for these keys may be tried (0: now). */
-PGresult *imx_db_throttle_wait(struct imx_db_conn *c, const char *email_key, const char *ip_key,
-                               const char *window_s, const char *max_email, const char *max_ip);
-/* Counts one failure for key in the current window. */
-PGresult *imx_db_throttle_fail(struct imx_db_conn *c, const char *key, const char *window_s);
-/* Forgets the failures of key (after a successful login). */
+/* Counts one attempt for both keys atomically, before the password is checked -> the seconds
+ * until a sign-in may be tried (0: go ahead; the limits are exceeded otherwise), and the active
+ * user with that email (id, password_hash; NULL when none). */
+PGresult *imx_db_throttle_take(struct imx_db_conn *c, const char *email_key, const char *ip_key,
+                               const char *window_s, const char *max_email, const char *max_ip,
+                               const char *email);
+/* Forgets the failures of key (the account, after a correct password). */
 PGresult *imx_db_throttle_clear(struct imx_db_conn *c, const char *key);
+/* Takes one attempt back from key (one that was no failure, or never checked). One row a
+ * statement, so it never waits on a second lock. */
+PGresult *imx_db_throttle_give_back(struct imx_db_conn *c, const char *key);
+
+/* Takes the user's token-quota lock for the transaction -> the user's API tokens neither
+ * revoked nor expired. */
+PGresult *imx_db_token_active_count(struct imx_db_conn *c, const char *user_id);
 
 /* Users and teams (JSON built by PostgreSQL in column 0) */
 /* -> user JSON; 23505 when the email is taken. */
@@ -62,7 +70,7 @@ PGresult *imx_db_member_delete(struct imx_db_conn *c, const char *team_id, const
 PGresult *imx_db_token_create(struct imx_db_conn *c, const char *user_id, const char *team_id,
                               const char *name, const char *role, const char *hash,
                               const char *days);
-/* -> {"items": [...]} of the user's tokens. */
+/* -> {"items": [...]} of the user's newest 200 tokens. */
 PGresult *imx_db_token_list(struct imx_db_conn *c, const char *user_id);
 /* Revokes a token of the user (any user's when user_id is NULL) -> id, team_id (no row: none). */
 PGresult *imx_db_token_revoke(struct imx_db_conn *c, const char *id, const char *user_id);

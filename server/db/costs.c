@@ -295,3 +295,15 @@ int imx_db_costs_for_images(struct imx_db_conn *c, const long long *ids, size_t 
     PQclear(res);
     return *json ? 0 : -1;
 }
+
+/* The team's lock serialises recording, so two at once cannot both take the last places. */
+IMX_DB_STMT(q_measurements_today, 1,
+            "SELECT count(*) FROM (SELECT pg_advisory_xact_lock(hashtextextended("
+            "'measurement-quota:' || $1, 0))) l, measurements m WHERE m.team_id = $1::bigint "
+            "AND m.created_at > now() - interval '1 day'");
+
+PGresult *imx_db_measurements_today(struct imx_db_conn *c, const char *team_id)
+{
+    const char *p[] = { team_id };
+    return imx_db_exec(c, &q_measurements_today, p);
+}

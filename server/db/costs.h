@@ -42,6 +42,10 @@ PGresult *imx_db_instance_price_add(struct imx_db_conn *c, const char *provider,
 /* Measurements */
 /* Records one measurement (j: its JSON object, checked for types and ranges) for team_id by
  * user_id -> {"errors":[{pointer,detail}]} or {"measurement":{...}} (imx_measurement_record). */
+/* Takes the team's measurement-quota lock for the transaction -> the measurements the team
+ * recorded in the last 24 hours. */
+PGresult *imx_db_measurements_today(struct imx_db_conn *c, const char *team_id);
+
 PGresult *imx_db_measurement_record(struct imx_db_conn *c, const char *team_id, const char *user_id,
                                     const char *j);
 /* -> team_id, measurement JSON; no row: none. */

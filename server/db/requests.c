@@ -46,13 +46,22 @@ IMX_DB_STMT(q_match_existing, 1,
             " WHERE i.status = 'active' AND imx_request_satisfied_by($1::bigint, i.id)"
             " ON CONFLICT DO NOTHING");
 
-IMX_DB_STMT(q_get, 2,
-            "SELECT r.team_id, r.catalog_team_id, r.state, imx_request_json(r.id)::text"
-            " FROM image_requests r WHERE r.id = $1::bigint AND NOT $2::bool"
-            " UNION ALL"
-            " SELECT r.team_id, r.catalog_team_id, r.state, imx_request_json(r.id)::text"
-            " FROM (SELECT * FROM image_requests WHERE id = $1::bigint AND $2::bool"
-            "  FOR UPDATE) r");
+#define STR_(x) #x
+#define STR(x)  STR_(x)
+
+IMX_DB_STMT(
+    q_get, 2,
+    "SELECT r.team_id, r.catalog_team_id, r.state,"
+    " imx_request_json_bounded(r.id, " STR(
+        IMX_REQUEST_ITEMS_ONE) ")::text"
+                               " FROM image_requests r WHERE r.id = $1::bigint AND NOT $2::bool"
+                               " UNION ALL"
+                               " SELECT r.team_id, r.catalog_team_id, r.state,"
+                               " imx_request_json_bounded(r.id, " STR(
+                                   IMX_REQUEST_ITEMS_ONE) ")::text"
+                                                          " FROM (SELECT * FROM image_requests "
+                                                          "WHERE id = $1::bigint AND $2::bool"
+                                                          "  FOR UPDATE) r");
 
 PGresult *imx_db_request_get(struct imx_db_conn *c, const char *id, const char *for_update)
 {
@@ -61,13 +70,17 @@ PGresult *imx_db_request_get(struct imx_db_conn *c, const char *id, const char *
 }
 
 IMX_DB_STMT(q_list, 6,
-            "SELECT r.id, imx_request_json(r.id)::text FROM image_requests r"
-            " WHERE (r.team_id IN (SELECT imx_caller_teams($1::bigint, $2::bigint, NULL))"
-            "  OR r.catalog_team_id IN (SELECT imx_caller_teams($1::bigint, $2::bigint, NULL)))"
-            " AND ($3::bigint IS NULL OR r.team_id = $3::bigint)"
-            " AND ($4::text IS NULL OR r.state = $4::text)"
-            " AND ($5::bigint IS NULL OR r.id < $5::bigint)"
-            " ORDER BY r.id DESC LIMIT $6::int + 1");
+            "SELECT r.id, imx_request_json_bounded(r.id, " STR(
+                IMX_REQUEST_ITEMS_LISTED) ")::text"
+                                          " FROM image_requests r"
+                                          " WHERE (r.team_id IN (SELECT "
+                                          "imx_caller_teams($1::bigint, $2::bigint, NULL))"
+                                          "  OR r.catalog_team_id IN (SELECT "
+                                          "imx_caller_teams($1::bigint, $2::bigint, NULL)))"
+                                          " AND ($3::bigint IS NULL OR r.team_id = $3::bigint)"
+                                          " AND ($4::text IS NULL OR r.state = $4::text)"
+                                          " AND ($5::bigint IS NULL OR r.id < $5::bigint)"
+                                          " ORDER BY r.id DESC LIMIT $6::int + 1");
 
 PGresult *imx_db_request_list(struct imx_db_conn *c, const char *user_id, const char *token_team,
                               const char *team_id, const char *state, const char *before_id,
@@ -121,4 +134,48 @@ PGresult *imx_db_request_match_existing(struct imx_db_conn *c, const char *id)
 {
     const char *p[] = { id };
     return imx_db_exec(c, &q_match_existing, p);
+}
+
+IMX_DB_STMT(q_matches, 5,
+            "SELECT (i.patch_status = 'ok')::int, i.published_at::text, i.id,"
+            " json_build_object('image', imx_image_summary(m.image_id), 'via', m.via,"
+            " 'matched_at', m.matched_at)::text"
+            " FROM request_matches m JOIN images i ON i.id = m.image_id"
+            " WHERE m.request_id = $1::bigint AND ($2::int IS NULL OR"
+            "  ((i.patch_status = 'ok')::int, i.published_at, i.id)"
+            "  < ($2::int, $3::timestamptz, $4::bigint))"
+            " ORDER BY (i.patch_status = 'ok') DESC, i.published_at DESC, i.id DESC"
+            " LIMIT $5::int + 1");
+
+PGresult *imx_db_request_matches(struct imx_db_conn *c, const char *id, const char *after_ok,
+                                 const char *after_published, const char *after_image,
+                                 const char *limit)
+{
+    const char *p[] = { id, after_ok, after_published, after_image, limit };
+    return imx_db_exec(c, &q_matches, p);
+}
+
+/* The team's lock serialises creations in one team, so two at once cannot both take the last
+ * place of a quota. */
+IMX_DB_STMT(q_open_counts, 2,
+            "SELECT (SELECT count(*) FROM image_requests WHERE team_id = $1::bigint"
+            "  AND state IN ('open', 'approved', 'building')),"
+            " (SELECT count(*) FROM image_requests WHERE created_by = $2::bigint"
+            "  AND state IN ('open', 'approved', 'building'))"
+            " FROM (SELECT pg_advisory_xact_lock(hashtextextended('request-quota:' || $1, 0))) l");
+
+PGresult *imx_db_request_open_counts(struct imx_db_conn *c, const char *team_id,
+                                     const char *user_id)
+{
+    const char *p[] = { team_id, user_id };
+    return imx_db_exec(c, &q_open_counts, p);
+}
+
+IMX_DB_STMT(q_comment_count, 1,
+            "SELECT count(*) FROM request_comments WHERE request_id = $1::bigint");
+
+PGresult *imx_db_request_comment_count(struct imx_db_conn *c, const char *id)
+{
+    const char *p[] = { id };
+    return imx_db_exec(c, &q_comment_count, p);
 }

@@ -8,6 +8,11 @@
 
 #include "db/pool.h"
 
+/* Matches and comments a request document carries (the counts give the rest): in a list, and
+ * read alone (GET, and the document a creation or a transition answers with). */
+#define IMX_REQUEST_ITEMS_LISTED 5
+#define IMX_REQUEST_ITEMS_ONE    50
+
 /* The catalog team: the team with this slug, or the first team created when slug is NULL
  * -> id, slug; no row: none. */
 PGresult *imx_db_catalog_team(struct imx_db_conn *c, const char *slug);
@@ -23,7 +28,8 @@ PGresult *imx_db_request_create(struct imx_db_conn *c, const char *j);
  * in the same transaction). */
 PGresult *imx_db_request_match_existing(struct imx_db_conn *c, const char *id);
 
-/* -> team_id, catalog_team_id, state, request JSON (imx_request_json); no row: none. With
+/* -> team_id, catalog_team_id, state, request JSON (imx_request_json_bounded, at most
+ * IMX_REQUEST_ITEMS_ONE matches and comments); no row: none. With
  * for_update "true", locks the request row for the transaction. */
 PGresult *imx_db_request_get(struct imx_db_conn *c, const char *id, const char *for_update);
 
@@ -33,6 +39,21 @@ PGresult *imx_db_request_get(struct imx_db_conn *c, const char *id, const char *
 PGresult *imx_db_request_list(struct imx_db_conn *c, const char *user_id, const char *token_team,
                               const char *team_id, const char *state, const char *before_id,
                               const char *limit);
+
+/* A page of the request's matches, patched images first, then newest, after the key
+ * (after_ok 0/1, after_published, after_image; all NULL: from the start), at most limit+1
+ * -> ok (0/1), published_at, image id, match JSON. */
+PGresult *imx_db_request_matches(struct imx_db_conn *c, const char *id, const char *after_ok,
+                                 const char *after_published, const char *after_image,
+                                 const char *limit);
+
+/* Takes the team's request-quota lock for the transaction -> the open (open, approved,
+ * building) requests of the team, and of the user. */
+PGresult *imx_db_request_open_counts(struct imx_db_conn *c, const char *team_id,
+                                     const char *user_id);
+
+/* -> how many comments the request has. */
+PGresult *imx_db_request_comment_count(struct imx_db_conn *c, const char *id);
 
 /* Does the image satisfy the request -> "t"/"f" (SQL imx_request_satisfied_by). */
 PGresult *imx_db_request_satisfied_by(struct imx_db_conn *c, const char *request_id,

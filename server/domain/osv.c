@@ -112,6 +112,30 @@ static void map_events(const json_t *events, const char *component, json_t *affe
         add_range(affected, component, open, NULL, false, NULL);
 }
 
+/* The date of an RFC 3339 date or date-time ("2025-10-09", "2025-10-09T12:00:00Z") into
+ * out (YYYY-MM-DD); false when s does not start with a valid one. */
+static bool rfc3339_date(const char *s, char out[11])
+{
+    for (int i = 0; i < 10; i++) {
+        bool dash = i == 4 || i == 7;
+        if (dash ? s[i] != '-' : (s[i] < '0' || s[i] > '9'))
+            return false;
+    }
+    if (s[10] != '\0' && s[10] != 'T' && s[10] != 't' && s[10] != ' ')
+        return false;
+    int y = (s[0] - '0') * 1000 + (s[1] - '0') * 100 + (s[2] - '0') * 10 + (s[3] - '0');
+    int m = (s[5] - '0') * 10 + (s[6] - '0'), d = (s[8] - '0') * 10 + (s[9] - '0');
+    static const int days[] = { 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
+    if (m < 1 || m > 12 || d < 1 || d > days[m - 1])
+        return false;
+    bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+    if (m == 2 && d == 29 && !leap)
+        return false;
+    memcpy(out, s, 10);
+    out[10] = '\0';
+    return true;
+}
+
 json_t *imx_osv_to_advisory(const json_t *doc, json_t *errors)
 {
     size_t before = json_array_size(errors);
@@ -124,14 +148,11 @@ json_t *imx_osv_to_advisory(const json_t *doc, json_t *errors)
     const char *summary = str(doc, "summary");
     json_object_set_new(out, "title", json_string(summary && *summary ? summary : id ? id : ""));
     const char *published = str(doc, "published");
-    if (!published || strlen(published) < 10) {
-        add_error(errors, "/published", "is required (RFC 3339)");
-    } else {
-        char date[11];
-        memcpy(date, published, 10);
-        date[10] = '\0';
+    char date[11];
+    if (!published || !rfc3339_date(published, date))
+        add_error(errors, "/published", "is required: an RFC 3339 date or date-time");
+    else
         json_object_set_new(out, "published", json_string(date));
-    }
 
     const char *sev = severity_of(str(json_object_get(doc, "database_specific"), "severity"));
     json_t *affected_in = json_object_get(doc, "affected");

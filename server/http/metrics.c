@@ -217,6 +217,22 @@ char *imx_metrics_render(const struct imx_metrics_gauges *g, size_t *len)
         "# TYPE imaxe_search_index_catchups_total counter\n"
         "imaxe_search_index_catchups_total %llu\n",
         g->search_index_loads, g->search_index_catchups);
+    put(&o,
+        "# HELP imaxe_http_connections_closed_total Connections the guard closed: request head "
+        "over IMAXE_HEADER_TIMEOUT_S, body under IMAXE_BODY_MIN_BYTES_PER_S, or the reader idle "
+        "longest past a reading cap.\n"
+        "# TYPE imaxe_http_connections_closed_total counter\n"
+        "imaxe_http_connections_closed_total{reason=\"head_timeout\"} %llu\n"
+        "imaxe_http_connections_closed_total{reason=\"slow_body\"} %llu\n"
+        "imaxe_http_connections_closed_total{reason=\"evicted\"} %llu\n",
+        g->head_timeouts, g->slow_bodies, g->evicted_readers);
+    put(&o,
+        "# HELP imaxe_password_slots Argon2id hashes or checks that may run at once.\n"
+        "# TYPE imaxe_password_slots gauge\nimaxe_password_slots %u\n"
+        "# HELP imaxe_password_busy_total Sign-ins and password changes that found no free slot "
+        "in time (503).\n# TYPE imaxe_password_busy_total counter\nimaxe_password_busy_total "
+        "%llu\n",
+        g->password_slots, g->password_busy);
     if (g->outbox_pending >= 0)
         put(&o,
             "# HELP imaxe_webhook_outbox_pending Webhook deliveries not yet delivered or failed.\n"

@@ -19,6 +19,10 @@ struct imx_metrics_gauges {
     long long search_index_images;
     unsigned long long search_index_bytes, searches_indexed, searches_sql, search_index_loads,
         search_index_catchups;
+    /* The connection guard (server/http/guard.h) and the password slots (auth/password.h). */
+    unsigned long long head_timeouts, slow_bodies, evicted_readers;
+    unsigned password_slots;
+    unsigned long long password_busy;
     /* The webhook outbox (server/webhooks/dispatcher.h); < 0: not known in this process. */
     long long outbox_pending, outbox_events;
 };

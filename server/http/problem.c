@@ -17,10 +17,12 @@ static const struct imx_problem_def defs[IMX_E__COUNT] = {
     [IMX_E_UNPROCESSABLE] = { 422, "unprocessable", "The request cannot be carried out" },
     [IMX_E_PRECONDITION_REQUIRED] = { 428, "precondition-required", "If-Match required" },
     [IMX_E_RATE_LIMITED] = { 429, "rate-limited", "Too many requests" },
+    [IMX_E_QUOTA_EXCEEDED] = { 429, "quota-exceeded", "A quota is reached" },
     [IMX_E_INTERNAL] = { 500, "internal-error", "Internal server error" },
     [IMX_E_DB_UNAVAILABLE] = { 503, "database-unavailable", "The database is unavailable" },
     [IMX_E_QUERY_TIMEOUT] = { 503, "query-timeout", "The query took too long" },
     [IMX_E_NOT_READY] = { 503, "not-ready", "The server is not ready" },
+    [IMX_E_BUSY] = { 503, "busy", "The server is busy" },
 };
 
 const struct imx_problem_def *imx_problem_def(enum imx_err err)

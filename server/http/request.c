@@ -261,6 +261,26 @@ void imx_reply_header(struct imx_req *r, const char *name, const char *value)
     rp->nheaders++;
 }
 
+void imx_reply_header_list(struct imx_req *r, const char *name, const char *value)
+{
+    struct imx_reply *rp = &r->reply;
+    for (size_t i = 0; i < rp->nheaders; i++) {
+        if (strcasecmp(rp->headers[i].name, name) != 0)
+            continue;
+        size_t a = strlen(value), b = strlen(rp->headers[i].value);
+        char *joined = malloc(a + b + 3);
+        if (!joined)
+            return;
+        memcpy(joined, value, a);
+        memcpy(joined + a, ", ", 2);
+        memcpy(joined + a + 2, rp->headers[i].value, b + 1);
+        free(rp->headers[i].value);
+        rp->headers[i].value = joined;
+        return;
+    }
+    imx_reply_header(r, name, value);
+}
+
 void imx_verr(json_t *errors, const char *pointer, const char *fmt, ...)
 {
     char detail[512];

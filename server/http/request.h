@@ -64,6 +64,8 @@ struct imx_req {
     bool body_too_large;
     size_t discarded;         /* bytes of an oversized body read and dropped */
     enum imx_err early_error; /* set before dispatch (413, 414); IMX_E__COUNT when none */
+    const char *early_detail; /* static text for an early error refused at the head (400) */
+    bool chunked;             /* the body came chunked: the connection closes after it */
     json_t *json;             /* parsed body (owned), after imx_req_json */
     struct imx_db_conn *db;   /* pooled connection while the handler runs */
     struct imx_principal principal;
@@ -121,6 +123,9 @@ void imx_reply_invalid_steal(struct imx_req *r, json_t *errors, const char *deta
 
 /* Adds a response header (copied). Extra headers past IMX_MAX_HEADERS are dropped and logged. */
 void imx_reply_header(struct imx_req *r, const char *name, const char *value);
+
+/* Adds value to the front of header NAME's list ("value, earlier"), or adds the header. */
+void imx_reply_header_list(struct imx_req *r, const char *name, const char *value);
 
 /* Frees the context and everything it owns (the core calls this when the response is done). */
 void imx_req_free(struct imx_req *r);

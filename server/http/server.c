@@ -10,11 +10,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include "db/pool.h"
+#include "http/guard.h"
 #include "http/metrics.h"
+#include "http/ratelimit.h"
 #include "http/router.h"
 #include "http/static.h"
 #include "util/log.h"
@@ -34,6 +37,60 @@ static bool access_log, serve_static;
 
 /* How much of an oversized chunked body is read and dropped so the client still gets its 413. */
 #define DISCARD_MAX (8 * 1024 * 1024)
+
+/* What the framing headers of a request say, counted over every header line. */
+struct framing {
+    unsigned content_length, transfer_encoding, host;
+    bool te_chunked_only; /* every Transfer-Encoding is exactly "chunked" */
+};
+
+static enum MHD_Result count_framing(void *cls, enum MHD_ValueKind kind, const char *key,
+                                     const char *value)
+{
+    struct framing *f = cls;
+    (void)kind;
+    if (strcasecmp(key, MHD_HTTP_HEADER_CONTENT_LENGTH) == 0) {
+        f->content_length++;
+    } else if (strcasecmp(key, MHD_HTTP_HEADER_TRANSFER_ENCODING) == 0) {
+        f->transfer_encoding++;
+        if (!value || strcasecmp(value, "chunked") != 0)
+            f->te_chunked_only = false;
+    } else if (strcasecmp(key, MHD_HTTP_HEADER_HOST) == 0) {
+        f->host++;
+    }
+    return MHD_YES;
+}
+
+/* Refuses a request head whose framing a proxy in front could read differently (RFC 9112
+ * sections 6.1, 6.3 and 3.2): NULL when it is fine, else why. libmicrohttpd has already refused
+ * whitespace before a colon (MHD_OPTION_STRICT_FOR_CLIENT -1). It cannot see obsolete line
+ * folding or a bare LF ending a header line: 0.9.75 accepts both before any callback runs. */
+static const char *framing_problem(struct MHD_Connection *conn, const char *url,
+                                   const char *version, bool *chunked)
+{
+    struct framing f = { .te_chunked_only = true };
+    MHD_get_connection_values(conn, MHD_HEADER_KIND, count_framing, &f);
+    *chunked = f.transfer_encoding > 0;
+    if (strcmp(version, MHD_HTTP_VERSION_1_1) != 0 && strcmp(version, MHD_HTTP_VERSION_1_0) != 0)
+        return "Only HTTP/1.1 and HTTP/1.0 are spoken";
+    if (f.content_length > 1)
+        return "More than one Content-Length";
+    if (f.transfer_encoding > 1)
+        return "More than one Transfer-Encoding";
+    if (f.content_length && f.transfer_encoding)
+        return "Both Content-Length and Transfer-Encoding";
+    if (f.transfer_encoding && !f.te_chunked_only)
+        return "Transfer-Encoding other than chunked";
+    if (f.transfer_encoding && strcmp(version, MHD_HTTP_VERSION_1_0) == 0)
+        return "Transfer-Encoding in an HTTP/1.0 request";
+    if (f.host > 1 || (f.host == 0 && strcmp(version, MHD_HTTP_VERSION_1_1) == 0))
+        return "An HTTP/1.1 request needs exactly one Host";
+    /* url is decoded already: an encoded space is fine, a control character is not. */
+    for (const unsigned char *p = (const unsigned char *)url; *p; p++)
+        if (*p < 0x20 || *p == 0x7f)
+            return "The URL has a control character";
+    return NULL;
+}
 
 static bool sane_request_id(const char *s)
 {
@@ -71,8 +128,39 @@ static bool is_api_path(const char *path)
            strcmp(path, "/metrics") == 0 || strcmp(path, "/openapi.json") == 0;
 }
 
+/* Takes the request from its caller's bucket and says so in RateLimit headers (IETF draft);
+ * replies 429 with Retry-After and returns false when the bucket is empty. */
+static bool rate_limit(struct imx_req *r)
+{
+    unsigned limit = imx_ratelimit_limit();
+    if (limit == 0)
+        return true;
+    const struct imx_principal *p = &r->principal;
+    uint64_t key = p->token_id ? ((uint64_t)p->token_id << 1) | 1 : (uint64_t)p->user_id << 1;
+    unsigned left, reset_s;
+    bool ok = imx_ratelimit_take(key, &left, &reset_s);
+    char policy[64], state[64];
+    snprintf(policy, sizeof policy, "\"requests\";q=%u;w=60", limit);
+    snprintf(state, sizeof state, "\"requests\";r=%u;t=%u", left, reset_s);
+    imx_reply_header(r, "RateLimit-Policy", policy);
+    imx_reply_header(r, "RateLimit", state);
+    if (ok)
+        return true;
+    char ra[16];
+    snprintf(ra, sizeof ra, "%u", reset_s);
+    imx_reply_header(r, "Retry-After", ra);
+    imx_reply_problem(r, IMX_E_RATE_LIMITED,
+                      "More than %u requests a minute from this %s; try again in %u seconds", limit,
+                      p->token_id ? "API token" : "user", reset_s);
+    return false;
+}
+
 static void dispatch(struct imx_req *r)
 {
+    if (r->early_error != IMX_E__COUNT && r->early_detail) {
+        imx_reply_problem(r, r->early_error, "%s", r->early_detail);
+        return;
+    }
     if (r->early_error != IMX_E__COUNT) {
         imx_reply_problem(r, r->early_error,
                           r->early_error == IMX_E_URI_TOO_LONG
@@ -120,6 +208,8 @@ static void dispatch(struct imx_req *r)
         }
         if (!imx_http_auth_hook(r))
             return;
+        if (!rate_limit(r))
+            return;
     }
     r->route->handler(r);
     imx_db_release(r->db);
@@ -162,7 +252,10 @@ static enum MHD_Result queue(struct imx_req *r)
         MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
     for (size_t i = 0; i < rp->nheaders; i++)
         MHD_add_response_header(resp, rp->headers[i].name, rp->headers[i].value);
-    if (atomic_load(&draining))
+    /* After a chunked body the connection closes: should a proxy in front have framed the chunks
+     * differently (a bare LF, say), bytes it sent as part of the body are never read here as a
+     * next request. A refused head closes too. */
+    if (atomic_load(&draining) || r->chunked || r->early_detail)
         MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
     enum MHD_Result ret = MHD_queue_response(r->conn, rp->status, resp);
     MHD_destroy_response(resp);
@@ -176,7 +269,6 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 {
     struct imx_req *r = *con_cls;
     (void)cls;
-    (void)version;
 
     if (!r) {
         r = calloc(1, sizeof *r);
@@ -197,6 +289,21 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         r->path_orig = strndup(url, ul > max_url ? max_url : ul);
         if (!r->path_orig)
             return MHD_NO;
+        imx_guard_head_done(conn);
+        const char *framing = framing_problem(conn, url, version, &r->chunked);
+        if (framing || imx_guard_url_bad(conn)) {
+            /* The problem's instance must be valid JSON text: bytes past ASCII become '?'. */
+            for (char *p = r->path_orig; *p; p++)
+                if ((unsigned char)*p >= 0x7f || (unsigned char)*p < 0x20)
+                    *p = '?';
+            r->early_error = IMX_E_BAD_REQUEST;
+            r->early_detail =
+                framing ? framing
+                        : "The URL has an invalid percent-encoding, a NUL or bytes that are not "
+                          "UTF-8";
+            dispatch(r);
+            return queue(r);
+        }
         const char *cl =
             MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
         unsigned long long clv = 0;
@@ -216,6 +323,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
     if (*upload_data_size > 0) {
         size_t n = *upload_data_size;
         *upload_data_size = 0;
+        imx_guard_body_bytes(conn, n);
         if (r->body_too_large || r->body_len + n > max_body) {
             /* libmicrohttpd 0.9.75 cannot answer in the middle of a body, so an oversized
              * chunked body is read and dropped up to a bound, then answered 413; past the
@@ -242,6 +350,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         r->body[r->body_len] = '\0';
         return MHD_YES;
     }
+    imx_guard_answering(conn);
     dispatch(r);
     return queue(r);
 }
@@ -251,7 +360,7 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 {
     struct imx_req *r = *con_cls;
     (void)cls;
-    (void)conn;
+    imx_guard_request_done(conn);
     if (!r)
         return;
     struct timespec now;
@@ -310,6 +419,17 @@ int imx_http_start(const struct imx_config *cfg, char *err, size_t errlen)
     serve_static = cfg->web_dir[0] != '\0';
     if (serve_static)
         imx_static_init(cfg->web_dir);
+    struct imx_guard_settings guard = {
+        .header_timeout_ms = cfg->header_timeout_s * 1000,
+        .body_min_rate = cfg->body_min_rate,
+        .reading_limit = cfg->reading_limit,
+        .per_ip_reading_limit = cfg->per_ip_reading_limit,
+    };
+    imx_ratelimit_init(cfg->rate_limit_per_min);
+    if (imx_guard_start(&guard) != 0) {
+        snprintf(err, errlen, "cannot start the connection guard thread");
+        return -1;
+    }
 
     daemon_ = MHD_start_daemon(
         flags, (uint16_t)cfg->port, NULL, NULL, on_request, NULL, MHD_OPTION_SOCK_ADDR,
@@ -318,7 +438,11 @@ int imx_http_start(const struct imx_config *cfg, char *err, size_t errlen)
         (unsigned)cfg->per_ip_limit, MHD_OPTION_CONNECTION_MEMORY_LIMIT, cfg->conn_memory,
         MHD_OPTION_THREAD_STACK_SIZE, (size_t)THREAD_STACK_BYTES, MHD_OPTION_LISTEN_BACKLOG_SIZE,
         (unsigned)1024, MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL, MHD_OPTION_EXTERNAL_LOGGER,
-        mhd_log, NULL, MHD_OPTION_END);
+        mhd_log, NULL, MHD_OPTION_NOTIFY_CONNECTION, imx_guard_notify, NULL,
+        MHD_OPTION_UNESCAPE_CALLBACK, imx_guard_unescape, NULL,
+        /* -1 in 0.9.75 is the level that refuses whitespace before a header's colon; the Host
+         * check of level 1 is made in framing_problem. */
+        MHD_OPTION_STRICT_FOR_CLIENT, -1, MHD_OPTION_END);
     if (!daemon_) {
         snprintf(err, errlen, "cannot listen on %s:%u (in use, or not allowed)", cfg->bind,
                  cfg->port);
@@ -359,4 +483,5 @@ void imx_http_stop(void)
     if (daemon_)
         MHD_stop_daemon(daemon_);
     daemon_ = NULL;
+    imx_guard_stop();
 }

@@ -124,6 +124,18 @@ int imx_config_load(struct imx_config *cfg, char *err, size_t errlen)
         { "IMAXE_SEARCH_INDEX", 1, 0, 1 },
         { "IMAXE_SEARCH_INDEX_WALK", 4096, 1, 1000000 },
         { "IMAXE_EVENT_RETENTION_DAYS", 30, 1, 3650 },
+        { "IMAXE_HEADER_TIMEOUT_S", 10, 1, 3600 },
+        { "IMAXE_BODY_MIN_BYTES_PER_S", 4096, 1, 1073741824 },
+        { "IMAXE_READING_CONNECTION_LIMIT", 256, 1, 65536 },
+        { "IMAXE_PER_IP_READING_LIMIT", 32, 1, 65536 },
+        { "IMAXE_PASSWORD_SLOTS", 0, 0, 1024 },
+        { "IMAXE_PASSWORD_WAIT_MS", 2000, 1, 600000 },
+        { "IMAXE_QUOTA_OPEN_REQUESTS_PER_TEAM", 100, 0, 1000000 },
+        { "IMAXE_QUOTA_OPEN_REQUESTS_PER_MEMBER", 20, 0, 1000000 },
+        { "IMAXE_QUOTA_COMMENTS_PER_REQUEST", 200, 0, 1000000 },
+        { "IMAXE_RATE_LIMIT_PER_MIN", 6000, 0, 100000000 },
+        { "IMAXE_QUOTA_TOKENS_PER_USER", 50, 0, 1000000 },
+        { "IMAXE_QUOTA_MEASUREMENTS_PER_DAY", 10000, 0, 100000000 },
     };
     unsigned long long v[sizeof vars / sizeof vars[0]];
     int failed = 0;
@@ -156,6 +168,18 @@ int imx_config_load(struct imx_config *cfg, char *err, size_t errlen)
     cfg->search_index = v[21] != 0;
     cfg->search_index_walk = (unsigned)v[22];
     cfg->event_retention_days = (unsigned)v[23];
+    cfg->header_timeout_s = (unsigned)v[24];
+    cfg->body_min_rate = (unsigned)v[25];
+    cfg->reading_limit = (unsigned)v[26];
+    cfg->per_ip_reading_limit = (unsigned)v[27];
+    cfg->password_slots = (unsigned)v[28];
+    cfg->password_wait_ms = (unsigned)v[29];
+    cfg->quota_open_requests_team = (unsigned)v[30];
+    cfg->quota_open_requests_member = (unsigned)v[31];
+    cfg->quota_comments_request = (unsigned)v[32];
+    cfg->rate_limit_per_min = (unsigned)v[33];
+    cfg->quota_tokens_user = (unsigned)v[34];
+    cfg->quota_measurements_day = (unsigned)v[35];
 
     env_str(cfg->bind, sizeof cfg->bind, "IMAXE_BIND", "127.0.0.1");
     env_str(cfg->log_level, sizeof cfg->log_level, "IMAXE_LOG_LEVEL", "info");

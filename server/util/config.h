@@ -6,23 +6,35 @@
 #include <stddef.h>
 
 struct imx_config {
-    char bind[64];                 /* IMAXE_BIND: address to listen on */
-    unsigned port;                 /* IMAXE_PORT */
-    char *database_url;            /* IMAXE_DATABASE_URL(_FILE); new string */
-    char *database_read_url;       /* IMAXE_DATABASE_READ_URL(_FILE); new string or NULL */
-    unsigned db_pool_size;         /* IMAXE_DB_POOL_SIZE: connections per replica */
-    unsigned db_acquire_ms;        /* IMAXE_DB_ACQUIRE_TIMEOUT_MS: wait for a free connection */
-    unsigned statement_ms;         /* IMAXE_STATEMENT_TIMEOUT_MS */
-    unsigned db_wait_s;            /* IMAXE_DB_WAIT_S: how long start-up waits for PostgreSQL */
-    size_t max_body;               /* IMAXE_MAX_BODY_BYTES */
-    size_t max_url;                /* IMAXE_MAX_URL_BYTES */
-    unsigned conn_limit;           /* IMAXE_CONNECTION_LIMIT */
-    unsigned per_ip_limit;         /* IMAXE_PER_IP_CONNECTION_LIMIT */
-    unsigned conn_timeout_s;       /* IMAXE_CONNECTION_TIMEOUT_S: idle connection timeout */
-    size_t conn_memory;            /* IMAXE_CONNECTION_MEMORY_BYTES: per-connection buffer */
-    unsigned shutdown_s;           /* IMAXE_SHUTDOWN_TIMEOUT_S: drain bound on SIGTERM */
-    bool access_log;               /* IMAXE_ACCESS_LOG */
-    bool search_index;             /* IMAXE_SEARCH_INDEX: answer searches from memory */
+    char bind[64];             /* IMAXE_BIND: address to listen on */
+    unsigned port;             /* IMAXE_PORT */
+    char *database_url;        /* IMAXE_DATABASE_URL(_FILE); new string */
+    char *database_read_url;   /* IMAXE_DATABASE_READ_URL(_FILE); new string or NULL */
+    unsigned db_pool_size;     /* IMAXE_DB_POOL_SIZE: connections per replica */
+    unsigned db_acquire_ms;    /* IMAXE_DB_ACQUIRE_TIMEOUT_MS: wait for a free connection */
+    unsigned statement_ms;     /* IMAXE_STATEMENT_TIMEOUT_MS */
+    unsigned db_wait_s;        /* IMAXE_DB_WAIT_S: how long start-up waits for PostgreSQL */
+    size_t max_body;           /* IMAXE_MAX_BODY_BYTES */
+    size_t max_url;            /* IMAXE_MAX_URL_BYTES */
+    unsigned conn_limit;       /* IMAXE_CONNECTION_LIMIT */
+    unsigned per_ip_limit;     /* IMAXE_PER_IP_CONNECTION_LIMIT */
+    unsigned conn_timeout_s;   /* IMAXE_CONNECTION_TIMEOUT_S: idle connection timeout */
+    unsigned header_timeout_s; /* IMAXE_HEADER_TIMEOUT_S: whole time to send request headers */
+    unsigned body_min_rate;    /* IMAXE_BODY_MIN_BYTES_PER_S: slowest body accepted */
+    unsigned reading_limit;    /* IMAXE_READING_CONNECTION_LIMIT: connections reading a request */
+    unsigned per_ip_reading_limit; /* IMAXE_PER_IP_READING_LIMIT: the same, per address */
+    unsigned password_slots;       /* IMAXE_PASSWORD_SLOTS: Argon2id at once; 0 = half the cores */
+    unsigned password_wait_ms;     /* IMAXE_PASSWORD_WAIT_MS: wait for a slot before 503 */
+    unsigned quota_open_requests_team;   /* IMAXE_QUOTA_OPEN_REQUESTS_PER_TEAM */
+    unsigned quota_open_requests_member; /* IMAXE_QUOTA_OPEN_REQUESTS_PER_MEMBER */
+    unsigned quota_comments_request;     /* IMAXE_QUOTA_COMMENTS_PER_REQUEST */
+    unsigned rate_limit_per_min;         /* IMAXE_RATE_LIMIT_PER_MIN: per caller, 0 = off */
+    unsigned quota_tokens_user;          /* IMAXE_QUOTA_TOKENS_PER_USER: active API tokens */
+    unsigned quota_measurements_day;     /* IMAXE_QUOTA_MEASUREMENTS_PER_DAY: per team */
+    size_t conn_memory;                  /* IMAXE_CONNECTION_MEMORY_BYTES: per-connection buffer */
+    unsigned shutdown_s;                 /* IMAXE_SHUTDOWN_TIMEOUT_S: drain bound on SIGTERM */
+    bool access_log;                     /* IMAXE_ACCESS_LOG */
+    bool search_index;                   /* IMAXE_SEARCH_INDEX: answer searches from memory */
     unsigned event_retention_days; /* IMAXE_EVENT_RETENTION_DAYS: keep sent events this long */
     unsigned search_index_walk;  /* IMAXE_SEARCH_INDEX_WALK: images a page walks before gathering */
     char log_level[16];          /* IMAXE_LOG_LEVEL */

@@ -92,11 +92,59 @@ static void not_osv_and_missing_severity(void **state)
     json_decref(in);
 }
 
+/* "published" is read as an RFC 3339 date: never cut inside a UTF-8 character or taken from
+ * something that is not a date. */
+static void published_is_a_date(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *published, *date; /* date NULL: refused at /published */
+    } cases[] = {
+        { "2025-10-09T12:00:00Z", "2025-10-09" },
+        { "2025-10-09", "2025-10-09" },
+        { "2024-02-29T00:00:00+02:00", "2024-02-29" },
+        { "2025-02-29T00:00:00Z", NULL },
+        { "2025-13-01", NULL },
+        { "2025-1\u00e9-09T00:00:00Z", NULL },
+        { "2025-10-0\u00e9", NULL },
+        { "20251009", NULL },
+        { "2025-10-09garbage", NULL },
+        { "", NULL },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char doc[512];
+        snprintf(doc, sizeof doc,
+                 "{\"schema_version\":\"1.6.0\",\"id\":\"X\",\"published\":\"%s\","
+                 "\"database_specific\":{\"severity\":\"HIGH\"},\"affected\":[{\"package\":"
+                 "{\"name\":\"pkg\"},\"ranges\":[{\"type\":\"SEMVER\",\"events\":"
+                 "[{\"introduced\":\"0\"},{\"fixed\":\"1.1\"}]}]}]}",
+                 cases[i].published);
+        json_t *in = json_loads(doc, 0, NULL);
+        assert_non_null(in);
+        json_t *errors = json_array();
+        json_t *out = imx_osv_to_advisory(in, errors);
+        if (cases[i].date) {
+            assert_non_null(out);
+            assert_string_equal(json_string_value(json_object_get(out, "published")),
+                                cases[i].date);
+        } else {
+            assert_null(out);
+            assert_string_equal(
+                json_string_value(json_object_get(json_array_get(errors, 0), "pointer")),
+                "/published");
+        }
+        json_decref(out);
+        json_decref(errors);
+        json_decref(in);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(events_become_constraints),
         cmocka_unit_test(not_osv_and_missing_severity),
+        cmocka_unit_test(published_is_a_date),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

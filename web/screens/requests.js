@@ -187,7 +187,7 @@ function requestTable(items, actions) {
       { label: 'Request', cell: (r) => h('span', {}, h('strong', {}, r.title), h('div', { class: 'sub' }, `#${r.id}${r.family ? ` · ${r.family}` : ''}${r.team ? ` · ${r.team}` : ''}`)) },
       { label: 'Stack', cell: (r) => (r.constraints || []).map((c) => `${c.component} ${c.range}`).join(', ') || '—' },
       { label: 'State', cell: (r) => [badge(r.state, { kind: 'req' }), r.image ? [' ', imageRef(r.image)] : null, r.reason ? h('div', { class: 'sub' }, r.reason) : null] },
-      { label: 'Matches', numeric: true, cell: (r) => String((r.matches || []).length) },
+      { label: 'Matches', numeric: true, cell: (r) => String(r.match_count ?? (r.matches || []).length) },
       { label: 'Filed', cell: (r) => fmtDate(r.created_at) },
       ...(actions ? [{ label: 'Actions', cell: actions }] : []),
     ],

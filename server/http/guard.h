@@ -1,0 +1,57 @@
+/* The connection guard: deadlines that libmicrohttpd's idle timeout (restarted by every byte)
+ * does not give. A connection must send its whole request head within a time budget and its
+ * body at a minimum average rate, and only so many connections, per address and in all, may be
+ * reading a request at once: past a cap the oldest reader is closed, so a fresh client is still
+ * answered while slow ones fill the caps. A reaper thread closes offenders with shutdown(2),
+ * which wakes the connection's own thread. */
+#ifndef IMX_HTTP_GUARD_H
+#define IMX_HTTP_GUARD_H
+
+#include <microhttpd.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+struct imx_guard_settings {
+    unsigned header_timeout_ms; /* from connection start or the previous response to the head */
+    unsigned body_min_rate;     /* bytes per second, averaged, after header_timeout_ms of grace */
+    unsigned reading_limit;     /* connections reading a request (head or body), in all */
+    unsigned per_ip_reading_limit;
+};
+
+/* Starts the reaper. Returns 0 or -1. */
+int imx_guard_start(const struct imx_guard_settings *s);
+
+/* Stops the reaper (after the daemon stopped). */
+void imx_guard_stop(void);
+
+/* libmicrohttpd's MHD_OPTION_NOTIFY_CONNECTION callback. */
+void imx_guard_notify(void *cls, struct MHD_Connection *conn, void **socket_context,
+                      enum MHD_ConnectionNotificationCode toe);
+
+/* The request head is in: the body clock starts. */
+void imx_guard_head_done(struct MHD_Connection *conn);
+
+/* n more body bytes arrived. */
+void imx_guard_body_bytes(struct MHD_Connection *conn, size_t n);
+
+/* The request is complete and being answered: no deadline of ours applies. */
+void imx_guard_answering(struct MHD_Connection *conn);
+
+/* The response was sent (or the request ended): the next request head's clock starts. */
+void imx_guard_request_done(struct MHD_Connection *conn);
+
+/* libmicrohttpd's MHD_OPTION_UNESCAPE_CALLBACK: percent-decodes in place; an invalid escape or a
+ * result that is not UTF-8 marks the request's URL bad. */
+size_t imx_guard_unescape(void *cls, struct MHD_Connection *conn, char *s);
+
+/* Was this request's URL (path or query) badly escaped or not UTF-8? */
+bool imx_guard_url_bad(struct MHD_Connection *conn);
+
+/* Connections the guard closed since start: over the head deadline, too slow a body, or evicted
+ * at a cap. */
+struct imx_guard_stats {
+    unsigned long head_timeouts, slow_bodies, evicted;
+};
+void imx_guard_stats(struct imx_guard_stats *out);
+
+#endif

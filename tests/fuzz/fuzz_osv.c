@@ -1,0 +1,123 @@
+/* Fuzz target for server/domain/osv.c: any bytes parsed as JSON and, when they are an object,
+ * mapped to an advisory; the result is either errors or an advisory whose every string is valid
+ * UTF-8 (jansson refuses anything else) with a YYYY-MM-DD date. Built with -DIMX_LIBFUZZER for
+ * libFuzzer, otherwise a bounded, deterministic run from seeds (part of the unit tests). */
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "domain/osv.h"
+
+#define FUZZ_INPUT_MAX 4096
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+#define CHECK(cond)                                                                                \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            fprintf(stderr, "%s:%d: invariant failed: %s\n", __FILE__, __LINE__, #cond);           \
+            abort();                                                                               \
+        }                                                                                          \
+    } while (0)
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (size > FUZZ_INPUT_MAX)
+        return 0;
+    json_t *doc = json_loadb((const char *)data, size, JSON_REJECT_DUPLICATES, NULL);
+    if (!json_is_object(doc)) {
+        json_decref(doc);
+        return 0;
+    }
+    json_t *errors = json_array();
+    json_t *out = imx_osv_to_advisory(doc, errors);
+    CHECK((out == NULL) == (json_array_size(errors) > 0));
+    if (out) {
+        const char *d = json_string_value(json_object_get(out, "published"));
+        CHECK(d && strlen(d) == 10 && d[4] == '-' && d[7] == '-');
+        CHECK(json_is_array(json_object_get(out, "affected")));
+        /* It prints: every string in it is valid UTF-8. */
+        char *text = json_dumps(out, JSON_COMPACT);
+        CHECK(text != NULL);
+        free(text);
+    }
+    size_t i;
+    json_t *e;
+    json_array_foreach(errors, i, e)
+    {
+        CHECK(json_is_string(json_object_get(e, "pointer")));
+        CHECK(json_is_string(json_object_get(e, "detail")));
+    }
+    json_decref(out);
+    json_decref(errors);
+    json_decref(doc);
+    return 0;
+}
+
+#ifndef IMX_LIBFUZZER
+
+#define FUZZ_ITERATIONS 40000
+
+static const char *const seeds[] = {
+    "{\"schema_version\":\"1.6.0\",\"id\":\"GHSA-1\",\"summary\":\"s\",\"published\":"
+    "\"2025-10-09T12:00:00Z\",\"aliases\":[\"CVE-2025-1\"],\"database_specific\":{\"severity\":"
+    "\"HIGH\"},\"references\":[{\"type\":\"ADVISORY\",\"url\":\"https://x\"}],\"affected\":[{"
+    "\"package\":{\"name\":\"nvidia-container-toolkit\",\"ecosystem\":\"Go\"},\"ranges\":[{"
+    "\"type\":\"SEMVER\",\"events\":[{\"introduced\":\"0\"},{\"fixed\":\"1.17.4\"}]}]}]}",
+    "{\"schema_version\":\"1.6.0\",\"id\":\"X\",\"published\":\"2025-1\\u00e9-09T00:00:00Z\","
+    "\"affected\":[]}",
+    "{\"schema_version\":\"1.6.0\",\"id\":\"Y\",\"published\":\"2024-02-29\",\"affected\":[{"
+    "\"package\":{\"name\":\"cuda\"},\"ranges\":[{\"type\":\"ECOSYSTEM\",\"events\":[{"
+    "\"introduced\":\"12.0\"},{\"last_affected\":\"12.4\"},{\"introduced\":\"13\"}]}]}]}",
+    "{\"id\":\"Z\",\"published\":\"\\u00e9\\u00e9\\u00e9\\u00e9\\u00e9\\u00e9\",\"affected\":"
+    "[{\"ranges\":[{\"type\":\"GIT\",\"events\":[{\"introduced\":\"abc\"}]}]}]}",
+};
+
+static uint64_t rng_state = 0x9e3779b97f4a7c15u;
+
+static uint32_t rng(void)
+{
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return (uint32_t)(rng_state >> 32);
+}
+
+int main(void)
+{
+    /* Edits that keep JSON often well-formed: digits, quotes, separators, UTF-8 bytes. */
+    static const char alphabet[] = "0123456789.-:TZ\"{}[],\\u \xc3\xa9\xe2\x82\xac";
+    static char buf[FUZZ_INPUT_MAX];
+    size_t nseeds = sizeof seeds / sizeof seeds[0];
+    json_object_seed(1);
+    for (size_t i = 0; i < nseeds; i++)
+        LLVMFuzzerTestOneInput((const uint8_t *)seeds[i], strlen(seeds[i]));
+    for (long it = 0; it < FUZZ_ITERATIONS; it++) {
+        const char *seed = seeds[rng() % nseeds];
+        size_t len = strlen(seed);
+        memcpy(buf, seed, len);
+        for (int edits = 1 + (int)(rng() % 3); edits > 0; edits--) {
+            size_t at = rng() % (len + 1);
+            unsigned r = rng() % 3;
+            if (r == 0 && len < sizeof buf - 1) {
+                memmove(buf + at + 1, buf + at, len - at);
+                buf[at] = alphabet[rng() % (sizeof alphabet - 1)];
+                len++;
+            } else if (r == 1 && at < len) {
+                buf[at] = alphabet[rng() % (sizeof alphabet - 1)];
+            } else if (at < len) {
+                memmove(buf + at, buf + at + 1, len - at - 1);
+                len--;
+            }
+        }
+        LLVMFuzzerTestOneInput((const uint8_t *)buf, len);
+    }
+    printf("fuzz_osv: %ld inputs ok\n", FUZZ_ITERATIONS + (long)nseeds);
+    return 0;
+}
+
+#endif /* IMX_LIBFUZZER */
