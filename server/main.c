@@ -25,6 +25,7 @@
 #include "api/costs_common.h"
 #include "auth/auth.h"
 #include "cli/reference.h"
+#include "db/advisories.h"
 #include "db/image_index.h"
 #include "db/images.h"
 #include "db/migrate.h"
@@ -233,6 +234,7 @@ static int serve(const struct imx_config *cfg, sigset_t *sigs)
     imx_api_catalog_team = getenv("IMAXE_CATALOG_TEAM");
     if (imx_api_catalog_team && !*imx_api_catalog_team)
         imx_api_catalog_team = NULL;
+    imx_db_advisory_set_timeout(cfg->advisory_timeout_ms);
     imx_api_quotas = (struct imx_api_quotas){
         .open_requests_per_team = cfg->quota_open_requests_team,
         .open_requests_per_member = cfg->quota_open_requests_member,

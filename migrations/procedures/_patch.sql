@@ -335,7 +335,9 @@ $$;
 -- (pin, pinned image, advisory) the pin has not known a fix for). Returns how many
 -- patch.available events were staged.
 CREATE OR REPLACE FUNCTION imx_patch_announce(p_fams text[]) RETURNS integer
-LANGUAGE plpgsql AS $$
+LANGUAGE plpgsql
+-- The rows it looks for are the few just fixed (partial indexes): never a scan of the family.
+SET enable_seqscan = off AS $$
 DECLARE
   v_staged bigint[];
 BEGIN

@@ -22,8 +22,10 @@
 -- 23502 a component version that does not parse).
 CREATE OR REPLACE FUNCTION imx_publish_images(p_docs jsonb) RETURNS json
 LANGUAGE plpgsql
--- Planned once a session: a custom plan of the insert costs more than running it.
-SET plan_cache_mode = force_generic_plan AS $$
+-- Planned once a session (a custom plan of the insert costs more than running it), and by index
+-- lookups: what it reads is keyed by the new images, however small the tables' statistics say
+-- they are.
+SET plan_cache_mode = force_generic_plan SET enable_seqscan = off AS $$
 DECLARE
   v_ids bigint[];
   v_fams text[];

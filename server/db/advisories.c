@@ -2,6 +2,8 @@
  * migrations/procedures/advisory_publish.sql, one wrapper each. */
 #include "db/advisories.h"
 
+#include <stdio.h>
+
 /* The advisory use cases (migrations/procedures/advisory_publish.sql). */
 IMX_DB_STMT(q_publish, 3, "SELECT imx_advisory_publish($1::jsonb, $2::bigint, $3::int)::text");
 
@@ -26,18 +28,39 @@ IMX_DB_STMT(q_list, 8,
 
 IMX_DB_STMT(q_image_patch, 1, "SELECT imx_image_patch_json($1::bigint)::text");
 
+/* For the rest of the caller's transaction only (set_config(..., true)). */
+IMX_DB_STMT(q_timeout, 1, "SELECT set_config('statement_timeout', $1::text, true)");
+
+static char advisory_timeout[16] = "120000";
+
+void imx_db_advisory_set_timeout(unsigned ms)
+{
+    snprintf(advisory_timeout, sizeof advisory_timeout, "%u", ms);
+}
+
+/* Runs stmt with the advisory timeout; a failure to set it is returned as the result. */
+static PGresult *exec_long(struct imx_db_conn *c, struct imx_db_stmt *stmt, const char *const *p)
+{
+    const char *t[] = { advisory_timeout };
+    PGresult *r = imx_db_exec(c, &q_timeout, t);
+    if (!imx_db_ok(r))
+        return r;
+    PQclear(r);
+    return imx_db_exec(c, stmt, p);
+}
+
 PGresult *imx_db_advisory_publish(struct imx_db_conn *c, const char *doc, const char *user_id,
                                   const char *revision)
 {
     const char *p[] = { doc, user_id, revision };
-    return imx_db_exec(c, &q_publish, p);
+    return exec_long(c, &q_publish, p);
 }
 
 PGresult *imx_db_advisory_withdraw(struct imx_db_conn *c, const char *id, const char *reason,
                                    const char *revision)
 {
     const char *p[] = { id, reason, revision };
-    return imx_db_exec(c, &q_withdraw, p);
+    return exec_long(c, &q_withdraw, p);
 }
 
 PGresult *imx_db_advisory_get(struct imx_db_conn *c, const char *id)

@@ -36,6 +36,8 @@ struct imx_config {
     bool access_log;                     /* IMAXE_ACCESS_LOG */
     bool search_index;                   /* IMAXE_SEARCH_INDEX: answer searches from memory */
     unsigned event_retention_days; /* IMAXE_EVENT_RETENTION_DAYS: keep sent events this long */
+    unsigned
+        advisory_timeout_ms;     /* IMAXE_ADVISORY_TIMEOUT_MS: statement limit of advisory writes */
     unsigned search_index_walk;  /* IMAXE_SEARCH_INDEX_WALK: images a page walks before gathering */
     char log_level[16];          /* IMAXE_LOG_LEVEL */
     char migrations_dir[512];    /* IMAXE_MIGRATIONS_DIR */
