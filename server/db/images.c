@@ -24,7 +24,8 @@
       ".hi_incl OR " c ".version_key <> " k ".hi::int[])"
 
 /* Search reads one row per image: the child tables' values are copied onto images (gpus,
- * regions, tags, component_keys: migrations/0004_catalog.sql keeps them by trigger), so every
+ * regions, tags, component_keys: written by the publish, kept by 0004's copy triggers for rows
+ * written with SQL), so every
  * filter is a cheap per-row test and the planner can drive the scan from the keyset index (a
  * page stops after limit + 1 matches) or from the most selective index (GIN on the arrays, the
  * tsvector, family). Constraints become inclusive ranges of imx_version_key_num() numbers once,

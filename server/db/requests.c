@@ -1,5 +1,6 @@
 /* SQL for image requests. Matching an image to a request is SQL imx_request_satisfied_by, the
- * same predicate the publish trigger uses, so a request's matches mean one thing. */
+ * same predicate the publish use case uses (migrations/procedures/publish_images.sql), so a
+ * request's matches mean one thing. */
 #include "db/requests.h"
 
 IMX_DB_STMT(q_catalog_team, 1,

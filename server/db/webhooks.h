@@ -1,6 +1,7 @@
 /* Webhook outbox SQL: producers enqueue events inside their own transaction; the dispatcher
  * claims due deliveries and records attempts. The logic lives in SQL functions
- * (migrations/0005_webhooks.sql) so that SQL triggers can produce events too. */
+ * (migrations/0005_webhooks.sql, migrations/procedures/webhook_outbox.sql) so that the write
+ * use cases in migrations/procedures/ produce their events in the same transaction. */
 #ifndef IMX_DB_WEBHOOKS_H
 #define IMX_DB_WEBHOOKS_H
 
