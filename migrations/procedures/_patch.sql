@@ -242,7 +242,11 @@ $$;
 
 -- Recomputes images.patch_status of p_ids from their rows. Returns the images that changed.
 CREATE OR REPLACE FUNCTION imx_patch_status_update(p_ids bigint[]) RETURNS SETOF bigint
-LANGUAGE plpgsql AS $$
+LANGUAGE plpgsql
+-- Per image, by primary key, however many (1 for a publish, 40,000 for a large advisory): a
+-- plan from the statistics scanned the images and their rows (3 ms for one image in a catalog
+-- of 6,000).
+SET enable_seqscan = off SET enable_hashjoin = off SET enable_mergejoin = off AS $$
 BEGIN
   RETURN QUERY
     WITH up AS (
