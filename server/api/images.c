@@ -654,26 +654,42 @@ static bool import_parse(struct imx_req *r, struct import *im, json_t *errors)
 static int import_resolve(struct imx_req *r, struct import *im, json_t *errors)
 {
     char err[256];
+    long long *parents = calloc(im->n ? im->n : 1, sizeof *parents);
+    bool *missing = calloc(im->n ? im->n : 1, sizeof *missing);
+    if (!parents || !missing) {
+        free(parents);
+        free(missing);
+        imx_reply_problem(r, IMX_E_INTERNAL, NULL);
+        return -1;
+    }
     for (size_t i = 0; i < im->n; i++) {
         struct publish *p = &im->p[i];
         int64_t team_id = 0;
         for (size_t k = 0; k < i && !team_id; k++)
             if (strcmp(im->p[k].team, p->team) == 0)
                 team_id = im->p[k].in.team_id;
-        if (!team_id && !(team_id = imx_auth_team(r, p->team, IMX_ROLE_PUBLISHER)))
+        if (!team_id && !(team_id = imx_auth_team(r, p->team, IMX_ROLE_PUBLISHER))) {
+            free(parents);
+            free(missing);
             return -1;
-        p->in.team_id = team_id;
-        if (p->in.parent_id) {
-            enum imx_db_images_rc rc = imx_db_image_exists(r->db, p->in.parent_id);
-            if (rc == IMX_DBI_NOT_FOUND) {
-                size_t before = json_array_size(errors);
-                imx_verr(errors, "/parent", "no image has id %lld", p->in.parent_id);
-                errors_at_line(errors, before, im->line[i]);
-            } else if (rc != IMX_DBI_OK) {
-                reply_rc(r, rc);
-                return -1;
-            }
         }
+        p->in.team_id = team_id;
+        parents[i] = p->in.parent_id;
+    }
+    /* Every parent in one statement, not one round trip a line. */
+    enum imx_db_images_rc prc = imx_db_images_missing(r->db, parents, im->n, missing);
+    for (size_t i = 0; prc == IMX_DBI_OK && i < im->n; i++) {
+        if (missing[i]) {
+            size_t before = json_array_size(errors);
+            imx_verr(errors, "/parent", "no image has id %lld", parents[i]);
+            errors_at_line(errors, before, im->line[i]);
+        }
+    }
+    free(parents);
+    free(missing);
+    if (prc != IMX_DBI_OK) {
+        reply_rc(r, prc);
+        return -1;
     }
     if (json_array_size(errors) > 0)
         return 0;

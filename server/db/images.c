@@ -879,6 +879,10 @@ enum imx_db_images_rc imx_db_image_resolve(struct imx_db_conn *c, const struct i
 
 IMX_DB_STMT(stmt_exists, 1, "SELECT 1 FROM images WHERE id = $1::bigint");
 
+IMX_DB_STMT(stmt_missing, 1,
+            "SELECT x.o - 1 FROM unnest($1::bigint[]) WITH ORDINALITY AS x(id, o)"
+            " WHERE x.id <> 0 AND NOT EXISTS (SELECT 1 FROM images i WHERE i.id = x.id)");
+
 IMX_DB_STMT(stmt_lock, 1,
             "SELECT i.team_id, '\"' || md5(imx_image_json(i.id)::text) || '\"',"
             " imx_image_status(i.status, i.revoke_at)"
@@ -906,6 +910,34 @@ IMX_DB_STMT(stmt_compat_pending, 1,
 
 IMX_DB_STMT(stmt_set_compat, 2,
             "UPDATE images SET compatibility = $2::jsonb WHERE id = $1::bigint RETURNING id");
+
+enum imx_db_images_rc imx_db_images_missing(struct imx_db_conn *c, const long long *ids, size_t n,
+                                            bool *missing)
+{
+    json_t *arr = json_array();
+    for (size_t i = 0; arr && i < n; i++) {
+        missing[i] = false;
+        json_array_append_new(arr, json_integer(ids[i]));
+    }
+    char *text = arr ? json_dumps(arr, JSON_COMPACT) : NULL;
+    json_decref(arr);
+    if (!text)
+        return IMX_DBI_ERROR;
+    /* A JSON array of integers is also a PostgreSQL array literal once its brackets are braces. */
+    text[0] = '{';
+    text[strlen(text) - 1] = '}';
+    const char *params[] = { text };
+    PGresult *r = imx_db_exec(c, &stmt_missing, params);
+    free(text);
+    enum imx_db_images_rc rc = imx_db_ok(r) ? IMX_DBI_OK : failure_rc(r, NULL, 0);
+    for (int k = 0; rc == IMX_DBI_OK && k < PQntuples(r); k++) {
+        unsigned long long i = strtoull(PQgetvalue(r, k, 0), NULL, 10);
+        if (i < n)
+            missing[i] = true;
+    }
+    PQclear(r);
+    return rc;
+}
 
 enum imx_db_images_rc imx_db_image_exists(struct imx_db_conn *c, long long id)
 {

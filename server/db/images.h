@@ -172,6 +172,11 @@ struct imx_image_resolve {
 enum imx_db_images_rc imx_db_image_resolve(struct imx_db_conn *c, const struct imx_image_resolve *r,
                                            char **json);
 
+/* Which of ids[0..n) name no image, in one statement: missing[i] is set for those (0 ids are
+ * never missing: "no parent"). OK, or the failure. */
+enum imx_db_images_rc imx_db_images_missing(struct imx_db_conn *c, const long long *ids, size_t n,
+                                            bool *missing);
+
 /* OK when an image with this id exists, else NOT_FOUND. */
 enum imx_db_images_rc imx_db_image_exists(struct imx_db_conn *c, long long id);
 

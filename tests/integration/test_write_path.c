@@ -249,6 +249,7 @@ static void import_is_all_or_nothing_and_idempotent(void **state)
     char dup[1024];
     snprintf(dup, sizeof dup, LINE, "imp", "1", "580.82.07");
     strncat(bad, dup, sizeof bad - strlen(bad) - 1);
+
     req(pub, "POST", "/v1/images:import", "application/x-ndjson", NULL, bad, &res);
     imx_t_assert_problem(&res, 400);
     json_t *errors = json_object_get(res.json, "errors");
@@ -268,6 +269,23 @@ static void import_is_all_or_nothing_and_idempotent(void **state)
     assert_true(saw_json);
     assert_true(saw_dup);
     assert_int_equal(sql_ll("SELECT count(*) FROM images WHERE family = 'imp'"), 0);
+
+    /* Well-formed lines whose parents are checked together (one statement): line 2 names an
+     * image that does not exist, line 1 one that does; nothing is imported. */
+    char parents[4096], child[1024];
+    long long parent = sql_ll("SELECT min(id) FROM images");
+    snprintf(child, sizeof child, LINE, "imp-child", "1", "580.82.07");
+    snprintf(parents, sizeof parents, "{\"parent\":%lld,%s{\"parent\":999999,", parent, child + 1);
+    snprintf(child, sizeof child, LINE, "imp-child", "2", "580.82.07");
+    strncat(parents, child + 1, sizeof parents - strlen(parents) - 1);
+    req(pub, "POST", "/v1/images:import", "application/x-ndjson", NULL, parents, &res);
+    imx_t_assert_problem(&res, 400);
+    json_t *pe = json_array_get(json_object_get(res.json, "errors"), 0);
+    assert_int_equal(json_array_size(json_object_get(res.json, "errors")), 1);
+    assert_int_equal(json_integer_value(json_object_get(pe, "line")), 2);
+    assert_string_equal(json_string_value(json_object_get(pe, "pointer")), "/parent");
+    imx_t_res_free(&res);
+    assert_int_equal(sql_ll("SELECT count(*) FROM images WHERE family = 'imp-child'"), 0);
 
     /* The good file, with a key; the same again replays; another body with the key is 422. */
     const char *key[] = { "Idempotency-Key: import-1", NULL };
