@@ -98,3 +98,10 @@ const struct imx_route imx_routes[] = {
 };
 
 const size_t imx_routes_count = sizeof imx_routes / sizeof imx_routes[0];
+
+bool imx_route_epoch_auth(const struct imx_route *rt)
+{
+    imx_handler h = rt->handler;
+    return h == imx_api_image_get || h == imx_api_compare || h == imx_api_image_search ||
+           h == imx_api_image_resolve;
+}

@@ -817,6 +817,115 @@ enum imx_db_images_rc imx_db_image_get(struct imx_db_conn *c, long long id, char
     return rc;
 }
 
+/* ---- stored documents (migrations/0020_point_reads.sql) ---- */
+
+/* Always one row: the auth epoch, then the stored document when it is current (d.etag NULL
+ * otherwise), its text left out when the client holds that ETag. */
+IMX_DB_STMT(stmt_doc, 2,
+            "SELECT e.n, d.etag, CASE WHEN d.etag = $2::text THEN NULL ELSE d.head || d.tail END"
+            " FROM auth_epoch e LEFT JOIN image_docs d ON d.image_id = $1::bigint"
+            " AND (d.fresh_until IS NULL OR d.fresh_until > now())");
+
+enum imx_db_images_rc imx_db_image_doc(struct imx_db_conn *c, long long id, const char *client_etag,
+                                       struct imx_db_image_doc *out)
+{
+    memset(out, 0, sizeof *out);
+    char idt[24];
+    snprintf(idt, sizeof idt, "%lld", id);
+    const char *params[] = { idt, client_etag };
+    PGresult *r = imx_db_exec(c, &stmt_doc, params);
+    if (!imx_db_ok(r) || PQntuples(r) != 1) {
+        enum imx_db_images_rc rc = imx_db_ok(r) ? IMX_DBI_ERROR : failure_rc(r, NULL, 0);
+        PQclear(r);
+        return rc;
+    }
+    out->epoch = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
+    if (PQgetisnull(r, 0, 1)) {
+        PQclear(r);
+        return IMX_DBI_NOT_FOUND;
+    }
+    out->res = r;
+    out->etag = PQgetvalue(r, 0, 1);
+    if (!PQgetisnull(r, 0, 2)) {
+        out->json = PQgetvalue(r, 0, 2);
+        out->json_len = (size_t)PQgetlength(r, 0, 2);
+    }
+    return IMX_DBI_OK;
+}
+
+void imx_db_image_doc_free(struct imx_db_image_doc *d)
+{
+    PQclear(d->res);
+    memset(d, 0, sizeof *d);
+}
+
+/* Compare's rows, in the order asked; a missing id has a row with NULLs. The stored summary is
+ * current unless a scheduled revocation has come due since it was written. The costs are the
+ * caller's scope's ($2 user, $3 an API token's team, $4 a team; as imx_db_costs_for_images):
+ * per model the least median cost per 1,000 inferences over the (provider, instance type,
+ * pricing) groups, and the median boot time. */
+#define COMPARE_SCOPE                                                                              \
+    "m.image_id = u.id AND m.team_id IN (SELECT imx_caller_teams($2::bigint, $3::bigint, "         \
+    "$4::bigint))"
+IMX_DB_STMT(stmt_compare_rows, 4,
+            "SELECT (SELECT n FROM auth_epoch), u.id, i.id IS NOT NULL,"
+            " CASE WHEN i.revoke_at <= now() THEN imx_image_summary(i.id) ELSE i.summary END,"
+            " i.kernel, jsonb_build_object('ok', i.compatibility->'ok', 'errors',"
+            "  i.compatibility->'errors', 'warnings', i.compatibility->'warnings'),"
+            " (SELECT coalesce(json_object_agg(b.model, b.best ORDER BY b.model), '{}')"
+            "   FROM (SELECT g.model, min(g.med) AS best FROM (SELECT m.model,"
+            "     percentile_cont(0.5) WITHIN GROUP (ORDER BY"
+            "       imx_cost_per_1k(m.price_per_hour::float8, m.throughput_per_s)) AS med"
+            "     FROM measurements m WHERE " COMPARE_SCOPE
+            "     GROUP BY m.model, m.provider, m.instance_type, m.pricing) g GROUP BY g.model) b),"
+            " to_json((SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY m.boot_seconds)"
+            "   FROM measurements m WHERE " COMPARE_SCOPE "))"
+            " FROM unnest($1::bigint[]) WITH ORDINALITY AS u(id, ord)"
+            " LEFT JOIN images i ON i.id = u.id ORDER BY u.ord");
+
+enum imx_db_images_rc imx_db_image_compare_rows(struct imx_db_conn *c, const long long *ids,
+                                                size_t n, const char *const scope[3],
+                                                struct imx_db_compare_rows *out, long long *missing)
+{
+    memset(out, 0, sizeof *out);
+    *missing = 0;
+    if (n == 0 || n > IMX_DBI_COMPARE_MAX)
+        return IMX_DBI_ERROR;
+    char list[IMX_DBI_COMPARE_MAX * 22 + 4] = "{";
+    size_t len = 1;
+    for (size_t i = 0; i < n; i++)
+        len += (size_t)snprintf(list + len, sizeof list - len, "%s%lld", i ? "," : "", ids[i]);
+    snprintf(list + len, sizeof list - len, "}");
+    const char *params[] = { list, scope[0], scope[1], scope[2] };
+    PGresult *r = imx_db_exec(c, &stmt_compare_rows, params);
+    if (!imx_db_ok(r) || PQntuples(r) != (int)n) {
+        enum imx_db_images_rc rc = imx_db_ok(r) ? IMX_DBI_ERROR : failure_rc(r, NULL, 0);
+        PQclear(r);
+        return rc;
+    }
+    out->res = r;
+    out->epoch = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
+    for (int k = 0; k < (int)n; k++) {
+        if (strcmp(PQgetvalue(r, k, 2), "t") != 0) {
+            if (!*missing)
+                *missing = ids[k];
+            continue;
+        }
+        out->row[k].summary = PQgetvalue(r, k, 3);
+        out->row[k].kernel = PQgetisnull(r, k, 4) ? NULL : PQgetvalue(r, k, 4);
+        out->row[k].compatibility = PQgetvalue(r, k, 5);
+        out->row[k].best_cost_per_1k = PQgetvalue(r, k, 6);
+        out->row[k].boot_seconds_median = PQgetisnull(r, k, 7) ? "null" : PQgetvalue(r, k, 7);
+    }
+    return *missing ? IMX_DBI_NOT_FOUND : IMX_DBI_OK;
+}
+
+void imx_db_compare_rows_free(struct imx_db_compare_rows *rows)
+{
+    PQclear(rows->res);
+    memset(rows, 0, sizeof *rows);
+}
+
 enum imx_db_images_rc imx_db_image_compare(struct imx_db_conn *c, const long long *ids, size_t n,
                                            char **json, long long *missing)
 {

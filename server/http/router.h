@@ -26,6 +26,11 @@ struct imx_route {
     int min_role;
 };
 
+/* Does the route's handler read the auth epoch with its answer and call imx_auth_confirm()? Then
+ * the caller may be let in with a remembered principal (no query of its own;
+ * server/auth/principal_cache.h); every other route checks the principal in full. */
+bool imx_route_epoch_auth(const struct imx_route *rt);
+
 /* The route table (server/api/routes.c) and its length. */
 extern const struct imx_route imx_routes[];
 extern const size_t imx_routes_count;
