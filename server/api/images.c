@@ -1122,15 +1122,12 @@ void imx_api_image_lineage(struct imx_req *r)
     long long id = path_id(r);
     if (!id)
         return;
-    struct imx_db_conn *c = imx_api_db_read(r);
-    if (!c)
-        return;
-    char *json;
-    enum imx_db_images_rc rc = imx_db_image_lineage(c, id, &json);
-    if (rc != IMX_DBI_OK)
-        reply_rc(r, rc);
-    else
-        reply_json_text_steal(r, 200, json);
+    struct imx_db_conn *c = imx_api_db(r);
+    for (int attempt = 0; c && attempt < 2; attempt++) {
+        if (imx_api_reply_pg_json_confirmed(r, 200, imx_db_image_lineage_result(c, id),
+                                            "No such image"))
+            return;
+    }
 }
 
 /* ---- component=NAME:CONSTRAINT (search and resolve) ---- */
@@ -1734,7 +1731,9 @@ void imx_api_image_resolve(struct imx_req *r)
     long long epoch = 0;
     bool served = false;
     enum imx_db_images_rc rc =
-        imx_db_image_resolve_indexed(c, &q, &summary, &artifact, &epoch, &served);
+        imx_auth_settings.read_cache
+            ? imx_db_image_resolve_indexed(c, &q, &summary, &artifact, &epoch, &served)
+            : IMX_DBI_OK;
     if (rc == IMX_DBI_OK && served) {
         int confirmed = imx_auth_confirm(r, epoch);
         json_t *image = confirmed == 1 ? json_loads(summary, 0, NULL) : NULL;

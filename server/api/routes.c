@@ -103,5 +103,6 @@ bool imx_route_epoch_auth(const struct imx_route *rt)
 {
     imx_handler h = rt->handler;
     return h == imx_api_image_get || h == imx_api_compare || h == imx_api_image_search ||
-           h == imx_api_image_resolve;
+           h == imx_api_image_resolve || h == imx_api_image_lineage ||
+           h == imx_api_image_patch_status;
 }

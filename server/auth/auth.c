@@ -295,6 +295,16 @@ static int check_principal(struct imx_req *r, bool api, const char *hash, int64_
     return ok;
 }
 
+/* Would the route's access and least role let the principal in? */
+static bool route_admits(const struct imx_req *r)
+{
+    const struct imx_route *rt = r->route;
+    if (rt->access == IMX_ACCESS_ADMIN && !r->principal.admin)
+        return false;
+    return rt->min_role <= IMX_ROLE_NONE || r->principal.admin ||
+           r->principal.max_role >= rt->min_role;
+}
+
 /* The route's access and least role, for the principal found. Replies 403 and returns false when
  * the caller may not go on. */
 static bool route_allows(struct imx_req *r)
@@ -357,7 +367,11 @@ bool imx_auth_authenticate(struct imx_req *r)
         r->principal.max_role = e.max_role;
         r->principal.cached = true;
         r->principal.epoch = e.epoch;
-        return route_allows(r);
+        /* A refusal is never taken from the cache: a right granted since must count. */
+        if (route_admits(r))
+            return true;
+        memset(&r->principal, 0, sizeof r->principal);
+        memcpy(r->principal.cache_key, key, sizeof key);
     }
     int ok = check_principal(r, api, hash, uid);
     if (ok < 0)

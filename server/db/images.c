@@ -1005,7 +1005,17 @@ IMX_DB_STMT(stmt_set_status, 6,
 /* Due revocations, a batch at a time (migrations/procedures/image_status.sql). */
 IMX_DB_STMT(stmt_apply_due, 0, "SELECT imx_apply_due_revocations(100)");
 
-IMX_DB_STMT(stmt_lineage, 1, "SELECT imx_image_lineage($1::bigint)::text");
+/* With the auth epoch (migrations/0020_point_reads.sql): always one row. */
+IMX_DB_STMT(stmt_lineage, 1,
+            "SELECT imx_image_lineage($1::bigint)::text, (SELECT n FROM auth_epoch)");
+
+PGresult *imx_db_image_lineage_result(struct imx_db_conn *c, long long id)
+{
+    char idt[24];
+    snprintf(idt, sizeof idt, "%lld", id);
+    const char *params[] = { idt };
+    return imx_db_exec(c, &stmt_lineage, params);
+}
 
 IMX_DB_STMT(stmt_compat_pending, 1,
             "SELECT coalesce(json_agg(json_build_object('id', i.id,"
@@ -1087,17 +1097,6 @@ enum imx_db_images_rc imx_db_image_apply_due_revocations(struct imx_db_conn *c, 
     enum imx_db_images_rc rc = imx_db_ok(r) ? IMX_DBI_OK : failure_rc(r, NULL, 0);
     if (rc == IMX_DBI_OK && PQntuples(r) == 1)
         *applied = atoi(PQgetvalue(r, 0, 0));
-    PQclear(r);
-    return rc;
-}
-
-enum imx_db_images_rc imx_db_image_lineage(struct imx_db_conn *c, long long id, char **json)
-{
-    *json = NULL;
-    enum imx_db_images_rc rc;
-    PGresult *r = exec_for_id(c, &stmt_lineage, id, NULL, &rc);
-    if (rc == IMX_DBI_OK && !(*json = strdup(PQgetvalue(r, 0, 0))))
-        rc = IMX_DBI_ERROR;
     PQclear(r);
     return rc;
 }
