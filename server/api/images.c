@@ -1649,9 +1649,7 @@ static void resolve_pin(struct imx_req *r, const char *pin, const char *region)
     }
     memcpy(team, pin, tl);
     team[tl] = '\0';
-    if (imx_auth_confirm_now(r) < 0)
-        return;
-    int64_t team_id = imx_auth_team(r, team, IMX_ROLE_VIEWER);
+    int64_t team_id = imx_auth_team(r, team, IMX_ROLE_VIEWER); /* confirms the principal */
     if (!team_id)
         return;
     snprintf(tid, sizeof tid, "%lld", (long long)team_id);

@@ -99,10 +99,12 @@ const struct imx_route imx_routes[] = {
 
 const size_t imx_routes_count = sizeof imx_routes / sizeof imx_routes[0];
 
+/* The handlers that confirm a remembered principal: with the epoch their own statement returns,
+ * or through imx_auth_team / imx_auth_team_id (pins). */
 bool imx_route_epoch_auth(const struct imx_route *rt)
 {
     imx_handler h = rt->handler;
     return h == imx_api_image_get || h == imx_api_compare || h == imx_api_image_search ||
            h == imx_api_image_resolve || h == imx_api_image_lineage ||
-           h == imx_api_image_patch_status;
+           h == imx_api_image_patch_status || h == imx_api_pin_list || h == imx_api_pin_get;
 }

@@ -246,6 +246,8 @@ static int role_in(struct imx_req *r, int64_t team_id, enum imx_role *out, bool 
 {
     const struct imx_principal *p = &r->principal;
     *out = IMX_ROLE_NONE;
+    if (p->cached && reply && imx_auth_confirm_now(r) < 0)
+        return -1;
     if (!p->authenticated || (p->token_id && team_id != p->token_team))
         return 0;
     if (p->user_admin) {
@@ -414,7 +416,7 @@ enum imx_role imx_auth_role_slug(struct imx_req *r, const char *slug, int64_t *t
     snprintf(uid, sizeof uid, "%lld", (long long)r->principal.user_id);
     PGresult *res = imx_db_auth_team_by_slug(r->db, slug, uid);
     enum imx_role role = IMX_ROLE_NONE;
-    if (imx_db_ok(res) && PQntuples(res) == 1) {
+    if (imx_db_ok(res) && PQntuples(res) == 1 && !PQgetisnull(res, 0, 0)) {
         *team_id = parse_id(PQgetvalue(res, 0, 0));
         role = cap(&r->principal, *team_id, imx_role_parse(PQgetvalue(res, 0, 1)));
     } else if (!imx_db_ok(res)) {
@@ -427,22 +429,30 @@ enum imx_role imx_auth_role_slug(struct imx_req *r, const char *slug, int64_t *t
 int64_t imx_auth_team(struct imx_req *r, const char *slug, enum imx_role min)
 {
     char uid[24];
-    if (!imx_api_db(r))
-        return 0;
-    snprintf(uid, sizeof uid, "%lld", (long long)r->principal.user_id);
-    PGresult *res = imx_db_auth_team_by_slug(r->db, slug, uid);
-    if (!imx_db_ok(res)) {
-        imx_api_db_error(r, res);
-        PQclear(res);
-        return 0;
-    }
     int64_t id = 0;
     enum imx_role role = IMX_ROLE_NONE;
-    if (PQntuples(res) == 1) {
-        id = parse_id(PQgetvalue(res, 0, 0));
-        role = cap(&r->principal, id, imx_role_parse(PQgetvalue(res, 0, 1)));
+    for (int attempt = 0;; attempt++) {
+        if (!imx_api_db(r))
+            return 0;
+        snprintf(uid, sizeof uid, "%lld", (long long)r->principal.user_id);
+        PGresult *res = imx_db_auth_team_by_slug(r->db, slug, uid);
+        if (!imx_db_ok(res) || PQntuples(res) != 1) {
+            imx_api_db_error(r, res);
+            PQclear(res);
+            return 0;
+        }
+        /* The lookup confirms a remembered principal too (its epoch column). */
+        int confirmed = imx_auth_confirm(r, strtoll(PQgetvalue(res, 0, 2), NULL, 10));
+        if (confirmed == 1 && !PQgetisnull(res, 0, 0)) {
+            id = parse_id(PQgetvalue(res, 0, 0));
+            role = cap(&r->principal, id, imx_role_parse(PQgetvalue(res, 0, 1)));
+        }
+        PQclear(res);
+        if (confirmed < 0)
+            return 0;
+        if (confirmed == 1 || attempt > 0)
+            break;
     }
-    PQclear(res);
     /* The same answer whether the team is missing or merely someone else's. */
     if (role == IMX_ROLE_NONE) {
         imx_reply_problem(r, IMX_E_NOT_FOUND, "No team '%s'", slug);

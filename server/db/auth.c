@@ -73,9 +73,11 @@ PGresult *imx_db_auth_max_role(struct imx_db_conn *c, const char *user_id)
     return imx_db_exec(c, &q_max_role, p);
 }
 
+/* Always one row: the team's id (NULL when there is none), the user's role in it, and the auth
+ * epoch (migrations/0020_point_reads.sql). */
 IMX_DB_STMT(q_team_by_slug, 2,
-            "SELECT t.id, m.role FROM teams t LEFT JOIN memberships m "
-            "ON m.team_id = t.id AND m.user_id = $2::bigint WHERE t.slug = $1");
+            "SELECT t.id, m.role, e.n FROM auth_epoch e LEFT JOIN teams t ON t.slug = $1"
+            " LEFT JOIN memberships m ON m.team_id = t.id AND m.user_id = $2::bigint");
 
 PGresult *imx_db_auth_team_by_slug(struct imx_db_conn *c, const char *slug, const char *user_id)
 {

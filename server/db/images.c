@@ -859,29 +859,9 @@ void imx_db_image_doc_free(struct imx_db_image_doc *d)
     memset(d, 0, sizeof *d);
 }
 
-/* Compare's rows, in the order asked; a missing id has a row with NULLs. The stored summary is
- * current unless a scheduled revocation has come due since it was written. The costs are the
- * caller's scope's ($2 user, $3 an API token's team, $4 a team; as imx_db_costs_for_images):
- * per model the least median cost per 1,000 inferences over the (provider, instance type,
- * pricing) groups, and the median boot time. */
-#define COMPARE_SCOPE                                                                              \
-    "m.image_id = u.id AND m.team_id IN (SELECT imx_caller_teams($2::bigint, $3::bigint, "         \
-    "$4::bigint))"
+/* Compare's rows (migrations/0021_point_read_plans.sql imx_compare_rows). */
 IMX_DB_STMT(stmt_compare_rows, 4,
-            "SELECT (SELECT n FROM auth_epoch), u.id, i.id IS NOT NULL,"
-            " CASE WHEN i.revoke_at <= now() THEN imx_image_summary(i.id) ELSE i.summary END,"
-            " i.kernel, jsonb_build_object('ok', i.compatibility->'ok', 'errors',"
-            "  i.compatibility->'errors', 'warnings', i.compatibility->'warnings'),"
-            " (SELECT coalesce(json_object_agg(b.model, b.best ORDER BY b.model), '{}')"
-            "   FROM (SELECT g.model, min(g.med) AS best FROM (SELECT m.model,"
-            "     percentile_cont(0.5) WITHIN GROUP (ORDER BY"
-            "       imx_cost_per_1k(m.price_per_hour::float8, m.throughput_per_s)) AS med"
-            "     FROM measurements m WHERE " COMPARE_SCOPE
-            "     GROUP BY m.model, m.provider, m.instance_type, m.pricing) g GROUP BY g.model) b),"
-            " to_json((SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY m.boot_seconds)"
-            "   FROM measurements m WHERE " COMPARE_SCOPE "))"
-            " FROM unnest($1::bigint[]) WITH ORDINALITY AS u(id, ord)"
-            " LEFT JOIN images i ON i.id = u.id ORDER BY u.ord");
+            "SELECT * FROM imx_compare_rows($1::bigint[], $2::bigint, $3::bigint, $4::bigint)");
 
 enum imx_db_images_rc imx_db_image_compare_rows(struct imx_db_conn *c, const long long *ids,
                                                 size_t n, const char *const scope[3],
