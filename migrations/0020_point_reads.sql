@@ -64,9 +64,11 @@ LANGUAGE sql STABLE PARALLEL SAFE SET TimeZone = 'UTC' AS $$
     'tags', to_json(i.tags))::text, -1)
 $$;
 
--- The changing part: ', "status" : ..., "compatibility" : {...}}', closing the object.
+-- The changing part: ', "status" : ..., "compatibility" : {...}}', closing the object. Inlined
+-- into the statements that use it (a plain expression: no per-row call when the sync trigger
+-- rewrites thousands of tails); they run it with TimeZone UTC.
 CREATE FUNCTION imx_image_doc_tail(i images) RETURNS text
-LANGUAGE sql STABLE PARALLEL SAFE SET TimeZone = 'UTC' AS $$
+LANGUAGE sql STABLE PARALLEL SAFE AS $$
   SELECT ', ' || substr(json_build_object(
     'status', imx_image_status(i.status, i.revoke_at), 'status_reason', i.status_reason,
     'revoke_at', i.revoke_at, 'patch_status', i.patch_status, 'updated_at', i.updated_at,
@@ -82,7 +84,7 @@ $$;
 -- The detail document from scratch (replaces 0004's): the definition the stored one follows.
 -- Children are no longer listed here (a platform image can have thousands): /lineage lists them.
 CREATE OR REPLACE FUNCTION imx_image_json(image_id bigint) RETURNS json
-LANGUAGE sql STABLE PARALLEL SAFE AS $$
+LANGUAGE sql STABLE PARALLEL SAFE SET TimeZone = 'UTC' AS $$
   SELECT (imx_image_doc_head(i) || imx_image_doc_tail(i))::json FROM images i WHERE i.id = image_id
 $$;
 
@@ -100,7 +102,7 @@ ALTER TABLE image_docs ALTER COLUMN tail SET STORAGE MAIN;
 -- use case for its new images, and by whoever loads images with SQL (bench/gen_catalog.sh,
 -- tools/demo.sh) for all of them (p_ids NULL). Returns how many rows it wrote.
 CREATE FUNCTION imx_image_docs_write(p_ids bigint[]) RETURNS integer
-LANGUAGE plpgsql AS $$
+LANGUAGE plpgsql SET TimeZone = 'UTC' AS $$
 DECLARE
   v_n integer;
 BEGIN
@@ -119,7 +121,7 @@ $$;
 
 -- Bookkeeping: the tails of the rows an UPDATE of images wrote, in one statement.
 CREATE FUNCTION imx_image_docs_sync() RETURNS trigger
-LANGUAGE plpgsql AS $$
+LANGUAGE plpgsql SET TimeZone = 'UTC' AS $$
 BEGIN
   UPDATE image_docs d
      SET tail = x.t, etag = '"' || md5(d.head || x.t) || '"', fresh_until = x.f
