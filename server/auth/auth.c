@@ -386,8 +386,12 @@ bool imx_auth_authenticate(struct imx_req *r)
 int imx_auth_confirm(struct imx_req *r, long long epoch)
 {
     struct imx_principal *p = &r->principal;
-    if (!p->cached || p->epoch == epoch)
+    if (!p->cached)
         return 1;
+    if (p->epoch == epoch) {
+        p->cached = false; /* confirmed: as good as checked in full for the rest of the request */
+        return 1;
+    }
     /* Something that can take a right away was committed since the entry was read: the same
      * credential is checked again in full. */
     char key[sizeof p->cache_key];
