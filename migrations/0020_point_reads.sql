@@ -44,10 +44,10 @@ CREATE TRIGGER memberships_auth_epoch AFTER INSERT OR UPDATE OR DELETE ON member
   FOR EACH STATEMENT EXECUTE FUNCTION imx_auth_epoch_move();
 
 -- The detail document's unchanging part: '{"id" : 1, ..., "tags" : [...]' without the closing
--- brace. Times in UTC whatever the session's time zone, so that every server renders the same
--- bytes.
+-- brace. Inlined into its callers, which run with TimeZone UTC whatever the session's, so that
+-- every server renders the same bytes.
 CREATE FUNCTION imx_image_doc_head(i images) RETURNS text
-LANGUAGE sql STABLE PARALLEL SAFE SET TimeZone = 'UTC' AS $$
+LANGUAGE sql STABLE PARALLEL SAFE AS $$
   SELECT left(json_build_object(
     'id', i.id, 'family', i.family, 'version', i.version,
     'team', (SELECT t.slug FROM teams t WHERE t.id = i.team_id), 'team_id', i.team_id,
@@ -106,11 +106,14 @@ LANGUAGE plpgsql SET TimeZone = 'UTC' AS $$
 DECLARE
   v_n integer;
 BEGIN
+  IF p_ids IS NULL THEN
+    p_ids := ARRAY(SELECT id FROM images ORDER BY id);
+  END IF;
   INSERT INTO image_docs (image_id, head, tail, etag, fresh_until)
   SELECT x.id, x.h, x.t, '"' || md5(x.h || x.t) || '"', x.f
     FROM (SELECT i.id, imx_image_doc_head(i) AS h, imx_image_doc_tail(i) AS t,
                  imx_image_doc_fresh_until(i) AS f
-            FROM images i WHERE p_ids IS NULL OR i.id = ANY (p_ids)) x
+            FROM unnest(p_ids) u(id) JOIN images i ON i.id = u.id) x
   ON CONFLICT (image_id) DO UPDATE
     SET head = EXCLUDED.head, tail = EXCLUDED.tail, etag = EXCLUDED.etag,
         fresh_until = EXCLUDED.fresh_until;
