@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "db/pool.h"
+#include "http/conformance.h"
 #include "http/guard.h"
 #include "http/metrics.h"
 #include "http/ratelimit.h"
@@ -230,6 +231,7 @@ static enum MHD_Result queue(struct imx_req *r)
 {
     struct imx_reply *rp = &r->reply;
     struct MHD_Response *resp;
+    imx_conformance_record(r);
     if (rp->body && rp->len > 0) {
         resp = MHD_create_response_from_buffer_with_free_callback_cls(
             rp->len, rp->body, rp->free_body ? rp->free_body : free_plain,
@@ -426,6 +428,8 @@ int imx_http_start(const struct imx_config *cfg, char *err, size_t errlen)
         .per_ip_reading_limit = cfg->per_ip_reading_limit,
     };
     imx_ratelimit_init(cfg->rate_limit_per_min);
+    if (imx_conformance_open(err, errlen) != 0)
+        return -1;
     if (imx_guard_start(&guard) != 0) {
         snprintf(err, errlen, "cannot start the connection guard thread");
         return -1;
