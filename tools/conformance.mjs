@@ -4,7 +4,8 @@
 // against the dereferenced contract (api/openapi.yaml as build/openapi.json) with Ajv 2020:
 // the operation and its status are documented (a 2xx or 3xx must be listed by number; an error
 // may fall to `default`), the content type is one the response declares, required headers are
-// there and every declared header present matches its schema, and a JSON body passes its schema.
+// there, no undeclared one is sent, every declared header present matches its schema, and a JSON
+// body passes its schema.
 // The run fails on any failure and on any operation of the contract that no test answered with
 // a success, in the spirit of Redis's utils/req-res-log-validator.py.
 //
@@ -114,7 +115,16 @@ function mediaType(ct) {
   return (ct || '').split(';')[0].trim().toLowerCase();
 }
 
+// Headers any answer may carry without each response listing them: the content type, the
+// request id, and the rate-limit headers of every signed-in answer (described once, in the
+// contract's info). Any other header the server sends must be declared on that response.
+const GLOBAL_HEADERS = new Set(['content-type', 'x-request-id', 'ratelimit', 'ratelimit-policy']);
+
 function checkHeaders(key, respPath, resp, line) {
+  const declared = new Set(Object.keys(resp.headers || {}).map((h) => h.toLowerCase()));
+  for (const name of Object.keys(line.headers))
+    if (!GLOBAL_HEADERS.has(name) && !declared.has(name))
+      fail(key, `header ${name} sent but not declared`, line);
   for (const [name, hdr0] of Object.entries(resp.headers || {})) {
     const hdr = deref(hdr0);
     const value = line.headers[name.toLowerCase()];
