@@ -209,15 +209,25 @@ for (const dir of dirs) {
   for (const name of fs.readdirSync(dir).sort()) {
     if (!name.endsWith('.ndjson')) continue;
     files++;
-    const text = fs.readFileSync(path.join(dir, name), 'utf8');
-    for (const raw of text.split('\n')) {
+    const text = fs.readFileSync(path.join(dir, name), 'utf8').split('\n');
+    for (let i = 0; i < text.length; i++) {
+      const raw = text[i];
       if (!raw) continue;
       let line;
       try {
         line = JSON.parse(raw);
       } catch (e) {
-        fail(name, `unreadable log line (${e.message})`, { method: '?', path: '?', request_id: '?' });
+        fail(name, `unreadable log line ${i + 1} (${e.message})`, { method: '?', path: '?', request_id: '?' });
         continue;
+      }
+      // A JSON body follows its line as the server sent it.
+      if (line.body_bytes !== undefined) {
+        const body = text[++i] ?? '';
+        try {
+          line.body = JSON.parse(body);
+        } catch (e) {
+          line.body_invalid = e.message;
+        }
       }
       lines++;
       try {
