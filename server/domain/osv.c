@@ -48,6 +48,25 @@ static const char *severity_of(const char *s)
     return NULL;
 }
 
+/* The imaxe component an OSV package is: GitHub's advisories (GHSA) name the NVIDIA Container
+ * Toolkit by its Go module and the frameworks by their PyPI names; any other package keeps its
+ * name. Borrowed. */
+static const char *component_of(const char *ecosystem, const char *name)
+{
+    static const struct {
+        const char *ecosystem, *package, *component;
+    } map[] = {
+        { "Go", "github.com/NVIDIA/nvidia-container-toolkit", "nvidia-container-toolkit" },
+        { "PyPI", "torch", "pytorch" },
+        { "PyPI", "tensorflow", "tensorflow" },
+        { "PyPI", "tensorflow-gpu", "tensorflow" },
+    };
+    for (size_t i = 0; ecosystem && i < sizeof map / sizeof map[0]; i++)
+        if (strcmp(ecosystem, map[i].ecosystem) == 0 && strcasecmp(name, map[i].package) == 0)
+            return map[i].component;
+    return name;
+}
+
 static bool is_cve(const char *s)
 {
     if (!s || strncmp(s, "CVE-", 4) != 0 || strlen(s) > 20)
@@ -211,6 +230,7 @@ json_t *imx_osv_to_advisory(const json_t *doc, json_t *errors)
             add_error(errors, p, "is required");
             continue;
         }
+        name = component_of(str(json_object_get(a, "package"), "ecosystem"), name);
         size_t k;
         json_t *range;
         json_array_foreach(json_object_get(a, "ranges"), k, range)

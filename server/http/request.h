@@ -125,6 +125,11 @@ void imx_reply_empty(struct imx_req *r, unsigned status);
 void imx_reply_problem(struct imx_req *r, enum imx_err err, const char *detail_fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* Replies 400 bad-request naming the refused query parameter (copied; the problem's
+ * "parameter"); detail is printf-style. */
+void imx_reply_bad_param(struct imx_req *r, const char *parameter, const char *detail_fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
 /* Replies 400 validation-failed with errors, an array of {pointer, detail}; steals errors. */
 void imx_reply_invalid_steal(struct imx_req *r, json_t *errors, const char *detail);
 
