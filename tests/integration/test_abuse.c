@@ -337,6 +337,25 @@ static void ambiguous_framing_is_refused_and_closed(void **state)
         { "two Hosts", "GET /livez HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n" },
         { "an unknown HTTP version", "GET /livez HTTP/1.7\r\nHost: t\r\n\r\n" },
         { "an encoded control character in the path", "GET /li%0Avez HTTP/1.1\r\nHost: t\r\n\r\n" },
+        /* Obsolete line folding: a proxy that unfolds reads one Content-Length; libmicrohttpd
+         * 0.9.75 would have glued the fold onto the header's name. */
+        { "a folded header (obs-fold, space)",
+          LOGIN "X-A: b\r\n c\r\nContent-Length: 2\r\n\r\n{}" },
+        { "a folded header (obs-fold, tab)",
+          LOGIN "Content-Length: 2\r\nX-A: b\r\n\tContent-Length: 40\r\n\r\n{}" HIDDEN },
+        { "a folded Transfer-Encoding",
+          LOGIN "Transfer-Encoding:\r\n chunked\r\n\r\n0\r\n\r\n" HIDDEN },
+        { "a bare LF ending the request line", "GET /livez HTTP/1.1\nHost: t\r\n\r\n" },
+        { "a bare LF ending a header line", "GET /livez HTTP/1.1\r\nHost: t\nX-A: b\r\n\r\n" },
+        { "a bare LF ending the last header line", "GET /livez HTTP/1.1\r\nHost: t\n\r\n" },
+        { "a bare LF as the empty line", "GET /livez HTTP/1.1\r\nHost: t\r\n\n" },
+        { "bare LFs only", "GET /livez HTTP/1.1\nHost: t\n\n" },
+        { "a bare LF hiding a Content-Length",
+          LOGIN "X-A: b\nContent-Length: 40\r\nContent-Length: 2\r\n\r\n{}" HIDDEN },
+        { "a bare CR inside a header value",
+          "GET /livez HTTP/1.1\r\nHost: t\r\nX-A: b\rc\r\n\r\n" },
+        { "a header name that is not a token",
+          "GET /livez HTTP/1.1\r\nHost: t\r\nX(A): b\r\n\r\n" },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         int statuses[8];
@@ -351,6 +370,30 @@ static void ambiguous_framing_is_refused_and_closed(void **state)
             assert_int_equal(statuses[k], 400);
         assert_true(closed);
     }
+}
+
+/* What the framing checks must not refuse: many headers, empty values, tabs around values, a
+ * header filling most of the buffer, and two requests kept alive on one connection. */
+static void well_formed_heads_still_pass(void **state)
+{
+    (void)state;
+    static char big[40000];
+    int k = snprintf(big, sizeof big, "GET /livez HTTP/1.1\r\nHost: t\r\nX-E:\r\nX-T:\t v \t\r\n");
+    for (int i = 0; i < 60; i++)
+        k += snprintf(big + k, sizeof big - (size_t)k, "X-H%d: %0200d\r\n", i, i);
+    k += snprintf(big + k, sizeof big - (size_t)k,
+                  "\r\nGET /livez HTTP/1.1\r\nHost: t\r\n"
+                  "Connection: close\r\n\r\n");
+    int statuses[8];
+    bool closed;
+    int n = exchange(&slow_srv, big, (size_t)k, 1500, statuses, &closed);
+    assert_int_equal(n, 2);
+    assert_int_equal(statuses[0], 200);
+    assert_int_equal(statuses[1], 200);
+    static const char http10[] = "GET /livez HTTP/1.0\r\n\r\n";
+    n = exchange(&slow_srv, http10, sizeof http10 - 1, 1500, statuses, &closed);
+    assert_int_equal(n, 1); /* libmicrohttpd answers with an HTTP/1.1 status line */
+    assert_int_equal(statuses[0], 200);
 }
 
 /* A bare LF ending a chunk: whichever way the chunks are read, the connection closes after the
@@ -1007,6 +1050,7 @@ int main(void)
         cmocka_unit_test(slow_heads_are_cut_and_a_fresh_client_is_answered),
         cmocka_unit_test(slow_body_is_cut_but_a_steady_one_is_answered),
         cmocka_unit_test(ambiguous_framing_is_refused_and_closed),
+        cmocka_unit_test(well_formed_heads_still_pass),
         cmocka_unit_test(bare_lf_chunk_never_runs_the_hidden_request),
         cmocka_unit_test(bad_url_escapes_are_400_problems),
     };

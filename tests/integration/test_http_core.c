@@ -106,6 +106,96 @@ static void long_url_is_414(void **state)
     imx_t_res_free(&res);
 }
 
+/* A problem the server answered itself, not libmicrohttpd's HTML: a request id in the body and
+ * the header. */
+static void assert_own_problem(const struct imx_res *res, long status)
+{
+    char id[128];
+    imx_t_assert_problem(res, status);
+    assert_non_null(json_string_value(json_object_get(res->json, "request_id")));
+    assert_non_null(imx_t_header(res, "X-Request-Id", id, sizeof id));
+    assert_string_equal(id, json_string_value(json_object_get(res->json, "request_id")));
+}
+
+/* The cap (2048 here) counts the query string: a short path with a long query is 414 too, as a
+ * problem with a request id; a URL just under the cap passes. */
+static void long_query_is_414_problem(void **state)
+{
+    struct imx_res res;
+    (void)state;
+    char path[3000];
+    snprintf(path, sizeof path, "/livez?x=");
+    size_t n = strlen(path);
+    memset(path + n, 'q', 2100 - n);
+    path[2100] = '\0';
+    assert_int_equal(imx_t_http(&srv, "GET", path, NULL, NULL, &res), 0);
+    assert_own_problem(&res, 414);
+    imx_t_res_free(&res);
+    path[2000] = '\0';
+    assert_int_equal(imx_t_http(&srv, "GET", path, NULL, NULL, &res), 0);
+    assert_int_equal(res.status, 200);
+    imx_t_res_free(&res);
+}
+
+/* Header lines over IMAXE_MAX_HEADER_BYTES (16 KiB) in all: 431 as a problem with a request
+ * id, whether one header or many make it up. */
+static void oversized_headers_are_431_problem(void **state)
+{
+    struct imx_res res;
+    (void)state;
+    static char big[20000];
+    snprintf(big, sizeof big, "X-Big: ");
+    memset(big + 7, 'b', 17000);
+    big[17007] = '\0';
+    const char *one[] = { big, NULL };
+    assert_int_equal(imx_t_http(&srv, "GET", "/livez", one, NULL, &res), 0);
+    assert_own_problem(&res, 431);
+    imx_t_res_free(&res);
+    static char many[8][3000];
+    const char *hdrs[9] = { NULL };
+    for (int i = 0; i < 8; i++) {
+        int k = snprintf(many[i], sizeof many[i], "X-Part-%d: ", i);
+        memset(many[i] + k, 'p', 2500);
+        many[i][k + 2500] = '\0';
+        hdrs[i] = many[i];
+    }
+    assert_int_equal(imx_t_http(&srv, "GET", "/livez", hdrs, NULL, &res), 0);
+    assert_own_problem(&res, 431);
+    imx_t_res_free(&res);
+    /* 12 KB of headers is under the cap. */
+    hdrs[4] = NULL;
+    assert_int_equal(imx_t_http(&srv, "GET", "/livez", hdrs, NULL, &res), 0);
+    assert_int_equal(res.status, 200);
+    imx_t_res_free(&res);
+}
+
+/* Every 401 says how to authenticate (RFC 6750): no token, a bad token (error="invalid_token"),
+ * and a wrong password at login. */
+static void every_401_has_www_authenticate(void **state)
+{
+    struct imx_res res;
+    char v[256];
+    (void)state;
+    assert_int_equal(imx_t_http_as(&srv, NULL, "GET", "/v1/me", NULL, &res), 0);
+    imx_t_assert_problem(&res, 401);
+    assert_string_equal(imx_t_header(&res, "WWW-Authenticate", v, sizeof v),
+                        "Bearer realm=\"imaxe\"");
+    imx_t_res_free(&res);
+    assert_int_equal(imx_t_http_as(&srv, "imx_not-a-real-token", "GET", "/v1/me", NULL, &res), 0);
+    imx_t_assert_problem(&res, 401);
+    assert_non_null(imx_t_header(&res, "WWW-Authenticate", v, sizeof v));
+    assert_non_null(strstr(v, "Bearer realm=\"imaxe\", error=\"invalid_token\""));
+    imx_t_res_free(&res);
+    assert_int_equal(imx_t_http_as(&srv, NULL, "POST", "/v1/auth/login",
+                                   "{\"email\":\"nobody@t.test\",\"password\":\"wrong-password\"}",
+                                   &res),
+                     0);
+    imx_t_assert_problem(&res, 401);
+    assert_string_equal(imx_t_header(&res, "WWW-Authenticate", v, sizeof v),
+                        "Bearer realm=\"imaxe\"");
+    imx_t_res_free(&res);
+}
+
 static void request_id_is_echoed_or_generated(void **state)
 {
     struct imx_res res;
@@ -227,6 +317,9 @@ int main(void)
         cmocka_unit_test(oversized_body_is_413_before_reading),
         cmocka_unit_test(small_body_on_get_route_is_405_not_413),
         cmocka_unit_test(long_url_is_414),
+        cmocka_unit_test(long_query_is_414_problem),
+        cmocka_unit_test(oversized_headers_are_431_problem),
+        cmocka_unit_test(every_401_has_www_authenticate),
         cmocka_unit_test(request_id_is_echoed_or_generated),
         cmocka_unit_test(security_headers_on_every_response),
         cmocka_unit_test(keep_alive_reuses_the_connection),
