@@ -241,6 +241,8 @@ static int serve(const struct imx_config *cfg, sigset_t *sigs)
         .comments_per_request = cfg->quota_comments_request,
         .tokens_per_user = cfg->quota_tokens_user,
         .measurements_per_day = cfg->quota_measurements_day,
+        .pins_per_team = cfg->quota_pins_team,
+        .webhooks_per_team = cfg->quota_webhooks_team,
     };
     imx_http_auth_hook = imx_auth_authenticate;
     if (imx_http_start(cfg, err, sizeof err) != 0) {

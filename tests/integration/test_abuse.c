@@ -921,6 +921,94 @@ static void request_quotas_refuse_with_429(void **state)
     assert_int_equal(imx_t_server_stop(&s, SIGTERM, 15), 0);
 }
 
+/* Pins (2) and webhook subscriptions (2) per team: past each, 429 naming the quota and nothing
+ * stored; another team has its own room; deleting one frees its place. */
+static void pin_and_webhook_quotas(void **state)
+{
+    (void)state;
+    struct imx_srv s;
+    char admin[2048], member[2048], other[2048], db[512];
+    const char *env[] = { "IMAXE_QUOTA_PINS_PER_TEAM=2",
+                          "IMAXE_QUOTA_WEBHOOKS_PER_TEAM=2",
+                          "IMAXE_WEBHOOK_ALLOW_HOSTS=127.0.0.1:9",
+                          "IMAXE_WEBHOOK_WORKERS=0",
+                          "IMAXE_ACCESS_LOG=0",
+                          NULL };
+    assert_int_equal(imx_t_server_up(&s, "abuse_quota3", env, db, sizeof db, admin, sizeof admin),
+                     0);
+    assert_int_equal(imx_t_user(&s, admin, "ml", "m@ml.test", "admin", member, sizeof member), 0);
+    assert_int_equal(imx_t_user(&s, admin, "web", "w@web.test", "admin", other, sizeof other), 0);
+    assert_int_equal(imx_t_system("psql '%s' -Xq -v ON_ERROR_STOP=1 -f '%s/tools/demo/catalog.sql' "
+                                  ">/dev/null",
+                                  db, getenv("IMX_TEST_SOURCE_DIR")),
+                     0);
+    char *img = imx_t_sql(db, "SELECT min(id) FROM images WHERE status = 'active'");
+    assert_non_null(img);
+    struct imx_res res;
+    char body[512], path[64];
+    long long first_pin = 0, first_hook = 0;
+    for (int i = 0; i < 3; i++) {
+        snprintf(body, sizeof body, "{\"team\":\"ml\",\"name\":\"p%d\",\"image\":%s}", i, img);
+        assert_int_equal(imx_t_http_as(&s, member, "POST", "/v1/pins", body, &res), 0);
+        if (i < 2) {
+            if (res.status != 201)
+                fail_msg("pin %d: %ld %s", i, res.status, res.body);
+            if (!first_pin)
+                first_pin = json_integer_value(json_object_get(res.json, "id"));
+        } else {
+            imx_t_assert_problem(&res, 429);
+            assert_non_null(strstr(res.body, "pins-per-team"));
+        }
+        imx_t_res_free(&res);
+    }
+    char *pins = imx_t_sql(db, "SELECT count(*) FROM pins");
+    assert_string_equal(pins, "2");
+    free(pins);
+    snprintf(body, sizeof body, "{\"team\":\"web\",\"name\":\"p0\",\"image\":%s}", img);
+    assert_int_equal(imx_t_http_as(&s, other, "POST", "/v1/pins", body, &res), 0);
+    assert_int_equal(res.status, 201);
+    imx_t_res_free(&res);
+    snprintf(path, sizeof path, "/v1/pins/%lld", first_pin);
+    assert_int_equal(imx_t_http_as(&s, member, "DELETE", path, NULL, &res), 0);
+    assert_int_equal(res.status, 204);
+    imx_t_res_free(&res);
+    snprintf(body, sizeof body, "{\"team\":\"ml\",\"name\":\"p9\",\"image\":%s}", img);
+    assert_int_equal(imx_t_http_as(&s, member, "POST", "/v1/pins", body, &res), 0);
+    assert_int_equal(res.status, 201);
+    imx_t_res_free(&res);
+
+    static const char hook[] = "{\"team\":\"ml\",\"url\":\"http://127.0.0.1:9/hook\","
+                               "\"events\":[\"image.published\"]}";
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(imx_t_http_as(&s, member, "POST", "/v1/webhooks", hook, &res), 0);
+        if (i < 2) {
+            if (res.status != 201)
+                fail_msg("webhook %d: %ld %s", i, res.status, res.body);
+            if (!first_hook)
+                first_hook = json_integer_value(json_object_get(res.json, "id"));
+        } else {
+            imx_t_assert_problem(&res, 429);
+            assert_non_null(strstr(res.body, "webhooks-per-team"));
+            char v[128];
+            assert_non_null(imx_t_header(&res, "RateLimit-Policy", v, sizeof v));
+            assert_non_null(strstr(v, "\"webhooks-per-team\";q=2"));
+        }
+        imx_t_res_free(&res);
+    }
+    char *hooks = imx_t_sql(db, "SELECT count(*) FROM webhooks");
+    assert_string_equal(hooks, "2");
+    free(hooks);
+    snprintf(path, sizeof path, "/v1/webhooks/%lld", first_hook);
+    assert_int_equal(imx_t_http_as(&s, member, "DELETE", path, NULL, &res), 0);
+    assert_int_equal(res.status, 204);
+    imx_t_res_free(&res);
+    assert_int_equal(imx_t_http_as(&s, member, "POST", "/v1/webhooks", hook, &res), 0);
+    assert_int_equal(res.status, 201);
+    imx_t_res_free(&res);
+    free(img);
+    assert_int_equal(imx_t_server_stop(&s, SIGTERM, 15), 0);
+}
+
 /* API tokens per user (2) and measurements per team and day (2): past each, 429 naming the
  * quota; a revoked token frees its place; an import that would pass the quota stores nothing. */
 static void token_and_measurement_quotas(void **state)
@@ -1064,6 +1152,7 @@ int main(void)
         cmocka_unit_test(request_pages_are_bounded),
         cmocka_unit_test(request_quotas_refuse_with_429),
         cmocka_unit_test(token_and_measurement_quotas),
+        cmocka_unit_test(pin_and_webhook_quotas),
         cmocka_unit_test(request_rate_per_caller_is_limited),
     };
     int failed = cmocka_run_group_tests_name("abuse.connections", slow, slow_setup, slow_teardown);
