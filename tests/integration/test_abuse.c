@@ -1131,6 +1131,68 @@ static void request_rate_per_caller_is_limited(void **state)
     assert_int_equal(imx_t_server_stop(&s, SIGTERM, 15), 0);
 }
 
+/* Two replicas on one database, 60 requests a minute: a caller alternating between them gets
+ * the limit once, not once per replica (each spends half of the shared bucket between
+ * reconciliations, every 200 ms here), and what it overspent is owed on either replica. */
+static void request_rate_holds_across_replicas(void **state)
+{
+    (void)state;
+    struct imx_srv a, b;
+    char admin[2048], member[2048], db[512], v[128];
+    const char *env[] = { "IMAXE_RATE_LIMIT_PER_MIN=60", "IMAXE_RATE_LIMIT_SYNC_MS=200",
+                          "IMAXE_ACCESS_LOG=0", NULL };
+    assert_int_equal(imx_t_server_up(&a, "abuse_rate2", env, db, sizeof db, admin, sizeof admin),
+                     0);
+    assert_int_equal(imx_t_server_start(&b, db, env), 0);
+    assert_int_equal(imx_t_user(&a, admin, "ml", "r@ml.test", "viewer", member, sizeof member), 0);
+    imx_t_sleep_ms(1000); /* both have counted each other by now */
+    struct imx_res res;
+    int ok[2] = { 0, 0 };
+    double t0 = now_ms();
+    for (int i = 0; i < 160; i++) {
+        const struct imx_srv *s = i % 2 ? &b : &a;
+        assert_int_equal(imx_t_http_as(s, member, "GET", "/v1/me", NULL, &res), 0);
+        if (res.status == 200)
+            ok[i % 2]++;
+        else
+            imx_t_assert_problem(&res, 429);
+        imx_t_res_free(&res);
+    }
+    double took = now_ms() - t0;
+    /* The bound of deploy/README.md: the limit, plus (N-1)/2N of it spent on stale views while
+     * the replicas first reconcile (15 for two), plus the refill (one a second) over the burst
+     * and one interval. */
+    int allowed = 60 + 15 + 1 + (int)(took / 1000.0);
+    printf("two replicas, 60 a minute: %d + %d answered of 160 in %.0f ms (one replica each "
+           "would allow 120)\n",
+           ok[0], ok[1], took);
+    fflush(stdout);
+    assert_true(ok[0] + ok[1] >= 55);
+    assert_true(ok[0] + ok[1] <= allowed);
+    assert_true(ok[0] > 10 && ok[1] > 10);
+    /* Drained through both: a while later, still refused on each (nothing left to spend). */
+    imx_t_sleep_ms(500);
+    for (int k = 0; k < 2; k++) {
+        int more = 0;
+        for (int i = 0; i < 10; i++) {
+            assert_int_equal(imx_t_http_as(k ? &b : &a, member, "GET", "/v1/me", NULL, &res), 0);
+            more += res.status == 200;
+            if (res.status == 429) {
+                assert_non_null(imx_t_header(&res, "Retry-After", v, sizeof v));
+                assert_true(atol(v) >= 1);
+            }
+            imx_t_res_free(&res);
+        }
+        printf("replica %c after the burst: %d of 10 answered\n", 'a' + k, more);
+        assert_true(more <= 2);
+    }
+    char *rows = imx_t_sql(db, "SELECT count(*) FROM rate_limit_replicas");
+    assert_string_equal(rows, "2");
+    free(rows);
+    assert_int_equal(imx_t_server_stop(&b, SIGTERM, 15), 0);
+    assert_int_equal(imx_t_server_stop(&a, SIGTERM, 15), 0);
+}
+
 int main(void)
 {
     signal(SIGPIPE, SIG_IGN);
@@ -1154,6 +1216,7 @@ int main(void)
         cmocka_unit_test(token_and_measurement_quotas),
         cmocka_unit_test(pin_and_webhook_quotas),
         cmocka_unit_test(request_rate_per_caller_is_limited),
+        cmocka_unit_test(request_rate_holds_across_replicas),
     };
     int failed = cmocka_run_group_tests_name("abuse.connections", slow, slow_setup, slow_teardown);
     failed += cmocka_run_group_tests_name("abuse.signin", signin, NULL, NULL);
