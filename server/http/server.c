@@ -402,10 +402,9 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
                 if ((unsigned char)*p >= 0x7f || (unsigned char)*p < 0x20)
                     *p = '?';
             r->early_error = IMX_E_BAD_REQUEST;
-            r->early_detail =
-                framing ? framing
-                        : "The URL has an invalid percent-encoding, a NUL or bytes that are not "
-                          "UTF-8";
+            r->early_detail = framing ? framing
+                                      : "The URL has a raw space or control character, an invalid "
+                                        "percent-encoding, a NUL or bytes that are not UTF-8";
             dispatch(r);
             return queue(r);
         }
@@ -545,7 +544,8 @@ int imx_http_start(const struct imx_config *cfg, char *err, size_t errlen)
         MHD_OPTION_THREAD_STACK_SIZE, (size_t)THREAD_STACK_BYTES, MHD_OPTION_LISTEN_BACKLOG_SIZE,
         (unsigned)1024, MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL, MHD_OPTION_EXTERNAL_LOGGER,
         mhd_log, NULL, MHD_OPTION_NOTIFY_CONNECTION, imx_guard_notify, NULL,
-        MHD_OPTION_UNESCAPE_CALLBACK, imx_guard_unescape, NULL,
+        MHD_OPTION_UNESCAPE_CALLBACK, imx_guard_unescape, NULL, MHD_OPTION_URI_LOG_CALLBACK,
+        imx_guard_uri_log, NULL,
         /* -1 in 0.9.75 is the level that refuses whitespace before a header's colon; the Host
          * check of level 1 is made in framing_problem. */
         MHD_OPTION_STRICT_FOR_CLIENT, -1, MHD_OPTION_END);

@@ -356,6 +356,8 @@ static void ambiguous_framing_is_refused_and_closed(void **state)
           "GET /livez HTTP/1.1\r\nHost: t\r\nX-A: b\rc\r\n\r\n" },
         { "a header name that is not a token",
           "GET /livez HTTP/1.1\r\nHost: t\r\nX(A): b\r\n\r\n" },
+        { "a raw space in the request target", "GET /livez?a=b c HTTP/1.1\r\nHost: t\r\n\r\n" },
+        { "a raw tab in the request target", "GET /livez\t HTTP/1.1\r\nHost: t\r\n\r\n" },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         int statuses[8];
@@ -854,6 +856,72 @@ static void request_pages_are_bounded(void **state)
     assert_int_equal(imx_t_server_stop(&s, SIGTERM, 15), 0);
 }
 
+/* The bound api/openapi.yaml states for GET /v1/pins (x-max-response-bytes). */
+#define MAX_PIN_PAGE_BYTES (16 * 1024 * 1024)
+
+/* A maximal page of pins: 200 pins, each with 16 constraints of 300 characters, on an image hit by
+ * 40 advisories of 500-character titles and 200 CVEs each. Every pin carries the count and only
+ * the newest 5, so the page stays under its stated bound (it was 40 of them a pin). */
+static void pin_pages_are_bounded(void **state)
+{
+    (void)state;
+    struct imx_srv s;
+    char admin[2048], member[2048], db[512];
+    const char *env[] = { "IMAXE_ACCESS_LOG=0", NULL };
+    assert_int_equal(imx_t_server_up(&s, "abuse_pinpages", env, db, sizeof db, admin, sizeof admin),
+                     0);
+    assert_int_equal(imx_t_user(&s, admin, "ml", "m@ml.test", "member", member, sizeof member), 0);
+    assert_int_equal(imx_t_system("psql '%s' -Xq -v ON_ERROR_STOP=1 -f '%s/tools/demo/catalog.sql' "
+                                  ">/dev/null",
+                                  db, getenv("IMX_TEST_SOURCE_DIR")),
+                     0);
+    static const char *const seed[] = {
+        "CREATE TEMP TABLE x AS SELECT min(id) AS image FROM images WHERE status = 'active'",
+        "INSERT INTO pins (team_id, name, image_id) SELECT t.id, 'pin-' || g, x.image "
+        "FROM teams t, x, generate_series(1, 200) g WHERE t.slug = 'ml'",
+        "INSERT INTO pin_constraints (pin_id, ord, component, range, lo, lo_incl, hi, hi_incl) "
+        "SELECT p.id, k, 'component-' || k, repeat('9', 300), '{0,0,0,0,0,0}', true, "
+        "'{999,0,0,0,0,0}', false FROM pins p, generate_series(0, 15) k",
+        "INSERT INTO advisories (id, title, published, severity, cves) SELECT 'ADV-' || g, "
+        "repeat('t', 500), date '2026-01-01' + g, 'high', (SELECT array_agg('CVE-2026-' || "
+        "(100000 + c)) FROM generate_series(1, 200) c) FROM generate_series(1, 40) g",
+        "INSERT INTO image_advisories (image_id, advisory_id, family) SELECT x.image, a.id, "
+        "i.family FROM x JOIN images i ON i.id = x.image, advisories a WHERE a.id LIKE 'ADV-%'",
+        "INSERT INTO pin_advisories (pin_id, advisory_id, image_id, family) SELECT p.id, a.id, "
+        "p.image_id, i.family FROM pins p JOIN images i ON i.id = p.image_id, advisories a "
+        "WHERE a.id LIKE 'ADV-%'",
+    };
+    char sql[4096] = "";
+    for (size_t i = 0; i < sizeof seed / sizeof seed[0]; i++) {
+        strcat(sql, seed[i]);
+        strcat(sql, "; ");
+    }
+    strcat(sql, "SELECT count(*) FROM pin_advisories");
+    char *rows = imx_t_sql(db, sql);
+    assert_non_null(rows);
+    assert_string_equal(rows, "8000");
+    free(rows);
+
+    struct imx_res res;
+    assert_int_equal(imx_t_http_as(&s, member, "GET", "/v1/pins?team=ml&limit=200", NULL, &res), 0);
+    assert_int_equal(res.status, 200);
+    json_t *items = json_object_get(res.json, "items");
+    assert_int_equal(json_array_size(items), 200);
+    json_t *first = json_array_get(items, 0);
+    printf("a page of 200 pins, 16 constraints and 40 advisories each: %zu bytes (bound %d)\n",
+           res.len, MAX_PIN_PAGE_BYTES);
+    fflush(stdout);
+    assert_true(res.len < MAX_PIN_PAGE_BYTES);
+    assert_int_equal(json_array_size(json_object_get(first, "constraints")), 16);
+    assert_int_equal(json_integer_value(json_object_get(first, "advisory_count")), 40);
+    json_t *advs = json_object_get(first, "advisories");
+    assert_int_equal(json_array_size(advs), 5);
+    assert_string_equal(json_string_value(json_object_get(json_array_get(advs, 0), "id")),
+                        "ADV-40");
+    imx_t_res_free(&res);
+    assert_int_equal(imx_t_server_stop(&s, SIGTERM, 15), 0);
+}
+
 /* ---- Quotas ---- */
 
 static long create_request(const struct imx_srv *s, const char *token, char *policy, size_t len)
@@ -1212,6 +1280,7 @@ int main(void)
     const struct CMUnitTest values[] = {
         cmocka_unit_test(values_the_database_refuses_are_400),
         cmocka_unit_test(request_pages_are_bounded),
+        cmocka_unit_test(pin_pages_are_bounded),
         cmocka_unit_test(request_quotas_refuse_with_429),
         cmocka_unit_test(token_and_measurement_quotas),
         cmocka_unit_test(pin_and_webhook_quotas),
