@@ -35,6 +35,7 @@
 #include "http/metrics.h"
 #include "http/router.h"
 #include "http/server.h"
+#include "jobs/ratelimit_sync.h"
 #include "api/costs_common.h"
 #include "util/config.h"
 #include "util/log.h"
@@ -241,6 +242,8 @@ static int serve(const struct imx_config *cfg, sigset_t *sigs)
         .comments_per_request = cfg->quota_comments_request,
         .tokens_per_user = cfg->quota_tokens_user,
         .measurements_per_day = cfg->quota_measurements_day,
+        .pins_per_team = cfg->quota_pins_team,
+        .webhooks_per_team = cfg->quota_webhooks_team,
     };
     imx_http_auth_hook = imx_auth_authenticate;
     if (imx_http_start(cfg, err, sizeof err) != 0) {
@@ -248,6 +251,12 @@ static int serve(const struct imx_config *cfg, sigset_t *sigs)
         return 1;
     }
     imx_info("imaxe %s listening on http://%s:%u/", IMX_VERSION, cfg->bind, imx_http_port());
+    if (imx_ratelimit_sync_start(cfg->rate_limit_per_min, cfg->rate_limit_sync_ms) != 0) {
+        imx_error("cannot start the rate-limit reconciler");
+        imx_http_stop();
+        imx_db_pool_shutdown();
+        return 1;
+    }
     if (imx_webhooks_start(cfg, err, sizeof err) != 0) {
         imx_error("%s", err);
         imx_http_stop();
@@ -267,6 +276,7 @@ static int serve(const struct imx_config *cfg, sigset_t *sigs)
         sleep_ms(20);
     long left = imx_http_in_flight();
     imx_http_stop();
+    imx_ratelimit_sync_stop();
     imx_webhooks_stop(cfg->shutdown_s * 1000);
     imx_db_image_index_stop();
     imx_db_pool_shutdown();

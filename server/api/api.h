@@ -33,6 +33,8 @@ struct imx_api_quotas {
     unsigned comments_per_request;     /* comments on one image request */
     unsigned tokens_per_user;          /* API tokens neither revoked nor expired */
     unsigned measurements_per_day;     /* measurements a team records in 24 hours */
+    unsigned pins_per_team;            /* pins a team holds */
+    unsigned webhooks_per_team;        /* webhook subscriptions a team holds */
 };
 extern struct imx_api_quotas imx_api_quotas;
 

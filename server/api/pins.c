@@ -180,8 +180,17 @@ static int pin_create_tx(struct imx_req *r, void *cls)
     struct pin_create *p = cls;
     if (check_image(r, p->image_id) != 0)
         return -1;
-    PGresult *res =
-        imx_db_pin_create(r->db, p->team_id, p->name, p->image_id, p->constraints, p->user_id);
+    PGresult *res = imx_db_pin_count(r->db, p->team_id);
+    if (!imx_db_ok(res))
+        return imx_db_tx_fail(r, res);
+    long long held = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
+    PQclear(res);
+    if (held >= imx_api_quotas.pins_per_team) {
+        imx_api_reply_quota(r, "pins-per-team", imx_api_quotas.pins_per_team,
+                            "the team has that many pins; delete one first");
+        return -1;
+    }
+    res = imx_db_pin_create(r->db, p->team_id, p->name, p->image_id, p->constraints, p->user_id);
     if (!imx_db_ok(res)) {
         if (strcmp(imx_db_sqlstate(res), "23505") == 0) {
             PQclear(res);

@@ -246,30 +246,24 @@ struct webhook_create {
     char secret[IMX_WEBHOOK_SECRET_LEN + 1];
 };
 
-static bool is_limit_violation(const PGresult *res)
-{
-    const char *constraint = PQresultErrorField(res, PG_DIAG_CONSTRAINT_NAME);
-    return strcmp(imx_db_sqlstate(res), "23514") == 0 && constraint &&
-           strcmp(constraint, "webhooks_per_team_limit") == 0;
-}
-
 static int create_tx(struct imx_req *r, void *cls)
 {
     struct webhook_create *w = cls;
-    PGresult *res = imx_db_webhook_create(
-        r->db, w->team_id, w->in.url, w->in.description, w->secret, w->in.events,
-        w->in.families ? w->in.families : "[]", w->in.pins ? w->in.pins : "[]", w->in.min_severity);
-    if (!imx_db_ok(res)) {
-        if (is_limit_violation(res)) {
-            PQclear(res);
-            imx_reply_problem(r, IMX_E_CONFLICT,
-                              "Team '%s' has 50 webhook subscriptions, the most a team may "
-                              "have; delete one first",
-                              w->team);
-            return -1;
-        }
+    PGresult *res = imx_db_webhook_count(r->db, w->team_id);
+    if (!imx_db_ok(res))
         return imx_db_tx_fail(r, res);
+    long long held = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
+    PQclear(res);
+    if (held >= imx_api_quotas.webhooks_per_team) {
+        imx_api_reply_quota(r, "webhooks-per-team", imx_api_quotas.webhooks_per_team,
+                            "the team has that many webhook subscriptions; delete one first");
+        return -1;
     }
+    res = imx_db_webhook_create(r->db, w->team_id, w->in.url, w->in.description, w->secret,
+                                w->in.events, w->in.families ? w->in.families : "[]",
+                                w->in.pins ? w->in.pins : "[]", w->in.min_severity);
+    if (!imx_db_ok(res))
+        return imx_db_tx_fail(r, res);
     char id[24], loc[64];
     snprintf(id, sizeof id, "%s", PQgetvalue(res, 0, 0));
     json_t *detail =

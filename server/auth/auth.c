@@ -144,7 +144,10 @@ int imx_auth_bootstrap(char *err, size_t errlen)
 static bool unauthenticated(struct imx_req *r, bool token_sent, const char *why)
 {
     imx_reply_header(r, "WWW-Authenticate",
-                     token_sent ? "Bearer error=\"invalid_token\"" : "Bearer");
+                     token_sent ? IMX_WWW_AUTHENTICATE
+                         ", error=\"invalid_token\", "
+                         "error_description=\"The token is invalid, expired or revoked\""
+                                : IMX_WWW_AUTHENTICATE);
     if (token_sent)
         imx_debug("request %s: token rejected (%s)", r->request_id, why);
     imx_reply_problem(r, IMX_E_UNAUTHENTICATED,

@@ -295,12 +295,16 @@ PGresult *imx_db_audit_insert(struct imx_db_conn *c, const char *user_id, const 
     return imx_db_exec(c, &q_audit_insert, p);
 }
 
+/* A detail over 4 KiB (a request body can be 1 MiB) is listed as {truncated, bytes}, so a page of
+ * 200 stays near 1 MiB. */
 IMX_DB_STMT(q_audit_list, 6,
             "SELECT a.id, json_build_object('id', a.id, 'at', a.at, 'actor', CASE WHEN "
             "a.actor_user_id IS NULL THEN NULL ELSE json_build_object('id', a.actor_user_id, "
             "'email', u.email) END, 'token_id', a.actor_token_id, 'action', a.action, "
             "'resource', a.resource, 'resource_id', a.resource_id, 'request_id', a.request_id, "
-            "'detail', a.detail) FROM audit_log a LEFT JOIN users u ON u.id = a.actor_user_id "
+            "'detail', CASE WHEN octet_length(a.detail::text) <= 4096 THEN a.detail ELSE "
+            "jsonb_build_object('truncated', true, 'bytes', octet_length(a.detail::text)) END) "
+            "FROM audit_log a LEFT JOIN users u ON u.id = a.actor_user_id "
             "WHERE ($1::bigint IS NULL OR a.actor_user_id = $1::bigint) "
             "AND ($2::text IS NULL OR a.resource = $2) AND ($3::text IS NULL OR a.action = $3) "
             "AND ($4::timestamptz IS NULL OR a.at >= $4::timestamptz) "

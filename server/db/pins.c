@@ -58,6 +58,16 @@ PGresult *imx_db_pin_create(struct imx_db_conn *c, const char *team_id, const ch
     return imx_db_exec(c, &q_create, p);
 }
 
+IMX_DB_STMT(q_count, 1,
+            "SELECT count(*) FROM (SELECT pg_advisory_xact_lock(hashtextextended("
+            "'pin-quota:' || $1, 0))) l, pins p WHERE p.team_id = $1::bigint");
+
+PGresult *imx_db_pin_count(struct imx_db_conn *c, const char *team_id)
+{
+    const char *p[] = { team_id };
+    return imx_db_exec(c, &q_count, p);
+}
+
 PGresult *imx_db_pin_unmet(struct imx_db_conn *c, const char *pin_id, const char *image_id)
 {
     const char *p[] = { pin_id, image_id };

@@ -18,6 +18,10 @@ PGresult *imx_db_pin_image(struct imx_db_conn *c, const char *image_id);
 PGresult *imx_db_pin_create(struct imx_db_conn *c, const char *team_id, const char *name,
                             const char *image_id, const char *constraints, const char *user_id);
 
+/* The team's pins -> count, after taking the team's pin-quota lock (held to the end of the
+ * transaction), so two creations at once cannot both take the last place. */
+PGresult *imx_db_pin_count(struct imx_db_conn *c, const char *team_id);
+
 /* The constraints of pin that image does not satisfy -> JSON [{component, range, version|null}]
  * (empty array: all hold). */
 PGresult *imx_db_pin_unmet(struct imx_db_conn *c, const char *pin_id, const char *image_id);

@@ -240,6 +240,16 @@ int imx_db_webhook_finish(struct imx_db_conn *db, const struct imx_db_webhook_cl
     "'next_attempt_at', a.next_attempt_at" extra_attempt ") ORDER BY a.id) FROM "                  \
     "webhook_attempts a WHERE a.delivery_id = d.id), '[]')" extra ")"
 
+IMX_DB_STMT(q_webhook_count, 1,
+            "SELECT count(*) FROM (SELECT pg_advisory_xact_lock(hashtextextended("
+            "'webhook-quota:' || $1, 0))) l, webhooks w WHERE w.team_id = $1::bigint");
+
+PGresult *imx_db_webhook_count(struct imx_db_conn *c, const char *team_id)
+{
+    const char *p[] = { team_id };
+    return imx_db_exec(c, &q_webhook_count, p);
+}
+
 IMX_DB_STMT(q_webhook_create, 8,
             "WITH w AS (INSERT INTO webhooks (team_id, url, description, secret, event_types, "
             "filter_families, filter_pins, min_severity) VALUES ($1::bigint, $2, coalesce($3, ''), "

@@ -84,8 +84,12 @@ int imx_db_webhook_finish(struct imx_db_conn *db, const struct imx_db_webhook_cl
  * returns a new result (PQclear it); string arguments are borrowed, NULL is SQL NULL; lists of
  * strings are JSON arrays of strings. Responses never include a secret. */
 
-/* Creates a subscription -> id, webhook JSON. Fails with 23514 and constraint
- * "webhooks_per_team_limit" when the team has 50 already. */
+/* The team's subscriptions -> count, after taking the team's webhook-quota lock (held to the end
+ * of the transaction), so two creations at once cannot both take the last place. */
+PGresult *imx_db_webhook_count(struct imx_db_conn *c, const char *team_id);
+
+/* Creates a subscription -> id, webhook JSON (the quota is checked with imx_db_webhook_count
+ * first, in the same transaction). */
 PGresult *imx_db_webhook_create(struct imx_db_conn *c, const char *team_id, const char *url,
                                 const char *description, const char *secret, const char *events,
                                 const char *families, const char *pins, const char *min_severity);

@@ -314,19 +314,34 @@ void imx_guard_request_done(struct MHD_Connection *conn)
     set_phase(conn, PHASE_HEAD);
 }
 
+static void mark_url_bad(struct MHD_Connection *conn)
+{
+    struct watched *w = find(conn);
+    if (w) {
+        pthread_mutex_lock(&lock);
+        w->url_bad = true;
+        pthread_mutex_unlock(&lock);
+    }
+}
+
+void *imx_guard_uri_log(void *cls, const char *uri, struct MHD_Connection *conn)
+{
+    (void)cls;
+    for (const unsigned char *p = (const unsigned char *)uri; p && *p; p++)
+        if (*p <= 0x20 || *p == 0x7f) {
+            mark_url_bad(conn);
+            break;
+        }
+    return NULL;
+}
+
 size_t imx_guard_unescape(void *cls, struct MHD_Connection *conn, char *s)
 {
     (void)cls;
     bool bad = false;
     size_t n = imx_percent_decode(s, &bad);
-    if (bad) {
-        struct watched *w = find(conn);
-        if (w) {
-            pthread_mutex_lock(&lock);
-            w->url_bad = true;
-            pthread_mutex_unlock(&lock);
-        }
-    }
+    if (bad)
+        mark_url_bad(conn);
     return n;
 }
 

@@ -44,6 +44,11 @@ void imx_guard_request_done(struct MHD_Connection *conn);
  * result that is not UTF-8 marks the request's URL bad. */
 size_t imx_guard_unescape(void *cls, struct MHD_Connection *conn, char *s);
 
+/* libmicrohttpd's MHD_OPTION_URI_LOG_CALLBACK: sees the raw request target before it is split and
+ * decoded; a raw space or control character in it (0.9.75 at strictness -1 takes "GET /a b
+ * HTTP/1.1" as the target "/a b") marks the request's URL bad. Returns NULL (no context). */
+void *imx_guard_uri_log(void *cls, const char *uri, struct MHD_Connection *conn);
+
 /* Was this request's URL (path or query) badly escaped or not UTF-8? */
 bool imx_guard_url_bad(struct MHD_Connection *conn);
 

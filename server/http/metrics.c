@@ -22,7 +22,7 @@ static const char *const methods[] = { "GET",   "HEAD",   "POST",    "PUT",
 
 /* Codes we answer with; anything else is counted under its class in the last slot. */
 static const unsigned codes[] = { 200, 201, 202, 204, 301, 304, 400, 401, 403, 404, 405,
-                                  409, 412, 413, 414, 415, 422, 428, 429, 500, 503 };
+                                  409, 412, 413, 414, 415, 422, 428, 429, 431, 500, 503 };
 #define NCODES (sizeof codes / sizeof codes[0])
 
 static const double buckets[] = { 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05,

@@ -13,6 +13,8 @@ static const struct imx_problem_def defs[IMX_E__COUNT] = {
     [IMX_E_PRECONDITION_FAILED] = { 412, "precondition-failed", "Precondition failed" },
     [IMX_E_PAYLOAD_TOO_LARGE] = { 413, "payload-too-large", "Request body too large" },
     [IMX_E_URI_TOO_LONG] = { 414, "uri-too-long", "URI too long" },
+    [IMX_E_HEADERS_TOO_LARGE] = { 431, "header-fields-too-large",
+                                  "Request header fields too large" },
     [IMX_E_UNSUPPORTED_MEDIA_TYPE] = { 415, "unsupported-media-type", "Unsupported media type" },
     [IMX_E_UNPROCESSABLE] = { 422, "unprocessable", "The request cannot be carried out" },
     [IMX_E_PRECONDITION_REQUIRED] = { 428, "precondition-required", "If-Match required" },

@@ -202,10 +202,22 @@ void imx_reply_json_steal(struct imx_req *r, unsigned status, json_t *doc)
     imx_reply_raw_steal(r, status, "application/json", text, strlen(text), NULL, NULL);
 }
 
+static bool has_header(const struct imx_req *r, const char *name)
+{
+    for (size_t i = 0; i < r->reply.nheaders; i++)
+        if (strcasecmp(r->reply.headers[i].name, name) == 0)
+            return true;
+    return false;
+}
+
 static void reply_problem_doc(struct imx_req *r, enum imx_err err, const char *detail,
                               json_t *errors, const char *parameter)
 {
     const struct imx_problem_def *d = imx_problem_def(err);
+    /* Every 401 names the scheme (RFC 9110 section 11.6.1); a handler that knows more (an
+     * invalid token: RFC 6750's error="invalid_token") has set its own. */
+    if (d->status == 401 && !has_header(r, "WWW-Authenticate"))
+        imx_reply_header(r, "WWW-Authenticate", IMX_WWW_AUTHENTICATE);
     char type[128];
     snprintf(type, sizeof type, IMX_PROBLEM_TYPE_BASE "%s", d->slug);
     json_t *doc = json_pack("{s:s, s:s, s:i, s:s}", "type", type, "title", d->title, "status",

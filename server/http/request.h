@@ -19,6 +19,10 @@ struct imx_db_conn;
 #define IMX_MAX_HEADERS    12
 #define IMX_REQUEST_ID_MAX 64
 
+/* The challenge of a 401 sent without a token, or with the wrong password (RFC 6750 section 3:
+ * no error code when the request had no token). */
+#define IMX_WWW_AUTHENTICATE "Bearer realm=\"imaxe\""
+
 struct imx_header {
     char *name;  /* new string */
     char *value; /* new string */

@@ -7,6 +7,7 @@
 #include <netinet/in.h>
 #include <openssl/rand.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,7 +30,7 @@ static struct MHD_Daemon *daemon_;
 static atomic_long in_flight;
 static atomic_bool draining;
 static unsigned bound_port;
-static size_t max_body, max_url;
+static size_t max_body, max_url, max_header;
 static bool access_log, serve_static;
 
 /* Handler stacks are small; libmicrohttpd's default (the process default) would reserve 8 MiB
@@ -65,11 +66,87 @@ static enum MHD_Result count_framing(void *cls, enum MHD_ValueKind kind, const c
     return MHD_YES;
 }
 
+/* How the head's lines lie in libmicrohttpd's read buffer, walked in the order they came. */
+struct layout {
+    uintptr_t end;   /* where the previous line's text ended (its terminator starts) */
+    const char *why; /* NULL while every line so far is well formed */
+};
+
+static bool is_tchar(unsigned char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           (c && strchr("!#$%&'*+-.^_`|~", c));
+}
+
+/* libmicrohttpd 0.9.75 parses header lines in place: it overwrites each CRLF with two NULs (a
+ * bare LF with one) and the colon with one, and points key and value into the line. A folded
+ * line (obs-fold) is appended to the key in a block of its own. So a line whose key does not
+ * start two bytes after the previous line's end was folded into (or ended by a bare LF, one
+ * byte), which that version accepts silently and newer ones refuse (RFC 9112 sections 2.2 and
+ * 5.2). tests/integration/test_abuse shows each case refused, should a new version parse
+ * differently. */
+static enum MHD_Result walk_line(void *cls, enum MHD_ValueKind kind, const char *key,
+                                 const char *value)
+{
+    struct layout *l = cls;
+    (void)kind;
+    uintptr_t k = (uintptr_t)key;
+    if (k == l->end + 1) {
+        l->why = "A line of the head ends in a bare LF, not CRLF";
+        return MHD_NO;
+    }
+    if (k != l->end + 2) {
+        l->why = "A header line is folded (obsolete line folding)";
+        return MHD_NO;
+    }
+    const char *p = key;
+    for (; *p; p++)
+        if (!is_tchar((unsigned char)*p)) {
+            l->why = "A header name has a character a token may not have";
+            return MHD_NO;
+        }
+    /* The colon's NUL, then optional whitespace, then the value, all in the same line. */
+    for (p++; p < value; p++)
+        if (*p != ' ' && *p != '\t') {
+            l->why = "A header line is folded (obsolete line folding)";
+            return MHD_NO;
+        }
+    if (p != value) {
+        l->why = "A header line is folded (obsolete line folding)";
+        return MHD_NO;
+    }
+    for (; *p; p++)
+        if (((unsigned char)*p < 0x20 && *p != '\t') || *p == 0x7f) {
+            l->why = "A header value has a control character (a bare CR?)";
+            return MHD_NO;
+        }
+    l->end = (uintptr_t)p;
+    return MHD_YES;
+}
+
+/* NULL when every line of the head ends in CRLF and none is folded, else why (see walk_line).
+ * The head must end with an empty line: CRLF CRLF after the last line's text. */
+static const char *head_lines_problem(struct MHD_Connection *conn, const char *method,
+                                      const char *version)
+{
+    const union MHD_ConnectionInfo *hs =
+        MHD_get_connection_info(conn, MHD_CONNECTION_INFO_REQUEST_HEADER_SIZE);
+    if (!hs)
+        return NULL;
+    struct layout l = { .end = (uintptr_t)version + strlen(version) };
+    MHD_get_connection_values(conn, MHD_HEADER_KIND, walk_line, &l);
+    if (l.why)
+        return l.why;
+    if ((uintptr_t)method + hs->header_size != l.end + 4)
+        return "A line of the head ends in a bare LF, not CRLF";
+    return NULL;
+}
+
 /* Refuses a request head whose framing a proxy in front could read differently (RFC 9112
- * sections 6.1, 6.3 and 3.2): NULL when it is fine, else why. libmicrohttpd has already refused
- * whitespace before a colon (MHD_OPTION_STRICT_FOR_CLIENT -1). It cannot see obsolete line
- * folding or a bare LF ending a header line: 0.9.75 accepts both before any callback runs. */
-static const char *framing_problem(struct MHD_Connection *conn, const char *url,
+ * sections 2.2, 5.2, 6.1, 6.3 and 3.2): NULL when it is fine, else why. libmicrohttpd has already
+ * refused whitespace before a colon (MHD_OPTION_STRICT_FOR_CLIENT -1); obsolete line folding and
+ * a bare LF ending a line, which 0.9.75 accepts, are found in head_lines_problem. */
+static const char *framing_problem(struct MHD_Connection *conn, const char *url, const char *method,
                                    const char *version, bool *chunked)
 {
     struct framing f = { .te_chunked_only = true };
@@ -77,6 +154,9 @@ static const char *framing_problem(struct MHD_Connection *conn, const char *url,
     *chunked = f.transfer_encoding > 0;
     if (strcmp(version, MHD_HTTP_VERSION_1_1) != 0 && strcmp(version, MHD_HTTP_VERSION_1_0) != 0)
         return "Only HTTP/1.1 and HTTP/1.0 are spoken";
+    const char *lines = head_lines_problem(conn, method, version);
+    if (lines)
+        return lines;
     if (f.content_length > 1)
         return "More than one Content-Length";
     if (f.transfer_encoding > 1)
@@ -219,12 +299,18 @@ static void dispatch(struct imx_req *r)
         imx_reply_problem(r, r->early_error, "%s", r->early_detail);
         return;
     }
+    if (r->early_error == IMX_E_URI_TOO_LONG) {
+        imx_reply_problem(r, r->early_error, "The URL, query included, is longer than %zu bytes",
+                          max_url);
+        return;
+    }
+    if (r->early_error == IMX_E_HEADERS_TOO_LARGE) {
+        imx_reply_problem(r, r->early_error, "The header lines are longer than %zu bytes in all",
+                          max_header);
+        return;
+    }
     if (r->early_error != IMX_E__COUNT) {
-        imx_reply_problem(r, r->early_error,
-                          r->early_error == IMX_E_URI_TOO_LONG
-                              ? "The URL is longer than %zu bytes"
-                              : "The body is larger than %zu bytes",
-                          r->early_error == IMX_E_URI_TOO_LONG ? max_url : max_body);
+        imx_reply_problem(r, r->early_error, "The body is larger than %zu bytes", max_body);
         return;
     }
     r->path = strdup(r->path_orig);
@@ -260,7 +346,7 @@ static void dispatch(struct imx_req *r)
     r->route_index = idx;
     if (r->route->access != IMX_ACCESS_PUBLIC) {
         if (!imx_http_auth_hook) {
-            imx_reply_header(r, "WWW-Authenticate", "Bearer");
+            imx_reply_header(r, "WWW-Authenticate", IMX_WWW_AUTHENTICATE);
             imx_reply_problem(r, IMX_E_UNAUTHENTICATED, "Send Authorization: Bearer <token>");
             return;
         }
@@ -345,23 +431,41 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         *con_cls = r;
 
         size_t ul = strnlen(url, max_url + 1);
-        if (ul > max_url)
-            r->early_error = IMX_E_URI_TOO_LONG;
         r->path_orig = strndup(url, ul > max_url ? max_url : ul);
         if (!r->path_orig)
             return MHD_NO;
         imx_guard_head_done(conn);
-        const char *framing = framing_problem(conn, url, version, &r->chunked);
+        const char *framing = framing_problem(conn, url, method, version, &r->chunked);
+        if (!framing) {
+            /* The request target, query included, lies in the head between url and version (see
+             * head_lines_problem); the header lines follow it. */
+            size_t target = (size_t)((uintptr_t)version - (uintptr_t)url) - 1;
+            const union MHD_ConnectionInfo *hs =
+                MHD_get_connection_info(conn, MHD_CONNECTION_INFO_REQUEST_HEADER_SIZE);
+            size_t lines =
+                hs ? hs->header_size - (size_t)((uintptr_t)version - (uintptr_t)method) : 0;
+            if (target > max_url || ul > max_url) {
+                r->early_error = IMX_E_URI_TOO_LONG;
+                dispatch(r);
+                r->early_detail = "too long"; /* closes the connection */
+                return queue(r);
+            }
+            if (lines > max_header) {
+                r->early_error = IMX_E_HEADERS_TOO_LARGE;
+                dispatch(r);
+                r->early_detail = "too large";
+                return queue(r);
+            }
+        }
         if (framing || imx_guard_url_bad(conn)) {
             /* The problem's instance must be valid JSON text: bytes past ASCII become '?'. */
             for (char *p = r->path_orig; *p; p++)
                 if ((unsigned char)*p >= 0x7f || (unsigned char)*p < 0x20)
                     *p = '?';
             r->early_error = IMX_E_BAD_REQUEST;
-            r->early_detail =
-                framing ? framing
-                        : "The URL has an invalid percent-encoding, a NUL or bytes that are not "
-                          "UTF-8";
+            r->early_detail = framing ? framing
+                                      : "The URL has a raw space or control character, an invalid "
+                                        "percent-encoding, a NUL or bytes that are not UTF-8";
             dispatch(r);
             return queue(r);
         }
@@ -476,6 +580,7 @@ int imx_http_start(const struct imx_config *cfg, char *err, size_t errlen)
     }
     max_body = cfg->max_body;
     max_url = cfg->max_url;
+    max_header = cfg->max_header;
     access_log = cfg->access_log;
     serve_static = cfg->web_dir[0] != '\0';
     if (serve_static)
@@ -502,7 +607,8 @@ int imx_http_start(const struct imx_config *cfg, char *err, size_t errlen)
         MHD_OPTION_THREAD_STACK_SIZE, (size_t)THREAD_STACK_BYTES, MHD_OPTION_LISTEN_BACKLOG_SIZE,
         (unsigned)1024, MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL, MHD_OPTION_EXTERNAL_LOGGER,
         mhd_log, NULL, MHD_OPTION_NOTIFY_CONNECTION, imx_guard_notify, NULL,
-        MHD_OPTION_UNESCAPE_CALLBACK, imx_guard_unescape, NULL,
+        MHD_OPTION_UNESCAPE_CALLBACK, imx_guard_unescape, NULL, MHD_OPTION_URI_LOG_CALLBACK,
+        imx_guard_uri_log, NULL,
         /* -1 in 0.9.75 is the level that refuses whitespace before a header's colon; the Host
          * check of level 1 is made in framing_problem. */
         MHD_OPTION_STRICT_FOR_CLIENT, -1, MHD_OPTION_END);

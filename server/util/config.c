@@ -137,6 +137,10 @@ int imx_config_load(struct imx_config *cfg, char *err, size_t errlen)
         { "IMAXE_QUOTA_TOKENS_PER_USER", 50, 0, 1000000 },
         { "IMAXE_QUOTA_MEASUREMENTS_PER_DAY", 10000, 0, 100000000 },
         { "IMAXE_ADVISORY_TIMEOUT_MS", 120000, 1000, 3600000 },
+        { "IMAXE_MAX_HEADER_BYTES", 16384, 1024, 1048576 },
+        { "IMAXE_QUOTA_PINS_PER_TEAM", 1000, 0, 1000000 },
+        { "IMAXE_QUOTA_WEBHOOKS_PER_TEAM", 50, 0, 100000 },
+        { "IMAXE_RATE_LIMIT_SYNC_MS", 1000, 0, 60000 },
         { "IMAXE_READ_CACHE", 1, 0, 1 },
     };
     unsigned long long v[sizeof vars / sizeof vars[0]];
@@ -183,7 +187,20 @@ int imx_config_load(struct imx_config *cfg, char *err, size_t errlen)
     cfg->quota_tokens_user = (unsigned)v[34];
     cfg->quota_measurements_day = (unsigned)v[35];
     cfg->advisory_timeout_ms = (unsigned)v[36];
-    cfg->read_cache = v[37] != 0;
+    cfg->max_header = (size_t)v[37];
+    cfg->quota_pins_team = (unsigned)v[38];
+    cfg->quota_webhooks_team = (unsigned)v[39];
+    cfg->rate_limit_sync_ms = (unsigned)v[40];
+    cfg->read_cache = v[41] != 0;
+    /* libmicrohttpd answers a head that overflows its buffer itself, in HTML; below that the
+     * server answers 414 / 431 as problems. Leave room for both caps and the pool's own use. */
+    if (cfg->conn_memory < cfg->max_url + cfg->max_header + 8192) {
+        snprintf(err, errlen,
+                 "IMAXE_CONNECTION_MEMORY_BYTES (%zu) must be at least IMAXE_MAX_URL_BYTES + "
+                 "IMAXE_MAX_HEADER_BYTES + 8192 (%zu)",
+                 cfg->conn_memory, cfg->max_url + cfg->max_header + 8192);
+        return -1;
+    }
 
     env_str(cfg->bind, sizeof cfg->bind, "IMAXE_BIND", "127.0.0.1");
     env_str(cfg->log_level, sizeof cfg->log_level, "IMAXE_LOG_LEVEL", "info");

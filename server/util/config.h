@@ -15,7 +15,8 @@ struct imx_config {
     unsigned statement_ms;     /* IMAXE_STATEMENT_TIMEOUT_MS */
     unsigned db_wait_s;        /* IMAXE_DB_WAIT_S: how long start-up waits for PostgreSQL */
     size_t max_body;           /* IMAXE_MAX_BODY_BYTES */
-    size_t max_url;            /* IMAXE_MAX_URL_BYTES */
+    size_t max_url;            /* IMAXE_MAX_URL_BYTES: the request target, query included */
+    size_t max_header;         /* IMAXE_MAX_HEADER_BYTES: the header lines of a request */
     unsigned conn_limit;       /* IMAXE_CONNECTION_LIMIT */
     unsigned per_ip_limit;     /* IMAXE_PER_IP_CONNECTION_LIMIT */
     unsigned conn_timeout_s;   /* IMAXE_CONNECTION_TIMEOUT_S: idle connection timeout */
@@ -31,10 +32,13 @@ struct imx_config {
     unsigned rate_limit_per_min;         /* IMAXE_RATE_LIMIT_PER_MIN: per caller, 0 = off */
     unsigned quota_tokens_user;          /* IMAXE_QUOTA_TOKENS_PER_USER: active API tokens */
     unsigned quota_measurements_day;     /* IMAXE_QUOTA_MEASUREMENTS_PER_DAY: per team */
-    size_t conn_memory;                  /* IMAXE_CONNECTION_MEMORY_BYTES: per-connection buffer */
-    unsigned shutdown_s;                 /* IMAXE_SHUTDOWN_TIMEOUT_S: drain bound on SIGTERM */
-    bool access_log;                     /* IMAXE_ACCESS_LOG */
-    bool search_index;                   /* IMAXE_SEARCH_INDEX: answer searches from memory */
+    unsigned quota_pins_team;            /* IMAXE_QUOTA_PINS_PER_TEAM */
+    unsigned quota_webhooks_team;        /* IMAXE_QUOTA_WEBHOOKS_PER_TEAM */
+    unsigned rate_limit_sync_ms;   /* IMAXE_RATE_LIMIT_SYNC_MS: buckets reconcile this often */
+    size_t conn_memory;            /* IMAXE_CONNECTION_MEMORY_BYTES: per-connection buffer */
+    unsigned shutdown_s;           /* IMAXE_SHUTDOWN_TIMEOUT_S: drain bound on SIGTERM */
+    bool access_log;               /* IMAXE_ACCESS_LOG */
+    bool search_index;             /* IMAXE_SEARCH_INDEX: answer searches from memory */
     unsigned event_retention_days; /* IMAXE_EVENT_RETENTION_DAYS: keep sent events this long */
     unsigned
         advisory_timeout_ms; /* IMAXE_ADVISORY_TIMEOUT_MS: statement limit of advisory writes */

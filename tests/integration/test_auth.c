@@ -86,7 +86,8 @@ static void login_and_me(void **state)
 
     assert_int_equal(imx_t_http_as(&srv, NULL, "GET", "/v1/me", NULL, &res), 0);
     imx_t_assert_problem(&res, 401);
-    assert_string_equal(imx_t_header(&res, "WWW-Authenticate", v, sizeof v), "Bearer");
+    assert_string_equal(imx_t_header(&res, "WWW-Authenticate", v, sizeof v),
+                        "Bearer realm=\"imaxe\"");
     imx_t_res_free(&res);
 
     assert_int_equal(imx_t_http_as(&srv, admin, "POST", "/v1/auth/login",

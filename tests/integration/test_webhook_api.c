@@ -499,9 +499,10 @@ static void fifty_a_team_and_pages(void **state)
     snprintf(body, sizeof body,
              "{\"team\":\"team-c\",\"url\":\"http://127.0.0.1:%u/c50\",\"events\":[\"ping\"]}",
              rcv.port);
-    struct imx_res res = call(carol, "POST", "/v1/webhooks", body, 409);
-    imx_t_assert_problem(&res, 409);
-    assert_non_null(strstr(json_string_value(json_object_get(res.json, "detail")), "50"));
+    struct imx_res res = call(carol, "POST", "/v1/webhooks", body, 429);
+    imx_t_assert_problem(&res, 429);
+    assert_non_null(
+        strstr(json_string_value(json_object_get(res.json, "detail")), "webhooks-per-team (50)"));
     imx_t_res_free(&res);
 
     /* Pages of 20: 20, 20, 10, in id order, each with a cursor and Link to the next. */
@@ -540,7 +541,7 @@ static void fifty_a_team_and_pages(void **state)
     expect(carol, "DELETE", path, NULL, 404);
     res = call(carol, "POST", "/v1/webhooks", body, 201);
     imx_t_res_free(&res);
-    expect(carol, "POST", "/v1/webhooks", body, 409);
+    expect(carol, "POST", "/v1/webhooks", body, 429);
 }
 
 static void roles_viewer_reads_member_tests_admin_changes(void **state)

@@ -143,11 +143,63 @@ static void every_route_accepts_the_query_the_spec_lists(void **state)
     assert_int_equal(differ, 0);
 }
 
+/* Does op take a query parameter named limit (inline, or a components/parameters $ref)? */
+static bool pages(const json_t *spec, const json_t *op)
+{
+    size_t i;
+    json_t *prm;
+    json_array_foreach(json_object_get(op, "parameters"), i, prm)
+    {
+        const char *ref = json_string_value(json_object_get(prm, "$ref"));
+        static const char prefix[] = "#/components/parameters/";
+        if (ref && strncmp(ref, prefix, sizeof prefix - 1) == 0)
+            prm =
+                json_object_get(json_object_get(json_object_get(spec, "components"), "parameters"),
+                                ref + sizeof prefix - 1);
+        const char *name = json_string_value(json_object_get(prm, "name"));
+        const char *in = json_string_value(json_object_get(prm, "in"));
+        if (name && in && strcmp(name, "limit") == 0 && strcmp(in, "query") == 0)
+            return true;
+    }
+    return false;
+}
+
+/* Every list that pages states its largest possible page (issue 17): x-max-response-bytes, with
+ * x-max-response-basis saying how it follows from the field caps. */
+static void every_paged_list_states_its_largest_page(void **state)
+{
+    (void)state;
+    json_error_t err;
+    json_t *spec = json_load_file(getenv("IMX_OPENAPI_JSON"), 0, &err);
+    assert_non_null(spec);
+    const char *p;
+    json_t *item;
+    int missing = 0, stated = 0;
+    json_object_foreach(json_object_get(spec, "paths"), p, item)
+    {
+        json_t *op = json_object_get(item, "get");
+        if (!op || !pages(spec, op))
+            continue;
+        json_t *max = json_object_get(op, "x-max-response-bytes");
+        if (!json_is_integer(max) || json_integer_value(max) <= 0 ||
+            !json_is_string(json_object_get(op, "x-max-response-basis"))) {
+            fprintf(stderr, "GET %s pages but states no x-max-response-bytes / -basis\n", p);
+            missing++;
+        } else {
+            stated++;
+        }
+    }
+    json_decref(spec);
+    assert_int_equal(missing, 0);
+    assert_true(stated >= 10);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(every_route_is_in_the_spec_and_back),
         cmocka_unit_test(every_route_accepts_the_query_the_spec_lists),
+        cmocka_unit_test(every_paged_list_states_its_largest_page),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

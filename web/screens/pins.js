@@ -208,7 +208,8 @@ export async function render(ctx) {
         h('p', { class: 'pin-image' }, 'Pinned to ', imgOf(pin.image)),
         (pin.constraints || []).length ? h('p', { class: 'pin-cons' }, pin.constraints.map((c) => chip(c.component, c.range))) : null,
         (pin.advisories || []).length
-          ? h('ul', { class: 'plain pin-advisories' }, pin.advisories.map((a) => h('li', {}, badge(a.severity, { kind: 'sev' }), ' ', h('a', { href: `#/advisories/${encodeURIComponent(a.id)}` }, a.id), a.fixed_by ? [' fixed in ', imageLink(a.fixed_by)] : h('span', { class: 'muted' }, ' no fix within the constraints'))))
+          ? [h('ul', { class: 'plain pin-advisories' }, pin.advisories.map((a) => h('li', {}, badge(a.severity, { kind: 'sev' }), ' ', h('a', { href: `#/advisories/${encodeURIComponent(a.id)}` }, a.id), a.fixed_by ? [' fixed in ', imageLink(a.fixed_by)] : h('span', { class: 'muted' }, ' no fix within the constraints')))),
+            pin.advisory_count > pin.advisories.length ? h('p', { class: 'muted' }, `and ${pin.advisory_count - pin.advisories.length} older; the image's patch status lists every one`) : null]
           : null),
       h('div', { class: 'pin-state' },
         badge(pin.status, { kind: 'pin' }),
