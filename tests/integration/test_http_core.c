@@ -123,7 +123,7 @@ static void assert_own_problem(const struct imx_res *res, long status)
 }
 
 /* The cap (2048 here) counts the query string: a short path with a long query is 414 too, as a
- * problem with a request id; a URL just under the cap passes. */
+ * problem with a request id; a URL just under the cap passes the size check. */
 static void long_query_is_414_problem(void **state)
 {
     struct imx_res res;
@@ -136,9 +136,12 @@ static void long_query_is_414_problem(void **state)
     assert_int_equal(imx_t_http(&srv, "GET", path, NULL, NULL, &res), 0);
     assert_own_problem(&res, 414);
     imx_t_res_free(&res);
+    /* Under the cap the URL gets past the size check to the route's own: /livez takes no query
+     * parameter, so 400 naming it. */
     path[2000] = '\0';
     assert_int_equal(imx_t_http(&srv, "GET", path, NULL, NULL, &res), 0);
-    assert_int_equal(res.status, 200);
+    assert_own_problem(&res, 400);
+    assert_string_equal(json_string_value(json_object_get(res.json, "parameter")), "x");
     imx_t_res_free(&res);
 }
 
