@@ -6,13 +6,10 @@
 #include <strings.h>
 #include <time.h>
 
-#include <openssl/sha.h>
-
 #include "api/api.h"
 #include "api/costs_common.h"
 #include "api/cursor.h"
 #include "auth/auth.h"
-#include "db/idempotency.h"
 #include "db/image_index.h"
 #include "db/images.h"
 #include "db/pins.h"
@@ -555,8 +552,6 @@ out:
 
 /* ---- POST /v1/images:import ---- */
 
-#define IMPORT_ROUTE "POST /v1/images:import"
-
 /* Everything an import carries into its transaction. */
 struct import {
     struct publish *p;        /* one per manifest, owned */
@@ -564,9 +559,6 @@ struct import {
     json_t **docs;            /* the parsed lines, owned */
     size_t *line;             /* line number of manifest i */
     size_t n;
-    char sha[65];    /* of the body, for Idempotency-Key */
-    const char *key; /* Idempotency-Key, or NULL */
-    char user_id[24];
 };
 
 static void import_free(struct import *im)
@@ -720,7 +712,7 @@ static int import_resolve(struct imx_req *r, struct import *im, json_t *errors)
 }
 
 /* The import's transaction: publish every manifest in one use case (all or nothing), audit,
- * remember the reply under the Idempotency-Key, reply. */
+ * reply (an Idempotency-Key stores the reply in this transaction: api/idempotency.c). */
 static int import_tx(struct imx_req *r, void *cls)
 {
     struct import *im = cls;
@@ -778,96 +770,19 @@ static int import_tx(struct imx_req *r, void *cls)
             imx_reply_problem(r, IMX_E_INTERNAL, NULL);
         return -1;
     }
-    if (im->key) {
-        PGresult *res =
-            imx_db_idempotency_put(r->db, im->user_id, IMPORT_ROUTE, im->key, im->sha, "201", text);
-        if (!imx_db_ok(res)) {
-            free(text);
-            return imx_db_tx_fail(r, res);
-        }
-        bool stored = PQntuples(res) == 1;
-        PQclear(res);
-        if (!stored) {
-            free(text);
-            imx_reply_problem(r, IMX_E_CONFLICT,
-                              "Another request with this Idempotency-Key is in progress; retry");
-            return -1;
-        }
-    }
     imx_reply_raw_steal(r, 201, "application/json", text, strlen(text), NULL, NULL);
     return 0;
 }
 
-/* A stored reply for the Idempotency-Key: 1 replied with it (or refused a changed request),
- * 0 none stored, -1 replied with an error. */
-static int import_replay(struct imx_req *r, struct import *im)
-{
-    struct imx_db_conn *c = imx_api_db(r);
-    if (!c)
-        return -1;
-    PGresult *res = imx_db_idempotency_get(c, im->user_id, IMPORT_ROUTE, im->key);
-    if (!imx_db_ok(res)) {
-        imx_api_db_error(r, res);
-        PQclear(res);
-        return -1;
-    }
-    if (PQntuples(res) == 0) {
-        PQclear(res);
-        return 0;
-    }
-    if (strcmp(PQgetvalue(res, 0, 0), im->sha) != 0) {
-        PQclear(res);
-        imx_reply_problem(r, IMX_E_UNPROCESSABLE,
-                          "This Idempotency-Key was used with a different request body");
-        return 1;
-    }
-    unsigned long long status = 201;
-    imx_parse_uint(PQgetvalue(res, 0, 1), 200, 299, &status);
-    char *body = strdup(PQgetvalue(res, 0, 2));
-    PQclear(res);
-    if (!body) {
-        imx_reply_problem(r, IMX_E_INTERNAL, NULL);
-        return -1;
-    }
-    imx_reply_header(r, "Idempotent-Replayed", "true");
-    imx_reply_raw_steal(r, (unsigned)status, "application/json", body, strlen(body), NULL, NULL);
-    return 1;
-}
-
-static bool idempotency_key_ok(const char *k)
-{
-    size_t n = strlen(k);
-    if (n < 1 || n > 255)
-        return false;
-    for (size_t i = 0; i < n; i++)
-        if ((unsigned char)k[i] < 0x21 || (unsigned char)k[i] > 0x7e)
-            return false;
-    return true;
-}
-
 void imx_api_image_import(struct imx_req *r)
 {
-    struct import im = { .key = imx_req_header(r, "Idempotency-Key") };
-    snprintf(im.user_id, sizeof im.user_id, "%lld", (long long)r->principal.user_id);
-    if (im.key && !idempotency_key_ok(im.key)) {
-        imx_reply_problem(r, IMX_E_BAD_REQUEST,
-                          "Idempotency-Key must be 1 to 255 visible ASCII characters");
-        return;
-    }
+    struct import im = { 0 };
     const char *ct = imx_req_header(r, "Content-Type");
     if (!ct || (strncasecmp(ct, "application/x-ndjson", 20) != 0 &&
                 strncasecmp(ct, "application/jsonl", 17) != 0)) {
         imx_reply_problem(r, IMX_E_UNSUPPORTED_MEDIA_TYPE,
                           "Send one manifest per line as Content-Type: application/x-ndjson");
         return;
-    }
-    if (im.key) {
-        unsigned char md[SHA256_DIGEST_LENGTH];
-        SHA256((const unsigned char *)(r->body ? r->body : ""), r->body_len, md);
-        for (int i = 0; i < SHA256_DIGEST_LENGTH; i++)
-            snprintf(im.sha + 2 * i, 3, "%02x", md[i]);
-        if (import_replay(r, &im) != 0)
-            return;
     }
     json_t *errors = json_array();
     if (!errors || !import_parse(r, &im, errors)) {

@@ -3,6 +3,7 @@
 #ifndef IMX_ROUTER_H
 #define IMX_ROUTER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "http/request.h"
@@ -24,6 +25,9 @@ struct imx_route {
      * admins pass; an API token counts with its capped role in its team. Handlers still check
      * the role in the team they touch (imx_auth_team). */
     int min_role;
+    /* The route creates something: an Idempotency-Key makes a retry replay the first reply
+     * (imx_http_create_hook, server/api/idempotency.c). */
+    bool creates;
 };
 
 /* The route table (server/api/routes.c) and its length. */

@@ -23,6 +23,7 @@
 #include "util/log.h"
 
 imx_http_auth_fn imx_http_auth_hook;
+imx_http_create_fn imx_http_create_hook;
 
 static struct MHD_Daemon *daemon_;
 static atomic_long in_flight;
@@ -211,7 +212,10 @@ static void dispatch(struct imx_req *r)
         if (!rate_limit(r))
             return;
     }
-    r->route->handler(r);
+    if (r->route->creates && imx_http_create_hook)
+        imx_http_create_hook(r);
+    else
+        r->route->handler(r);
     imx_db_release(r->db);
     r->db = NULL;
     if (r->reply.status == 0) {
