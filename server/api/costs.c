@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "api/api.h"
+#include "api/etag.h"
 #include "api/cursor.h"
 #include "api/costs_common.h"
 #include "auth/auth.h"
@@ -31,7 +32,8 @@ void imx_api_instance_type_list(struct imx_req *r)
 void imx_api_instance_type_get(struct imx_req *r)
 {
     struct imx_db_conn *c = imx_api_db_read(r);
-    if (!c)
+    if (!c || !imx_api_etag(r, IMX_REV_INSTANCE_TYPE, imx_req_param(r, "provider"),
+                            imx_req_param(r, "type")))
         return;
     imx_api_reply_pg_json_steal(
         r, 200, imx_db_instance_type_get(c, imx_req_param(r, "provider"), imx_req_param(r, "type")),
@@ -73,6 +75,18 @@ struct type_put {
 static int type_put_tx(struct imx_req *r, void *cls)
 {
     struct type_put *t = cls;
+    if (t->replace) {
+        /* Replacing every field of an existing type needs the ETag it was read with. */
+        int m = imx_api_if_match(r, IMX_REV_INSTANCE_TYPE, t->provider, t->type, true);
+        if (m < 0)
+            return -1;
+        if (m == 1 && imx_req_header(r, "If-Match")) {
+            imx_reply_problem(r, IMX_E_PRECONDITION_FAILED,
+                              "If-Match names instance type %s/%s, which does not exist",
+                              t->provider, t->type);
+            return -1;
+        }
+    }
     PGresult *res = imx_db_instance_type_put(r->db, t->provider, t->type, t->gpu_model,
                                              t->gpu_count, t->gpu_mem, t->vcpus, t->mem, t->arch,
                                              t->region, t->source, t->replace ? "true" : "false");
@@ -99,6 +113,8 @@ static int type_put_tx(struct imx_req *r, void *cls)
     json_t *detail = json_pack("{s:s, s:s}", "gpu_model", t->gpu_model, "gpu_count", t->gpu_count);
     int rc = imx_audit(r, created ? "create" : "update", "instance_type", rid, detail);
     json_decref(detail);
+    if (rc == 0)
+        rc = imx_api_etag_after(r, IMX_REV_INSTANCE_TYPE, t->provider, t->type);
     if (rc != 0)
         return rc;
     res = imx_db_instance_type_get(r->db, t->provider, t->type);
@@ -200,6 +216,9 @@ struct price_add {
 static int price_add_tx(struct imx_req *r, void *cls)
 {
     struct price_add *p = cls;
+    /* A price changes its type's document: the revision moves (If-Match is optional). */
+    if (imx_api_if_match(r, IMX_REV_INSTANCE_TYPE, p->provider, p->type, false) < 0)
+        return -1;
     PGresult *res = imx_db_instance_price_add(r->db, p->provider, p->type, p->pricing, p->region,
                                               p->price, p->currency, p->valid_from, p->source);
     if (!imx_db_ok(res)) {

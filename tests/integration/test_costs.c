@@ -454,10 +454,26 @@ static void instance_types_are_admin_managed(void **state)
     expect(alice, "POST", "/v1/instance-types", body, 403);
     expect(admin, "POST", "/v1/instance-types", body, 201);
     expect(admin, "POST", "/v1/instance-types", body, 409);
-    expect(admin, "PUT", "/v1/instance-types/lambda/gpu-8x-h100",
-           "{\"gpu_model\":\"H100\",\"gpu_count\":8,\"gpu_memory_gib\":80,\"vcpus\":224,"
-           "\"memory_gib\":1800,\"host_arch\":\"x86_64\"}",
-           200);
+    /* Replacing an existing type needs its ETag (428 without). */
+    static const char put[] = "{\"gpu_model\":\"H100\",\"gpu_count\":8,\"gpu_memory_gib\":80,"
+                              "\"vcpus\":224,\"memory_gib\":1800,\"host_arch\":\"x86_64\"}";
+    expect(admin, "PUT", "/v1/instance-types/lambda/gpu-8x-h100", put, 428);
+    struct imx_res got = call(admin, "GET", "/v1/instance-types/lambda/gpu-8x-h100", NULL);
+    char tag[64], auth[4200], if_match[96];
+    assert_non_null(imx_t_header(&got, "ETag", tag, sizeof tag));
+    imx_t_res_free(&got);
+    snprintf(auth, sizeof auth, "Authorization: Bearer %s", admin);
+    snprintf(if_match, sizeof if_match, "If-Match: %s", tag);
+    const char *hdr[] = { auth, "Content-Type: application/json", if_match, NULL };
+    assert_int_equal(
+        imx_t_http(&srv, "PUT", "/v1/instance-types/lambda/gpu-8x-h100", hdr, put, &got), 0);
+    assert_int_equal(got.status, 200);
+    imx_t_res_free(&got);
+    /* The same ETag again is stale now. */
+    assert_int_equal(
+        imx_t_http(&srv, "PUT", "/v1/instance-types/lambda/gpu-8x-h100", hdr, put, &got), 0);
+    imx_t_assert_problem(&got, 412);
+    imx_t_res_free(&got);
     expect(admin, "POST", "/v1/instance-types",
            "{\"provider\":\"x\",\"instance_type\":\"y.z\",\"gpu_model\":\"Voodoo2\","
            "\"gpu_count\":1,\"gpu_memory_gib\":1,\"vcpus\":1,\"memory_gib\":1,"
