@@ -595,10 +595,19 @@ void imx_api_advisory_get(struct imx_req *r)
 
 void imx_api_advisory_affected(struct imx_req *r)
 {
+    unsigned long long limit;
+    json_t *key;
+    if (!imx_api_list_limit(r, &limit) || !imx_api_cursor_key(r, "ssI", &key))
+        return;
     struct imx_db_conn *c = imx_api_db_read(r);
+    char lim[24], id[24];
+    snprintf(lim, sizeof lim, "%llu", limit);
+    const char *after[3] = { imx_api_key_text(key, 0, NULL, 0), imx_api_key_text(key, 1, NULL, 0),
+                             imx_api_key_text(key, 2, id, sizeof id) };
     if (c)
-        imx_api_reply_pg_json_steal(r, 200, imx_db_advisory_affected(c, imx_req_param(r, "id")),
-                                    "No such advisory");
+        imx_api_reply_doc_page_steal(
+            r, imx_db_advisory_affected(c, imx_req_param(r, "id"), after, lim), "No such advisory");
+    json_decref(key);
 }
 
 void imx_api_image_patch_status(struct imx_req *r)

@@ -19,14 +19,27 @@
 
 void imx_api_instance_type_list(struct imx_req *r)
 {
-    struct imx_db_conn *c = imx_api_db_read(r);
-    if (!c)
+    unsigned long long limit;
+    json_t *key;
+    if (!imx_api_list_limit(r, &limit) || !imx_api_cursor_key(r, "ssIIs", &key))
         return;
-    imx_api_reply_pg_json_steal(r, 200,
-                                imx_db_instance_type_list(c, imx_req_query(r, "provider"),
-                                                          imx_req_query(r, "gpu"),
-                                                          imx_req_query(r, "family")),
-                                "No instance types");
+    struct imx_db_conn *c = imx_api_db_read(r);
+    if (!c) {
+        json_decref(key);
+        return;
+    }
+    char lim[24], b2[24], b3[24];
+    snprintf(lim, sizeof lim, "%llu", limit);
+    const char *after[5] = { imx_api_key_text(key, 0, NULL, 0), imx_api_key_text(key, 1, NULL, 0),
+                             imx_api_key_text(key, 2, b2, sizeof b2),
+                             imx_api_key_text(key, 3, b3, sizeof b3),
+                             imx_api_key_text(key, 4, NULL, 0) };
+    imx_api_reply_page_steal(r,
+                             imx_db_instance_type_list(c, imx_req_query(r, "provider"),
+                                                       imx_req_query(r, "gpu"),
+                                                       imx_req_query(r, "family"), after, lim),
+                             limit, "ssIIs");
+    json_decref(key);
 }
 
 void imx_api_instance_type_get(struct imx_req *r)
@@ -309,13 +322,21 @@ void imx_api_image_costs(struct imx_req *r)
         imx_reply_problem(r, IMX_E_NOT_FOUND, "No such image");
         return;
     }
+    unsigned long long limit;
+    json_t *key;
+    if (!imx_api_list_limit(r, &limit) || !imx_api_cursor_key(r, "I", &key))
+        return;
     struct imx_api_scope sc;
-    if (imx_api_cost_scope(r, imx_req_query(r, "team"), &sc) != 0)
-        return;
-    struct imx_db_conn *c = imx_api_db_read(r);
-    if (!c)
-        return;
-    imx_api_reply_pg_json_steal(r, 200, imx_db_image_costs(c, id, &sc.s), "No such image");
+    struct imx_db_conn *c = NULL;
+    if (imx_api_cost_scope(r, imx_req_query(r, "team"), &sc) == 0)
+        c = imx_api_db_read(r);
+    char lim[24], after[24];
+    snprintf(lim, sizeof lim, "%llu", limit);
+    if (c)
+        imx_api_reply_doc_page_steal(
+            r, imx_db_image_costs(c, id, &sc.s, imx_api_key_text(key, 0, after, sizeof after), lim),
+            "No such image");
+    json_decref(key);
 }
 
 /* A decimal number query argument in (0, max]; NULL when absent; replies 400 when malformed. */
@@ -355,19 +376,20 @@ void imx_api_cost_ranking(struct imx_req *r)
         return;
     }
     unsigned long long limit;
-    if (!imx_api_list_limit(r, &limit))
+    json_t *key = NULL;
+    if (!imx_api_list_limit(r, &limit) || !number_arg(r, "max_p99_ms", 3.6e6, &q.max_p99_ms) ||
+        !number_arg(r, "daily_inferences", 1e15, &q.daily_inferences) ||
+        !imx_api_cursor_key(r, "I", &key))
         return;
-    char limit_txt[16];
+    char limit_txt[16], after[24];
     snprintf(limit_txt, sizeof limit_txt, "%llu", limit);
     q.limit = limit_txt;
-    if (!number_arg(r, "max_p99_ms", 3.6e6, &q.max_p99_ms) ||
-        !number_arg(r, "daily_inferences", 1e15, &q.daily_inferences))
-        return;
+    q.after_rank = imx_api_key_text(key, 0, after, sizeof after);
     struct imx_api_scope sc;
-    if (imx_api_cost_scope(r, imx_req_query(r, "team"), &sc) != 0)
-        return;
-    struct imx_db_conn *c = imx_api_db_read(r);
-    if (!c)
-        return;
-    imx_api_reply_pg_json_steal(r, 200, imx_db_cost_ranking(c, &sc.s, &q), "No ranking");
+    struct imx_db_conn *c = NULL;
+    if (imx_api_cost_scope(r, imx_req_query(r, "team"), &sc) == 0)
+        c = imx_api_db_read(r);
+    if (c)
+        imx_api_reply_doc_page_steal(r, imx_db_cost_ranking(c, &sc.s, &q), "No ranking");
+    json_decref(key);
 }

@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "api/api.h"
+#include "api/cursor.h"
 #include "api/etag.h"
 #include "auth/auth.h"
 #include "db/reference.h"
@@ -42,11 +43,22 @@ void imx_api_reference_list(struct imx_req *r)
     char table[64];
     if (!table_of(r, table, sizeof table))
         return;
+    unsigned long long limit;
+    json_t *key;
+    if (!imx_api_list_limit(r, &limit) || !imx_api_cursor_key(r, "o", &key))
+        return;
     struct imx_db_conn *c = imx_api_db_read(r);
     /* The ETag names the reference data's generation, which every change of a row moves. */
-    if (!c || !imx_api_etag(r, IMX_REV_REFERENCE, NULL, NULL))
+    if (!c || !imx_api_etag(r, IMX_REV_REFERENCE, NULL, NULL)) {
+        json_decref(key);
         return;
-    imx_api_reply_pg_json_steal(r, 200, imx_db_ref_rows(c, table), "No such table");
+    }
+    char lim[24], after[IMX_CURSOR_MAX];
+    snprintf(lim, sizeof lim, "%llu", limit);
+    imx_api_reply_doc_page_steal(
+        r, imx_db_ref_rows(c, table, imx_api_key_text(key, 0, after, sizeof after), lim),
+        "No such table");
+    json_decref(key);
 }
 
 struct ref_write {

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "api/api.h"
+#include "api/cursor.h"
 #include "api/etag.h"
 #include "auth/auth.h"
 #include "db/auth.h"
@@ -99,9 +100,18 @@ void imx_api_team_list(struct imx_req *r)
         return;
     snprintf(uid, sizeof uid, "%lld", (long long)p->user_id);
     snprintf(team, sizeof team, "%lld", (long long)p->token_team);
-    imx_api_reply_pg_json_steal(
-        r, 200, imx_db_team_list(c, uid, p->token_id ? team : NULL, p->admin ? "true" : "false"),
-        "No teams");
+    unsigned long long limit;
+    json_t *key;
+    if (!imx_api_list_limit(r, &limit) || !imx_api_cursor_key(r, "s", &key))
+        return;
+    char lim[24], buf[8];
+    snprintf(lim, sizeof lim, "%llu", limit);
+    imx_api_reply_page_steal(r,
+                             imx_db_team_list(c, uid, p->token_id ? team : NULL,
+                                              p->admin ? "true" : "false",
+                                              imx_api_key_text(key, 0, buf, sizeof buf), lim),
+                             limit, "s");
+    json_decref(key);
 }
 
 void imx_api_team_get(struct imx_req *r)

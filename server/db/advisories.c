@@ -13,7 +13,9 @@ IMX_DB_STMT(q_get, 1,
             "SELECT imx_advisory_json(a.id)::text, a.revision FROM advisories a"
             " WHERE a.id = $1::text");
 
-IMX_DB_STMT(q_affected, 1, "SELECT imx_advisory_affected_json($1::text)::text");
+IMX_DB_STMT(q_affected, 5,
+            "SELECT doc::text, next_key::text FROM imx_advisory_affected_page($1::text, $2::text,"
+            " $3::timestamptz, $4::bigint, $5::int)");
 
 IMX_DB_STMT(q_list, 8,
             "SELECT a.published::text, a.id, imx_advisory_json(a.id)::text FROM advisories a"
@@ -69,9 +71,10 @@ PGresult *imx_db_advisory_get(struct imx_db_conn *c, const char *id)
     return imx_db_exec(c, &q_get, p);
 }
 
-PGresult *imx_db_advisory_affected(struct imx_db_conn *c, const char *id)
+PGresult *imx_db_advisory_affected(struct imx_db_conn *c, const char *id,
+                                   const char *const after[3], const char *limit)
 {
-    const char *p[] = { id };
+    const char *p[] = { id, after[0], after[1], after[2], limit };
     return imx_db_exec(c, &q_affected, p);
 }
 

@@ -411,6 +411,24 @@ static void ranking_honours_the_latency_target(void **state)
                  (imx_cost_per_1k(0.8048, 1000) + imx_cost_per_1k(0.8048, 1200)) / 2);
     assert_true(json_is_null(json_object_get(first, "monthly_cost")));
     imx_t_res_free(&res);
+    /* One rank a page: rank 1, then rank 2 and no further page. */
+    res = call(alice, "GET", "/v1/costs?model=rank-model&limit=1", NULL);
+    assert_int_equal(res.status, 200);
+    assert_int_equal(json_array_size(json_object_get(res.json, "items")), 1);
+    const char *next = json_string_value(json_object_get(res.json, "next_cursor"));
+    assert_non_null(next);
+    char page2[1024], link[1024];
+    assert_non_null(imx_t_header(&res, "Link", link, sizeof link));
+    snprintf(page2, sizeof page2, "/v1/costs?model=rank-model&limit=1&cursor=%s", next);
+    imx_t_res_free(&res);
+    res = call(alice, "GET", page2, NULL);
+    assert_int_equal(res.status, 200);
+    first = json_array_get(json_object_get(res.json, "items"), 0);
+    assert_int_equal(json_integer_value(json_object_get(first, "rank")), 2);
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(first, "image"), "id")),
+                     img_rank_b);
+    assert_true(json_is_null(json_object_get(res.json, "next_cursor")));
+    imx_t_res_free(&res);
 
     res = call(alice, "GET", "/v1/costs?model=rank-model&max_p99_ms=50&daily_inferences=1000000",
                NULL);
