@@ -23,6 +23,7 @@
 
 #include "api/api.h"
 #include "api/costs_common.h"
+#include "api/export.h"
 #include "api/idempotency.h"
 #include "auth/auth.h"
 #include "cli/reference.h"
@@ -246,6 +247,7 @@ static int serve(const struct imx_config *cfg, sigset_t *sigs)
     };
     imx_http_auth_hook = imx_auth_authenticate;
     imx_http_create_hook = imx_api_idempotent;
+    imx_api_export_max_rows = cfg->export_max_rows;
     if (imx_http_start(cfg, err, sizeof err) != 0) {
         imx_error("%s", err);
         return 1;

@@ -9,6 +9,7 @@
 #include "api/api.h"
 #include "api/etag.h"
 #include "api/cursor.h"
+#include "api/export.h"
 #include "api/costs_common.h"
 #include "auth/auth.h"
 #include "db/costs.h"
@@ -314,6 +315,41 @@ void imx_api_instance_price_add(struct imx_req *r)
 
 /* ---- rankings ---- */
 
+/* An image's cost table, kept for its export's pages. */
+struct image_costs_export {
+    struct imx_api_scope sc;
+    char image[24];
+};
+
+static void scope_copy(struct imx_api_scope *dst, const struct imx_api_scope *src);
+static const char *rank_of(const char *key, char *buf, size_t len);
+
+static PGresult *image_costs_page(struct imx_db_conn *c, const void *cls, const char *after,
+                                  const char *limit)
+{
+    const struct image_costs_export *x = cls;
+    char place[24];
+    return imx_db_image_costs(c, x->image, &x->sc.s, rank_of(after, place, sizeof place), limit);
+}
+
+static const char *const image_costs_columns[] = {
+    "model",
+    "provider",
+    "instance_type",
+    "gpu_model",
+    "pricing",
+    "currency",
+    "measurements",
+    "median_cost_per_1k_inferences",
+    "p90_cost_per_1k_inferences",
+    "median_throughput_per_s",
+    "p90_throughput_per_s",
+    "median_latency_p99_ms",
+    "median_boot_seconds",
+    "median_boot_cost",
+    NULL,
+};
+
 void imx_api_image_costs(struct imx_req *r)
 {
     unsigned long long v;
@@ -332,10 +368,30 @@ void imx_api_image_costs(struct imx_req *r)
         c = imx_api_db_read(r);
     char lim[24], after[24];
     snprintf(lim, sizeof lim, "%llu", limit);
-    if (c)
+    enum imx_export_format format = imx_api_export_format(r);
+    if (c && format != IMX_EXPORT_NONE) {
+        /* The first page says whether the image exists: 404 before the stream starts. */
+        PGresult *first = imx_db_image_costs(c, id, &sc.s, NULL, "1");
+        bool found = imx_db_ok(first) && PQntuples(first) == 1 && !PQgetisnull(first, 0, 0);
+        if (!imx_db_ok(first))
+            imx_api_db_error(r, first);
+        else if (!found)
+            imx_reply_problem(r, IMX_E_NOT_FOUND, "No such image");
+        PQclear(first);
+        struct image_costs_export *x = found ? calloc(1, sizeof *x) : NULL;
+        if (found && !x)
+            imx_reply_problem(r, IMX_E_INTERNAL, NULL);
+        if (x) {
+            scope_copy(&x->sc, &sc);
+            snprintf(x->image, sizeof x->image, "%s", id);
+            imx_api_export_doc_steal(r, format, image_costs_columns, image_costs_page, "items", x,
+                                     NULL);
+        }
+    } else if (c) {
         imx_api_reply_doc_page_steal(
             r, imx_db_image_costs(c, id, &sc.s, imx_api_key_text(key, 0, after, sizeof after), lim),
             "No such image");
+    }
     json_decref(key);
 }
 
@@ -354,6 +410,111 @@ static bool number_arg(struct imx_req *r, const char *name, double max, const ch
         return false;
     }
     return true;
+}
+
+/* A ranking's inputs, kept for its export's pages (new strings, NULL when absent). */
+struct ranking_export {
+    struct imx_api_scope sc;
+    char *model, *gpu, *pricing, *region, *family, *instance_family, *max_p99_ms, *daily;
+};
+
+static char *dup_or_null(const char *s)
+{
+    return s ? strdup(s) : NULL;
+}
+
+static void ranking_export_free(void *cls)
+{
+    struct ranking_export *x = cls;
+    char *all[] = { x->model,           x->gpu,        x->pricing, x->region, x->family,
+                    x->instance_family, x->max_p99_ms, x->daily };
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        free(all[i]);
+    free(x);
+}
+
+/* The rank in a next-page key "[rank]" as text into buf; NULL for none. */
+static const char *rank_of(const char *key, char *buf, size_t len)
+{
+    json_t *k = key ? json_loads(key, 0, NULL) : NULL;
+    const char *out = NULL;
+    if (json_is_integer(json_array_get(k, 0))) {
+        snprintf(buf, len, "%lld", (long long)json_integer_value(json_array_get(k, 0)));
+        out = buf;
+    }
+    json_decref(k);
+    return out;
+}
+
+static PGresult *ranking_page(struct imx_db_conn *c, const void *cls, const char *after,
+                              const char *limit)
+{
+    const struct ranking_export *x = cls;
+    char rank[24];
+    struct imx_cost_ranking q = {
+        .model = x->model,
+        .gpu = x->gpu,
+        .pricing = x->pricing,
+        .region = x->region,
+        .family = x->family,
+        .instance_family = x->instance_family,
+        .max_p99_ms = x->max_p99_ms,
+        .daily_inferences = x->daily,
+        .limit = limit,
+        .after_rank = rank_of(after, rank, sizeof rank),
+    };
+    return imx_db_cost_ranking(c, &x->sc.s, &q);
+}
+
+static const char *const ranking_columns[] = {
+    "rank",
+    "image.id",
+    "image.family",
+    "image.version",
+    "image.status",
+    "provider",
+    "instance_type",
+    "gpu_model",
+    "gpu_count",
+    "pricing",
+    "currency",
+    "measurements",
+    "median_cost_per_1k_inferences",
+    "median_latency_p99_ms",
+    "median_throughput_per_s",
+    "median_boot_seconds",
+    "monthly_cost",
+    NULL,
+};
+
+/* A copy of sc whose pointers point into the copy. */
+static void scope_copy(struct imx_api_scope *dst, const struct imx_api_scope *src)
+{
+    *dst = *src;
+    dst->s.user_id = src->s.user_id ? dst->user : NULL;
+    dst->s.token_team = src->s.token_team ? dst->token_team : NULL;
+    dst->s.team = src->s.team ? dst->team : NULL;
+}
+
+static void ranking_export(struct imx_req *r, enum imx_export_format format,
+                           const struct imx_cost_ranking *q, const struct imx_api_scope *sc)
+{
+    struct ranking_export *x = calloc(1, sizeof *x);
+    if (!x) {
+        imx_reply_problem(r, IMX_E_INTERNAL, NULL);
+        return;
+    }
+    scope_copy(&x->sc, sc);
+    x->model = dup_or_null(q->model);
+    x->gpu = dup_or_null(q->gpu);
+    x->pricing = dup_or_null(q->pricing);
+    x->region = dup_or_null(q->region);
+    x->family = dup_or_null(q->family);
+    x->instance_family = dup_or_null(q->instance_family);
+    x->max_p99_ms = dup_or_null(q->max_p99_ms);
+    x->daily = dup_or_null(q->daily_inferences);
+    imx_api_export_doc_steal(r, format, ranking_columns, ranking_page, "items", x,
+                             ranking_export_free);
 }
 
 void imx_api_cost_ranking(struct imx_req *r)
@@ -387,7 +548,10 @@ void imx_api_cost_ranking(struct imx_req *r)
     q.after_rank = imx_api_key_text(key, 0, after, sizeof after);
     struct imx_api_scope sc;
     struct imx_db_conn *c = NULL;
-    if (imx_api_cost_scope(r, imx_req_query(r, "team"), &sc) == 0)
+    enum imx_export_format format = imx_api_export_format(r);
+    if (imx_api_cost_scope(r, imx_req_query(r, "team"), &sc) == 0 && format != IMX_EXPORT_NONE)
+        ranking_export(r, format, &q, &sc);
+    else if (r->reply.status == 0)
         c = imx_api_db_read(r);
     if (c)
         imx_api_reply_doc_page_steal(r, imx_db_cost_ranking(c, &sc.s, &q), "No ranking");

@@ -71,6 +71,25 @@ PGresult *imx_db_advisory_get(struct imx_db_conn *c, const char *id)
     return imx_db_exec(c, &q_get, p);
 }
 
+IMX_DB_STMT(q_affected_rows, 3,
+            "SELECT json_build_array(i.family, i.published_at, i.id)::text,"
+            " json_build_object('advisory', ia.advisory_id, 'family', i.family, 'id', i.id,"
+            " 'version', i.version, 'status', i.status, 'patch_status', i.patch_status,"
+            " 'published_at', i.published_at, 'fixed_by', CASE WHEN fx.id IS NOT NULL THEN"
+            " json_build_object('id', fx.id, 'family', fx.family, 'version', fx.version) END)::text"
+            " FROM image_advisories ia JOIN images i ON i.id = ia.image_id"
+            " LEFT JOIN images fx ON fx.id = ia.fixed_by WHERE ia.advisory_id = $1::text"
+            " AND ($2::json IS NULL OR (i.family, i.published_at, i.id) > ($2::json->>0,"
+            " ($2::json->>1)::timestamptz, ($2::json->>2)::bigint))"
+            " ORDER BY i.family, i.published_at, i.id LIMIT $3::int");
+
+PGresult *imx_db_advisory_affected_rows(struct imx_db_conn *c, const char *id, const char *after,
+                                        const char *limit)
+{
+    const char *p[] = { id, after, limit };
+    return imx_db_exec(c, &q_affected_rows, p);
+}
+
 PGresult *imx_db_advisory_affected(struct imx_db_conn *c, const char *id,
                                    const char *const after[3], const char *limit)
 {

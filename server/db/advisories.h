@@ -45,6 +45,12 @@ PGresult *imx_db_advisory_get(struct imx_db_conn *c, const char *id);
 PGresult *imx_db_advisory_affected(struct imx_db_conn *c, const char *id,
                                    const char *const after[3], const char *limit);
 
+/* The same images one a row, for an export: (key, image JSON with its advisory and family) in
+ * (family, published_at, id) order after the key after (a previous row's column 0; NULL: from the
+ * first), at most limit rows. */
+PGresult *imx_db_advisory_affected_rows(struct imx_db_conn *c, const char *id, const char *after,
+                                        const char *limit);
+
 /* Search, newest first -> rows (published, id, advisory JSON), at most limit + 1 (the extra one
  * says a next page exists). Filters (NULL: none): component (an affected range names it),
  * severity, published on or after from / on or before to (YYYY-MM-DD), cve (listed). Keyset:

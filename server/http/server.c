@@ -230,11 +230,24 @@ static void free_plain(void *p)
     free(p);
 }
 
+_Static_assert(MHD_CONTENT_READER_END_OF_STREAM == (ssize_t)-1 &&
+                   MHD_CONTENT_READER_END_WITH_ERROR == (ssize_t)-2,
+               "imx_stream_fn returns what libmicrohttpd's content reader returns");
+
 static enum MHD_Result queue(struct imx_req *r)
 {
     struct imx_reply *rp = &r->reply;
     struct MHD_Response *resp;
-    if (rp->body && rp->len > 0) {
+    if (rp->stream) {
+        /* imx_stream_fn returns as libmicrohttpd's content reader does (-1 end, -2 error). */
+        resp = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 32 * 1024, rp->stream,
+                                                 rp->stream_cls, rp->stream_free);
+        if (resp) {
+            rp->stream = NULL; /* the response owns the producer now */
+            rp->stream_cls = NULL;
+            rp->stream_free = NULL;
+        }
+    } else if (rp->body && rp->len > 0) {
         resp = MHD_create_response_from_buffer_with_free_callback_cls(
             rp->len, rp->body, rp->free_body ? rp->free_body : free_plain,
             rp->free_body ? rp->free_cls : rp->body);

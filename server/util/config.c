@@ -138,6 +138,7 @@ int imx_config_load(struct imx_config *cfg, char *err, size_t errlen)
         { "IMAXE_QUOTA_MEASUREMENTS_PER_DAY", 10000, 0, 100000000 },
         { "IMAXE_ADVISORY_TIMEOUT_MS", 120000, 1000, 3600000 },
         { "IMAXE_IDEMPOTENCY_TTL_H", 24, 1, 720 },
+        { "IMAXE_EXPORT_MAX_ROWS", 100000, 1, 10000000 },
     };
     unsigned long long v[sizeof vars / sizeof vars[0]];
     int failed = 0;
@@ -184,6 +185,7 @@ int imx_config_load(struct imx_config *cfg, char *err, size_t errlen)
     cfg->quota_measurements_day = (unsigned)v[35];
     cfg->advisory_timeout_ms = (unsigned)v[36];
     cfg->idempotency_ttl_h = (unsigned)v[37];
+    cfg->export_max_rows = (unsigned)v[38];
 
     env_str(cfg->bind, sizeof cfg->bind, "IMAXE_BIND", "127.0.0.1");
     env_str(cfg->log_level, sizeof cfg->log_level, "IMAXE_LOG_LEVEL", "info");

@@ -361,6 +361,25 @@ static void advisories_api(void **state)
             break;
     }
     assert_int_equal(seen, atoll(total));
+    /* As CSV for a spreadsheet: a header and one record an affected image. */
+    char auth[8192];
+    snprintf(auth, sizeof auth, "Authorization: Bearer %s", vic);
+    const char *csv_h[] = { auth, "Accept: text/csv", NULL };
+    struct imx_res csv;
+    assert_int_equal(imx_t_http(&srv, "GET", "/v1/advisories/T-DRV-1/affected", csv_h, NULL, &csv),
+                     0);
+    assert_int_equal(csv.status, 200);
+    static const char head[] = "advisory,family,id,version,status,patch_status,published_at,";
+    assert_true(strncmp(csv.body, head, sizeof head - 1) == 0);
+    long long records = -1;
+    for (const char *q = csv.body; (q = strstr(q, "\r\n")) != NULL; q += 2)
+        records++;
+    assert_int_equal(records, atoll(total));
+    assert_non_null(strstr(csv.body, "\r\nT-DRV-1,f-535,"));
+    imx_t_res_free(&csv);
+    assert_int_equal(imx_t_http(&srv, "GET", "/v1/advisories/NOPE/affected", csv_h, NULL, &csv), 0);
+    imx_t_assert_problem(&csv, 404);
+    imx_t_res_free(&csv);
     free(total);
     expect(vic, "GET", "/v1/advisories/T-DRV-1/affected?cursor=forged.x", NULL, 400);
     expect(vic, "GET", "/v1/advisories/T-DRV-1/affected?limit=201", NULL, 400);

@@ -429,6 +429,32 @@ static void ranking_honours_the_latency_target(void **state)
                      img_rank_b);
     assert_true(json_is_null(json_object_get(res.json, "next_cursor")));
     imx_t_res_free(&res);
+    /* The ranking as CSV, one page of one rank after another: a header and both ranks. */
+    char auth[4200];
+    snprintf(auth, sizeof auth, "Authorization: Bearer %s", alice);
+    const char *csv_h[] = { auth, "Accept: text/csv", NULL };
+    assert_int_equal(imx_t_http(&srv, "GET", "/v1/costs?model=rank-model", csv_h, NULL, &res), 0);
+    assert_int_equal(res.status, 200);
+    printf("ranking CSV:\n%s", res.body);
+    assert_true(strncmp(res.body, "rank,image.id,image.family,", 27) == 0);
+    char rank1[64], rank2[64];
+    snprintf(rank1, sizeof rank1, "\r\n1,%lld,rank-a,", img_rank_a);
+    snprintf(rank2, sizeof rank2, "\r\n2,%lld,rank-b,", img_rank_b);
+    assert_non_null(strstr(res.body, rank1));
+    assert_non_null(strstr(res.body, rank2));
+    imx_t_res_free(&res);
+    char ipath[64];
+    snprintf(ipath, sizeof ipath, "/v1/images/%lld/costs", img_rank_a);
+    const char *nd_h[] = { auth, "Accept: application/x-ndjson", NULL };
+    assert_int_equal(imx_t_http(&srv, "GET", ipath, nd_h, NULL, &res), 0);
+    assert_int_equal(res.status, 200);
+    json_t *line = json_loadb(res.body, strcspn(res.body, "\n"), 0, NULL);
+    assert_string_equal(json_string_value(json_object_get(line, "model")), "rank-model");
+    json_decref(line);
+    imx_t_res_free(&res);
+    assert_int_equal(imx_t_http(&srv, "GET", "/v1/images/999999/costs", nd_h, NULL, &res), 0);
+    imx_t_assert_problem(&res, 404);
+    imx_t_res_free(&res);
 
     res = call(alice, "GET", "/v1/costs?model=rank-model&max_p99_ms=50&daily_inferences=1000000",
                NULL);
