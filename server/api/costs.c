@@ -324,12 +324,14 @@ struct image_costs_export {
 static void scope_copy(struct imx_api_scope *dst, const struct imx_api_scope *src);
 static const char *rank_of(const char *key, char *buf, size_t len);
 
-static PGresult *image_costs_page(struct imx_db_conn *c, const void *cls, const char *after,
-                                  const char *limit)
+static int image_costs_page(struct imx_db_conn *c, const void *cls, const char *after,
+                            const char *limit, char **doc, char **next_key)
 {
     const struct image_costs_export *x = cls;
     char place[24];
-    return imx_db_image_costs(c, x->image, &x->sc.s, rank_of(after, place, sizeof place), limit);
+    return imx_api_export_doc_result(
+        imx_db_image_costs(c, x->image, &x->sc.s, rank_of(after, place, sizeof place), limit), doc,
+        next_key);
 }
 
 static const char *const image_costs_columns[] = {
@@ -446,8 +448,8 @@ static const char *rank_of(const char *key, char *buf, size_t len)
     return out;
 }
 
-static PGresult *ranking_page(struct imx_db_conn *c, const void *cls, const char *after,
-                              const char *limit)
+static int ranking_page(struct imx_db_conn *c, const void *cls, const char *after,
+                        const char *limit, char **doc, char **next_key)
 {
     const struct ranking_export *x = cls;
     char rank[24];
@@ -463,7 +465,7 @@ static PGresult *ranking_page(struct imx_db_conn *c, const void *cls, const char
         .limit = limit,
         .after_rank = rank_of(after, rank, sizeof rank),
     };
-    return imx_db_cost_ranking(c, &x->sc.s, &q);
+    return imx_api_export_doc_result(imx_db_cost_ranking(c, &x->sc.s, &q), doc, next_key);
 }
 
 static const char *const ranking_columns[] = {

@@ -170,11 +170,18 @@ static int fill(struct exporter *e)
         imx_warn("request %s: export cut: no database connection", e->request_id);
         rc = -1;
     }
-    if (rc == 0) {
+    char *doc_text = NULL, *next_key = NULL;
+    if (rc == 0 && e->doc_page) {
         char limit[16];
         snprintf(limit, sizeof limit, "%d", ask);
-        res = e->doc_page ? e->doc_page(c, e->cls, e->has_after ? e->after : NULL, limit)
-                          : e->page(c, e->cls, e->has_after ? e->after : NULL, limit);
+        rc = e->doc_page(c, e->cls, e->has_after ? e->after : NULL, limit, &doc_text, &next_key);
+        imx_db_release(c);
+        if (rc != 0)
+            imx_error("request %s: export page failed", e->request_id);
+    } else if (rc == 0) {
+        char limit[16];
+        snprintf(limit, sizeof limit, "%d", ask);
+        res = e->page(c, e->cls, e->has_after ? e->after : NULL, limit);
         imx_db_release(c);
         if (!imx_db_ok(res)) {
             imx_error("request %s: export page failed: %s", e->request_id,
@@ -184,15 +191,13 @@ static int fill(struct exporter *e)
     }
     /* The page's items: rows, or the items of a document page. */
     json_t *doc = NULL, *items = NULL;
-    const char *next_key = NULL;
     int got = 0;
     if (rc == 0 && e->doc_page) {
-        doc = PQntuples(res) == 1 ? json_loads(PQgetvalue(res, 0, 0), 0, NULL) : NULL;
+        doc = doc_text ? json_loads(doc_text, 0, NULL) : NULL;
         items = json_object_get(doc, e->items_member);
         if (!json_is_array(items))
             rc = -1;
         got = (int)json_array_size(items);
-        next_key = PQntuples(res) == 1 && !PQgetisnull(res, 0, 1) ? PQgetvalue(res, 0, 1) : NULL;
     } else if (rc == 0) {
         got = PQntuples(res);
     }
@@ -222,7 +227,9 @@ static int fill(struct exporter *e)
     }
     if (rc == 0 && e->doc_page) {
         /* A document page says itself whether another follows. */
-        if (next_key && rows == got)
+        if (next_key && strlen(next_key) >= sizeof e->after)
+            rc = -1;
+        else if (next_key && rows == got)
             snprintf(e->after, sizeof e->after, "%s", next_key);
         e->has_after = next_key != NULL;
         e->done = !next_key;
@@ -236,6 +243,8 @@ static int fill(struct exporter *e)
             e->done = true;
     }
     json_decref(doc);
+    free(doc_text);
+    free(next_key);
     PQclear(res);
     free(rec);
     return rc;
@@ -255,6 +264,19 @@ static ssize_t produce(void *cls, uint64_t pos, char *out, size_t max)
     memcpy(out, e->buf + e->off, n);
     e->off += n;
     return (ssize_t)n;
+}
+
+int imx_api_export_doc_result(PGresult *res, char **doc, char **next_key)
+{
+    *doc = *next_key = NULL;
+    int rc = -1;
+    if (imx_db_ok(res) && PQntuples(res) == 1 && !PQgetisnull(res, 0, 0)) {
+        *doc = strdup(PQgetvalue(res, 0, 0));
+        *next_key = PQgetisnull(res, 0, 1) ? NULL : strdup(PQgetvalue(res, 0, 1));
+        rc = *doc && (PQgetisnull(res, 0, 1) || *next_key) ? 0 : -1;
+    }
+    PQclear(res);
+    return rc;
 }
 
 /* Starts the stream of e (steals it) or replies 500. */

@@ -42,12 +42,16 @@ void imx_api_export_steal(struct imx_req *r, enum imx_export_format format,
                           const char *const *columns, imx_export_page_fn page, void *cls,
                           void (*free_cls)(void *));
 
-/* A list whose pages are documents (api/cursor.h imx_api_reply_doc_page_steal): one page after
- * the key after (the JSON array text of the previous page's next key; NULL: the first), at most
- * limit items -> row 0: the document (column 0, its items in member items_member of
- * imx_api_export_doc_steal) and the next page's key (column 1, NULL on the last page). */
-typedef PGresult *(*imx_export_doc_fn)(struct imx_db_conn *c, const void *cls, const char *after,
-                                       const char *limit);
+/* A list whose pages are documents: one page after the key after (the previous page's next key;
+ * NULL: the first), at most limit items -> 0 with *doc the page (new JSON text, its items in
+ * member items_member of imx_api_export_doc_steal) and *next_key the next page's key (new text,
+ * NULL on the last page), or -1. */
+typedef int (*imx_export_doc_fn)(struct imx_db_conn *c, const void *cls, const char *after,
+                                 const char *limit, char **doc, char **next_key);
+
+/* For an imx_export_doc_fn over a result as imx_api_reply_doc_page_steal takes (row 0: the
+ * document, the next key or NULL): fills *doc and *next_key; steals res. Returns 0, or -1. */
+int imx_api_export_doc_result(PGresult *res, char **doc, char **next_key);
 
 /* As imx_api_export_steal, for a list of document pages. */
 void imx_api_export_doc_steal(struct imx_req *r, enum imx_export_format format,

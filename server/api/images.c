@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "api/api.h"
+#include "api/export.h"
 #include "api/costs_common.h"
 #include "api/cursor.h"
 #include "auth/auth.h"
@@ -1117,6 +1118,55 @@ static char *page_with_cursor(struct imx_req *r, const char *page, const char *f
     return out;
 }
 
+/* A search's filters, kept for its export's pages. The strings are the request's query
+ * arguments, which live until the response is done, as the export does. */
+struct search_export {
+    struct imx_image_search s;
+    struct constraint_args *ca; /* owned */
+    const char *tags[IMX_DBI_MAX_TAGS];
+};
+
+static void search_export_free(void *cls)
+{
+    struct search_export *x = cls;
+    free(x->ca);
+    free(x);
+}
+
+/* One page of the search after the raw cursor after (from the index when it can, as the list). */
+static int search_page(struct imx_db_conn *c, const void *cls, const char *after, const char *limit,
+                       char **doc, char **next_key)
+{
+    const struct search_export *x = cls;
+    struct imx_image_search s = x->s;
+    s.cursor = after;
+    s.limit = atoi(limit) < IMX_DBI_MAX_LIMIT ? atoi(limit) : IMX_DBI_MAX_LIMIT;
+    char *page = NULL, *facets = NULL;
+    bool served;
+    enum imx_db_images_rc rc = imx_db_image_search_indexed(c, &s, false, &page, &facets, &served);
+    if (rc == IMX_DBI_OK && !served)
+        rc = imx_db_image_search(c, &s, &page);
+    free(facets);
+    *doc = *next_key = NULL;
+    json_t *j = rc == IMX_DBI_OK && page ? json_loads(page, 0, NULL) : NULL;
+    const char *next = json_string_value(json_object_get(j, "next_cursor"));
+    if (j) {
+        *doc = page;
+        page = NULL;
+        *next_key = next ? strdup(next) : NULL;
+    }
+    bool ok = j && (!next || *next_key);
+    json_decref(j);
+    free(page);
+    return ok ? 0 : -1;
+}
+
+static const char *const search_columns[] = {
+    "id",         "family",     "version", "provider",     "architecture", "os.name",
+    "os.version", "layer",      "status",  "patch_status", "published_at", "boot_seconds",
+    "size_gb",    "components", "gpus",    "regions",      "tags",         NULL,
+};
+
 void imx_api_image_search(struct imx_req *r)
 {
     struct imx_image_search s = {
@@ -1194,6 +1244,25 @@ void imx_api_image_search(struct imx_req *r)
             goto done;
         }
         s.cursor = json_string_value(key);
+    }
+    enum imx_export_format format = imx_api_export_format(r);
+    if (format != IMX_EXPORT_NONE) {
+        /* The whole result, streamed; the search index or SQL answers each page as a list. */
+        struct search_export *x = calloc(1, sizeof *x);
+        if (!x) {
+            imx_reply_problem(r, IMX_E_INTERNAL, NULL);
+            goto done;
+        }
+        x->s = s;
+        x->ca = ca;
+        ca = NULL;
+        x->s.constraints = x->ca->list;
+        memcpy(x->tags, tags.list, sizeof x->tags);
+        x->s.tags = x->tags;
+        x->s.cursor = NULL;
+        imx_api_export_doc_steal(r, format, search_columns, search_page, "items", x,
+                                 search_export_free);
+        goto done;
     }
     struct imx_db_conn *c = imx_api_db_read(r);
     if (!c)

@@ -110,6 +110,37 @@ static void measurements_export_as_csv_and_ndjson(void **state)
     imx_t_res_free(&res);
 }
 
+static void image_search_exports_the_whole_result(void **state)
+{
+    (void)state;
+    for (int i = 2; i <= 4; i++) {
+        char v[8];
+        snprintf(v, sizeof v, "%d", i);
+        assert_true(imx_t_publish(&srv, pub, "ml", "exp-base", v,
+                                  "[{\"name\":\"nvidia-driver\",\"version\":\"580.95.05\"},"
+                                  "{\"name\":\"cuda\",\"version\":\"13.0.2\"}]",
+                                  NULL) > 0);
+    }
+    struct imx_res res;
+    /* limit and cursor are for pages; an export is the whole result, newest first. */
+    assert_int_equal(get(member, "/v1/images?family=exp-base&limit=1", "text/csv", &res), 0);
+    assert_int_equal(res.status, 200);
+    printf("search CSV:\n%s", res.body);
+    assert_true(
+        strncmp(res.body, "id,family,version,provider,architecture,os.name,os.version,", 58) == 0);
+    assert_int_equal(count_lines(res.body, "\r\n"), 5);
+    assert_non_null(strstr(res.body, ",exp-base,4,aws,x86_64,ubuntu,24.04,platform,active,"));
+    assert_true(strstr(res.body, ",exp-base,4,") < strstr(res.body, ",exp-base,1,"));
+    imx_t_res_free(&res);
+    assert_int_equal(get(member, "/v1/images?family=nope", "application/x-ndjson", &res), 0);
+    assert_int_equal(res.status, 200);
+    assert_int_equal(res.len, 0);
+    imx_t_res_free(&res);
+    assert_int_equal(get(member, "/v1/images?provider=nope", "text/csv", &res), 0);
+    imx_t_assert_problem(&res, 400);
+    imx_t_res_free(&res);
+}
+
 static void the_audit_log_streams_every_row_once_across_pages(void **state)
 {
     (void)state;
@@ -170,6 +201,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(measurements_export_as_csv_and_ndjson),
+        cmocka_unit_test(image_search_exports_the_whole_result),
         cmocka_unit_test(the_audit_log_streams_every_row_once_across_pages),
         cmocka_unit_test(past_the_row_cap_the_transfer_is_cut),
     };
