@@ -23,9 +23,12 @@
 
 #include "api/api.h"
 #include "api/costs_common.h"
+#include "api/export.h"
+#include "api/idempotency.h"
 #include "auth/auth.h"
 #include "cli/reference.h"
 #include "db/advisories.h"
+#include "db/idempotency.h"
 #include "db/image_index.h"
 #include "db/images.h"
 #include "db/migrate.h"
@@ -246,6 +249,8 @@ static int serve(const struct imx_config *cfg, sigset_t *sigs)
         .webhooks_per_team = cfg->quota_webhooks_team,
     };
     imx_http_auth_hook = imx_auth_authenticate;
+    imx_http_create_hook = imx_api_idempotent;
+    imx_api_export_max_rows = cfg->export_max_rows;
     if (imx_http_start(cfg, err, sizeof err) != 0) {
         imx_error("%s", err);
         return 1;
@@ -350,6 +355,7 @@ int main(int argc, char **argv)
         return 1;
     }
     imx_log_set_level(cfg.log_level);
+    imx_db_idempotency_set_ttl(cfg.idempotency_ttl_h);
     int rc = run_migrations(&cfg) == 0 ? 0 : 1;
     if (rc == 0 && strcmp(cmd, "serve") == 0)
         rc = serve(&cfg, &sigs);

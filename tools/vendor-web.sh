@@ -9,6 +9,7 @@ cd "$(dirname "$0")/.."
 PKGS=(
     "@picocss/pico 2.1.1 css/pico.min.css LICENSE.md"
     "uplot 1.6.32 dist/uPlot.esm.js dist/uPlot.min.css LICENSE"
+    "redoc 2.5.2 bundles/redoc.standalone.js bundles/redoc.standalone.js.LICENSE.txt LICENSE"
 )
 
 tmp=$(mktemp -d)
@@ -28,5 +29,13 @@ for spec in "${PKGS[@]}"; do
         cp "$tmp/x/package/$f" "$dest/$f"
     done
     printf '%s@%s from the npm registry (%s)\n' "$name" "$version" "$(sha256sum "$tarball" | cut -d' ' -f1)" >"$dest/VENDORED.txt"
+    if [ "$name" = redoc ]; then
+        # The one request Redoc makes off the origin (its footer logo, from a CDN) goes to a local
+        # image instead: the reference works offline and under a CSP of 'self'.
+        sed -i 's#https://cdn.redoc.ly/redoc/logo-mini.svg#/docs/renderer-mark.svg#' \
+            "$dest/bundles/redoc.standalone.js"
+        ! grep -q 'cdn\.redoc\.ly' "$dest/bundles/redoc.standalone.js"
+        echo "patched: the footer logo URL https://cdn.redoc.ly/redoc/logo-mini.svg -> /docs/renderer-mark.svg" >>"$dest/VENDORED.txt"
+    fi
     rm -rf "$tmp/x" "$tarball"
 done

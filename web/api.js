@@ -109,3 +109,32 @@ export async function api(path, { method = 'GET', query, body, text, contentType
   }
   return meta ? { data, etag: res.headers.get('ETag'), status: res.status } : data;
 }
+
+/**
+ * Every page of a keyset list (GET /v1<path>, at most maxPages of limit each): follows next_cursor
+ * and gathers the pages into the first one. merge(doc, page) adds a page (default: its items to
+ * doc.items). Resolves to the first page's document, with next_cursor of the last page read (not
+ * null when maxPages stopped the walk).
+ */
+export async function apiAll(path, opts = {}, { limit = 200, maxPages = 25, merge = (doc, page) => { doc.items = [...(doc.items || []), ...(page.items || [])]; } } = {}) {
+  const query = { ...(opts.query || {}), limit };
+  const doc = await api(path, { ...opts, query });
+  let next = doc?.next_cursor;
+  for (let n = 1; next && n < maxPages; n++) {
+    const page = await api(path, { ...opts, query: { ...query, cursor: next } });
+    merge(doc, page);
+    next = page?.next_cursor;
+  }
+  if (doc) doc.next_cursor = next || null;
+  return doc;
+}
+
+/** merge for GET /v1/advisories/{id}/affected: a family continues across pages. */
+export function mergeFamilies(doc, page) {
+  const fams = doc.families || (doc.families = []);
+  for (const f of page.families || []) {
+    const last = fams[fams.length - 1];
+    if (last && last.family === f.family) last.images = [...(last.images || []), ...(f.images || [])];
+    else fams.push(f);
+  }
+}

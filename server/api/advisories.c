@@ -7,6 +7,7 @@
 
 #include "api/api.h"
 #include "api/cursor.h"
+#include "api/export.h"
 #include "auth/auth.h"
 #include "db/advisories.h"
 #include "db/events.h"
@@ -593,12 +594,50 @@ void imx_api_advisory_get(struct imx_req *r)
         reply_advisory(r, c, 200, imx_req_param(r, "id"));
 }
 
+static PGresult *affected_page(struct imx_db_conn *c, const void *cls, const char *after,
+                               const char *limit)
+{
+    return imx_db_advisory_affected_rows(c, cls, after, limit);
+}
+
+static const char *const affected_columns[] = {
+    "advisory",        "family",           "id",           "version",
+    "status",          "patch_status",     "published_at", "fixed_by.id",
+    "fixed_by.family", "fixed_by.version", NULL,
+};
+
 void imx_api_advisory_affected(struct imx_req *r)
 {
+    unsigned long long limit;
+    json_t *key;
+    if (!imx_api_list_limit(r, &limit) || !imx_api_cursor_key(r, "ssI", &key))
+        return;
     struct imx_db_conn *c = imx_api_db_read(r);
-    if (c)
-        imx_api_reply_pg_json_steal(r, 200, imx_db_advisory_affected(c, imx_req_param(r, "id")),
-                                    "No such advisory");
+    char lim[24], id[24];
+    snprintf(lim, sizeof lim, "%llu", limit);
+    const char *after[3] = { imx_api_key_text(key, 0, NULL, 0), imx_api_key_text(key, 1, NULL, 0),
+                             imx_api_key_text(key, 2, id, sizeof id) };
+    enum imx_export_format format = imx_api_export_format(r);
+    if (c && format != IMX_EXPORT_NONE) {
+        /* The first page says whether the advisory exists: 404 before the stream starts. */
+        const char *none[3] = { NULL, NULL, NULL };
+        PGresult *first = imx_db_advisory_affected(c, imx_req_param(r, "id"), none, "1");
+        bool found = imx_db_ok(first) && PQntuples(first) == 1;
+        if (!imx_db_ok(first))
+            imx_api_db_error(r, first);
+        else if (!found)
+            imx_reply_problem(r, IMX_E_NOT_FOUND, "No such advisory");
+        PQclear(first);
+        char *advisory = found ? strdup(imx_req_param(r, "id")) : NULL;
+        if (found && !advisory)
+            imx_reply_problem(r, IMX_E_INTERNAL, NULL);
+        if (advisory)
+            imx_api_export_steal(r, format, affected_columns, affected_page, advisory, NULL);
+    } else if (c) {
+        imx_api_reply_doc_page_steal(
+            r, imx_db_advisory_affected(c, imx_req_param(r, "id"), after, lim), "No such advisory");
+    }
+    json_decref(key);
 }
 
 void imx_api_image_patch_status(struct imx_req *r)

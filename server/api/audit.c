@@ -5,8 +5,41 @@
 
 #include "api/api.h"
 #include "api/cursor.h"
+#include "api/export.h"
 #include "db/auth.h"
 #include "util/config.h"
+
+/* An audit list's filters, kept for its export's pages. */
+struct audit_filter {
+    char *actor, *resource, *action, *since; /* new strings or NULL */
+};
+
+static void audit_filter_free(void *cls)
+{
+    struct audit_filter *f = cls;
+    free(f->actor);
+    free(f->resource);
+    free(f->action);
+    free(f->since);
+    free(f);
+}
+
+static PGresult *audit_page(struct imx_db_conn *c, const void *cls, const char *after,
+                            const char *limit)
+{
+    const struct audit_filter *f = cls;
+    return imx_db_audit_list(c, f->actor, f->resource, f->action, f->since, after, limit);
+}
+
+static const char *const audit_columns[] = {
+    "id",       "at",          "actor.id",   "actor.email", "token_id", "action",
+    "resource", "resource_id", "request_id", "detail",      NULL,
+};
+
+static char *dup_or_null(const char *s)
+{
+    return s ? strdup(s) : NULL;
+}
 
 void imx_api_audit_list(struct imx_req *r)
 {
@@ -32,6 +65,31 @@ void imx_api_audit_list(struct imx_req *r)
     struct imx_db_conn *c = imx_api_db(r);
     if (!c)
         return;
+    enum imx_export_format format = imx_api_export_format(r);
+    if (format != IMX_EXPORT_NONE) {
+        /* since is checked by PostgreSQL: a first page here refuses a bad one with 400 before
+         * the stream starts. */
+        PGresult *probe = imx_db_audit_list(c, actor, imx_req_query(r, "resource"),
+                                            imx_req_query(r, "action"), since, NULL, "0");
+        bool bad_since = !imx_db_ok(probe) && strncmp(imx_db_sqlstate(probe), "22", 2) == 0;
+        bool failed = !imx_db_ok(probe);
+        if (failed && !bad_since)
+            imx_api_db_error(r, probe);
+        PQclear(probe);
+        if (bad_since)
+            imx_reply_problem(r, IMX_E_BAD_REQUEST, "since must be an RFC 3339 timestamp");
+        if (failed)
+            return;
+        struct audit_filter *f = calloc(1, sizeof *f);
+        if (!f) {
+            imx_reply_problem(r, IMX_E_INTERNAL, NULL);
+            return;
+        }
+        *f = (struct audit_filter){ dup_or_null(actor), dup_or_null(imx_req_query(r, "resource")),
+                                    dup_or_null(imx_req_query(r, "action")), dup_or_null(since) };
+        imx_api_export_steal(r, format, audit_columns, audit_page, f, audit_filter_free);
+        return;
+    }
     PGresult *res = imx_db_audit_list(c, actor, imx_req_query(r, "resource"),
                                       imx_req_query(r, "action"), since, before_id, limit_txt);
     if (!imx_db_ok(res)) {

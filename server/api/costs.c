@@ -7,7 +7,9 @@
 #include <string.h>
 
 #include "api/api.h"
+#include "api/etag.h"
 #include "api/cursor.h"
+#include "api/export.h"
 #include "api/costs_common.h"
 #include "auth/auth.h"
 #include "db/costs.h"
@@ -18,20 +20,34 @@
 
 void imx_api_instance_type_list(struct imx_req *r)
 {
-    struct imx_db_conn *c = imx_api_db_read(r);
-    if (!c)
+    unsigned long long limit;
+    json_t *key;
+    if (!imx_api_list_limit(r, &limit) || !imx_api_cursor_key(r, "ssIIs", &key))
         return;
-    imx_api_reply_pg_json_steal(r, 200,
-                                imx_db_instance_type_list(c, imx_req_query(r, "provider"),
-                                                          imx_req_query(r, "gpu"),
-                                                          imx_req_query(r, "family")),
-                                "No instance types");
+    struct imx_db_conn *c = imx_api_db_read(r);
+    if (!c) {
+        json_decref(key);
+        return;
+    }
+    char lim[24], b2[24], b3[24];
+    snprintf(lim, sizeof lim, "%llu", limit);
+    const char *after[5] = { imx_api_key_text(key, 0, NULL, 0), imx_api_key_text(key, 1, NULL, 0),
+                             imx_api_key_text(key, 2, b2, sizeof b2),
+                             imx_api_key_text(key, 3, b3, sizeof b3),
+                             imx_api_key_text(key, 4, NULL, 0) };
+    imx_api_reply_page_steal(r,
+                             imx_db_instance_type_list(c, imx_req_query(r, "provider"),
+                                                       imx_req_query(r, "gpu"),
+                                                       imx_req_query(r, "family"), after, lim),
+                             limit, "ssIIs");
+    json_decref(key);
 }
 
 void imx_api_instance_type_get(struct imx_req *r)
 {
     struct imx_db_conn *c = imx_api_db_read(r);
-    if (!c)
+    if (!c || !imx_api_etag(r, IMX_REV_INSTANCE_TYPE, imx_req_param(r, "provider"),
+                            imx_req_param(r, "type")))
         return;
     imx_api_reply_pg_json_steal(
         r, 200, imx_db_instance_type_get(c, imx_req_param(r, "provider"), imx_req_param(r, "type")),
@@ -73,6 +89,18 @@ struct type_put {
 static int type_put_tx(struct imx_req *r, void *cls)
 {
     struct type_put *t = cls;
+    if (t->replace) {
+        /* Replacing every field of an existing type needs the ETag it was read with. */
+        int m = imx_api_if_match(r, IMX_REV_INSTANCE_TYPE, t->provider, t->type, true);
+        if (m < 0)
+            return -1;
+        if (m == 1 && imx_req_header(r, "If-Match")) {
+            imx_reply_problem(r, IMX_E_PRECONDITION_FAILED,
+                              "If-Match names instance type %s/%s, which does not exist",
+                              t->provider, t->type);
+            return -1;
+        }
+    }
     PGresult *res = imx_db_instance_type_put(r->db, t->provider, t->type, t->gpu_model,
                                              t->gpu_count, t->gpu_mem, t->vcpus, t->mem, t->arch,
                                              t->region, t->source, t->replace ? "true" : "false");
@@ -99,6 +127,8 @@ static int type_put_tx(struct imx_req *r, void *cls)
     json_t *detail = json_pack("{s:s, s:s}", "gpu_model", t->gpu_model, "gpu_count", t->gpu_count);
     int rc = imx_audit(r, created ? "create" : "update", "instance_type", rid, detail);
     json_decref(detail);
+    if (rc == 0)
+        rc = imx_api_etag_after(r, IMX_REV_INSTANCE_TYPE, t->provider, t->type);
     if (rc != 0)
         return rc;
     res = imx_db_instance_type_get(r->db, t->provider, t->type);
@@ -200,6 +230,9 @@ struct price_add {
 static int price_add_tx(struct imx_req *r, void *cls)
 {
     struct price_add *p = cls;
+    /* A price changes its type's document: the revision moves (If-Match is optional). */
+    if (imx_api_if_match(r, IMX_REV_INSTANCE_TYPE, p->provider, p->type, false) < 0)
+        return -1;
     PGresult *res = imx_db_instance_price_add(r->db, p->provider, p->type, p->pricing, p->region,
                                               p->price, p->currency, p->valid_from, p->source);
     if (!imx_db_ok(res)) {
@@ -282,6 +315,43 @@ void imx_api_instance_price_add(struct imx_req *r)
 
 /* ---- rankings ---- */
 
+/* An image's cost table, kept for its export's pages. */
+struct image_costs_export {
+    struct imx_api_scope sc;
+    char image[24];
+};
+
+static void scope_copy(struct imx_api_scope *dst, const struct imx_api_scope *src);
+static const char *rank_of(const char *key, char *buf, size_t len);
+
+static int image_costs_page(struct imx_db_conn *c, const void *cls, const char *after,
+                            const char *limit, char **doc, char **next_key)
+{
+    const struct image_costs_export *x = cls;
+    char place[24];
+    return imx_api_export_doc_result(
+        imx_db_image_costs(c, x->image, &x->sc.s, rank_of(after, place, sizeof place), limit), doc,
+        next_key);
+}
+
+static const char *const image_costs_columns[] = {
+    "model",
+    "provider",
+    "instance_type",
+    "gpu_model",
+    "pricing",
+    "currency",
+    "measurements",
+    "median_cost_per_1k_inferences",
+    "p90_cost_per_1k_inferences",
+    "median_throughput_per_s",
+    "p90_throughput_per_s",
+    "median_latency_p99_ms",
+    "median_boot_seconds",
+    "median_boot_cost",
+    NULL,
+};
+
 void imx_api_image_costs(struct imx_req *r)
 {
     unsigned long long v;
@@ -290,13 +360,41 @@ void imx_api_image_costs(struct imx_req *r)
         imx_reply_problem(r, IMX_E_NOT_FOUND, "No such image");
         return;
     }
+    unsigned long long limit;
+    json_t *key;
+    if (!imx_api_list_limit(r, &limit) || !imx_api_cursor_key(r, "I", &key))
+        return;
     struct imx_api_scope sc;
-    if (imx_api_cost_scope(r, imx_req_query(r, "team"), &sc) != 0)
-        return;
-    struct imx_db_conn *c = imx_api_db_read(r);
-    if (!c)
-        return;
-    imx_api_reply_pg_json_steal(r, 200, imx_db_image_costs(c, id, &sc.s), "No such image");
+    struct imx_db_conn *c = NULL;
+    if (imx_api_cost_scope(r, imx_req_query(r, "team"), &sc) == 0)
+        c = imx_api_db_read(r);
+    char lim[24], after[24];
+    snprintf(lim, sizeof lim, "%llu", limit);
+    enum imx_export_format format = imx_api_export_format(r);
+    if (c && format != IMX_EXPORT_NONE) {
+        /* The first page says whether the image exists: 404 before the stream starts. */
+        PGresult *first = imx_db_image_costs(c, id, &sc.s, NULL, "1");
+        bool found = imx_db_ok(first) && PQntuples(first) == 1 && !PQgetisnull(first, 0, 0);
+        if (!imx_db_ok(first))
+            imx_api_db_error(r, first);
+        else if (!found)
+            imx_reply_problem(r, IMX_E_NOT_FOUND, "No such image");
+        PQclear(first);
+        struct image_costs_export *x = found ? calloc(1, sizeof *x) : NULL;
+        if (found && !x)
+            imx_reply_problem(r, IMX_E_INTERNAL, NULL);
+        if (x) {
+            scope_copy(&x->sc, &sc);
+            snprintf(x->image, sizeof x->image, "%s", id);
+            imx_api_export_doc_steal(r, format, image_costs_columns, image_costs_page, "items", x,
+                                     NULL);
+        }
+    } else if (c) {
+        imx_api_reply_doc_page_steal(
+            r, imx_db_image_costs(c, id, &sc.s, imx_api_key_text(key, 0, after, sizeof after), lim),
+            "No such image");
+    }
+    json_decref(key);
 }
 
 /* A decimal number query argument in (0, max]; NULL when absent; replies 400 when malformed. */
@@ -314,6 +412,111 @@ static bool number_arg(struct imx_req *r, const char *name, double max, const ch
         return false;
     }
     return true;
+}
+
+/* A ranking's inputs, kept for its export's pages (new strings, NULL when absent). */
+struct ranking_export {
+    struct imx_api_scope sc;
+    char *model, *gpu, *pricing, *region, *family, *instance_family, *max_p99_ms, *daily;
+};
+
+static char *dup_or_null(const char *s)
+{
+    return s ? strdup(s) : NULL;
+}
+
+static void ranking_export_free(void *cls)
+{
+    struct ranking_export *x = cls;
+    char *all[] = { x->model,           x->gpu,        x->pricing, x->region, x->family,
+                    x->instance_family, x->max_p99_ms, x->daily };
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        free(all[i]);
+    free(x);
+}
+
+/* The rank in a next-page key "[rank]" as text into buf; NULL for none. */
+static const char *rank_of(const char *key, char *buf, size_t len)
+{
+    json_t *k = key ? json_loads(key, 0, NULL) : NULL;
+    const char *out = NULL;
+    if (json_is_integer(json_array_get(k, 0))) {
+        snprintf(buf, len, "%lld", (long long)json_integer_value(json_array_get(k, 0)));
+        out = buf;
+    }
+    json_decref(k);
+    return out;
+}
+
+static int ranking_page(struct imx_db_conn *c, const void *cls, const char *after,
+                        const char *limit, char **doc, char **next_key)
+{
+    const struct ranking_export *x = cls;
+    char rank[24];
+    struct imx_cost_ranking q = {
+        .model = x->model,
+        .gpu = x->gpu,
+        .pricing = x->pricing,
+        .region = x->region,
+        .family = x->family,
+        .instance_family = x->instance_family,
+        .max_p99_ms = x->max_p99_ms,
+        .daily_inferences = x->daily,
+        .limit = limit,
+        .after_rank = rank_of(after, rank, sizeof rank),
+    };
+    return imx_api_export_doc_result(imx_db_cost_ranking(c, &x->sc.s, &q), doc, next_key);
+}
+
+static const char *const ranking_columns[] = {
+    "rank",
+    "image.id",
+    "image.family",
+    "image.version",
+    "image.status",
+    "provider",
+    "instance_type",
+    "gpu_model",
+    "gpu_count",
+    "pricing",
+    "currency",
+    "measurements",
+    "median_cost_per_1k_inferences",
+    "median_latency_p99_ms",
+    "median_throughput_per_s",
+    "median_boot_seconds",
+    "monthly_cost",
+    NULL,
+};
+
+/* A copy of sc whose pointers point into the copy. */
+static void scope_copy(struct imx_api_scope *dst, const struct imx_api_scope *src)
+{
+    *dst = *src;
+    dst->s.user_id = src->s.user_id ? dst->user : NULL;
+    dst->s.token_team = src->s.token_team ? dst->token_team : NULL;
+    dst->s.team = src->s.team ? dst->team : NULL;
+}
+
+static void ranking_export(struct imx_req *r, enum imx_export_format format,
+                           const struct imx_cost_ranking *q, const struct imx_api_scope *sc)
+{
+    struct ranking_export *x = calloc(1, sizeof *x);
+    if (!x) {
+        imx_reply_problem(r, IMX_E_INTERNAL, NULL);
+        return;
+    }
+    scope_copy(&x->sc, sc);
+    x->model = dup_or_null(q->model);
+    x->gpu = dup_or_null(q->gpu);
+    x->pricing = dup_or_null(q->pricing);
+    x->region = dup_or_null(q->region);
+    x->family = dup_or_null(q->family);
+    x->instance_family = dup_or_null(q->instance_family);
+    x->max_p99_ms = dup_or_null(q->max_p99_ms);
+    x->daily = dup_or_null(q->daily_inferences);
+    imx_api_export_doc_steal(r, format, ranking_columns, ranking_page, "items", x,
+                             ranking_export_free);
 }
 
 void imx_api_cost_ranking(struct imx_req *r)
@@ -336,19 +539,23 @@ void imx_api_cost_ranking(struct imx_req *r)
         return;
     }
     unsigned long long limit;
-    if (!imx_api_list_limit(r, &limit))
+    json_t *key = NULL;
+    if (!imx_api_list_limit(r, &limit) || !number_arg(r, "max_p99_ms", 3.6e6, &q.max_p99_ms) ||
+        !number_arg(r, "daily_inferences", 1e15, &q.daily_inferences) ||
+        !imx_api_cursor_key(r, "I", &key))
         return;
-    char limit_txt[16];
+    char limit_txt[16], after[24];
     snprintf(limit_txt, sizeof limit_txt, "%llu", limit);
     q.limit = limit_txt;
-    if (!number_arg(r, "max_p99_ms", 3.6e6, &q.max_p99_ms) ||
-        !number_arg(r, "daily_inferences", 1e15, &q.daily_inferences))
-        return;
+    q.after_rank = imx_api_key_text(key, 0, after, sizeof after);
     struct imx_api_scope sc;
-    if (imx_api_cost_scope(r, imx_req_query(r, "team"), &sc) != 0)
-        return;
-    struct imx_db_conn *c = imx_api_db_read(r);
-    if (!c)
-        return;
-    imx_api_reply_pg_json_steal(r, 200, imx_db_cost_ranking(c, &sc.s, &q), "No ranking");
+    struct imx_db_conn *c = NULL;
+    enum imx_export_format format = imx_api_export_format(r);
+    if (imx_api_cost_scope(r, imx_req_query(r, "team"), &sc) == 0 && format != IMX_EXPORT_NONE)
+        ranking_export(r, format, &q, &sc);
+    else if (r->reply.status == 0)
+        c = imx_api_db_read(r);
+    if (c)
+        imx_api_reply_doc_page_steal(r, imx_db_cost_ranking(c, &sc.s, &q), "No ranking");
+    json_decref(key);
 }

@@ -264,3 +264,76 @@ void imx_api_reply_page_steal(struct imx_req *r, PGresult *res, unsigned long lo
     PQclear(res);
     imx_reply_raw_steal(r, 200, "application/json", body, o, NULL, NULL);
 }
+
+bool imx_api_cursor_key(struct imx_req *r, const char *spec, json_t **key)
+{
+    const char *cursor = imx_req_query(r, "cursor");
+    *key = NULL;
+    if (!cursor)
+        return true;
+    json_t *k = imx_cursor_decode(cursor);
+    bool ok = json_is_array(k) && json_array_size(k) == strlen(spec);
+    for (size_t i = 0; ok && spec[i]; i++) {
+        json_t *v = json_array_get(k, i);
+        ok = spec[i] == 'I'   ? json_is_integer(v)
+             : spec[i] == 's' ? json_is_string(v)
+                              : json_is_object(v);
+    }
+    if (!ok) {
+        json_decref(k);
+        imx_reply_problem(r, IMX_E_BAD_REQUEST, "The cursor is not one this server made");
+        return false;
+    }
+    *key = k;
+    return true;
+}
+
+const char *imx_api_key_text(const json_t *key, size_t i, char *buf, size_t len)
+{
+    const json_t *v = json_array_get(key, i);
+    if (!v)
+        return NULL;
+    if (json_is_string(v))
+        return json_string_value(v);
+    if (json_is_integer(v)) {
+        snprintf(buf, len, "%lld", (long long)json_integer_value(v));
+        return buf;
+    }
+    size_t n = json_dumpb(v, buf, len - 1, JSON_COMPACT);
+    if (n == 0 || n >= len - 1)
+        return NULL;
+    buf[n] = '\0';
+    return buf;
+}
+
+void imx_api_reply_doc_page_steal(struct imx_req *r, PGresult *res, const char *not_found)
+{
+    if (!imx_db_ok(res)) {
+        imx_api_db_error(r, res);
+        PQclear(res);
+        return;
+    }
+    if (PQntuples(res) != 1 || PQgetisnull(res, 0, 0)) {
+        PQclear(res);
+        imx_reply_problem(r, IMX_E_NOT_FOUND, "%s", not_found);
+        return;
+    }
+    json_t *doc = json_loads(PQgetvalue(res, 0, 0), 0, NULL);
+    json_t *last = PQgetisnull(res, 0, 1) ? NULL : json_loads(PQgetvalue(res, 0, 1), 0, NULL);
+    PQclear(res);
+    char next[IMX_CURSOR_MAX];
+    if (!json_is_object(doc)) {
+        json_decref(doc);
+        json_decref(last);
+        imx_reply_problem(r, IMX_E_INTERNAL, NULL);
+        return;
+    }
+    if (last && imx_cursor_encode(last, next, sizeof next) == 0) {
+        imx_api_link_next(r, next);
+        json_object_set_new(doc, "next_cursor", json_string(next));
+    } else {
+        json_object_set_new(doc, "next_cursor", json_null());
+    }
+    json_decref(last);
+    imx_reply_json_steal(r, 200, doc);
+}

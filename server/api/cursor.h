@@ -39,6 +39,21 @@ bool imx_api_list_limit(struct imx_req *r, unsigned long long *limit);
  * without a cursor. Returns false after replying 400. */
 bool imx_api_cursor_id(struct imx_req *r, char out[24], const char **key);
 
+/* Parses ?cursor= holding a key shaped as spec (a letter an element: 'I' integer, 's' string,
+ * 'o' object): *key = a new reference to the key array, or NULL without a cursor. Returns false
+ * after replying 400. */
+bool imx_api_cursor_key(struct imx_req *r, const char *spec, json_t **key);
+
+/* The text of element i of a key from imx_api_cursor_key, for a statement parameter: a string as
+ * it is (borrowed from key), an integer or object printed into buf; NULL when key is NULL. */
+const char *imx_api_key_text(const json_t *key, size_t i, char *buf, size_t len);
+
+/* Replies 200 with one page that is a document, not a list of rows: row 0 holds the document
+ * (column 0, a JSON object) and the key of its last item when a next page exists (column 1, a
+ * JSON array text, or NULL), which becomes "next_cursor" in the document and Link rel=next. No row
+ * replies 404 with not_found. A failed res replies as imx_api_db_error. Steals res. */
+void imx_api_reply_doc_page_steal(struct imx_req *r, PGresult *res, const char *not_found);
+
 /* Replies 200 {"items": [...], "next_cursor": ...} from one page of rows: each row is its key
  * columns (key: a letter a column, 'I' integer, 's' text) then the item's JSON text. At most
  * limit rows are shown; a further row means a next page, whose cursor is the key of the last

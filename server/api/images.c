@@ -6,13 +6,11 @@
 #include <strings.h>
 #include <time.h>
 
-#include <openssl/sha.h>
-
 #include "api/api.h"
+#include "api/export.h"
 #include "api/costs_common.h"
 #include "api/cursor.h"
 #include "auth/auth.h"
-#include "db/idempotency.h"
 #include "db/image_index.h"
 #include "db/images.h"
 #include "db/pins.h"
@@ -555,8 +553,6 @@ out:
 
 /* ---- POST /v1/images:import ---- */
 
-#define IMPORT_ROUTE "POST /v1/images:import"
-
 /* Everything an import carries into its transaction. */
 struct import {
     struct publish *p;        /* one per manifest, owned */
@@ -564,9 +560,6 @@ struct import {
     json_t **docs;            /* the parsed lines, owned */
     size_t *line;             /* line number of manifest i */
     size_t n;
-    char sha[65];    /* of the body, for Idempotency-Key */
-    const char *key; /* Idempotency-Key, or NULL */
-    char user_id[24];
 };
 
 static void import_free(struct import *im)
@@ -720,7 +713,7 @@ static int import_resolve(struct imx_req *r, struct import *im, json_t *errors)
 }
 
 /* The import's transaction: publish every manifest in one use case (all or nothing), audit,
- * remember the reply under the Idempotency-Key, reply. */
+ * reply (an Idempotency-Key stores the reply in this transaction: api/idempotency.c). */
 static int import_tx(struct imx_req *r, void *cls)
 {
     struct import *im = cls;
@@ -778,96 +771,19 @@ static int import_tx(struct imx_req *r, void *cls)
             imx_reply_problem(r, IMX_E_INTERNAL, NULL);
         return -1;
     }
-    if (im->key) {
-        PGresult *res =
-            imx_db_idempotency_put(r->db, im->user_id, IMPORT_ROUTE, im->key, im->sha, "201", text);
-        if (!imx_db_ok(res)) {
-            free(text);
-            return imx_db_tx_fail(r, res);
-        }
-        bool stored = PQntuples(res) == 1;
-        PQclear(res);
-        if (!stored) {
-            free(text);
-            imx_reply_problem(r, IMX_E_CONFLICT,
-                              "Another request with this Idempotency-Key is in progress; retry");
-            return -1;
-        }
-    }
     imx_reply_raw_steal(r, 201, "application/json", text, strlen(text), NULL, NULL);
     return 0;
 }
 
-/* A stored reply for the Idempotency-Key: 1 replied with it (or refused a changed request),
- * 0 none stored, -1 replied with an error. */
-static int import_replay(struct imx_req *r, struct import *im)
-{
-    struct imx_db_conn *c = imx_api_db(r);
-    if (!c)
-        return -1;
-    PGresult *res = imx_db_idempotency_get(c, im->user_id, IMPORT_ROUTE, im->key);
-    if (!imx_db_ok(res)) {
-        imx_api_db_error(r, res);
-        PQclear(res);
-        return -1;
-    }
-    if (PQntuples(res) == 0) {
-        PQclear(res);
-        return 0;
-    }
-    if (strcmp(PQgetvalue(res, 0, 0), im->sha) != 0) {
-        PQclear(res);
-        imx_reply_problem(r, IMX_E_UNPROCESSABLE,
-                          "This Idempotency-Key was used with a different request body");
-        return 1;
-    }
-    unsigned long long status = 201;
-    imx_parse_uint(PQgetvalue(res, 0, 1), 200, 299, &status);
-    char *body = strdup(PQgetvalue(res, 0, 2));
-    PQclear(res);
-    if (!body) {
-        imx_reply_problem(r, IMX_E_INTERNAL, NULL);
-        return -1;
-    }
-    imx_reply_header(r, "Idempotent-Replayed", "true");
-    imx_reply_raw_steal(r, (unsigned)status, "application/json", body, strlen(body), NULL, NULL);
-    return 1;
-}
-
-static bool idempotency_key_ok(const char *k)
-{
-    size_t n = strlen(k);
-    if (n < 1 || n > 255)
-        return false;
-    for (size_t i = 0; i < n; i++)
-        if ((unsigned char)k[i] < 0x21 || (unsigned char)k[i] > 0x7e)
-            return false;
-    return true;
-}
-
 void imx_api_image_import(struct imx_req *r)
 {
-    struct import im = { .key = imx_req_header(r, "Idempotency-Key") };
-    snprintf(im.user_id, sizeof im.user_id, "%lld", (long long)r->principal.user_id);
-    if (im.key && !idempotency_key_ok(im.key)) {
-        imx_reply_problem(r, IMX_E_BAD_REQUEST,
-                          "Idempotency-Key must be 1 to 255 visible ASCII characters");
-        return;
-    }
+    struct import im = { 0 };
     const char *ct = imx_req_header(r, "Content-Type");
     if (!ct || (strncasecmp(ct, "application/x-ndjson", 20) != 0 &&
                 strncasecmp(ct, "application/jsonl", 17) != 0)) {
         imx_reply_problem(r, IMX_E_UNSUPPORTED_MEDIA_TYPE,
                           "Send one manifest per line as Content-Type: application/x-ndjson");
         return;
-    }
-    if (im.key) {
-        unsigned char md[SHA256_DIGEST_LENGTH];
-        SHA256((const unsigned char *)(r->body ? r->body : ""), r->body_len, md);
-        for (int i = 0; i < SHA256_DIGEST_LENGTH; i++)
-            snprintf(im.sha + 2 * i, 3, "%02x", md[i]);
-        if (import_replay(r, &im) != 0)
-            return;
     }
     json_t *errors = json_array();
     if (!errors || !import_parse(r, &im, errors)) {
@@ -1260,6 +1176,57 @@ static char *page_with_cursor(struct imx_req *r, const char *page, const char *f
     return out;
 }
 
+/* A search's filters, kept for its export's pages. The strings are the request's query
+ * arguments, which live until the response is done, as the export does. */
+struct search_export {
+    struct imx_image_search s;
+    struct constraint_args *ca; /* owned */
+    const char *tags[IMX_DBI_MAX_TAGS];
+};
+
+static void search_export_free(void *cls)
+{
+    struct search_export *x = cls;
+    free(x->ca);
+    free(x);
+}
+
+/* One page of the search after the raw cursor after (from the index when it can, as the list). */
+static int search_page(struct imx_db_conn *c, const void *cls, const char *after, const char *limit,
+                       char **doc, char **next_key)
+{
+    const struct search_export *x = cls;
+    struct imx_image_search s = x->s;
+    s.cursor = after;
+    s.limit = atoi(limit) < IMX_DBI_MAX_LIMIT ? atoi(limit) : IMX_DBI_MAX_LIMIT;
+    char *page = NULL, *facets = NULL;
+    bool served;
+    long long epoch; /* the principal was confirmed before the export began */
+    enum imx_db_images_rc rc =
+        imx_db_image_search_indexed(c, &s, false, &page, &facets, &served, &epoch);
+    if (rc == IMX_DBI_OK && !served)
+        rc = imx_db_image_search(c, &s, &page);
+    free(facets);
+    *doc = *next_key = NULL;
+    json_t *j = rc == IMX_DBI_OK && page ? json_loads(page, 0, NULL) : NULL;
+    const char *next = json_string_value(json_object_get(j, "next_cursor"));
+    if (j) {
+        *doc = page;
+        page = NULL;
+        *next_key = next ? strdup(next) : NULL;
+    }
+    bool ok = j && (!next || *next_key);
+    json_decref(j);
+    free(page);
+    return ok ? 0 : -1;
+}
+
+static const char *const search_columns[] = {
+    "id",         "family",     "version", "provider",     "architecture", "os.name",
+    "os.version", "layer",      "status",  "patch_status", "published_at", "boot_seconds",
+    "size_gb",    "components", "gpus",    "regions",      "tags",         NULL,
+};
+
 void imx_api_image_search(struct imx_req *r)
 {
     struct imx_image_search s = {
@@ -1337,6 +1304,29 @@ void imx_api_image_search(struct imx_req *r)
             goto done;
         }
         s.cursor = json_string_value(key);
+    }
+    enum imx_export_format format = imx_api_export_format(r);
+    if (format != IMX_EXPORT_NONE) {
+        /* Pages are read on connections of their own: a remembered principal is confirmed
+         * first. */
+        if (imx_auth_confirm_now(r) < 0)
+            goto done;
+        /* The whole result, streamed; the search index or SQL answers each page as a list. */
+        struct search_export *x = calloc(1, sizeof *x);
+        if (!x) {
+            imx_reply_problem(r, IMX_E_INTERNAL, NULL);
+            goto done;
+        }
+        x->s = s;
+        x->ca = ca;
+        ca = NULL;
+        x->s.constraints = x->ca->list;
+        memcpy(x->tags, tags.list, sizeof x->tags);
+        x->s.tags = x->tags;
+        x->s.cursor = NULL;
+        imx_api_export_doc_steal(r, format, search_columns, search_page, "items", x,
+                                 search_export_free);
+        goto done;
     }
     /* A remembered principal is confirmed on the primary (a read replica's epoch may lag). */
     struct imx_db_conn *c = r->principal.cached ? imx_api_db(r) : imx_api_db_read(r);

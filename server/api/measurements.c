@@ -9,6 +9,7 @@
 #include <strings.h>
 
 #include "api/api.h"
+#include "api/export.h"
 #include "api/costs_common.h"
 #include "api/cursor.h"
 #include "auth/auth.h"
@@ -524,6 +525,81 @@ void imx_api_measurement_import(struct imx_req *r)
 
 /* ---- reads ---- */
 
+/* A measurement list's filters, kept for its export's pages. */
+struct measurement_filter {
+    struct imx_api_scope sc;
+    char *image, *model, *instance_type; /* new strings or NULL */
+};
+
+static void measurement_filter_free(void *cls)
+{
+    struct measurement_filter *f = cls;
+    free(f->image);
+    free(f->model);
+    free(f->instance_type);
+    free(f);
+}
+
+static PGresult *measurement_page(struct imx_db_conn *c, const void *cls, const char *after,
+                                  const char *limit)
+{
+    const struct measurement_filter *f = cls;
+    return imx_db_measurement_list(c, &f->sc.s, f->image, f->model, f->instance_type, after, limit);
+}
+
+static const char *const measurement_columns[] = {
+    "id",
+    "team",
+    "image",
+    "provider",
+    "instance_type",
+    "region",
+    "gpu_model",
+    "gpu_count",
+    "model",
+    "precision",
+    "batch_size",
+    "throughput_per_s",
+    "latency_p50_ms",
+    "latency_p99_ms",
+    "boot_seconds",
+    "pricing",
+    "price_per_hour",
+    "currency",
+    "price_source",
+    "measured_at",
+    "notes",
+    "created_at",
+    "derived.cost_per_1k_inferences",
+    "derived.boot_cost",
+    NULL,
+};
+
+static char *dup_or_null(const char *s)
+{
+    return s ? strdup(s) : NULL;
+}
+
+/* Streams every measurement the filters select (Accept: text/csv or application/x-ndjson). */
+static void measurement_export(struct imx_req *r, enum imx_export_format format,
+                               const struct imx_api_scope *sc, const char *image)
+{
+    struct measurement_filter *f = calloc(1, sizeof *f);
+    if (!f) {
+        imx_reply_problem(r, IMX_E_INTERNAL, NULL);
+        return;
+    }
+    f->sc = *sc;
+    f->sc.s.user_id = sc->s.user_id ? f->sc.user : NULL;
+    f->sc.s.token_team = sc->s.token_team ? f->sc.token_team : NULL;
+    f->sc.s.team = sc->s.team ? f->sc.team : NULL;
+    f->image = dup_or_null(image);
+    f->model = dup_or_null(imx_req_query(r, "model"));
+    f->instance_type = dup_or_null(imx_req_query(r, "instance_type"));
+    imx_api_export_steal(r, format, measurement_columns, measurement_page, f,
+                         measurement_filter_free);
+}
+
 void imx_api_measurement_list(struct imx_req *r)
 {
     struct imx_api_scope sc;
@@ -541,6 +617,11 @@ void imx_api_measurement_list(struct imx_req *r)
         return;
     if (imx_api_cost_scope(r, imx_req_query(r, "team"), &sc) != 0)
         return;
+    enum imx_export_format format = imx_api_export_format(r);
+    if (format != IMX_EXPORT_NONE) {
+        measurement_export(r, format, &sc, image);
+        return;
+    }
     struct imx_db_conn *c = imx_api_db_read(r);
     if (!c)
         return;

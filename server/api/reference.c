@@ -8,6 +8,8 @@
 #include <time.h>
 
 #include "api/api.h"
+#include "api/cursor.h"
+#include "api/etag.h"
 #include "auth/auth.h"
 #include "db/reference.h"
 #include "db/reference_import.h"
@@ -41,10 +43,22 @@ void imx_api_reference_list(struct imx_req *r)
     char table[64];
     if (!table_of(r, table, sizeof table))
         return;
-    struct imx_db_conn *c = imx_api_db_read(r);
-    if (!c)
+    unsigned long long limit;
+    json_t *key;
+    if (!imx_api_list_limit(r, &limit) || !imx_api_cursor_key(r, "o", &key))
         return;
-    imx_api_reply_pg_json_steal(r, 200, imx_db_ref_rows(c, table), "No such table");
+    struct imx_db_conn *c = imx_api_db_read(r);
+    /* The ETag names the reference data's generation, which every change of a row moves. */
+    if (!c || !imx_api_etag(r, IMX_REV_REFERENCE, NULL, NULL)) {
+        json_decref(key);
+        return;
+    }
+    char lim[24], after[IMX_CURSOR_MAX];
+    snprintf(lim, sizeof lim, "%llu", limit);
+    imx_api_reply_doc_page_steal(
+        r, imx_db_ref_rows(c, table, imx_api_key_text(key, 0, after, sizeof after), lim),
+        "No such table");
+    json_decref(key);
 }
 
 struct ref_write {
@@ -84,6 +98,10 @@ static void reply_refused(struct imx_req *r, const PGresult *res)
 static int ref_write_tx(struct imx_req *r, void *cls)
 {
     struct ref_write *w = cls;
+    /* Correcting a row needs the ETag of the table it was read from (428 without, 412 when any
+     * reference row changed since); adding one takes it too. */
+    if (imx_api_if_match(r, IMX_REV_REFERENCE, NULL, NULL, w->is_update) < 0)
+        return -1;
     PGresult *res = imx_db_ref_write(r->db, w->table, w->row, w->is_update);
     if (!imx_db_ok(res)) {
         const char *state = imx_db_sqlstate(res);
@@ -112,6 +130,8 @@ static int ref_write_tx(struct imx_req *r, void *cls)
     json_t *detail = json_pack("{s:O*}", "row", stored);
     int rc = imx_audit(r, w->is_update ? "update" : "create", w->table, w->name, detail);
     json_decref(detail);
+    if (rc == 0)
+        rc = imx_api_etag_after(r, IMX_REV_REFERENCE, NULL, NULL);
     if (rc != 0) {
         json_decref(stored);
         return -1;

@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "api/api.h"
+#include "api/etag.h"
 #include "api/costs_common.h"
 #include "api/cursor.h"
 #include "auth/auth.h"
@@ -341,6 +342,7 @@ void imx_api_request_get(struct imx_req *r)
     for (size_t i = 0; i < n; i++)
         json_array_append_new(allowed, json_string(imx_request_state_name(out[i])));
     json_object_set_new(doc, "allowed_transitions", allowed);
+    imx_api_etag_set(r, PQgetvalue(res, 0, 4));
     PQclear(res);
     imx_reply_json_steal(r, 200, doc);
 }
@@ -427,6 +429,9 @@ static int transition_tx(struct imx_req *r, void *cls)
     char from[16];
     snprintf(from, sizeof from, "%s", PQgetvalue(res, 0, 2));
     PQclear(res);
+    /* A transition sent with If-Match is made only from the revision its sender read. */
+    if (imx_api_if_match(r, IMX_REV_REQUEST, t->id, NULL, false) < 0)
+        return -1;
     int fs = imx_request_state_parse(from), ts = imx_request_state_parse(t->to);
     struct imx_request_needs needs = { false, false };
     enum imx_request_move mv =
@@ -497,6 +502,7 @@ static int transition_tx(struct imx_req *r, void *cls)
     if (!imx_db_ok(res))
         return imx_db_tx_fail(r, res);
     json_t *doc = json_loads(PQgetvalue(res, 0, 3), 0, NULL);
+    imx_api_etag_set(r, PQgetvalue(res, 0, 4));
     PQclear(res);
     imx_reply_json_steal(r, 200, doc);
     return 0;
@@ -552,6 +558,9 @@ static int comment_tx(struct imx_req *r, void *cls)
                           "requesting team, or publisher in the catalog team");
         return -1;
     }
+    /* A comment changes the request's document: its revision moves. */
+    if (imx_api_if_match(r, IMX_REV_REQUEST, c->id, NULL, false) < 0)
+        return -1;
     res = imx_db_request_comment_count(r->db, c->id);
     if (!imx_db_ok(res))
         return imx_db_tx_fail(r, res);

@@ -4,6 +4,8 @@
 #include <string.h>
 
 #include "api/api.h"
+#include "api/cursor.h"
+#include "api/etag.h"
 #include "auth/auth.h"
 #include "db/auth.h"
 #include "db/tx.h"
@@ -98,9 +100,18 @@ void imx_api_team_list(struct imx_req *r)
         return;
     snprintf(uid, sizeof uid, "%lld", (long long)p->user_id);
     snprintf(team, sizeof team, "%lld", (long long)p->token_team);
-    imx_api_reply_pg_json_steal(
-        r, 200, imx_db_team_list(c, uid, p->token_id ? team : NULL, p->admin ? "true" : "false"),
-        "No teams");
+    unsigned long long limit;
+    json_t *key;
+    if (!imx_api_list_limit(r, &limit) || !imx_api_cursor_key(r, "s", &key))
+        return;
+    char lim[24], buf[8];
+    snprintf(lim, sizeof lim, "%llu", limit);
+    imx_api_reply_page_steal(r,
+                             imx_db_team_list(c, uid, p->token_id ? team : NULL,
+                                              p->admin ? "true" : "false",
+                                              imx_api_key_text(key, 0, buf, sizeof buf), lim),
+                             limit, "s");
+    json_decref(key);
 }
 
 void imx_api_team_get(struct imx_req *r)
@@ -110,6 +121,9 @@ void imx_api_team_get(struct imx_req *r)
         return;
     char tid[24];
     snprintf(tid, sizeof tid, "%lld", (long long)id);
+    /* The ETag names the team's revision, which every change of its members moves. */
+    if (!imx_api_etag(r, IMX_REV_TEAM, imx_req_param(r, "slug"), NULL))
+        return;
     imx_api_reply_pg_json_steal(r, 200, imx_db_team_get(r->db, tid), "No such team");
 }
 
@@ -121,6 +135,8 @@ struct member_change {
 static int member_put_tx(struct imx_req *r, void *cls)
 {
     struct member_change *m = cls;
+    if (imx_api_if_match(r, IMX_REV_TEAM, m->slug, NULL, false) < 0)
+        return -1;
     PGresult *res = imx_db_member_put(r->db, m->team_id, m->email, m->role);
     if (!imx_db_ok(res))
         return imx_db_tx_fail(r, res);
@@ -134,6 +150,8 @@ static int member_put_tx(struct imx_req *r, void *cls)
     json_t *detail = json_pack("{s:s}", "role", m->role);
     int rc = imx_audit(r, "set_role", "membership", rid, detail);
     json_decref(detail);
+    if (rc == 0)
+        rc = imx_api_etag_after(r, IMX_REV_TEAM, m->slug, NULL);
     if (rc == 0)
         reply_column(r, 200, res, 0);
     PQclear(res);
@@ -171,6 +189,8 @@ void imx_api_member_put(struct imx_req *r)
 static int member_delete_tx(struct imx_req *r, void *cls)
 {
     struct member_change *m = cls;
+    if (imx_api_if_match(r, IMX_REV_TEAM, m->slug, NULL, false) < 0)
+        return -1;
     PGresult *res = imx_db_member_delete(r->db, m->team_id, m->email);
     if (!imx_db_ok(res))
         return imx_db_tx_fail(r, res);
@@ -185,6 +205,8 @@ static int member_delete_tx(struct imx_req *r, void *cls)
     PQclear(res);
     int rc = imx_audit(r, "delete", "membership", rid, detail);
     json_decref(detail);
+    if (rc == 0)
+        rc = imx_api_etag_after(r, IMX_REV_TEAM, m->slug, NULL);
     if (rc == 0)
         imx_reply_empty(r, 204);
     return rc;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "api/api.h"
+#include "api/cursor.h"
 #include "auth/auth.h"
 #include "auth/token.h"
 #include "db/auth.h"
@@ -123,7 +124,13 @@ void imx_api_token_list(struct imx_req *r)
     if (!c)
         return;
     snprintf(uid, sizeof uid, "%lld", (long long)r->principal.user_id);
-    imx_api_reply_pg_json_steal(r, 200, imx_db_token_list(c, uid), "No tokens");
+    unsigned long long limit;
+    char before[24], lim[24];
+    const char *before_id;
+    if (!imx_api_list_limit(r, &limit) || !imx_api_cursor_id(r, before, &before_id))
+        return;
+    snprintf(lim, sizeof lim, "%llu", limit);
+    imx_api_reply_page_steal(r, imx_db_token_list(c, uid, before_id, lim), limit, "I");
 }
 
 struct token_revoke {

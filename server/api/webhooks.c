@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "api/api.h"
+#include "api/etag.h"
 #include "api/cursor.h"
 #include "auth/auth.h"
 #include "db/tx.h"
@@ -272,6 +273,8 @@ static int create_tx(struct imx_req *r, void *cls)
     json_decref(detail);
     snprintf(loc, sizeof loc, "/v1/webhooks/%s", id);
     if (rc == 0)
+        rc = imx_api_etag_after(r, IMX_REV_WEBHOOK, id, NULL);
+    if (rc == 0)
         rc = reply_doc(r, 201, res, 1, w->secret, loc);
     PQclear(res);
     return rc;
@@ -326,7 +329,8 @@ void imx_api_webhook_list(struct imx_req *r)
 void imx_api_webhook_get(struct imx_req *r)
 {
     char id[24], team_id[24];
-    if (!param_id(r, "webhook", id) || !webhook_owned(r, id, IMX_ROLE_VIEWER, team_id))
+    if (!param_id(r, "webhook", id) || !webhook_owned(r, id, IMX_ROLE_VIEWER, team_id) ||
+        !imx_api_etag(r, IMX_REV_WEBHOOK, id, NULL))
         return;
     imx_api_reply_pg_json_steal(r, 200, imx_db_webhook_get(r->db, id), "No such webhook");
 }
@@ -340,6 +344,8 @@ struct webhook_update {
 static int update_tx(struct imx_req *r, void *cls)
 {
     struct webhook_update *w = cls;
+    if (imx_api_if_match(r, IMX_REV_WEBHOOK, w->id, NULL, false) < 0)
+        return -1;
     PGresult *res = imx_db_webhook_update(
         r->db, w->id, w->team_id, w->in.url, w->in.description, w->in.events, w->in.families,
         w->in.pins, w->in.has_severity ? "true" : "false", w->in.min_severity);
@@ -358,7 +364,8 @@ static int update_tx(struct imx_req *r, void *cls)
             return imx_db_tx_fail(r, res);
         PQclear(res);
     }
-    if (imx_audit(r, "update", "webhook", w->id, w->body) != 0)
+    if (imx_audit(r, "update", "webhook", w->id, w->body) != 0 ||
+        imx_api_etag_after(r, IMX_REV_WEBHOOK, w->id, NULL) != 0)
         return -1;
     res = imx_db_webhook_get(r->db, w->id);
     if (!imx_db_ok(res) || PQntuples(res) != 1)
@@ -391,6 +398,8 @@ struct webhook_ref {
 static int delete_tx(struct imx_req *r, void *cls)
 {
     struct webhook_ref *w = cls;
+    if (imx_api_if_match(r, IMX_REV_WEBHOOK, w->id, NULL, false) < 0)
+        return -1;
     PGresult *res = imx_db_webhook_delete(r->db, w->id, w->team_id);
     if (!imx_db_ok(res))
         return imx_db_tx_fail(r, res);
@@ -422,6 +431,8 @@ struct webhook_rotate {
 static int rotate_tx(struct imx_req *r, void *cls)
 {
     struct webhook_rotate *w = cls;
+    if (imx_api_if_match(r, IMX_REV_WEBHOOK, w->id, NULL, false) < 0)
+        return -1;
     int found =
         imx_webhooks_rotate_secret(r->db, strtoll(w->id, NULL, 10), w->secret, ROTATION_OVERLAP_S);
     if (found < 0)
@@ -430,7 +441,8 @@ static int rotate_tx(struct imx_req *r, void *cls)
         imx_reply_problem(r, IMX_E_NOT_FOUND, "No webhook %s", w->id);
         return -1;
     }
-    if (imx_audit(r, "rotate_secret", "webhook", w->id, NULL) != 0)
+    if (imx_audit(r, "rotate_secret", "webhook", w->id, NULL) != 0 ||
+        imx_api_etag_after(r, IMX_REV_WEBHOOK, w->id, NULL) != 0)
         return -1;
     PGresult *res = imx_db_webhook_get(r->db, w->id);
     if (!imx_db_ok(res) || PQntuples(res) != 1)

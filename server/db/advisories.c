@@ -13,7 +13,9 @@ IMX_DB_STMT(q_get, 1,
             "SELECT imx_advisory_json(a.id)::text, a.revision FROM advisories a"
             " WHERE a.id = $1::text");
 
-IMX_DB_STMT(q_affected, 1, "SELECT imx_advisory_affected_json($1::text)::text");
+IMX_DB_STMT(q_affected, 5,
+            "SELECT doc::text, next_key::text FROM imx_advisory_affected_page($1::text, $2::text,"
+            " $3::timestamptz, $4::bigint, $5::int)");
 
 IMX_DB_STMT(q_list, 8,
             "SELECT a.published::text, a.id, imx_advisory_json(a.id)::text FROM advisories a"
@@ -71,9 +73,29 @@ PGresult *imx_db_advisory_get(struct imx_db_conn *c, const char *id)
     return imx_db_exec(c, &q_get, p);
 }
 
-PGresult *imx_db_advisory_affected(struct imx_db_conn *c, const char *id)
+IMX_DB_STMT(q_affected_rows, 3,
+            "SELECT json_build_array(i.family, i.published_at, i.id)::text,"
+            " json_build_object('advisory', ia.advisory_id, 'family', i.family, 'id', i.id,"
+            " 'version', i.version, 'status', i.status, 'patch_status', i.patch_status,"
+            " 'published_at', i.published_at, 'fixed_by', CASE WHEN fx.id IS NOT NULL THEN"
+            " json_build_object('id', fx.id, 'family', fx.family, 'version', fx.version) END)::text"
+            " FROM image_advisories ia JOIN images i ON i.id = ia.image_id"
+            " LEFT JOIN images fx ON fx.id = ia.fixed_by WHERE ia.advisory_id = $1::text"
+            " AND ($2::json IS NULL OR (i.family, i.published_at, i.id) > ($2::json->>0,"
+            " ($2::json->>1)::timestamptz, ($2::json->>2)::bigint))"
+            " ORDER BY i.family, i.published_at, i.id LIMIT $3::int");
+
+PGresult *imx_db_advisory_affected_rows(struct imx_db_conn *c, const char *id, const char *after,
+                                        const char *limit)
 {
-    const char *p[] = { id };
+    const char *p[] = { id, after, limit };
+    return imx_db_exec(c, &q_affected_rows, p);
+}
+
+PGresult *imx_db_advisory_affected(struct imx_db_conn *c, const char *id,
+                                   const char *const after[3], const char *limit)
+{
+    const char *p[] = { id, after[0], after[1], after[2], limit };
     return imx_db_exec(c, &q_affected, p);
 }
 

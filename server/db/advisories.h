@@ -37,9 +37,19 @@ PGresult *imx_db_advisory_withdraw(struct imx_db_conn *c, const char *id, const 
  * affected_images}, revision (no row when no such id). */
 PGresult *imx_db_advisory_get(struct imx_db_conn *c, const char *id);
 
-/* The images it affects -> JSON {advisory, families:[{family, images:[{id, version, status,
- * patch_status, published_at, fixed_by:{id, family, version}|null}]}]} (NULL: no such id). */
-PGresult *imx_db_advisory_affected(struct imx_db_conn *c, const char *id);
+/* One page of the images it affects, in (family, published_at, id) order after the key after
+ * (family, published_at, id as text; all NULL: from the first), at most limit -> JSON {advisory,
+ * families:[{family, images:[{id, version, status, patch_status, published_at, fixed_by:{id,
+ * family, version}|null}]}]}, and the last image's key as a JSON array when more follow (else
+ * NULL); no row: no such id. */
+PGresult *imx_db_advisory_affected(struct imx_db_conn *c, const char *id,
+                                   const char *const after[3], const char *limit);
+
+/* The same images one a row, for an export: (key, image JSON with its advisory and family) in
+ * (family, published_at, id) order after the key after (a previous row's column 0; NULL: from the
+ * first), at most limit rows. */
+PGresult *imx_db_advisory_affected_rows(struct imx_db_conn *c, const char *id, const char *after,
+                                        const char *limit);
 
 /* Search, newest first -> rows (published, id, advisory JSON), at most limit + 1 (the extra one
  * says a next page exists). Filters (NULL: none): component (an affected range names it),

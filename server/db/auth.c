@@ -178,18 +178,19 @@ PGresult *imx_db_team_create(struct imx_db_conn *c, const char *slug, const char
     return imx_db_exec(c, &q_team_create, p);
 }
 
-IMX_DB_STMT(q_team_list, 3,
-            "SELECT json_build_object('items', coalesce(json_agg(json_build_object("
-            "'slug', t.slug, 'name', t.name, 'created_at', t.created_at, 'role', m.role) "
-            "ORDER BY t.slug), '[]')) FROM teams t LEFT JOIN memberships m "
+IMX_DB_STMT(q_team_list, 5,
+            "SELECT t.slug, json_build_object("
+            "'slug', t.slug, 'name', t.name, 'created_at', t.created_at, 'role', m.role)::text "
+            "FROM teams t LEFT JOIN memberships m "
             "ON m.team_id = t.id AND m.user_id = $1::bigint "
             "WHERE ($3::boolean OR m.user_id IS NOT NULL) "
-            "AND ($2::bigint IS NULL OR t.id = $2::bigint)");
+            "AND ($2::bigint IS NULL OR t.id = $2::bigint) "
+            "AND ($4::text IS NULL OR t.slug > $4::text) ORDER BY t.slug LIMIT $5::int + 1");
 
 PGresult *imx_db_team_list(struct imx_db_conn *c, const char *user_id, const char *only_team,
-                           const char *all)
+                           const char *all, const char *after_slug, const char *limit)
 {
-    const char *p[] = { user_id, only_team, all };
+    const char *p[] = { user_id, only_team, all, after_slug, limit };
     return imx_db_exec(c, &q_team_list, p);
 }
 
@@ -260,15 +261,16 @@ PGresult *imx_db_token_active_count(struct imx_db_conn *c, const char *user_id)
     return imx_db_exec(c, &q_token_active_count, p);
 }
 
-IMX_DB_STMT(
-    q_token_list, 1,
-    "SELECT json_build_object('items', coalesce(json_agg(" TOKEN_JSON
-    " ORDER BY k.id DESC), '[]')) FROM (SELECT * FROM api_tokens WHERE user_id = $1::bigint "
-    "ORDER BY id DESC LIMIT 200) k JOIN teams t ON t.id = k.team_id");
+IMX_DB_STMT(q_token_list, 3,
+            "SELECT k.id, " TOKEN_JSON "::text FROM (SELECT * FROM api_tokens"
+            " WHERE user_id = $1::bigint AND ($2::bigint IS NULL OR id < $2::bigint)"
+            " ORDER BY id DESC LIMIT $3::int + 1) k JOIN teams t ON t.id = k.team_id"
+            " ORDER BY k.id DESC");
 
-PGresult *imx_db_token_list(struct imx_db_conn *c, const char *user_id)
+PGresult *imx_db_token_list(struct imx_db_conn *c, const char *user_id, const char *before_id,
+                            const char *limit)
 {
-    const char *p[] = { user_id };
+    const char *p[] = { user_id, before_id, limit };
     return imx_db_exec(c, &q_token_list, p);
 }
 

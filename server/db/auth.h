@@ -57,10 +57,11 @@ PGresult *imx_db_user_me(struct imx_db_conn *c, const char *user_id, const char 
                          const char *token_role);
 /* -> id, team JSON. */
 PGresult *imx_db_team_create(struct imx_db_conn *c, const char *slug, const char *name);
-/* -> {"items": [...]} with the user's role in each: every team (all "true"), or the user's;
- * only_team (NULL: any) restricts. */
+/* -> one page of (slug, team JSON with the user's role) rows in slug order after after_slug
+ * (NULL: from the first), at most limit + 1: every team (all "true"), or the user's; only_team
+ * (NULL: any) restricts. */
 PGresult *imx_db_team_list(struct imx_db_conn *c, const char *user_id, const char *only_team,
-                           const char *all);
+                           const char *all, const char *after_slug, const char *limit);
 /* -> team JSON with its members. */
 PGresult *imx_db_team_get(struct imx_db_conn *c, const char *team_id);
 /* Sets a member's role -> membership JSON (no row: no such user). */
@@ -74,8 +75,10 @@ PGresult *imx_db_member_delete(struct imx_db_conn *c, const char *team_id, const
 PGresult *imx_db_token_create(struct imx_db_conn *c, const char *user_id, const char *team_id,
                               const char *name, const char *role, const char *hash,
                               const char *days);
-/* -> {"items": [...]} of the user's newest 200 tokens. */
-PGresult *imx_db_token_list(struct imx_db_conn *c, const char *user_id);
+/* -> one page of (id, token JSON) rows, newest first, older than before_id (NULL: the newest),
+ * at most limit + 1. */
+PGresult *imx_db_token_list(struct imx_db_conn *c, const char *user_id, const char *before_id,
+                            const char *limit);
 /* Revokes a token of the user (any user's when user_id is NULL) -> id, team_id (no row: none). */
 PGresult *imx_db_token_revoke(struct imx_db_conn *c, const char *id, const char *user_id);
 

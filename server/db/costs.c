@@ -15,20 +15,26 @@
     "cost_per_1k_inferences = price_per_hour / (throughput_per_s * 3600) * 1000, boot_cost = "     \
     "price_per_hour * boot_seconds / 3600; medians and percentiles by percentile_cont.'"
 
-IMX_DB_STMT(q_type_list, 3,
-            "SELECT json_build_object('items', coalesce(json_agg(imx_instance_type_json("
-            "t.provider, t.instance_type) ORDER BY t.provider, t.family, t.gpu_count,"
-            " t.vcpus, t.instance_type), '[]'))::text FROM ref_instance_type t"
-            " WHERE ($1::text IS NULL OR t.provider = $1::text)"
-            " AND ($2::text IS NULL OR t.gpu_model = imx_ref_gpu_canonical($2::text)"
-            "  OR t.gpu_model IN (SELECT g.gpu_model FROM ref_gpu g"
-            "   WHERE lower(g.architecture) = lower($2::text)))"
-            " AND ($3::text IS NULL OR t.family = $3::text)");
+IMX_DB_STMT(
+    q_type_list, 9,
+    "SELECT t.provider, t.family, t.gpu_count, t.vcpus, t.instance_type,"
+    " imx_instance_type_json(t.provider, t.instance_type)::text FROM ref_instance_type t"
+    " WHERE ($1::text IS NULL OR t.provider = $1::text)"
+    " AND ($2::text IS NULL OR t.gpu_model = imx_ref_gpu_canonical($2::text)"
+    "  OR t.gpu_model IN (SELECT g.gpu_model FROM ref_gpu g"
+    "   WHERE lower(g.architecture) = lower($2::text)))"
+    " AND ($3::text IS NULL OR t.family = $3::text)"
+    " AND ($4::text IS NULL OR (t.provider, t.family, t.gpu_count, t.vcpus, t.instance_type)"
+    "  > ($4::text, $5::text, $6::int, $7::int, $8::text))"
+    " ORDER BY t.provider, t.family, t.gpu_count, t.vcpus, t.instance_type"
+    " LIMIT $9::int + 1");
 
 PGresult *imx_db_instance_type_list(struct imx_db_conn *c, const char *provider, const char *gpu,
-                                    const char *family)
+                                    const char *family, const char *const after[5],
+                                    const char *limit)
 {
-    const char *p[] = { provider, gpu, family };
+    const char *p[] = { provider, gpu,      family,   after[0], after[1],
+                        after[2], after[3], after[4], limit };
     return imx_db_exec(c, &q_type_list, p);
 }
 
@@ -133,7 +139,7 @@ PGresult *imx_db_measurement_list(struct imx_db_conn *c, const struct imx_cost_s
 #define P90(x)    "percentile_cont(0.9) WITHIN GROUP (ORDER BY " x ")"
 
 IMX_DB_STMT(
-    q_image_costs, 4,
+    q_image_costs, 6,
     "WITH m AS (SELECT m.*, imx_cost_per_1k(m.price_per_hour::float8, m.throughput_per_s)"
     "  AS c1k, imx_boot_cost(m.price_per_hour::float8, m.boot_seconds) AS boot_cost"
     "  FROM measurements m WHERE m.image_id = $4::bigint AND " SCOPE "),"
@@ -169,23 +175,28 @@ IMX_DB_STMT(
                                                                                                     "m.boot_seconds") " AS median_boot_seconds,"
                                                                                                                       "  " MEDIAN(
                                                                                                                           "m.boot_cost") " AS median_boot_cost"
-                                                                                                                                         "  FROM m GROUP BY m.model, m.provider, m.instance_type, m.pricing, m.currency)"
+                                                                                                                                         "  FROM m GROUP BY m.model, m.provider, m.instance_type, m.pricing, m.currency),"
+                                                                                                                                         /* One page of the rows, by their place in the order: the groups are computed whole anyway. */
+                                                                                                                                         " o AS (SELECT g, row_number() OVER (ORDER BY g.model, g.median_cost_per_1k_inferences,"
+                                                                                                                                         "  g.instance_type, g.pricing, g.provider, g.currency) AS rn FROM g)"
                                                                                                                                          " SELECT CASE WHEN EXISTS (SELECT 1 FROM images WHERE id = $4::bigint) THEN"
                                                                                                                                          " json_build_object('image', $4::bigint, 'basis', " BASIS
                                                                                                                                          ","
-                                                                                                                                         "  'items', (SELECT coalesce(json_agg(g ORDER BY g.model,"
-                                                                                                                                         "   g.median_cost_per_1k_inferences, g.instance_type, g.pricing), '[]') FROM g))::text"
-                                                                                                                                         " END");
+                                                                                                                                         "  'items', (SELECT coalesce(json_agg(o.g ORDER BY o.rn), '[]') FROM o"
+                                                                                                                                         "   WHERE o.rn > coalesce($6::int, 0) AND o.rn <= coalesce($6::int, 0) + $5::int))::text"
+                                                                                                                                         " END, CASE WHEN (SELECT count(*) FROM o) > coalesce($6::int, 0) + $5::int"
+                                                                                                                                         " THEN json_build_array(coalesce($6::int, 0) + $5::int)::text END");
 
 PGresult *imx_db_image_costs(struct imx_db_conn *c, const char *image_id,
-                             const struct imx_cost_scope *s)
+                             const struct imx_cost_scope *s, const char *after_rank,
+                             const char *limit)
 {
-    const char *p[] = { s->user_id, s->token_team, s->team, image_id };
+    const char *p[] = { s->user_id, s->token_team, s->team, image_id, limit, after_rank };
     return imx_db_exec(c, &q_image_costs, p);
 }
 
 IMX_DB_STMT(
-    q_ranking, 12,
+    q_ranking, 13,
     "WITH m AS (SELECT m.*, imx_cost_per_1k(m.price_per_hour::float8, m.throughput_per_s) AS c1k"
     "  FROM measurements m JOIN images i ON i.id = m.image_id"
     "  JOIN ref_instance_type t ON t.provider = m.provider AND t.instance_type = m.instance_type"
@@ -245,7 +256,12 @@ IMX_DB_STMT(
                                                   "    ELSE imx_monthly_cost(f.med, $11::float8) "
                                                   "END) ORDER BY f.rn), '[]')"
                                                   "   FROM f JOIN images i ON i.id = f.image_id "
-                                                  "WHERE f.rn <= $12::int))::text");
+                                                  "WHERE f.rn > coalesce($13::int, 0) AND f.rn <= "
+                                                  "coalesce($13::int, 0) + $12::int))::text,"
+                                                  " CASE WHEN (SELECT count(*) FROM f) > "
+                                                  "coalesce($13::int, 0) + $12::int"
+                                                  " THEN json_build_array(coalesce($13::int, 0) + "
+                                                  "$12::int)::text END");
 
 PGresult *imx_db_cost_ranking(struct imx_db_conn *c, const struct imx_cost_scope *s,
                               const struct imx_cost_ranking *q)
@@ -253,7 +269,8 @@ PGresult *imx_db_cost_ranking(struct imx_db_conn *c, const struct imx_cost_scope
     const char *p[] = { s->user_id,    s->token_team,       s->team,
                         q->model,      q->pricing,          q->region,
                         q->gpu,        q->family,           q->instance_family,
-                        q->max_p99_ms, q->daily_inferences, q->limit ? q->limit : "50" };
+                        q->max_p99_ms, q->daily_inferences, q->limit ? q->limit : "50",
+                        q->after_rank };
     return imx_db_exec(c, &q_ranking, p);
 }
 

@@ -19,10 +19,13 @@ struct imx_cost_scope {
 };
 
 /* Instance types */
-/* -> {"items":[instance type JSON]} filtered by provider, GPU (model in any spelling, or
- * architecture) and instance family (NULL: any). */
+/* -> one page of (provider, family, gpu_count, vcpus, instance_type, instance type JSON) rows in
+ * that order after the key after (five texts, all NULL: from the first), at most limit + 1,
+ * filtered by provider, GPU (model in any spelling, or architecture) and instance family (NULL:
+ * any). */
 PGresult *imx_db_instance_type_list(struct imx_db_conn *c, const char *provider, const char *gpu,
-                                    const char *family);
+                                    const char *family, const char *const after[5],
+                                    const char *limit);
 /* -> instance type JSON with "price_history" (every dated price, newest first); no row: none. */
 PGresult *imx_db_instance_type_get(struct imx_db_conn *c, const char *provider, const char *type);
 /* Creates (replace "false": no row when it exists) or creates/replaces (replace "true") a type.
@@ -59,9 +62,12 @@ PGresult *imx_db_measurement_list(struct imx_db_conn *c, const struct imx_cost_s
 /* Rankings */
 /* Per (model, instance type, pricing) of one image over the scope's measurements: count, median
  * and p90 cost per 1k inferences and throughput, median p99 latency, boot seconds and boot cost
- * -> {"image", "basis", "items":[...]}; NULL in column 0 when no such image. */
+ * -> {"image", "basis", "items":[...]}, one page of limit rows after place after_rank (NULL: the
+ * first); column 1 the key ([place]) of a next page, else NULL; NULL in column 0 when no such
+ * image. */
 PGresult *imx_db_image_costs(struct imx_db_conn *c, const char *image_id,
-                             const struct imx_cost_scope *s);
+                             const struct imx_cost_scope *s, const char *after_rank,
+                             const char *limit);
 
 struct imx_cost_ranking {
     const char *model;            /* required */
@@ -73,11 +79,13 @@ struct imx_cost_ranking {
     const char *instance_family;  /* "p5", "g6e" */
     const char *daily_inferences; /* monthly cost of this many a day */
     const char *limit;            /* rows */
+    const char *after_rank;       /* the page after this rank (NULL: the first) */
 };
 /* (image, instance type, pricing) rows by median cost per 1k inferences -> {"model",
  * "max_p99_ms", "daily_inferences", "days_per_month", "basis", "excluded_by_latency",
  * "items":[{rank, image, instance_type, ..., measurements, median_cost_per_1k_inferences,
- * monthly_cost}]}. */
+ * monthly_cost}]}: the ranks after q->after_rank, at most q->limit; column 1 the key ([rank]) of
+ * a next page, else NULL. */
 PGresult *imx_db_cost_ranking(struct imx_db_conn *c, const struct imx_cost_scope *s,
                               const struct imx_cost_ranking *q);
 

@@ -1,42 +1,91 @@
 /* Idempotency-Key storage (see db/idempotency.h). */
 #include "db/idempotency.h"
 
-IMX_DB_STMT(q_get, 3,
-            "SELECT request_sha256, status, response FROM idempotency_keys"
-            " WHERE user_id = $1::bigint AND route = $2::text AND key = $3::text"
-            " AND created_at > now() - interval '24 hours'");
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
 
-IMX_DB_STMT(
-    q_put, 6,
-    "INSERT INTO idempotency_keys AS k (user_id, route, key, request_sha256, status,"
-    " response) VALUES ($1::bigint, $2::text, $3::text, $4::text, $5::int, $6::text)"
-    " ON CONFLICT (user_id, route, key) DO UPDATE SET request_sha256 = EXCLUDED.request_sha256,"
-    " status = EXCLUDED.status, response = EXCLUDED.response, created_at = now()"
-    " WHERE k.created_at <= now() - interval '24 hours'"
-    " RETURNING 1");
+static _Atomic unsigned ttl_hours = 24;
 
-IMX_DB_STMT(q_prune, 1,
-            "WITH d AS (DELETE FROM idempotency_keys WHERE ctid IN (SELECT ctid FROM"
-            " idempotency_keys WHERE created_at <= now() - interval '24 hours'"
+void imx_db_idempotency_set_ttl(unsigned hours)
+{
+    atomic_store(&ttl_hours, hours ? hours : 1);
+}
+
+unsigned imx_db_idempotency_ttl(void)
+{
+    return atomic_load(&ttl_hours);
+}
+
+/* One 64-bit lock a (principal, key); a collision of two keys only makes one of them wait for a
+ * retry (409), never replays the other's reply (the row is read by its full primary key). */
+IMX_DB_STMT(q_lock, 3,
+            "SELECT pg_try_advisory_xact_lock(hashtextextended('imx-idem:' || $1::text || ':' ||"
+            " $2::text || ':' || $3::text, 0))");
+
+IMX_DB_STMT(q_get, 4,
+            "SELECT fingerprint, status, content_type, headers::text, body FROM"
+            " idempotent_requests WHERE user_id = $1::bigint AND token_id = $2::bigint"
+            " AND key = $3::text AND created_at > now() - make_interval(hours => $4::int)");
+
+IMX_DB_STMT(q_put, 9,
+            "INSERT INTO idempotent_requests AS k (user_id, token_id, key, fingerprint, status,"
+            " content_type, headers, body) VALUES ($1::bigint, $2::bigint, $3::text, $4::text,"
+            " $5::int, $6::text, $7::jsonb, $8::text)"
+            " ON CONFLICT (user_id, token_id, key) DO UPDATE SET fingerprint ="
+            " EXCLUDED.fingerprint, status = EXCLUDED.status, content_type = EXCLUDED.content_type,"
+            " headers = EXCLUDED.headers, body = EXCLUDED.body, created_at = now()"
+            " WHERE k.created_at <= now() - make_interval(hours => $9::int)"
+            " RETURNING 1");
+
+IMX_DB_STMT(q_prune, 2,
+            "WITH d AS (DELETE FROM idempotent_requests WHERE ctid IN (SELECT ctid FROM"
+            " idempotent_requests WHERE created_at <= now() - make_interval(hours => $2::int)"
             " ORDER BY created_at LIMIT $1::int) RETURNING 1) SELECT count(*) FROM d");
 
-PGresult *imx_db_idempotency_get(struct imx_db_conn *c, const char *user_id, const char *route,
+static const char *ttl_text(char *buf, size_t len)
+{
+    snprintf(buf, len, "%u", imx_db_idempotency_ttl());
+    return buf;
+}
+
+int imx_db_idempotency_lock(struct imx_db_conn *c, const char *user_id, const char *token_id,
+                            const char *key, PGresult **res)
+{
+    const char *p[] = { user_id, token_id, key };
+    PGresult *r = imx_db_exec(c, &q_lock, p);
+    *res = NULL;
+    if (!imx_db_ok(r) || PQntuples(r) != 1) {
+        *res = r;
+        return -1;
+    }
+    int taken = strcmp(PQgetvalue(r, 0, 0), "t") == 0;
+    PQclear(r);
+    return taken;
+}
+
+PGresult *imx_db_idempotency_get(struct imx_db_conn *c, const char *user_id, const char *token_id,
                                  const char *key)
 {
-    const char *p[] = { user_id, route, key };
+    char ttl[16];
+    const char *p[] = { user_id, token_id, key, ttl_text(ttl, sizeof ttl) };
     return imx_db_exec(c, &q_get, p);
 }
 
-PGresult *imx_db_idempotency_put(struct imx_db_conn *c, const char *user_id, const char *route,
-                                 const char *key, const char *request_sha256, const char *status,
-                                 const char *response)
+PGresult *imx_db_idempotency_put(struct imx_db_conn *c, const char *user_id, const char *token_id,
+                                 const char *key, const char *fingerprint, const char *status,
+                                 const char *content_type, const char *headers, const char *body)
 {
-    const char *p[] = { user_id, route, key, request_sha256, status, response };
+    char ttl[16];
+    const char *p[] = { user_id,     token_id, key,
+                        fingerprint, status,   content_type,
+                        headers,     body,     ttl_text(ttl, sizeof ttl) };
     return imx_db_exec(c, &q_put, p);
 }
 
 PGresult *imx_db_idempotency_prune(struct imx_db_conn *c, const char *batch)
 {
-    const char *p[] = { batch };
+    char ttl[16];
+    const char *p[] = { batch, ttl_text(ttl, sizeof ttl) };
     return imx_db_exec(c, &q_prune, p);
 }

@@ -408,7 +408,8 @@ void imx_db_ref_cache_clear(void)
 
 /* ---- reference tables over the API ---- */
 
-IMX_DB_STMT(stmt_ref_rows, 1, "SELECT json_build_object('items', imx_ref_rows($1::text))::text");
+IMX_DB_STMT(stmt_ref_rows, 3,
+            "SELECT doc::text, next_key::text FROM imx_ref_page($1::text, $2::jsonb, $3::int)");
 IMX_DB_STMT(stmt_ref_write, 3, "SELECT imx_ref_write($1::text, $2::jsonb, $3::bool)::text");
 
 static const char *const ref_tables[] = {
@@ -427,9 +428,10 @@ const char *imx_db_ref_table(const char *name, char *buf, size_t len)
     return NULL;
 }
 
-PGresult *imx_db_ref_rows(struct imx_db_conn *c, const char *table)
+PGresult *imx_db_ref_rows(struct imx_db_conn *c, const char *table, const char *after,
+                          const char *limit)
 {
-    const char *params[] = { table };
+    const char *params[] = { table, after, limit };
     return imx_db_exec(c, &stmt_ref_rows, params);
 }
 

@@ -28,9 +28,12 @@ void imx_db_ref_cache_clear(void);
  * one of the reference tables. */
 const char *imx_db_ref_table(const char *name, char *buf, size_t len);
 
-/* {"items":[row...]} of a reference table (a name from imx_db_ref_table), by primary key, as JSON
- * text in column 0. New result (PQclear it). */
-PGresult *imx_db_ref_rows(struct imx_db_conn *c, const char *table);
+/* One page {"items":[row...]} of a reference table (a name from imx_db_ref_table) in primary-key
+ * order after the key after (a JSON object of the key's columns; NULL: from the first), at most
+ * limit rows, as JSON text in column 0; column 1 the last row's key ([object]) when more follow,
+ * else NULL. New result (PQclear it). */
+PGresult *imx_db_ref_rows(struct imx_db_conn *c, const char *table, const char *after,
+                          const char *limit);
 
 /* Inserts a row (is_update false) or updates, by the primary key it names, the columns row_json
  * names (is_update true). Column 0: the stored row as JSON, NULL when no row had that key.

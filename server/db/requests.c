@@ -54,12 +54,12 @@ IMX_DB_STMT(
     q_get, 2,
     "SELECT r.team_id, r.catalog_team_id, r.state,"
     " imx_request_json_bounded(r.id, " STR(
-        IMX_REQUEST_ITEMS_ONE) ")::text"
+        IMX_REQUEST_ITEMS_ONE) ")::text, r.revision"
                                " FROM image_requests r WHERE r.id = $1::bigint AND NOT $2::bool"
                                " UNION ALL"
                                " SELECT r.team_id, r.catalog_team_id, r.state,"
                                " imx_request_json_bounded(r.id, " STR(
-                                   IMX_REQUEST_ITEMS_ONE) ")::text"
+                                   IMX_REQUEST_ITEMS_ONE) ")::text, r.revision"
                                                           " FROM (SELECT * FROM image_requests "
                                                           "WHERE id = $1::bigint AND $2::bool"
                                                           "  FOR UPDATE) r");

@@ -29,7 +29,7 @@ PGresult *imx_db_request_create(struct imx_db_conn *c, const char *j);
 PGresult *imx_db_request_match_existing(struct imx_db_conn *c, const char *id);
 
 /* -> team_id, catalog_team_id, state, request JSON (imx_request_json_bounded, at most
- * IMX_REQUEST_ITEMS_ONE matches and comments); no row: none. With
+ * IMX_REQUEST_ITEMS_ONE matches and comments), revision (its ETag); no row: none. With
  * for_update "true", locks the request row for the transaction. */
 PGresult *imx_db_request_get(struct imx_db_conn *c, const char *id, const char *for_update);
 

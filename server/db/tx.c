@@ -26,11 +26,49 @@ int imx_db_tx_fail(struct imx_req *r, PGresult *res)
     return -1;
 }
 
+PGresult *imx_db_tx_commit(struct imx_db_conn *c)
+{
+    return imx_db_exec(c, &q_commit, NULL);
+}
+
+/* fn within a savepoint of the outer transaction (see db/tx.h). */
+static int nested(struct imx_req *r, struct imx_db_conn *c, int (*fn)(struct imx_req *r, void *cls),
+                  void *cls)
+{
+    for (int attempt = 1; attempt <= IMX_DB_TX_ATTEMPTS; attempt++) {
+        r->tx_retry = false;
+        if (imx_db_command(c, "SAVEPOINT imx_tx") != 0) {
+            imx_api_db_error(r, NULL);
+            return -1;
+        }
+        if (fn(r, cls) != 0) {
+            imx_db_command(c, "ROLLBACK TO SAVEPOINT imx_tx");
+            if (r->tx_retry)
+                continue;
+            if (r->reply.status == 0) {
+                imx_error("transaction in request %s rolled back without a reply", r->request_id);
+                imx_reply_problem(r, IMX_E_INTERNAL, NULL);
+            }
+            return -1;
+        }
+        if (imx_db_command(c, "RELEASE SAVEPOINT imx_tx") != 0) {
+            imx_api_db_error(r, NULL);
+            return -1;
+        }
+        return 0;
+    }
+    imx_reply_header(r, "Retry-After", "1");
+    imx_reply_problem(r, IMX_E_CONFLICT, "Concurrent changes kept conflicting; try again");
+    return -1;
+}
+
 int imx_db_tx(struct imx_req *r, int (*fn)(struct imx_req *r, void *cls), void *cls)
 {
     struct imx_db_conn *c = imx_api_db(r);
     if (!c)
         return -1;
+    if (r->tx_outer)
+        return nested(r, c, fn, cls);
     for (int attempt = 1; attempt <= IMX_DB_TX_ATTEMPTS; attempt++) {
         r->tx_retry = false;
         if (imx_db_command(c, "BEGIN") != 0) {

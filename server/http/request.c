@@ -158,6 +158,22 @@ static void reply_clear(struct imx_reply *rp)
     rp->len = 0;
     rp->free_body = NULL;
     rp->free_cls = NULL;
+    if (rp->stream_cls && rp->stream_free)
+        rp->stream_free(rp->stream_cls);
+    rp->stream = NULL;
+    rp->stream_cls = NULL;
+    rp->stream_free = NULL;
+}
+
+void imx_reply_stream_steal(struct imx_req *r, unsigned status, const char *content_type,
+                            imx_stream_fn fn, void *cls, void (*free_fn)(void *))
+{
+    reply_clear(&r->reply);
+    r->reply.status = status;
+    r->reply.content_type = content_type;
+    r->reply.stream = fn;
+    r->reply.stream_cls = cls;
+    r->reply.stream_free = free_fn;
 }
 
 void imx_reply_raw_steal(struct imx_req *r, unsigned status, const char *content_type, char *body,

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <time.h>
 
 #include "http/problem.h"
@@ -28,6 +29,11 @@ struct imx_header {
     char *value; /* new string */
 };
 
+/* A streamed body's producer (libmicrohttpd's content reader): writes up to max bytes at buf and
+ * returns how many (more than 0), or -1 at the end of the body, or -2 to cut the transfer (the
+ * client sees an incomplete body). pos counts the bytes sent before. */
+typedef ssize_t (*imx_stream_fn)(void *cls, uint64_t pos, char *buf, size_t max);
+
 /* What the handler answers; queued by the core after the handler returns. */
 struct imx_reply {
     unsigned status; /* 0 until a reply is set */
@@ -36,7 +42,10 @@ struct imx_reply {
     size_t len;
     void (*free_body)(void *); /* NULL: free(body) */
     void *free_cls;
-    bool cacheable; /* static files: no Cache-Control: no-store */
+    bool cacheable;       /* static files: no Cache-Control: no-store */
+    imx_stream_fn stream; /* a streamed body instead of body (NULL: none) */
+    void *stream_cls;     /* owned: freed with stream_free */
+    void (*stream_free)(void *);
     struct imx_header headers[IMX_MAX_HEADERS];
     size_t nheaders;
 };
@@ -82,6 +91,7 @@ struct imx_req {
     struct imx_principal principal;
     struct imx_reply reply;
     bool tx_retry; /* a statement in imx_db_tx failed with a retryable SQLSTATE */
+    bool tx_outer; /* the handler runs inside an Idempotency-Key transaction: imx_db_tx nests */
     size_t bytes_sent;
     bool queued; /* a response was handed to libmicrohttpd */
 };
@@ -118,6 +128,12 @@ void imx_reply_json_steal(struct imx_req *r, unsigned status, json_t *doc);
 /* Replies with a body the caller allocated; steals body (freed with free_fn(cls), or free). */
 void imx_reply_raw_steal(struct imx_req *r, unsigned status, const char *content_type, char *body,
                          size_t len, void (*free_fn)(void *), void *cls);
+
+/* Replies with a body produced while it is sent (chunked, length unknown): fn(cls, ...) is called
+ * from the connection's thread after the handler returned; steals cls (freed with free_fn once
+ * the response is done or dropped). */
+void imx_reply_stream_steal(struct imx_req *r, unsigned status, const char *content_type,
+                            imx_stream_fn fn, void *cls, void (*free_fn)(void *));
 
 /* Replies with a copy of a static string. */
 void imx_reply_text(struct imx_req *r, unsigned status, const char *content_type, const char *text);

@@ -29,6 +29,9 @@ struct imx_route {
      * a name ending in '*' may repeat. NULL: none. Anything else is refused 400 naming the
      * parameter before the handler runs (imx_route_query_param). */
     const char *query;
+    /* The route creates something: an Idempotency-Key makes a retry replay the first reply
+     * (imx_http_create_hook, server/api/idempotency.c). */
+    bool creates;
 };
 
 /* Does the route's handler read the auth epoch with its answer and call imx_auth_confirm()? Then

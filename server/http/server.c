@@ -25,6 +25,7 @@
 #include "util/log.h"
 
 imx_http_auth_fn imx_http_auth_hook;
+imx_http_create_fn imx_http_create_hook;
 
 static struct MHD_Daemon *daemon_;
 static atomic_long in_flight;
@@ -357,7 +358,10 @@ static void dispatch(struct imx_req *r)
     }
     if (!query_allowed(r))
         return;
-    r->route->handler(r);
+    if (r->route->creates && imx_http_create_hook)
+        imx_http_create_hook(r);
+    else
+        r->route->handler(r);
     imx_db_release(r->db);
     r->db = NULL;
     if (r->reply.status == 0) {
@@ -372,12 +376,25 @@ static void free_plain(void *p)
     free(p);
 }
 
+_Static_assert(MHD_CONTENT_READER_END_OF_STREAM == (ssize_t)-1 &&
+                   MHD_CONTENT_READER_END_WITH_ERROR == (ssize_t)-2,
+               "imx_stream_fn returns what libmicrohttpd's content reader returns");
+
 static enum MHD_Result queue(struct imx_req *r)
 {
     struct imx_reply *rp = &r->reply;
     struct MHD_Response *resp;
     imx_conformance_record(r);
-    if (rp->body && rp->len > 0) {
+    if (rp->stream) {
+        /* imx_stream_fn returns as libmicrohttpd's content reader does (-1 end, -2 error). */
+        resp = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 32 * 1024, rp->stream,
+                                                 rp->stream_cls, rp->stream_free);
+        if (resp) {
+            rp->stream = NULL; /* the response owns the producer now */
+            rp->stream_cls = NULL;
+            rp->stream_free = NULL;
+        }
+    } else if (rp->body && rp->len > 0) {
         resp = MHD_create_response_from_buffer_with_free_callback_cls(
             rp->len, rp->body, rp->free_body ? rp->free_body : free_plain,
             rp->free_body ? rp->free_cls : rp->body);

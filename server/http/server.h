@@ -13,6 +13,11 @@
 typedef bool (*imx_http_auth_fn)(struct imx_req *r);
 extern imx_http_auth_fn imx_http_auth_hook;
 
+/* Runs the handler of a route marked creates (r->route->handler, wrapped): set by the api
+ * module (Idempotency-Key); NULL runs the handler as any other. */
+typedef void (*imx_http_create_fn)(struct imx_req *r);
+extern imx_http_create_fn imx_http_create_hook;
+
 /* Starts listening. Returns 0, or -1 with a message in err. */
 int imx_http_start(const struct imx_config *cfg, char *err, size_t errlen);
 

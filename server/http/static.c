@@ -18,6 +18,20 @@
     "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'; "          \
     "form-action 'self'; object-src 'none'"
 
+/* The API reference under /docs only: Redoc (web/vendor/redoc@...) injects its styles as <style>
+ * elements and runs its search index in a blob: worker. Scripts stay 'self' (no inline script, no
+ * eval); nothing is loaded from another origin. */
+#define CSP_DOCS                                                                                   \
+    "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; "                 \
+    "worker-src 'self' blob:; frame-ancestors 'none'; base-uri 'none'; form-action 'self'; "       \
+    "object-src 'none'"
+
+/* Is url_path the API reference (/docs, or under /docs/)? */
+static bool is_docs(const char *url_path)
+{
+    return strncmp(url_path, "/docs", 5) == 0 && (url_path[5] == '\0' || url_path[5] == '/');
+}
+
 static char root[PATH_MAX];
 
 void imx_static_init(const char *web_dir)
@@ -97,6 +111,17 @@ void imx_static_serve(struct imx_req *r, const char *url_path)
         not_found(r, url_path);
         return;
     }
+    /* A folder answers with its index.html (so /docs is web/docs/index.html). */
+    if (stat(real, &st) == 0 && S_ISDIR(st.st_mode)) {
+        size_t n = strlen(rel);
+        if (snprintf(rel + n, sizeof rel - n, "/index.html") >= (int)(sizeof rel - n) ||
+            snprintf(full, sizeof full, "%s/index.html", real) >= (int)sizeof full ||
+            !realpath(full, real) || strncmp(real, root, strlen(root)) != 0 ||
+            real[strlen(root)] != '/') {
+            not_found(r, url_path);
+            return;
+        }
+    }
     int fd = open(real, O_RDONLY | O_CLOEXEC);
     if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > STATIC_MAX_BYTES) {
         if (fd >= 0)
@@ -111,7 +136,7 @@ void imx_static_serve(struct imx_req *r, const char *url_path)
     imx_reply_header(r, "Cache-Control",
                      strncmp(rel, "vendor/", 7) == 0 ? "public, max-age=31536000, immutable"
                                                      : "no-cache");
-    imx_reply_header(r, "Content-Security-Policy", CSP);
+    imx_reply_header(r, "Content-Security-Policy", is_docs(url_path) ? CSP_DOCS : CSP);
     imx_reply_header(r, "X-Frame-Options", "DENY");
     imx_reply_header(r, "Referrer-Policy", "no-referrer");
     const char *inm = imx_req_header(r, "If-None-Match");

@@ -142,6 +142,8 @@ int imx_config_load(struct imx_config *cfg, char *err, size_t errlen)
         { "IMAXE_QUOTA_WEBHOOKS_PER_TEAM", 50, 0, 100000 },
         { "IMAXE_RATE_LIMIT_SYNC_MS", 1000, 0, 60000 },
         { "IMAXE_READ_CACHE", 1, 0, 1 },
+        { "IMAXE_IDEMPOTENCY_TTL_H", 24, 1, 720 },
+        { "IMAXE_EXPORT_MAX_ROWS", 100000, 1, 10000000 },
     };
     unsigned long long v[sizeof vars / sizeof vars[0]];
     int failed = 0;
@@ -201,6 +203,8 @@ int imx_config_load(struct imx_config *cfg, char *err, size_t errlen)
                  cfg->conn_memory, cfg->max_url + cfg->max_header + 8192);
         return -1;
     }
+    cfg->idempotency_ttl_h = (unsigned)v[42];
+    cfg->export_max_rows = (unsigned)v[43];
 
     env_str(cfg->bind, sizeof cfg->bind, "IMAXE_BIND", "127.0.0.1");
     env_str(cfg->log_level, sizeof cfg->log_level, "IMAXE_LOG_LEVEL", "info");

@@ -339,6 +339,50 @@ static void advisories_api(void **state)
     assert_string_equal(
         json_string_value(json_object_get(json_object_get(i0, "fixed_by"), "version")), "2");
     json_decref(j);
+    /* The same, one image a page: every affected image exactly once, in (family, published)
+     * order, a family continuing across pages. */
+    char *total = imx_t_sql(db, "SELECT count(*) FROM image_advisories WHERE advisory_id = "
+                                "'T-DRV-1'");
+    char apath[1024] = "/v1/advisories/T-DRV-1/affected?limit=1";
+    long long seen = 0, pages = 0;
+    for (;;) {
+        j = get(vic, apath, 200);
+        fams = json_object_get(j, "families");
+        assert_int_equal(json_array_size(fams), 1);
+        assert_int_equal(json_array_size(json_object_get(json_array_get(fams, 0), "images")), 1);
+        seen++;
+        const char *next = json_string_value(json_object_get(j, "next_cursor"));
+        if (next)
+            snprintf(apath, sizeof apath, "/v1/advisories/T-DRV-1/affected?limit=1&cursor=%s",
+                     next);
+        json_decref(j);
+        assert_true(++pages <= 100);
+        if (!next)
+            break;
+    }
+    assert_int_equal(seen, atoll(total));
+    /* As CSV for a spreadsheet: a header and one record an affected image. */
+    char auth[8192];
+    snprintf(auth, sizeof auth, "Authorization: Bearer %s", vic);
+    const char *csv_h[] = { auth, "Accept: text/csv", NULL };
+    struct imx_res csv;
+    assert_int_equal(imx_t_http(&srv, "GET", "/v1/advisories/T-DRV-1/affected", csv_h, NULL, &csv),
+                     0);
+    assert_int_equal(csv.status, 200);
+    static const char head[] = "advisory,family,id,version,status,patch_status,published_at,";
+    assert_true(strncmp(csv.body, head, sizeof head - 1) == 0);
+    long long records = -1;
+    for (const char *q = csv.body; (q = strstr(q, "\r\n")) != NULL; q += 2)
+        records++;
+    assert_int_equal(records, atoll(total));
+    assert_non_null(strstr(csv.body, "\r\nT-DRV-1,f-535,"));
+    imx_t_res_free(&csv);
+    assert_int_equal(imx_t_http(&srv, "GET", "/v1/advisories/NOPE/affected", csv_h, NULL, &csv), 0);
+    imx_t_assert_problem(&csv, 404);
+    imx_t_res_free(&csv);
+    free(total);
+    expect(vic, "GET", "/v1/advisories/T-DRV-1/affected?cursor=forged.x", NULL, 400);
+    expect(vic, "GET", "/v1/advisories/T-DRV-1/affected?limit=201", NULL, 400);
     expect(vic, "GET", "/v1/advisories/NOPE", NULL, 404);
     expect(vic, "GET", "/v1/images/999999/patch", NULL, 404);
 }

@@ -717,13 +717,31 @@ static void compat_check_and_reference_data(void **state)
     imx_t_assert_problem(&res, 400);
     assert_true(has_pointer(&res, "/colour"));
     imx_t_res_free(&res);
+    /* Correcting a row needs the table's ETag: 428 without, 412 stale, then done. */
     req(admin, "PUT", "/v1/reference/driver_branch", "{\"branch\":999,\"branch_type\":\"PB\"}",
         NULL, &res);
+    imx_t_assert_problem(&res, 428);
+    imx_t_res_free(&res);
+    req(admin, "PUT", "/v1/reference/driver_branch", "{\"branch\":999,\"branch_type\":\"PB\"}",
+        "If-Match: \"r1\"", &res);
+    imx_t_assert_problem(&res, 412);
+    imx_t_res_free(&res);
+    req(admin, "GET", "/v1/reference/driver_branch", NULL, NULL, &res);
+    char tag[64], if_match[96];
+    assert_non_null(imx_t_header(&res, "ETag", tag, sizeof tag));
+    imx_t_res_free(&res);
+    snprintf(if_match, sizeof if_match, "If-Match: %s", tag);
+    req(admin, "PUT", "/v1/reference/driver_branch", "{\"branch\":999,\"branch_type\":\"PB\"}",
+        if_match, &res);
     assert_int_equal(res.status, 200);
+    char after[64];
+    assert_non_null(imx_t_header(&res, "ETag", after, sizeof after));
+    assert_string_not_equal(after, tag);
     assert_string_equal(json_string_value(json_object_get(res.json, "branch_type")), "PB");
     imx_t_res_free(&res);
+    snprintf(if_match, sizeof if_match, "If-Match: %s", after);
     req(admin, "PUT", "/v1/reference/driver_branch", "{\"branch\":997,\"branch_type\":\"PB\"}",
-        NULL, &res);
+        if_match, &res);
     imx_t_assert_problem(&res, 404);
     imx_t_res_free(&res);
     char *n = imx_t_sql(db, "SELECT count(*) FROM audit_log WHERE resource = 'ref_driver_branch'");

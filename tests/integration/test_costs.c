@@ -411,6 +411,50 @@ static void ranking_honours_the_latency_target(void **state)
                  (imx_cost_per_1k(0.8048, 1000) + imx_cost_per_1k(0.8048, 1200)) / 2);
     assert_true(json_is_null(json_object_get(first, "monthly_cost")));
     imx_t_res_free(&res);
+    /* One rank a page: rank 1, then rank 2 and no further page. */
+    res = call(alice, "GET", "/v1/costs?model=rank-model&limit=1", NULL);
+    assert_int_equal(res.status, 200);
+    assert_int_equal(json_array_size(json_object_get(res.json, "items")), 1);
+    const char *next = json_string_value(json_object_get(res.json, "next_cursor"));
+    assert_non_null(next);
+    char page2[1024], link[1024];
+    assert_non_null(imx_t_header(&res, "Link", link, sizeof link));
+    snprintf(page2, sizeof page2, "/v1/costs?model=rank-model&limit=1&cursor=%s", next);
+    imx_t_res_free(&res);
+    res = call(alice, "GET", page2, NULL);
+    assert_int_equal(res.status, 200);
+    first = json_array_get(json_object_get(res.json, "items"), 0);
+    assert_int_equal(json_integer_value(json_object_get(first, "rank")), 2);
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(first, "image"), "id")),
+                     img_rank_b);
+    assert_true(json_is_null(json_object_get(res.json, "next_cursor")));
+    imx_t_res_free(&res);
+    /* The ranking as CSV, one page of one rank after another: a header and both ranks. */
+    char auth[4200];
+    snprintf(auth, sizeof auth, "Authorization: Bearer %s", alice);
+    const char *csv_h[] = { auth, "Accept: text/csv", NULL };
+    assert_int_equal(imx_t_http(&srv, "GET", "/v1/costs?model=rank-model", csv_h, NULL, &res), 0);
+    assert_int_equal(res.status, 200);
+    printf("ranking CSV:\n%s", res.body);
+    assert_true(strncmp(res.body, "rank,image.id,image.family,", 27) == 0);
+    char rank1[64], rank2[64];
+    snprintf(rank1, sizeof rank1, "\r\n1,%lld,rank-a,", img_rank_a);
+    snprintf(rank2, sizeof rank2, "\r\n2,%lld,rank-b,", img_rank_b);
+    assert_non_null(strstr(res.body, rank1));
+    assert_non_null(strstr(res.body, rank2));
+    imx_t_res_free(&res);
+    char ipath[64];
+    snprintf(ipath, sizeof ipath, "/v1/images/%lld/costs", img_rank_a);
+    const char *nd_h[] = { auth, "Accept: application/x-ndjson", NULL };
+    assert_int_equal(imx_t_http(&srv, "GET", ipath, nd_h, NULL, &res), 0);
+    assert_int_equal(res.status, 200);
+    json_t *line = json_loadb(res.body, strcspn(res.body, "\n"), 0, NULL);
+    assert_string_equal(json_string_value(json_object_get(line, "model")), "rank-model");
+    json_decref(line);
+    imx_t_res_free(&res);
+    assert_int_equal(imx_t_http(&srv, "GET", "/v1/images/999999/costs", nd_h, NULL, &res), 0);
+    imx_t_assert_problem(&res, 404);
+    imx_t_res_free(&res);
 
     res = call(alice, "GET", "/v1/costs?model=rank-model&max_p99_ms=50&daily_inferences=1000000",
                NULL);
@@ -454,10 +498,26 @@ static void instance_types_are_admin_managed(void **state)
     expect(alice, "POST", "/v1/instance-types", body, 403);
     expect(admin, "POST", "/v1/instance-types", body, 201);
     expect(admin, "POST", "/v1/instance-types", body, 409);
-    expect(admin, "PUT", "/v1/instance-types/lambda/gpu-8x-h100",
-           "{\"gpu_model\":\"H100\",\"gpu_count\":8,\"gpu_memory_gib\":80,\"vcpus\":224,"
-           "\"memory_gib\":1800,\"host_arch\":\"x86_64\"}",
-           200);
+    /* Replacing an existing type needs its ETag (428 without). */
+    static const char put[] = "{\"gpu_model\":\"H100\",\"gpu_count\":8,\"gpu_memory_gib\":80,"
+                              "\"vcpus\":224,\"memory_gib\":1800,\"host_arch\":\"x86_64\"}";
+    expect(admin, "PUT", "/v1/instance-types/lambda/gpu-8x-h100", put, 428);
+    struct imx_res got = call(admin, "GET", "/v1/instance-types/lambda/gpu-8x-h100", NULL);
+    char tag[64], auth[4200], if_match[96];
+    assert_non_null(imx_t_header(&got, "ETag", tag, sizeof tag));
+    imx_t_res_free(&got);
+    snprintf(auth, sizeof auth, "Authorization: Bearer %s", admin);
+    snprintf(if_match, sizeof if_match, "If-Match: %s", tag);
+    const char *hdr[] = { auth, "Content-Type: application/json", if_match, NULL };
+    assert_int_equal(
+        imx_t_http(&srv, "PUT", "/v1/instance-types/lambda/gpu-8x-h100", hdr, put, &got), 0);
+    assert_int_equal(got.status, 200);
+    imx_t_res_free(&got);
+    /* The same ETag again is stale now. */
+    assert_int_equal(
+        imx_t_http(&srv, "PUT", "/v1/instance-types/lambda/gpu-8x-h100", hdr, put, &got), 0);
+    imx_t_assert_problem(&got, 412);
+    imx_t_res_free(&got);
     expect(admin, "POST", "/v1/instance-types",
            "{\"provider\":\"x\",\"instance_type\":\"y.z\",\"gpu_model\":\"Voodoo2\","
            "\"gpu_count\":1,\"gpu_memory_gib\":1,\"vcpus\":1,\"memory_gib\":1,"

@@ -194,12 +194,59 @@ static void every_paged_list_states_its_largest_page(void **state)
     assert_true(stated >= 10);
 }
 
+/* Does operation op list the shared Idempotency-Key header parameter? */
+static bool takes_idempotency_key(json_t *op)
+{
+    size_t i;
+    json_t *prm;
+    json_array_foreach(json_object_get(op, "parameters"), i, prm)
+    {
+        const char *ref = json_string_value(json_object_get(prm, "$ref"));
+        if (ref && strcmp(ref, "#/components/parameters/IdempotencyKey") == 0)
+            return true;
+    }
+    return false;
+}
+
+/* The routes marked creates take Idempotency-Key (server/api/idempotency.c) and say so in the
+ * spec through the shared component; no other operation claims it. */
+static void creating_routes_document_the_idempotency_key(void **state)
+{
+    (void)state;
+    json_t *spec = json_load_file(getenv("IMX_OPENAPI_JSON"), 0, NULL);
+    assert_non_null(spec);
+    json_t *paths = json_object_get(spec, "paths");
+    int wrong = 0, creating = 0;
+    for (size_t i = 0; i < imx_routes_count; i++) {
+        char m[16];
+        lower(m, imx_routes[i].method, sizeof m);
+        json_t *op = json_object_get(json_object_get(paths, imx_routes[i].path), m);
+        creating += imx_routes[i].creates;
+        if (op && takes_idempotency_key(op) != imx_routes[i].creates) {
+            fprintf(stderr,
+                    "%s %s: creates is %d in the route table, the spec %s Idempotency-Key\n",
+                    imx_routes[i].method, imx_routes[i].path, imx_routes[i].creates,
+                    imx_routes[i].creates ? "lacks" : "lists");
+            wrong++;
+        }
+        if (imx_routes[i].creates && strcmp(imx_routes[i].method, "POST") != 0) {
+            fprintf(stderr, "%s %s: only a POST creates\n", imx_routes[i].method,
+                    imx_routes[i].path);
+            wrong++;
+        }
+    }
+    json_decref(spec);
+    assert_int_equal(wrong, 0);
+    assert_true(creating >= 20);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(every_route_is_in_the_spec_and_back),
         cmocka_unit_test(every_route_accepts_the_query_the_spec_lists),
         cmocka_unit_test(every_paged_list_states_its_largest_page),
+        cmocka_unit_test(creating_routes_document_the_idempotency_key),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -997,6 +997,31 @@ describe('web catalog', () => {
     await page.done();
   });
 
+  test('api docs: the header links to /docs, which renders every operation of /openapi.json offline, CSP relaxed only there', async () => {
+    const spec = await (await fetch(`${base}/openapi.json`)).json();
+    const ops = Object.values(spec.paths).flatMap((item) => Object.entries(item).filter(([m]) => ['get', 'put', 'post', 'delete', 'patch'].includes(m)).map(([, op]) => op.operationId));
+    assert.ok(ops.length > 60, `the spec lists ${ops.length} operations`);
+    const page = await newPage();
+    const outside = [];
+    page.on('request', (r) => { if (!r.url().startsWith(base) && !r.url().startsWith('data:') && !r.url().startsWith('blob:')) outside.push(r.url()); });
+    await signIn(page);
+    await page.locator('#api-docs-link').click();
+    await page.waitForURL(`${base}/docs`);
+    await page.locator('[data-section-id^="operation/"]').first().waitFor({ timeout: 30000 });
+    const rendered = await page.evaluate(() => [...document.querySelectorAll('[data-section-id^="operation/"]')].map((e) => e.getAttribute('data-section-id').slice('operation/'.length)));
+    const missing = ops.filter((id) => !rendered.includes(id));
+    assert.deepEqual(missing, [], 'every operation of the spec is on the page');
+    await page.getByRole('heading', { name: 'Create a pin, a team\'s named channel to an image (members of the team)' }).first().waitFor();
+    assert.deepEqual(outside, [], 'nothing is fetched from another origin');
+    const docs = await fetch(`${base}/docs`);
+    assert.match(docs.headers.get('content-security-policy'), /style-src 'self' 'unsafe-inline'/);
+    assert.doesNotMatch(docs.headers.get('content-security-policy'), /script-src[^;]*unsafe/);
+    const home = await fetch(`${base}/`);
+    assert.doesNotMatch(home.headers.get('content-security-policy'), /unsafe-inline/);
+    await page.screenshot({ path: path.join(SHOTS, 'docs-1280.png') });
+    await page.done();
+  });
+
   test('every screen: no serious or critical axe violations; screenshots at 1280 and 390 px', async () => {
     const screens = [
       ['signin', '/signin'],

@@ -1,7 +1,7 @@
 // Account: the caller's API tokens (GET/POST /v1/tokens, DELETE /v1/tokens/{id}; the secret is
 // shown once) and their teams' members and roles (GET /v1/teams/{slug}, PUT/DELETE
 // /v1/teams/{slug}/members/{email}; team admins change them).
-import { api } from '../api.js';
+import { api, apiAll } from '../api.js';
 import { h, put, clear, badge, fmtDate, loading, failure, emptyState, errorBox, table, field, showFormError, clearFieldErrors, confirmDialog, toast, busy, copyButton } from '../ui.js';
 import { teams, user } from '../state.js';
 
@@ -70,7 +70,7 @@ export async function render(ctx) {
 
   async function loadTokens() {
     try {
-      const d = await api('/tokens', { signal: ctx.signal });
+      const d = await apiAll('/tokens', { signal: ctx.signal });
       const items = d.items || [];
       clear(tokensBox, items.length
         ? table([

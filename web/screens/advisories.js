@@ -1,6 +1,6 @@
 // Advisories: GET /v1/advisories (CVE, severity, component; in the URL) and one advisory with
 // the images it affects, by family (GET /v1/advisories/{id} and /affected).
-import { api } from '../api.js';
+import { api, apiAll, mergeFamilies } from '../api.js';
 import { h, put, clear, badge, chip, imageLink, fmtDate, loading, failure, emptyState, errorBox, table, debounce, field, showFormError, clearFieldErrors, busy, toast, dialog } from '../ui.js';
 import { user } from '../state.js';
 
@@ -250,7 +250,7 @@ async function detail(ctx, id) {
     h('section', { class: 'panel', 'aria-labelledby': 'adv-images' }, h('div', { class: 'panel-head' }, h('h2', { id: 'adv-images' }, 'Affected images')), h('div', { class: 'panel-body' }, affected)),
   );
   try {
-    const d = await api(`/advisories/${encodeURIComponent(id)}/affected`, { signal: ctx.signal });
+    const d = await apiAll(`/advisories/${encodeURIComponent(id)}/affected`, { signal: ctx.signal }, { merge: mergeFamilies });
     // The answer groups images by family; one row per image, its family named in the link.
     const items = (d.families || []).flatMap((f) => (f.images || []).map((i) => ({ ...i, family: f.family })));
     clear(affected, items.length ? table([

@@ -2,7 +2,7 @@
 // with each pin's advisories, fixes and candidate; a one-click move is PUT /v1/pins/{id}), and
 // for one CVE or advisory every affected image in the catalog with its team, family and fix
 // (GET /v1/advisories?cve= and /v1/advisories/{id}/affected). Both export as CSV.
-import { api } from '../api.js';
+import { api, apiAll, mergeFamilies } from '../api.js';
 import { h, put, clear, badge, imageLink, loading, failure, emptyState, errorBox, table, toast, busy } from '../ui.js';
 import { teams, user } from '../state.js';
 
@@ -35,7 +35,7 @@ export async function render(ctx) {
   let all = teams().map((t) => ({ slug: t.slug, name: t.name }));
   if (me.admin) {
     try {
-      all = ((await api('/teams', { signal: ctx.signal })).items || []).map((t) => ({ slug: t.slug, name: t.name }));
+      all = ((await apiAll('/teams', { signal: ctx.signal })).items || []).map((t) => ({ slug: t.slug, name: t.name }));
     } catch (e) {
       if (e.name === 'AbortError') throw e;
     }
@@ -137,7 +137,7 @@ export async function render(ctx) {
       if (/^CVE-/i.test(q)) advisories = (await api('/advisories', { query: { cve: q.toUpperCase(), limit: 200 }, signal: ctx.signal })).items || [];
       else advisories = [await api(`/advisories/${encodeURIComponent(q)}`, { signal: ctx.signal }).catch((e) => (e.status === 404 ? null : Promise.reject(e)))].filter(Boolean);
       if (!advisories.length) return clear(cveBox, emptyState(`No advisory names ${q}`, 'Check the spelling, or publish the advisory first.'));
-      const affected = await Promise.all(advisories.map((a) => api(`/advisories/${encodeURIComponent(a.id)}/affected`, { signal: ctx.signal }).then((d) => ({ a, families: d.families || [] }))));
+      const affected = await Promise.all(advisories.map((a) => apiAll(`/advisories/${encodeURIComponent(a.id)}/affected`, { signal: ctx.signal }, { merge: mergeFamilies }).then((d) => ({ a, families: d.families || [] }))));
       // The answer names images by family; one image per family tells its team.
       const teamOf = new Map();
       const fams = [...new Map(affected.flatMap((x) => x.families.map((f) => [f.family, f]))).values()];

@@ -1,6 +1,6 @@
 // Image page: GET /v1/images/{id} (manifest, compatibility, regions), plus /patch, /lineage
 // and /costs, each section failing on its own. Snippets use /v1/images/resolve.
-import { api } from '../api.js';
+import { api, apiAll } from '../api.js';
 import { h, put, clear, badge, chip, imageLink, fmtDateTime, fmtNum, fmtMoney, loading, failure, errorBox, section, table, copyButton, toast, humanize, dialog } from '../ui.js';
 import { tray, MAX_COMPARE, teams, user } from '../state.js';
 import { barChart } from '../charts.js';
@@ -99,7 +99,7 @@ async function patchStatus(ctx, img, box) {
 
 async function costs(ctx, img, box) {
   try {
-    const d = await api(`/images/${encodeURIComponent(img.id)}/costs`, { signal: ctx.signal });
+    const d = await apiAll(`/images/${encodeURIComponent(img.id)}/costs`, { signal: ctx.signal });
     const items = d?.items || [];
     if (!items.length) return clear(box, h('p', { class: 'muted' }, 'No cost measurements have been recorded for this image yet.'));
     const models = [...new Set(items.map((i) => i.model))];

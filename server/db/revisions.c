@@ -1,0 +1,67 @@
+/* Revisions of the mutable resources (see db/revisions.h): one read and one lock-and-move
+ * statement a kind, each by primary (or unique) key. */
+#include "db/revisions.h"
+
+#include <stdlib.h>
+
+IMX_DB_STMT(q_read_webhook, 1, "SELECT revision FROM webhooks WHERE id = $1::bigint");
+IMX_DB_STMT(q_read_request, 1, "SELECT revision FROM image_requests WHERE id = $1::bigint");
+IMX_DB_STMT(q_read_team, 1, "SELECT revision FROM teams WHERE slug = $1::text");
+IMX_DB_STMT(q_read_type, 2,
+            "SELECT revision FROM ref_instance_type WHERE provider = $1::text"
+            " AND instance_type = $2::text");
+IMX_DB_STMT(q_read_reference, 0, "SELECT generation FROM ref_generation");
+
+IMX_DB_STMT(q_bump_webhook, 1,
+            "UPDATE webhooks SET revision = revision + 1 WHERE id = $1::bigint"
+            " RETURNING revision - 1");
+IMX_DB_STMT(q_bump_request, 1,
+            "UPDATE image_requests SET revision = revision + 1 WHERE id = $1::bigint"
+            " RETURNING revision - 1");
+IMX_DB_STMT(
+    q_bump_team, 1,
+    "UPDATE teams SET revision = revision + 1 WHERE slug = $1::text RETURNING revision - 1");
+IMX_DB_STMT(q_bump_type, 2,
+            "UPDATE ref_instance_type SET revision = revision + 1 WHERE provider = $1::text"
+            " AND instance_type = $2::text RETURNING revision - 1");
+IMX_DB_STMT(q_bump_reference, 0, "SELECT generation FROM ref_generation FOR UPDATE");
+
+static struct imx_db_stmt *const reads[IMX_REV__COUNT] = {
+    [IMX_REV_WEBHOOK] = &q_read_webhook,     [IMX_REV_REQUEST] = &q_read_request,
+    [IMX_REV_TEAM] = &q_read_team,           [IMX_REV_INSTANCE_TYPE] = &q_read_type,
+    [IMX_REV_REFERENCE] = &q_read_reference,
+};
+static struct imx_db_stmt *const bumps[IMX_REV__COUNT] = {
+    [IMX_REV_WEBHOOK] = &q_bump_webhook,     [IMX_REV_REQUEST] = &q_bump_request,
+    [IMX_REV_TEAM] = &q_bump_team,           [IMX_REV_INSTANCE_TYPE] = &q_bump_type,
+    [IMX_REV_REFERENCE] = &q_bump_reference,
+};
+
+static int one(struct imx_db_conn *c, struct imx_db_stmt *stmt, const char *k1, const char *k2,
+               long long *out, PGresult **res)
+{
+    const char *p[] = { k1, k2 };
+    PGresult *r = imx_db_exec(c, stmt, p);
+    *res = NULL;
+    if (!imx_db_ok(r)) {
+        *res = r;
+        return -1;
+    }
+    int found = PQntuples(r) == 1;
+    if (found)
+        *out = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
+    PQclear(r);
+    return found;
+}
+
+int imx_db_rev_read(struct imx_db_conn *c, enum imx_db_rev kind, const char *k1, const char *k2,
+                    long long *rev, PGresult **res)
+{
+    return one(c, reads[kind], k1, k2, rev, res);
+}
+
+int imx_db_rev_bump(struct imx_db_conn *c, enum imx_db_rev kind, const char *k1, const char *k2,
+                    long long *was, PGresult **res)
+{
+    return one(c, bumps[kind], k1, k2, was, res);
+}
