@@ -368,7 +368,14 @@ describe('web catalog', () => {
     assert.equal(await cuda.getByRole('radio', { name: />=12\.8/ }).count(), 0);
     assert.match(await page.getByTestId('range-count-cuda').innerText(), />=12\.8: 3 images match/);
 
+    // Patch status and region come with the server's counts for the 3 matching images.
     const patch = page.getByRole('group', { name: 'Patch status' });
+    const patchCounts = await patch.locator('.facet-count').allInnerTexts();
+    assert.ok(patchCounts.length >= 1, 'patch status facet counts are shown');
+    assert.equal(patchCounts.reduce((a, n) => a + Number(n), 0), 3, 'one patch status per matching image');
+    assert.equal(await patch.locator('li', { hasText: 'Patch available' }).locator('.facet-count').innerText(), '1');
+    const regionCounts = await page.getByRole('group', { name: 'Region' }).locator('.facet-count').allInnerTexts();
+    assert.ok(regionCounts.length >= 1, 'region facet counts are shown');
     await patch.getByLabel('Patch available').check();
     await settle(page);
     assert.match(page.url(), /patch_status=patch_available/);
@@ -925,6 +932,47 @@ describe('web catalog', () => {
     assert.equal(await user.getByRole('form', { name: 'New advisory' }).count(), 0);
     await user.getByText('Global admins publish and import advisories.').waitFor();
     await user.done();
+  });
+
+  test('advisories: a global admin imports an NVIDIA CSAF bulletin from a file; a version form the server does not understand is refused naming the product', async () => {
+    const page = await newPage();
+    await signIn(page, '/advisories', ADMIN);
+    await settle(page);
+    await page.getByText('Publish or import an advisory').click();
+    const csaf = page.getByRole('form', { name: 'Import an NVIDIA CSAF bulletin' });
+    const dir = path.join(ROOT, 'tests/data/csaf');
+
+    // NVIDIA-5747 with one product renamed to a form no parser knows: refused, nothing stored.
+    const bad = JSON.parse(fs.readFileSync(path.join(dir, 'nvidia-5747.csaf.json'), 'utf8'));
+    let renamed = 0;
+    const walk = (n) => {
+      if (Array.isArray(n)) return n.forEach(walk);
+      if (!n || typeof n !== 'object') return;
+      if (n.product_id === 'linuxr580_tesla_all_driver_versions_prior_to_580_126_09' && n.name) {
+        n.name = 'All R580 U7 drivers';
+        renamed++;
+      }
+      Object.values(n).forEach(walk);
+    };
+    walk(bad.product_tree);
+    assert.ok(renamed > 0);
+    await csaf.getByLabel('CSAF file').setInputFiles({ name: 'nvidia-5747-renamed.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(bad)) });
+    await csaf.getByText(/nvidia-5747-renamed\.json/).waitFor();
+    await csaf.getByRole('button', { name: 'Import bulletin' }).click();
+    await csaf.locator('.form-error .state-error').waitFor();
+    assert.match(await csaf.locator('.form-error').innerText(), /All R580 U7 drivers/);
+    assert.equal((await apiAs(page, 'GET', '/advisories/NVIDIA-5747')).status, 404);
+
+    // The real NVIDIA-5850: the Container Toolkit range and its fix.
+    await csaf.getByLabel('CSAF file').setInputFiles(path.join(dir, 'nvidia-5850.csaf.json'));
+    await csaf.getByText(/nvidia-5850\.csaf\.json/).waitFor();
+    await csaf.getByRole('button', { name: 'Import bulletin' }).click();
+    await page.getByText(/Published NVIDIA-5850/).waitFor();
+    const a = (await apiAs(page, 'GET', '/advisories/NVIDIA-5850')).body;
+    assert.equal(a.source, 'csaf');
+    assert.deepEqual(a.affected, [{ component: 'nvidia-container-toolkit', range: '<=1.19.0', fixed: '1.19.1' }]);
+    await page.locator('tbody tr', { hasText: 'NVIDIA-5850' }).waitFor();
+    await page.done();
   });
 
   test('measurements: record one (an API error at its field), import CSV with per-line errors, then all of it; a viewer is refused', async () => {
