@@ -147,6 +147,34 @@ BEGIN
 END
 $$;
 
+-- Does the image satisfy the request: active, a compatibility report without errors (an image
+-- whose stack does not fit together is never a match, whatever else it meets), every constraint
+-- met by its components, every requested GPU supported, and os, architecture and tags as asked
+-- (family is the name proposed for a new image, not a filter). Replaces 0007's definition, which
+-- offered images whose report had errors; used by publish (below), request creation and the move
+-- to fulfilled (server/db/requests.c).
+CREATE OR REPLACE FUNCTION imx_request_satisfied_by(p_request bigint, p_image bigint)
+RETURNS boolean
+LANGUAGE sql STABLE PARALLEL SAFE AS $$
+  SELECT EXISTS (
+    SELECT 1 FROM image_requests r JOIN images i ON i.id = p_image
+     WHERE r.id = p_request AND i.status = 'active'
+       AND coalesce(i.compatibility->>'ok', 'true') <> 'false'
+       AND (r.os_name IS NULL OR i.os_name = r.os_name)
+       AND (r.os_version IS NULL OR i.os_version = r.os_version)
+       AND (r.architecture IS NULL OR i.architecture = r.architecture)
+       AND NOT EXISTS (SELECT 1 FROM unnest(r.gpus) g(gpu) WHERE NOT EXISTS (
+             SELECT 1 FROM image_gpus ig WHERE ig.image_id = i.id AND ig.gpu = g.gpu))
+       AND NOT EXISTS (SELECT 1 FROM unnest(r.tags) t(tag) WHERE NOT EXISTS (
+             SELECT 1 FROM image_tags it WHERE it.image_id = i.id AND it.tag = t.tag))
+       AND NOT EXISTS (SELECT 1 FROM request_constraints k WHERE k.request_id = r.id
+             AND NOT EXISTS (SELECT 1 FROM image_components c
+                              WHERE c.image_id = i.id AND c.name = k.component
+                                AND c.version_key >= k.lo AND c.version_key <= k.hi
+                                AND (k.lo_incl OR c.version_key <> k.lo)
+                                AND (k.hi_incl OR c.version_key <> k.hi))))
+$$;
+
 -- Open image requests that the new images satisfy, found by what the requests name: a
 -- constraint whose interval holds one of the image's component versions (GiST over the key
 -- ranges), GPUs the image supports (GIN), or, for requests naming neither, the few bare ones.

@@ -104,7 +104,7 @@ IMX_DB_STMT(stmt_page_size, 20,
 // clang-format off
 IMX_DB_STMT(stmt_facets, SEARCH_NPARAMS,
     "WITH " SEARCH_CTE ", m AS MATERIALIZED (SELECT i.os_name, i.os_version, i.provider, i.gpus,"
-    "  i.tags, i.facet_cuda, i.facet_driver, i.facet_frameworks"
+    "  i.tags, i.facet_cuda, i.facet_driver, i.facet_frameworks, i.regions, i.patch_status"
     " FROM images i WHERE" SEARCH_WHERE ")"
     " SELECT json_build_object('total', (SELECT count(*) FROM m),"
     FACET("gpu", "g.v", "(SELECT unnest(m.gpus) AS v FROM m) g") ","
@@ -113,7 +113,9 @@ IMX_DB_STMT(stmt_facets, SEARCH_NPARAMS,
     FACET("cuda", "m.facet_cuda", "m WHERE m.facet_cuda IS NOT NULL") ","
     FACET("driver_branch", "m.facet_driver", "m WHERE m.facet_driver IS NOT NULL") ","
     FACET("framework", "f.v", "(SELECT unnest(m.facet_frameworks) AS v FROM m) f") ","
-    FACET("tag", "t.v", "(SELECT unnest(m.tags) AS v FROM m) t")
+    FACET("tag", "t.v", "(SELECT unnest(m.tags) AS v FROM m) t") ","
+    FACET("region", "r.v", "(SELECT unnest(m.regions) AS v FROM m) r") ","
+    FACET("patch_status", "m.patch_status", "m")
     ")::text");
 // clang-format on
 

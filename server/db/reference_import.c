@@ -19,13 +19,54 @@ IMX_DB_STMT(stmt_images_after, 2,
             " FROM (SELECT id, compatibility FROM images WHERE id > $1::bigint"
             "       AND compatibility <> '{}'::jsonb ORDER BY id LIMIT $2::int) i");
 
-/* The old report is read and the new one written in one statement; the event gets both. */
-IMX_DB_STMT(stmt_image_report, 3,
-            "WITH old AS (SELECT id, compatibility FROM images WHERE id = $1::bigint FOR UPDATE),"
-            " up AS (UPDATE images i SET compatibility = $2::jsonb FROM old WHERE i.id = old.id"
-            "   AND old.compatibility->'findings' IS DISTINCT FROM $2::jsonb->'findings'"
-            "   RETURNING i.id, old.compatibility AS before)"
-            " SELECT imx_image_compat_event(up.id, up.before, $2::jsonb, $3::text) FROM up");
+/* Like stmt_images_after, for the images with a stored report and a component inside one of
+ * the version prefixes of $3 ([{name, version, parts}]: cudnn 9.8.0 on 3 parts, pytorch 2.5 on
+ * 2, nvidia-driver 580 on 1), through image_components_name_key: the rows an import changed
+ * reach only the images that name them. */
+IMX_DB_STMT(stmt_images_scoped_after, 3,
+            "WITH s AS (SELECT x->>'name' AS name,"
+            "  (imx_version_key(x->>'version'))[1:(x->>'parts')::int] AS lo"
+            "  FROM jsonb_array_elements($3::jsonb) x),"
+            " r AS (SELECT name, lo, lo[1:cardinality(lo) - 1] || (lo[cardinality(lo)] + 1) AS hi"
+            "  FROM s WHERE cardinality(lo) > 0),"
+            " ids AS (SELECT DISTINCT c.image_id AS id FROM r JOIN image_components c"
+            "  ON c.name = r.name AND c.version_key >= r.lo AND c.version_key < r.hi"
+            "  WHERE c.image_id > $1::bigint)"
+            " SELECT coalesce(json_agg(json_build_object('id', i.id,"
+            "  'components', (SELECT coalesce(json_agg(json_build_object('name', c.name,"
+            "     'version', c.version) ORDER BY c.name), '[]')"
+            "     FROM image_components c WHERE c.image_id = i.id),"
+            "  'gpus', (SELECT coalesce(json_agg(g.gpu ORDER BY g.gpu), '[]')"
+            "     FROM image_gpus g WHERE g.image_id = i.id)) ORDER BY i.id), '[]')::text"
+            " FROM (SELECT i.id FROM ids JOIN images i ON i.id = ids.id"
+            "       WHERE i.compatibility <> '{}'::jsonb ORDER BY i.id LIMIT $2::int) i");
+
+/* A page of reports: image $1[i] gets report $2->$3[i] ($2 a JSON array of the page's distinct
+ * reports), stored where the findings differ, each with its image.compatibility_changed event, in
+ * id order. Rows: the changed ids, whether the report they had was ok and whether the new one is
+ * ("t"/"f"). */
+IMX_DB_STMT(stmt_page_reports, 4,
+            "WITH n AS (SELECT u.id, $2::jsonb -> u.k AS rep"
+            "   FROM unnest($1::bigint[], $3::int[]) u(id, k)),"
+            " old AS (SELECT i.id, i.compatibility, n.rep FROM images i JOIN n ON n.id = i.id"
+            "   WHERE i.compatibility->'findings' IS DISTINCT FROM n.rep->'findings'"
+            "   ORDER BY i.id FOR UPDATE OF i),"
+            " up AS (UPDATE images i SET compatibility = old.rep FROM old WHERE i.id = old.id"
+            "   RETURNING i.id, old.compatibility AS before, old.rep AS after)"
+            " SELECT up.id, coalesce(up.before->>'ok', 'true') <> 'false',"
+            "  coalesce(up.after->>'ok', 'true') <> 'false',"
+            "  imx_image_compat_event(up.id, up.before, up.after, $4::text)"
+            " FROM up ORDER BY up.id");
+
+/* Open requests no longer matched by images whose report now has errors. */
+IMX_DB_STMT(stmt_unmatch, 1,
+            "WITH d AS (DELETE FROM request_matches m USING image_requests r"
+            "  WHERE m.image_id = ANY($1::bigint[]) AND r.id = m.request_id AND r.state = 'open'"
+            "  RETURNING 1) SELECT count(*) FROM d");
+
+/* Open requests that images whose report lost its errors now satisfy (the publish use case's
+ * matching, with its request.updated events). */
+IMX_DB_STMT(stmt_match, 1, "SELECT imx_request_match_images($1::bigint[])");
 
 IMX_DB_STMT(stmt_export, 1, "SELECT imx_ref_export($1::text)::text");
 
@@ -51,15 +92,6 @@ PGresult *imx_db_ref_images_after(struct imx_db_conn *c, long long after_id, int
     return imx_db_exec(c, &stmt_images_after, params);
 }
 
-PGresult *imx_db_ref_image_report(struct imx_db_conn *c, long long id, const char *report_json,
-                                  const char *version)
-{
-    char i[24];
-    snprintf(i, sizeof i, "%lld", id);
-    const char *params[] = { i, report_json, version };
-    return imx_db_exec(c, &stmt_image_report, params);
-}
-
 PGresult *imx_db_ref_export(struct imx_db_conn *c, const char *table)
 {
     const char *params[] = { table };
@@ -69,4 +101,27 @@ PGresult *imx_db_ref_export(struct imx_db_conn *c, const char *table)
 PGresult *imx_db_ref_data_version(struct imx_db_conn *c)
 {
     return imx_db_exec(c, &stmt_data_version, NULL);
+}
+
+PGresult *imx_db_ref_images_scoped_after(struct imx_db_conn *c, long long after_id, int limit,
+                                         const char *prefixes_json)
+{
+    char a[24], l[16];
+    snprintf(a, sizeof a, "%lld", after_id);
+    snprintf(l, sizeof l, "%d", limit);
+    const char *params[] = { a, l, prefixes_json };
+    return imx_db_exec(c, &stmt_images_scoped_after, params);
+}
+
+PGresult *imx_db_ref_page_reports(struct imx_db_conn *c, const char *ids, const char *reports_json,
+                                  const char *report_of, const char *version)
+{
+    const char *params[] = { ids, reports_json, report_of, version };
+    return imx_db_exec(c, &stmt_page_reports, params);
+}
+
+PGresult *imx_db_ref_requests_after_report(struct imx_db_conn *c, const char *ids, bool ok)
+{
+    const char *params[] = { ids };
+    return imx_db_exec(c, ok ? &stmt_match : &stmt_unmatch, params);
 }

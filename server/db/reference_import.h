@@ -4,6 +4,7 @@
 #define IMX_DB_REFERENCE_IMPORT_H
 
 #include <libpq-fe.h>
+#include <stdbool.h>
 
 #include "db/pool.h"
 
@@ -21,11 +22,22 @@ PGresult *imx_db_ref_import(struct imx_db_conn *c, const char *tables_json, cons
  * JSON text in column 0: [{id, components:[{name, version}], gpus:[...], compatibility}]. */
 PGresult *imx_db_ref_images_after(struct imx_db_conn *c, long long after_id, int limit);
 
-/* Stores report_json as the image's report when its findings differ from the stored ones, and
- * enqueues image.compatibility_changed for it in the same statement. One row (the event id)
- * when it changed, none when not. */
-PGresult *imx_db_ref_image_report(struct imx_db_conn *c, long long id, const char *report_json,
-                                  const char *version);
+/* As imx_db_ref_images_after, for the images with a component inside one of the version
+ * prefixes of prefixes_json: [{"name": "cudnn", "version": "9.8.0", "parts": 3}]. */
+PGresult *imx_db_ref_images_scoped_after(struct imx_db_conn *c, long long after_id, int limit,
+                                         const char *prefixes_json);
+
+/* A page of recomputed reports: image ids[i] ("{1,2,3}") gets the report reports_json[k]
+ * (a JSON array) where k = report_of[i] ("{0,0,1}", from 0), stored where its findings differ,
+ * each with its image.compatibility_changed event. Rows: (changed id, "t"/"f" whether its
+ * previous report was ok, "t"/"f" whether the new one is, event id), by id. */
+PGresult *imx_db_ref_page_reports(struct imx_db_conn *c, const char *ids, const char *reports_json,
+                                  const char *report_of, const char *version);
+
+/* After reports changed: ok, the open requests the images of ids now satisfy are matched
+ * (imx_request_match_images, with request.updated); not ok, their open requests' matches are
+ * dropped. Column 0: how many. */
+PGresult *imx_db_ref_requests_after_report(struct imx_db_conn *c, const char *ids, bool ok);
 
 /* A reference table (a name from imx_db_ref_table) as text: column 0 {"columns", "rows"}. */
 PGresult *imx_db_ref_export(struct imx_db_conn *c, const char *table);

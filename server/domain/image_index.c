@@ -1179,9 +1179,11 @@ static void put_json_string(struct text *t, const char *s)
     put_raw(t, "\"", 1);
 }
 
-enum { F_GPU, F_OS, F_PROVIDER, F_CUDA, F_DRIVER, F_FRAMEWORK, F_TAG, N_FACETS };
-static const char *const FACET_NAMES[N_FACETS] = { "gpu",           "os",        "provider", "cuda",
-                                                   "driver_branch", "framework", "tag" };
+/* In the order of SQL stmt_facets (server/db/images.c): the two answers are byte-identical. */
+enum { F_GPU, F_OS, F_PROVIDER, F_CUDA, F_DRIVER, F_FRAMEWORK, F_TAG, F_REGION, F_PATCH, N_FACETS };
+static const char *const FACET_NAMES[N_FACETS] = {
+    "gpu", "os", "provider", "cuda", "driver_branch", "framework", "tag", "region", "patch_status",
+};
 
 struct count {
     const char *value;
@@ -1216,6 +1218,8 @@ char *imx_ix_facets(const struct imx_ix *ix, const struct imx_ix_query *q)
             total++;
             per_attrs[ix->attrs_at[p]]++;
             per_lists[ix->lists_at[p]]++;
+            /* Patch status changes per image, so it is counted per image, not per tuple. */
+            counts[F_PATCH * n_ids + ix->imgs[p].patch_status]++;
         }
     }
     for (uint32_t id = 1; id <= ix->attrs.n; id++) {
@@ -1232,7 +1236,9 @@ char *imx_ix_facets(const struct imx_ix *ix, const struct imx_ix_query *q)
     }
     static const struct {
         int facet, list;
-    } from_lists[] = { { F_GPU, L_GPUS }, { F_TAG, L_TAGS }, { F_FRAMEWORK, L_FW } };
+    } from_lists[] = {
+        { F_GPU, L_GPUS }, { F_TAG, L_TAGS }, { F_FRAMEWORK, L_FW }, { F_REGION, L_REGIONS }
+    };
     for (uint32_t id = 1; id <= ix->lists.n; id++) {
         uint64_t c = per_lists[id];
         if (!c)

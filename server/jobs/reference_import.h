@@ -20,12 +20,16 @@ extern const size_t imx_refimp_n_tables;
 json_t *imx_refimp_parse(const json_t *csv, char *err, size_t errlen);
 
 /* In the caller's transaction: replaces the tables of parsed (from imx_refimp_parse), recording
- * version with the actor (user_id, request_id; NULL from the command line), then recomputes every
- * stored compatibility report with the reference data the transaction now sees (today:
- * "YYYY-MM-DD") and stores those whose findings changed, each with an
- * image.compatibility_changed event. Returns 0 with *out = {"tables": {ref_x: {added, changed,
- * removed}}, "reports_changed": [image id]} (new); -1 with *failed the statement that failed (new,
- * PQclear it) or NULL with err set. The caller commits, or rolls back (a dry run, a failure). */
+ * version with the actor (user_id, request_id; NULL from the command line), then recomputes the
+ * stored compatibility reports the changed rows can reach (by the component versions they
+ * concern; all of them for CUDA and GPU rows, none for instance types) with the reference data
+ * the transaction now sees (today: "YYYY-MM-DD"), once per distinct stack, and stores those whose
+ * findings changed, each with an image.compatibility_changed event; the open requests of an
+ * image whose report gained errors lose it as a match, and one that lost them is matched.
+ * Returns 0 with *out = {"tables": {ref_x: {added, changed, removed}}, "reports_changed": [image
+ * id], "reports_checked": n, "stacks_checked": n} (new); -1 with *failed the statement that
+ * failed (new, PQclear it) or NULL with err set. The caller commits, or rolls back (a dry run, a
+ * failure). */
 int imx_refimp_run(struct imx_db_conn *c, const json_t *parsed, const char *version,
                    const char *user_id, const char *request_id, const char *today, json_t **out,
                    PGresult **failed, char *err, size_t errlen);

@@ -711,6 +711,61 @@ static void a_published_image_matches_open_requests(void **state)
     imx_t_res_free(&res);
 }
 
+/* An image whose stored compatibility report has errors (CUDA 13 on an R570 driver) meets every
+ * constraint of the request and is still never a match: not at request creation, not at
+ * publish, and not as the image that fulfils it. */
+static void an_image_whose_report_has_errors_is_never_a_match(void **state)
+{
+    (void)state;
+    const char *stack = "[{\"name\":\"nvidia-driver\",\"version\":\"570.172.08\"},"
+                        "{\"name\":\"cuda\",\"version\":\"13.0.2\"}]";
+    long long before = imx_t_publish(&srv, admin, "team-a", "bad-stack", "1", stack, "[\"H100\"]");
+    assert_true(before > 0);
+    char path[64], q[256];
+    snprintf(path, sizeof path, "/v1/images/%lld", before);
+    struct imx_res res = call(alice, "GET", path, NULL);
+    assert_int_equal(res.status, 200);
+    json_t *compat = json_object_get(res.json, "compatibility");
+    assert_true(json_is_false(json_object_get(compat, "ok")));
+    assert_true(json_integer_value(json_object_get(compat, "errors")) >= 1);
+    imx_t_res_free(&res);
+
+    json_t *r = create_request(alice,
+                               "{\"team\":\"team-a\",\"title\":\"CUDA 13 on R570\","
+                               "\"constraints\":[{\"component\":\"cuda\",\"range\":\"13.*\"},"
+                               "{\"component\":\"nvidia-driver\",\"range\":\"~570\"}],"
+                               "\"gpus\":[\"H100\"]}",
+                               201);
+    long long id = json_integer_value(json_object_get(r, "id"));
+    assert_int_equal(json_array_size(json_object_get(r, "matches")), 0);
+    json_decref(r);
+
+    long long after = imx_t_publish(&srv, admin, "team-a", "bad-stack", "2", stack, "[\"H100\"]");
+    assert_true(after > 0);
+    snprintf(q, sizeof q, "SELECT count(*) FROM request_matches WHERE request_id = %lld", id);
+    char *n = imx_t_sql(db, q);
+    assert_string_equal(n, "0");
+    free(n);
+    snprintf(path, sizeof path, "/v1/requests/%lld/matches", id);
+    res = call(alice, "GET", path, NULL);
+    assert_int_equal(res.status, 200);
+    assert_int_equal(json_array_size(json_object_get(res.json, "items")), 0);
+    imx_t_res_free(&res);
+
+    /* Nor can it fulfil the request: 400 at /image. */
+    assert_int_equal(move(pub, id, "{\"to\":\"approved\"}", NULL), 200);
+    assert_int_equal(move(pub, id, "{\"to\":\"building\"}", NULL), 200);
+    char body[128];
+    json_t *doc = NULL;
+    snprintf(body, sizeof body, "{\"to\":\"fulfilled\",\"image\":%lld}", after);
+    assert_int_equal(move(pub, id, body, &doc), 400);
+    char *text = json_dumps(doc, 0);
+    json_decref(doc);
+    assert_non_null(text);
+    assert_non_null(strstr(text, "\"/image\""));
+    free(text);
+}
+
 /* Team B against team A's measurements and requests (vic: a viewer of team A). */
 static void cross_team_matrix(void **state)
 {
@@ -778,6 +833,7 @@ int main(void)
         cmocka_unit_test(instance_types_are_admin_managed),
         cmocka_unit_test(request_report_matches_and_transitions),
         cmocka_unit_test(a_published_image_matches_open_requests),
+        cmocka_unit_test(an_image_whose_report_has_errors_is_never_a_match),
         cmocka_unit_test(cross_team_matrix),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -181,6 +181,15 @@ static void new_rows_carry_sources_and_statuses(void **state)
                       " FROM ref_driver_branch WHERE branch = 610");
     assert_string_equal(n, "2026-08-01 nvidia 2027-08-03");
     free(n);
+    /* R620's fields from NVIDIA's driver manifest (migrations/0035, generated from
+     * tools/reference/knowledge_facts.csv); its first release stays unknown. */
+    n = imx_t_sql(db, "SELECT latest_version || ' ' || latest_version_date || ' ' || native_cuda"
+                      " || ' ' || coalesce(first_release::text, 'unknown') || ' '"
+                      " || (source LIKE '%redistrib_620.70.06.json%') || ' '"
+                      " || (notes LIKE '%native_cuda = 13.5 (SECONDARY%')"
+                      " FROM ref_driver_branch WHERE branch = 620");
+    assert_string_equal(n, "620.70.06 2026-11-04 13.5 unknown true true");
+    free(n);
 }
 
 int main(void)

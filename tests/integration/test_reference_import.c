@@ -323,11 +323,96 @@ static void the_admin_api_imports_the_same_way(void **state)
     json_decref(o);
 }
 
+/* Sets column col of DIR/SUB/FILE.csv in the one row whose column key_col is key (Python's csv
+ * module). */
+static void set_cell(const char *sub, const char *file, const char *key_col, const char *key,
+                     const char *col, const char *value)
+{
+    assert_int_equal(
+        imx_t_system("python3 -c 'import csv,sys; p=sys.argv[1]; r=list(csv.reader(open(p)));"
+                     " k=r[0].index(sys.argv[2]); c=r[0].index(sys.argv[4]);"
+                     " n=[x for x in r[1:] if x[k]==sys.argv[3]]; assert len(n)==1;"
+                     " n[0][c]=sys.argv[5];"
+                     " csv.writer(open(p,\"w\"), lineterminator=\"\\n\").writerows(r)'"
+                     " '%s/%s/%s.csv' '%s' '%s' '%s' '%s'",
+                     dir, sub, file, key_col, key, col, value),
+        0);
+}
+
+/* A cuDNN row reaches only the images with that cuDNN: one checked of the catalog, its report
+ * gains an error, and the open request it matched loses it; the row restored, the report is ok
+ * again and the request matches it again. An instance type row reaches no report at all. */
+static void an_import_rechecks_only_the_images_its_rows_reach(void **state)
+{
+    (void)state;
+    long long cudnn_img = imx_t_publish(&srv, admin, "team-a", "ref-cudnn", "1",
+                                        "[{\"name\":\"nvidia-driver\",\"version\":\"575.57.08\"},"
+                                        "{\"name\":\"cuda\",\"version\":\"12.8.0\"},"
+                                        "{\"name\":\"cudnn\",\"version\":\"9.8.0.87\"}]",
+                                        "[\"H100\"]");
+    assert_true(cudnn_img > 0);
+    struct imx_res res;
+    assert_int_equal(imx_t_http_as(&srv, alice, "POST", "/v1/requests",
+                                   "{\"team\":\"team-a\",\"title\":\"cuDNN 9.8 on H100\","
+                                   "\"constraints\":[{\"component\":\"cudnn\",\"range\":"
+                                   "\"9.8.*\"}],\"gpus\":[\"H100\"]}",
+                                   &res),
+                     0);
+    assert_int_equal(res.status, 201);
+    long long req = json_integer_value(json_object_get(res.json, "id"));
+    assert_int_equal(json_array_size(json_object_get(res.json, "matches")), 1);
+    imx_t_res_free(&res);
+    char q[256];
+    snprintf(q, sizeof q, "SELECT count(*) FROM request_matches WHERE request_id = %lld", req);
+
+    assert_int_equal(imx_t_system("mkdir -p '%s/scope' '%s/scope-all'", dir, dir), 0);
+    char args[1200];
+    snprintf(args, sizeof args, "reference export '%s/scope-all'", dir);
+    assert_int_equal(cli(args), 0);
+    assert_int_equal(imx_t_system("cp '%s/scope-all/cudnn.csv' '%s/scope/'", dir, dir), 0);
+    set_cell("scope", "cudnn", "cudnn_version", "9.8.0", "cc_max", "8.9");
+    snprintf(args, sizeof args, "reference import '%s/scope'", dir);
+    assert_int_equal(cli(args), 0);
+    json_t *o = output();
+    assert_int_equal(json_integer_value(json_object_get(o, "reports_checked")), 1);
+    assert_int_equal(json_integer_value(json_object_get(o, "stacks_checked")), 1);
+    json_t *changed = json_object_get(o, "reports_changed");
+    assert_int_equal(json_array_size(changed), 1);
+    assert_int_equal(json_integer_value(json_array_get(changed, 0)), cudnn_img);
+    json_decref(o);
+    assert_int_equal(sql_num(q), 0);
+
+    /* Restored: ok again, and matched again (by the publish use case's matching). */
+    assert_int_equal(imx_t_system("cp '%s/scope-all/cudnn.csv' '%s/scope/'", dir, dir), 0);
+    assert_int_equal(cli(args), 0);
+    o = output();
+    assert_int_equal(json_array_size(json_object_get(o, "reports_changed")), 1);
+    json_decref(o);
+    assert_int_equal(sql_num(q), 1);
+    snprintf(q, sizeof q,
+             "SELECT count(*) FROM request_matches WHERE request_id = %lld AND image_id = %lld"
+             " AND via = 'published'",
+             req, cudnn_img);
+    assert_int_equal(sql_num(q), 1);
+
+    /* Instance types: no rule reads them, so no report is looked at. */
+    assert_int_equal(imx_t_system("rm '%s/scope/cudnn.csv' && cp '%s/scope-all/instance_type.csv'"
+                                  " '%s/scope/'",
+                                  dir, dir, dir),
+                     0);
+    set_cell("scope", "instance_type", "instance_type", "g5.xlarge", "notes", "re-priced");
+    assert_int_equal(cli(args), 0);
+    o = output();
+    assert_int_equal(json_integer_value(json_object_get(o, "reports_checked")), 0);
+    json_decref(o);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(export_then_dry_run_changes_nothing),
         cmocka_unit_test(import_recomputes_reports_once),
+        cmocka_unit_test(an_import_rechecks_only_the_images_its_rows_reach),
         cmocka_unit_test(an_import_breaking_a_foreign_key_changes_nothing),
         cmocka_unit_test(the_admin_api_imports_the_same_way),
     };

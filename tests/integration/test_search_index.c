@@ -597,9 +597,11 @@ static void compare_query(const char *raw)
         json_t *f = facets_of(raw);
         total = json_integer_value(json_object_get(f, "total"));
         long long os = facet_sum(f, "os"), provider = facet_sum(f, "provider");
+        long long patch = facet_sum(f, "patch_status");
         json_decref(f);
-        if (os != total || provider != total)
-            fail_msg("%s: facets total %lld, os %lld, provider %lld", raw, total, os, provider);
+        if (os != total || provider != total || patch != total)
+            fail_msg("%s: facets total %lld, os %lld, provider %lld, patch_status %lld", raw, total,
+                     os, provider, patch);
     }
     if (total >= 0 && (size_t)total != w.items)
         fail_msg("%s: %zu items over %zu pages, facets total %lld", raw, w.items, w.pages, total);
@@ -800,11 +802,46 @@ static const char *const QUERIES[] = {
     "q=training&facets=true&gpu=hopper",
 };
 
+/* Each region and patch_status facet value of raw counts what that filter added to raw finds:
+ * its facets total, on both servers (facets_of compares them byte for byte). Fails when a facet
+ * is missing from the answer. */
+static void facet_counts_are_filters(const char *raw)
+{
+    static const char *const names[] = { "region", "patch_status" };
+    json_t *f = facets_of(raw);
+    for (size_t k = 0; k < COUNT(names); k++) {
+        const json_t *values = json_object_get(f, names[k]);
+        if (!json_is_array(values))
+            fail_msg("%s: no %s facet", raw, names[k]);
+        if (json_integer_value(json_object_get(f, "total")) > 0 && json_array_size(values) == 0)
+            fail_msg("%s: an empty %s facet over a non-empty result", raw, names[k]);
+        size_t i;
+        json_t *e;
+        json_array_foreach(values, i, e)
+        {
+            char q[PATH_LEN];
+            snprintf(q, sizeof q, "%s%s%s=%s", raw, *raw ? "&" : "", names[k],
+                     json_string_value(json_object_get(e, "value")));
+            json_t *g = facets_of(q);
+            long long got = json_integer_value(json_object_get(g, "total"));
+            long long want = json_integer_value(json_object_get(e, "count"));
+            json_decref(g);
+            if (got != want)
+                fail_msg("%s: %s facet counts %lld, the filter finds %lld", q, names[k], want, got);
+        }
+    }
+    json_decref(f);
+}
+
+static const char *const FACET_QUERIES[] = { "", "status=any", "gpu=hopper", "provider=aws" };
+
 static void run_table(const char *phase)
 {
     long long t0 = now_ms();
     for (size_t i = 0; i < COUNT(QUERIES); i++)
         compare_query(QUERIES[i]);
+    for (size_t i = 0; i < COUNT(FACET_QUERIES); i++)
+        facet_counts_are_filters(FACET_QUERIES[i]);
     fprintf(stderr, "search_index: %s: %zu queries agree (%lld ms)\n", phase, COUNT(QUERIES),
             now_ms() - t0);
 }

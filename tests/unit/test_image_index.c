@@ -382,13 +382,16 @@ static void facets_are_the_sql_text(void **state)
         "{\"value\" : \"onprem\", \"count\" : 1}], \"cuda\" : [{\"value\" : \"12.4\", \"count\" : "
         "2}, {\"value\" : \"12.8\", \"count\" : 1}], \"driver_branch\" : [{\"value\" : \"R580\", "
         "\"count\" : 4}], \"framework\" : [{\"value\" : \"pytorch 2.9\", \"count\" : 3}], "
-        "\"tag\" : [{\"value\" : \"cis\", \"count\" : 4}, {\"value\" : \"fips\", \"count\" : 1}]}");
+        "\"tag\" : [{\"value\" : \"cis\", \"count\" : 4}, {\"value\" : \"fips\", \"count\" : 1}], "
+        "\"region\" : [{\"value\" : \"us-east-1\", \"count\" : 3}, {\"value\" : \"us-west-2\", "
+        "\"count\" : 1}], \"patch_status\" : [{\"value\" : \"ok\", \"count\" : 3}, {\"value\" : "
+        "\"vulnerable\", \"count\" : 1}]}");
     free(text);
     q.family = "omega";
     text = imx_ix_facets(ix, &q);
     assert_string_equal(text, "{\"total\" : 0, \"gpu\" : [], \"os\" : [], \"provider\" : [], "
                               "\"cuda\" : [], \"driver_branch\" : [], \"framework\" : [], "
-                              "\"tag\" : []}");
+                              "\"tag\" : [], \"region\" : [], \"patch_status\" : []}");
     free(text);
     imx_ix_free(ix);
 }

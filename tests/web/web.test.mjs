@@ -368,7 +368,14 @@ describe('web catalog', () => {
     assert.equal(await cuda.getByRole('radio', { name: />=12\.8/ }).count(), 0);
     assert.match(await page.getByTestId('range-count-cuda').innerText(), />=12\.8: 3 images match/);
 
+    // Patch status and region come with the server's counts for the 3 matching images.
     const patch = page.getByRole('group', { name: 'Patch status' });
+    const patchCounts = await patch.locator('.facet-count').allInnerTexts();
+    assert.ok(patchCounts.length >= 1, 'patch status facet counts are shown');
+    assert.equal(patchCounts.reduce((a, n) => a + Number(n), 0), 3, 'one patch status per matching image');
+    assert.equal(await patch.locator('li', { hasText: 'Patch available' }).locator('.facet-count').innerText(), '1');
+    const regionCounts = await page.getByRole('group', { name: 'Region' }).locator('.facet-count').allInnerTexts();
+    assert.ok(regionCounts.length >= 1, 'region facet counts are shown');
     await patch.getByLabel('Patch available').check();
     await settle(page);
     assert.match(page.url(), /patch_status=patch_available/);
@@ -927,6 +934,47 @@ describe('web catalog', () => {
     await user.done();
   });
 
+  test('advisories: a global admin imports an NVIDIA CSAF bulletin from a file; a version form the server does not understand is refused naming the product', async () => {
+    const page = await newPage();
+    await signIn(page, '/advisories', ADMIN);
+    await settle(page);
+    await page.getByText('Publish or import an advisory').click();
+    const csaf = page.getByRole('form', { name: 'Import an NVIDIA CSAF bulletin' });
+    const dir = path.join(ROOT, 'tests/data/csaf');
+
+    // NVIDIA-5747 with one product renamed to a form no parser knows: refused, nothing stored.
+    const bad = JSON.parse(fs.readFileSync(path.join(dir, 'nvidia-5747.csaf.json'), 'utf8'));
+    let renamed = 0;
+    const walk = (n) => {
+      if (Array.isArray(n)) return n.forEach(walk);
+      if (!n || typeof n !== 'object') return;
+      if (n.product_id === 'linuxr580_tesla_all_driver_versions_prior_to_580_126_09' && n.name) {
+        n.name = 'All R580 U7 drivers';
+        renamed++;
+      }
+      Object.values(n).forEach(walk);
+    };
+    walk(bad.product_tree);
+    assert.ok(renamed > 0);
+    await csaf.getByLabel('CSAF file').setInputFiles({ name: 'nvidia-5747-renamed.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(bad)) });
+    await csaf.getByText(/nvidia-5747-renamed\.json/).waitFor();
+    await csaf.getByRole('button', { name: 'Import bulletin' }).click();
+    await csaf.locator('.form-error .state-error').waitFor();
+    assert.match(await csaf.locator('.form-error').innerText(), /All R580 U7 drivers/);
+    assert.equal((await apiAs(page, 'GET', '/advisories/NVIDIA-5747')).status, 404);
+
+    // The real NVIDIA-5850: the Container Toolkit range and its fix.
+    await csaf.getByLabel('CSAF file').setInputFiles(path.join(dir, 'nvidia-5850.csaf.json'));
+    await csaf.getByText(/nvidia-5850\.csaf\.json/).waitFor();
+    await csaf.getByRole('button', { name: 'Import bulletin' }).click();
+    await page.getByText(/Published NVIDIA-5850/).waitFor();
+    const a = (await apiAs(page, 'GET', '/advisories/NVIDIA-5850')).body;
+    assert.equal(a.source, 'csaf');
+    assert.deepEqual(a.affected, [{ component: 'nvidia-container-toolkit', range: '<=1.19.0', fixed: '1.19.1' }]);
+    await page.locator('tbody tr', { hasText: 'NVIDIA-5850' }).waitFor();
+    await page.done();
+  });
+
   test('measurements: record one (an API error at its field), import CSV with per-line errors, then all of it; a viewer is refused', async () => {
     const page = await newPage();
     await signIn(page, '/costs?model=resnet50');
@@ -978,7 +1026,7 @@ describe('web catalog', () => {
     await viewer.done({ allow: [403] });
   });
 
-  test('requests: an image whose compatibility report has errors is marked, never offered as a plain match', async () => {
+  test('requests: an image whose compatibility report has errors is marked in the preview, and the server never offers it as a match', async () => {
     const page = await newPage();
     await signIn(page, '/requests');
     const bad = await apiAs(page, 'POST', '/images', { team: 'ml-platform', family: 'bad-stack-ubuntu24.04', version: '1', provider: 'aws', architecture: 'x86_64', os: { name: 'ubuntu', version: '24.04' }, layer: 'platform', artifacts: [{ region: 'us-east-1', id: 'ami-0badbadbadbadbad0' }], components: [{ name: 'nvidia-driver', version: '570.172.08' }, { name: 'cuda', version: '13.0.2' }], gpus: ['H100'] });
@@ -991,9 +1039,14 @@ describe('web catalog', () => {
     await live.waitFor();
     assert.match(await live.innerText(), /\d+ compatibility errors?\s+not a safe match/);
     await page.getByRole('button', { name: 'File request' }).click();
-    const filed = page.getByTestId('request-matches').locator('li', { hasText: 'bad-stack-ubuntu24.04' });
-    await filed.waitFor();
-    assert.match(await filed.innerText(), /compatibility errors?\s+not a safe match/);
+    // The server leaves the failing image out of the request's matches (imx_request_satisfied_by).
+    const result = page.locator('.request-result section');
+    await result.waitFor();
+    assert.doesNotMatch(await result.innerText(), /bad-stack-ubuntu24\.04/);
+    const id = Number((await result.locator('h2').innerText()).match(/Request (\d+)/)[1]);
+    const matches = await apiAs(page, 'GET', `/requests/${id}/matches`);
+    assert.equal(matches.status, 200);
+    assert.ok(!matches.body.items.some((m) => (m.image || m).family === 'bad-stack-ubuntu24.04'), 'never offered as a match');
     await page.done();
   });
 

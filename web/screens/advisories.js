@@ -163,10 +163,61 @@ function publishPanel(ctx, reload) {
     });
   });
 
+  const csafForm = csafImport(published);
+
   return h('details', { class: 'panel publish-advisory' },
     h('summary', { class: 'panel-head' }, h('h2', {}, 'Publish or import an advisory')),
     h('div', { class: 'panel-body' }, done, form, h('h3', {}, 'Import OSV'), importForm,
-      h('p', { class: 'hint' }, 'Revise or withdraw an advisory from its page. NVIDIA CSAF bulletins need server support that is not there yet.')));
+      h('h3', {}, 'Import an NVIDIA CSAF bulletin'), csafForm,
+      h('p', { class: 'hint' }, 'Revise or withdraw an advisory from its page.')));
+}
+
+/**
+ * An NVIDIA security bulletin as a CSAF 2.0 file (github.com/NVIDIA/product-security): POST
+ * /v1/advisories recognises it by document.csaf_version. A newer tracking version of an imported
+ * bulletin revises its advisory; a version-name form the server does not understand is refused
+ * with the product it names, shown in the form's summary.
+ */
+function csafImport(published) {
+  const doc = h('textarea', { name: 'csaf', rows: 5, class: 'mono', spellcheck: 'false', placeholder: '{"document": {"csaf_version": "2.0", …}, "product_tree": …}' });
+  const file = h('input', { type: 'file', name: 'csaf-file', accept: '.json,application/json', 'aria-label': 'CSAF file' });
+  const chosen = h('p', { class: 'hint', 'aria-live': 'polite' });
+  file.addEventListener('change', async () => {
+    const f = file.files[0];
+    if (!f) return;
+    doc.value = await f.text();
+    clear(chosen, `${f.name}, ${Math.round(f.size / 1024)} kB`);
+  });
+  const btn = h('button', { type: 'submit', class: 'secondary' }, 'Import bulletin');
+  const formEl = h('form', { class: 'advisory-import-csaf', novalidate: true, 'aria-label': 'Import an NVIDIA CSAF bulletin' },
+    h('div', { class: 'form-error' }),
+    h('div', { class: 'field' }, h('label', {}, 'CSAF file ', file), chosen),
+    field('CSAF document', doc, 'Or paste it. Linux data-centre driver branches, the Container Toolkit, CUDA Toolkit, DCGM and NCCL become affected ranges with their fixed versions; Windows and vGPU products are left out.'),
+    btn);
+  formEl.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    clearFieldErrors(formEl);
+    let body;
+    try {
+      body = JSON.parse(doc.value);
+    } catch (err) {
+      return showFormError(formEl, { title: 'Not JSON', errors: [{ pointer: '/csaf', detail: err.message }] });
+    }
+    if (!body?.document?.csaf_version) {
+      return showFormError(formEl, { title: 'Not a CSAF document', errors: [{ pointer: '/csaf', detail: 'document.csaf_version is missing' }] });
+    }
+    await busy(btn, async () => {
+      try {
+        published(await api('/advisories', { method: 'POST', body }));
+        formEl.reset();
+        clear(chosen);
+      } catch (err) {
+        // Pointers name members of the bulletin (its product tree), not form fields.
+        showFormError(formEl, err);
+      }
+    });
+  });
+  return formEl;
 }
 
 /** Global admins: revise (PATCH with If-Match; only what changed, affected replaces every

@@ -14,8 +14,8 @@ export const FILTERS = [
   { key: 'framework', label: 'Framework', facet: 'framework' },
   { key: 'os', label: 'OS', facet: 'os', fmt: (v) => String(v).replace(':', ' ') },
   { key: 'provider', label: 'Provider', facet: 'provider' },
-  // The API filters by region and patch status; while its answer carries no counts for them,
-  // region is typed and patch status offers its four values without counts.
+  // Region and patch status come with counts from the API's facets (both search paths); a region
+  // can also be typed, and patch status offers its four values when an answer has no facets.
   { key: 'region', label: 'Region', facet: 'region', typed: true, placeholder: 'us-east-1' },
   { key: 'tag', label: 'Tag', facet: 'tag' },
   { key: 'patch_status', label: 'Patch status', facet: 'patch_status', fmt: (v) => humanize(v), values: ['ok', 'patch_available', 'vulnerable', 'revoked'] },
@@ -176,7 +176,7 @@ export async function render(ctx) {
       const selected = params.get(f.key) || '';
       const served = facets?.[f.facet];
       let values = served ? served.slice() : (f.values || []).map((value) => ({ value }));
-      const typed = f.range || (f.typed && !served);
+      const typed = f.range || f.typed;
       // A typed range or value is not one of the facet's values: it is shown in its input with
       // the number of images it matches, not as a struck-through option counting 0.
       const isFacetValue = values.some((v) => String(v.value) === selected);

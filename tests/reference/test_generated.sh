@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# The reference data is single-sourced: each generated migration is what its generator makes of
+# its CSVs today. migrations/0035_knowledge_facts.sql from tools/reference/knowledge_facts.csv
+# (always); migrations/0003_reference.sql from ../shared/data/reference when that checkout is
+# there (CI copies it). A difference fails, naming the file: regenerate and commit.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+rc=0
+check() { # FILE GENERATOR ARGS...
+    local file=$1; shift
+    local tmp
+    tmp=$(mktemp)
+    if ! "$@" --out - > "$tmp" 2> "$tmp.err"; then
+        echo "FAIL: $2 failed:" >&2
+        cat "$tmp.err" >&2
+        rc=1
+    elif ! diff -u "$file" "$tmp" > "$tmp.diff"; then
+        echo "FAIL: $file differs from what $2 generates (regenerate and commit):" >&2
+        head -40 "$tmp.diff" >&2
+        rc=1
+    else
+        echo "ok: $file is what $2 generates"
+    fi
+    rm -f "$tmp" "$tmp.err" "$tmp.diff"
+}
+check migrations/0035_knowledge_facts.sql python3 tools/gen_knowledge.py
+if [ -d ../shared/data/reference ]; then
+    check migrations/0003_reference.sql python3 tools/gen_reference.py
+else
+    echo "skip: ../shared/data/reference is not here, 0003 not compared"
+fi
+exit $rc
