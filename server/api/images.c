@@ -19,6 +19,8 @@
 #include "db/reference.h"
 #include "db/tx.h"
 #include "domain/compat.h"
+#include "domain/pkgver.h"
+#include "domain/sbom.h"
 #include "domain/version.h"
 #include "util/config.h"
 #include "util/log.h"
@@ -266,7 +268,8 @@ static const struct imx_api_field manifest_fields[] = {
     { "gpus", JSON_ARRAY, false },         { "instance_families", JSON_ARRAY, false },
     { "tags", JSON_ARRAY, false },         { "boot_seconds", JSON_INTEGER, false },
     { "size_gb", JSON_REAL, false },       { "parent", JSON_INTEGER, false },
-    { "description", JSON_STRING, false }, { NULL, JSON_NULL, false },
+    { "description", JSON_STRING, false }, { "packages", JSON_ARRAY, false },
+    { "sbom", JSON_OBJECT, false },        { NULL, JSON_NULL, false },
 };
 
 static bool instance_family_ok(const char *s)
@@ -288,8 +291,112 @@ struct publish {
     const char *families[IMX_DBI_MAX_ROWS];
     const char *tags[IMX_DBI_MAX_ROWS];
     const char *team;
-    char *report; /* new JSON text */
+    char *report;     /* new JSON text */
+    json_t *packages; /* owned: [{ecosystem, name, version, key}] */
 };
+
+static const struct imx_api_field package_fields[] = {
+    { "name", JSON_STRING, true },
+    { "version", JSON_STRING, true },
+    { "ecosystem", JSON_STRING, false },
+    { NULL, JSON_NULL, false },
+};
+
+/* The OS package inventory: "packages" [{name, version, ecosystem}] (ecosystem defaults to the
+ * one of the manifest's os, e.g. Ubuntu:24.04:LTS), or "sbom", a CycloneDX or SPDX document
+ * whose deb and rpm purls are read. Each version is checked in its ecosystem's order and keyed
+ * (imx_pkgver_key). Sets p->packages and p->in.packages. */
+static void check_packages(const json_t *body, struct publish *p, json_t *errors)
+{
+    const json_t *list = json_object_get(body, "packages");
+    const json_t *sbom = json_object_get(body, "sbom");
+    if (!list && !sbom)
+        return;
+    if (list && sbom) {
+        imx_verr(errors, "/sbom", "give packages or an sbom, not both");
+        return;
+    }
+    char def[IMX_PKG_ECOSYSTEM_MAX + 1] = "";
+    const json_t *os = json_object_get(body, "os");
+    if (imx_pkg_ecosystem_of_os(json_string_value(json_object_get(os, "name")),
+                                json_string_value(json_object_get(os, "version")), def,
+                                sizeof def) != 0)
+        def[0] = '\0';
+    json_t *in = NULL;
+    if (sbom) {
+        in = imx_sbom_packages(sbom, def[0] ? def : NULL, "/sbom", errors);
+        if (!in)
+            return;
+        p->in.packages_source = imx_sbom_format(sbom);
+    } else {
+        if (json_array_size(list) == 0 || json_array_size(list) > IMX_SBOM_PACKAGES_MAX) {
+            imx_verr(errors, "/packages", "must list 1 to %d packages", IMX_SBOM_PACKAGES_MAX);
+            return;
+        }
+        in = json_incref((json_t *)list);
+        p->in.packages_source = "manifest";
+    }
+    json_t *out = json_array();
+    size_t i;
+    json_t *e;
+    char ptr[64];
+    json_array_foreach(in, i, e)
+    {
+        if (!sbom) {
+            snprintf(ptr, sizeof ptr, "/packages/%zu", i);
+            if (!json_is_object(e)) {
+                imx_verr(errors, ptr, "must be an object {name, version, ecosystem}");
+                continue;
+            }
+            json_t *sub = json_array();
+            imx_api_check_fields(e, package_fields, sub);
+            size_t k;
+            json_t *se;
+            json_array_foreach(sub, k, se)
+            {
+                char sp[128];
+                snprintf(sp, sizeof sp, "%s%s", ptr,
+                         json_string_value(json_object_get(se, "pointer")));
+                imx_verr(errors, sp, "%s", json_string_value(json_object_get(se, "detail")));
+            }
+            json_decref(sub);
+        }
+        const char *name = json_string_value(json_object_get(e, "name"));
+        const char *version = json_string_value(json_object_get(e, "version"));
+        const char *eco = json_string_value(json_object_get(e, "ecosystem"));
+        if (!eco)
+            eco = def[0] ? def : NULL;
+        if (!name || !version)
+            continue;
+        enum imx_pkg_order order = eco ? imx_pkg_ecosystem_order(eco) : 0;
+        char sp[96], key[IMX_PKGVER_KEY_HEX_SIZE];
+        if (!order) {
+            snprintf(sp, sizeof sp, "/packages/%zu/ecosystem", i);
+            imx_verr(errors, sp,
+                     eco ? "must be a distro's OSV ecosystem such as Ubuntu:24.04:LTS, Debian:12, "
+                           "Rocky Linux:9, AlmaLinux:9 or Amazon Linux 2023"
+                         : "is required: imaxe knows no distro ecosystem for this manifest's os");
+            continue;
+        }
+        if (!imx_pkg_name_ok(name)) {
+            snprintf(sp, sizeof sp, "/packages/%zu/name", i);
+            imx_verr(errors, sp, "must be a package name (1 to 128 of A-Z a-z 0-9 . + _ - ~)");
+            continue;
+        }
+        if (imx_pkgver_key_hex(order, version, key) != 0) {
+            snprintf(sp, sizeof sp, "/packages/%zu/version", i);
+            imx_verr(errors, sp,
+                     order == IMX_PKG_DPKG ? "must be a dpkg version such as 1:2.4.1~rc1-2"
+                                           : "must be an rpm version such as 1:3.0.7-27.el9");
+            continue;
+        }
+        json_array_append_new(out, json_pack("{s:s, s:s, s:s, s:s}", "ecosystem", eco, "name", name,
+                                             "version", version, "key", key + 2));
+    }
+    json_decref(in);
+    p->packages = out;
+    p->in.packages = out;
+}
 
 static void check_os(const json_t *os, struct publish *p, json_t *errors)
 {
@@ -437,6 +544,7 @@ static void check_manifest(json_t *body, struct publish *p, json_t *errors)
     in->n_tags = read_strings(json_object_get(body, "tags"), "tags", p->tags, IMX_DBI_MAX_ROWS,
                               tag_ok, "a tag of a-z, 0-9, ':', '.', '_', '-'", errors);
     in->tags = p->tags;
+    check_packages(body, p, errors);
 }
 
 /* Replies with the stored image (status, with ETag and, for 201, Location). */
@@ -548,8 +656,10 @@ void imx_api_image_publish(struct imx_req *r)
     imx_db_tx(r, publish_tx, p);
 out:
     json_decref(errors);
-    if (p)
+    if (p) {
         free(p->report);
+        json_decref(p->packages);
+    }
     free(p);
 }
 
@@ -573,6 +683,7 @@ static void import_free(struct import *im)
 {
     for (size_t i = 0; i < im->n; i++) {
         free(im->p[i].report);
+        json_decref(im->p[i].packages);
         json_decref(im->docs[i]);
     }
     free(im->p);

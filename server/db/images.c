@@ -739,6 +739,11 @@ static enum imx_db_images_rc manifest_doc(const struct imx_image_new *in, json_t
     put(doc, "gpus", string_array(in->gpus, in->n_gpus));
     put(doc, "instance_families", string_array(in->instance_families, in->n_instance_families));
     put(doc, "tags", string_array(in->tags, in->n_tags));
+    if (in->packages && json_array_size(in->packages) > 0) {
+        put(doc, "packages", json_incref((json_t *)in->packages));
+        put(doc, "packages_source",
+            json_string(in->packages_source ? in->packages_source : "manifest"));
+    }
     return IMX_DBI_OK;
 }
 

@@ -4,6 +4,7 @@
 #define IMX_DB_IMAGES_H
 
 #include <stdbool.h>
+#include <jansson.h>
 #include <stddef.h>
 
 #include "db/pool.h"
@@ -61,6 +62,10 @@ struct imx_image_new {
     size_t n_instance_families;
     const char *const *tags; /* "cis", "fips", "boot-optimized" */
     size_t n_tags;
+    /* The OS package inventory (borrowed; NULL: none): [{ecosystem, name, version, key}], key
+     * imx_pkgver_key() as hex without "\x"; packages_source: manifest, cyclonedx, spdx, probe. */
+    const json_t *packages;
+    const char *packages_source;
 };
 
 /* Images one publish (POST /v1/images:import) takes at most. */
