@@ -125,7 +125,7 @@ LANGUAGE sql STABLE PARALLEL SAFE AS $$
            WHERE r.advisory_id = ia.advisory_id) hit
        WHERE ia.image_id = i.id AND hit.packages IS NOT NULL), '[]'))
   FROM images i JOIN image_packages ip ON ip.image_id = i.id
-  WHERE i.id = image_id
+  WHERE i.id = $1 -- by position: image_packages has a column of the parameter's name
 $$;
 
 -- As 0004's, with "os_packages" (imx_image_os_json) last.
