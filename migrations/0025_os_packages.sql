@@ -26,11 +26,13 @@ CREATE TABLE os_packages (
     name      text NOT NULL CHECK (name ~ '^[A-Za-z0-9][A-Za-z0-9.+_~-]{0,127}$'),
     version   text NOT NULL CHECK (length(version) BETWEEN 1 AND 128),
     key       bytea NOT NULL CHECK (length(key) BETWEEN 1 AND 272),
+    vorder    text NOT NULL CHECK (vorder IN ('dpkg', 'rpm')),
     UNIQUE (ecosystem, name, version)
 );
-CREATE INDEX os_packages_key ON os_packages (ecosystem, name, key);
+-- By name first: advisories look up (name, ecosystem, key range), searches (name, key range).
+CREATE INDEX os_packages_key ON os_packages (name, ecosystem, key);
 COMMENT ON TABLE os_packages IS
-  'Each distinct (ecosystem, package, version) once; key: imx_pkgver_key() of the version (server/domain/pkgver.c). Rows are never updated or deleted.';
+  'Each distinct (ecosystem, package, version) once; key: imx_pkgver_key() of the version and vorder the order it follows (server/domain/pkgver.c, imx_pkg_ecosystem_order). Rows are never updated or deleted.';
 
 CREATE TABLE os_package_chunks (
     id      integer GENERATED ALWAYS AS IDENTITY PRIMARY KEY,

@@ -5,7 +5,7 @@
 -- checked by server/api/images.c): {family, version, team_id, provider, architecture, os_name,
 -- os_version, kernel, layer, parent_id, boot_seconds, size_gb, description, compatibility,
 -- components:[{name, version}], artifacts:[{region, artifact_id}], gpus:[...],
--- instance_families:[...], tags:[...], packages:[{ecosystem, name, version, key}],
+-- instance_families:[...], tags:[...], packages:[{ecosystem, name, version, key, order}],
 -- packages_source}, each component with "key", its imx_version_key(), and each package with
 -- "key", its imx_pkgver_key() as hex (server/domain/pkgver.c).
 --
@@ -170,8 +170,9 @@ BEGIN
     RETURN;
   END IF;
   -- in one order, so that two publishes of new packages never wait on each other in a cycle
-  INSERT INTO os_packages (ecosystem, name, version, key)
-  SELECT DISTINCT p->>'ecosystem', p->>'name', p->>'version', decode(p->>'key', 'hex')
+  INSERT INTO os_packages (ecosystem, name, version, key, vorder)
+  SELECT DISTINCT p->>'ecosystem', p->>'name', p->>'version', decode(p->>'key', 'hex'),
+         p->>'order'
     FROM jsonb_array_elements(p_docs) d, jsonb_array_elements(d->'packages') p
    ORDER BY 1, 2, 3
   ON CONFLICT (ecosystem, name, version) DO NOTHING;

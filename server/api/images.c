@@ -390,8 +390,9 @@ static void check_packages(const json_t *body, struct publish *p, json_t *errors
                                            : "must be an rpm version such as 1:3.0.7-27.el9");
             continue;
         }
-        json_array_append_new(out, json_pack("{s:s, s:s, s:s, s:s}", "ecosystem", eco, "name", name,
-                                             "version", version, "key", key + 2));
+        json_array_append_new(out, json_pack("{s:s, s:s, s:s, s:s, s:s}", "ecosystem", eco, "name",
+                                             name, "version", version, "key", key + 2, "order",
+                                             order == IMX_PKG_DPKG ? "dpkg" : "rpm"));
     }
     json_decref(in);
     p->packages = out;
@@ -1229,6 +1230,52 @@ static void constraint_arg(void *cls, const char *value)
 }
 
 /* Reads every component argument; replies 400 naming the bad one and returns -1. */
+/* package=NAME:CONSTRAINT filters (repeatable): the constraint read in both orders, dpkg and
+ * rpm; one that parses in neither is refused. */
+struct package_args {
+    struct imx_image_package_filter list[IMX_DBI_MAX_PACKAGE_FILTERS];
+    char names[IMX_DBI_MAX_PACKAGE_FILTERS][IMX_PKG_NAME_MAX + 1];
+    size_t n;
+    char problem[600];
+};
+
+static void package_arg(void *cls, const char *value)
+{
+    struct package_args *pa = cls;
+    if (pa->problem[0])
+        return;
+    if (pa->n == IMX_DBI_MAX_PACKAGE_FILTERS) {
+        snprintf(pa->problem, sizeof pa->problem, "package: at most %d filters",
+                 IMX_DBI_MAX_PACKAGE_FILTERS);
+        return;
+    }
+    const char *colon = strchr(value, ':');
+    size_t nl = colon ? (size_t)(colon - value) : 0;
+    if (!colon || nl == 0 || nl > IMX_PKG_NAME_MAX) {
+        snprintf(pa->problem, sizeof pa->problem,
+                 "package=%.80s: must be NAME:CONSTRAINT, such as openssl:<3.0.13-0ubuntu3.10",
+                 value);
+        return;
+    }
+    memcpy(pa->names[pa->n], value, nl);
+    pa->names[pa->n][nl] = '\0';
+    if (!imx_pkg_name_ok(pa->names[pa->n])) {
+        snprintf(pa->problem, sizeof pa->problem,
+                 "package=%.80s: the name must be A-Z, a-z, 0-9, '.', '+', '_', '-', '~'", value);
+        return;
+    }
+    struct imx_image_package_filter *f = &pa->list[pa->n];
+    char err[256];
+    f->dpkg_ok = imx_pkg_constraint_parse(IMX_PKG_DPKG, colon + 1, &f->dpkg, err, sizeof err) == 0;
+    f->rpm_ok = imx_pkg_constraint_parse(IMX_PKG_RPM, colon + 1, &f->rpm, NULL, 0) == 0;
+    if (!f->dpkg_ok && !f->rpm_ok) {
+        snprintf(pa->problem, sizeof pa->problem, "package=%.80s: %s", value, err);
+        return;
+    }
+    f->name = pa->names[pa->n];
+    pa->n++;
+}
+
 static int read_constraints(struct imx_req *r, struct constraint_args *ca)
 {
     ca->n = 0;
@@ -1326,14 +1373,20 @@ void imx_api_image_search(struct imx_req *r)
         .status = imx_req_query(r, "status"),
         .layer = imx_req_query(r, "layer"),
         .patch_status = imx_req_query(r, "patch_status"),
+        .os_patch_status = imx_req_query(r, "os_patch_status"),
         .limit = SEARCH_LIMIT_DEFAULT,
     };
+    static const char *const OS_PATCH_STATUSES[] = { "ok",      "vulnerable", "patch_available",
+                                                     "revoked", "unknown",    NULL };
     static const char *const SEARCH_STATUSES[] = { "active", "deprecated", "revoked", "any", NULL };
     if (!enum_arg(r, "provider", PROVIDERS, "aws, gcp, azure, onprem or oci-container") ||
         !enum_arg(r, "arch", ARCHS, "x86_64 or arm64") ||
         !enum_arg(r, "status", SEARCH_STATUSES, "active, deprecated, revoked or any") ||
         !enum_arg(r, "layer", LAYERS, "platform or model") ||
-        !enum_arg(r, "patch_status", PATCH_STATUSES, "ok, vulnerable, patch_available or revoked"))
+        !enum_arg(r, "patch_status", PATCH_STATUSES,
+                  "ok, vulnerable, patch_available or revoked") ||
+        !enum_arg(r, "os_patch_status", OS_PATCH_STATUSES,
+                  "ok, vulnerable, patch_available, revoked or unknown"))
         return;
     if (imx_image_sort_parse(imx_req_query(r, "sort"), &s.sort) != 0) {
         imx_reply_problem(r, IMX_E_BAD_REQUEST,
@@ -1372,16 +1425,26 @@ void imx_api_image_search(struct imx_req *r)
     s.tags = tags.list;
     s.n_tags = tags.n;
     struct constraint_args *ca = malloc(sizeof *ca);
+    struct package_args *pa = malloc(sizeof *pa);
     char *page = NULL, *facets = NULL, *out = NULL;
     json_t *key = NULL;
-    if (!ca) {
+    if (!ca || !pa) {
         imx_reply_problem(r, IMX_E_INTERNAL, NULL);
-        return;
+        goto done;
     }
     if (read_constraints(r, ca) != 0)
         goto done;
     s.constraints = ca->list;
     s.n_constraints = ca->n;
+    pa->n = 0;
+    pa->problem[0] = '\0';
+    imx_req_query_each(r, "package", package_arg, pa);
+    if (pa->problem[0]) {
+        imx_reply_problem(r, IMX_E_BAD_REQUEST, "%s", pa->problem);
+        goto done;
+    }
+    s.packages = pa->list;
+    s.n_packages = pa->n;
     const char *cursor = imx_req_query(r, "cursor");
     if (cursor) {
         key = imx_cursor_decode(cursor);
@@ -1423,6 +1486,7 @@ done:
     free(page);
     free(facets);
     free(ca);
+    free(pa);
 }
 
 /* ---- GET /v1/compare ---- */

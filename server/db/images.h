@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 #include "db/pool.h"
+#include "domain/pkgver.h"
 #include "domain/version.h"
 
 /* Outcome of every function here. Messages (err) never contain SQL. */
@@ -62,8 +63,9 @@ struct imx_image_new {
     size_t n_instance_families;
     const char *const *tags; /* "cis", "fips", "boot-optimized" */
     size_t n_tags;
-    /* The OS package inventory (borrowed; NULL: none): [{ecosystem, name, version, key}], key
-     * imx_pkgver_key() as hex without "\x"; packages_source: manifest, cyclonedx, spdx, probe. */
+    /* The OS package inventory (borrowed; NULL: none): [{ecosystem, name, version, key, order}],
+     * key imx_pkgver_key() as hex without "\x", order dpkg or rpm; packages_source: manifest,
+     * cyclonedx, spdx, probe. */
     const json_t *packages;
     const char *packages_source;
 };
@@ -101,6 +103,18 @@ struct imx_image_constraint {
     struct imx_constraint constraint;
 };
 
+/* A package filter, package=openssl:<3.0.13-0ubuntu3.10: an image holds a package of that name
+ * whose version lies in the constraint by its ecosystem's order (dpkg or rpm; a constraint that
+ * does not parse in one order matches no package of it). */
+struct imx_image_package_filter {
+    const char *name;
+    struct imx_pkg_constraint dpkg, rpm;
+    bool dpkg_ok, rpm_ok;
+};
+
+/* Package filters one search takes at most. */
+#define IMX_DBI_MAX_PACKAGE_FILTERS 8
+
 enum imx_image_sort {
     IMX_SORT_PUBLISHED_DESC, /* -published_at (default): newest first */
     IMX_SORT_FAMILY,         /* family, then id */
@@ -128,6 +142,9 @@ struct imx_image_search {
     const char *status; /* NULL: "active"; "any": every status */
     const char *layer;
     const char *patch_status;
+    const char *os_patch_status; /* ok, vulnerable, patch_available, revoked; unknown: none */
+    const struct imx_image_package_filter *packages; /* all must hold */
+    size_t n_packages;
     enum imx_image_sort sort;
     const char *cursor; /* next_cursor of the previous page, for the same sort */
     int limit;          /* 1..IMX_DBI_MAX_LIMIT; 0: 20 */

@@ -116,6 +116,27 @@ static long long pin(const char *name, long long image)
     return id;
 }
 
+/* The ids a search returns, comma-joined, against want. */
+static void expect_search(const char *want, const char *query)
+{
+    char path[512], got[512] = "";
+    snprintf(path, sizeof path, "/v1/images?limit=100&%s", query);
+    struct imx_res res;
+    assert_int_equal(imx_t_http_as(&srv, pub, "GET", path, NULL, &res), 0);
+    if (res.status != 200)
+        fail_msg("%s: %ld %s", path, res.status, res.body);
+    size_t i, o = 0;
+    json_t *it;
+    json_array_foreach(json_object_get(res.json, "items"), i, it)
+    {
+        o += (size_t)snprintf(got + o, sizeof got - o, "%s%lld", i ? "," : "",
+                              (long long)json_integer_value(json_object_get(it, "id")));
+    }
+    imx_t_res_free(&res);
+    if (strcmp(got, want) != 0)
+        fail_msg("%s: %s, expected %s", path, got, want);
+}
+
 #define BASE "{\"name\":\"libc6\",\"version\":\"2.39-0ubuntu8.3\"}"
 
 static void usn_marks_exactly_the_images_below_its_fix(void **state)
@@ -254,6 +275,24 @@ static void usn_marks_exactly_the_images_below_its_fix(void **state)
                "SELECT string_agg(DISTINCT data->'advisories'->0->>'id', ',') FROM webhook_events"
                " WHERE type = 'patch.available' AND id > %lld",
                0);
+
+    /* Searches: by a package's version in dpkg order (3.0.13-0ubuntu3.10 sorts after ...3.3),
+     * and by OS patch status. */
+    snprintf(want, sizeof want, "%lld,%lld", a2, a1);
+    expect_search(want, "package=openssl:%3E%3D3.0.13%2C%20%3C3.0.13-0ubuntu3.10");
+    snprintf(want, sizeof want, "%lld", a3);
+    expect_search(want, "package=openssl:%3E%3D3.0.13-0ubuntu3.10");
+    snprintf(want, sizeof want, "%lld,%lld,%lld", b1, a2, a1);
+    expect_search(want, "os_patch_status=patch_available");
+    snprintf(want, sizeof want, "%lld", j1);
+    expect_search(want, "os_patch_status=vulnerable");
+    snprintf(want, sizeof want, "%lld", n1);
+    expect_search(want, "os_patch_status=unknown&family=noble-d");
+    struct imx_res bad;
+    assert_int_equal(
+        imx_t_http_as(&srv, pub, "GET", "/v1/images?package=openssl:%3C3.0%2F1", NULL, &bad), 0);
+    assert_int_equal(bad.status, 400);
+    imx_t_res_free(&bad);
 
     /* The image detail: the OS patch status, the packages the USN hits and the fix. */
     char path[64];
