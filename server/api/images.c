@@ -1565,6 +1565,9 @@ void imx_api_compare(struct imx_req *r)
     json_array_append_new(
         json_object_get(doc, "fields"),
         json_pack("{s:s, s:o, s:b}", "name", "patch_status", "values", patch, "differs", differs));
+    /* The OS half beside it: os_patch_status, os_advisories (built in SQL). */
+    json_array_extend(json_object_get(doc, "fields"), json_object_get(doc, "os_fields"));
+    json_object_del(doc, "os_fields");
     json_object_set_new(doc, "costs", per_image);
     imx_reply_json_steal(r, 200, doc);
     doc = NULL;

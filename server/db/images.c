@@ -166,7 +166,15 @@ IMX_DB_STMT(
     "  'components', (SELECT coalesce(json_agg(json_build_object('name', comps.name,"
     "     'values', comps.v, 'differs', comps.differs) ORDER BY comps.name), '[]') FROM comps),"
     "  'fields', (SELECT json_agg(json_build_object('name', fields.name, 'values', fields.v,"
-    "     'differs', fields.differs) ORDER BY fields.pos) FROM fields))::text");
+    "     'differs', fields.differs) ORDER BY fields.pos) FROM fields),"
+    "  'os_fields', (SELECT json_build_array("
+    "     json_build_object('name', 'os_patch_status', 'values', jsonb_agg("
+    "       to_jsonb(imgs.os_patch_status) ORDER BY imgs.ord), 'differs',"
+    "       count(DISTINCT coalesce(imgs.os_patch_status, '')) > 1),"
+    "     json_build_object('name', 'os_advisories', 'values', jsonb_agg("
+    "       coalesce(imx_image_os_json(imgs.id)::jsonb -> 'advisories', 'null') ORDER BY imgs.ord),"
+    "       'differs', count(DISTINCT coalesce(imx_image_os_json(imgs.id)::jsonb -> 'advisories',"
+    "       'null')) > 1)) FROM imgs))::text");
 
 /* $1 family, $2 region, $3 arch, $4..$8 constraints as in search, $9 their texts. */
 IMX_DB_STMT(

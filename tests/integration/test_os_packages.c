@@ -316,6 +316,30 @@ static void usn_marks_exactly_the_images_below_its_fix(void **state)
     assert_true(json_is_null(json_object_get(res.json, "os_packages")));
     imx_t_res_free(&res);
 
+    /* Compare: the OS patch status beside the GPU stack's, and the advisories' packages. */
+    snprintf(path, sizeof path, "/v1/compare?ids=%lld,%lld", b1, b2);
+    assert_int_equal(imx_t_http_as(&srv, pub, "GET", path, NULL, &res), 0);
+    assert_int_equal(res.status, 200);
+    json_t *fields = json_object_get(res.json, "fields");
+    json_t *ops = json_array_get(fields, json_array_size(fields) - 2);
+    assert_string_equal(json_string_value(json_object_get(ops, "name")), "os_patch_status");
+    assert_string_equal(json_string_value(json_array_get(json_object_get(ops, "values"), 0)),
+                        "patch_available");
+    assert_string_equal(json_string_value(json_array_get(json_object_get(ops, "values"), 1)), "ok");
+    assert_true(json_is_true(json_object_get(ops, "differs")));
+    json_t *oa = json_array_get(fields, json_array_size(fields) - 1);
+    assert_string_equal(json_string_value(json_object_get(oa, "name")), "os_advisories");
+    assert_string_equal(
+        json_string_value(json_object_get(
+            json_array_get(
+                json_object_get(json_array_get(json_array_get(json_object_get(oa, "values"), 0), 0),
+                                "packages"),
+                0),
+            "fixed")),
+        "3.0.13-0ubuntu3.4");
+    assert_int_equal(json_array_size(json_array_get(json_object_get(oa, "values"), 1)), 0);
+    imx_t_res_free(&res);
+
     /* A later build that regresses is affected at publish, with no fix yet. */
     long long b4 = publish_pkgs(
         "noble-b", "4", "[{\"name\":\"libssl3t64\",\"version\":\"3.0.13-0ubuntu3\"}," BASE "]");
