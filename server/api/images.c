@@ -260,16 +260,27 @@ void imx_api_compat_check(struct imx_req *r)
 /* ---- POST /v1/images ---- */
 
 static const struct imx_api_field manifest_fields[] = {
-    { "team", JSON_STRING, true },         { "family", JSON_STRING, true },
-    { "version", JSON_STRING, true },      { "provider", JSON_STRING, true },
-    { "architecture", JSON_STRING, true }, { "os", JSON_OBJECT, true },
-    { "kernel", JSON_STRING, false },      { "layer", JSON_STRING, true },
-    { "artifacts", JSON_ARRAY, true },     { "components", JSON_ARRAY, true },
-    { "gpus", JSON_ARRAY, false },         { "instance_families", JSON_ARRAY, false },
-    { "tags", JSON_ARRAY, false },         { "boot_seconds", JSON_INTEGER, false },
-    { "size_gb", JSON_REAL, false },       { "parent", JSON_INTEGER, false },
-    { "description", JSON_STRING, false }, { "packages", JSON_ARRAY, false },
-    { "sbom", JSON_OBJECT, false },        { NULL, JSON_NULL, false },
+    { "team", JSON_STRING, true },
+    { "family", JSON_STRING, true },
+    { "version", JSON_STRING, true },
+    { "provider", JSON_STRING, true },
+    { "architecture", JSON_STRING, true },
+    { "os", JSON_OBJECT, true },
+    { "kernel", JSON_STRING, false },
+    { "layer", JSON_STRING, true },
+    { "artifacts", JSON_ARRAY, true },
+    { "components", JSON_ARRAY, true },
+    { "gpus", JSON_ARRAY, false },
+    { "instance_families", JSON_ARRAY, false },
+    { "tags", JSON_ARRAY, false },
+    { "boot_seconds", JSON_INTEGER, false },
+    { "size_gb", JSON_REAL, false },
+    { "parent", JSON_INTEGER, false },
+    { "description", JSON_STRING, false },
+    { "packages", JSON_ARRAY, false },
+    { "sbom", JSON_OBJECT, false },
+    { "packages_source", JSON_STRING, false },
+    { NULL, JSON_NULL, false },
 };
 
 static bool instance_family_ok(const char *s)
@@ -334,7 +345,13 @@ static void check_packages(const json_t *body, struct publish *p, json_t *errors
             return;
         }
         in = json_incref((json_t *)list);
-        p->in.packages_source = "manifest";
+        const char *src = json_string_value(json_object_get(body, "packages_source"));
+        if (src && strcmp(src, "probe") != 0 && strcmp(src, "manifest") != 0) {
+            imx_verr(errors, "/packages_source", "must be manifest or probe");
+            json_decref(in);
+            return;
+        }
+        p->in.packages_source = src && strcmp(src, "probe") == 0 ? "probe" : "manifest";
     }
     json_t *out = json_array();
     size_t i;

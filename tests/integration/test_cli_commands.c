@@ -981,6 +981,15 @@ static void probe_reads_every_source_and_says_what_is_absent(void **state)
     assert_string_equal(json_string_value(json_object_get(json_object_get(f, "os"), "version")),
                         "24.04");
     assert_int_equal(json_array_size(json_object_get(node, "absent")), 0);
+    /* The OS packages, from the node's dpkg database through dpkg-query (installed ones only:
+     * the removed driver with its configuration kept is not listed). */
+    json_t *pk = json_object_get(f, "packages");
+    assert_int_equal(json_array_size(pk), 4);
+    assert_string_equal(json_string_value(json_object_get(json_array_get(pk, 3), "version")),
+                        "1:1.3.dfsg-3.1ubuntu2");
+    assert_string_equal(
+        json_string_value(json_object_get(json_object_get(node, "sources"), "packages")),
+        "dpkg-query -W");
     json_decref(f);
     run_free(&r);
 
@@ -1205,6 +1214,12 @@ static void probe_publishes_and_checks_for_drift(void **state)
         json_string_value(json_object_get(json_object_get(img, "components"), "nvidia-driver")),
         "580.95.05");
     assert_string_equal(json_string_value(json_object_get(img, "kernel")), "6.8.0-1015-aws");
+    /* Its OS packages went with it, as the probe's. */
+    json_t *os = json_object_get(img, "os_packages");
+    assert_int_equal(json_integer_value(json_object_get(os, "packages")), 4);
+    assert_string_equal(json_string_value(json_object_get(os, "source")), "probe");
+    assert_string_equal(json_string_value(json_array_get(json_object_get(os, "ecosystems"), 0)),
+                        "Ubuntu:24.04:LTS");
     json_decref(img);
     run_free(&r);
     r = CLI(NULL, node, "probe", "--publish", "--family", "cli-probed");
