@@ -556,6 +556,15 @@ json_t *imx_probe_drift(json_t *node, json_t *image, bool *drift)
     return rows;
 }
 
+/* Only visible ASCII: package names and versions are, and anything else is not one. */
+static bool printable(const char *s)
+{
+    for (; *s; s++)
+        if ((unsigned char)*s <= 0x20 || (unsigned char)*s >= 0x7f)
+            return false;
+    return true;
+}
+
 int imx_probe_parse_packages(const char *text, bool dpkg, json_t *out)
 {
     if (!text || strlen(text) > IMX_PROBE_TEXT_MAX)
@@ -579,8 +588,8 @@ int imx_probe_parse_packages(const char *text, bool dpkg, json_t *out)
                 }
             const char *name = dpkg ? f[1] : f[0], *version = dpkg ? f[2] : f[1];
             bool installed = !dpkg || (nf == 3 && strncmp(f[0], "ii", 2) == 0);
-            if (installed && name && version && *name && *version && !strchr(version, '\t') &&
-                strcmp(name, "gpg-pubkey") != 0 && strlen(version) <= 128) {
+            if (installed && name && version && *name && *version && printable(name) &&
+                printable(version) && strcmp(name, "gpg-pubkey") != 0 && strlen(version) <= 128) {
                 char nm[160];
                 size_t nl = strcspn(name, ":");
                 if (nl > 0 && nl < sizeof nm) {
