@@ -92,8 +92,9 @@ enum imx_db_images_rc imx_db_image_insert(struct imx_db_conn *c, const struct im
  * kernel, layer, parent_id, boot_seconds, size_gb, description, status, status_reason,
  * revoke_at, patch_status, published_at, updated_at, components:{name:version}, artifacts:
  * {region:artifact_id}, gpus:[...], instance_families:[...], tags:[...], children:[ids],
- * compatibility:{...}}. *json is new (free() it); *etag is new (free() it): a strong ETag
- * value with its quotes, which changes whenever the JSON does. NOT_FOUND when no such id. */
+ * compatibility:{...}, os_packages: imx_image_os_json() (migrations/0025_os_packages.sql)}. *json
+ * is new (free() it); *etag is new (free() it): a strong ETag value with its quotes, which changes
+ * whenever the JSON does. NOT_FOUND when no such id. */
 enum imx_db_images_rc imx_db_image_get(struct imx_db_conn *c, long long id, char **json,
                                        char **etag);
 
