@@ -38,21 +38,28 @@ WITH ch AS (SELECT c, min(period) AS pc, bool_or(p = 0) AS ssl FROM bench_cut GR
 SELECT ch.c, n, min(n) OVER (PARTITION BY ch.c, n / ch.pc, ch.ssl AND n >= 60) AS n0
   FROM ch, generate_series(0, 199) n;
 
+-- Every version a package takes: a family's own ones per family, the shared ones per distro
+-- base (family % 7 of the families 0..6 stands for all), at each build where it moves.
 INSERT INTO os_packages (ecosystem, name, version, key, vorder)
 SELECT 'Ubuntu:24.04:LTS', x.name, x.version, decode(k.key, 'hex'), 'dpkg'
-  FROM (SELECT DISTINCT b.name, pg_temp.bench_version(f, r.n0, b.p, b.period) AS version
-          FROM bench_cut b JOIN (SELECT DISTINCT c, n0 FROM bench_rep) r ON r.c = b.c,
-               generate_series(0, 499) f) x
+  FROM (SELECT DISTINCT b.name, pg_temp.bench_version(ff.f, n, b.p, b.period) AS version
+          FROM bench_cut b
+          CROSS JOIN generate_series(0, 199) n
+          JOIN LATERAL (SELECT f FROM generate_series(0, CASE WHEN b.p % 10 = 1 THEN 499 ELSE 6 END) f)
+            ff ON true
+         WHERE n % b.period = 0 OR (b.p = 0 AND n = 60)) x
   JOIN bench_pkg_keys k ON k.version = x.version
+ ORDER BY 1, 2, 3
 ON CONFLICT DO NOTHING;
 
 CREATE UNLOGGED TABLE bench_chunk AS
-SELECT f, b.c, r.n0, array_agg(op.id ORDER BY op.id) AS members
-  FROM generate_series(0, 499) f, (SELECT DISTINCT c, n0 FROM bench_rep) r
+SELECT ff.f, b.c, r.n0, array_agg(op.id ORDER BY op.id) AS members
+  FROM (SELECT DISTINCT c, n0 FROM bench_rep) r
   JOIN bench_cut b ON b.c = r.c
+  CROSS JOIN generate_series(0, 499) ff(f)
   JOIN os_packages op ON op.ecosystem = 'Ubuntu:24.04:LTS' AND op.name = b.name
-   AND op.version = pg_temp.bench_version(f, r.n0, b.p, b.period)
- GROUP BY f, b.c, r.n0;
+   AND op.version = pg_temp.bench_version(ff.f, r.n0, b.p, b.period)
+ GROUP BY ff.f, b.c, r.n0;
 ALTER TABLE bench_chunk ADD COLUMN digest bytea;
 UPDATE bench_chunk SET digest = sha256(convert_to(members::text, 'UTF8'));
 
