@@ -3,7 +3,10 @@
 # (bench/gen_catalog.sh, timed), starts the server, then for each endpoint runs wrk (Lua scripts
 # add the bearer token and rotate ids) and, beside it, pgbench with the endpoint's own SQL (taken
 # from the PostgreSQL log of one request, parameters as literals) at the same concurrency.
-# Prints req/s, p50/p99 and the server's peak RSS. Bounded: DURATION per run (default 10s).
+# Prints req/s, p50/p99 and the server's peak RSS. Beside every endpoint, the ceilings of issue 13:
+# pgbench of a bare primary-key read of the stored document (SELECT head || tail, etag FROM
+# image_docs WHERE image_id = $1, prepared, same concurrency), and /livez on the same server.
+# Bounded: DURATION per run (default 10s).
 # Usage: bench/catalog.sh [DURATION]   (CONNS=32 by default)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -37,7 +40,8 @@ psql "$url" -qc "VACUUM (ANALYZE) images, image_components, image_artifacts, ima
 # (rows marked "(sql)"), so one run shows both.
 start_server() { # LOG [ENV...] -> prints the port; the pid goes to the file LOG.pid
     local log=$1; shift
-    env "$@" IMAXE_PORT=0 IMAXE_ACCESS_LOG=0 IMAXE_DB_POOL_SIZE="$conns" build/imaxe-server > "$log" 2>&1 &
+    env "$@" IMAXE_PORT=0 IMAXE_ACCESS_LOG=0 IMAXE_RATE_LIMIT_PER_MIN=0 \
+        IMAXE_DB_POOL_SIZE="$conns" build/imaxe-server > "$log" 2>&1 &
     echo $! > "$log.pid"
     for _ in $(seq 100); do grep -q 'listening on' "$log" && break; sleep 0.1; done
     grep -o 'listening on http://[0-9.]*:[0-9]*' "$log" | sed 's/.*://'
@@ -77,53 +81,94 @@ awk 'BEGIN { srand(13)
 search='/v1/images?gpu=H100&component=cuda:%3E%3D12.4&component=nvidia-driver:~580&region=us-west-2&arch=x86_64&limit=50'
 facets='/v1/images?gpu=B200&os=ubuntu:24.04&limit=20&facets=true'
 resolve='/v1/images/resolve?family=platform-002&region=us-east-1&component=nvidia-driver:~570&component=cuda:12.8.*'
-names=(livez get search facets search_sql facets_sql searches searches_sql compare resolve)
-paths=(/livez "" "$search" "$facets" "$search" "$facets" "" "" "" "$resolve")
-files=("" "$dir/get.paths" "" "" "" "" "$dir/searches.paths" "$dir/searches.paths" "$dir/compare.paths" "")
-servers=("$base" "$base" "$base" "$base" "$sql_base" "$sql_base" "$base" "$sql_base" "$base" "$base")
-pids=("$pid" "$pid" "$pid" "$pid" "$sql_pid" "$sql_pid" "$pid" "$sql_pid" "$pid" "$pid")
+# Pins of the bench team (through the API), for the pin reads.
+pin_image=$(curl -sf -H "Authorization: Bearer $IMAXE_TOKEN" "$base$resolve" |
+    python3 -c 'import json,sys; print(json.load(sys.stdin)["image"]["id"])')
+for name in prod stage dev; do
+    curl -sf -o /dev/null -H "Authorization: Bearer $IMAXE_TOKEN" -H 'Content-Type: application/json' \
+        -d "{\"team\":\"bench-platform\",\"name\":\"$name\",\"image\":$pin_image}" "$base/v1/pins"
+done
+pin_id=$(curl -sf -H "Authorization: Bearer $IMAXE_TOKEN" "$base/v1/pins?team=bench-platform" |
+    python3 -c 'import json,sys; print(json.load(sys.stdin)["items"][0]["id"])')
+# get with If-None-Match: the current ETags of the rotating ids (bench/lua/auth.lua sends them)
+while read -r p; do
+    e=$(curl -sf -o /dev/null -D - -H "Authorization: Bearer $IMAXE_TOKEN" "$base$p" | tr -d '\r' |
+        awk 'tolower($1) == "etag:" {print $2}')
+    printf '%s %s\n' "$p" "$e"
+done < <(head -500 "$dir/get.paths") > "$dir/get304.paths"
+awk '{ sub(/^\/v1\/images\//, ""); printf "/v1/images/%s/lineage\n", $0 }' "$dir/get.paths" > "$dir/lineage.paths"
+awk '{ sub(/^\/v1\/images\//, ""); printf "/v1/images/%s/patch\n", $0 }' "$dir/get.paths" > "$dir/patch.paths"
+names=(livez get get304 search facets search_sql facets_sql searches searches_sql compare resolve
+       resolve_pin lineage patch pins pin)
+paths=(/livez "" "" "$search" "$facets" "$search" "$facets" "" "" "" "$resolve"
+       "/v1/images/resolve?pin=bench-platform/prod&region=us-east-1" "" "" "/v1/pins?team=bench-platform"
+       "/v1/pins/$pin_id")
+files=("" "$dir/get.paths" "$dir/get304.paths" "" "" "" "" "$dir/searches.paths" "$dir/searches.paths"
+       "$dir/compare.paths" "" "" "$dir/lineage.paths" "$dir/patch.paths" "" "")
+servers=("$base" "$base" "$base" "$base" "$base" "$sql_base" "$sql_base" "$base" "$sql_base" "$base"
+         "$base" "$base" "$base" "$base" "$base" "$base")
+pids=("$pid" "$pid" "$pid" "$pid" "$pid" "$sql_pid" "$sql_pid" "$pid" "$sql_pid" "$pid" "$pid" "$pid"
+      "$pid" "$pid" "$pid" "$pid")
 # The statement each endpoint's pgbench runs: the one that request executed (for search and
 # facets, the index's page statement on a cold summary cache; for "(sql)", the SQL search's page
-# and facet statements; for the rotating searches, the first of them).
-markers=("" "" "UNION ALL SELECT NULL" "UNION ALL SELECT NULL" "page AS (SELECT i.id"
+# and facet statements; for the rotating searches, the first of them); "" for none.
+markers=("" "" "" "UNION ALL SELECT NULL" "UNION ALL SELECT NULL" "page AS (SELECT i.id"
          "m AS MATERIALIZED (SELECT i.os_name" "UNION ALL SELECT NULL" "page AS (SELECT i.id"
-         "WITH ids AS" "WITH f AS")
+         "(SELECT n FROM auth_epoch), u.id" "image_index_state s LEFT JOIN images" "" "imx_image_lineage"
+         "imx_image_patch_json" "" "")
 
 # One request per endpoint with every statement logged, for pgbench's scripts.
 psql "$url" -qc "ALTER SYSTEM SET log_min_duration_statement = 0" -c "SELECT pg_reload_conf()" >/dev/null
 sleep 0.5
-for i in 2 3 4 5 6 7 8 9; do
+for i in "${!names[@]}"; do
+    [ -n "${markers[$i]}" ] || continue
     p=${paths[$i]}
-    [ -n "$p" ] || p=$(head -1 "${files[$i]}")
+    [ -n "$p" ] || p=$(head -1 "${files[$i]}" | cut -d' ' -f1)
     curl -sf -o /dev/null -H "Authorization: Bearer $IMAXE_TOKEN" "${servers[$i]}$p"
     sleep 0.3
-    bench/extract_sql.py "$pglog" "${markers[$i]}" "$dir/${names[$i]}.sql"
+    bench/extract_sql.py "$pglog" "${markers[$i]}" "$dir/${names[$i]}.sql" ||
+        echo "no statement found for ${names[$i]}"
 done
 psql "$url" -qc "ALTER SYSTEM RESET log_min_duration_statement" -c "SELECT pg_reload_conf()" >/dev/null
 cat > "$dir/get.sql" <<'SQL'
 \set id random(1, 100000)
-SELECT j, '"' || md5(j) || '"' FROM (SELECT imx_image_json(i.id)::text AS j FROM images i WHERE i.id = :id) x;
+SELECT e.n, d.etag, d.head || d.tail FROM auth_epoch e LEFT JOIN image_docs d ON d.image_id = :id AND (d.fresh_until IS NULL OR d.fresh_until > now());
 SQL
+# The ceiling of issue 13: a bare primary-key read of the stored document.
+cat > "$dir/ceiling.sql" <<'SQL'
+\set id random(1, 100000)
+SELECT head || tail, etag FROM image_docs WHERE image_id = :id;
+SQL
+ceil_out=$(pgbench -n -f "$dir/ceiling.sql" -M prepared -c "$conns" -j 2 -T "$secs" "$url" 2>&1)
+ceiling=$(awk '/^tps/ {printf "%.0f", $3}' <<<"$ceil_out")
+echo "ceiling: pgbench of the stored document's primary-key read, $conns connections: $ceiling/s"
 
-printf '\n%-10s %5s | %9s %9s %9s %8s | %9s %9s | %s\n' endpoint conns "req/s" p50 p99 rss_mb \
-    "pgbench/s" "pg_lat" "server/pgbench"
+printf '\n%-12s %5s | %9s %9s %9s %8s | %9s %9s | %8s %6s %6s\n' endpoint conns "req/s" p50 p99 \
+    rss_mb "pgbench/s" "pg_lat" "/own_sql" "/ceil" "/livez"
+livez_rps=""
 for i in "${!names[@]}"; do
     name=${names[$i]}
     path=${paths[$i]}
-    [ -n "$path" ] || path=$(head -1 "${files[$i]}")
+    [ -n "$path" ] || path=$(head -1 "${files[$i]}" | cut -d' ' -f1)
     out=$(WRK_PATHS=${files[$i]} wrk -t2 -c"$conns" -d"$dur" --latency -s bench/lua/auth.lua "${servers[$i]}$path")
     rps=$(awk '/Requests\/sec/ {print $2}' <<<"$out")
     p50=$(awk '$1=="50%" {print $2}' <<<"$out")
     p99=$(awk '$1=="99%" {print $2}' <<<"$out")
     rss=$(awk '/VmHWM/ {printf "%.1f", $2/1024}' "/proc/${pids[$i]}/status")
     errs=$(grep -o 'Non-2xx or 3xx responses: [0-9]*' <<<"$out" || true)
+    [ "$name" = livez ] && livez_rps=$rps
     pg_tps="-" pg_lat="-" ratio="-"
-    if [ "$name" != livez ]; then
+    if [ -f "$dir/$name.sql" ]; then
         pgout=$(pgbench -n -f "$dir/$name.sql" -M prepared -c "$conns" -j 2 -T "$secs" "$url" 2>&1)
         pg_tps=$(awk '/^tps/ {printf "%.0f", $3}' <<<"$pgout")
         pg_lat=$(awk '/latency average/ {print $4 $5}' <<<"$pgout")
         ratio=$(awk -v a="$rps" -v b="$pg_tps" 'BEGIN { if (b > 0) printf "%.2f", a / b }')
     fi
-    printf '%-10s %5s | %9s %9s %9s %8s | %9s %9s | %s %s\n' "$name" "$conns" "$rps" "$p50" "$p99" \
-        "$rss" "$pg_tps" "$pg_lat" "$ratio" "$errs"
+    rceil=$(awk -v a="$rps" -v b="$ceiling" 'BEGIN { if (b > 0) printf "%.2f", a / b }')
+    rlivez=$(awk -v a="$rps" -v b="$livez_rps" 'BEGIN { if (b > 0) printf "%.2f", a / b }')
+    printf '%-12s %5s | %9s %9s %9s %8s | %9s %9s | %8s %6s %6s %s\n' "$name" "$conns" "$rps" "$p50" \
+        "$p99" "$rss" "$pg_tps" "$pg_lat" "$ratio" "$rceil" "$rlivez" "$errs"
 done
+printf '\nimage_docs: %s for %s images\n' \
+    "$(psql "$url" -XAtc "SELECT pg_size_pretty(pg_total_relation_size('image_docs'))")" \
+    "$(psql "$url" -XAtc "SELECT count(*) FROM image_docs")"

@@ -20,5 +20,6 @@ psql "$url" -v ON_ERROR_STOP=1 -q -v part=1 -f "$here/gen_catalog_components.sql
 wait $p0
 psql "$url" -v ON_ERROR_STOP=1 -q -c "$(triggers ENABLE)" \
     -c "SELECT imx_image_denorm_refresh(ARRAY(SELECT id FROM images), NULL)" \
-    -c "ANALYZE images, image_components" -c "DROP TABLE bench_stack"
+    -c "SELECT imx_image_docs_write(NULL)" \
+    -c "ANALYZE images, image_components, image_docs" -c "DROP TABLE bench_stack"
 printf 'bench catalog loaded in %.1f s\n' "$(echo "$(date +%s.%N) - $start" | bc)"

@@ -101,8 +101,8 @@ $$;
 -- title, severity, cves, fixed_by, packages: [{ecosystem, name, version, range, fixed}]}]}: each
 -- advisory that reaches the image through a package, with the packages it hits and the fixed
 -- version. What changes it: publish (the new image's, and the fixed_by of older images of the
--- family), advisory publish / revise / withdraw, image status changes (fixed_by, revoked): see
--- notes/ospkg.md in the working notes, and the use cases in README's development map.
+-- family), advisory publish / revise / withdraw, image status changes (fixed_by, revoked); each
+-- refreshes the stored documents it changes (imx_image_docs_refresh_os).
 CREATE FUNCTION imx_image_os_json(image_id bigint) RETURNS json
 LANGUAGE sql STABLE PARALLEL SAFE AS $$
   SELECT json_build_object(
@@ -130,30 +130,36 @@ LANGUAGE sql STABLE PARALLEL SAFE AS $$
   WHERE i.id = $1 -- by position: image_packages has a column of the parameter's name
 $$;
 
--- As 0004's, with "os_packages" (imx_image_os_json) last.
-CREATE OR REPLACE FUNCTION imx_image_json(image_id bigint) RETURNS json
+-- The detail document (0020's imx_image_json = imx_image_doc_head || imx_image_doc_tail) gets
+-- "os_packages" (imx_image_os_json) as its last key, in the changing part: 0020's tail with the
+-- key added, nothing else changed. The stored tails (image_docs) follow every UPDATE of images
+-- (0020's sync trigger); the use cases that change imx_image_os_json without writing the images
+-- row refresh them with imx_image_docs_refresh_os (below).
+CREATE OR REPLACE FUNCTION imx_image_doc_tail(i images) RETURNS text
 LANGUAGE sql STABLE PARALLEL SAFE AS $$
-  SELECT json_build_object(
-    'id', i.id, 'family', i.family, 'version', i.version,
-    'team', (SELECT t.slug FROM teams t WHERE t.id = i.team_id), 'team_id', i.team_id,
-    'provider', i.provider, 'architecture', i.architecture,
-    'os', json_build_object('name', i.os_name, 'version', i.os_version), 'kernel', i.kernel,
-    'layer', i.layer, 'parent_id', i.parent_id, 'boot_seconds', i.boot_seconds, 'size_gb', i.size_gb,
-    'description', i.description, 'status', imx_image_status(i.status, i.revoke_at), 'status_reason', i.status_reason,
-    'revoke_at', i.revoke_at, 'patch_status', i.patch_status, 'published_at', i.published_at,
-    'updated_at', i.updated_at,
-    'components', (SELECT coalesce(json_object_agg(c.name, c.version ORDER BY c.name), '{}')
-                     FROM image_components c WHERE c.image_id = i.id),
-    'artifacts', (SELECT coalesce(json_object_agg(a.region, a.artifact_id ORDER BY a.region), '{}')
-                    FROM image_artifacts a WHERE a.image_id = i.id),
-    'gpus', (SELECT coalesce(json_agg(g.gpu ORDER BY g.gpu), '[]') FROM image_gpus g WHERE g.image_id = i.id),
-    'instance_families', (SELECT coalesce(json_agg(f.family ORDER BY f.family), '[]')
-                            FROM image_instance_families f WHERE f.image_id = i.id),
-    'tags', (SELECT coalesce(json_agg(t.tag ORDER BY t.tag), '[]') FROM image_tags t WHERE t.image_id = i.id),
-    'children', (SELECT coalesce(json_agg(ch.id ORDER BY ch.id), '[]') FROM images ch WHERE ch.parent_id = i.id),
-    'compatibility', i.compatibility,
-    'os_packages', imx_image_os_json(i.id))
-  FROM images i WHERE i.id = image_id
+  SELECT ', ' || substr(json_build_object(
+    'status', imx_image_status(i.status, i.revoke_at), 'status_reason', i.status_reason,
+    'revoke_at', i.revoke_at, 'patch_status', i.patch_status, 'updated_at', i.updated_at,
+    'compatibility', i.compatibility, 'os_packages', imx_image_os_json(i.id))::text, 2)
+$$;
+
+-- Rewrites the stored tails of those of p_ids that have a package inventory (their os_packages
+-- may have changed while their images row did not: another advisory's row, a fix that moved, an
+-- advisory's title). Returns how many changed.
+CREATE FUNCTION imx_image_docs_refresh_os(p_ids bigint[]) RETURNS integer
+LANGUAGE plpgsql SET TimeZone = 'UTC' AS $$
+DECLARE
+  v_n integer;
+BEGIN
+  UPDATE image_docs d
+     SET tail = x.t, etag = '"' || md5(d.head || x.t) || '"'
+    FROM (SELECT i.id, imx_image_doc_tail(i) AS t
+            FROM (SELECT DISTINCT u AS id FROM unnest(p_ids) u) u
+            JOIN image_packages ip ON ip.image_id = u.id JOIN images i ON i.id = u.id) x
+   WHERE d.image_id = x.id AND d.tail <> x.t;
+  GET DIAGNOSTICS v_n = ROW_COUNT;
+  RETURN v_n;
+END
 $$;
 
 -- As 0014's, with the package ranges among "affected" in their place ({ecosystem, package,
@@ -176,4 +182,23 @@ LANGUAGE sql STABLE PARALLEL SAFE AS $$
                      FROM advisory_package_ranges r WHERE r.advisory_id = a.id) x),
     'affected_images', (SELECT count(*) FROM image_advisories ia WHERE ia.advisory_id = a.id))
   FROM advisories a WHERE a.id = p_id
+$$;
+
+-- Compare's OS rows: [{"name": "os_patch_status", "values": [...], "differs"}, {"name":
+-- "os_advisories", "values": [os_packages.advisories of each image, null without an
+-- inventory], "differs"}], in the order of p_ids.
+CREATE FUNCTION imx_compare_os_fields(p_ids bigint[]) RETURNS json
+LANGUAGE sql STABLE PARALLEL SAFE AS $$
+  WITH imgs AS (
+    SELECT u.ord, i.os_patch_status, imx_image_os_json(i.id)::jsonb -> 'advisories' AS advs
+      FROM unnest(p_ids) WITH ORDINALITY u(id, ord) JOIN images i ON i.id = u.id
+  )
+  SELECT json_build_array(
+    json_build_object('name', 'os_patch_status',
+      'values', jsonb_agg(to_jsonb(os_patch_status) ORDER BY ord),
+      'differs', count(DISTINCT coalesce(os_patch_status, '')) > 1),
+    json_build_object('name', 'os_advisories',
+      'values', jsonb_agg(coalesce(advs, 'null'::jsonb) ORDER BY ord),
+      'differs', count(DISTINCT coalesce(advs, 'null'::jsonb)) > 1))
+  FROM imgs
 $$;

@@ -13,7 +13,7 @@ for _ in $(seq 1 50); do
         psql "$IMAXE_DATABASE_URL" -Xq -v ON_ERROR_STOP=1 -f tools/demo/advisories.sql
         # Rows written with SQL bypass the publish and advisory use cases: compute every image's
         # and pin's patch status from scratch once (announcing nothing).
-        psql "$IMAXE_DATABASE_URL" -XAtq -v ON_ERROR_STOP=1 -c "SELECT imx_patch_rebuild()" >/dev/null
+        psql "$IMAXE_DATABASE_URL" -XAtq -v ON_ERROR_STOP=1 -c "SELECT imx_patch_rebuild()" -c "SELECT imx_image_docs_write(NULL)" >/dev/null
         # The SQL leaves reports empty; the server computes them with the real validator.
         "${IMAXE_SERVER:-build/imaxe-server}" recompute-compat
         exit 0

@@ -1,11 +1,17 @@
 #!/usr/bin/env bash
 # `make test`: every test of both builds (plain and ASan+UBSan), the format check, the
-# OpenAPI lint, the deploy/ checks, the Debian package and the web UI's browser tests. Each
-# ctest run makes its own throwaway PostgreSQL cluster.
+# OpenAPI lint, the deploy/ checks, the Debian package, the web UI's browser tests and, last,
+# the API conformance check over every response those tests got. Each ctest run makes its own
+# throwaway PostgreSQL cluster.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 fail=0
 step() { printf '\n== %s\n' "$*"; }
+
+# Every server the tests start logs its responses here (server/http/conformance.c).
+conformance_dir="$PWD/build/conformance"
+rm -rf "$conformance_dir" && mkdir -p "$conformance_dir"
+export IMAXE_CONFORMANCE_LOG="$conformance_dir"
 
 step "ctest (build)"
 (cd build && ctest --output-on-failure -j2 --timeout 600) || fail=1
@@ -28,6 +34,9 @@ tools/package-check.sh || fail=1
 
 step "web (browser tests: playwright-core + chromium + axe-core; screenshots in build/web-screenshots/)"
 tools/test-web.sh || fail=1
+
+step "API conformance (every response above against api/openapi.yaml; every operation exercised)"
+node tools/conformance.mjs build/openapi.json "$conformance_dir" || fail=1
 
 if [ $fail -ne 0 ]; then
     echo; echo "make test: FAILED"; exit 1

@@ -70,6 +70,10 @@ BEGIN
   ON CONFLICT (pin_id, advisory_id) DO UPDATE SET fixed_by = EXCLUDED.fixed_by
    WHERE pa.fixed_by IS DISTINCT FROM EXCLUDED.fixed_by;
 
+  -- Stored documents whose os_packages changed without their images row (0025).
+  PERFORM imx_image_docs_refresh_os(ARRAY(SELECT x FROM unnest(v_old || v_new) x
+                                            EXCEPT SELECT y FROM unnest(v_changed) y));
+
   RETURN json_build_object('affected_images', cardinality(v_new),
                            'patch_status_changed', to_json(v_changed));
 END
@@ -172,6 +176,9 @@ BEGIN
     v_res := json_build_object('affected_images',
                                (SELECT count(*) FROM image_advisories WHERE advisory_id = v_id),
                                'patch_status_changed', '[]'::json);
+    -- title, severity or CVEs: the os_packages of the images it affects (0025)
+    PERFORM imx_image_docs_refresh_os(ARRAY(SELECT image_id FROM image_advisories
+                                              WHERE advisory_id = v_id));
   END IF;
 
   IF v_adv.revision = 1 THEN
@@ -216,6 +223,8 @@ BEGIN
                                           WHERE advisory_id = p_id));
   DELETE FROM image_advisories WHERE advisory_id = p_id;
   v_changed := ARRAY(SELECT imx_patch_status_update(v_old));
+  PERFORM imx_image_docs_refresh_os(ARRAY(SELECT x FROM unnest(v_old) x
+                                            EXCEPT SELECT y FROM unnest(v_changed) y));
   RETURN json_build_object('outcome', 'withdrawn', 'revision', v_adv.revision,
                            'patch_status_changed', to_json(v_changed));
 END

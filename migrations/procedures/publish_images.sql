@@ -20,7 +20,9 @@
 --   5. the fixes the new images bring to older images of their families, and to pins;
 --   6. patch statuses of the images whose rows changed;
 --   7. patch.available for the fixes that appeared (imx_patch_announce);
---   8. open requests that a new image satisfies: request_matches and request.updated.
+--   8. open requests that a new image satisfies: request_matches and request.updated;
+--   9. the new images' stored detail documents (migrations/0020_point_reads.sql), last: every
+--      write of their rows is done.
 -- Returns {"ids":[new ids in manifest order], "patch_status_changed":[ids], "patch_events": n,
 -- "request_matches": n}. Errors are the schema's (23505 family+version exists, 23514, 23503,
 -- 23502 a component version that does not parse).
@@ -150,6 +152,12 @@ BEGIN
 
   -- 8. open requests
   v_matches := imx_request_match_images(v_ids);
+
+  -- 9. stored documents: the new images', and older ones whose os_packages changed (a fix
+  -- moved) without their images row
+  PERFORM imx_image_docs_write(v_ids);
+  PERFORM imx_image_docs_refresh_os(ARRAY(SELECT x FROM unnest(v_touched) x
+                                            EXCEPT SELECT y FROM unnest(v_changed || v_ids) y));
 
   RETURN json_build_object('ids', to_json(v_ids), 'patch_status_changed', to_json(v_changed),
                            'patch_events', v_events, 'request_matches', v_matches);

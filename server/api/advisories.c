@@ -681,7 +681,9 @@ void imx_api_image_patch_status(struct imx_req *r)
     }
     char idt[24];
     snprintf(idt, sizeof idt, "%llu", id);
-    struct imx_db_conn *c = imx_api_db_read(r);
-    if (c)
-        imx_api_reply_pg_json_steal(r, 200, imx_db_image_patch(c, idt), "No such image");
+    struct imx_db_conn *c = imx_api_db(r);
+    for (int attempt = 0; c && attempt < 2; attempt++) {
+        if (imx_api_reply_pg_json_confirmed(r, 200, imx_db_image_patch(c, idt), "No such image"))
+            return;
+    }
 }

@@ -52,6 +52,13 @@ PGresult *imx_api_found_steal(struct imx_req *r, PGresult *res, const char *not_
 void imx_api_reply_pg_json_steal(struct imx_req *r, unsigned status, PGresult *res,
                                  const char *not_found_detail);
 
+/* The same for an epoch_auth route (imx_route_epoch_auth): res's row carries the auth epoch in
+ * column 1, which confirms the caller first (imx_auth_confirm). Returns 1 after replying, 0 when
+ * the principal was checked again and the caller should run its statement once more (res is
+ * freed either way). */
+int imx_api_reply_pg_json_confirmed(struct imx_req *r, unsigned status, PGresult *res,
+                                    const char *not_found_detail);
+
 /* One member a JSON body may have. type is a jansson type; JSON_TRUE stands for any boolean. */
 struct imx_api_field {
     const char *name;

@@ -3,9 +3,11 @@
 
 #include <stdio.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "auth/auth.h"
 #include "util/log.h"
 
 /* Replies 503 for a failed acquire. */
@@ -115,6 +117,20 @@ void imx_api_reply_pg_json_steal(struct imx_req *r, unsigned status, PGresult *r
     /* Zero copy: the response owns res and frees it after sending. */
     imx_reply_raw_steal(r, status, "application/json", PQgetvalue(res, 0, 0),
                         (size_t)PQgetlength(res, 0, 0), clear_result, res);
+}
+
+int imx_api_reply_pg_json_confirmed(struct imx_req *r, unsigned status, PGresult *res,
+                                    const char *not_found_detail)
+{
+    if (imx_db_ok(res) && PQntuples(res) == 1 && PQnfields(res) >= 2) {
+        int confirmed = imx_auth_confirm(r, strtoll(PQgetvalue(res, 0, 1), NULL, 10));
+        if (confirmed != 1) {
+            PQclear(res);
+            return confirmed == 0 ? 0 : 1;
+        }
+    }
+    imx_api_reply_pg_json_steal(r, status, res, not_found_detail);
+    return 1;
 }
 
 const char *imx_api_pointer(const char *name, char *buf, size_t len)

@@ -1018,12 +1018,74 @@ out:
 
 /* ---- GET /v1/images/{id} ---- */
 
+static void clear_result(void *res)
+{
+    PQclear(res);
+}
+
+/* The one ETag an If-None-Match value names (quoted, not weak, no list), for the statement to
+ * compare; NULL otherwise (a list or "*" is compared here, after the read). */
+static const char *single_etag(const char *inm, char *buf, size_t len)
+{
+    size_t n = inm ? strlen(inm) : 0;
+    if (n < 2 || n >= len || inm[0] != '"' || inm[n - 1] != '"' ||
+        strchr(inm + 1, '"') != inm + n - 1)
+        return NULL;
+    memcpy(buf, inm, n + 1);
+    return buf;
+}
+
+/* The stored document (migrations/0020_point_reads.sql): one primary-key read that also confirms
+ * a remembered principal. Returns 1 after replying, 0 when there is no current stored document
+ * (the caller builds it from scratch), -1 after replying an error. */
+static int image_get_stored(struct imx_req *r, long long id, const char *inm)
+{
+    char buf[IMX_DBI_ETAG_SIZE + 2];
+    const char *want = single_etag(inm, buf, sizeof buf);
+    struct imx_db_conn *c = imx_api_db(r);
+    if (!c)
+        return -1;
+    for (int attempt = 0;; attempt++) {
+        struct imx_db_image_doc d;
+        enum imx_db_images_rc rc = imx_db_image_doc(c, id, want, &d);
+        if (rc != IMX_DBI_OK && rc != IMX_DBI_NOT_FOUND) {
+            reply_rc(r, rc);
+            return -1;
+        }
+        int confirmed = imx_auth_confirm(r, d.epoch);
+        if (confirmed != 1) {
+            imx_db_image_doc_free(&d);
+            if (confirmed < 0 || attempt > 0)
+                return -1;
+            continue;
+        }
+        if (rc == IMX_DBI_NOT_FOUND)
+            return 0;
+        imx_reply_header(r, "ETag", d.etag);
+        if (!d.json || (inm && !want && etag_listed(inm, d.etag))) {
+            imx_db_image_doc_free(&d);
+            imx_reply_empty(r, 304);
+        } else {
+            imx_reply_raw_steal(r, 200, "application/json", (char *)d.json, d.json_len,
+                                clear_result, d.res);
+        }
+        return 1;
+    }
+}
+
 void imx_api_image_get(struct imx_req *r)
 {
     long long id = path_id(r);
     if (!id)
         return;
-    struct imx_db_conn *c = imx_api_db_read(r);
+    const char *inm = imx_req_header(r, "If-None-Match");
+    if (imx_auth_settings.read_cache) {
+        int done = image_get_stored(r, id, inm);
+        if (done != 0)
+            return;
+    }
+    /* From scratch: the reference the stored documents follow byte for byte. */
+    struct imx_db_conn *c = imx_api_db(r);
     if (!c)
         return;
     char *json, *etag;
@@ -1033,7 +1095,6 @@ void imx_api_image_get(struct imx_req *r)
         return;
     }
     imx_reply_header(r, "ETag", etag);
-    const char *inm = imx_req_header(r, "If-None-Match");
     if (inm && etag_listed(inm, etag)) {
         free(json);
         imx_reply_empty(r, 304);
@@ -1190,15 +1251,12 @@ void imx_api_image_lineage(struct imx_req *r)
     long long id = path_id(r);
     if (!id)
         return;
-    struct imx_db_conn *c = imx_api_db_read(r);
-    if (!c)
-        return;
-    char *json;
-    enum imx_db_images_rc rc = imx_db_image_lineage(c, id, &json);
-    if (rc != IMX_DBI_OK)
-        reply_rc(r, rc);
-    else
-        reply_json_text_steal(r, 200, json);
+    struct imx_db_conn *c = imx_api_db(r);
+    for (int attempt = 0; c && attempt < 2; attempt++) {
+        if (imx_api_reply_pg_json_confirmed(r, 200, imx_db_image_lineage_result(c, id),
+                                            "No such image"))
+            return;
+    }
 }
 
 /* ---- component=NAME:CONSTRAINT (search and resolve) ---- */
@@ -1471,13 +1529,28 @@ void imx_api_image_search(struct imx_req *r)
         }
         s.cursor = json_string_value(key);
     }
-    struct imx_db_conn *c = imx_api_db_read(r);
+    /* A remembered principal is confirmed on the primary (a read replica's epoch may lag). */
+    struct imx_db_conn *c = r->principal.cached ? imx_api_db(r) : imx_api_db_read(r);
     if (!c)
         goto done;
     bool want_facets = facets_arg && strcmp(facets_arg, "true") == 0, served;
+    long long epoch = 0;
     enum imx_db_images_rc rc =
-        imx_db_image_search_indexed(c, &s, want_facets, &page, &facets, &served);
+        imx_db_image_search_indexed(c, &s, want_facets, &page, &facets, &served, &epoch);
+    if (rc == IMX_DBI_OK && served) {
+        int confirmed = imx_auth_confirm(r, epoch);
+        if (confirmed < 0)
+            goto done;
+        if (confirmed == 0) { /* read for the principal as it was: SQL answers for it as it is */
+            free(page);
+            free(facets);
+            page = facets = NULL;
+            served = false;
+        }
+    }
     if (rc == IMX_DBI_OK && !served) {
+        if (imx_auth_confirm_now(r) < 0)
+            goto done;
         imx_db_image_index_count_sql();
         rc = imx_db_image_search(c, &s, &page);
     }
@@ -1508,37 +1581,133 @@ done:
 
 /* ---- GET /v1/compare ---- */
 
-void imx_api_compare(struct imx_req *r)
+/* Is v the same JSON value in every image (nulls count as a value)? */
+static bool all_equal(json_t *values)
 {
-    const char *ids_arg = imx_req_query(r, "ids");
-    long long ids[IMX_DBI_COMPARE_MAX];
-    size_t n = 0;
-    bool ok = ids_arg && strlen(ids_arg) < 256;
-    for (const char *p = ids_arg; ok && *p;) {
-        char one[24];
-        size_t len = strcspn(p, ",");
-        unsigned long long v;
-        if (len == 0 || len >= sizeof one || n == IMX_DBI_COMPARE_MAX) {
-            ok = false;
-            break;
+    size_t n = json_array_size(values);
+    for (size_t i = 1; i < n; i++)
+        if (!json_equal(json_array_get(values, 0), json_array_get(values, i)))
+            return false;
+    return true;
+}
+
+/* Appends {name, values, differs} to fields; steals values. */
+static void add_field(json_t *fields, const char *name, json_t *values)
+{
+    json_array_append_new(fields, json_pack("{s:s, s:o, s:b}", "name", name, "values", values,
+                                            "differs", !all_equal(values)));
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The compare document from the images' rows: their summaries, one entry per component name
+ * (sorted) and per compared field with each image's value (null when absent) and whether they
+ * differ. New reference, or NULL. */
+static json_t *compare_doc(const struct imx_db_compare_rows *rows, size_t n)
+{
+    json_t *images = json_array(), *fields = json_array(), *components = json_array();
+    json_t *doc =
+        json_pack("{s:o, s:o, s:o}", "images", images, "components", components, "fields", fields);
+    json_t *compat[IMX_DBI_COMPARE_MAX] = { 0 };
+    const char *names[IMX_DBI_COMPARE_MAX * 64];
+    size_t nnames = 0;
+    bool ok = doc != NULL;
+    for (size_t i = 0; ok && i < n; i++) {
+        json_t *s = json_loads(rows->row[i].summary, 0, NULL);
+        compat[i] = json_loads(rows->row[i].compatibility, 0, NULL);
+        ok = s && compat[i] && json_array_append_new(images, s) == 0;
+        const char *name;
+        json_t *v;
+        json_object_foreach(json_object_get(s, "components"), name, v)
+        {
+            bool seen = false;
+            for (size_t k = 0; k < nnames && !seen; k++)
+                seen = strcmp(names[k], name) == 0;
+            if (!seen && nnames < sizeof names / sizeof names[0])
+                names[nnames++] = name;
         }
-        memcpy(one, p, len);
-        one[len] = '\0';
-        ok = imx_parse_uint(one, 1, INT64_MAX, &v) == 0;
-        for (size_t k = 0; ok && k < n; k++)
-            ok = ids[k] != (long long)v;
-        ids[n++] = (long long)v;
-        p += len;
-        if (*p == ',')
-            p++;
     }
-    if (!ok || n < IMX_DBI_COMPARE_MIN) {
-        imx_reply_problem(r, IMX_E_BAD_REQUEST,
-                          "ids must list %d to %d distinct image ids, comma-separated",
-                          IMX_DBI_COMPARE_MIN, IMX_DBI_COMPARE_MAX);
-        return;
+    qsort(names, nnames, sizeof names[0], cmp_names);
+    for (size_t k = 0; ok && k < nnames; k++) {
+        json_t *values = json_array();
+        for (size_t i = 0; i < n; i++) {
+            json_t *v =
+                json_object_get(json_object_get(json_array_get(images, i), "components"), names[k]);
+            json_array_append(values, v ? v : json_null());
+        }
+        json_array_append_new(components, json_pack("{s:s, s:o, s:b}", "name", names[k], "values",
+                                                    values, "differs", !all_equal(values)));
     }
-    struct imx_db_conn *c = imx_api_db_read(r);
+    static const char *const plain[] = { "boot_seconds", "size_gb" };
+    for (size_t f = 0; ok && f < 2; f++) {
+        json_t *values = json_array();
+        for (size_t i = 0; i < n; i++) {
+            json_t *v = json_object_get(json_array_get(images, i), plain[f]);
+            json_array_append(values, v ? v : json_null());
+        }
+        add_field(fields, plain[f], values);
+    }
+    json_t *os = json_array(), *kernel = json_array(), *regions = json_array(),
+           *status = json_array(), *compatibility = json_array(), *patch = json_array();
+    for (size_t i = 0; ok && i < n; i++) {
+        json_t *s = json_array_get(images, i), *o = json_object_get(s, "os");
+        const char *on = json_string_value(json_object_get(o, "name"));
+        const char *ov = json_string_value(json_object_get(o, "version"));
+        json_array_append_new(os, on && ov ? json_sprintf("%s:%s", on, ov) : json_null());
+        json_array_append_new(kernel,
+                              rows->row[i].kernel ? json_string(rows->row[i].kernel) : json_null());
+        json_t *rg = json_object_get(s, "regions");
+        json_array_append_new(regions, rg ? json_incref(rg) : json_array());
+        json_t *st = json_object_get(s, "status"), *ps = json_object_get(s, "patch_status");
+        json_array_append(status, st ? st : json_null());
+        json_array_append(compatibility, compat[i]);
+        json_array_append(patch, ps ? ps : json_null());
+    }
+    add_field(fields, "os", os);
+    add_field(fields, "kernel", kernel);
+    add_field(fields, "regions", regions);
+    add_field(fields, "status", status);
+    add_field(fields, "compatibility", compatibility);
+    add_field(fields, "patch_status", patch);
+    for (size_t i = 0; i < n; i++)
+        json_decref(compat[i]);
+    if (!ok) {
+        json_decref(doc);
+        return NULL;
+    }
+    return doc;
+}
+
+/* The OS half beside patch_status: os_patch_status, os_advisories (imx_db_image_compare_os),
+ * appended to doc's fields. Returns 0, or -1 after replying. */
+static int add_os_fields(struct imx_req *r, struct imx_db_conn *c, const long long *ids, size_t n,
+                         json_t *doc)
+{
+    char *text = NULL;
+    enum imx_db_images_rc rc = imx_db_image_compare_os(c, ids, n, &text);
+    json_t *os = rc == IMX_DBI_OK ? json_loads(text, 0, NULL) : NULL;
+    free(text);
+    if (rc != IMX_DBI_OK || !json_is_array(os)) {
+        json_decref(os);
+        if (rc != IMX_DBI_OK)
+            reply_rc(r, rc);
+        else
+            imx_reply_problem(r, IMX_E_INTERNAL, NULL);
+        return -1;
+    }
+    json_array_extend(json_object_get(doc, "fields"), os);
+    json_decref(os);
+    return 0;
+}
+
+/* Compare built from scratch by PostgreSQL (IMAXE_READ_CACHE=0: the reference the stored path
+ * follows), costs from a second statement. */
+static void compare_from_scratch(struct imx_req *r, const long long *ids, size_t n)
+{
+    struct imx_db_conn *c = imx_api_db(r);
     if (!c)
         return;
     char *json;
@@ -1582,9 +1751,10 @@ void imx_api_compare(struct imx_req *r)
     json_array_append_new(
         json_object_get(doc, "fields"),
         json_pack("{s:s, s:o, s:b}", "name", "patch_status", "values", patch, "differs", differs));
-    /* The OS half beside it: os_patch_status, os_advisories (built in SQL). */
-    json_array_extend(json_object_get(doc, "fields"), json_object_get(doc, "os_fields"));
-    json_object_del(doc, "os_fields");
+    if (add_os_fields(r, c, ids, n, doc) != 0) {
+        json_decref(per_image);
+        goto out;
+    }
     json_object_set_new(doc, "costs", per_image);
     imx_reply_json_steal(r, 200, doc);
     doc = NULL;
@@ -1592,6 +1762,95 @@ out:
     json_decref(doc);
     json_decref(cdoc);
     free(costs);
+}
+
+void imx_api_compare(struct imx_req *r)
+{
+    const char *ids_arg = imx_req_query(r, "ids");
+    long long ids[IMX_DBI_COMPARE_MAX];
+    size_t n = 0;
+    bool ok = ids_arg && strlen(ids_arg) < 256;
+    for (const char *p = ids_arg; ok && *p;) {
+        char one[24];
+        size_t len = strcspn(p, ",");
+        unsigned long long v;
+        if (len == 0 || len >= sizeof one || n == IMX_DBI_COMPARE_MAX) {
+            ok = false;
+            break;
+        }
+        memcpy(one, p, len);
+        one[len] = '\0';
+        ok = imx_parse_uint(one, 1, INT64_MAX, &v) == 0;
+        for (size_t k = 0; ok && k < n; k++)
+            ok = ids[k] != (long long)v;
+        ids[n++] = (long long)v;
+        p += len;
+        if (*p == ',')
+            p++;
+    }
+    if (!ok || n < IMX_DBI_COMPARE_MIN) {
+        imx_reply_problem(r, IMX_E_BAD_REQUEST,
+                          "ids must list %d to %d distinct image ids, comma-separated",
+                          IMX_DBI_COMPARE_MIN, IMX_DBI_COMPARE_MAX);
+        return;
+    }
+    if (!imx_auth_settings.read_cache) {
+        compare_from_scratch(r, ids, n);
+        return;
+    }
+    struct imx_db_conn *c = imx_api_db(r);
+    if (!c)
+        return;
+    /* Costs are team data: only the measurements the caller's scope sees count. */
+    struct imx_api_scope sc;
+    if (imx_api_cost_scope(r, NULL, &sc) != 0)
+        return;
+    const char *scope[3] = { sc.s.user_id, sc.s.token_team, sc.s.team };
+    struct imx_db_compare_rows rows;
+    long long missing = 0;
+    enum imx_db_images_rc rc;
+    for (int attempt = 0;; attempt++) {
+        rc = imx_db_image_compare_rows(c, ids, n, scope, &rows, &missing);
+        if (rc != IMX_DBI_OK && rc != IMX_DBI_NOT_FOUND) {
+            reply_rc(r, rc);
+            return;
+        }
+        int confirmed = imx_auth_confirm(r, rows.epoch);
+        if (confirmed == 1)
+            break;
+        imx_db_compare_rows_free(&rows);
+        if (confirmed < 0 || attempt > 0)
+            return;
+        /* checked again in full: the scope's user is the same, its teams are read live */
+    }
+    json_t *doc = NULL;
+    if (rc == IMX_DBI_NOT_FOUND) {
+        imx_reply_problem(r, IMX_E_NOT_FOUND, "No image has id %lld", missing);
+        goto out;
+    }
+    if (!(doc = compare_doc(&rows, n))) {
+        imx_reply_problem(r, IMX_E_INTERNAL, "Request %s failed; the server log has details",
+                          r->request_id);
+        goto out;
+    }
+    json_t *per_image = json_array();
+    for (size_t i = 0; i < n; i++) {
+        json_t *best = json_loads(rows.row[i].best_cost_per_1k, JSON_DECODE_ANY, NULL);
+        json_t *boot = json_loads(rows.row[i].boot_seconds_median, JSON_DECODE_ANY, NULL);
+        json_array_append_new(per_image,
+                              json_pack("{s:I, s:o, s:o}", "image", (json_int_t)ids[i],
+                                        "best_cost_per_1k", best, "boot_seconds_median", boot));
+    }
+    if (add_os_fields(r, c, ids, n, doc) != 0) {
+        json_decref(per_image);
+        goto out;
+    }
+    json_object_set_new(doc, "costs", per_image);
+    imx_reply_json_steal(r, 200, doc);
+    doc = NULL;
+out:
+    imx_db_compare_rows_free(&rows);
+    json_decref(doc);
 }
 
 /* ---- GET /v1/images/resolve ---- */
@@ -1612,7 +1871,7 @@ static void resolve_pin(struct imx_req *r, const char *pin, const char *region)
     }
     memcpy(team, pin, tl);
     team[tl] = '\0';
-    int64_t team_id = imx_auth_team(r, team, IMX_ROLE_VIEWER);
+    int64_t team_id = imx_auth_team(r, team, IMX_ROLE_VIEWER); /* confirms the principal */
     if (!team_id)
         return;
     snprintf(tid, sizeof tid, "%lld", (long long)team_id);
@@ -1683,10 +1942,35 @@ void imx_api_image_resolve(struct imx_req *r)
         goto done;
     q.constraints = ca->list;
     q.n_constraints = ca->n;
-    struct imx_db_conn *c = imx_api_db_read(r);
+    struct imx_db_conn *c = imx_api_db(r);
     if (!c)
         goto done;
-    enum imx_db_images_rc rc = imx_db_image_resolve(c, &q, &text);
+    /* The in-memory index finds the image (one statement reads it, its artifact and the epoch);
+     * the SQL resolve answers when the index cannot, and says which filter emptied the set. */
+    char *summary = NULL, *artifact = NULL;
+    long long epoch = 0;
+    bool served = false;
+    enum imx_db_images_rc rc =
+        imx_auth_settings.read_cache
+            ? imx_db_image_resolve_indexed(c, &q, &summary, &artifact, &epoch, &served)
+            : IMX_DBI_OK;
+    if (rc == IMX_DBI_OK && served) {
+        int confirmed = imx_auth_confirm(r, epoch);
+        json_t *image = confirmed == 1 ? json_loads(summary, 0, NULL) : NULL;
+        if (image)
+            imx_reply_json_steal(r, 200,
+                                 json_pack("{s:o, s:s}", "image", image, "artifact_id", artifact));
+        else if (confirmed == 1)
+            imx_reply_problem(r, IMX_E_INTERNAL, NULL);
+        free(summary);
+        free(artifact);
+        if (confirmed != 0)
+            goto done;
+    }
+    if (rc == IMX_DBI_OK && imx_auth_confirm_now(r) < 0)
+        goto done;
+    if (rc == IMX_DBI_OK)
+        rc = imx_db_image_resolve(c, &q, &text);
     if (rc != IMX_DBI_OK) {
         reply_rc(r, rc);
         goto done;

@@ -305,7 +305,25 @@ void imx_api_pin_get(struct imx_req *r)
     struct imx_db_conn *c = imx_api_db(r);
     if (!c)
         return;
-    PGresult *res = imx_api_found_steal(r, imx_db_pin_get(c, id), "No such pin");
+    PGresult *res = NULL;
+    for (int attempt = 0; attempt < 2; attempt++) {
+        res = imx_db_pin_get(c, id);
+        if (!imx_db_ok(res) || PQntuples(res) != 1)
+            break;
+        /* The row's epoch confirms a remembered principal (no query of its own). */
+        int confirmed = imx_auth_confirm(r, strtoll(PQgetvalue(res, 0, 2), NULL, 10));
+        if (confirmed == 1)
+            break;
+        PQclear(res);
+        res = NULL;
+        if (confirmed < 0 || attempt > 0)
+            return;
+    }
+    if (res && imx_db_ok(res) && PQntuples(res) == 0 && imx_auth_confirm_now(r) < 0) {
+        PQclear(res);
+        return;
+    }
+    res = imx_api_found_steal(r, res, "No such pin");
     if (!res)
         return;
     int64_t team_id = strtoll(PQgetvalue(res, 0, 0), NULL, 10);

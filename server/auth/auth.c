@@ -16,6 +16,7 @@
 #include "api/cursor.h"
 #include "auth/jwt.h"
 #include "auth/password.h"
+#include "auth/principal_cache.h"
 #include "auth/token.h"
 #include "db/auth.h"
 #include "db/tx.h"
@@ -68,6 +69,7 @@ int imx_auth_init(const struct imx_config *cfg, char *err, size_t errlen)
     imx_auth_settings.login_window_s = cfg->login_window_s;
     imx_auth_settings.login_max_failures = cfg->login_max_failures;
     imx_auth_settings.login_ip_max_failures = cfg->login_ip_max_failures;
+    imx_auth_settings.read_cache = cfg->read_cache;
     if (imx_password_init(cfg->password_slots, cfg->password_wait_ms) != 0) {
         snprintf(err, errlen, "libsodium cannot be initialised");
         return -1;
@@ -157,11 +159,13 @@ static int64_t parse_id(const char *s)
     return imx_parse_uint(s, 1, INT64_MAX, &v) == 0 ? (int64_t)v : 0;
 }
 
-/* Authenticates an imx_ API token. Returns 1 when valid, 0 when not, -1 after replying. */
-static int api_token_principal(struct imx_req *r, const char *token)
+static enum imx_role cap(const struct imx_principal *p, int64_t team_id, enum imx_role member);
+
+/* Authenticates an imx_ API token by its hash. Fills *e with the principal, its highest role (its
+ * capped role in its team), expiry and epoch. Returns 1 when valid, 0 when not, -1 after
+ * replying. */
+static int api_token_principal(struct imx_req *r, const char *hash, struct imx_pcache_entry *e)
 {
-    char hash[IMX_TOKEN_HASH_LEN + 1];
-    imx_token_hash(token, hash);
     PGresult *res = imx_db_auth_api_token(r->db, hash);
     if (!imx_db_ok(res)) {
         imx_api_db_error(r, res);
@@ -170,7 +174,7 @@ static int api_token_principal(struct imx_req *r, const char *token)
     }
     int ok = PQntuples(res) == 1;
     if (ok) {
-        struct imx_principal *p = &r->principal;
+        struct imx_principal *p = &e->principal;
         p->token_id = parse_id(PQgetvalue(res, 0, 0));
         p->user_id = parse_id(PQgetvalue(res, 0, 1));
         p->token_team = parse_id(PQgetvalue(res, 0, 2));
@@ -178,20 +182,20 @@ static int api_token_principal(struct imx_req *r, const char *token)
         p->user_admin = strcmp(PQgetvalue(res, 0, 4), "t") == 0;
         p->admin = false; /* a script token never carries global admin powers */
         p->authenticated = true;
+        e->max_role = (int)cap(p, p->token_team,
+                               PQgetisnull(res, 0, 5) ? IMX_ROLE_NONE
+                                                      : imx_role_parse(PQgetvalue(res, 0, 5)));
+        e->expires_at = (time_t)strtoll(PQgetvalue(res, 0, 6), NULL, 10);
+        e->epoch = strtoll(PQgetvalue(res, 0, 7), NULL, 10);
     }
     PQclear(res);
     return ok;
 }
 
-/* Authenticates an access token (JWT). Returns 1 when valid, 0 when not, -1 after replying. */
-static int jwt_principal(struct imx_req *r, const char *token)
+/* The user behind a verified access token. Fills *e as above; the entry has no expiry of its own
+ * (the JWT is verified on every request). Returns 1, 0 or -1. */
+static int user_principal(struct imx_req *r, int64_t uid, struct imx_pcache_entry *e)
 {
-    int64_t uid = 0;
-    enum imx_jwt_result v = imx_jwt_verify(token, (long long)time(NULL), &uid);
-    if (v != IMX_JWT_OK) {
-        imx_debug("request %s: access token rejected: %s", r->request_id, imx_jwt_result_name(v));
-        return 0;
-    }
     char id[24];
     snprintf(id, sizeof id, "%lld", (long long)uid);
     PGresult *res = imx_db_auth_user_active(r->db, id);
@@ -202,10 +206,14 @@ static int jwt_principal(struct imx_req *r, const char *token)
     }
     int ok = PQntuples(res) == 1;
     if (ok) {
-        r->principal.user_id = uid;
-        r->principal.user_admin = strcmp(PQgetvalue(res, 0, 0), "t") == 0;
-        r->principal.admin = r->principal.user_admin;
-        r->principal.authenticated = true;
+        struct imx_principal *p = &e->principal;
+        p->user_id = uid;
+        p->user_admin = strcmp(PQgetvalue(res, 0, 0), "t") == 0;
+        p->admin = p->user_admin;
+        p->authenticated = true;
+        e->max_role = p->user_admin ? IMX_ROLE_ADMIN : (int)imx_role_parse(PQgetvalue(res, 0, 1));
+        e->expires_at = (time_t)INT64_MAX;
+        e->epoch = strtoll(PQgetvalue(res, 0, 2), NULL, 10);
     }
     PQclear(res);
     return ok;
@@ -238,6 +246,8 @@ static int role_in(struct imx_req *r, int64_t team_id, enum imx_role *out, bool 
 {
     const struct imx_principal *p = &r->principal;
     *out = IMX_ROLE_NONE;
+    if (p->cached && reply && imx_auth_confirm_now(r) < 0)
+        return -1;
     if (!p->authenticated || (p->token_id && team_id != p->token_team))
         return 0;
     if (p->user_admin) {
@@ -265,27 +275,54 @@ static int role_in(struct imx_req *r, int64_t team_id, enum imx_role *out, bool 
     return 0;
 }
 
-/* The caller's highest role in any team. Returns 0, or -1 after replying. */
-static int max_role(struct imx_req *r, enum imx_role *out)
+/* The full check of a credential: the principal from PostgreSQL, remembered for later requests
+ * when the cache is on. Returns 1, 0 (not valid) or -1 after replying. */
+static int check_principal(struct imx_req *r, bool api, const char *hash, int64_t uid)
 {
-    const struct imx_principal *p = &r->principal;
-    if (p->token_id)
-        return role_in(r, p->token_team, out, true);
-    if (p->user_admin) {
-        *out = IMX_ROLE_ADMIN;
-        return 0;
-    }
-    char uid[24];
-    snprintf(uid, sizeof uid, "%lld", (long long)p->user_id);
-    PGresult *res = imx_db_auth_max_role(r->db, uid);
-    if (!imx_db_ok(res)) {
-        imx_api_db_error(r, res);
-        PQclear(res);
+    if (!imx_api_db(r))
         return -1;
+    struct imx_pcache_entry e = { .max_role = IMX_ROLE_NONE };
+    int ok = api ? api_token_principal(r, hash, &e) : user_principal(r, uid, &e);
+    if (ok == 1) {
+        char key[sizeof r->principal.cache_key];
+        memcpy(key, r->principal.cache_key, sizeof key);
+        r->principal = e.principal;
+        memcpy(r->principal.cache_key, key, sizeof key);
+        r->principal.max_role = e.max_role;
+        r->principal.cached = false;
+        r->principal.epoch = e.epoch;
+        if (imx_auth_settings.read_cache)
+            imx_pcache_put(key, &e);
     }
-    *out = PQntuples(res) == 1 ? imx_role_parse(PQgetvalue(res, 0, 0)) : IMX_ROLE_NONE;
-    PQclear(res);
-    return 0;
+    return ok;
+}
+
+/* Would the route's access and least role let the principal in? */
+static bool route_admits(const struct imx_req *r)
+{
+    const struct imx_route *rt = r->route;
+    if (rt->access == IMX_ACCESS_ADMIN && !r->principal.admin)
+        return false;
+    return rt->min_role <= IMX_ROLE_NONE || r->principal.admin ||
+           r->principal.max_role >= rt->min_role;
+}
+
+/* The route's access and least role, for the principal found. Replies 403 and returns false when
+ * the caller may not go on. */
+static bool route_allows(struct imx_req *r)
+{
+    const struct imx_route *rt = r->route;
+    if (rt->access == IMX_ACCESS_ADMIN && !r->principal.admin) {
+        imx_reply_problem(r, IMX_E_FORBIDDEN, "Only global admins may %s %s", rt->method, rt->path);
+        return false;
+    }
+    if (rt->min_role > IMX_ROLE_NONE && !r->principal.admin &&
+        r->principal.max_role < rt->min_role) {
+        imx_reply_problem(r, IMX_E_FORBIDDEN, "%s %s needs the %s role in a team", rt->method,
+                          rt->path, imx_role_name((enum imx_role)rt->min_role));
+        return false;
+    }
+    return true;
 }
 
 bool imx_auth_authenticate(struct imx_req *r)
@@ -300,32 +337,78 @@ bool imx_auth_authenticate(struct imx_req *r)
         token++;
     if (!*token || strlen(token) > IMX_JWT_TOKEN_MAX)
         return unauthenticated(r, true, "empty or oversized token");
-    if (!imx_api_db(r))
-        return false;
-    int ok = strncmp(token, IMX_TOKEN_PREFIX, strlen(IMX_TOKEN_PREFIX)) == 0
-                 ? api_token_principal(r, token)
-                 : jwt_principal(r, token);
+
+    /* The credential's key: an API token's hash, or the user an access token names once its
+     * signature and expiry are verified here (no query). */
+    bool api = strncmp(token, IMX_TOKEN_PREFIX, strlen(IMX_TOKEN_PREFIX)) == 0;
+    char hash[IMX_TOKEN_HASH_LEN + 1] = "";
+    int64_t uid = 0;
+    time_t now = time(NULL);
+    if (api) {
+        imx_token_hash(token, hash);
+        snprintf(r->principal.cache_key, sizeof r->principal.cache_key, "t:%s", hash);
+    } else {
+        enum imx_jwt_result v = imx_jwt_verify(token, (long long)now, &uid);
+        if (v != IMX_JWT_OK) {
+            imx_debug("request %s: access token rejected: %s", r->request_id,
+                      imx_jwt_result_name(v));
+            return unauthenticated(r, true, "invalid access token");
+        }
+        snprintf(r->principal.cache_key, sizeof r->principal.cache_key, "u:%lld", (long long)uid);
+    }
+
+    /* A route whose statement confirms the epoch (imx_auth_confirm) takes a remembered
+     * principal; every other route checks in full. */
+    struct imx_pcache_entry e;
+    if (imx_auth_settings.read_cache && imx_route_epoch_auth(r->route) &&
+        imx_pcache_get(r->principal.cache_key, now, &e)) {
+        char key[sizeof r->principal.cache_key];
+        memcpy(key, r->principal.cache_key, sizeof key);
+        r->principal = e.principal;
+        memcpy(r->principal.cache_key, key, sizeof key);
+        r->principal.max_role = e.max_role;
+        r->principal.cached = true;
+        r->principal.epoch = e.epoch;
+        /* A refusal is never taken from the cache: a right granted since must count. */
+        if (route_admits(r))
+            return true;
+        memset(&r->principal, 0, sizeof r->principal);
+        memcpy(r->principal.cache_key, key, sizeof key);
+    }
+    int ok = check_principal(r, api, hash, uid);
     if (ok < 0)
         return false;
     if (ok == 0)
-        return unauthenticated(r, true, "unknown, revoked or expired API token");
+        return unauthenticated(r, true, "unknown, revoked or expired token");
+    return route_allows(r);
+}
 
-    const struct imx_route *rt = r->route;
-    if (rt->access == IMX_ACCESS_ADMIN && !r->principal.admin) {
-        imx_reply_problem(r, IMX_E_FORBIDDEN, "Only global admins may %s %s", rt->method, rt->path);
-        return false;
+int imx_auth_confirm(struct imx_req *r, long long epoch)
+{
+    struct imx_principal *p = &r->principal;
+    if (!p->cached)
+        return 1;
+    if (p->epoch == epoch) {
+        p->cached = false; /* confirmed: as good as checked in full for the rest of the request */
+        return 1;
     }
-    if (rt->min_role > IMX_ROLE_NONE && !r->principal.admin) {
-        enum imx_role have = IMX_ROLE_NONE;
-        if (max_role(r, &have) != 0)
-            return false;
-        if ((int)have < rt->min_role) {
-            imx_reply_problem(r, IMX_E_FORBIDDEN, "%s %s needs the %s role in a team", rt->method,
-                              rt->path, imx_role_name((enum imx_role)rt->min_role));
-            return false;
-        }
+    /* Something that can take a right away was committed since the entry was read: the same
+     * credential is checked again in full. */
+    char key[sizeof p->cache_key];
+    memcpy(key, p->cache_key, sizeof key);
+    imx_pcache_drop(key);
+    bool api = strncmp(key, "t:", 2) == 0;
+    int64_t uid = api ? 0 : parse_id(key + 2);
+    memset(p, 0, sizeof *p);
+    memcpy(p->cache_key, key, sizeof key);
+    int ok = check_principal(r, api, api ? key + 2 : NULL, uid);
+    if (ok < 0)
+        return -1;
+    if (ok == 0) {
+        unauthenticated(r, true, "revoked token or disabled user");
+        return -1;
     }
-    return true;
+    return route_allows(r) ? 0 : -1;
 }
 
 enum imx_role imx_auth_role_slug(struct imx_req *r, const char *slug, int64_t *team_id)
@@ -337,7 +420,7 @@ enum imx_role imx_auth_role_slug(struct imx_req *r, const char *slug, int64_t *t
     snprintf(uid, sizeof uid, "%lld", (long long)r->principal.user_id);
     PGresult *res = imx_db_auth_team_by_slug(r->db, slug, uid);
     enum imx_role role = IMX_ROLE_NONE;
-    if (imx_db_ok(res) && PQntuples(res) == 1) {
+    if (imx_db_ok(res) && PQntuples(res) == 1 && !PQgetisnull(res, 0, 0)) {
         *team_id = parse_id(PQgetvalue(res, 0, 0));
         role = cap(&r->principal, *team_id, imx_role_parse(PQgetvalue(res, 0, 1)));
     } else if (!imx_db_ok(res)) {
@@ -350,22 +433,30 @@ enum imx_role imx_auth_role_slug(struct imx_req *r, const char *slug, int64_t *t
 int64_t imx_auth_team(struct imx_req *r, const char *slug, enum imx_role min)
 {
     char uid[24];
-    if (!imx_api_db(r))
-        return 0;
-    snprintf(uid, sizeof uid, "%lld", (long long)r->principal.user_id);
-    PGresult *res = imx_db_auth_team_by_slug(r->db, slug, uid);
-    if (!imx_db_ok(res)) {
-        imx_api_db_error(r, res);
-        PQclear(res);
-        return 0;
-    }
     int64_t id = 0;
     enum imx_role role = IMX_ROLE_NONE;
-    if (PQntuples(res) == 1) {
-        id = parse_id(PQgetvalue(res, 0, 0));
-        role = cap(&r->principal, id, imx_role_parse(PQgetvalue(res, 0, 1)));
+    for (int attempt = 0;; attempt++) {
+        if (!imx_api_db(r))
+            return 0;
+        snprintf(uid, sizeof uid, "%lld", (long long)r->principal.user_id);
+        PGresult *res = imx_db_auth_team_by_slug(r->db, slug, uid);
+        if (!imx_db_ok(res) || PQntuples(res) != 1) {
+            imx_api_db_error(r, res);
+            PQclear(res);
+            return 0;
+        }
+        /* The lookup confirms a remembered principal too (its epoch column). */
+        int confirmed = imx_auth_confirm(r, strtoll(PQgetvalue(res, 0, 2), NULL, 10));
+        if (confirmed == 1 && !PQgetisnull(res, 0, 0)) {
+            id = parse_id(PQgetvalue(res, 0, 0));
+            role = cap(&r->principal, id, imx_role_parse(PQgetvalue(res, 0, 1)));
+        }
+        PQclear(res);
+        if (confirmed < 0)
+            return 0;
+        if (confirmed == 1 || attempt > 0)
+            break;
     }
-    PQclear(res);
     /* The same answer whether the team is missing or merely someone else's. */
     if (role == IMX_ROLE_NONE) {
         imx_reply_problem(r, IMX_E_NOT_FOUND, "No team '%s'", slug);
@@ -418,4 +509,19 @@ int imx_audit(struct imx_req *r, const char *action, const char *resource, const
         return imx_db_tx_fail(r, res);
     PQclear(res);
     return 0;
+}
+
+int imx_auth_confirm_now(struct imx_req *r)
+{
+    if (!r->principal.cached)
+        return 1;
+    struct imx_db_conn *c = imx_api_db(r);
+    if (!c)
+        return -1;
+    long long epoch;
+    if (imx_db_auth_epoch(c, &epoch) != 0) {
+        imx_api_db_error(r, NULL);
+        return -1;
+    }
+    return imx_auth_confirm(r, epoch) < 0 ? -1 : 1;
 }

@@ -26,6 +26,7 @@ struct imx_auth_settings {
     unsigned login_window_s;
     unsigned login_max_failures;    /* per account, per window */
     unsigned login_ip_max_failures; /* per client address, per window */
+    bool read_cache;                /* IMAXE_READ_CACHE: remember principals between requests */
 };
 extern struct imx_auth_settings imx_auth_settings;
 
@@ -47,6 +48,19 @@ int imx_auth_bootstrap(char *err, size_t errlen);
  * r->principal, and applies the route's access and min_role. Replies 401/403 and returns false
  * when the caller may not go on. */
 bool imx_auth_authenticate(struct imx_req *r);
+
+/* For a route marked epoch_auth: its read statement returned the current auth epoch (the
+ * auth_epoch row, read in the same snapshot as the answer). Returns 1 when the principal the
+ * request was let in with still stands (always, when it was checked in full this request); 0
+ * when it came from the cache at an older epoch and was checked again and still passes (run the
+ * statement again: its answer was read for the old principal); -1 after replying 401/403/5xx
+ * (the credential no longer passes). */
+int imx_auth_confirm(struct imx_req *r, long long epoch);
+
+/* The same for a handler of such a route whose statement could not carry the epoch (a fallback
+ * path): reads it on its own (one query, only when the principal came from the cache). Returns 1
+ * when the request may go on, -1 after replying. */
+int imx_auth_confirm_now(struct imx_req *r);
 
 /* Resolves a team slug and checks the caller's role in it. Global admins pass; an API token is
  * capped to its team and role. Replies 404 when the team does not exist or the caller has no role

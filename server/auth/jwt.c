@@ -6,6 +6,7 @@
 #include <jansson.h>
 #include <jwt.h>
 #include <openssl/evp.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -91,8 +92,11 @@ static int key_set(struct key *k, const char *what, const char *secret, char *er
     return 0;
 }
 
+static void verified_clear(void);
+
 int imx_jwt_keys_set(const char *current, const char *previous, char *err, size_t errlen)
 {
+    verified_clear(); /* a token verified with a key being dropped must be checked again */
     nkeys = 0;
     if (key_set(&keys[0], "IMAXE_JWT_SECRET", current, err, errlen) != 0)
         return -1;
@@ -176,11 +180,92 @@ static bool claim_int(const json_t *payload, const char *name, long long *out, b
     return true;
 }
 
+/* Tokens verified before: the SHA-256 of the token text, its subject and expiry. A token seen
+ * again is the same bytes already checked (signature, alg, kid, issuer, audience, times), so
+ * only its expiry needs looking at; decoding one costs three JSON passes and an HMAC. A fixed
+ * table (VERIFIED_SLOTS), a newer token replacing an older one in its slot. */
+#define VERIFIED_SLOTS 1024
+#define VERIFIED_LOCKS 16
+static struct {
+    unsigned char digest[32];
+    bool used;
+    int64_t user_id;
+    long long exp, not_before; /* exp, and the later of iat and nbf */
+} verified[VERIFIED_SLOTS];
+static pthread_mutex_t verified_locks[VERIFIED_LOCKS] = {
+#define L PTHREAD_MUTEX_INITIALIZER
+    L, L, L, L, L, L, L, L, L, L, L, L, L, L, L, L,
+#undef L
+};
+
+static bool token_digest(const char *token, unsigned char out[32])
+{
+    unsigned int len = 0;
+    return EVP_Digest(token, strlen(token), out, &len, EVP_sha256(), NULL) == 1 && len == 32;
+}
+
+static bool verified_get(const unsigned char digest[32], long long now, int64_t *user_id)
+{
+    size_t i = ((size_t)digest[0] | (size_t)digest[1] << 8) % VERIFIED_SLOTS;
+    pthread_mutex_t *m = &verified_locks[i % VERIFIED_LOCKS];
+    pthread_mutex_lock(m);
+    bool hit = verified[i].used && memcmp(verified[i].digest, digest, 32) == 0 &&
+               now <= verified[i].exp + IMX_JWT_LEEWAY_S &&
+               verified[i].not_before <= now + IMX_JWT_LEEWAY_S;
+    if (hit)
+        *user_id = verified[i].user_id;
+    pthread_mutex_unlock(m);
+    return hit;
+}
+
+static void verified_put(const unsigned char digest[32], int64_t user_id, long long exp,
+                         long long not_before)
+{
+    size_t i = ((size_t)digest[0] | (size_t)digest[1] << 8) % VERIFIED_SLOTS;
+    pthread_mutex_t *m = &verified_locks[i % VERIFIED_LOCKS];
+    pthread_mutex_lock(m);
+    memcpy(verified[i].digest, digest, 32);
+    verified[i].used = true;
+    verified[i].user_id = user_id;
+    verified[i].exp = exp;
+    verified[i].not_before = not_before;
+    pthread_mutex_unlock(m);
+}
+
+/* Forgets every verified token (the keys changed). */
+static void verified_clear(void)
+{
+    for (size_t i = 0; i < VERIFIED_SLOTS; i++) {
+        pthread_mutex_t *m = &verified_locks[i % VERIFIED_LOCKS];
+        pthread_mutex_lock(m);
+        verified[i].used = false;
+        pthread_mutex_unlock(m);
+    }
+}
+
+static enum imx_jwt_result verify_decoded(const char *token, long long now, int64_t *user_id,
+                                          long long *exp, long long *not_before);
+
 enum imx_jwt_result imx_jwt_verify(const char *token, long long now, int64_t *user_id)
 {
-    const struct key *key = NULL;
     if (!token || strlen(token) > IMX_JWT_TOKEN_MAX)
         return IMX_JWT_MALFORMED;
+    unsigned char digest[32];
+    bool digested = token_digest(token, digest);
+    if (digested && verified_get(digest, now, user_id))
+        return IMX_JWT_OK;
+    long long exp = 0, not_before = 0;
+    enum imx_jwt_result res = verify_decoded(token, now, user_id, &exp, &not_before);
+    if (res == IMX_JWT_OK && digested)
+        verified_put(digest, *user_id, exp, not_before);
+    return res;
+}
+
+/* The full verification of a token: header, signature, claims. *exp gets its expiry. */
+static enum imx_jwt_result verify_decoded(const char *token, long long now, int64_t *user_id,
+                                          long long *exp, long long *not_before)
+{
+    const struct key *key = NULL;
     enum imx_jwt_result res = pick_key(token, &key);
     if (res != IMX_JWT_OK)
         return res;
@@ -212,6 +297,8 @@ enum imx_jwt_result imx_jwt_verify(const char *token, long long now, int64_t *us
     c.has_nbf = claim_int(payload, "nbf", &c.nbf, &bad);
     c.has_iat = claim_int(payload, "iat", &c.iat, &bad);
     res = bad ? IMX_JWT_MALFORMED : imx_jwt_check_claims(&c, now, user_id);
+    *exp = c.exp;
+    *not_before = c.has_nbf && c.nbf > c.iat ? c.nbf : c.iat;
     json_decref(payload);
     return res;
 }

@@ -26,7 +26,9 @@ IMX_DB_STMT(q_list, 8,
             " AND ($6::date IS NULL OR (a.published, a.id) < ($6::date, $7::text))"
             " ORDER BY a.published DESC, a.id DESC LIMIT $8::int + 1");
 
-IMX_DB_STMT(q_image_patch, 1, "SELECT imx_image_patch_json($1::bigint)::text");
+/* With the auth epoch (migrations/0020_point_reads.sql): always one row. */
+IMX_DB_STMT(q_image_patch, 1,
+            "SELECT imx_image_patch_json($1::bigint)::text, (SELECT n FROM auth_epoch)");
 
 /* For the rest of the caller's transaction only (set_config(..., true)). */
 IMX_DB_STMT(q_timeout, 1, "SELECT set_config('statement_timeout', $1::text, true)");

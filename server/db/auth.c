@@ -2,11 +2,17 @@
  * and the audit log. */
 #include "db/auth.h"
 
+#include <stdlib.h>
+
+/* An API token's principal: token, user, team, role cap, the user's admin flag and role in the
+ * token's team, the expiry (Unix seconds) and the auth epoch it was read at. */
 IMX_DB_STMT(q_api_token, 1,
-            "SELECT t.id, t.user_id, t.team_id, t.role, u.is_admin FROM api_tokens t "
-            "JOIN users u ON u.id = t.user_id "
-            "WHERE t.token_hash = $1 AND t.revoked_at IS NULL AND t.expires_at > now() "
-            "AND u.disabled_at IS NULL");
+            "SELECT t.id, t.user_id, t.team_id, t.role, u.is_admin, m.role,"
+            " floor(extract(epoch FROM t.expires_at))::bigint, (SELECT n FROM auth_epoch)"
+            " FROM api_tokens t JOIN users u ON u.id = t.user_id"
+            " LEFT JOIN memberships m ON m.team_id = t.team_id AND m.user_id = t.user_id"
+            " WHERE t.token_hash = $1 AND t.revoked_at IS NULL AND t.expires_at > now()"
+            " AND u.disabled_at IS NULL");
 
 PGresult *imx_db_auth_api_token(struct imx_db_conn *c, const char *token_hash)
 {
@@ -14,13 +20,28 @@ PGresult *imx_db_auth_api_token(struct imx_db_conn *c, const char *token_hash)
     return imx_db_exec(c, &q_api_token, p);
 }
 
+/* A signed-in user: admin flag, highest team role and the auth epoch it was read at. */
 IMX_DB_STMT(q_user_active, 1,
-            "SELECT is_admin FROM users WHERE id = $1::bigint AND disabled_at IS NULL");
+            "SELECT u.is_admin, (SELECT max(m.role)::text FROM memberships m"
+            " WHERE m.user_id = u.id), (SELECT n FROM auth_epoch)"
+            " FROM users u WHERE u.id = $1::bigint AND u.disabled_at IS NULL");
 
 PGresult *imx_db_auth_user_active(struct imx_db_conn *c, const char *user_id)
 {
     const char *p[] = { user_id };
     return imx_db_exec(c, &q_user_active, p);
+}
+
+IMX_DB_STMT(q_epoch, 0, "SELECT n FROM auth_epoch");
+
+int imx_db_auth_epoch(struct imx_db_conn *c, long long *epoch)
+{
+    PGresult *res = imx_db_exec(c, &q_epoch, NULL);
+    int rc = imx_db_ok(res) && PQntuples(res) == 1 ? 0 : -1;
+    if (rc == 0)
+        *epoch = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
+    PQclear(res);
+    return rc;
 }
 
 IMX_DB_STMT(q_login_user, 1,
@@ -52,9 +73,11 @@ PGresult *imx_db_auth_max_role(struct imx_db_conn *c, const char *user_id)
     return imx_db_exec(c, &q_max_role, p);
 }
 
+/* Always one row: the team's id (NULL when there is none), the user's role in it, and the auth
+ * epoch (migrations/0020_point_reads.sql). */
 IMX_DB_STMT(q_team_by_slug, 2,
-            "SELECT t.id, m.role FROM teams t LEFT JOIN memberships m "
-            "ON m.team_id = t.id AND m.user_id = $2::bigint WHERE t.slug = $1");
+            "SELECT t.id, m.role, e.n FROM auth_epoch e LEFT JOIN teams t ON t.slug = $1"
+            " LEFT JOIN memberships m ON m.team_id = t.id AND m.user_id = $2::bigint");
 
 PGresult *imx_db_auth_team_by_slug(struct imx_db_conn *c, const char *slug, const char *user_id)
 {

@@ -14,6 +14,10 @@
 PGresult *imx_db_auth_api_token(struct imx_db_conn *c, const char *token_hash);
 /* An active user -> is_admin. */
 PGresult *imx_db_auth_user_active(struct imx_db_conn *c, const char *user_id);
+
+/* The auth epoch (migrations/0020_point_reads.sql) into *epoch. Returns 0, or -1 when the
+ * database failed. */
+int imx_db_auth_epoch(struct imx_db_conn *c, long long *epoch);
 /* An active user by email (case-insensitive) -> id, password_hash. */
 PGresult *imx_db_auth_login_user(struct imx_db_conn *c, const char *email);
 /* Creates the first admin when there are no users -> id (no row when users exist). */

@@ -54,26 +54,26 @@ IMX_DB_STMT(stmt_delta, 2,
 IMX_DB_STMT(stmt_summaries, 1,
             "SELECT s.instance::text, s.generation, s.deletions,"
             " (SELECT generation FROM ref_generation), NULL::bigint,"
-            " current_setting('TimeZone') IN ('UTC', 'Etc/UTC'), NULL::text"
-            " FROM image_index_state s"
+            " current_setting('TimeZone') IN ('UTC', 'Etc/UTC'), NULL::text,"
+            " (SELECT n FROM auth_epoch) FROM image_index_state s"
             " UNION ALL SELECT NULL, NULL, NULL, NULL, i.id,"
-            " i.summary IS NOT NULL AND i.revoke_at IS NULL, i.summary::text"
+            " i.summary IS NOT NULL AND i.revoke_at IS NULL, i.summary::text, NULL"
             " FROM unnest($1::bigint[]) AS u(id) JOIN images i ON i.id = u.id");
 /* The state row alone, for a page whose summaries are all cached: with no parameter it keeps
  * one plan (stmt_summaries with an empty array was planned anew every time). */
 IMX_DB_STMT(stmt_state_row, 0,
             "SELECT s.instance::text, s.generation, s.deletions,"
-            " (SELECT generation FROM ref_generation), NULL::bigint, true, NULL::text"
-            " FROM image_index_state s");
+            " (SELECT generation FROM ref_generation), NULL::bigint, true, NULL::text,"
+            " (SELECT n FROM auth_epoch) FROM image_index_state s");
 /* The same with the summaries built where the stored one is not the answer (column 5: whether
  * the text is cacheable, i.e. does not depend on the time). */
 IMX_DB_STMT(
     stmt_summaries_built, 1,
     "SELECT s.instance::text, s.generation, s.deletions,"
-    " (SELECT generation FROM ref_generation), NULL::bigint, NULL::bool, NULL::text"
-    " FROM image_index_state s"
+    " (SELECT generation FROM ref_generation), NULL::bigint, NULL::bool, NULL::text,"
+    " (SELECT n FROM auth_epoch) FROM image_index_state s"
     " UNION ALL SELECT NULL, NULL, NULL, NULL, i.id, i.revoke_at IS NULL,"
-    " (" STORED_SUMMARY_OF("i") ")::text"
+    " (" STORED_SUMMARY_OF("i") ")::text, NULL"
                                 " FROM unnest($1::bigint[]) AS u(id) JOIN images i ON i.id = u.id");
 
 /* What the index was made from: the state row and the snapshot of its last load or catch-up. */
@@ -699,7 +699,7 @@ static char *page_text(char *const *texts, size_t n, const char *next)
 static enum imx_db_images_rc read_summaries(struct imx_db_conn *c, struct imx_db_stmt *stmt,
                                             const struct imx_ix_page *p, char **texts,
                                             const struct made_at *at, bool *current,
-                                            bool *built_needed)
+                                            bool *built_needed, long long *epoch)
 {
     *current = false;
     *built_needed = false;
@@ -719,6 +719,7 @@ static enum imx_db_images_rc read_summaries(struct imx_db_conn *c, struct imx_db
         PQclear(r);
         return rc == IMX_DBI_OK ? IMX_DBI_ERROR : rc;
     }
+    *epoch = strtoll(PQgetvalue(r, state, 7), NULL, 10);
     *current = strcmp(PQgetvalue(r, state, 0), at->instance) == 0 &&
                strtoll(PQgetvalue(r, state, 1), NULL, 10) == at->generation &&
                strtoll(PQgetvalue(r, state, 2), NULL, 10) == at->deletions &&
@@ -754,7 +755,7 @@ static enum imx_db_images_rc read_summaries(struct imx_db_conn *c, struct imx_db
 enum imx_db_images_rc imx_db_image_search_indexed(struct imx_db_conn *c,
                                                   const struct imx_image_search *s,
                                                   bool want_facets, char **page, char **facets,
-                                                  bool *served)
+                                                  bool *served, long long *epoch)
 {
     *page = NULL;
     *facets = NULL;
@@ -820,10 +821,10 @@ enum imx_db_images_rc imx_db_image_search_indexed(struct imx_db_conn *c,
         char *texts[IMX_IX_PAGE_MAX];
         cache_take(w->p.ids, w->p.n, texts);
         bool current, built_needed;
-        rc = read_summaries(c, &stmt_summaries, &w->p, texts, &at, &current, &built_needed);
+        rc = read_summaries(c, &stmt_summaries, &w->p, texts, &at, &current, &built_needed, epoch);
         if (rc == IMX_DBI_OK && current && built_needed)
             rc = read_summaries(c, &stmt_summaries_built, &w->p, texts, &at, &current,
-                                &built_needed);
+                                &built_needed, epoch);
         if (rc == IMX_DBI_OK && current) {
             *page = page_text(texts, w->p.n, w->p.next);
             rc = *page ? IMX_DBI_OK : IMX_DBI_ERROR;
@@ -849,6 +850,100 @@ out:
         free(*facets);
         *facets = NULL;
     }
+    free(w);
+    return rc;
+}
+
+/* ---- resolve from the index ---- */
+
+/* The state row with the auth epoch, the image's summary and its artifact in the region: one
+ * snapshot, so the summary belongs to the index state it is checked against. */
+IMX_DB_STMT(stmt_resolve_row, 2,
+            "SELECT s.instance::text, s.generation, s.deletions,"
+            " (SELECT generation FROM ref_generation), (SELECT n FROM auth_epoch),"
+            " (" STORED_SUMMARY_OF(
+                "i") ")::text, a.artifact_id"
+                     " FROM image_index_state s LEFT JOIN images i ON i.id = $1::bigint"
+                     " LEFT JOIN image_artifacts a ON a.image_id = i.id AND a.region = $2::text");
+
+enum imx_db_images_rc imx_db_image_resolve_indexed(struct imx_db_conn *c,
+                                                   const struct imx_image_resolve *rq,
+                                                   char **summary, char **artifact_id,
+                                                   long long *epoch, bool *served)
+{
+    *summary = *artifact_id = NULL;
+    *served = false;
+    if (!g.enabled || imx_db_is_read_conn(c))
+        return IMX_DBI_OK;
+    struct imx_image_search s = {
+        .family = rq->family,
+        .region = rq->region,
+        .arch = rq->arch,
+        .constraints = rq->constraints,
+        .n_constraints = rq->n_constraints,
+        .sort = IMX_SORT_PUBLISHED_DESC,
+        .limit = 1,
+    };
+    struct {
+        struct imx_ix_query q;
+        struct imx_ix_page p;
+        char os_name[64], id_text[24];
+    } *w = malloc(sizeof *w);
+    if (!w)
+        return IMX_DBI_ERROR;
+    enum imx_db_images_rc rc = IMX_DBI_OK;
+    if (query_of(&s, &w->q, w->os_name, sizeof w->os_name, w->id_text) != 0)
+        goto out;
+    for (int attempt = 0; attempt < 2; attempt++) {
+        struct made_at at;
+        pthread_rwlock_rdlock(&g.lock);
+        bool loaded = g.ix != NULL;
+        int bad = !loaded || imx_ix_page(g.ix, &w->q, &w->p) != 0;
+        at = g.at;
+        pthread_rwlock_unlock(&g.lock);
+        if (!loaded) {
+            if (!try_sync(c, &rc) || rc != IMX_DBI_OK) {
+                rc = IMX_DBI_OK;
+                goto out;
+            }
+            continue;
+        }
+        if (bad || w->p.n == 0)
+            goto out; /* nothing matches (SQL says which filter emptied it), or out of memory */
+        char idt[24];
+        snprintf(idt, sizeof idt, "%lld", (long long)w->p.ids[0]);
+        const char *params[] = { idt, rq->region };
+        PGresult *r = imx_db_exec(c, &stmt_resolve_row, params);
+        rc = result_rc(r);
+        if (rc == IMX_DBI_OK && PQntuples(r) != 1)
+            rc = IMX_DBI_ERROR;
+        bool current = rc == IMX_DBI_OK && strcmp(PQgetvalue(r, 0, 0), at.instance) == 0 &&
+                       strtoll(PQgetvalue(r, 0, 1), NULL, 10) == at.generation &&
+                       strtoll(PQgetvalue(r, 0, 2), NULL, 10) == at.deletions &&
+                       strtoll(PQgetvalue(r, 0, 3), NULL, 10) == at.ref_generation &&
+                       !PQgetisnull(r, 0, 5) && !PQgetisnull(r, 0, 6);
+        if (current) {
+            *epoch = strtoll(PQgetvalue(r, 0, 4), NULL, 10);
+            *summary = strdup(PQgetvalue(r, 0, 5));
+            *artifact_id = strdup(PQgetvalue(r, 0, 6));
+            *served = *summary && *artifact_id;
+            if (!*served) {
+                free(*summary);
+                free(*artifact_id);
+                *summary = *artifact_id = NULL;
+                rc = IMX_DBI_ERROR;
+            }
+        }
+        PQclear(r);
+        if (rc != IMX_DBI_OK || current)
+            goto out;
+        /* Something was committed since the index was made: catch up, then look again. */
+        if (!try_sync(c, &rc) || rc != IMX_DBI_OK) {
+            rc = IMX_DBI_OK;
+            goto out;
+        }
+    }
+out:
     free(w);
     return rc;
 }

@@ -23,11 +23,22 @@ void imx_db_image_index_stop(void);
  * imx_db_image_facets would give, byte for byte. *served stays false (and nothing is allocated)
  * when the caller should run the SQL search: the index is off or not loaded yet, another thread is
  * bringing it up to date, c is from the read replica, or s has q. Returns IMX_DBI_OK or a failure
- * of the database. Outputs are new (free() them). */
+ * of the database. Outputs are new (free() them). When served, *epoch is the auth epoch read in
+ * the same statement (for imx_auth_confirm). */
 enum imx_db_images_rc imx_db_image_search_indexed(struct imx_db_conn *c,
                                                   const struct imx_image_search *s,
                                                   bool want_facets, char **page, char **facets,
-                                                  bool *served);
+                                                  bool *served, long long *epoch);
+
+/* Resolve (family, region, arch, constraints) from the index when it can: *served true with the
+ * newest matching image's summary and its artifact id in the region (new strings), and the auth
+ * epoch read with them. *served false when the caller should run the SQL resolve: the index is
+ * off, not loaded or being brought up to date, c is from the read replica, or nothing matches
+ * (the SQL resolve says which filter emptied the set). */
+enum imx_db_images_rc imx_db_image_resolve_indexed(struct imx_db_conn *c,
+                                                   const struct imx_image_resolve *rq,
+                                                   char **summary, char **artifact_id,
+                                                   long long *epoch, bool *served);
 
 /* Counts SQL searches (the caller ran SQL because *served was false). */
 void imx_db_image_index_count_sql(void);

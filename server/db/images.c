@@ -166,15 +166,10 @@ IMX_DB_STMT(
     "  'components', (SELECT coalesce(json_agg(json_build_object('name', comps.name,"
     "     'values', comps.v, 'differs', comps.differs) ORDER BY comps.name), '[]') FROM comps),"
     "  'fields', (SELECT json_agg(json_build_object('name', fields.name, 'values', fields.v,"
-    "     'differs', fields.differs) ORDER BY fields.pos) FROM fields),"
-    "  'os_fields', (SELECT json_build_array("
-    "     json_build_object('name', 'os_patch_status', 'values', jsonb_agg("
-    "       to_jsonb(imgs.os_patch_status) ORDER BY imgs.ord), 'differs',"
-    "       count(DISTINCT coalesce(imgs.os_patch_status, '')) > 1),"
-    "     json_build_object('name', 'os_advisories', 'values', jsonb_agg("
-    "       coalesce(imx_image_os_json(imgs.id)::jsonb -> 'advisories', 'null') ORDER BY imgs.ord),"
-    "       'differs', count(DISTINCT coalesce(imx_image_os_json(imgs.id)::jsonb -> 'advisories',"
-    "       'null')) > 1)) FROM imgs))::text");
+    "     'differs', fields.differs) ORDER BY fields.pos) FROM fields))::text");
+
+/* Compare's OS rows (migrations/0025_os_packages.sql imx_compare_os_fields). */
+IMX_DB_STMT(stmt_compare_os, 1, "SELECT imx_compare_os_fields($1::bigint[])::text");
 
 /* $1 family, $2 region, $3 arch, $4..$8 constraints as in search, $9 their texts. */
 IMX_DB_STMT(
@@ -877,6 +872,110 @@ enum imx_db_images_rc imx_db_image_get(struct imx_db_conn *c, long long id, char
     return rc;
 }
 
+/* ---- stored documents (migrations/0020_point_reads.sql) ---- */
+
+/* Always one row: the auth epoch, then the stored document when it is current (d.etag NULL
+ * otherwise), its text left out when the client holds that ETag. */
+IMX_DB_STMT(stmt_doc, 2,
+            "SELECT e.n, d.etag, CASE WHEN d.etag = $2::text THEN NULL ELSE d.head || d.tail END"
+            " FROM auth_epoch e LEFT JOIN image_docs d ON d.image_id = $1::bigint"
+            " AND (d.fresh_until IS NULL OR d.fresh_until > now())");
+
+enum imx_db_images_rc imx_db_image_doc(struct imx_db_conn *c, long long id, const char *client_etag,
+                                       struct imx_db_image_doc *out)
+{
+    memset(out, 0, sizeof *out);
+    char idt[24];
+    snprintf(idt, sizeof idt, "%lld", id);
+    const char *params[] = { idt, client_etag };
+    PGresult *r = imx_db_exec(c, &stmt_doc, params);
+    if (!imx_db_ok(r) || PQntuples(r) != 1) {
+        enum imx_db_images_rc rc = imx_db_ok(r) ? IMX_DBI_ERROR : failure_rc(r, NULL, 0);
+        PQclear(r);
+        return rc;
+    }
+    out->epoch = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
+    if (PQgetisnull(r, 0, 1)) {
+        PQclear(r);
+        return IMX_DBI_NOT_FOUND;
+    }
+    out->res = r;
+    out->etag = PQgetvalue(r, 0, 1);
+    if (!PQgetisnull(r, 0, 2)) {
+        out->json = PQgetvalue(r, 0, 2);
+        out->json_len = (size_t)PQgetlength(r, 0, 2);
+    }
+    return IMX_DBI_OK;
+}
+
+void imx_db_image_doc_free(struct imx_db_image_doc *d)
+{
+    PQclear(d->res);
+    memset(d, 0, sizeof *d);
+}
+
+/* Compare's rows (migrations/0021_point_read_plans.sql imx_compare_rows). */
+IMX_DB_STMT(stmt_compare_rows, 4,
+            "SELECT * FROM imx_compare_rows($1::bigint[], $2::bigint, $3::bigint, $4::bigint)");
+
+enum imx_db_images_rc imx_db_image_compare_rows(struct imx_db_conn *c, const long long *ids,
+                                                size_t n, const char *const scope[3],
+                                                struct imx_db_compare_rows *out, long long *missing)
+{
+    memset(out, 0, sizeof *out);
+    *missing = 0;
+    if (n == 0 || n > IMX_DBI_COMPARE_MAX)
+        return IMX_DBI_ERROR;
+    char list[IMX_DBI_COMPARE_MAX * 22 + 4] = "{";
+    size_t len = 1;
+    for (size_t i = 0; i < n; i++)
+        len += (size_t)snprintf(list + len, sizeof list - len, "%s%lld", i ? "," : "", ids[i]);
+    snprintf(list + len, sizeof list - len, "}");
+    const char *params[] = { list, scope[0], scope[1], scope[2] };
+    PGresult *r = imx_db_exec(c, &stmt_compare_rows, params);
+    if (!imx_db_ok(r) || PQntuples(r) != (int)n) {
+        enum imx_db_images_rc rc = imx_db_ok(r) ? IMX_DBI_ERROR : failure_rc(r, NULL, 0);
+        PQclear(r);
+        return rc;
+    }
+    out->res = r;
+    out->epoch = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
+    for (int k = 0; k < (int)n; k++) {
+        if (strcmp(PQgetvalue(r, k, 2), "t") != 0) {
+            if (!*missing)
+                *missing = ids[k];
+            continue;
+        }
+        out->row[k].summary = PQgetvalue(r, k, 3);
+        out->row[k].kernel = PQgetisnull(r, k, 4) ? NULL : PQgetvalue(r, k, 4);
+        out->row[k].compatibility = PQgetvalue(r, k, 5);
+        out->row[k].best_cost_per_1k = PQgetvalue(r, k, 6);
+        out->row[k].boot_seconds_median = PQgetisnull(r, k, 7) ? "null" : PQgetvalue(r, k, 7);
+    }
+    return *missing ? IMX_DBI_NOT_FOUND : IMX_DBI_OK;
+}
+
+void imx_db_compare_rows_free(struct imx_db_compare_rows *rows)
+{
+    PQclear(rows->res);
+    memset(rows, 0, sizeof *rows);
+}
+
+enum imx_db_images_rc imx_db_image_compare_os(struct imx_db_conn *c, const long long *ids, size_t n,
+                                              char **json)
+{
+    *json = NULL;
+    if (n < IMX_DBI_COMPARE_MIN || n > IMX_DBI_COMPARE_MAX || !ids)
+        return IMX_DBI_INVALID;
+    char list[IMX_DBI_COMPARE_MAX * 22 + 4] = "{";
+    size_t len = 1;
+    for (size_t i = 0; i < n; i++)
+        len += (size_t)snprintf(list + len, sizeof list - len, "%s%lld", i ? "," : "", ids[i]);
+    snprintf(list + len, sizeof list - len, "}");
+    const char *params[] = { list };
+    return exec_json(c, &stmt_compare_os, params, json);
+}
+
 enum imx_db_images_rc imx_db_image_compare(struct imx_db_conn *c, const long long *ids, size_t n,
                                            char **json, long long *missing)
 {
@@ -956,7 +1055,17 @@ IMX_DB_STMT(stmt_set_status, 6,
 /* Due revocations, a batch at a time (migrations/procedures/image_status.sql). */
 IMX_DB_STMT(stmt_apply_due, 0, "SELECT imx_apply_due_revocations(100)");
 
-IMX_DB_STMT(stmt_lineage, 1, "SELECT imx_image_lineage($1::bigint)::text");
+/* With the auth epoch (migrations/0020_point_reads.sql): always one row. */
+IMX_DB_STMT(stmt_lineage, 1,
+            "SELECT imx_image_lineage($1::bigint)::text, (SELECT n FROM auth_epoch)");
+
+PGresult *imx_db_image_lineage_result(struct imx_db_conn *c, long long id)
+{
+    char idt[24];
+    snprintf(idt, sizeof idt, "%lld", id);
+    const char *params[] = { idt };
+    return imx_db_exec(c, &stmt_lineage, params);
+}
 
 IMX_DB_STMT(stmt_compat_pending, 1,
             "SELECT coalesce(json_agg(json_build_object('id', i.id,"
@@ -1038,17 +1147,6 @@ enum imx_db_images_rc imx_db_image_apply_due_revocations(struct imx_db_conn *c, 
     enum imx_db_images_rc rc = imx_db_ok(r) ? IMX_DBI_OK : failure_rc(r, NULL, 0);
     if (rc == IMX_DBI_OK && PQntuples(r) == 1)
         *applied = atoi(PQgetvalue(r, 0, 0));
-    PQclear(r);
-    return rc;
-}
-
-enum imx_db_images_rc imx_db_image_lineage(struct imx_db_conn *c, long long id, char **json)
-{
-    *json = NULL;
-    enum imx_db_images_rc rc;
-    PGresult *r = exec_for_id(c, &stmt_lineage, id, NULL, &rc);
-    if (rc == IMX_DBI_OK && !(*json = strdup(PQgetvalue(r, 0, 0))))
-        rc = IMX_DBI_ERROR;
     PQclear(r);
     return rc;
 }

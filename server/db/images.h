@@ -98,6 +98,46 @@ enum imx_db_images_rc imx_db_image_insert(struct imx_db_conn *c, const struct im
 enum imx_db_images_rc imx_db_image_get(struct imx_db_conn *c, long long id, char **json,
                                        char **etag);
 
+/* The stored detail document (migrations/0020_point_reads.sql) and the auth epoch read with it. */
+struct imx_db_image_doc {
+    PGresult *res;    /* owns json and etag; imx_db_image_doc_free() */
+    const char *json; /* the document; NULL when it is the one the client holds (not modified) */
+    size_t json_len;
+    const char *etag; /* its strong ETag with quotes */
+    long long epoch;  /* auth_epoch.n in the same snapshot */
+};
+
+/* The stored document of image id, left out when its ETag is client_etag (one quoted ETag from
+ * If-None-Match, or NULL). OK with *out filled; NOT_FOUND with only out->epoch set when there is
+ * no current stored document (no such image, a row loaded with SQL before
+ * imx_image_docs_write(), or a scheduled revocation that has come due): build it from scratch
+ * with imx_db_image_get. */
+enum imx_db_images_rc imx_db_image_doc(struct imx_db_conn *c, long long id, const char *client_etag,
+                                       struct imx_db_image_doc *out);
+void imx_db_image_doc_free(struct imx_db_image_doc *d);
+
+/* What compare reads of one image: its summary (JSON text as search items are), kernel,
+ * {ok, errors, warnings} of its stored compatibility report, and the costs the caller's scope
+ * sees: best_cost_per_1k ({model: cost}) and boot_seconds_median (a number or null), all JSON
+ * text. Borrowed from res. */
+struct imx_db_compare_row {
+    const char *summary, *kernel, *compatibility, *best_cost_per_1k, *boot_seconds_median;
+};
+struct imx_db_compare_rows {
+    PGresult *res; /* imx_db_compare_rows_free() */
+    struct imx_db_compare_row row[IMX_DBI_COMPARE_MAX];
+    long long epoch;
+};
+
+/* The rows of ids (n <= IMX_DBI_COMPARE_MAX), in that order, with the costs of scope (user id,
+ * API token team, team: imx_cost_scope's texts, each may be NULL), and the auth epoch. NOT_FOUND
+ * with the first missing id in *missing. */
+enum imx_db_images_rc imx_db_image_compare_rows(struct imx_db_conn *c, const long long *ids,
+                                                size_t n, const char *const scope[3],
+                                                struct imx_db_compare_rows *out,
+                                                long long *missing);
+void imx_db_compare_rows_free(struct imx_db_compare_rows *rows);
+
 /* One component constraint: "nvidia-driver" with a parsed "~580". */
 struct imx_image_constraint {
     const char *name;
@@ -173,6 +213,12 @@ enum imx_db_images_rc imx_db_image_facets(struct imx_db_conn *c, const struct im
  * (os as "name:version"; compatibility as {ok, errors, warnings}).
  * NOT_FOUND (with the first missing id in *missing when not NULL) when any id does not exist.
  * *json is new (free() it). */
+/* Compare's OS rows for ids (2..10): [{"name": "os_patch_status", "values", "differs"},
+ * {"name": "os_advisories", ...}], each image's value as os_packages of its detail document
+ * (null without an inventory). *json is new (free() it). */
+enum imx_db_images_rc imx_db_image_compare_os(struct imx_db_conn *c, const long long *ids, size_t n,
+                                              char **json);
+
 enum imx_db_images_rc imx_db_image_compare(struct imx_db_conn *c, const long long *ids, size_t n,
                                            char **json, long long *missing);
 
@@ -238,8 +284,9 @@ enum imx_db_images_rc imx_db_image_set_status(struct imx_db_conn *c,
 
 /* {"image": entry, "parents": [entry, nearest first], "children": [entry, by id]} where an entry
  * is a summary with parent_id, outdated_parent (the parent's family has a newer usable image) and
- * newer_parent ({id, family, version} or null). *json is new. NOT_FOUND when no such id. */
-enum imx_db_images_rc imx_db_image_lineage(struct imx_db_conn *c, long long id, char **json);
+ * newer_parent ({id, family, version} or null), as JSON text in row 0, column 0 of the result
+ * (NULL when no such id), the auth epoch in column 1. */
+PGresult *imx_db_image_lineage_result(struct imx_db_conn *c, long long id);
 
 /* Up to limit images whose stored compatibility report is still empty ({}), oldest first, as a
  * JSON array of {id, components:[{name, version}], gpus:[...]}. *json is new. */

@@ -50,6 +50,25 @@ static const char *severity_of(const char *s)
     return NULL;
 }
 
+/* The imaxe component an OSV package is: GitHub's advisories (GHSA) name the NVIDIA Container
+ * Toolkit by its Go module and the frameworks by their PyPI names; any other package keeps its
+ * name. Borrowed. */
+static const char *component_of(const char *ecosystem, const char *name)
+{
+    static const struct {
+        const char *ecosystem, *package, *component;
+    } map[] = {
+        { "Go", "github.com/NVIDIA/nvidia-container-toolkit", "nvidia-container-toolkit" },
+        { "PyPI", "torch", "pytorch" },
+        { "PyPI", "tensorflow", "tensorflow" },
+        { "PyPI", "tensorflow-gpu", "tensorflow" },
+    };
+    for (size_t i = 0; ecosystem && i < sizeof map / sizeof map[0]; i++)
+        if (strcmp(ecosystem, map[i].ecosystem) == 0 && strcasecmp(name, map[i].package) == 0)
+            return map[i].component;
+    return name;
+}
+
 static bool is_cve(const char *s)
 {
     if (!s || strncmp(s, "CVE-", 4) != 0 || strlen(s) > 20)
@@ -243,6 +262,8 @@ json_t *imx_osv_to_advisory(const json_t *doc, json_t *errors)
         const char *eco = str(json_object_get(a, "package"), "ecosystem");
         if (eco && !imx_pkg_ecosystem_order(eco))
             eco = NULL;
+        if (!eco)
+            name = component_of(str(json_object_get(a, "package"), "ecosystem"), name);
         size_t k;
         json_t *range;
         json_array_foreach(json_object_get(a, "ranges"), k, range)

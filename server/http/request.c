@@ -203,7 +203,7 @@ void imx_reply_json_steal(struct imx_req *r, unsigned status, json_t *doc)
 }
 
 static void reply_problem_doc(struct imx_req *r, enum imx_err err, const char *detail,
-                              json_t *errors)
+                              json_t *errors, const char *parameter)
 {
     const struct imx_problem_def *d = imx_problem_def(err);
     char type[128];
@@ -216,6 +216,8 @@ static void reply_problem_doc(struct imx_req *r, enum imx_err err, const char *d
         json_object_set_new(doc, "request_id", json_string(r->request_id));
     if (doc && errors)
         json_object_set(doc, "errors", errors);
+    if (doc && parameter)
+        json_object_set_new(doc, "parameter", json_string(parameter));
     json_decref(errors);
     char *text = doc ? json_dumps(doc, JSON_COMPACT) : NULL;
     json_decref(doc);
@@ -235,12 +237,22 @@ void imx_reply_problem(struct imx_req *r, enum imx_err err, const char *detail_f
         vsnprintf(detail, sizeof detail, detail_fmt, ap);
         va_end(ap);
     }
-    reply_problem_doc(r, err, detail, NULL);
+    reply_problem_doc(r, err, detail, NULL, NULL);
+}
+
+void imx_reply_bad_param(struct imx_req *r, const char *parameter, const char *detail_fmt, ...)
+{
+    char detail[1024] = "";
+    va_list ap;
+    va_start(ap, detail_fmt);
+    vsnprintf(detail, sizeof detail, detail_fmt, ap);
+    va_end(ap);
+    reply_problem_doc(r, IMX_E_BAD_REQUEST, detail, NULL, parameter);
 }
 
 void imx_reply_invalid_steal(struct imx_req *r, json_t *errors, const char *detail)
 {
-    reply_problem_doc(r, IMX_E_VALIDATION, detail, errors);
+    reply_problem_doc(r, IMX_E_VALIDATION, detail, errors, NULL);
 }
 
 void imx_reply_header(struct imx_req *r, const char *name, const char *value)

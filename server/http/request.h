@@ -46,6 +46,13 @@ struct imx_principal {
     int64_t token_id;   /* the API token used, 0 for an access token (JWT) */
     int64_t token_team; /* an API token's team: the only team it reaches */
     int token_role;     /* an API token's role cap */
+    int max_role;       /* the highest team role reached (enum imx_role), with the caps applied */
+    /* How the principal was found: from the principal cache (server/auth/principal_cache.h)
+     * with the auth epoch it was read at, which the request's read statement confirms
+     * (imx_auth_confirm), or by a full check in this request (cached false). */
+    bool cached;
+    long long epoch;
+    char cache_key[76];
 };
 
 struct imx_req {
@@ -116,6 +123,11 @@ void imx_reply_empty(struct imx_req *r, unsigned status);
 
 /* Replies with problem+json for err; detail is printf-style (may be NULL). */
 void imx_reply_problem(struct imx_req *r, enum imx_err err, const char *detail_fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Replies 400 bad-request naming the refused query parameter (copied; the problem's
+ * "parameter"); detail is printf-style. */
+void imx_reply_bad_param(struct imx_req *r, const char *parameter, const char *detail_fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
 /* Replies 400 validation-failed with errors, an array of {pointer, detail}; steals errors. */

@@ -118,12 +118,71 @@ enum imx_match imx_router_match(const char *method, char *path, int *index, cons
     return IMX_MATCH_BAD_METHOD;
 }
 
+int imx_route_query_param(const struct imx_route *route, const char *name, bool *repeatable)
+{
+    const char *p = route->query;
+    size_t nl = strlen(name);
+    int pos = 0;
+    *repeatable = false;
+    while (p && *p) {
+        size_t len = strcspn(p, " ");
+        bool rep = len > 0 && p[len - 1] == '*';
+        size_t bare = rep ? len - 1 : len;
+        if (bare == nl && nl > 0 && memcmp(p, name, nl) == 0) {
+            *repeatable = rep;
+            return pos;
+        }
+        pos++;
+        p += len;
+        while (*p == ' ')
+            p++;
+    }
+    return -1;
+}
+
+/* A query list is names of [a-z0-9_], each optionally ending in '*', single spaces between, at
+ * most IMX_ROUTE_QUERY_MAX of them, none twice. */
+static bool query_list_ok(const char *q)
+{
+    if (!q)
+        return true;
+    int n = 0;
+    const char *p = q;
+    while (*p) {
+        size_t len = strcspn(p, " ");
+        size_t bare = len > 0 && p[len - 1] == '*' ? len - 1 : len;
+        if (bare == 0 || ++n > IMX_ROUTE_QUERY_MAX)
+            return false;
+        for (size_t i = 0; i < bare; i++)
+            if (!((p[i] >= 'a' && p[i] <= 'z') || (p[i] >= '0' && p[i] <= '9') || p[i] == '_'))
+                return false;
+        for (const char *o = q; o < p;) {
+            size_t ol = strcspn(o, " ");
+            size_t ob = o[ol - 1] == '*' ? ol - 1 : ol;
+            if (ob == bare && memcmp(o, p, bare) == 0)
+                return false;
+            o += ol + 1;
+        }
+        p += len;
+        if (*p == ' ' && (p[1] == ' ' || p[1] == '\0'))
+            return false;
+        if (*p == ' ')
+            p++;
+    }
+    return p != q;
+}
+
 int imx_router_check(char *err, size_t errlen)
 {
     for (size_t i = 0; i < imx_routes_count; i++) {
         const struct imx_route *r = &imx_routes[i];
         if (!r->method || !r->path || r->path[0] != '/' || !r->handler) {
             snprintf(err, errlen, "route %zu is incomplete", i);
+            return -1;
+        }
+        if (!query_list_ok(r->query)) {
+            snprintf(err, errlen, "route %s %s has a malformed query list '%s'", r->method, r->path,
+                     r->query);
             return -1;
         }
         for (size_t j = 0; j < i; j++)

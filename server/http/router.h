@@ -3,6 +3,7 @@
 #ifndef IMX_ROUTER_H
 #define IMX_ROUTER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "http/request.h"
@@ -24,7 +25,16 @@ struct imx_route {
      * admins pass; an API token counts with its capped role in its team. Handlers still check
      * the role in the team they touch (imx_auth_team). */
     int min_role;
+    /* The query parameters the operation accepts, space-separated as api/openapi.yaml lists them;
+     * a name ending in '*' may repeat. NULL: none. Anything else is refused 400 naming the
+     * parameter before the handler runs (imx_route_query_param). */
+    const char *query;
 };
+
+/* Does the route's handler read the auth epoch with its answer and call imx_auth_confirm()? Then
+ * the caller may be let in with a remembered principal (no query of its own;
+ * server/auth/principal_cache.h); every other route checks the principal in full. */
+bool imx_route_epoch_auth(const struct imx_route *rt);
 
 /* The route table (server/api/routes.c) and its length. */
 extern const struct imx_route imx_routes[];
@@ -42,6 +52,13 @@ enum imx_match {
  * Returns the outcome; on IMX_MATCH_OK *index is the route's index in imx_routes. */
 enum imx_match imx_router_match(const char *method, char *path, int *index, const char **params,
                                 size_t *nparams, char *allow, size_t allowlen);
+
+/* Most query parameters one route may declare. */
+#define IMX_ROUTE_QUERY_MAX 32
+
+/* Looks NAME up in route's query list: returns its position (0..IMX_ROUTE_QUERY_MAX-1) and sets
+ * *repeatable, or returns -1 when the route does not accept it. */
+int imx_route_query_param(const struct imx_route *route, const char *name, bool *repeatable);
 
 /* Validates the table (templates well formed, no duplicates). Returns 0, or -1 with a message. */
 int imx_router_check(char *err, size_t errlen);

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "db/pool.h"
+#include "http/conformance.h"
 #include "http/guard.h"
 #include "http/metrics.h"
 #include "http/ratelimit.h"
@@ -34,6 +35,9 @@ static bool access_log, serve_static;
 /* Handler stacks are small; libmicrohttpd's default (the process default) would reserve 8 MiB
  * of address space per connection thread. */
 #define THREAD_STACK_BYTES (512 * 1024)
+
+/* How much of a refused query parameter's name a problem shows. */
+#define IMX_QUERY_NAME_SHOWN 64
 
 /* How much of an oversized chunked body is read and dropped so the client still gets its 413. */
 #define DISCARD_MAX (8 * 1024 * 1024)
@@ -155,6 +159,60 @@ static bool rate_limit(struct imx_req *r)
     return false;
 }
 
+/* What checking a request's query against its route found. */
+struct query_scan {
+    const struct imx_route *route;
+    unsigned char seen[IMX_ROUTE_QUERY_MAX];
+    const char *bad; /* borrowed from libmicrohttpd: the first refused parameter */
+    bool repeated;   /* bad is a single-valued parameter given twice (else unknown) */
+};
+
+static enum MHD_Result scan_query_arg(void *cls, enum MHD_ValueKind kind, const char *key,
+                                      const char *value)
+{
+    struct query_scan *q = cls;
+    bool repeatable;
+    (void)kind;
+    (void)value;
+    int pos = imx_route_query_param(q->route, key ? key : "", &repeatable);
+    if (pos < 0) {
+        q->bad = key ? key : "";
+        return MHD_NO;
+    }
+    if (q->seen[pos] && !repeatable) {
+        q->bad = key;
+        q->repeated = true;
+        return MHD_NO;
+    }
+    q->seen[pos] = 1;
+    return MHD_YES;
+}
+
+/* Refuses (400, naming it) a query parameter the route does not declare, or a single-valued one
+ * given more than once, before the handler runs. Returns whether the request may go on. */
+static bool query_allowed(struct imx_req *r)
+{
+    struct query_scan q = { .route = r->route };
+    MHD_get_connection_values(r->conn, MHD_GET_ARGUMENT_KIND, scan_query_arg, &q);
+    if (!q.bad)
+        return true;
+    char name[IMX_QUERY_NAME_SHOWN + 1];
+    size_t n = 0;
+    /* The name goes into JSON and the log: printable ASCII only, bounded. */
+    for (const char *p = q.bad; *p && n < IMX_QUERY_NAME_SHOWN; p++)
+        name[n++] = (unsigned char)*p >= 0x20 && (unsigned char)*p < 0x7f ? *p : '?';
+    name[n] = '\0';
+    if (q.repeated)
+        imx_reply_bad_param(r, name, "The query parameter '%s' may be given only once", name);
+    else if (r->route->query)
+        imx_reply_bad_param(r, name, "Unknown query parameter '%s' (%s %s accepts: %s)", name,
+                            r->route->method, r->route->path, r->route->query);
+    else
+        imx_reply_bad_param(r, name, "Unknown query parameter '%s' (%s %s takes none)", name,
+                            r->route->method, r->route->path);
+    return false;
+}
+
 static void dispatch(struct imx_req *r)
 {
     if (r->early_error != IMX_E__COUNT && r->early_detail) {
@@ -211,6 +269,8 @@ static void dispatch(struct imx_req *r)
         if (!rate_limit(r))
             return;
     }
+    if (!query_allowed(r))
+        return;
     r->route->handler(r);
     imx_db_release(r->db);
     r->db = NULL;
@@ -230,6 +290,7 @@ static enum MHD_Result queue(struct imx_req *r)
 {
     struct imx_reply *rp = &r->reply;
     struct MHD_Response *resp;
+    imx_conformance_record(r);
     if (rp->body && rp->len > 0) {
         resp = MHD_create_response_from_buffer_with_free_callback_cls(
             rp->len, rp->body, rp->free_body ? rp->free_body : free_plain,
@@ -426,6 +487,8 @@ int imx_http_start(const struct imx_config *cfg, char *err, size_t errlen)
         .per_ip_reading_limit = cfg->per_ip_reading_limit,
     };
     imx_ratelimit_init(cfg->rate_limit_per_min);
+    if (imx_conformance_open(err, errlen) != 0)
+        return -1;
     if (imx_guard_start(&guard) != 0) {
         snprintf(err, errlen, "cannot start the connection guard thread");
         return -1;

@@ -137,6 +137,7 @@ int imx_config_load(struct imx_config *cfg, char *err, size_t errlen)
         { "IMAXE_QUOTA_TOKENS_PER_USER", 50, 0, 1000000 },
         { "IMAXE_QUOTA_MEASUREMENTS_PER_DAY", 10000, 0, 100000000 },
         { "IMAXE_ADVISORY_TIMEOUT_MS", 120000, 1000, 3600000 },
+        { "IMAXE_READ_CACHE", 1, 0, 1 },
     };
     unsigned long long v[sizeof vars / sizeof vars[0]];
     int failed = 0;
@@ -182,6 +183,7 @@ int imx_config_load(struct imx_config *cfg, char *err, size_t errlen)
     cfg->quota_tokens_user = (unsigned)v[34];
     cfg->quota_measurements_day = (unsigned)v[35];
     cfg->advisory_timeout_ms = (unsigned)v[36];
+    cfg->read_cache = v[37] != 0;
 
     env_str(cfg->bind, sizeof cfg->bind, "IMAXE_BIND", "127.0.0.1");
     env_str(cfg->log_level, sizeof cfg->log_level, "IMAXE_LOG_LEVEL", "info");

@@ -37,7 +37,11 @@ struct imx_config {
     bool search_index;                   /* IMAXE_SEARCH_INDEX: answer searches from memory */
     unsigned event_retention_days; /* IMAXE_EVENT_RETENTION_DAYS: keep sent events this long */
     unsigned
-        advisory_timeout_ms;     /* IMAXE_ADVISORY_TIMEOUT_MS: statement limit of advisory writes */
+        advisory_timeout_ms; /* IMAXE_ADVISORY_TIMEOUT_MS: statement limit of advisory writes */
+    /* IMAXE_READ_CACHE: signed-in reads use the principal cache and the stored image documents
+     * (0: every request checks its principal and builds documents from scratch, as the tests'
+     * reference server does) */
+    bool read_cache;
     unsigned search_index_walk;  /* IMAXE_SEARCH_INDEX_WALK: images a page walks before gathering */
     char log_level[16];          /* IMAXE_LOG_LEVEL */
     char migrations_dir[512];    /* IMAXE_MIGRATIONS_DIR */

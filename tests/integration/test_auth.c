@@ -337,6 +337,27 @@ static void viewer_cannot_do_more(void **state)
            201);
 }
 
+/* A team admin adds a member and removes them again: they lose the team at once, and removing
+ * them twice is 404. */
+static void team_admin_removes_a_member(void **state)
+{
+    struct imx_res res;
+    (void)state;
+    expect(admin, "POST", "/v1/users", "{\"email\":\"carol@a.test\",\"password\":\"carol-pass-1\"}",
+           201);
+    expect(alice, "PUT", "/v1/teams/team-a/members/carol@a.test", "{\"role\":\"member\"}", 200);
+    assert_int_equal(imx_t_http_as(&srv, alice, "GET", "/v1/teams/team-a", NULL, &res), 0);
+    assert_int_equal(res.status, 200);
+    assert_non_null(strstr(res.body, "carol@a.test"));
+    imx_t_res_free(&res);
+    expect(alice, "DELETE", "/v1/teams/team-a/members/carol@a.test", NULL, 204);
+    assert_int_equal(imx_t_http_as(&srv, alice, "GET", "/v1/teams/team-a", NULL, &res), 0);
+    assert_int_equal(res.status, 200);
+    assert_null(strstr(res.body, "carol@a.test"));
+    imx_t_res_free(&res);
+    expect(alice, "DELETE", "/v1/teams/team-a/members/carol@a.test", NULL, 404);
+}
+
 static void unknown_and_forbidden_fields_are_400(void **state)
 {
     struct imx_res res;
@@ -492,6 +513,7 @@ int main(void)
         cmocka_unit_test(forged_and_stale_tokens_are_401),
         cmocka_unit_test(api_tokens_revoked_or_expired_are_401),
         cmocka_unit_test(viewer_cannot_do_more),
+        cmocka_unit_test(team_admin_removes_a_member),
         cmocka_unit_test(unknown_and_forbidden_fields_are_400),
         cmocka_unit_test(audit_log_is_filtered_and_paginated),
         cmocka_unit_test(login_is_throttled),

@@ -734,6 +734,45 @@ static void compat_check_and_reference_data(void **state)
     free(n);
 }
 
+/* A query parameter the operation does not list, or a single-valued one given twice, is a 400
+ * naming it, checked before the handler runs; declared repeatable ones may repeat. */
+static void unknown_and_repeated_query_parameters_are_400(void **state)
+{
+    static const struct {
+        const char *path;
+        long status;
+        const char *parameter; /* the problem's "parameter", or NULL */
+    } cases[] = {
+        { "/v1/images?gpuu=H100", 400, "gpuu" },
+        { "/v1/images?gpu=H100&gpu=A100", 400, "gpu" },
+        { "/v1/images?gpu=H100&limit=5&limit=6", 400, "limit" },
+        { "/v1/images?tag=cis&tag=fips", 200, NULL },
+        { "/v1/images?component=cuda:%3E%3D12&component=nvidia-driver:~580", 200, NULL },
+        { "/v1/images?gpu=H100&limit=5", 200, NULL },
+        { "/v1/images?q=x&q", 400, "q" },
+        { "/v1/images/resolve?family=x&famly=y", 400, "famly" },
+        { "/v1/compare?ids=1,2&ids=3,4", 400, "ids" },
+        { "/v1/me?verbose=1", 400, "verbose" },
+        { "/v1/costs?model=m&modle=m", 400, "modle" },
+        { "/livez?probe=1", 400, "probe" },
+    };
+    (void)state;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct imx_res res;
+        req(viewer, "GET", cases[i].path, NULL, NULL, &res);
+        if (res.status != cases[i].status)
+            fail_msg("%s: %ld %s", cases[i].path, res.status, res.body);
+        if (cases[i].parameter) {
+            imx_t_assert_problem(&res, 400);
+            assert_string_equal(json_string_value(json_object_get(res.json, "parameter")),
+                                cases[i].parameter);
+            assert_non_null(
+                strstr(json_string_value(json_object_get(res.json, "detail")), cases[i].parameter));
+        }
+        imx_t_res_free(&res);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -748,6 +787,7 @@ int main(void)
         cmocka_unit_test(resolve_never_returns_revoked),
         cmocka_unit_test(deprecation_keeps_a_scheduled_revocation),
         cmocka_unit_test(compat_check_and_reference_data),
+        cmocka_unit_test(unknown_and_repeated_query_parameters_are_400),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -47,7 +47,7 @@ static bool team_listed(const struct imx_srv *srv, const char *token, const char
 {
     struct imx_res res;
     bool found = false;
-    if (imx_t_http_as(srv, token, "GET", "/v1/teams?limit=200", NULL, &res) != 0)
+    if (imx_t_http_as(srv, token, "GET", "/v1/teams", NULL, &res) != 0)
         return false;
     json_t *items = json_object_get(res.json, "items");
     if (!items)

@@ -73,6 +73,41 @@ static void events_become_constraints(void **state)
     }
 }
 
+/* GitHub's advisories name packages by ecosystem: the Go module of the NVIDIA Container Toolkit
+ * and the frameworks' PyPI names become imaxe's components; others keep their name. */
+static void ecosystem_packages_become_components(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *ecosystem, *name, *component;
+    } cases[] = {
+        { "Go", "github.com/NVIDIA/nvidia-container-toolkit", "nvidia-container-toolkit" },
+        { "PyPI", "torch", "pytorch" },
+        { "PyPI", "tensorflow-gpu", "tensorflow" },
+        { "npm", "torch", "torch" },
+        { "Go", "github.com/NVIDIA/other", "github.com/NVIDIA/other" },
+        { "Ubuntu:24.04:LTS", "openssl", "openssl" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        json_t *in =
+            json_pack("{s:s, s:s, s:s, s:{s:s}, s:[{s:{s:s, s:s}, s:[{s:s, s:[{s:s}, {s:s}]}]}]}",
+                      "schema_version", "1.4.0", "id", "GHSA-test", "published",
+                      "2024-09-26T18:30:00Z", "database_specific", "severity", "CRITICAL",
+                      "affected", "package", "ecosystem", cases[i].ecosystem, "name", cases[i].name,
+                      "ranges", "type", "SEMVER", "events", "introduced", "0", "fixed", "1.16.2");
+        json_t *errors = json_array();
+        json_t *out = imx_osv_to_advisory(in, errors);
+        if (!out)
+            fail_msg("case %zu: %s", i, json_dumps(errors, 0));
+        json_t *a = json_array_get(json_object_get(out, "affected"), 0);
+        assert_string_equal(json_string_value(json_object_get(a, "component")), cases[i].component);
+        assert_string_equal(json_string_value(json_object_get(a, "range")), "<1.16.2");
+        json_decref(out);
+        json_decref(errors);
+        json_decref(in);
+    }
+}
+
 static void not_osv_and_missing_severity(void **state)
 {
     (void)state;
@@ -143,6 +178,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(events_become_constraints),
+        cmocka_unit_test(ecosystem_packages_become_components),
         cmocka_unit_test(not_osv_and_missing_severity),
         cmocka_unit_test(published_is_a_date),
     };

@@ -15,15 +15,15 @@ static void h(struct imx_req *r)
 }
 
 const struct imx_route imx_routes[] = {
-    { "GET", "/livez", IMX_ACCESS_PUBLIC, h, 0 },
-    { "GET", "/v1/images", IMX_ACCESS_SIGNED_IN, h, 0 },
-    { "POST", "/v1/images", IMX_ACCESS_SIGNED_IN, h, 0 },
-    { "GET", "/v1/images/{id}", IMX_ACCESS_SIGNED_IN, h, 0 },
-    { "PATCH", "/v1/images/{id}", IMX_ACCESS_SIGNED_IN, h, 0 },
-    { "GET", "/v1/images/resolve", IMX_ACCESS_SIGNED_IN, h, 0 },
-    { "GET", "/v1/images/{id}/lineage", IMX_ACCESS_SIGNED_IN, h, 0 },
-    { "PUT", "/v1/teams/{slug}/members/{email}", IMX_ACCESS_ADMIN, h, 0 },
-    { "POST", "/v1/measurements:import", IMX_ACCESS_SIGNED_IN, h, 0 },
+    { "GET", "/livez", IMX_ACCESS_PUBLIC, h, 0, NULL },
+    { "GET", "/v1/images", IMX_ACCESS_SIGNED_IN, h, 0, "q gpu limit tag* component*" },
+    { "POST", "/v1/images", IMX_ACCESS_SIGNED_IN, h, 0, NULL },
+    { "GET", "/v1/images/{id}", IMX_ACCESS_SIGNED_IN, h, 0, NULL },
+    { "PATCH", "/v1/images/{id}", IMX_ACCESS_SIGNED_IN, h, 0, NULL },
+    { "GET", "/v1/images/resolve", IMX_ACCESS_SIGNED_IN, h, 0, NULL },
+    { "GET", "/v1/images/{id}/lineage", IMX_ACCESS_SIGNED_IN, h, 0, NULL },
+    { "PUT", "/v1/teams/{slug}/members/{email}", IMX_ACCESS_ADMIN, h, 0, NULL },
+    { "POST", "/v1/measurements:import", IMX_ACCESS_SIGNED_IN, h, 0, NULL },
 };
 const size_t imx_routes_count = sizeof imx_routes / sizeof imx_routes[0];
 
@@ -93,11 +93,39 @@ static void the_table_is_well_formed(void **state)
     assert_int_equal(imx_router_check(err, sizeof err), 0);
 }
 
+/* A route's query list, as the server checks every request's query against it. */
+static void query_parameters_are_looked_up_in_the_route(void **state)
+{
+    (void)state;
+    static const struct {
+        int route;
+        const char *name;
+        int want; /* position, or -1: refused */
+        bool repeatable;
+    } qcases[] = {
+        { 1, "q", 0, false },   { 1, "gpu", 1, false },         { 1, "limit", 2, false },
+        { 1, "tag", 3, true },  { 1, "component", 4, true },    { 1, "gpuu", -1, false },
+        { 1, "gp", -1, false }, { 1, "tag*", -1, false },       { 1, "", -1, false },
+        { 1, "Q", -1, false },  { 1, "component*", -1, false }, { 0, "q", -1, false },
+        { 0, "", -1, false },   { 2, "limit", -1, false },
+    };
+    for (size_t i = 0; i < sizeof qcases / sizeof qcases[0]; i++) {
+        bool rep = true;
+        int got = imx_route_query_param(&imx_routes[qcases[i].route], qcases[i].name, &rep);
+        if (got != qcases[i].want || (got >= 0 && rep != qcases[i].repeatable))
+            fail_msg("route %d, '%s': got %d (repeatable %d), want %d", qcases[i].route,
+                     qcases[i].name, got, rep, qcases[i].want);
+    }
+    char err[256];
+    assert_int_equal(imx_router_check(err, sizeof err), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(table_of_cases),
         cmocka_unit_test(the_table_is_well_formed),
+        cmocka_unit_test(query_parameters_are_looked_up_in_the_route),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -117,6 +117,7 @@ export async function startRealServer({ server = path.join(ROOT, 'build/imaxe-se
         IMAXE_WEBHOOK_POLL_MS: '200',
         IMAXE_WEBHOOK_TIMEOUT_MS: '3000',
         IMAXE_ACCESS_LOG: '0',
+        ...(process.env.IMAXE_CONFORMANCE_LOG ? { IMAXE_CONFORMANCE_LOG: process.env.IMAXE_CONFORMANCE_LOG } : {}),
         IMAXE_DB_POOL_SIZE: '8',
         // IMX_WEB_DIR serves another copy of the UI (e.g. main's, to see a new test fail on it).
         ...(process.env.IMX_WEB_DIR ? { IMAXE_WEB_DIR: process.env.IMX_WEB_DIR } : {}),

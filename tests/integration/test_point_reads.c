@@ -1,0 +1,422 @@
+/* Point reads answered from stored documents and a remembered principal must answer what the
+ * from-scratch paths answer, byte for byte, after every write through any server. Three servers
+ * on one database: two with the caches (IMAXE_READ_CACHE=1, the default), the reference with
+ * IMAXE_READ_CACHE=0 (every document built by PostgreSQL, every principal checked in full). A
+ * seeded random sequence of writes (publishes with parents, deprecate, revoke with cascade,
+ * restore, a scheduled revocation coming due, advisories published, revised and withdrawn, pins
+ * created and moved), each through one of the two caching servers, is followed by the reads of
+ * issue 13 on all three: get by id (body, ETag, and If-None-Match: 304 exactly when nothing
+ * changed), compare, resolve by family and by pin, lineage, patch, pins. And: a revoked token, a
+ * disabled user and a removed membership are refused on the next request on both caching
+ * servers, which had the principal remembered. */
+#include "harness.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_IMAGES 200
+#define PATH_LEN   512
+
+static struct imx_srv cached[2], ref;
+static char db[1024], admin[4096], pub[4096];
+static const char *const CACHED_ENV[] = { "IMAXE_ACCESS_LOG=0", "IMAXE_RATE_LIMIT_PER_MIN=0",
+                                          NULL };
+static const char *const REF_ENV[] = { "IMAXE_ACCESS_LOG=0", "IMAXE_RATE_LIMIT_PER_MIN=0",
+                                       "IMAXE_READ_CACHE=0", NULL };
+
+static long long ids[MAX_IMAGES];
+static size_t n_ids;
+static char etags[MAX_IMAGES][64]; /* the ETag each image had at the last check */
+static char *bodies[MAX_IMAGES];   /* and its body */
+static long long pins[8];
+static size_t n_pins;
+static unsigned rng = 12345;
+
+static unsigned next_rand(void)
+{
+    rng = rng * 1103515245u + 12345u;
+    return (rng >> 16) & 0x7fff;
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    const char *seed = getenv("IMX_POINT_READS_SEED");
+    if (seed)
+        rng = (unsigned)strtoul(seed, NULL, 10);
+    if (imx_t_server_up(&cached[0], "point_reads", CACHED_ENV, db, sizeof db, admin,
+                        sizeof admin) != 0 ||
+        imx_t_server_start(&cached[1], db, CACHED_ENV) != 0 ||
+        imx_t_server_start(&ref, db, REF_ENV) != 0)
+        return -1;
+    return imx_t_user(&cached[0], admin, "pr-team", "pub@pr.test", "publisher", pub, sizeof pub);
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    imx_t_server_stop(&cached[0], 15, 10);
+    imx_t_server_stop(&cached[1], 15, 10);
+    imx_t_server_stop(&ref, 15, 10);
+    for (size_t i = 0; i < n_ids; i++)
+        free(bodies[i]);
+    return 0;
+}
+
+/* The body with its request id blanked (each server makes its own). New string. */
+static char *masked(const char *body)
+{
+    char *out = strdup(body ? body : "");
+    for (char *p = strstr(out, "\"request_id\":\""); p; p = strstr(p + 1, "\"request_id\":\"")) {
+        for (char *q = p + 14; *q && *q != '"'; q++)
+            *q = '0';
+    }
+    return out;
+}
+
+/* GET path on every server as token; asserts the same status, ETag and body. Returns the
+ * reference's response (free it). */
+static void same_everywhere(const char *token, const char *path, const char *const *headers,
+                            struct imx_res *out)
+{
+    char auth[4200];
+    snprintf(auth, sizeof auth, "Authorization: Bearer %s", token);
+    const char *h[4] = { auth, NULL, NULL, NULL };
+    for (size_t k = 0; headers && headers[k] && k < 2; k++)
+        h[1 + k] = headers[k];
+    assert_int_equal(imx_t_http(&ref, "GET", path, h, NULL, out), 0);
+    char *want = masked(out->body);
+    char want_etag[128], got_etag[128];
+    const char *we = imx_t_header(out, "ETag", want_etag, sizeof want_etag);
+    for (int s = 0; s < 2; s++) {
+        struct imx_res res;
+        assert_int_equal(imx_t_http(&cached[s], "GET", path, h, NULL, &res), 0);
+        char *got = masked(res.body);
+        const char *ge = imx_t_header(&res, "ETag", got_etag, sizeof got_etag);
+        if (res.status != out->status || strcmp(got, want) != 0 || (we == NULL) != (ge == NULL) ||
+            (we && strcmp(we, ge) != 0)) {
+            fprintf(stderr,
+                    "GET %s differs on server %d:\n  cached %ld %s %s\n  ref    %ld %s %s\n", path,
+                    s, res.status, ge ? ge : "-", got, out->status, we ? we : "-", want);
+            fail();
+        }
+        free(got);
+        imx_t_res_free(&res);
+    }
+    free(want);
+}
+
+/* After a step: every image's document (and a 304 exactly when it did not change), lineage and
+ * patch; compares, resolves and pins. */
+static void check_reads(int step)
+{
+    char path[PATH_LEN];
+    struct imx_res res;
+    for (size_t i = 0; i < n_ids; i++) {
+        snprintf(path, sizeof path, "/v1/images/%lld", ids[i]);
+        same_everywhere(pub, path, NULL, &res);
+        assert_int_equal(res.status, 200);
+        char etag[64] = "";
+        imx_t_header(&res, "ETag", etag, sizeof etag);
+        bool changed = !bodies[i] || strcmp(bodies[i], res.body) != 0;
+        /* The ETag moves exactly when the document does. */
+        if (bodies[i] && changed == (strcmp(etags[i], etag) == 0)) {
+            fprintf(stderr, "step %d image %lld: body %s, ETag %s -> %s\n", step, ids[i],
+                    changed ? "changed" : "unchanged", etags[i], etag);
+            fail();
+        }
+        if (bodies[i]) {
+            char inm[96];
+            snprintf(inm, sizeof inm, "If-None-Match: %s", etags[i]);
+            const char *h[] = { inm, NULL };
+            struct imx_res c;
+            same_everywhere(pub, path, h, &c);
+            assert_int_equal(c.status, changed ? 200 : 304);
+            imx_t_res_free(&c);
+        }
+        free(bodies[i]);
+        bodies[i] = strdup(res.body);
+        snprintf(etags[i], sizeof etags[i], "%s", etag);
+        imx_t_res_free(&res);
+        if (i % 3 == (size_t)step % 3) {
+            snprintf(path, sizeof path, "/v1/images/%lld/lineage", ids[i]);
+            same_everywhere(pub, path, NULL, &res);
+            imx_t_res_free(&res);
+            snprintf(path, sizeof path, "/v1/images/%lld/patch", ids[i]);
+            same_everywhere(pub, path, NULL, &res);
+            imx_t_res_free(&res);
+        }
+    }
+    for (int k = 0; n_ids >= 2 && k < 3; k++) {
+        snprintf(path, sizeof path, "/v1/compare?ids=%lld,%lld,%lld", ids[next_rand() % n_ids],
+                 ids[n_ids - 1], ids[0]);
+        if (ids[0] == ids[n_ids - 1])
+            continue;
+        same_everywhere(pub, path, NULL, &res);
+        imx_t_res_free(&res);
+    }
+    static const char *const resolves[] = {
+        "family=pr-fam-0&region=us-east-1",
+        "family=pr-fam-1&region=us-east-1&component=nvidia-driver:~580",
+        "family=pr-fam-2&region=us-east-1&component=nvidia-driver:%3E%3D580.95",
+        "family=pr-fam-3&region=eu-west-1",
+        "family=pr-none&region=us-east-1",
+        "pin=pr-team/prod&region=us-east-1",
+    };
+    for (size_t k = 0; k < sizeof resolves / sizeof resolves[0]; k++) {
+        snprintf(path, sizeof path, "/v1/images/resolve?%s", resolves[k]);
+        same_everywhere(pub, path, NULL, &res);
+        imx_t_res_free(&res);
+    }
+    same_everywhere(pub, "/v1/pins?team=pr-team", NULL, &res);
+    imx_t_res_free(&res);
+    for (size_t k = 0; k < n_pins; k++) {
+        snprintf(path, sizeof path, "/v1/pins/%lld", pins[k]);
+        same_everywhere(pub, path, NULL, &res);
+        imx_t_res_free(&res);
+    }
+    same_everywhere(pub, "/v1/images?limit=50&status=any", NULL, &res);
+    imx_t_res_free(&res);
+    /* The stored documents are the from-scratch ones, whatever the servers answered. */
+    char *stale = imx_t_sql(db, "SELECT count(*) FROM image_docs d JOIN images i ON i.id = "
+                                "d.image_id WHERE (d.fresh_until IS NULL OR d.fresh_until > now())"
+                                " AND d.head || d.tail <> imx_image_json(i.id)::text");
+    assert_non_null(stale);
+    if (strcmp(stale, "0") != 0) {
+        fprintf(stderr, "step %d: %s stored documents differ from imx_image_json\n", step, stale);
+        fail();
+    }
+    free(stale);
+    /* Every published image has its stored document (the publish writes it). */
+    char *missing = imx_t_sql(db, "SELECT count(*) FROM images i WHERE NOT EXISTS"
+                                  " (SELECT 1 FROM image_docs d WHERE d.image_id = i.id)");
+    assert_non_null(missing);
+    assert_string_equal(missing, "0");
+    free(missing);
+}
+
+static long call(int server, const char *token, const char *method, const char *path,
+                 const char *body, const char *if_match, struct imx_res *out)
+{
+    char auth[4200], im[160];
+    snprintf(auth, sizeof auth, "Authorization: Bearer %s", token);
+    snprintf(im, sizeof im, "If-Match: %s", if_match ? if_match : "");
+    const char *h[] = { auth, "Content-Type: application/json", if_match ? im : NULL, NULL };
+    struct imx_res res;
+    assert_int_equal(imx_t_http(&cached[server], method, path, h, body, &res), 0);
+    long status = res.status;
+    if (out)
+        *out = res;
+    else
+        imx_t_res_free(&res);
+    return status;
+}
+
+static const char *const DRIVERS[] = { "580.65.06", "580.82.07", "580.95.05", "580.105.08",
+                                       "570.172.08" };
+
+static void publish_one(int server, int n)
+{
+    if (n_ids == MAX_IMAGES)
+        return;
+    char body[2048], family[32], version[16], parent[48] = "";
+    snprintf(family, sizeof family, "pr-fam-%u", next_rand() % 4);
+    snprintf(version, sizeof version, "%d", n);
+    if (n_ids && next_rand() % 3 == 0)
+        snprintf(parent, sizeof parent, ",\"parent\":%lld", ids[next_rand() % n_ids]);
+    snprintf(body, sizeof body,
+             "{\"team\":\"pr-team\",\"family\":\"%s\",\"version\":\"%s\",\"provider\":\"aws\","
+             "\"architecture\":\"x86_64\",\"os\":{\"name\":\"ubuntu\",\"version\":\"24.04\"},"
+             "\"layer\":\"platform\",\"artifacts\":[{\"region\":\"us-east-1\",\"id\":\"ami-%d\"}"
+             "%s],\"gpus\":[\"H100\"],\"components\":[{\"name\":\"nvidia-driver\",\"version\":"
+             "\"%s\"},{\"name\":\"cuda\",\"version\":\"12.8.1\"}]%s}",
+             family, version, n,
+             next_rand() % 2 ? ",{\"region\":\"eu-west-1\",\"id\":\"ami-e\"}" : "",
+             DRIVERS[next_rand() % 5], parent);
+    struct imx_res res;
+    long st = call(server, pub, "POST", "/v1/images", body, NULL, &res);
+    if (st != 201)
+        fprintf(stderr, "publish: %ld %s\n", st, res.body);
+    assert_int_equal(st, 201);
+    ids[n_ids++] = json_integer_value(json_object_get(res.json, "id"));
+    imx_t_res_free(&res);
+}
+
+static void lifecycle(int server)
+{
+    long long id = ids[next_rand() % n_ids];
+    static const char *const changes[] = {
+        "{\"status\":\"deprecated\",\"reason\":\"old\"}",
+        "{\"status\":\"revoked\",\"reason\":\"broken\"}",
+        "{\"status\":\"revoked\",\"reason\":\"broken\",\"cascade\":true}",
+        "{\"status\":\"active\"}",
+    };
+    const char *change = changes[next_rand() % 4];
+    long st = imx_t_image_patch(&cached[server], admin, id, change);
+    /* 200, or 409 for a change the lifecycle does not allow (restoring an active image) */
+    assert_true(st == 200 || st == 409);
+}
+
+static int advisories;
+
+static void advisory(int server)
+{
+    char body[1024], path[128], etag[64];
+    unsigned what = advisories ? next_rand() % 3 : 0;
+    struct imx_res res;
+    if (what == 0) {
+        advisories++;
+        snprintf(body, sizeof body,
+                 "{\"id\":\"PR-%d\",\"title\":\"t\",\"published\":\"2026-01-01\",\"severity\":"
+                 "\"high\",\"affected\":[{\"component\":\"nvidia-driver\",\"range\":\">=580, "
+                 "<%s\"}]}",
+                 advisories, DRIVERS[1 + next_rand() % 3]);
+        assert_int_equal(call(server, admin, "POST", "/v1/advisories", body, NULL, NULL), 201);
+        return;
+    }
+    snprintf(path, sizeof path, "/v1/advisories/PR-%d", 1 + (int)(next_rand() % advisories));
+    assert_int_equal(call(server, admin, "GET", path, NULL, NULL, &res), 200);
+    bool withdrawn = !json_is_null(json_object_get(res.json, "withdrawn_at")) &&
+                     json_object_get(res.json, "withdrawn_at");
+    imx_t_header(&res, "ETag", etag, sizeof etag);
+    imx_t_res_free(&res);
+    if (withdrawn)
+        return;
+    if (what == 1) {
+        snprintf(body, sizeof body,
+                 "{\"affected\":[{\"component\":\"nvidia-driver\",\"range\":\">=580, <%s\"}]}",
+                 DRIVERS[next_rand() % 4]);
+        assert_int_equal(call(server, admin, "PATCH", path, body, etag, NULL), 200);
+    } else {
+        char del[160];
+        snprintf(del, sizeof del, "%s?reason=test", path);
+        assert_int_equal(call(server, admin, "DELETE", del, NULL, NULL, NULL), 200);
+    }
+}
+
+static void pin(int server)
+{
+    char body[256], path[64];
+    long long target = ids[next_rand() % n_ids];
+    if (n_pins < 3) {
+        snprintf(body, sizeof body, "{\"team\":\"pr-team\",\"name\":\"%s\",\"image\":%lld}",
+                 n_pins == 0   ? "prod"
+                 : n_pins == 1 ? "stage"
+                               : "dev",
+                 target);
+        struct imx_res res;
+        long st = call(server, pub, "POST", "/v1/pins", body, NULL, &res);
+        if (st == 201)
+            pins[n_pins++] = json_integer_value(json_object_get(res.json, "id"));
+        imx_t_res_free(&res);
+        assert_true(st == 201 || st == 409 || st == 422);
+        return;
+    }
+    snprintf(path, sizeof path, "/v1/pins/%lld", pins[next_rand() % n_pins]);
+    snprintf(body, sizeof body, "{\"image\":%lld}", target);
+    long st = call(server, pub, "PUT", path, body, NULL, NULL);
+    assert_true(st == 200 || st == 409 || st == 422);
+}
+
+/* A scheduled revocation: revoke_at one second ahead; after it passes, every server says
+ * revoked without any write (the stored tail's fresh_until). */
+static void scheduled_revocation(int server)
+{
+    long long id = ids[next_rand() % n_ids];
+    char at[64], body[160];
+    char *t = imx_t_sql(db, "SELECT to_char(now() AT TIME ZONE 'UTC' + interval '1 second',"
+                            " 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"')");
+    snprintf(at, sizeof at, "%s", t);
+    free(t);
+    snprintf(body, sizeof body,
+             "{\"status\":\"revoked\",\"reason\":\"later\",\"revoke_at\":\"%s\"}", at);
+    long st = imx_t_image_patch(&cached[server], admin, id, body);
+    assert_true(st == 200 || st == 409);
+    imx_t_sleep_ms(1300);
+}
+
+static void writes_and_reads_agree(void **state)
+{
+    (void)state;
+    const char *steps_env = getenv("IMX_POINT_READS_STEPS");
+    int steps = steps_env ? atoi(steps_env) : 60;
+    for (int i = 0; i < 8; i++)
+        publish_one(i % 2, i);
+    check_reads(0);
+    for (int step = 1; step <= steps; step++) {
+        int server = (int)(next_rand() % 2);
+        unsigned op = next_rand() % 10;
+        if (step == steps / 2)
+            scheduled_revocation(server);
+        else if (op < 3)
+            publish_one(server, 100 + step);
+        else if (op < 5)
+            lifecycle(server);
+        else if (op < 8)
+            advisory(server);
+        else
+            pin(server);
+        check_reads(step);
+    }
+}
+
+/* Each caching server remembers the principal; a change through one is refused on the next
+ * request to either. */
+static void revocations_take_effect_at_once(void **state)
+{
+    (void)state;
+    char user[4096], body[256];
+    assert_int_equal(
+        imx_t_user(&cached[0], admin, "pr-team", "rev@pr.test", "viewer", user, sizeof user), 0);
+    char path[64];
+    snprintf(path, sizeof path, "/v1/images/%lld", ids[0]);
+    struct imx_res res;
+
+    /* An API token, used on both servers, revoked through the first. */
+    snprintf(body, sizeof body, "{\"name\":\"ci\",\"team\":\"pr-team\",\"role\":\"viewer\"}");
+    assert_int_equal(call(0, user, "POST", "/v1/tokens", body, NULL, &res), 201);
+    char token[256], tpath[64];
+    snprintf(token, sizeof token, "%s", json_string_value(json_object_get(res.json, "token")));
+    snprintf(tpath, sizeof tpath, "/v1/tokens/%lld",
+             (long long)json_integer_value(json_object_get(res.json, "id")));
+    imx_t_res_free(&res);
+    for (int round = 0; round < 2; round++) {
+        assert_int_equal(call(0, token, "GET", path, NULL, NULL, NULL), 200);
+        assert_int_equal(call(1, token, "GET", path, NULL, NULL, NULL), 200);
+    }
+    assert_int_equal(call(0, user, "DELETE", tpath, NULL, NULL, NULL), 204);
+    assert_int_equal(call(1, token, "GET", path, NULL, NULL, NULL), 401);
+    assert_int_equal(call(0, token, "GET", path, NULL, NULL, NULL), 401);
+    assert_int_equal(call(1, token, "GET", "/v1/compare?ids=1,2", NULL, NULL, NULL), 401);
+
+    /* The membership removed through the second: no team role left (403), at once on both. */
+    assert_int_equal(call(0, user, "GET", path, NULL, NULL, NULL), 200);
+    assert_int_equal(call(1, user, "GET", path, NULL, NULL, NULL), 200);
+    assert_int_equal(
+        call(1, admin, "DELETE", "/v1/teams/pr-team/members/rev@pr.test", NULL, NULL, NULL), 204);
+    assert_int_equal(call(0, user, "GET", path, NULL, NULL, NULL), 403);
+    assert_int_equal(call(1, user, "GET", "/v1/images/resolve?family=pr-fam-0&region=us-east-1",
+                          NULL, NULL, NULL),
+                     403);
+    /* Given back: the next request passes again. */
+    assert_int_equal(call(0, admin, "PUT", "/v1/teams/pr-team/members/rev@pr.test",
+                          "{\"role\":\"viewer\"}", NULL, NULL),
+                     200);
+    assert_int_equal(call(1, user, "GET", path, NULL, NULL, NULL), 200);
+
+    /* The user disabled (with SQL, as an operator would): refused at once on both. */
+    assert_int_equal(call(0, user, "GET", path, NULL, NULL, NULL), 200);
+    free(imx_t_sql(db, "UPDATE users SET disabled_at = now() WHERE email = 'rev@pr.test'"));
+    assert_int_equal(call(0, user, "GET", path, NULL, NULL, NULL), 401);
+    assert_int_equal(call(1, user, "GET", "/v1/images?limit=1", NULL, NULL, NULL), 401);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(writes_and_reads_agree),
+        cmocka_unit_test(revocations_take_effect_at_once),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
