@@ -110,6 +110,8 @@ static int probe_publish(struct imx_cli_ctx *ctx, json_t *frag)
     if (!provider)
         provider = json_object_get(node, "instance_type") ? "aws" : "onprem";
     json_object_del(m, "node");
+    if (json_object_get(m, "packages"))
+        json_object_set_new(m, "packages_source", json_string("probe"));
     const char *layer = imx_cli_args_get(&ctx->args, "layer");
     json_object_set_new(m, "team", json_string(team));
     json_object_set_new(m, "family", json_string(family));

@@ -3,11 +3,13 @@
  * body, --all following next_cursor); the rest have a handler here or in cmd_probe.c. */
 #include "cli.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <termios.h>
 #include <time.h>
 #include <unistd.h>
@@ -777,11 +779,124 @@ static int run_images_import(const struct imx_cli_cmd *cmd, struct imx_cli_ctx *
     return worst ? worst : out;
 }
 
+/* Most documents one batch import reads (a distro's whole OSV feed: Ubuntu's is ~10,000 USNs). */
+#define ADVISORY_BATCH_MAX 200000
+
+static int cmp_names(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Publishes one advisory document; appends its result row. 409 (already imported, or not newer)
+ * counts as done, so a batch can be run again. Returns the exit code of this one. */
+static int import_one(struct imx_cli_ctx *ctx, const char *where, const char *doc, size_t len,
+                      json_t *rows, size_t *created, size_t *existing)
+{
+    struct imx_cli_resp r;
+    int code = imx_cli_call(ctx, "POST", "/v1/advisories", "application/json", doc, len, NULL, &r);
+    json_t *body = json_loadb(imx_cli_buf_str(&r.body), r.body.len, 0, NULL);
+    if (code == 0)
+        (*created)++;
+    else if (r.status == 409) {
+        (*existing)++;
+        code = 0;
+    }
+    json_t *row = json_pack("{s:s, s:I, s:O?, s:O?}", "source", where, "status",
+                            (json_int_t)r.status, "id", json_object_get(body, "id"), "detail",
+                            code == 0 ? NULL : json_object_get(body, "detail"));
+    if (code == 0 && r.status == 201)
+        json_object_set(row, "affected_images", json_object_get(body, "affected_images"));
+    json_array_append_new(rows, row);
+    json_decref(body);
+    imx_cli_resp_free(&r);
+    return code;
+}
+
 /* advisories import: imaxe JSON, OSV or CSAF 2.0, as the server takes them (it recognises the
- * form); a newer revision of an imported CSAF bulletin revises its advisory. */
+ * form); a newer revision of an imported CSAF bulletin revises its advisory. A directory imports
+ * every *.json in it in name order, and a .ndjson / .jsonl file every line: a distro feed's
+ * first load (one row each; already imported ones are skipped, so it can be run again). */
 static int run_advisory_import(const struct imx_cli_cmd *cmd, struct imx_cli_ctx *ctx)
 {
-    return run_generic(cmd, ctx);
+    const char *file = ctx->args.npos > 0 ? ctx->args.pos[0] : NULL;
+    struct stat st;
+    size_t flen = file ? strlen(file) : 0;
+    bool dir = file && stat(file, &st) == 0 && S_ISDIR(st.st_mode);
+    bool ndjson = file && !dir &&
+                  ((flen > 7 && strcmp(file + flen - 7, ".ndjson") == 0) ||
+                   (flen > 6 && strcmp(file + flen - 6, ".jsonl") == 0));
+    if (!dir && !ndjson)
+        return run_generic(cmd, ctx);
+    json_t *rows = json_array();
+    size_t created = 0, existing = 0;
+    int worst = IMX_CLI_EXIT_OK;
+    if (dir) {
+        DIR *d = opendir(file);
+        if (!d) {
+            imx_cli_err("%s: %s", file, strerror(errno));
+            json_decref(rows);
+            return IMX_CLI_EXIT_USAGE;
+        }
+        char **names = NULL;
+        size_t n = 0, cap = 0;
+        struct dirent *e;
+        while ((e = readdir(d)) && n < ADVISORY_BATCH_MAX) {
+            size_t len = strlen(e->d_name);
+            if (len < 6 || e->d_name[0] == '.' || strcmp(e->d_name + len - 5, ".json") != 0)
+                continue;
+            if (n == cap) {
+                cap = cap ? cap * 2 : 256;
+                char **grown = realloc(names, cap * sizeof *names);
+                if (!grown)
+                    break;
+                names = grown;
+            }
+            names[n++] = strdup(e->d_name);
+        }
+        closedir(d);
+        qsort(names, n, sizeof *names, cmp_names);
+        for (size_t i = 0; i < n; i++) {
+            char path[4096];
+            struct imx_cli_buf in;
+            snprintf(path, sizeof path, "%s/%s", file, names[i]);
+            if (names[i] && imx_cli_read_input(path, &in) == 0) {
+                int code = import_one(ctx, names[i], in.data, in.len, rows, &created, &existing);
+                worst = code > worst ? code : worst;
+                imx_cli_buf_free(&in);
+            } else {
+                worst = IMX_CLI_EXIT_USAGE;
+            }
+            free(names[i]);
+        }
+        free(names);
+    } else {
+        struct imx_cli_buf in;
+        if (imx_cli_read_input(file, &in) != 0) {
+            json_decref(rows);
+            return IMX_CLI_EXIT_USAGE;
+        }
+        const char *p = in.data;
+        size_t line = 0;
+        while (*p && line < ADVISORY_BATCH_MAX) {
+            line++;
+            size_t len = strcspn(p, "\n");
+            if (strspn(p, " \t\r") < len) {
+                char where[64];
+                snprintf(where, sizeof where, "line %zu", line);
+                int code = import_one(ctx, where, p, len, rows, &created, &existing);
+                worst = code > worst ? code : worst;
+            }
+            p += len;
+            if (*p)
+                p++;
+        }
+        imx_cli_buf_free(&in);
+    }
+    imx_cli_err("%zu advisories imported, %zu already there, %zu refused", created, existing,
+                json_array_size(rows) - created - existing);
+    int out = imx_cli_print_doc(ctx, rows, "source,status,id,affected_images,detail");
+    json_decref(rows);
+    return worst ? worst : out;
 }
 
 static int run_pin_move(const struct imx_cli_cmd *cmd, struct imx_cli_ctx *ctx)
@@ -1021,8 +1136,9 @@ const struct imx_cli_cmd imx_cli_commands[] = {
       "imaxe advisories get NVIDIA-5703", no_opts, "GET", "/v1/advisories/{0}", IMX_CLI_BODY_NONE,
       NULL, NULL, false },
     { "advisories", "import", "[FILE]", 0, 1,
-      "Publish an advisory: imaxe JSON or OSV (global admins)",
-      "imaxe advisories import GHSA-xxxx.osv.json", no_opts, "POST", "/v1/advisories",
+      "Publish an advisory (imaxe JSON, OSV, CSAF), or every one of a directory or NDJSON file "
+      "(global admins)",
+      "imaxe advisories import ubuntu-security-notices/osv/usn/", no_opts, "POST", "/v1/advisories",
       IMX_CLI_BODY_JSON, NULL, run_advisory_import, false },
     { "compat", "check", "[FILE]", 0, 1,
       "Check a stack against the compatibility rules; exit 3 on errors",

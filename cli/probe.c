@@ -118,7 +118,7 @@ int imx_probe_run_capture(char *const argv[], int timeout_ms, struct imx_cli_buf
         ssize_t n = read(fds[0], chunk, sizeof chunk);
         if (n <= 0)
             break;
-        if (out->len + (size_t)n <= IMX_PROBE_OUTPUT_MAX)
+        if (out->len + (size_t)n <= out->max)
             imx_cli_buf_add(out, chunk, (size_t)n);
     }
     close(fds[0]);
@@ -421,6 +421,43 @@ static void probe_tools(struct probe *p)
     imx_cli_buf_free(&b);
 }
 
+/* The OS package inventory: dpkg-query on Debian and Ubuntu, rpm on the rpm distros (the
+ * first that answers). IMAXE_PROBE_ROOT, when set, is given to them as the admin dir / root. */
+static void probe_packages(struct probe *p)
+{
+    struct imx_cli_buf b;
+    imx_cli_buf_init(&b, IMX_PROBE_PACKAGES_OUTPUT_MAX);
+    char admindir[PATH_MAX_LEN + 16], root[PATH_MAX_LEN + 16];
+    snprintf(admindir, sizeof admindir, "--admindir=%s/var/lib/dpkg", p->root);
+    snprintf(root, sizeof root, "--root=%s", p->root[0] ? p->root : "/");
+    char *dpkg[] = {
+        "dpkg-query", admindir, "-W", "-f", "${db:Status-Abbrev}\t${Package}\t${Version}\n", NULL
+    };
+    char *rpm[] = {
+        "rpm", root, "-qa", "--qf", "%{NAME}\t%|EPOCH?{%{EPOCH}:}:{}|%{VERSION}-%{RELEASE}\n", NULL
+    };
+    json_t *pkgs = json_array();
+    const char *source = NULL;
+    if (run_capture(p, dpkg, &b) == 0 && !b.overflow &&
+        imx_probe_parse_packages(b.data, true, pkgs) > 0) {
+        source = "dpkg-query -W";
+    } else {
+        json_array_clear(pkgs);
+        imx_cli_buf_reset(&b);
+        if (run_capture(p, rpm, &b) == 0 && !b.overflow &&
+            imx_probe_parse_packages(b.data, false, pkgs) > 0)
+            source = "rpm -qa";
+    }
+    if (source) {
+        json_object_set_new(p->out, "packages", pkgs);
+        json_object_set_new(p->sources, "packages", json_string(source));
+    } else {
+        json_decref(pkgs);
+        absent(p, "packages", "neither dpkg-query nor rpm listed installed packages");
+    }
+    imx_cli_buf_free(&b);
+}
+
 static void probe_system(struct probe *p)
 {
     struct utsname u;
@@ -560,6 +597,7 @@ json_t *imx_probe_run(const struct imx_probe_opts *o)
     probe_driver_and_gpus(&p);
     probe_cuda_stack(&p);
     probe_tools(&p);
+    probe_packages(&p);
     if (o->imds)
         probe_imds(&p);
     json_object_set_new(p.out, "components", p.components);

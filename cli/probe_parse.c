@@ -555,3 +555,65 @@ json_t *imx_probe_drift(json_t *node, json_t *image, bool *drift)
     }
     return rows;
 }
+
+/* Only visible ASCII: package names and versions are, and anything else is not one. */
+static bool printable(const char *s)
+{
+    for (; *s; s++)
+        if ((unsigned char)*s <= 0x20 || (unsigned char)*s >= 0x7f)
+            return false;
+    return true;
+}
+
+int imx_probe_parse_packages(const char *text, bool dpkg, json_t *out)
+{
+    if (!text || strlen(text) > IMX_PROBE_TEXT_MAX)
+        return 0;
+    json_t *seen = json_object();
+    int n = 0;
+    for (const char *p = text; *p;) {
+        size_t len = strcspn(p, "\n");
+        char line[512];
+        if (len < sizeof line) {
+            memcpy(line, p, len);
+            line[len] = '\0';
+            if (len && line[len - 1] == '\r')
+                line[len - 1] = '\0';
+            char *f[3] = { line, NULL, NULL };
+            int nf = 1;
+            for (char *c = line; *c && nf < 3; c++)
+                if (*c == '\t') {
+                    *c = '\0';
+                    f[nf++] = c + 1;
+                }
+            const char *name = dpkg ? f[1] : f[0], *version = dpkg ? f[2] : f[1];
+            bool installed = !dpkg || (nf == 3 && strncmp(f[0], "ii", 2) == 0);
+            if (installed && name && version && *name && *version && printable(name) &&
+                printable(version) && strcmp(name, "gpg-pubkey") != 0 && strlen(version) <= 128) {
+                char nm[160];
+                size_t nl = strcspn(name, ":");
+                if (nl > 0 && nl < sizeof nm) {
+                    memcpy(nm, name, nl);
+                    nm[nl] = '\0';
+                    char key[320];
+                    snprintf(key, sizeof key, "%s\t%s", nm, version);
+                    if (!json_object_get(seen, key)) {
+                        if (json_array_size(out) >= IMX_PROBE_PACKAGES_MAX) {
+                            json_decref(seen);
+                            return -1;
+                        }
+                        json_object_set_new(seen, key, json_true());
+                        json_array_append_new(
+                            out, json_pack("{s:s, s:s}", "name", nm, "version", version));
+                        n++;
+                    }
+                }
+            }
+        }
+        p += len;
+        if (*p)
+            p++;
+    }
+    json_decref(seen);
+    return n;
+}

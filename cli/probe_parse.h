@@ -14,6 +14,17 @@
 #define IMX_PROBE_GPUS_MAX 64        /* GPUs one node reports at most */
 #define IMX_PROBE_TEXT_MAX (1 << 20) /* input longer than this is not looked at */
 
+/* Packages one inventory lists at most (the server's limit). */
+#define IMX_PROBE_PACKAGES_MAX 5000
+
+/* Appends {name, version} to out for each package of a package manager's listing: with dpkg,
+ * lines "STATUS<TAB>NAME<TAB>VERSION" of `dpkg-query -W -f '${db:Status-Abbrev}\t${Package}\t
+ * ${Version}\n'`, installed ones only (status "ii"); otherwise "NAME<TAB>VERSION" lines of
+ * `rpm -qa --qf`, without rpm's gpg-pubkey entries. A name is cut at ':' (dpkg's architecture,
+ * libc6:amd64), duplicates are dropped, lines that are not a name and a version are skipped.
+ * Returns how many were appended, or -1 past IMX_PROBE_PACKAGES_MAX. */
+int imx_probe_parse_packages(const char *text, bool dpkg, json_t *out);
+
 struct imx_probe_gpus {
     char name[IMX_PROBE_GPUS_MAX][IMX_PROBE_NAME_MAX];
     size_t count;

@@ -10,7 +10,11 @@
 --   pin_advisories (P, X): the same for the pinned image, where the fix must also satisfy the
 --     pin's constraints.
 --   images.patch_status: revoked (status revoked, or set so by hand), ok (no row), patch_available
---     (a row has fixed_by), vulnerable.
+--     (a row has fixed_by), vulnerable. images.os_patch_status: the same over the rows of
+--     advisories with package ranges, for images with a package inventory (NULL otherwise).
+--   An advisory affects an image through a component (advisory_ranges against image_components)
+--   or through an OS package (advisory_package_ranges against the image's inventory,
+--   image_packages: the same ecosystem and package, its version key in the interval).
 --   patch.available: once per (family, X, fixed_by) when a row's first fix appears (fix_seen_at),
 --     and once per (pin, pinned image, X) when the pin's first fix appears (pin_patch_seen),
 --     except fixes a pin already had when it was made or moved.
@@ -240,7 +244,9 @@ BEGIN
 END
 $$;
 
--- Recomputes images.patch_status of p_ids from their rows. Returns the images that changed.
+-- Recomputes images.patch_status of p_ids from their rows, and os_patch_status (the same over
+-- the advisories with package ranges; NULL for an image without a package inventory). Returns
+-- the images that changed.
 CREATE OR REPLACE FUNCTION imx_patch_status_update(p_ids bigint[]) RETURNS SETOF bigint
 LANGUAGE plpgsql
 -- Per image, by primary key, however many (1 for a publish, 40,000 for a large advisory): a
@@ -250,16 +256,30 @@ SET enable_seqscan = off SET enable_hashjoin = off SET enable_mergejoin = off AS
 BEGIN
   RETURN QUERY
     WITH up AS (
-      UPDATE images i SET patch_status = s.st
+      UPDATE images i SET patch_status = s.st, os_patch_status = s.os
         FROM (SELECT i2.id, CASE
                 WHEN i2.status = 'revoked' OR i2.patch_status = 'revoked' THEN 'revoked'
                 WHEN NOT EXISTS (SELECT 1 FROM image_advisories ia WHERE ia.image_id = i2.id) THEN 'ok'
                 WHEN EXISTS (SELECT 1 FROM image_advisories ia
                               WHERE ia.image_id = i2.id AND ia.fixed_by IS NOT NULL)
                   THEN 'patch_available'
-                ELSE 'vulnerable' END AS st
+                ELSE 'vulnerable' END AS st,
+              CASE
+                WHEN i2.os_patch_status IS NULL THEN NULL
+                WHEN i2.status = 'revoked' OR i2.patch_status = 'revoked' THEN 'revoked'
+                WHEN NOT EXISTS (SELECT 1 FROM image_advisories ia
+                                  WHERE ia.image_id = i2.id AND EXISTS (
+                                    SELECT 1 FROM advisory_package_ranges r
+                                     WHERE r.advisory_id = ia.advisory_id)) THEN 'ok'
+                WHEN EXISTS (SELECT 1 FROM image_advisories ia
+                              WHERE ia.image_id = i2.id AND ia.fixed_by IS NOT NULL AND EXISTS (
+                                SELECT 1 FROM advisory_package_ranges r
+                                 WHERE r.advisory_id = ia.advisory_id))
+                  THEN 'patch_available'
+                ELSE 'vulnerable' END AS os
                 FROM (SELECT DISTINCT x AS id FROM unnest(p_ids) x) u JOIN images i2 ON i2.id = u.id) s
-       WHERE i.id = s.id AND i.patch_status IS DISTINCT FROM s.st
+       WHERE i.id = s.id AND (i.patch_status IS DISTINCT FROM s.st
+                              OR i.os_patch_status IS DISTINCT FROM s.os)
       RETURNING i.id
     )
     SELECT up.id FROM up;

@@ -12,6 +12,7 @@ LANGUAGE plpgsql AS $$
 DECLARE
   v_old bigint[];
   v_new bigint[];
+  v_pkgs integer[];
   v_fams text[];
   v_changed bigint[];
 BEGIN
@@ -25,6 +26,22 @@ BEGIN
        AND c.version_key <= r.hi AND (r.lo_incl OR c.version_key <> r.lo)
        AND (r.hi_incl OR c.version_key <> r.hi)
      WHERE r.advisory_id = adv);
+  -- Through OS packages: the versions of each named package in the interval (os_packages_key),
+  -- the chunks holding them, the images holding those chunks (both GIN).
+  v_pkgs := ARRAY(
+    SELECT op.id
+      FROM advisory_package_ranges r JOIN advisories a ON a.id = r.advisory_id
+       AND a.withdrawn_at IS NULL
+      JOIN os_packages op ON op.ecosystem = r.ecosystem AND op.name = r.package
+       AND op.key >= coalesce(r.lo, '\x'::bytea)
+       AND imx_pkg_key_in(op.key, r.lo, r.lo_incl, r.hi, r.hi_incl)
+     WHERE r.advisory_id = adv);
+  IF cardinality(v_pkgs) > 0 THEN
+    v_new := ARRAY(SELECT DISTINCT x FROM unnest(v_new || ARRAY(
+      SELECT ip.image_id FROM image_packages ip
+       WHERE ip.chunks && ARRAY(SELECT c.id FROM os_package_chunks c
+                                 WHERE c.members && v_pkgs))) x);
+  END IF;
   v_fams := ARRAY(SELECT DISTINCT i.family FROM unnest(v_old || v_new) n(id)
                     JOIN images i ON i.id = n.id);
   PERFORM imx_patch_lock_families(v_fams);
@@ -53,6 +70,10 @@ BEGIN
   ON CONFLICT (pin_id, advisory_id) DO UPDATE SET fixed_by = EXCLUDED.fixed_by
    WHERE pa.fixed_by IS DISTINCT FROM EXCLUDED.fixed_by;
 
+  -- Stored documents whose os_packages changed without their images row (0025).
+  PERFORM imx_image_docs_refresh_os(ARRAY(SELECT x FROM unnest(v_old || v_new) x
+                                            EXCEPT SELECT y FROM unnest(v_changed) y));
+
   RETURN json_build_object('affected_images', cardinality(v_new),
                            'patch_status_changed', to_json(v_changed));
 END
@@ -60,7 +81,9 @@ $$;
 
 -- Publishes (p_revision NULL) or revises an advisory. p_doc: {id, title, published, severity,
 -- cvss, cvss_v4, cves, url, source, source_version, affected:[{component, range, lo, lo_incl,
--- hi, hi_incl, fixed}]} as server/api/advisories.c checked it; on a revision only the keys
+-- hi, hi_incl, fixed} or, over a distro's packages, {ecosystem, package, range, lo, lo_incl, hi,
+-- hi_incl, fixed} with lo / hi imx_pkgver_key() hex or null]} as server/api/advisories.c
+-- checked it; on a revision only the keys
 -- present change, and "affected" replaces every range. p_revision: the revision the client read
 -- (If-Match). A publish of a document with a source_version (a CSAF bulletin) whose id exists
 -- revises it when the version is newer ("not_newer" otherwise).
@@ -130,6 +153,7 @@ BEGIN
     RETURNING * INTO v_adv;
     IF p_doc ? 'affected' THEN
       DELETE FROM advisory_ranges WHERE advisory_id = v_id;
+      DELETE FROM advisory_package_ranges WHERE advisory_id = v_id;
     END IF;
   END IF;
   IF p_revision IS NULL OR p_doc ? 'affected' THEN
@@ -138,12 +162,23 @@ BEGIN
     SELECT v_id, (x.o - 1)::int, x.e->>'component', x.e->>'range', (x.e->>'lo')::int[],
            (x.e->>'lo_incl')::boolean, (x.e->>'hi')::int[], (x.e->>'hi_incl')::boolean,
            x.e->>'fixed'
-      FROM jsonb_array_elements(p_doc->'affected') WITH ORDINALITY AS x(e, o);
+      FROM jsonb_array_elements(p_doc->'affected') WITH ORDINALITY AS x(e, o)
+     WHERE NOT x.e ? 'ecosystem';
+    INSERT INTO advisory_package_ranges (advisory_id, ord, ecosystem, package, range, lo, lo_incl,
+                                         hi, hi_incl, fixed)
+    SELECT v_id, (x.o - 1)::int, x.e->>'ecosystem', x.e->>'package', x.e->>'range',
+           decode(x.e->>'lo', 'hex'), (x.e->>'lo_incl')::boolean, decode(x.e->>'hi', 'hex'),
+           (x.e->>'hi_incl')::boolean, x.e->>'fixed'
+      FROM jsonb_array_elements(p_doc->'affected') WITH ORDINALITY AS x(e, o)
+     WHERE x.e ? 'ecosystem';
     v_res := imx_advisory_reconcile(v_id);
   ELSE
     v_res := json_build_object('affected_images',
                                (SELECT count(*) FROM image_advisories WHERE advisory_id = v_id),
                                'patch_status_changed', '[]'::json);
+    -- title, severity or CVEs: the os_packages of the images it affects (0025)
+    PERFORM imx_image_docs_refresh_os(ARRAY(SELECT image_id FROM image_advisories
+                                              WHERE advisory_id = v_id));
   END IF;
 
   IF v_adv.revision = 1 THEN
@@ -188,6 +223,8 @@ BEGIN
                                           WHERE advisory_id = p_id));
   DELETE FROM image_advisories WHERE advisory_id = p_id;
   v_changed := ARRAY(SELECT imx_patch_status_update(v_old));
+  PERFORM imx_image_docs_refresh_os(ARRAY(SELECT x FROM unnest(v_old) x
+                                            EXCEPT SELECT y FROM unnest(v_changed) y));
   RETURN json_build_object('outcome', 'withdrawn', 'revision', v_adv.revision,
                            'patch_status_changed', to_json(v_changed));
 END

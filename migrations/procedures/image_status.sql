@@ -71,6 +71,8 @@ BEGIN
   END LOOP;
 
   v_changed := ARRAY(SELECT imx_patch_status_update(p_ids || v_touched));
+  PERFORM imx_image_docs_refresh_os(ARRAY(SELECT x FROM unnest(v_touched) x
+                                            EXCEPT SELECT y FROM unnest(p_ids || v_changed) y));
   v_events := imx_patch_announce(p_fams);
   RETURN json_build_object('patch_status_changed', to_json(v_changed), 'patch_events', v_events);
 END

@@ -5,14 +5,18 @@
 -- checked by server/api/images.c): {family, version, team_id, provider, architecture, os_name,
 -- os_version, kernel, layer, parent_id, boot_seconds, size_gb, description, compatibility,
 -- components:[{name, version}], artifacts:[{region, artifact_id}], gpus:[...],
--- instance_families:[...], tags:[...]}, each component with "key", its imx_version_key().
+-- instance_families:[...], tags:[...], packages:[{ecosystem, name, version, key, order}],
+-- packages_source}, each component with "key", its imx_version_key(), and each package with
+-- "key", its imx_pkgver_key() as hex (server/domain/pkgver.c).
 --
 -- Steps, in order:
 --   1. lock: the global patch lock (shared) and each family's lock, in name order;
 --   2. insert the images, each row written once with its search copies and its own patch status,
 --      then their child rows (components, artifacts, GPUs, instance families, tags);
 --   3. image.published, one event per image in id order;
---   4. the advisories that affect the new images (their components against the ranges, indexed);
+--   3b. the package inventories (imx_publish_packages: interned packages, shared chunks);
+--   4. the advisories that affect the new images (their components and packages against the
+--      ranges, indexed);
 --   5. the fixes the new images bring to older images of their families, and to pins;
 --   6. patch statuses of the images whose rows changed;
 --   7. patch.available for the fixes that appeared (imx_patch_announce);
@@ -66,7 +70,7 @@ BEGIN
     INSERT INTO images (family, version, team_id, provider, architecture, os_name, os_version,
                         kernel, layer, parent_id, boot_seconds, size_gb, description,
                         compatibility, search, published_at, gpus, regions, tags, components,
-                        component_keys, patch_status)
+                        component_keys, patch_status, os_patch_status)
     SELECT j->>'family', j->>'version', (j->>'team_id')::bigint, j->>'provider',
            j->>'architecture', j->>'os_name', j->>'os_version', j->>'kernel', j->>'layer',
            (j->>'parent_id')::bigint, (j->>'boot_seconds')::int, (j->>'size_gb')::numeric,
@@ -78,7 +82,8 @@ BEGIN
            ARRAY(SELECT a->>'region' FROM jsonb_array_elements(j->'artifacts') a ORDER BY 1),
            ARRAY(SELECT DISTINCT t FROM jsonb_array_elements_text(j->'tags') t ORDER BY 1),
            coalesce(ca.components, '{}'), coalesce(ca.keys, '{}'),
-           CASE WHEN ca.hit THEN 'vulnerable' ELSE 'ok' END
+           CASE WHEN ca.hit THEN 'vulnerable' ELSE 'ok' END,
+           CASE WHEN jsonb_array_length(coalesce(j->'packages', '[]')) > 0 THEN 'ok' END
       FROM d LEFT JOIN cagg ca ON ca.o = d.o ORDER BY d.o
     RETURNING id, family, version
   ), m AS (
@@ -116,15 +121,24 @@ BEGIN
        FROM (SELECT unnest(v_ids) AS id ORDER BY 1) x;
   END IF;
 
-  -- 4. which advisories affect the new images
+  -- 3b. package inventories
+  PERFORM imx_publish_packages(v_ids, p_docs);
+
+  -- 4. which advisories affect the new images: through a component, or an OS package
   INSERT INTO image_advisories (image_id, advisory_id, family)
-  SELECT DISTINCT c.image_id, r.advisory_id, i.family
-    FROM unnest(v_ids) n(id)
-    JOIN images i ON i.id = n.id
-    JOIN image_components c ON c.image_id = n.id
-    JOIN advisory_ranges r ON r.component = c.name
-     AND imx_key_in(c.version_key, r.lo, r.lo_incl, r.hi, r.hi_incl)
-    JOIN advisories a ON a.id = r.advisory_id AND a.withdrawn_at IS NULL;
+  SELECT DISTINCT x.image_id, x.advisory_id, i.family
+    FROM (SELECT c.image_id, r.advisory_id
+            FROM unnest(v_ids) n(id)
+            JOIN image_components c ON c.image_id = n.id
+            JOIN advisory_ranges r ON r.component = c.name
+             AND imx_key_in(c.version_key, r.lo, r.lo_incl, r.hi, r.hi_incl)
+          UNION
+          SELECT n.id, r.advisory_id
+            FROM unnest(v_ids) n(id), imx_image_packages(n.id) p
+            JOIN advisory_package_ranges r ON r.ecosystem = p.ecosystem AND r.package = p.name
+             AND imx_pkg_key_in(p.key, r.lo, r.lo_incl, r.hi, r.hi_incl)) x
+    JOIN images i ON i.id = x.image_id
+    JOIN advisories a ON a.id = x.advisory_id AND a.withdrawn_at IS NULL;
 
   -- 5. the fixes they bring
   v_touched := ARRAY(SELECT imx_patch_after_publish(v_ids));
@@ -139,8 +153,11 @@ BEGIN
   -- 8. open requests
   v_matches := imx_request_match_images(v_ids);
 
-  -- 9. stored documents
+  -- 9. stored documents: the new images', and older ones whose os_packages changed (a fix
+  -- moved) without their images row
   PERFORM imx_image_docs_write(v_ids);
+  PERFORM imx_image_docs_refresh_os(ARRAY(SELECT x FROM unnest(v_touched) x
+                                            EXCEPT SELECT y FROM unnest(v_changed || v_ids) y));
 
   RETURN json_build_object('ids', to_json(v_ids), 'patch_status_changed', to_json(v_changed),
                            'patch_events', v_events, 'request_matches', v_matches);
@@ -173,6 +190,67 @@ LANGUAGE sql STABLE PARALLEL SAFE AS $$
                                 AND c.version_key >= k.lo AND c.version_key <= k.hi
                                 AND (k.lo_incl OR c.version_key <> k.lo)
                                 AND (k.hi_incl OR c.version_key <> k.hi))))
+$$;
+
+-- The package inventories of new images p_ids (p_docs in the same order): each (ecosystem,
+-- name, version) interned in os_packages; each inventory, sorted by name, cut into chunks after
+-- every name whose hash is 0 mod 32 (so a changed version or an added package changes only its
+-- own chunk); each chunk stored once by the SHA-256 of its members; the image row lists its
+-- chunks. Cost: the new images' packages, whatever the catalog holds.
+CREATE OR REPLACE FUNCTION imx_publish_packages(p_ids bigint[], p_docs jsonb) RETURNS void
+LANGUAGE plpgsql
+SET plan_cache_mode = force_generic_plan SET enable_seqscan = off AS $$
+BEGIN
+  IF NOT EXISTS (SELECT 1 FROM jsonb_array_elements(p_docs) d
+                  WHERE jsonb_array_length(coalesce(d->'packages', '[]')) > 0) THEN
+    RETURN;
+  END IF;
+  -- in one order, so that two publishes of new packages never wait on each other in a cycle
+  INSERT INTO os_packages (ecosystem, name, version, key, vorder)
+  SELECT DISTINCT p->>'ecosystem', p->>'name', p->>'version', decode(p->>'key', 'hex'),
+         p->>'order'
+    FROM jsonb_array_elements(p_docs) d, jsonb_array_elements(d->'packages') p
+   ORDER BY 1, 2, 3
+  ON CONFLICT (ecosystem, name, version) DO NOTHING;
+
+  IF to_regclass('pg_temp.imx_publish_chunks') IS NULL THEN
+    CREATE TEMP TABLE imx_publish_chunks (image_id bigint, chunk_no bigint, members integer[],
+                                          digest bytea) ON COMMIT DELETE ROWS;
+  END IF;
+  TRUNCATE imx_publish_chunks;
+  INSERT INTO imx_publish_chunks
+  WITH d AS (
+    SELECT x.j, x.o FROM jsonb_array_elements(p_docs) WITH ORDINALITY AS x(j, o)
+  ), pk AS (
+    SELECT DISTINCT p_ids[d.o] AS image_id, op.id, op.name
+      FROM d, jsonb_array_elements(d.j->'packages') p
+      JOIN os_packages op ON op.ecosystem = p->>'ecosystem' AND op.name = p->>'name'
+       AND op.version = p->>'version'
+  ), cut AS (
+    SELECT pk.image_id, pk.id,
+           sum(CASE WHEN hashtext(pk.name) & 31 = 0 THEN 1 ELSE 0 END)
+             OVER (PARTITION BY pk.image_id ORDER BY pk.name, pk.id) AS chunk_no
+      FROM pk
+  ), ch AS (
+    SELECT cut.image_id, cut.chunk_no, array_agg(cut.id ORDER BY cut.id) AS members
+      FROM cut GROUP BY 1, 2
+  )
+  SELECT ch.image_id, ch.chunk_no, ch.members, sha256(convert_to(ch.members::text, 'UTF8'))
+    FROM ch;
+
+  INSERT INTO os_package_chunks (digest, members)
+  SELECT DISTINCT ON (c.digest) c.digest, c.members FROM imx_publish_chunks c ORDER BY c.digest
+  ON CONFLICT (digest) DO NOTHING;
+
+  INSERT INTO image_packages (image_id, chunks, n_packages, ecosystems, source)
+  SELECT c.image_id, array_agg(k.id ORDER BY c.chunk_no), sum(cardinality(c.members)),
+         ARRAY(SELECT DISTINCT p->>'ecosystem'
+                 FROM jsonb_array_elements(p_docs->(array_position(p_ids, c.image_id) - 1)
+                                           ->'packages') p ORDER BY 1),
+         coalesce(p_docs->(array_position(p_ids, c.image_id) - 1)->>'packages_source', 'manifest')
+    FROM imx_publish_chunks c JOIN os_package_chunks k ON k.digest = c.digest
+   GROUP BY c.image_id;
+END
 $$;
 
 -- Open image requests that the new images satisfy, found by what the requests name: a

@@ -14,10 +14,11 @@
 #include "db/tx.h"
 #include "domain/csaf.h"
 #include "domain/osv.h"
+#include "domain/pkgver.h"
 #include "domain/version.h"
 #include "util/config.h"
 
-#define AFFECTED_MAX 64  /* ranges in one advisory */
+#define AFFECTED_MAX 256 /* ranges in one advisory (a USN names each binary package) */
 #define CVES_MAX     200 /* CVE ids in one advisory */
 
 static const struct imx_api_field advisory_fields[] = {
@@ -94,6 +95,79 @@ static bool severity_ok(const char *s)
            strcmp(s, "critical") == 0;
 }
 
+static const struct imx_api_field package_range_fields[] = {
+    { "ecosystem", JSON_STRING, true }, { "package", JSON_STRING, true },
+    { "range", JSON_STRING, true },     { "fixed", JSON_STRING, false },
+    { NULL, JSON_NULL, false },
+};
+
+/* Appends the errors of sub (pointers inside entry i) to errors. */
+static void nest_errors(json_t *sub, size_t i, json_t *errors)
+{
+    char ptr[300];
+    size_t k;
+    json_t *se;
+    json_array_foreach(sub, k, se)
+    {
+        snprintf(ptr, sizeof ptr, "/affected/%zu%s", i,
+                 json_string_value(json_object_get(se, "pointer")));
+        imx_verr(errors, ptr, "%s", json_string_value(json_object_get(se, "detail")));
+    }
+}
+
+/* Checks one affected entry over a distro's packages ({ecosystem, package, range, fixed}, the
+ * range in that ecosystem's order); appends its stored form (key bounds as hex, null when
+ * unbounded) to out. */
+static void check_package_range(json_t *e, size_t i, json_t *out, json_t *errors)
+{
+    char ptr[64], err[IMX_CONSTRAINT_ERR_SIZE];
+    json_t *sub = json_array();
+    imx_api_check_fields(e, package_range_fields, sub);
+    nest_errors(sub, i, errors);
+    json_decref(sub);
+    const char *eco = json_string_value(json_object_get(e, "ecosystem"));
+    const char *pkg = json_string_value(json_object_get(e, "package"));
+    const char *range = json_string_value(json_object_get(e, "range"));
+    const char *fixed = json_string_value(json_object_get(e, "fixed"));
+    enum imx_pkg_order order = eco ? imx_pkg_ecosystem_order(eco) : 0;
+    if (eco && !order) {
+        snprintf(ptr, sizeof ptr, "/affected/%zu/ecosystem", i);
+        imx_verr(errors, ptr,
+                 "must be a distro's OSV ecosystem such as Ubuntu:24.04:LTS, Debian:12, Rocky "
+                 "Linux:9, AlmaLinux:9 or Amazon Linux 2023");
+    }
+    if (pkg && !imx_pkg_name_ok(pkg)) {
+        snprintf(ptr, sizeof ptr, "/affected/%zu/package", i);
+        imx_verr(errors, ptr, "must be a package name such as openssl");
+    }
+    if (!order || !range)
+        return;
+    struct imx_pkg_constraint c;
+    if (imx_pkg_constraint_parse(order, range, &c, err, sizeof err) != 0) {
+        snprintf(ptr, sizeof ptr, "/affected/%zu/range", i);
+        imx_verr(errors, ptr, "%s", err);
+        return;
+    }
+    if (fixed) {
+        snprintf(ptr, sizeof ptr, "/affected/%zu/fixed", i);
+        if (!imx_pkgver_valid(order, fixed))
+            imx_verr(errors, ptr, "must be a version of %s", eco);
+        else if (imx_pkg_constraint_matches(order, &c, fixed))
+            imx_verr(errors, ptr, "lies inside the affected range");
+    }
+    char lo[IMX_PKGVER_KEY_HEX_SIZE], hi[IMX_PKGVER_KEY_HEX_SIZE];
+    if (c.has_lo)
+        imx_pkgver_hex(c.lo, c.lo_n, lo);
+    if (c.has_hi)
+        imx_pkgver_hex(c.hi, c.hi_n, hi);
+    /* the hex without its "\x": the procedure decode()s it */
+    json_array_append_new(
+        out, json_pack("{s:s, s:s, s:s, s:s?, s:b, s:s?, s:b, s:s?}", "ecosystem", eco, "package",
+                       pkg ? pkg : "", "range", c.text, "lo", c.has_lo ? lo + 2 : NULL, "lo_incl",
+                       c.has_lo ? c.lo_incl : true, "hi", c.has_hi ? hi + 2 : NULL, "hi_incl",
+                       c.has_hi ? c.hi_incl : true, "fixed", fixed));
+}
+
 /* Checks one affected entry; appends its stored form (with bounds) to out. */
 static void check_range(json_t *e, size_t i, json_t *out, json_t *errors)
 {
@@ -103,16 +177,13 @@ static void check_range(json_t *e, size_t i, json_t *out, json_t *errors)
         imx_verr(errors, ptr, "must be an object");
         return;
     }
+    if (json_object_get(e, "ecosystem")) {
+        check_package_range(e, i, out, errors);
+        return;
+    }
     json_t *sub = json_array();
     imx_api_check_fields(e, range_fields, sub);
-    size_t k;
-    json_t *se;
-    json_array_foreach(sub, k, se)
-    {
-        snprintf(ptr, sizeof ptr, "/affected/%zu%s", i,
-                 json_string_value(json_object_get(se, "pointer")));
-        imx_verr(errors, ptr, "%s", json_string_value(json_object_get(se, "detail")));
-    }
+    nest_errors(sub, i, errors);
     json_decref(sub);
     const char *component = json_string_value(json_object_get(e, "component"));
     const char *range = json_string_value(json_object_get(e, "range"));

@@ -17,6 +17,8 @@
 #include "db/reference.h"
 #include "db/tx.h"
 #include "domain/compat.h"
+#include "domain/pkgver.h"
+#include "domain/sbom.h"
 #include "domain/version.h"
 #include "util/config.h"
 #include "util/log.h"
@@ -256,15 +258,27 @@ void imx_api_compat_check(struct imx_req *r)
 /* ---- POST /v1/images ---- */
 
 static const struct imx_api_field manifest_fields[] = {
-    { "team", JSON_STRING, true },         { "family", JSON_STRING, true },
-    { "version", JSON_STRING, true },      { "provider", JSON_STRING, true },
-    { "architecture", JSON_STRING, true }, { "os", JSON_OBJECT, true },
-    { "kernel", JSON_STRING, false },      { "layer", JSON_STRING, true },
-    { "artifacts", JSON_ARRAY, true },     { "components", JSON_ARRAY, true },
-    { "gpus", JSON_ARRAY, false },         { "instance_families", JSON_ARRAY, false },
-    { "tags", JSON_ARRAY, false },         { "boot_seconds", JSON_INTEGER, false },
-    { "size_gb", JSON_REAL, false },       { "parent", JSON_INTEGER, false },
-    { "description", JSON_STRING, false }, { NULL, JSON_NULL, false },
+    { "team", JSON_STRING, true },
+    { "family", JSON_STRING, true },
+    { "version", JSON_STRING, true },
+    { "provider", JSON_STRING, true },
+    { "architecture", JSON_STRING, true },
+    { "os", JSON_OBJECT, true },
+    { "kernel", JSON_STRING, false },
+    { "layer", JSON_STRING, true },
+    { "artifacts", JSON_ARRAY, true },
+    { "components", JSON_ARRAY, true },
+    { "gpus", JSON_ARRAY, false },
+    { "instance_families", JSON_ARRAY, false },
+    { "tags", JSON_ARRAY, false },
+    { "boot_seconds", JSON_INTEGER, false },
+    { "size_gb", JSON_REAL, false },
+    { "parent", JSON_INTEGER, false },
+    { "description", JSON_STRING, false },
+    { "packages", JSON_ARRAY, false },
+    { "sbom", JSON_OBJECT, false },
+    { "packages_source", JSON_STRING, false },
+    { NULL, JSON_NULL, false },
 };
 
 static bool instance_family_ok(const char *s)
@@ -286,8 +300,119 @@ struct publish {
     const char *families[IMX_DBI_MAX_ROWS];
     const char *tags[IMX_DBI_MAX_ROWS];
     const char *team;
-    char *report; /* new JSON text */
+    char *report;     /* new JSON text */
+    json_t *packages; /* owned: [{ecosystem, name, version, key}] */
 };
+
+static const struct imx_api_field package_fields[] = {
+    { "name", JSON_STRING, true },
+    { "version", JSON_STRING, true },
+    { "ecosystem", JSON_STRING, false },
+    { NULL, JSON_NULL, false },
+};
+
+/* The OS package inventory: "packages" [{name, version, ecosystem}] (ecosystem defaults to the
+ * one of the manifest's os, e.g. Ubuntu:24.04:LTS), or "sbom", a CycloneDX or SPDX document
+ * whose deb and rpm purls are read. Each version is checked in its ecosystem's order and keyed
+ * (imx_pkgver_key). Sets p->packages and p->in.packages. */
+static void check_packages(const json_t *body, struct publish *p, json_t *errors)
+{
+    const json_t *list = json_object_get(body, "packages");
+    const json_t *sbom = json_object_get(body, "sbom");
+    if (!list && !sbom)
+        return;
+    if (list && sbom) {
+        imx_verr(errors, "/sbom", "give packages or an sbom, not both");
+        return;
+    }
+    char def[IMX_PKG_ECOSYSTEM_MAX + 1] = "";
+    const json_t *os = json_object_get(body, "os");
+    if (imx_pkg_ecosystem_of_os(json_string_value(json_object_get(os, "name")),
+                                json_string_value(json_object_get(os, "version")), def,
+                                sizeof def) != 0)
+        def[0] = '\0';
+    json_t *in = NULL;
+    if (sbom) {
+        in = imx_sbom_packages(sbom, def[0] ? def : NULL, "/sbom", errors);
+        if (!in)
+            return;
+        p->in.packages_source = imx_sbom_format(sbom);
+    } else {
+        if (json_array_size(list) == 0 || json_array_size(list) > IMX_SBOM_PACKAGES_MAX) {
+            imx_verr(errors, "/packages", "must list 1 to %d packages", IMX_SBOM_PACKAGES_MAX);
+            return;
+        }
+        in = json_incref((json_t *)list);
+        const char *src = json_string_value(json_object_get(body, "packages_source"));
+        if (src && strcmp(src, "probe") != 0 && strcmp(src, "manifest") != 0) {
+            imx_verr(errors, "/packages_source", "must be manifest or probe");
+            json_decref(in);
+            return;
+        }
+        p->in.packages_source = src && strcmp(src, "probe") == 0 ? "probe" : "manifest";
+    }
+    json_t *out = json_array();
+    size_t i;
+    json_t *e;
+    char ptr[64];
+    json_array_foreach(in, i, e)
+    {
+        if (!sbom) {
+            snprintf(ptr, sizeof ptr, "/packages/%zu", i);
+            if (!json_is_object(e)) {
+                imx_verr(errors, ptr, "must be an object {name, version, ecosystem}");
+                continue;
+            }
+            json_t *sub = json_array();
+            imx_api_check_fields(e, package_fields, sub);
+            size_t k;
+            json_t *se;
+            json_array_foreach(sub, k, se)
+            {
+                char sp[128];
+                snprintf(sp, sizeof sp, "%s%s", ptr,
+                         json_string_value(json_object_get(se, "pointer")));
+                imx_verr(errors, sp, "%s", json_string_value(json_object_get(se, "detail")));
+            }
+            json_decref(sub);
+        }
+        const char *name = json_string_value(json_object_get(e, "name"));
+        const char *version = json_string_value(json_object_get(e, "version"));
+        const char *eco = json_string_value(json_object_get(e, "ecosystem"));
+        if (!eco)
+            eco = def[0] ? def : NULL;
+        if (!name || !version)
+            continue;
+        enum imx_pkg_order order = eco ? imx_pkg_ecosystem_order(eco) : 0;
+        char sp[96], key[IMX_PKGVER_KEY_HEX_SIZE];
+        if (!order) {
+            snprintf(sp, sizeof sp, "/packages/%zu/ecosystem", i);
+            imx_verr(errors, sp,
+                     eco ? "must be a distro's OSV ecosystem such as Ubuntu:24.04:LTS, Debian:12, "
+                           "Rocky Linux:9, AlmaLinux:9 or Amazon Linux 2023"
+                         : "is required: imaxe knows no distro ecosystem for this manifest's os");
+            continue;
+        }
+        if (!imx_pkg_name_ok(name)) {
+            snprintf(sp, sizeof sp, "/packages/%zu/name", i);
+            imx_verr(errors, sp, "must be a package name (1 to 128 of A-Z a-z 0-9 . + _ - ~)");
+            continue;
+        }
+        if (imx_pkgver_key_hex(order, version, key) != 0) {
+            snprintf(sp, sizeof sp, "/packages/%zu/version", i);
+            imx_verr(errors, sp,
+                     order == IMX_PKG_DPKG ? "must be a dpkg version such as 1:2.4.1~rc1-2"
+                                           : "must be an rpm version such as 1:3.0.7-27.el9");
+            continue;
+        }
+        json_array_append_new(out, json_pack("{s:s, s:s, s:s, s:s, s:s}", "ecosystem", eco, "name",
+                                             name, "version", version, "key", key + 2, "order",
+                                             order == IMX_PKG_DPKG ? "dpkg" : "rpm"));
+    }
+    json_decref(in);
+    p->packages = out;
+    p->in.packages = out;
+}
 
 static void check_os(const json_t *os, struct publish *p, json_t *errors)
 {
@@ -435,6 +560,7 @@ static void check_manifest(json_t *body, struct publish *p, json_t *errors)
     in->n_tags = read_strings(json_object_get(body, "tags"), "tags", p->tags, IMX_DBI_MAX_ROWS,
                               tag_ok, "a tag of a-z, 0-9, ':', '.', '_', '-'", errors);
     in->tags = p->tags;
+    check_packages(body, p, errors);
 }
 
 /* Replies with the stored image (status, with ETag and, for 201, Location). */
@@ -546,8 +672,10 @@ void imx_api_image_publish(struct imx_req *r)
     imx_db_tx(r, publish_tx, p);
 out:
     json_decref(errors);
-    if (p)
+    if (p) {
         free(p->report);
+        json_decref(p->packages);
+    }
     free(p);
 }
 
@@ -566,6 +694,7 @@ static void import_free(struct import *im)
 {
     for (size_t i = 0; i < im->n; i++) {
         free(im->p[i].report);
+        json_decref(im->p[i].packages);
         json_decref(im->docs[i]);
     }
     free(im->p);
@@ -1092,6 +1221,52 @@ static void constraint_arg(void *cls, const char *value)
 }
 
 /* Reads every component argument; replies 400 naming the bad one and returns -1. */
+/* package=NAME:CONSTRAINT filters (repeatable): the constraint read in both orders, dpkg and
+ * rpm; one that parses in neither is refused. */
+struct package_args {
+    struct imx_image_package_filter list[IMX_DBI_MAX_PACKAGE_FILTERS];
+    char names[IMX_DBI_MAX_PACKAGE_FILTERS][IMX_PKG_NAME_MAX + 1];
+    size_t n;
+    char problem[600];
+};
+
+static void package_arg(void *cls, const char *value)
+{
+    struct package_args *pa = cls;
+    if (pa->problem[0])
+        return;
+    if (pa->n == IMX_DBI_MAX_PACKAGE_FILTERS) {
+        snprintf(pa->problem, sizeof pa->problem, "package: at most %d filters",
+                 IMX_DBI_MAX_PACKAGE_FILTERS);
+        return;
+    }
+    const char *colon = strchr(value, ':');
+    size_t nl = colon ? (size_t)(colon - value) : 0;
+    if (!colon || nl == 0 || nl > IMX_PKG_NAME_MAX) {
+        snprintf(pa->problem, sizeof pa->problem,
+                 "package=%.80s: must be NAME:CONSTRAINT, such as openssl:<3.0.13-0ubuntu3.10",
+                 value);
+        return;
+    }
+    memcpy(pa->names[pa->n], value, nl);
+    pa->names[pa->n][nl] = '\0';
+    if (!imx_pkg_name_ok(pa->names[pa->n])) {
+        snprintf(pa->problem, sizeof pa->problem,
+                 "package=%.80s: the name must be A-Z, a-z, 0-9, '.', '+', '_', '-', '~'", value);
+        return;
+    }
+    struct imx_image_package_filter *f = &pa->list[pa->n];
+    char err[256];
+    f->dpkg_ok = imx_pkg_constraint_parse(IMX_PKG_DPKG, colon + 1, &f->dpkg, err, sizeof err) == 0;
+    f->rpm_ok = imx_pkg_constraint_parse(IMX_PKG_RPM, colon + 1, &f->rpm, NULL, 0) == 0;
+    if (!f->dpkg_ok && !f->rpm_ok) {
+        snprintf(pa->problem, sizeof pa->problem, "package=%.80s: %s", value, err);
+        return;
+    }
+    f->name = pa->names[pa->n];
+    pa->n++;
+}
+
 static int read_constraints(struct imx_req *r, struct constraint_args *ca)
 {
     ca->n = 0;
@@ -1240,14 +1415,20 @@ void imx_api_image_search(struct imx_req *r)
         .status = imx_req_query(r, "status"),
         .layer = imx_req_query(r, "layer"),
         .patch_status = imx_req_query(r, "patch_status"),
+        .os_patch_status = imx_req_query(r, "os_patch_status"),
         .limit = SEARCH_LIMIT_DEFAULT,
     };
+    static const char *const OS_PATCH_STATUSES[] = { "ok",      "vulnerable", "patch_available",
+                                                     "revoked", "unknown",    NULL };
     static const char *const SEARCH_STATUSES[] = { "active", "deprecated", "revoked", "any", NULL };
     if (!enum_arg(r, "provider", PROVIDERS, "aws, gcp, azure, onprem or oci-container") ||
         !enum_arg(r, "arch", ARCHS, "x86_64 or arm64") ||
         !enum_arg(r, "status", SEARCH_STATUSES, "active, deprecated, revoked or any") ||
         !enum_arg(r, "layer", LAYERS, "platform or model") ||
-        !enum_arg(r, "patch_status", PATCH_STATUSES, "ok, vulnerable, patch_available or revoked"))
+        !enum_arg(r, "patch_status", PATCH_STATUSES,
+                  "ok, vulnerable, patch_available or revoked") ||
+        !enum_arg(r, "os_patch_status", OS_PATCH_STATUSES,
+                  "ok, vulnerable, patch_available, revoked or unknown"))
         return;
     if (imx_image_sort_parse(imx_req_query(r, "sort"), &s.sort) != 0) {
         imx_reply_problem(r, IMX_E_BAD_REQUEST,
@@ -1286,16 +1467,26 @@ void imx_api_image_search(struct imx_req *r)
     s.tags = tags.list;
     s.n_tags = tags.n;
     struct constraint_args *ca = malloc(sizeof *ca);
+    struct package_args *pa = malloc(sizeof *pa);
     char *page = NULL, *facets = NULL, *out = NULL;
     json_t *key = NULL;
-    if (!ca) {
+    if (!ca || !pa) {
         imx_reply_problem(r, IMX_E_INTERNAL, NULL);
-        return;
+        goto done;
     }
     if (read_constraints(r, ca) != 0)
         goto done;
     s.constraints = ca->list;
     s.n_constraints = ca->n;
+    pa->n = 0;
+    pa->problem[0] = '\0';
+    imx_req_query_each(r, "package", package_arg, pa);
+    if (pa->problem[0]) {
+        imx_reply_problem(r, IMX_E_BAD_REQUEST, "%s", pa->problem);
+        goto done;
+    }
+    s.packages = pa->list;
+    s.n_packages = pa->n;
     const char *cursor = imx_req_query(r, "cursor");
     if (cursor) {
         key = imx_cursor_decode(cursor);
@@ -1375,6 +1566,7 @@ done:
     free(page);
     free(facets);
     free(ca);
+    free(pa);
 }
 
 /* ---- GET /v1/compare ---- */
@@ -1479,6 +1671,28 @@ static json_t *compare_doc(const struct imx_db_compare_rows *rows, size_t n)
     return doc;
 }
 
+/* The OS half beside patch_status: os_patch_status, os_advisories (imx_db_image_compare_os),
+ * appended to doc's fields. Returns 0, or -1 after replying. */
+static int add_os_fields(struct imx_req *r, struct imx_db_conn *c, const long long *ids, size_t n,
+                         json_t *doc)
+{
+    char *text = NULL;
+    enum imx_db_images_rc rc = imx_db_image_compare_os(c, ids, n, &text);
+    json_t *os = rc == IMX_DBI_OK ? json_loads(text, 0, NULL) : NULL;
+    free(text);
+    if (rc != IMX_DBI_OK || !json_is_array(os)) {
+        json_decref(os);
+        if (rc != IMX_DBI_OK)
+            reply_rc(r, rc);
+        else
+            imx_reply_problem(r, IMX_E_INTERNAL, NULL);
+        return -1;
+    }
+    json_array_extend(json_object_get(doc, "fields"), os);
+    json_decref(os);
+    return 0;
+}
+
 /* Compare built from scratch by PostgreSQL (IMAXE_READ_CACHE=0: the reference the stored path
  * follows), costs from a second statement. */
 static void compare_from_scratch(struct imx_req *r, const long long *ids, size_t n)
@@ -1527,6 +1741,10 @@ static void compare_from_scratch(struct imx_req *r, const long long *ids, size_t
     json_array_append_new(
         json_object_get(doc, "fields"),
         json_pack("{s:s, s:o, s:b}", "name", "patch_status", "values", patch, "differs", differs));
+    if (add_os_fields(r, c, ids, n, doc) != 0) {
+        json_decref(per_image);
+        goto out;
+    }
     json_object_set_new(doc, "costs", per_image);
     imx_reply_json_steal(r, 200, doc);
     doc = NULL;
@@ -1612,6 +1830,10 @@ void imx_api_compare(struct imx_req *r)
         json_array_append_new(per_image,
                               json_pack("{s:I, s:o, s:o}", "image", (json_int_t)ids[i],
                                         "best_cost_per_1k", best, "boot_seconds_median", boot));
+    }
+    if (add_os_fields(r, c, ids, n, doc) != 0) {
+        json_decref(per_image);
+        goto out;
     }
     json_object_set_new(doc, "costs", per_image);
     imx_reply_json_steal(r, 200, doc);

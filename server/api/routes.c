@@ -108,8 +108,8 @@ const struct imx_route imx_routes[] = {
     /* The catalog: readable with any role in any team; writes need publisher of the owning team
      * (checked by the handler), reference data writes a global admin. */
     { "GET", "/v1/images", SIGNED_IN, imx_api_image_search, IMX_ROLE_VIEWER,
-      "q family provider region arch os gpu component* tag* status layer patch_status sort limit "
-      "facets cursor",
+      "q family provider region arch os gpu component* tag* status layer patch_status "
+      "os_patch_status package* sort limit facets cursor",
       false },
     { "POST", "/v1/images", SIGNED_IN, imx_api_image_publish, IMX_ROLE_PUBLISHER, NULL, CREATES },
     { "POST", "/v1/images:import", SIGNED_IN, imx_api_image_import, IMX_ROLE_PUBLISHER, NULL,

@@ -30,7 +30,7 @@
     " i.patch_status, (extract(epoch FROM i.published_at) * 1000000)::bigint,"                     \
     " (extract(epoch FROM i.revoke_at) * 1000000)::bigint, i.boot_seconds, i.size_gb,"             \
     " i.facet_cuda, i.facet_driver, i.gpus, i.regions, i.tags, i.facet_frameworks,"                \
-    " i.component_keys"
+    " i.component_keys, coalesce(i.os_patch_status, 'unknown')"
 
 IMX_DB_STMT(stmt_state, 0,
             "SELECT s.instance, s.generation, s.deletions, pg_current_snapshot(),"
@@ -204,6 +204,7 @@ static int put_row(struct imx_ix *ix, const PGresult *r, int i, char (*bufs)[FIE
         .layer = PQgetvalue(r, i, 6),
         .status = PQgetvalue(r, i, 7),
         .patch_status = PQgetvalue(r, i, 8),
+        .os_patch_status = PQgetvalue(r, i, 20),
         .published_us = strtoll(PQgetvalue(r, i, 9), NULL, 10),
         .revoke_us =
             PQgetisnull(r, i, 10) ? IMX_IX_NO_TIME : strtoll(PQgetvalue(r, i, 10), NULL, 10),
@@ -586,7 +587,8 @@ static int query_of(const struct imx_image_search *s, struct imx_ix_query *q, ch
                     size_t os_len, char id_text[24])
 {
     memset(q, 0, sizeof *q);
-    if ((s->q && *s->q) || s->n_constraints > IMX_IX_QUERY_CONS_MAX ||
+    /* Package filters are answered in SQL: the index keeps no inventories. */
+    if ((s->q && *s->q) || s->n_packages > 0 || s->n_constraints > IMX_IX_QUERY_CONS_MAX ||
         s->n_tags > IMX_IX_QUERY_TAGS_MAX)
         return -1;
 #define OPT(x) ((x) && *(x) ? (x) : NULL)
@@ -596,6 +598,7 @@ static int query_of(const struct imx_image_search *s, struct imx_ix_query *q, ch
     q->architecture = OPT(s->arch);
     q->layer = OPT(s->layer);
     q->patch_status = OPT(s->patch_status);
+    q->os_patch_status = OPT(s->os_patch_status);
     const char *status = OPT(s->status);
 #undef OPT
     q->status = !status ? "active" : strcmp(status, "any") == 0 ? NULL : status;

@@ -35,7 +35,13 @@
     "   to_jsonb(imx_version_key_num(u.lo::int[]) + CASE WHEN u.lo_incl THEN 0 ELSE 1 END) AS lo," \
     "   to_jsonb(imx_version_key_num(u.hi::int[]) - CASE WHEN u.hi_incl THEN 0 ELSE 1 END) AS hi"  \
     "  FROM unnest($9::text[], $10::text[], $11::bool[], $12::text[], $13::bool[])"                \
-    "    AS u(name, lo, lo_incl, hi, hi_incl))"
+    "    AS u(name, lo, lo_incl, hi, hi_incl)),"                                                   \
+    " pkgf AS MATERIALIZED (SELECT ARRAY(SELECT c.id FROM os_package_chunks c"                     \
+    "   WHERE c.members && ARRAY(SELECT op.id FROM os_packages op,"                                \
+    "     LATERAL (SELECT f.e -> op.vorder AS b) x WHERE op.name = f.e->>'name'"                   \
+    "     AND jsonb_typeof(x.b) = 'object' AND imx_pkg_key_in(op.key, decode(x.b->>'lo', 'hex'),"  \
+    "       (x.b->>'lo_incl')::boolean, decode(x.b->>'hi', 'hex'), (x.b->>'hi_incl')::boolean)))"  \
+    "   AS chunks FROM jsonb_array_elements(coalesce($19::jsonb, '[]')) f(e))"
 
 #define SEARCH_WHERE                                                                               \
     " ($1::text IS NULL OR i.search @@ websearch_to_tsquery('simple', $1::text))"                  \
@@ -53,45 +59,49 @@
     "      AND (i.revoke_at IS NULL OR i.revoke_at > now()))"                                      \
     "      OR ($15::text = 'revoked' AND i.revoke_at <= now()))"                                   \
     " AND ($16::text IS NULL OR i.layer = $16::text)"                                              \
-    " AND ($17::text IS NULL OR i.patch_status = $17::text)"
+    " AND ($17::text IS NULL OR i.patch_status = $17::text)"                                       \
+    " AND ($18::text IS NULL OR i.os_patch_status = $18::text"                                     \
+    "      OR ($18::text = 'unknown' AND i.os_patch_status IS NULL))"                              \
+    " AND NOT EXISTS (SELECT 1 FROM pkgf WHERE NOT EXISTS (SELECT 1 FROM image_packages ip"        \
+    "      WHERE ip.image_id = i.id AND ip.chunks && pkgf.chunks))"
 
-#define SEARCH_NPARAMS 17
+#define SEARCH_NPARAMS 19
 
-/* One page: $18 cursor key (text, NULL = first page), $19 cursor id, $20 limit. The page is
+/* One page: $20 cursor key (text, NULL = first page), $21 cursor id, $22 limit. The page is
  * fetched with one extra row to know whether a next page exists, and turned into JSON by one
  * aggregate over the page rows (summaries are built for them only, after the LIMIT). */
 #define PAGE_SQL(code, key, order, after)                                                          \
     "WITH " SEARCH_CTE ", page AS (SELECT i.id, (" key                                             \
     ")::text AS k, row_number() OVER (ORDER BY " order ") AS rn"                                   \
-    " FROM images i WHERE" SEARCH_WHERE " AND ($18::text IS NULL OR " after ")"                    \
-    " ORDER BY " order " LIMIT $20::int + 1)"                                                      \
+    " FROM images i WHERE" SEARCH_WHERE " AND ($20::text IS NULL OR " after ")"                    \
+    " ORDER BY " order " LIMIT $22::int + 1)"                                                      \
     " SELECT json_build_object("                                                                   \
     "  'items', coalesce(json_agg(" STORED_SUMMARY_OF(                                             \
         "s") " ORDER BY p.rn)"                                                                     \
-             "    FILTER (WHERE p.rn <= $20::int), '[]'),"                                         \
-             "  'next_cursor', CASE WHEN max(p.rn) > $20::int"                                     \
-             "    THEN min(CASE WHEN p.rn = $20::int THEN '" code                                  \
+             "    FILTER (WHERE p.rn <= $22::int), '[]'),"                                         \
+             "  'next_cursor', CASE WHEN max(p.rn) > $22::int"                                     \
+             "    THEN min(CASE WHEN p.rn = $22::int THEN '" code                                  \
              ":' || p.id || ':' || p.k END) END)::text"                                            \
              " FROM page p JOIN images s ON s.id = p.id"
 
-IMX_DB_STMT(stmt_page_published, 20,
+IMX_DB_STMT(stmt_page_published, 22,
             PAGE_SQL("p", "(extract(epoch FROM i.published_at) * 1000000)::bigint",
                      "i.published_at DESC, i.id DESC",
-                     "(i.published_at, i.id) < (timestamptz 'epoch' + $18::text::bigint"
-                     " * interval '1 microsecond', $19::bigint)"));
-IMX_DB_STMT(stmt_page_family, 20,
+                     "(i.published_at, i.id) < (timestamptz 'epoch' + $20::text::bigint"
+                     " * interval '1 microsecond', $21::bigint)"));
+IMX_DB_STMT(stmt_page_family, 22,
             PAGE_SQL("f", "i.family", "i.family, i.id",
-                     "(i.family, i.id) > ($18::text, $19::bigint)"));
+                     "(i.family, i.id) > ($20::text, $21::bigint)"));
 IMX_DB_STMT(
-    stmt_page_boot, 20,
+    stmt_page_boot, 22,
     PAGE_SQL("b", "coalesce(i.boot_seconds, 2147483647)",
              "coalesce(i.boot_seconds, 2147483647), i.id",
-             "(coalesce(i.boot_seconds, 2147483647), i.id) > ($18::text::int, $19::bigint)"));
-IMX_DB_STMT(stmt_page_size, 20,
+             "(coalesce(i.boot_seconds, 2147483647), i.id) > ($20::text::int, $21::bigint)"));
+IMX_DB_STMT(stmt_page_size, 22,
             PAGE_SQL("s", "coalesce(i.size_gb, 'Infinity'::numeric)",
                      "coalesce(i.size_gb, 'Infinity'::numeric), i.id",
                      "(coalesce(i.size_gb, 'Infinity'::numeric), i.id)"
-                     " > ($18::text::numeric, $19::bigint)"));
+                     " > ($20::text::numeric, $21::bigint)"));
 
 #define FACET(name, value_sql, from_sql)                                                           \
     " '" name "', (SELECT coalesce(json_agg(json_build_object('value', x.v, 'count', x.n)"         \
@@ -159,6 +169,9 @@ IMX_DB_STMT(
     "     'values', comps.v, 'differs', comps.differs) ORDER BY comps.name), '[]') FROM comps),"
     "  'fields', (SELECT json_agg(json_build_object('name', fields.name, 'values', fields.v,"
     "     'differs', fields.differs) ORDER BY fields.pos) FROM fields))::text");
+
+/* Compare's OS rows (migrations/0025_os_packages.sql imx_compare_os_fields). */
+IMX_DB_STMT(stmt_compare_os, 1, "SELECT imx_compare_os_fields($1::bigint[])::text");
 
 /* $1 family, $2 region, $3 arch, $4..$8 constraints as in search, $9 their texts. */
 IMX_DB_STMT(
@@ -413,7 +426,8 @@ static const char *empty_to_null(const char *s)
 
 /* The shared filter parameters $1..$17. os is split at ':' into os_buf. Returns 0 or -1. */
 struct search_params {
-    const char *v[20];
+    const char *v[22];
+    char *packages; /* new: the package filters as JSON, $19 */
     char os_name[64];
     char id_text[24];
     char limit_text[16];
@@ -542,6 +556,38 @@ static enum imx_db_images_rc search_filter_params(struct imx_db_conn *c, struct 
     sp->v[14] = !status ? "active" : strcmp(status, "any") == 0 ? NULL : status;
     sp->v[15] = empty_to_null(s->layer);
     sp->v[16] = empty_to_null(s->patch_status);
+    sp->v[17] = empty_to_null(s->os_patch_status);
+    sp->packages = NULL;
+    if (s->n_packages > IMX_DBI_MAX_PACKAGE_FILTERS || (s->n_packages && !s->packages))
+        return IMX_DBI_INVALID;
+    if (s->n_packages) {
+        json_t *a = json_array();
+        for (size_t i = 0; a && i < s->n_packages; i++) {
+            const struct imx_image_package_filter *f = &s->packages[i];
+            json_t *e = json_pack("{s:s}", "name", f->name ? f->name : "");
+            for (int k = 0; e && k < 2; k++) {
+                const struct imx_pkg_constraint *pc = k ? &f->rpm : &f->dpkg;
+                if (!(k ? f->rpm_ok : f->dpkg_ok))
+                    continue;
+                char lo[IMX_PKGVER_KEY_HEX_SIZE], hi[IMX_PKGVER_KEY_HEX_SIZE];
+                if (pc->has_lo)
+                    imx_pkgver_hex(pc->lo, pc->lo_n, lo);
+                if (pc->has_hi)
+                    imx_pkgver_hex(pc->hi, pc->hi_n, hi);
+                json_object_set_new(
+                    e, k ? "rpm" : "dpkg",
+                    json_pack("{s:s?, s:b, s:s?, s:b}", "lo", pc->has_lo ? lo + 2 : NULL, "lo_incl",
+                              !pc->has_lo || pc->lo_incl, "hi", pc->has_hi ? hi + 2 : NULL,
+                              "hi_incl", !pc->has_hi || pc->hi_incl));
+            }
+            json_array_append_new(a, e);
+        }
+        sp->packages = a ? json_dumps(a, JSON_COMPACT) : NULL;
+        json_decref(a);
+        if (!sp->packages)
+            return IMX_DBI_ERROR;
+        sp->v[18] = sp->packages;
+    }
     return IMX_DBI_OK;
 }
 
@@ -612,6 +658,7 @@ enum imx_db_images_rc imx_db_image_search(struct imx_db_conn *c, const struct im
     struct search_params *sp = malloc(sizeof *sp);
     if (!sp)
         return IMX_DBI_ERROR;
+    sp->packages = NULL;
     enum imx_db_images_rc rc = IMX_DBI_INVALID;
     int limit = s->limit == 0 ? 20 : s->limit;
     if (limit < 1 || limit > IMX_DBI_MAX_LIMIT)
@@ -623,17 +670,18 @@ enum imx_db_images_rc imx_db_image_search(struct imx_db_conn *c, const struct im
         const char *key;
         if (imx_db_search_cursor_parse(s->cursor, s->sort, sp->id_text, &key) != 0)
             goto out;
-        sp->v[17] = key;
-        sp->v[18] = sp->id_text;
+        sp->v[19] = key;
+        sp->v[20] = sp->id_text;
     }
     snprintf(sp->limit_text, sizeof sp->limit_text, "%d", limit);
-    sp->v[19] = sp->limit_text;
+    sp->v[21] = sp->limit_text;
     struct imx_db_stmt *stmt = s->sort == IMX_SORT_FAMILY         ? &stmt_page_family
                                : s->sort == IMX_SORT_BOOT_SECONDS ? &stmt_page_boot
                                : s->sort == IMX_SORT_SIZE_GB      ? &stmt_page_size
                                                                   : &stmt_page_published;
     rc = exec_json(c, stmt, sp->v, json);
 out:
+    free(sp->packages);
     free(sp);
     return rc;
 }
@@ -645,9 +693,11 @@ enum imx_db_images_rc imx_db_image_facets(struct imx_db_conn *c, const struct im
     struct search_params *sp = malloc(sizeof *sp);
     if (!sp)
         return IMX_DBI_ERROR;
+    sp->packages = NULL;
     enum imx_db_images_rc rc = search_filter_params(c, sp, s);
     if (rc == IMX_DBI_OK)
         rc = exec_json(c, &stmt_facets, sp->v, json);
+    free(sp->packages);
     free(sp);
     return rc;
 }
@@ -741,6 +791,11 @@ static enum imx_db_images_rc manifest_doc(const struct imx_image_new *in, json_t
     put(doc, "gpus", string_array(in->gpus, in->n_gpus));
     put(doc, "instance_families", string_array(in->instance_families, in->n_instance_families));
     put(doc, "tags", string_array(in->tags, in->n_tags));
+    if (in->packages && json_array_size(in->packages) > 0) {
+        put(doc, "packages", json_incref((json_t *)in->packages));
+        put(doc, "packages_source",
+            json_string(in->packages_source ? in->packages_source : "manifest"));
+    }
     return IMX_DBI_OK;
 }
 
@@ -906,6 +961,21 @@ void imx_db_compare_rows_free(struct imx_db_compare_rows *rows)
 {
     PQclear(rows->res);
     memset(rows, 0, sizeof *rows);
+}
+
+enum imx_db_images_rc imx_db_image_compare_os(struct imx_db_conn *c, const long long *ids, size_t n,
+                                              char **json)
+{
+    *json = NULL;
+    if (n < IMX_DBI_COMPARE_MIN || n > IMX_DBI_COMPARE_MAX || !ids)
+        return IMX_DBI_INVALID;
+    char list[IMX_DBI_COMPARE_MAX * 22 + 4] = "{";
+    size_t len = 1;
+    for (size_t i = 0; i < n; i++)
+        len += (size_t)snprintf(list + len, sizeof list - len, "%s%lld", i ? "," : "", ids[i]);
+    snprintf(list + len, sizeof list - len, "}");
+    const char *params[] = { list };
+    return exec_json(c, &stmt_compare_os, params, json);
 }
 
 enum imx_db_images_rc imx_db_image_compare(struct imx_db_conn *c, const long long *ids, size_t n,

@@ -4,9 +4,11 @@
 #define IMX_DB_IMAGES_H
 
 #include <stdbool.h>
+#include <jansson.h>
 #include <stddef.h>
 
 #include "db/pool.h"
+#include "domain/pkgver.h"
 #include "domain/version.h"
 
 /* Outcome of every function here. Messages (err) never contain SQL. */
@@ -61,6 +63,11 @@ struct imx_image_new {
     size_t n_instance_families;
     const char *const *tags; /* "cis", "fips", "boot-optimized" */
     size_t n_tags;
+    /* The OS package inventory (borrowed; NULL: none): [{ecosystem, name, version, key, order}],
+     * key imx_pkgver_key() as hex without "\x", order dpkg or rpm; packages_source: manifest,
+     * cyclonedx, spdx, probe. */
+    const json_t *packages;
+    const char *packages_source;
 };
 
 /* Images one publish (POST /v1/images:import) takes at most. */
@@ -85,8 +92,9 @@ enum imx_db_images_rc imx_db_image_insert(struct imx_db_conn *c, const struct im
  * kernel, layer, parent_id, boot_seconds, size_gb, description, status, status_reason,
  * revoke_at, patch_status, published_at, updated_at, components:{name:version}, artifacts:
  * {region:artifact_id}, gpus:[...], instance_families:[...], tags:[...], children:[ids],
- * compatibility:{...}}. *json is new (free() it); *etag is new (free() it): a strong ETag
- * value with its quotes, which changes whenever the JSON does. NOT_FOUND when no such id. */
+ * compatibility:{...}, os_packages: imx_image_os_json() (migrations/0025_os_packages.sql)}. *json
+ * is new (free() it); *etag is new (free() it): a strong ETag value with its quotes, which changes
+ * whenever the JSON does. NOT_FOUND when no such id. */
 enum imx_db_images_rc imx_db_image_get(struct imx_db_conn *c, long long id, char **json,
                                        char **etag);
 
@@ -136,6 +144,18 @@ struct imx_image_constraint {
     struct imx_constraint constraint;
 };
 
+/* A package filter, package=openssl:<3.0.13-0ubuntu3.10: an image holds a package of that name
+ * whose version lies in the constraint by its ecosystem's order (dpkg or rpm; a constraint that
+ * does not parse in one order matches no package of it). */
+struct imx_image_package_filter {
+    const char *name;
+    struct imx_pkg_constraint dpkg, rpm;
+    bool dpkg_ok, rpm_ok;
+};
+
+/* Package filters one search takes at most. */
+#define IMX_DBI_MAX_PACKAGE_FILTERS 8
+
 enum imx_image_sort {
     IMX_SORT_PUBLISHED_DESC, /* -published_at (default): newest first */
     IMX_SORT_FAMILY,         /* family, then id */
@@ -163,6 +183,9 @@ struct imx_image_search {
     const char *status; /* NULL: "active"; "any": every status */
     const char *layer;
     const char *patch_status;
+    const char *os_patch_status; /* ok, vulnerable, patch_available, revoked; unknown: none */
+    const struct imx_image_package_filter *packages; /* all must hold */
+    size_t n_packages;
     enum imx_image_sort sort;
     const char *cursor; /* next_cursor of the previous page, for the same sort */
     int limit;          /* 1..IMX_DBI_MAX_LIMIT; 0: 20 */
@@ -190,6 +213,12 @@ enum imx_db_images_rc imx_db_image_facets(struct imx_db_conn *c, const struct im
  * (os as "name:version"; compatibility as {ok, errors, warnings}).
  * NOT_FOUND (with the first missing id in *missing when not NULL) when any id does not exist.
  * *json is new (free() it). */
+/* Compare's OS rows for ids (2..10): [{"name": "os_patch_status", "values", "differs"},
+ * {"name": "os_advisories", ...}], each image's value as os_packages of its detail document
+ * (null without an inventory). *json is new (free() it). */
+enum imx_db_images_rc imx_db_image_compare_os(struct imx_db_conn *c, const long long *ids, size_t n,
+                                              char **json);
+
 enum imx_db_images_rc imx_db_image_compare(struct imx_db_conn *c, const long long *ids, size_t n,
                                            char **json, long long *missing);
 

@@ -341,6 +341,7 @@ struct img {
     int32_t size_cents;                    /* size_gb * 100 (numeric(8,2)), NO_SIZE when unknown */
     int32_t boot;                          /* INT32_MAX when unknown, as the SQL sort key */
     uint32_t family, status, patch_status; /* string ids: these change, or are too many to share */
+    uint32_t os_patch_status;
 };
 
 #define N_SORTS 4
@@ -600,7 +601,7 @@ int imx_ix_put(struct imx_ix *ix, const struct imx_ix_row *row)
         row->n_tags > IMX_IX_LIST_MAX || row->n_frameworks > IMX_IX_LIST_MAX ||
         row->n_components > IMX_IX_LIST_MAX || !row->family || !row->provider ||
         !row->architecture || !row->os_name || !row->os_version || !row->layer || !row->status ||
-        !row->patch_status)
+        !row->patch_status || !row->os_patch_status)
         return -1;
     struct img m = {
         .id = row->id,
@@ -629,12 +630,13 @@ int imx_ix_put(struct imx_ix *ix, const struct imx_ix_row *row)
     m.family = str_intern(&ix->s, row->family);
     m.status = str_intern(&ix->s, row->status);
     m.patch_status = str_intern(&ix->s, row->patch_status);
+    m.os_patch_status = str_intern(&ix->s, row->os_patch_status);
     for (int k = 0; k < N_ATTRS; k++) {
         if (!a[k] && k != A_CUDA && k != A_DRIVER)
             return -1;
     }
-    if (!m.family || !m.status || !m.patch_status || (row->facet_cuda && !a[A_CUDA]) ||
-        (row->facet_driver && !a[A_DRIVER]))
+    if (!m.family || !m.status || !m.patch_status || !m.os_patch_status ||
+        (row->facet_cuda && !a[A_CUDA]) || (row->facet_driver && !a[A_DRIVER]))
         return -1;
     uint32_t attrs = seq_intern(&ix->attrs, a, N_ATTRS);
     if (!attrs)
@@ -735,7 +737,7 @@ void imx_ix_seal(struct imx_ix *ix)
 /* A query with its values turned into ids. A value no image has makes the filter impossible. */
 struct filter {
     bool impossible;
-    uint32_t family, patch_status;
+    uint32_t family, patch_status, os_patch_status;
     bool by_status;
     uint32_t status;     /* 0 when no image has that status (then only revoke_at can match) */
     bool status_revoked; /* the filter is status=revoked */
@@ -802,6 +804,7 @@ static int filter_make(const struct imx_ix *ix, const struct imx_ix_query *q, st
     memset(f, 0, sizeof *f);
     f->family = want(ix, f, q->family);
     f->patch_status = want(ix, f, q->patch_status);
+    f->os_patch_status = want(ix, f, q->os_patch_status);
     f->a[A_PROVIDER] = want(ix, f, q->provider);
     f->a[A_ARCH] = want(ix, f, q->architecture);
     f->a[A_OS_NAME] = want(ix, f, q->os_name);
@@ -933,7 +936,8 @@ static bool matches(const struct imx_ix *ix, const struct filter *f, uint32_t po
     }
     const struct img *m = &ix->imgs[pos];
     if ((f->family && m->family != f->family) ||
-        (f->patch_status && m->patch_status != f->patch_status))
+        (f->patch_status && m->patch_status != f->patch_status) ||
+        (f->os_patch_status && m->os_patch_status != f->os_patch_status))
         return false;
     if (f->by_status) {
         bool revoked_now = m->revoke_us != IMX_IX_NO_TIME && m->revoke_us <= f->now_us;

@@ -40,14 +40,15 @@ struct imx_ix_row {
     int64_t id;
     const char *family, *provider, *architecture, *os_name, *os_version, *layer;
     const char *status, *patch_status;
-    int64_t published_us;       /* microseconds since the epoch, as the published_at cursor */
-    int64_t revoke_us;          /* IMX_IX_NO_TIME when none */
-    int32_t boot_seconds;       /* < 0: unknown */
-    const char *size_text;      /* numeric text ("40.50"), NULL when unknown */
-    const char *facet_cuda;     /* "12.8" or NULL */
-    const char *facet_driver;   /* "R580" or NULL */
-    const char *const *gpus;    /* canonical models as stored */
-    const char *const *regions; /* where it has an artifact */
+    const char *os_patch_status; /* "unknown" when the image has no package inventory */
+    int64_t published_us;        /* microseconds since the epoch, as the published_at cursor */
+    int64_t revoke_us;           /* IMX_IX_NO_TIME when none */
+    int32_t boot_seconds;        /* < 0: unknown */
+    const char *size_text;       /* numeric text ("40.50"), NULL when unknown */
+    const char *facet_cuda;      /* "12.8" or NULL */
+    const char *facet_driver;    /* "R580" or NULL */
+    const char *const *gpus;     /* canonical models as stored */
+    const char *const *regions;  /* where it has an artifact */
     const char *const *tags;
     const char *const *frameworks; /* facet values, "pytorch 2.9" */
     const struct imx_ix_component *components;
@@ -60,6 +61,7 @@ enum imx_ix_sort { IMX_IX_PUBLISHED_DESC, IMX_IX_FAMILY, IMX_IX_BOOT, IMX_IX_SIZ
 struct imx_ix_query {
     const char *family, *provider, *region, *architecture, *os_name, *os_version;
     const char *layer, *patch_status;
+    const char *os_patch_status; /* as the row's ("unknown": none) */
     const char *status; /* NULL: any status; else active, deprecated or revoked, counted at now */
     int64_t now_us;
     bool gpu_filter; /* gpus lists the models a gpu filter stands for (maybe none) */

@@ -2,6 +2,8 @@
  * constraints such as ">=1.2.0, <1.2.5" or "<=1.16.1". */
 #include "domain/osv.h"
 
+#include "domain/pkgver.h"
+
 #include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -77,9 +79,10 @@ static bool is_cve(const char *s)
     return true;
 }
 
-/* Appends {"component","range"[,"fixed"]}; lo NULL: unbounded below; hi NULL: above. */
-static void add_range(json_t *affected, const char *component, const char *lo, const char *hi,
-                      bool hi_incl, const char *fixed)
+/* Appends {"component","range"[,"fixed"]}, or {"ecosystem","package","range"[,"fixed"]} when
+ * ecosystem is a distro's; lo NULL: unbounded below; hi NULL: above. */
+static void add_range(json_t *affected, const char *ecosystem, const char *component,
+                      const char *lo, const char *hi, bool hi_incl, const char *fixed)
 {
     char range[RANGE_MAX];
     if (lo && hi)
@@ -90,7 +93,9 @@ static void add_range(json_t *affected, const char *component, const char *lo, c
         snprintf(range, sizeof range, "%s%s", hi_incl ? "<=" : "<", hi);
     else
         snprintf(range, sizeof range, "*");
-    json_t *e = json_pack("{s:s, s:s}", "component", component, "range", range);
+    json_t *e = ecosystem ? json_pack("{s:s, s:s, s:s}", "ecosystem", ecosystem, "package",
+                                      component, "range", range)
+                          : json_pack("{s:s, s:s}", "component", component, "range", range);
     if (fixed)
         json_object_set_new(e, "fixed", json_string(fixed));
     json_array_append_new(affected, e);
@@ -98,8 +103,8 @@ static void add_range(json_t *affected, const char *component, const char *lo, c
 
 /* One range's events, in order: each introduced opens an interval that the next fixed or
  * last_affected closes. */
-static void map_events(const json_t *events, const char *component, json_t *affected,
-                       const char *ptr, json_t *errors)
+static void map_events(const json_t *events, const char *ecosystem, const char *component,
+                       json_t *affected, const char *ptr, json_t *errors)
 {
     const char *open = NULL;
     bool is_open = false;
@@ -120,7 +125,7 @@ static void map_events(const json_t *events, const char *component, json_t *affe
                           "a fixed or last_affected event needs an introduced event before it");
                 return;
             }
-            add_range(affected, component, open, fixed ? fixed : last, !fixed, fixed);
+            add_range(affected, ecosystem, component, open, fixed ? fixed : last, !fixed, fixed);
             is_open = false;
         } else if (!str(ev, "limit")) {
             add_error(errors, p, "must be introduced, fixed, last_affected or limit");
@@ -128,7 +133,7 @@ static void map_events(const json_t *events, const char *component, json_t *affe
         }
     }
     if (is_open)
-        add_range(affected, component, open, NULL, false, NULL);
+        add_range(affected, ecosystem, component, open, NULL, false, NULL);
 }
 
 /* The date of an RFC 3339 date or date-time ("2025-10-09", "2025-10-09T12:00:00Z") into
@@ -185,6 +190,16 @@ json_t *imx_osv_to_advisory(const json_t *doc, json_t *errors)
         if (!sev)
             sev = severity_of(str(json_object_get(a, "database_specific"), "severity"));
     }
+    /* Ubuntu's USNs: a top-level severity [{"type": "Ubuntu", "score": "medium"}]. */
+    json_t *sv;
+    json_array_foreach(json_object_get(doc, "severity"), i, sv)
+    {
+        if (sev)
+            break;
+        const char *type = str(sv, "type");
+        if (type && strcmp(type, "Ubuntu") == 0)
+            sev = severity_of(str(sv, "score"));
+    }
     if (!sev)
         add_error(errors, "/database_specific/severity",
                   "is required: LOW, MODERATE, HIGH or CRITICAL (CVSS vectors are not scored)");
@@ -198,6 +213,19 @@ json_t *imx_osv_to_advisory(const json_t *doc, json_t *errors)
     json_array_foreach(json_object_get(doc, "aliases"), i, alias)
     {
         if (is_cve(json_string_value(alias)))
+            json_array_append(cves, alias);
+    }
+    /* Ubuntu's USNs name their CVEs in "upstream". */
+    json_array_foreach(json_object_get(doc, "upstream"), i, alias)
+    {
+        size_t k;
+        json_t *seen;
+        bool dup = false;
+        json_array_foreach(cves, k, seen)
+        {
+            dup = dup || json_equal(seen, alias);
+        }
+        if (!dup && is_cve(json_string_value(alias)))
             json_array_append(cves, alias);
     }
     json_object_set_new(out, "cves", cves);
@@ -230,7 +258,12 @@ json_t *imx_osv_to_advisory(const json_t *doc, json_t *errors)
             add_error(errors, p, "is required");
             continue;
         }
-        name = component_of(str(json_object_get(a, "package"), "ecosystem"), name);
+        /* A distro's ecosystem: the ranges are over its package versions, in its order. */
+        const char *eco = str(json_object_get(a, "package"), "ecosystem");
+        if (eco && !imx_pkg_ecosystem_order(eco))
+            eco = NULL;
+        if (!eco)
+            name = component_of(str(json_object_get(a, "package"), "ecosystem"), name);
         size_t k;
         json_t *range;
         json_array_foreach(json_object_get(a, "ranges"), k, range)
@@ -239,7 +272,25 @@ json_t *imx_osv_to_advisory(const json_t *doc, json_t *errors)
             snprintf(p, sizeof p, "/affected/%zu/ranges/%zu", i, k);
             if (!type || (strcmp(type, "ECOSYSTEM") != 0 && strcmp(type, "SEMVER") != 0))
                 continue;
-            map_events(json_object_get(range, "events"), name, affected, p, errors);
+            size_t first = json_array_size(affected);
+            map_events(json_object_get(range, "events"), eco, name, affected, p, errors);
+            /* Ubuntu's OSV names the source package; images hold its binaries, which
+             * ecosystem_specific.binaries lists: each gets the same ranges. */
+            size_t last = json_array_size(affected), b;
+            json_t *bin;
+            json_array_foreach(
+                eco ? json_object_get(json_object_get(a, "ecosystem_specific"), "binaries") : NULL,
+                b, bin)
+            {
+                const char *bname = str(bin, "binary_name");
+                if (!bname || strcmp(bname, name) == 0)
+                    continue;
+                for (size_t r = first; r < last; r++) {
+                    json_t *copy = json_deep_copy(json_array_get(affected, r));
+                    json_object_set_new(copy, "package", json_string(bname));
+                    json_array_append_new(affected, copy);
+                }
+            }
         }
     }
     if (json_array_size(errors) == before && json_array_size(affected) == 0)

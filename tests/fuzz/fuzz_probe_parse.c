@@ -53,6 +53,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     check_version(imx_probe_parse_soname(text, "libcudnn.so.", ver), ver);
     check_version(
         imx_probe_parse_define_version(text, "NCCL_MAJOR", "NCCL_MINOR", "NCCL_PATCH", ver), ver);
+    for (int dpkg = 0; dpkg < 2; dpkg++) {
+        json_t *pk = json_array();
+        int n = imx_probe_parse_packages(text, dpkg, pk);
+        CHECK(n == -1 || (size_t)n == json_array_size(pk));
+        CHECK(json_array_size(pk) <= IMX_PROBE_PACKAGES_MAX);
+        size_t i;
+        json_t *e;
+        json_array_foreach(pk, i, e)
+        {
+            const char *nm = json_string_value(json_object_get(e, "name"));
+            const char *v = json_string_value(json_object_get(e, "version"));
+            CHECK(nm && *nm && !strchr(nm, ':') && !strchr(nm, '\t') && !strchr(nm, '\n'));
+            CHECK(v && *v && strlen(v) <= 128 && !strchr(v, '\n'));
+        }
+        json_decref(pk);
+    }
     static struct imx_probe_gpus gpus;
     int rc = imx_probe_parse_smi_csv(text, &gpus, ver);
     check_version(rc, ver);

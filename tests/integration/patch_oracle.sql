@@ -14,6 +14,17 @@ LANGUAGE sql STABLE AS $$
        AND c.version_key >= r.lo AND c.version_key <= r.hi
        AND (r.lo_incl OR c.version_key <> r.lo) AND (r.hi_incl OR c.version_key <> r.hi)
       JOIN advisories a ON a.id = r.advisory_id AND a.withdrawn_at IS NULL
+    UNION
+    -- through an OS package: every package of the image's stored inventory against every
+    -- package range of its ecosystem and name
+    SELECT DISTINCT ip.image_id, r.advisory_id
+      FROM image_packages ip CROSS JOIN LATERAL unnest(ip.chunks) ch(id)
+      JOIN os_package_chunks c ON c.id = ch.id CROSS JOIN LATERAL unnest(c.members) m(id)
+      JOIN os_packages op ON op.id = m.id
+      JOIN advisory_package_ranges r ON r.ecosystem = op.ecosystem AND r.package = op.name
+       AND (r.lo IS NULL OR op.key > r.lo OR (r.lo_incl AND op.key = r.lo))
+       AND (r.hi IS NULL OR op.key < r.hi OR (r.hi_incl AND op.key = r.hi))
+      JOIN advisories a ON a.id = r.advisory_id AND a.withdrawn_at IS NULL
   )
   SELECT a.image_id, a.advisory_id,
          (SELECT n.id FROM images o JOIN images n ON n.family = o.family
@@ -114,6 +125,23 @@ BEGIN
                      AND r.fixed_by IS NOT NULL) THEN 'patch_available'
       ELSE 'vulnerable' END AS st) e
    WHERE i.patch_status <> e.st;
+  IF d IS NOT NULL THEN RETURN d; END IF;
+
+  -- The OS half: over the advisories with package ranges, for images with an inventory.
+  SELECT 'os_patch_status: ' || string_agg(format('image %s is %s, expected %s', i.id,
+           coalesce(i.os_patch_status, 'null'), coalesce(e.st, 'null')), '; ') INTO d
+    FROM images i, LATERAL (SELECT CASE
+      WHEN NOT EXISTS (SELECT 1 FROM image_packages ip WHERE ip.image_id = i.id) THEN NULL
+      WHEN i.status = 'revoked' THEN 'revoked'
+      WHEN NOT EXISTS (SELECT 1 FROM oracle.exp_rows r WHERE r.image_id = i.id
+                         AND r.advisory_id IN (SELECT advisory_id FROM advisory_package_ranges))
+        THEN 'ok'
+      WHEN EXISTS (SELECT 1 FROM oracle.exp_rows r WHERE r.image_id = i.id
+                     AND r.fixed_by IS NOT NULL
+                     AND r.advisory_id IN (SELECT advisory_id FROM advisory_package_ranges))
+        THEN 'patch_available'
+      ELSE 'vulnerable' END AS st) e
+   WHERE i.os_patch_status IS DISTINCT FROM e.st;
   IF d IS NOT NULL THEN RETURN d; END IF;
 
   SELECT 'pin_advisories: expected ' || coalesce(string_agg(format('%s', x), ' '), '') INTO d FROM (

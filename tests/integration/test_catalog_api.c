@@ -521,11 +521,14 @@ static void compare_images(void **state)
         if (strcmp(json_string_value(json_object_get(e, "name")), "boot_seconds") == 0)
             assert_true(json_is_false(json_object_get(e, "differs")));
     }
-    /* The seven stored fields and patch_status; costs has one entry per image. */
-    assert_int_equal(json_array_size(json_object_get(res.json, "fields")), 8);
+    /* The seven stored fields, patch_status and its OS half; costs has one entry per image. */
+    assert_int_equal(json_array_size(json_object_get(res.json, "fields")), 10);
     assert_string_equal(json_string_value(json_object_get(
                             json_array_get(json_object_get(res.json, "fields"), 7), "name")),
                         "patch_status");
+    assert_string_equal(json_string_value(json_object_get(
+                            json_array_get(json_object_get(res.json, "fields"), 8), "name")),
+                        "os_patch_status");
     assert_int_equal(json_array_size(json_object_get(res.json, "costs")), 2);
     imx_t_res_free(&res);
     snprintf(path, sizeof path, "/v1/compare?ids=%lld,99999999", a);

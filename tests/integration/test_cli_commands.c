@@ -540,6 +540,56 @@ static void pins_advisories_compat_costs_requests(void **state)
     expect_code(&r, 3, "unreadable CSAF");
     assert_non_null(strstr(r.err, "CSAF"));
     run_free(&r);
+    /* A distro feed's first load: every *.json of a directory, then an NDJSON stream; what is
+     * already imported is skipped (exit 0 again), a bad document is named and exits 3. */
+    char feed[700], doc[800];
+    snprintf(feed, sizeof feed, "%s/feed", dir);
+    assert_int_equal(mkdir(feed, 0700), 0);
+    char usn[700];
+    snprintf(usn, sizeof usn, "%s/tests/data/osv/USN-6986-1.json", getenv("IMX_TEST_SOURCE_DIR"));
+    char *usn_text = slurp(usn);
+    snprintf(doc, sizeof doc, "%s/USN-6986-1.json", feed);
+    write_file(doc, usn_text);
+    snprintf(doc, sizeof doc, "%s/DEB-1.json", feed);
+    write_file(doc, "{\"schema_version\":\"1.6.0\",\"id\":\"DSA-5999-1\",\"published\":"
+                    "\"2025-07-15T00:00:00Z\",\"database_specific\":{\"severity\":\"HIGH\"},"
+                    "\"affected\":[{\"package\":{\"ecosystem\":\"Debian:12\",\"name\":"
+                    "\"openssl\"},\"ranges\":[{\"type\":\"ECOSYSTEM\",\"events\":[{"
+                    "\"introduced\":\"0\"},{\"fixed\":\"3.0.15-1~deb12u1\"}]}]}]}");
+    snprintf(doc, sizeof doc, "%s/notes.txt", feed);
+    write_file(doc, "not a document");
+    r = CLI(NULL, as_admin, "advisories", "import", feed, "-o", "json");
+    expect_code(&r, 0, "feed directory import");
+    json_t *rows = out_json(&r);
+    assert_int_equal(json_array_size(rows), 2);
+    assert_string_equal(json_string_value(json_object_get(json_array_get(rows, 0), "id")),
+                        "DSA-5999-1");
+    assert_int_equal(json_integer_value(json_object_get(json_array_get(rows, 1), "status")), 201);
+    assert_non_null(strstr(r.err, "2 advisories imported, 0 already there, 0 refused"));
+    json_decref(rows);
+    run_free(&r);
+    r = CLI(NULL, as_admin, "advisories", "import", feed, "-o", "json");
+    expect_code(&r, 0, "feed directory again");
+    assert_non_null(strstr(r.err, "0 advisories imported, 2 already there"));
+    run_free(&r);
+    char nd[700];
+    snprintf(nd, sizeof nd, "%s/feed.ndjson", dir);
+    write_file(nd, "{\"schema_version\":\"1.6.0\",\"id\":\"ALSA-2024:1\",\"published\":"
+                   "\"2024-01-02T00:00:00Z\",\"database_specific\":{\"severity\":\"LOW\"},"
+                   "\"affected\":[{\"package\":{\"ecosystem\":\"AlmaLinux:9\",\"name\":"
+                   "\"openssl\"},\"ranges\":[{\"type\":\"ECOSYSTEM\",\"events\":[{"
+                   "\"introduced\":\"0\"},{\"fixed\":\"1:3.0.7-27.el9\"}]}]}]}\n"
+                   "\n{\"schema_version\":\"1.6.0\",\"id\":\"ALSA-2024:2\"}\n");
+    r = CLI(NULL, as_admin, "advisories", "import", nd, "-o", "json");
+    expect_code(&r, 3, "NDJSON with a bad line");
+    rows = out_json(&r);
+    assert_int_equal(json_array_size(rows), 2);
+    assert_string_equal(json_string_value(json_object_get(json_array_get(rows, 1), "source")),
+                        "line 3");
+    assert_int_equal(json_integer_value(json_object_get(json_array_get(rows, 1), "status")), 400);
+    json_decref(rows);
+    run_free(&r);
+    free(usn_text);
     r = CLI(NULL, NULL, "advisories", "get", "CLI-1", "-f", "severity");
     expect_code(&r, 0, "advisories get");
     assert_string_equal(r.out, "high\n");
@@ -931,6 +981,15 @@ static void probe_reads_every_source_and_says_what_is_absent(void **state)
     assert_string_equal(json_string_value(json_object_get(json_object_get(f, "os"), "version")),
                         "24.04");
     assert_int_equal(json_array_size(json_object_get(node, "absent")), 0);
+    /* The OS packages, from the node's dpkg database through dpkg-query (installed ones only:
+     * the removed driver with its configuration kept is not listed). */
+    json_t *pk = json_object_get(f, "packages");
+    assert_int_equal(json_array_size(pk), 4);
+    assert_string_equal(json_string_value(json_object_get(json_array_get(pk, 3), "version")),
+                        "1:1.3.dfsg-3.1ubuntu2");
+    assert_string_equal(
+        json_string_value(json_object_get(json_object_get(node, "sources"), "packages")),
+        "dpkg-query -W");
     json_decref(f);
     run_free(&r);
 
@@ -1155,6 +1214,12 @@ static void probe_publishes_and_checks_for_drift(void **state)
         json_string_value(json_object_get(json_object_get(img, "components"), "nvidia-driver")),
         "580.95.05");
     assert_string_equal(json_string_value(json_object_get(img, "kernel")), "6.8.0-1015-aws");
+    /* Its OS packages went with it, as the probe's. */
+    json_t *os = json_object_get(img, "os_packages");
+    assert_int_equal(json_integer_value(json_object_get(os, "packages")), 4);
+    assert_string_equal(json_string_value(json_object_get(os, "source")), "probe");
+    assert_string_equal(json_string_value(json_array_get(json_object_get(os, "ecosystems"), 0)),
+                        "Ubuntu:24.04:LTS");
     json_decref(img);
     run_free(&r);
     r = CLI(NULL, node, "probe", "--publish", "--family", "cli-probed");

@@ -1,10 +1,11 @@
 /* The incremental patch state against an oracle: random sequences of publishes, advisory
- * publishes, revisions and withdrawals, deprecations, revocations (cascading and scheduled, then
- * due), restores and pin creates, moves and deletes, all through the API; after every step the
- * server's image_advisories, fixed_by, patch_status, pin fixes and staged patch.available events
- * must equal a from-scratch recomputation (tests/integration/patch_oracle.sql), and every staged
- * event must have reached the outbox once. IMX_ORACLE_SEED and IMX_ORACLE_STEPS override the
- * seeds and the length. */
+ * publishes, revisions and withdrawals (over GPU stack components and over OS packages: images
+ * carry dpkg inventories, advisories Ubuntu package ranges), deprecations, revocations (cascading
+ * and scheduled, then due), restores and pin creates, moves and deletes, all through the API; after
+ * every step the server's image_advisories, fixed_by, patch_status, os_patch_status, pin fixes and
+ * staged patch.available events must equal a from-scratch recomputation
+ * (tests/integration/patch_oracle.sql), and every staged event must have reached the outbox once.
+ * IMX_ORACLE_SEED and IMX_ORACLE_STEPS override the seeds and the length. */
 #include "harness.h"
 
 #include <signal.h>
@@ -31,15 +32,29 @@ static const char *const DRIVERS[] = { "580.65.06",  "580.82.07",  "580.95.05",
                                        "580.105.08", "580.126.09", "570.133.20" };
 static const char *const TOOLKITS[] = { "1.16.1", "1.17.3", "1.17.8" };
 static const char *const CUDAS[] = { "12.8.1", "13.0.2" };
-/* Ranges an advisory may carry, with the component they name. */
-static const struct {
-    const char *component, *range;
-} RANGES[] = {
-    { "nvidia-driver", ">=580, <580.95.05" },  { "nvidia-driver", ">=580, <580.105.08" },
-    { "nvidia-driver", ">=580, <580.126.09" }, { "nvidia-driver", "~570" },
-    { "nvidia-driver", "=580.95.05" },         { "nvidia-container-toolkit", "<=1.16.1" },
-    { "nvidia-container-toolkit", "<1.17.8" }, { "cuda", "12.*" },
+/* OS package versions an image may hold (openssl and its binary libssl3t64, in dpkg order). */
+static const char *const OPENSSLS[] = { "3.0.13-0ubuntu3.1", "3.0.13-0ubuntu3.4",
+                                        "3.0.13-0ubuntu3.5", "3.0.13-0ubuntu3.10",
+                                        "3.0.13-0ubuntu3" };
+/* Ranges an advisory may carry, over a component or a distro's package. */
+static const char *const RANGES[] = {
+    "{\"component\":\"nvidia-driver\",\"range\":\">=580, <580.95.05\"}",
+    "{\"component\":\"nvidia-driver\",\"range\":\">=580, <580.105.08\"}",
+    "{\"component\":\"nvidia-driver\",\"range\":\">=580, <580.126.09\"}",
+    "{\"component\":\"nvidia-driver\",\"range\":\"~570\"}",
+    "{\"component\":\"nvidia-driver\",\"range\":\"=580.95.05\"}",
+    "{\"component\":\"nvidia-container-toolkit\",\"range\":\"<=1.16.1\"}",
+    "{\"component\":\"nvidia-container-toolkit\",\"range\":\"<1.17.8\"}",
+    "{\"component\":\"cuda\",\"range\":\"12.*\"}",
+    "{\"ecosystem\":\"Ubuntu:24.04:LTS\",\"package\":\"openssl\",\"range\":"
+    "\"<3.0.13-0ubuntu3.4\",\"fixed\":\"3.0.13-0ubuntu3.4\"}",
+    "{\"ecosystem\":\"Ubuntu:24.04:LTS\",\"package\":\"openssl\",\"range\":"
+    "\">=3.0.13-0ubuntu3.4, <3.0.13-0ubuntu3.10\"}",
+    "{\"ecosystem\":\"Ubuntu:24.04:LTS\",\"package\":\"libssl3t64\",\"range\":"
+    "\"<=3.0.13-0ubuntu3.5\"}",
+    "{\"ecosystem\":\"Debian:12\",\"package\":\"openssl\",\"range\":\"<3.0.13-0ubuntu3.10\"}",
 };
+#define N_RANGES (sizeof RANGES / sizeof RANGES[0])
 static const char *const PIN_CONSTRAINTS[] = { NULL, "~580", ">=580.82", "<580.126" };
 
 static unsigned rnd(unsigned n)
@@ -128,26 +143,47 @@ static void op_publish(char *what, size_t len)
              "{\"name\":\"nvidia-container-toolkit\",\"version\":\"%s\"},"
              "{\"name\":\"cuda\",\"version\":\"%s\"}]",
              DRIVERS[rnd(6)], TOOLKITS[rnd(3)], CUDAS[rnd(2)]);
-    long long id = imx_t_publish(&srv, admin, "team-a", fam, version, comps, NULL);
+    /* Three images in four carry an OS package inventory. */
+    char pkgs[512] = "";
+    if (rnd(4)) {
+        const char *v = OPENSSLS[rnd(5)];
+        snprintf(pkgs, sizeof pkgs,
+                 ",\"packages\":[{\"name\":\"openssl\",\"version\":\"%s\"},{\"name\":"
+                 "\"libssl3t64\",\"version\":\"%s\"},{\"name\":\"libc6\",\"version\":"
+                 "\"2.39-0ubuntu8.%u\"}]",
+                 v, rnd(3) ? v : OPENSSLS[rnd(5)], 3 + rnd(2));
+    }
+    char body[2048];
+    snprintf(body, sizeof body,
+             "{\"team\":\"team-a\",\"family\":\"%s\",\"version\":\"%s\",\"provider\":"
+             "\"aws\",\"architecture\":\"x86_64\",\"os\":{\"name\":\"ubuntu\",\"version\":"
+             "\"24.04\"},\"layer\":\"platform\",\"artifacts\":[{\"region\":\"us-east-1\","
+             "\"id\":\"ami-%s-%s\"}],\"components\":%s%s}",
+             fam, version, fam, version, comps, pkgs);
+    struct imx_res res;
+    assert_int_equal(imx_t_http_as(&srv, admin, "POST", "/v1/images", body, &res), 0);
+    if (res.status != 201)
+        fail_msg("publish: %ld %s", res.status, res.body);
+    long long id = json_integer_value(json_object_get(res.json, "id"));
+    imx_t_res_free(&res);
     assert_true(id > 0);
     if (n_images < MAX_IDS)
         images[n_images++] = id;
-    snprintf(what, len, "publish %s %s (%lld) %s", fam, version, id, comps);
+    snprintf(what, len, "publish %s %s (%lld) %s%s", fam, version, id, comps, pkgs);
 }
 
 /* A random advisory body: 1-2 ranges. */
 static void advisory_body(char *body, size_t len, const char *id)
 {
-    unsigned a = rnd(8), b = rnd(8);
+    unsigned a = rnd(N_RANGES), b = rnd(N_RANGES);
     const char *sev[] = { "low", "medium", "high", "critical" };
     int n = snprintf(body, len,
                      "{%s%s%s\"title\":\"Bulletin %s\",\"published\":\"2026-0%u-1%u\","
-                     "\"severity\":\"%s\",\"affected\":[{\"component\":\"%s\",\"range\":\"%s\"}",
+                     "\"severity\":\"%s\",\"affected\":[%s",
                      id ? "\"id\":\"" : "", id ? id : "", id ? "\"," : "", id ? id : "x",
-                     1 + rnd(9), rnd(9), sev[rnd(4)], RANGES[a].component, RANGES[a].range);
+                     1 + rnd(9), rnd(9), sev[rnd(4)], RANGES[a]);
     if (b != a && rnd(2))
-        n += snprintf(body + n, len - (size_t)n, ",{\"component\":\"%s\",\"range\":\"%s\"}",
-                      RANGES[b].component, RANGES[b].range);
+        n += snprintf(body + n, len - (size_t)n, ",%s", RANGES[b]);
     snprintf(body + n, len - (size_t)n, "]}");
 }
 

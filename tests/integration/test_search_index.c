@@ -2,10 +2,11 @@
  * with IMAXE_SEARCH_INDEX=0 (every search runs the SQL in server/db/images.c) and one with
  * IMAXE_SEARCH_INDEX=1 (searches without q come from the in-memory index). A seeded catalog of
  * ~200 images, its lifecycle (deprecate, revoke, cascade, restore, revoke_at passing) and patch
- * status (advisories), then a table of searches: every page of each, followed by next_cursor,
- * must have the same status, Content-Type, Link and body on both; items never repeat, their
- * count is the facets total, and each item passes the simple filters and the sort order. Also:
- * reads follow writes at once through the index server, errors are the same problems, a
+ * status (advisories, GPU and OS: images carry dpkg and rpm inventories), then a table of searches
+ * (os_patch_status answered by both, package= always in SQL): every page of each, followed by
+ * next_cursor, must have the same status, Content-Type, Link and body on both; items never repeat,
+ * their count is the facets total, and each item passes the simple filters and the sort order.
+ * Also: reads follow writes at once through the index server, errors are the same problems, a
  * restarted index (a fresh load, with published_at ties) agrees, and writes through the SQL
  * server reach the index server. */
 #include "harness.h"
@@ -29,11 +30,13 @@
 static struct imx_srv sql_srv, ix_srv;
 static char db[1024], admin[4096], viewer[4096], pub[3][4096];
 static const char *const TEAMS[] = { "team-a", "team-b", "team-c" };
-static const char *const SQL_ENV[] = { "IMAXE_SEARCH_INDEX=0", "IMAXE_ACCESS_LOG=0", NULL };
+/* Thousands of searches a minute by one user, through two servers that share the rate limit. */
+static const char *const SQL_ENV[] = { "IMAXE_SEARCH_INDEX=0", "IMAXE_ACCESS_LOG=0",
+                                       "IMAXE_RATE_LIMIT_PER_MIN=0", NULL };
 /* A walk of 8 images: most filtered pages gather their candidates from the postings, the path a
  * rare filter takes on a large catalog (the default walks 4096). */
 static const char *const IX_ENV[] = { "IMAXE_SEARCH_INDEX=1", "IMAXE_SEARCH_INDEX_WALK=8",
-                                      "IMAXE_ACCESS_LOG=0", NULL };
+                                      "IMAXE_ACCESS_LOG=0", "IMAXE_RATE_LIMIT_PER_MIN=0", NULL };
 
 /* What the test remembers of each image it published. */
 struct img {
@@ -205,6 +208,23 @@ static json_t *random_manifest(int team, const char *version)
         json_object_set_new(m, "size_gb", json_real(size));
     if (rnd(4) == 0)
         json_object_set_new(m, "instance_families", json_pack("[s]", "p5"));
+    /* Two images in three carry an OS package inventory, chosen by a hash of the version (not
+     * rnd(), so that the rest of the catalog is as it always was). */
+    unsigned h = 5381;
+    for (const char *c = version; *c; c++)
+        h = h * 33 + (unsigned char)*c;
+    static const char *const DEBS[] = { "3.0.13-0ubuntu3.1", "3.0.13-0ubuntu3.5",
+                                        "3.0.13-0ubuntu3.10", "3.0.2-0ubuntu1.15" };
+    static const char *const RPMS[] = { "1:3.0.7-27.el9", "1:3.0.7-28.el9_4", "1:3.2.2-6.el9_5" };
+    if (h % 3 != 0 && strcmp(os[0], "ubuntu") == 0)
+        json_object_set_new(m, "packages",
+                            json_pack("[{s:s, s:s}, {s:s, s:s}]", "name", "openssl", "version",
+                                      DEBS[(h / 3) % COUNT(DEBS)], "name", "libc6", "version",
+                                      "2.39-0ubuntu8.3"));
+    else if (h % 3 != 0 && strcmp(os[0], "rocky") == 0)
+        json_object_set_new(m, "packages",
+                            json_pack("[{s:s, s:s}]", "name", "openssl-libs", "version",
+                                      RPMS[(h / 3) % COUNT(RPMS)]));
     return m;
 }
 
@@ -763,6 +783,17 @@ static const char *const QUERIES[] = {
     "status=deprecated&sort=family&limit=1",
     "status=revoked&patch_status=revoked&sort=size_gb&limit=2",
     "status=any&patch_status=vulnerable&component=nvidia-driver:<580.105.08",
+    "os_patch_status=ok",
+    "os_patch_status=vulnerable&status=any",
+    "os_patch_status=patch_available&status=any&sort=family",
+    "os_patch_status=unknown&limit=7",
+    "os_patch_status=revoked&status=any",
+    "os_patch_status=patch_available&patch_status=patch_available&sort=size_gb",
+    "package=openssl:<3.0.13-0ubuntu3.10&status=any",
+    "package=openssl:>=3.0.13-0ubuntu3.5&limit=3",
+    "package=openssl-libs:<1:3.0.7-28.el9_4&status=any&sort=boot_seconds",
+    "package=openssl:*&package=libc6:=2.39-0ubuntu8.3&os_patch_status=vulnerable",
+    "package=nosuchpackage:*",
     "family=base&status=any&sort=boot_seconds&limit=1",
     "layer=model&status=any&component=cudnn:9.1.0.70&region=us-west-2",
     "os=rocky:9&arch=x86_64&provider=onprem&tag=stig&status=any",
@@ -901,6 +932,13 @@ static const char ADV_2[] =
     "{\"id\":\"T-IDX-2\",\"title\":\"Driver bulletin 2\",\"published\":\"2026-01-20\","
     "\"severity\":\"medium\",\"cves\":[\"CVE-2026-0001\"],\"affected\":["
     "{\"component\":\"nvidia-driver\",\"range\":\">=580, <580.105.08\",\"fixed\":\"580.105.08\"}]}";
+static const char ADV_OS[] =
+    "{\"id\":\"T-IDX-OS\",\"title\":\"openssl\",\"published\":\"2026-02-01\","
+    "\"severity\":\"high\",\"affected\":["
+    "{\"ecosystem\":\"Ubuntu:24.04:LTS\",\"package\":\"openssl\",\"range\":\"<3.0.13-0ubuntu3.5\","
+    "\"fixed\":\"3.0.13-0ubuntu3.5\"},"
+    "{\"ecosystem\":\"Rocky Linux:9\",\"package\":\"openssl-libs\",\"range\":"
+    "\"<1:3.0.7-28.el9_4\",\"fixed\":\"1:3.0.7-28.el9_4\"}]}";
 
 /* The first seeded platform image with a child, and that child's index. */
 static size_t platform_with_child(size_t *child)
@@ -967,6 +1005,7 @@ static void lifecycle_and_advisories_searches_agree(void **state)
      * images of the same families fix some (patch_available on older ones). */
     post_advisory(&ix_srv, ADV_1);
     post_advisory(&ix_srv, ADV_2);
+    post_advisory(&ix_srv, ADV_OS);
     settle("patch_status=vulnerable&status=any&limit=200");
     for (int i = 0; i < LATE_IMAGES; i++)
         publish_random(&ix_srv);

@@ -101,6 +101,7 @@ static void put_fixture(struct imx_ix *ix, const struct fx *f, const char *statu
         .layer = "platform",
         .status = status ? status : f->status,
         .patch_status = f->patch_status,
+        .os_patch_status = strcmp(f->patch_status, "ok") == 0 ? "unknown" : f->patch_status,
         .published_us = f->published_us,
         .revoke_us = f->revoke_us,
         .boot_seconds = f->boot,
@@ -163,6 +164,8 @@ static void apply_arg(struct imx_ix_query *q, const char *arg)
         q->os_version = v;
     else if (IS("patch_status"))
         q->patch_status = v;
+    else if (IS("os_patch_status"))
+        q->os_patch_status = v;
     else if (IS("status"))
         q->status = strcmp(v, "any") == 0 ? NULL : v;
     else if (IS("gpu")) {
@@ -262,6 +265,7 @@ static const struct qcase CASES[] = {
     { "provider and arch", { "provider=aws", "arch=x86_64" }, { 2, 7, 1 }, "" },
     { "arch arm64", { "arch=arm64", "status=any" }, { 3 }, "" },
     { "patch status", { "patch_status=vulnerable" }, { 2 }, "" },
+    { "OS patch status", { "os_patch_status=vulnerable" }, { 2 }, "" },
     { "family", { "family=alpha", "status=any" }, { 5, 2, 1 }, "" },
     { "family unknown", { "family=omega" }, { 0 }, "" },
 };

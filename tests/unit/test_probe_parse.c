@@ -388,6 +388,37 @@ static void drift_compares_component_by_component(void **state)
     json_decref(image);
 }
 
+static void package_listings(void **state)
+{
+    (void)state;
+    json_t *out = json_array();
+    /* dpkg-query -W -f '${db:Status-Abbrev}\t${Package}\t${Version}\n' */
+    assert_int_equal(
+        imx_probe_parse_packages("ii \topenssl\t3.0.13-0ubuntu3.5\n"
+                                 "rc \tnvidia-driver-550\t550.127.05-0ubuntu0.24.04.1\n"
+                                 "ii \tlibc6:amd64\t2.39-0ubuntu8.3\r\n"
+                                 "ii \tlibc6:i386\t2.39-0ubuntu8.3\n"
+                                 "garbage\n\n"
+                                 "ii \tzlib1g\t1:1.3.dfsg-3.1ubuntu2",
+                                 true, out),
+        3);
+    assert_string_equal(json_string_value(json_object_get(json_array_get(out, 1), "name")),
+                        "libc6");
+    assert_string_equal(json_string_value(json_object_get(json_array_get(out, 2), "version")),
+                        "1:1.3.dfsg-3.1ubuntu2");
+    json_array_clear(out);
+    /* rpm -qa --qf '%{NAME}\t%|EPOCH?{%{EPOCH}:}:{}|%{VERSION}-%{RELEASE}\n' */
+    assert_int_equal(imx_probe_parse_packages("openssl-libs\t1:3.0.7-28.el9_4\n"
+                                              "gpg-pubkey\t8483c65d-5ccc5b19\n"
+                                              "kernel\t5.14.0-427.13.1.el9_4\n"
+                                              "kernel\t5.14.0-503.11.1.el9_5\n",
+                                              false, out),
+                     3);
+    assert_string_equal(json_string_value(json_object_get(json_array_get(out, 2), "version")),
+                        "5.14.0-503.11.1.el9_5");
+    json_decref(out);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -400,6 +431,7 @@ int main(void)
         cmocka_unit_test(systemd_analyze_totals),
         cmocka_unit_test(gpu_names_become_models),
         cmocka_unit_test(drift_compares_component_by_component),
+        cmocka_unit_test(package_listings),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

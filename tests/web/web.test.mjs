@@ -1148,4 +1148,50 @@ describe('web catalog', () => {
       await page.done();
     }
   });
+
+  test('OS patches: an image published with packages and one with an SBOM; a USN marks the older, the page and compare show the packages it hits and the fix', async () => {
+    const page = await newPage();
+    await signIn(page, '', ADMIN);
+    const manifest = (version, extra) => ({
+      team: 'ml-platform', family: 'os-noble', version, provider: 'aws', architecture: 'x86_64', os: { name: 'ubuntu', version: '24.04' }, layer: 'platform',
+      artifacts: [{ region: 'us-east-1', id: `ami-0os${version.replace(/\D/g, '')}` }], components: [{ name: 'nvidia-driver', version: '580.105.08' }], ...extra,
+    });
+    const old = await apiAs(page, 'POST', '/images', manifest('2026.11.01', { packages: [{ name: 'openssl', version: '3.0.13-0ubuntu3.1' }, { name: 'libc6', version: '2.39-0ubuntu8.3' }] }));
+    assert.equal(old.status, 201, JSON.stringify(old.body));
+    const sbom = JSON.parse(fs.readFileSync(path.join(ROOT, 'tests/data/sbom/noble-cyclonedx-1.6.json'), 'utf8'));
+    sbom.components[0].purl = 'pkg:deb/ubuntu/openssl@3.0.13-0ubuntu3.10?arch=amd64&distro=ubuntu-24.04';
+    sbom.components[1].purl = 'pkg:deb/ubuntu/libssl3t64@3.0.13-0ubuntu3.10?arch=amd64&distro=ubuntu-24.04';
+    const fixed = await apiAs(page, 'POST', '/images', manifest('2026.12.01', { sbom }));
+    assert.equal(fixed.status, 201, JSON.stringify(fixed.body));
+    const usn = JSON.parse(fs.readFileSync(path.join(ROOT, 'tests/data/osv/USN-6986-1.json'), 'utf8'));
+    const adv = await apiAs(page, 'POST', '/advisories', usn);
+    assert.equal(adv.status, 201, JSON.stringify(adv.body));
+
+    await page.goto(`${base}/#/images/${old.body.id}`);
+    await page.locator('main h1').first().waitFor();
+    await settle(page);
+    const os = page.locator('#os-patch');
+    assert.match(await os.innerText(), /Patch available/);
+    assert.match(await os.innerText(), /2 packages \(Ubuntu:24\.04:LTS\) from the manifest/);
+    const row = os.locator('tr', { hasText: 'openssl' });
+    assert.match(await row.innerText(), /3\.0\.13-0ubuntu3\.1[\s\S]*<3\.0\.13-0ubuntu3\.4[\s\S]*3\.0\.13-0ubuntu3\.4/);
+    assert.match(await os.locator('.fixed-by').innerText(), /Fixed in os-noble 2026\.12\.01/);
+    await axeCheck(page, 'image OS patches');
+    await page.screenshot({ path: path.join(SHOTS, 'image-os-patches-1280.png'), fullPage: true });
+
+    await page.goto(`${base}/#/images/${fixed.body.id}`);
+    await page.locator('main h1').first().waitFor();
+    await settle(page);
+    assert.match(await page.locator('#os-patch').innerText(), /No known distro advisory[\s\S]*4 packages \(Ubuntu:24\.04:LTS\) from a CycloneDX SBOM/);
+
+    await page.goto(`${base}/#/compare?ids=${old.body.id},${fixed.body.id}`);
+    await page.getByRole('heading', { name: 'Compare images' }).waitFor();
+    await settle(page);
+    const ops = page.locator('tr[data-row="os_patch_status"]');
+    assert.match(await ops.getAttribute('class'), /differs/);
+    assert.match(await ops.innerText(), /OS patch status[\s\S]*Patch available[\s\S]*Patched/);
+    assert.match(await page.locator('tr[data-row="os_advisories"]').innerText(), /USN-6986-1 openssl 3\.0\.13-0ubuntu3\.1 → 3\.0\.13-0ubuntu3\.4/);
+    await axeCheck(page, 'compare OS patches');
+    await page.done();
+  });
 });

@@ -62,6 +62,10 @@ export async function render(ctx) {
 
   const cell = (name, v) => {
     if (v === null || v === undefined || v === '') return h('span', { class: 'absent' }, 'absent');
+    if (name === 'os_advisories' && Array.isArray(v)) {
+      if (!v.length) return h('span', { class: 'absent' }, 'none');
+      return h('ul', { class: 'os-advisories' }, v.map((a) => h('li', {}, h('a', { href: `#/advisories/${encodeURIComponent(a.id)}` }, a.id), ' ', (a.packages || []).map((p) => h('span', { class: 'sub' }, ` ${p.name} ${p.version}${p.fixed ? ` → ${p.fixed}` : ''}`)), a.fixed_by ? h('div', { class: 'fixed-by' }, 'Fixed in ', imageLink(a.fixed_by)) : null)));
+    }
     if (Array.isArray(v)) return v.length ? v.join(', ') : h('span', { class: 'absent' }, 'none');
     if (name === 'compatibility' && typeof v === 'object') {
       const n = (k, one) => (v[k] ? `${v[k]} ${one}${v[k] === 1 ? '' : 's'}` : null);
@@ -73,11 +77,11 @@ export async function render(ctx) {
     if (name === 'boot_seconds') return `${v} s`;
     if (name === 'size_gb') return `${v} GB`;
     if (name === 'status') return badge(v);
-    if (name === 'patch_status') return badge(v, { kind: 'patch' });
+    if (name === 'patch_status' || name === 'os_patch_status') return badge(v, { kind: 'patch' });
     if (name === 'published_at') return fmtDate(v);
     return String(v);
   };
-  const LABELS = { boot_seconds: 'Boot time', size_gb: 'Size', os: 'OS', kernel: 'Kernel', regions: 'Regions', status: 'Status', compatibility: 'Compatibility' };
+  const LABELS = { boot_seconds: 'Boot time', size_gb: 'Size', os: 'OS', kernel: 'Kernel', regions: 'Regions', status: 'Status', compatibility: 'Compatibility', patch_status: 'Patch status', os_patch_status: 'OS patch status', os_advisories: 'OS advisories' };
   const rowFor = (r, kind) =>
     h(
       'tr',

@@ -97,6 +97,25 @@ async function patchStatus(ctx, img, box) {
   }
 }
 
+// The OS half of the patch status, from the image document's os_packages: each distro advisory
+// with the packages it hits, the fixed version and the first fixed build.
+function osPatches(img) {
+  const os = img.os_packages;
+  if (!os) return h('p', { class: 'muted' }, 'No OS package inventory was published with this image (a manifest’s packages or SBOM).');
+  const says = { ok: 'No known distro advisory affects its packages.', patch_available: 'A newer image of this family fixes the distro advisories below.', vulnerable: 'Distro advisories affect its packages and no fixed image exists yet.', revoked: 'This image was revoked; do not launch it.' };
+  const advs = os.advisories || [];
+  return h(
+    'div',
+    {},
+    h('p', {}, badge(os.patch_status, { kind: 'patch' }), ' ', says[os.patch_status] || '', h('span', { class: 'sub' }, ` ${os.packages} packages (${(os.ecosystems || []).join(', ')}) from ${os.source === 'cyclonedx' ? 'a CycloneDX SBOM' : os.source === 'spdx' ? 'an SPDX SBOM' : os.source === 'probe' ? 'imaxe probe' : 'the manifest'}.`)),
+    advs.length
+      ? h('ul', { class: 'advisories os-advisories' }, advs.map((a) => h('li', {}, badge(a.severity, { kind: 'sev' }), ' ', h('a', { href: `#/advisories/${encodeURIComponent(a.id)}` }, a.id), ' ', a.title, (a.cves || []).length ? h('span', { class: 'sub' }, ` (${a.cves.join(', ')})`) : null,
+          table([{ label: 'Package', cell: (p) => h('code', {}, p.name) }, { label: 'Installed', cell: (p) => chip(null, p.version) }, { label: 'Affected', cell: (p) => h('code', {}, p.range) }, { label: 'Fixed in', cell: (p) => (p.fixed ? chip(null, p.fixed) : h('span', { class: 'muted' }, 'no fix named')) }], a.packages || [], { caption: `Packages ${a.id} hits`, stack: false }),
+          a.fixed_by ? h('div', { class: 'fixed-by' }, 'Fixed in ', imageLink(a.fixed_by)) : h('div', { class: 'fixed-by muted' }, 'No fixed image yet'))))
+      : null,
+  );
+}
+
 async function costs(ctx, img, box) {
   try {
     const d = await apiAll(`/images/${encodeURIComponent(img.id)}/costs`, { signal: ctx.signal });
@@ -261,6 +280,7 @@ export async function render(ctx) {
       section('Manifest', { id: 'manifest' }, comps.length ? table([{ label: 'Component', cell: (c) => h('code', {}, c.name) }, { label: 'Version', cell: (c) => chip(null, c.version) }], comps, { caption: 'Components in this image', stack: false }) : h('p', { class: 'muted' }, 'No components recorded.')),
       section('Compatibility', { id: 'compat' }, img.compatibility ? findings(img.compatibility.findings) : h('p', { class: 'muted' }, 'No compatibility report was stored with this image.')),
       section('Patch status', { id: 'patch' }, patchBox),
+      section('OS patches', { id: 'os-patch' }, osPatches(img)),
       section('Lifecycle', { id: 'lifecycle' }, lifecycle(ctx, img, etag, async () => {
         unsub(); // the page is drawn again, with its own subscription
         ctx.root.replaceChildren();
