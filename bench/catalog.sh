@@ -114,7 +114,7 @@ pids=("$pid" "$pid" "$pid" "$pid" "$pid" "$sql_pid" "$sql_pid" "$pid" "$sql_pid"
 # and facet statements; for the rotating searches, the first of them); "" for none.
 markers=("" "" "" "UNION ALL SELECT NULL" "UNION ALL SELECT NULL" "page AS (SELECT i.id"
          "m AS MATERIALIZED (SELECT i.os_name" "UNION ALL SELECT NULL" "page AS (SELECT i.id"
-         "(SELECT n FROM auth_epoch), u.id" "image_index_state s LEFT JOIN images" "" "imx_image_lineage"
+         "imx_compare_rows(" "image_index_state s LEFT JOIN images" "" "imx_image_lineage"
          "imx_image_patch_json" "" "")
 
 # One request per endpoint with every statement logged, for pgbench's scripts.

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "api/api.h"
+#include "api/etag.h"
 #include "api/cursor.h"
 #include "auth/auth.h"
 #include "db/events.h"
@@ -160,6 +161,8 @@ static int reply_pin(struct imx_req *r, unsigned status, const char *pin_id)
     if (!imx_db_ok(res))
         return imx_db_tx_fail(r, res);
     json_t *doc = PQntuples(res) ? json_loads(PQgetvalue(res, 0, 1), 0, NULL) : NULL;
+    if (doc)
+        imx_api_etag_set(r, PQgetvalue(res, 0, 3)); /* as the write left it */
     PQclear(res);
     if (!doc) {
         imx_reply_problem(r, IMX_E_INTERNAL, NULL);
@@ -341,6 +344,7 @@ void imx_api_pin_get(struct imx_req *r)
         return;
     }
     json_t *doc = json_loads(PQgetvalue(res, 0, 1), 0, NULL);
+    imx_api_etag_set(r, PQgetvalue(res, 0, 3));
     PQclear(res);
     imx_reply_json_steal(r, 200, doc);
 }
@@ -371,7 +375,8 @@ static int pin_move_tx(struct imx_req *r, void *cls)
 {
     struct pin_change *m = cls;
     char current[24];
-    if (lock_for_change(r, m->id, current) != 0)
+    if (lock_for_change(r, m->id, current) != 0 ||
+        imx_api_if_match(r, IMX_REV_PIN, m->id, NULL, false) < 0)
         return -1;
     /* Moving to where it already is changes nothing and adds no history. */
     if (strcmp(current, m->image_id) == 0)
@@ -425,7 +430,8 @@ static int pin_delete_tx(struct imx_req *r, void *cls)
 {
     struct pin_change *d = cls;
     char current[24];
-    if (lock_for_change(r, d->id, current) != 0)
+    if (lock_for_change(r, d->id, current) != 0 ||
+        imx_api_if_match(r, IMX_REV_PIN, d->id, NULL, false) < 0)
         return -1;
     PGresult *res = imx_db_pin_delete(r->db, d->id);
     if (!imx_db_ok(res))

@@ -33,10 +33,11 @@ IMX_DB_STMT(q_move, 3,
 
 IMX_DB_STMT(q_delete, 1, "DELETE FROM pins WHERE id = $1::bigint RETURNING id");
 
-/* With the auth epoch (migrations/0020_point_reads.sql) in column 2. */
+/* With the auth epoch (migrations/0020_point_reads.sql) in column 2, the revision (the ETag) in 3.
+ */
 IMX_DB_STMT(q_get, 1,
-            "SELECT p.team_id, imx_pin_json(p.id, true)::text, (SELECT n FROM auth_epoch)"
-            " FROM pins p WHERE p.id = $1::bigint");
+            "SELECT p.team_id, imx_pin_json(p.id, true)::text, (SELECT n FROM auth_epoch),"
+            " p.revision FROM pins p WHERE p.id = $1::bigint");
 
 IMX_DB_STMT(q_list, 3,
             "SELECT p.name, imx_pin_json(p.id, false)::text FROM pins p"

@@ -13,6 +13,7 @@ enum imx_db_rev {
     IMX_REV_TEAM,          /* key: slug */
     IMX_REV_INSTANCE_TYPE, /* keys: provider, instance type */
     IMX_REV_REFERENCE,     /* no key: the reference data's generation */
+    IMX_REV_PIN,           /* key: id */
     IMX_REV__COUNT
 };
 

@@ -182,6 +182,29 @@ static void every_mutable_resource_guards_its_writes(void **state)
                             "SELECT generation FROM ref_generation",
                             true };
     guarded(&ref);
+
+    /* A pin: moves and deletes check the ETag its team last set (not its status). */
+    long long i1 = imx_t_publish(&srv, member, "ml", "etag-fam", "1",
+                                 "[{\"name\":\"nvidia-driver\",\"version\":\"580.95.05\"}]", NULL);
+    long long i2 = imx_t_publish(&srv, member, "ml", "etag-fam", "2",
+                                 "[{\"name\":\"nvidia-driver\",\"version\":\"580.105.08\"}]", NULL);
+    assert_true(i1 > 0 && i2 > 0);
+    snprintf(body, sizeof body, "{\"team\":\"ml\",\"name\":\"prod\",\"image\":%lld}", i1);
+    assert_int_equal(imx_t_http_as(&srv, member, "POST", "/v1/pins", body, &res), 0);
+    assert_int_equal(res.status, 201);
+    long long pin = json_integer_value(json_object_get(res.json, "id"));
+    assert_non_null(imx_t_header(&res, "ETag", created, sizeof created));
+    assert_string_equal(created, "\"r1\"");
+    imx_t_res_free(&res);
+    char ppath[64], psql[128], move[64];
+    snprintf(ppath, sizeof ppath, "/v1/pins/%lld", pin);
+    snprintf(psql, sizeof psql, "SELECT image_id FROM pins WHERE id = %lld", pin);
+    snprintf(move, sizeof move, "{\"image\":%lld}", i2);
+    struct resource pinned = { "pin", ppath, "PUT", ppath, move, psql, false };
+    guarded(&pinned);
+    assert_int_equal(send(member, "DELETE", ppath, NULL, "\"r1\"", NULL), 412);
+    assert_int_equal(send(member, "GET", ppath, NULL, NULL, e), 200);
+    assert_int_equal(send(member, "DELETE", ppath, NULL, e, NULL), 204);
 }
 
 static void a_put_that_creates_needs_no_etag(void **state)
