@@ -1662,6 +1662,21 @@ static json_t *compare_doc(const struct imx_db_compare_rows *rows, size_t n)
     add_field(fields, "status", status);
     add_field(fields, "compatibility", compatibility);
     add_field(fields, "patch_status", patch);
+    /* The OS half, as imx_compare_os_fields has it: os_patch_status differs by text (a missing
+     * one counts as ""), os_advisories by value. */
+    json_t *os_status = json_array(), *os_adv = json_array();
+    bool os_differs = false;
+    for (size_t i = 0; ok && i < n; i++) {
+        const char *st = rows->row[i].os_patch_status;
+        json_array_append_new(os_status, st ? json_string(st) : json_null());
+        const char *first = rows->row[0].os_patch_status;
+        os_differs = os_differs || strcmp(st ? st : "", first ? first : "") != 0;
+        json_t *adv = json_loads(rows->row[i].os_advisories, JSON_DECODE_ANY, NULL);
+        json_array_append_new(os_adv, adv ? adv : json_null());
+    }
+    json_array_append_new(fields, json_pack("{s:s, s:o, s:b}", "name", "os_patch_status", "values",
+                                            os_status, "differs", os_differs));
+    add_field(fields, "os_advisories", os_adv);
     for (size_t i = 0; i < n; i++)
         json_decref(compat[i]);
     if (!ok) {
@@ -1830,10 +1845,6 @@ void imx_api_compare(struct imx_req *r)
         json_array_append_new(per_image,
                               json_pack("{s:I, s:o, s:o}", "image", (json_int_t)ids[i],
                                         "best_cost_per_1k", best, "boot_seconds_median", boot));
-    }
-    if (add_os_fields(r, c, ids, n, doc) != 0) {
-        json_decref(per_image);
-        goto out;
     }
     json_object_set_new(doc, "costs", per_image);
     imx_reply_json_steal(r, 200, doc);

@@ -953,6 +953,8 @@ enum imx_db_images_rc imx_db_image_compare_rows(struct imx_db_conn *c, const lon
         out->row[k].compatibility = PQgetvalue(r, k, 5);
         out->row[k].best_cost_per_1k = PQgetvalue(r, k, 6);
         out->row[k].boot_seconds_median = PQgetisnull(r, k, 7) ? "null" : PQgetvalue(r, k, 7);
+        out->row[k].os_patch_status = PQgetisnull(r, k, 8) ? NULL : PQgetvalue(r, k, 8);
+        out->row[k].os_advisories = PQgetvalue(r, k, 9);
     }
     return *missing ? IMX_DBI_NOT_FOUND : IMX_DBI_OK;
 }

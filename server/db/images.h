@@ -122,6 +122,8 @@ void imx_db_image_doc_free(struct imx_db_image_doc *d);
  * text. Borrowed from res. */
 struct imx_db_compare_row {
     const char *summary, *kernel, *compatibility, *best_cost_per_1k, *boot_seconds_median;
+    const char *os_patch_status; /* NULL when the image has no inventory */
+    const char *os_advisories;   /* JSON text: its OS part's advisories, or null */
 };
 struct imx_db_compare_rows {
     PGresult *res; /* imx_db_compare_rows_free() */

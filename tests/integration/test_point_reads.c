@@ -220,7 +220,15 @@ static void publish_one(int server, int n)
 {
     if (n_ids == MAX_IMAGES)
         return;
-    char body[2048], family[32], version[16], parent[48] = "";
+    char body[2048], family[32], version[16], parent[48] = "", packages[160] = "";
+    /* Most images carry an OS inventory (the detail's os_packages part, distro advisories). */
+    static const char *const OPENSSL[] = { "3.0.13-0ubuntu3.3", "3.0.13-0ubuntu3.5",
+                                           "3.0.13-0ubuntu3.10" };
+    if (next_rand() % 4 != 0)
+        snprintf(packages, sizeof packages,
+                 ",\"packages\":[{\"name\":\"openssl\",\"version\":\"%s\"},"
+                 "{\"name\":\"libc6\",\"version\":\"2.39-0ubuntu8.3\"}]",
+                 OPENSSL[next_rand() % 3]);
     snprintf(family, sizeof family, "pr-fam-%u", next_rand() % 4);
     snprintf(version, sizeof version, "%d", n);
     if (n_ids && next_rand() % 3 == 0)
@@ -230,10 +238,10 @@ static void publish_one(int server, int n)
              "\"architecture\":\"x86_64\",\"os\":{\"name\":\"ubuntu\",\"version\":\"24.04\"},"
              "\"layer\":\"platform\",\"artifacts\":[{\"region\":\"us-east-1\",\"id\":\"ami-%d\"}"
              "%s],\"gpus\":[\"H100\"],\"components\":[{\"name\":\"nvidia-driver\",\"version\":"
-             "\"%s\"},{\"name\":\"cuda\",\"version\":\"12.8.1\"}]%s}",
+             "\"%s\"},{\"name\":\"cuda\",\"version\":\"12.8.1\"}]%s%s}",
              family, version, n,
              next_rand() % 2 ? ",{\"region\":\"eu-west-1\",\"id\":\"ami-e\"}" : "",
-             DRIVERS[next_rand() % 5], parent);
+             DRIVERS[next_rand() % 5], parent, packages);
     struct imx_res res;
     long st = call(server, pub, "POST", "/v1/images", body, NULL, &res);
     if (st != 201)
@@ -259,6 +267,7 @@ static void lifecycle(int server)
 }
 
 static int advisories;
+static const char *const OS_FIXES[] = { "3.0.13-0ubuntu3.5", "3.0.13-0ubuntu3.10" };
 
 static void advisory(int server)
 {
@@ -267,11 +276,18 @@ static void advisory(int server)
     struct imx_res res;
     if (what == 0) {
         advisories++;
-        snprintf(body, sizeof body,
-                 "{\"id\":\"PR-%d\",\"title\":\"t\",\"published\":\"2026-01-01\",\"severity\":"
-                 "\"high\",\"affected\":[{\"component\":\"nvidia-driver\",\"range\":\">=580, "
-                 "<%s\"}]}",
-                 advisories, DRIVERS[1 + next_rand() % 3]);
+        if (advisories % 2 == 0)
+            snprintf(body, sizeof body,
+                     "{\"id\":\"PR-%d\",\"title\":\"t\",\"published\":\"2026-01-01\","
+                     "\"severity\":\"high\",\"affected\":[{\"ecosystem\":\"Ubuntu:24.04:LTS\","
+                     "\"package\":\"openssl\",\"range\":\"<%s\",\"fixed\":\"%s\"}]}",
+                     advisories, OS_FIXES[next_rand() % 2], OS_FIXES[1]);
+        else
+            snprintf(body, sizeof body,
+                     "{\"id\":\"PR-%d\",\"title\":\"t\",\"published\":\"2026-01-01\","
+                     "\"severity\":\"high\",\"affected\":[{\"component\":\"nvidia-driver\","
+                     "\"range\":\">=580, <%s\"}]}",
+                     advisories, DRIVERS[1 + next_rand() % 3]);
         assert_int_equal(call(server, admin, "POST", "/v1/advisories", body, NULL, NULL), 201);
         return;
     }
@@ -359,6 +375,15 @@ static void writes_and_reads_agree(void **state)
             pin(server);
         check_reads(step);
     }
+    /* The sequence reached both halves of the patch state. */
+    char *os = imx_t_sql(db, "SELECT count(*) FROM images WHERE os_patch_status IN"
+                             " ('vulnerable', 'patch_available')");
+    char *gpu = imx_t_sql(db, "SELECT count(*) FROM images WHERE patch_status IN"
+                              " ('vulnerable', 'patch_available')");
+    printf("%zu images; OS patch state reached %s, GPU patch state %s\n", n_ids, os, gpu);
+    assert_true(atoi(os) > 0 && atoi(gpu) > 0);
+    free(os);
+    free(gpu);
 }
 
 /* Each caching server remembers the principal; a change through one is refused on the next
