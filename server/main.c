@@ -244,6 +244,7 @@ static int serve(const struct imx_config *cfg, sigset_t *sigs)
         .open_requests_per_member = cfg->quota_open_requests_member,
         .comments_per_request = cfg->quota_comments_request,
         .tokens_per_user = cfg->quota_tokens_user,
+        .tokens_per_team = cfg->quota_tokens_team,
         .measurements_per_day = cfg->quota_measurements_day,
         .pins_per_team = cfg->quota_pins_team,
         .webhooks_per_team = cfg->quota_webhooks_team,

@@ -32,6 +32,7 @@ struct imx_api_quotas {
     unsigned open_requests_per_member; /* the same, filed by one user */
     unsigned comments_per_request;     /* comments on one image request */
     unsigned tokens_per_user;          /* API tokens neither revoked nor expired */
+    unsigned tokens_per_team;          /* the same, over all members of a team */
     unsigned measurements_per_day;     /* measurements a team records in 24 hours */
     unsigned pins_per_team;            /* pins a team holds */
     unsigned webhooks_per_team;        /* webhook subscriptions a team holds */

@@ -84,7 +84,7 @@ void imx_api_db_error(struct imx_req *r, const PGresult *res)
     }
 }
 
-struct imx_api_quotas imx_api_quotas = { 100, 20, 200, 50, 10000, 1000, 50 };
+struct imx_api_quotas imx_api_quotas = { 100, 20, 200, 50, 500, 10000, 1000, 50 };
 
 void imx_api_reply_quota(struct imx_req *r, const char *name, unsigned limit, const char *what)
 {

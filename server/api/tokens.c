@@ -41,6 +41,16 @@ static int token_create_tx(struct imx_req *r, void *cls)
                             "you have that many API tokens neither revoked nor expired");
         return -1;
     }
+    res = imx_db_token_team_active_count(r->db, t->team_id);
+    if (!imx_db_ok(res))
+        return imx_db_tx_fail(r, res);
+    active = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
+    PQclear(res);
+    if (active >= imx_api_quotas.tokens_per_team) {
+        imx_api_reply_quota(r, "api-tokens-per-team", imx_api_quotas.tokens_per_team,
+                            "the team has that many API tokens neither revoked nor expired");
+        return -1;
+    }
     res = imx_db_token_create(r->db, t->user_id, t->team_id, t->name, t->role, t->hash, t->days);
     if (!imx_db_ok(res))
         return imx_db_tx_fail(r, res);

@@ -261,6 +261,18 @@ PGresult *imx_db_token_active_count(struct imx_db_conn *c, const char *user_id)
     return imx_db_exec(c, &q_token_active_count, p);
 }
 
+/* The team's lock serialises creating its tokens, so two at once cannot both take the last. */
+IMX_DB_STMT(q_token_team_active_count, 1,
+            "SELECT count(*) FROM (SELECT pg_advisory_xact_lock(hashtextextended("
+            "'token-team-quota:' || $1, 0))) l, api_tokens k WHERE k.team_id = $1::bigint "
+            "AND k.revoked_at IS NULL AND k.expires_at > now()");
+
+PGresult *imx_db_token_team_active_count(struct imx_db_conn *c, const char *team_id)
+{
+    const char *p[] = { team_id };
+    return imx_db_exec(c, &q_token_team_active_count, p);
+}
+
 IMX_DB_STMT(q_token_list, 3,
             "SELECT k.id, " TOKEN_JSON "::text FROM (SELECT * FROM api_tokens"
             " WHERE user_id = $1::bigint AND ($2::bigint IS NULL OR id < $2::bigint)"

@@ -47,6 +47,8 @@ PGresult *imx_db_throttle_give_back(struct imx_db_conn *c, const char *key);
 /* Takes the user's token-quota lock for the transaction -> the user's API tokens neither
  * revoked nor expired. */
 PGresult *imx_db_token_active_count(struct imx_db_conn *c, const char *user_id);
+/* The same for a team's tokens (IMAXE_QUOTA_TOKENS_PER_TEAM), under the team's lock. */
+PGresult *imx_db_token_team_active_count(struct imx_db_conn *c, const char *team_id);
 
 /* Users and teams (JSON built by PostgreSQL in column 0) */
 /* -> user JSON; 23505 when the email is taken. */

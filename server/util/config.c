@@ -144,6 +144,7 @@ int imx_config_load(struct imx_config *cfg, char *err, size_t errlen)
         { "IMAXE_READ_CACHE", 1, 0, 1 },
         { "IMAXE_IDEMPOTENCY_TTL_H", 24, 1, 720 },
         { "IMAXE_EXPORT_MAX_ROWS", 100000, 1, 10000000 },
+        { "IMAXE_QUOTA_TOKENS_PER_TEAM", 500, 0, 1000000 },
     };
     unsigned long long v[sizeof vars / sizeof vars[0]];
     int failed = 0;
@@ -205,6 +206,7 @@ int imx_config_load(struct imx_config *cfg, char *err, size_t errlen)
     }
     cfg->idempotency_ttl_h = (unsigned)v[42];
     cfg->export_max_rows = (unsigned)v[43];
+    cfg->quota_tokens_team = (unsigned)v[44];
 
     env_str(cfg->bind, sizeof cfg->bind, "IMAXE_BIND", "127.0.0.1");
     env_str(cfg->log_level, sizeof cfg->log_level, "IMAXE_LOG_LEVEL", "info");

@@ -31,6 +31,7 @@ struct imx_config {
     unsigned quota_comments_request;     /* IMAXE_QUOTA_COMMENTS_PER_REQUEST */
     unsigned rate_limit_per_min;         /* IMAXE_RATE_LIMIT_PER_MIN: per caller, 0 = off */
     unsigned quota_tokens_user;          /* IMAXE_QUOTA_TOKENS_PER_USER: active API tokens */
+    unsigned quota_tokens_team;          /* IMAXE_QUOTA_TOKENS_PER_TEAM: the same, per team */
     unsigned quota_measurements_day;     /* IMAXE_QUOTA_MEASUREMENTS_PER_DAY: per team */
     unsigned quota_pins_team;            /* IMAXE_QUOTA_PINS_PER_TEAM */
     unsigned quota_webhooks_team;        /* IMAXE_QUOTA_WEBHOOKS_PER_TEAM */

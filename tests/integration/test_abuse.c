@@ -1093,8 +1093,8 @@ static void token_and_measurement_quotas(void **state)
     (void)state;
     struct imx_srv s;
     char admin[2048], member[2048], db[512];
-    const char *env[] = { "IMAXE_QUOTA_TOKENS_PER_USER=2", "IMAXE_QUOTA_MEASUREMENTS_PER_DAY=2",
-                          "IMAXE_ACCESS_LOG=0", NULL };
+    const char *env[] = { "IMAXE_QUOTA_TOKENS_PER_USER=2", "IMAXE_QUOTA_TOKENS_PER_TEAM=3",
+                          "IMAXE_QUOTA_MEASUREMENTS_PER_DAY=2", "IMAXE_ACCESS_LOG=0", NULL };
     assert_int_equal(imx_t_server_up(&s, "abuse_quota2", env, db, sizeof db, admin, sizeof admin),
                      0);
     assert_int_equal(imx_t_user(&s, admin, "ml", "m@ml.test", "member", member, sizeof member), 0);
@@ -1119,6 +1119,17 @@ static void token_and_measurement_quotas(void **state)
     imx_t_res_free(&res);
     assert_int_equal(imx_t_http_as(&s, member, "POST", "/v1/tokens", token, &res), 0);
     assert_int_equal(res.status, 201);
+    imx_t_res_free(&res);
+    /* The team's quota counts every member's: 2 held by m, one more by a second member, then
+     * the team is full whoever asks. */
+    char other[2048];
+    assert_int_equal(imx_t_user(&s, admin, "ml", "o@ml.test", "member", other, sizeof other), 0);
+    assert_int_equal(imx_t_http_as(&s, other, "POST", "/v1/tokens", token, &res), 0);
+    assert_int_equal(res.status, 201);
+    imx_t_res_free(&res);
+    assert_int_equal(imx_t_http_as(&s, other, "POST", "/v1/tokens", token, &res), 0);
+    imx_t_assert_problem(&res, 429);
+    assert_non_null(strstr(res.body, "api-tokens-per-team"));
     imx_t_res_free(&res);
 
     assert_int_equal(imx_t_system("psql '%s' -Xq -v ON_ERROR_STOP=1 -f '%s/tools/demo/catalog.sql' "
