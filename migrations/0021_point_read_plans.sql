@@ -1,5 +1,6 @@
 -- Point reads (issue 13), continued: the documents of lineage, an image's patch status and
--- compare's costs built by plpgsql functions planned once a session. Their SQL-language
+-- compare's costs built by plpgsql functions planned once a session (compare's rows themselves:
+-- 0043, after the OS columns they read). Their SQL-language
 -- predecessors (0004, 0006) are not inlined, so PostgreSQL planned their queries again on every
 -- call, for every entry: 8 ms for one lineage on the 100,000-image bench catalog, most of it
 -- planning. The documents are the same as before, byte for byte.
@@ -102,30 +103,5 @@ BEGIN
     INTO v
     FROM images i WHERE i.id = p_image;
   RETURN v;
-END
-$$;
-
--- Compare's rows (server/db/images.c): one per id asked, in that order, with NULLs for an id
--- that does not exist. The summary is the stored one unless a scheduled revocation has come due
--- since it was written; compatibility is {ok, errors, warnings} of the stored report; the costs
--- are the caller's scope's (imx_compare_costs). A function so that its plan is made once a
--- session: as a prepared statement PostgreSQL planned it on every execution (0.5 ms).
-CREATE FUNCTION imx_compare_rows(p_ids bigint[], p_user bigint, p_token_team bigint,
-                                 p_team bigint)
-RETURNS TABLE (epoch bigint, id bigint, found boolean, summary json, kernel text,
-               compatibility jsonb, best json, boot json)
-LANGUAGE plpgsql STABLE SET plan_cache_mode = force_generic_plan AS $$
-BEGIN
-  RETURN QUERY
-  SELECT (SELECT e.n FROM auth_epoch e), u.id, i.id IS NOT NULL,
-         CASE WHEN i.revoke_at <= now() THEN imx_image_summary(i.id) ELSE i.summary END,
-         i.kernel,
-         jsonb_build_object('ok', i.compatibility->'ok', 'errors', i.compatibility->'errors',
-                            'warnings', i.compatibility->'warnings'),
-         k.best, k.boot
-    FROM unnest(p_ids) WITH ORDINALITY AS u(id, ord)
-    LEFT JOIN images i ON i.id = u.id
-    LEFT JOIN LATERAL imx_compare_costs(u.id, p_user, p_token_team, p_team) k ON i.id IS NOT NULL
-   ORDER BY u.ord;
 END
 $$;

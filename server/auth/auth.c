@@ -278,6 +278,18 @@ static int role_in(struct imx_req *r, int64_t team_id, enum imx_role *out, bool 
     return 0;
 }
 
+/* r->principal from a check or a cache entry, keeping the request's cache key. */
+static void take_principal(struct imx_req *r, const struct imx_pcache_entry *e, bool cached)
+{
+    char key[sizeof r->principal.cache_key];
+    memcpy(key, r->principal.cache_key, sizeof key);
+    r->principal = e->principal;
+    memcpy(r->principal.cache_key, key, sizeof key);
+    r->principal.max_role = e->max_role;
+    r->principal.cached = cached;
+    r->principal.epoch = e->epoch;
+}
+
 /* The full check of a credential: the principal from PostgreSQL, remembered for later requests
  * when the cache is on. Returns 1, 0 (not valid) or -1 after replying. */
 static int check_principal(struct imx_req *r, bool api, const char *hash, int64_t uid)
@@ -287,15 +299,9 @@ static int check_principal(struct imx_req *r, bool api, const char *hash, int64_
     struct imx_pcache_entry e = { .max_role = IMX_ROLE_NONE };
     int ok = api ? api_token_principal(r, hash, &e) : user_principal(r, uid, &e);
     if (ok == 1) {
-        char key[sizeof r->principal.cache_key];
-        memcpy(key, r->principal.cache_key, sizeof key);
-        r->principal = e.principal;
-        memcpy(r->principal.cache_key, key, sizeof key);
-        r->principal.max_role = e.max_role;
-        r->principal.cached = false;
-        r->principal.epoch = e.epoch;
+        take_principal(r, &e, false);
         if (imx_auth_settings.read_cache)
-            imx_pcache_put(key, &e);
+            imx_pcache_put(r->principal.cache_key, &e);
     }
     return ok;
 }
@@ -365,18 +371,12 @@ bool imx_auth_authenticate(struct imx_req *r)
     struct imx_pcache_entry e;
     if (imx_auth_settings.read_cache && imx_route_epoch_auth(r->route) &&
         imx_pcache_get(r->principal.cache_key, now, &e)) {
-        char key[sizeof r->principal.cache_key];
-        memcpy(key, r->principal.cache_key, sizeof key);
-        r->principal = e.principal;
-        memcpy(r->principal.cache_key, key, sizeof key);
-        r->principal.max_role = e.max_role;
-        r->principal.cached = true;
-        r->principal.epoch = e.epoch;
+        take_principal(r, &e, true);
         /* A refusal is never taken from the cache: a right granted since must count. */
         if (route_admits(r))
             return true;
-        memset(&r->principal, 0, sizeof r->principal);
-        memcpy(r->principal.cache_key, key, sizeof key);
+        struct imx_pcache_entry none = { .max_role = IMX_ROLE_NONE };
+        take_principal(r, &none, false);
     }
     int ok = check_principal(r, api, hash, uid);
     if (ok < 0)

@@ -916,7 +916,7 @@ void imx_db_image_doc_free(struct imx_db_image_doc *d)
     memset(d, 0, sizeof *d);
 }
 
-/* Compare's rows (migrations/0021_point_read_plans.sql imx_compare_rows). */
+/* Compare's rows (migrations/0043_compare_rows_os.sql imx_compare_rows). */
 IMX_DB_STMT(stmt_compare_rows, 4,
             "SELECT * FROM imx_compare_rows($1::bigint[], $2::bigint, $3::bigint, $4::bigint)");
 
