@@ -381,9 +381,12 @@ static void writes_and_reads_agree(void **state)
     char *gpu = imx_t_sql(db, "SELECT count(*) FROM images WHERE patch_status IN"
                               " ('vulnerable', 'patch_available')");
     printf("%zu images; OS patch state reached %s, GPU patch state %s\n", n_ids, os, gpu);
-    assert_true(atoi(os) > 0 && atoi(gpu) > 0);
+    int os_n = os ? atoi(os) : 0, gpu_n = gpu ? atoi(gpu) : 0;
     free(os);
     free(gpu);
+    /* The full sequence (the shorter one under the sanitizers may not get there). */
+    if (steps >= 60)
+        assert_true(os_n > 0 && gpu_n > 0);
 }
 
 /* Each caching server remembers the principal; a change through one is refused on the next
