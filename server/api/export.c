@@ -119,7 +119,7 @@ static size_t csv_record(const char *const *columns, const json_t *item, char *r
             value = json_string_value(v);
         else if (v && !json_is_null(v))
             value = text = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
-        int rc = imx_csv_put(rec, RECORD_MAX - 2, &n, value, i == 0);
+        int rc = imx_csv_put_cell(rec, RECORD_MAX - 2, &n, value, i == 0);
         free(text);
         if (rc != 0)
             return 0;

@@ -1,6 +1,7 @@
 /* CSV tables to JSON rows and back, one field at a time, with named limits. */
 #include "domain/csv.h"
 
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -203,6 +204,52 @@ fail:
     free(rec);
     json_decref(rows);
     return NULL;
+}
+
+/* Is s a decimal number as JSON writes one (-1, 2.5, -3e-7)? */
+static bool plain_number(const char *s)
+{
+    const char *p = s;
+    if (*p == '-' || *p == '+')
+        p++;
+    if (!isdigit((unsigned char)*p))
+        return false;
+    while (isdigit((unsigned char)*p))
+        p++;
+    if (*p == '.') {
+        p++;
+        if (!isdigit((unsigned char)*p))
+            return false;
+        while (isdigit((unsigned char)*p))
+            p++;
+    }
+    if (*p == 'e' || *p == 'E') {
+        p++;
+        if (*p == '-' || *p == '+')
+            p++;
+        if (!isdigit((unsigned char)*p))
+            return false;
+        while (isdigit((unsigned char)*p))
+            p++;
+    }
+    return *p == '\0';
+}
+
+int imx_csv_put_cell(char *buf, size_t cap, size_t *n, const char *value, int first)
+{
+    if (!value || !value[0] || !strchr("=+-@\t\r", value[0]) || plain_number(value))
+        return imx_csv_put(buf, cap, n, value, first);
+    size_t len = strlen(value);
+    if (len + 2 > cap)
+        return -1;
+    char *cell = malloc(len + 2);
+    if (!cell)
+        return -1;
+    cell[0] = '\'';
+    memcpy(cell + 1, value, len + 1);
+    int rc = imx_csv_put(buf, cap, n, cell, first);
+    free(cell);
+    return rc;
 }
 
 int imx_csv_put(char *buf, size_t cap, size_t *n, const char *value, int first)

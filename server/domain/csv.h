@@ -24,4 +24,10 @@ json_t *imx_csv_rows(const char *text, size_t len, char *err, size_t errlen);
  * empty. Returns 0, or -1 when buf is full. */
 int imx_csv_put(char *buf, size_t cap, size_t *n, const char *value, int first);
 
+/* The same for a file meant for a spreadsheet (the API's CSV exports): a text value a
+ * spreadsheet would run as a formula (starting with =, +, -, @, tab or CR, and not a number) is
+ * written with a leading ' (OWASP's CSV injection advice), so it shows as text. Numbers, and
+ * every other value, as imx_csv_put writes them. */
+int imx_csv_put_cell(char *buf, size_t cap, size_t *n, const char *value, int first);
+
 #endif

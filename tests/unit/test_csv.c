@@ -94,9 +94,45 @@ static void written_fields_read_back(void **state)
     assert_int_equal(imx_csv_put(tiny, sizeof tiny, &tn, "toolong", 1), -1);
 }
 
+/* Cells for a spreadsheet: what one would run as a formula gets a leading ', numbers and the
+ * rest stay as they are. */
+static void spreadsheet_cells_never_run_as_formulas(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *value, *written;
+    } cases[] = {
+        { "=HYPERLINK(\"http://x\")", "\"'=HYPERLINK(\"\"http://x\"\")\"" },
+        { "+cmd|' /C calc'!A0", "'+cmd|' /C calc'!A0" },
+        { "-2+3", "'-2+3" },
+        { "@SUM(A1)", "'@SUM(A1)" },
+        { "\tx", "'\tx" },
+        { "-1", "-1" },
+        { "-0.25", "-0.25" },
+        { "+3", "+3" },
+        { "1e-7", "1e-7" },
+        { "ubuntu:24.04", "ubuntu:24.04" },
+        { "", "\"\"" },
+        { "a,b", "\"a,b\"" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char line[256] = "";
+        size_t n = 0;
+        assert_int_equal(imx_csv_put_cell(line, sizeof line, &n, cases[i].value, 1), 0);
+        if (strcmp(line, cases[i].written) != 0)
+            fail_msg("%s: wrote %s, want %s", cases[i].value, line, cases[i].written);
+    }
+    char line[8] = "";
+    size_t n = 0;
+    assert_int_equal(imx_csv_put_cell(line, sizeof line, &n, NULL, 1), 0);
+    assert_string_equal(line, "");
+    assert_int_equal(imx_csv_put_cell(line, sizeof line, &n, "=toolongforthis", 0), -1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(spreadsheet_cells_never_run_as_formulas),
         cmocka_unit_test(tables_parse_or_are_refused),
         cmocka_unit_test(written_fields_read_back),
     };
