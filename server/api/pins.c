@@ -154,20 +154,23 @@ static int check_unmet(struct imx_req *r, const char *pin_id, const char *image_
     return -1;
 }
 
-/* Replies with the pin's JSON (column 1 of imx_db_pin_get). */
+/* Replies with the pin's document and its ETag, as the write left them. */
 static int reply_pin(struct imx_req *r, unsigned status, const char *pin_id)
 {
-    PGresult *res = imx_db_pin_get(r->db, pin_id);
-    if (!imx_db_ok(res))
-        return imx_db_tx_fail(r, res);
-    json_t *doc = PQntuples(res) ? json_loads(PQgetvalue(res, 0, 1), 0, NULL) : NULL;
-    if (doc)
-        imx_api_etag_set(r, PQgetvalue(res, 0, 3)); /* as the write left it */
-    PQclear(res);
+    struct imx_db_pin_doc d;
+    PGresult *fail;
+    int found = imx_db_pin_read(r->db, pin_id, &d, &fail);
+    if (fail)
+        return imx_db_tx_fail(r, fail);
+    json_t *doc = found == 1 ? json_loads(d.json, 0, NULL) : NULL;
+    free(d.json);
     if (!doc) {
         imx_reply_problem(r, IMX_E_INTERNAL, NULL);
         return -1;
     }
+    char rev[24];
+    snprintf(rev, sizeof rev, "%lld", d.revision);
+    imx_api_etag_set(r, rev);
     imx_reply_json_steal(r, status, doc);
     return 0;
 }
@@ -317,35 +320,40 @@ void imx_api_pin_get(struct imx_req *r)
     struct imx_db_conn *c = imx_api_db(r);
     if (!c)
         return;
-    PGresult *res = NULL;
+    struct imx_db_pin_doc d;
+    int found = -1;
     for (int attempt = 0; attempt < 2; attempt++) {
-        res = imx_db_pin_get(c, id);
-        if (!imx_db_ok(res) || PQntuples(res) != 1)
-            break;
+        PGresult *fail;
+        found = imx_db_pin_read(c, id, &d, &fail);
+        if (found < 0) {
+            imx_api_db_error(r, fail);
+            PQclear(fail);
+            return;
+        }
         /* The row's epoch confirms a remembered principal (no query of its own). */
-        int confirmed = imx_auth_confirm(r, strtoll(PQgetvalue(res, 0, 2), NULL, 10));
+        int confirmed = imx_auth_confirm(r, d.epoch);
         if (confirmed == 1)
             break;
-        PQclear(res);
-        res = NULL;
+        free(d.json);
         if (confirmed < 0 || attempt > 0)
             return;
     }
-    if (res && imx_db_ok(res) && PQntuples(res) == 0 && imx_auth_confirm_now(r) < 0) {
-        PQclear(res);
+    if (!found) {
+        imx_reply_problem(r, IMX_E_NOT_FOUND, "No such pin");
         return;
     }
-    res = imx_api_found_steal(r, res, "No such pin");
-    if (!res)
-        return;
-    int64_t team_id = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
-    if (!imx_auth_team_id(r, team_id, IMX_ROLE_VIEWER)) {
-        PQclear(res);
+    json_t *doc =
+        imx_auth_team_id(r, d.team_id, IMX_ROLE_VIEWER) ? json_loads(d.json, 0, NULL) : NULL;
+    bool replied = r->reply.status != 0;
+    free(d.json);
+    if (!doc) {
+        if (!replied)
+            imx_reply_problem(r, IMX_E_INTERNAL, NULL);
         return;
     }
-    json_t *doc = json_loads(PQgetvalue(res, 0, 1), 0, NULL);
-    imx_api_etag_set(r, PQgetvalue(res, 0, 3));
-    PQclear(res);
+    char rev[24];
+    snprintf(rev, sizeof rev, "%lld", d.revision);
+    imx_api_etag_set(r, rev);
     imx_reply_json_steal(r, 200, doc);
 }
 

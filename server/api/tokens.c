@@ -31,22 +31,16 @@ struct token_create {
 static int token_create_tx(struct imx_req *r, void *cls)
 {
     struct token_create *t = cls;
-    PGresult *res = imx_db_token_active_count(r->db, t->user_id);
-    if (!imx_db_ok(res))
+    long long of_user = 0, of_team = 0;
+    PGresult *res = imx_db_token_active_counts(r->db, t->user_id, t->team_id, &of_user, &of_team);
+    if (res)
         return imx_db_tx_fail(r, res);
-    long long active = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
-    PQclear(res);
-    if (active >= imx_api_quotas.tokens_per_user) {
+    if (of_user >= imx_api_quotas.tokens_per_user) {
         imx_api_reply_quota(r, "api-tokens-per-user", imx_api_quotas.tokens_per_user,
                             "you have that many API tokens neither revoked nor expired");
         return -1;
     }
-    res = imx_db_token_team_active_count(r->db, t->team_id);
-    if (!imx_db_ok(res))
-        return imx_db_tx_fail(r, res);
-    active = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
-    PQclear(res);
-    if (active >= imx_api_quotas.tokens_per_team) {
+    if (of_team >= imx_api_quotas.tokens_per_team) {
         imx_api_reply_quota(r, "api-tokens-per-team", imx_api_quotas.tokens_per_team,
                             "the team has that many API tokens neither revoked nor expired");
         return -1;

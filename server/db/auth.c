@@ -250,27 +250,27 @@ PGresult *imx_db_token_create(struct imx_db_conn *c, const char *user_id, const 
 }
 
 /* The user's lock serialises token creations, so two at once cannot both take the last place. */
-IMX_DB_STMT(q_token_active_count, 1,
-            "SELECT count(*) FROM (SELECT pg_advisory_xact_lock(hashtextextended("
-            "'token-quota:' || $1, 0))) l, api_tokens k WHERE k.user_id = $1::bigint "
-            "AND k.revoked_at IS NULL AND k.expires_at > now()");
+/* The user's and the team's active tokens, each counted under its own lock (user first, then
+ * team, always in that order), so that two creations at once cannot both take the last place. */
+IMX_DB_STMT(q_token_active_counts, 2,
+            "SELECT (SELECT count(*) FROM api_tokens k WHERE k.user_id = $1::bigint"
+            "  AND k.revoked_at IS NULL AND k.expires_at > now()),"
+            " (SELECT count(*) FROM api_tokens k WHERE k.team_id = $2::bigint"
+            "  AND k.revoked_at IS NULL AND k.expires_at > now())"
+            " FROM (SELECT pg_advisory_xact_lock(hashtextextended('token-quota:' || $1, 0)),"
+            "  pg_advisory_xact_lock(hashtextextended('token-team-quota:' || $2, 0))) l");
 
-PGresult *imx_db_token_active_count(struct imx_db_conn *c, const char *user_id)
+PGresult *imx_db_token_active_counts(struct imx_db_conn *c, const char *user_id,
+                                     const char *team_id, long long *of_user, long long *of_team)
 {
-    const char *p[] = { user_id };
-    return imx_db_exec(c, &q_token_active_count, p);
-}
-
-/* The team's lock serialises creating its tokens, so two at once cannot both take the last. */
-IMX_DB_STMT(q_token_team_active_count, 1,
-            "SELECT count(*) FROM (SELECT pg_advisory_xact_lock(hashtextextended("
-            "'token-team-quota:' || $1, 0))) l, api_tokens k WHERE k.team_id = $1::bigint "
-            "AND k.revoked_at IS NULL AND k.expires_at > now()");
-
-PGresult *imx_db_token_team_active_count(struct imx_db_conn *c, const char *team_id)
-{
-    const char *p[] = { team_id };
-    return imx_db_exec(c, &q_token_team_active_count, p);
+    const char *p[] = { user_id, team_id };
+    PGresult *res = imx_db_exec(c, &q_token_active_counts, p);
+    if (!imx_db_ok(res) || PQntuples(res) != 1)
+        return res;
+    *of_user = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
+    *of_team = strtoll(PQgetvalue(res, 0, 1), NULL, 10);
+    PQclear(res);
+    return NULL;
 }
 
 IMX_DB_STMT(q_token_list, 3,

@@ -44,11 +44,11 @@ PGresult *imx_db_throttle_clear(struct imx_db_conn *c, const char *key);
  * statement, so it never waits on a second lock. */
 PGresult *imx_db_throttle_give_back(struct imx_db_conn *c, const char *key);
 
-/* Takes the user's token-quota lock for the transaction -> the user's API tokens neither
- * revoked nor expired. */
-PGresult *imx_db_token_active_count(struct imx_db_conn *c, const char *user_id);
-/* The same for a team's tokens (IMAXE_QUOTA_TOKENS_PER_TEAM), under the team's lock. */
-PGresult *imx_db_token_team_active_count(struct imx_db_conn *c, const char *team_id);
+/* The API tokens neither revoked nor expired of the user and of the team, under the quota locks
+ * (call inside the creating transaction). Returns NULL with the counts set, or the failed result
+ * (for imx_db_tx_fail). */
+PGresult *imx_db_token_active_counts(struct imx_db_conn *c, const char *user_id,
+                                     const char *team_id, long long *of_user, long long *of_team);
 
 /* Users and teams (JSON built by PostgreSQL in column 0) */
 /* -> user JSON; 23505 when the email is taken. */

@@ -2,6 +2,9 @@
  * imx_pin_resolve in migrations/0006_advisories.sql). */
 #include "db/pins.h"
 
+#include <stdlib.h>
+#include <string.h>
+
 IMX_DB_STMT(q_image, 1, "SELECT family, status FROM images WHERE id = $1::bigint");
 
 IMX_DB_STMT(
@@ -33,18 +36,41 @@ IMX_DB_STMT(q_move, 3,
 
 IMX_DB_STMT(q_delete, 1, "DELETE FROM pins WHERE id = $1::bigint RETURNING id");
 
-/* With the auth epoch (migrations/0020_point_reads.sql) in column 2, the revision (the ETag) in 3.
- */
-IMX_DB_STMT(q_get, 1,
-            "SELECT p.team_id, imx_pin_json(p.id, true)::text, (SELECT n FROM auth_epoch),"
-            " p.revision FROM pins p WHERE p.id = $1::bigint");
-
 IMX_DB_STMT(q_list, 3,
             "SELECT p.name, imx_pin_json(p.id, false)::text FROM pins p"
             " WHERE p.team_id = $1::bigint AND ($2::text IS NULL OR p.name > $2::text)"
             " ORDER BY p.name LIMIT $3::int + 1");
 
 IMX_DB_STMT(q_resolve, 3, "SELECT imx_pin_resolve($1::bigint, $2::text, $3::text)::text");
+
+/* Always one row: the epoch, then the pin's columns (NULL when there is no such pin). */
+IMX_DB_STMT(q_read, 1,
+            "SELECT (SELECT n FROM auth_epoch), p.team_id, imx_pin_json(p.id, true)::text,"
+            " p.revision FROM (SELECT 1) one LEFT JOIN pins p ON p.id = $1::bigint");
+
+int imx_db_pin_read(struct imx_db_conn *c, const char *pin_id, struct imx_db_pin_doc *out,
+                    PGresult **fail)
+{
+    memset(out, 0, sizeof *out);
+    *fail = NULL;
+    const char *p[] = { pin_id };
+    PGresult *res = imx_db_exec(c, &q_read, p);
+    if (!imx_db_ok(res) || PQntuples(res) != 1) {
+        *fail = res;
+        return -1;
+    }
+    out->epoch = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
+    int found = !PQgetisnull(res, 0, 1);
+    if (found) {
+        out->team_id = strtoll(PQgetvalue(res, 0, 1), NULL, 10);
+        out->revision = strtoll(PQgetvalue(res, 0, 3), NULL, 10);
+        out->json = strdup(PQgetvalue(res, 0, 2));
+    }
+    PQclear(res);
+    if (found && !out->json)
+        return -1;
+    return found;
+}
 
 PGresult *imx_db_pin_image(struct imx_db_conn *c, const char *image_id)
 {
@@ -98,12 +124,6 @@ PGresult *imx_db_pin_delete(struct imx_db_conn *c, const char *pin_id)
 {
     const char *p[] = { pin_id };
     return imx_db_exec(c, &q_delete, p);
-}
-
-PGresult *imx_db_pin_get(struct imx_db_conn *c, const char *pin_id)
-{
-    const char *p[] = { pin_id };
-    return imx_db_exec(c, &q_get, p);
 }
 
 PGresult *imx_db_pin_list(struct imx_db_conn *c, const char *team_id, const char *after_name,

@@ -42,13 +42,19 @@ PGresult *imx_db_pin_move(struct imx_db_conn *c, const char *pin_id, const char 
 /* Deletes the pin (its constraints and history go with it) -> id. */
 PGresult *imx_db_pin_delete(struct imx_db_conn *c, const char *pin_id);
 
-/* One pin -> team_id, JSON {id, team, name, image:summary, constraints:[{component, range}],
- * status, candidate:summary|null, advisories:[{id, title, severity, cves, fixed_by:{id, family,
- * version}|null}], created_at, updated_at, history:[{from_image, to_image, moved_at,
- * moved_by}]} (no row: no such pin). */
-PGresult *imx_db_pin_get(struct imx_db_conn *c, const char *pin_id);
+/* One pin: its document {id, team, name, image:summary, constraints:[{component, range}], status,
+ * candidate:summary|null, advisory_count, advisories (the newest 5), created_at, updated_at,
+ * history} (new, free() it), its team, its ETag revision and the auth epoch read with it. */
+struct imx_db_pin_doc {
+    char *json;
+    long long team_id, revision, epoch;
+};
+/* Returns 1 with *out filled, 0 for no such pin (out->epoch still set), or -1 with the failed
+ * result in *fail (for imx_db_tx_fail or imx_api_db_error; NULL when out of memory). */
+int imx_db_pin_read(struct imx_db_conn *c, const char *pin_id, struct imx_db_pin_doc *out,
+                    PGresult **fail);
 
-/* A team's pins by name -> rows (name, JSON as imx_db_pin_get with history null), at most
+/* A team's pins by name -> rows (name, JSON as imx_db_pin_read with history null), at most
  * limit + 1; after_name from the last row of the previous page (NULL: first page). */
 PGresult *imx_db_pin_list(struct imx_db_conn *c, const char *team_id, const char *after_name,
                           const char *limit);
