@@ -4,13 +4,14 @@
  * IMAXE_READ_CACHE=0 (every document built by PostgreSQL, every principal checked in full). A
  * seeded random sequence of writes (publishes with parents, deprecate, revoke with cascade,
  * restore, a scheduled revocation coming due, advisories published, revised and withdrawn, pins
- * created and moved), each through one of the two caching servers, is followed by the reads of
- * issue 13 on all three: get by id (body, ETag, and If-None-Match: 304 exactly when nothing
- * changed), compare, resolve by family and by pin, lineage, patch, pins. And: a revoked token, a
- * disabled user and a removed membership are refused on the next request on both caching
- * servers, which had the principal remembered. */
+ * created and moved, cost measurements recorded), each through one of the two caching servers, is
+ * followed by the reads of issue 13 on all three: get by id (body, ETag, and If-None-Match: 304
+ * exactly when nothing changed), compare, resolve by family and by pin, lineage, patch, pins. And:
+ * a revoked token, a disabled user and a removed membership are refused on the next request on both
+ * caching servers, which had the principal remembered. */
 #include "harness.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -335,6 +336,34 @@ static void pin(int server)
     assert_true(st == 200 || st == 409 || st == 422);
 }
 
+/* Three cost measurements of one image, mostly the first (which every compare shows): compare's
+ * costs are medians per (instance type, pricing) group, the least per model, and the median boot
+ * seconds; prices, models and boot times repeat so that groups hold several. */
+static void measurements(int server)
+{
+    static const char *const MODELS[] = { "resnet50", "llama-3.1-8b" };
+    static const char *const TYPES[] = { "g5.xlarge", "p5.48xlarge" };
+    long long image = next_rand() % 4 ? ids[0] : ids[next_rand() % n_ids];
+    for (int k = 0; k < 3; k++) {
+        char body[1024];
+        unsigned r = next_rand();
+        snprintf(body, sizeof body,
+                 "{\"team\":\"pr-team\",\"image\":%lld,\"instance_type\":\"%s\","
+                 "\"model\":\"%s\",\"precision\":\"fp16\",\"batch_size\":8,"
+                 "\"throughput_per_s\":%u,\"price_per_hour\":%u.5,\"pricing\":\"%s\",%s"
+                 "\"measured_at\":\"2026-08-01T00:00:00Z\"}",
+                 image, TYPES[r % 2], MODELS[(r >> 1) % 2], 100 + (r >> 2) % 7 * 50,
+                 1 + (r >> 5) % 4, (r >> 7) % 2 ? "spot" : "on_demand",
+                 (r >> 8) % 3 ? "\"boot_seconds\":90," : "\"boot_seconds\":45,");
+        struct imx_res res;
+        long st = call(server, pub, "POST", "/v1/measurements", body, NULL, &res);
+        if (st != 201)
+            fprintf(stderr, "measurement: %ld %s\n", st, res.body);
+        assert_int_equal(st, 201);
+        imx_t_res_free(&res);
+    }
+}
+
 /* A scheduled revocation: revoke_at one second ahead; after it passes, every server says
  * revoked without any write (the stored tail's fresh_until). */
 static void scheduled_revocation(int server)
@@ -362,7 +391,7 @@ static void writes_and_reads_agree(void **state)
     check_reads(0);
     for (int step = 1; step <= steps; step++) {
         int server = (int)(next_rand() % 2);
-        unsigned op = next_rand() % 10;
+        unsigned op = next_rand() % 11;
         if (step == steps / 2)
             scheduled_revocation(server);
         else if (op < 3)
@@ -371,8 +400,10 @@ static void writes_and_reads_agree(void **state)
             lifecycle(server);
         else if (op < 8)
             advisory(server);
-        else
+        else if (op < 10)
             pin(server);
+        else
+            measurements(server);
         check_reads(step);
     }
     /* The sequence reached both halves of the patch state. */
@@ -387,6 +418,81 @@ static void writes_and_reads_agree(void **state)
     /* The full sequence (the shorter one under the sanitizers may not get there). */
     if (steps >= 60)
         assert_true(os_n > 0 && gpu_n > 0);
+}
+
+/* Many requests at once share the stored documents' batched reads (server/db/image_docs.c):
+ * each must get its own image's document and ETag, a 304 for the ETag it holds, a 404 for an id
+ * that does not exist, whatever else the batch read. */
+#define READERS    16
+#define READS_EACH 40
+
+struct reader {
+    unsigned seed;
+    int wrong; /* answers that were not the image's own */
+};
+
+static void *concurrent_reader(void *arg)
+{
+    struct reader *rd = arg;
+    char auth[4200], path[64], inm[96];
+    snprintf(auth, sizeof auth, "Authorization: Bearer %s", pub);
+    for (int k = 0; k < READS_EACH; k++) {
+        unsigned r = (unsigned)rand_r(&rd->seed);
+        size_t i = r % n_ids;
+        unsigned mode = (r >> 8) % 4;
+        snprintf(path, sizeof path, "/v1/images/%lld", mode == 3 ? ids[i] + 100000 : ids[i]);
+        snprintf(inm, sizeof inm, "If-None-Match: %s",
+                 mode == 1 ? etags[i] : "\"0123456789abcdef0123456789abcdef\"");
+        const char *h[] = { auth, mode == 1 || mode == 2 ? inm : NULL, NULL };
+        struct imx_res res;
+        if (imx_t_http(&cached[(r >> 12) % 2], "GET", path, h, NULL, &res) != 0) {
+            rd->wrong++;
+            continue;
+        }
+        char etag[64] = "";
+        imx_t_header(&res, "ETag", etag, sizeof etag);
+        bool ok = mode == 3   ? res.status == 404
+                  : mode == 1 ? res.status == 304 && strcmp(etag, etags[i]) == 0
+                              : res.status == 200 && strcmp(etag, etags[i]) == 0 &&
+                                    strcmp(res.body, bodies[i]) == 0;
+        if (!ok) {
+            fprintf(stderr, "concurrent GET %s (mode %u): %ld %s\n", path, mode, res.status, etag);
+            rd->wrong++;
+        }
+        imx_t_res_free(&res);
+    }
+    return NULL;
+}
+
+static void concurrent_reads_get_their_own(void **state)
+{
+    (void)state;
+    assert_true(n_ids > 0 && bodies[0]);
+    pthread_t th[READERS];
+    struct reader rd[READERS];
+    for (int t = 0; t < READERS; t++) {
+        rd[t] = (struct reader){ .seed = 1000u + (unsigned)t, .wrong = 0 };
+        assert_int_equal(pthread_create(&th[t], NULL, concurrent_reader, &rd[t]), 0);
+    }
+    int wrong = 0;
+    for (int t = 0; t < READERS; t++) {
+        pthread_join(th[t], NULL);
+        wrong += rd[t].wrong;
+    }
+    /* How much the reads were batched (informative: a quiet machine may answer one at a time). */
+    for (int s = 0; s < 2; s++) {
+        struct imx_res m;
+        assert_int_equal(imx_t_http(&cached[s], "GET", "/metrics", NULL, NULL, &m), 0);
+        const char *a = strstr(m.body, "\nimaxe_image_doc_reads_total ");
+        const char *b = strstr(m.body, "\nimaxe_image_doc_reads_docs_total ");
+        assert_true(a && b);
+        printf("server %d: %lld statements read %lld documents\n", s,
+               strtoll(a + sizeof "\nimaxe_image_doc_reads_total " - 1, NULL, 10),
+               strtoll(b + sizeof "\nimaxe_image_doc_reads_docs_total " - 1, NULL, 10));
+        imx_t_res_free(&m);
+    }
+    printf("%d concurrent reads, %d wrong\n", READERS * READS_EACH, wrong);
+    assert_int_equal(wrong, 0);
 }
 
 /* Each caching server remembers the principal; a change through one is refused on the next
@@ -444,6 +550,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(writes_and_reads_agree),
+        cmocka_unit_test(concurrent_reads_get_their_own),
         cmocka_unit_test(revocations_take_effect_at_once),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
