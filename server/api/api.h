@@ -15,6 +15,10 @@
  * Returns NULL after replying 503 when the database is unavailable or the pool is exhausted. */
 struct imx_db_conn *imx_api_db(struct imx_req *r);
 
+/* Gives the request's connection back (rolling back what it left open) before a wait that needs
+ * none: a password hash, a coalesced read whose reader takes a connection of its own. */
+void imx_api_db_put(struct imx_req *r);
+
 /* A connection for reads that may lag the primary by replication delay (searches, lists):
  * from the read pool when IMAXE_DATABASE_READ_URL is set, else the primary. When the request
  * already holds a primary connection, that one (so a request reads its own writes). A later

@@ -83,8 +83,7 @@ void imx_api_login(struct imx_req *r)
         return;
     }
     /* Argon2id takes ~50 ms and 64 MiB: no database connection is held meanwhile. */
-    imx_db_release(r->db);
-    r->db = NULL;
+    imx_api_db_put(r);
     /* An unknown email costs the same Argon2id verification as a wrong password. */
     enum imx_password_result checked = imx_password_check(hash, password);
     if (hash) {

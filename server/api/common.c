@@ -34,6 +34,12 @@ struct imx_db_conn *imx_api_db(struct imx_req *r)
     return r->db;
 }
 
+void imx_api_db_put(struct imx_req *r)
+{
+    imx_db_release(r->db);
+    r->db = NULL;
+}
+
 struct imx_db_conn *imx_api_db_read(struct imx_req *r)
 {
     /* Once the request holds a primary connection it keeps reading there: it sees its own

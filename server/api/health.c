@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "auth/password.h"
+#include "db/image_docs.h"
 #include "db/image_index.h"
 #include "db/migrate.h"
 #include "http/guard.h"
@@ -81,6 +82,8 @@ void imx_api_metrics(struct imx_req *r)
     imx_webhooks_outbox(&pending, &events);
     struct imx_guard_stats gs;
     imx_guard_stats(&gs);
+    unsigned long long doc_reads, doc_reads_docs;
+    imx_db_image_doc_stats(&doc_reads, &doc_reads_docs);
     struct imx_metrics_gauges g = {
         .outbox_pending = pending,
         .outbox_events = events,
@@ -96,6 +99,8 @@ void imx_api_metrics(struct imx_req *r)
         .searches_sql = ix.searches_sql,
         .search_index_loads = ix.loads,
         .search_index_catchups = ix.catchups,
+        .doc_reads = doc_reads,
+        .doc_reads_docs = doc_reads_docs,
         .head_timeouts = gs.head_timeouts,
         .slow_bodies = gs.slow_bodies,
         .evicted_readers = gs.evicted,

@@ -12,6 +12,7 @@
 #include "api/cursor.h"
 #include "auth/auth.h"
 #include "db/image_index.h"
+#include "db/image_docs.h"
 #include "db/images.h"
 #include "db/pins.h"
 #include "db/reference.h"
@@ -934,11 +935,6 @@ out:
 
 /* ---- GET /v1/images/{id} ---- */
 
-static void clear_result(void *res)
-{
-    PQclear(res);
-}
-
 /* The one ETag an If-None-Match value names (quoted, not weak, no list), for the statement to
  * compare; NULL otherwise (a list or "*" is compared here, after the read). */
 static const char *single_etag(const char *inm, char *buf, size_t len)
@@ -951,19 +947,20 @@ static const char *single_etag(const char *inm, char *buf, size_t len)
     return buf;
 }
 
-/* The stored document (migrations/0020_point_reads.sql): one primary-key read that also confirms
- * a remembered principal. Returns 1 after replying, 0 when there is no current stored document
- * (the caller builds it from scratch), -1 after replying an error. */
+/* The stored document (migrations/0020_point_reads.sql): one primary-key read, coalesced with
+ * the other requests for documents (db/image_docs.c), that also confirms a remembered
+ * principal. Returns 1 after replying, 0 when there is no current stored document (the caller
+ * builds it from scratch), -1 after replying an error. */
 static int image_get_stored(struct imx_req *r, long long id, const char *inm)
 {
     char buf[IMX_DBI_ETAG_SIZE + 2];
     const char *want = single_etag(inm, buf, sizeof buf);
-    struct imx_db_conn *c = imx_api_db(r);
-    if (!c)
-        return -1;
     for (int attempt = 0;; attempt++) {
+        /* Waiting for the batch holds no connection (one held by each waiter could leave the
+         * reader none); a principal checked in full took one. */
+        imx_api_db_put(r);
         struct imx_db_image_doc d;
-        enum imx_db_images_rc rc = imx_db_image_doc(c, id, want, &d);
+        enum imx_db_images_rc rc = imx_db_image_doc(id, want, &d);
         if (rc != IMX_DBI_OK && rc != IMX_DBI_NOT_FOUND) {
             reply_rc(r, rc);
             return -1;
@@ -983,7 +980,7 @@ static int image_get_stored(struct imx_req *r, long long id, const char *inm)
             imx_reply_empty(r, 304);
         } else {
             imx_reply_raw_steal(r, 200, "application/json", (char *)d.json, d.json_len,
-                                clear_result, d.res);
+                                imx_db_image_doc_release, d.owner);
         }
         return 1;
     }

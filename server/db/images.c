@@ -276,6 +276,11 @@ static enum imx_db_images_rc failure_rc(const PGresult *r, char *err, size_t err
     return IMX_DBI_ERROR;
 }
 
+enum imx_db_images_rc imx_db_images_failure(const PGresult *r)
+{
+    return failure_rc(r, NULL, 0);
+}
+
 /* Runs stmt and hands back the text of the first column of its only row (new), or the failure. */
 static enum imx_db_images_rc exec_json(struct imx_db_conn *c, struct imx_db_stmt *stmt,
                                        const char *const *params, char **json)
@@ -875,46 +880,6 @@ enum imx_db_images_rc imx_db_image_get(struct imx_db_conn *c, long long id, char
 }
 
 /* ---- stored documents (migrations/0020_point_reads.sql) ---- */
-
-/* Always one row: the auth epoch, then the stored document when it is current (d.etag NULL
- * otherwise), its text left out when the client holds that ETag. */
-IMX_DB_STMT(stmt_doc, 2,
-            "SELECT e.n, d.etag, CASE WHEN d.etag = $2::text THEN NULL ELSE d.head || d.tail END"
-            " FROM auth_epoch e LEFT JOIN image_docs d ON d.image_id = $1::bigint"
-            " AND (d.fresh_until IS NULL OR d.fresh_until > now())");
-
-enum imx_db_images_rc imx_db_image_doc(struct imx_db_conn *c, long long id, const char *client_etag,
-                                       struct imx_db_image_doc *out)
-{
-    memset(out, 0, sizeof *out);
-    char idt[24];
-    snprintf(idt, sizeof idt, "%lld", id);
-    const char *params[] = { idt, client_etag };
-    PGresult *r = imx_db_exec(c, &stmt_doc, params);
-    if (!imx_db_ok(r) || PQntuples(r) != 1) {
-        enum imx_db_images_rc rc = imx_db_ok(r) ? IMX_DBI_ERROR : failure_rc(r, NULL, 0);
-        PQclear(r);
-        return rc;
-    }
-    out->epoch = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
-    if (PQgetisnull(r, 0, 1)) {
-        PQclear(r);
-        return IMX_DBI_NOT_FOUND;
-    }
-    out->res = r;
-    out->etag = PQgetvalue(r, 0, 1);
-    if (!PQgetisnull(r, 0, 2)) {
-        out->json = PQgetvalue(r, 0, 2);
-        out->json_len = (size_t)PQgetlength(r, 0, 2);
-    }
-    return IMX_DBI_OK;
-}
-
-void imx_db_image_doc_free(struct imx_db_image_doc *d)
-{
-    PQclear(d->res);
-    memset(d, 0, sizeof *d);
-}
 
 /* Compare's rows (migrations/0043_compare_rows_os.sql imx_compare_rows). */
 IMX_DB_STMT(stmt_compare_rows, 4,

@@ -21,6 +21,9 @@ enum imx_db_images_rc {
     IMX_DBI_ERROR,       /* anything else: our bug */
 };
 
+/* What a failed statement's result means (NULL: the connection broke). */
+enum imx_db_images_rc imx_db_images_failure(const PGresult *r);
+
 /* Limits checked before anything reaches PostgreSQL. */
 #define IMX_DBI_MAX_ROWS        64 /* components, artifacts, GPUs, instance families, tags */
 #define IMX_DBI_MAX_CONSTRAINTS 16 /* component constraints in one search or resolve */
@@ -97,24 +100,6 @@ enum imx_db_images_rc imx_db_image_insert(struct imx_db_conn *c, const struct im
  * whenever the JSON does. NOT_FOUND when no such id. */
 enum imx_db_images_rc imx_db_image_get(struct imx_db_conn *c, long long id, char **json,
                                        char **etag);
-
-/* The stored detail document (migrations/0020_point_reads.sql) and the auth epoch read with it. */
-struct imx_db_image_doc {
-    PGresult *res;    /* owns json and etag; imx_db_image_doc_free() */
-    const char *json; /* the document; NULL when it is the one the client holds (not modified) */
-    size_t json_len;
-    const char *etag; /* its strong ETag with quotes */
-    long long epoch;  /* auth_epoch.n in the same snapshot */
-};
-
-/* The stored document of image id, left out when its ETag is client_etag (one quoted ETag from
- * If-None-Match, or NULL). OK with *out filled; NOT_FOUND with only out->epoch set when there is
- * no current stored document (no such image, a row loaded with SQL before
- * imx_image_docs_write(), or a scheduled revocation that has come due): build it from scratch
- * with imx_db_image_get. */
-enum imx_db_images_rc imx_db_image_doc(struct imx_db_conn *c, long long id, const char *client_etag,
-                                       struct imx_db_image_doc *out);
-void imx_db_image_doc_free(struct imx_db_image_doc *d);
 
 /* What compare reads of one image: its summary (JSON text as search items are), kernel,
  * {ok, errors, warnings} of its stored compatibility report, and the costs the caller's scope

@@ -211,6 +211,13 @@ char *imx_metrics_render(const struct imx_metrics_gauges *g, size_t *len)
         "imaxe_searches_total{by=\"index\"} %llu\nimaxe_searches_total{by=\"sql\"} %llu\n",
         g->searches_indexed, g->searches_sql);
     put(&o,
+        "# HELP imaxe_image_doc_reads_total Statements that read stored image documents (each "
+        "for the requests waiting at that moment).\n"
+        "# TYPE imaxe_image_doc_reads_total counter\nimaxe_image_doc_reads_total %llu\n"
+        "# HELP imaxe_image_doc_reads_docs_total Documents those statements read.\n"
+        "# TYPE imaxe_image_doc_reads_docs_total counter\nimaxe_image_doc_reads_docs_total %llu\n",
+        g->doc_reads, g->doc_reads_docs);
+    put(&o,
         "# HELP imaxe_search_index_loads_total Full loads of the search index.\n"
         "# TYPE imaxe_search_index_loads_total counter\nimaxe_search_index_loads_total %llu\n"
         "# HELP imaxe_search_index_catchups_total Catch-ups with rows committed since a load.\n"

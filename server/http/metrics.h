@@ -19,6 +19,8 @@ struct imx_metrics_gauges {
     long long search_index_images;
     unsigned long long search_index_bytes, searches_indexed, searches_sql, search_index_loads,
         search_index_catchups;
+    /* Stored documents' batched reads (server/db/image_docs.h): statements, documents. */
+    unsigned long long doc_reads, doc_reads_docs;
     /* The connection guard (server/http/guard.h) and the password slots (auth/password.h). */
     unsigned long long head_timeouts, slow_bodies, evicted_readers;
     unsigned password_slots;
