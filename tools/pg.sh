@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Manage a private PostgreSQL cluster for development and tests.
 #   tools/pg.sh start DIR PORT [fast]  initdb on first use, start, print the connection URL
+#                                      (PG_SHARED_BUFFERS=1GB sizes its buffer cache; the benches
+#                                      set it so that the catalog they load fits, as in production)
 #   tools/pg.sh stop DIR               stop it (fast shutdown)
 #   tools/pg.sh url DIR PORT           print the connection URL
 # PostgreSQL refuses to run as root, so as root the cluster belongs to the `postgres` user.
@@ -52,6 +54,7 @@ start)
     fi
     opts="-k $dir -p $port -c listen_addresses='' -c max_connections=200"
     if [ "$fast" = fast ]; then opts="$opts -c fsync=off -c synchronous_commit=off -c full_page_writes=off"; fi
+    if [ -n "${PG_SHARED_BUFFERS:-}" ]; then opts="$opts -c shared_buffers=$PG_SHARED_BUFFERS"; fi
     if ! as_owner "$pgbin/pg_ctl" -D "$dir/data" status >/dev/null 2>&1; then
         as_owner "$pgbin/pg_ctl" -D "$dir/data" -o "$opts" -l "$dir/postgres.log" -w -t 60 start >/dev/null ||
             { tail -20 "$dir/postgres.log" >&2; exit 1; }

@@ -189,6 +189,22 @@ static void check_reads(int step)
         fail();
     }
     free(stale);
+    /* Each lineage entry's newer parent is the newest qualifying image of the parent's family
+     * (0046 reads it from the family index; here the plain query). */
+    char *lineage = imx_t_sql(
+        db, "SELECT count(*) FROM images i WHERE i.parent_id IS NOT NULL AND"
+            " (imx_image_lineage_entry(i.id)::jsonb -> 'newer_parent' ->> 'id')::bigint IS DISTINCT"
+            " FROM (SELECT x.id FROM images p JOIN images x ON x.family = p.family"
+            " AND (x.published_at, x.id) > (p.published_at, p.id) WHERE p.id = i.parent_id"
+            " AND x.status = 'active' AND x.patch_status <> 'revoked'"
+            " AND (x.revoke_at IS NULL OR x.revoke_at > now())"
+            " ORDER BY x.published_at DESC, x.id DESC LIMIT 1)");
+    assert_non_null(lineage);
+    if (strcmp(lineage, "0") != 0) {
+        fprintf(stderr, "step %d: %s lineage entries name the wrong newer parent\n", step, lineage);
+        fail();
+    }
+    free(lineage);
     /* Every published image has its stored document (the publish writes it). */
     char *missing = imx_t_sql(db, "SELECT count(*) FROM images i WHERE NOT EXISTS"
                                   " (SELECT 1 FROM image_docs d WHERE d.image_id = i.id)");
