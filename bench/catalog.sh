@@ -3,7 +3,8 @@
 # (bench/gen_catalog.sh, timed), starts the server, then for each endpoint runs wrk (Lua scripts
 # add the bearer token and rotate ids) and, beside it, pgbench with the endpoint's own SQL (taken
 # from the PostgreSQL log of one request, parameters as literals) at the same concurrency.
-# Prints req/s, p50/p99 and the server's peak RSS. Beside every endpoint, the ceilings of issue 13:
+# Prints req/s, p50/p99, the server's peak RSS and the CPU each request cost the server and
+# PostgreSQL (the figure least moved by a busy machine). Beside every endpoint, the ceilings of issue 13:
 # pgbench of a bare primary-key read of the stored document (SELECT head || tail, etag FROM
 # image_docs WHERE image_id = $1, prepared, same concurrency), and /livez on the same server.
 # Bounded: DURATION per run (default 10s).
@@ -18,8 +19,16 @@ command -v pgbench >/dev/null || { echo "install pgbench (postgresql-contrib)"; 
 make -s build >/dev/null
 dir=$(mktemp -d /tmp/imaxe-bench-catalog.XXXXXX)
 chmod 755 "$dir"
-url=$(tools/pg.sh start "$dir/pg" "${BENCH_PG_PORT:-55451}" fast)
+# A buffer cache that holds the catalog (images 450 MB, stored documents 170 MB), as a production
+# PostgreSQL for a catalog this size would have; the default 128 MB made every read a copy from
+# the kernel's page cache.
+url=$(PG_SHARED_BUFFERS=${PG_SHARED_BUFFERS:-1GB} tools/pg.sh start "$dir/pg" "${BENCH_PG_PORT:-55451}" fast)
 pglog=$(readlink -f "$dir/pg")/postgres.log
+postmaster=$(head -1 "$(readlink -f "$dir/pg")/data/postmaster.pid")
+# CPU ticks of a process, and of PostgreSQL's backends (the servers' pooled connections).
+ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+pg_ticks() { local t=0 p; for p in $(pgrep -P "$postmaster"); do t=$((t + $(ticks "$p" 2>/dev/null || echo 0))); done; echo "$t"; }
+hz=$(getconf CLK_TCK)
 pid=""
 sql_pid=""
 cleanup() {
@@ -130,9 +139,11 @@ for i in "${!names[@]}"; do
         echo "no statement found for ${names[$i]}"
 done
 psql "$url" -qc "ALTER SYSTEM RESET log_min_duration_statement" -c "SELECT pg_reload_conf()" >/dev/null
+# get's statement reads the documents of every request waiting at that moment (server/db/
+# image_docs.c); pgbench reads one a statement, as the server does when requests come singly.
 cat > "$dir/get.sql" <<'SQL'
 \set id random(1, 100000)
-SELECT e.n, d.etag, d.head || d.tail FROM auth_epoch e LEFT JOIN image_docs d ON d.image_id = :id AND (d.fresh_until IS NULL OR d.fresh_until > now());
+SELECT * FROM imx_image_docs_read(ARRAY[:id]::bigint[], '{NULL}'::text[]);
 SQL
 # The ceiling of issue 13: a bare primary-key read of the stored document.
 cat > "$dir/ceiling.sql" <<'SQL'
@@ -143,14 +154,19 @@ ceil_out=$(pgbench -n -f "$dir/ceiling.sql" -M prepared -c "$conns" -j 2 -T "$se
 ceiling=$(awk '/^tps/ {printf "%.0f", $3}' <<<"$ceil_out")
 echo "ceiling: pgbench of the stored document's primary-key read, $conns connections: $ceiling/s"
 
-printf '\n%-12s %5s | %9s %9s %9s %8s | %9s %9s | %8s %6s %6s\n' endpoint conns "req/s" p50 p99 \
-    rss_mb "pgbench/s" "pg_lat" "/own_sql" "/ceil" "/livez"
+printf '\n%-12s %5s | %9s %9s %9s %8s | %6s %6s | %9s %9s | %8s %6s %6s\n' endpoint conns "req/s" \
+    p50 p99 rss_mb srv_us pg_us "pgbench/s" "pg_lat" "/own_sql" "/ceil" "/livez"
 livez_rps=""
 for i in "${!names[@]}"; do
     name=${names[$i]}
     path=${paths[$i]}
     [ -n "$path" ] || path=$(head -1 "${files[$i]}" | cut -d' ' -f1)
+    s0=$(ticks "${pids[$i]}") g0=$(pg_ticks)
     out=$(WRK_PATHS=${files[$i]} wrk -t2 -c"$conns" -d"$dur" --latency -s bench/lua/auth.lua "${servers[$i]}$path")
+    s1=$(ticks "${pids[$i]}") g1=$(pg_ticks)
+    reqs=$(awk '/requests in/ {print $1}' <<<"$out")
+    srv_us=$(awk -v a="$s0" -v b="$s1" -v n="$reqs" -v hz="$hz" 'BEGIN { if (n > 0) printf "%.1f", (b - a) * 1e6 / hz / n }')
+    pg_us=$(awk -v a="$g0" -v b="$g1" -v n="$reqs" -v hz="$hz" 'BEGIN { if (n > 0) printf "%.1f", (b - a) * 1e6 / hz / n }')
     rps=$(awk '/Requests\/sec/ {print $2}' <<<"$out")
     p50=$(awk '$1=="50%" {print $2}' <<<"$out")
     p99=$(awk '$1=="99%" {print $2}' <<<"$out")
@@ -166,8 +182,9 @@ for i in "${!names[@]}"; do
     fi
     rceil=$(awk -v a="$rps" -v b="$ceiling" 'BEGIN { if (b > 0) printf "%.2f", a / b }')
     rlivez=$(awk -v a="$rps" -v b="$livez_rps" 'BEGIN { if (b > 0) printf "%.2f", a / b }')
-    printf '%-12s %5s | %9s %9s %9s %8s | %9s %9s | %8s %6s %6s %s\n' "$name" "$conns" "$rps" "$p50" \
-        "$p99" "$rss" "$pg_tps" "$pg_lat" "$ratio" "$rceil" "$rlivez" "$errs"
+    printf '%-12s %5s | %9s %9s %9s %8s | %6s %6s | %9s %9s | %8s %6s %6s %s\n' "$name" "$conns" \
+        "$rps" "$p50" "$p99" "$rss" "$srv_us" "$pg_us" "$pg_tps" "$pg_lat" "$ratio" "$rceil" \
+        "$rlivez" "$errs"
 done
 printf '\nimage_docs: %s for %s images\n' \
     "$(psql "$url" -XAtc "SELECT pg_size_pretty(pg_total_relation_size('image_docs'))")" \
