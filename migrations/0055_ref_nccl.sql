@@ -38,7 +38,7 @@ LANGUAGE sql IMMUTABLE AS $$
                'ref_tensorflow', 'ref_instance_type', 'ref_nccl']
 $$;
 
--- GET /v1/reference lists the tables: [{name, rows}] in import order (twelve small tables, each
+-- GET /v1/reference lists the tables: [{name, rows}] in import order (a dozen small tables, each
 -- counted once).
 CREATE FUNCTION imx_ref_tables() RETURNS json
 LANGUAGE plpgsql STABLE AS $$

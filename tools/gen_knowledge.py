@@ -2,8 +2,9 @@
 """Generate migrations/0035_knowledge_facts.sql from tools/reference/knowledge_facts.csv.
 
 Usage:  tools/gen_knowledge.py [--src CSV] [--out FILE]   ('-' writes to standard output)
-        tools/gen_knowledge.py --table nccl [--src CSV] [--out FILE]
-                                  (migrations/0056_nccl_rows.sql from tools/reference/nccl.csv)
+        tools/gen_knowledge.py --table nccl|dcgm [--src CSV] [--out FILE]
+                                  (migrations/0056_nccl_rows.sql from tools/reference/nccl.csv,
+                                   migrations/0058_dcgm_rows.sql from tools/reference/dcgm.csv)
 
 Facts added after migration 0016, one cell a line: table, key (the row's primary key), column,
 value, status (CONFIRMED / SECONDARY / UNCONFIRMED), source (an https URL) and notes. A
@@ -53,9 +54,49 @@ STATUSES = ('CONFIRMED', 'SECONDARY', 'UNCONFIRMED')
 ROW_TABLES = {
     'nccl': ('nccl.csv', '0056_nccl_rows.sql', 'ref_nccl',
              ['nccl_version', 'cuda_majors', 'cuda_builds', 'status', 'source', 'notes']),
+    'dcgm': ('dcgm.csv', '0058_dcgm_rows.sql', 'ref_dcgm',
+             ['dcgm_version', 'driver_branch_min', 'driver_min', 'status', 'source', 'notes']),
 }
 MAJORS = re.compile(r'^[{]([0-9]{1,2})(,[0-9]{1,2}){0,3}[}]$')
 BUILDS = re.compile(r'^[0-9]{1,3}[.][0-9]{1,3}(, [0-9]{1,3}[.][0-9]{1,3}){0,15}$')
+MAJOR_MINOR = re.compile(r'^[0-9]{1,3}[.][0-9]{1,3}$')
+
+
+def nccl_values(r, where):
+    """One ref_nccl row's SQL values (checked as the table's CHECKs would)."""
+    if not VERSION.match(r['nccl_version']):
+        fail(where, 'not a dotted version: %r' % r['nccl_version'])
+    if not MAJORS.match(r['cuda_majors']):
+        fail(where, 'cuda_majors must be like {11,12}: %r' % r['cuda_majors'])
+    if not BUILDS.match(r['cuda_builds']):
+        fail(where, 'cuda_builds must be like "12.9, 13.3": %r' % r['cuda_builds'])
+    majors = set(int(x) for x in r['cuda_majors'].strip('{}').split(','))
+    built = set(int(b.split('.')[0]) for b in r['cuda_builds'].split(', '))
+    if majors != built:
+        fail(where, 'cuda_majors %s are not the majors of cuda_builds %s' %
+             (r['cuda_majors'], r['cuda_builds']))
+    return [sql_text(r['nccl_version']), sql_text(r['cuda_majors']) + '::int[]',
+            sql_text(r['cuda_builds'])]
+
+
+def dcgm_values(r, where):
+    """One ref_dcgm row's SQL values: a major.minor, a branch, and that branch's exact minimum
+    when the notes give one."""
+    if not MAJOR_MINOR.match(r['dcgm_version']):
+        fail(where, 'dcgm_version must be a major.minor: %r' % r['dcgm_version'])
+    if not re.fullmatch(r'[0-9]{1,4}', r['driver_branch_min']):
+        fail(where, 'driver_branch_min must be a branch number: %r' % r['driver_branch_min'])
+    if r['driver_min']:
+        if not VERSION.match(r['driver_min']):
+            fail(where, 'not a dotted version: %r' % r['driver_min'])
+        if r['driver_min'].split('.')[0] != r['driver_branch_min']:
+            fail(where, 'driver_min %s is not on branch R%s' % (r['driver_min'],
+                                                               r['driver_branch_min']))
+    return [sql_text(r['dcgm_version']), r['driver_branch_min'],
+            sql_text(r['driver_min']) if r['driver_min'] else 'NULL']
+
+
+ROW_VALUES = {'nccl': nccl_values, 'dcgm': dcgm_values}
 
 
 def fail(where, msg):
@@ -128,8 +169,8 @@ def generate(src):
 
 
 def generate_rows(name, src):
-    """The INSERTs of a ROW_TABLES table from its CSV: every status but UNCONFIRMED needs its
-    values checked here as the table's CHECKs would, so a bad cell stops the generator."""
+    """The INSERTs of a ROW_TABLES table from its CSV, each row's values checked here as the
+    table's CHECKs would, so a bad cell stops the generator naming its line."""
     _, out_name, table, cols = ROW_TABLES[name]
     raw = open(src, 'rb').read()
     rows = list(csv.DictReader(io.StringIO(raw.decode('utf-8'))))
@@ -139,28 +180,17 @@ def generate_rows(name, src):
     values = []
     for n, r in enumerate(rows, start=2):
         where = '%s:%d' % (os.path.basename(src), n)
-        if not VERSION.match(r['nccl_version']):
-            fail(where, 'not a dotted version: %r' % r['nccl_version'])
-        if r['nccl_version'] in seen:
-            fail(where, 'a second row for %s' % r['nccl_version'])
-        seen.add(r['nccl_version'])
-        if not MAJORS.match(r['cuda_majors']):
-            fail(where, 'cuda_majors must be like {11,12}: %r' % r['cuda_majors'])
-        if not BUILDS.match(r['cuda_builds']):
-            fail(where, 'cuda_builds must be like "12.9, 13.3": %r' % r['cuda_builds'])
-        majors = set(int(x) for x in r['cuda_majors'].strip('{}').split(','))
-        built = set(int(b.split('.')[0]) for b in r['cuda_builds'].split(', '))
-        if majors != built:
-            fail(where, 'cuda_majors %s are not the majors of cuda_builds %s' %
-                 (r['cuda_majors'], r['cuda_builds']))
+        if r[cols[0]] in seen:
+            fail(where, 'a second row for %s' % r[cols[0]])
+        seen.add(r[cols[0]])
+        own = ROW_VALUES[name](r, where)
         if r['status'] not in STATUSES:
             fail(where, 'status must be one of ' + ', '.join(STATUSES))
         if not r['source'].startswith('https://'):
             fail(where, 'source must be an https URL')
         values.append('  (%s)' % ', '.join(
-            [sql_text(r['nccl_version']), sql_text(r['cuda_majors']) + '::int[]',
-             sql_text(r['cuda_builds']), sql_text(r['status']), sql_text(r['source']),
-             sql_text(r['notes']) if r['notes'] else 'NULL']))
+            own + [sql_text(r['status']), sql_text(r['source']),
+                   sql_text(r['notes']) if r['notes'] else 'NULL']))
     out = ['-- GENERATED by tools/gen_knowledge.py --table %s from tools/reference/%s' %
            (name, os.path.basename(src)),
            '-- (sha256 %s). Do not edit: change the CSV and regenerate.' % hashlib.sha256(raw).hexdigest(),

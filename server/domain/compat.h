@@ -125,6 +125,15 @@ struct imx_ref_nccl {
     bool unconfirmed; /* status UNCONFIRMED: never an error */
 };
 
+/* ref_dcgm: a DCGM major.minor -> the oldest driver it runs on (its release notes). */
+struct imx_ref_dcgm {
+    const char *dcgm_version; /* "3.1" */
+    int driver_branch_min;    /* 450 */
+    const char *driver_min;   /* "450.80.02"; NULL when the notes name the branch only */
+    const char *source;
+    bool unconfirmed; /* status UNCONFIRMED: never an error */
+};
+
 /* A whole snapshot of the reference data. Arrays and strings are borrowed from the owner. */
 struct imx_ref_snapshot {
     long long generation;
@@ -150,12 +159,15 @@ struct imx_ref_snapshot {
     size_t n_pytorch_releases;
     const struct imx_ref_nccl *nccl;
     size_t n_nccl;
+    const struct imx_ref_dcgm *dcgm;
+    size_t n_dcgm;
 };
 
 /* ---- input and output ---- */
 
 /* A component of the stack. Recognized names: nvidia-driver, cuda, cudnn, pytorch, tensorflow,
- * python, nccl (others are accepted and ignored). A PyTorch version may carry its CUDA as "+cu124".
+ * python, nccl, dcgm (others are accepted and ignored). A PyTorch version may carry its CUDA as
+ * "+cu124".
  */
 struct imx_compat_component {
     const char *name;
@@ -218,7 +230,8 @@ struct imx_compat_report {
  * newer than the cuDNN build covers), framework_no_cuda_build (error),
  * framework_cuda_build_experimental (info), python_unsupported_by_framework (error),
  * nccl_cuda_major_mismatch (error: the NCCL release has no build for the stack's CUDA major; an
- * NCCL release not in ref_nccl is not checked),
+ * NCCL release not in ref_nccl is not checked), dcgm_driver_too_old (error: the driver is older
+ * than the DCGM release's notes require; a DCGM major.minor not in ref_dcgm is not checked),
  * driver_branch_eol (warning), unknown_component_version (info), unknown_gpu (info).
  *
  * A PyTorch wheel's own CUDA ("2.7.1+cu126") is checked against the driver and the GPUs like the
