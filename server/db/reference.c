@@ -29,6 +29,8 @@ struct holder {
     struct imx_ref_tensorflow *tensorflow;
     struct imx_ref_compute_capability *ccs;
     struct imx_ref_pytorch *pytorch_releases;
+    struct imx_ref_nccl *nccl;
+    struct imx_ref_dcgm *dcgm;
 };
 
 static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -87,7 +89,17 @@ IMX_DB_STMT(stmt_snapshot, 0,
             " 'pytorch_releases', (SELECT coalesce(json_agg(json_build_object("
             "   'pytorch_version', pytorch_version, 'python_min', python_min,"
             "   'python_max', python_max, 'source', source)"
-            "   ORDER BY pytorch_version_key), '[]') FROM ref_pytorch)"
+            "   ORDER BY pytorch_version_key), '[]') FROM ref_pytorch),"
+            " 'nccl', (SELECT coalesce(json_agg(json_build_object("
+            "   'nccl_version', nccl_version, 'cuda_majors', cuda_majors,"
+            "   'cuda_builds', cuda_builds, 'source', source,"
+            "   'unconfirmed', status = 'UNCONFIRMED') ORDER BY nccl_version_key), '[]')"
+            "   FROM ref_nccl),"
+            " 'dcgm', (SELECT coalesce(json_agg(json_build_object("
+            "   'dcgm_version', dcgm_version, 'driver_branch_min', driver_branch_min,"
+            "   'driver_min', driver_min, 'source', source,"
+            "   'unconfirmed', status = 'UNCONFIRMED') ORDER BY dcgm_version_key), '[]')"
+            "   FROM ref_dcgm)"
             ")::text");
 
 static void set_err(char *err, size_t errlen, const char *msg)
@@ -111,6 +123,8 @@ static void holder_free(struct holder *h)
     free(h->tensorflow);
     free(h->ccs);
     free(h->pytorch_releases);
+    free(h->nccl);
+    free(h->dcgm);
     json_decref(h->root);
     free(h);
 }
@@ -153,11 +167,13 @@ static struct holder *holder_from_json(json_t *root)
            *branches = json_object_get(root, "branches"), *cudnn = json_object_get(root, "cudnn"),
            *pytorch = json_object_get(root, "pytorch"), *tf = json_object_get(root, "tensorflow"),
            *ccs = json_object_get(root, "ccs"),
-           *releases = json_object_get(root, "pytorch_releases");
+           *releases = json_object_get(root, "pytorch_releases"),
+           *nccl = json_object_get(root, "nccl"), *dcgm = json_object_get(root, "dcgm");
     if (!json_is_integer(json_object_get(root, "generation")) || !json_is_array(mvc) ||
         !json_is_array(cuda) || !json_is_array(archs) || !json_is_array(gpus) ||
         !json_is_array(branches) || !json_is_array(cudnn) || !json_is_array(pytorch) ||
-        !json_is_array(tf) || !json_is_array(ccs) || !json_is_array(releases))
+        !json_is_array(tf) || !json_is_array(ccs) || !json_is_array(releases) ||
+        !json_is_array(nccl) || !json_is_array(dcgm))
         goto fail;
     size_t n_aliases = 0, i;
     json_t *row;
@@ -174,8 +190,10 @@ static struct holder *holder_from_json(json_t *root)
     h->tensorflow = alloc_rows(json_array_size(tf), sizeof *h->tensorflow);
     h->ccs = alloc_rows(json_array_size(ccs), sizeof *h->ccs);
     h->pytorch_releases = alloc_rows(json_array_size(releases), sizeof *h->pytorch_releases);
+    h->nccl = alloc_rows(json_array_size(nccl), sizeof *h->nccl);
+    h->dcgm = alloc_rows(json_array_size(dcgm), sizeof *h->dcgm);
     if (!h->mvc || !h->cuda || !h->archs || !h->gpus || !h->aliases || !h->branches || !h->cudnn ||
-        !h->pytorch || !h->tensorflow || !h->ccs || !h->pytorch_releases)
+        !h->pytorch || !h->tensorflow || !h->ccs || !h->pytorch_releases || !h->nccl || !h->dcgm)
         goto fail;
 
     json_array_foreach(mvc, i, row)
@@ -304,6 +322,34 @@ static struct holder *holder_from_json(json_t *root)
         if (!h->pytorch_releases[i].pytorch_version)
             goto fail;
     }
+    json_array_foreach(nccl, i, row)
+    {
+        json_t *majors = json_object_get(row, "cuda_majors"), *v;
+        size_t k;
+        h->nccl[i].nccl_version = str(row, "nccl_version");
+        h->nccl[i].cuda_builds = str(row, "cuda_builds");
+        h->nccl[i].source = str(row, "source");
+        h->nccl[i].unconfirmed = json_is_true(json_object_get(row, "unconfirmed"));
+        json_array_foreach(majors, k, v)
+        {
+            if (k < IMX_REF_NCCL_MAX_MAJORS && json_is_integer(v))
+                h->nccl[i].cuda_majors[h->nccl[i].n_cuda_majors++] = (int)json_integer_value(v);
+        }
+        if (!h->nccl[i].nccl_version)
+            goto fail;
+    }
+    json_array_foreach(dcgm, i, row)
+    {
+        h->dcgm[i] = (struct imx_ref_dcgm){
+            .dcgm_version = str(row, "dcgm_version"),
+            .driver_branch_min = num(row, "driver_branch_min"),
+            .driver_min = str(row, "driver_min"),
+            .source = str(row, "source"),
+            .unconfirmed = json_is_true(json_object_get(row, "unconfirmed")),
+        };
+        if (!h->dcgm[i].dcgm_version)
+            goto fail;
+    }
 
     h->snap = (struct imx_ref_snapshot){
         .generation = json_integer_value(json_object_get(root, "generation")),
@@ -327,6 +373,10 @@ static struct holder *holder_from_json(json_t *root)
         .n_ccs = json_array_size(ccs),
         .pytorch_releases = h->pytorch_releases,
         .n_pytorch_releases = json_array_size(releases),
+        .nccl = h->nccl,
+        .n_nccl = json_array_size(nccl),
+        .dcgm = h->dcgm,
+        .n_dcgm = json_array_size(dcgm),
     };
     return h;
 fail:
@@ -414,7 +464,8 @@ IMX_DB_STMT(stmt_ref_write, 3, "SELECT imx_ref_write($1::text, $2::jsonb, $3::bo
 
 static const char *const ref_tables[] = {
     "cuda_mvc", "cuda_driver",   "gpu_arch",   "gpu",           "driver_branch",      "cudnn",
-    "pytorch",  "pytorch_build", "tensorflow", "instance_type", "compute_capability",
+    "pytorch",  "pytorch_build", "tensorflow", "instance_type", "compute_capability", "nccl",
+    "dcgm",
 };
 
 const char *imx_db_ref_table(const char *name, char *buf, size_t len)

@@ -72,7 +72,8 @@ IMX_DB_STMT(stmt_export, 1, "SELECT imx_ref_export($1::text)::text");
 
 IMX_DB_STMT(stmt_data_version, 0,
             "SELECT json_build_object('data_version', v.data_version, 'loaded_at', v.loaded_at,"
-            " 'generation', g.generation, 'changed_at', g.changed_at)::text"
+            " 'generation', g.generation, 'changed_at', g.changed_at,"
+            " 'tables', imx_ref_tables())::text"
             " FROM (SELECT data_version, loaded_at FROM ref_data_versions ORDER BY id DESC"
             "       LIMIT 1) v, ref_generation g");
 

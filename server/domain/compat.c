@@ -10,8 +10,8 @@
 
 /* The parsed stack: which recognized components are present and valid. */
 struct stack {
-    bool has_driver, has_cuda, has_cudnn, has_pytorch, has_tf, has_python;
-    struct imx_ver driver, cuda, cudnn, pytorch, tf, python;
+    bool has_driver, has_cuda, has_cudnn, has_pytorch, has_tf, has_python, has_nccl, has_dcgm;
+    struct imx_ver driver, cuda, cudnn, pytorch, tf, python, nccl, dcgm;
     /* The CUDA the other rules use: the cuda component, else a PyTorch wheel's +cuNNN. */
     bool cuda_from_pytorch;
     bool pytorch_has_suffix_cuda;
@@ -729,6 +729,71 @@ static void check_python(struct builder *b, const struct imx_ref_snapshot *ref,
     }
 }
 
+/* NCCL links the CUDA runtime of the toolkit a build was made with: the stack's CUDA major needs
+ * a build of its NCCL release (ref_nccl, found by major.minor.patch). A release not in the data
+ * is not checked: ref_nccl holds only releases whose whole list of builds was read. */
+static void check_nccl(struct builder *b, const struct imx_ref_snapshot *ref,
+                       const struct stack *st)
+{
+    const struct imx_ref_nccl *row = NULL;
+    struct imx_ver v;
+    for (size_t i = 0; i < ref->n_nccl && !row; i++) {
+        if (ref_ver(ref->nccl[i].nccl_version, &v) && key_cmp_n(v.key, st->nccl.key, 3) == 0)
+            row = &ref->nccl[i];
+    }
+    if (!row || !st->has_cuda)
+        return;
+    int major = (int)st->cuda.key[0];
+    for (size_t i = 0; i < row->n_cuda_majors; i++) {
+        if (row->cuda_majors[i] == major)
+            return;
+    }
+    struct imx_compat_finding *f =
+        add(b, IMX_COMPAT_ERROR, "nccl_cuda_major_mismatch", row->source,
+            "NCCL %s has builds for CUDA %s only, none for CUDA %d (the stack has CUDA %s%s), so "
+            "its collectives cannot load.",
+            st->nccl.text, row->cuda_builds ? row->cuda_builds : "?", major, st->cuda.text,
+            st->cuda_from_pytorch ? ", PyTorch's own" : "");
+    soften(f, row->unconfirmed);
+    involve(f, "nccl", st->nccl.text);
+    involve(f, st->cuda_from_pytorch ? "pytorch" : "cuda",
+            st->cuda_from_pytorch ? st->pytorch.text : st->cuda.text);
+}
+
+/* DCGM runs on drivers from the branch its release notes name (and from the exact version, when
+ * they give one): ref_dcgm, found by the DCGM major.minor. */
+static void check_dcgm(struct builder *b, const struct imx_ref_snapshot *ref,
+                       const struct stack *st)
+{
+    const struct imx_ref_dcgm *row = NULL;
+    struct imx_ver v;
+    for (size_t i = 0; i < ref->n_dcgm && !row; i++) {
+        if (ref_ver(ref->dcgm[i].dcgm_version, &v) && key_cmp_n(v.key, st->dcgm.key, 2) == 0)
+            row = &ref->dcgm[i];
+    }
+    if (!row || !st->has_driver)
+        return;
+    struct imx_ver need;
+    bool exact = ref_ver(row->driver_min, &need);
+    if (exact ? imx_ver_cmp(&st->driver, &need) >= 0
+              : imx_ver_branch(&st->driver) >= row->driver_branch_min)
+        return;
+    char wanted[80];
+    if (exact)
+        snprintf(wanted, sizeof wanted, "NVIDIA driver %s or newer (R%d)", row->driver_min,
+                 row->driver_branch_min);
+    else
+        snprintf(wanted, sizeof wanted, "an NVIDIA driver of branch R%d or newer",
+                 row->driver_branch_min);
+    struct imx_compat_finding *f =
+        add(b, IMX_COMPAT_ERROR, "dcgm_driver_too_old", row->source,
+            "DCGM %s (release %s) needs %s; driver %s is older, so DCGM cannot manage the GPUs.",
+            st->dcgm.text, row->dcgm_version, wanted, st->driver.text);
+    soften(f, row->unconfirmed);
+    involve(f, "dcgm", st->dcgm.text);
+    involve(f, "nvidia-driver", st->driver.text);
+}
+
 static int finding_cmp(const void *pa, const void *pb)
 {
     const struct imx_compat_finding *a = pa, *b = pb;
@@ -800,6 +865,13 @@ int imx_compat_check(const struct imx_ref_snapshot *ref, const struct imx_compat
             take(&b, c, &st.has_tf, &st.tf);
         else if (strcmp(c->name, "python") == 0)
             take(&b, c, &st.has_python, &st.python);
+        else if (strcmp(c->name, "nccl") == 0)
+            /* Checked only against ref_nccl's rows, so a version that does not parse (like one
+             * no row holds) is left unchecked without a finding. */
+            st.has_nccl = imx_ver_parse(c->version, &st.nccl) == 0;
+        else if (strcmp(c->name, "dcgm") == 0)
+            /* Likewise: checked only against ref_dcgm's rows. */
+            st.has_dcgm = imx_ver_parse(c->version, &st.dcgm) == 0;
     }
     if (st.has_pytorch)
         st.pytorch_has_suffix_cuda = pytorch_suffix_cuda(&st.pytorch, &st.pytorch_cuda);
@@ -845,6 +917,10 @@ int imx_compat_check(const struct imx_ref_snapshot *ref, const struct imx_compat
         check_tensorflow(&b, ref, &st);
     if (st.has_python)
         check_python(&b, ref, &st);
+    if (st.has_nccl)
+        check_nccl(&b, ref, &st);
+    if (st.has_dcgm)
+        check_dcgm(&b, ref, &st);
 
     qsort(out->findings, out->n, sizeof out->findings[0], finding_cmp);
     size_t w = 0;

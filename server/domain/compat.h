@@ -112,6 +112,28 @@ struct imx_ref_tensorflow {
     const char *python_min, *python_max; /* "3.9", "3.12"; NULL when unknown */
 };
 
+/* ref_nccl: an NCCL release -> the CUDA majors it has builds for (NVIDIA ships one build per
+ * CUDA toolkit; a build links that major's runtime). Only releases whose whole list of builds
+ * was read are rows. */
+#define IMX_REF_NCCL_MAX_MAJORS 4
+struct imx_ref_nccl {
+    const char *nccl_version; /* "2.12.12" */
+    int cuda_majors[IMX_REF_NCCL_MAX_MAJORS];
+    size_t n_cuda_majors;
+    const char *cuda_builds; /* "10.2, 11.0, 11.6": the toolkits the builds were made with */
+    const char *source;
+    bool unconfirmed; /* status UNCONFIRMED: never an error */
+};
+
+/* ref_dcgm: a DCGM major.minor -> the oldest driver it runs on (its release notes). */
+struct imx_ref_dcgm {
+    const char *dcgm_version; /* "3.1" */
+    int driver_branch_min;    /* 450 */
+    const char *driver_min;   /* "450.80.02"; NULL when the notes name the branch only */
+    const char *source;
+    bool unconfirmed; /* status UNCONFIRMED: never an error */
+};
+
 /* A whole snapshot of the reference data. Arrays and strings are borrowed from the owner. */
 struct imx_ref_snapshot {
     long long generation;
@@ -135,12 +157,18 @@ struct imx_ref_snapshot {
     size_t n_ccs;
     const struct imx_ref_pytorch *pytorch_releases;
     size_t n_pytorch_releases;
+    const struct imx_ref_nccl *nccl;
+    size_t n_nccl;
+    const struct imx_ref_dcgm *dcgm;
+    size_t n_dcgm;
 };
 
 /* ---- input and output ---- */
 
 /* A component of the stack. Recognized names: nvidia-driver, cuda, cudnn, pytorch, tensorflow,
- * python (others are accepted and ignored). A PyTorch version may carry its CUDA as "+cu124". */
+ * python, nccl, dcgm (others are accepted and ignored). A PyTorch version may carry its CUDA as
+ * "+cu124".
+ */
 struct imx_compat_component {
     const char *name;
     const char *version;
@@ -201,6 +229,9 @@ struct imx_compat_report {
  * is outside the cuDNN release's kernels), cudnn_cuda_minor_unsupported (warning: a CUDA minor
  * newer than the cuDNN build covers), framework_no_cuda_build (error),
  * framework_cuda_build_experimental (info), python_unsupported_by_framework (error),
+ * nccl_cuda_major_mismatch (error: the NCCL release has no build for the stack's CUDA major; an
+ * NCCL release not in ref_nccl is not checked), dcgm_driver_too_old (error: the driver is older
+ * than the DCGM release's notes require; a DCGM major.minor not in ref_dcgm is not checked),
  * driver_branch_eol (warning), unknown_component_version (info), unknown_gpu (info).
  *
  * A PyTorch wheel's own CUDA ("2.7.1+cu126") is checked against the driver and the GPUs like the

@@ -18,9 +18,9 @@
 #define MAX_GPUS     64
 
 const char *const imx_refimp_tables[] = {
-    "cuda_mvc",      "cuda_driver",   "gpu_arch",      "compute_capability",
-    "gpu",           "driver_branch", "cudnn",         "pytorch",
-    "pytorch_build", "tensorflow",    "instance_type",
+    "cuda_mvc",      "cuda_driver", "gpu_arch", "compute_capability", "gpu",
+    "driver_branch", "cudnn",       "pytorch",  "pytorch_build",      "tensorflow",
+    "instance_type", "nccl",        "dcgm",
 };
 const size_t imx_refimp_n_tables = sizeof imx_refimp_tables / sizeof imx_refimp_tables[0];
 
@@ -101,9 +101,10 @@ static char *report_of(const struct imx_ref_snapshot *ref, const json_t *img, co
 /* The images whose findings the changed rows can reach: all of them, or those with a component
  * inside one of prefixes ([{name, version, parts}]). Read off server/domain/compat.c: a driver
  * branch row is found by the driver's major, a cuDNN row by major.minor.patch, PyTorch and
- * TensorFlow rows by major.minor, and only stacks naming that component read them; instance
- * types are read by no rule. Everything else (CUDA floors, GPUs, architectures, compute
- * capabilities) reaches almost every stack, so it means all images. */
+ * TensorFlow and DCGM rows by major.minor, an NCCL row by major.minor.patch, and only stacks
+ * naming that component read them; instance types are read by no rule. Everything else (CUDA
+ * floors, GPUs, architectures, compute capabilities) reaches almost every stack, so it means all
+ * images. */
 struct scope {
     bool all;
     json_t *prefixes; /* owned */
@@ -120,6 +121,8 @@ static const struct {
     { "ref_pytorch", "pytorch", 2 },
     { "ref_pytorch_build", "pytorch", 2 },
     { "ref_tensorflow", "tensorflow", 2 },
+    { "ref_nccl", "nccl", 3 },
+    { "ref_dcgm", "dcgm", 2 },
 };
 
 /* Adds the prefix of one changed key (its first element: the version or branch). */

@@ -110,6 +110,19 @@ static void each_new_rule_fires_on_the_shipped_rows(void **state)
         { "an unconfirmed cuDNN row is a warning, never an error",
           "[" C("cuda", "11.8.0") "," C("cudnn", "9.15.1.9") "]", "[]", "cudnn_cuda_major_mismatch",
           "warning", "anaconda.org", "unconfirmed", true },
+        /* ref_nccl (migrations 0055/0056, from tools/reference/nccl.csv) */
+        { "NCCL 2.12.12 has no CUDA 12 build", "[" C("cuda", "12.4.1") "," C("nccl", "2.12.12") "]",
+          "[]", "nccl_cuda_major_mismatch", "error", "compute/redist/nccl/v2.12",
+          "10.2, 11.0, 11.6", false },
+        { "NCCL 2.30.7 has no CUDA 11 build, also for a wheel's own CUDA",
+          "[" C("pytorch", "2.5.1+cu118") "," C("nccl", "2.30.7-1") "]", "[]",
+          "nccl_cuda_major_mismatch", "error", "compute/redist/nccl/v2.30.7", "12.9, 13.3", false },
+        /* ref_dcgm (migrations 0057/0058, from tools/reference/dcgm.csv) */
+        { "DCGM 3.1 needs 450.80.02",
+          "[" C("nvidia-driver", "450.51.06") "," C("dcgm", "3.1.8") "]", "[]",
+          "dcgm_driver_too_old", "error", "dcgm/3.1/release-notes", "450.80.02", false },
+        { "DCGM 2.0 needs R418", "[" C("nvidia-driver", "410.129") "," C("dcgm", "2.0.15") "]",
+          "[]", "dcgm_driver_too_old", "error", "dcgm/2.0/dcgm-release-notes", "R418", false },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         json_t *rep = check(cases[i].components, cases[i].gpus);
@@ -125,6 +138,20 @@ static void each_new_rule_fires_on_the_shipped_rows(void **state)
             fail_msg("%s: %s", cases[i].what, json_dumps(rep, 0));
         json_decref(rep);
     }
+    /* NCCL fits: 2.10.3 has a CUDA 11 build; a release ref_nccl does not hold is not checked. */
+    json_t *fits = check("[" C("cuda", "11.8.0") "," C("nccl", "2.10.3") "]", "[]");
+    assert_null(finding(fits, "nccl_cuda_major_mismatch"));
+    json_decref(fits);
+    fits = check("[" C("cuda", "12.8.1") "," C("nccl", "2.26.2") "]", "[]");
+    assert_int_equal(json_array_size(json_object_get(fits, "findings")), 0);
+    json_decref(fits);
+    /* DCGM fits: 3.0 on exactly 450.80.02; 3.3 is not a row, so it is not checked. */
+    fits = check("[" C("nvidia-driver", "450.80.02") "," C("dcgm", "3.0.4") "]", "[]");
+    assert_null(finding(fits, "dcgm_driver_too_old"));
+    json_decref(fits);
+    fits = check("[" C("nvidia-driver", "450.51.06") "," C("dcgm", "3.3.9") "]", "[]");
+    assert_null(finding(fits, "dcgm_driver_too_old"));
+    json_decref(fits);
     /* A GPU that was unknown before 0016 gets no unknown_gpu finding. */
     json_t *rep = check("[" C("cuda", "12.8.0") "]", "[\"NVIDIA L40\", \"A30\", \"RTX 5090\"]");
     assert_null(finding(rep, "unknown_gpu"));
@@ -171,6 +198,27 @@ static void new_rows_carry_sources_and_statuses(void **state)
     assert_int_equal(rows("cudnn", "status", "UNCONFIRMED"), 10);
     assert_int_equal(rows("cuda_driver", "status", "UNCONFIRMED"), 2);
     assert_int_equal(rows("driver_branch", "status", "UNCONFIRMED"), 1);
+    assert_int_equal(rows("nccl", "status", "CONFIRMED"), 5);
+    assert_int_equal(rows("nccl", NULL, NULL), 5);
+    assert_int_equal(rows("dcgm", "status", "CONFIRMED"), 4);
+    /* GET /v1/reference lists every table with its rows, ref_nccl among them. */
+    struct imx_res res;
+    assert_int_equal(imx_t_http_as(&srv, admin, "GET", "/v1/reference", NULL, &res), 0);
+    assert_int_equal(res.status, 200);
+    json_t *tables = json_object_get(res.json, "tables"), *t;
+    size_t i, seen = 0;
+    assert_int_equal(json_array_size(tables), 13);
+    json_array_foreach(tables, i, t)
+    {
+        const char *name = json_string_value(json_object_get(t, "name"));
+        assert_non_null(name);
+        if (strcmp(name, "nccl") == 0) {
+            assert_int_equal(json_integer_value(json_object_get(t, "rows")), 5);
+            seen++;
+        }
+    }
+    assert_int_equal(seen, 1);
+    imx_t_res_free(&res);
     char *n = imx_t_sql(db, "SELECT count(*) FROM ref_gpu WHERE gpu_model IN ('GB10', 'L40', 'A40',"
                             " 'A16', 'A2', 'A30', 'Jetson AGX Orin', 'Jetson Orin NX',"
                             " 'Jetson Orin Nano', 'Jetson T5000', 'Jetson T4000', 'P100', 'P40',"

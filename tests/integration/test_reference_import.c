@@ -111,7 +111,7 @@ static void export_then_dry_run_changes_nothing(void **state)
     assert_int_equal(json_array_size(json_object_get(gpu, "changed")), 0);
     assert_int_equal(json_array_size(json_object_get(gpu, "added")), 0);
     assert_int_equal(json_array_size(json_object_get(gpu, "removed")), 0);
-    assert_int_equal(json_object_size(json_object_get(o, "tables")), 11);
+    assert_int_equal(json_object_size(json_object_get(o, "tables")), 13);
     json_decref(o);
 
     /* NVIDIA raises the B200's documented minimum past the images' 575 driver. */
@@ -407,12 +407,109 @@ static void an_import_rechecks_only_the_images_its_rows_reach(void **state)
     json_decref(o);
 }
 
+/* ref_nccl (migrations 0055/0056) imports like the other tables: its export imports as itself; a
+ * row added for NCCL 2.26.2 (here: builds for CUDA 11 only) is shown by a dry run and changes
+ * nothing; applied, it rechecks only the images with NCCL 2.26.2 and stores the one whose CUDA 12
+ * has no build with nccl_cuda_major_mismatch and one event; imported again, nothing; a row the
+ * table's checks refuse changes nothing. */
+static void an_nccl_row_imports_and_recomputes_once(void **state)
+{
+    (void)state;
+    long long nccl_img = imx_t_publish(&srv, admin, "team-a", "ref-nccl", "1",
+                                       "[{\"name\":\"cuda\",\"version\":\"12.4.1\"},"
+                                       "{\"name\":\"nccl\",\"version\":\"2.26.2\"}]",
+                                       "[\"H100\"]");
+    long long other = imx_t_publish(&srv, admin, "team-a", "ref-nccl-other", "1",
+                                    "[{\"name\":\"cuda\",\"version\":\"12.4.1\"},"
+                                    "{\"name\":\"nccl\",\"version\":\"2.21.5\"}]",
+                                    "[\"H100\"]");
+    assert_true(nccl_img > 0 && other > 0);
+    char q[256];
+    snprintf(q, sizeof q,
+             "SELECT (compatibility->>'ok') || ' ' || (compatibility::text LIKE"
+             " '%%nccl_cuda_major_mismatch%%') FROM images WHERE id = %lld",
+             nccl_img);
+    char *v = sql_text(q);
+    assert_string_equal(v, "true false");
+    free(v);
+
+    assert_int_equal(imx_t_system("mkdir -p '%s/nccl' '%s/nccl-all'", dir, dir), 0);
+    char args[1200];
+    snprintf(args, sizeof args, "reference export '%s/nccl-all'", dir);
+    assert_int_equal(cli(args), 0);
+    assert_int_equal(imx_t_system("cp '%s/nccl-all/nccl.csv' '%s/nccl/'", dir, dir), 0);
+    snprintf(args, sizeof args, "reference import '%s/nccl' --dry-run", dir);
+    assert_int_equal(cli(args), 0);
+    json_t *o = output();
+    json_t *t = json_object_get(json_object_get(o, "tables"), "ref_nccl");
+    assert_int_equal(json_array_size(json_object_get(t, "added")) +
+                         json_array_size(json_object_get(t, "changed")) +
+                         json_array_size(json_object_get(t, "removed")),
+                     0);
+    json_decref(o);
+
+    long long events =
+        sql_num("SELECT count(*) FROM webhook_events WHERE type = 'image.compatibility_changed'");
+    long long gen = sql_num("SELECT generation FROM ref_generation");
+    assert_int_equal(imx_t_system("printf '2.26.2,\"{11}\",11.8,CONFIRMED,"
+                                  "https://example.test/nccl-2.26.2,test row\\n'"
+                                  " >> '%s/nccl/nccl.csv'",
+                                  dir),
+                     0);
+    assert_int_equal(cli(args), 0);
+    o = output();
+    t = json_object_get(json_object_get(o, "tables"), "ref_nccl");
+    assert_int_equal(json_array_size(json_object_get(t, "added")), 1);
+    assert_string_equal(
+        json_string_value(json_array_get(json_array_get(json_object_get(t, "added"), 0), 0)),
+        "2.26.2");
+    assert_int_equal(json_array_size(json_object_get(o, "reports_changed")), 1);
+    assert_int_equal(json_integer_value(json_array_get(json_object_get(o, "reports_changed"), 0)),
+                     nccl_img);
+    json_decref(o);
+    assert_int_equal(sql_num("SELECT count(*) FROM ref_nccl"), 5);
+    assert_int_equal(sql_num("SELECT generation FROM ref_generation"), gen);
+
+    snprintf(args, sizeof args, "reference import '%s/nccl'", dir);
+    assert_int_equal(cli(args), 0);
+    o = output();
+    /* Only the NCCL 2.26.2 image is looked at (not the 2.21.5 one, nor the rest). */
+    assert_int_equal(json_integer_value(json_object_get(o, "reports_checked")), 1);
+    assert_int_equal(json_array_size(json_object_get(o, "reports_changed")), 1);
+    json_decref(o);
+    v = sql_text(q);
+    assert_string_equal(v, "false true");
+    free(v);
+    assert_int_equal(
+        sql_num("SELECT count(*) FROM webhook_events WHERE type = 'image.compatibility_changed'"),
+        events + 1);
+    assert_int_equal(cli(args), 0);
+    o = output();
+    assert_int_equal(json_array_size(json_object_get(o, "reports_changed")), 0);
+    json_decref(o);
+    assert_int_equal(
+        sql_num("SELECT count(*) FROM webhook_events WHERE type = 'image.compatibility_changed'"),
+        events + 1);
+
+    /* A CUDA major of 0 breaks ref_nccl's check: refused, nothing changed. */
+    set_cell("nccl", "nccl", "nccl_version", "2.26.2", "cuda_majors", "{0}");
+    assert_int_not_equal(cli(args), 0);
+    assert_int_equal(sql_num("SELECT count(*) FROM ref_nccl WHERE cuda_majors = '{11}'"), 1);
+    /* Restored to NVIDIA's rows: the image is ok again. */
+    assert_int_equal(imx_t_system("cp '%s/nccl-all/nccl.csv' '%s/nccl/'", dir, dir), 0);
+    assert_int_equal(cli(args), 0);
+    v = sql_text(q);
+    assert_string_equal(v, "true false");
+    free(v);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(export_then_dry_run_changes_nothing),
         cmocka_unit_test(import_recomputes_reports_once),
         cmocka_unit_test(an_import_rechecks_only_the_images_its_rows_reach),
+        cmocka_unit_test(an_nccl_row_imports_and_recomputes_once),
         cmocka_unit_test(an_import_breaking_a_foreign_key_changes_nothing),
         cmocka_unit_test(the_admin_api_imports_the_same_way),
     };

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The reference data is single-sourced: each generated migration is what its generator makes of
-# its CSVs today. migrations/0035_knowledge_facts.sql from tools/reference/knowledge_facts.csv
+# its CSVs today. migrations/0035_knowledge_facts.sql from tools/reference/knowledge_facts.csv and
+# migrations/0056_nccl_rows.sql and 0058_dcgm_rows.sql from tools/reference/nccl.csv and dcgm.csv
 # (always); migrations/0003_reference.sql from ../shared/data/reference when that checkout is
 # there (CI copies it). A difference fails, naming the file: regenerate and commit.
 set -euo pipefail
@@ -24,6 +25,8 @@ check() { # FILE GENERATOR ARGS...
     rm -f "$tmp" "$tmp.err" "$tmp.diff"
 }
 check migrations/0035_knowledge_facts.sql python3 tools/gen_knowledge.py
+check migrations/0056_nccl_rows.sql python3 tools/gen_knowledge.py --table nccl
+check migrations/0058_dcgm_rows.sql python3 tools/gen_knowledge.py --table dcgm
 if [ -d ../shared/data/reference ]; then
     check migrations/0003_reference.sql python3 tools/gen_reference.py
 else
