@@ -3,7 +3,8 @@
 --
 -- Rebuilds the pin's rows for its (new) image under the family's lock: each advisory affecting
 -- the image, with the pin's fix (imx_pin_next_fix). A fix that exists now is known to the pin
--- from the start (pin_patch_seen, no event): only fixes appearing later are announced.
+-- from the start (pin_patch_seen, no event): only fixes appearing later are announced. Then the
+-- pin's stored document (pin_docs, 0050).
 -- Returns how many advisories affect the pinned image.
 CREATE OR REPLACE FUNCTION imx_pin_refresh(p_pin bigint) RETURNS integer
 LANGUAGE plpgsql AS $$
@@ -28,6 +29,8 @@ BEGIN
   INSERT INTO pin_patch_seen (pin_id, image_id, advisory_id)
   SELECT pin_id, image_id, advisory_id FROM pin_advisories WHERE pin_id = p_pin AND seen
   ON CONFLICT DO NOTHING;
+  -- its stored document, history included (0050)
+  PERFORM imx_pin_docs_write(ARRAY[p_pin], true);
   RETURN v_n;
 END
 $$;
