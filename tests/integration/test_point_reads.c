@@ -66,6 +66,21 @@ static int setup(void **state)
         imx_t_server_start(&cached[1], db, CACHED_ENV) != 0 ||
         imx_t_server_start(&ref, db, REF_ENV) != 0)
         return -1;
+    /* 0040's pin document, the oracle of 0050's (tests/integration/pin_json_0040.sql) */
+    char path[1024];
+    snprintf(path, sizeof path, "%s/tests/integration/pin_json_0040.sql",
+             getenv("IMX_TEST_SOURCE_DIR") ? getenv("IMX_TEST_SOURCE_DIR") : ".");
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return -1;
+    static char sql[16384];
+    size_t n = fread(sql, 1, sizeof sql - 1, f);
+    fclose(f);
+    sql[n] = '\0';
+    char *ok = imx_t_sql(db, sql);
+    if (!ok)
+        return -1;
+    free(ok);
     return imx_t_user(&cached[0], admin, "pr-team", "pub@pr.test", "publisher", pub, sizeof pub);
 }
 
@@ -217,6 +232,17 @@ static void check_reads(int step)
         fail();
     }
     free(pin_stale);
+    /* and imx_pin_json is 0040's document, the status and candidate found another way */
+    char *rewrite = imx_t_sql(db, "SELECT count(*) FROM pins WHERE imx_pin_json(id, true)::text"
+                                  " IS DISTINCT FROM pr_pin_json_0040(id, true)::text"
+                                  " OR imx_pin_json(id, false)::text"
+                                  " IS DISTINCT FROM pr_pin_json_0040(id, false)::text");
+    assert_non_null(rewrite);
+    if (strcmp(rewrite, "0") != 0) {
+        fprintf(stderr, "step %d: %s pins differ from 0040's document\n", step, rewrite);
+        fail();
+    }
+    free(rewrite);
     char *statuses = imx_t_sql(db, "SELECT string_agg(DISTINCT imx_pin_json(id, false)->>'status',"
                                    " ',') FROM pins");
     for (size_t k = 0; statuses && k < 5; k++)
