@@ -220,3 +220,40 @@ END
 $$;
 
 SELECT imx_pin_docs_write(NULL, true);
+
+-- GET /v1/images/resolve?pin=TEAM/NAME&region=R (replaces 0006's definition, the same
+-- document): plpgsql planned once a session, the summary stored on the image row where the time
+-- and the session's time zone cannot change it. {"pin": {id, team, name}|null, "image":
+-- summary|null, "artifact_id": text|null, "emptied_by": null | "pin" | "status" | "region"};
+-- never a revoked image.
+CREATE OR REPLACE FUNCTION imx_pin_resolve(p_team bigint, p_name text, p_region text) RETURNS json
+LANGUAGE plpgsql STABLE SET plan_cache_mode = force_generic_plan AS $$
+DECLARE
+  p record;
+  v_artifact text;
+BEGIN
+  SELECT x.id, t.slug, x.name, x.image_id, i.summary, i.revoke_at,
+         i.status <> 'revoked' AND i.patch_status <> 'revoked'
+           AND (i.revoke_at IS NULL OR i.revoke_at > now()) AS usable
+    INTO p
+    FROM pins x JOIN teams t ON t.id = x.team_id JOIN images i ON i.id = x.image_id
+   WHERE x.team_id = p_team AND x.name = p_name;
+  IF NOT FOUND THEN
+    RETURN json_build_object('pin', NULL, 'image', NULL, 'artifact_id', NULL,
+                             'emptied_by', 'pin');
+  END IF;
+  IF p.usable THEN
+    SELECT a.artifact_id INTO v_artifact FROM image_artifacts a
+     WHERE a.image_id = p.image_id AND a.region = p_region;
+  END IF;
+  RETURN json_build_object(
+    'pin', json_build_object('id', p.id, 'team', p.slug, 'name', p.name),
+    'image', CASE WHEN v_artifact IS NOT NULL THEN
+      coalesce(CASE WHEN p.summary IS NOT NULL AND p.revoke_at IS NULL
+                     AND current_setting('TimeZone') IN ('UTC', 'Etc/UTC') THEN p.summary END,
+               imx_image_summary(p.image_id)) END,
+    'artifact_id', v_artifact,
+    'emptied_by', CASE WHEN v_artifact IS NOT NULL THEN NULL
+                       WHEN NOT p.usable THEN 'status' ELSE 'region' END);
+END
+$$;

@@ -66,9 +66,9 @@ static int setup(void **state)
         imx_t_server_start(&cached[1], db, CACHED_ENV) != 0 ||
         imx_t_server_start(&ref, db, REF_ENV) != 0)
         return -1;
-    /* 0040's pin document, the oracle of 0050's (tests/integration/pin_json_0040.sql) */
+    /* 0040's pin document and 0006's resolve, the oracles of 0050's (pin_oracle.sql) */
     char path[1024];
-    snprintf(path, sizeof path, "%s/tests/integration/pin_json_0040.sql",
+    snprintf(path, sizeof path, "%s/tests/integration/pin_oracle.sql",
              getenv("IMX_TEST_SOURCE_DIR") ? getenv("IMX_TEST_SOURCE_DIR") : ".");
     FILE *f = fopen(path, "rb");
     if (!f)
@@ -243,6 +243,18 @@ static void check_reads(int step)
         fail();
     }
     free(rewrite);
+    char *resolves_differ = imx_t_sql(
+        db, "SELECT count(*) FROM (SELECT DISTINCT team_id FROM pins UNION SELECT id FROM teams) t,"
+            " unnest(ARRAY['prod', 'stage', 'dev', 'edge', 'none']) n,"
+            " unnest(ARRAY['us-east-1', 'eu-west-1', 'nowhere']) r"
+            " WHERE imx_pin_resolve(t.team_id, n, r)::text"
+            " IS DISTINCT FROM pr_pin_resolve_0006(t.team_id, n, r)::text");
+    assert_non_null(resolves_differ);
+    if (strcmp(resolves_differ, "0") != 0) {
+        fprintf(stderr, "step %d: %s resolves differ from 0006's\n", step, resolves_differ);
+        fail();
+    }
+    free(resolves_differ);
     char *statuses = imx_t_sql(db, "SELECT string_agg(DISTINCT imx_pin_json(id, false)->>'status',"
                                    " ',') FROM pins");
     for (size_t k = 0; statuses && k < 5; k++)

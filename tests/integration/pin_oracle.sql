@@ -1,6 +1,6 @@
--- The pin document as migrations/0040_team_quotas_bounded_pins.sql defined it (one SQL statement,
--- the candidate by a full walk of the family's newer images): the oracle test_point_reads holds
--- 0050's plpgsql imx_pin_json to, byte for byte, after every step.
+-- The oracles test_point_reads holds 0050's plpgsql pin functions to, byte for byte, after every
+-- step. The pin document as migrations/0040_team_quotas_bounded_pins.sql defined it (one SQL
+-- statement, the candidate by a full walk of the family's newer images):
 CREATE FUNCTION pr_pin_json_0040(p_pin bigint, with_history boolean) RETURNS json
 LANGUAGE sql STABLE PARALLEL SAFE AS $$
   WITH p AS (SELECT p.*, t.slug AS team, i.family, i.published_at AS pub, i.status AS img_status
@@ -42,4 +42,23 @@ LANGUAGE sql STABLE PARALLEL SAFE AS $$
       FROM (SELECT h.*, u.email FROM pin_history h LEFT JOIN users u ON u.id = h.moved_by
             WHERE h.pin_id = p.id ORDER BY h.id DESC LIMIT 100) h) END)
   FROM p
+$$;
+
+-- Resolve through a pin as migrations/0006_advisories.sql defined it:
+CREATE FUNCTION pr_pin_resolve_0006(p_team bigint, p_name text, p_region text) RETURNS json
+LANGUAGE sql STABLE PARALLEL SAFE AS $$
+  WITH p AS (SELECT p.id, t.slug, p.name, p.image_id FROM pins p JOIN teams t ON t.id = p.team_id
+             WHERE p.team_id = p_team AND p.name = p_name),
+  s AS (SELECT p.* FROM p JOIN images i ON i.id = p.image_id
+        WHERE i.status <> 'revoked' AND i.patch_status <> 'revoked'
+          AND (i.revoke_at IS NULL OR i.revoke_at > now())),
+  r AS (SELECT s.*, a.artifact_id FROM s JOIN image_artifacts a
+          ON a.image_id = s.image_id AND a.region = p_region)
+  SELECT json_build_object(
+    'pin', (SELECT json_build_object('id', p.id, 'team', p.slug, 'name', p.name) FROM p),
+    'image', (SELECT imx_image_summary(r.image_id) FROM r),
+    'artifact_id', (SELECT r.artifact_id FROM r),
+    'emptied_by', CASE WHEN EXISTS (SELECT 1 FROM r) THEN NULL
+      WHEN NOT EXISTS (SELECT 1 FROM p) THEN 'pin'
+      WHEN NOT EXISTS (SELECT 1 FROM s) THEN 'status' ELSE 'region' END)
 $$;
