@@ -73,6 +73,8 @@ BEGIN
   -- Stored documents whose os_packages changed without their images row (0025).
   PERFORM imx_image_docs_refresh_os(ARRAY(SELECT x FROM unnest(v_old || v_new) x
                                             EXCEPT SELECT y FROM unnest(v_changed) y));
+  -- and the pins of the families affected before or now (pin_docs, 0050)
+  PERFORM imx_pin_docs_refresh_families(v_fams);
 
   RETURN json_build_object('affected_images', cardinality(v_new),
                            'patch_status_changed', to_json(v_changed));
@@ -179,6 +181,9 @@ BEGIN
     -- title, severity or CVEs: the os_packages of the images it affects (0025)
     PERFORM imx_image_docs_refresh_os(ARRAY(SELECT image_id FROM image_advisories
                                               WHERE advisory_id = v_id));
+    -- and the pins that list it (pin_docs, 0050)
+    PERFORM imx_pin_docs_refresh_families(ARRAY(SELECT DISTINCT family FROM image_advisories
+                                                  WHERE advisory_id = v_id));
   END IF;
 
   IF v_adv.revision = 1 THEN
@@ -225,6 +230,8 @@ BEGIN
   v_changed := ARRAY(SELECT imx_patch_status_update(v_old));
   PERFORM imx_image_docs_refresh_os(ARRAY(SELECT x FROM unnest(v_old) x
                                             EXCEPT SELECT y FROM unnest(v_changed) y));
+  PERFORM imx_pin_docs_refresh_families(ARRAY(SELECT DISTINCT i.family FROM images i
+                                                WHERE i.id = ANY (v_old)));
   RETURN json_build_object('outcome', 'withdrawn', 'revision', v_adv.revision,
                            'patch_status_changed', to_json(v_changed));
 END

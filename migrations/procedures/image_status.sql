@@ -74,6 +74,8 @@ BEGIN
   PERFORM imx_image_docs_refresh_os(ARRAY(SELECT x FROM unnest(v_touched) x
                                             EXCEPT SELECT y FROM unnest(p_ids || v_changed) y));
   v_events := imx_patch_announce(p_fams);
+  -- the stored documents of the families' pins (pin_docs, 0050)
+  PERFORM imx_pin_docs_refresh_families(p_fams);
   RETURN json_build_object('patch_status_changed', to_json(v_changed), 'patch_events', v_events);
 END
 $$;

@@ -158,6 +158,8 @@ BEGIN
   PERFORM imx_image_docs_write(v_ids);
   PERFORM imx_image_docs_refresh_os(ARRAY(SELECT x FROM unnest(v_touched) x
                                             EXCEPT SELECT y FROM unnest(v_changed || v_ids) y));
+  -- and the pins of the families (candidate, fixes, statuses: pin_docs, 0050)
+  PERFORM imx_pin_docs_refresh_families(v_fams);
 
   RETURN json_build_object('ids', to_json(v_ids), 'patch_status_changed', to_json(v_changed),
                            'patch_events', v_events, 'request_matches', v_matches);

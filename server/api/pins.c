@@ -159,7 +159,7 @@ static int reply_pin(struct imx_req *r, unsigned status, const char *pin_id)
 {
     struct imx_db_pin_doc d;
     PGresult *fail;
-    int found = imx_db_pin_read(r->db, pin_id, &d, &fail);
+    int found = imx_db_pin_read(r->db, pin_id, imx_auth_settings.read_cache, &d, &fail);
     if (fail)
         return imx_db_tx_fail(r, fail);
     json_t *doc = found == 1 ? json_loads(d.json, 0, NULL) : NULL;
@@ -296,8 +296,10 @@ void imx_api_pin_list(struct imx_req *r)
         return;
     snprintf(tid, sizeof tid, "%lld", (long long)team_id);
     snprintf(limit_txt, sizeof limit_txt, "%llu", limit);
-    imx_api_reply_page_steal(r, imx_db_pin_list(r->db, tid, cursor ? after : NULL, limit_txt),
-                             limit, "s");
+    imx_api_reply_page_steal(
+        r,
+        imx_db_pin_list(r->db, tid, cursor ? after : NULL, limit_txt, imx_auth_settings.read_cache),
+        limit, "s");
 }
 
 /* The {id} parameter as decimal text; false (after replying 404) when it is not an id. */
@@ -324,7 +326,7 @@ void imx_api_pin_get(struct imx_req *r)
     int found = -1;
     for (int attempt = 0; attempt < 2; attempt++) {
         PGresult *fail;
-        found = imx_db_pin_read(c, id, &d, &fail);
+        found = imx_db_pin_read(c, id, imx_auth_settings.read_cache, &d, &fail);
         if (found < 0) {
             imx_api_db_error(r, fail);
             PQclear(fail);

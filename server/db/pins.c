@@ -1,5 +1,6 @@
 /* SQL for pins; status, candidate and resolve are PostgreSQL functions (imx_pin_json,
- * imx_pin_resolve in migrations/0006_advisories.sql). */
+ * imx_pin_resolve in migrations/0006_advisories.sql); the stored documents the reads answer
+ * from are in migrations/0050_pin_docs.sql. */
 #include "db/pins.h"
 
 #include <stdlib.h>
@@ -41,6 +42,18 @@ IMX_DB_STMT(q_list, 3,
             " WHERE p.team_id = $1::bigint AND ($2::text IS NULL OR p.name > $2::text)"
             " ORDER BY p.name LIMIT $3::int + 1");
 
+/* A stored document is used while it is fresh and the session renders times in UTC, as it was
+ * written; otherwise (or without one) the pin's document is built as q_list builds it. */
+#define STORED_FRESH                                                                               \
+    "(d.fresh_until IS NULL OR d.fresh_until > now())"                                             \
+    " AND current_setting('TimeZone') IN ('UTC', 'Etc/UTC')"
+
+IMX_DB_STMT(q_list_stored, 3,
+            "SELECT p.name, coalesce(CASE WHEN " STORED_FRESH " THEN d.body || 'null}' END,"
+            " imx_pin_json(p.id, false)::text) FROM pins p LEFT JOIN pin_docs d ON d.pin_id = p.id"
+            " WHERE p.team_id = $1::bigint AND ($2::text IS NULL OR p.name > $2::text)"
+            " ORDER BY p.name LIMIT $3::int + 1");
+
 IMX_DB_STMT(q_resolve, 3, "SELECT imx_pin_resolve($1::bigint, $2::text, $3::text)::text");
 
 /* Always one row: the epoch, then the pin's columns (NULL when there is no such pin). */
@@ -48,13 +61,20 @@ IMX_DB_STMT(q_read, 1,
             "SELECT (SELECT n FROM auth_epoch), p.team_id, imx_pin_json(p.id, true)::text,"
             " p.revision FROM (SELECT 1) one LEFT JOIN pins p ON p.id = $1::bigint");
 
-int imx_db_pin_read(struct imx_db_conn *c, const char *pin_id, struct imx_db_pin_doc *out,
-                    PGresult **fail)
+IMX_DB_STMT(q_read_stored, 1,
+            "SELECT (SELECT n FROM auth_epoch), p.team_id,"
+            " coalesce(CASE WHEN " STORED_FRESH " THEN d.body || d.history || '}' END,"
+            " imx_pin_json(p.id, true)::text), p.revision"
+            " FROM (SELECT 1) one LEFT JOIN pins p ON p.id = $1::bigint"
+            " LEFT JOIN pin_docs d ON d.pin_id = p.id");
+
+int imx_db_pin_read(struct imx_db_conn *c, const char *pin_id, bool stored,
+                    struct imx_db_pin_doc *out, PGresult **fail)
 {
     memset(out, 0, sizeof *out);
     *fail = NULL;
     const char *p[] = { pin_id };
-    PGresult *res = imx_db_exec(c, &q_read, p);
+    PGresult *res = imx_db_exec(c, stored ? &q_read_stored : &q_read, p);
     if (!imx_db_ok(res) || PQntuples(res) != 1) {
         *fail = res;
         return -1;
@@ -127,10 +147,10 @@ PGresult *imx_db_pin_delete(struct imx_db_conn *c, const char *pin_id)
 }
 
 PGresult *imx_db_pin_list(struct imx_db_conn *c, const char *team_id, const char *after_name,
-                          const char *limit)
+                          const char *limit, bool stored)
 {
     const char *p[] = { team_id, after_name, limit };
-    return imx_db_exec(c, &q_list, p);
+    return imx_db_exec(c, stored ? &q_list_stored : &q_list, p);
 }
 
 PGresult *imx_db_pin_resolve(struct imx_db_conn *c, const char *team_id, const char *name,

@@ -6,6 +6,7 @@
 #define IMX_DB_PINS_H
 
 #include <libpq-fe.h>
+#include <stdbool.h>
 
 #include "db/pool.h"
 
@@ -49,15 +50,18 @@ struct imx_db_pin_doc {
     char *json;
     long long team_id, revision, epoch;
 };
-/* Returns 1 with *out filled, 0 for no such pin (out->epoch still set), or -1 with the failed
- * result in *fail (for imx_db_tx_fail or imx_api_db_error; NULL when out of memory). */
-int imx_db_pin_read(struct imx_db_conn *c, const char *pin_id, struct imx_db_pin_doc *out,
-                    PGresult **fail);
+/* stored: answer from the stored document (pin_docs, migrations/0050_pin_docs.sql) where it is
+ * current, else build it (IMAXE_READ_CACHE=0 always builds: the reference). Returns 1 with *out
+ * filled, 0 for no such pin (out->epoch still set), or -1 with the failed result in *fail (for
+ * imx_db_tx_fail or imx_api_db_error; NULL when out of memory). */
+int imx_db_pin_read(struct imx_db_conn *c, const char *pin_id, bool stored,
+                    struct imx_db_pin_doc *out, PGresult **fail);
 
 /* A team's pins by name -> rows (name, JSON as imx_db_pin_read with history null), at most
- * limit + 1; after_name from the last row of the previous page (NULL: first page). */
+ * limit + 1; after_name from the last row of the previous page (NULL: first page); stored as
+ * for imx_db_pin_read. */
 PGresult *imx_db_pin_list(struct imx_db_conn *c, const char *team_id, const char *after_name,
-                          const char *limit);
+                          const char *limit, bool stored);
 
 /* Resolve through a pin (GET /v1/images/resolve?pin=TEAM/NAME&region=R): the caller has
  * already checked that it may read team_id (imx_auth_team(r, slug, IMX_ROLE_VIEWER)) -> JSON

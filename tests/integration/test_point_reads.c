@@ -4,11 +4,14 @@
  * IMAXE_READ_CACHE=0 (every document built by PostgreSQL, every principal checked in full). A
  * seeded random sequence of writes (publishes with parents, deprecate, revoke with cascade,
  * restore, a scheduled revocation coming due, advisories published, revised and withdrawn, pins
- * created and moved, cost measurements recorded), each through one of the two caching servers, is
- * followed by the reads of issue 13 on all three: get by id (body, ETag, and If-None-Match: 304
- * exactly when nothing changed), compare, resolve by family and by pin, lineage, patch, pins. And:
- * a revoked token, a disabled user and a removed membership are refused on the next request on both
- * caching servers, which had the principal remembered. */
+ * with and without constraints created, moved and deleted, cost measurements recorded), each
+ * through one of the two caching servers, is followed by the reads of issue 13 on all three: get
+ * by id (body, ETag, and If-None-Match: 304 exactly when nothing changed), compare, resolve by
+ * family and by pin, lineage, patch, pins (a page, paged, each pin, deleted ones), and the stored
+ * image and pin documents are compared with their from-scratch builds in SQL. Many gets at once
+ * share the batched document reads and must each get their own. And: a revoked token, a
+ * disabled user and a removed membership are refused on the next request on both caching
+ * servers, which had the principal remembered. */
 #include "harness.h"
 
 #include <pthread.h>
@@ -30,8 +33,22 @@ static long long ids[MAX_IMAGES];
 static size_t n_ids;
 static char etags[MAX_IMAGES][64]; /* the ETag each image had at the last check */
 static char *bodies[MAX_IMAGES];   /* and its body */
-static long long pins[8];
-static size_t n_pins;
+/* Pin slots: a name each, its constraints, the live pin's id (0: none now); every id ever. */
+#define PIN_SLOTS 4
+static const char *const PIN_NAMES[PIN_SLOTS] = { "prod", "stage", "dev", "edge" };
+static const char *const PIN_CONSTRAINTS[PIN_SLOTS] = {
+    "",
+    ",\"constraints\":[{\"component\":\"nvidia-driver\",\"range\":\"~580\"}]",
+    "",
+    ",\"constraints\":[{\"component\":\"nvidia-driver\",\"range\":\">=580.82\"},"
+    "{\"component\":\"cuda\",\"range\":\"12.*\"}]",
+};
+static long long pins[PIN_SLOTS];
+static long long pins_ever[64];
+static size_t n_pins_ever;
+static const char *const PIN_STATUSES[] = { "current", "behind", "patch_available", "vulnerable",
+                                            "revoked" };
+static bool pin_status_seen[5]; /* which statuses the pins have had, over the sequence */
 static unsigned rng = 12345;
 
 static unsigned next_rand(void)
@@ -51,6 +68,21 @@ static int setup(void **state)
         imx_t_server_start(&cached[1], db, CACHED_ENV) != 0 ||
         imx_t_server_start(&ref, db, REF_ENV) != 0)
         return -1;
+    /* 0040's pin document and 0006's resolve, the oracles of 0050's (pin_oracle.sql) */
+    char path[1024];
+    snprintf(path, sizeof path, "%s/tests/integration/pin_oracle.sql",
+             getenv("IMX_TEST_SOURCE_DIR") ? getenv("IMX_TEST_SOURCE_DIR") : ".");
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return -1;
+    static char sql[16384];
+    size_t n = fread(sql, 1, sizeof sql - 1, f);
+    fclose(f);
+    sql[n] = '\0';
+    char *ok = imx_t_sql(db, sql);
+    if (!ok)
+        return -1;
+    free(ok);
     return imx_t_user(&cached[0], admin, "pr-team", "pub@pr.test", "publisher", pub, sizeof pub);
 }
 
@@ -164,6 +196,9 @@ static void check_reads(int step)
         "family=pr-fam-3&region=eu-west-1",
         "family=pr-none&region=us-east-1",
         "pin=pr-team/prod&region=us-east-1",
+        "pin=pr-team/stage&region=us-east-1",
+        "pin=pr-team/dev&region=eu-west-1",
+        "pin=pr-team/edge&region=us-east-1",
     };
     for (size_t k = 0; k < sizeof resolves / sizeof resolves[0]; k++) {
         snprintf(path, sizeof path, "/v1/images/resolve?%s", resolves[k]);
@@ -172,11 +207,67 @@ static void check_reads(int step)
     }
     same_everywhere(pub, "/v1/pins?team=pr-team", NULL, &res);
     imx_t_res_free(&res);
-    for (size_t k = 0; k < n_pins; k++) {
-        snprintf(path, sizeof path, "/v1/pins/%lld", pins[k]);
+    same_everywhere(pub, "/v1/pins?team=pr-team&limit=2", NULL, &res);
+    const char *cursor = json_string_value(json_object_get(res.json, "next_cursor"));
+    if (cursor) {
+        snprintf(path, sizeof path, "/v1/pins?team=pr-team&limit=2&cursor=%s", cursor);
+        imx_t_res_free(&res);
+        same_everywhere(pub, path, NULL, &res);
+    }
+    imx_t_res_free(&res);
+    for (size_t k = 0; k < n_pins_ever; k++) {
+        snprintf(path, sizeof path, "/v1/pins/%lld", pins_ever[k]);
         same_everywhere(pub, path, NULL, &res);
         imx_t_res_free(&res);
     }
+    /* The stored pin documents are the from-scratch ones (rendered in UTC, as stored), and every
+     * pin made through the API has one, with its history. */
+    char *pin_stale = imx_t_sql(
+        db, "SET TimeZone = 'UTC'; SELECT count(*) FROM pin_docs d"
+            " WHERE (d.fresh_until IS NULL OR d.fresh_until > now())"
+            " AND (d.body || 'null}' <> imx_pin_json(d.pin_id, false)::text"
+            " OR d.body || d.history || '}' IS DISTINCT FROM imx_pin_json(d.pin_id, true)::text)");
+    assert_non_null(pin_stale);
+    if (strcmp(pin_stale, "0") != 0) {
+        fprintf(stderr, "step %d: %s stored pin documents differ from imx_pin_json\n", step,
+                pin_stale);
+        fail();
+    }
+    free(pin_stale);
+    /* and imx_pin_json is 0040's document, the status and candidate found another way */
+    char *rewrite = imx_t_sql(db, "SELECT count(*) FROM pins WHERE imx_pin_json(id, true)::text"
+                                  " IS DISTINCT FROM pr_pin_json_0040(id, true)::text"
+                                  " OR imx_pin_json(id, false)::text"
+                                  " IS DISTINCT FROM pr_pin_json_0040(id, false)::text");
+    assert_non_null(rewrite);
+    if (strcmp(rewrite, "0") != 0) {
+        fprintf(stderr, "step %d: %s pins differ from 0040's document\n", step, rewrite);
+        fail();
+    }
+    free(rewrite);
+    char *resolves_differ = imx_t_sql(
+        db, "SELECT count(*) FROM (SELECT DISTINCT team_id FROM pins UNION SELECT id FROM teams) t,"
+            " unnest(ARRAY['prod', 'stage', 'dev', 'edge', 'none']) n,"
+            " unnest(ARRAY['us-east-1', 'eu-west-1', 'nowhere']) r"
+            " WHERE imx_pin_resolve(t.team_id, n, r)::text"
+            " IS DISTINCT FROM pr_pin_resolve_0006(t.team_id, n, r)::text");
+    assert_non_null(resolves_differ);
+    if (strcmp(resolves_differ, "0") != 0) {
+        fprintf(stderr, "step %d: %s resolves differ from 0006's\n", step, resolves_differ);
+        fail();
+    }
+    free(resolves_differ);
+    char *statuses = imx_t_sql(db, "SELECT string_agg(DISTINCT imx_pin_json(id, false)->>'status',"
+                                   " ',') FROM pins");
+    for (size_t k = 0; statuses && k < 5; k++)
+        if (strstr(statuses, PIN_STATUSES[k]))
+            pin_status_seen[k] = true;
+    free(statuses);
+    char *pin_missing = imx_t_sql(db, "SELECT count(*) FROM pins p WHERE NOT EXISTS (SELECT 1"
+                                      " FROM pin_docs d WHERE d.pin_id = p.id)");
+    assert_non_null(pin_missing);
+    assert_string_equal(pin_missing, "0");
+    free(pin_missing);
     same_everywhere(pub, "/v1/images?limit=50&status=any", NULL, &res);
     imx_t_res_free(&res);
     /* The stored documents are the from-scratch ones, whatever the servers answered. */
@@ -328,25 +419,33 @@ static void advisory(int server)
     }
 }
 
+/* A pin slot: created when empty (on an older image more often than not, so that it has a
+ * candidate), else moved, or now and then deleted. */
 static void pin(int server)
 {
-    char body[256], path[64];
-    long long target = ids[next_rand() % n_ids];
-    if (n_pins < 3) {
-        snprintf(body, sizeof body, "{\"team\":\"pr-team\",\"name\":\"%s\",\"image\":%lld}",
-                 n_pins == 0   ? "prod"
-                 : n_pins == 1 ? "stage"
-                               : "dev",
-                 target);
+    char body[512], path[64];
+    size_t slot = next_rand() % PIN_SLOTS;
+    long long target = ids[next_rand() % (next_rand() % 2 ? n_ids : (n_ids + 1) / 2)];
+    if (!pins[slot]) {
+        snprintf(body, sizeof body, "{\"team\":\"pr-team\",\"name\":\"%s\",\"image\":%lld%s}",
+                 PIN_NAMES[slot], target, PIN_CONSTRAINTS[slot]);
         struct imx_res res;
         long st = call(server, pub, "POST", "/v1/pins", body, NULL, &res);
-        if (st == 201)
-            pins[n_pins++] = json_integer_value(json_object_get(res.json, "id"));
+        if (st == 201) {
+            pins[slot] = json_integer_value(json_object_get(res.json, "id"));
+            if (n_pins_ever < sizeof pins_ever / sizeof pins_ever[0])
+                pins_ever[n_pins_ever++] = pins[slot];
+        }
         imx_t_res_free(&res);
         assert_true(st == 201 || st == 409 || st == 422);
         return;
     }
-    snprintf(path, sizeof path, "/v1/pins/%lld", pins[next_rand() % n_pins]);
+    snprintf(path, sizeof path, "/v1/pins/%lld", pins[slot]);
+    if (next_rand() % 5 == 0) {
+        assert_int_equal(call(server, pub, "DELETE", path, NULL, NULL, NULL), 204);
+        pins[slot] = 0;
+        return;
+    }
     snprintf(body, sizeof body, "{\"image\":%lld}", target);
     long st = call(server, pub, "PUT", path, body, NULL, NULL);
     assert_true(st == 200 || st == 409 || st == 422);
@@ -405,6 +504,7 @@ static void writes_and_reads_agree(void **state)
     for (int i = 0; i < 8; i++)
         publish_one(i % 2, i);
     check_reads(0);
+    int os_n = 0, gpu_n = 0;
     for (int step = 1; step <= steps; step++) {
         int server = (int)(next_rand() % 2);
         unsigned op = next_rand() % 11;
@@ -421,19 +521,25 @@ static void writes_and_reads_agree(void **state)
         else
             measurements(server);
         check_reads(step);
+        /* The sequence reaches both halves of the patch state (at some step). */
+        char *os = imx_t_sql(db, "SELECT count(*) FROM images WHERE os_patch_status IN"
+                                 " ('vulnerable', 'patch_available')");
+        char *gpu = imx_t_sql(db, "SELECT count(*) FROM images WHERE patch_status IN"
+                                  " ('vulnerable', 'patch_available')");
+        os_n = os && atoi(os) > os_n ? atoi(os) : os_n;
+        gpu_n = gpu && atoi(gpu) > gpu_n ? atoi(gpu) : gpu_n;
+        free(os);
+        free(gpu);
     }
-    /* The sequence reached both halves of the patch state. */
-    char *os = imx_t_sql(db, "SELECT count(*) FROM images WHERE os_patch_status IN"
-                             " ('vulnerable', 'patch_available')");
-    char *gpu = imx_t_sql(db, "SELECT count(*) FROM images WHERE patch_status IN"
-                              " ('vulnerable', 'patch_available')");
-    printf("%zu images; OS patch state reached %s, GPU patch state %s\n", n_ids, os, gpu);
-    int os_n = os ? atoi(os) : 0, gpu_n = gpu ? atoi(gpu) : 0;
-    free(os);
-    free(gpu);
+    printf("%zu images; OS patch state reached %d, GPU patch state %d (most at one step)\n", n_ids,
+           os_n, gpu_n);
+    printf("pins were:");
+    for (size_t k = 0; k < 5; k++)
+        printf(" %s %s", PIN_STATUSES[k], pin_status_seen[k] ? "yes" : "no");
+    printf(" (%zu pins made)\n", n_pins_ever);
     /* The full sequence (the shorter one under the sanitizers may not get there). */
     if (steps >= 60)
-        assert_true(os_n > 0 && gpu_n > 0);
+        assert_true(os_n > 0 && gpu_n > 0 && pin_status_seen[1] && pin_status_seen[2]);
 }
 
 /* Many requests at once share the stored documents' batched reads (server/db/image_docs.c):

@@ -1,0 +1,64 @@
+-- The oracles test_point_reads holds 0050's plpgsql pin functions to, byte for byte, after every
+-- step. The pin document as migrations/0040_team_quotas_bounded_pins.sql defined it (one SQL
+-- statement, the candidate by a full walk of the family's newer images):
+CREATE FUNCTION pr_pin_json_0040(p_pin bigint, with_history boolean) RETURNS json
+LANGUAGE sql STABLE PARALLEL SAFE AS $$
+  WITH p AS (SELECT p.*, t.slug AS team, i.family, i.published_at AS pub, i.status AS img_status
+             FROM pins p JOIN teams t ON t.id = p.team_id JOIN images i ON i.id = p.image_id
+             WHERE p.id = p_pin),
+  adv AS (SELECT pa.advisory_id, pa.fixed_by AS fix FROM pin_advisories pa WHERE pa.pin_id = p_pin),
+  cand AS (SELECT n.id FROM p JOIN images n ON n.family = p.family AND n.status = 'active'
+             AND (n.published_at, n.id) > (p.pub, p.image_id)
+           WHERE imx_pin_satisfied(p.id, n.id)
+           ORDER BY (SELECT count(*) FROM image_advisories x WHERE x.image_id = n.id),
+                    n.published_at DESC, n.id DESC
+           LIMIT 1)
+  SELECT json_build_object(
+    'id', p.id, 'team', p.team, 'name', p.name,
+    'image', imx_image_summary(p.image_id),
+    'constraints', (SELECT coalesce(json_agg(json_build_object('component', k.component,
+                      'range', k.range) ORDER BY k.ord), '[]')
+                    FROM pin_constraints k WHERE k.pin_id = p.id),
+    'status', CASE
+      WHEN p.img_status = 'revoked' THEN 'revoked'
+      WHEN EXISTS (SELECT 1 FROM adv WHERE adv.fix IS NOT NULL) THEN 'patch_available'
+      WHEN EXISTS (SELECT 1 FROM adv) THEN 'vulnerable'
+      WHEN EXISTS (SELECT 1 FROM cand) THEN 'behind'
+      ELSE 'current' END,
+    'candidate', (SELECT imx_image_summary(cand.id) FROM cand),
+    'advisory_count', (SELECT count(*) FROM adv),
+    'advisories', (SELECT coalesce(json_agg(json_build_object(
+        'id', f.id, 'title', f.title, 'severity', f.severity, 'cves', to_json(f.cves),
+        'fixed_by', CASE WHEN f.fx_id IS NOT NULL THEN json_build_object(
+          'id', f.fx_id, 'family', f.fx_family, 'version', f.fx_version) END)
+        ORDER BY f.published DESC, f.id), '[]')
+      FROM (SELECT a.*, fx.id AS fx_id, fx.family AS fx_family, fx.version AS fx_version
+            FROM adv JOIN advisories a ON a.id = adv.advisory_id LEFT JOIN images fx ON fx.id = adv.fix
+            ORDER BY a.published DESC, a.id LIMIT 5) f),
+    'created_at', p.created_at, 'updated_at', p.updated_at,
+    'history', CASE WHEN with_history THEN (SELECT coalesce(json_agg(json_build_object(
+        'from_image', h.from_image, 'to_image', h.to_image, 'moved_at', h.moved_at,
+        'moved_by', h.email) ORDER BY h.id DESC), '[]')
+      FROM (SELECT h.*, u.email FROM pin_history h LEFT JOIN users u ON u.id = h.moved_by
+            WHERE h.pin_id = p.id ORDER BY h.id DESC LIMIT 100) h) END)
+  FROM p
+$$;
+
+-- Resolve through a pin as migrations/0006_advisories.sql defined it:
+CREATE FUNCTION pr_pin_resolve_0006(p_team bigint, p_name text, p_region text) RETURNS json
+LANGUAGE sql STABLE PARALLEL SAFE AS $$
+  WITH p AS (SELECT p.id, t.slug, p.name, p.image_id FROM pins p JOIN teams t ON t.id = p.team_id
+             WHERE p.team_id = p_team AND p.name = p_name),
+  s AS (SELECT p.* FROM p JOIN images i ON i.id = p.image_id
+        WHERE i.status <> 'revoked' AND i.patch_status <> 'revoked'
+          AND (i.revoke_at IS NULL OR i.revoke_at > now())),
+  r AS (SELECT s.*, a.artifact_id FROM s JOIN image_artifacts a
+          ON a.image_id = s.image_id AND a.region = p_region)
+  SELECT json_build_object(
+    'pin', (SELECT json_build_object('id', p.id, 'team', p.slug, 'name', p.name) FROM p),
+    'image', (SELECT imx_image_summary(r.image_id) FROM r),
+    'artifact_id', (SELECT r.artifact_id FROM r),
+    'emptied_by', CASE WHEN EXISTS (SELECT 1 FROM r) THEN NULL
+      WHEN NOT EXISTS (SELECT 1 FROM p) THEN 'pin'
+      WHEN NOT EXISTS (SELECT 1 FROM s) THEN 'status' ELSE 'region' END)
+$$;
