@@ -2,7 +2,9 @@
 #include "api/idempotency.h"
 
 #include <openssl/evp.h>
+#include <openssl/rand.h>
 #include <openssl/sha.h>
+#include <sodium.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -10,8 +12,119 @@
 #include "db/idempotency.h"
 #include "db/tx.h"
 #include "http/router.h"
+#include "util/base64.h"
 #include "util/config.h"
 #include "util/log.h"
+
+/* A stored reply's body is sealed: a creating reply can carry a secret shown once (an API
+ * token, a webhook's signing secret), which must not lie readable in the database for as long as
+ * the key lives. "v1." then base64url of nonce, AES-256-GCM ciphertext and tag; the request's
+ * fingerprint is the associated data, so a sealed body opens only for the request it answered. */
+#define SEAL_PREFIX "v1."
+#define SEAL_NONCE  12
+#define SEAL_TAG    16
+
+static unsigned char seal_keys[2][IMX_IDEMPOTENCY_SEAL_KEY];
+static int n_seal_keys;
+
+void imx_api_idempotency_set_keys(const unsigned char current[IMX_IDEMPOTENCY_SEAL_KEY],
+                                  const unsigned char *previous)
+{
+    memcpy(seal_keys[0], current, IMX_IDEMPOTENCY_SEAL_KEY);
+    n_seal_keys = 1;
+    if (previous) {
+        memcpy(seal_keys[1], previous, IMX_IDEMPOTENCY_SEAL_KEY);
+        n_seal_keys = 2;
+    }
+}
+
+/* AES-256-GCM of n bytes under key with the given nonce and associated data; out gets the
+ * ciphertext (n bytes) then the tag. Returns 0, or -1. */
+static int gcm_seal(const unsigned char *key, const unsigned char *nonce, const char *aad,
+                    const unsigned char *in, size_t n, unsigned char *out)
+{
+    EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
+    int len = 0, ok = ctx && n <= INT32_MAX &&
+                      EVP_EncryptInit_ex(ctx, EVP_aes_256_gcm(), NULL, key, nonce) == 1 &&
+                      EVP_EncryptUpdate(ctx, NULL, &len, (const unsigned char *)aad,
+                                        (int)strlen(aad)) == 1 &&
+                      EVP_EncryptUpdate(ctx, out, &len, in, (int)n) == 1 &&
+                      EVP_EncryptFinal_ex(ctx, out + len, &len) == 1 &&
+                      EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_GET_TAG, SEAL_TAG, out + n) == 1;
+    EVP_CIPHER_CTX_free(ctx);
+    return ok ? 0 : -1;
+}
+
+/* The inverse: n bytes of ciphertext followed by the tag into out. Returns 0, or -1 when the
+ * tag does not match (another key, another request, a changed row). */
+static int gcm_open(const unsigned char *key, const unsigned char *nonce, const char *aad,
+                    const unsigned char *in, size_t n, unsigned char *out)
+{
+    EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
+    int len = 0,
+        ok =
+            ctx && n <= INT32_MAX &&
+            EVP_DecryptInit_ex(ctx, EVP_aes_256_gcm(), NULL, key, nonce) == 1 &&
+            EVP_DecryptUpdate(ctx, NULL, &len, (const unsigned char *)aad, (int)strlen(aad)) == 1 &&
+            EVP_DecryptUpdate(ctx, out, &len, in, (int)n) == 1 &&
+            EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_GCM_SET_TAG, SEAL_TAG, (void *)(in + n)) == 1 &&
+            EVP_DecryptFinal_ex(ctx, out + len, &len) == 1;
+    EVP_CIPHER_CTX_free(ctx);
+    return ok ? 0 : -1;
+}
+
+/* The sealed text of body (n bytes) for the request fingerprint fp. New string, or NULL. */
+static char *seal(const char *body, size_t n, const char *fp)
+{
+    size_t raw_len = SEAL_NONCE + n + SEAL_TAG;
+    unsigned char *raw = n_seal_keys ? malloc(raw_len) : NULL;
+    char *out = raw ? malloc(sizeof SEAL_PREFIX + IMX_B64URL_LEN(raw_len)) : NULL;
+    bool ok =
+        out && RAND_bytes(raw, SEAL_NONCE) == 1 &&
+        gcm_seal(seal_keys[0], raw, fp, (const unsigned char *)body, n, raw + SEAL_NONCE) == 0;
+    if (ok) {
+        memcpy(out, SEAL_PREFIX, sizeof SEAL_PREFIX - 1);
+        ok = imx_b64url_encode(raw, raw_len, out + sizeof SEAL_PREFIX - 1,
+                               IMX_B64URL_LEN(raw_len) + 1) > 0;
+    }
+    free(raw);
+    if (!ok) {
+        free(out);
+        return NULL;
+    }
+    return out;
+}
+
+/* The body a stored text holds for the request fingerprint fp: opened with the current key or
+ * the previous one; a text from before replies were sealed as it is. New string, or NULL when
+ * it cannot be opened. */
+static char *unseal(const char *text, const char *fp)
+{
+    size_t pl = sizeof SEAL_PREFIX - 1, tl = strlen(text);
+    if (strncmp(text, SEAL_PREFIX, pl) != 0)
+        return strdup(text);
+    size_t cap = (tl - pl) * 3 / 4 + 1;
+    unsigned char *raw = malloc(cap);
+    long rl = raw ? imx_b64url_decode(text + pl, tl - pl, raw, cap) : -1;
+    char *body =
+        rl >= SEAL_NONCE + SEAL_TAG ? malloc((size_t)rl - SEAL_NONCE - SEAL_TAG + 1) : NULL;
+    bool ok = false;
+    if (body) {
+        size_t n = (size_t)rl - SEAL_NONCE - SEAL_TAG;
+        for (int k = 0; k < n_seal_keys && !ok; k++)
+            ok = gcm_open(seal_keys[k], raw, fp, raw + SEAL_NONCE, n, (unsigned char *)body) == 0;
+        body[n] = '\0';
+    }
+    if (raw)
+        sodium_memzero(raw, cap);
+    free(raw);
+    if (!ok && body) {
+        sodium_memzero(body, (size_t)rl - SEAL_NONCE - SEAL_TAG);
+        free(body);
+        body = NULL;
+    }
+    return body;
+}
 
 struct principal_ids {
     char user[24], token[24];
@@ -46,12 +159,21 @@ static void fingerprint(const struct imx_req *r, char hex[65])
 
 /* Answers with the stored reply res row 0 (status, content_type, headers, body). Returns 0, or
  * -1 after replying 500. */
-static int replay(struct imx_req *r, const PGresult *res)
+static int replay(struct imx_req *r, const PGresult *res, const char *fp)
 {
     unsigned long long status = 200;
     if (imx_parse_uint(PQgetvalue(res, 0, 1), 200, 399, &status) != 0)
         status = 200;
-    char *body = strdup(PQgetvalue(res, 0, 4));
+    char *body = unseal(PQgetvalue(res, 0, 4), fp);
+    if (!body) {
+        imx_warn("request %s: the stored reply of its Idempotency-Key does not open (the JWT "
+                 "secret changed twice since, or the row was changed)",
+                 r->request_id);
+        imx_reply_problem(r, IMX_E_CONFLICT,
+                          "This Idempotency-Key's request succeeded, but its stored reply can no "
+                          "longer be read; look the result up rather than retry");
+        return -1;
+    }
     json_t *headers = json_loads(PQgetvalue(res, 0, 3), 0, NULL);
     /* The content type must outlive the result: only the types handlers use are kept. */
     const char *ct = PQgetvalue(res, 0, 2);
@@ -62,7 +184,8 @@ static int replay(struct imx_req *r, const PGresult *res)
     for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
         if (strcmp(ct, types[i]) == 0)
             type = types[i];
-    if (!body || !json_is_array(headers)) {
+    if (!json_is_array(headers)) {
+        sodium_memzero(body, strlen(body));
         free(body);
         json_decref(headers);
         imx_reply_problem(r, IMX_E_INTERNAL, NULL);
@@ -112,7 +235,7 @@ static int store(struct imx_req *r, const struct principal_ids *p, const char *k
                  size_t from)
 {
     const struct imx_reply *rp = &r->reply;
-    char *body = malloc(rp->len + 1);
+    char *body = seal(rp->body ? rp->body : "", rp->len, fp);
     char *headers = headers_json(r, from);
     if (!body || !headers) {
         free(body);
@@ -121,9 +244,6 @@ static int store(struct imx_req *r, const struct principal_ids *p, const char *k
         imx_reply_problem(r, IMX_E_INTERNAL, NULL);
         return -1;
     }
-    if (rp->len)
-        memcpy(body, rp->body, rp->len);
-    body[rp->len] = '\0';
     char status[8];
     snprintf(status, sizeof status, "%u", rp->status);
     PGresult *res = imx_db_idempotency_put(r->db, p->user, p->token, key, fp, status,
@@ -198,7 +318,7 @@ void imx_api_idempotent(struct imx_req *r)
                               "path or body) in the last %u hours",
                               imx_db_idempotency_ttl());
         else
-            replay(r, res);
+            replay(r, res, fp);
         PQclear(res);
         imx_db_command(c, "ROLLBACK");
         return;

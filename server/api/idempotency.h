@@ -16,4 +16,13 @@
  * change, or rolls everything back. */
 void imx_api_idempotent(struct imx_req *r);
 
+/* Bytes of a key that seals stored replies. */
+#define IMX_IDEMPOTENCY_SEAL_KEY 32
+
+/* Sets the keys stored replies are sealed with (AES-256-GCM): current seals and opens, previous
+ * (NULL for none) only opens, so that replies stored before a secret rotation still replay.
+ * Copies both. */
+void imx_api_idempotency_set_keys(const unsigned char current[IMX_IDEMPOTENCY_SEAL_KEY],
+                                  const unsigned char *previous);
+
 #endif

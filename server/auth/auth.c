@@ -14,6 +14,7 @@
 
 #include "api/api.h"
 #include "api/cursor.h"
+#include "api/idempotency.h"
 #include "auth/jwt.h"
 #include "auth/password.h"
 #include "auth/principal_cache.h"
@@ -94,6 +95,18 @@ int imx_auth_init(const struct imx_config *cfg, char *err, size_t errlen)
         HMAC(EVP_sha256(), current, (int)strlen(current), (const unsigned char *)label,
              sizeof label - 1, key, &klen);
         rc = imx_cursor_set_key(key, klen);
+        /* Stored idempotent replies are sealed with keys derived the same way, from both
+         * secrets, so a rotation does not strand the replies stored before it. */
+        const char seal_label[] = "imaxe idempotent reply key v1";
+        unsigned char seal_cur[SHA256_DIGEST_LENGTH], seal_prev[SHA256_DIGEST_LENGTH];
+        HMAC(EVP_sha256(), current, (int)strlen(current), (const unsigned char *)seal_label,
+             sizeof seal_label - 1, seal_cur, &klen);
+        if (previous)
+            HMAC(EVP_sha256(), previous, (int)strlen(previous), (const unsigned char *)seal_label,
+                 sizeof seal_label - 1, seal_prev, &klen);
+        imx_api_idempotency_set_keys(seal_cur, previous ? seal_prev : NULL);
+        sodium_memzero(seal_cur, sizeof seal_cur);
+        sodium_memzero(seal_prev, sizeof seal_prev);
         sodium_memzero(key, sizeof key);
     }
     free_secret(current);

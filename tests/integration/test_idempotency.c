@@ -159,6 +159,54 @@ static void a_retry_replays_the_first_reply_and_creates_nothing_more(void **stat
                      (long long)(sizeof cs / sizeof cs[0]));
 }
 
+/* A creating reply can carry a secret shown once (an API token, a webhook's signing secret): the
+ * stored reply holds it sealed, never readable in the database, and the replay still gives it. A
+ * stored body changed in the database does not open (409, nothing created). */
+static void stored_replies_keep_secrets_sealed(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *path, *body, *field, *key;
+    } cs[] = {
+        { "/v1/tokens", "{\"name\":\"sealed\",\"team\":\"ml\",\"role\":\"viewer\"}", "token",
+          "sealed-token" },
+        { "/v1/webhooks",
+          "{\"team\":\"ml\",\"url\":\"http://127.0.0.1:9/sealed\",\"events\":[\"ping\"]}", "secret",
+          "sealed-webhook" },
+    };
+    for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++) {
+        struct imx_res res;
+        post(member, cs[i].path, cs[i].key, cs[i].body, &res);
+        assert_int_equal(res.status, 201);
+        const char *secret = json_string_value(json_object_get(res.json, cs[i].field));
+        assert_non_null(secret);
+        assert_true(strlen(secret) > 16);
+        char *want = strdup(secret);
+        imx_t_res_free(&res);
+        char q[512];
+        snprintf(q, sizeof q,
+                 "SELECT count(*) FROM idempotent_requests WHERE key = '%s' AND body LIKE 'v1.%%'"
+                 " AND strpos(body, '%s') = 0 AND strpos(headers::text, '%s') = 0",
+                 cs[i].key, want, want);
+        assert_int_equal(sql_ll(q), 1);
+        post(member, cs[i].path, cs[i].key, cs[i].body, &res);
+        assert_int_equal(res.status, 201);
+        assert_string_equal(json_string_value(json_object_get(res.json, cs[i].field)), want);
+        imx_t_res_free(&res);
+        free(want);
+    }
+    /* One character of the sealed token reply changed: it no longer opens. */
+    long long tokens = sql_ll("SELECT count(*) FROM api_tokens");
+    free(imx_t_sql(db, "UPDATE idempotent_requests SET body = left(body, 10) ||"
+                       " CASE substr(body, 11, 1) WHEN 'A' THEN 'B' ELSE 'A' END ||"
+                       " substr(body, 12) WHERE key = 'sealed-token' RETURNING 1"));
+    struct imx_res res;
+    post(member, cs[0].path, cs[0].key, cs[0].body, &res);
+    imx_t_assert_problem(&res, 409);
+    imx_t_res_free(&res);
+    assert_int_equal(sql_ll("SELECT count(*) FROM api_tokens"), tokens);
+}
+
 static void the_same_key_elsewhere_is_another_request(void **state)
 {
     (void)state;
@@ -269,6 +317,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(a_retry_replays_the_first_reply_and_creates_nothing_more),
+        cmocka_unit_test(stored_replies_keep_secrets_sealed),
         cmocka_unit_test(the_same_key_elsewhere_is_another_request),
         cmocka_unit_test(a_key_in_flight_is_409),
         cmocka_unit_test(a_refused_request_keeps_no_key),
