@@ -41,8 +41,13 @@
     "     LATERAL (SELECT f.e -> op.vorder AS b) x WHERE op.name = f.e->>'name'"                   \
     "     AND jsonb_typeof(x.b) = 'object' AND imx_pkg_key_in(op.key, decode(x.b->>'lo', 'hex'),"  \
     "       (x.b->>'lo_incl')::boolean, decode(x.b->>'hi', 'hex'), (x.b->>'hi_incl')::boolean)))"  \
-    "   AS chunks FROM jsonb_array_elements(coalesce($19::jsonb, '[]')) f(e))"
+    "   AS chunks FROM jsonb_array_elements(coalesce($19::jsonb, '[]')) f(e)"                      \
+    "   WHERE $19::jsonb IS NOT NULL)"
 
+/* The package filter (pkgf and its test) stands behind "$19 IS NULL": without package filters
+ * the planner drops it, where its estimate (100 filters x every candidate row) made a broad facet
+ * statement look 80 times dearer than it is (and PostgreSQL JIT-compile it, 0.85 s, where jit is
+ * on). */
 #define SEARCH_WHERE                                                                               \
     " ($1::text IS NULL OR i.search @@ websearch_to_tsquery('simple', $1::text))"                  \
     " AND ($2::text IS NULL OR i.family = $2::text)"                                               \
@@ -62,8 +67,9 @@
     " AND ($17::text IS NULL OR i.patch_status = $17::text)"                                       \
     " AND ($18::text IS NULL OR i.os_patch_status = $18::text"                                     \
     "      OR ($18::text = 'unknown' AND i.os_patch_status IS NULL))"                              \
-    " AND NOT EXISTS (SELECT 1 FROM pkgf WHERE NOT EXISTS (SELECT 1 FROM image_packages ip"        \
-    "      WHERE ip.image_id = i.id AND ip.chunks && pkgf.chunks))"
+    " AND ($19::jsonb IS NULL OR NOT EXISTS (SELECT 1 FROM pkgf WHERE NOT EXISTS ("                \
+    "      SELECT 1 FROM image_packages ip"                                                        \
+    "       WHERE ip.image_id = i.id AND ip.chunks && pkgf.chunks)))"
 
 #define SEARCH_NPARAMS 19
 
@@ -110,9 +116,11 @@ IMX_DB_STMT(stmt_page_size, 22,
     "   FROM " from_sql " GROUP BY 1) x)"
 
 /* Facets count over the matching rows' own columns (the copies of the child tables and the
- * generated facet_ columns), with no join. */
+ * generated facet_ columns), with no join. Planned for each call's values (IMX_DB_STMT_CUSTOM):
+ * the generic plan scans images through the tags index for every call (all 100,000 rows for an
+ * empty tag list) and took 171 ms where the custom plan takes ~45 ms. */
 // clang-format off
-IMX_DB_STMT(stmt_facets, SEARCH_NPARAMS,
+IMX_DB_STMT_CUSTOM(stmt_facets, SEARCH_NPARAMS,
     "WITH " SEARCH_CTE ", m AS MATERIALIZED (SELECT i.os_name, i.os_version, i.provider, i.gpus,"
     "  i.tags, i.facet_cuda, i.facet_driver, i.facet_frameworks, i.regions, i.patch_status"
     " FROM images i WHERE" SEARCH_WHERE ")"

@@ -333,6 +333,8 @@ static int stmt_slot(struct imx_db_stmt *stmt)
 static PGresult *exec_once(struct imx_db_conn *c, struct imx_db_stmt *stmt,
                            const char *const *params)
 {
+    if (stmt->custom_plan)
+        return PQexecParams(c->pg, stmt->sql, stmt->nparams, NULL, params, NULL, NULL, 0);
     int slot = stmt_slot(stmt);
     char name[16];
     snprintf(name, sizeof name, "s%d", slot);

@@ -11,14 +11,20 @@
 #define IMX_DB_MAX_STMTS 512
 
 /* A statement prepared on each connection the first time it runs there.
- * Declare with IMX_DB_STMT; the slot is assigned on first use. */
+ * Declare with IMX_DB_STMT; the slot is assigned on first use. One declared with
+ * IMX_DB_STMT_CUSTOM is sent unnamed instead (parsed and planned for its parameters on every
+ * call): for catch-all filters ("$1 IS NULL OR ..."), whose generic plan, which PostgreSQL picks
+ * for a prepared statement after five calls when it looks cheaper, cannot use the parameters'
+ * values (the SQL facet statement's took 4x longer, bench/RESULTS.md). */
 struct imx_db_stmt {
     const char *sql;
     int nparams;
     _Atomic int slot;
+    bool custom_plan;
 };
 
-#define IMX_DB_STMT(var, n, sqltext) static struct imx_db_stmt var = { sqltext, n, 0 }
+#define IMX_DB_STMT(var, n, sqltext)        static struct imx_db_stmt var = { sqltext, n, 0, false }
+#define IMX_DB_STMT_CUSTOM(var, n, sqltext) static struct imx_db_stmt var = { sqltext, n, 0, true }
 
 struct imx_db_conn;
 

@@ -417,11 +417,63 @@ static void bad_inventories_and_ranges_are_refused(void **state)
     expect_sql("0", "SELECT count(*) FROM advisories WHERE id LIKE 'BAD-%%' AND %lld = 0", 0);
 }
 
+/* The OS part of a document lists, for each advisory, exactly the versions the image holds,
+ * whether the advisory's ranges cover few versions (imx_image_os_json walks the image's chunks)
+ * or many (it hashes the image's members): six builds, each with its own libfoo, under one
+ * advisory over all six versions and one over the first two; a seventh build above both. */
+static void os_part_lists_the_versions_each_image_holds(void **state)
+{
+    (void)state;
+    long long ids[7];
+    for (int k = 0; k < 7; k++) {
+        char pkgs[256], v[8];
+        snprintf(pkgs, sizeof pkgs, "[{\"name\":\"libfoo\",\"version\":\"%s-%d\"}," BASE "]",
+                 k < 6 ? "1.0" : "2.0", k + 1);
+        snprintf(v, sizeof v, "%d", k + 1);
+        ids[k] = publish_pkgs("many", v, pkgs);
+    }
+    static const char *const advs[] = { "{\"id\":\"USN-TEST-MANY\",\"title\":\"libfoo\","
+                                        "\"published\":\"2026-11-01\",\"severity\":\"high\","
+                                        "\"affected\":[{\"ecosystem\":\"Ubuntu:24.04:LTS\","
+                                        "\"package\":\"libfoo\",\"range\":\"<1.0-9\","
+                                        "\"fixed\":\"1.0-9\"}]}",
+                                        "{\"id\":\"USN-TEST-FEW\",\"title\":\"libfoo\","
+                                        "\"published\":\"2026-11-01\",\"severity\":\"low\","
+                                        "\"affected\":[{\"ecosystem\":\"Ubuntu:24.04:LTS\","
+                                        "\"package\":\"libfoo\",\"range\":\"<1.0-3\","
+                                        "\"fixed\":\"1.0-3\"}]}" };
+    for (size_t i = 0; i < sizeof advs / sizeof advs[0]; i++) {
+        struct imx_res res;
+        assert_int_equal(imx_t_http_as(&srv, admin, "POST", "/v1/advisories", advs[i], &res), 0);
+        if (res.status != 201)
+            fail_msg("%s: %ld %s", advs[i], res.status, res.body);
+        imx_t_res_free(&res);
+    }
+    for (int k = 0; k < 7; k++) {
+        char want[128] = "";
+        if (k < 2)
+            snprintf(want, sizeof want, "USN-TEST-FEW:1.0-%d,USN-TEST-MANY:1.0-%d", k + 1, k + 1);
+        else if (k < 6)
+            snprintf(want, sizeof want, "USN-TEST-MANY:1.0-%d", k + 1);
+        expect_sql(want,
+                   "SELECT coalesce(string_agg(a->>'id' || ':' || (SELECT string_agg(p->>'version',"
+                   " '+') FROM json_array_elements(a->'packages') p), ',' ORDER BY a->>'id'), '')"
+                   " FROM image_docs d, json_array_elements((d.head || d.tail)::json"
+                   " -> 'os_packages' -> 'advisories') a WHERE d.image_id = %lld",
+                   ids[k]);
+    }
+    expect_sql("0",
+               "SELECT count(*) FROM image_docs d WHERE d.image_id >= %lld"
+               " AND d.head || d.tail IS DISTINCT FROM imx_image_json(d.image_id)::text",
+               ids[0]);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(usn_marks_exactly_the_images_below_its_fix),
         cmocka_unit_test(bad_inventories_and_ranges_are_refused),
+        cmocka_unit_test(os_part_lists_the_versions_each_image_holds),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
