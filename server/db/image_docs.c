@@ -10,10 +10,10 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
-#include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* Documents one statement fetches at most. One statement is in flight at a time, so that the
  * requests arriving meanwhile gather into the next (measured on 2 cores at 32 connections: one
@@ -198,8 +198,9 @@ enum imx_db_images_rc imx_db_image_doc(long long id, const char *client_etag,
             continue;
         }
         if (self.state == QUEUED && q.head == &self) {
-            /* The front wakes when signalled, or when the read in flight has become slow. */
-            struct timespec until = q.started;
+            /* The front wakes when signalled, or when the read in flight has become slow (when
+             * it already is and no more may start, it checks again after as long). */
+            struct timespec until = elapsed_ns(&q.started, &now) > STALL_NS ? now : q.started;
             until.tv_nsec += STALL_NS + 1000;
             if (until.tv_nsec >= 1000000000L) {
                 until.tv_sec++;
