@@ -1,6 +1,6 @@
 -- Compare's rows (0043's imx_compare_rows) in one set-based statement. 0043 called two plpgsql
 -- functions per image (imx_compare_costs: two queries over measurements; imx_image_os_json) and
--- so ran nine statements for a compare of four: pgbench of it gave 5,000/s at 32 connections
+-- so ran thirteen statements for a compare of four: pgbench of it gave 5,000/s at 32 connections
 -- on the 100,000-image bench catalog, less than the endpoint's target. Here the caller's
 -- measurements of all the ids are read once and grouped per image, and the OS advisories are
 -- read only for images with a package inventory (os_patch_status is NULL exactly for those
