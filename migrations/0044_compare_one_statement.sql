@@ -50,3 +50,6 @@ BEGIN
    ORDER BY u.ord;
 END
 $$;
+
+-- 0021's per-image costs function has no caller left.
+DROP FUNCTION imx_compare_costs(bigint, bigint, bigint, bigint);
