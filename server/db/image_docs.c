@@ -8,12 +8,15 @@
  * that is seen, whichever server made it. */
 #include "db/image_docs.h"
 
+#include <linux/futex.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 /* Documents one statement fetches at most. One statement is in flight at a time, so that the
  * requests arriving meanwhile gather into the next (measured on 2 cores at 32 connections: one
@@ -31,14 +34,19 @@ struct batch {
     atomic_int refs;
 };
 
-enum waiter_state { QUEUED, TAKEN, DONE };
+/* A waiter's word: its state in the low two bits, and above them a count of nudges (the front
+ * being told that it may read next). The waiter sleeps on the word with a futex: a condition
+ * variable made each woken follower take the queue's lock again while the reader still held it
+ * to wake the others, a second sleep (bench/RESULTS.md "Session 6"). */
+enum waiter_state { QUEUED, TAKEN, DONE, STATE_MASK = 3, NUDGE = 4 };
 
-/* A request waiting for its document; lives on its caller's stack. */
+/* A request waiting for its document; lives on its caller's stack. Once its word says DONE its
+ * owner may return at any moment, so the reader touches it no more after that store but to
+ * wake the address (FUTEX_WAKE reads no memory; a stray wake is harmless to futex waiters). */
 struct waiter {
     long long id;
     const char *etag; /* borrowed: the one ETag the client holds, or NULL */
-    enum waiter_state state;
-    pthread_cond_t wake;
+    atomic_uint word;
     struct waiter *next;
     /* filled by the reader */
     enum imx_db_images_rc rc;
@@ -68,6 +76,26 @@ static bool may_read(const struct timespec *now)
 
 /* One row per id asked, in that order (migrations/0045_image_docs_read.sql). */
 IMX_DB_STMT(stmt_docs, 2, "SELECT * FROM imx_image_docs_read($1::bigint[], $2::text[])");
+
+/* Sleeps while *word is seen, at most until the monotonic time until (or without limit). */
+static void word_wait(atomic_uint *word, unsigned seen, const struct timespec *until)
+{
+    syscall(SYS_futex, word, until ? FUTEX_WAIT_BITSET_PRIVATE : FUTEX_WAIT_PRIVATE, seen, until,
+            NULL, FUTEX_BITSET_MATCH_ANY);
+}
+
+static void word_wake(atomic_uint *word)
+{
+    syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+/* Tells the queued waiter w, at the front, that it may read now. With the lock held: a queued
+ * waiter cannot leave. */
+static void nudge(struct waiter *w)
+{
+    atomic_fetch_add_explicit(&w->word, NUDGE, memory_order_relaxed);
+    word_wake(&w->word);
+}
 
 static void batch_unref(struct batch *b)
 {
@@ -150,12 +178,8 @@ enum imx_db_images_rc imx_db_image_doc(long long id, const char *client_etag,
                                        struct imx_db_image_doc *out)
 {
     memset(out, 0, sizeof *out);
-    struct waiter self = { .id = id, .etag = client_etag, .state = QUEUED };
-    pthread_condattr_t attr;
-    pthread_condattr_init(&attr);
-    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-    pthread_cond_init(&self.wake, &attr);
-    pthread_condattr_destroy(&attr);
+    struct waiter self = { .id = id, .etag = client_etag };
+    atomic_init(&self.word, QUEUED);
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
     pthread_mutex_lock(&q.lock);
@@ -164,15 +188,18 @@ enum imx_db_images_rc imx_db_image_doc(long long id, const char *client_etag,
     else
         q.head = &self;
     q.tail = &self;
-    while (self.state != DONE) {
-        if (self.state == QUEUED && may_read(&now)) {
+    for (;;) {
+        unsigned seen = atomic_load_explicit(&self.word, memory_order_acquire);
+        if ((seen & STATE_MASK) == DONE)
+            break;
+        if ((seen & STATE_MASK) == QUEUED && may_read(&now)) {
             /* Lead: take the waiters queued so far (this one among them, at the back at most
              * BATCH_MAX - 1 places behind: otherwise the next round takes it). */
             struct waiter *w[BATCH_MAX];
             size_t n = 0;
             while (q.head && n < BATCH_MAX) {
                 w[n] = q.head;
-                w[n]->state = TAKEN;
+                atomic_store_explicit(&w[n]->word, TAKEN, memory_order_relaxed);
                 q.head = q.head->next;
                 w[n++]->next = NULL;
             }
@@ -186,35 +213,46 @@ enum imx_db_images_rc imx_db_image_doc(long long id, const char *client_etag,
             read_batch(w, n);
             pthread_mutex_lock(&q.lock);
             q.readers--;
-            for (size_t i = 0; i < n; i++) {
-                w[i]->state = DONE;
-                if (w[i] != &self)
-                    pthread_cond_signal(&w[i]->wake);
-            }
             /* Whoever waits at the front reads next. */
             if (q.head)
-                pthread_cond_signal(&q.head->wake);
+                nudge(q.head);
+            pthread_mutex_unlock(&q.lock);
+            bool mine = false;
+            for (size_t i = 0; i < n; i++) {
+                if (w[i] == &self) {
+                    mine = true;
+                    continue;
+                }
+                atomic_store_explicit(&w[i]->word, DONE, memory_order_release);
+                word_wake(&w[i]->word);
+            }
+            if (mine)
+                goto done;
             clock_gettime(CLOCK_MONOTONIC, &now);
+            pthread_mutex_lock(&q.lock);
             continue;
         }
-        if (self.state == QUEUED && q.head == &self) {
-            /* The front wakes when signalled, or when the read in flight has become slow (when
-             * it already is and no more may start, it checks again after as long). */
-            struct timespec until = elapsed_ns(&q.started, &now) > STALL_NS ? now : q.started;
+        /* The front wakes when nudged, or when the read in flight has become slow (when it
+         * already is and no more may start, it checks again after as long). */
+        struct timespec until, *limit = NULL;
+        if ((seen & STATE_MASK) == QUEUED && q.head == &self) {
+            until = elapsed_ns(&q.started, &now) > STALL_NS ? now : q.started;
             until.tv_nsec += STALL_NS + 1000;
             if (until.tv_nsec >= 1000000000L) {
                 until.tv_sec++;
                 until.tv_nsec -= 1000000000L;
             }
-            pthread_cond_timedwait(&self.wake, &q.lock, &until);
-        } else {
-            pthread_cond_wait(&self.wake, &q.lock);
+            limit = &until;
         }
+        pthread_mutex_unlock(&q.lock);
+        word_wait(&self.word, seen, limit);
+        if ((atomic_load_explicit(&self.word, memory_order_acquire) & STATE_MASK) == DONE)
+            goto done;
         clock_gettime(CLOCK_MONOTONIC, &now);
+        pthread_mutex_lock(&q.lock);
     }
     pthread_mutex_unlock(&q.lock);
-    pthread_cond_destroy(&self.wake);
-
+done:
     if (self.rc != IMX_DBI_OK)
         return self.rc;
     PGresult *r = self.batch->res;
