@@ -1,5 +1,5 @@
 /* The catalog: publish (POST /v1/images), read (GET /v1/images/{id}, ETag), lifecycle (PATCH with
- * If-Match), lineage, search with facets (GET /v1/images), compare and resolve. */
+ * If-Match), lineage, search with facets (GET /v1/images) and resolve; compare is in compare.c. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +10,7 @@
 #include "api/export.h"
 #include "api/costs_common.h"
 #include "api/cursor.h"
+#include "api/images_common.h"
 #include "auth/auth.h"
 #include "db/image_index.h"
 #include "db/image_docs.h"
@@ -68,8 +69,7 @@ static long long path_id(struct imx_req *r)
     return (long long)v;
 }
 
-/* Replies with the problem for a failed db call. */
-static void reply_rc(struct imx_req *r, enum imx_db_images_rc rc)
+void imx_api_images_reply_rc(struct imx_req *r, enum imx_db_images_rc rc)
 {
     switch (rc) {
     case IMX_DBI_NOT_FOUND:
@@ -570,7 +570,7 @@ static int reply_image(struct imx_req *r, unsigned status, long long id)
     char *json, *etag;
     enum imx_db_images_rc rc = imx_db_image_get(r->db, id, &json, &etag);
     if (rc != IMX_DBI_OK) {
-        reply_rc(r, rc);
+        imx_api_images_reply_rc(r, rc);
         return -1;
     }
     if (status == 201) {
@@ -603,7 +603,7 @@ static int publish_tx(struct imx_req *r, void *cls)
         return -1;
     }
     if (rc != IMX_DBI_OK) {
-        reply_rc(r, rc);
+        imx_api_images_reply_rc(r, rc);
         return -1;
     }
     char rid[24];
@@ -647,7 +647,7 @@ void imx_api_image_publish(struct imx_req *r)
             goto out;
         }
         if (rc != IMX_DBI_OK) {
-            reply_rc(r, rc);
+            imx_api_images_reply_rc(r, rc);
             goto out;
         }
     }
@@ -811,7 +811,7 @@ static int import_resolve(struct imx_req *r, struct import *im, json_t *errors)
     free(parents);
     free(missing);
     if (prc != IMX_DBI_OK) {
-        reply_rc(r, prc);
+        imx_api_images_reply_rc(r, prc);
         return -1;
     }
     if (json_array_size(errors) > 0)
@@ -866,7 +866,7 @@ static int import_tx(struct imx_req *r, void *cls)
         else if (rc == IMX_DBI_INVALID)
             imx_reply_problem(r, IMX_E_BAD_REQUEST, "The import was refused: %s", err);
         else
-            reply_rc(r, rc);
+            imx_api_images_reply_rc(r, rc);
         return -1;
     }
     json_t *done = json_loads(result, 0, NULL);
@@ -962,7 +962,7 @@ static int image_get_stored(struct imx_req *r, long long id, const char *inm)
         struct imx_db_image_doc d;
         enum imx_db_images_rc rc = imx_db_image_doc(id, want, &d);
         if (rc != IMX_DBI_OK && rc != IMX_DBI_NOT_FOUND) {
-            reply_rc(r, rc);
+            imx_api_images_reply_rc(r, rc);
             return -1;
         }
         int confirmed = imx_auth_confirm(r, d.epoch);
@@ -1004,7 +1004,7 @@ void imx_api_image_get(struct imx_req *r)
     char *json, *etag;
     enum imx_db_images_rc rc = imx_db_image_get(c, id, &json, &etag);
     if (rc != IMX_DBI_OK) {
-        reply_rc(r, rc);
+        imx_api_images_reply_rc(r, rc);
         return;
     }
     imx_reply_header(r, "ETag", etag);
@@ -1041,7 +1041,7 @@ static int status_tx(struct imx_req *r, void *cls)
     char etag[IMX_DBI_ETAG_SIZE], now_status[16];
     enum imx_db_images_rc rc = imx_db_image_lock(r->db, sp->change.id, &team_id, etag, now_status);
     if (rc != IMX_DBI_OK) {
-        reply_rc(r, rc);
+        imx_api_images_reply_rc(r, rc);
         return -1;
     }
     /* The catalog is readable by all, so another team's image is not hidden: 403, not 404. */
@@ -1065,7 +1065,7 @@ static int status_tx(struct imx_req *r, void *cls)
         return -1;
     }
     if (rc != IMX_DBI_OK) {
-        reply_rc(r, rc);
+        imx_api_images_reply_rc(r, rc);
         return -1;
     }
     char rid[24];
@@ -1550,7 +1550,7 @@ void imx_api_image_search(struct imx_req *r)
         goto done;
     }
     if (rc != IMX_DBI_OK) {
-        reply_rc(r, rc);
+        imx_api_images_reply_rc(r, rc);
         goto done;
     }
     out = page_with_cursor(r, page, facets);
@@ -1564,291 +1564,6 @@ done:
     free(facets);
     free(ca);
     free(pa);
-}
-
-/* ---- GET /v1/compare ---- */
-
-/* Is v the same JSON value in every image (nulls count as a value)? */
-static bool all_equal(json_t *values)
-{
-    size_t n = json_array_size(values);
-    for (size_t i = 1; i < n; i++)
-        if (!json_equal(json_array_get(values, 0), json_array_get(values, i)))
-            return false;
-    return true;
-}
-
-/* Appends {name, values, differs} to fields; steals values. */
-static void add_field(json_t *fields, const char *name, json_t *values)
-{
-    json_array_append_new(fields, json_pack("{s:s, s:o, s:b}", "name", name, "values", values,
-                                            "differs", !all_equal(values)));
-}
-
-static int cmp_names(const void *a, const void *b)
-{
-    return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
-/* The compare document from the images' rows: their summaries, one entry per component name
- * (sorted) and per compared field with each image's value (null when absent) and whether they
- * differ. New reference, or NULL. */
-static json_t *compare_doc(const struct imx_db_compare_rows *rows, size_t n)
-{
-    json_t *images = json_array(), *fields = json_array(), *components = json_array();
-    json_t *doc =
-        json_pack("{s:o, s:o, s:o}", "images", images, "components", components, "fields", fields);
-    json_t *compat[IMX_DBI_COMPARE_MAX] = { 0 };
-    const char *names[IMX_DBI_COMPARE_MAX * 64];
-    size_t nnames = 0;
-    bool ok = doc != NULL;
-    for (size_t i = 0; ok && i < n; i++) {
-        json_t *s = json_loads(rows->row[i].summary, 0, NULL);
-        compat[i] = json_loads(rows->row[i].compatibility, 0, NULL);
-        ok = s && compat[i] && json_array_append_new(images, s) == 0;
-        const char *name;
-        json_t *v;
-        json_object_foreach(json_object_get(s, "components"), name, v)
-        {
-            bool seen = false;
-            for (size_t k = 0; k < nnames && !seen; k++)
-                seen = strcmp(names[k], name) == 0;
-            if (!seen && nnames < sizeof names / sizeof names[0])
-                names[nnames++] = name;
-        }
-    }
-    qsort(names, nnames, sizeof names[0], cmp_names);
-    for (size_t k = 0; ok && k < nnames; k++) {
-        json_t *values = json_array();
-        for (size_t i = 0; i < n; i++) {
-            json_t *v =
-                json_object_get(json_object_get(json_array_get(images, i), "components"), names[k]);
-            json_array_append(values, v ? v : json_null());
-        }
-        json_array_append_new(components, json_pack("{s:s, s:o, s:b}", "name", names[k], "values",
-                                                    values, "differs", !all_equal(values)));
-    }
-    static const char *const plain[] = { "boot_seconds", "size_gb" };
-    for (size_t f = 0; ok && f < 2; f++) {
-        json_t *values = json_array();
-        for (size_t i = 0; i < n; i++) {
-            json_t *v = json_object_get(json_array_get(images, i), plain[f]);
-            json_array_append(values, v ? v : json_null());
-        }
-        add_field(fields, plain[f], values);
-    }
-    json_t *os = json_array(), *kernel = json_array(), *regions = json_array(),
-           *status = json_array(), *compatibility = json_array(), *patch = json_array();
-    for (size_t i = 0; ok && i < n; i++) {
-        json_t *s = json_array_get(images, i), *o = json_object_get(s, "os");
-        const char *on = json_string_value(json_object_get(o, "name"));
-        const char *ov = json_string_value(json_object_get(o, "version"));
-        json_array_append_new(os, on && ov ? json_sprintf("%s:%s", on, ov) : json_null());
-        json_array_append_new(kernel,
-                              rows->row[i].kernel ? json_string(rows->row[i].kernel) : json_null());
-        json_t *rg = json_object_get(s, "regions");
-        json_array_append_new(regions, rg ? json_incref(rg) : json_array());
-        json_t *st = json_object_get(s, "status"), *ps = json_object_get(s, "patch_status");
-        json_array_append(status, st ? st : json_null());
-        json_array_append(compatibility, compat[i]);
-        json_array_append(patch, ps ? ps : json_null());
-    }
-    add_field(fields, "os", os);
-    add_field(fields, "kernel", kernel);
-    add_field(fields, "regions", regions);
-    add_field(fields, "status", status);
-    add_field(fields, "compatibility", compatibility);
-    add_field(fields, "patch_status", patch);
-    /* The OS half, as imx_compare_os_fields has it: os_patch_status differs by text (a missing
-     * one counts as ""), os_advisories by value. */
-    json_t *os_status = json_array(), *os_adv = json_array();
-    bool os_differs = false;
-    for (size_t i = 0; ok && i < n; i++) {
-        const char *st = rows->row[i].os_patch_status;
-        json_array_append_new(os_status, st ? json_string(st) : json_null());
-        const char *first = rows->row[0].os_patch_status;
-        os_differs = os_differs || strcmp(st ? st : "", first ? first : "") != 0;
-        json_t *adv = json_loads(rows->row[i].os_advisories, JSON_DECODE_ANY, NULL);
-        json_array_append_new(os_adv, adv ? adv : json_null());
-    }
-    json_array_append_new(fields, json_pack("{s:s, s:o, s:b}", "name", "os_patch_status", "values",
-                                            os_status, "differs", os_differs));
-    add_field(fields, "os_advisories", os_adv);
-    for (size_t i = 0; i < n; i++)
-        json_decref(compat[i]);
-    if (!ok) {
-        json_decref(doc);
-        return NULL;
-    }
-    return doc;
-}
-
-/* The OS half beside patch_status: os_patch_status, os_advisories (imx_db_image_compare_os),
- * appended to doc's fields. Returns 0, or -1 after replying. */
-static int add_os_fields(struct imx_req *r, struct imx_db_conn *c, const long long *ids, size_t n,
-                         json_t *doc)
-{
-    char *text = NULL;
-    enum imx_db_images_rc rc = imx_db_image_compare_os(c, ids, n, &text);
-    json_t *os = rc == IMX_DBI_OK ? json_loads(text, 0, NULL) : NULL;
-    free(text);
-    if (rc != IMX_DBI_OK || !json_is_array(os)) {
-        json_decref(os);
-        if (rc != IMX_DBI_OK)
-            reply_rc(r, rc);
-        else
-            imx_reply_problem(r, IMX_E_INTERNAL, NULL);
-        return -1;
-    }
-    json_array_extend(json_object_get(doc, "fields"), os);
-    json_decref(os);
-    return 0;
-}
-
-/* Compare built from scratch by PostgreSQL (IMAXE_READ_CACHE=0: the reference the stored path
- * follows), costs from a second statement. */
-static void compare_from_scratch(struct imx_req *r, const long long *ids, size_t n)
-{
-    struct imx_db_conn *c = imx_api_db(r);
-    if (!c)
-        return;
-    char *json;
-    long long missing = 0;
-    enum imx_db_images_rc rc = imx_db_image_compare(c, ids, n, &json, &missing);
-    if (rc == IMX_DBI_NOT_FOUND) {
-        imx_reply_problem(r, IMX_E_NOT_FOUND, "No image has id %lld", missing);
-        return;
-    }
-    if (rc != IMX_DBI_OK) {
-        reply_rc(r, rc);
-        return;
-    }
-    /* Costs are team data: only the measurements the caller's scope sees count. */
-    struct imx_api_scope sc;
-    char *costs = NULL;
-    json_t *doc = json_loads(json, 0, NULL), *cdoc = NULL;
-    free(json);
-    if (imx_api_cost_scope(r, NULL, &sc) != 0 ||
-        imx_db_costs_for_images(c, ids, n, &sc.s, &costs) != 0 || !doc ||
-        !(cdoc = json_loads(costs, 0, NULL))) {
-        imx_reply_problem(r, IMX_E_INTERNAL, "Request %s failed; the server log has details",
-                          r->request_id);
-        goto out;
-    }
-    json_t *per_image = json_array(), *patch = json_array();
-    bool differs = false;
-    for (size_t i = 0; i < n; i++) {
-        char key[24];
-        snprintf(key, sizeof key, "%lld", ids[i]);
-        json_t *cost = json_object_get(cdoc, key);
-        json_array_append_new(
-            per_image, json_pack("{s:I, s:O, s:O}", "image", (json_int_t)ids[i], "best_cost_per_1k",
-                                 json_object_get(cost, "best_cost_per_1k"), "boot_seconds_median",
-                                 json_object_get(cost, "boot_seconds_median")));
-        json_t *ps =
-            json_object_get(json_array_get(json_object_get(doc, "images"), i), "patch_status");
-        differs = differs || (i > 0 && !json_equal(ps, json_array_get(patch, 0)));
-        json_array_append(patch, ps ? ps : json_null());
-    }
-    json_array_append_new(
-        json_object_get(doc, "fields"),
-        json_pack("{s:s, s:o, s:b}", "name", "patch_status", "values", patch, "differs", differs));
-    if (add_os_fields(r, c, ids, n, doc) != 0) {
-        json_decref(per_image);
-        goto out;
-    }
-    json_object_set_new(doc, "costs", per_image);
-    imx_reply_json_steal(r, 200, doc);
-    doc = NULL;
-out:
-    json_decref(doc);
-    json_decref(cdoc);
-    free(costs);
-}
-
-void imx_api_compare(struct imx_req *r)
-{
-    const char *ids_arg = imx_req_query(r, "ids");
-    long long ids[IMX_DBI_COMPARE_MAX];
-    size_t n = 0;
-    bool ok = ids_arg && strlen(ids_arg) < 256;
-    for (const char *p = ids_arg; ok && *p;) {
-        char one[24];
-        size_t len = strcspn(p, ",");
-        unsigned long long v;
-        if (len == 0 || len >= sizeof one || n == IMX_DBI_COMPARE_MAX) {
-            ok = false;
-            break;
-        }
-        memcpy(one, p, len);
-        one[len] = '\0';
-        ok = imx_parse_uint(one, 1, INT64_MAX, &v) == 0;
-        for (size_t k = 0; ok && k < n; k++)
-            ok = ids[k] != (long long)v;
-        ids[n++] = (long long)v;
-        p += len;
-        if (*p == ',')
-            p++;
-    }
-    if (!ok || n < IMX_DBI_COMPARE_MIN) {
-        imx_reply_problem(r, IMX_E_BAD_REQUEST,
-                          "ids must list %d to %d distinct image ids, comma-separated",
-                          IMX_DBI_COMPARE_MIN, IMX_DBI_COMPARE_MAX);
-        return;
-    }
-    if (!imx_auth_settings.read_cache) {
-        compare_from_scratch(r, ids, n);
-        return;
-    }
-    struct imx_db_conn *c = imx_api_db(r);
-    if (!c)
-        return;
-    /* Costs are team data: only the measurements the caller's scope sees count. */
-    struct imx_api_scope sc;
-    if (imx_api_cost_scope(r, NULL, &sc) != 0)
-        return;
-    const char *scope[3] = { sc.s.user_id, sc.s.token_team, sc.s.team };
-    struct imx_db_compare_rows rows;
-    long long missing = 0;
-    enum imx_db_images_rc rc;
-    for (int attempt = 0;; attempt++) {
-        rc = imx_db_image_compare_rows(c, ids, n, scope, &rows, &missing);
-        if (rc != IMX_DBI_OK && rc != IMX_DBI_NOT_FOUND) {
-            reply_rc(r, rc);
-            return;
-        }
-        int confirmed = imx_auth_confirm(r, rows.epoch);
-        if (confirmed == 1)
-            break;
-        imx_db_compare_rows_free(&rows);
-        if (confirmed < 0 || attempt > 0)
-            return;
-        /* checked again in full: the scope's user is the same, its teams are read live */
-    }
-    json_t *doc = NULL;
-    if (rc == IMX_DBI_NOT_FOUND) {
-        imx_reply_problem(r, IMX_E_NOT_FOUND, "No image has id %lld", missing);
-        goto out;
-    }
-    if (!(doc = compare_doc(&rows, n))) {
-        imx_reply_problem(r, IMX_E_INTERNAL, "Request %s failed; the server log has details",
-                          r->request_id);
-        goto out;
-    }
-    json_t *per_image = json_array();
-    for (size_t i = 0; i < n; i++) {
-        json_t *best = json_loads(rows.row[i].best_cost_per_1k, JSON_DECODE_ANY, NULL);
-        json_t *boot = json_loads(rows.row[i].boot_seconds_median, JSON_DECODE_ANY, NULL);
-        json_array_append_new(per_image,
-                              json_pack("{s:I, s:o, s:o}", "image", (json_int_t)ids[i],
-                                        "best_cost_per_1k", best, "boot_seconds_median", boot));
-    }
-    json_object_set_new(doc, "costs", per_image);
-    imx_reply_json_steal(r, 200, doc);
-    doc = NULL;
-out:
-    imx_db_compare_rows_free(&rows);
-    json_decref(doc);
 }
 
 /* ---- GET /v1/images/resolve ---- */
@@ -1879,7 +1594,7 @@ static void resolve_pin(struct imx_req *r, const char *pin, const char *region)
     PGresult *res = imx_db_pin_resolve(c, tid, slash + 1, region);
     if (!imx_db_ok(res) || PQntuples(res) != 1) {
         PQclear(res);
-        reply_rc(r, IMX_DBI_ERROR);
+        imx_api_images_reply_rc(r, IMX_DBI_ERROR);
         return;
     }
     json_t *doc = json_loads(PQgetvalue(res, 0, 0), 0, NULL);
@@ -1970,7 +1685,7 @@ void imx_api_image_resolve(struct imx_req *r)
     if (rc == IMX_DBI_OK)
         rc = imx_db_image_resolve(c, &q, &text);
     if (rc != IMX_DBI_OK) {
-        reply_rc(r, rc);
+        imx_api_images_reply_rc(r, rc);
         goto done;
     }
     doc = json_loads(text, 0, NULL);

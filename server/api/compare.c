@@ -1,0 +1,406 @@
+/* GET /v1/compare?ids=a,b,...: two to ten images side by side. The reply is assembled as text
+ * from the stored summaries, reports and costs that one statement reads (0044); with
+ * IMAXE_READ_CACHE=0 PostgreSQL builds it from scratch (compare_from_scratch) and jansson prints
+ * it, the reference the text follows byte for byte (tests/integration/test_point_reads.c). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/api.h"
+#include "api/costs_common.h"
+#include "api/images_common.h"
+#include "auth/auth.h"
+#include "db/images.h"
+#include "util/config.h"
+#include "util/json_text.h"
+
+/* One compared image's values, each JSON text as the reply prints it (json_text.h). */
+enum { V_KERNEL, V_COMPAT, V_OS_ADVISORIES, V_BEST, V_BOOT, V_OS, V_COUNT };
+struct compared {
+    struct imx_jbuf text; /* the summary, then the values of own[] */
+    size_t summary_len, off[V_COUNT], len[V_COUNT];
+    struct imx_jspan summary, comps, own[V_COUNT];
+};
+
+#define TEXT(literal) ((struct imx_jspan){ literal, sizeof literal - 1 })
+
+static const struct imx_jspan null_text = { "null", 4 }, empty_list = { "[]", 2 };
+
+static bool same(struct imx_jspan a, struct imx_jspan b)
+{
+    return a.n == b.n && memcmp(a.p, b.p, a.n) == 0;
+}
+
+/* Does any value differ from the first? As jansson's json_equal over the printed values: the
+ * objects here come from jsonb or from builders with a fixed key order, so equal values print
+ * alike; two reals alike to 15 digits count as equal (they print alike too). */
+static bool differ(const struct imx_jspan *v, size_t n)
+{
+    for (size_t i = 1; i < n; i++)
+        if (!same(v[0], v[i]))
+            return true;
+    return false;
+}
+
+/* Appends {"name":NAME,"values":[...],"differs":B} (name: JSON string text). */
+static void put_field(struct imx_jbuf *b, struct imx_jspan name, const struct imx_jspan *v,
+                      size_t n, bool differs)
+{
+    imx_jbuf_puts(b, "{\"name\":");
+    imx_jbuf_put(b, name.p, name.n);
+    imx_jbuf_puts(b, ",\"values\":[");
+    for (size_t i = 0; i < n; i++) {
+        if (i)
+            imx_jbuf_put(b, ",", 1);
+        imx_jbuf_put(b, v[i].p, v[i].n);
+    }
+    imx_jbuf_puts(b, differs ? "],\"differs\":true}" : "],\"differs\":false}");
+}
+
+/* A member of the summary, or fallback. */
+static struct imx_jspan member_or(const struct compared *c, const char *key,
+                                  struct imx_jspan fallback)
+{
+    struct imx_jspan v;
+    return imx_json_member(c->summary, key, &v) ? v : fallback;
+}
+
+/* Appends one of c's own values: JSON text (normalized; NULL or unloadable gives null unless
+ * required) or, for a C string, a JSON string. */
+static bool put_own(struct compared *c, int which, const char *json, const char *string,
+                    bool required)
+{
+    size_t start = c->text.len;
+    bool ok;
+    if (string)
+        ok = imx_json_put_string(&c->text, string);
+    else if (json && imx_json_put_norm(&c->text, json, strlen(json)))
+        ok = true;
+    else
+        ok = !required && imx_jbuf_puts(&c->text, "null");
+    c->off[which] = start;
+    c->len[which] = c->text.len - start;
+    return ok;
+}
+
+/* "NAME:VERSION" from the summary's os object, or null (either missing or not a string). */
+static bool put_os(struct compared *c)
+{
+    struct imx_jspan os, name, version;
+    size_t start = c->text.len;
+    bool both = imx_json_member(c->summary, "os", &os) && imx_json_member(os, "name", &name) &&
+                imx_json_member(os, "version", &version) && name.p[0] == '"' && version.p[0] == '"';
+    /* copied through a buffer of its own: appending may move the summary */
+    char *pair = both ? malloc(name.n + version.n) : NULL;
+    bool ok;
+    if (pair) {
+        /* "NAME + : + VERSION": the two strings' texts joined (escaping is per character) */
+        memcpy(pair, name.p, name.n - 1);
+        pair[name.n - 1] = ':';
+        memcpy(pair + name.n, version.p + 1, version.n - 1);
+        ok = imx_jbuf_put(&c->text, pair, name.n + version.n - 1);
+        free(pair);
+    } else {
+        ok = !both && imx_jbuf_puts(&c->text, "null");
+    }
+    c->off[V_OS] = start;
+    c->len[V_OS] = c->text.len - start;
+    return ok;
+}
+
+static bool read_compared(struct compared *c, const struct imx_db_compare_row *row)
+{
+    const char *s = row->summary;
+    if (!s || !imx_json_put_norm(&c->text, s, strlen(s)) ||
+        (c->text.p[0] != '{' && c->text.p[0] != '['))
+        return false;
+    c->summary_len = c->text.len;
+    c->summary = (struct imx_jspan){ c->text.p, c->summary_len };
+    if (!put_os(c) || !put_own(c, V_KERNEL, NULL, row->kernel, false) ||
+        !put_own(c, V_COMPAT, row->compatibility, NULL, true) ||
+        (c->text.p[c->off[V_COMPAT]] != '{' && c->text.p[c->off[V_COMPAT]] != '[') ||
+        !put_own(c, V_OS_ADVISORIES, row->os_advisories, NULL, false) ||
+        !put_own(c, V_BEST, row->best_cost_per_1k, NULL, true) ||
+        !put_own(c, V_BOOT, row->boot_seconds_median, NULL, true))
+        return false;
+    /* the text no longer moves */
+    c->summary = (struct imx_jspan){ c->text.p, c->summary_len };
+    for (int k = 0; k < V_COUNT; k++)
+        c->own[k] = (struct imx_jspan){ c->text.p + c->off[k], c->len[k] };
+    if (!imx_json_member(c->summary, "components", &c->comps) || c->comps.p[0] != '{')
+        c->comps = TEXT("{}");
+    return true;
+}
+
+/* Keys (quoted JSON strings) in the order strcmp gives their text. */
+static int cmp_keys(const void *a, const void *b)
+{
+    const struct imx_jspan *x = a, *y = b;
+    size_t xn = x->n - 2, yn = y->n - 2;
+    int d = memcmp(x->p + 1, y->p + 1, xn < yn ? xn : yn);
+    return d ? d : (xn > yn) - (xn < yn);
+}
+
+#define NAMES_MAX (IMX_DBI_COMPARE_MAX * 64)
+
+/* {"images":[...],"components":[...],"fields":[...],"costs":[...]}: the summaries; one entry per
+ * component name (sorted) and per compared field with each image's value (null when absent) and
+ * whether they differ; the costs the caller's scope sees. Into *out; false on bad rows. */
+static bool compare_text(const struct imx_db_compare_rows *rows, const long long *ids, size_t n,
+                         struct imx_jbuf *out)
+{
+    struct compared c[IMX_DBI_COMPARE_MAX];
+    memset(c, 0, sizeof c);
+    bool ok = true;
+    for (size_t i = 0; ok && i < n; i++)
+        ok = read_compared(&c[i], &rows->row[i]);
+    struct imx_jspan keys[NAMES_MAX]; /* 10 KB of the thread's 512 */
+    size_t nkeys = 0;
+    for (size_t i = 0; ok && i < n; i++) {
+        struct imx_jspan it = c[i].comps, k, v;
+        while (imx_json_next_member(&it, &k, &v)) {
+            bool seen = false;
+            for (size_t j = 0; j < nkeys && !seen; j++)
+                seen = same(keys[j], k);
+            if (!seen && nkeys < NAMES_MAX)
+                keys[nkeys++] = k;
+        }
+    }
+    qsort(keys, nkeys, sizeof keys[0], cmp_keys);
+    struct imx_jspan v[IMX_DBI_COMPARE_MAX];
+    imx_jbuf_puts(out, "{\"images\":[");
+    for (size_t i = 0; ok && i < n; i++) {
+        if (i)
+            imx_jbuf_put(out, ",", 1);
+        imx_jbuf_put(out, c[i].summary.p, c[i].summary.n);
+    }
+    imx_jbuf_puts(out, "],\"components\":[");
+    for (size_t j = 0; ok && j < nkeys; j++) {
+        for (size_t i = 0; i < n; i++) {
+            struct imx_jspan it = c[i].comps, k, val;
+            v[i] = null_text;
+            while (imx_json_next_member(&it, &k, &val))
+                if (same(k, keys[j]))
+                    v[i] = val;
+        }
+        if (j)
+            imx_jbuf_put(out, ",", 1);
+        put_field(out, keys[j], v, n, differ(v, n));
+    }
+    imx_jbuf_puts(out, "],\"fields\":[");
+    static const struct {
+        const char *name, *member; /* a summary member, or NULL: own value */
+        int own;
+        const struct imx_jspan *absent;
+    } fields[] = {
+        { "\"boot_seconds\"", "boot_seconds", 0, &null_text },
+        { "\"size_gb\"", "size_gb", 0, &null_text },
+        { "\"os\"", NULL, V_OS, NULL },
+        { "\"kernel\"", NULL, V_KERNEL, NULL },
+        { "\"regions\"", "regions", 0, &empty_list },
+        { "\"status\"", "status", 0, &null_text },
+        { "\"compatibility\"", NULL, V_COMPAT, NULL },
+        { "\"patch_status\"", "patch_status", 0, &null_text },
+    };
+    for (size_t f = 0; ok && f < sizeof fields / sizeof fields[0]; f++) {
+        for (size_t i = 0; i < n; i++)
+            v[i] = fields[f].member ? member_or(&c[i], fields[f].member, *fields[f].absent)
+                                    : c[i].own[fields[f].own];
+        put_field(out, (struct imx_jspan){ fields[f].name, strlen(fields[f].name) }, v, n,
+                  differ(v, n));
+        imx_jbuf_put(out, ",", 1);
+    }
+    /* os_patch_status differs by text, a missing one counting as "" (imx_compare_os_fields) */
+    bool os_differs = false;
+    struct imx_jbuf st = { 0 };
+    size_t st_off[IMX_DBI_COMPARE_MAX];
+    for (size_t i = 0; ok && i < n; i++) {
+        const char *s = rows->row[i].os_patch_status, *first = rows->row[0].os_patch_status;
+        os_differs = os_differs || strcmp(s ? s : "", first ? first : "") != 0;
+        st_off[i] = st.len;
+        ok = s ? imx_json_put_string(&st, s) : imx_jbuf_puts(&st, "null");
+    }
+    for (size_t i = 0; ok && i < n; i++)
+        v[i] = (struct imx_jspan){ st.p + st_off[i],
+                                   (i + 1 < n ? st_off[i + 1] : st.len) - st_off[i] };
+    if (ok)
+        put_field(out, TEXT("\"os_patch_status\""), v, n, os_differs);
+    imx_jbuf_free(&st);
+    for (size_t i = 0; ok && i < n; i++)
+        v[i] = c[i].own[V_OS_ADVISORIES];
+    imx_jbuf_put(out, ",", 1);
+    if (ok)
+        put_field(out, TEXT("\"os_advisories\""), v, n, differ(v, n));
+    imx_jbuf_puts(out, "],\"costs\":[");
+    for (size_t i = 0; ok && i < n; i++) {
+        char head[64];
+        snprintf(head, sizeof head, "%s{\"image\":%lld,\"best_cost_per_1k\":", i ? "," : "",
+                 ids[i]);
+        imx_jbuf_puts(out, head);
+        imx_jbuf_put(out, c[i].own[V_BEST].p, c[i].own[V_BEST].n);
+        imx_jbuf_puts(out, ",\"boot_seconds_median\":");
+        imx_jbuf_put(out, c[i].own[V_BOOT].p, c[i].own[V_BOOT].n);
+        imx_jbuf_put(out, "}", 1);
+    }
+    imx_jbuf_puts(out, "]}");
+    for (size_t i = 0; i < n; i++)
+        imx_jbuf_free(&c[i].text);
+    return ok && !out->failed;
+}
+
+/* The OS half beside patch_status: os_patch_status, os_advisories (imx_db_image_compare_os),
+ * appended to doc's fields. Returns 0, or -1 after replying. */
+static int add_os_fields(struct imx_req *r, struct imx_db_conn *c, const long long *ids, size_t n,
+                         json_t *doc)
+{
+    char *text = NULL;
+    enum imx_db_images_rc rc = imx_db_image_compare_os(c, ids, n, &text);
+    json_t *os = rc == IMX_DBI_OK ? json_loads(text, 0, NULL) : NULL;
+    free(text);
+    if (rc != IMX_DBI_OK || !json_is_array(os)) {
+        json_decref(os);
+        if (rc != IMX_DBI_OK)
+            imx_api_images_reply_rc(r, rc);
+        else
+            imx_reply_problem(r, IMX_E_INTERNAL, NULL);
+        return -1;
+    }
+    json_array_extend(json_object_get(doc, "fields"), os);
+    json_decref(os);
+    return 0;
+}
+
+/* Compare built from scratch by PostgreSQL (IMAXE_READ_CACHE=0: the reference the stored path
+ * follows), costs from a second statement. */
+static void compare_from_scratch(struct imx_req *r, const long long *ids, size_t n)
+{
+    struct imx_db_conn *c = imx_api_db(r);
+    if (!c)
+        return;
+    char *json;
+    long long missing = 0;
+    enum imx_db_images_rc rc = imx_db_image_compare(c, ids, n, &json, &missing);
+    if (rc == IMX_DBI_NOT_FOUND) {
+        imx_reply_problem(r, IMX_E_NOT_FOUND, "No image has id %lld", missing);
+        return;
+    }
+    if (rc != IMX_DBI_OK) {
+        imx_api_images_reply_rc(r, rc);
+        return;
+    }
+    /* Costs are team data: only the measurements the caller's scope sees count. */
+    struct imx_api_scope sc;
+    char *costs = NULL;
+    json_t *doc = json_loads(json, 0, NULL), *cdoc = NULL;
+    free(json);
+    if (imx_api_cost_scope(r, NULL, &sc) != 0 ||
+        imx_db_costs_for_images(c, ids, n, &sc.s, &costs) != 0 || !doc ||
+        !(cdoc = json_loads(costs, 0, NULL))) {
+        imx_reply_problem(r, IMX_E_INTERNAL, "Request %s failed; the server log has details",
+                          r->request_id);
+        goto out;
+    }
+    json_t *per_image = json_array(), *patch = json_array();
+    bool differs = false;
+    for (size_t i = 0; i < n; i++) {
+        char key[24];
+        snprintf(key, sizeof key, "%lld", ids[i]);
+        json_t *cost = json_object_get(cdoc, key);
+        json_array_append_new(
+            per_image, json_pack("{s:I, s:O, s:O}", "image", (json_int_t)ids[i], "best_cost_per_1k",
+                                 json_object_get(cost, "best_cost_per_1k"), "boot_seconds_median",
+                                 json_object_get(cost, "boot_seconds_median")));
+        json_t *ps =
+            json_object_get(json_array_get(json_object_get(doc, "images"), i), "patch_status");
+        differs = differs || (i > 0 && !json_equal(ps, json_array_get(patch, 0)));
+        json_array_append(patch, ps ? ps : json_null());
+    }
+    json_array_append_new(
+        json_object_get(doc, "fields"),
+        json_pack("{s:s, s:o, s:b}", "name", "patch_status", "values", patch, "differs", differs));
+    if (add_os_fields(r, c, ids, n, doc) != 0) {
+        json_decref(per_image);
+        goto out;
+    }
+    json_object_set_new(doc, "costs", per_image);
+    imx_reply_json_steal(r, 200, doc);
+    doc = NULL;
+out:
+    json_decref(doc);
+    json_decref(cdoc);
+    free(costs);
+}
+
+void imx_api_compare(struct imx_req *r)
+{
+    const char *ids_arg = imx_req_query(r, "ids");
+    long long ids[IMX_DBI_COMPARE_MAX];
+    size_t n = 0;
+    bool ok = ids_arg && strlen(ids_arg) < 256;
+    for (const char *p = ids_arg; ok && *p;) {
+        char one[24];
+        size_t len = strcspn(p, ",");
+        unsigned long long v;
+        if (len == 0 || len >= sizeof one || n == IMX_DBI_COMPARE_MAX) {
+            ok = false;
+            break;
+        }
+        memcpy(one, p, len);
+        one[len] = '\0';
+        ok = imx_parse_uint(one, 1, INT64_MAX, &v) == 0;
+        for (size_t k = 0; ok && k < n; k++)
+            ok = ids[k] != (long long)v;
+        ids[n++] = (long long)v;
+        p += len;
+        if (*p == ',')
+            p++;
+    }
+    if (!ok || n < IMX_DBI_COMPARE_MIN) {
+        imx_reply_problem(r, IMX_E_BAD_REQUEST,
+                          "ids must list %d to %d distinct image ids, comma-separated",
+                          IMX_DBI_COMPARE_MIN, IMX_DBI_COMPARE_MAX);
+        return;
+    }
+    if (!imx_auth_settings.read_cache) {
+        compare_from_scratch(r, ids, n);
+        return;
+    }
+    struct imx_db_conn *c = imx_api_db(r);
+    if (!c)
+        return;
+    /* Costs are team data: only the measurements the caller's scope sees count. */
+    struct imx_api_scope sc;
+    if (imx_api_cost_scope(r, NULL, &sc) != 0)
+        return;
+    const char *scope[3] = { sc.s.user_id, sc.s.token_team, sc.s.team };
+    struct imx_db_compare_rows rows;
+    long long missing = 0;
+    enum imx_db_images_rc rc;
+    for (int attempt = 0;; attempt++) {
+        rc = imx_db_image_compare_rows(c, ids, n, scope, &rows, &missing);
+        if (rc != IMX_DBI_OK && rc != IMX_DBI_NOT_FOUND) {
+            imx_api_images_reply_rc(r, rc);
+            return;
+        }
+        int confirmed = imx_auth_confirm(r, rows.epoch);
+        if (confirmed == 1)
+            break;
+        imx_db_compare_rows_free(&rows);
+        if (confirmed < 0 || attempt > 0)
+            return;
+        /* checked again in full: the scope's user is the same, its teams are read live */
+    }
+    if (rc == IMX_DBI_NOT_FOUND) {
+        imx_reply_problem(r, IMX_E_NOT_FOUND, "No image has id %lld", missing);
+    } else {
+        struct imx_jbuf doc = { 0 };
+        if (compare_text(&rows, ids, n, &doc))
+            imx_reply_raw_steal(r, 200, "application/json", doc.p, doc.len, NULL, NULL);
+        else {
+            imx_jbuf_free(&doc);
+            imx_reply_problem(r, IMX_E_INTERNAL, "Request %s failed; the server log has details",
+                              r->request_id);
+        }
+    }
+    imx_db_compare_rows_free(&rows);
+}

@@ -1,0 +1,192 @@
+/* Fuzz target for server/util/json_text.c with jansson as the oracle: for any input,
+ * imx_json_put_norm succeeds exactly when json_loads(JSON_DECODE_ANY) does, and then writes what
+ * json_dumps(JSON_COMPACT | JSON_ENCODE_ANY | JSON_REAL_PRECISION(15)) prints (inputs with a
+ * repeated key or nesting past 60 are left out, json_text.h says how they differ, and so are
+ * inputs with a NUL byte). Every member
+ * the scanner finds in the copy is the object's member in jansson's tree, in order. Built with
+ * -DIMX_LIBFUZZER for libFuzzer, otherwise a bounded, deterministic run from seeds (part of the
+ * unit tests). */
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/json_text.h"
+
+#define FUZZ_INPUT_MAX 512
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static long loaded; /* inputs jansson loaded and the copy matched */
+static const uint8_t *input;
+static size_t input_len;
+
+#define CHECK(cond)                                                                                \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            fprintf(stderr, "%s:%d: invariant failed: %s\ninput: ", __FILE__, __LINE__, #cond);    \
+            for (size_t i_ = 0; i_ < input_len; i_++)                                              \
+                fprintf(stderr, input[i_] >= 0x20 && input[i_] < 0x7f ? "%c" : "\\x%02x",          \
+                        input[i_]);                                                                \
+            fputc('\n', stderr);                                                                   \
+            abort();                                                                               \
+        }                                                                                          \
+    } while (0)
+
+static size_t nesting(const uint8_t *s, size_t n)
+{
+    size_t depth = 0, most = 0;
+    for (size_t i = 0; i < n; i++)
+        if (s[i] == '[' || s[i] == '{')
+            most = ++depth > most ? depth : most;
+        else if ((s[i] == ']' || s[i] == '}') && depth)
+            depth--;
+    return most;
+}
+
+/* The scanner's members of the compact object text equal the tree's, in order. */
+static void check_members(const char *text, size_t n, json_t *obj)
+{
+    struct imx_jspan it = { text, n }, key, value;
+    size_t count = 0;
+    const char *name;
+    json_t *v;
+    void *iter = json_object_iter(obj);
+    while (imx_json_next_member(&it, &key, &value)) {
+        CHECK(iter != NULL);
+        name = json_object_iter_key(iter);
+        v = json_object_iter_value(iter);
+        json_t *k = json_string(name);
+        char *want_key = json_dumps(k, JSON_ENCODE_ANY | JSON_COMPACT);
+        char *want = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY | JSON_REAL_PRECISION(15));
+        CHECK(want_key && key.n == strlen(want_key) && memcmp(key.p, want_key, key.n) == 0);
+        CHECK(want && value.n == strlen(want) && memcmp(value.p, want, value.n) == 0);
+        free(want_key);
+        free(want);
+        json_decref(k);
+        iter = json_object_iter_next(obj, iter);
+        count++;
+    }
+    CHECK(iter == NULL && count == json_object_size(obj));
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (size > FUZZ_INPUT_MAX)
+        size = FUZZ_INPUT_MAX;
+    /* jansson's buffer reader takes a NUL byte for the end at some places (PostgreSQL's text
+     * never holds one): left out, as deep nesting is */
+    if (memchr(data, 0, size) || nesting(data, size) > 60)
+        return 0;
+    input = data;
+    input_len = size;
+    json_error_t err;
+    json_t *tree = json_loadb((const char *)data, size, JSON_DECODE_ANY, &err);
+    json_t *strict =
+        tree ? json_loadb((const char *)data, size, JSON_DECODE_ANY | JSON_REJECT_DUPLICATES, &err)
+             : NULL;
+    bool dup = tree && !strict;
+    json_decref(strict);
+    struct imx_jbuf b = { 0 };
+    imx_jbuf_puts(&b, "x"); /* a failed copy leaves what was there */
+    bool ok = imx_json_put_norm(&b, (const char *)data, size);
+    if (!dup) {
+        CHECK(ok == (tree != NULL));
+        if (tree) {
+            char *want = json_dumps(tree, JSON_COMPACT | JSON_ENCODE_ANY | JSON_REAL_PRECISION(15));
+            CHECK(want && b.len == strlen(want) + 1 && memcmp(b.p + 1, want, b.len - 1) == 0);
+            free(want);
+            loaded++;
+            if (json_is_object(tree))
+                check_members(b.p + 1, b.len - 1, tree);
+        } else {
+            CHECK(b.len == 1 && strcmp(b.p, "x") == 0);
+        }
+    }
+    json_decref(tree);
+    imx_jbuf_free(&b);
+    return 0;
+}
+
+#ifndef IMX_LIBFUZZER
+
+#define FUZZ_ITERATIONS 1000000
+
+/* PostgreSQL's json and jsonb text as the stored documents have it, and edge cases. */
+static const char *const seeds[] = {
+    "{\"id\" : 91699, \"family\" : \"platform-198\", \"os\" : {\"name\" : \"ubuntu\", "
+    "\"version\" : \"24.04\"}, \"size_gb\" : 98.40, \"components\" : {\"cuda\" : \"12.2.2\"}, "
+    "\"gpus\" : [\"A10G\", \"T4\"], \"tags\" : []}",
+    "{\"ok\": true, \"errors\": [], \"warnings\": [{\"code\": \"x\", \"message\": \"a\\u001fb\"}]}",
+    "{\"llama-3-8b\" : 0.30000000000000004, \"resnet50\" : 1e+20}",
+    "[1.5e-07, -0, -0.0, 1E5, 123456789012345678, 9223372036854775807, -9223372036854775808]",
+    "[9223372036854775808, 1e400, 1e-400, 0.1234567890123456789]",
+    "\"caf\xc3\xa9 \\u00e9 \\ud83d\\ude00 \\/ \\b\\f\\n\\r\\t \\u000b \\u007f\"",
+    "\"\\u0000\"",
+    "\"\\ud800\"",
+    "\"\\udc00x\"",
+    "\"\xed\xa0\x80\"",
+    "\"\xc0\xaf\"",
+    "null",
+    "true",
+    "  false  ",
+    "{\"a\":1,\"a\":2}",
+    "{\"a\" : [1, {\"b\" : null}], \"c\" : \"}\\\"]\"}",
+    "[01]",
+    "[1.]",
+    "[.5]",
+    "[-]",
+    "{\"a\" 1}",
+    "[1,]",
+    "{} x",
+};
+
+static uint64_t rng_state = 0x9e3779b97f4a7c15u;
+
+static uint32_t rng(void)
+{
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return (uint32_t)(rng_state >> 32);
+}
+
+int main(void)
+{
+    static const char alphabet[] = "{}[]\":, 0123456789.eE+-\\utrfnlasbx/\x01\x1f\x7f\xc3\xa9\xed"
+                                   "\xf0\x9f\xff";
+    unsigned char buf[FUZZ_INPUT_MAX];
+    size_t nseeds = sizeof seeds / sizeof seeds[0];
+    json_object_seed(1);
+    for (size_t i = 0; i < nseeds; i++)
+        LLVMFuzzerTestOneInput((const uint8_t *)seeds[i], strlen(seeds[i]));
+    for (long it = 0; it < FUZZ_ITERATIONS; it++) {
+        const char *seed = seeds[rng() % nseeds];
+        size_t len = strlen(seed);
+        memcpy(buf, seed, len);
+        for (int edits = 1 + (int)(rng() % 3); edits > 0; edits--) {
+            size_t at = len ? rng() % (len + 1) : 0;
+            unsigned r = rng() % 3;
+            if (r == 0 && len < sizeof buf) { /* insert */
+                memmove(buf + at + 1, buf + at, len - at);
+                buf[at] = rng() % 8 ? (unsigned char)alphabet[rng() % (sizeof alphabet - 1)]
+                                    : (unsigned char)(rng() % 256);
+                len++;
+            } else if (r == 1 && at < len) { /* replace */
+                buf[at] = (unsigned char)alphabet[rng() % (sizeof alphabet - 1)];
+            } else if (at < len) { /* delete */
+                memmove(buf + at, buf + at + 1, len - at - 1);
+                len--;
+            }
+        }
+        LLVMFuzzerTestOneInput(buf, len);
+    }
+    printf("fuzz_json_text: %ld inputs ok, %ld of them JSON\n", FUZZ_ITERATIONS + (long)nseeds,
+           loaded);
+    return 0;
+}
+
+#endif /* IMX_LIBFUZZER */
