@@ -16,10 +16,17 @@
 
 /* One compared image's values, each JSON text as the reply prints it (json_text.h). */
 enum { V_KERNEL, V_COMPAT, V_OS_ADVISORIES, V_BEST, V_BOOT, V_OS, V_COUNT };
+/* The summary's members compare shows. */
+enum { M_BOOT, M_SIZE, M_REGIONS, M_STATUS, M_PATCH, M_COMPONENTS, M_COUNT };
+static const char *const member_names[M_COUNT] = { "boot_seconds", "size_gb",      "regions",
+                                                   "status",       "patch_status", "components" };
 struct compared {
     struct imx_jbuf text; /* the summary, then the values of own[] */
     size_t summary_len, off[V_COUNT], len[V_COUNT];
-    struct imx_jspan summary, comps, own[V_COUNT];
+    struct imx_jspan summary, own[V_COUNT];
+    struct imx_jspan member[M_COUNT]; /* .p NULL when absent */
+    struct imx_jspan *comp;           /* components: key, value, key, value, ... */
+    size_t ncomp;
 };
 
 #define TEXT(literal) ((struct imx_jspan){ literal, sizeof literal - 1 })
@@ -57,12 +64,35 @@ static void put_field(struct imx_jbuf *b, struct imx_jspan name, const struct im
     imx_jbuf_puts(b, differs ? "],\"differs\":true}" : "],\"differs\":false}");
 }
 
-/* A member of the summary, or fallback. */
-static struct imx_jspan member_or(const struct compared *c, const char *key,
-                                  struct imx_jspan fallback)
+/* The summary's members of member_names (the last of each name), and the components' members:
+ * one scan each, so that the lookups after cost no scanning. */
+static bool index_summary(struct compared *c)
 {
-    struct imx_jspan v;
-    return imx_json_member(c->summary, key, &v) ? v : fallback;
+    struct imx_jspan it = c->summary, k, v;
+    while (imx_json_next_member(&it, &k, &v))
+        for (int m = 0; m < M_COUNT; m++)
+            if (k.n == strlen(member_names[m]) + 2 &&
+                memcmp(k.p + 1, member_names[m], k.n - 2) == 0)
+                c->member[m] = v;
+    struct imx_jspan comps = c->member[M_COMPONENTS];
+    if (!comps.p || comps.p[0] != '{')
+        return true;
+    size_t n = 0;
+    for (it = comps; imx_json_next_member(&it, &k, &v);)
+        n++;
+    if (n && !(c->comp = malloc(2 * n * sizeof *c->comp)))
+        return false;
+    for (it = comps; imx_json_next_member(&it, &k, &v);) {
+        c->comp[2 * c->ncomp] = k;
+        c->comp[2 * c->ncomp++ + 1] = v;
+    }
+    return true;
+}
+
+/* A member of the summary, or fallback. */
+static struct imx_jspan member_or(const struct compared *c, int m, struct imx_jspan fallback)
+{
+    return c->member[m].p ? c->member[m] : fallback;
 }
 
 /* Appends one of c's own values: JSON text (normalized; NULL or unloadable gives null unless
@@ -127,9 +157,7 @@ static bool read_compared(struct compared *c, const struct imx_db_compare_row *r
     c->summary = (struct imx_jspan){ c->text.p, c->summary_len };
     for (int k = 0; k < V_COUNT; k++)
         c->own[k] = (struct imx_jspan){ c->text.p + c->off[k], c->len[k] };
-    if (!imx_json_member(c->summary, "components", &c->comps) || c->comps.p[0] != '{')
-        c->comps = TEXT("{}");
-    return true;
+    return index_summary(c);
 }
 
 /* Keys (quoted JSON strings) in the order strcmp gives their text. */
@@ -156,16 +184,14 @@ static bool compare_text(const struct imx_db_compare_rows *rows, const long long
         ok = read_compared(&c[i], &rows->row[i]);
     struct imx_jspan keys[NAMES_MAX]; /* 10 KB of the thread's 512 */
     size_t nkeys = 0;
-    for (size_t i = 0; ok && i < n; i++) {
-        struct imx_jspan it = c[i].comps, k, v;
-        while (imx_json_next_member(&it, &k, &v)) {
+    for (size_t i = 0; ok && i < n; i++)
+        for (size_t m = 0; m < c[i].ncomp; m++) {
             bool seen = false;
             for (size_t j = 0; j < nkeys && !seen; j++)
-                seen = same(keys[j], k);
+                seen = same(keys[j], c[i].comp[2 * m]);
             if (!seen && nkeys < NAMES_MAX)
-                keys[nkeys++] = k;
+                keys[nkeys++] = c[i].comp[2 * m];
         }
-    }
     qsort(keys, nkeys, sizeof keys[0], cmp_keys);
     struct imx_jspan v[IMX_DBI_COMPARE_MAX];
     imx_jbuf_puts(out, "{\"images\":[");
@@ -177,11 +203,10 @@ static bool compare_text(const struct imx_db_compare_rows *rows, const long long
     imx_jbuf_puts(out, "],\"components\":[");
     for (size_t j = 0; ok && j < nkeys; j++) {
         for (size_t i = 0; i < n; i++) {
-            struct imx_jspan it = c[i].comps, k, val;
             v[i] = null_text;
-            while (imx_json_next_member(&it, &k, &val))
-                if (same(k, keys[j]))
-                    v[i] = val;
+            for (size_t m = 0; m < c[i].ncomp; m++)
+                if (same(c[i].comp[2 * m], keys[j]))
+                    v[i] = c[i].comp[2 * m + 1];
         }
         if (j)
             imx_jbuf_put(out, ",", 1);
@@ -189,23 +214,23 @@ static bool compare_text(const struct imx_db_compare_rows *rows, const long long
     }
     imx_jbuf_puts(out, "],\"fields\":[");
     static const struct {
-        const char *name, *member; /* a summary member, or NULL: own value */
-        int own;
+        const char *name;
+        int member, own; /* a summary member (or -1) and its value when absent, or an own value */
         const struct imx_jspan *absent;
     } fields[] = {
-        { "\"boot_seconds\"", "boot_seconds", 0, &null_text },
-        { "\"size_gb\"", "size_gb", 0, &null_text },
-        { "\"os\"", NULL, V_OS, NULL },
-        { "\"kernel\"", NULL, V_KERNEL, NULL },
-        { "\"regions\"", "regions", 0, &empty_list },
-        { "\"status\"", "status", 0, &null_text },
-        { "\"compatibility\"", NULL, V_COMPAT, NULL },
-        { "\"patch_status\"", "patch_status", 0, &null_text },
+        { "\"boot_seconds\"", M_BOOT, 0, &null_text },
+        { "\"size_gb\"", M_SIZE, 0, &null_text },
+        { "\"os\"", -1, V_OS, NULL },
+        { "\"kernel\"", -1, V_KERNEL, NULL },
+        { "\"regions\"", M_REGIONS, 0, &empty_list },
+        { "\"status\"", M_STATUS, 0, &null_text },
+        { "\"compatibility\"", -1, V_COMPAT, NULL },
+        { "\"patch_status\"", M_PATCH, 0, &null_text },
     };
     for (size_t f = 0; ok && f < sizeof fields / sizeof fields[0]; f++) {
         for (size_t i = 0; i < n; i++)
-            v[i] = fields[f].member ? member_or(&c[i], fields[f].member, *fields[f].absent)
-                                    : c[i].own[fields[f].own];
+            v[i] = fields[f].member >= 0 ? member_or(&c[i], fields[f].member, *fields[f].absent)
+                                         : c[i].own[fields[f].own];
         put_field(out, (struct imx_jspan){ fields[f].name, strlen(fields[f].name) }, v, n,
                   differ(v, n));
         imx_jbuf_put(out, ",", 1);
@@ -243,8 +268,10 @@ static bool compare_text(const struct imx_db_compare_rows *rows, const long long
         imx_jbuf_put(out, "}", 1);
     }
     imx_jbuf_puts(out, "]}");
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n; i++) {
         imx_jbuf_free(&c[i].text);
+        free(c[i].comp);
+    }
     return ok && !out->failed;
 }
 
