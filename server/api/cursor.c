@@ -179,11 +179,11 @@ bool imx_api_cursor_id(struct imx_req *r, char out[24], const char **key)
 }
 
 /* The key columns of row as a cursor key (new array). */
-static json_t *row_key(const PGresult *res, int row, const char *key)
+static json_t *row_key(const PGresult *res, int row, int col0, const char *key)
 {
     json_t *k = json_array();
     for (int col = 0; key[col]; col++) {
-        const char *v = PQgetvalue(res, row, col);
+        const char *v = PQgetvalue(res, row, col0 + col);
         json_array_append_new(k, key[col] == 'I' ? json_integer(strtoll(v, NULL, 10))
                                                  : json_string(v));
     }
@@ -218,16 +218,24 @@ static size_t json_compact_copy(char *out, const char *in, size_t n)
 void imx_api_reply_page_steal(struct imx_req *r, PGresult *res, unsigned long long limit,
                               const char *key)
 {
+    imx_api_reply_page_from_steal(r, res, 0, limit, key);
+}
+
+void imx_api_reply_page_from_steal(struct imx_req *r, PGresult *res, int col0,
+                                   unsigned long long limit, const char *key)
+{
     if (!imx_db_ok(res)) {
         imx_api_db_error(r, res);
         PQclear(res);
         return;
     }
-    int n = PQntuples(res), item_col = (int)strlen(key);
+    int n = PQntuples(res), item_col = col0 + (int)strlen(key);
+    if (col0 > 0 && n == 1 && PQgetisnull(res, 0, col0))
+        n = 0; /* the one row of an empty page */
     int shown = n > (int)limit ? (int)limit : n;
     char next[IMX_CURSOR_MAX] = "";
     if (n > shown) {
-        json_t *k = row_key(res, shown - 1, key);
+        json_t *k = row_key(res, shown - 1, col0, key);
         if (imx_cursor_encode(k, next, sizeof next) == 0)
             imx_api_link_next(r, next);
         else

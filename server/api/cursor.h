@@ -61,5 +61,10 @@ void imx_api_reply_doc_page_steal(struct imx_req *r, PGresult *res, const char *
  * imx_api_db_error. Steals res. */
 void imx_api_reply_page_steal(struct imx_req *r, PGresult *res, unsigned long long limit,
                               const char *key);
+/* The same for rows whose key and item columns start at column col0, after columns of the
+ * statement's own (what the handler checked before replying); when col0 > 0, one row whose
+ * column col0 is NULL is an empty page. */
+void imx_api_reply_page_from_steal(struct imx_req *r, PGresult *res, int col0,
+                                   unsigned long long limit, const char *key);
 
 #endif

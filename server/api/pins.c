@@ -13,6 +13,7 @@
 #include "db/tx.h"
 #include "domain/version.h"
 #include "util/config.h"
+#include "util/json_text.h"
 
 #define PIN_CONSTRAINTS_MAX 16
 #define UNMET_TEXT_MAX      900
@@ -154,25 +155,38 @@ static int check_unmet(struct imx_req *r, const char *pin_id, const char *image_
     return -1;
 }
 
+/* Replies with a pin's document (PostgreSQL's JSON text, printed as jansson would print it) and
+ * its ETag. Returns 0, or -1 after replying 500. */
+static int reply_pin_doc(struct imx_req *r, unsigned status, const struct imx_db_pin_doc *d)
+{
+    struct imx_jbuf body = { 0 };
+    if (!d->json || !imx_json_put_norm(&body, d->json, strlen(d->json)) || body.p[0] != '{') {
+        imx_jbuf_free(&body);
+        imx_reply_problem(r, IMX_E_INTERNAL, NULL);
+        return -1;
+    }
+    char rev[24];
+    snprintf(rev, sizeof rev, "%lld", d->revision);
+    imx_api_etag_set(r, rev);
+    imx_reply_raw_steal(r, status, "application/json", body.p, body.len, NULL, NULL);
+    return 0;
+}
+
 /* Replies with the pin's document and its ETag, as the write left them. */
 static int reply_pin(struct imx_req *r, unsigned status, const char *pin_id)
 {
     struct imx_db_pin_doc d;
     PGresult *fail;
-    int found = imx_db_pin_read(r->db, pin_id, imx_auth_settings.read_cache, &d, &fail);
+    int found = imx_db_pin_read(r->db, pin_id, NULL, imx_auth_settings.read_cache, &d, &fail);
     if (fail)
         return imx_db_tx_fail(r, fail);
-    json_t *doc = found == 1 ? json_loads(d.json, 0, NULL) : NULL;
-    free(d.json);
-    if (!doc) {
+    if (found != 1) {
         imx_reply_problem(r, IMX_E_INTERNAL, NULL);
         return -1;
     }
-    char rev[24];
-    snprintf(rev, sizeof rev, "%lld", d.revision);
-    imx_api_etag_set(r, rev);
-    imx_reply_json_steal(r, status, doc);
-    return 0;
+    int rc = reply_pin_doc(r, status, &d);
+    free(d.json);
+    return rc;
 }
 
 struct pin_create {
@@ -273,7 +287,7 @@ void imx_api_pin_list(struct imx_req *r)
     unsigned long long limit;
     const char *team = imx_req_query(r, "team");
     const char *cursor = imx_req_query(r, "cursor");
-    char after[80] = "", tid[24], limit_txt[16];
+    char after[80] = "", limit_txt[16];
     if (!team) {
         imx_reply_problem(r, IMX_E_BAD_REQUEST, "team is required (a team slug)");
         return;
@@ -291,15 +305,34 @@ void imx_api_pin_list(struct imx_req *r)
         snprintf(after, sizeof after, "%s", name);
         json_decref(key);
     }
-    int64_t team_id = imx_auth_team(r, team, IMX_ROLE_VIEWER);
-    if (!team_id)
-        return;
-    snprintf(tid, sizeof tid, "%lld", (long long)team_id);
+    /* One statement reads the team, the caller's role in it, the auth epoch and the page. */
+    char uid[24];
     snprintf(limit_txt, sizeof limit_txt, "%llu", limit);
-    imx_api_reply_page_steal(
-        r,
-        imx_db_pin_list(r->db, tid, cursor ? after : NULL, limit_txt, imx_auth_settings.read_cache),
-        limit, "s");
+    for (int attempt = 0;; attempt++) {
+        if (!imx_api_db(r))
+            return;
+        snprintf(uid, sizeof uid, "%lld", (long long)r->principal.user_id);
+        PGresult *res = imx_db_pin_list(r->db, team, uid, cursor ? after : NULL, limit_txt,
+                                        imx_auth_settings.read_cache);
+        if (!imx_db_ok(res) || PQntuples(res) < 1) {
+            imx_api_db_error(r, res);
+            PQclear(res);
+            return;
+        }
+        int confirmed = imx_auth_confirm(r, strtoll(PQgetvalue(res, 0, 0), NULL, 10));
+        if (confirmed == 1) {
+            int64_t team_id = strtoll(PQgetvalue(res, 0, 1), NULL, 10);
+            if (imx_auth_team_read(r, team, team_id, PQgetvalue(res, 0, 2), IMX_ROLE_VIEWER))
+                imx_api_reply_page_from_steal(r, res, 3, limit, "s");
+            else
+                PQclear(res);
+            return;
+        }
+        PQclear(res);
+        if (confirmed < 0 || attempt > 0)
+            return;
+        /* checked again in full: the statement's answer was read for the old principal */
+    }
 }
 
 /* The {id} parameter as decimal text; false (after replying 404) when it is not an id. */
@@ -316,7 +349,7 @@ static bool pin_id_param(struct imx_req *r, char id[24])
 
 void imx_api_pin_get(struct imx_req *r)
 {
-    char id[24];
+    char id[24], uid[24];
     if (!pin_id_param(r, id))
         return;
     struct imx_db_conn *c = imx_api_db(r);
@@ -326,7 +359,8 @@ void imx_api_pin_get(struct imx_req *r)
     int found = -1;
     for (int attempt = 0; attempt < 2; attempt++) {
         PGresult *fail;
-        found = imx_db_pin_read(c, id, imx_auth_settings.read_cache, &d, &fail);
+        snprintf(uid, sizeof uid, "%lld", (long long)r->principal.user_id);
+        found = imx_db_pin_read(c, id, uid, imx_auth_settings.read_cache, &d, &fail);
         if (found < 0) {
             imx_api_db_error(r, fail);
             PQclear(fail);
@@ -344,19 +378,10 @@ void imx_api_pin_get(struct imx_req *r)
         imx_reply_problem(r, IMX_E_NOT_FOUND, "No such pin");
         return;
     }
-    json_t *doc =
-        imx_auth_team_id(r, d.team_id, IMX_ROLE_VIEWER) ? json_loads(d.json, 0, NULL) : NULL;
-    bool replied = r->reply.status != 0;
+    /* the role was read with the pin, in the snapshot the epoch confirmed */
+    if (imx_auth_team_read(r, NULL, d.team_id, d.role, IMX_ROLE_VIEWER))
+        reply_pin_doc(r, 200, &d);
     free(d.json);
-    if (!doc) {
-        if (!replied)
-            imx_reply_problem(r, IMX_E_INTERNAL, NULL);
-        return;
-    }
-    char rev[24];
-    snprintf(rev, sizeof rev, "%lld", d.revision);
-    imx_api_etag_set(r, rev);
-    imx_reply_json_steal(r, 200, doc);
 }
 
 struct pin_change {

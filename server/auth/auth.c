@@ -446,6 +446,31 @@ enum imx_role imx_auth_role_slug(struct imx_req *r, const char *slug, int64_t *t
     return role;
 }
 
+/* The replies of a team check: 404 when the caller has no role (whether the team is missing or
+ * merely someone else's: the same answer), 403 when it is below min. */
+static bool team_role_passes(struct imx_req *r, const char *slug, enum imx_role role,
+                             enum imx_role min)
+{
+    if (role == IMX_ROLE_NONE) {
+        if (slug)
+            imx_reply_problem(r, IMX_E_NOT_FOUND, "No team '%s'", slug);
+        else
+            imx_reply_problem(r, IMX_E_NOT_FOUND, "Not found");
+        return false;
+    }
+    if (role < min) {
+        if (slug)
+            imx_reply_problem(r, IMX_E_FORBIDDEN, "Your role in team '%s' is %s; this needs %s",
+                              slug, imx_role_name(role), imx_role_name(min));
+        else
+            imx_reply_problem(r, IMX_E_FORBIDDEN,
+                              "Your role in the owning team is %s; this needs %s",
+                              imx_role_name(role), imx_role_name(min));
+        return false;
+    }
+    return true;
+}
+
 int64_t imx_auth_team(struct imx_req *r, const char *slug, enum imx_role min)
 {
     char uid[24];
@@ -473,17 +498,16 @@ int64_t imx_auth_team(struct imx_req *r, const char *slug, enum imx_role min)
         if (confirmed == 1 || attempt > 0)
             break;
     }
-    /* The same answer whether the team is missing or merely someone else's. */
-    if (role == IMX_ROLE_NONE) {
-        imx_reply_problem(r, IMX_E_NOT_FOUND, "No team '%s'", slug);
-        return 0;
-    }
-    if (role < min) {
-        imx_reply_problem(r, IMX_E_FORBIDDEN, "Your role in team '%s' is %s; this needs %s", slug,
-                          imx_role_name(role), imx_role_name(min));
-        return 0;
-    }
-    return id;
+    return team_role_passes(r, slug, role, min) ? id : 0;
+}
+
+int64_t imx_auth_team_read(struct imx_req *r, const char *slug, int64_t team_id,
+                           const char *member_role, enum imx_role min)
+{
+    enum imx_role role = r->principal.authenticated && team_id
+                             ? cap(&r->principal, team_id, imx_role_parse(member_role))
+                             : IMX_ROLE_NONE;
+    return team_role_passes(r, slug, role, min) ? team_id : 0;
 }
 
 bool imx_auth_team_id(struct imx_req *r, int64_t team_id, enum imx_role min)
@@ -491,16 +515,7 @@ bool imx_auth_team_id(struct imx_req *r, int64_t team_id, enum imx_role min)
     enum imx_role role;
     if (role_in(r, team_id, &role, true) != 0)
         return false;
-    if (role == IMX_ROLE_NONE) {
-        imx_reply_problem(r, IMX_E_NOT_FOUND, "Not found");
-        return false;
-    }
-    if (role < min) {
-        imx_reply_problem(r, IMX_E_FORBIDDEN, "Your role in the owning team is %s; this needs %s",
-                          imx_role_name(role), imx_role_name(min));
-        return false;
-    }
-    return true;
+    return team_role_passes(r, NULL, role, min);
 }
 
 enum imx_role imx_auth_role(struct imx_req *r, int64_t team_id)

@@ -67,6 +67,12 @@ int imx_auth_confirm_now(struct imx_req *r);
  * in it (and is not a global admin), 403 when the role is below min. Returns the team id (> 0), or
  * 0 after replying. Uses imx_api_db(r). */
 int64_t imx_auth_team(struct imx_req *r, const char *slug, enum imx_role min);
+/* The same check with the team's id (0: no such team) and the user's membership role (text, or
+ * NULL/"" for none) read by the caller's own statement, in the snapshot of an auth epoch it has
+ * confirmed with imx_auth_confirm: no query of its own. slug names the team in the replies (NULL:
+ * "the owning team"). Returns team_id, or 0 after replying 404/403. */
+int64_t imx_auth_team_read(struct imx_req *r, const char *slug, int64_t team_id,
+                           const char *member_role, enum imx_role min);
 /* The same for a team id read from a stored row (e.g. the owning team of an image). Returns true or
  * replies. */
 bool imx_auth_team_id(struct imx_req *r, int64_t team_id, enum imx_role min);

@@ -3,6 +3,7 @@
  * from are in migrations/0050_pin_docs.sql. */
 #include "db/pins.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,10 +38,18 @@ IMX_DB_STMT(q_move, 3,
 
 IMX_DB_STMT(q_delete, 1, "DELETE FROM pins WHERE id = $1::bigint RETURNING id");
 
-IMX_DB_STMT(q_list, 3,
-            "SELECT p.name, imx_pin_json(p.id, false)::text FROM pins p"
-            " WHERE p.team_id = $1::bigint AND ($2::text IS NULL OR p.name > $2::text)"
-            " ORDER BY p.name LIMIT $3::int + 1");
+/* A page of a team's pins with what the caller's check needs, in one statement: every row
+ * starts with the auth epoch, the team's id (NULL: no such team) and the user's role in it; then
+ * a pin's name and document, both NULL in the one row of an empty page. */
+#define LIST_BY_SLUG(doc, join)                                                                    \
+    "SELECT e.n, t.id, m.role, p.name, p.doc FROM auth_epoch e"                                    \
+    " LEFT JOIN teams t ON t.slug = $1::text"                                                      \
+    " LEFT JOIN memberships m ON m.team_id = t.id AND m.user_id = $2::bigint"                      \
+    " LEFT JOIN LATERAL (SELECT p.name, " doc " AS doc FROM pins p " join                          \
+    "  WHERE p.team_id = t.id AND ($3::text IS NULL OR p.name > $3::text)"                         \
+    "  ORDER BY p.name LIMIT $4::int + 1) p ON true ORDER BY p.name"
+
+IMX_DB_STMT(q_list, 4, LIST_BY_SLUG("imx_pin_json(p.id, false)::text", ""));
 
 /* A stored document is used while it is fresh and the session renders times in UTC, as it was
  * written; otherwise (or without one) the pin's document is built as q_list builds it. */
@@ -48,32 +57,33 @@ IMX_DB_STMT(q_list, 3,
     "(d.fresh_until IS NULL OR d.fresh_until > now())"                                             \
     " AND current_setting('TimeZone') IN ('UTC', 'Etc/UTC')"
 
-IMX_DB_STMT(q_list_stored, 3,
-            "SELECT p.name, coalesce(CASE WHEN " STORED_FRESH " THEN d.body || 'null}' END,"
-            " imx_pin_json(p.id, false)::text) FROM pins p LEFT JOIN pin_docs d ON d.pin_id = p.id"
-            " WHERE p.team_id = $1::bigint AND ($2::text IS NULL OR p.name > $2::text)"
-            " ORDER BY p.name LIMIT $3::int + 1");
+IMX_DB_STMT(q_list_stored, 4,
+            LIST_BY_SLUG("coalesce(CASE WHEN " STORED_FRESH " THEN d.body || 'null}' END,"
+                         " imx_pin_json(p.id, false)::text)",
+                         "LEFT JOIN pin_docs d ON d.pin_id = p.id"));
 
 IMX_DB_STMT(q_resolve, 3, "SELECT imx_pin_resolve($1::bigint, $2::text, $3::text)::text");
 
-/* Always one row: the epoch, then the pin's columns (NULL when there is no such pin). */
-IMX_DB_STMT(q_read, 1,
-            "SELECT (SELECT n FROM auth_epoch), p.team_id, imx_pin_json(p.id, true)::text,"
-            " p.revision FROM (SELECT 1) one LEFT JOIN pins p ON p.id = $1::bigint");
+/* Always one row: the epoch, then the pin's columns (NULL when there is no such pin) and the
+ * user's role in its team. */
+#define READ_ONE(doc, join)                                                                        \
+    "SELECT (SELECT n FROM auth_epoch), p.team_id, " doc ", p.revision, m.role"                    \
+    " FROM (SELECT 1) one LEFT JOIN pins p ON p.id = $1::bigint " join                             \
+    " LEFT JOIN memberships m ON m.team_id = p.team_id AND m.user_id = $2::bigint"
 
-IMX_DB_STMT(q_read_stored, 1,
-            "SELECT (SELECT n FROM auth_epoch), p.team_id,"
-            " coalesce(CASE WHEN " STORED_FRESH " THEN d.body || d.history || '}' END,"
-            " imx_pin_json(p.id, true)::text), p.revision"
-            " FROM (SELECT 1) one LEFT JOIN pins p ON p.id = $1::bigint"
-            " LEFT JOIN pin_docs d ON d.pin_id = p.id");
+IMX_DB_STMT(q_read, 2, READ_ONE("imx_pin_json(p.id, true)::text", ""));
 
-int imx_db_pin_read(struct imx_db_conn *c, const char *pin_id, bool stored,
+IMX_DB_STMT(q_read_stored, 2,
+            READ_ONE("coalesce(CASE WHEN " STORED_FRESH " THEN d.body || d.history || '}' END,"
+                     " imx_pin_json(p.id, true)::text)",
+                     "LEFT JOIN pin_docs d ON d.pin_id = p.id"));
+
+int imx_db_pin_read(struct imx_db_conn *c, const char *pin_id, const char *user_id, bool stored,
                     struct imx_db_pin_doc *out, PGresult **fail)
 {
     memset(out, 0, sizeof *out);
     *fail = NULL;
-    const char *p[] = { pin_id };
+    const char *p[] = { pin_id, user_id };
     PGresult *res = imx_db_exec(c, stored ? &q_read_stored : &q_read, p);
     if (!imx_db_ok(res) || PQntuples(res) != 1) {
         *fail = res;
@@ -85,6 +95,7 @@ int imx_db_pin_read(struct imx_db_conn *c, const char *pin_id, bool stored,
         out->team_id = strtoll(PQgetvalue(res, 0, 1), NULL, 10);
         out->revision = strtoll(PQgetvalue(res, 0, 3), NULL, 10);
         out->json = strdup(PQgetvalue(res, 0, 2));
+        snprintf(out->role, sizeof out->role, "%s", PQgetvalue(res, 0, 4));
     }
     PQclear(res);
     if (found && !out->json)
@@ -146,10 +157,10 @@ PGresult *imx_db_pin_delete(struct imx_db_conn *c, const char *pin_id)
     return imx_db_exec(c, &q_delete, p);
 }
 
-PGresult *imx_db_pin_list(struct imx_db_conn *c, const char *team_id, const char *after_name,
-                          const char *limit, bool stored)
+PGresult *imx_db_pin_list(struct imx_db_conn *c, const char *slug, const char *user_id,
+                          const char *after_name, const char *limit, bool stored)
 {
-    const char *p[] = { team_id, after_name, limit };
+    const char *p[] = { slug, user_id, after_name, limit };
     return imx_db_exec(c, stored ? &q_list_stored : &q_list, p);
 }
 

@@ -45,23 +45,27 @@ PGresult *imx_db_pin_delete(struct imx_db_conn *c, const char *pin_id);
 
 /* One pin: its document {id, team, name, image:summary, constraints:[{component, range}], status,
  * candidate:summary|null, advisory_count, advisories (the newest 5), created_at, updated_at,
- * history} (new, free() it), its team, its ETag revision and the auth epoch read with it. */
+ * history} (new, free() it), its team, its ETag revision, the auth epoch read with it and
+ * user_id's role in the team. */
 struct imx_db_pin_doc {
     char *json;
     long long team_id, revision, epoch;
+    char role[16]; /* user_id's role in the pin's team ("" when none) */
 };
 /* stored: answer from the stored document (pin_docs, migrations/0050_pin_docs.sql) where it is
  * current, else build it (IMAXE_READ_CACHE=0 always builds: the reference). Returns 1 with *out
  * filled, 0 for no such pin (out->epoch still set), or -1 with the failed result in *fail (for
  * imx_db_tx_fail or imx_api_db_error; NULL when out of memory). */
-int imx_db_pin_read(struct imx_db_conn *c, const char *pin_id, bool stored,
+int imx_db_pin_read(struct imx_db_conn *c, const char *pin_id, const char *user_id, bool stored,
                     struct imx_db_pin_doc *out, PGresult **fail);
 
-/* A team's pins by name -> rows (name, JSON as imx_db_pin_read with history null), at most
- * limit + 1; after_name from the last row of the previous page (NULL: first page); stored as
- * for imx_db_pin_read. */
-PGresult *imx_db_pin_list(struct imx_db_conn *c, const char *team_id, const char *after_name,
-                          const char *limit, bool stored);
+/* The pins of the team with this slug by name, with what checking the caller needs, in one
+ * statement -> rows (auth epoch, team id or NULL when there is no such team, user_id's role in it
+ * or NULL, name, JSON as imx_db_pin_read with history null), at most limit + 1; one row with a
+ * NULL name when the page is empty. after_name from the last row of the previous page (NULL:
+ * first page); stored as for imx_db_pin_read. */
+PGresult *imx_db_pin_list(struct imx_db_conn *c, const char *slug, const char *user_id,
+                          const char *after_name, const char *limit, bool stored);
 
 /* Resolve through a pin (GET /v1/images/resolve?pin=TEAM/NAME&region=R): the caller has
  * already checked that it may read team_id (imx_auth_team(r, slug, IMX_ROLE_VIEWER)) -> JSON

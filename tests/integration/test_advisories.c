@@ -523,6 +523,15 @@ static void pins(void **state)
     };
     for (size_t i = 0; i < sizeof cross / sizeof cross[0]; i++)
         expect(bob, cross[i].method, cross[i].path, cross[i].body, 404);
+    /* The list reads the team, the caller's role and the page in one statement: a team of no
+     * pins is an empty page, a team that does not exist 404 as another team's does. */
+    struct imx_res none;
+    assert_int_equal(imx_t_http_as(&srv, bob, "GET", "/v1/pins?team=team-b", NULL, &none), 0);
+    assert_int_equal(none.status, 200);
+    assert_string_equal(none.body, "{\"items\":[],\"next_cursor\":null}");
+    imx_t_res_free(&none);
+    expect(bob, "GET", "/v1/pins?team=no-such-team", NULL, 404);
+    expect(vic, "GET", "/v1/pins?team=team-b", NULL, 404);
     expect(bob, "GET", "/v1/pins/abc", NULL, 404);
     expect(alice, "DELETE", path, NULL, 204);
     expect(alice, "GET", path, NULL, 404);

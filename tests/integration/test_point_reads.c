@@ -637,29 +637,38 @@ static void revocations_take_effect_at_once(void **state)
     snprintf(tpath, sizeof tpath, "/v1/tokens/%lld",
              (long long)json_integer_value(json_object_get(res.json, "id")));
     imx_t_res_free(&res);
+    const char *pins_path = "/v1/pins?team=pr-team";
     for (int round = 0; round < 2; round++) {
         assert_int_equal(call(0, token, "GET", path, NULL, NULL, NULL), 200);
         assert_int_equal(call(1, token, "GET", path, NULL, NULL, NULL), 200);
+        assert_int_equal(call(round, token, "GET", pins_path, NULL, NULL, NULL), 200);
     }
     assert_int_equal(call(0, user, "DELETE", tpath, NULL, NULL, NULL), 204);
     assert_int_equal(call(1, token, "GET", path, NULL, NULL, NULL), 401);
     assert_int_equal(call(0, token, "GET", path, NULL, NULL, NULL), 401);
     assert_int_equal(call(1, token, "GET", "/v1/compare?ids=1,2", NULL, NULL, NULL), 401);
+    assert_int_equal(call(0, token, "GET", pins_path, NULL, NULL, NULL), 401);
 
     /* The membership removed through the second: no team role left (403), at once on both. */
     assert_int_equal(call(0, user, "GET", path, NULL, NULL, NULL), 200);
     assert_int_equal(call(1, user, "GET", path, NULL, NULL, NULL), 200);
+    /* The pin list reads the role with the page: remembered principals on both servers. */
+    assert_int_equal(call(0, user, "GET", pins_path, NULL, NULL, NULL), 200);
+    assert_int_equal(call(1, user, "GET", pins_path, NULL, NULL, NULL), 200);
     assert_int_equal(
         call(1, admin, "DELETE", "/v1/teams/pr-team/members/rev@pr.test", NULL, NULL, NULL), 204);
     assert_int_equal(call(0, user, "GET", path, NULL, NULL, NULL), 403);
     assert_int_equal(call(1, user, "GET", "/v1/images/resolve?family=pr-fam-0&region=us-east-1",
                           NULL, NULL, NULL),
                      403);
+    assert_int_equal(call(0, user, "GET", pins_path, NULL, NULL, NULL), 403);
+    assert_int_equal(call(1, user, "GET", pins_path, NULL, NULL, NULL), 403);
     /* Given back: the next request passes again. */
     assert_int_equal(call(0, admin, "PUT", "/v1/teams/pr-team/members/rev@pr.test",
                           "{\"role\":\"viewer\"}", NULL, NULL),
                      200);
     assert_int_equal(call(1, user, "GET", path, NULL, NULL, NULL), 200);
+    assert_int_equal(call(0, user, "GET", pins_path, NULL, NULL, NULL), 200);
 
     /* The user disabled (with SQL, as an operator would): refused at once on both. */
     assert_int_equal(call(0, user, "GET", path, NULL, NULL, NULL), 200);
