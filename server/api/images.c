@@ -23,6 +23,7 @@
 #include "domain/sbom.h"
 #include "domain/version.h"
 #include "util/config.h"
+#include "util/json_text.h"
 #include "util/log.h"
 
 #define SEARCH_LIMIT_DEFAULT 50
@@ -1570,6 +1571,32 @@ done:
 
 #define PIN_ARG_MAX 200 /* TEAM/NAME: a team slug and a pin name */
 
+/* Replies 200 {"pin":PIN,"image":IMAGE,"artifact_id":ARTIFACT} (without pin when NULL): image is
+ * PostgreSQL's JSON text of an object (printed here as jansson prints it), pin and artifact JSON
+ * text already printed so. */
+static void reply_resolved(struct imx_req *r, const struct imx_jspan *pin, struct imx_jspan image,
+                           struct imx_jspan artifact)
+{
+    struct imx_jbuf b = { 0 };
+    if (pin) {
+        imx_jbuf_puts(&b, "{\"pin\":");
+        imx_jbuf_put(&b, pin->p, pin->n);
+        imx_jbuf_puts(&b, ",\"image\":");
+    } else {
+        imx_jbuf_puts(&b, "{\"image\":");
+    }
+    size_t at = b.len;
+    bool ok = imx_json_put_norm(&b, image.p, image.n) && b.p[at] == '{';
+    imx_jbuf_puts(&b, ",\"artifact_id\":");
+    imx_jbuf_put(&b, artifact.p, artifact.n);
+    if (!ok || !imx_jbuf_put(&b, "}", 1)) {
+        imx_jbuf_free(&b);
+        imx_reply_problem(r, IMX_E_INTERNAL, NULL);
+        return;
+    }
+    imx_reply_raw_steal(r, 200, "application/json", b.p, b.len, NULL, NULL);
+}
+
 /* GET /v1/images/resolve?pin=TEAM/NAME&region=R: the pinned image's artifact, for callers who may
  * read TEAM (404 for everyone else, as for any team-owned object); never a revoked image. */
 static void resolve_pin(struct imx_req *r, const char *pin, const char *region)
@@ -1597,24 +1624,29 @@ static void resolve_pin(struct imx_req *r, const char *pin, const char *region)
         imx_api_images_reply_rc(r, IMX_DBI_ERROR);
         return;
     }
-    json_t *doc = json_loads(PQgetvalue(res, 0, 0), 0, NULL);
+    /* {pin, image, artifact_id, emptied_by}, copied as text */
+    struct imx_jbuf doc = { 0 };
+    struct imx_jspan d = { 0 }, p, image, artifact, by = { "null", 4 };
+    if (imx_json_put_norm(&doc, PQgetvalue(res, 0, 0), (size_t)PQgetlength(res, 0, 0)))
+        d = (struct imx_jspan){ doc.p, doc.len };
     PQclear(res);
-    const char *by = json_string_value(json_object_get(doc, "emptied_by"));
-    if (json_is_object(json_object_get(doc, "image")))
-        imx_reply_json_steal(r, 200,
-                             json_pack("{s:O, s:O, s:O}", "pin", json_object_get(doc, "pin"),
-                                       "image", json_object_get(doc, "image"), "artifact_id",
-                                       json_object_get(doc, "artifact_id")));
-    else if (!by)
+    imx_json_member(d, "emptied_by", &by);
+    if (imx_json_member(d, "image", &image) && image.p[0] == '{') {
+        if (imx_json_member(d, "pin", &p) && imx_json_member(d, "artifact_id", &artifact))
+            reply_resolved(r, &p, image, artifact);
+        else
+            imx_reply_problem(r, IMX_E_INTERNAL, NULL);
+    } else if (by.p[0] != '"') {
         imx_reply_problem(r, IMX_E_INTERNAL, NULL);
-    else if (strcmp(by, "pin") == 0)
+    } else if (by.n == 5 && memcmp(by.p, "\"pin\"", 5) == 0) {
         imx_reply_problem(r, IMX_E_NOT_FOUND, "pin: team %s has no pin %s", team, slash + 1);
-    else if (strcmp(by, "status") == 0)
+    } else if (by.n == 8 && memcmp(by.p, "\"status\"", 8) == 0) {
         imx_reply_problem(r, IMX_E_NOT_FOUND, "status: the image pin %s points at is revoked", pin);
-    else
+    } else {
         imx_reply_problem(r, IMX_E_NOT_FOUND,
                           "region: the image pin %s points at has no artifact in %s", pin, region);
-    json_decref(doc);
+    }
+    imx_jbuf_free(&doc);
 }
 
 void imx_api_image_resolve(struct imx_req *r)
@@ -1669,12 +1701,15 @@ void imx_api_image_resolve(struct imx_req *r)
             : IMX_DBI_OK;
     if (rc == IMX_DBI_OK && served) {
         int confirmed = imx_auth_confirm(r, epoch);
-        json_t *image = confirmed == 1 ? json_loads(summary, 0, NULL) : NULL;
-        if (image)
-            imx_reply_json_steal(r, 200,
-                                 json_pack("{s:o, s:s}", "image", image, "artifact_id", artifact));
-        else if (confirmed == 1)
-            imx_reply_problem(r, IMX_E_INTERNAL, NULL);
+        if (confirmed == 1) {
+            struct imx_jspan image = { summary, strlen(summary) };
+            struct imx_jbuf art = { 0 };
+            if (artifact && imx_json_put_string(&art, artifact))
+                reply_resolved(r, NULL, image, (struct imx_jspan){ art.p, art.len });
+            else
+                imx_reply_problem(r, IMX_E_INTERNAL, NULL);
+            imx_jbuf_free(&art);
+        }
         free(summary);
         free(artifact);
         if (confirmed != 0)
