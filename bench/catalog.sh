@@ -53,7 +53,7 @@ start_server() { # LOG [ENV...] -> prints the port; the pid goes to the file LOG
         IMAXE_DB_POOL_SIZE="$conns" build/imaxe-server > "$log" 2>&1 &
     echo $! > "$log.pid"
     for _ in $(seq 100); do grep -q 'listening on' "$log" && break; sleep 0.1; done
-    grep -o 'listening on http://[0-9.]*:[0-9]*' "$log" | sed 's/.*://'
+    grep -o 'listening on http://[0-9.]*:[0-9]*/' "$log" | sed 's/.*://; s/\/$//'
 }
 port=$(start_server "$dir/server.log")
 pid=$(cat "$dir/server.log.pid")

@@ -19,7 +19,7 @@ IMAXE_DATABASE_URL=$url IMAXE_PORT=0 IMAXE_ACCESS_LOG=0 IMAXE_DB_POOL_SIZE=16 \
 pid=$!
 trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null; tools/pg.sh stop "$dir/pg"; rm -rf "$dir"' EXIT
 for _ in $(seq 100); do grep -q 'listening on' "$dir/server.log" && break; sleep 0.1; done
-port=$(grep -o 'listening on http://[0-9.]*:[0-9]*' "$dir/server.log" | sed 's/.*://')
+port=$(grep -o 'listening on http://[0-9.]*:[0-9]*/' "$dir/server.log" | sed 's/.*://; s/\/$//')
 printf '%-10s %5s %10s %9s %9s %9s\n' endpoint conns req/s p50 p99 rss_mb
 for path in /livez /readyz; do
     for c in 16 64 256; do

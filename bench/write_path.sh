@@ -28,7 +28,7 @@ export IMAXE_WEBHOOK_ALLOW_HOSTS=127.0.0.1:$rport IMAXE_MAX_BODY_BYTES=16777216 
 build/imaxe-server migrate >/dev/null 2>&1
 IMAXE_PORT=0 IMAXE_ACCESS_LOG=0 build/imaxe-server > "$dir/server.log" 2>&1 & pid=$!
 for _ in $(seq 100); do grep -q 'listening on' "$dir/server.log" && break; sleep 0.1; done
-port=$(grep -o 'listening on http://[0-9.]*:[0-9]*' "$dir/server.log" | sed 's/.*://')
+port=$(grep -o 'listening on http://[0-9.]*:[0-9]*/' "$dir/server.log" | sed 's/.*://; s/\/$//')
 token=$(curl -sf "http://127.0.0.1:$port/v1/auth/login" -H 'Content-Type: application/json' \
     -d "{\"email\":\"$IMAXE_ADMIN_EMAIL\",\"password\":\"$IMAXE_ADMIN_PASSWORD\"}" |
     python3 -c 'import json,sys; print(json.load(sys.stdin)["access_token"])')

@@ -46,6 +46,10 @@ char *imx_t_sql(const char *conninfo, const char *sql);
 #define IMX_T_ADMIN_EMAIL    "admin@test.imaxe"
 #define IMX_T_ADMIN_PASSWORD "test-admin-password-7"
 
+/* The port of the "listening on http://ADDR:PORT/" line in a server's log, once that line is
+ * whole; 0 until then. */
+unsigned imx_t_port_from_log(const char *path);
+
 /* Starts the server with IMAXE_DATABASE_URL=db, the JWT secret and admin above, and extra
  * "NAME=value" settings (NULL-ended). Waits until /livez answers. Returns 0, or -1 (the server
  * exited: see its log). */

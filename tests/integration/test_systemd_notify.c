@@ -33,17 +33,7 @@ static bool receive_state(int fd, const char *want, int timeout_ms)
 /* Fills srv->port and srv->base from the "listening on http://ADDR:PORT/" log line. */
 static bool port_from_log(struct imx_srv *srv)
 {
-    FILE *f = fopen(srv->log_path, "r");
-    char line[2048];
-    if (!f)
-        return false;
-    while (!srv->port && fgets(line, sizeof line, f)) {
-        const char *p = strstr(line, "listening on http://");
-        p = p ? strchr(p + strlen("listening on http://"), ':') : NULL;
-        if (p)
-            srv->port = (unsigned)strtoul(p + 1, NULL, 10);
-    }
-    fclose(f);
+    srv->port = imx_t_port_from_log(srv->log_path);
     snprintf(srv->base, sizeof srv->base, "http://127.0.0.1:%u", srv->port);
     return srv->port != 0;
 }
