@@ -1597,6 +1597,66 @@ static void reply_resolved(struct imx_req *r, const struct imx_jspan *pin, struc
     imx_reply_raw_steal(r, 200, "application/json", b.p, b.len, NULL, NULL);
 }
 
+/* Replies from the pin resolve's document {pin, image, artifact_id, emptied_by} (PostgreSQL's
+ * text, len bytes), copied as text; team and name are pin's parts. */
+static void reply_pin_resolution(struct imx_req *r, const char *text, size_t len, const char *pin,
+                                 const char *team, const char *name, const char *region)
+{
+    struct imx_jbuf doc = { 0 };
+    struct imx_jspan d = { 0 }, p, image, artifact, by = { "null", 4 };
+    if (imx_json_put_norm(&doc, text, len))
+        d = (struct imx_jspan){ doc.p, doc.len };
+    imx_json_member(d, "emptied_by", &by);
+    if (imx_json_member(d, "image", &image) && image.p[0] == '{') {
+        if (imx_json_member(d, "pin", &p) && imx_json_member(d, "artifact_id", &artifact))
+            reply_resolved(r, &p, image, artifact);
+        else
+            imx_reply_problem(r, IMX_E_INTERNAL, NULL);
+    } else if (by.p[0] != '"') {
+        imx_reply_problem(r, IMX_E_INTERNAL, NULL);
+    } else if (by.n == 5 && memcmp(by.p, "\"pin\"", 5) == 0) {
+        imx_reply_problem(r, IMX_E_NOT_FOUND, "pin: team %s has no pin %s", team, name);
+    } else if (by.n == 8 && memcmp(by.p, "\"status\"", 8) == 0) {
+        imx_reply_problem(r, IMX_E_NOT_FOUND, "status: the image pin %s points at is revoked", pin);
+    } else {
+        imx_reply_problem(r, IMX_E_NOT_FOUND,
+                          "region: the image pin %s points at has no artifact in %s", pin, region);
+    }
+    imx_jbuf_free(&doc);
+}
+
+/* Without a read replica: the team, the caller's role in it, the auth epoch and the resolve in
+ * one statement on the primary. */
+static void resolve_pin_primary(struct imx_req *r, const char *pin, const char *team,
+                                const char *name, const char *region)
+{
+    char uid[24];
+    for (int attempt = 0;; attempt++) {
+        if (!imx_api_db(r))
+            return;
+        snprintf(uid, sizeof uid, "%lld", (long long)r->principal.user_id);
+        PGresult *res = imx_db_pin_resolve_by_slug(r->db, team, uid, name, region);
+        if (!imx_db_ok(res) || PQntuples(res) != 1) {
+            imx_api_db_error(r, res);
+            PQclear(res);
+            return;
+        }
+        int confirmed = imx_auth_confirm(r, strtoll(PQgetvalue(res, 0, 0), NULL, 10));
+        if (confirmed == 1) {
+            int64_t team_id = strtoll(PQgetvalue(res, 0, 1), NULL, 10);
+            if (imx_auth_team_read(r, team, team_id, PQgetvalue(res, 0, 2), IMX_ROLE_VIEWER))
+                reply_pin_resolution(r, PQgetvalue(res, 0, 3), (size_t)PQgetlength(res, 0, 3), pin,
+                                     team, name, region);
+            PQclear(res);
+            return;
+        }
+        PQclear(res);
+        if (confirmed < 0 || attempt > 0)
+            return;
+        /* checked again in full: the statement's answer was read for the old principal */
+    }
+}
+
 /* GET /v1/images/resolve?pin=TEAM/NAME&region=R: the pinned image's artifact, for callers who may
  * read TEAM (404 for everyone else, as for any team-owned object); never a revoked image. */
 static void resolve_pin(struct imx_req *r, const char *pin, const char *region)
@@ -1611,6 +1671,12 @@ static void resolve_pin(struct imx_req *r, const char *pin, const char *region)
     }
     memcpy(team, pin, tl);
     team[tl] = '\0';
+    if (!imx_db_has_read_pool()) {
+        resolve_pin_primary(r, pin, team, slash + 1, region);
+        return;
+    }
+    /* With a read replica the team check reads the primary (a lagging replica's auth epoch could
+     * let a token just revoked through) and the resolve the replica: two statements. */
     int64_t team_id = imx_auth_team(r, team, IMX_ROLE_VIEWER); /* confirms the principal */
     if (!team_id)
         return;
@@ -1624,29 +1690,9 @@ static void resolve_pin(struct imx_req *r, const char *pin, const char *region)
         imx_api_images_reply_rc(r, IMX_DBI_ERROR);
         return;
     }
-    /* {pin, image, artifact_id, emptied_by}, copied as text */
-    struct imx_jbuf doc = { 0 };
-    struct imx_jspan d = { 0 }, p, image, artifact, by = { "null", 4 };
-    if (imx_json_put_norm(&doc, PQgetvalue(res, 0, 0), (size_t)PQgetlength(res, 0, 0)))
-        d = (struct imx_jspan){ doc.p, doc.len };
+    reply_pin_resolution(r, PQgetvalue(res, 0, 0), (size_t)PQgetlength(res, 0, 0), pin, team,
+                         slash + 1, region);
     PQclear(res);
-    imx_json_member(d, "emptied_by", &by);
-    if (imx_json_member(d, "image", &image) && image.p[0] == '{') {
-        if (imx_json_member(d, "pin", &p) && imx_json_member(d, "artifact_id", &artifact))
-            reply_resolved(r, &p, image, artifact);
-        else
-            imx_reply_problem(r, IMX_E_INTERNAL, NULL);
-    } else if (by.p[0] != '"') {
-        imx_reply_problem(r, IMX_E_INTERNAL, NULL);
-    } else if (by.n == 5 && memcmp(by.p, "\"pin\"", 5) == 0) {
-        imx_reply_problem(r, IMX_E_NOT_FOUND, "pin: team %s has no pin %s", team, slash + 1);
-    } else if (by.n == 8 && memcmp(by.p, "\"status\"", 8) == 0) {
-        imx_reply_problem(r, IMX_E_NOT_FOUND, "status: the image pin %s points at is revoked", pin);
-    } else {
-        imx_reply_problem(r, IMX_E_NOT_FOUND,
-                          "region: the image pin %s points at has no artifact in %s", pin, region);
-    }
-    imx_jbuf_free(&doc);
 }
 
 void imx_api_image_resolve(struct imx_req *r)

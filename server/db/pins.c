@@ -64,6 +64,14 @@ IMX_DB_STMT(q_list_stored, 4,
 
 IMX_DB_STMT(q_resolve, 3, "SELECT imx_pin_resolve($1::bigint, $2::text, $3::text)::text");
 
+/* Always one row: the auth epoch, the team's id (NULL: no such team), the user's role in it, and
+ * the resolve's document (NULL without a team). */
+IMX_DB_STMT(q_resolve_by_slug, 4,
+            "SELECT e.n, t.id, m.role, CASE WHEN t.id IS NOT NULL"
+            " THEN imx_pin_resolve(t.id, $3::text, $4::text)::text END"
+            " FROM auth_epoch e LEFT JOIN teams t ON t.slug = $1::text"
+            " LEFT JOIN memberships m ON m.team_id = t.id AND m.user_id = $2::bigint");
+
 /* Always one row: the epoch, then the pin's columns (NULL when there is no such pin) and the
  * user's role in its team. */
 #define READ_ONE(doc, join)                                                                        \
@@ -162,6 +170,13 @@ PGresult *imx_db_pin_list(struct imx_db_conn *c, const char *slug, const char *u
 {
     const char *p[] = { slug, user_id, after_name, limit };
     return imx_db_exec(c, stored ? &q_list_stored : &q_list, p);
+}
+
+PGresult *imx_db_pin_resolve_by_slug(struct imx_db_conn *c, const char *slug, const char *user_id,
+                                     const char *name, const char *region)
+{
+    const char *p[] = { slug, user_id, name, region };
+    return imx_db_exec(c, &q_resolve_by_slug, p);
 }
 
 PGresult *imx_db_pin_resolve(struct imx_db_conn *c, const char *team_id, const char *name,

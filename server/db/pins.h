@@ -74,4 +74,11 @@ PGresult *imx_db_pin_list(struct imx_db_conn *c, const char *slug, const char *u
 PGresult *imx_db_pin_resolve(struct imx_db_conn *c, const char *team_id, const char *name,
                              const char *region);
 
+/* The same with what checking the caller needs, in one statement (for a server without a read
+ * replica, where both would read the primary) -> one row: auth epoch, the team's id (NULL when
+ * there is no team with this slug), user_id's role in it, and the JSON above (NULL without a
+ * team). The caller checks the role before replying with it. */
+PGresult *imx_db_pin_resolve_by_slug(struct imx_db_conn *c, const char *slug, const char *user_id,
+                                     const char *name, const char *region);
+
 #endif

@@ -638,16 +638,20 @@ static void revocations_take_effect_at_once(void **state)
              (long long)json_integer_value(json_object_get(res.json, "id")));
     imx_t_res_free(&res);
     const char *pins_path = "/v1/pins?team=pr-team";
+    /* no such pin: 404 for whoever may read the team (the check and the resolve in one statement) */
+    const char *by_pin = "/v1/images/resolve?pin=pr-team/no-such-pin&region=us-east-1";
     for (int round = 0; round < 2; round++) {
         assert_int_equal(call(0, token, "GET", path, NULL, NULL, NULL), 200);
         assert_int_equal(call(1, token, "GET", path, NULL, NULL, NULL), 200);
         assert_int_equal(call(round, token, "GET", pins_path, NULL, NULL, NULL), 200);
+        assert_int_equal(call(round, token, "GET", by_pin, NULL, NULL, NULL), 404);
     }
     assert_int_equal(call(0, user, "DELETE", tpath, NULL, NULL, NULL), 204);
     assert_int_equal(call(1, token, "GET", path, NULL, NULL, NULL), 401);
     assert_int_equal(call(0, token, "GET", path, NULL, NULL, NULL), 401);
     assert_int_equal(call(1, token, "GET", "/v1/compare?ids=1,2", NULL, NULL, NULL), 401);
     assert_int_equal(call(0, token, "GET", pins_path, NULL, NULL, NULL), 401);
+    assert_int_equal(call(1, token, "GET", by_pin, NULL, NULL, NULL), 401);
 
     /* The membership removed through the second: no team role left (403), at once on both. */
     assert_int_equal(call(0, user, "GET", path, NULL, NULL, NULL), 200);
@@ -663,12 +667,14 @@ static void revocations_take_effect_at_once(void **state)
                      403);
     assert_int_equal(call(0, user, "GET", pins_path, NULL, NULL, NULL), 403);
     assert_int_equal(call(1, user, "GET", pins_path, NULL, NULL, NULL), 403);
+    assert_int_equal(call(0, user, "GET", by_pin, NULL, NULL, NULL), 403);
     /* Given back: the next request passes again. */
     assert_int_equal(call(0, admin, "PUT", "/v1/teams/pr-team/members/rev@pr.test",
                           "{\"role\":\"viewer\"}", NULL, NULL),
                      200);
     assert_int_equal(call(1, user, "GET", path, NULL, NULL, NULL), 200);
     assert_int_equal(call(0, user, "GET", pins_path, NULL, NULL, NULL), 200);
+    assert_int_equal(call(1, user, "GET", by_pin, NULL, NULL, NULL), 404);
 
     /* The user disabled (with SQL, as an operator would): refused at once on both. */
     assert_int_equal(call(0, user, "GET", path, NULL, NULL, NULL), 200);
