@@ -638,7 +638,8 @@ static void revocations_take_effect_at_once(void **state)
              (long long)json_integer_value(json_object_get(res.json, "id")));
     imx_t_res_free(&res);
     const char *pins_path = "/v1/pins?team=pr-team";
-    /* no such pin: 404 for whoever may read the team (the check and the resolve in one statement) */
+    /* no such pin: 404 for whoever may read the team (the check and the resolve in one statement)
+     */
     const char *by_pin = "/v1/images/resolve?pin=pr-team/no-such-pin&region=us-east-1";
     for (int round = 0; round < 2; round++) {
         assert_int_equal(call(0, token, "GET", path, NULL, NULL, NULL), 200);
