@@ -1625,36 +1625,15 @@ static void reply_pin_resolution(struct imx_req *r, const char *text, size_t len
     imx_jbuf_free(&doc);
 }
 
-/* Without a read replica: the team, the caller's role in it, the auth epoch and the resolve in
- * one statement on the primary. */
-static void resolve_pin_primary(struct imx_req *r, const char *pin, const char *team,
-                                const char *name, const char *region)
+struct resolve_args {
+    const char *team, *name, *region;
+};
+
+static int read_resolution(struct imx_db_conn *c, const char *user_id, void *cls,
+                           struct imx_db_team_read *out)
 {
-    char uid[24];
-    for (int attempt = 0;; attempt++) {
-        if (!imx_api_db(r))
-            return;
-        snprintf(uid, sizeof uid, "%lld", (long long)r->principal.user_id);
-        PGresult *res = imx_db_pin_resolve_by_slug(r->db, team, uid, name, region);
-        if (!imx_db_ok(res) || PQntuples(res) != 1) {
-            imx_api_db_error(r, res);
-            PQclear(res);
-            return;
-        }
-        int confirmed = imx_auth_confirm(r, strtoll(PQgetvalue(res, 0, 0), NULL, 10));
-        if (confirmed == 1) {
-            int64_t team_id = strtoll(PQgetvalue(res, 0, 1), NULL, 10);
-            if (imx_auth_team_read(r, team, team_id, PQgetvalue(res, 0, 2), IMX_ROLE_VIEWER))
-                reply_pin_resolution(r, PQgetvalue(res, 0, 3), (size_t)PQgetlength(res, 0, 3), pin,
-                                     team, name, region);
-            PQclear(res);
-            return;
-        }
-        PQclear(res);
-        if (confirmed < 0 || attempt > 0)
-            return;
-        /* checked again in full: the statement's answer was read for the old principal */
-    }
+    const struct resolve_args *a = cls;
+    return imx_db_pin_resolve_by_slug(c, a->team, user_id, a->name, a->region, out);
 }
 
 /* GET /v1/images/resolve?pin=TEAM/NAME&region=R: the pinned image's artifact, for callers who may
@@ -1672,7 +1651,18 @@ static void resolve_pin(struct imx_req *r, const char *pin, const char *region)
     memcpy(team, pin, tl);
     team[tl] = '\0';
     if (!imx_db_has_read_pool()) {
-        resolve_pin_primary(r, pin, team, slash + 1, region);
+        /* The team, the caller's role in it, the auth epoch and the resolve in one statement. */
+        struct resolve_args a = { team, slash + 1, region };
+        struct imx_db_team_read t;
+        if (!imx_auth_team_with(r, team, IMX_ROLE_VIEWER, read_resolution, &a, &t))
+            return;
+        size_t len = 0;
+        const char *doc = imx_db_pin_resolution(&t, &len);
+        if (doc)
+            reply_pin_resolution(r, doc, len, pin, team, slash + 1, region);
+        else
+            imx_reply_problem(r, IMX_E_INTERNAL, NULL);
+        imx_db_team_read_free(&t);
         return;
     }
     /* With a read replica the team check reads the primary (a lagging replica's auth epoch could
@@ -1684,15 +1674,15 @@ static void resolve_pin(struct imx_req *r, const char *pin, const char *region)
     struct imx_db_conn *c = imx_api_db_read(r);
     if (!c)
         return;
-    PGresult *res = imx_db_pin_resolve(c, tid, slash + 1, region);
-    if (!imx_db_ok(res) || PQntuples(res) != 1) {
-        PQclear(res);
-        imx_api_images_reply_rc(r, IMX_DBI_ERROR);
+    char *doc;
+    PGresult *fail;
+    if (imx_db_pin_resolve(c, tid, slash + 1, region, &doc, &fail) != 0) {
+        imx_api_db_error(r, fail);
+        PQclear(fail);
         return;
     }
-    reply_pin_resolution(r, PQgetvalue(res, 0, 0), (size_t)PQgetlength(res, 0, 0), pin, team,
-                         slash + 1, region);
-    PQclear(res);
+    reply_pin_resolution(r, doc, strlen(doc), pin, team, slash + 1, region);
+    free(doc);
 }
 
 void imx_api_image_resolve(struct imx_req *r)

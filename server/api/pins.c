@@ -282,6 +282,18 @@ void imx_api_pin_create(struct imx_req *r)
     free(p.constraints);
 }
 
+struct page_args {
+    const char *slug, *after, *limit;
+};
+
+static int read_page(struct imx_db_conn *c, const char *user_id, void *cls,
+                     struct imx_db_team_read *out)
+{
+    const struct page_args *a = cls;
+    return imx_db_pin_list(c, a->slug, user_id, a->after, a->limit, imx_auth_settings.read_cache,
+                           out);
+}
+
 void imx_api_pin_list(struct imx_req *r)
 {
     unsigned long long limit;
@@ -306,33 +318,11 @@ void imx_api_pin_list(struct imx_req *r)
         json_decref(key);
     }
     /* One statement reads the team, the caller's role in it, the auth epoch and the page. */
-    char uid[24];
+    struct page_args a = { team, cursor ? after : NULL, limit_txt };
+    struct imx_db_team_read t;
     snprintf(limit_txt, sizeof limit_txt, "%llu", limit);
-    for (int attempt = 0;; attempt++) {
-        if (!imx_api_db(r))
-            return;
-        snprintf(uid, sizeof uid, "%lld", (long long)r->principal.user_id);
-        PGresult *res = imx_db_pin_list(r->db, team, uid, cursor ? after : NULL, limit_txt,
-                                        imx_auth_settings.read_cache);
-        if (!imx_db_ok(res) || PQntuples(res) < 1) {
-            imx_api_db_error(r, res);
-            PQclear(res);
-            return;
-        }
-        int confirmed = imx_auth_confirm(r, strtoll(PQgetvalue(res, 0, 0), NULL, 10));
-        if (confirmed == 1) {
-            int64_t team_id = strtoll(PQgetvalue(res, 0, 1), NULL, 10);
-            if (imx_auth_team_read(r, team, team_id, PQgetvalue(res, 0, 2), IMX_ROLE_VIEWER))
-                imx_api_reply_page_from_steal(r, res, 3, limit, "s");
-            else
-                PQclear(res);
-            return;
-        }
-        PQclear(res);
-        if (confirmed < 0 || attempt > 0)
-            return;
-        /* checked again in full: the statement's answer was read for the old principal */
-    }
+    if (imx_auth_team_with(r, team, IMX_ROLE_VIEWER, read_page, &a, &t))
+        imx_api_reply_page_from_steal(r, t.res, IMX_DB_PIN_PAGE_COL, limit, "s");
 }
 
 /* The {id} parameter as decimal text; false (after replying 404) when it is not an id. */

@@ -434,15 +434,15 @@ enum imx_role imx_auth_role_slug(struct imx_req *r, const char *slug, int64_t *t
     if (!quiet_db(r) || !r->principal.authenticated)
         return IMX_ROLE_NONE;
     snprintf(uid, sizeof uid, "%lld", (long long)r->principal.user_id);
-    PGresult *res = imx_db_auth_team_by_slug(r->db, slug, uid);
+    struct imx_db_team_read t;
     enum imx_role role = IMX_ROLE_NONE;
-    if (imx_db_ok(res) && PQntuples(res) == 1 && !PQgetisnull(res, 0, 0)) {
-        *team_id = parse_id(PQgetvalue(res, 0, 0));
-        role = cap(&r->principal, *team_id, imx_role_parse(PQgetvalue(res, 0, 1)));
-    } else if (!imx_db_ok(res)) {
-        imx_error("request %s: team lookup failed: %s", r->request_id, imx_db_sqlstate(res));
+    if (imx_db_auth_team_read(r->db, slug, uid, &t) != 0) {
+        imx_error("request %s: team lookup failed: %s", r->request_id, imx_db_sqlstate(t.res));
+    } else if (t.team_id) {
+        *team_id = t.team_id;
+        role = cap(&r->principal, t.team_id, imx_role_parse(t.role));
     }
-    PQclear(res);
+    imx_db_team_read_free(&t);
     return role;
 }
 
@@ -471,34 +471,49 @@ static bool team_role_passes(struct imx_req *r, const char *slug, enum imx_role 
     return true;
 }
 
-int64_t imx_auth_team(struct imx_req *r, const char *slug, enum imx_role min)
+int64_t imx_auth_team_with(struct imx_req *r, const char *slug, enum imx_role min,
+                           imx_auth_team_read_fn read, void *cls, struct imx_db_team_read *out)
 {
     char uid[24];
-    int64_t id = 0;
-    enum imx_role role = IMX_ROLE_NONE;
-    for (int attempt = 0;; attempt++) {
+    for (int attempt = 0; attempt < 2; attempt++) {
         if (!imx_api_db(r))
             return 0;
         snprintf(uid, sizeof uid, "%lld", (long long)r->principal.user_id);
-        PGresult *res = imx_db_auth_team_by_slug(r->db, slug, uid);
-        if (!imx_db_ok(res) || PQntuples(res) != 1) {
-            imx_api_db_error(r, res);
-            PQclear(res);
+        if (read(r->db, uid, cls, out) != 0) {
+            imx_api_db_error(r, out->res);
+            imx_db_team_read_free(out);
             return 0;
         }
-        /* The lookup confirms a remembered principal too (its epoch column). */
-        int confirmed = imx_auth_confirm(r, strtoll(PQgetvalue(res, 0, 2), NULL, 10));
-        if (confirmed == 1 && !PQgetisnull(res, 0, 0)) {
-            id = parse_id(PQgetvalue(res, 0, 0));
-            role = cap(&r->principal, id, imx_role_parse(PQgetvalue(res, 0, 1)));
+        /* The statement's epoch confirms a remembered principal too. */
+        int confirmed = imx_auth_confirm(r, out->epoch);
+        if (confirmed == 1) {
+            if (imx_auth_team_read(r, slug, out->team_id, out->role, min))
+                return out->team_id;
+            imx_db_team_read_free(out);
+            return 0;
         }
-        PQclear(res);
+        imx_db_team_read_free(out);
         if (confirmed < 0)
             return 0;
-        if (confirmed == 1 || attempt > 0)
-            break;
+        /* checked again in full: the answer was read for the principal as it was */
     }
-    return team_role_passes(r, slug, role, min) ? id : 0;
+    imx_reply_problem(r, IMX_E_INTERNAL, NULL); /* a principal checked in full confirms at once */
+    return 0;
+}
+
+static int read_team(struct imx_db_conn *c, const char *user_id, void *slug,
+                     struct imx_db_team_read *out)
+{
+    return imx_db_auth_team_read(c, slug, user_id, out);
+}
+
+int64_t imx_auth_team(struct imx_req *r, const char *slug, enum imx_role min)
+{
+    struct imx_db_team_read t;
+    int64_t id = imx_auth_team_with(r, slug, min, read_team, (void *)slug, &t);
+    if (id)
+        imx_db_team_read_free(&t);
+    return id;
 }
 
 int64_t imx_auth_team_read(struct imx_req *r, const char *slug, int64_t team_id,

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "db/auth.h"
 #include "http/request.h"
 #include "util/config.h"
 
@@ -67,6 +68,16 @@ int imx_auth_confirm_now(struct imx_req *r);
  * in it (and is not a global admin), 403 when the role is below min. Returns the team id (> 0), or
  * 0 after replying. Uses imx_api_db(r). */
 int64_t imx_auth_team(struct imx_req *r, const char *slug, enum imx_role min);
+/* A statement that reads the caller's team with what it answers (db/auth.h). */
+typedef int (*imx_auth_team_read_fn)(struct imx_db_conn *c, const char *user_id, void *cls,
+                                     struct imx_db_team_read *out);
+/* The same check made by the handler's own statement, so that the check and the read are one
+ * round trip: runs read until its answer holds for the caller as they are (a remembered
+ * principal is confirmed by the epoch read; one checked again in full is read again), then checks
+ * the role read as imx_auth_team does. Returns the team id with *out filled (the caller frees it
+ * with imx_db_team_read_free, or hands its result on), or 0 after replying (out freed). */
+int64_t imx_auth_team_with(struct imx_req *r, const char *slug, enum imx_role min,
+                           imx_auth_team_read_fn read, void *cls, struct imx_db_team_read *out);
 /* The same check with the team's id (0: no such team) and the user's membership role (text, or
  * NULL/"" for none) read by the caller's own statement, in the snapshot of an auth epoch it has
  * confirmed with imx_auth_confirm: no query of its own. slug names the team in the replies (NULL:

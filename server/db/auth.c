@@ -3,6 +3,7 @@
 #include "db/auth.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 /* An API token's principal: token, user, team, role cap, the user's admin flag and role in the
  * token's team, the expiry (Unix seconds) and the auth epoch it was read at. */
@@ -73,16 +74,35 @@ PGresult *imx_db_auth_max_role(struct imx_db_conn *c, const char *user_id)
     return imx_db_exec(c, &q_max_role, p);
 }
 
-/* Always one row: the team's id (NULL when there is none), the user's role in it, and the auth
- * epoch (migrations/0020_point_reads.sql). */
+/* Always one row: the auth epoch, the team's id (NULL when there is none) and the user's role
+ * in it (migrations/0020_point_reads.sql). */
 IMX_DB_STMT(q_team_by_slug, 2,
-            "SELECT t.id, m.role, e.n FROM auth_epoch e LEFT JOIN teams t ON t.slug = $1"
+            "SELECT e.n, t.id, m.role FROM auth_epoch e LEFT JOIN teams t ON t.slug = $1"
             " LEFT JOIN memberships m ON m.team_id = t.id AND m.user_id = $2::bigint");
 
-PGresult *imx_db_auth_team_by_slug(struct imx_db_conn *c, const char *slug, const char *user_id)
+int imx_db_team_read_take(PGresult *res, struct imx_db_team_read *t)
+{
+    memset(t, 0, sizeof *t);
+    t->res = res;
+    if (!imx_db_ok(res) || PQntuples(res) < 1 || PQnfields(res) < 3)
+        return -1;
+    t->epoch = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
+    t->team_id = strtoll(PQgetvalue(res, 0, 1), NULL, 10);
+    t->role = PQgetvalue(res, 0, 2);
+    return 0;
+}
+
+void imx_db_team_read_free(struct imx_db_team_read *t)
+{
+    PQclear(t->res);
+    memset(t, 0, sizeof *t);
+}
+
+int imx_db_auth_team_read(struct imx_db_conn *c, const char *slug, const char *user_id,
+                          struct imx_db_team_read *t)
 {
     const char *p[] = { slug, user_id };
-    return imx_db_exec(c, &q_team_by_slug, p);
+    return imx_db_team_read_take(imx_db_exec(c, &q_team_by_slug, p), t);
 }
 
 IMX_DB_STMT(q_role_in_team, 2,

@@ -26,8 +26,21 @@ PGresult *imx_db_auth_bootstrap(struct imx_db_conn *c, const char *email, const 
 /* Roles */
 /* The user's highest role in any team -> role (NULL when none). */
 PGresult *imx_db_auth_max_role(struct imx_db_conn *c, const char *user_id);
-/* A team by slug -> id, the user's role there (NULL when none). */
-PGresult *imx_db_auth_team_by_slug(struct imx_db_conn *c, const char *slug, const char *user_id);
+/* What a statement that checks the caller's team along with what it reads begins every row with:
+ * the auth epoch, the team with the slug (team_id 0 when there is none) and the user's role there
+ * (role "" when none). res holds them and the rest of what was read. */
+struct imx_db_team_read {
+    PGresult *res; /* after a failed call, the failed result (or NULL); imx_db_team_read_free() */
+    long long epoch, team_id;
+    const char *role;
+};
+/* Takes res, whose row 0 starts (epoch, team id, role): 0 with *t filled, or -1 with the failed
+ * result in t->res. */
+int imx_db_team_read_take(PGresult *res, struct imx_db_team_read *t);
+void imx_db_team_read_free(struct imx_db_team_read *t);
+/* A team by slug and the user's role there, with the auth epoch (one row, nothing after). */
+int imx_db_auth_team_read(struct imx_db_conn *c, const char *slug, const char *user_id,
+                          struct imx_db_team_read *t);
 /* The user's role in a team -> role (no row when none). */
 PGresult *imx_db_auth_role_in_team(struct imx_db_conn *c, const char *team_id, const char *user_id);
 

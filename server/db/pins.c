@@ -165,23 +165,41 @@ PGresult *imx_db_pin_delete(struct imx_db_conn *c, const char *pin_id)
     return imx_db_exec(c, &q_delete, p);
 }
 
-PGresult *imx_db_pin_list(struct imx_db_conn *c, const char *slug, const char *user_id,
-                          const char *after_name, const char *limit, bool stored)
+int imx_db_pin_list(struct imx_db_conn *c, const char *slug, const char *user_id,
+                    const char *after_name, const char *limit, bool stored,
+                    struct imx_db_team_read *t)
 {
     const char *p[] = { slug, user_id, after_name, limit };
-    return imx_db_exec(c, stored ? &q_list_stored : &q_list, p);
+    return imx_db_team_read_take(imx_db_exec(c, stored ? &q_list_stored : &q_list, p), t);
 }
 
-PGresult *imx_db_pin_resolve_by_slug(struct imx_db_conn *c, const char *slug, const char *user_id,
-                                     const char *name, const char *region)
+int imx_db_pin_resolve_by_slug(struct imx_db_conn *c, const char *slug, const char *user_id,
+                               const char *name, const char *region, struct imx_db_team_read *t)
 {
     const char *p[] = { slug, user_id, name, region };
-    return imx_db_exec(c, &q_resolve_by_slug, p);
+    return imx_db_team_read_take(imx_db_exec(c, &q_resolve_by_slug, p), t);
 }
 
-PGresult *imx_db_pin_resolve(struct imx_db_conn *c, const char *team_id, const char *name,
-                             const char *region)
+const char *imx_db_pin_resolution(const struct imx_db_team_read *t, size_t *len)
+{
+    if (!t->res || PQnfields(t->res) < 4 || PQgetisnull(t->res, 0, 3))
+        return NULL;
+    *len = (size_t)PQgetlength(t->res, 0, 3);
+    return PQgetvalue(t->res, 0, 3);
+}
+
+int imx_db_pin_resolve(struct imx_db_conn *c, const char *team_id, const char *name,
+                       const char *region, char **json, PGresult **fail)
 {
     const char *p[] = { team_id, name, region };
-    return imx_db_exec(c, &q_resolve, p);
+    PGresult *res = imx_db_exec(c, &q_resolve, p);
+    *json = NULL;
+    *fail = NULL;
+    if (!imx_db_ok(res) || PQntuples(res) != 1 || PQgetisnull(res, 0, 0)) {
+        *fail = res;
+        return -1;
+    }
+    *json = strdup(PQgetvalue(res, 0, 0));
+    PQclear(res);
+    return *json ? 0 : -1;
 }

@@ -8,6 +8,7 @@
 #include <libpq-fe.h>
 #include <stdbool.h>
 
+#include "db/auth.h"
 #include "db/pool.h"
 
 /* An image's family and status -> family, status (no row: no such image). */
@@ -60,25 +61,31 @@ int imx_db_pin_read(struct imx_db_conn *c, const char *pin_id, const char *user_
                     struct imx_db_pin_doc *out, PGresult **fail);
 
 /* The pins of the team with this slug by name, with what checking the caller needs, in one
- * statement -> rows (auth epoch, team id or NULL when there is no such team, user_id's role in it
- * or NULL, name, JSON as imx_db_pin_read with history null), at most limit + 1; one row with a
- * NULL name when the page is empty. after_name from the last row of the previous page (NULL:
- * first page); stored as for imx_db_pin_read. */
-PGresult *imx_db_pin_list(struct imx_db_conn *c, const char *slug, const char *user_id,
-                          const char *after_name, const char *limit, bool stored);
+ * statement: *t as imx_db_team_read_take fills it; t->res's rows go on with (name, JSON as
+ * imx_db_pin_read with history null) from column IMX_DB_PIN_PAGE_COL, at most limit + 1 of them,
+ * one row with a NULL name when the page is empty. after_name from the last row of the previous
+ * page (NULL: first page); stored as for imx_db_pin_read. Returns 0 or -1. */
+#define IMX_DB_PIN_PAGE_COL 3
+int imx_db_pin_list(struct imx_db_conn *c, const char *slug, const char *user_id,
+                    const char *after_name, const char *limit, bool stored,
+                    struct imx_db_team_read *t);
 
 /* Resolve through a pin (GET /v1/images/resolve?pin=TEAM/NAME&region=R): the caller has
- * already checked that it may read team_id (imx_auth_team(r, slug, IMX_ROLE_VIEWER)) -> JSON
- * {"pin":{id, team, name}|null, "image":summary|null, "artifact_id":text|null,
- * "emptied_by": null|"pin"|"status"|"region"}; never a revoked image. */
-PGresult *imx_db_pin_resolve(struct imx_db_conn *c, const char *team_id, const char *name,
-                             const char *region);
+ * already checked that it may read team_id (imx_auth_team(r, slug, IMX_ROLE_VIEWER)) -> *json, a
+ * new string: {"pin":{id, team, name}|null, "image":summary|null, "artifact_id":text|null,
+ * "emptied_by": null|"pin"|"status"|"region"}; never a revoked image. Returns 0, or -1 with the
+ * failed result in *fail (NULL when out of memory). */
+int imx_db_pin_resolve(struct imx_db_conn *c, const char *team_id, const char *name,
+                       const char *region, char **json, PGresult **fail);
 
 /* The same with what checking the caller needs, in one statement (for a server without a read
- * replica, where both would read the primary) -> one row: auth epoch, the team's id (NULL when
- * there is no team with this slug), user_id's role in it, and the JSON above (NULL without a
- * team). The caller checks the role before replying with it. */
-PGresult *imx_db_pin_resolve_by_slug(struct imx_db_conn *c, const char *slug, const char *user_id,
-                                     const char *name, const char *region);
+ * replica, where both would read the primary): *t as imx_db_team_read_take fills it, and the JSON
+ * above (NULL without a team) for imx_db_pin_resolution. The caller checks the role before
+ * replying with it. Returns 0 or -1. */
+int imx_db_pin_resolve_by_slug(struct imx_db_conn *c, const char *slug, const char *user_id,
+                               const char *name, const char *region, struct imx_db_team_read *t);
+/* The JSON text of a read from imx_db_pin_resolve_by_slug (borrowed from t), its length in *len;
+ * NULL when there is none. */
+const char *imx_db_pin_resolution(const struct imx_db_team_read *t, size_t *len);
 
 #endif
