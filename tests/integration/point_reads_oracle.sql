@@ -1,5 +1,6 @@
--- The oracles test_point_reads holds 0050's plpgsql pin functions to, byte for byte, after every
--- step. The pin document as migrations/0040_team_quotas_bounded_pins.sql defined it (one SQL
+-- The from-scratch oracles test_point_reads holds the stored and assembled reads to after every
+-- step: 0050's plpgsql pin functions (byte for byte) and 0061's lineage (value for value).
+-- The pin document as migrations/0040_team_quotas_bounded_pins.sql defined it (one SQL
 -- statement, the candidate by a full walk of the family's newer images):
 CREATE FUNCTION pr_pin_json_0040(p_pin bigint, with_history boolean) RETURNS json
 LANGUAGE sql STABLE PARALLEL SAFE AS $$
@@ -61,4 +62,38 @@ LANGUAGE sql STABLE PARALLEL SAFE AS $$
     'emptied_by', CASE WHEN EXISTS (SELECT 1 FROM r) THEN NULL
       WHEN NOT EXISTS (SELECT 1 FROM p) THEN 'pin'
       WHEN NOT EXISTS (SELECT 1 FROM s) THEN 'status' ELSE 'region' END)
+$$;
+
+-- Lineage from scratch (0061's imx_image_lineage is held to it): every entry is the image's
+-- summary built now (imx_image_summary, never the stored one) with parent_id, outdated_parent
+-- and newer_parent, the newer parent found by a plain walk of the parent's family; the parent
+-- chain nearest first (at most 64), the children by id; NULL when there is no such image.
+CREATE FUNCTION pr_lineage_entry(p_image bigint) RETURNS jsonb
+LANGUAGE sql STABLE AS $$
+  SELECT imx_image_summary(i.id)::jsonb
+         || jsonb_build_object('parent_id', i.parent_id, 'outdated_parent', n.id IS NOT NULL,
+                               'newer_parent', CASE WHEN n.id IS NOT NULL THEN jsonb_build_object(
+                                 'id', n.id, 'family', n.family, 'version', n.version) END)
+    FROM images i
+    LEFT JOIN LATERAL (
+      SELECT x.id, x.family, x.version FROM images p JOIN images x ON x.family = p.family
+         AND (x.published_at, x.id) > (p.published_at, p.id)
+       WHERE p.id = i.parent_id AND x.status = 'active' AND x.patch_status <> 'revoked'
+         AND (x.revoke_at IS NULL OR x.revoke_at > now())
+       ORDER BY x.published_at DESC, x.id DESC LIMIT 1) n ON true
+   WHERE i.id = p_image
+$$;
+CREATE FUNCTION pr_lineage(p_image bigint) RETURNS jsonb
+LANGUAGE sql STABLE AS $$
+  WITH RECURSIVE up (id, parent_id, depth) AS (
+    SELECT i.id, i.parent_id, 0 FROM images i WHERE i.id = p_image
+    UNION ALL
+    SELECT p.id, p.parent_id, up.depth + 1 FROM up JOIN images p ON p.id = up.parent_id
+     WHERE up.depth < 64)
+  SELECT CASE WHEN EXISTS (SELECT 1 FROM images WHERE id = p_image) THEN jsonb_build_object(
+    'image', pr_lineage_entry(p_image),
+    'parents', (SELECT coalesce(jsonb_agg(pr_lineage_entry(up.id) ORDER BY up.depth), '[]')
+                  FROM up WHERE up.depth > 0),
+    'children', (SELECT coalesce(jsonb_agg(pr_lineage_entry(c.id) ORDER BY c.id), '[]')
+                   FROM images c WHERE c.parent_id = p_image)) END
 $$;
