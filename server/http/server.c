@@ -199,11 +199,32 @@ static void set_request_id(struct imx_req *r)
         snprintf(r->request_id, sizeof r->request_id, "%s", given);
         return;
     }
-    unsigned char rnd[16];
-    if (RAND_bytes(rnd, sizeof rnd) != 1)
-        memset(rnd, 0, sizeof rnd);
-    for (size_t i = 0; i < sizeof rnd; i++)
-        snprintf(r->request_id + 2 * i, 3, "%02x", rnd[i]);
+    /* 128 bits as 32 hex digits: two splitmix64 sequences of the thread's own, seeded from
+     * RAND_bytes when it first needs one. Each output is a bijection of its state, so a thread
+     * never repeats an id in 2^64 requests, and threads start at random points of the sequence.
+     * Ids correlate logs; they are not secrets. RAND_bytes and 16 snprintf calls a request were
+     * 7 % of the server's CPU on compare. */
+    static _Thread_local uint64_t state[2];
+    static _Thread_local bool seeded;
+    if (!seeded) {
+        if (RAND_bytes((unsigned char *)state, sizeof state) != 1) {
+            struct timespec t;
+            clock_gettime(CLOCK_REALTIME, &t);
+            state[0] = (uint64_t)t.tv_nsec ^ ((uint64_t)t.tv_sec << 32);
+            state[1] = (uint64_t)(uintptr_t)&t;
+        }
+        seeded = true;
+    }
+    static const char hex[] = "0123456789abcdef";
+    for (int k = 0; k < 2; k++) {
+        uint64_t z = (state[k] += 0x9e3779b97f4a7c15ULL);
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+        z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+        z ^= z >> 31;
+        for (int i = 0; i < 16; i++)
+            r->request_id[16 * k + i] = hex[(z >> (60 - 4 * i)) & 0xf];
+    }
+    r->request_id[32] = '\0';
 }
 
 static bool is_api_path(const char *path)
