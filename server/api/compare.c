@@ -14,12 +14,16 @@
 #include "util/config.h"
 #include "util/json_text.h"
 
+#define TEXT(literal) ((struct imx_jspan){ literal, sizeof literal - 1 })
+
 /* One compared image's values, each JSON text as the reply prints it (json_text.h). */
 enum { V_KERNEL, V_COMPAT, V_OS_ADVISORIES, V_BEST, V_BOOT, V_OS, V_COUNT };
-/* The summary's members compare shows. */
+/* The summary's members compare shows, as key texts with their quotes. */
 enum { M_BOOT, M_SIZE, M_REGIONS, M_STATUS, M_PATCH, M_COMPONENTS, M_COUNT };
-static const char *const member_names[M_COUNT] = { "boot_seconds", "size_gb",      "regions",
-                                                   "status",       "patch_status", "components" };
+static const struct imx_jspan member_keys[M_COUNT] = {
+    TEXT("\"boot_seconds\""), TEXT("\"size_gb\""),      TEXT("\"regions\""),
+    TEXT("\"status\""),       TEXT("\"patch_status\""), TEXT("\"components\""),
+};
 struct compared {
     struct imx_jbuf text; /* the summary, then the values of own[] */
     size_t summary_len, off[V_COUNT], len[V_COUNT];
@@ -28,8 +32,6 @@ struct compared {
     struct imx_jspan *comp;           /* components: key, value, key, value, ... */
     size_t ncomp;
 };
-
-#define TEXT(literal) ((struct imx_jspan){ literal, sizeof literal - 1 })
 
 static const struct imx_jspan null_text = { "null", 4 }, empty_list = { "[]", 2 };
 
@@ -71,8 +73,7 @@ static bool index_summary(struct compared *c)
     struct imx_jspan it = c->summary, k, v;
     while (imx_json_next_member(&it, &k, &v))
         for (int m = 0; m < M_COUNT; m++)
-            if (k.n == strlen(member_names[m]) + 2 &&
-                memcmp(k.p + 1, member_names[m], k.n - 2) == 0)
+            if (same(k, member_keys[m]))
                 c->member[m] = v;
     struct imx_jspan comps = c->member[M_COMPONENTS];
     if (!comps.p || comps.p[0] != '{')

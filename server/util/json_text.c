@@ -34,6 +34,16 @@ bool imx_jbuf_put(struct imx_jbuf *b, const char *s, size_t n)
     return true;
 }
 
+/* One byte: the common append of the copy, without imx_jbuf_put's call and memcpy. */
+static inline bool put1(struct imx_jbuf *b, char ch)
+{
+    if (b->len + 2 > b->cap)
+        return imx_jbuf_put(b, &ch, 1);
+    b->p[b->len++] = ch;
+    b->p[b->len] = '\0';
+    return true;
+}
+
 bool imx_jbuf_puts(struct imx_jbuf *b, const char *s)
 {
     return imx_jbuf_put(b, s, strlen(s));
@@ -184,7 +194,7 @@ static bool unescape(struct cur *c, unsigned *cp)
 static bool norm_string(struct cur *c, struct imx_jbuf *b)
 {
     c->p++; /* the opening quote */
-    if (!imx_jbuf_put(b, "\"", 1))
+    if (!put1(b, '"'))
         return false;
     const char *run = c->p;
     while (c->p < c->end) {
@@ -201,7 +211,7 @@ static bool norm_string(struct cur *c, struct imx_jbuf *b)
             return false;
         c->p++;
         if (ch == '"')
-            return imx_jbuf_put(b, "\"", 1);
+            return put1(b, '"');
         unsigned cp;
         if (!unescape(c, &cp) || !put_codepoint(b, cp))
             return false;
@@ -241,10 +251,31 @@ static int real_text(char *buf, size_t size, double v)
     return len;
 }
 
+/* Is the number text s[0..n) what jansson prints for it, so that it can be copied as it is? An
+ * integer of at most 18 digits other than -0 (%lld gives it back); a real without an exponent
+ * whose fraction does not end in 0, with at most 15 significant digits and a decimal exponent
+ * from -4 to 14 (%.15g gives those digits back, DBL_DIG being 15, in fixed notation). The rest
+ * goes through strtod or strtoll and printf, as jansson's load and dump do. */
+static bool prints_as_is(const char *s, size_t n, const char *dot, bool exponent)
+{
+    const char *digits = s[0] == '-' ? s + 1 : s, *end = s + n;
+    if (!dot && !exponent)
+        return end - digits <= 18 && !(s[0] == '-' && digits[0] == '0');
+    if (exponent || end[-1] == '0')
+        return false;
+    size_t int_len = (size_t)(dot - digits), frac_len = (size_t)(end - dot - 1);
+    if (digits[0] != '0')
+        return int_len + frac_len <= 15;
+    size_t zeros = 0; /* 0.000ddd: the fraction's leading zeros set the exponent */
+    while (zeros < frac_len && dot[1 + zeros] == '0')
+        zeros++;
+    return zeros <= 3 && frac_len - zeros <= 15;
+}
+
 static bool norm_number(struct cur *c, struct imx_jbuf *b)
 {
-    const char *s = c->p;
-    bool real = false;
+    const char *s = c->p, *dot = NULL;
+    bool real = false, exponent = false;
     if (c->p < c->end && *c->p == '-')
         c->p++;
     if (!is_digit(c))
@@ -254,6 +285,7 @@ static bool norm_number(struct cur *c, struct imx_jbuf *b)
             c->p++;
     if (c->p < c->end && *c->p == '.') {
         real = true;
+        dot = c->p;
         c->p++;
         if (!is_digit(c))
             return false;
@@ -261,7 +293,7 @@ static bool norm_number(struct cur *c, struct imx_jbuf *b)
             c->p++;
     }
     if (c->p < c->end && (*c->p == 'e' || *c->p == 'E')) {
-        real = true;
+        real = exponent = true;
         c->p++;
         if (c->p < c->end && (*c->p == '+' || *c->p == '-'))
             c->p++;
@@ -271,6 +303,8 @@ static bool norm_number(struct cur *c, struct imx_jbuf *b)
             c->p++;
     }
     size_t n = (size_t)(c->p - s);
+    if (prints_as_is(s, n, dot, exponent))
+        return imx_jbuf_put(b, s, n);
     char small[64], *tok = n < sizeof small ? small : malloc(n + 1);
     if (!tok)
         return false;
@@ -307,13 +341,13 @@ static bool norm_value(struct cur *c, struct imx_jbuf *b, int depth);
 static bool norm_container(struct cur *c, struct imx_jbuf *b, int depth, bool object)
 {
     char close = object ? '}' : ']';
-    if (depth > DEPTH_MAX || !imx_jbuf_put(b, object ? "{" : "[", 1))
+    if (depth > DEPTH_MAX || !put1(b, object ? '{' : '['))
         return false;
     c->p++;
     skip_ws(c);
     if (c->p < c->end && *c->p == close) {
         c->p++;
-        return imx_jbuf_put(b, &close, 1);
+        return put1(b, close);
     }
     for (;;) {
         skip_ws(c);
@@ -321,7 +355,7 @@ static bool norm_container(struct cur *c, struct imx_jbuf *b, int depth, bool ob
             if (c->p >= c->end || *c->p != '"' || !norm_string(c, b))
                 return false;
             skip_ws(c);
-            if (c->p >= c->end || *c->p != ':' || !imx_jbuf_put(b, ":", 1))
+            if (c->p >= c->end || *c->p != ':' || !put1(b, ':'))
                 return false;
             c->p++;
         }
@@ -332,8 +366,8 @@ static bool norm_container(struct cur *c, struct imx_jbuf *b, int depth, bool ob
             return false;
         char ch = *c->p++;
         if (ch == close)
-            return imx_jbuf_put(b, &close, 1);
-        if (ch != ',' || !imx_jbuf_put(b, ",", 1))
+            return put1(b, close);
+        if (ch != ',' || !put1(b, ','))
             return false;
     }
 }
