@@ -84,6 +84,11 @@ static const struct imx_cli_opt team_limit_opts[] = {
     { NULL, 0, 0, NULL, NULL },
 };
 
+static const struct imx_cli_opt lineage_opts[] = {
+    { "limit", 'n', V, "limit", "children a page (the next: -p cursor=NEXT_CURSOR)" },
+    { NULL, 0, 0, NULL, NULL },
+};
+
 static const struct imx_cli_opt move_opts[] = {
     { "image", 0, V, NULL, "id of the image to point the pin at (required)" },
     { NULL, 0, 0, NULL, NULL },
@@ -1099,9 +1104,9 @@ const struct imx_cli_cmd imx_cli_commands[] = {
       "AMI=$(imaxe images resolve --family dlami-base-ubuntu24.04 --region us-east-1 -f "
       "artifact_id)",
       resolve_opts, "GET", "/v1/images/resolve", IMX_CLI_BODY_NONE, NULL, NULL, false },
-    { "images", "lineage", "ID", 1, 1, "The parent chain and children of an image",
-      "imaxe images lineage 20", no_opts, "GET", "/v1/images/{0}/lineage", IMX_CLI_BODY_NONE, NULL,
-      NULL, false },
+    { "images", "lineage", "ID", 1, 1, "The parent chain and children (a page) of an image",
+      "imaxe images lineage 20\nimaxe images lineage 20 --limit 200 -f next_cursor", lineage_opts,
+      "GET", "/v1/images/{0}/lineage", IMX_CLI_BODY_NONE, NULL, NULL, false },
     { "images", "patch", "ID", 1, 1, "Patch status of an image per advisory, with each fix",
       "imaxe images patch 4", no_opts, "GET", "/v1/images/{0}/patch", IMX_CLI_BODY_NONE, NULL, NULL,
       false },

@@ -1032,15 +1032,19 @@ IMX_DB_STMT(stmt_set_status, 6,
 /* Due revocations, a batch at a time (migrations/procedures/image_status.sql). */
 IMX_DB_STMT(stmt_apply_due, 0, "SELECT imx_apply_due_revocations(100)");
 
-/* With the auth epoch (migrations/0020_point_reads.sql): always one row. */
-IMX_DB_STMT(stmt_lineage, 1,
-            "SELECT imx_image_lineage($1::bigint)::text, (SELECT n FROM auth_epoch)");
+/* The lineage (migrations/0063) and the auth epoch (0020): always one row. $2: the children
+ * after this id (NULL: from the first). */
+IMX_DB_STMT(
+    stmt_lineage, 3,
+    "SELECT imx_image_lineage($1::bigint, $2::bigint, $3::int), (SELECT n FROM auth_epoch)");
 
-PGresult *imx_db_image_lineage_result(struct imx_db_conn *c, long long id)
+PGresult *imx_db_image_lineage_result(struct imx_db_conn *c, long long id, const char *after,
+                                      unsigned limit)
 {
-    char idt[24];
+    char idt[24], lim[16];
     snprintf(idt, sizeof idt, "%lld", id);
-    const char *params[] = { idt };
+    snprintf(lim, sizeof lim, "%u", limit);
+    const char *params[] = { idt, after, lim };
     return imx_db_exec(c, &stmt_lineage, params);
 }
 

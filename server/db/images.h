@@ -272,8 +272,11 @@ enum imx_db_images_rc imx_db_image_set_status(struct imx_db_conn *c,
 /* {"image": entry, "parents": [entry, nearest first], "children": [entry, by id]} where an entry
  * is a summary with parent_id, outdated_parent (the parent's family has a newer usable image) and
  * newer_parent ({id, family, version} or null), as JSON text in row 0, column 0 of the result
- * (NULL when no such id), the auth epoch in column 1. */
-PGresult *imx_db_image_lineage_result(struct imx_db_conn *c, long long id);
+ * (NULL when no such id). The children are a page: at most limit of them with ids after after
+ * (NULL: from the first); the document's last member, "next_after", is the id of the last one
+ * shown when more follow, else null. The auth epoch is in column 1. */
+PGresult *imx_db_image_lineage_result(struct imx_db_conn *c, long long id, const char *after,
+                                      unsigned limit);
 
 /* Up to limit images whose stored compatibility report is still empty ({}), oldest first, as a
  * JSON array of {id, components:[{name, version}], gpus:[...]}. *json is new. */

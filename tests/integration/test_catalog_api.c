@@ -313,9 +313,62 @@ static void lineage_reports_outdated_parent(void **state)
     json_t *child = json_array_get(json_object_get(res.json, "children"), 0);
     assert_int_equal(json_integer_value(json_object_get(child, "id")), m1);
     assert_true(json_is_true(json_object_get(child, "outdated_parent")));
+    assert_true(json_is_null(json_object_get(res.json, "next_cursor")));
     imx_t_res_free(&res);
     req(viewer, "GET", "/v1/images/99999999/lineage", NULL, NULL, &res);
     imx_t_assert_problem(&res, 404);
+    imx_t_res_free(&res);
+}
+
+/* An image's children come a page at a time, by id; the image and its parents on every page. */
+static void lineage_pages_children(void **state)
+{
+    (void)state;
+    long long base = publish("lin-paged-base", "1", "580.95.05", "13.0.2", 0);
+    long long kids[5];
+    for (int i = 0; i < 5; i++) {
+        char version[8];
+        snprintf(version, sizeof version, "%d", i + 1);
+        kids[i] = publish("lin-paged-kid", version, "580.95.05", "13.0.2", base);
+    }
+    char path[1024], link[1024];
+    struct imx_res res;
+    long long seen[8];
+    size_t n_seen = 0;
+    snprintf(path, sizeof path, "/v1/images/%lld/lineage?limit=2", base);
+    for (int page = 0; page < 4; page++) {
+        req(viewer, "GET", path, NULL, NULL, &res);
+        assert_int_equal(res.status, 200);
+        assert_int_equal(
+            json_integer_value(json_object_get(json_object_get(res.json, "image"), "id")), base);
+        json_t *children = json_object_get(res.json, "children");
+        assert_true(json_array_size(children) <= 2);
+        for (size_t k = 0; k < json_array_size(children) && n_seen < 8; k++)
+            seen[n_seen++] = json_integer_value(json_object_get(json_array_get(children, k), "id"));
+        json_t *next = json_object_get(res.json, "next_cursor");
+        const char *l = imx_t_header(&res, "Link", link, sizeof link);
+        if (json_is_null(next)) {
+            assert_null(l);
+            imx_t_res_free(&res);
+            break;
+        }
+        assert_non_null(l);
+        assert_non_null(strstr(l, json_string_value(next)));
+        snprintf(path, sizeof path, "/v1/images/%lld/lineage?limit=2&cursor=%s", base,
+                 json_string_value(next));
+        imx_t_res_free(&res);
+    }
+    /* every child once, in id order, over three pages */
+    assert_int_equal(n_seen, 5);
+    for (size_t k = 0; k < 5; k++)
+        assert_int_equal(seen[k], kids[k]);
+    snprintf(path, sizeof path, "/v1/images/%lld/lineage?limit=0", base);
+    req(viewer, "GET", path, NULL, NULL, &res);
+    imx_t_assert_problem(&res, 400);
+    imx_t_res_free(&res);
+    snprintf(path, sizeof path, "/v1/images/%lld/lineage?cursor=bogus", base);
+    req(viewer, "GET", path, NULL, NULL, &res);
+    imx_t_assert_problem(&res, 400);
     imx_t_res_free(&res);
 }
 
@@ -798,6 +851,7 @@ int main(void)
         cmocka_unit_test(invalid_manifest_lists_every_pointer),
         cmocka_unit_test(patch_lifecycle),
         cmocka_unit_test(lineage_reports_outdated_parent),
+        cmocka_unit_test(lineage_pages_children),
         cmocka_unit_test(search_constraints_at_version_boundaries),
         cmocka_unit_test(pages_never_repeat_or_skip_under_inserts),
         cmocka_unit_test(facets_match_filtered_counts),

@@ -70,6 +70,7 @@ async function lineage(ctx, img, box) {
     clear(
       box,
       h('div', { class: 'lineage' }, col('Built on', d.parents), h('div', { class: 'lineage-self', 'aria-hidden': 'true' }, '→ this image →'), col('Built on this image', d.children)),
+      d.next_cursor ? h('p', { class: 'hint' }, `The first ${d.children.length} images built on this one, by id; `, h('code', {}, 'GET /v1/images/' + img.id + '/lineage?cursor=…'), ' lists the rest.') : null,
       newer ? h('p', { class: 'notice outdated-parent' }, 'Its parent has a newer image: ', imageLink(newer), '. A rebuild on it would pick up its fixes.') : null,
     );
   } catch (e) {
