@@ -1160,47 +1160,28 @@ void imx_api_image_patch(struct imx_req *r)
 
 /* ---- GET /v1/images/{id}/lineage ---- */
 
-/* The lineage document of res (row 0, column 0) with its last member, "next_after" (the id of
- * the last child shown when more follow, or null), replaced by next_cursor, and Link rel=next.
- * Steals res. */
-static void reply_lineage(struct imx_req *r, PGresult *res)
+/* The lineage page with next_cursor (the next page's key, HMAC-signed) as its last member, and
+ * Link rel=next. */
+static void reply_lineage(struct imx_req *r, const struct imx_db_lineage *l)
 {
-    if (PQgetisnull(res, 0, 0)) {
-        PQclear(res);
-        imx_reply_problem(r, IMX_E_NOT_FOUND, "No such image");
-        return;
-    }
-    static const char member[] = ", \"next_after\" : ";
-    const size_t mlen = sizeof member - 1;
-    const char *doc = PQgetvalue(res, 0, 0), *at = NULL;
-    size_t len = (size_t)PQgetlength(res, 0, 0);
-    /* the member ends the text: an id of at most 19 digits or null, then the closing brace */
-    for (size_t k = len > mlen + 20 ? len - mlen - 20 : 0; k + mlen < len; k++)
-        if (memcmp(doc + k, member, mlen) == 0)
-            at = doc + k;
     char next[IMX_CURSOR_MAX] = "";
-    const char *value = at ? at + mlen : NULL;
-    bool ok = value && doc[len - 1] == '}';
-    if (ok && strncmp(value, "null}", 5) != 0) {
-        json_t *key = json_pack("[I]", (json_int_t)strtoll(value, NULL, 10));
-        ok = key && imx_cursor_encode(key, next, sizeof next) == 0;
+    if (l->next_after > 0) {
+        json_t *key = json_pack("[I]", (json_int_t)l->next_after);
+        int rc = key ? imx_cursor_encode(key, next, sizeof next) : -1;
         json_decref(key);
-    }
-    struct imx_jbuf b = { 0 };
-    if (ok) {
-        /* the cursor is base64url and a dot: a JSON string as it is */
-        imx_jbuf_put(&b, doc, (size_t)(at - doc));
-        imx_jbuf_puts(&b, ", \"next_cursor\" : ");
-        if (next[0]) {
-            imx_jbuf_put(&b, "\"", 1);
-            imx_jbuf_puts(&b, next);
-            imx_jbuf_puts(&b, "\"}");
-        } else {
-            imx_jbuf_puts(&b, "null}");
+        if (rc != 0) {
+            imx_reply_problem(r, IMX_E_INTERNAL, NULL);
+            return;
         }
     }
-    PQclear(res);
-    if (!ok || b.failed) {
+    struct imx_jbuf b = { 0 };
+    imx_jbuf_put(&b, l->doc, l->len);
+    /* the cursor is base64url and a dot: a JSON string as it is */
+    imx_jbuf_puts(&b, ", \"next_cursor\" : ");
+    imx_jbuf_puts(&b, next[0] ? "\"" : "null");
+    imx_jbuf_puts(&b, next);
+    imx_jbuf_puts(&b, next[0] ? "\"}" : "}");
+    if (b.failed) {
         imx_jbuf_free(&b);
         imx_reply_problem(r, IMX_E_INTERNAL, NULL);
         return;
@@ -1222,19 +1203,21 @@ void imx_api_image_lineage(struct imx_req *r)
         return;
     struct imx_db_conn *c = imx_api_db(r);
     for (int attempt = 0; c && attempt < 2; attempt++) {
-        PGresult *res = imx_db_image_lineage_result(c, id, after, (unsigned)limit);
-        if (!imx_db_ok(res) || PQntuples(res) != 1) {
-            imx_api_db_error(r, res);
-            PQclear(res);
+        struct imx_db_lineage l;
+        enum imx_db_images_rc rc = imx_db_image_lineage(c, id, after, (unsigned)limit, &l);
+        if (rc != IMX_DBI_OK && rc != IMX_DBI_NOT_FOUND) {
+            imx_api_images_reply_rc(r, rc);
             return;
         }
-        int confirmed = imx_auth_confirm(r, strtoll(PQgetvalue(res, 0, 1), NULL, 10));
+        int confirmed = imx_auth_confirm(r, l.epoch);
         if (confirmed == 1) {
-            reply_lineage(r, res);
-            return;
+            if (rc == IMX_DBI_NOT_FOUND)
+                imx_reply_problem(r, IMX_E_NOT_FOUND, "No such image");
+            else
+                reply_lineage(r, &l);
         }
-        PQclear(res);
-        if (confirmed < 0)
+        imx_db_lineage_free(&l);
+        if (confirmed != 0)
             return;
         /* checked again in full: read again */
     }

@@ -1038,14 +1038,48 @@ IMX_DB_STMT(
     stmt_lineage, 3,
     "SELECT imx_image_lineage($1::bigint, $2::bigint, $3::int), (SELECT n FROM auth_epoch)");
 
-PGresult *imx_db_image_lineage_result(struct imx_db_conn *c, long long id, const char *after,
-                                      unsigned limit)
+enum imx_db_images_rc imx_db_image_lineage(struct imx_db_conn *c, long long id, const char *after,
+                                           unsigned limit, struct imx_db_lineage *out)
 {
+    memset(out, 0, sizeof *out);
     char idt[24], lim[16];
     snprintf(idt, sizeof idt, "%lld", id);
     snprintf(lim, sizeof lim, "%u", limit);
     const char *params[] = { idt, after, lim };
-    return imx_db_exec(c, &stmt_lineage, params);
+    PGresult *r = imx_db_exec(c, &stmt_lineage, params);
+    if (!imx_db_ok(r) || PQntuples(r) != 1) {
+        enum imx_db_images_rc rc = imx_db_ok(r) ? IMX_DBI_ERROR : failure_rc(r, NULL, 0);
+        PQclear(r);
+        return rc;
+    }
+    out->epoch = strtoll(PQgetvalue(r, 0, 1), NULL, 10);
+    if (PQgetisnull(r, 0, 0)) {
+        PQclear(r);
+        return IMX_DBI_NOT_FOUND;
+    }
+    /* The text ends with its next page's key: , "next_after" : ID or null, then "}". */
+    static const char member[] = ", \"next_after\" : ";
+    const size_t mlen = sizeof member - 1;
+    const char *doc = PQgetvalue(r, 0, 0), *at = NULL;
+    size_t len = (size_t)PQgetlength(r, 0, 0);
+    for (size_t k = len > mlen + 20 ? len - mlen - 20 : 0; k + mlen < len; k++)
+        if (memcmp(doc + k, member, mlen) == 0)
+            at = doc + k;
+    if (!at || doc[len - 1] != '}') {
+        PQclear(r);
+        return IMX_DBI_ERROR;
+    }
+    out->res = r;
+    out->doc = doc;
+    out->len = (size_t)(at - doc);
+    out->next_after = strtoll(at + mlen, NULL, 10); /* "null" reads as 0 */
+    return IMX_DBI_OK;
+}
+
+void imx_db_lineage_free(struct imx_db_lineage *l)
+{
+    PQclear(l->res);
+    memset(l, 0, sizeof *l);
 }
 
 IMX_DB_STMT(stmt_compat_pending, 1,

@@ -269,14 +269,24 @@ enum imx_db_images_rc imx_db_image_set_status(struct imx_db_conn *c,
                                               const struct imx_image_status_change *s,
                                               char **result);
 
-/* {"image": entry, "parents": [entry, nearest first], "children": [entry, by id]} where an entry
- * is a summary with parent_id, outdated_parent (the parent's family has a newer usable image) and
- * newer_parent ({id, family, version} or null), as JSON text in row 0, column 0 of the result
- * (NULL when no such id). The children are a page: at most limit of them with ids after after
- * (NULL: from the first); the document's last member, "next_after", is the id of the last one
- * shown when more follow, else null. The auth epoch is in column 1. */
-PGresult *imx_db_image_lineage_result(struct imx_db_conn *c, long long id, const char *after,
-                                      unsigned limit);
+/* A page of an image's lineage: {"image": entry, "parents": [entry, nearest first], "children":
+ * [entry, by id]} where an entry is a summary with parent_id, outdated_parent (the parent's
+ * family has a newer usable image) and newer_parent ({id, family, version} or null). */
+struct imx_db_lineage {
+    PGresult *res;
+    /* the document's text without its closing brace (append members, then "}"); in res */
+    const char *doc;
+    size_t len;
+    long long next_after; /* the last child shown when more follow (the next page's key), or 0 */
+    long long epoch;      /* the auth epoch, read with it */
+};
+
+/* At most limit children with ids after after (NULL: from the first), the parent chain whole
+ * (migrations/0063). IMX_DBI_OK; IMX_DBI_NOT_FOUND when there is no such image (epoch still
+ * set); else a failure, with nothing to free. Free *out with imx_db_lineage_free. */
+enum imx_db_images_rc imx_db_image_lineage(struct imx_db_conn *c, long long id, const char *after,
+                                           unsigned limit, struct imx_db_lineage *out);
+void imx_db_lineage_free(struct imx_db_lineage *l);
 
 /* Up to limit images whose stored compatibility report is still empty ({}), oldest first, as a
  * JSON array of {id, components:[{name, version}], gpus:[...]}. *json is new. */

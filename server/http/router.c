@@ -26,12 +26,11 @@ struct compiled {
 static struct compiled *compiled;
 static pthread_once_t compile_once = PTHREAD_ONCE_INIT;
 
-/* Splits path ("/a/b/c") into segments; in place (NUL-terminating each) when cut. Returns the
- * count, or -1 if too many. */
-static int split(char *path, bool cut, struct seg *segs)
+/* Splits path ("/a/b/c") into segments pointing into it. Returns the count, or -1 if too many. */
+static int split(const char *path, struct seg *segs)
 {
     int n = 0;
-    char *p = path;
+    const char *p = path;
     if (*p == '/')
         p++;
     if (*p == '\0')
@@ -39,11 +38,9 @@ static int split(char *path, bool cut, struct seg *segs)
     while (p) {
         if (n == MAX_SEGMENTS)
             return -1;
-        char *end = strchr(p, '/');
+        const char *end = strchr(p, '/');
         size_t len = end ? (size_t)(end - p) : strlen(p);
         segs[n++] = (struct seg){ p, len, len >= 2 && p[0] == '{' && p[len - 1] == '}' };
-        if (end && cut)
-            *end = '\0';
         p = end ? end + 1 : NULL;
     }
     return n;
@@ -53,7 +50,7 @@ static void compile_routes(void)
 {
     compiled = calloc(imx_routes_count, sizeof *compiled);
     for (size_t i = 0; compiled && i < imx_routes_count; i++)
-        compiled[i].nsegs = split((char *)imx_routes[i].path, false, compiled[i].seg);
+        compiled[i].nsegs = split(imx_routes[i].path, compiled[i].seg);
 }
 
 /* Does route i match the segments? Returns the number of literal segments, or -1. Fills params
@@ -106,7 +103,10 @@ enum imx_match imx_router_match(const char *method, char *path, int *index, cons
                                 size_t *nparams, char *allow, size_t allowlen)
 {
     struct seg segs[MAX_SEGMENTS];
-    int nsegs = split(path, true, segs);
+    int nsegs = split(path, segs);
+    /* each segment a string of its own: the handlers read their parameters so */
+    for (int k = 0; k + 1 < nsegs; k++)
+        path[(segs[k].p - path) + segs[k].len] = '\0';
     int best = -1, best_score = -1;
     bool path_known = false;
 
