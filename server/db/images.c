@@ -1032,7 +1032,7 @@ IMX_DB_STMT(stmt_set_status, 6,
 /* Due revocations, a batch at a time (migrations/procedures/image_status.sql). */
 IMX_DB_STMT(stmt_apply_due, 0, "SELECT imx_apply_due_revocations(100)");
 
-/* The lineage (migrations/0063) and the auth epoch (0020): always one row. $2: the children
+/* The lineage (migrations/0061) and the auth epoch (0020): always one row. $2: the children
  * after this id (NULL: from the first). */
 IMX_DB_STMT(
     stmt_lineage, 3,

@@ -282,7 +282,7 @@ struct imx_db_lineage {
 };
 
 /* At most limit children with ids after after (NULL: from the first), the parent chain whole
- * (migrations/0063). IMX_DBI_OK; IMX_DBI_NOT_FOUND when there is no such image (epoch still
+ * (migrations/0061). IMX_DBI_OK; IMX_DBI_NOT_FOUND when there is no such image (epoch still
  * set); else a failure, with nothing to free. Free *out with imx_db_lineage_free. */
 enum imx_db_images_rc imx_db_image_lineage(struct imx_db_conn *c, long long id, const char *after,
                                            unsigned limit, struct imx_db_lineage *out);
