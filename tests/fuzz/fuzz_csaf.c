@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "driver.h"
 #include "domain/csaf.h"
 #include "domain/version.h"
 
@@ -129,10 +130,7 @@ static uint64_t rng_state = 0x2545f4914f6cdd1du;
 
 static uint32_t rng(void)
 {
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return (uint32_t)(rng_state >> 32);
+    return imx_fuzz_rng(&rng_state);
 }
 
 static size_t pick(size_t n)

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "driver.h"
 #include "util/json_text.h"
 
 #define FUZZ_INPUT_MAX 512
@@ -148,10 +149,7 @@ static uint64_t rng_state = 0x9e3779b97f4a7c15u;
 
 static uint32_t rng(void)
 {
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return (uint32_t)(rng_state >> 32);
+    return imx_fuzz_rng(&rng_state);
 }
 
 int main(void)
@@ -167,21 +165,7 @@ int main(void)
         const char *seed = seeds[rng() % nseeds];
         size_t len = strlen(seed);
         memcpy(buf, seed, len);
-        for (int edits = 1 + (int)(rng() % 3); edits > 0; edits--) {
-            size_t at = len ? rng() % (len + 1) : 0;
-            unsigned r = rng() % 3;
-            if (r == 0 && len < sizeof buf) { /* insert */
-                memmove(buf + at + 1, buf + at, len - at);
-                buf[at] = rng() % 8 ? (unsigned char)alphabet[rng() % (sizeof alphabet - 1)]
-                                    : (unsigned char)(rng() % 256);
-                len++;
-            } else if (r == 1 && at < len) { /* replace */
-                buf[at] = (unsigned char)alphabet[rng() % (sizeof alphabet - 1)];
-            } else if (at < len) { /* delete */
-                memmove(buf + at, buf + at + 1, len - at - 1);
-                len--;
-            }
-        }
+        imx_fuzz_edit(&rng_state, buf, &len, sizeof buf, alphabet, 3, 8);
         LLVMFuzzerTestOneInput(buf, len);
     }
     printf("fuzz_json_text: %ld inputs ok, %ld of them JSON\n", FUZZ_ITERATIONS + (long)nseeds,

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "driver.h"
 #include "domain/osv.h"
 
 #define FUZZ_INPUT_MAX 4096
@@ -81,10 +82,7 @@ static uint64_t rng_state = 0x9e3779b97f4a7c15u;
 
 static uint32_t rng(void)
 {
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return (uint32_t)(rng_state >> 32);
+    return imx_fuzz_rng(&rng_state);
 }
 
 int main(void)
@@ -100,20 +98,7 @@ int main(void)
         const char *seed = seeds[rng() % nseeds];
         size_t len = strlen(seed);
         memcpy(buf, seed, len);
-        for (int edits = 1 + (int)(rng() % 3); edits > 0; edits--) {
-            size_t at = rng() % (len + 1);
-            unsigned r = rng() % 3;
-            if (r == 0 && len < sizeof buf - 1) {
-                memmove(buf + at + 1, buf + at, len - at);
-                buf[at] = alphabet[rng() % (sizeof alphabet - 1)];
-                len++;
-            } else if (r == 1 && at < len) {
-                buf[at] = alphabet[rng() % (sizeof alphabet - 1)];
-            } else if (at < len) {
-                memmove(buf + at, buf + at + 1, len - at - 1);
-                len--;
-            }
-        }
+        imx_fuzz_edit(&rng_state, (unsigned char *)buf, &len, sizeof buf - 1, alphabet, 3, 0);
         LLVMFuzzerTestOneInput((const uint8_t *)buf, len);
     }
     printf("fuzz_osv: %ld inputs ok\n", FUZZ_ITERATIONS + (long)nseeds);

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "driver.h"
 #include "domain/pkgver.h"
 
 #define FUZZ_INPUT_MAX 512
@@ -122,10 +123,7 @@ static uint64_t rng = 0x9e3779b97f4a7c15u;
 
 static size_t pick(size_t n)
 {
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return (size_t)(rng % n);
+    return (size_t)(imx_fuzz_rng(&rng) % n);
 }
 
 /* The characters versions are made of, weighted towards the ones the orders treat specially. */

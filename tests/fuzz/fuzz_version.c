@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "driver.h"
 #include "domain/version.h"
 
 /* Longest input looked at; both parsers reject anything over 256 bytes anyway. */
@@ -323,10 +324,7 @@ static uint64_t rng_state = 0x9e3779b97f4a7c15u;
 
 static uint32_t rng(void)
 {
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return (uint32_t)(rng_state >> 32);
+    return imx_fuzz_rng(&rng_state);
 }
 
 static size_t pick(size_t n)
