@@ -1221,6 +1221,8 @@ void imx_api_image_lineage(struct imx_req *r)
             return;
         /* checked again in full: read again */
     }
+    if (c) /* a principal checked in full confirms at once */
+        imx_reply_problem(r, IMX_E_INTERNAL, NULL);
 }
 
 /* ---- component=NAME:CONSTRAINT (search and resolve) ---- */
@@ -1725,10 +1727,9 @@ static void resolve_pin(struct imx_req *r, const char *pin, const char *region)
     if (!c)
         return;
     char *doc;
-    PGresult *fail;
-    if (imx_db_pin_resolve(c, tid, slash + 1, region, &doc, &fail) != 0) {
-        imx_api_db_error(r, fail);
-        PQclear(fail);
+    enum imx_db_images_rc rc = imx_db_pin_resolve(c, tid, slash + 1, region, &doc);
+    if (rc != IMX_DBI_OK) {
+        imx_api_images_reply_rc(r, rc);
         return;
     }
     reply_pin_resolution(r, doc, strlen(doc), pin, team, slash + 1, region);

@@ -188,18 +188,15 @@ const char *imx_db_pin_resolution(const struct imx_db_team_read *t, size_t *len)
     return PQgetvalue(t->res, 0, 3);
 }
 
-int imx_db_pin_resolve(struct imx_db_conn *c, const char *team_id, const char *name,
-                       const char *region, char **json, PGresult **fail)
+enum imx_db_images_rc imx_db_pin_resolve(struct imx_db_conn *c, const char *team_id,
+                                         const char *name, const char *region, char **json)
 {
     const char *p[] = { team_id, name, region };
     PGresult *res = imx_db_exec(c, &q_resolve, p);
-    *json = NULL;
-    *fail = NULL;
-    if (!imx_db_ok(res) || PQntuples(res) != 1 || PQgetisnull(res, 0, 0)) {
-        *fail = res;
-        return -1;
-    }
-    *json = strdup(PQgetvalue(res, 0, 0));
+    enum imx_db_images_rc rc = imx_db_ok(res) ? IMX_DBI_OK : imx_db_images_failure(res);
+    *json = rc == IMX_DBI_OK && PQntuples(res) == 1 && !PQgetisnull(res, 0, 0)
+                ? strdup(PQgetvalue(res, 0, 0))
+                : NULL;
     PQclear(res);
-    return *json ? 0 : -1;
+    return rc == IMX_DBI_OK && !*json ? IMX_DBI_ERROR : rc;
 }

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 
 #include "db/auth.h"
+#include "db/images.h"
 #include "db/pool.h"
 
 /* An image's family and status -> family, status (no row: no such image). */
@@ -73,10 +74,10 @@ int imx_db_pin_list(struct imx_db_conn *c, const char *slug, const char *user_id
 /* Resolve through a pin (GET /v1/images/resolve?pin=TEAM/NAME&region=R): the caller has
  * already checked that it may read team_id (imx_auth_team(r, slug, IMX_ROLE_VIEWER)) -> *json, a
  * new string: {"pin":{id, team, name}|null, "image":summary|null, "artifact_id":text|null,
- * "emptied_by": null|"pin"|"status"|"region"}; never a revoked image. Returns 0, or -1 with the
- * failed result in *fail (NULL when out of memory). */
-int imx_db_pin_resolve(struct imx_db_conn *c, const char *team_id, const char *name,
-                       const char *region, char **json, PGresult **fail);
+ * "emptied_by": null|"pin"|"status"|"region"}; never a revoked image. IMX_DBI_OK, or the failure
+ * as imx_db_images_failure names it (IMX_DBI_ERROR for no answer or no memory), *json NULL. */
+enum imx_db_images_rc imx_db_pin_resolve(struct imx_db_conn *c, const char *team_id,
+                                         const char *name, const char *region, char **json);
 
 /* The same with what checking the caller needs, in one statement (for a server without a read
  * replica, where both would read the primary): *t as imx_db_team_read_take fills it, and the JSON

@@ -1,11 +1,12 @@
 /* Point reads answered from stored documents and a remembered principal must answer what the
- * from-scratch paths answer, byte for byte, after every write through any server. Three servers
- * on one database: two with the caches (IMAXE_READ_CACHE=1, the default), the reference with
- * IMAXE_READ_CACHE=0 (every document built by PostgreSQL, every principal checked in full). A
+ * from-scratch paths answer, byte for byte, after every write through any server. Four servers
+ * on one database: two with the caches (IMAXE_READ_CACHE=1, the default), a third like them with
+ * a read pool on the same database (the replica's reads), the reference with IMAXE_READ_CACHE=0
+ * (every document built by PostgreSQL, every principal checked in full). A
  * seeded random sequence of writes (publishes with parents, deprecate, revoke with cascade,
  * restore, a scheduled revocation coming due, advisories published, revised and withdrawn, pins
  * with and without constraints created, moved and deleted, cost measurements recorded), each
- * through one of the two caching servers, is followed by the reads of issue 13 on all three: get
+ * through one of the two caching servers, is followed by the reads of issue 13 on all four: get
  * by id (body, ETag, and If-None-Match: 304 exactly when nothing changed), compare, resolve by
  * family and by pin, lineage, patch, pins (a page, paged, each pin, deleted ones), and the stored
  * image and pin documents are compared with their from-scratch builds in SQL. Many gets at once
@@ -22,8 +23,13 @@
 #define MAX_IMAGES 200
 #define PATH_LEN   512
 
-static struct imx_srv cached[2], ref;
+static struct imx_srv cached[2], ref, pooled;
 static char db[1024], admin[4096], pub[4096];
+/* pooled: a caching server with a read pool on the same database (IMAXE_DATABASE_READ_URL), so
+ * that the reads a server sends to a replica (resolve by pin's) are held to the reference too. */
+static char read_url[1100];
+static const char *POOLED_ENV[] = { "IMAXE_ACCESS_LOG=0", "IMAXE_RATE_LIMIT_PER_MIN=0", read_url,
+                                    NULL };
 static const char *const CACHED_ENV[] = { "IMAXE_ACCESS_LOG=0", "IMAXE_RATE_LIMIT_PER_MIN=0",
                                           NULL };
 static const char *const REF_ENV[] = { "IMAXE_ACCESS_LOG=0", "IMAXE_RATE_LIMIT_PER_MIN=0",
@@ -68,6 +74,9 @@ static int setup(void **state)
         imx_t_server_start(&cached[1], db, CACHED_ENV) != 0 ||
         imx_t_server_start(&ref, db, REF_ENV) != 0)
         return -1;
+    snprintf(read_url, sizeof read_url, "IMAXE_DATABASE_READ_URL=%s", db);
+    if (imx_t_server_start(&pooled, db, POOLED_ENV) != 0)
+        return -1;
     /* 0040's pin document and 0006's resolve, the oracles of 0050's, and lineage from scratch,
      * the oracle of 0061's (point_reads_oracle.sql) */
     char path[1024];
@@ -93,6 +102,7 @@ static int teardown(void **state)
     imx_t_server_stop(&cached[0], 15, 10);
     imx_t_server_stop(&cached[1], 15, 10);
     imx_t_server_stop(&ref, 15, 10);
+    imx_t_server_stop(&pooled, 15, 10);
     for (size_t i = 0; i < n_ids; i++)
         free(bodies[i]);
     return 0;
@@ -123,9 +133,10 @@ static void same_everywhere(const char *token, const char *path, const char *con
     char *want = masked(out->body);
     char want_etag[128], got_etag[128];
     const char *we = imx_t_header(out, "ETag", want_etag, sizeof want_etag);
-    for (int s = 0; s < 2; s++) {
+    struct imx_srv *const caching[] = { &cached[0], &cached[1], &pooled };
+    for (int s = 0; s < 3; s++) {
         struct imx_res res;
-        assert_int_equal(imx_t_http(&cached[s], "GET", path, h, NULL, &res), 0);
+        assert_int_equal(imx_t_http(caching[s], "GET", path, h, NULL, &res), 0);
         char *got = masked(res.body);
         const char *ge = imx_t_header(&res, "ETag", got_etag, sizeof got_etag);
         if (res.status != out->status || strcmp(got, want) != 0 || (we == NULL) != (ge == NULL) ||
