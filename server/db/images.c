@@ -237,22 +237,52 @@ IMX_DB_STMT(stmt_gpu_spellings, 2,
 IMX_DB_STMT(stmt_ref_generation, 0, "SELECT generation FROM ref_generation");
 
 #define GPU_CACHE_SLOTS 64
+#define GPU_CACHE_WAYS  4
 
-/* Direct-mapped by the filter text; an entry is valid only for its generation. */
+/* Four ways a set, by the filter text; an entry is valid only for its generation. Direct-mapped,
+ * two of the bench's eleven GPU filters (H200, ampere) shared a slot and pushed each other out:
+ * one search in five looked its models up again, a 2.5 ms statement (bench/RESULTS.md
+ * "Session 8"). */
 static struct gpu_cache_entry {
     long long generation; /* 0: empty */
     char gpu[65];
     char models[IMX_DBI_GPU_MODELS_MAX];
     bool known;
 } gpu_cache[GPU_CACHE_SLOTS];
+static unsigned gpu_cache_victim; /* the way replaced next in a full set; under the lock */
 static pthread_mutex_t gpu_cache_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static struct gpu_cache_entry *gpu_cache_slot(const char *gpu)
+/* The first entry of gpu's set. */
+static struct gpu_cache_entry *gpu_cache_set(const char *gpu)
 {
     unsigned h = 5381;
     for (const char *p = gpu; *p; p++)
         h = h * 33 + (unsigned char)*p;
-    return &gpu_cache[h % GPU_CACHE_SLOTS];
+    return &gpu_cache[(h % (GPU_CACHE_SLOTS / GPU_CACHE_WAYS)) * GPU_CACHE_WAYS];
+}
+
+/* The entry of set for gpu at generation, or NULL (lock held). */
+static struct gpu_cache_entry *gpu_cache_find(struct gpu_cache_entry *set, const char *gpu,
+                                              long long generation)
+{
+    for (int w = 0; w < GPU_CACHE_WAYS; w++)
+        if (set[w].generation == generation && strcmp(set[w].gpu, gpu) == 0)
+            return &set[w];
+    return NULL;
+}
+
+/* Where gpu's models go in set: its own entry, an entry of another generation, or the next
+ * victim (lock held). */
+static struct gpu_cache_entry *gpu_cache_place(struct gpu_cache_entry *set, const char *gpu,
+                                               long long generation)
+{
+    for (int w = 0; w < GPU_CACHE_WAYS; w++)
+        if (strcmp(set[w].gpu, gpu) == 0)
+            return &set[w];
+    for (int w = 0; w < GPU_CACHE_WAYS; w++)
+        if (set[w].generation != generation)
+            return &set[w];
+    return &set[gpu_cache_victim++ % GPU_CACHE_WAYS];
 }
 
 /* ---- helpers ---- */
@@ -454,11 +484,12 @@ enum imx_db_images_rc imx_db_gpu_models_at(struct imx_db_conn *c, const char *gp
                                            bool *known)
 {
     bool cacheable = strlen(gpu) < sizeof gpu_cache[0].gpu;
-    struct gpu_cache_entry *e = gpu_cache_slot(gpu);
+    struct gpu_cache_entry *set = gpu_cache_set(gpu);
     if (cacheable) {
         bool hit = false;
         pthread_mutex_lock(&gpu_cache_lock);
-        if (e->generation == generation && strcmp(e->gpu, gpu) == 0) {
+        const struct gpu_cache_entry *e = gpu_cache_find(set, gpu, generation);
+        if (e) {
             memcpy(out, e->models, IMX_DBI_GPU_MODELS_MAX);
             *known = e->known;
             hit = true;
@@ -483,6 +514,7 @@ enum imx_db_images_rc imx_db_gpu_models_at(struct imx_db_conn *c, const char *gp
         /* Stored under the generation read before the lookup: if the reference data moved in
          * between, nobody asks for that generation again. */
         pthread_mutex_lock(&gpu_cache_lock);
+        struct gpu_cache_entry *e = gpu_cache_place(set, gpu, generation);
         e->generation = generation;
         snprintf(e->gpu, sizeof e->gpu, "%s", gpu);
         memcpy(e->models, out, sizeof e->models);
