@@ -97,6 +97,8 @@ void imx_api_metrics(struct imx_req *r)
         .search_index_bytes = ix.bytes,
         .searches_indexed = ix.searches_indexed,
         .searches_sql = ix.searches_sql,
+        .lineages_indexed = ix.lineages_indexed,
+        .lineages_sql = ix.lineages_sql,
         .search_index_loads = ix.loads,
         .search_index_catchups = ix.catchups,
         .doc_reads = doc_reads,

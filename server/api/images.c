@@ -1203,8 +1203,18 @@ void imx_api_image_lineage(struct imx_req *r)
         return;
     struct imx_db_conn *c = imx_api_db(r);
     for (int attempt = 0; c && attempt < 2; attempt++) {
+        /* From the search index and the entries' summaries when it can; else in SQL. */
         struct imx_db_lineage l;
-        enum imx_db_images_rc rc = imx_db_image_lineage(c, id, after, (unsigned)limit, &l);
+        bool served = false;
+        enum imx_db_images_rc rc =
+            imx_auth_settings.read_cache
+                ? imx_db_image_lineage_indexed(c, id, after ? strtoll(after, NULL, 10) : 0,
+                                               (unsigned)limit, &l, &served)
+                : IMX_DBI_OK;
+        if (rc == IMX_DBI_OK && !served) {
+            imx_db_image_index_count_lineage_sql();
+            rc = imx_db_image_lineage(c, id, after, (unsigned)limit, &l);
+        }
         if (rc != IMX_DBI_OK && rc != IMX_DBI_NOT_FOUND) {
             imx_api_images_reply_rc(r, rc);
             return;

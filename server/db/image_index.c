@@ -11,6 +11,7 @@
 
 #include "db/images_search.h"
 #include "domain/image_index.h"
+#include "util/json_text.h"
 #include "util/log.h"
 
 /* Rows per statement of a full load (bounds the memory of one result). */
@@ -30,7 +31,7 @@
     " i.patch_status, (extract(epoch FROM i.published_at) * 1000000)::bigint,"                     \
     " (extract(epoch FROM i.revoke_at) * 1000000)::bigint, i.boot_seconds, i.size_gb,"             \
     " i.facet_cuda, i.facet_driver, i.gpus, i.regions, i.tags, i.facet_frameworks,"                \
-    " i.component_keys, coalesce(i.os_patch_status, 'unknown')"
+    " i.component_keys, coalesce(i.os_patch_status, 'unknown'), i.parent_id, i.version"
 
 IMX_DB_STMT(stmt_state, 0,
             "SELECT s.instance, s.generation, s.deletions, pg_current_snapshot(),"
@@ -95,7 +96,7 @@ static struct {
     unsigned walk;
     long long load_failed_ms; /* monotonic time of the last failed load, 0 when none; under sync */
     bool loader_running;
-    atomic_ullong searches_indexed, searches_sql, loads, catchups;
+    atomic_ullong searches_indexed, searches_sql, loads, catchups, lineages_indexed, lineages_sql;
     pthread_t loader;
 } g = { .lock = PTHREAD_RWLOCK_INITIALIZER, .sync = PTHREAD_MUTEX_INITIALIZER };
 
@@ -208,6 +209,8 @@ static int put_row(struct imx_ix *ix, const PGresult *r, int i, char (*bufs)[FIE
         .status = PQgetvalue(r, i, 7),
         .patch_status = PQgetvalue(r, i, 8),
         .os_patch_status = PQgetvalue(r, i, 20),
+        .parent_id = PQgetisnull(r, i, 21) ? 0 : strtoll(PQgetvalue(r, i, 21), NULL, 10),
+        .version = PQgetvalue(r, i, 22),
         .published_us = strtoll(PQgetvalue(r, i, 9), NULL, 10),
         .revoke_us =
             PQgetisnull(r, i, 10) ? IMX_IX_NO_TIME : strtoll(PQgetvalue(r, i, 10), NULL, 10),
@@ -700,13 +703,13 @@ static char *page_text(char *const *texts, size_t n, const char *next)
  * new summaries are cached, unless stmt is stmt_summaries and *built_needed: then some stored
  * summary was not the answer and nothing was read. */
 static enum imx_db_images_rc read_summaries(struct imx_db_conn *c, struct imx_db_stmt *stmt,
-                                            const struct imx_ix_page *p, char **texts,
+                                            const int64_t *ids, size_t n, char **texts,
                                             const struct made_at *at, bool *current,
                                             bool *built_needed, long long *epoch)
 {
     *current = false;
     *built_needed = false;
-    char *missing = missing_literal(p->ids, texts, p->n);
+    char *missing = missing_literal(ids, texts, n);
     if (!missing)
         return IMX_DBI_ERROR;
     const char *params[] = { missing };
@@ -740,15 +743,15 @@ static enum imx_db_images_rc read_summaries(struct imx_db_conn *c, struct imx_db
             continue;
         int64_t id = strtoll(PQgetvalue(r, i, 4), NULL, 10);
         const char *text = PQgetvalue(r, i, 6);
-        for (size_t k = 0; k < p->n; k++) {
-            if (p->ids[k] == id && !texts[k])
+        for (size_t k = 0; k < n; k++) {
+            if (ids[k] == id && !texts[k])
                 texts[k] = strdup(text);
         }
         if (PQgetvalue(r, i, 5)[0] == 't')
             cache_put(id, text, at->generation);
     }
     PQclear(r);
-    for (size_t k = 0; *current && k < p->n; k++) {
+    for (size_t k = 0; *current && k < n; k++) {
         if (!texts[k])
             rc = IMX_DBI_ERROR; /* out of memory: the row cannot be missing at this state */
     }
@@ -824,9 +827,10 @@ enum imx_db_images_rc imx_db_image_search_indexed(struct imx_db_conn *c,
         char *texts[IMX_IX_PAGE_MAX];
         cache_take(w->p.ids, w->p.n, texts);
         bool current, built_needed;
-        rc = read_summaries(c, &stmt_summaries, &w->p, texts, &at, &current, &built_needed, epoch);
+        rc = read_summaries(c, &stmt_summaries, w->p.ids, w->p.n, texts, &at, &current,
+                            &built_needed, epoch);
         if (rc == IMX_DBI_OK && current && built_needed)
-            rc = read_summaries(c, &stmt_summaries_built, &w->p, texts, &at, &current,
+            rc = read_summaries(c, &stmt_summaries_built, w->p.ids, w->p.n, texts, &at, &current,
                                 &built_needed, epoch);
         if (rc == IMX_DBI_OK && current) {
             *page = page_text(texts, w->p.n, w->p.next);
@@ -951,9 +955,118 @@ out:
     return rc;
 }
 
+/* ---- lineage from the index ---- */
+
+/* The page's text as 0061 makes it, without its closing brace: each entry its summary with the
+ * index's tail in place of the summary's closing brace. New, or NULL (a summary that is not an
+ * object's text, or out of memory). */
+static char *lineage_text(const struct imx_ix_lineage *l, char *const *texts, size_t *len)
+{
+    struct imx_jbuf b = { 0 };
+    size_t n = 1 + l->n_parents + l->n_children;
+    imx_jbuf_puts(&b, "{\"image\" : ");
+    for (size_t k = 0; k < n; k++) {
+        size_t tl = strlen(texts[k]);
+        if (tl < 2 || texts[k][tl - 1] != '}') {
+            imx_jbuf_free(&b);
+            return NULL;
+        }
+        if (k == 1 && l->n_parents)
+            imx_jbuf_puts(&b, ", \"parents\" : [");
+        else if (k == 1 + l->n_parents)
+            imx_jbuf_puts(&b,
+                          k == 1 ? ", \"parents\" : [], \"children\" : [" : "], \"children\" : [");
+        else if (k > 1)
+            imx_jbuf_puts(&b, ", ");
+        imx_jbuf_put(&b, texts[k], tl - 1);
+        imx_jbuf_put(&b, l->tails + l->tail_at[k], l->tail_at[k + 1] - l->tail_at[k]);
+    }
+    if (n == 1)
+        imx_jbuf_puts(&b, ", \"parents\" : [], \"children\" : []");
+    else if (l->n_children == 0)
+        imx_jbuf_puts(&b, "], \"children\" : []");
+    else
+        imx_jbuf_puts(&b, "]");
+    if (b.failed) {
+        imx_jbuf_free(&b);
+        return NULL;
+    }
+    *len = b.len;
+    return b.p;
+}
+
+enum imx_db_images_rc imx_db_image_lineage_indexed(struct imx_db_conn *c, long long id,
+                                                   long long after, unsigned limit,
+                                                   struct imx_db_lineage *out, bool *served)
+{
+    memset(out, 0, sizeof *out);
+    *served = false;
+    if (!g.enabled || imx_db_is_read_conn(c))
+        return IMX_DBI_OK;
+    struct {
+        struct imx_ix_lineage l;
+        char *texts[IMX_IX_LINEAGE_MAX];
+    } *w = malloc(sizeof *w);
+    if (!w)
+        return IMX_DBI_ERROR;
+    enum imx_db_images_rc rc = IMX_DBI_OK;
+    for (int attempt = 0; attempt < 2; attempt++) {
+        struct made_at at;
+        pthread_rwlock_rdlock(&g.lock);
+        bool loaded = g.ix != NULL;
+        int got = loaded ? imx_ix_lineage(g.ix, id, after, (int)limit, &w->l) : -1;
+        at = g.at;
+        pthread_rwlock_unlock(&g.lock);
+        if (!loaded) {
+            if (!try_sync(c, &rc) || rc != IMX_DBI_OK) {
+                rc = IMX_DBI_OK;
+                goto out;
+            }
+            continue;
+        }
+        if (got != 0)
+            goto out; /* no such image (SQL says so, with the epoch), or not exactly answerable */
+        size_t n = 1 + w->l.n_parents + w->l.n_children;
+        cache_take(w->l.ids, n, w->texts);
+        bool current, built_needed;
+        rc = read_summaries(c, &stmt_summaries, w->l.ids, n, w->texts, &at, &current, &built_needed,
+                            &out->epoch);
+        if (rc == IMX_DBI_OK && current && built_needed)
+            rc = read_summaries(c, &stmt_summaries_built, w->l.ids, n, w->texts, &at, &current,
+                                &built_needed, &out->epoch);
+        if (rc == IMX_DBI_OK && current) {
+            out->text = lineage_text(&w->l, w->texts, &out->len);
+            out->doc = out->text;
+            out->next_after = w->l.next_after;
+            *served = out->text != NULL;
+            rc = *served ? IMX_DBI_OK : IMX_DBI_ERROR;
+            if (*served)
+                atomic_fetch_add(&g.lineages_indexed, 1);
+        }
+        for (size_t i = 0; i < n; i++)
+            free(w->texts[i]);
+        free(w->l.tails);
+        if (rc != IMX_DBI_OK || current)
+            goto out;
+        /* Something was committed since the index was made: catch up, then look again. */
+        if (!try_sync(c, &rc) || rc != IMX_DBI_OK) {
+            rc = IMX_DBI_OK;
+            goto out;
+        }
+    }
+out:
+    free(w);
+    return rc;
+}
+
 void imx_db_image_index_count_sql(void)
 {
     atomic_fetch_add(&g.searches_sql, 1);
+}
+
+void imx_db_image_index_count_lineage_sql(void)
+{
+    atomic_fetch_add(&g.lineages_sql, 1);
 }
 
 void imx_db_image_index_stats(struct imx_db_image_index_stats *st)
@@ -966,4 +1079,6 @@ void imx_db_image_index_stats(struct imx_db_image_index_stats *st)
     st->searches_sql = atomic_load(&g.searches_sql);
     st->loads = atomic_load(&g.loads);
     st->catchups = atomic_load(&g.catchups);
+    st->lineages_indexed = atomic_load(&g.lineages_indexed);
+    st->lineages_sql = atomic_load(&g.lineages_sql);
 }

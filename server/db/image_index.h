@@ -40,12 +40,27 @@ enum imx_db_images_rc imx_db_image_resolve_indexed(struct imx_db_conn *c,
                                                    char **summary, char **artifact_id,
                                                    long long *epoch, bool *served);
 
+/* A page of image id's lineage (as imx_db_image_lineage: at most limit children with ids after
+ * after, 0 for the first page) made from the index and the summaries of its entries, read with
+ * the index's state and the auth epoch in one statement. *served false when the caller should
+ * read it in SQL: the index is off, not loaded or being brought up to date, c is from the read
+ * replica, the image is not in the index (SQL says not found), or the index cannot answer
+ * exactly (a scheduled revocation that decides a newer parent). Free *out with
+ * imx_db_lineage_free. */
+enum imx_db_images_rc imx_db_image_lineage_indexed(struct imx_db_conn *c, long long id,
+                                                   long long after, unsigned limit,
+                                                   struct imx_db_lineage *out, bool *served);
+
 /* Counts SQL searches (the caller ran SQL because *served was false). */
 void imx_db_image_index_count_sql(void);
+
+/* Counts lineages read in SQL (imx_db_image_lineage_indexed did not serve them). */
+void imx_db_image_index_count_lineage_sql(void);
 
 struct imx_db_image_index_stats {
     long long images; /* -1: not loaded or turned off */
     unsigned long long bytes, searches_indexed, searches_sql, loads, catchups;
+    unsigned long long lineages_indexed, lineages_sql;
 };
 
 void imx_db_image_index_stats(struct imx_db_image_index_stats *st);

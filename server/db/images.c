@@ -1111,6 +1111,7 @@ enum imx_db_images_rc imx_db_image_lineage(struct imx_db_conn *c, long long id, 
 void imx_db_lineage_free(struct imx_db_lineage *l)
 {
     PQclear(l->res);
+    free(l->text);
     memset(l, 0, sizeof *l);
 }
 

@@ -273,7 +273,8 @@ enum imx_db_images_rc imx_db_image_set_status(struct imx_db_conn *c,
  * [entry, by id]} where an entry is a summary with parent_id, outdated_parent (the parent's
  * family has a newer usable image) and newer_parent ({id, family, version} or null). */
 struct imx_db_lineage {
-    PGresult *res;
+    PGresult *res; /* the statement's, or NULL */
+    char *text;    /* or the text made from the search index (new), or NULL */
     /* the document's text without its closing brace (append members, then "}"); in res */
     const char *doc;
     size_t len;

@@ -338,6 +338,8 @@ static size_t postings_bytes(const struct postings *t)
 
 struct img {
     int64_t id, published_us, revoke_us;
+    int64_t parent_id;                     /* 0: none */
+    uint32_t version;                      /* string id; 0: not given */
     int32_t size_cents;                    /* size_gb * 100 (numeric(8,2)), NO_SIZE when unknown */
     int32_t boot;                          /* INT32_MAX when unknown, as the SQL sort key */
     uint32_t family, status, patch_status; /* string ids: these change, or are too many to share */
@@ -363,6 +365,12 @@ struct imx_ix {
      * filters leave few images far apart in the sort order (see imx_ix_page). */
     struct postings by_family, by_lists;
     uint32_t walk_budget;
+    /* (parent, child) id pairs in that order, for a lineage's children; appended until sealed,
+     * then kept sorted one insertion at a time. */
+    struct kid {
+        int64_t parent, child;
+    } * kids;
+    uint32_t n_kids, cap_kids;
 };
 
 static uint32_t id_hash(int64_t id)
@@ -426,6 +434,7 @@ void imx_ix_free(struct imx_ix *ix)
     free(ix->by_id);
     postings_free(&ix->by_family);
     postings_free(&ix->by_lists);
+    free(ix->kids);
     free(ix);
 }
 
@@ -480,6 +489,7 @@ size_t imx_ix_bytes(const struct imx_ix *ix)
     b += ix->cap * (sizeof(struct img) + (N_SORTS + 2) * sizeof(uint32_t));
     b += ix->n_by_id * sizeof(uint32_t);
     b += postings_bytes(&ix->by_family) + postings_bytes(&ix->by_lists);
+    b += ix->cap_kids * sizeof *ix->kids;
     return b;
 }
 
@@ -595,6 +605,67 @@ static int intern_all(struct imx_ix *ix, const char *const *v, size_t n, uint32_
     return 0;
 }
 
+/* ---- children ---- */
+
+static int kid_cmp(const void *a, const void *b)
+{
+    const struct kid *x = a, *y = b;
+    if (x->parent != y->parent)
+        return x->parent < y->parent ? -1 : 1;
+    return (x->child > y->child) - (x->child < y->child);
+}
+
+/* The place of the first pair at or after (parent, child) in the sorted pairs. */
+static uint32_t kid_lower(const struct imx_ix *ix, int64_t parent, int64_t child)
+{
+    uint32_t lo = 0, hi = ix->n_kids;
+    struct kid k = { parent, child };
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (kid_cmp(&ix->kids[mid], &k) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Room for one more pair, so that kid_add cannot fail after other changes. */
+static int kids_reserve(struct imx_ix *ix)
+{
+    if (ix->n_kids < ix->cap_kids)
+        return 0;
+    if (ix->cap_kids > UINT32_MAX / 2)
+        return -1;
+    uint32_t cap = ix->cap_kids ? ix->cap_kids * 2 : 1024;
+    struct kid *k = realloc(ix->kids, cap * sizeof *k);
+    if (!k)
+        return -1;
+    ix->kids = k;
+    ix->cap_kids = cap;
+    return 0;
+}
+
+/* Adds (parent, child) with room reserved: at the end until sealed, else at its place. */
+static void kid_add(struct imx_ix *ix, int64_t parent, int64_t child)
+{
+    uint32_t at = ix->sealed ? kid_lower(ix, parent, child) : ix->n_kids;
+    memmove(ix->kids + at + 1, ix->kids + at, (ix->n_kids - at) * sizeof *ix->kids);
+    ix->kids[at] = (struct kid){ parent, child };
+    ix->n_kids++;
+}
+
+static void kid_remove(struct imx_ix *ix, int64_t parent, int64_t child)
+{
+    for (uint32_t i = 0; i < ix->n_kids; i++) {
+        if (ix->kids[i].parent == parent && ix->kids[i].child == child) {
+            memmove(ix->kids + i, ix->kids + i + 1, (ix->n_kids - i - 1) * sizeof *ix->kids);
+            ix->n_kids--;
+            return;
+        }
+    }
+}
+
 int imx_ix_put(struct imx_ix *ix, const struct imx_ix_row *row)
 {
     if (row->n_gpus > IMX_IX_LIST_MAX || row->n_regions > IMX_IX_LIST_MAX ||
@@ -605,6 +676,7 @@ int imx_ix_put(struct imx_ix *ix, const struct imx_ix_row *row)
         return -1;
     struct img m = {
         .id = row->id,
+        .parent_id = row->parent_id > 0 ? row->parent_id : 0,
         .published_us = row->published_us,
         .revoke_us = row->revoke_us,
         .size_cents = NO_SIZE,
@@ -631,6 +703,8 @@ int imx_ix_put(struct imx_ix *ix, const struct imx_ix_row *row)
     m.status = str_intern(&ix->s, row->status);
     m.patch_status = str_intern(&ix->s, row->patch_status);
     m.os_patch_status = str_intern(&ix->s, row->os_patch_status);
+    if (row->version && !(m.version = str_intern(&ix->s, row->version)))
+        return -1;
     for (int k = 0; k < N_ATTRS; k++) {
         if (!a[k] && k != A_CUDA && k != A_DRIVER)
             return -1;
@@ -665,6 +739,8 @@ int imx_ix_put(struct imx_ix *ix, const struct imx_ix_row *row)
     if (!lists)
         return -1;
 
+    if (m.parent_id && kids_reserve(ix) != 0)
+        return -1;
     long at = find_pos(ix, row->id);
     if (at >= 0) {
         /* Sort keys never change after publish; if they did, the orders are rebuilt. */
@@ -680,6 +756,12 @@ int imx_ix_put(struct imx_ix *ix, const struct imx_ix_row *row)
             posting_remove(&ix->by_lists, ix->lists_at[at], (uint32_t)at);
             if (posting_add(&ix->by_lists, lists, (uint32_t)at) != 0)
                 return -1;
+        }
+        if (old->parent_id != m.parent_id) {
+            if (old->parent_id)
+                kid_remove(ix, old->parent_id, m.id);
+            if (m.parent_id)
+                kid_add(ix, m.parent_id, m.id);
         }
         *old = m;
         ix->attrs_at[at] = attrs;
@@ -704,6 +786,8 @@ int imx_ix_put(struct imx_ix *ix, const struct imx_ix_row *row)
     ix->imgs[pos] = m;
     ix->attrs_at[pos] = attrs;
     ix->lists_at[pos] = lists;
+    if (m.parent_id)
+        kid_add(ix, m.parent_id, m.id);
     /* Each order gets the new image at its place (publishes come a few at a time; a full load
      * appends and sorts once, in imx_ix_seal). */
     for (int k = 0; k < N_SORTS && !ix->sealed; k++)
@@ -729,6 +813,8 @@ void imx_ix_seal(struct imx_ix *ix)
         if (ix->n)
             qsort_r(ix->order[k], ix->n, sizeof(uint32_t), pos_cmp, &c);
     }
+    if (!ix->sealed && ix->n_kids)
+        qsort(ix->kids, ix->n_kids, sizeof *ix->kids, kid_cmp);
     ix->sealed = true;
 }
 
@@ -1301,6 +1387,129 @@ fail:
     free(t.buf);
     filter_free(&f);
     return NULL;
+}
+
+/* ---- lineage ---- */
+
+/* Is x after y in (published_at, id) order? */
+static bool published_after(const struct img *x, const struct img *y)
+{
+    return x->published_us != y->published_us ? x->published_us > y->published_us : x->id > y->id;
+}
+
+/* The newest usable image (active, not revoked) of p's family published after p, as 0061's
+ * newer parent: its position; -1 for none; -2 when an image with a scheduled revocation would
+ * qualify, so that the answer depends on when the database reads it. */
+static long newer_of(const struct imx_ix *ix, const struct img *p)
+{
+    uint32_t active = str_find(&ix->s, "active"), revoked = str_find(&ix->s, "revoked");
+    if (!active || p->family >= ix->by_family.n)
+        return -1;
+    const struct posting *fam = &ix->by_family.v[p->family];
+    long best = -1;
+    for (uint32_t i = 0; i < fam->n; i++) {
+        const struct img *x = &ix->imgs[fam->pos[i]];
+        if (x->status != active || (revoked && x->patch_status == revoked) ||
+            !published_after(x, p))
+            continue;
+        if (x->revoke_us != IMX_IX_NO_TIME)
+            return -2;
+        if (best < 0 || published_after(x, &ix->imgs[best]))
+            best = (long)fam->pos[i];
+    }
+    return best;
+}
+
+/* Appends the tail of the entry at position e (see struct imx_ix_lineage). *newer_cache holds
+ * the newer parent of the parent id *cached_parent (children share theirs). Returns 0 or -1. */
+static int put_tail(const struct imx_ix *ix, const struct img *e, struct text *t,
+                    int64_t *cached_parent, long *newer_cache)
+{
+    char num[64];
+    long newer = -1;
+    if (e->parent_id) {
+        snprintf(num, sizeof num, ", \"parent_id\" : %lld", (long long)e->parent_id);
+        put_str(t, num);
+        long p = find_pos(ix, e->parent_id);
+        if (p >= 0 && *cached_parent != e->parent_id) {
+            *newer_cache = newer_of(ix, &ix->imgs[p]);
+            *cached_parent = e->parent_id;
+        }
+        newer = p >= 0 ? *newer_cache : -1;
+    } else {
+        put_str(t, ", \"parent_id\" : null");
+    }
+    if (newer == -2)
+        return -1;
+    if (newer < 0) {
+        put_str(t, ", \"outdated_parent\" : false, \"newer_parent\" : null}");
+        return 0;
+    }
+    const struct img *x = &ix->imgs[newer];
+    if (!x->version)
+        return -1;
+    snprintf(num, sizeof num, ", \"outdated_parent\" : true, \"newer_parent\" : {\"id\" : %lld",
+             (long long)x->id);
+    put_str(t, num);
+    put_str(t, ", \"family\" : ");
+    put_json_string(t, ix->s.v[x->family]);
+    put_str(t, ", \"version\" : ");
+    put_json_string(t, ix->s.v[x->version]);
+    put_str(t, "}}");
+    return 0;
+}
+
+int imx_ix_lineage(const struct imx_ix *ix, int64_t id, int64_t after, int limit,
+                   struct imx_ix_lineage *out)
+{
+    out->tails = NULL;
+    out->n_parents = out->n_children = 0;
+    out->next_after = 0;
+    if (limit < 1 || limit > IMX_IX_PAGE_MAX)
+        return -1;
+    long at = find_pos(ix, id);
+    if (at < 0)
+        return 1;
+    uint32_t pos[IMX_IX_LINEAGE_MAX];
+    size_t n = 0;
+    pos[n++] = (uint32_t)at;
+    for (const struct img *e = &ix->imgs[at];
+         e->parent_id && out->n_parents < IMX_IX_LINEAGE_PARENTS_MAX; out->n_parents++) {
+        long p = find_pos(ix, e->parent_id);
+        if (p < 0)
+            break;
+        pos[n++] = (uint32_t)p;
+        e = &ix->imgs[p];
+    }
+    for (uint32_t k = kid_lower(ix, id, after); k < ix->n_kids && ix->kids[k].parent == id; k++) {
+        if (ix->kids[k].child <= after)
+            continue;
+        if (out->n_children == (size_t)limit) {
+            out->next_after = ix->kids[k - 1].child; /* another follows the page */
+            break;
+        }
+        long c = find_pos(ix, ix->kids[k].child);
+        if (c < 0)
+            return -1; /* every pair names an image of the index */
+        pos[n++] = (uint32_t)c;
+        out->n_children++;
+    }
+    struct text t = { malloc(256), 0, 256 };
+    int64_t cached_parent = 0;
+    long newer_cache = -1;
+    for (size_t k = 0; k < n && t.buf; k++) {
+        out->ids[k] = ix->imgs[pos[k]].id;
+        out->tail_at[k] = t.len;
+        if (put_tail(ix, &ix->imgs[pos[k]], &t, &cached_parent, &newer_cache) != 0) {
+            free(t.buf);
+            return -1;
+        }
+    }
+    if (!t.buf)
+        return -1;
+    out->tail_at[n] = t.len;
+    out->tails = t.buf;
+    return 0;
 }
 
 /* ---- component keys ---- */

@@ -38,6 +38,8 @@ struct imx_ix_component {
 /* One image as read from the images row. Strings are borrowed for the call to imx_ix_put. */
 struct imx_ix_row {
     int64_t id;
+    int64_t parent_id;   /* 0: none */
+    const char *version; /* NULL: unknown (then lineage is not answered from the index) */
     const char *family, *provider, *architecture, *os_name, *os_version, *layer;
     const char *status, *patch_status;
     const char *os_patch_status; /* "unknown" when the image has no package inventory */
@@ -132,6 +134,31 @@ void imx_ix_set_walk_budget(struct imx_ix *ix, uint32_t budget);
  * "os", "provider", "cuda", "driver_branch", "framework", "tag"}, each list by count descending
  * then value (byte order). Returns new text (free() it), or NULL when out of memory. */
 IMX_IX_MUST_CHECK char *imx_ix_facets(const struct imx_ix *ix, const struct imx_ix_query *q);
+
+/* Parents a lineage lists at most (SQL imx_image_lineage's depth, migrations/0061). */
+#define IMX_IX_LINEAGE_PARENTS_MAX 64
+#define IMX_IX_LINEAGE_MAX         (1 + IMX_IX_LINEAGE_PARENTS_MAX + IMX_IX_PAGE_MAX)
+
+/* A page of an image's lineage as SQL imx_image_lineage (migrations/0061) makes it: ids[0] the
+ * image, then its parents nearest first, then its children by id. Each entry's tail is what
+ * 0061 puts after its summary's members: ', "parent_id" : ..., "outdated_parent" : ...,
+ * "newer_parent" : ...}' (newer_parent: the newest usable image of the parent's family newer
+ * than the parent, as {"id" : n, "family" : "...", "version" : "..."}). */
+struct imx_ix_lineage {
+    int64_t ids[IMX_IX_LINEAGE_MAX];
+    size_t n_parents, n_children;
+    int64_t next_after;                     /* the last child shown when more follow, else 0 */
+    char *tails;                            /* new: the tails, one after another */
+    size_t tail_at[IMX_IX_LINEAGE_MAX + 1]; /* entry k's tail is tails[tail_at[k]..tail_at[k+1]) */
+};
+
+/* The lineage page of image id (ix sealed): at most limit (1..IMX_IX_PAGE_MAX) children with
+ * ids after after (0: from the first). Returns 0 with *out filled (free out->tails); 1 when the
+ * index has no such image; -1 when the index cannot answer exactly: an image whose scheduled
+ * revocation could make it the newer parent at now (the answer depends on the database's
+ * clock), a version the index was not given, a bad limit, or out of memory. */
+IMX_IX_MUST_CHECK int imx_ix_lineage(const struct imx_ix *ix, int64_t id, int64_t after, int limit,
+                                     struct imx_ix_lineage *out);
 
 /* Parses the decimal text of SQL imx_version_key_num() (0..10^54-1) into key parts. Returns 0,
  * or -1 when s is not such a number. */

@@ -211,6 +211,11 @@ char *imx_metrics_render(const struct imx_metrics_gauges *g, size_t *len)
         "imaxe_searches_total{by=\"index\"} %llu\nimaxe_searches_total{by=\"sql\"} %llu\n",
         g->searches_indexed, g->searches_sql);
     put(&o,
+        "# HELP imaxe_lineages_total Lineage pages by what answered them.\n"
+        "# TYPE imaxe_lineages_total counter\n"
+        "imaxe_lineages_total{by=\"index\"} %llu\nimaxe_lineages_total{by=\"sql\"} %llu\n",
+        g->lineages_indexed, g->lineages_sql);
+    put(&o,
         "# HELP imaxe_image_doc_reads_total Statements that read stored image documents (each "
         "for the requests waiting at that moment).\n"
         "# TYPE imaxe_image_doc_reads_total counter\nimaxe_image_doc_reads_total %llu\n"

@@ -18,7 +18,7 @@ struct imx_metrics_gauges {
     /* The search index (server/db/image_index.h); images < 0: not loaded or turned off. */
     long long search_index_images;
     unsigned long long search_index_bytes, searches_indexed, searches_sql, search_index_loads,
-        search_index_catchups;
+        search_index_catchups, lineages_indexed, lineages_sql;
     /* Stored documents' batched reads (server/db/image_docs.h): statements, documents. */
     unsigned long long doc_reads, doc_reads_docs;
     /* The connection guard (server/http/guard.h) and the password slots (auth/password.h). */

@@ -665,3 +665,19 @@ json_t *imx_t_receiver_log(const struct imx_rcv *r, const char *path)
         fclose(f);
     return all;
 }
+
+long long imx_t_metric(const struct imx_srv *s, const char *series)
+{
+    struct imx_res res;
+    long long v = -1;
+    if (imx_t_http(s, "GET", "/metrics", NULL, NULL, &res) != 0)
+        return -1;
+    size_t n = strlen(series);
+    for (const char *p = res.body; res.status == 200 && p && *p;
+         p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+        if (strncmp(p, series, n) == 0 && p[n] == ' ')
+            v = strtoll(p + n + 1, NULL, 10);
+    }
+    imx_t_res_free(&res);
+    return v;
+}

@@ -93,6 +93,10 @@ const char *imx_t_header(const struct imx_res *res, const char *name, char *buf,
 
 void imx_t_res_free(struct imx_res *res);
 
+/* The value of one series of s's /metrics ("name{labels}" as printed), or -1 when it is absent
+ * or /metrics did not answer 200. */
+long long imx_t_metric(const struct imx_srv *s, const char *series);
+
 /* Asserts res is a problem+json document with the given status. */
 void imx_t_assert_problem(const struct imx_res *res, long status);
 

@@ -55,6 +55,7 @@ static size_t n_pins_ever;
 static const char *const PIN_STATUSES[] = { "current", "behind", "patch_available", "vulnerable",
                                             "revoked" };
 static bool pin_status_seen[5]; /* which statuses the pins have had, over the sequence */
+static unsigned lineage_pages;  /* lineages with a second page of children, over the sequence */
 static unsigned rng = 12345;
 
 static unsigned next_rand(void)
@@ -187,6 +188,18 @@ static void check_reads(int step)
         if (i % 3 == (size_t)step % 3) {
             snprintf(path, sizeof path, "/v1/images/%lld/lineage", ids[i]);
             same_everywhere(pub, path, NULL, &res);
+            imx_t_res_free(&res);
+            /* a child a page, and the next page by its cursor */
+            snprintf(path, sizeof path, "/v1/images/%lld/lineage?limit=1", ids[i]);
+            same_everywhere(pub, path, NULL, &res);
+            const char *next = json_string_value(json_object_get(res.json, "next_cursor"));
+            if (next) {
+                lineage_pages++;
+                snprintf(path, sizeof path, "/v1/images/%lld/lineage?limit=1&cursor=%s", ids[i],
+                         next);
+                imx_t_res_free(&res);
+                same_everywhere(pub, path, NULL, &res);
+            }
             imx_t_res_free(&res);
             snprintf(path, sizeof path, "/v1/images/%lld/patch", ids[i]);
             same_everywhere(pub, path, NULL, &res);
@@ -571,9 +584,17 @@ static void writes_and_reads_agree(void **state)
     for (size_t k = 0; k < 5; k++)
         printf(" %s %s", PIN_STATUSES[k], pin_status_seen[k] ? "yes" : "no");
     printf(" (%zu pins made)\n", n_pins_ever);
+    /* The caching servers answered lineage from their search index (and the comparisons above
+     * held it to the reference's SQL), not only in SQL. */
+    long long by_index[2] = { imx_t_metric(&cached[0], "imaxe_lineages_total{by=\"index\"}"),
+                              imx_t_metric(&cached[1], "imaxe_lineages_total{by=\"index\"}") };
+    printf("lineages from the index: %lld and %lld; with a second page: %u\n", by_index[0],
+           by_index[1], lineage_pages);
+    assert_true(by_index[0] > 0 && by_index[1] > 0);
     /* The full sequence (the shorter one under the sanitizers may not get there). */
     if (steps >= 60)
-        assert_true(os_n > 0 && gpu_n > 0 && pin_status_seen[1] && pin_status_seen[2]);
+        assert_true(os_n > 0 && gpu_n > 0 && pin_status_seen[1] && pin_status_seen[2] &&
+                    lineage_pages > 0);
 }
 
 /* Many requests at once share the stored documents' batched reads (server/db/image_docs.c):

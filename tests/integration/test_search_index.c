@@ -1307,36 +1307,21 @@ static void writes_through_the_other_server_reach_the_index(void **state)
 }
 
 /* A counter from the server's /metrics ("name{labels} value"); -1 when absent. */
-static long long metric(const struct imx_srv *srv, const char *series)
-{
-    struct imx_res res;
-    assert_int_equal(imx_t_http(srv, "GET", "/metrics", NULL, NULL, &res), 0);
-    assert_int_equal(res.status, 200);
-    long long v = -1;
-    size_t n = strlen(series);
-    for (const char *p = res.body; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
-        if (strncmp(p, series, n) == 0 && p[n] == ' ')
-            v = strtoll(p + n + 1, NULL, 10);
-    }
-    imx_t_res_free(&res);
-    return v;
-}
-
 /* The comparisons above mean something only if the index answered: every search without q on
  * ix came from it, and the SQL server never used one. */
 static void the_index_answered(void **state)
 {
     (void)state;
-    long long indexed = metric(&ix_srv, "imaxe_searches_total{by=\"index\"}");
-    long long sql = metric(&ix_srv, "imaxe_searches_total{by=\"sql\"}");
+    long long indexed = imx_t_metric(&ix_srv, "imaxe_searches_total{by=\"index\"}");
+    long long sql = imx_t_metric(&ix_srv, "imaxe_searches_total{by=\"sql\"}");
     fprintf(stderr, "search_index: ix answered %lld searches from the index, %lld in SQL\n",
             indexed, sql);
     assert_true(indexed > 1000);
     assert_true(sql <
                 indexed / 10); /* q searches, and the moments while another thread catches up */
-    assert_true(metric(&ix_srv, "imaxe_search_index_images") > 150);
-    assert_int_equal(metric(&sql_srv, "imaxe_searches_total{by=\"index\"}"), 0);
-    assert_int_equal(metric(&sql_srv, "imaxe_search_index_images"), -1);
+    assert_true(imx_t_metric(&ix_srv, "imaxe_search_index_images") > 150);
+    assert_int_equal(imx_t_metric(&sql_srv, "imaxe_searches_total{by=\"index\"}"), 0);
+    assert_int_equal(imx_t_metric(&sql_srv, "imaxe_search_index_images"), -1);
 }
 
 /* A bulk load through SQL (300 new images in one transaction, more than a catch-up puts one by
@@ -1344,7 +1329,7 @@ static void the_index_answered(void **state)
 static void a_bulk_load_reloads_the_index(void **state)
 {
     (void)state;
-    long long loads = metric(&ix_srv, "imaxe_search_index_loads_total");
+    long long loads = imx_t_metric(&ix_srv, "imaxe_search_index_loads_total");
     char *n = imx_t_sql(
         db, "WITH src AS (SELECT i.*, row_number() OVER (ORDER BY i.id, k) AS n"
             "   FROM images i, generate_series(1, 2) k ORDER BY i.id, k LIMIT 300),"
@@ -1383,7 +1368,7 @@ static void a_bulk_load_reloads_the_index(void **state)
         compare_query(after_bulk[i]);
     compare_query("family=bulk-3&status=any&sort=size_gb&limit=7");
     compare_query("family=bulk-1&gpu=H100&facets=true");
-    assert_true(metric(&ix_srv, "imaxe_search_index_loads_total") > loads);
+    assert_true(imx_t_metric(&ix_srv, "imaxe_search_index_loads_total") > loads);
 }
 
 /* An image the index cannot hold (more GPUs than a list takes: only possible through SQL) makes
@@ -1392,7 +1377,7 @@ static void a_bulk_load_reloads_the_index(void **state)
 static void an_image_the_index_cannot_hold_leaves_search_to_sql(void **state)
 {
     (void)state;
-    long long sql_before = metric(&ix_srv, "imaxe_searches_total{by=\"sql\"}");
+    long long sql_before = imx_t_metric(&ix_srv, "imaxe_searches_total{by=\"sql\"}");
     char q[256];
     snprintf(q, sizeof q,
              "INSERT INTO image_gpus (image_id, gpu) SELECT %lld, 'gpu-' || g"
@@ -1403,8 +1388,8 @@ static void an_image_the_index_cannot_hold_leaves_search_to_sql(void **state)
     compare_query("gpu=gpu-7&status=any&facets=true");
     compare_query("region=us-east-1&sort=family&limit=7");
     assert_true(listed("gpu=gpu-300&status=any", imgs[0].id));
-    assert_int_equal(metric(&ix_srv, "imaxe_search_index_images"), -1);
-    assert_true(metric(&ix_srv, "imaxe_searches_total{by=\"sql\"}") > sql_before + 3);
+    assert_int_equal(imx_t_metric(&ix_srv, "imaxe_search_index_images"), -1);
+    assert_true(imx_t_metric(&ix_srv, "imaxe_searches_total{by=\"sql\"}") > sql_before + 3);
     assert_true(imx_t_log_contains(&ix_srv, "search index dropped"));
 }
 

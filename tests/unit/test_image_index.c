@@ -430,6 +430,207 @@ static void component_keys_parse_from_sql_numbers(void **state)
     }
 }
 
+/* ---- lineage ---- */
+
+/* A lineage fixture: id, parent, family, version, status, patch status, published, revoke_at. */
+struct lx {
+    int64_t id, parent;
+    const char *family, *version, *status, *patch_status;
+    int64_t published_us, revoke_us;
+};
+
+// clang-format off
+static const struct lx LINEAGE[] = {
+    { 10, 0, "base", "v1", "active", "ok", T0 + 10, IMX_IX_NO_TIME },
+    { 11, 0, "base", "v2", "active", "ok", T0 + 11, IMX_IX_NO_TIME },
+    { 12, 0, "base", "v3", "deprecated", "ok", T0 + 12, IMX_IX_NO_TIME },   /* not usable */
+    { 13, 0, "base", "v4", "active", "revoked", T0 + 13, IMX_IX_NO_TIME },  /* not usable */
+    { 20, 10, "mid", "v1", "active", "ok", T0 + 20, IMX_IX_NO_TIME },
+    { 21, 10, "mid", "v2", "active", "ok", T0 + 21, IMX_IX_NO_TIME },
+    /* the newest of its family by time, though 23 and 24 have larger ids */
+    { 22, 10, "mid", "v\"3", "active", "ok", T0 + 25, IMX_IX_NO_TIME },
+    { 23, 11, "mid", "v4", "active", "ok", T0 + 23, IMX_IX_NO_TIME },
+    { 24, 11, "mid", "v5", "active", "ok", T0 + 19, IMX_IX_NO_TIME }, /* older than 20 */
+    { 30, 20, "top", "v1", "active", "ok", T0 + 30, IMX_IX_NO_TIME },
+    { 40, 0, "sched", "v1", "active", "ok", T0 + 40, IMX_IX_NO_TIME },
+    { 41, 0, "sched", "v2", "active", "ok", T0 + 41, NOW + 1 }, /* revoked at a time to come */
+    { 42, 40, "kid", "v1", "active", "ok", T0 + 42, IMX_IX_NO_TIME },
+};
+// clang-format on
+
+static void put_lineage_row(struct imx_ix *ix, const struct lx *f)
+{
+    struct imx_ix_row row = {
+        .id = f->id,
+        .parent_id = f->parent,
+        .version = f->version,
+        .family = f->family,
+        .provider = "aws",
+        .architecture = "x86_64",
+        .os_name = "ubuntu",
+        .os_version = "24.04",
+        .layer = "platform",
+        .status = f->status,
+        .patch_status = f->patch_status,
+        .os_patch_status = "unknown",
+        .published_us = f->published_us,
+        .revoke_us = f->revoke_us,
+        .boot_seconds = -1,
+    };
+    assert_int_equal(imx_ix_put(ix, &row), 0);
+}
+
+#define NO_PARENT ", \"parent_id\" : null, \"outdated_parent\" : false, \"newer_parent\" : null}"
+#define NEWER(parent, id, family, version)                                                         \
+    ", \"parent_id\" : " #parent ", \"outdated_parent\" : true, \"newer_parent\" : {\"id\" : " #id \
+    ", \"family\" : \"" family "\", \"version\" : \"" version "\"}}"
+
+static const struct {
+    const char *what;
+    int64_t id, after;
+    int limit, rc;
+    int64_t ids[8]; /* the image, its parents, its children */
+    size_t n_parents, n_children;
+    int64_t next_after;
+    const char *tails[8];
+} LINEAGE_CASES[] = {
+    { "a chain: each entry's newer parent is the newest usable image of its parent's family "
+      "(by time, its version escaped as PostgreSQL writes it)",
+      30,
+      0,
+      50,
+      0,
+      { 30, 20, 10 },
+      2,
+      0,
+      0,
+      { NEWER(20, 22, "mid", "v\\\"3"), NEWER(10, 11, "base", "v2"), NO_PARENT } },
+    { "children by id, a page at a time; they share the image as their parent",
+      10,
+      0,
+      2,
+      0,
+      { 10, 20, 21 },
+      0,
+      2,
+      21,
+      { NO_PARENT, NEWER(10, 11, "base", "v2"), NEWER(10, 11, "base", "v2") } },
+    { "the next page after the cursor's id, the last",
+      10,
+      21,
+      2,
+      0,
+      { 10, 22 },
+      0,
+      1,
+      0,
+      { NO_PARENT, NEWER(10, 11, "base", "v2") } },
+    { "no newer usable image of the parent's family (deprecated and patch-revoked ones skipped)",
+      23,
+      0,
+      50,
+      0,
+      { 23, 11 },
+      1,
+      0,
+      0,
+      { ", \"parent_id\" : 11, \"outdated_parent\" : false, \"newer_parent\" : null}",
+        NO_PARENT } },
+    { "a scheduled revocation would decide the newer parent: not answered",
+      42,
+      0,
+      50,
+      -1,
+      { 0 },
+      0,
+      0,
+      0,
+      { 0 } },
+    { "no such image", 99, 0, 50, 1, { 0 }, 0, 0, 0, { 0 } },
+    { "a limit out of range", 10, 0, 0, -1, { 0 }, 0, 0, 0, { 0 } },
+};
+
+static void check_lineage_case(const struct imx_ix *ix, size_t k)
+{
+    struct imx_ix_lineage l;
+    int rc =
+        imx_ix_lineage(ix, LINEAGE_CASES[k].id, LINEAGE_CASES[k].after, LINEAGE_CASES[k].limit, &l);
+    if (rc != LINEAGE_CASES[k].rc) {
+        fprintf(stderr, "%s: rc %d\n", LINEAGE_CASES[k].what, rc);
+        fail();
+    }
+    if (rc != 0)
+        return;
+    size_t n = 1 + l.n_parents + l.n_children;
+    bool ok = l.n_parents == LINEAGE_CASES[k].n_parents &&
+              l.n_children == LINEAGE_CASES[k].n_children &&
+              l.next_after == LINEAGE_CASES[k].next_after;
+    for (size_t i = 0; ok && i < n; i++) {
+        const char *want = LINEAGE_CASES[k].tails[i];
+        size_t len = l.tail_at[i + 1] - l.tail_at[i];
+        ok = l.ids[i] == LINEAGE_CASES[k].ids[i] && strlen(want) == len &&
+             memcmp(l.tails + l.tail_at[i], want, len) == 0;
+        if (!ok)
+            fprintf(stderr, "%s: entry %zu is %lld with tail %.*s\n", LINEAGE_CASES[k].what, i,
+                    (long long)l.ids[i], (int)len, l.tails + l.tail_at[i]);
+    }
+    free(l.tails);
+    if (!ok) {
+        fprintf(stderr, "%s: %zu parents, %zu children, next %lld\n", LINEAGE_CASES[k].what,
+                l.n_parents, l.n_children, (long long)l.next_after);
+        fail();
+    }
+}
+
+static void lineage_follows_the_table(void **state)
+{
+    (void)state;
+    struct imx_ix *ix = imx_ix_new();
+    assert_non_null(ix);
+    /* children before their parents, as no load order promises otherwise */
+    for (size_t i = sizeof LINEAGE / sizeof LINEAGE[0]; i-- > 0;)
+        put_lineage_row(ix, &LINEAGE[i]);
+    imx_ix_seal(ix);
+    for (size_t k = 0; k < sizeof LINEAGE_CASES / sizeof LINEAGE_CASES[0]; k++)
+        check_lineage_case(ix, k);
+    imx_ix_free(ix);
+}
+
+/* After sealing: a new child takes its place among its siblings, and a row put again with
+ * another parent moves between the two lists. */
+static void lineage_updates_after_sealing(void **state)
+{
+    (void)state;
+    struct imx_ix *ix = imx_ix_new();
+    assert_non_null(ix);
+    for (size_t i = 0; i < sizeof LINEAGE / sizeof LINEAGE[0]; i++)
+        put_lineage_row(ix, &LINEAGE[i]);
+    imx_ix_seal(ix);
+    struct lx late = { 15, 10, "mid", "v0", "active", "ok", T0 + 15, IMX_IX_NO_TIME };
+    put_lineage_row(ix, &late);
+    struct imx_ix_lineage l;
+    assert_int_equal(imx_ix_lineage(ix, 10, 0, 50, &l), 0);
+    assert_int_equal(l.n_children, 4);
+    assert_int_equal(l.ids[1], 15);
+    assert_int_equal(l.ids[2], 20);
+    assert_int_equal(l.ids[4], 22);
+    free(l.tails);
+    struct lx moved = LINEAGE[5]; /* 21: from 10's children to 11's */
+    moved.parent = 11;
+    put_lineage_row(ix, &moved);
+    assert_int_equal(imx_ix_lineage(ix, 10, 0, 50, &l), 0);
+    assert_int_equal(l.n_children, 3);
+    assert_int_equal(l.ids[3], 22);
+    free(l.tails);
+    assert_int_equal(imx_ix_lineage(ix, 11, 0, 50, &l), 0);
+    assert_int_equal(l.n_children, 3);
+    assert_int_equal(l.ids[1], 21);
+    assert_int_equal(l.ids[2], 23);
+    assert_int_equal(l.ids[3], 24);
+    free(l.tails);
+    imx_ix_free(ix);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -439,6 +640,8 @@ int main(void)
         cmocka_unit_test(updates_after_sealing_keep_the_orders),
         cmocka_unit_test(facets_are_the_sql_text),
         cmocka_unit_test(component_keys_parse_from_sql_numbers),
+        cmocka_unit_test(lineage_follows_the_table),
+        cmocka_unit_test(lineage_updates_after_sealing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
