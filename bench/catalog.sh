@@ -119,11 +119,12 @@ servers=("$base" "$base" "$base" "$base" "$base" "$sql_base" "$sql_base" "$base"
 pids=("$pid" "$pid" "$pid" "$pid" "$pid" "$sql_pid" "$sql_pid" "$pid" "$sql_pid" "$pid" "$pid" "$pid"
       "$pid" "$pid" "$pid" "$pid")
 # The statement each endpoint's pgbench runs: the one that request executed (for search and
-# facets, the index's page statement on a cold summary cache; for "(sql)", the SQL search's page
-# and facet statements; for the rotating searches, the first of them); "" for none.
+# facets, and for lineage, the index's summaries statement on a cold summary cache; for "(sql)",
+# the SQL search's page and facet statements; for the rotating searches, the first of them); ""
+# for none.
 markers=("" "" "" "UNION ALL SELECT NULL" "UNION ALL SELECT NULL" "page AS (SELECT i.id"
          "m AS MATERIALIZED (SELECT i.os_name" "UNION ALL SELECT NULL" "page AS (SELECT i.id"
-         "imx_compare_rows(" "image_index_state s LEFT JOIN images" "" "imx_image_lineage"
+         "imx_compare_rows(" "image_index_state s LEFT JOIN images" "" "UNION ALL SELECT NULL"
          "imx_image_patch_json" "" "")
 
 # One request per endpoint with every statement logged, for pgbench's scripts.
