@@ -348,6 +348,11 @@ struct img {
 
 #define N_SORTS 4
 
+/* An image and its parent, by id. */
+struct kid {
+    int64_t parent, child;
+};
+
 struct imx_ix {
     struct strtab s;
     struct cvtab cv;
@@ -367,9 +372,7 @@ struct imx_ix {
     uint32_t walk_budget;
     /* (parent, child) id pairs in that order, for a lineage's children; appended until sealed,
      * then kept sorted one insertion at a time. */
-    struct kid {
-        int64_t parent, child;
-    } * kids;
+    struct kid *kids;
     uint32_t n_kids, cap_kids;
 };
 
@@ -657,7 +660,7 @@ static void kid_add(struct imx_ix *ix, int64_t parent, int64_t child)
 
 static void kid_remove(struct imx_ix *ix, int64_t parent, int64_t child)
 {
-    for (uint32_t i = 0; i < ix->n_kids; i++) {
+    for (uint32_t i = ix->sealed ? kid_lower(ix, parent, child) : 0; i < ix->n_kids; i++) {
         if (ix->kids[i].parent == parent && ix->kids[i].child == child) {
             memmove(ix->kids + i, ix->kids + i + 1, (ix->n_kids - i - 1) * sizeof *ix->kids);
             ix->n_kids--;
