@@ -534,6 +534,17 @@ static bool try_sync(struct imx_db_conn *c, enum imx_db_images_rc *rc)
     return !wait;
 }
 
+/* For a reader of the index that found it missing or behind: loads or catches up as try_sync
+ * does and says whether to look again; false (*rc then IMX_DBI_OK) when SQL answers instead:
+ * another thread is at it, a load failed moments ago, or this one failed. */
+static bool synced(struct imx_db_conn *c, enum imx_db_images_rc *rc)
+{
+    if (try_sync(c, rc) && *rc == IMX_DBI_OK)
+        return true;
+    *rc = IMX_DBI_OK;
+    return false;
+}
+
 /* Loads or catches up on c, waiting for another thread that is. */
 static enum imx_db_images_rc sync_now(struct imx_db_conn *c)
 {
@@ -791,10 +802,8 @@ enum imx_db_images_rc imx_db_image_search_indexed(struct imx_db_conn *c,
         if (!loaded) {
             /* Not loaded (the first load failed): load it here unless someone else is, or a
              * load failed moments ago. Meanwhile, and if it fails, SQL answers. */
-            if (!try_sync(c, &rc) || rc != IMX_DBI_OK) {
-                rc = IMX_DBI_OK;
+            if (!synced(c, &rc))
                 goto out;
-            }
             continue;
         }
         if (gpu) {
@@ -847,10 +856,8 @@ enum imx_db_images_rc imx_db_image_search_indexed(struct imx_db_conn *c,
         *facets = NULL;
         /* Something was committed since the index was made: catch up, unless another thread
          * already is (then SQL answers this one, as it does when the catch-up fails). */
-        if (!try_sync(c, &rc) || rc != IMX_DBI_OK) {
-            rc = IMX_DBI_OK;
+        if (!synced(c, &rc))
             goto out;
-        }
     }
 out:
     if (!*served) {
@@ -909,10 +916,8 @@ enum imx_db_images_rc imx_db_image_resolve_indexed(struct imx_db_conn *c,
         at = g.at;
         pthread_rwlock_unlock(&g.lock);
         if (!loaded) {
-            if (!try_sync(c, &rc) || rc != IMX_DBI_OK) {
-                rc = IMX_DBI_OK;
+            if (!synced(c, &rc))
                 goto out;
-            }
             continue;
         }
         if (bad || w->p.n == 0)
@@ -945,10 +950,8 @@ enum imx_db_images_rc imx_db_image_resolve_indexed(struct imx_db_conn *c,
         if (rc != IMX_DBI_OK || current)
             goto out;
         /* Something was committed since the index was made: catch up, then look again. */
-        if (!try_sync(c, &rc) || rc != IMX_DBI_OK) {
-            rc = IMX_DBI_OK;
+        if (!synced(c, &rc))
             goto out;
-        }
     }
 out:
     free(w);
@@ -1018,10 +1021,8 @@ enum imx_db_images_rc imx_db_image_lineage_indexed(struct imx_db_conn *c, long l
         at = g.at;
         pthread_rwlock_unlock(&g.lock);
         if (!loaded) {
-            if (!try_sync(c, &rc) || rc != IMX_DBI_OK) {
-                rc = IMX_DBI_OK;
+            if (!synced(c, &rc))
                 goto out;
-            }
             continue;
         }
         if (got != 0)
@@ -1049,10 +1050,8 @@ enum imx_db_images_rc imx_db_image_lineage_indexed(struct imx_db_conn *c, long l
         if (rc != IMX_DBI_OK || current)
             goto out;
         /* Something was committed since the index was made: catch up, then look again. */
-        if (!try_sync(c, &rc) || rc != IMX_DBI_OK) {
-            rc = IMX_DBI_OK;
+        if (!synced(c, &rc))
             goto out;
-        }
     }
 out:
     free(w);
