@@ -551,6 +551,34 @@ static int pos_cmp(const void *a, const void *b, void *cls)
     return key_cmp(&ka, &kb, c->sort);
 }
 
+/* Positions by their images' (published_at, id), oldest first: the order of a family's postings
+ * once sealed, so that the newest usable image of a family is found walking back from its end. */
+static int published_cmp(const void *a, const void *b, void *cls)
+{
+    const struct imx_ix *ix = cls;
+    const struct img *x = &ix->imgs[*(const uint32_t *)a], *y = &ix->imgs[*(const uint32_t *)b];
+    if (x->published_us != y->published_us)
+        return x->published_us < y->published_us ? -1 : 1;
+    return (x->id > y->id) - (x->id < y->id);
+}
+
+static void family_sort(struct imx_ix *ix, uint32_t family)
+{
+    if (family < ix->by_family.n && ix->by_family.v[family].n > 1)
+        qsort_r(ix->by_family.v[family].pos, ix->by_family.v[family].n, sizeof(uint32_t),
+                published_cmp, ix);
+}
+
+/* Moves the family's last position (just added) back to its place in published order. */
+static void family_settle(struct imx_ix *ix, uint32_t family)
+{
+    struct posting *f = &ix->by_family.v[family];
+    uint32_t last = f->pos[f->n - 1], i = f->n - 1;
+    for (; i > 0 && published_cmp(&f->pos[i - 1], &last, ix) > 0; i--)
+        f->pos[i] = f->pos[i - 1];
+    f->pos[i] = last;
+}
+
 /* The first place in order[sort] whose image comes after k (strictly, or at k when !strict). */
 static uint32_t lower_place(const struct imx_ix *ix, enum imx_ix_sort sort,
                             const struct sort_key *k, bool strict)
@@ -766,9 +794,14 @@ int imx_ix_put(struct imx_ix *ix, const struct imx_ix_row *row)
             if (m.parent_id)
                 kid_add(ix, m.parent_id, m.id);
         }
+        uint32_t old_family = old->family;
         *old = m;
         ix->attrs_at[at] = attrs;
         ix->lists_at[at] = lists;
+        if (moved && ix->sealed) {
+            family_sort(ix, old_family);
+            family_sort(ix, m.family);
+        }
         for (int k = 0; k < N_SORTS && moved && ix->sealed; k++) {
             struct sort_ctx c = { ix, (enum imx_ix_sort)k };
             qsort_r(ix->order[k], ix->n, sizeof(uint32_t), pos_cmp, &c);
@@ -789,6 +822,8 @@ int imx_ix_put(struct imx_ix *ix, const struct imx_ix_row *row)
     ix->imgs[pos] = m;
     ix->attrs_at[pos] = attrs;
     ix->lists_at[pos] = lists;
+    if (ix->sealed)
+        family_settle(ix, m.family);
     if (m.parent_id)
         kid_add(ix, m.parent_id, m.id);
     /* Each order gets the new image at its place (publishes come a few at a time; a full load
@@ -818,6 +853,8 @@ void imx_ix_seal(struct imx_ix *ix)
     }
     if (!ix->sealed && ix->n_kids)
         qsort(ix->kids, ix->n_kids, sizeof *ix->kids, kid_cmp);
+    for (uint32_t f = 1; !ix->sealed && f < ix->by_family.n; f++)
+        family_sort(ix, f);
     ix->sealed = true;
 }
 
@@ -1401,26 +1438,24 @@ static bool published_after(const struct img *x, const struct img *y)
 }
 
 /* The newest usable image (active, not revoked) of p's family published after p, as 0061's
- * newer parent: its position; -1 for none; -2 when an image with a scheduled revocation would
- * qualify, so that the answer depends on when the database reads it. */
+ * newer parent: its position; -1 for none; -2 when the newest candidate has a scheduled
+ * revocation, so that the answer depends on when the database reads it. The family's positions
+ * are in published order: a walk back from the newest, as 0061 reads its family index. */
 static long newer_of(const struct imx_ix *ix, const struct img *p)
 {
     uint32_t active = str_find(&ix->s, "active"), revoked = str_find(&ix->s, "revoked");
     if (!active || p->family >= ix->by_family.n)
         return -1;
     const struct posting *fam = &ix->by_family.v[p->family];
-    long best = -1;
-    for (uint32_t i = 0; i < fam->n; i++) {
+    for (uint32_t i = fam->n; i-- > 0;) {
         const struct img *x = &ix->imgs[fam->pos[i]];
-        if (x->status != active || (revoked && x->patch_status == revoked) ||
-            !published_after(x, p))
+        if (!published_after(x, p))
+            return -1;
+        if (x->status != active || (revoked && x->patch_status == revoked))
             continue;
-        if (x->revoke_us != IMX_IX_NO_TIME)
-            return -2;
-        if (best < 0 || published_after(x, &ix->imgs[best]))
-            best = (long)fam->pos[i];
+        return x->revoke_us != IMX_IX_NO_TIME ? -2 : (long)fam->pos[i];
     }
-    return best;
+    return -1;
 }
 
 /* Appends the tail of the entry at position e (see struct imx_ix_lineage). *newer_cache holds

@@ -596,8 +596,8 @@ static void lineage_follows_the_table(void **state)
     imx_ix_free(ix);
 }
 
-/* After sealing: a new child takes its place among its siblings, and a row put again with
- * another parent moves between the two lists. */
+/* After sealing: a new child takes its place among its siblings, a row put again with another
+ * parent moves between the two lists, and new images of a family change its newer parent. */
 static void lineage_updates_after_sealing(void **state)
 {
     (void)state;
@@ -628,6 +628,28 @@ static void lineage_updates_after_sealing(void **state)
     assert_int_equal(l.ids[2], 23);
     assert_int_equal(l.ids[3], 24);
     free(l.tails);
+    /* Images put after sealing take their place in their family's published order: the newest
+     * usable one becomes the newer parent, a newer unusable one does not, and a newer one with
+     * a scheduled revocation leaves the answer to the database. */
+    static const char *const want =
+        ", \"parent_id\" : 20, \"outdated_parent\" : true, \"newer_parent\" : {\"id\" : 16,"
+        " \"family\" : \"mid\", \"version\" : \"v6\"}}";
+    struct lx later[] = {
+        { 16, 0, "mid", "v6", "active", "ok", T0 + 26, IMX_IX_NO_TIME },
+        { 19, 0, "mid", "v5.5", "active", "ok", T0 + 24, IMX_IX_NO_TIME }, /* put last, older */
+        { 17, 0, "mid", "v7", "deprecated", "ok", T0 + 27, IMX_IX_NO_TIME },
+        { 18, 0, "mid", "v8", "active", "ok", T0 + 28, NOW + 1 },
+    };
+    for (size_t k = 0; k < sizeof later / sizeof later[0]; k++) {
+        put_lineage_row(ix, &later[k]);
+        int rc = imx_ix_lineage(ix, 30, 0, 50, &l);
+        assert_int_equal(rc, k < 3 ? 0 : -1);
+        if (rc == 0) {
+            assert_int_equal(l.tail_at[1] - l.tail_at[0], strlen(want));
+            assert_memory_equal(l.tails, want, strlen(want));
+            free(l.tails);
+        }
+    }
     imx_ix_free(ix);
 }
 
