@@ -795,10 +795,11 @@ int imx_ix_put(struct imx_ix *ix, const struct imx_ix_row *row)
                 kid_add(ix, m.parent_id, m.id);
         }
         uint32_t old_family = old->family;
+        bool published_changed = old->published_us != m.published_us;
         *old = m;
         ix->attrs_at[at] = attrs;
         ix->lists_at[at] = lists;
-        if (moved && ix->sealed) {
+        if (ix->sealed && (old_family != m.family || published_changed)) {
             family_sort(ix, old_family);
             family_sort(ix, m.family);
         }
