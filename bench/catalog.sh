@@ -124,7 +124,7 @@ pids=("$pid" "$pid" "$pid" "$pid" "$pid" "$sql_pid" "$sql_pid" "$pid" "$sql_pid"
 # for none.
 markers=("" "" "" "UNION ALL SELECT NULL" "UNION ALL SELECT NULL" "page AS (SELECT i.id"
          "m AS MATERIALIZED (SELECT i.os_name" "UNION ALL SELECT NULL" "page AS (SELECT i.id"
-         "imx_compare_rows(" "image_index_state s LEFT JOIN images" "" "UNION ALL SELECT NULL"
+         "imx_compare_batch(" "image_index_state s LEFT JOIN images" "" "UNION ALL SELECT NULL"
          "imx_image_patch_json" "" "")
 
 # One request per endpoint with every statement logged, for pgbench's scripts.

@@ -150,6 +150,9 @@ void imx_api_image_patch(struct imx_req *r);
 void imx_api_image_lineage(struct imx_req *r);
 void imx_api_image_resolve(struct imx_req *r);
 void imx_api_compare(struct imx_req *r);
+/* Compare's images taken from memory and built from their rows since start, and the bytes the
+ * kept ones hold (/metrics). */
+void imx_api_compare_stats(unsigned long long *kept, unsigned long long *built, size_t *bytes);
 void imx_api_compat_check(struct imx_req *r);
 void imx_api_reference_version(struct imx_req *r);
 void imx_api_reference_import(struct imx_req *r);

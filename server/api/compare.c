@@ -1,7 +1,11 @@
 /* GET /v1/compare?ids=a,b,...: two to ten images side by side. The reply is assembled as text
- * from the stored summaries, reports and costs that one statement reads (0044); with
+ * from the stored summaries, reports and costs that one statement reads for every compare
+ * waiting at the moment (0063, db/read_batch.c); with
  * IMAXE_READ_CACHE=0 PostgreSQL builds it from scratch (compare_from_scratch) and jansson prints
  * it, the reference the text follows byte for byte (tests/integration/test_point_reads.c). */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,22 +20,42 @@
 
 #define TEXT(literal) ((struct imx_jspan){ literal, sizeof literal - 1 })
 
-/* One compared image's values, each JSON text as the reply prints it (json_text.h). */
-enum { V_KERNEL, V_COMPAT, V_OS_ADVISORIES, V_BEST, V_BOOT, V_OS, V_COUNT };
+/* One compared image's own values, each JSON text as the reply prints it (json_text.h). */
+enum { V_KERNEL, V_COMPAT, V_OS_ADVISORIES, V_OS, V_COUNT };
 /* The summary's members compare shows, as key texts with their quotes. */
 enum { M_BOOT, M_SIZE, M_REGIONS, M_STATUS, M_PATCH, M_COMPONENTS, M_COUNT };
 static const struct imx_jspan member_keys[M_COUNT] = {
     TEXT("\"boot_seconds\""), TEXT("\"size_gb\""),      TEXT("\"regions\""),
     TEXT("\"status\""),       TEXT("\"patch_status\""), TEXT("\"components\""),
 };
-struct compared {
+
+/* One image as compare shows it, built from its row's texts by shown_build: its summary and
+ * own values as the reply prints them, and where the summary's members are. Immutable once
+ * built, and shared: the cache below keeps it with the texts it came from (source) and hands
+ * it out again while a read brings back the same texts. It is a function of those texts, so a
+ * kept one is byte for byte what building it again would give. */
+struct shown {
+    atomic_int refs;
+    long long id;
+    size_t bytes; /* all it holds, for the cache's budget */
+    char *source; /* per text of source_fields: '\1' TEXT '\0', or '\0' for SQL NULL */
+    size_t source_len;
     struct imx_jbuf text; /* the summary, then the values of own[] */
-    size_t summary_len, off[V_COUNT], len[V_COUNT];
     struct imx_jspan summary, own[V_COUNT];
     struct imx_jspan member[M_COUNT]; /* .p NULL when absent */
     struct imx_jspan *comp;           /* components: key, value, key, value, ... */
     size_t ncomp;
 };
+
+/* The texts of a row a shown image is built from (the costs and os_patch_status are not). */
+enum { SOURCE_FIELDS = 4 };
+static void source_fields(const struct imx_db_compare_row *row, const char *f[SOURCE_FIELDS])
+{
+    f[0] = row->summary;
+    f[1] = row->kernel;
+    f[2] = row->compatibility;
+    f[3] = row->os_advisories;
+}
 
 static const struct imx_jspan null_text = { "null", 4 }, empty_list = { "[]", 2 };
 
@@ -68,7 +92,7 @@ static void put_field(struct imx_jbuf *b, struct imx_jspan name, const struct im
 
 /* The summary's members of member_names (the last of each name), and the components' members:
  * one scan each, so that the lookups after cost no scanning. */
-static bool index_summary(struct compared *c)
+static bool index_summary(struct shown *c)
 {
     struct imx_jspan it = c->summary, k, v;
     while (imx_json_next_member(&it, &k, &v))
@@ -87,35 +111,30 @@ static bool index_summary(struct compared *c)
         c->comp[2 * c->ncomp] = k;
         c->comp[2 * c->ncomp++ + 1] = v;
     }
+    c->bytes += 2 * n * sizeof *c->comp;
     return true;
 }
 
 /* A member of the summary, or fallback. */
-static struct imx_jspan member_or(const struct compared *c, int m, struct imx_jspan fallback)
+static struct imx_jspan member_or(const struct shown *c, int m, struct imx_jspan fallback)
 {
     return c->member[m].p ? c->member[m] : fallback;
 }
 
-/* Appends one of c's own values: JSON text (normalized; NULL or unloadable gives null unless
- * required) or, for a C string, a JSON string. */
-static bool put_own(struct compared *c, int which, const char *json, const char *string,
-                    bool required)
+/* Appends JSON text json to b as the reply prints it (NULL or unloadable gives null unless
+ * required) and sets *at to where it lies in b (an offset in .p until b stops moving). */
+static bool put_value(struct imx_jbuf *b, const char *json, bool required, struct imx_jspan *at)
 {
-    size_t start = c->text.len;
-    bool ok;
-    if (string)
-        ok = imx_json_put_string(&c->text, string);
-    else if (json && imx_json_put_norm(&c->text, json, strlen(json)))
-        ok = true;
-    else
-        ok = !required && imx_jbuf_puts(&c->text, "null");
-    c->off[which] = start;
-    c->len[which] = c->text.len - start;
+    size_t start = b->len;
+    bool ok = json && imx_json_put_norm(b, json, strlen(json));
+    if (!ok && !required)
+        ok = imx_jbuf_puts(b, "null");
+    *at = (struct imx_jspan){ (const char *)(uintptr_t)start, b->len - start };
     return ok;
 }
 
 /* "NAME:VERSION" from the summary's os object, or null (either missing or not a string). */
-static bool put_os(struct compared *c)
+static bool put_os(struct shown *c)
 {
     struct imx_jspan os, name, version;
     size_t start = c->text.len;
@@ -134,31 +153,182 @@ static bool put_os(struct compared *c)
     } else {
         ok = !both && imx_jbuf_puts(&c->text, "null");
     }
-    c->off[V_OS] = start;
-    c->len[V_OS] = c->text.len - start;
+    c->own[V_OS] = (struct imx_jspan){ (const char *)(uintptr_t)start, c->text.len - start };
     return ok;
 }
 
-static bool read_compared(struct compared *c, const struct imx_db_compare_row *row)
+static void shown_unref(struct shown *c)
 {
-    const char *s = row->summary;
-    if (!s || !imx_json_put_norm(&c->text, s, strlen(s)) ||
-        (c->text.p[0] != '{' && c->text.p[0] != '['))
+    if (c && atomic_fetch_sub(&c->refs, 1) == 1) {
+        imx_jbuf_free(&c->text);
+        free(c->comp);
+        free(c->source);
+        free(c);
+    }
+}
+
+/* Does row bring the texts c was built from? */
+static bool same_source(const struct shown *c, const struct imx_db_compare_row *row)
+{
+    const char *f[SOURCE_FIELDS], *at = c->source, *end = c->source + c->source_len;
+    source_fields(row, f);
+    for (int k = 0; k < SOURCE_FIELDS; k++) {
+        if (at == end || (*at++ == '\1') != (f[k] != NULL))
+            return false;
+        if (!f[k])
+            continue;
+        size_t n = strlen(f[k]);
+        if ((size_t)(end - at) < n + 1 || memcmp(at, f[k], n + 1) != 0)
+            return false;
+        at += n + 1;
+    }
+    return at == end;
+}
+
+/* Copies row's texts as source_fields lists them into c->source. */
+static bool keep_source(struct shown *c, const struct imx_db_compare_row *row)
+{
+    const char *f[SOURCE_FIELDS];
+    source_fields(row, f);
+    size_t n = 0, len[SOURCE_FIELDS];
+    for (int k = 0; k < SOURCE_FIELDS; k++)
+        n += 1 + (f[k] ? (len[k] = strlen(f[k])) + 1 : 0);
+    char *at = c->source = malloc(n);
+    if (!at)
         return false;
-    c->summary_len = c->text.len;
-    c->summary = (struct imx_jspan){ c->text.p, c->summary_len };
-    if (!put_os(c) || !put_own(c, V_KERNEL, NULL, row->kernel, false) ||
-        !put_own(c, V_COMPAT, row->compatibility, NULL, true) ||
-        (c->text.p[c->off[V_COMPAT]] != '{' && c->text.p[c->off[V_COMPAT]] != '[') ||
-        !put_own(c, V_OS_ADVISORIES, row->os_advisories, NULL, false) ||
-        !put_own(c, V_BEST, row->best_cost_per_1k, NULL, true) ||
-        !put_own(c, V_BOOT, row->boot_seconds_median, NULL, true))
-        return false;
-    /* the text no longer moves */
-    c->summary = (struct imx_jspan){ c->text.p, c->summary_len };
-    for (int k = 0; k < V_COUNT; k++)
-        c->own[k] = (struct imx_jspan){ c->text.p + c->off[k], c->len[k] };
-    return index_summary(c);
+    for (int k = 0; k < SOURCE_FIELDS; k++) {
+        *at++ = f[k] ? '\1' : '\0';
+        if (f[k]) {
+            memcpy(at, f[k], len[k] + 1);
+            at += len[k] + 1;
+        }
+    }
+    c->source_len = n;
+    c->bytes += n;
+    return true;
+}
+
+/* A new shown image built from row (one reference), or NULL on bad texts or no memory. */
+static struct shown *shown_build(long long id, const struct imx_db_compare_row *row)
+{
+    struct shown *c = calloc(1, sizeof *c);
+    if (!c)
+        return NULL;
+    atomic_init(&c->refs, 1);
+    c->id = id;
+    struct imx_jspan summary;
+    bool ok = put_value(&c->text, row->summary, true, &summary) &&
+              (c->text.p[0] == '{' || c->text.p[0] == '[');
+    if (ok) {
+        /* put_os reads the summary while the text may still move */
+        c->summary = (struct imx_jspan){ c->text.p, summary.n };
+        ok = put_os(c);
+        size_t start = c->text.len;
+        ok = ok && (row->kernel ? imx_json_put_string(&c->text, row->kernel)
+                                : imx_jbuf_puts(&c->text, "null"));
+        c->own[V_KERNEL] =
+            (struct imx_jspan){ (const char *)(uintptr_t)start, c->text.len - start };
+    }
+    ok = ok && put_value(&c->text, row->compatibility, true, &c->own[V_COMPAT]) &&
+         (c->text.p[(uintptr_t)c->own[V_COMPAT].p] == '{' ||
+          c->text.p[(uintptr_t)c->own[V_COMPAT].p] == '[') &&
+         put_value(&c->text, row->os_advisories, false, &c->own[V_OS_ADVISORIES]);
+    if (ok) {
+        /* the text no longer moves: offsets become pointers */
+        c->summary = (struct imx_jspan){ c->text.p, summary.n };
+        for (int k = 0; k < V_COUNT; k++)
+            c->own[k].p = c->text.p + (uintptr_t)c->own[k].p;
+        c->bytes = sizeof *c + c->text.cap;
+        ok = index_summary(c) && keep_source(c, row);
+    }
+    if (!ok) {
+        shown_unref(c);
+        return NULL;
+    }
+    return c;
+}
+
+/* The cache of shown images: CACHE_SETS sets of CACHE_WAYS, an image's set chosen by its id,
+ * the oldest placed one replaced by a newcomer, all of them together holding at most
+ * CACHE_BYTES (measured: 2.4 KB an image of the bench catalog, so 8,192 of them in ~20 MB).
+ * An image found with other texts than its read brings is replaced. */
+#define CACHE_SET_BITS 11
+#define CACHE_SETS     (1u << CACHE_SET_BITS)
+#define CACHE_WAYS     8
+#define CACHE_BYTES    (24u << 20)
+#define SHOWN_MAX      (64u << 10) /* a larger one is built for each request, not kept */
+
+static struct cache_set {
+    pthread_mutex_t lock;
+    struct shown *way[CACHE_WAYS];
+    unsigned next; /* the way to place into next when none is free */
+} cache[CACHE_SETS];
+static pthread_once_t cache_once = PTHREAD_ONCE_INIT;
+static atomic_size_t cache_bytes;
+static atomic_ullong shown_kept, shown_built;
+
+static void cache_init(void)
+{
+    for (size_t i = 0; i < CACHE_SETS; i++)
+        pthread_mutex_init(&cache[i].lock, NULL);
+}
+
+static struct cache_set *set_of(long long id)
+{
+    return &cache[((unsigned long long)id * 0x9E3779B97F4A7C15ULL) >> (64 - CACHE_SET_BITS)];
+}
+
+/* The shown image of row (image id): the kept one when its texts are row's, else a new one,
+ * kept for the next reads. A new reference (shown_unref), or NULL on bad texts or no memory. */
+static struct shown *shown_get(long long id, const struct imx_db_compare_row *row)
+{
+    pthread_once(&cache_once, cache_init);
+    struct cache_set *set = set_of(id);
+    pthread_mutex_lock(&set->lock);
+    for (int w = 0; w < CACHE_WAYS; w++) {
+        struct shown *c = set->way[w];
+        if (c && c->id == id && same_source(c, row)) {
+            atomic_fetch_add(&c->refs, 1);
+            pthread_mutex_unlock(&set->lock);
+            atomic_fetch_add_explicit(&shown_kept, 1, memory_order_relaxed);
+            return c;
+        }
+    }
+    pthread_mutex_unlock(&set->lock);
+    atomic_fetch_add_explicit(&shown_built, 1, memory_order_relaxed);
+    struct shown *c = shown_build(id, row);
+    if (!c || c->bytes > SHOWN_MAX)
+        return c;
+    pthread_mutex_lock(&set->lock);
+    int at = -1;
+    for (int w = 0; w < CACHE_WAYS && at < 0; w++)
+        if (set->way[w] && set->way[w]->id == id)
+            at = w;
+    for (int w = 0; w < CACHE_WAYS && at < 0; w++)
+        if (!set->way[w])
+            at = w;
+    if (at < 0)
+        at = (int)(set->next++ % CACHE_WAYS);
+    struct shown *old = set->way[at];
+    size_t freed = old ? old->bytes : 0;
+    if (atomic_load(&cache_bytes) - freed + c->bytes <= CACHE_BYTES) {
+        atomic_fetch_add(&c->refs, 1);
+        set->way[at] = c;
+        atomic_fetch_add(&cache_bytes, c->bytes);
+        atomic_fetch_sub(&cache_bytes, freed);
+    } else {
+        old = NULL;
+    }
+    pthread_mutex_unlock(&set->lock);
+    shown_unref(old);
+    return c;
+}
+
+void imx_api_compare_stats(unsigned long long *kept, unsigned long long *built, size_t *bytes)
+{
+    *kept = atomic_load(&shown_kept);
+    *built = atomic_load(&shown_built);
+    *bytes = atomic_load(&cache_bytes);
 }
 
 /* Keys (quoted JSON strings) in the order strcmp gives their text. */
@@ -178,20 +348,28 @@ static int cmp_keys(const void *a, const void *b)
 static bool compare_text(const struct imx_db_compare_rows *rows, const long long *ids, size_t n,
                          struct imx_jbuf *out)
 {
-    struct compared c[IMX_DBI_COMPARE_MAX];
-    memset(c, 0, sizeof c);
+    struct shown *c[IMX_DBI_COMPARE_MAX] = { 0 };
+    /* the costs, the caller's own: best_cost_per_1k and boot_seconds_median of each image */
+    struct imx_jbuf own = { 0 };
+    struct imx_jspan best[IMX_DBI_COMPARE_MAX], boot[IMX_DBI_COMPARE_MAX];
     bool ok = true;
     for (size_t i = 0; ok && i < n; i++)
-        ok = read_compared(&c[i], &rows->row[i]);
+        ok = (c[i] = shown_get(ids[i], &rows->row[i])) &&
+             put_value(&own, rows->row[i].best_cost_per_1k, true, &best[i]) &&
+             put_value(&own, rows->row[i].boot_seconds_median, true, &boot[i]);
+    for (size_t i = 0; ok && i < n; i++) {
+        best[i].p = own.p + (uintptr_t)best[i].p;
+        boot[i].p = own.p + (uintptr_t)boot[i].p;
+    }
     struct imx_jspan keys[NAMES_MAX]; /* 10 KB of the thread's 512 */
     size_t nkeys = 0;
     for (size_t i = 0; ok && i < n; i++)
-        for (size_t m = 0; m < c[i].ncomp; m++) {
+        for (size_t m = 0; m < c[i]->ncomp; m++) {
             bool seen = false;
             for (size_t j = 0; j < nkeys && !seen; j++)
-                seen = same(keys[j], c[i].comp[2 * m]);
+                seen = same(keys[j], c[i]->comp[2 * m]);
             if (!seen && nkeys < NAMES_MAX)
-                keys[nkeys++] = c[i].comp[2 * m];
+                keys[nkeys++] = c[i]->comp[2 * m];
         }
     qsort(keys, nkeys, sizeof keys[0], cmp_keys);
     struct imx_jspan v[IMX_DBI_COMPARE_MAX];
@@ -199,15 +377,15 @@ static bool compare_text(const struct imx_db_compare_rows *rows, const long long
     for (size_t i = 0; ok && i < n; i++) {
         if (i)
             imx_jbuf_put(out, ",", 1);
-        imx_jbuf_put(out, c[i].summary.p, c[i].summary.n);
+        imx_jbuf_put(out, c[i]->summary.p, c[i]->summary.n);
     }
     imx_jbuf_puts(out, "],\"components\":[");
     for (size_t j = 0; ok && j < nkeys; j++) {
         for (size_t i = 0; i < n; i++) {
             v[i] = null_text;
-            for (size_t m = 0; m < c[i].ncomp; m++)
-                if (same(c[i].comp[2 * m], keys[j]))
-                    v[i] = c[i].comp[2 * m + 1];
+            for (size_t m = 0; m < c[i]->ncomp; m++)
+                if (same(c[i]->comp[2 * m], keys[j]))
+                    v[i] = c[i]->comp[2 * m + 1];
         }
         if (j)
             imx_jbuf_put(out, ",", 1);
@@ -230,8 +408,8 @@ static bool compare_text(const struct imx_db_compare_rows *rows, const long long
     };
     for (size_t f = 0; ok && f < sizeof fields / sizeof fields[0]; f++) {
         for (size_t i = 0; i < n; i++)
-            v[i] = fields[f].member >= 0 ? member_or(&c[i], fields[f].member, *fields[f].absent)
-                                         : c[i].own[fields[f].own];
+            v[i] = fields[f].member >= 0 ? member_or(c[i], fields[f].member, *fields[f].absent)
+                                         : c[i]->own[fields[f].own];
         put_field(out, (struct imx_jspan){ fields[f].name, strlen(fields[f].name) }, v, n,
                   differ(v, n));
         imx_jbuf_put(out, ",", 1);
@@ -253,7 +431,7 @@ static bool compare_text(const struct imx_db_compare_rows *rows, const long long
         put_field(out, TEXT("\"os_patch_status\""), v, n, os_differs);
     imx_jbuf_free(&st);
     for (size_t i = 0; ok && i < n; i++)
-        v[i] = c[i].own[V_OS_ADVISORIES];
+        v[i] = c[i]->own[V_OS_ADVISORIES];
     imx_jbuf_put(out, ",", 1);
     if (ok)
         put_field(out, TEXT("\"os_advisories\""), v, n, differ(v, n));
@@ -263,16 +441,15 @@ static bool compare_text(const struct imx_db_compare_rows *rows, const long long
         snprintf(head, sizeof head, "%s{\"image\":%lld,\"best_cost_per_1k\":", i ? "," : "",
                  ids[i]);
         imx_jbuf_puts(out, head);
-        imx_jbuf_put(out, c[i].own[V_BEST].p, c[i].own[V_BEST].n);
+        imx_jbuf_put(out, best[i].p, best[i].n);
         imx_jbuf_puts(out, ",\"boot_seconds_median\":");
-        imx_jbuf_put(out, c[i].own[V_BOOT].p, c[i].own[V_BOOT].n);
+        imx_jbuf_put(out, boot[i].p, boot[i].n);
         imx_jbuf_put(out, "}", 1);
     }
     imx_jbuf_puts(out, "]}");
-    for (size_t i = 0; i < n; i++) {
-        imx_jbuf_free(&c[i].text);
-        free(c[i].comp);
-    }
+    for (size_t i = 0; i < n; i++)
+        shown_unref(c[i]);
+    imx_jbuf_free(&own);
     return ok && !out->failed;
 }
 
@@ -393,9 +570,6 @@ void imx_api_compare(struct imx_req *r)
         compare_from_scratch(r, ids, n);
         return;
     }
-    struct imx_db_conn *c = imx_api_db(r);
-    if (!c)
-        return;
     /* Costs are team data: only the measurements the caller's scope sees count. */
     struct imx_api_scope sc;
     if (imx_api_cost_scope(r, NULL, &sc) != 0)
@@ -405,7 +579,10 @@ void imx_api_compare(struct imx_req *r)
     long long missing = 0;
     enum imx_db_images_rc rc;
     for (int attempt = 0;; attempt++) {
-        rc = imx_db_image_compare_rows(c, ids, n, scope, &rows, &missing);
+        /* Waiting for the batch holds no connection (one held by each waiter could leave the
+         * reader none); a principal checked in full took one. */
+        imx_api_db_put(r);
+        rc = imx_db_image_compare_rows(ids, n, scope, &rows, &missing);
         if (rc != IMX_DBI_OK && rc != IMX_DBI_NOT_FOUND) {
             imx_api_images_reply_rc(r, rc);
             return;

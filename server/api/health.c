@@ -7,6 +7,7 @@
 
 #include "auth/password.h"
 #include "db/image_docs.h"
+#include "db/images.h"
 #include "db/image_index.h"
 #include "db/migrate.h"
 #include "http/guard.h"
@@ -84,6 +85,11 @@ void imx_api_metrics(struct imx_req *r)
     imx_guard_stats(&gs);
     unsigned long long doc_reads, doc_reads_docs;
     imx_db_image_doc_stats(&doc_reads, &doc_reads_docs);
+    unsigned long long compare_reads, compare_reads_compares;
+    imx_db_compare_stats(&compare_reads, &compare_reads_compares);
+    unsigned long long compare_kept, compare_built;
+    size_t compare_bytes;
+    imx_api_compare_stats(&compare_kept, &compare_built, &compare_bytes);
     struct imx_metrics_gauges g = {
         .outbox_pending = pending,
         .outbox_events = events,
@@ -103,6 +109,11 @@ void imx_api_metrics(struct imx_req *r)
         .search_index_catchups = ix.catchups,
         .doc_reads = doc_reads,
         .doc_reads_docs = doc_reads_docs,
+        .compare_reads = compare_reads,
+        .compare_reads_compares = compare_reads_compares,
+        .compare_images_kept = compare_kept,
+        .compare_images_built = compare_built,
+        .compare_cache_bytes = compare_bytes,
         .head_timeouts = gs.head_timeouts,
         .slow_bodies = gs.slow_bodies,
         .evicted_readers = gs.evicted,

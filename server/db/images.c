@@ -2,6 +2,7 @@
  * in as parameters only (arrays as PostgreSQL array literals); PostgreSQL builds the JSON. */
 #include "db/images.h"
 #include "db/images_search.h"
+#include "db/read_batch.h"
 
 #include <ctype.h>
 #include <jansson.h>
@@ -921,53 +922,123 @@ enum imx_db_images_rc imx_db_image_get(struct imx_db_conn *c, long long id, char
 
 /* ---- stored documents (migrations/0020_point_reads.sql) ---- */
 
-/* Compare's rows (migrations/0043_compare_rows_os.sql imx_compare_rows). */
-IMX_DB_STMT(stmt_compare_rows, 4,
-            "SELECT * FROM imx_compare_rows($1::bigint[], $2::bigint, $3::bigint, $4::bigint)");
+/* Compare's rows, coalesced (db/read_batch.c): one statement for every compare waiting
+ * (migrations/0063_compare_batched.sql imx_compare_batch). */
+IMX_DB_STMT(stmt_compare_batch, 5,
+            "SELECT * FROM imx_compare_batch($1::int[], $2::bigint[], $3::bigint[],"
+            " $4::bigint[], $5::bigint[])");
 
-enum imx_db_images_rc imx_db_image_compare_rows(struct imx_db_conn *c, const long long *ids,
-                                                size_t n, const char *const scope[3],
+/* Compares one statement answers at most. */
+#define COMPARE_BATCH_MAX 16
+
+/* What a waiter asks for. */
+struct compare_ask {
+    const long long *ids;
+    size_t n;
+    const char *const *scope; /* imx_cost_scope's texts: digits or NULL */
+};
+
+/* Appends ",TEXT" (or "TEXT" first) to an array literal at *len; NULL gives NULL. */
+static void put_element(char *buf, size_t size, size_t *len, bool first, const char *text)
+{
+    *len +=
+        (size_t)snprintf(buf + *len, size - *len, "%s%s", first ? "" : ",", text ? text : "NULL");
+}
+
+static void read_compares(struct imx_db_waiter **w, size_t n)
+{
+    /* ids at most 20 digits; request numbers at most 2 */
+    char req[COMPARE_BATCH_MAX * IMX_DBI_COMPARE_MAX * 3 +
+             4] = "{",
+             ids[COMPARE_BATCH_MAX * IMX_DBI_COMPARE_MAX * 22 + 4] = "{",
+             scope[3][COMPARE_BATCH_MAX * 22 + 4] = { "{", "{", "{" };
+    size_t rl = 1, il = 1, sl[3] = { 1, 1, 1 }, rows = 0;
+    for (size_t i = 0; i < n; i++) {
+        const struct compare_ask *a = w[i]->arg;
+        w[i]->row = (int)rows;
+        for (size_t k = 0; k < a->n; k++, rows++) {
+            char num[24];
+            snprintf(num, sizeof num, "%zu", i + 1);
+            put_element(req, sizeof req, &rl, rows == 0, num);
+            snprintf(num, sizeof num, "%lld", a->ids[k]);
+            put_element(ids, sizeof ids, &il, rows == 0, num);
+        }
+        for (int s = 0; s < 3; s++)
+            put_element(scope[s], sizeof scope[s], &sl[s], i == 0, a->scope[s]);
+    }
+    snprintf(req + rl, sizeof req - rl, "}");
+    snprintf(ids + il, sizeof ids - il, "}");
+    for (int s = 0; s < 3; s++)
+        snprintf(scope[s] + sl[s], sizeof scope[s] - sl[s], "}");
+
+    enum imx_db_images_rc rc = IMX_DBI_UNAVAILABLE;
+    struct imx_db_batch *b = NULL;
+    enum imx_db_failure why;
+    struct imx_db_conn *c = imx_db_acquire(&why);
+    if (c) {
+        const char *params[] = { req, ids, scope[0], scope[1], scope[2] };
+        PGresult *r = imx_db_exec(c, &stmt_compare_batch, params);
+        imx_db_release(c);
+        if (!imx_db_ok(r) || PQntuples(r) != (int)rows) {
+            rc = imx_db_ok(r) ? IMX_DBI_ERROR : failure_rc(r, NULL, 0);
+            PQclear(r);
+        } else {
+            b = imx_db_batch_new_steal(r, (int)n);
+            rc = b ? IMX_DBI_OK : IMX_DBI_ERROR;
+        }
+    }
+    for (size_t i = 0; i < n; i++) {
+        w[i]->rc = rc;
+        w[i]->batch = b;
+    }
+}
+
+static struct imx_db_batcher compares = IMX_DB_BATCHER(read_compares, COMPARE_BATCH_MAX);
+
+enum imx_db_images_rc imx_db_image_compare_rows(const long long *ids, size_t n,
+                                                const char *const scope[3],
                                                 struct imx_db_compare_rows *out, long long *missing)
 {
     memset(out, 0, sizeof *out);
     *missing = 0;
     if (n == 0 || n > IMX_DBI_COMPARE_MAX)
         return IMX_DBI_ERROR;
-    char list[IMX_DBI_COMPARE_MAX * 22 + 4] = "{";
-    size_t len = 1;
-    for (size_t i = 0; i < n; i++)
-        len += (size_t)snprintf(list + len, sizeof list - len, "%s%lld", i ? "," : "", ids[i]);
-    snprintf(list + len, sizeof list - len, "}");
-    const char *params[] = { list, scope[0], scope[1], scope[2] };
-    PGresult *r = imx_db_exec(c, &stmt_compare_rows, params);
-    if (!imx_db_ok(r) || PQntuples(r) != (int)n) {
-        enum imx_db_images_rc rc = imx_db_ok(r) ? IMX_DBI_ERROR : failure_rc(r, NULL, 0);
-        PQclear(r);
-        return rc;
-    }
-    out->res = r;
-    out->epoch = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
-    for (int k = 0; k < (int)n; k++) {
+    struct compare_ask ask = { .ids = ids, .n = n, .scope = scope };
+    struct imx_db_waiter self = { .arg = &ask };
+    imx_db_batch_wait(&compares, &self);
+    if (self.rc != IMX_DBI_OK)
+        return self.rc;
+    out->owner = self.batch;
+    PGresult *r = self.batch->res;
+    int first = self.row;
+    out->epoch = strtoll(PQgetvalue(r, first, 0), NULL, 10);
+    for (int i = 0; i < (int)n; i++) {
+        int k = first + i;
         if (strcmp(PQgetvalue(r, k, 2), "t") != 0) {
             if (!*missing)
-                *missing = ids[k];
+                *missing = ids[i];
             continue;
         }
-        out->row[k].summary = PQgetvalue(r, k, 3);
-        out->row[k].kernel = PQgetisnull(r, k, 4) ? NULL : PQgetvalue(r, k, 4);
-        out->row[k].compatibility = PQgetvalue(r, k, 5);
-        out->row[k].best_cost_per_1k = PQgetvalue(r, k, 6);
-        out->row[k].boot_seconds_median = PQgetisnull(r, k, 7) ? "null" : PQgetvalue(r, k, 7);
-        out->row[k].os_patch_status = PQgetisnull(r, k, 8) ? NULL : PQgetvalue(r, k, 8);
-        out->row[k].os_advisories = PQgetvalue(r, k, 9);
+        out->row[i].summary = PQgetvalue(r, k, 3);
+        out->row[i].kernel = PQgetisnull(r, k, 4) ? NULL : PQgetvalue(r, k, 4);
+        out->row[i].compatibility = PQgetvalue(r, k, 5);
+        out->row[i].best_cost_per_1k = PQgetvalue(r, k, 6);
+        out->row[i].boot_seconds_median = PQgetisnull(r, k, 7) ? "null" : PQgetvalue(r, k, 7);
+        out->row[i].os_patch_status = PQgetisnull(r, k, 8) ? NULL : PQgetvalue(r, k, 8);
+        out->row[i].os_advisories = PQgetvalue(r, k, 9);
     }
     return *missing ? IMX_DBI_NOT_FOUND : IMX_DBI_OK;
 }
 
 void imx_db_compare_rows_free(struct imx_db_compare_rows *rows)
 {
-    PQclear(rows->res);
+    imx_db_batch_unref(rows->owner);
     memset(rows, 0, sizeof *rows);
+}
+
+void imx_db_compare_stats(unsigned long long *reads, unsigned long long *answered)
+{
+    imx_db_batch_stats(&compares, reads, answered);
 }
 
 enum imx_db_images_rc imx_db_image_compare_os(struct imx_db_conn *c, const long long *ids, size_t n,

@@ -110,20 +110,26 @@ struct imx_db_compare_row {
     const char *os_patch_status; /* NULL when the image has no inventory */
     const char *os_advisories;   /* JSON text: its OS part's advisories, or null */
 };
+struct imx_db_batch; /* db/read_batch.h */
 struct imx_db_compare_rows {
-    PGresult *res; /* imx_db_compare_rows_free() */
+    struct imx_db_batch *owner; /* the rows' statement result: imx_db_compare_rows_free() */
     struct imx_db_compare_row row[IMX_DBI_COMPARE_MAX];
     long long epoch;
 };
 
 /* The rows of ids (n <= IMX_DBI_COMPARE_MAX), in that order, with the costs of scope (user id,
- * API token team, team: imx_cost_scope's texts, each may be NULL), and the auth epoch. NOT_FOUND
- * with the first missing id in *missing. */
-enum imx_db_images_rc imx_db_image_compare_rows(struct imx_db_conn *c, const long long *ids,
-                                                size_t n, const char *const scope[3],
+ * API token team, team: imx_cost_scope's texts, each may be NULL), and the auth epoch. Read on a
+ * pool connection of its own, in one statement with the other compares waiting at the same
+ * moment (db/read_batch.c). NOT_FOUND with the first missing id in *missing; UNAVAILABLE when
+ * no connection could be had or the database failed. */
+enum imx_db_images_rc imx_db_image_compare_rows(const long long *ids, size_t n,
+                                                const char *const scope[3],
                                                 struct imx_db_compare_rows *out,
                                                 long long *missing);
 void imx_db_compare_rows_free(struct imx_db_compare_rows *rows);
+
+/* Statements that read compares and the compares they answered, since start (/metrics). */
+void imx_db_compare_stats(unsigned long long *reads, unsigned long long *answered);
 
 /* One component constraint: "nvidia-driver" with a parsed "~580". */
 struct imx_image_constraint {

@@ -223,6 +223,23 @@ char *imx_metrics_render(const struct imx_metrics_gauges *g, size_t *len)
         "# TYPE imaxe_image_doc_reads_docs_total counter\nimaxe_image_doc_reads_docs_total %llu\n",
         g->doc_reads, g->doc_reads_docs);
     put(&o,
+        "# HELP imaxe_compare_reads_total Statements that read compares (each for the requests "
+        "waiting at that moment).\n"
+        "# TYPE imaxe_compare_reads_total counter\nimaxe_compare_reads_total %llu\n"
+        "# HELP imaxe_compare_reads_compares_total Compares those statements answered.\n"
+        "# TYPE imaxe_compare_reads_compares_total counter\n"
+        "imaxe_compare_reads_compares_total %llu\n",
+        g->compare_reads, g->compare_reads_compares);
+    put(&o,
+        "# HELP imaxe_compare_images_total Compared images by where their part of the reply came "
+        "from: kept in memory from an earlier read of the same row texts, or built.\n"
+        "# TYPE imaxe_compare_images_total counter\n"
+        "imaxe_compare_images_total{from=\"memory\"} %llu\n"
+        "imaxe_compare_images_total{from=\"built\"} %llu\n"
+        "# HELP imaxe_compare_cache_bytes What the compared images kept in memory hold.\n"
+        "# TYPE imaxe_compare_cache_bytes gauge\nimaxe_compare_cache_bytes %llu\n",
+        g->compare_images_kept, g->compare_images_built, g->compare_cache_bytes);
+    put(&o,
         "# HELP imaxe_search_index_loads_total Full loads of the search index.\n"
         "# TYPE imaxe_search_index_loads_total counter\nimaxe_search_index_loads_total %llu\n"
         "# HELP imaxe_search_index_catchups_total Catch-ups with rows committed since a load.\n"

@@ -21,6 +21,10 @@ struct imx_metrics_gauges {
         search_index_catchups, lineages_indexed, lineages_sql;
     /* Stored documents' batched reads (server/db/image_docs.h): statements, documents. */
     unsigned long long doc_reads, doc_reads_docs;
+    /* Compare's batched reads (server/db/images.h): statements, compares. */
+    unsigned long long compare_reads, compare_reads_compares;
+    /* Compare's images (server/api/compare.c): kept in memory, built from their rows; bytes. */
+    unsigned long long compare_images_kept, compare_images_built, compare_cache_bytes;
     /* The connection guard (server/http/guard.h) and the password slots (auth/password.h). */
     unsigned long long head_timeouts, slow_bodies, evicted_readers;
     unsigned password_slots;

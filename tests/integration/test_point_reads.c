@@ -214,6 +214,17 @@ static void check_reads(int step)
         same_everywhere(pub, path, NULL, &res);
         imx_t_res_free(&res);
     }
+    /* Every image in some compare at every step, so that each one a caching server keeps in
+     * memory (server/api/compare.c) is read again after every write; as the publisher, whose
+     * team measured, and as the admin, who sees none of the costs. */
+    for (size_t first = (size_t)step % 3; n_ids >= 2 && first < n_ids; first += 7) {
+        size_t len = (size_t)snprintf(path, sizeof path, "/v1/compare?ids=%lld", ids[first]);
+        for (size_t k = 1; k < 7 && len < sizeof path; k++)
+            len +=
+                (size_t)snprintf(path + len, sizeof path - len, ",%lld", ids[(first + k) % n_ids]);
+        same_everywhere(first % 2 ? admin : pub, path, NULL, &res);
+        imx_t_res_free(&res);
+    }
     static const char *const resolves[] = {
         "family=pr-fam-0&region=us-east-1",
         "family=pr-fam-1&region=us-east-1&component=nvidia-driver:~580",
@@ -672,6 +683,108 @@ static void concurrent_reads_get_their_own(void **state)
     assert_int_equal(wrong, 0);
 }
 
+/* Many compares at once share compare's batched reads (server/db/images.c), as different
+ * callers: each must get its own images and the costs its own scope sees (the publisher's team
+ * measured; the admin sees none), whatever else the batch read. */
+#define COMPARES 8
+
+struct compare_reader {
+    unsigned seed;
+    char *const *want; /* the reference's masked body for each (compare, caller) */
+    const char *const *paths;
+    int wrong;
+};
+
+static void *concurrent_comparer(void *arg)
+{
+    struct compare_reader *rd = arg;
+    char auth[2][4200];
+    snprintf(auth[0], sizeof auth[0], "Authorization: Bearer %s", pub);
+    snprintf(auth[1], sizeof auth[1], "Authorization: Bearer %s", admin);
+    for (int k = 0; k < READS_EACH; k++) {
+        unsigned r = (unsigned)rand_r(&rd->seed);
+        size_t which = r % COMPARES, who = (r >> 8) % 2;
+        const char *h[] = { auth[who], NULL };
+        struct imx_res res;
+        if (imx_t_http(&cached[(r >> 12) % 2], "GET", rd->paths[which], h, NULL, &res) != 0) {
+            rd->wrong++;
+            continue;
+        }
+        char *got = masked(res.body);
+        if (strcmp(got, rd->want[2 * which + who]) != 0) {
+            fprintf(stderr, "concurrent GET %s as %s: %ld %s\n", rd->paths[which],
+                    who ? "admin" : "publisher", res.status, got);
+            rd->wrong++;
+        }
+        free(got);
+        imx_t_res_free(&res);
+    }
+    return NULL;
+}
+
+static void concurrent_compares_get_their_own(void **state)
+{
+    (void)state;
+    assert_true(n_ids >= 4);
+    static char paths[COMPARES][PATH_LEN];
+    const char *path_of[COMPARES];
+    char *want[2 * COMPARES];
+    char auth[2][4200];
+    snprintf(auth[0], sizeof auth[0], "Authorization: Bearer %s", pub);
+    snprintf(auth[1], sizeof auth[1], "Authorization: Bearer %s", admin);
+    bool costs_differ = false;
+    for (size_t c = 0; c < COMPARES; c++) {
+        /* ids[0] has most of the measurements; the last compare names an image that is not */
+        size_t a = 1 + c % (n_ids - 1), b = 1 + (c * 3 + 2) % (n_ids - 1);
+        if (c == COMPARES - 1)
+            snprintf(paths[c], sizeof paths[c], "/v1/compare?ids=%lld,%lld", ids[a],
+                     ids[n_ids - 1] + 100000);
+        else if (a == b)
+            snprintf(paths[c], sizeof paths[c], "/v1/compare?ids=%lld,%lld", ids[0], ids[a]);
+        else
+            snprintf(paths[c], sizeof paths[c], "/v1/compare?ids=%lld,%lld,%lld", ids[0], ids[a],
+                     ids[b]);
+        path_of[c] = paths[c];
+        for (int who = 0; who < 2; who++) {
+            const char *h[] = { auth[who], NULL };
+            struct imx_res res;
+            assert_int_equal(imx_t_http(&ref, "GET", paths[c], h, NULL, &res), 0);
+            assert_true(res.status == 200 || res.status == 404);
+            want[2 * c + who] = masked(res.body);
+            imx_t_res_free(&res);
+        }
+        costs_differ = costs_differ || strcmp(want[2 * c], want[2 * c + 1]) != 0;
+    }
+    /* the two callers' answers differ (the publisher's team measured) */
+    assert_true(costs_differ);
+    unsigned long long reads0 = (unsigned long long)imx_t_metric(&cached[0],
+                                                                 "imaxe_compare_reads_total"),
+                       compares0 = (unsigned long long)imx_t_metric(
+                           &cached[0], "imaxe_compare_reads_compares_total");
+    pthread_t th[READERS];
+    struct compare_reader rd[READERS];
+    for (int t = 0; t < READERS; t++) {
+        rd[t] = (struct compare_reader){
+            .seed = 2000u + (unsigned)t, .want = want, .paths = path_of, .wrong = 0
+        };
+        assert_int_equal(pthread_create(&th[t], NULL, concurrent_comparer, &rd[t]), 0);
+    }
+    int wrong = 0;
+    for (int t = 0; t < READERS; t++) {
+        pthread_join(th[t], NULL);
+        wrong += rd[t].wrong;
+    }
+    /* How much the reads were batched (informative: a quiet machine may answer one at a time). */
+    printf("server 0: %llu statements read %llu compares\n",
+           (unsigned long long)imx_t_metric(&cached[0], "imaxe_compare_reads_total") - reads0,
+           (unsigned long long)imx_t_metric(&cached[0], "imaxe_compare_reads_compares_total") -
+               compares0);
+    printf("%d concurrent compares, %d wrong\n", READERS * READS_EACH, wrong);
+    for (size_t k = 0; k < 2 * COMPARES; k++)
+        free(want[k]);
+    assert_int_equal(wrong, 0);
+}
+
 /* Each caching server remembers the principal; a change through one is refused on the next
  * request to either. */
 static void revocations_take_effect_at_once(void **state)
@@ -744,6 +857,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(writes_and_reads_agree),
         cmocka_unit_test(concurrent_reads_get_their_own),
+        cmocka_unit_test(concurrent_compares_get_their_own),
         cmocka_unit_test(revocations_take_effect_at_once),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -1,0 +1,67 @@
+/* Coalesced reads: the requests that arrive while a read of their kind is in flight wait, and
+ * the next free reader answers all of them with one statement (db/image_docs.c, compare). */
+#ifndef IMX_DB_READ_BATCH_H
+#define IMX_DB_READ_BATCH_H
+
+#include <libpq-fe.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <time.h>
+
+#include "db/images.h"
+
+/* One statement's result, shared by the requests it answered; freed with the last reference
+ * (imx_db_batch_unref). */
+struct imx_db_batch {
+    PGresult *res;
+    atomic_int refs;
+};
+
+/* A request waiting for its read; lives on its caller's stack. arg is the caller's, for the
+ * batcher's read; rc, batch and row are filled by the read (batch holds a reference for this
+ * waiter when rc is IMX_DBI_OK). */
+struct imx_db_waiter {
+    const void *arg;
+    enum imx_db_images_rc rc;
+    struct imx_db_batch *batch;
+    int row;
+    /* the queue's */
+    atomic_uint word;
+    struct imx_db_waiter *next;
+};
+
+/* Reads for the n waiters w[] (n <= max) with one statement and fills each one's rc, batch and
+ * row; runs without the batcher's lock, on a pool connection it takes itself. */
+typedef void imx_db_batch_read_fn(struct imx_db_waiter **w, size_t n);
+
+struct imx_db_batcher {
+    imx_db_batch_read_fn *read;
+    size_t max; /* waiters one statement answers at most, <= IMX_DB_BATCH_MAX */
+    /* the queue's */
+    pthread_mutex_t lock;
+    struct imx_db_waiter *head, *tail; /* FIFO of waiters not yet taken */
+    unsigned readers;                  /* statements in flight */
+    struct timespec started;           /* when the newest of them was sent */
+    unsigned long long reads, items;   /* statements sent, waiters they answered */
+};
+
+#define IMX_DB_BATCH_MAX 32
+#define IMX_DB_BATCHER(read_fn, max_waiters)                                                       \
+    {                                                                                              \
+        .read = (read_fn), .max = (max_waiters), .lock = PTHREAD_MUTEX_INITIALIZER                 \
+    }
+
+/* Queues self (its arg set) and returns when a read has filled it: this thread's own, or one
+ * another waiter made. Exact: self joins only a statement not yet sent, so what it reads was
+ * committed no earlier than the call. */
+void imx_db_batch_wait(struct imx_db_batcher *b, struct imx_db_waiter *self);
+
+/* A new batch of one reference per waiter, owning res; NULL (res cleared) when out of memory. */
+struct imx_db_batch *imx_db_batch_new_steal(PGresult *res, int refs);
+void imx_db_batch_unref(struct imx_db_batch *b);
+
+/* Statements sent and waiters they answered, since start (/metrics). */
+void imx_db_batch_stats(struct imx_db_batcher *b, unsigned long long *reads,
+                        unsigned long long *items);
+
+#endif
