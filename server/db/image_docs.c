@@ -65,27 +65,10 @@ static void read_docs(struct imx_db_waiter **w, size_t n)
     snprintf(ids + il, sizeof ids - il, "}");
     snprintf(etags + el, sizeof etags - el, "}");
 
-    enum imx_db_images_rc rc = IMX_DBI_UNAVAILABLE;
-    struct imx_db_batch *b = NULL;
-    enum imx_db_failure why;
-    struct imx_db_conn *c = imx_db_acquire(&why);
-    if (c) {
-        const char *params[] = { ids, etags };
-        PGresult *r = imx_db_exec(c, &stmt_docs, params);
-        imx_db_release(c);
-        if (!imx_db_ok(r) || PQntuples(r) != (int)n) {
-            rc = imx_db_ok(r) ? IMX_DBI_ERROR : imx_db_images_failure(r);
-            PQclear(r);
-        } else {
-            b = imx_db_batch_new_steal(r, (int)n);
-            rc = b ? IMX_DBI_OK : IMX_DBI_ERROR;
-        }
-    }
-    for (size_t i = 0; i < n; i++) {
-        w[i]->rc = rc;
-        w[i]->batch = b;
+    const char *params[] = { ids, etags };
+    for (size_t i = 0; i < n; i++)
         w[i]->row = (int)i;
-    }
+    imx_db_batch_answer(w, n, &stmt_docs, params, (int)n);
 }
 
 static struct imx_db_batcher docs = IMX_DB_BATCHER(read_docs, BATCH_MAX);

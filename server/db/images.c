@@ -971,26 +971,8 @@ static void read_compares(struct imx_db_waiter **w, size_t n)
     for (int s = 0; s < 3; s++)
         snprintf(scope[s] + sl[s], sizeof scope[s] - sl[s], "}");
 
-    enum imx_db_images_rc rc = IMX_DBI_UNAVAILABLE;
-    struct imx_db_batch *b = NULL;
-    enum imx_db_failure why;
-    struct imx_db_conn *c = imx_db_acquire(&why);
-    if (c) {
-        const char *params[] = { req, ids, scope[0], scope[1], scope[2] };
-        PGresult *r = imx_db_exec(c, &stmt_compare_batch, params);
-        imx_db_release(c);
-        if (!imx_db_ok(r) || PQntuples(r) != (int)rows) {
-            rc = imx_db_ok(r) ? IMX_DBI_ERROR : failure_rc(r, NULL, 0);
-            PQclear(r);
-        } else {
-            b = imx_db_batch_new_steal(r, (int)n);
-            rc = b ? IMX_DBI_OK : IMX_DBI_ERROR;
-        }
-    }
-    for (size_t i = 0; i < n; i++) {
-        w[i]->rc = rc;
-        w[i]->batch = b;
-    }
+    const char *params[] = { req, ids, scope[0], scope[1], scope[2] };
+    imx_db_batch_answer(w, n, &stmt_compare_batch, params, (int)rows);
 }
 
 static struct imx_db_batcher compares = IMX_DB_BATCHER(read_compares, COMPARE_BATCH_MAX);

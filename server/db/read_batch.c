@@ -61,16 +61,32 @@ static void nudge(struct imx_db_waiter *w)
     word_wake(&w->word);
 }
 
-struct imx_db_batch *imx_db_batch_new_steal(PGresult *res, int refs)
+void imx_db_batch_answer(struct imx_db_waiter **w, size_t n, struct imx_db_stmt *stmt,
+                         const char *const *params, int rows)
 {
-    struct imx_db_batch *b = malloc(sizeof *b);
-    if (!b) {
-        PQclear(res);
-        return NULL;
+    enum imx_db_images_rc rc = IMX_DBI_UNAVAILABLE;
+    struct imx_db_batch *b = NULL;
+    enum imx_db_failure why;
+    struct imx_db_conn *c = imx_db_acquire(&why);
+    if (c) {
+        PGresult *r = imx_db_exec(c, stmt, params);
+        imx_db_release(c);
+        if (!imx_db_ok(r) || PQntuples(r) != rows) {
+            rc = imx_db_ok(r) ? IMX_DBI_ERROR : imx_db_images_failure(r);
+            PQclear(r);
+        } else if ((b = malloc(sizeof *b))) {
+            b->res = r;
+            atomic_init(&b->refs, (int)n);
+            rc = IMX_DBI_OK;
+        } else {
+            PQclear(r);
+            rc = IMX_DBI_ERROR;
+        }
     }
-    b->res = res;
-    atomic_init(&b->refs, refs);
-    return b;
+    for (size_t i = 0; i < n; i++) {
+        w[i]->rc = rc;
+        w[i]->batch = b;
+    }
 }
 
 void imx_db_batch_unref(struct imx_db_batch *b)

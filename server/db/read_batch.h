@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "db/images.h"
+#include "db/pool.h"
 
 /* One statement's result, shared by the requests it answered; freed with the last reference
  * (imx_db_batch_unref). */
@@ -56,8 +57,11 @@ struct imx_db_batcher {
  * committed no earlier than the call. */
 void imx_db_batch_wait(struct imx_db_batcher *b, struct imx_db_waiter *self);
 
-/* A new batch of one reference per waiter, owning res; NULL (res cleared) when out of memory. */
-struct imx_db_batch *imx_db_batch_new_steal(PGresult *res, int refs);
+/* For a batcher's read: runs stmt with params on a pool connection of its own and gives its
+ * result, which must have rows rows, to the n waiters w[] (each one's rc, and batch with a
+ * reference of its own when rc is IMX_DBI_OK; the rows are the caller's to set). */
+void imx_db_batch_answer(struct imx_db_waiter **w, size_t n, struct imx_db_stmt *stmt,
+                         const char *const *params, int rows);
 void imx_db_batch_unref(struct imx_db_batch *b);
 
 /* Statements sent and waiters they answered, since start (/metrics). */
