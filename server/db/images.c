@@ -947,11 +947,11 @@ static void put_element(char *buf, size_t size, size_t *len, bool first, const c
 
 static void read_compares(struct imx_db_waiter **w, size_t n)
 {
-    /* ids at most 20 digits; request numbers at most 2 */
-    char req[COMPARE_BATCH_MAX * IMX_DBI_COMPARE_MAX * 3 +
-             4] = "{",
-             ids[COMPARE_BATCH_MAX * IMX_DBI_COMPARE_MAX * 22 + 4] = "{",
-             scope[3][COMPARE_BATCH_MAX * 22 + 4] = { "{", "{", "{" };
+    /* ids at most 20 digits, request numbers at most 2 (COMPARE_BATCH_MAX) */
+    enum { IDS_MAX = COMPARE_BATCH_MAX * IMX_DBI_COMPARE_MAX };
+    char req[IDS_MAX * 3 + 4] = "{";
+    char ids[IDS_MAX * 22 + 4] = "{";
+    char scope[3][COMPARE_BATCH_MAX * 22 + 4] = { "{", "{", "{" };
     size_t rl = 1, il = 1, sl[3] = { 1, 1, 1 }, rows = 0;
     for (size_t i = 0; i < n; i++) {
         const struct compare_ask *a = w[i]->arg;
