@@ -20,8 +20,9 @@
 
 #define TEXT(literal) ((struct imx_jspan){ literal, sizeof literal - 1 })
 
-/* One compared image's own values, each JSON text as the reply prints it (json_text.h). */
-enum { V_KERNEL, V_COMPAT, V_OS_ADVISORIES, V_OS, V_COUNT };
+/* One compared image's own values, each JSON text as the reply prints it (json_text.h), in the
+ * order shown_build appends them after the summary. */
+enum { V_OS, V_KERNEL, V_COMPAT, V_OS_ADVISORIES, V_COUNT };
 /* The summary's members compare shows, as key texts with their quotes. */
 enum { M_BOOT, M_SIZE, M_REGIONS, M_STATUS, M_PATCH, M_COMPONENTS, M_COUNT };
 static const struct imx_jspan member_keys[M_COUNT] = {
@@ -121,23 +122,33 @@ static struct imx_jspan member_or(const struct shown *c, int m, struct imx_jspan
     return c->member[m].p ? c->member[m] : fallback;
 }
 
-/* Appends JSON text json to b as the reply prints it (NULL or unloadable gives null unless
- * required) and sets *at to where it lies in b (an offset in .p until b stops moving). */
-static bool put_value(struct imx_jbuf *b, const char *json, bool required, struct imx_jspan *at)
+/* Appends JSON text json to b as the reply prints it; NULL or unloadable gives null unless
+ * required (then false). */
+static bool put_value(struct imx_jbuf *b, const char *json, bool required)
 {
-    size_t start = b->len;
-    bool ok = json && imx_json_put_norm(b, json, strlen(json));
-    if (!ok && !required)
-        ok = imx_jbuf_puts(b, "null");
-    *at = (struct imx_jspan){ (const char *)(uintptr_t)start, b->len - start };
-    return ok;
+    if (json && imx_json_put_norm(b, json, strlen(json)))
+        return true;
+    return !required && imx_jbuf_puts(b, "null");
+}
+
+/* Is b's text from offset at a JSON object or array? */
+static bool container_at(const struct imx_jbuf *b, size_t at)
+{
+    return b->len > at && (b->p[at] == '{' || b->p[at] == '[');
+}
+
+/* The spans of the n values appended one after another to b, the k-th from offset at[k] to
+ * at[k + 1] (offsets, not pointers, while the text could still move). */
+static void spans_of(const struct imx_jbuf *b, const size_t *at, size_t n, struct imx_jspan *out)
+{
+    for (size_t k = 0; k < n; k++)
+        out[k] = (struct imx_jspan){ b->p + at[k], at[k + 1] - at[k] };
 }
 
 /* "NAME:VERSION" from the summary's os object, or null (either missing or not a string). */
 static bool put_os(struct shown *c)
 {
     struct imx_jspan os, name, version;
-    size_t start = c->text.len;
     bool both = imx_json_member(c->summary, "os", &os) && imx_json_member(os, "name", &name) &&
                 imx_json_member(os, "version", &version) && name.p[0] == '"' && version.p[0] == '"';
     /* copied through a buffer of its own: appending may move the summary */
@@ -153,7 +164,6 @@ static bool put_os(struct shown *c)
     } else {
         ok = !both && imx_jbuf_puts(&c->text, "null");
     }
-    c->own[V_OS] = (struct imx_jspan){ (const char *)(uintptr_t)start, c->text.len - start };
     return ok;
 }
 
@@ -216,28 +226,27 @@ static struct shown *shown_build(long long id, const struct imx_db_compare_row *
         return NULL;
     atomic_init(&c->refs, 1);
     c->id = id;
-    struct imx_jspan summary;
-    bool ok = put_value(&c->text, row->summary, true, &summary) &&
-              (c->text.p[0] == '{' || c->text.p[0] == '[');
+    /* the summary, then the own values in enum order; at[] marks where each begins */
+    size_t at[V_COUNT + 1];
+    bool ok = put_value(&c->text, row->summary, true) && container_at(&c->text, 0);
+    size_t summary_len = c->text.len;
+    /* put_os reads the summary, and copies what it needs before appending */
+    c->summary = (struct imx_jspan){ c->text.p, summary_len };
+    at[V_OS] = c->text.len;
+    ok = ok && put_os(c);
+    at[V_KERNEL] = c->text.len;
+    ok = ok && (row->kernel ? imx_json_put_string(&c->text, row->kernel)
+                            : imx_jbuf_puts(&c->text, "null"));
+    at[V_COMPAT] = c->text.len;
+    ok =
+        ok && put_value(&c->text, row->compatibility, true) && container_at(&c->text, at[V_COMPAT]);
+    at[V_OS_ADVISORIES] = c->text.len;
+    ok = ok && put_value(&c->text, row->os_advisories, false);
+    at[V_COUNT] = c->text.len;
     if (ok) {
-        /* put_os reads the summary while the text may still move */
-        c->summary = (struct imx_jspan){ c->text.p, summary.n };
-        ok = put_os(c);
-        size_t start = c->text.len;
-        ok = ok && (row->kernel ? imx_json_put_string(&c->text, row->kernel)
-                                : imx_jbuf_puts(&c->text, "null"));
-        c->own[V_KERNEL] =
-            (struct imx_jspan){ (const char *)(uintptr_t)start, c->text.len - start };
-    }
-    ok = ok && put_value(&c->text, row->compatibility, true, &c->own[V_COMPAT]) &&
-         (c->text.p[(uintptr_t)c->own[V_COMPAT].p] == '{' ||
-          c->text.p[(uintptr_t)c->own[V_COMPAT].p] == '[') &&
-         put_value(&c->text, row->os_advisories, false, &c->own[V_OS_ADVISORIES]);
-    if (ok) {
-        /* the text no longer moves: offsets become pointers */
-        c->summary = (struct imx_jspan){ c->text.p, summary.n };
-        for (int k = 0; k < V_COUNT; k++)
-            c->own[k].p = c->text.p + (uintptr_t)c->own[k].p;
+        /* the text no longer moves */
+        c->summary = (struct imx_jspan){ c->text.p, summary_len };
+        spans_of(&c->text, at, V_COUNT, c->own);
         c->bytes = sizeof *c + c->text.cap;
         ok = index_summary(c) && keep_source(c, row);
     }
@@ -250,7 +259,8 @@ static struct shown *shown_build(long long id, const struct imx_db_compare_row *
 
 /* The cache of shown images: CACHE_SETS sets of CACHE_WAYS, an image's set chosen by its id,
  * the oldest placed one replaced by a newcomer, all of them together holding at most
- * CACHE_BYTES (measured: 2.4 KB an image of the bench catalog, so 8,192 of them in ~20 MB).
+ * CACHE_BYTES (measured: 2.4 KB an image of the bench catalog, whose 7,726 compared images
+ * take 18.8 MB; with half as many sets, 22 % of them were rebuilt as sets overflowed).
  * An image found with other texts than its read brings is replaced. */
 #define CACHE_SET_BITS 11
 #define CACHE_SETS     (1u << CACHE_SET_BITS)
@@ -349,18 +359,21 @@ static bool compare_text(const struct imx_db_compare_rows *rows, const long long
                          struct imx_jbuf *out)
 {
     struct shown *c[IMX_DBI_COMPARE_MAX] = { 0 };
-    /* the costs, the caller's own: best_cost_per_1k and boot_seconds_median of each image */
+    /* the costs, the caller's own: best_cost_per_1k and boot_seconds_median of each image,
+     * appended in turn (cost[2i], cost[2i + 1]) */
     struct imx_jbuf own = { 0 };
-    struct imx_jspan best[IMX_DBI_COMPARE_MAX], boot[IMX_DBI_COMPARE_MAX];
+    size_t at[2 * IMX_DBI_COMPARE_MAX + 1] = { 0 };
+    struct imx_jspan cost[2 * IMX_DBI_COMPARE_MAX];
     bool ok = true;
-    for (size_t i = 0; ok && i < n; i++)
-        ok = (c[i] = shown_get(ids[i], &rows->row[i])) &&
-             put_value(&own, rows->row[i].best_cost_per_1k, true, &best[i]) &&
-             put_value(&own, rows->row[i].boot_seconds_median, true, &boot[i]);
     for (size_t i = 0; ok && i < n; i++) {
-        best[i].p = own.p + (uintptr_t)best[i].p;
-        boot[i].p = own.p + (uintptr_t)boot[i].p;
+        ok = (c[i] = shown_get(ids[i], &rows->row[i])) &&
+             put_value(&own, rows->row[i].best_cost_per_1k, true);
+        at[2 * i + 1] = own.len;
+        ok = ok && put_value(&own, rows->row[i].boot_seconds_median, true);
+        at[2 * i + 2] = own.len;
     }
+    if (ok)
+        spans_of(&own, at, 2 * n, cost);
     struct imx_jspan keys[NAMES_MAX]; /* 10 KB of the thread's 512 */
     size_t nkeys = 0;
     for (size_t i = 0; ok && i < n; i++)
@@ -441,9 +454,9 @@ static bool compare_text(const struct imx_db_compare_rows *rows, const long long
         snprintf(head, sizeof head, "%s{\"image\":%lld,\"best_cost_per_1k\":", i ? "," : "",
                  ids[i]);
         imx_jbuf_puts(out, head);
-        imx_jbuf_put(out, best[i].p, best[i].n);
+        imx_jbuf_put(out, cost[2 * i].p, cost[2 * i].n);
         imx_jbuf_puts(out, ",\"boot_seconds_median\":");
-        imx_jbuf_put(out, boot[i].p, boot[i].n);
+        imx_jbuf_put(out, cost[2 * i + 1].p, cost[2 * i + 1].n);
         imx_jbuf_put(out, "}", 1);
     }
     imx_jbuf_puts(out, "]}");

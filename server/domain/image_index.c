@@ -776,8 +776,10 @@ int imx_ix_put(struct imx_ix *ix, const struct imx_ix_row *row)
     if (at >= 0) {
         /* Sort keys never change after publish; if they did, the orders are rebuilt. */
         struct img *old = &ix->imgs[at];
-        bool moved = old->published_us != m.published_us || old->family != m.family ||
-                     old->boot != m.boot || old->size_cents != m.size_cents;
+        uint32_t old_family = old->family;
+        /* the family's published order, and the sort orders, change only with their keys */
+        bool refamily = old->published_us != m.published_us || old->family != m.family;
+        bool moved = refamily || old->boot != m.boot || old->size_cents != m.size_cents;
         if (old->family != m.family) {
             posting_remove(&ix->by_family, old->family, (uint32_t)at);
             if (posting_add(&ix->by_family, m.family, (uint32_t)at) != 0)
@@ -794,12 +796,10 @@ int imx_ix_put(struct imx_ix *ix, const struct imx_ix_row *row)
             if (m.parent_id)
                 kid_add(ix, m.parent_id, m.id);
         }
-        uint32_t old_family = old->family;
-        bool published_changed = old->published_us != m.published_us;
         *old = m;
         ix->attrs_at[at] = attrs;
         ix->lists_at[at] = lists;
-        if (ix->sealed && (old_family != m.family || published_changed)) {
+        if (ix->sealed && refamily) {
             family_sort(ix, old_family);
             family_sort(ix, m.family);
         }
