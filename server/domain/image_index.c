@@ -983,8 +983,11 @@ static int filter_make(const struct imx_ix *ix, const struct imx_ix_query *q, st
         f->cons[f->n_cons++] = bits;
         bool any = false;
         uint32_t id = name && name < ix->cv.n_first ? ix->cv.first[name] : 0;
+        /* Made once: its text (most of its bytes) is not read, and clearing it for each of a
+         * name's versions (a thousand drivers in the bench catalog) was most of a resolve's
+         * filter. */
+        struct imx_ver v = { .nparts = IMX_VER_PARTS };
         for (; id; id = ix->cv.next[id]) {
-            struct imx_ver v = { .nparts = IMX_VER_PARTS };
             memcpy(v.key, seq_of(&ix->cv.seq, id) + CV_KEY, sizeof v.key);
             if (imx_constraint_matches(&q->cons[i], &v)) {
                 bits[id / 64] |= 1ull << (id % 64);
