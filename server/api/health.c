@@ -10,6 +10,7 @@
 #include "db/images.h"
 #include "db/image_index.h"
 #include "db/migrate.h"
+#include "db/pins.h"
 #include "http/guard.h"
 #include "http/metrics.h"
 #include "http/server.h"
@@ -87,6 +88,9 @@ void imx_api_metrics(struct imx_req *r)
     imx_db_image_doc_stats(&doc_reads, &doc_reads_docs);
     unsigned long long compare_reads, compare_reads_compares;
     imx_db_compare_stats(&compare_reads, &compare_reads_compares);
+    unsigned long long family_reads, family_resolves, pin_reads, pin_resolves;
+    imx_db_resolve_stats(&family_reads, &family_resolves);
+    imx_db_pin_resolve_stats(&pin_reads, &pin_resolves);
     unsigned long long compare_kept, compare_built;
     size_t compare_bytes;
     imx_api_compare_stats(&compare_kept, &compare_built, &compare_bytes);
@@ -111,6 +115,10 @@ void imx_api_metrics(struct imx_req *r)
         .doc_reads_docs = doc_reads_docs,
         .compare_reads = compare_reads,
         .compare_reads_compares = compare_reads_compares,
+        .resolve_reads_family = family_reads,
+        .resolve_reads_family_resolves = family_resolves,
+        .resolve_reads_pin = pin_reads,
+        .resolve_reads_pin_resolves = pin_resolves,
         .compare_images_kept = compare_kept,
         .compare_images_built = compare_built,
         .compare_cache_bytes = compare_bytes,

@@ -25,6 +25,7 @@
 #include "util/config.h"
 #include "util/json_text.h"
 #include "util/log.h"
+#include "util/urlcode.h"
 
 #define SEARCH_LIMIT_DEFAULT 50
 #define MANIFEST_MAX_GPUS    32 /* checked IMX_COMPAT_MAX_GPUS at a time */
@@ -1698,6 +1699,39 @@ static int read_resolution(struct imx_db_conn *c, const char *user_id, void *cls
     return imx_db_pin_resolve_by_slug(c, a->team, user_id, a->name, a->region, out);
 }
 
+/* The team, the caller's role in it, the auth epoch and the resolve read by a statement shared
+ * with the other pin resolves waiting (db/read_batch.c), then checked as imx_auth_team_with
+ * checks its own statement's. */
+static void resolve_pin_batched(struct imx_req *r, const char *pin, const char *team,
+                                const char *name, const char *region)
+{
+    for (int attempt = 0; attempt < 2; attempt++) {
+        /* Waiting for the batch holds no connection (one held by each waiter could leave the
+         * reader none); a principal checked in full took one. */
+        imx_api_db_put(r);
+        char uid[24];
+        snprintf(uid, sizeof uid, "%lld", (long long)r->principal.user_id);
+        struct imx_db_pin_resolved p;
+        enum imx_db_images_rc rc = imx_db_pin_resolve_batched(team, uid, name, region, &p);
+        if (rc != IMX_DBI_OK) {
+            imx_api_images_reply_rc(r, rc);
+            return;
+        }
+        int confirmed = imx_auth_confirm(r, p.epoch);
+        if (confirmed == 1 && imx_auth_team_read(r, team, p.team_id, p.role, IMX_ROLE_VIEWER)) {
+            if (p.doc)
+                reply_pin_resolution(r, p.doc, p.doc_len, pin, team, name, region);
+            else
+                imx_reply_problem(r, IMX_E_INTERNAL, NULL);
+        }
+        imx_db_pin_resolved_free(&p);
+        if (confirmed != 0)
+            return;
+        /* checked again in full: the answer was read for the principal as it was */
+    }
+    imx_reply_problem(r, IMX_E_INTERNAL, NULL); /* a principal checked in full confirms at once */
+}
+
 /* GET /v1/images/resolve?pin=TEAM/NAME&region=R: the pinned image's artifact, for callers who may
  * read TEAM (404 for everyone else, as for any team-owned object); never a revoked image. */
 static void resolve_pin(struct imx_req *r, const char *pin, const char *region)
@@ -1712,6 +1746,13 @@ static void resolve_pin(struct imx_req *r, const char *pin, const char *region)
     }
     memcpy(team, pin, tl);
     team[tl] = '\0';
+    /* Text PostgreSQL would refuse goes alone: in a shared statement it would fail the others. */
+    if (imx_auth_settings.read_cache && !imx_db_has_read_pool() &&
+        imx_utf8_valid((const unsigned char *)pin, strlen(pin)) &&
+        imx_utf8_valid((const unsigned char *)region, strlen(region))) {
+        resolve_pin_batched(r, pin, team, slash + 1, region);
+        return;
+    }
     if (!imx_db_has_read_pool()) {
         /* The team, the caller's role in it, the auth epoch and the resolve in one statement. */
         struct resolve_args a = { team, slash + 1, region };
@@ -1784,17 +1825,17 @@ void imx_api_image_resolve(struct imx_req *r)
         goto done;
     q.constraints = ca->list;
     q.n_constraints = ca->n;
-    struct imx_db_conn *c = imx_api_db(r);
-    if (!c)
-        goto done;
-    /* The in-memory index finds the image (one statement reads it, its artifact and the epoch);
-     * the SQL resolve answers when the index cannot, and says which filter emptied the set. */
+    /* The in-memory index finds the image (a statement shared with the other resolves waiting
+     * reads it, its artifact and the epoch; waiting holds no connection, and a principal checked
+     * in full took one); the SQL resolve answers when the index cannot, and says which filter
+     * emptied the set. */
     char *summary = NULL, *artifact = NULL;
     long long epoch = 0;
     bool served = false;
+    imx_api_db_put(r);
     enum imx_db_images_rc rc =
         imx_auth_settings.read_cache
-            ? imx_db_image_resolve_indexed(c, &q, &summary, &artifact, &epoch, &served)
+            ? imx_db_image_resolve_indexed(&q, &summary, &artifact, &epoch, &served)
             : IMX_DBI_OK;
     if (rc == IMX_DBI_OK && served) {
         int confirmed = imx_auth_confirm(r, epoch);
@@ -1812,6 +1853,9 @@ void imx_api_image_resolve(struct imx_req *r)
         if (confirmed != 0)
             goto done;
     }
+    struct imx_db_conn *c = rc == IMX_DBI_OK ? imx_api_db(r) : NULL;
+    if (rc == IMX_DBI_OK && !c)
+        goto done;
     if (rc == IMX_DBI_OK && imx_auth_confirm_now(r) < 0)
         goto done;
     if (rc == IMX_DBI_OK)

@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "db/images_search.h"
+#include "db/read_batch.h"
 #include "domain/image_index.h"
 #include "util/json_text.h"
 #include "util/log.h"
@@ -870,24 +871,81 @@ out:
 
 /* ---- resolve from the index ---- */
 
-/* The state row with the auth epoch, the image's summary and its artifact in the region: one
- * snapshot, so the summary belongs to the index state it is checked against. */
-IMX_DB_STMT(stmt_resolve_row, 2,
-            "SELECT s.instance::text, s.generation, s.deletions,"
-            " (SELECT generation FROM ref_generation), (SELECT n FROM auth_epoch),"
-            " (" STORED_SUMMARY_OF(
-                "i") ")::text, a.artifact_id"
-                     " FROM image_index_state s LEFT JOIN images i ON i.id = $1::bigint"
-                     " LEFT JOIN image_artifacts a ON a.image_id = i.id AND a.region = $2::text");
+/* Resolves' rows, coalesced (db/read_batch.c): for each waiter, in their order, its image's
+ * summary and its artifact in its region, every row with the index's state and the auth epoch of
+ * the one snapshot, so that each summary belongs to the state it is checked against. The arrays
+ * come through sub-selects, for one generic plan (see stmt_summaries). */
+IMX_DB_STMT(
+    stmt_resolve_rows, 2,
+    "SELECT s.instance::text, s.generation, s.deletions,"
+    " (SELECT generation FROM ref_generation), (SELECT n FROM auth_epoch),"
+    " (" STORED_SUMMARY_OF(
+        "i") ")::text, a.artifact_id"
+             " FROM image_index_state s"
+             " CROSS JOIN unnest((SELECT $1::bigint[]), (SELECT $2::text[])) WITH ORDINALITY"
+             " q(id, region, k) LEFT JOIN images i ON i.id = q.id"
+             " LEFT JOIN image_artifacts a ON a.image_id = i.id AND a.region = q.region"
+             " ORDER BY q.k");
 
-enum imx_db_images_rc imx_db_image_resolve_indexed(struct imx_db_conn *c,
-                                                   const struct imx_image_resolve *rq,
+/* Resolves one statement reads at most. */
+#define RESOLVE_BATCH_MAX 16
+
+/* What a waiter asks for: the image the index found, and the region. */
+struct resolve_ask {
+    long long id;
+    const char *region; /* borrowed */
+};
+
+static void read_resolves(struct imx_db_waiter **w, size_t n)
+{
+    struct imx_jbuf ids = { 0 }, regions = { 0 };
+    imx_jbuf_put(&ids, "{", 1);
+    imx_jbuf_put(&regions, "{", 1);
+    for (size_t i = 0; i < n; i++) {
+        const struct resolve_ask *a = w[i]->arg;
+        char id[24];
+        snprintf(id, sizeof id, "%lld", a->id);
+        imx_db_array_put(&ids, i == 0, id);
+        imx_db_array_put(&regions, i == 0, a->region);
+        w[i]->row = (int)i;
+    }
+    imx_jbuf_put(&ids, "}", 1);
+    imx_jbuf_put(&regions, "}", 1);
+    if (ids.failed || regions.failed) {
+        for (size_t i = 0; i < n; i++)
+            w[i]->rc = IMX_DBI_ERROR;
+    } else {
+        const char *params[] = { ids.p, regions.p };
+        imx_db_batch_answer(w, n, &stmt_resolve_rows, params, (int)n);
+    }
+    imx_jbuf_free(&ids);
+    imx_jbuf_free(&regions);
+}
+
+static struct imx_db_batcher resolves = IMX_DB_BATCHER(read_resolves, RESOLVE_BATCH_MAX);
+
+/* Catches the index up on a connection of the pool's: true when it is current now (then look
+ * again), false when the caller should leave the answer to SQL (with *rc a failure, or OK). */
+static bool synced_on_pool(enum imx_db_images_rc *rc)
+{
+    enum imx_db_failure why;
+    struct imx_db_conn *c = imx_db_acquire(&why);
+    if (!c) {
+        *rc = IMX_DBI_OK; /* SQL answers, or says the database is unavailable */
+        return false;
+    }
+    bool ok = synced(c, rc);
+    imx_db_release(c);
+    return ok;
+}
+
+enum imx_db_images_rc imx_db_image_resolve_indexed(const struct imx_image_resolve *rq,
                                                    char **summary, char **artifact_id,
                                                    long long *epoch, bool *served)
 {
     *summary = *artifact_id = NULL;
     *served = false;
-    if (!g.enabled || imx_db_is_read_conn(c))
+    if (!g.enabled)
         return IMX_DBI_OK;
     struct imx_image_search s = {
         .family = rq->family,
@@ -916,28 +974,29 @@ enum imx_db_images_rc imx_db_image_resolve_indexed(struct imx_db_conn *c,
         at = g.at;
         pthread_rwlock_unlock(&g.lock);
         if (!loaded) {
-            if (!synced(c, &rc))
+            if (!synced_on_pool(&rc))
                 goto out;
             continue;
         }
         if (bad || w->p.n == 0)
             goto out; /* nothing matches (SQL says which filter emptied it), or out of memory */
-        char idt[24];
-        snprintf(idt, sizeof idt, "%lld", (long long)w->p.ids[0]);
-        const char *params[] = { idt, rq->region };
-        PGresult *r = imx_db_exec(c, &stmt_resolve_row, params);
-        rc = result_rc(r);
-        if (rc == IMX_DBI_OK && PQntuples(r) != 1)
-            rc = IMX_DBI_ERROR;
-        bool current = rc == IMX_DBI_OK && strcmp(PQgetvalue(r, 0, 0), at.instance) == 0 &&
-                       strtoll(PQgetvalue(r, 0, 1), NULL, 10) == at.generation &&
-                       strtoll(PQgetvalue(r, 0, 2), NULL, 10) == at.deletions &&
-                       strtoll(PQgetvalue(r, 0, 3), NULL, 10) == at.ref_generation &&
-                       !PQgetisnull(r, 0, 5) && !PQgetisnull(r, 0, 6);
+        struct resolve_ask ask = { w->p.ids[0], rq->region };
+        struct imx_db_waiter self = { .arg = &ask };
+        imx_db_batch_wait(&resolves, &self);
+        rc = self.rc;
+        if (rc != IMX_DBI_OK)
+            goto out;
+        PGresult *r = self.batch->res;
+        int k = self.row;
+        bool current = strcmp(PQgetvalue(r, k, 0), at.instance) == 0 &&
+                       strtoll(PQgetvalue(r, k, 1), NULL, 10) == at.generation &&
+                       strtoll(PQgetvalue(r, k, 2), NULL, 10) == at.deletions &&
+                       strtoll(PQgetvalue(r, k, 3), NULL, 10) == at.ref_generation &&
+                       !PQgetisnull(r, k, 5) && !PQgetisnull(r, k, 6);
         if (current) {
-            *epoch = strtoll(PQgetvalue(r, 0, 4), NULL, 10);
-            *summary = strdup(PQgetvalue(r, 0, 5));
-            *artifact_id = strdup(PQgetvalue(r, 0, 6));
+            *epoch = strtoll(PQgetvalue(r, k, 4), NULL, 10);
+            *summary = strdup(PQgetvalue(r, k, 5));
+            *artifact_id = strdup(PQgetvalue(r, k, 6));
             *served = *summary && *artifact_id;
             if (!*served) {
                 free(*summary);
@@ -946,16 +1005,21 @@ enum imx_db_images_rc imx_db_image_resolve_indexed(struct imx_db_conn *c,
                 rc = IMX_DBI_ERROR;
             }
         }
-        PQclear(r);
+        imx_db_batch_unref(self.batch);
         if (rc != IMX_DBI_OK || current)
             goto out;
         /* Something was committed since the index was made: catch up, then look again. */
-        if (!synced(c, &rc))
+        if (!synced_on_pool(&rc))
             goto out;
     }
 out:
     free(w);
     return rc;
+}
+
+void imx_db_resolve_stats(unsigned long long *reads, unsigned long long *answered)
+{
+    imx_db_batch_stats(&resolves, reads, answered);
 }
 
 /* ---- lineage from the index ---- */

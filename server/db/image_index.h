@@ -32,13 +32,15 @@ enum imx_db_images_rc imx_db_image_search_indexed(struct imx_db_conn *c,
 
 /* Resolve (family, region, arch, constraints) from the index when it can: *served true with the
  * newest matching image's summary and its artifact id in the region (new strings), and the auth
- * epoch read with them. *served false when the caller should run the SQL resolve: the index is
- * off, not loaded or being brought up to date, c is from the read replica, or nothing matches
- * (the SQL resolve says which filter emptied the set). */
-enum imx_db_images_rc imx_db_image_resolve_indexed(struct imx_db_conn *c,
-                                                   const struct imx_image_resolve *rq,
+ * epoch read with them by a statement shared with the other resolves waiting (db/read_batch.c;
+ * the caller holds no connection meanwhile, and the index catches up on one of the pool's).
+ * *served false when the caller should run the SQL resolve: the index is off, not loaded or being
+ * brought up to date, or nothing matches (the SQL resolve says which filter emptied the set). */
+enum imx_db_images_rc imx_db_image_resolve_indexed(const struct imx_image_resolve *rq,
                                                    char **summary, char **artifact_id,
                                                    long long *epoch, bool *served);
+/* Statements the resolves were read with, and resolves they answered, since start (/metrics). */
+void imx_db_resolve_stats(unsigned long long *reads, unsigned long long *answered);
 
 /* A page of image id's lineage (as imx_db_image_lineage: at most limit children with ids after
  * after, 0 for the first page) made from the index and the summaries of its entries, read with

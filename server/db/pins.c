@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "db/read_batch.h"
+
 IMX_DB_STMT(q_image, 1, "SELECT family, status FROM images WHERE id = $1::bigint");
 
 IMX_DB_STMT(
@@ -186,6 +188,91 @@ const char *imx_db_pin_resolution(const struct imx_db_team_read *t, size_t *len)
         return NULL;
     *len = (size_t)PQgetlength(t->res, 0, 3);
     return PQgetvalue(t->res, 0, 3);
+}
+
+/* Pin resolves, coalesced (db/read_batch.c): for each waiter, in their order, q_resolve_by_slug's
+ * row, the resolve inlined in this plan (migrations/0064_pin_resolve_inlined.sql). The arrays
+ * come through sub-selects, for one generic plan (db/image_index.c stmt_summaries says why). */
+IMX_DB_STMT(q_resolve_batch, 4,
+            "SELECT e.n, t.id, m.role, r.doc::text"
+            " FROM unnest((SELECT $1::text[]), (SELECT $2::bigint[]), (SELECT $3::text[]),"
+            " (SELECT $4::text[])) WITH ORDINALITY q(slug, user_id, name, region, k)"
+            " CROSS JOIN auth_epoch e LEFT JOIN teams t ON t.slug = q.slug"
+            " LEFT JOIN memberships m ON m.team_id = t.id AND m.user_id = q.user_id"
+            " LEFT JOIN LATERAL imx_pin_resolution(t.id, q.name, q.region) r ON t.id IS NOT NULL"
+            " ORDER BY q.k");
+
+/* Pin resolves one statement reads at most. */
+#define RESOLVE_BATCH_MAX 16
+
+/* What a waiter asks for (borrowed strings). */
+struct resolve_ask {
+    const char *slug, *user_id, *name, *region;
+};
+
+static void read_resolves(struct imx_db_waiter **w, size_t n)
+{
+    struct imx_jbuf a[4] = { 0 };
+    for (int k = 0; k < 4; k++)
+        imx_jbuf_put(&a[k], "{", 1);
+    for (size_t i = 0; i < n; i++) {
+        const struct resolve_ask *q = w[i]->arg;
+        imx_db_array_put(&a[0], i == 0, q->slug);
+        imx_db_array_put(&a[1], i == 0, q->user_id);
+        imx_db_array_put(&a[2], i == 0, q->name);
+        imx_db_array_put(&a[3], i == 0, q->region);
+        w[i]->row = (int)i;
+    }
+    bool failed = false;
+    for (int k = 0; k < 4; k++) {
+        imx_jbuf_put(&a[k], "}", 1);
+        failed = failed || a[k].failed;
+    }
+    if (failed) {
+        for (size_t i = 0; i < n; i++)
+            w[i]->rc = IMX_DBI_ERROR;
+    } else {
+        const char *params[] = { a[0].p, a[1].p, a[2].p, a[3].p };
+        imx_db_batch_answer(w, n, &q_resolve_batch, params, (int)n);
+    }
+    for (int k = 0; k < 4; k++)
+        imx_jbuf_free(&a[k]);
+}
+
+static struct imx_db_batcher resolves = IMX_DB_BATCHER(read_resolves, RESOLVE_BATCH_MAX);
+
+enum imx_db_images_rc imx_db_pin_resolve_batched(const char *slug, const char *user_id,
+                                                 const char *name, const char *region,
+                                                 struct imx_db_pin_resolved *out)
+{
+    memset(out, 0, sizeof *out);
+    struct resolve_ask ask = { slug, user_id, name, region };
+    struct imx_db_waiter self = { .arg = &ask };
+    imx_db_batch_wait(&resolves, &self);
+    if (self.rc != IMX_DBI_OK)
+        return self.rc;
+    PGresult *r = self.batch->res;
+    int k = self.row;
+    out->owner = self.batch;
+    out->epoch = strtoll(PQgetvalue(r, k, 0), NULL, 10);
+    out->team_id = strtoll(PQgetvalue(r, k, 1), NULL, 10);
+    out->role = PQgetvalue(r, k, 2);
+    if (!PQgetisnull(r, k, 3)) {
+        out->doc = PQgetvalue(r, k, 3);
+        out->doc_len = (size_t)PQgetlength(r, k, 3);
+    }
+    return IMX_DBI_OK;
+}
+
+void imx_db_pin_resolved_free(struct imx_db_pin_resolved *p)
+{
+    imx_db_batch_unref(p->owner);
+    memset(p, 0, sizeof *p);
+}
+
+void imx_db_pin_resolve_stats(unsigned long long *reads, unsigned long long *answered)
+{
+    imx_db_batch_stats(&resolves, reads, answered);
 }
 
 enum imx_db_images_rc imx_db_pin_resolve(struct imx_db_conn *c, const char *team_id,

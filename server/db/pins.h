@@ -89,4 +89,22 @@ int imx_db_pin_resolve_by_slug(struct imx_db_conn *c, const char *slug, const ch
  * NULL when there is none. */
 const char *imx_db_pin_resolution(const struct imx_db_team_read *t, size_t *len);
 
+/* The same read by a statement shared with the other pin resolves waiting (db/read_batch.c): the
+ * caller holds no connection meanwhile. Strings borrowed from owner, until
+ * imx_db_pin_resolved_free. */
+struct imx_db_batch;
+struct imx_db_pin_resolved {
+    struct imx_db_batch *owner;
+    long long epoch, team_id; /* team_id 0: no such team */
+    const char *role;         /* the user's role in it ("" for none) */
+    const char *doc;          /* the JSON above (NULL without a team), doc_len bytes */
+    size_t doc_len;
+};
+enum imx_db_images_rc imx_db_pin_resolve_batched(const char *slug, const char *user_id,
+                                                 const char *name, const char *region,
+                                                 struct imx_db_pin_resolved *out);
+void imx_db_pin_resolved_free(struct imx_db_pin_resolved *p);
+/* Statements the batched pin resolves were read with, and resolves they answered (/metrics). */
+void imx_db_pin_resolve_stats(unsigned long long *reads, unsigned long long *answered);
+
 #endif

@@ -9,6 +9,7 @@
 
 #include <linux/futex.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -87,6 +88,27 @@ void imx_db_batch_answer(struct imx_db_waiter **w, size_t n, struct imx_db_stmt 
         w[i]->rc = rc;
         w[i]->batch = b;
     }
+}
+
+void imx_db_array_put(struct imx_jbuf *b, bool first, const char *text)
+{
+    if (!first)
+        imx_jbuf_put(b, ",", 1);
+    if (!text) {
+        imx_jbuf_puts(b, "NULL");
+        return;
+    }
+    imx_jbuf_put(b, "\"", 1);
+    for (const char *p = text; *p;) {
+        size_t plain = strcspn(p, "\"\\");
+        imx_jbuf_put(b, p, plain);
+        p += plain;
+        if (*p) {
+            char esc[2] = { '\\', *p++ };
+            imx_jbuf_put(b, esc, 2);
+        }
+    }
+    imx_jbuf_put(b, "\"", 1);
 }
 
 void imx_db_batch_unref(struct imx_db_batch *b)

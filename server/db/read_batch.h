@@ -10,6 +10,7 @@
 
 #include "db/images.h"
 #include "db/pool.h"
+#include "util/json_text.h"
 
 /* One statement's result, shared by the requests it answered; freed with the last reference
  * (imx_db_batch_unref). */
@@ -63,6 +64,11 @@ void imx_db_batch_wait(struct imx_db_batcher *b, struct imx_db_waiter *self);
 void imx_db_batch_answer(struct imx_db_waiter **w, size_t n, struct imx_db_stmt *stmt,
                          const char *const *params, int rows);
 void imx_db_batch_unref(struct imx_db_batch *b);
+
+/* Appends text to the array literal being built in b as its next element (a comma before it
+ * unless first), double-quoted with its quotes and backslashes escaped; NULL appends NULL. The
+ * caller puts the braces around the elements, and checks b->failed. */
+void imx_db_array_put(struct imx_jbuf *b, bool first, const char *text);
 
 /* Statements sent and waiters they answered, since start (/metrics). */
 void imx_db_batch_stats(struct imx_db_batcher *b, unsigned long long *reads,

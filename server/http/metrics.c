@@ -231,6 +231,18 @@ char *imx_metrics_render(const struct imx_metrics_gauges *g, size_t *len)
         "imaxe_compare_reads_compares_total %llu\n",
         g->compare_reads, g->compare_reads_compares);
     put(&o,
+        "# HELP imaxe_resolve_reads_total Statements that read resolves (each for the requests "
+        "waiting at that moment), by family or by pin.\n"
+        "# TYPE imaxe_resolve_reads_total counter\n"
+        "imaxe_resolve_reads_total{by=\"family\"} %llu\nimaxe_resolve_reads_total{by=\"pin\"} "
+        "%llu\n"
+        "# HELP imaxe_resolve_reads_resolves_total Resolves those statements answered.\n"
+        "# TYPE imaxe_resolve_reads_resolves_total counter\n"
+        "imaxe_resolve_reads_resolves_total{by=\"family\"} %llu\n"
+        "imaxe_resolve_reads_resolves_total{by=\"pin\"} %llu\n",
+        g->resolve_reads_family, g->resolve_reads_pin, g->resolve_reads_family_resolves,
+        g->resolve_reads_pin_resolves);
+    put(&o,
         "# HELP imaxe_compare_images_total Compared images by where their part of the reply came "
         "from: kept in memory from an earlier read of the same row texts, or built.\n"
         "# TYPE imaxe_compare_images_total counter\n"

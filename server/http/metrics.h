@@ -23,6 +23,10 @@ struct imx_metrics_gauges {
     unsigned long long doc_reads, doc_reads_docs;
     /* Compare's batched reads (server/db/images.h): statements, compares. */
     unsigned long long compare_reads, compare_reads_compares;
+    /* Resolves' batched reads (server/db/image_index.h by family, server/db/pins.h by pin):
+     * statements, resolves. */
+    unsigned long long resolve_reads_family, resolve_reads_family_resolves, resolve_reads_pin,
+        resolve_reads_pin_resolves;
     /* Compare's images (server/api/compare.c): kept in memory, built from their rows; bytes. */
     unsigned long long compare_images_kept, compare_images_built, compare_cache_bytes;
     /* The connection guard (server/http/guard.h) and the password slots (auth/password.h). */

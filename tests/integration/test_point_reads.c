@@ -153,6 +153,42 @@ static void same_everywhere(const char *token, const char *path, const char *con
     free(want);
 }
 
+/* Resolves by family and by pin, found (the pins in both regions) and not. */
+static const char *const RESOLVES[] = {
+    "family=pr-fam-0&region=us-east-1",
+    "family=pr-fam-1&region=us-east-1&component=nvidia-driver:~580",
+    "family=pr-fam-2&region=us-east-1&component=nvidia-driver:%3E%3D580.95",
+    "family=pr-fam-3&region=eu-west-1",
+    "family=pr-fam-0&region=nowhere-1",
+    "family=pr-none&region=us-east-1",
+    "pin=pr-team/prod&region=us-east-1",
+    "pin=pr-team/stage&region=us-east-1",
+    "pin=pr-team/dev&region=eu-west-1",
+    "pin=pr-team/edge&region=us-east-1",
+    "pin=pr-team/prod&region=eu-west-1",
+    "pin=pr-team/none&region=us-east-1",
+    "pin=pr-nosuch/prod&region=us-east-1",
+};
+#define N_RESOLVES (sizeof RESOLVES / sizeof RESOLVES[0])
+
+/* Resolve by pin (0064's SELECT) answers what 0006's function does, for every team, pin name and
+ * region, found or not. */
+static void resolves_are_0006s(int step)
+{
+    char *differ = imx_t_sql(
+        db, "SELECT count(*) FROM (SELECT DISTINCT team_id FROM pins UNION SELECT id FROM teams) t,"
+            " unnest(ARRAY['prod', 'stage', 'dev', 'edge', 'none']) n,"
+            " unnest(ARRAY['us-east-1', 'eu-west-1', 'nowhere']) r"
+            " WHERE imx_pin_resolve(t.team_id, n, r)::text"
+            " IS DISTINCT FROM pr_pin_resolve_0006(t.team_id, n, r)::text");
+    assert_non_null(differ);
+    if (strcmp(differ, "0") != 0) {
+        fprintf(stderr, "step %d: %s resolves differ from 0006's\n", step, differ);
+        fail();
+    }
+    free(differ);
+}
+
 /* After a step: every image's document (and a 304 exactly when it did not change), lineage and
  * patch; compares, resolves and pins. */
 static void check_reads(int step)
@@ -225,19 +261,8 @@ static void check_reads(int step)
         same_everywhere(first % 2 ? admin : pub, path, NULL, &res);
         imx_t_res_free(&res);
     }
-    static const char *const resolves[] = {
-        "family=pr-fam-0&region=us-east-1",
-        "family=pr-fam-1&region=us-east-1&component=nvidia-driver:~580",
-        "family=pr-fam-2&region=us-east-1&component=nvidia-driver:%3E%3D580.95",
-        "family=pr-fam-3&region=eu-west-1",
-        "family=pr-none&region=us-east-1",
-        "pin=pr-team/prod&region=us-east-1",
-        "pin=pr-team/stage&region=us-east-1",
-        "pin=pr-team/dev&region=eu-west-1",
-        "pin=pr-team/edge&region=us-east-1",
-    };
-    for (size_t k = 0; k < sizeof resolves / sizeof resolves[0]; k++) {
-        snprintf(path, sizeof path, "/v1/images/resolve?%s", resolves[k]);
+    for (size_t k = 0; k < sizeof RESOLVES / sizeof RESOLVES[0]; k++) {
+        snprintf(path, sizeof path, "/v1/images/resolve?%s", RESOLVES[k]);
         same_everywhere(pub, path, NULL, &res);
         imx_t_res_free(&res);
     }
@@ -281,18 +306,7 @@ static void check_reads(int step)
         fail();
     }
     free(rewrite);
-    char *resolves_differ = imx_t_sql(
-        db, "SELECT count(*) FROM (SELECT DISTINCT team_id FROM pins UNION SELECT id FROM teams) t,"
-            " unnest(ARRAY['prod', 'stage', 'dev', 'edge', 'none']) n,"
-            " unnest(ARRAY['us-east-1', 'eu-west-1', 'nowhere']) r"
-            " WHERE imx_pin_resolve(t.team_id, n, r)::text"
-            " IS DISTINCT FROM pr_pin_resolve_0006(t.team_id, n, r)::text");
-    assert_non_null(resolves_differ);
-    if (strcmp(resolves_differ, "0") != 0) {
-        fprintf(stderr, "step %d: %s resolves differ from 0006's\n", step, resolves_differ);
-        fail();
-    }
-    free(resolves_differ);
+    resolves_are_0006s(step);
     char *statuses = imx_t_sql(db, "SELECT string_agg(DISTINCT imx_pin_json(id, false)->>'status',"
                                    " ',') FROM pins");
     for (size_t k = 0; statuses && k < 5; k++)
@@ -525,6 +539,13 @@ static void scheduled_revocation(int server)
 {
     long long id = ids[next_rand() % n_ids];
     char at[64], body[160], path[64], auth[4200], sql[128];
+    /* The image a pin points at, when one does: its resolve must refuse it once revoke_at has
+     * passed, before the sweep. */
+    char *pinned = imx_t_sql(db, "SELECT p.image_id FROM pins p JOIN images i ON i.id = p.image_id"
+                                 " WHERE i.status = 'active' ORDER BY p.id LIMIT 1");
+    if (pinned && *pinned)
+        id = strtoll(pinned, NULL, 10);
+    free(pinned);
     char *t = imx_t_sql(db, "SELECT to_char(now() AT TIME ZONE 'UTC' + interval '1 second',"
                             " 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"')");
     snprintf(at, sizeof at, "%s", t);
@@ -533,9 +554,20 @@ static void scheduled_revocation(int server)
              "{\"status\":\"revoked\",\"reason\":\"later\",\"revoke_at\":\"%s\"}", at);
     long st = imx_t_image_patch(&cached[server], admin, id, body);
     assert_true(st == 200 || st == 409);
-    imx_t_sleep_ms(1300);
     if (st != 200)
         return;
+    /* At once after revoke_at, before the sweep (a dispatcher's, each second) can have run. */
+    snprintf(sql, sizeof sql, "SELECT revoke_at <= now() FROM images WHERE id = %lld", id);
+    bool due = false;
+    for (int k = 0; k < 200 && !due; k++) {
+        char *passed = imx_t_sql(db, sql);
+        due = passed && strcmp(passed, "t") == 0;
+        free(passed);
+        if (!due)
+            imx_t_sleep_ms(10);
+    }
+    assert_true(due);
+    resolves_are_0006s(-1);
     snprintf(path, sizeof path, "/v1/images/%lld", id);
     snprintf(auth, sizeof auth, "Authorization: Bearer %s", pub);
     const char *h[] = { auth, NULL };
@@ -688,37 +720,33 @@ static void concurrent_reads_get_their_own(void **state)
     assert_int_equal(wrong, 0);
 }
 
-/* Many compares at once share compare's batched reads (server/db/images.c), as different
- * callers: each must get its own images and the costs its own scope sees (the publisher's team
- * measured; the admin sees none), whatever else the batch read. */
-#define COMPARES 8
-
-struct compare_reader {
+/* Many requests at once, as different callers, on either caching server: each must get what
+ * the reference answers that caller for that path (masked), whatever else the batch read. */
+struct path_reader {
     unsigned seed;
-    char *const *want; /* the reference's masked body for each (compare, caller) */
     const char *const *paths;
+    size_t n_paths, n_callers;
+    const char *const *auth; /* an Authorization header each caller */
+    char *const *want; /* the reference's masked body for path k as caller c: k * n_callers + c */
     int wrong;
 };
 
-static void *concurrent_comparer(void *arg)
+static void *concurrent_path_reader(void *arg)
 {
-    struct compare_reader *rd = arg;
-    char auth[2][4200];
-    snprintf(auth[0], sizeof auth[0], "Authorization: Bearer %s", pub);
-    snprintf(auth[1], sizeof auth[1], "Authorization: Bearer %s", admin);
+    struct path_reader *rd = arg;
     for (int k = 0; k < READS_EACH; k++) {
         unsigned r = (unsigned)rand_r(&rd->seed);
-        size_t which = r % COMPARES, who = (r >> 8) % 2;
-        const char *h[] = { auth[who], NULL };
+        size_t which = r % rd->n_paths, who = (r >> 8) % rd->n_callers;
+        const char *h[] = { rd->auth[who], NULL };
         struct imx_res res;
         if (imx_t_http(&cached[(r >> 12) % 2], "GET", rd->paths[which], h, NULL, &res) != 0) {
             rd->wrong++;
             continue;
         }
         char *got = masked(res.body);
-        if (strcmp(got, rd->want[2 * which + who]) != 0) {
-            fprintf(stderr, "concurrent GET %s as %s: %ld %s\n", rd->paths[which],
-                    who ? "admin" : "publisher", res.status, got);
+        if (strcmp(got, rd->want[which * rd->n_callers + who]) != 0) {
+            fprintf(stderr, "concurrent GET %s as caller %zu: %ld %s\n", rd->paths[which], who,
+                    res.status, got);
             rd->wrong++;
         }
         free(got);
@@ -726,6 +754,35 @@ static void *concurrent_comparer(void *arg)
     }
     return NULL;
 }
+
+/* Runs READERS path readers over paths as the callers (the reference's answers in want); returns
+ * the answers that were not theirs. */
+static int read_concurrently(const char *const *paths, size_t n_paths, const char *const *auth,
+                             size_t n_callers, char *const *want)
+{
+    pthread_t th[READERS];
+    struct path_reader rd[READERS];
+    for (int t = 0; t < READERS; t++) {
+        rd[t] = (struct path_reader){ .seed = 2000u + (unsigned)t,
+                                      .paths = paths,
+                                      .n_paths = n_paths,
+                                      .n_callers = n_callers,
+                                      .auth = auth,
+                                      .want = want };
+        assert_int_equal(pthread_create(&th[t], NULL, concurrent_path_reader, &rd[t]), 0);
+    }
+    int wrong = 0;
+    for (int t = 0; t < READERS; t++) {
+        pthread_join(th[t], NULL);
+        wrong += rd[t].wrong;
+    }
+    return wrong;
+}
+
+/* Many compares at once share compare's batched reads (server/db/images.c), as different
+ * callers: each must get its own images and the costs its own scope sees (the publisher's team
+ * measured; the admin sees none). */
+#define COMPARES 8
 
 static void concurrent_compares_get_their_own(void **state)
 {
@@ -768,19 +825,8 @@ static void concurrent_compares_get_their_own(void **state)
                                                                  "imaxe_compare_reads_total"),
                        compares0 = (unsigned long long)imx_t_metric(
                            &cached[0], "imaxe_compare_reads_compares_total");
-    pthread_t th[READERS];
-    struct compare_reader rd[READERS];
-    for (int t = 0; t < READERS; t++) {
-        rd[t] = (struct compare_reader){
-            .seed = 2000u + (unsigned)t, .want = want, .paths = path_of, .wrong = 0
-        };
-        assert_int_equal(pthread_create(&th[t], NULL, concurrent_comparer, &rd[t]), 0);
-    }
-    int wrong = 0;
-    for (int t = 0; t < READERS; t++) {
-        pthread_join(th[t], NULL);
-        wrong += rd[t].wrong;
-    }
+    const char *auth_of[] = { auth[0], auth[1] };
+    int wrong = read_concurrently(path_of, COMPARES, auth_of, 2, want);
     /* How much the reads were batched (informative: a quiet machine may answer one at a time). */
     printf("server 0: %llu statements read %llu compares\n",
            (unsigned long long)imx_t_metric(&cached[0], "imaxe_compare_reads_total") - reads0,
@@ -788,6 +834,63 @@ static void concurrent_compares_get_their_own(void **state)
                compares0);
     printf("%d concurrent compares, %d wrong\n", READERS * READS_EACH, wrong);
     for (size_t k = 0; k < 2 * COMPARES; k++)
+        free(want[k]);
+    assert_int_equal(wrong, 0);
+}
+
+/* Many resolves at once share the batched resolve reads (server/db/image_index.c by family,
+ * server/db/pins.c by pin), as the publisher, the admin and a viewer of another team (for whom
+ * pr-team's pins do not exist): each gets the reference's answer for its own caller and path. */
+static void concurrent_resolves_get_their_own(void **state)
+{
+    (void)state;
+    static char other[4096];
+    assert_int_equal(
+        imx_t_user(&cached[0], admin, "pr-other", "other@pr.test", "viewer", other, sizeof other),
+        0);
+    const char *tokens[] = { pub, admin, other };
+    static char auth[3][4200];
+    const char *auth_of[3];
+    for (int c = 0; c < 3; c++) {
+        snprintf(auth[c], sizeof auth[c], "Authorization: Bearer %s", tokens[c]);
+        auth_of[c] = auth[c];
+    }
+    static char paths[N_RESOLVES][PATH_LEN];
+    const char *path_of[N_RESOLVES];
+    char *want[3 * N_RESOLVES];
+    bool found[2] = { false, false }, refused = false; /* by family, by pin; a pin's 404 */
+    for (size_t k = 0; k < N_RESOLVES; k++) {
+        snprintf(paths[k], sizeof paths[k], "/v1/images/resolve?%s", RESOLVES[k]);
+        path_of[k] = paths[k];
+        bool by_pin = strncmp(RESOLVES[k], "pin=", 4) == 0;
+        for (int c = 0; c < 3; c++) {
+            const char *h[] = { auth[c], NULL };
+            struct imx_res res;
+            assert_int_equal(imx_t_http(&ref, "GET", paths[k], h, NULL, &res), 0);
+            assert_true(res.status == 200 || res.status == 404);
+            found[by_pin] = found[by_pin] || res.status == 200;
+            refused = refused || (by_pin && c == 2 && res.status == 404);
+            want[k * 3 + c] = masked(res.body);
+            imx_t_res_free(&res);
+        }
+    }
+    assert_true(found[0] && found[1] && refused);
+    const char *const names[] = { "imaxe_resolve_reads_total{by=\"family\"}",
+                                  "imaxe_resolve_reads_resolves_total{by=\"family\"}",
+                                  "imaxe_resolve_reads_total{by=\"pin\"}",
+                                  "imaxe_resolve_reads_resolves_total{by=\"pin\"}" };
+    long long before[4];
+    for (int m = 0; m < 4; m++)
+        before[m] = imx_t_metric(&cached[0], names[m]);
+    int wrong = read_concurrently(path_of, N_RESOLVES, auth_of, 3, want);
+    /* How much the reads were batched (informative: a quiet machine may answer one at a time). */
+    printf("server 0: %lld statements read %lld resolves by family, %lld read %lld by pin\n",
+           imx_t_metric(&cached[0], names[0]) - before[0],
+           imx_t_metric(&cached[0], names[1]) - before[1],
+           imx_t_metric(&cached[0], names[2]) - before[2],
+           imx_t_metric(&cached[0], names[3]) - before[3]);
+    printf("%d concurrent resolves, %d wrong\n", READERS * READS_EACH, wrong);
+    for (size_t k = 0; k < 3 * N_RESOLVES; k++)
         free(want[k]);
     assert_int_equal(wrong, 0);
 }
@@ -865,6 +968,7 @@ int main(void)
         cmocka_unit_test(writes_and_reads_agree),
         cmocka_unit_test(concurrent_reads_get_their_own),
         cmocka_unit_test(concurrent_compares_get_their_own),
+        cmocka_unit_test(concurrent_resolves_get_their_own),
         cmocka_unit_test(revocations_take_effect_at_once),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
