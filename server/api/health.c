@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "auth/password.h"
+#include "db/advisories.h"
 #include "db/image_docs.h"
 #include "db/images.h"
 #include "db/image_index.h"
@@ -91,6 +92,8 @@ void imx_api_metrics(struct imx_req *r)
     unsigned long long family_reads, family_resolves, pin_reads, pin_resolves;
     imx_db_resolve_stats(&family_reads, &family_resolves);
     imx_db_pin_resolve_stats(&pin_reads, &pin_resolves);
+    unsigned long long patch_reads, patch_docs;
+    imx_db_image_patch_stats(&patch_reads, &patch_docs);
     unsigned long long compare_kept, compare_built;
     size_t compare_bytes;
     imx_api_compare_stats(&compare_kept, &compare_built, &compare_bytes);
@@ -119,6 +122,8 @@ void imx_api_metrics(struct imx_req *r)
         .resolve_reads_family_resolves = family_resolves,
         .resolve_reads_pin = pin_reads,
         .resolve_reads_pin_resolves = pin_resolves,
+        .patch_reads = patch_reads,
+        .patch_reads_docs = patch_docs,
         .compare_images_kept = compare_kept,
         .compare_images_built = compare_built,
         .compare_cache_bytes = compare_bytes,

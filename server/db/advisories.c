@@ -3,6 +3,10 @@
 #include "db/advisories.h"
 
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "db/read_batch.h"
 
 /* The advisory use cases (migrations/procedures/advisory_publish.sql). */
 IMX_DB_STMT(q_publish, 3, "SELECT imx_advisory_publish($1::jsonb, $2::bigint, $3::int)::text");
@@ -111,4 +115,56 @@ PGresult *imx_db_image_patch(struct imx_db_conn *c, const char *image_id)
 {
     const char *p[] = { image_id };
     return imx_db_exec(c, &q_image_patch, p);
+}
+
+/* Patch reads, coalesced (db/read_batch.c): for each waiter, in their order, the auth epoch and
+ * its image's document (NULL: no such image), the document inlined in this plan
+ * (migrations/0065_image_patch_inlined.sql). The ids come through a sub-select, for one generic
+ * plan (db/image_index.c stmt_summaries says why). */
+IMX_DB_STMT(q_patch_batch, 1,
+            "SELECT (SELECT n FROM auth_epoch), d.doc::text"
+            " FROM unnest((SELECT $1::bigint[])) WITH ORDINALITY q(id, k)"
+            " LEFT JOIN LATERAL imx_image_patch_doc(q.id) d ON true ORDER BY q.k");
+
+/* Patch reads one statement answers at most. */
+#define PATCH_BATCH_MAX 16
+
+static void read_patches(struct imx_db_waiter **w, size_t n)
+{
+    char ids[PATCH_BATCH_MAX * 22 + 4] = "{"; /* ids are at most 20 digits */
+    size_t len = 1;
+    for (size_t i = 0; i < n; i++) {
+        len += (size_t)snprintf(ids + len, sizeof ids - len, "%s%lld", i ? "," : "",
+                                *(const long long *)w[i]->arg);
+        w[i]->row = (int)i;
+    }
+    snprintf(ids + len, sizeof ids - len, "}");
+    const char *params[] = { ids };
+    imx_db_batch_answer(w, n, &q_patch_batch, params, (int)n);
+}
+
+static struct imx_db_batcher patches = IMX_DB_BATCHER(read_patches, PATCH_BATCH_MAX);
+
+enum imx_db_images_rc imx_db_image_patch_batched(long long image_id, struct imx_db_patch_doc *out)
+{
+    memset(out, 0, sizeof *out);
+    struct imx_db_waiter self = { .arg = &image_id };
+    imx_db_batch_wait(&patches, &self);
+    if (self.rc != IMX_DBI_OK)
+        return self.rc;
+    PGresult *r = self.batch->res;
+    out->epoch = strtoll(PQgetvalue(r, self.row, 0), NULL, 10);
+    if (PQgetisnull(r, self.row, 1)) {
+        imx_db_batch_unref(self.batch);
+        return IMX_DBI_NOT_FOUND;
+    }
+    out->owner = self.batch;
+    out->json = PQgetvalue(r, self.row, 1);
+    out->len = (size_t)PQgetlength(r, self.row, 1);
+    return IMX_DBI_OK;
+}
+
+void imx_db_image_patch_stats(unsigned long long *reads, unsigned long long *docs)
+{
+    imx_db_batch_stats(&patches, reads, docs);
 }

@@ -7,6 +7,7 @@
 
 #include <libpq-fe.h>
 
+#include "db/images.h"
 #include "db/pool.h"
 
 /* The statement limit of publishing, revising and withdrawing an advisory (their cost follows
@@ -64,5 +65,19 @@ PGresult *imx_db_advisory_list(struct imx_db_conn *c, const char *component, con
  * severity, cves, fixed_by:{id, family, version}|null, still_open_in_fix:[advisory ids]}]} (NULL:
  * no such image). */
 PGresult *imx_db_image_patch(struct imx_db_conn *c, const char *image_id);
+/* The same document read by a statement shared with the other patch reads waiting
+ * (db/read_batch.c): the caller holds no connection meanwhile. IMX_DBI_OK with *out filled (json
+ * borrowed from out->owner until imx_db_batch_unref), IMX_DBI_NOT_FOUND (no such image; epoch
+ * set, nothing to free), or a failure. */
+struct imx_db_batch;
+struct imx_db_patch_doc {
+    struct imx_db_batch *owner;
+    long long epoch; /* the auth epoch of the same snapshot */
+    const char *json;
+    size_t len;
+};
+enum imx_db_images_rc imx_db_image_patch_batched(long long image_id, struct imx_db_patch_doc *out);
+/* Statements the batched patch reads were read with, and documents they read (/metrics). */
+void imx_db_image_patch_stats(unsigned long long *reads, unsigned long long *docs);
 
 #endif

@@ -119,6 +119,11 @@ void imx_db_batch_unref(struct imx_db_batch *b)
     }
 }
 
+void imx_db_batch_release(void *batch)
+{
+    imx_db_batch_unref(batch);
+}
+
 void imx_db_batch_wait(struct imx_db_batcher *q, struct imx_db_waiter *self)
 {
     self->next = NULL;

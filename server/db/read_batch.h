@@ -64,6 +64,8 @@ void imx_db_batch_wait(struct imx_db_batcher *b, struct imx_db_waiter *self);
 void imx_db_batch_answer(struct imx_db_waiter **w, size_t n, struct imx_db_stmt *stmt,
                          const char *const *params, int rows);
 void imx_db_batch_unref(struct imx_db_batch *b);
+/* imx_db_batch_unref for a response's free callback (a reply that points into the result). */
+void imx_db_batch_release(void *batch);
 
 /* Appends text to the array literal being built in b as its next element (a comma before it
  * unless first), double-quoted with its quotes and backslashes escaped; NULL appends NULL. The

@@ -243,6 +243,13 @@ char *imx_metrics_render(const struct imx_metrics_gauges *g, size_t *len)
         g->resolve_reads_family, g->resolve_reads_pin, g->resolve_reads_family_resolves,
         g->resolve_reads_pin_resolves);
     put(&o,
+        "# HELP imaxe_patch_reads_total Statements that read images' patch status (each for the "
+        "requests waiting at that moment).\n"
+        "# TYPE imaxe_patch_reads_total counter\nimaxe_patch_reads_total %llu\n"
+        "# HELP imaxe_patch_reads_docs_total Patch status documents those statements read.\n"
+        "# TYPE imaxe_patch_reads_docs_total counter\nimaxe_patch_reads_docs_total %llu\n",
+        g->patch_reads, g->patch_reads_docs);
+    put(&o,
         "# HELP imaxe_compare_images_total Compared images by where their part of the reply came "
         "from: kept in memory from an earlier read of the same row texts, or built.\n"
         "# TYPE imaxe_compare_images_total counter\n"

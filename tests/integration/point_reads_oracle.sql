@@ -1,5 +1,7 @@
 -- The from-scratch oracles test_point_reads holds the stored and assembled reads to after every
--- step: 0050's plpgsql pin functions (byte for byte) and 0061's lineage (value for value).
+-- step: 0050's plpgsql pin functions (byte for byte), 0061's lineage (value for value), and the
+-- earlier bodies of what migrations 0064 and 0065 made inlinable SELECTs (pin resolve, patch
+-- status; byte for byte).
 -- The pin document as migrations/0040_team_quotas_bounded_pins.sql defined it (one SQL
 -- statement, the candidate by a full walk of the family's newer images):
 CREATE FUNCTION pr_pin_json_0040(p_pin bigint, with_history boolean) RETURNS json
@@ -96,4 +98,29 @@ LANGUAGE sql STABLE AS $$
                   FROM up WHERE up.depth > 0),
     'children', (SELECT coalesce(jsonb_agg(pr_lineage_entry(c.id) ORDER BY c.id), '[]')
                    FROM images c WHERE c.parent_id = p_image)) END
+$$;
+
+-- An image's patch status as migrations/0021_point_read_plans.sql defined it:
+CREATE FUNCTION pr_image_patch_0021(p_image bigint) RETURNS json
+LANGUAGE plpgsql STABLE AS $$
+DECLARE
+  v json;
+BEGIN
+  SELECT json_build_object('image_id', i.id, 'family', i.family, 'version', i.version,
+    'status', i.patch_status,
+    'advisories', coalesce((SELECT json_agg(json_build_object(
+        'id', a.id, 'title', a.title, 'severity', a.severity, 'cves', to_json(a.cves),
+        'fixed_by', CASE WHEN fx.id IS NOT NULL THEN json_build_object(
+          'id', fx.id, 'family', fx.family, 'version', fx.version) END,
+        'still_open_in_fix', CASE WHEN fx.id IS NOT NULL THEN (
+          SELECT coalesce(json_agg(o.advisory_id ORDER BY o.advisory_id), '[]')
+          FROM image_advisories o WHERE o.image_id = fx.id) ELSE '[]'::json END)
+        ORDER BY a.published DESC, a.id)
+      FROM image_advisories ia JOIN advisories a ON a.id = ia.advisory_id
+      LEFT JOIN images fx ON fx.id = ia.fixed_by
+      WHERE ia.image_id = i.id), '[]'))
+    INTO v
+    FROM images i WHERE i.id = p_image;
+  RETURN v;
+END
 $$;

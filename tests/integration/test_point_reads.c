@@ -10,7 +10,8 @@
  * by id (body, ETag, and If-None-Match: 304 exactly when nothing changed), compare, resolve by
  * family and by pin, lineage, patch, pins (a page, paged, each pin, deleted ones), and the stored
  * image and pin documents are compared with their from-scratch builds in SQL. Many gets at once
- * share the batched document reads and must each get their own. And: a revoked token, a
+ * share the batched document reads and must each get their own, and so must many compares,
+ * resolves and patch reads. And: a revoked token, a
  * disabled user and a removed membership are refused on the next request on both caching
  * servers, which had the principal remembered. */
 #include "harness.h"
@@ -307,6 +308,14 @@ static void check_reads(int step)
     }
     free(rewrite);
     resolves_are_0006s(step);
+    char *patch_differ = imx_t_sql(db, "SELECT count(*) FROM images WHERE imx_image_patch_json(id)"
+                                       "::text IS DISTINCT FROM pr_image_patch_0021(id)::text");
+    assert_non_null(patch_differ);
+    if (strcmp(patch_differ, "0") != 0) {
+        fprintf(stderr, "step %d: %s patch documents differ from 0021's\n", step, patch_differ);
+        fail();
+    }
+    free(patch_differ);
     char *statuses = imx_t_sql(db, "SELECT string_agg(DISTINCT imx_pin_json(id, false)->>'status',"
                                    " ',') FROM pins");
     for (size_t k = 0; statuses && k < 5; k++)
@@ -431,18 +440,20 @@ static void advisory(int server)
     struct imx_res res;
     if (what == 0) {
         advisories++;
+        /* published on days out of their ids' order, which the documents sort by */
+        int day = 1 + (advisories * 11) % 28;
         if (advisories % 2 == 0)
             snprintf(body, sizeof body,
-                     "{\"id\":\"PR-%d\",\"title\":\"t\",\"published\":\"2026-01-01\","
+                     "{\"id\":\"PR-%d\",\"title\":\"t\",\"published\":\"2026-01-%02d\","
                      "\"severity\":\"high\",\"affected\":[{\"ecosystem\":\"Ubuntu:24.04:LTS\","
                      "\"package\":\"openssl\",\"range\":\"<%s\",\"fixed\":\"%s\"}]}",
-                     advisories, OS_FIXES[next_rand() % 2], OS_FIXES[1]);
+                     advisories, day, OS_FIXES[next_rand() % 2], OS_FIXES[1]);
         else
             snprintf(body, sizeof body,
-                     "{\"id\":\"PR-%d\",\"title\":\"t\",\"published\":\"2026-01-01\","
+                     "{\"id\":\"PR-%d\",\"title\":\"t\",\"published\":\"2026-01-%02d\","
                      "\"severity\":\"high\",\"affected\":[{\"component\":\"nvidia-driver\","
                      "\"range\":\">=580, <%s\"}]}",
-                     advisories, DRIVERS[1 + next_rand() % 3]);
+                     advisories, day, DRIVERS[1 + next_rand() % 3]);
         assert_int_equal(call(server, admin, "POST", "/v1/advisories", body, NULL, NULL), 201);
         return;
     }
@@ -895,6 +906,46 @@ static void concurrent_resolves_get_their_own(void **state)
     assert_int_equal(wrong, 0);
 }
 
+/* Many patch reads at once share their batched reads (server/db/advisories.c): each gets its own
+ * image's document, or 404 for an id that does not exist. */
+static void concurrent_patches_get_their_own(void **state)
+{
+    (void)state;
+    enum { PATCHES = 9 };
+    assert_true(n_ids >= PATCHES - 1);
+    static char paths[PATCHES][PATH_LEN];
+    const char *path_of[PATCHES];
+    char *want[PATCHES];
+    static char auth[4200];
+    snprintf(auth, sizeof auth, "Authorization: Bearer %s", pub);
+    const char *auth_of[] = { auth };
+    bool advised = false; /* some image has an advisory, or the documents hardly differ */
+    for (size_t k = 0; k < PATCHES; k++) {
+        long long id = k + 1 < PATCHES ? ids[(k * 7) % n_ids] : ids[n_ids - 1] + 100000;
+        snprintf(paths[k], sizeof paths[k], "/v1/images/%lld/patch", id);
+        path_of[k] = paths[k];
+        const char *h[] = { auth, NULL };
+        struct imx_res res;
+        assert_int_equal(imx_t_http(&ref, "GET", paths[k], h, NULL, &res), 0);
+        assert_int_equal(res.status, k + 1 < PATCHES ? 200 : 404);
+        advised = advised || json_array_size(json_object_get(res.json, "advisories")) > 0;
+        want[k] = masked(res.body);
+        imx_t_res_free(&res);
+    }
+    assert_true(advised);
+    long long reads0 = imx_t_metric(&cached[0], "imaxe_patch_reads_total"),
+              docs0 = imx_t_metric(&cached[0], "imaxe_patch_reads_docs_total");
+    int wrong = read_concurrently(path_of, PATCHES, auth_of, 1, want);
+    /* How much the reads were batched (informative: a quiet machine may answer one at a time). */
+    printf("server 0: %lld statements read %lld patch documents\n",
+           imx_t_metric(&cached[0], "imaxe_patch_reads_total") - reads0,
+           imx_t_metric(&cached[0], "imaxe_patch_reads_docs_total") - docs0);
+    printf("%d concurrent patch reads, %d wrong\n", READERS * READS_EACH, wrong);
+    for (size_t k = 0; k < PATCHES; k++)
+        free(want[k]);
+    assert_int_equal(wrong, 0);
+}
+
 /* Each caching server remembers the principal; a change through one is refused on the next
  * request to either. */
 static void revocations_take_effect_at_once(void **state)
@@ -969,6 +1020,7 @@ int main(void)
         cmocka_unit_test(concurrent_reads_get_their_own),
         cmocka_unit_test(concurrent_compares_get_their_own),
         cmocka_unit_test(concurrent_resolves_get_their_own),
+        cmocka_unit_test(concurrent_patches_get_their_own),
         cmocka_unit_test(revocations_take_effect_at_once),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
