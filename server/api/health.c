@@ -94,6 +94,8 @@ void imx_api_metrics(struct imx_req *r)
     imx_db_pin_resolve_stats(&pin_reads, &pin_resolves);
     unsigned long long patch_reads, patch_docs;
     imx_db_image_patch_stats(&patch_reads, &patch_docs);
+    unsigned long long pin_doc_reads, pin_docs;
+    imx_db_pin_read_stats(&pin_doc_reads, &pin_docs);
     unsigned long long compare_kept, compare_built;
     size_t compare_bytes;
     imx_api_compare_stats(&compare_kept, &compare_built, &compare_bytes);
@@ -124,6 +126,8 @@ void imx_api_metrics(struct imx_req *r)
         .resolve_reads_pin_resolves = pin_resolves,
         .patch_reads = patch_reads,
         .patch_reads_docs = patch_docs,
+        .pin_reads = pin_doc_reads,
+        .pin_reads_pins = pin_docs,
         .compare_images_kept = compare_kept,
         .compare_images_built = compare_built,
         .compare_cache_bytes = compare_bytes,

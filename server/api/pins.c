@@ -7,6 +7,7 @@
 #include "api/api.h"
 #include "api/etag.h"
 #include "api/cursor.h"
+#include "api/images_common.h"
 #include "auth/auth.h"
 #include "db/events.h"
 #include "db/pins.h"
@@ -342,19 +343,32 @@ void imx_api_pin_get(struct imx_req *r)
     char id[24], uid[24];
     if (!pin_id_param(r, id))
         return;
-    struct imx_db_conn *c = imx_api_db(r);
-    if (!c)
-        return;
     struct imx_db_pin_doc d;
     int found = -1;
     for (int attempt = 0; attempt < 2; attempt++) {
-        PGresult *fail;
         snprintf(uid, sizeof uid, "%lld", (long long)r->principal.user_id);
-        found = imx_db_pin_read(c, id, uid, imx_auth_settings.read_cache, &d, &fail);
-        if (found < 0) {
-            imx_api_db_error(r, fail);
-            PQclear(fail);
-            return;
+        if (imx_auth_settings.read_cache) {
+            /* The stored document, read by a statement shared with the other pin reads waiting
+             * (which holds no connection; a principal checked in full took one). */
+            imx_api_db_put(r);
+            bool f;
+            enum imx_db_images_rc rc = imx_db_pin_read_batched(id, uid, &d, &f);
+            if (rc != IMX_DBI_OK) {
+                imx_api_images_reply_rc(r, rc);
+                return;
+            }
+            found = f;
+        } else {
+            struct imx_db_conn *c = imx_api_db(r);
+            if (!c)
+                return;
+            PGresult *fail;
+            found = imx_db_pin_read(c, id, uid, false, &d, &fail);
+            if (found < 0) {
+                imx_api_db_error(r, fail);
+                PQclear(fail);
+                return;
+            }
         }
         /* The row's epoch confirms a remembered principal (no query of its own). */
         int confirmed = imx_auth_confirm(r, d.epoch);

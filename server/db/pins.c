@@ -88,6 +88,77 @@ IMX_DB_STMT(q_read_stored, 2,
                      " imx_pin_json(p.id, true)::text)",
                      "LEFT JOIN pin_docs d ON d.pin_id = p.id"));
 
+/* Pin reads, coalesced (db/read_batch.c): for each waiter, in their order, q_read_stored's row.
+ * The arrays come through sub-selects, for one generic plan (db/image_index.c stmt_summaries
+ * says why). */
+IMX_DB_STMT(q_read_batch, 2,
+            "SELECT (SELECT n FROM auth_epoch), p.team_id,"
+            " coalesce(CASE WHEN " STORED_FRESH " THEN d.body || d.history || '}' END,"
+            " imx_pin_json(p.id, true)::text), p.revision, m.role"
+            " FROM unnest((SELECT $1::bigint[]), (SELECT $2::bigint[])) WITH ORDINALITY"
+            " q(pin_id, user_id, k) LEFT JOIN pins p ON p.id = q.pin_id"
+            " LEFT JOIN pin_docs d ON d.pin_id = p.id"
+            " LEFT JOIN memberships m ON m.team_id = p.team_id AND m.user_id = q.user_id"
+            " ORDER BY q.k");
+
+/* Pin reads one statement answers at most. */
+#define READ_BATCH_MAX 16
+
+/* What a waiter asks for (borrowed: decimal texts). */
+struct read_ask {
+    const char *pin_id, *user_id;
+};
+
+static void read_pins(struct imx_db_waiter **w, size_t n)
+{
+    /* ids at most 20 digits (the callers' are parsed ids) */
+    char pins[READ_BATCH_MAX * 22 + 4] = "{", users[READ_BATCH_MAX * 22 + 4] = "{";
+    size_t pl = 1, ul = 1;
+    for (size_t i = 0; i < n; i++) {
+        const struct read_ask *a = w[i]->arg;
+        pl += (size_t)snprintf(pins + pl, sizeof pins - pl, "%s%.20s", i ? "," : "", a->pin_id);
+        ul += (size_t)snprintf(users + ul, sizeof users - ul, "%s%.20s", i ? "," : "", a->user_id);
+        w[i]->row = (int)i;
+    }
+    snprintf(pins + pl, sizeof pins - pl, "}");
+    snprintf(users + ul, sizeof users - ul, "}");
+    const char *params[] = { pins, users };
+    imx_db_batch_answer(w, n, &q_read_batch, params, (int)n);
+}
+
+static struct imx_db_batcher pin_reads = IMX_DB_BATCHER(read_pins, READ_BATCH_MAX);
+
+enum imx_db_images_rc imx_db_pin_read_batched(const char *pin_id, const char *user_id,
+                                              struct imx_db_pin_doc *out, bool *found)
+{
+    memset(out, 0, sizeof *out);
+    *found = false;
+    struct read_ask ask = { pin_id, user_id };
+    struct imx_db_waiter self = { .arg = &ask };
+    imx_db_batch_wait(&pin_reads, &self);
+    if (self.rc != IMX_DBI_OK)
+        return self.rc;
+    PGresult *res = self.batch->res;
+    int k = self.row;
+    enum imx_db_images_rc rc = IMX_DBI_OK;
+    out->epoch = strtoll(PQgetvalue(res, k, 0), NULL, 10);
+    if (!PQgetisnull(res, k, 1)) {
+        out->team_id = strtoll(PQgetvalue(res, k, 1), NULL, 10);
+        out->revision = strtoll(PQgetvalue(res, k, 3), NULL, 10);
+        out->json = strdup(PQgetvalue(res, k, 2));
+        snprintf(out->role, sizeof out->role, "%s", PQgetvalue(res, k, 4));
+        *found = out->json != NULL;
+        rc = *found ? IMX_DBI_OK : IMX_DBI_ERROR;
+    }
+    imx_db_batch_unref(self.batch);
+    return rc;
+}
+
+void imx_db_pin_read_stats(unsigned long long *reads, unsigned long long *answered)
+{
+    imx_db_batch_stats(&pin_reads, reads, answered);
+}
+
 int imx_db_pin_read(struct imx_db_conn *c, const char *pin_id, const char *user_id, bool stored,
                     struct imx_db_pin_doc *out, PGresult **fail)
 {

@@ -60,6 +60,13 @@ struct imx_db_pin_doc {
  * imx_db_tx_fail or imx_api_db_error; NULL when out of memory). */
 int imx_db_pin_read(struct imx_db_conn *c, const char *pin_id, const char *user_id, bool stored,
                     struct imx_db_pin_doc *out, PGresult **fail);
+/* The stored read by a statement shared with the other pin reads waiting (db/read_batch.c): the
+ * caller holds no connection meanwhile. pin_id and user_id decimal ids. IMX_DBI_OK with *found
+ * and, when found, *out filled (free out->json), or a failure. */
+enum imx_db_images_rc imx_db_pin_read_batched(const char *pin_id, const char *user_id,
+                                              struct imx_db_pin_doc *out, bool *found);
+/* Statements the batched pin reads were read with, and pins they read (/metrics). */
+void imx_db_pin_read_stats(unsigned long long *reads, unsigned long long *answered);
 
 /* The pins of the team with this slug by name, with what checking the caller needs, in one
  * statement: *t as imx_db_team_read_take fills it; t->res's rows go on with (name, JSON as

@@ -250,6 +250,13 @@ char *imx_metrics_render(const struct imx_metrics_gauges *g, size_t *len)
         "# TYPE imaxe_patch_reads_docs_total counter\nimaxe_patch_reads_docs_total %llu\n",
         g->patch_reads, g->patch_reads_docs);
     put(&o,
+        "# HELP imaxe_pin_reads_total Statements that read pins (GET /v1/pins/{id}, each for the "
+        "requests waiting at that moment).\n"
+        "# TYPE imaxe_pin_reads_total counter\nimaxe_pin_reads_total %llu\n"
+        "# HELP imaxe_pin_reads_pins_total Pins those statements read.\n"
+        "# TYPE imaxe_pin_reads_pins_total counter\nimaxe_pin_reads_pins_total %llu\n",
+        g->pin_reads, g->pin_reads_pins);
+    put(&o,
         "# HELP imaxe_compare_images_total Compared images by where their part of the reply came "
         "from: kept in memory from an earlier read of the same row texts, or built.\n"
         "# TYPE imaxe_compare_images_total counter\n"

@@ -11,7 +11,7 @@
  * family and by pin, lineage, patch, pins (a page, paged, each pin, deleted ones), and the stored
  * image and pin documents are compared with their from-scratch builds in SQL. Many gets at once
  * share the batched document reads and must each get their own, and so must many compares,
- * resolves and patch reads. And: a revoked token, a
+ * resolves, patch reads and pin reads. And: a revoked token, a
  * disabled user and a removed membership are refused on the next request on both caching
  * servers, which had the principal remembered. */
 #include "harness.h"
@@ -849,10 +849,13 @@ static void concurrent_compares_get_their_own(void **state)
     assert_int_equal(wrong, 0);
 }
 
-/* Many resolves at once share the batched resolve reads (server/db/image_index.c by family,
- * server/db/pins.c by pin), as the publisher, the admin and a viewer of another team (for whom
- * pr-team's pins do not exist): each gets the reference's answer for its own caller and path. */
-static void concurrent_resolves_get_their_own(void **state)
+/* Many resolves and pin reads at once share their batched reads (server/db/image_index.c by
+ * family, server/db/pins.c by pin and by pin id), as the publisher, the admin and a viewer of
+ * another team (for whom pr-team's pins do not exist): each gets the reference's answer for its
+ * own caller and path. */
+#define PIN_READS 6
+
+static void concurrent_resolves_and_pins_get_their_own(void **state)
 {
     (void)state;
     static char other[4096];
@@ -866,14 +869,23 @@ static void concurrent_resolves_get_their_own(void **state)
         snprintf(auth[c], sizeof auth[c], "Authorization: Bearer %s", tokens[c]);
         auth_of[c] = auth[c];
     }
-    static char paths[N_RESOLVES][PATH_LEN];
-    const char *path_of[N_RESOLVES];
-    char *want[3 * N_RESOLVES];
-    bool found[2] = { false, false }, refused = false; /* by family, by pin; a pin's 404 */
-    for (size_t k = 0; k < N_RESOLVES; k++) {
-        snprintf(paths[k], sizeof paths[k], "/v1/images/resolve?%s", RESOLVES[k]);
+    enum { N = N_RESOLVES + PIN_READS };
+    static char paths[N][PATH_LEN];
+    const char *path_of[N];
+    char *want[3 * N];
+    /* found by family, by pin (a resolve or a read); a pin's 404 for the other team's viewer */
+    bool found[2] = { false, false }, refused = false;
+    assert_true(n_pins_ever >= 2);
+    for (size_t k = 0; k < N; k++) {
+        if (k < N_RESOLVES)
+            snprintf(paths[k], sizeof paths[k], "/v1/images/resolve?%s", RESOLVES[k]);
+        else if (k + 1 < N)
+            snprintf(paths[k], sizeof paths[k], "/v1/pins/%lld",
+                     pins_ever[(k - N_RESOLVES) % n_pins_ever]);
+        else
+            snprintf(paths[k], sizeof paths[k], "/v1/pins/%lld", pins_ever[n_pins_ever - 1] + 1000);
         path_of[k] = paths[k];
-        bool by_pin = strncmp(RESOLVES[k], "pin=", 4) == 0;
+        bool by_pin = k >= N_RESOLVES || strncmp(RESOLVES[k], "pin=", 4) == 0;
         for (int c = 0; c < 3; c++) {
             const char *h[] = { auth[c], NULL };
             struct imx_res res;
@@ -889,19 +901,24 @@ static void concurrent_resolves_get_their_own(void **state)
     const char *const names[] = { "imaxe_resolve_reads_total{by=\"family\"}",
                                   "imaxe_resolve_reads_resolves_total{by=\"family\"}",
                                   "imaxe_resolve_reads_total{by=\"pin\"}",
-                                  "imaxe_resolve_reads_resolves_total{by=\"pin\"}" };
-    long long before[4];
-    for (int m = 0; m < 4; m++)
+                                  "imaxe_resolve_reads_resolves_total{by=\"pin\"}",
+                                  "imaxe_pin_reads_total",
+                                  "imaxe_pin_reads_pins_total" };
+    long long before[6];
+    for (int m = 0; m < 6; m++)
         before[m] = imx_t_metric(&cached[0], names[m]);
-    int wrong = read_concurrently(path_of, N_RESOLVES, auth_of, 3, want);
+    int wrong = read_concurrently(path_of, N, auth_of, 3, want);
     /* How much the reads were batched (informative: a quiet machine may answer one at a time). */
-    printf("server 0: %lld statements read %lld resolves by family, %lld read %lld by pin\n",
+    printf("server 0: %lld statements read %lld resolves by family, %lld read %lld by pin, %lld "
+           "read %lld pins\n",
            imx_t_metric(&cached[0], names[0]) - before[0],
            imx_t_metric(&cached[0], names[1]) - before[1],
            imx_t_metric(&cached[0], names[2]) - before[2],
-           imx_t_metric(&cached[0], names[3]) - before[3]);
-    printf("%d concurrent resolves, %d wrong\n", READERS * READS_EACH, wrong);
-    for (size_t k = 0; k < 3 * N_RESOLVES; k++)
+           imx_t_metric(&cached[0], names[3]) - before[3],
+           imx_t_metric(&cached[0], names[4]) - before[4],
+           imx_t_metric(&cached[0], names[5]) - before[5]);
+    printf("%d concurrent resolves and pin reads, %d wrong\n", READERS * READS_EACH, wrong);
+    for (size_t k = 0; k < 3 * N; k++)
         free(want[k]);
     assert_int_equal(wrong, 0);
 }
@@ -1019,7 +1036,7 @@ int main(void)
         cmocka_unit_test(writes_and_reads_agree),
         cmocka_unit_test(concurrent_reads_get_their_own),
         cmocka_unit_test(concurrent_compares_get_their_own),
-        cmocka_unit_test(concurrent_resolves_get_their_own),
+        cmocka_unit_test(concurrent_resolves_and_pins_get_their_own),
         cmocka_unit_test(concurrent_patches_get_their_own),
         cmocka_unit_test(revocations_take_effect_at_once),
     };
