@@ -229,13 +229,20 @@ void imx_api_reply_page_from_steal(struct imx_req *r, PGresult *res, int col0,
         PQclear(res);
         return;
     }
-    int n = PQntuples(res), item_col = col0 + (int)strlen(key);
-    if (col0 > 0 && n == 1 && PQgetisnull(res, 0, col0))
+    imx_api_reply_page_rows(r, res, 0, PQntuples(res), col0, limit, key);
+    PQclear(res);
+}
+
+void imx_api_reply_page_rows(struct imx_req *r, const PGresult *res, int row0, int n, int col0,
+                             unsigned long long limit, const char *key)
+{
+    int item_col = col0 + (int)strlen(key);
+    if (col0 > 0 && n == 1 && PQgetisnull(res, row0, col0))
         n = 0; /* the one row of an empty page */
     int shown = n > (int)limit ? (int)limit : n;
     char next[IMX_CURSOR_MAX] = "";
     if (n > shown) {
-        json_t *k = row_key(res, shown - 1, col0, key);
+        json_t *k = row_key(res, row0 + shown - 1, col0, key);
         if (imx_cursor_encode(k, next, sizeof next) == 0)
             imx_api_link_next(r, next);
         else
@@ -246,19 +253,18 @@ void imx_api_reply_page_from_steal(struct imx_req *r, PGresult *res, int col0,
      * page costs its size once more, not a tree of it. */
     static const char head[] = "{\"items\":[", mid[] = "],\"next_cursor\":";
     size_t len = sizeof head - 1 + sizeof mid - 1 + strlen(next) + 8;
-    for (int i = 0; i < shown; i++)
+    for (int i = row0; i < row0 + shown; i++)
         len += (size_t)PQgetlength(res, i, item_col) + 1;
     char *body = malloc(len);
     if (!body) {
-        PQclear(res);
         imx_reply_problem(r, IMX_E_INTERNAL, NULL);
         return;
     }
     size_t o = 0;
     memcpy(body, head, sizeof head - 1);
     o += sizeof head - 1;
-    for (int i = 0; i < shown; i++) {
-        if (i)
+    for (int i = row0; i < row0 + shown; i++) {
+        if (i > row0)
             body[o++] = ',';
         o += json_compact_copy(body + o, PQgetvalue(res, i, item_col),
                                (size_t)PQgetlength(res, i, item_col));
@@ -269,7 +275,6 @@ void imx_api_reply_page_from_steal(struct imx_req *r, PGresult *res, int col0,
         o += (size_t)snprintf(body + o, len - o, "\"%s\"}", next);
     else
         o += (size_t)snprintf(body + o, len - o, "null}");
-    PQclear(res);
     imx_reply_raw_steal(r, 200, "application/json", body, o, NULL, NULL);
 }
 

@@ -96,6 +96,8 @@ void imx_api_metrics(struct imx_req *r)
     imx_db_image_patch_stats(&patch_reads, &patch_docs);
     unsigned long long pin_doc_reads, pin_docs;
     imx_db_pin_read_stats(&pin_doc_reads, &pin_docs);
+    unsigned long long pin_page_reads, pin_pages;
+    imx_db_pin_list_stats(&pin_page_reads, &pin_pages);
     unsigned long long compare_kept, compare_built;
     size_t compare_bytes;
     imx_api_compare_stats(&compare_kept, &compare_built, &compare_bytes);
@@ -128,6 +130,8 @@ void imx_api_metrics(struct imx_req *r)
         .patch_reads_docs = patch_docs,
         .pin_reads = pin_doc_reads,
         .pin_reads_pins = pin_docs,
+        .pin_page_reads = pin_page_reads,
+        .pin_page_reads_pages = pin_pages,
         .compare_images_kept = compare_kept,
         .compare_images_built = compare_built,
         .compare_cache_bytes = compare_bytes,

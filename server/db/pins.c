@@ -246,6 +246,109 @@ int imx_db_pin_list(struct imx_db_conn *c, const char *slug, const char *user_id
     return imx_db_team_read_take(imx_db_exec(c, stored ? &q_list_stored : &q_list, p), t);
 }
 
+/* Pages of pins, coalesced (db/read_batch.c): for each waiter, in their order, q_list_stored's
+ * rows after its number in column 0 (IMX_DB_PIN_PAGE_COL is one further along). The arrays come
+ * through sub-selects, for one generic plan (db/image_index.c stmt_summaries says why). */
+IMX_DB_STMT(q_list_batch, 4,
+            "SELECT q.k, e.n, t.id, m.role, p.name, p.doc"
+            " FROM unnest((SELECT $1::text[]), (SELECT $2::bigint[]), (SELECT $3::text[]),"
+            " (SELECT $4::int[])) WITH ORDINALITY q(slug, user_id, after, lim, k)"
+            " CROSS JOIN auth_epoch e LEFT JOIN teams t ON t.slug = q.slug"
+            " LEFT JOIN memberships m ON m.team_id = t.id AND m.user_id = q.user_id"
+            " LEFT JOIN LATERAL (SELECT p.name, coalesce(CASE WHEN " STORED_FRESH
+            " THEN d.body || 'null}' END, imx_pin_json(p.id, false)::text) AS doc"
+            "  FROM pins p LEFT JOIN pin_docs d ON d.pin_id = p.id"
+            "  WHERE p.team_id = t.id AND (q.after IS NULL OR p.name > q.after)"
+            "  ORDER BY p.name LIMIT q.lim + 1) p ON true"
+            " ORDER BY q.k, p.name");
+
+/* Pages one statement reads at most. */
+#define LIST_BATCH_MAX 16
+
+/* What a waiter asks for (borrowed). */
+struct list_ask {
+    const char *slug, *user_id, *after, *limit;
+};
+
+static void read_pages(struct imx_db_waiter **w, size_t n)
+{
+    struct imx_jbuf a[4] = { 0 };
+    for (int k = 0; k < 4; k++)
+        imx_jbuf_put(&a[k], "{", 1);
+    for (size_t i = 0; i < n; i++) {
+        const struct list_ask *q = w[i]->arg;
+        imx_db_array_put(&a[0], i == 0, q->slug);
+        imx_db_array_put(&a[1], i == 0, q->user_id);
+        imx_db_array_put(&a[2], i == 0, q->after);
+        imx_db_array_put(&a[3], i == 0, q->limit);
+        w[i]->row = -1;
+    }
+    bool failed = false;
+    for (int k = 0; k < 4; k++) {
+        imx_jbuf_put(&a[k], "}", 1);
+        failed = failed || a[k].failed;
+    }
+    if (failed) {
+        for (size_t i = 0; i < n; i++)
+            w[i]->rc = IMX_DBI_ERROR;
+    } else {
+        const char *params[] = { a[0].p, a[1].p, a[2].p, a[3].p };
+        imx_db_batch_answer(w, n, &q_list_batch, params, -1);
+    }
+    for (int k = 0; k < 4; k++)
+        imx_jbuf_free(&a[k]);
+    /* Each waiter's rows start at the first with its number (every waiter has at least one). */
+    const PGresult *res = n && w[0]->rc == IMX_DBI_OK ? w[0]->batch->res : NULL;
+    for (int row = 0; res && row < PQntuples(res); row++) {
+        long k = strtol(PQgetvalue(res, row, 0), NULL, 10);
+        if (k >= 1 && (size_t)k <= n && w[k - 1]->row < 0)
+            w[k - 1]->row = row;
+    }
+}
+
+static struct imx_db_batcher pages = IMX_DB_BATCHER(read_pages, LIST_BATCH_MAX);
+
+enum imx_db_images_rc imx_db_pin_list_batched(const char *slug, const char *user_id,
+                                              const char *after_name, const char *limit,
+                                              struct imx_db_pin_page *out)
+{
+    memset(out, 0, sizeof *out);
+    struct list_ask ask = { slug, user_id, after_name, limit };
+    struct imx_db_waiter self = { .arg = &ask };
+    imx_db_batch_wait(&pages, &self);
+    if (self.rc != IMX_DBI_OK)
+        return self.rc;
+    const PGresult *res = self.batch->res;
+    int row0 = self.row;
+    if (row0 < 0) {
+        imx_db_batch_unref(self.batch);
+        return IMX_DBI_ERROR; /* no row of its own: cannot be */
+    }
+    const char *k = PQgetvalue(res, row0, 0);
+    int rows = 1;
+    while (row0 + rows < PQntuples(res) && strcmp(PQgetvalue(res, row0 + rows, 0), k) == 0)
+        rows++;
+    out->owner = self.batch;
+    out->res = res;
+    out->row0 = row0;
+    out->rows = rows;
+    out->epoch = strtoll(PQgetvalue(res, row0, 1), NULL, 10);
+    out->team_id = strtoll(PQgetvalue(res, row0, 2), NULL, 10);
+    out->role = PQgetvalue(res, row0, 3);
+    return IMX_DBI_OK;
+}
+
+void imx_db_pin_page_free(struct imx_db_pin_page *p)
+{
+    imx_db_batch_unref(p->owner);
+    memset(p, 0, sizeof *p);
+}
+
+void imx_db_pin_list_stats(unsigned long long *reads, unsigned long long *answered)
+{
+    imx_db_batch_stats(&pages, reads, answered);
+}
+
 int imx_db_pin_resolve_by_slug(struct imx_db_conn *c, const char *slug, const char *user_id,
                                const char *name, const char *region, struct imx_db_team_read *t)
 {

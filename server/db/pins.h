@@ -78,6 +78,27 @@ int imx_db_pin_list(struct imx_db_conn *c, const char *slug, const char *user_id
                     const char *after_name, const char *limit, bool stored,
                     struct imx_db_team_read *t);
 
+/* The same page read by a statement shared with the other pages waiting (db/read_batch.c; the
+ * caller holds no connection meanwhile, and the texts must be valid UTF-8, or the statement would
+ * fail for all): res's rows row0 .. row0 + rows - 1 are the page's, their columns from
+ * IMX_DB_PIN_BATCH_PAGE_COL on as above; the rest as imx_db_team_read_take fills them. Borrowed
+ * from owner until imx_db_pin_page_free. */
+#define IMX_DB_PIN_BATCH_PAGE_COL (IMX_DB_PIN_PAGE_COL + 1)
+struct imx_db_batch;
+struct imx_db_pin_page {
+    struct imx_db_batch *owner;
+    const PGresult *res;
+    int row0, rows;
+    long long epoch, team_id; /* team_id 0: no such team */
+    const char *role;         /* the user's role in it ("" for none) */
+};
+enum imx_db_images_rc imx_db_pin_list_batched(const char *slug, const char *user_id,
+                                              const char *after_name, const char *limit,
+                                              struct imx_db_pin_page *out);
+void imx_db_pin_page_free(struct imx_db_pin_page *p);
+/* Statements the batched pages were read with, and pages they read (/metrics). */
+void imx_db_pin_list_stats(unsigned long long *reads, unsigned long long *answered);
+
 /* Resolve through a pin (GET /v1/images/resolve?pin=TEAM/NAME&region=R): the caller has
  * already checked that it may read team_id (imx_auth_team(r, slug, IMX_ROLE_VIEWER)) -> *json, a
  * new string: {"pin":{id, team, name}|null, "image":summary|null, "artifact_id":text|null,
@@ -99,7 +120,6 @@ const char *imx_db_pin_resolution(const struct imx_db_team_read *t, size_t *len)
 /* The same read by a statement shared with the other pin resolves waiting (db/read_batch.c): the
  * caller holds no connection meanwhile. Strings borrowed from owner, until
  * imx_db_pin_resolved_free. */
-struct imx_db_batch;
 struct imx_db_pin_resolved {
     struct imx_db_batch *owner;
     long long epoch, team_id; /* team_id 0: no such team */

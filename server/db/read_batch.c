@@ -72,7 +72,7 @@ void imx_db_batch_answer(struct imx_db_waiter **w, size_t n, struct imx_db_stmt 
     if (c) {
         PGresult *r = imx_db_exec(c, stmt, params);
         imx_db_release(c);
-        if (!imx_db_ok(r) || PQntuples(r) != rows) {
+        if (!imx_db_ok(r) || (rows >= 0 && PQntuples(r) != rows)) {
             rc = imx_db_ok(r) ? IMX_DBI_ERROR : imx_db_images_failure(r);
             PQclear(r);
         } else if ((b = malloc(sizeof *b))) {

@@ -59,8 +59,9 @@ struct imx_db_batcher {
 void imx_db_batch_wait(struct imx_db_batcher *b, struct imx_db_waiter *self);
 
 /* For a batcher's read: runs stmt with params on a pool connection of its own and gives its
- * result, which must have rows rows, to the n waiters w[] (each one's rc, and batch with a
- * reference of its own when rc is IMX_DBI_OK; the rows are the caller's to set). */
+ * result, which must have rows rows (any number when rows < 0), to the n waiters w[] (each one's
+ * rc, and batch with a reference of its own when rc is IMX_DBI_OK; the rows are the caller's to
+ * set, from the result when their number varies). */
 void imx_db_batch_answer(struct imx_db_waiter **w, size_t n, struct imx_db_stmt *stmt,
                          const char *const *params, int rows);
 void imx_db_batch_unref(struct imx_db_batch *b);

@@ -250,12 +250,15 @@ char *imx_metrics_render(const struct imx_metrics_gauges *g, size_t *len)
         "# TYPE imaxe_patch_reads_docs_total counter\nimaxe_patch_reads_docs_total %llu\n",
         g->patch_reads, g->patch_reads_docs);
     put(&o,
-        "# HELP imaxe_pin_reads_total Statements that read pins (GET /v1/pins/{id}, each for the "
-        "requests waiting at that moment).\n"
-        "# TYPE imaxe_pin_reads_total counter\nimaxe_pin_reads_total %llu\n"
-        "# HELP imaxe_pin_reads_pins_total Pins those statements read.\n"
-        "# TYPE imaxe_pin_reads_pins_total counter\nimaxe_pin_reads_pins_total %llu\n",
-        g->pin_reads, g->pin_reads_pins);
+        "# HELP imaxe_pin_reads_total Statements that read pins (each for the requests waiting at "
+        "that moment): by id (GET /v1/pins/{id}) or a team's page (GET /v1/pins).\n"
+        "# TYPE imaxe_pin_reads_total counter\n"
+        "imaxe_pin_reads_total{by=\"id\"} %llu\nimaxe_pin_reads_total{by=\"team\"} %llu\n"
+        "# HELP imaxe_pin_reads_requests_total Requests those statements answered.\n"
+        "# TYPE imaxe_pin_reads_requests_total counter\n"
+        "imaxe_pin_reads_requests_total{by=\"id\"} %llu\n"
+        "imaxe_pin_reads_requests_total{by=\"team\"} %llu\n",
+        g->pin_reads, g->pin_page_reads, g->pin_reads_pins, g->pin_page_reads_pages);
     put(&o,
         "# HELP imaxe_compare_images_total Compared images by where their part of the reply came "
         "from: kept in memory from an earlier read of the same row texts, or built.\n"

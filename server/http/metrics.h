@@ -28,8 +28,9 @@ struct imx_metrics_gauges {
     unsigned long long resolve_reads_family, resolve_reads_family_resolves, resolve_reads_pin,
         resolve_reads_pin_resolves;
     /* Patch status's and pins' batched reads (server/db/advisories.h, server/db/pins.h):
-     * statements, documents. */
-    unsigned long long patch_reads, patch_reads_docs, pin_reads, pin_reads_pins;
+     * statements, what they answered (documents, pins by id, pages of a team's pins). */
+    unsigned long long patch_reads, patch_reads_docs, pin_reads, pin_reads_pins, pin_page_reads,
+        pin_page_reads_pages;
     /* Compare's images (server/api/compare.c): kept in memory, built from their rows; bytes. */
     unsigned long long compare_images_kept, compare_images_built, compare_cache_bytes;
     /* The connection guard (server/http/guard.h) and the password slots (auth/password.h). */
