@@ -129,18 +129,10 @@ IMX_DB_STMT(q_patch_batch, 1,
 /* Patch reads one statement answers at most. */
 #define PATCH_BATCH_MAX 16
 
+/* A waiter asks for an image id: q_patch_batch's one column. */
 static void read_patches(struct imx_db_waiter **w, size_t n)
 {
-    char ids[PATCH_BATCH_MAX * 22 + 4] = "{"; /* ids are at most 20 digits */
-    size_t len = 1;
-    for (size_t i = 0; i < n; i++) {
-        len += (size_t)snprintf(ids + len, sizeof ids - len, "%s%lld", i ? "," : "",
-                                *(const long long *)w[i]->arg);
-        w[i]->row = (int)i;
-    }
-    snprintf(ids + len, sizeof ids - len, "}");
-    const char *params[] = { ids };
-    imx_db_batch_answer(w, n, &q_patch_batch, params, (int)n);
+    imx_db_batch_answer_columns(w, n, &q_patch_batch, 1, (int)n);
 }
 
 static struct imx_db_batcher patches = IMX_DB_BATCHER(read_patches, PATCH_BATCH_MAX);
@@ -148,7 +140,10 @@ static struct imx_db_batcher patches = IMX_DB_BATCHER(read_patches, PATCH_BATCH_
 enum imx_db_images_rc imx_db_image_patch_batched(long long image_id, struct imx_db_patch_doc *out)
 {
     memset(out, 0, sizeof *out);
-    struct imx_db_waiter self = { .arg = &image_id };
+    char idt[24];
+    snprintf(idt, sizeof idt, "%lld", image_id);
+    const char *ask[] = { idt };
+    struct imx_db_waiter self = { .arg = ask };
     imx_db_batch_wait(&patches, &self);
     if (self.rc != IMX_DBI_OK)
         return self.rc;

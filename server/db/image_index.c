@@ -890,36 +890,10 @@ IMX_DB_STMT(
 /* Resolves one statement reads at most. */
 #define RESOLVE_BATCH_MAX 16
 
-/* What a waiter asks for: the image the index found, and the region. */
-struct resolve_ask {
-    long long id;
-    const char *region; /* borrowed */
-};
-
+/* A waiter asks for the image the index found and the region: stmt_resolve_rows' columns. */
 static void read_resolves(struct imx_db_waiter **w, size_t n)
 {
-    struct imx_jbuf ids = { 0 }, regions = { 0 };
-    imx_jbuf_put(&ids, "{", 1);
-    imx_jbuf_put(&regions, "{", 1);
-    for (size_t i = 0; i < n; i++) {
-        const struct resolve_ask *a = w[i]->arg;
-        char id[24];
-        snprintf(id, sizeof id, "%lld", a->id);
-        imx_db_array_put(&ids, i == 0, id);
-        imx_db_array_put(&regions, i == 0, a->region);
-        w[i]->row = (int)i;
-    }
-    imx_jbuf_put(&ids, "}", 1);
-    imx_jbuf_put(&regions, "}", 1);
-    if (ids.failed || regions.failed) {
-        for (size_t i = 0; i < n; i++)
-            w[i]->rc = IMX_DBI_ERROR;
-    } else {
-        const char *params[] = { ids.p, regions.p };
-        imx_db_batch_answer(w, n, &stmt_resolve_rows, params, (int)n);
-    }
-    imx_jbuf_free(&ids);
-    imx_jbuf_free(&regions);
+    imx_db_batch_answer_columns(w, n, &stmt_resolve_rows, 2, (int)n);
 }
 
 static struct imx_db_batcher resolves = IMX_DB_BATCHER(read_resolves, RESOLVE_BATCH_MAX);
@@ -980,8 +954,10 @@ enum imx_db_images_rc imx_db_image_resolve_indexed(const struct imx_image_resolv
         }
         if (bad || w->p.n == 0)
             goto out; /* nothing matches (SQL says which filter emptied it), or out of memory */
-        struct resolve_ask ask = { w->p.ids[0], rq->region };
-        struct imx_db_waiter self = { .arg = &ask };
+        char idt[24];
+        snprintf(idt, sizeof idt, "%lld", (long long)w->p.ids[0]);
+        const char *ask[] = { idt, rq->region };
+        struct imx_db_waiter self = { .arg = ask };
         imx_db_batch_wait(&resolves, &self);
         rc = self.rc;
         if (rc != IMX_DBI_OK)

@@ -104,26 +104,10 @@ IMX_DB_STMT(q_read_batch, 2,
 /* Pin reads one statement answers at most. */
 #define READ_BATCH_MAX 16
 
-/* What a waiter asks for (borrowed: decimal texts). */
-struct read_ask {
-    const char *pin_id, *user_id;
-};
-
+/* A waiter asks for a pin id and a user id: q_read_batch's columns. */
 static void read_pins(struct imx_db_waiter **w, size_t n)
 {
-    /* ids at most 20 digits (the callers' are parsed ids) */
-    char pins[READ_BATCH_MAX * 22 + 4] = "{", users[READ_BATCH_MAX * 22 + 4] = "{";
-    size_t pl = 1, ul = 1;
-    for (size_t i = 0; i < n; i++) {
-        const struct read_ask *a = w[i]->arg;
-        pl += (size_t)snprintf(pins + pl, sizeof pins - pl, "%s%.20s", i ? "," : "", a->pin_id);
-        ul += (size_t)snprintf(users + ul, sizeof users - ul, "%s%.20s", i ? "," : "", a->user_id);
-        w[i]->row = (int)i;
-    }
-    snprintf(pins + pl, sizeof pins - pl, "}");
-    snprintf(users + ul, sizeof users - ul, "}");
-    const char *params[] = { pins, users };
-    imx_db_batch_answer(w, n, &q_read_batch, params, (int)n);
+    imx_db_batch_answer_columns(w, n, &q_read_batch, 2, (int)n);
 }
 
 static struct imx_db_batcher pin_reads = IMX_DB_BATCHER(read_pins, READ_BATCH_MAX);
@@ -133,8 +117,8 @@ enum imx_db_images_rc imx_db_pin_read_batched(const char *pin_id, const char *us
 {
     memset(out, 0, sizeof *out);
     *found = false;
-    struct read_ask ask = { pin_id, user_id };
-    struct imx_db_waiter self = { .arg = &ask };
+    const char *ask[] = { pin_id, user_id };
+    struct imx_db_waiter self = { .arg = ask };
     imx_db_batch_wait(&pin_reads, &self);
     if (self.rc != IMX_DBI_OK)
         return self.rc;
@@ -265,39 +249,14 @@ IMX_DB_STMT(q_list_batch, 4,
 /* Pages one statement reads at most. */
 #define LIST_BATCH_MAX 16
 
-/* What a waiter asks for (borrowed). */
-struct list_ask {
-    const char *slug, *user_id, *after, *limit;
-};
-
+/* A waiter asks for a team's slug, a user id, the name after which the page starts (NULL: the
+ * first page) and the limit: q_list_batch's columns. */
 static void read_pages(struct imx_db_waiter **w, size_t n)
 {
-    struct imx_jbuf a[4] = { 0 };
-    for (int k = 0; k < 4; k++)
-        imx_jbuf_put(&a[k], "{", 1);
-    for (size_t i = 0; i < n; i++) {
-        const struct list_ask *q = w[i]->arg;
-        imx_db_array_put(&a[0], i == 0, q->slug);
-        imx_db_array_put(&a[1], i == 0, q->user_id);
-        imx_db_array_put(&a[2], i == 0, q->after);
-        imx_db_array_put(&a[3], i == 0, q->limit);
-        w[i]->row = -1;
-    }
-    bool failed = false;
-    for (int k = 0; k < 4; k++) {
-        imx_jbuf_put(&a[k], "}", 1);
-        failed = failed || a[k].failed;
-    }
-    if (failed) {
-        for (size_t i = 0; i < n; i++)
-            w[i]->rc = IMX_DBI_ERROR;
-    } else {
-        const char *params[] = { a[0].p, a[1].p, a[2].p, a[3].p };
-        imx_db_batch_answer(w, n, &q_list_batch, params, -1);
-    }
-    for (int k = 0; k < 4; k++)
-        imx_jbuf_free(&a[k]);
+    imx_db_batch_answer_columns(w, n, &q_list_batch, 4, -1);
     /* Each waiter's rows start at the first with its number (every waiter has at least one). */
+    for (size_t i = 0; i < n; i++)
+        w[i]->row = -1;
     const PGresult *res = n && w[0]->rc == IMX_DBI_OK ? w[0]->batch->res : NULL;
     for (int row = 0; res && row < PQntuples(res); row++) {
         long k = strtol(PQgetvalue(res, row, 0), NULL, 10);
@@ -313,8 +272,8 @@ enum imx_db_images_rc imx_db_pin_list_batched(const char *slug, const char *user
                                               struct imx_db_pin_page *out)
 {
     memset(out, 0, sizeof *out);
-    struct list_ask ask = { slug, user_id, after_name, limit };
-    struct imx_db_waiter self = { .arg = &ask };
+    const char *ask[] = { slug, user_id, after_name, limit };
+    struct imx_db_waiter self = { .arg = ask };
     imx_db_batch_wait(&pages, &self);
     if (self.rc != IMX_DBI_OK)
         return self.rc;
@@ -379,38 +338,11 @@ IMX_DB_STMT(q_resolve_batch, 4,
 /* Pin resolves one statement reads at most. */
 #define RESOLVE_BATCH_MAX 16
 
-/* What a waiter asks for (borrowed strings). */
-struct resolve_ask {
-    const char *slug, *user_id, *name, *region;
-};
-
+/* A waiter asks for a team's slug, a user id, a pin name and a region: q_resolve_batch's
+ * columns. */
 static void read_resolves(struct imx_db_waiter **w, size_t n)
 {
-    struct imx_jbuf a[4] = { 0 };
-    for (int k = 0; k < 4; k++)
-        imx_jbuf_put(&a[k], "{", 1);
-    for (size_t i = 0; i < n; i++) {
-        const struct resolve_ask *q = w[i]->arg;
-        imx_db_array_put(&a[0], i == 0, q->slug);
-        imx_db_array_put(&a[1], i == 0, q->user_id);
-        imx_db_array_put(&a[2], i == 0, q->name);
-        imx_db_array_put(&a[3], i == 0, q->region);
-        w[i]->row = (int)i;
-    }
-    bool failed = false;
-    for (int k = 0; k < 4; k++) {
-        imx_jbuf_put(&a[k], "}", 1);
-        failed = failed || a[k].failed;
-    }
-    if (failed) {
-        for (size_t i = 0; i < n; i++)
-            w[i]->rc = IMX_DBI_ERROR;
-    } else {
-        const char *params[] = { a[0].p, a[1].p, a[2].p, a[3].p };
-        imx_db_batch_answer(w, n, &q_resolve_batch, params, (int)n);
-    }
-    for (int k = 0; k < 4; k++)
-        imx_jbuf_free(&a[k]);
+    imx_db_batch_answer_columns(w, n, &q_resolve_batch, 4, (int)n);
 }
 
 static struct imx_db_batcher resolves = IMX_DB_BATCHER(read_resolves, RESOLVE_BATCH_MAX);
@@ -420,8 +352,8 @@ enum imx_db_images_rc imx_db_pin_resolve_batched(const char *slug, const char *u
                                                  struct imx_db_pin_resolved *out)
 {
     memset(out, 0, sizeof *out);
-    struct resolve_ask ask = { slug, user_id, name, region };
-    struct imx_db_waiter self = { .arg = &ask };
+    const char *ask[] = { slug, user_id, name, region };
+    struct imx_db_waiter self = { .arg = ask };
     imx_db_batch_wait(&resolves, &self);
     if (self.rc != IMX_DBI_OK)
         return self.rc;

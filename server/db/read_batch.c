@@ -119,6 +119,32 @@ void imx_db_batch_unref(struct imx_db_batch *b)
     }
 }
 
+void imx_db_batch_answer_columns(struct imx_db_waiter **w, size_t n, struct imx_db_stmt *stmt,
+                                 size_t cols, int rows)
+{
+    struct imx_jbuf a[IMX_DB_BATCH_COLS_MAX] = { 0 };
+    const char *params[IMX_DB_BATCH_COLS_MAX];
+    bool failed = cols > IMX_DB_BATCH_COLS_MAX;
+    for (size_t c = 0; c < cols && !failed; c++) {
+        imx_jbuf_put(&a[c], "{", 1);
+        for (size_t i = 0; i < n; i++)
+            imx_db_array_put(&a[c], i == 0, ((const char *const *)w[i]->arg)[c]);
+        imx_jbuf_put(&a[c], "}", 1);
+        failed = a[c].failed;
+        params[c] = a[c].p;
+    }
+    for (size_t i = 0; i < n; i++)
+        w[i]->row = (int)i;
+    if (failed) {
+        for (size_t i = 0; i < n; i++)
+            w[i]->rc = IMX_DBI_ERROR;
+    } else {
+        imx_db_batch_answer(w, n, stmt, params, rows);
+    }
+    for (size_t c = 0; c < cols && c < IMX_DB_BATCH_COLS_MAX; c++)
+        imx_jbuf_free(&a[c]);
+}
+
 void imx_db_batch_release(void *batch)
 {
     imx_db_batch_unref(batch);

@@ -68,6 +68,14 @@ void imx_db_batch_unref(struct imx_db_batch *b);
 /* imx_db_batch_unref for a response's free callback (a reply that points into the result). */
 void imx_db_batch_release(void *batch);
 
+/* imx_db_batch_answer for a statement that takes one array a column ($1 .. $cols, cols at most
+ * IMX_DB_BATCH_COLS_MAX): each waiter's arg is an array of cols texts (NULL for SQL NULL), its
+ * row in them; waiter i gets row i (the caller sets the rows when their number varies, rows < 0).
+ */
+#define IMX_DB_BATCH_COLS_MAX 4
+void imx_db_batch_answer_columns(struct imx_db_waiter **w, size_t n, struct imx_db_stmt *stmt,
+                                 size_t cols, int rows);
+
 /* Appends text to the array literal being built in b as its next element (a comma before it
  * unless first), double-quoted with its quotes and backslashes escaped; NULL appends NULL. The
  * caller puts the braces around the elements, and checks b->failed. */
