@@ -120,12 +120,13 @@ pids=("$pid" "$pid" "$pid" "$pid" "$pid" "$sql_pid" "$sql_pid" "$pid" "$sql_pid"
       "$pid" "$pid" "$pid" "$pid")
 # The statement each endpoint's pgbench runs: the one that request executed (for search and
 # facets, and for lineage, the index's summaries statement on a cold summary cache; for "(sql)",
-# the SQL search's page and facet statements; for the rotating searches, the first of them); ""
-# for none.
+# the SQL search's page and facet statements; for the rotating searches, the first of them; for
+# the coalesced reads, their statement with that one request's arrays); "" for none.
 markers=("" "" "" "UNION ALL SELECT NULL" "UNION ALL SELECT NULL" "page AS (SELECT i.id"
          "m AS MATERIALIZED (SELECT i.os_name" "UNION ALL SELECT NULL" "page AS (SELECT i.id"
-         "imx_compare_batch(" "image_index_state s LEFT JOIN images" "" "UNION ALL SELECT NULL"
-         "imx_image_patch_json" "" "")
+         "imx_compare_batch(" "image_index_state s CROSS JOIN unnest" "imx_pin_resolution(t.id"
+         "UNION ALL SELECT NULL" "imx_image_patch_doc(q.id)" "LIMIT q.lim + 1"
+         "q(pin_id, user_id, k)")
 
 # One request per endpoint with every statement logged, for pgbench's scripts.
 psql "$url" -qc "ALTER SYSTEM SET log_min_duration_statement = 0" -c "SELECT pg_reload_conf()" >/dev/null
