@@ -98,6 +98,8 @@ void imx_api_metrics(struct imx_req *r)
     imx_db_pin_read_stats(&pin_doc_reads, &pin_docs);
     unsigned long long pin_page_reads, pin_pages;
     imx_db_pin_list_stats(&pin_page_reads, &pin_pages);
+    unsigned long long lineage_reads, lineages;
+    imx_db_lineage_read_stats(&lineage_reads, &lineages);
     unsigned long long compare_kept, compare_built;
     size_t compare_bytes;
     imx_api_compare_stats(&compare_kept, &compare_built, &compare_bytes);
@@ -132,6 +134,8 @@ void imx_api_metrics(struct imx_req *r)
         .pin_reads_pins = pin_docs,
         .pin_page_reads = pin_page_reads,
         .pin_page_reads_pages = pin_pages,
+        .lineage_reads = lineage_reads,
+        .lineage_reads_lineages = lineages,
         .compare_images_kept = compare_kept,
         .compare_images_built = compare_built,
         .compare_cache_bytes = compare_bytes,

@@ -1202,17 +1202,22 @@ void imx_api_image_lineage(struct imx_req *r)
     const char *after;
     if (!imx_api_list_limit(r, &limit) || !imx_api_cursor_id(r, after_buf, &after))
         return;
-    struct imx_db_conn *c = imx_api_db(r);
-    for (int attempt = 0; c && attempt < 2; attempt++) {
-        /* From the search index and the entries' summaries when it can; else in SQL. */
+    for (int attempt = 0; attempt < 2; attempt++) {
+        /* From the search index and the entries' summaries when it can, read with the other
+         * lineages waiting (holding no connection meanwhile; a principal checked in full took
+         * one); else in SQL. */
         struct imx_db_lineage l;
         bool served = false;
+        imx_api_db_put(r);
         enum imx_db_images_rc rc =
             imx_auth_settings.read_cache
-                ? imx_db_image_lineage_indexed(c, id, after ? strtoll(after, NULL, 10) : 0,
+                ? imx_db_image_lineage_indexed(NULL, id, after ? strtoll(after, NULL, 10) : 0,
                                                (unsigned)limit, &l, &served)
                 : IMX_DBI_OK;
         if (rc == IMX_DBI_OK && !served) {
+            struct imx_db_conn *c = imx_api_db(r);
+            if (!c)
+                return;
             imx_db_image_index_count_lineage_sql();
             rc = imx_db_image_lineage(c, id, after, (unsigned)limit, &l);
         }
@@ -1232,8 +1237,7 @@ void imx_api_image_lineage(struct imx_req *r)
             return;
         /* checked again in full: read again */
     }
-    if (c) /* a principal checked in full confirms at once */
-        imx_reply_problem(r, IMX_E_INTERNAL, NULL);
+    imx_reply_problem(r, IMX_E_INTERNAL, NULL); /* a principal checked in full confirms at once */
 }
 
 /* ---- component=NAME:CONSTRAINT (search and resolve) ---- */

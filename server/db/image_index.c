@@ -546,6 +546,22 @@ static bool synced(struct imx_db_conn *c, enum imx_db_images_rc *rc)
     return false;
 }
 
+/* synced on c, or on a connection of the pool's when c is NULL (a reader that holds none). */
+static bool synced_on(struct imx_db_conn *c, enum imx_db_images_rc *rc)
+{
+    if (c)
+        return synced(c, rc);
+    enum imx_db_failure why;
+    struct imx_db_conn *own = imx_db_acquire(&why);
+    if (!own) {
+        *rc = IMX_DBI_OK; /* SQL answers, or says the database is unavailable */
+        return false;
+    }
+    bool ok = synced(own, rc);
+    imx_db_release(own);
+    return ok;
+}
+
 /* Loads or catches up on c, waiting for another thread that is. */
 static enum imx_db_images_rc sync_now(struct imx_db_conn *c)
 {
@@ -710,10 +726,85 @@ static char *page_text(char *const *texts, size_t n, const char *next)
     return out;
 }
 
+/* Summaries reads without a connection of their own, coalesced (db/read_batch.c): each waiter's
+ * arg is its missing ids' array literal, and one stmt_summaries reads them all (the ids strung
+ * together: any row count), or stmt_state_row when no waiter misses any. Each waiter takes its own
+ * ids' rows and the one state row. */
+#define SUMMARIES_BATCH_MAX 8
+
+static void read_summary_batch(struct imx_db_waiter **w, size_t n)
+{
+    struct imx_jbuf ids = { 0 };
+    imx_jbuf_put(&ids, "{", 1);
+    for (size_t i = 0; i < n; i++) {
+        const char *lit = w[i]->arg; /* "{1,2}" or "{}" */
+        size_t len = strlen(lit);
+        if (len > 2) {
+            if (ids.len > 1)
+                imx_jbuf_put(&ids, ",", 1);
+            imx_jbuf_put(&ids, lit + 1, len - 2);
+        }
+        w[i]->row = 0;
+    }
+    imx_jbuf_put(&ids, "}", 1);
+    if (ids.failed) {
+        for (size_t i = 0; i < n; i++)
+            w[i]->rc = IMX_DBI_ERROR;
+    } else {
+        const char *params[] = { ids.p };
+        imx_db_batch_answer(w, n, ids.len > 2 ? &stmt_summaries : &stmt_state_row, params, -1);
+    }
+    imx_jbuf_free(&ids);
+}
+
+static struct imx_db_batcher summary_reads =
+    IMX_DB_BATCHER(read_summary_batch, SUMMARIES_BATCH_MAX);
+
+/* Runs stmt with the missing ids: on c, or without one (c NULL) shared with the other readers
+ * waiting when stmt is stmt_summaries, else on a pool connection of its own. Returns the result
+ * (OK, or the failure) and in *batch the shared batch it belongs to (NULL: the caller's to clear).
+ */
+static PGresult *summaries_result(struct imx_db_conn *c, struct imx_db_stmt *stmt,
+                                  const char *missing, struct imx_db_batch **batch,
+                                  enum imx_db_images_rc *rc)
+{
+    *batch = NULL;
+    const char *params[] = { missing };
+    bool none = strcmp(missing, "{}") == 0;
+    if (!c && stmt == &stmt_summaries) {
+        struct imx_db_waiter self = { .arg = missing };
+        imx_db_batch_wait(&summary_reads, &self);
+        *rc = self.rc;
+        *batch = self.batch;
+        return self.rc == IMX_DBI_OK ? self.batch->res : NULL;
+    }
+    enum imx_db_failure why;
+    struct imx_db_conn *own = c ? NULL : imx_db_acquire(&why);
+    if (!c && !own) {
+        *rc = IMX_DBI_UNAVAILABLE;
+        return NULL;
+    }
+    PGresult *r = imx_db_exec(c ? c : own, none ? &stmt_state_row : stmt, params);
+    if (own)
+        imx_db_release(own);
+    *rc = result_rc(r);
+    return r;
+}
+
+/* Is id one of the n ids[] that texts lacks? */
+static bool wanted(int64_t id, const int64_t *ids, char *const *texts, size_t n)
+{
+    for (size_t k = 0; k < n; k++)
+        if (ids[k] == id && !texts[k])
+            return true;
+    return false;
+}
+
 /* Reads the summaries of the page's ids that texts lacks, with the state row of the same
- * snapshot, by stmt. *current tells whether that state is at's; then texts is complete and the
- * new summaries are cached, unless stmt is stmt_summaries and *built_needed: then some stored
- * summary was not the answer and nothing was read. */
+ * snapshot, by stmt (on c; without a connection when c is NULL, see summaries_result). *current
+ * tells whether that state is at's; then texts is complete and the new summaries are cached,
+ * unless stmt is stmt_summaries and *built_needed: then some stored summary was not the answer
+ * and nothing was read. */
 static enum imx_db_images_rc read_summaries(struct imx_db_conn *c, struct imx_db_stmt *stmt,
                                             const int64_t *ids, size_t n, char **texts,
                                             const struct made_at *at, bool *current,
@@ -724,17 +815,18 @@ static enum imx_db_images_rc read_summaries(struct imx_db_conn *c, struct imx_db
     char *missing = missing_literal(ids, texts, n);
     if (!missing)
         return IMX_DBI_ERROR;
-    const char *params[] = { missing };
-    if (strcmp(missing, "{}") == 0)
-        stmt = &stmt_state_row;
-    PGresult *r = imx_db_exec(c, stmt, params);
+    struct imx_db_batch *batch;
+    enum imx_db_images_rc rc;
+    PGresult *r = summaries_result(c, stmt, missing, &batch, &rc);
     free(missing);
-    enum imx_db_images_rc rc = result_rc(r);
     int state = -1;
     for (int i = 0; rc == IMX_DBI_OK && i < PQntuples(r) && state < 0; i++)
         state = PQgetisnull(r, i, 4) ? i : -1;
     if (rc != IMX_DBI_OK || state < 0) {
-        PQclear(r);
+        if (batch)
+            imx_db_batch_unref(batch);
+        else
+            PQclear(r);
         return rc == IMX_DBI_OK ? IMX_DBI_ERROR : rc;
     }
     *epoch = strtoll(PQgetvalue(r, state, 7), NULL, 10);
@@ -743,10 +835,15 @@ static enum imx_db_images_rc read_summaries(struct imx_db_conn *c, struct imx_db
                strtoll(PQgetvalue(r, state, 2), NULL, 10) == at->deletions &&
                strtoll(PQgetvalue(r, state, 3), NULL, 10) == at->ref_generation;
     if (stmt == &stmt_summaries) {
+        /* (only this reader's rows count: a shared result has the others' too) */
         for (int i = 0; *current && i < PQntuples(r) && !*built_needed; i++)
-            *built_needed = PQgetvalue(r, i, 5)[0] != 't';
+            *built_needed = i != state && PQgetvalue(r, i, 5)[0] != 't' &&
+                            wanted(strtoll(PQgetvalue(r, i, 4), NULL, 10), ids, texts, n);
         if (*built_needed) {
-            PQclear(r);
+            if (batch)
+                imx_db_batch_unref(batch);
+            else
+                PQclear(r);
             return IMX_DBI_OK;
         }
     }
@@ -762,7 +859,10 @@ static enum imx_db_images_rc read_summaries(struct imx_db_conn *c, struct imx_db
         if (PQgetvalue(r, i, 5)[0] == 't')
             cache_put(id, text, at->generation);
     }
-    PQclear(r);
+    if (batch)
+        imx_db_batch_unref(batch);
+    else
+        PQclear(r);
     for (size_t k = 0; *current && k < n; k++) {
         if (!texts[k])
             rc = IMX_DBI_ERROR; /* out of memory: the row cannot be missing at this state */
@@ -898,21 +998,6 @@ static void read_resolves(struct imx_db_waiter **w, size_t n)
 
 static struct imx_db_batcher resolves = IMX_DB_BATCHER(read_resolves, RESOLVE_BATCH_MAX);
 
-/* Catches the index up on a connection of the pool's: true when it is current now (then look
- * again), false when the caller should leave the answer to SQL (with *rc a failure, or OK). */
-static bool synced_on_pool(enum imx_db_images_rc *rc)
-{
-    enum imx_db_failure why;
-    struct imx_db_conn *c = imx_db_acquire(&why);
-    if (!c) {
-        *rc = IMX_DBI_OK; /* SQL answers, or says the database is unavailable */
-        return false;
-    }
-    bool ok = synced(c, rc);
-    imx_db_release(c);
-    return ok;
-}
-
 enum imx_db_images_rc imx_db_image_resolve_indexed(const struct imx_image_resolve *rq,
                                                    char **summary, char **artifact_id,
                                                    long long *epoch, bool *served)
@@ -948,7 +1033,7 @@ enum imx_db_images_rc imx_db_image_resolve_indexed(const struct imx_image_resolv
         at = g.at;
         pthread_rwlock_unlock(&g.lock);
         if (!loaded) {
-            if (!synced_on_pool(&rc))
+            if (!synced_on(NULL, &rc))
                 goto out;
             continue;
         }
@@ -985,7 +1070,7 @@ enum imx_db_images_rc imx_db_image_resolve_indexed(const struct imx_image_resolv
         if (rc != IMX_DBI_OK || current)
             goto out;
         /* Something was committed since the index was made: catch up, then look again. */
-        if (!synced_on_pool(&rc))
+        if (!synced_on(NULL, &rc))
             goto out;
     }
 out:
@@ -1061,7 +1146,7 @@ enum imx_db_images_rc imx_db_image_lineage_indexed(struct imx_db_conn *c, long l
         at = g.at;
         pthread_rwlock_unlock(&g.lock);
         if (!loaded) {
-            if (!synced(c, &rc))
+            if (!synced_on(c, &rc))
                 goto out;
             continue;
         }
@@ -1090,12 +1175,17 @@ enum imx_db_images_rc imx_db_image_lineage_indexed(struct imx_db_conn *c, long l
         if (rc != IMX_DBI_OK || current)
             goto out;
         /* Something was committed since the index was made: catch up, then look again. */
-        if (!synced(c, &rc))
+        if (!synced_on(c, &rc))
             goto out;
     }
 out:
     free(w);
     return rc;
+}
+
+void imx_db_lineage_read_stats(unsigned long long *reads, unsigned long long *answered)
+{
+    imx_db_batch_stats(&summary_reads, reads, answered);
 }
 
 void imx_db_image_index_count_sql(void)

@@ -44,7 +44,10 @@ void imx_db_resolve_stats(unsigned long long *reads, unsigned long long *answere
 
 /* A page of image id's lineage (as imx_db_image_lineage: at most limit children with ids after
  * after, 0 for the first page) made from the index and the summaries of its entries, read with
- * the index's state and the auth epoch in one statement. *served false when the caller should
+ * the index's state and the auth epoch in one statement: on c, or with c NULL by a statement
+ * shared with the other lineages waiting (db/read_batch.c; the index catches up, and the rare
+ * summary built from scratch is read, on a connection of the pool's). *served false when the
+ * caller should
  * read it in SQL: the index is off, not loaded or being brought up to date, c is from the read
  * replica, the image is not in the index (SQL says not found), or the index cannot answer
  * exactly (a scheduled revocation that decides a newer parent). Free *out with
@@ -52,6 +55,8 @@ void imx_db_resolve_stats(unsigned long long *reads, unsigned long long *answere
 enum imx_db_images_rc imx_db_image_lineage_indexed(struct imx_db_conn *c, long long id,
                                                    long long after, unsigned limit,
                                                    struct imx_db_lineage *out, bool *served);
+/* Statements the shared lineage reads were read with, and lineages they answered (/metrics). */
+void imx_db_lineage_read_stats(unsigned long long *reads, unsigned long long *answered);
 
 /* Counts SQL searches (the caller ran SQL because *served was false). */
 void imx_db_image_index_count_sql(void);

@@ -216,6 +216,15 @@ char *imx_metrics_render(const struct imx_metrics_gauges *g, size_t *len)
         "imaxe_lineages_total{by=\"index\"} %llu\nimaxe_lineages_total{by=\"sql\"} %llu\n",
         g->lineages_indexed, g->lineages_sql);
     put(&o,
+        "# HELP imaxe_lineage_reads_total Statements that read lineages' summaries from the "
+        "index's "
+        "pages (each for the requests waiting at that moment).\n"
+        "# TYPE imaxe_lineage_reads_total counter\nimaxe_lineage_reads_total %llu\n"
+        "# HELP imaxe_lineage_reads_lineages_total Lineage pages those statements answered.\n"
+        "# TYPE imaxe_lineage_reads_lineages_total counter\nimaxe_lineage_reads_lineages_total "
+        "%llu\n",
+        g->lineage_reads, g->lineage_reads_lineages);
+    put(&o,
         "# HELP imaxe_image_doc_reads_total Statements that read stored image documents (each "
         "for the requests waiting at that moment).\n"
         "# TYPE imaxe_image_doc_reads_total counter\nimaxe_image_doc_reads_total %llu\n"

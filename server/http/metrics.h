@@ -31,6 +31,8 @@ struct imx_metrics_gauges {
      * statements, what they answered (documents, pins by id, pages of a team's pins). */
     unsigned long long patch_reads, patch_reads_docs, pin_reads, pin_reads_pins, pin_page_reads,
         pin_page_reads_pages;
+    /* Lineage's batched summaries reads (server/db/image_index.h): statements, lineages. */
+    unsigned long long lineage_reads, lineage_reads_lineages;
     /* Compare's images (server/api/compare.c): kept in memory, built from their rows; bytes. */
     unsigned long long compare_images_kept, compare_images_built, compare_cache_bytes;
     /* The connection guard (server/http/guard.h) and the password slots (auth/password.h). */

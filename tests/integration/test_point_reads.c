@@ -11,7 +11,7 @@
  * family and by pin, lineage, patch, pins (a page, paged, each pin, deleted ones), and the stored
  * image and pin documents are compared with their from-scratch builds in SQL. Many gets at once
  * share the batched document reads and must each get their own, and so must many compares,
- * resolves, patch reads and pin reads. And: a revoked token, a
+ * resolves, patch reads, lineages and pin reads. And: a revoked token, a
  * disabled user and a removed membership are refused on the next request on both caching
  * servers, which had the principal remembered. */
 #include "harness.h"
@@ -928,16 +928,17 @@ static void concurrent_resolves_and_pins_get_their_own(void **state)
     assert_int_equal(wrong, 0);
 }
 
-/* Many patch reads at once share their batched reads (server/db/advisories.c): each gets its own
- * image's document, or 404 for an id that does not exist. */
-static void concurrent_patches_get_their_own(void **state)
+/* Many patch reads and lineages at once share their batched reads (server/db/advisories.c,
+ * server/db/image_index.c): each gets its own image's document, or 404 for an id that does not
+ * exist. */
+static void concurrent_patches_and_lineages_get_their_own(void **state)
 {
     (void)state;
-    enum { PATCHES = 9 };
+    enum { PATCHES = 9, N = 2 * PATCHES };
     assert_true(n_ids >= PATCHES - 1);
-    static char paths[PATCHES][PATH_LEN];
-    const char *path_of[PATCHES];
-    char *want[PATCHES];
+    static char paths[N][PATH_LEN];
+    const char *path_of[N];
+    char *want[N];
     static char auth[4200];
     snprintf(auth, sizeof auth, "Authorization: Bearer %s", pub);
     const char *auth_of[] = { auth };
@@ -956,28 +957,35 @@ static void concurrent_patches_get_their_own(void **state)
     }
     free(most);
     int advised = 0;
-    for (size_t k = 0; k < PATCHES; k++) {
-        long long id = k + 1 < PATCHES ? chosen[k] : ids[n_ids - 1] + 100000;
-        snprintf(paths[k], sizeof paths[k], "/v1/images/%lld/patch", id);
+    for (size_t k = 0; k < N; k++) {
+        size_t i = k % PATCHES;
+        long long id = i + 1 < PATCHES ? chosen[i] : ids[n_ids - 1] + 100000;
+        /* patch status, and a lineage page of one child (with its next cursor) */
+        snprintf(paths[k], sizeof paths[k],
+                 k < PATCHES ? "/v1/images/%lld/patch" : "/v1/images/%lld/lineage?limit=1", id);
         path_of[k] = paths[k];
         const char *h[] = { auth, NULL };
         struct imx_res res;
         assert_int_equal(imx_t_http(&ref, "GET", paths[k], h, NULL, &res), 0);
-        assert_int_equal(res.status, k + 1 < PATCHES ? 200 : 404);
+        assert_int_equal(res.status, i + 1 < PATCHES ? 200 : 404);
         advised += json_array_size(json_object_get(res.json, "advisories")) > 0;
         want[k] = masked(res.body);
         imx_t_res_free(&res);
     }
     printf("%d of the images compared have advisories\n", advised);
     long long reads0 = imx_t_metric(&cached[0], "imaxe_patch_reads_total"),
-              docs0 = imx_t_metric(&cached[0], "imaxe_patch_reads_docs_total");
-    int wrong = read_concurrently(path_of, PATCHES, auth_of, 1, want);
+              docs0 = imx_t_metric(&cached[0], "imaxe_patch_reads_docs_total"),
+              lreads0 = imx_t_metric(&cached[0], "imaxe_lineage_reads_total"),
+              lineages0 = imx_t_metric(&cached[0], "imaxe_lineage_reads_lineages_total");
+    int wrong = read_concurrently(path_of, N, auth_of, 1, want);
     /* How much the reads were batched (informative: a quiet machine may answer one at a time). */
-    printf("server 0: %lld statements read %lld patch documents\n",
+    printf("server 0: %lld statements read %lld patch documents, %lld read %lld lineages\n",
            imx_t_metric(&cached[0], "imaxe_patch_reads_total") - reads0,
-           imx_t_metric(&cached[0], "imaxe_patch_reads_docs_total") - docs0);
-    printf("%d concurrent patch reads, %d wrong\n", READERS * READS_EACH, wrong);
-    for (size_t k = 0; k < PATCHES; k++)
+           imx_t_metric(&cached[0], "imaxe_patch_reads_docs_total") - docs0,
+           imx_t_metric(&cached[0], "imaxe_lineage_reads_total") - lreads0,
+           imx_t_metric(&cached[0], "imaxe_lineage_reads_lineages_total") - lineages0);
+    printf("%d concurrent patch reads and lineages, %d wrong\n", READERS * READS_EACH, wrong);
+    for (size_t k = 0; k < N; k++)
         free(want[k]);
     assert_int_equal(wrong, 0);
 }
@@ -1056,7 +1064,7 @@ int main(void)
         cmocka_unit_test(concurrent_reads_get_their_own),
         cmocka_unit_test(concurrent_compares_get_their_own),
         cmocka_unit_test(concurrent_resolves_and_pins_get_their_own),
-        cmocka_unit_test(concurrent_patches_get_their_own),
+        cmocka_unit_test(concurrent_patches_and_lineages_get_their_own),
         cmocka_unit_test(revocations_take_effect_at_once),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
