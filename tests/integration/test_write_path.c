@@ -327,21 +327,34 @@ static void the_outbox_is_pruned_past_its_retention(void **state)
 {
     (void)state;
     /* Every event so far went to a subscription whose endpoint refuses connections: deliveries
-     * are pending (retries) or failed. Age one failed and one pending delivery by 40 days. */
-    free(imx_t_sql(db, "UPDATE webhook_deliveries SET state = 'failed', next_attempt_at = NULL,"
-                       " updated_at = now() - interval '40 days' WHERE id = (SELECT min(id)"
-                       " FROM webhook_deliveries)"));
-    free(imx_t_sql(db, "UPDATE webhook_events SET created_at = now() - interval '40 days'"
-                       " WHERE id IN (SELECT event_id FROM webhook_deliveries"
-                       " ORDER BY id LIMIT 2)"));
-    long long old_event = sql_ll("SELECT event_id FROM webhook_deliveries ORDER BY id LIMIT 1");
-    long long kept_event = sql_ll("SELECT event_id FROM webhook_deliveries ORDER BY id"
-                                  " OFFSET 1 LIMIT 1");
-    free(imx_t_sql(db, "UPDATE webhook_deliveries SET state = 'pending',"
-                       " next_attempt_at = now() + interval '1 day', updated_at = now()"
-                       " - interval '40 days' WHERE id = (SELECT id FROM webhook_deliveries"
-                       " ORDER BY id OFFSET 1 LIMIT 1)"));
-    char q[160];
+     * are pending (retries) or failed. Age one failed and one pending delivery by 40 days, and
+     * their events. Which they are is read first: the old test read the events after aging the
+     * first delivery, and a prune pass (each second) that fell in between took it, so that "the
+     * oldest delivery" was then the pending one, whose event is kept (a flake seen in CI). */
+    long long first = sql_ll("SELECT min(id) FROM webhook_deliveries");
+    long long second = sql_ll("SELECT id FROM webhook_deliveries ORDER BY id OFFSET 1 LIMIT 1");
+    char q[224];
+    snprintf(q, sizeof q, "SELECT event_id FROM webhook_deliveries WHERE id = %lld", first);
+    long long old_event = sql_ll(q);
+    snprintf(q, sizeof q, "SELECT event_id FROM webhook_deliveries WHERE id = %lld", second);
+    long long kept_event = sql_ll(q);
+    assert_true(old_event > 0 && kept_event > 0 && old_event != kept_event);
+    snprintf(q, sizeof q,
+             "UPDATE webhook_events SET created_at = now() - interval '40 days'"
+             " WHERE id IN (%lld, %lld)",
+             old_event, kept_event);
+    free(imx_t_sql(db, q));
+    /* the pending one first, not due for a day: it cannot be claimed once the other is failed */
+    snprintf(q, sizeof q,
+             "UPDATE webhook_deliveries SET state = 'pending', next_attempt_at = now()"
+             " + interval '1 day', updated_at = now() - interval '40 days' WHERE id = %lld",
+             second);
+    free(imx_t_sql(db, q));
+    snprintf(q, sizeof q,
+             "UPDATE webhook_deliveries SET state = 'failed', next_attempt_at = NULL,"
+             " updated_at = now() - interval '40 days' WHERE id = %lld",
+             first);
+    free(imx_t_sql(db, q));
     snprintf(q, sizeof q, "SELECT count(*) FROM webhook_events WHERE id = %lld", old_event);
     for (int i = 0; i < 50 && sql_ll(q) != 0; i++)
         imx_t_sleep_ms(100);
