@@ -29,7 +29,7 @@ test: deps build build-asan
 test-web:
 	@tools/test-web.sh
 
-# The catalog endpoints on 100,000 images: wrk beside pgbench (bench/catalog.sh, ~5 minutes
+# The catalog endpoints on 100,000 images: wrk beside pgbench (bench/catalog.sh, ~9 minutes
 # plus the load), with a second server that runs searches in SQL for comparison.
 bench: build
 	@bench/catalog.sh

@@ -6,8 +6,10 @@
 # Prints req/s, p50/p99, the server's peak RSS and the CPU each request cost the server and
 # PostgreSQL (the figure least moved by a busy machine). Beside every endpoint, the ceilings of issue 13:
 # pgbench of a bare primary-key read of the stored document (SELECT head || tail, etag FROM
-# image_docs WHERE image_id = $1, prepared, same concurrency), and /livez on the same server.
-# Bounded: DURATION per run (default 10s).
+# image_docs WHERE image_id = $1, prepared, same concurrency), and /livez on the same server,
+# both measured again right before each endpoint (half its duration each), so that the ratios
+# compare runs seconds apart, not minutes on a shared machine whose speed drifts. Every endpoint
+# is warmed for 2 s before it is measured. Bounded: DURATION per run (default 10s).
 # Usage: bench/catalog.sh [DURATION]   (CONNS=32 by default)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -42,7 +44,10 @@ export IMAXE_DATABASE_URL=$url IMAXE_JWT_SECRET=bench-secret-0123456789abcdef012
 export IMAXE_ADMIN_EMAIL=bench@imaxe.local IMAXE_ADMIN_PASSWORD=bench-password-1
 build/imaxe-server migrate >/dev/null 2>&1
 bench/gen_catalog.sh "$url" | grep 'loaded in'
-psql "$url" -qc "VACUUM (ANALYZE) images, image_components, image_artifacts, image_gpus, image_tags"
+# A checkpoint too: otherwise the load's dirty buffers (about 1 GB) are written out during the
+# first endpoints' runs, which then measure a busier machine than the later ones.
+psql "$url" -qc "VACUUM (ANALYZE) images, image_components, image_artifacts, image_gpus, image_tags" \
+    -c CHECKPOINT
 
 # Two servers on the catalog: the default one answers searches from its in-memory index
 # (server/db/image_index.c); the second, with IMAXE_SEARCH_INDEX=0, runs every search in SQL
@@ -152,19 +157,30 @@ cat > "$dir/ceiling.sql" <<'SQL'
 \set id random(1, 100000)
 SELECT head || tail, etag FROM image_docs WHERE image_id = :id;
 SQL
-ceil_out=$(pgbench -n -f "$dir/ceiling.sql" -M prepared -c "$conns" -j 2 -T "$secs" "$url" 2>&1)
-ceiling=$(awk '/^tps/ {printf "%.0f", $3}' <<<"$ceil_out")
-echo "ceiling: pgbench of the stored document's primary-key read, $conns connections: $ceiling/s"
+# ceiling SECONDS: the bare read's pgbench rate
+ceiling() {
+    pgbench -n -f "$dir/ceiling.sql" -M prepared -c "$conns" -j 2 -T "$1" "$url" 2>&1 |
+        awk '/^tps/ {printf "%.0f", $3}'
+}
+# wrk_run SECONDS URL [PATHS]: wrk's report
+wrk_run() {
+    WRK_PATHS=${3:-} wrk -t2 -c"$conns" -d"$1s" --latency -s bench/lua/auth.lua "$2"
+}
+half=$(( secs > 3 ? secs / 2 : 2 ))
+echo "ceiling: pgbench of the stored document's primary-key read, $conns connections: $(ceiling "$secs")/s"
+echo "(/ceil and /livez below divide by the ceiling and /livez measured just before that endpoint, ${half}s each)"
 
-printf '\n%-12s %5s | %9s %9s %9s %8s | %6s %6s | %9s %9s | %8s %6s %6s\n' endpoint conns "req/s" \
-    p50 p99 rss_mb srv_us pg_us "pgbench/s" "pg_lat" "/own_sql" "/ceil" "/livez"
-livez_rps=""
+printf '\n%-12s %5s | %9s %9s %9s %8s | %6s %6s | %9s %9s | %8s %6s %6s | %7s %7s\n' endpoint conns \
+    "req/s" p50 p99 rss_mb srv_us pg_us "pgbench/s" "pg_lat" "/own_sql" "/ceil" "/livez" ceil/s livez/s
 for i in "${!names[@]}"; do
     name=${names[$i]}
     path=${paths[$i]}
     [ -n "$path" ] || path=$(head -1 "${files[$i]}" | cut -d' ' -f1)
+    ceiling=$(ceiling "$half")
+    livez_rps=$(wrk_run "$half" "${servers[$i]}/livez" | awk '/Requests\/sec/ {printf "%.0f", $2}')
+    wrk_run 2 "${servers[$i]}$path" "${files[$i]}" >/dev/null
     s0=$(ticks "${pids[$i]}") g0=$(pg_ticks)
-    out=$(WRK_PATHS=${files[$i]} wrk -t2 -c"$conns" -d"$dur" --latency -s bench/lua/auth.lua "${servers[$i]}$path")
+    out=$(wrk_run "$secs" "${servers[$i]}$path" "${files[$i]}")
     s1=$(ticks "${pids[$i]}") g1=$(pg_ticks)
     reqs=$(awk '/requests in/ {print $1}' <<<"$out")
     srv_us=$(awk -v a="$s0" -v b="$s1" -v n="$reqs" -v hz="$hz" 'BEGIN { if (n > 0) printf "%.1f", (b - a) * 1e6 / hz / n }')
@@ -174,7 +190,6 @@ for i in "${!names[@]}"; do
     p99=$(awk '$1=="99%" {print $2}' <<<"$out")
     rss=$(awk '/VmHWM/ {printf "%.1f", $2/1024}' "/proc/${pids[$i]}/status")
     errs=$(grep -o 'Non-2xx or 3xx responses: [0-9]*' <<<"$out" || true)
-    [ "$name" = livez ] && livez_rps=$rps
     pg_tps="-" pg_lat="-" ratio="-"
     if [ -f "$dir/$name.sql" ]; then
         pgout=$(pgbench -n -f "$dir/$name.sql" -M prepared -c "$conns" -j 2 -T "$secs" "$url" 2>&1)
@@ -184,9 +199,9 @@ for i in "${!names[@]}"; do
     fi
     rceil=$(awk -v a="$rps" -v b="$ceiling" 'BEGIN { if (b > 0) printf "%.2f", a / b }')
     rlivez=$(awk -v a="$rps" -v b="$livez_rps" 'BEGIN { if (b > 0) printf "%.2f", a / b }')
-    printf '%-12s %5s | %9s %9s %9s %8s | %6s %6s | %9s %9s | %8s %6s %6s %s\n' "$name" "$conns" \
-        "$rps" "$p50" "$p99" "$rss" "$srv_us" "$pg_us" "$pg_tps" "$pg_lat" "$ratio" "$rceil" \
-        "$rlivez" "$errs"
+    printf '%-12s %5s | %9s %9s %9s %8s | %6s %6s | %9s %9s | %8s %6s %6s | %7s %7s %s\n' "$name" \
+        "$conns" "$rps" "$p50" "$p99" "$rss" "$srv_us" "$pg_us" "$pg_tps" "$pg_lat" "$ratio" \
+        "$rceil" "$rlivez" "$ceiling" "$livez_rps" "$errs"
 done
 printf '\nimage_docs: %s for %s images\n' \
     "$(psql "$url" -XAtc "SELECT pg_size_pretty(pg_total_relation_size('image_docs'))")" \
