@@ -179,11 +179,12 @@ bool imx_api_cursor_id(struct imx_req *r, char out[24], const char **key)
 }
 
 /* The key columns of row as a cursor key (new array). */
-static json_t *row_key(const PGresult *res, int row, int col0, const char *key)
+static json_t *row_key(const struct imx_db_rows *rows, int row, int col0, const char *key)
 {
     json_t *k = json_array();
     for (int col = 0; key[col]; col++) {
-        const char *v = PQgetvalue(res, row, col0 + col);
+        const char *v = imx_db_rows_text(rows, row, col0 + col, NULL);
+        v = v ? v : "";
         json_array_append_new(k, key[col] == 'I' ? json_integer(strtoll(v, NULL, 10))
                                                  : json_string(v));
     }
@@ -229,20 +230,21 @@ void imx_api_reply_page_from_steal(struct imx_req *r, PGresult *res, int col0,
         PQclear(res);
         return;
     }
-    imx_api_reply_page_rows(r, res, 0, PQntuples(res), col0, limit, key);
+    struct imx_db_rows rows = imx_db_rows_all(res);
+    imx_api_reply_page_rows(r, &rows, col0, limit, key);
     PQclear(res);
 }
 
-void imx_api_reply_page_rows(struct imx_req *r, const PGresult *res, int row0, int n, int col0,
+void imx_api_reply_page_rows(struct imx_req *r, const struct imx_db_rows *rows, int col0,
                              unsigned long long limit, const char *key)
 {
-    int item_col = col0 + (int)strlen(key);
-    if (col0 > 0 && n == 1 && PQgetisnull(res, row0, col0))
+    int item_col = col0 + (int)strlen(key), n = rows->n;
+    if (col0 > 0 && n == 1 && !imx_db_rows_text(rows, 0, col0, NULL))
         n = 0; /* the one row of an empty page */
     int shown = n > (int)limit ? (int)limit : n;
     char next[IMX_CURSOR_MAX] = "";
     if (n > shown) {
-        json_t *k = row_key(res, row0 + shown - 1, col0, key);
+        json_t *k = row_key(rows, shown - 1, col0, key);
         if (imx_cursor_encode(k, next, sizeof next) == 0)
             imx_api_link_next(r, next);
         else
@@ -252,9 +254,11 @@ void imx_api_reply_page_rows(struct imx_req *r, const PGresult *res, int row0, i
     /* The items are PostgreSQL's JSON text as it is: joined, not parsed and printed again, so a
      * page costs its size once more, not a tree of it. */
     static const char head[] = "{\"items\":[", mid[] = "],\"next_cursor\":";
-    size_t len = sizeof head - 1 + sizeof mid - 1 + strlen(next) + 8;
-    for (int i = row0; i < row0 + shown; i++)
-        len += (size_t)PQgetlength(res, i, item_col) + 1;
+    size_t len = sizeof head - 1 + sizeof mid - 1 + strlen(next) + 8, item_len;
+    for (int i = 0; i < shown; i++) {
+        imx_db_rows_text(rows, i, item_col, &item_len);
+        len += item_len + 1;
+    }
     char *body = malloc(len);
     if (!body) {
         imx_reply_problem(r, IMX_E_INTERNAL, NULL);
@@ -263,11 +267,11 @@ void imx_api_reply_page_rows(struct imx_req *r, const PGresult *res, int row0, i
     size_t o = 0;
     memcpy(body, head, sizeof head - 1);
     o += sizeof head - 1;
-    for (int i = row0; i < row0 + shown; i++) {
-        if (i > row0)
+    for (int i = 0; i < shown; i++) {
+        if (i > 0)
             body[o++] = ',';
-        o += json_compact_copy(body + o, PQgetvalue(res, i, item_col),
-                               (size_t)PQgetlength(res, i, item_col));
+        const char *item = imx_db_rows_text(rows, i, item_col, &item_len);
+        o += json_compact_copy(body + o, item ? item : "null", item ? item_len : 4);
     }
     memcpy(body + o, mid, sizeof mid - 1);
     o += sizeof mid - 1;

@@ -10,6 +10,8 @@
 
 #include "http/request.h"
 
+struct imx_db_rows;
+
 /* Longest cursor text, with its NUL. */
 #define IMX_CURSOR_MAX 512
 
@@ -66,8 +68,8 @@ void imx_api_reply_page_steal(struct imx_req *r, PGresult *res, unsigned long lo
  * column col0 is NULL is an empty page. */
 void imx_api_reply_page_from_steal(struct imx_req *r, PGresult *res, int col0,
                                    unsigned long long limit, const char *key);
-/* The same from the n rows of res from row0 on (res stays the caller's; it must have succeeded). */
-void imx_api_reply_page_rows(struct imx_req *r, const PGresult *res, int row0, int n, int col0,
+/* The same from rows (borrowed; their result stays the caller's). */
+void imx_api_reply_page_rows(struct imx_req *r, const struct imx_db_rows *rows, int col0,
                              unsigned long long limit, const char *key);
 
 #endif

@@ -316,8 +316,7 @@ static void pin_list_batched(struct imx_req *r, const char *team, const char *af
         }
         int confirmed = imx_auth_confirm(r, p.epoch);
         if (confirmed == 1 && imx_auth_team_read(r, team, p.team_id, p.role, IMX_ROLE_VIEWER))
-            imx_api_reply_page_rows(r, p.res, p.row0, p.rows, IMX_DB_PIN_BATCH_PAGE_COL, limit,
-                                    "s");
+            imx_api_reply_page_rows(r, &p.rows, IMX_DB_PIN_BATCH_PAGE_COL, limit, "s");
         imx_db_pin_page_free(&p);
         if (confirmed != 0)
             return;

@@ -290,9 +290,7 @@ enum imx_db_images_rc imx_db_pin_list_batched(const char *slug, const char *user
     while (row0 + rows < PQntuples(res) && strcmp(PQgetvalue(res, row0 + rows, 0), k) == 0)
         rows++;
     out->owner = self.batch;
-    out->res = res;
-    out->row0 = row0;
-    out->rows = rows;
+    out->rows = (struct imx_db_rows){ .res = res, .row0 = row0, .n = rows };
     out->epoch = strtoll(PQgetvalue(res, row0, 1), NULL, 10);
     out->team_id = strtoll(PQgetvalue(res, row0, 2), NULL, 10);
     out->role = PQgetvalue(res, row0, 3);

@@ -80,15 +80,13 @@ int imx_db_pin_list(struct imx_db_conn *c, const char *slug, const char *user_id
 
 /* The same page read by a statement shared with the other pages waiting (db/read_batch.c; the
  * caller holds no connection meanwhile, and the texts must be valid UTF-8, or the statement would
- * fail for all): res's rows row0 .. row0 + rows - 1 are the page's, their columns from
- * IMX_DB_PIN_BATCH_PAGE_COL on as above; the rest as imx_db_team_read_take fills them. Borrowed
- * from owner until imx_db_pin_page_free. */
+ * fail for all): rows are the page's, their columns from IMX_DB_PIN_BATCH_PAGE_COL on as above;
+ * the rest as imx_db_team_read_take fills them. Borrowed from owner until imx_db_pin_page_free. */
 #define IMX_DB_PIN_BATCH_PAGE_COL (IMX_DB_PIN_PAGE_COL + 1)
 struct imx_db_batch;
 struct imx_db_pin_page {
     struct imx_db_batch *owner;
-    const PGresult *res;
-    int row0, rows;
+    struct imx_db_rows rows;  /* the page's */
     long long epoch, team_id; /* team_id 0: no such team */
     const char *role;         /* the user's role in it ("" for none) */
 };

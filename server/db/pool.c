@@ -304,6 +304,20 @@ bool imx_db_ok(const PGresult *res)
     return s == PGRES_TUPLES_OK || s == PGRES_COMMAND_OK;
 }
 
+struct imx_db_rows imx_db_rows_all(const PGresult *res)
+{
+    return (struct imx_db_rows){ .res = res, .row0 = 0, .n = PQntuples(res) };
+}
+
+const char *imx_db_rows_text(const struct imx_db_rows *v, int i, int col, size_t *len)
+{
+    int row = v->row0 + i;
+    bool null = PQgetisnull(v->res, row, col);
+    if (len)
+        *len = null ? 0 : (size_t)PQgetlength(v->res, row, col);
+    return null ? NULL : PQgetvalue(v->res, row, col);
+}
+
 const char *imx_db_sqlstate(const PGresult *res)
 {
     const char *s = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;

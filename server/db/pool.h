@@ -97,6 +97,20 @@ int imx_db_command(struct imx_db_conn *c, const char *sql);
 /* Was the result a success (tuples or command ok)? */
 bool imx_db_ok(const PGresult *res);
 
+/* A run of rows of a succeeded result, borrowed from it: what the shared page renderer reads
+ * (api/cursor.c), so that it needs no libpq of its own. Row i of the view is row row0 + i. */
+struct imx_db_rows {
+    const PGresult *res;
+    int row0, n;
+};
+
+/* Every row of res (which must have succeeded). */
+struct imx_db_rows imx_db_rows_all(const PGresult *res);
+
+/* The text of column col in row i of v (NULL for SQL NULL), its length in *len when len is not
+ * NULL. Borrowed from the result. */
+const char *imx_db_rows_text(const struct imx_db_rows *v, int i, int col, size_t *len);
+
 /* The SQLSTATE of a failed result ("" when none: the connection is gone). Borrowed. */
 const char *imx_db_sqlstate(const PGresult *res);
 
