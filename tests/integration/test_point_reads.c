@@ -869,9 +869,22 @@ static void concurrent_resolves_and_pins_get_their_own(void **state)
         snprintf(auth[c], sizeof auth[c], "Authorization: Bearer %s", tokens[c]);
         auth_of[c] = auth[c];
     }
-    static const char *const PAGES[] = { "/v1/pins?team=pr-team", "/v1/pins?team=pr-team&limit=1",
-                                         "/v1/pins?team=pr-nosuch" };
+    /* The second page (its cursor read below) holds rows no other page starts with: a page
+     * given another waiter's rows of the shared result shows as wrong. */
+    static char second[PATH_LEN];
+    const char *const PAGES[] = { "/v1/pins?team=pr-team", "/v1/pins?team=pr-team&limit=1",
+                                  "/v1/pins?team=pr-nosuch", second };
     enum { N_PAGES = sizeof PAGES / sizeof PAGES[0], N = N_RESOLVES + PIN_READS + N_PAGES };
+    {
+        const char *h[] = { auth[0], NULL };
+        struct imx_res res;
+        assert_int_equal(imx_t_http(&ref, "GET", "/v1/pins?team=pr-team&limit=1", h, NULL, &res),
+                         0);
+        const char *cursor = json_string_value(json_object_get(res.json, "next_cursor"));
+        assert_non_null(cursor);
+        snprintf(second, sizeof second, "/v1/pins?team=pr-team&limit=1&cursor=%s", cursor);
+        imx_t_res_free(&res);
+    }
     static char paths[N][PATH_LEN];
     const char *path_of[N];
     char *want[3 * N];
