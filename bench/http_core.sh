@@ -3,8 +3,9 @@
 # query on a pooled connection), keep-alive, at several connection counts. Prints req/s and
 # latency percentiles from wrk and the server's peak RSS. Bounded: each run lasts DURATION.
 # Then the isolation check: /livez under load while 32 /readyz requests sit blocked in
-# PostgreSQL (a lock held for the whole run) -- in thread-per-connection mode they must not
-# slow the others, unlike libmicrohttpd's pool mode (../shared/notes/performance.md).
+# PostgreSQL (a lock held for the whole run) -- they hold handler workers, not the event threads
+# that answer /livez, unlike libmicrohttpd's pool mode with handlers run on its own threads
+# (../shared/notes/performance.md).
 # Usage: bench/http_core.sh [DURATION (default 10s)]
 set -euo pipefail
 cd "$(dirname "$0")/.."

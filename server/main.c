@@ -250,6 +250,7 @@ static int serve(const struct imx_config *cfg, sigset_t *sigs)
         .webhooks_per_team = cfg->quota_webhooks_team,
     };
     imx_http_auth_hook = imx_auth_authenticate;
+    imx_http_fast_auth_hook = imx_auth_remembered;
     imx_http_create_hook = imx_api_idempotent;
     imx_api_export_max_rows = cfg->export_max_rows;
     if (imx_http_start(cfg, err, sizeof err) != 0) {

@@ -743,6 +743,47 @@ static void image_patch_batched(struct imx_req *r, long long id)
     imx_reply_problem(r, IMX_E_INTERNAL, NULL); /* a principal checked in full confirms at once */
 }
 
+/* GET /v1/images/{id}/patch on the event thread (the route's fast handler): the same read, queued
+ * without waiting; a principal to check again goes to imx_api_image_patch_status on a worker. */
+static enum imx_fast patch_fast_read(struct imx_req *r)
+{
+    struct imx_db_patch_doc d;
+    enum imx_db_images_rc rc = imx_db_image_patch_result(r->fast_state, &d);
+    if (rc != IMX_DBI_OK && rc != IMX_DBI_NOT_FOUND) {
+        imx_api_images_reply_rc(r, rc);
+        return IMX_FAST_DONE;
+    }
+    if (r->principal.epoch != d.epoch) {
+        imx_db_batch_unref(d.owner);
+        return IMX_FAST_OFFLOAD;
+    }
+    imx_auth_confirm(r, d.epoch);
+    if (rc == IMX_DBI_NOT_FOUND)
+        imx_reply_problem(r, IMX_E_NOT_FOUND, "No such image");
+    else
+        imx_reply_raw_steal(r, 200, "application/json", (char *)d.json, d.len, imx_db_batch_release,
+                            d.owner);
+    return IMX_FAST_DONE;
+}
+
+enum imx_fast imx_api_image_patch_status_fast(struct imx_req *r)
+{
+    unsigned long long id = 0;
+    if (!imx_auth_settings.read_cache || !r->principal.cached)
+        return IMX_FAST_OFFLOAD;
+    if (imx_parse_uint(imx_req_param(r, "id"), 1, INT64_MAX, &id) != 0) {
+        imx_reply_problem(r, IMX_E_NOT_FOUND, "No such image");
+        return IMX_FAST_DONE;
+    }
+    struct imx_db_texts_call *c = imx_db_image_patch_start((long long)id, imx_api_wake, r);
+    if (!c)
+        return IMX_FAST_OFFLOAD;
+    r->fast_state = c;
+    r->fast_free = imx_db_image_patch_call_free;
+    r->resume = patch_fast_read;
+    return IMX_FAST_PARKED;
+}
+
 void imx_api_image_patch_status(struct imx_req *r)
 {
     unsigned long long id = 0;

@@ -116,9 +116,12 @@ void imx_api_advisory_revise(struct imx_req *r);
 void imx_api_advisory_withdraw(struct imx_req *r);
 void imx_api_advisory_affected(struct imx_req *r);
 void imx_api_image_patch_status(struct imx_req *r);
+enum imx_fast imx_api_image_patch_status_fast(struct imx_req *r);
 void imx_api_pin_create(struct imx_req *r);
 void imx_api_pin_list(struct imx_req *r);
+enum imx_fast imx_api_pin_list_fast(struct imx_req *r);
 void imx_api_pin_get(struct imx_req *r);
+enum imx_fast imx_api_pin_get_fast(struct imx_req *r);
 void imx_api_pin_move(struct imx_req *r);
 void imx_api_pin_delete(struct imx_req *r);
 
@@ -146,10 +149,17 @@ void imx_api_image_search(struct imx_req *r);
 void imx_api_image_publish(struct imx_req *r);
 void imx_api_image_import(struct imx_req *r);
 void imx_api_image_get(struct imx_req *r);
+/* Its fast handler (imx_route_fast): the stored document, read without blocking. */
+enum imx_fast imx_api_image_get_fast(struct imx_req *r);
+/* imx_req_wake(r) as a read's wake callback, for the fast handlers. */
+void imx_api_wake(void *r);
 void imx_api_image_patch(struct imx_req *r);
 void imx_api_image_lineage(struct imx_req *r);
+enum imx_fast imx_api_image_lineage_fast(struct imx_req *r);
 void imx_api_image_resolve(struct imx_req *r);
+enum imx_fast imx_api_image_resolve_fast(struct imx_req *r);
 void imx_api_compare(struct imx_req *r);
+enum imx_fast imx_api_compare_fast(struct imx_req *r);
 /* Compare's images taken from memory and built from their rows since start, and the bytes the
  * kept ones hold (/metrics). */
 void imx_api_compare_stats(unsigned long long *kept, unsigned long long *built, size_t *bytes);

@@ -229,3 +229,8 @@ PGresult *imx_api_found_steal(struct imx_req *r, PGresult *res, const char *not_
     }
     return res;
 }
+
+void imx_api_wake(void *r)
+{
+    imx_req_wake(r);
+}

@@ -549,10 +549,11 @@ out:
     free(costs);
 }
 
-void imx_api_compare(struct imx_req *r)
+/* The ids of ?ids= (IMX_DBI_COMPARE_MIN to _MAX distinct ones) in ids[], *n set. Returns false
+ * after replying 400. */
+static bool compare_ids(struct imx_req *r, long long ids[IMX_DBI_COMPARE_MAX], size_t *n_out)
 {
     const char *ids_arg = imx_req_query(r, "ids");
-    long long ids[IMX_DBI_COMPARE_MAX];
     size_t n = 0;
     bool ok = ids_arg && strlen(ids_arg) < 256;
     for (const char *p = ids_arg; ok && *p;) {
@@ -577,8 +578,38 @@ void imx_api_compare(struct imx_req *r)
         imx_reply_problem(r, IMX_E_BAD_REQUEST,
                           "ids must list %d to %d distinct image ids, comma-separated",
                           IMX_DBI_COMPARE_MIN, IMX_DBI_COMPARE_MAX);
-        return;
+        return false;
     }
+    *n_out = n;
+    return true;
+}
+
+/* Answers with the rows read (rc OK or NOT_FOUND; rows freed). */
+static void reply_compare(struct imx_req *r, enum imx_db_images_rc rc,
+                          struct imx_db_compare_rows *rows, const long long *ids, size_t n,
+                          long long missing)
+{
+    if (rc == IMX_DBI_NOT_FOUND) {
+        imx_reply_problem(r, IMX_E_NOT_FOUND, "No image has id %lld", missing);
+    } else {
+        struct imx_jbuf doc = { 0 };
+        if (compare_text(rows, ids, n, &doc))
+            imx_reply_raw_steal(r, 200, "application/json", doc.p, doc.len, NULL, NULL);
+        else {
+            imx_jbuf_free(&doc);
+            imx_reply_problem(r, IMX_E_INTERNAL, "Request %s failed; the server log has details",
+                              r->request_id);
+        }
+    }
+    imx_db_compare_rows_free(rows);
+}
+
+void imx_api_compare(struct imx_req *r)
+{
+    long long ids[IMX_DBI_COMPARE_MAX];
+    size_t n = 0;
+    if (!compare_ids(r, ids, &n))
+        return;
     if (!imx_auth_settings.read_cache) {
         compare_from_scratch(r, ids, n);
         return;
@@ -608,17 +639,59 @@ void imx_api_compare(struct imx_req *r)
             return;
         /* checked again in full: the scope's user is the same, its teams are read live */
     }
-    if (rc == IMX_DBI_NOT_FOUND) {
-        imx_reply_problem(r, IMX_E_NOT_FOUND, "No image has id %lld", missing);
-    } else {
-        struct imx_jbuf doc = { 0 };
-        if (compare_text(&rows, ids, n, &doc))
-            imx_reply_raw_steal(r, 200, "application/json", doc.p, doc.len, NULL, NULL);
-        else {
-            imx_jbuf_free(&doc);
-            imx_reply_problem(r, IMX_E_INTERNAL, "Request %s failed; the server log has details",
-                              r->request_id);
-        }
+    reply_compare(r, rc, &rows, ids, n, missing);
+}
+
+/* The fast handler (imx_route_fast): the same rows, their read queued without waiting; a
+ * principal to check again goes to imx_api_compare on a worker. */
+struct compare_fast {
+    struct imx_db_compare_call *call;
+    long long ids[IMX_DBI_COMPARE_MAX];
+    size_t n;
+};
+
+static void compare_fast_free(void *p)
+{
+    struct compare_fast *f = p;
+    imx_db_compare_call_free(f->call);
+    free(f);
+}
+
+static enum imx_fast compare_fast_read(struct imx_req *r)
+{
+    struct compare_fast *f = r->fast_state;
+    struct imx_db_compare_rows rows;
+    long long missing = 0;
+    enum imx_db_images_rc rc = imx_db_image_compare_result(f->call, &rows, &missing);
+    if (rc != IMX_DBI_OK && rc != IMX_DBI_NOT_FOUND) {
+        imx_api_images_reply_rc(r, rc);
+        return IMX_FAST_DONE;
     }
-    imx_db_compare_rows_free(&rows);
+    if (r->principal.epoch != rows.epoch) {
+        imx_db_compare_rows_free(&rows);
+        return IMX_FAST_OFFLOAD;
+    }
+    imx_auth_confirm(r, rows.epoch);
+    reply_compare(r, rc, &rows, f->ids, f->n, missing);
+    return IMX_FAST_DONE;
+}
+
+enum imx_fast imx_api_compare_fast(struct imx_req *r)
+{
+    if (!imx_auth_settings.read_cache || !r->principal.cached)
+        return IMX_FAST_OFFLOAD;
+    struct compare_fast *f = calloc(1, sizeof *f);
+    if (!f)
+        return IMX_FAST_OFFLOAD;
+    r->fast_state = f;
+    r->fast_free = compare_fast_free;
+    if (!compare_ids(r, f->ids, &f->n))
+        return IMX_FAST_DONE;
+    struct imx_api_scope sc;
+    if (imx_api_cost_scope(r, NULL, &sc) != 0)
+        return IMX_FAST_DONE;
+    const char *scope[3] = { sc.s.user_id, sc.s.token_team, sc.s.team };
+    r->resume = compare_fast_read;
+    f->call = imx_db_image_compare_start(f->ids, f->n, scope, imx_api_wake, r);
+    return f->call ? IMX_FAST_PARKED : IMX_FAST_OFFLOAD;
 }

@@ -15,6 +15,7 @@
 #include "http/guard.h"
 #include "http/metrics.h"
 #include "http/server.h"
+#include "http/workers.h"
 #include "util/config.h"
 #include "webhooks/dispatcher.h"
 
@@ -103,6 +104,8 @@ void imx_api_metrics(struct imx_req *r)
     unsigned long long compare_kept, compare_built;
     size_t compare_bytes;
     imx_api_compare_stats(&compare_kept, &compare_built, &compare_bytes);
+    unsigned long long answered_event, answered_worker;
+    imx_http_answered(&answered_event, &answered_worker);
     struct imx_metrics_gauges g = {
         .outbox_pending = pending,
         .outbox_events = events,
@@ -144,6 +147,10 @@ void imx_api_metrics(struct imx_req *r)
         .evicted_readers = gs.evicted,
         .password_slots = imx_password_slots(),
         .password_busy = imx_password_busy(),
+        .answered_event = answered_event,
+        .answered_worker = answered_worker,
+        .workers_busy = imx_workers_busy(),
+        .http_workers = imx_workers_count(),
     };
     size_t len = 0;
     char *text = imx_metrics_render(&g, &len);

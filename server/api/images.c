@@ -949,6 +949,20 @@ static const char *single_etag(const char *inm, char *buf, size_t len)
     return buf;
 }
 
+/* Answers with the stored document d (taken): 304 when it is the one the client holds (the
+ * statement left it out, or If-None-Match lists its ETag). */
+static void reply_stored(struct imx_req *r, struct imx_db_image_doc *d, const char *inm, bool want)
+{
+    imx_reply_header(r, "ETag", d->etag);
+    if (!d->json || (inm && !want && etag_listed(inm, d->etag))) {
+        imx_db_image_doc_free(d);
+        imx_reply_empty(r, 304);
+    } else {
+        imx_reply_raw_steal(r, 200, "application/json", (char *)d->json, d->json_len,
+                            imx_db_image_doc_release, d->owner);
+    }
+}
+
 /* The stored document (migrations/0020_point_reads.sql): one primary-key read, coalesced with
  * the other requests for documents (db/image_docs.c), that also confirms a remembered
  * principal. Returns 1 after replying, 0 when there is no current stored document (the caller
@@ -976,16 +990,64 @@ static int image_get_stored(struct imx_req *r, long long id, const char *inm)
         }
         if (rc == IMX_DBI_NOT_FOUND)
             return 0;
-        imx_reply_header(r, "ETag", d.etag);
-        if (!d.json || (inm && !want && etag_listed(inm, d.etag))) {
-            imx_db_image_doc_free(&d);
-            imx_reply_empty(r, 304);
-        } else {
-            imx_reply_raw_steal(r, 200, "application/json", (char *)d.json, d.json_len,
-                                imx_db_image_doc_release, d.owner);
-        }
+        reply_stored(r, &d, inm, want != NULL);
         return 1;
     }
+}
+
+/* GET /v1/images/{id} on the event thread (the route's fast handler): the same stored document,
+ * its read queued without waiting (imx_db_image_doc_start). What needs more than that read, a
+ * principal to check again or a document to build, goes to imx_api_image_get on a worker. */
+struct get_fast {
+    struct imx_db_image_doc_call *call;
+    bool want; /* one ETag of the client's went with the read */
+};
+
+static void get_fast_free(void *p)
+{
+    struct get_fast *g = p;
+    imx_db_image_doc_call_free(g->call);
+    free(g);
+}
+
+static enum imx_fast image_get_fast_read(struct imx_req *r)
+{
+    struct get_fast *g = r->fast_state;
+    struct imx_db_image_doc d;
+    enum imx_db_images_rc rc = imx_db_image_doc_result(g->call, &d);
+    if (rc != IMX_DBI_OK && rc != IMX_DBI_NOT_FOUND) {
+        imx_api_images_reply_rc(r, rc);
+        return IMX_FAST_DONE;
+    }
+    /* imx_auth_confirm without a query: the principal stands when the epoch is the one it was
+     * remembered at. */
+    if (rc == IMX_DBI_NOT_FOUND || r->principal.epoch != d.epoch) {
+        imx_db_image_doc_free(&d);
+        return IMX_FAST_OFFLOAD;
+    }
+    imx_auth_confirm(r, d.epoch);
+    reply_stored(r, &d, imx_req_header(r, "If-None-Match"), g->want);
+    return IMX_FAST_DONE;
+}
+
+enum imx_fast imx_api_image_get_fast(struct imx_req *r)
+{
+    if (!imx_auth_settings.read_cache || !r->principal.cached)
+        return IMX_FAST_OFFLOAD;
+    long long id = path_id(r);
+    if (!id)
+        return IMX_FAST_DONE;
+    struct get_fast *g = calloc(1, sizeof *g);
+    if (!g)
+        return IMX_FAST_OFFLOAD;
+    char buf[IMX_DBI_ETAG_SIZE + 2];
+    const char *want = single_etag(imx_req_header(r, "If-None-Match"), buf, sizeof buf);
+    g->want = want != NULL;
+    r->fast_state = g;
+    r->fast_free = get_fast_free;
+    r->resume = image_get_fast_read;
+    g->call = imx_db_image_doc_start(id, want, imx_api_wake, r);
+    return g->call ? IMX_FAST_PARKED : IMX_FAST_OFFLOAD;
 }
 
 void imx_api_image_get(struct imx_req *r)
@@ -1190,6 +1252,50 @@ static void reply_lineage(struct imx_req *r, const struct imx_db_lineage *l)
     if (next[0])
         imx_api_link_next(r, next);
     imx_reply_raw_steal(r, 200, "application/json", b.p, b.len, NULL, NULL);
+}
+
+/* GET /v1/images/{id}/lineage on the event thread (the route's fast handler): the index answers
+ * here and the summaries' read is queued without waiting; what the index cannot answer, or a
+ * principal to check again, goes to imx_api_image_lineage on a worker. */
+static enum imx_fast lineage_fast_read(struct imx_req *r)
+{
+    struct imx_db_lineage l;
+    bool served = false;
+    enum imx_db_images_rc rc = imx_db_image_lineage_result(r->fast_state, &l, &served);
+    if (rc != IMX_DBI_OK) {
+        imx_api_images_reply_rc(r, rc);
+        return IMX_FAST_DONE;
+    }
+    enum imx_fast f = IMX_FAST_OFFLOAD;
+    if (served && r->principal.epoch == l.epoch) {
+        imx_auth_confirm(r, l.epoch);
+        reply_lineage(r, &l);
+        f = IMX_FAST_DONE;
+    }
+    imx_db_lineage_free(&l);
+    return f;
+}
+
+enum imx_fast imx_api_image_lineage_fast(struct imx_req *r)
+{
+    if (!imx_auth_settings.read_cache || !r->principal.cached)
+        return IMX_FAST_OFFLOAD;
+    long long id = path_id(r);
+    if (!id)
+        return IMX_FAST_DONE;
+    unsigned long long limit;
+    char after_buf[24];
+    const char *after;
+    if (!imx_api_list_limit(r, &limit) || !imx_api_cursor_id(r, after_buf, &after))
+        return IMX_FAST_DONE;
+    struct imx_db_lineage_call *c = imx_db_image_lineage_start(
+        id, after ? strtoll(after, NULL, 10) : 0, (unsigned)limit, imx_api_wake, r);
+    if (!c)
+        return IMX_FAST_OFFLOAD;
+    r->fast_state = c;
+    r->fast_free = imx_db_lineage_call_free;
+    r->resume = lineage_fast_read;
+    return IMX_FAST_PARKED;
 }
 
 void imx_api_image_lineage(struct imx_req *r)
@@ -1791,6 +1897,18 @@ static void resolve_pin(struct imx_req *r, const char *pin, const char *region)
     free(doc);
 }
 
+/* Answers with the image the index found (its summary) and its artifact id. */
+static void reply_resolved_family(struct imx_req *r, const char *summary, const char *artifact)
+{
+    struct imx_jspan image = { summary, strlen(summary) };
+    struct imx_jbuf art = { 0 };
+    if (artifact && imx_json_put_string(&art, artifact))
+        reply_resolved(r, NULL, image, (struct imx_jspan){ art.p, art.len });
+    else
+        imx_reply_problem(r, IMX_E_INTERNAL, NULL);
+    imx_jbuf_free(&art);
+}
+
 void imx_api_image_resolve(struct imx_req *r)
 {
     const char *pin = imx_req_query(r, "pin");
@@ -1843,15 +1961,8 @@ void imx_api_image_resolve(struct imx_req *r)
             : IMX_DBI_OK;
     if (rc == IMX_DBI_OK && served) {
         int confirmed = imx_auth_confirm(r, epoch);
-        if (confirmed == 1) {
-            struct imx_jspan image = { summary, strlen(summary) };
-            struct imx_jbuf art = { 0 };
-            if (artifact && imx_json_put_string(&art, artifact))
-                reply_resolved(r, NULL, image, (struct imx_jspan){ art.p, art.len });
-            else
-                imx_reply_problem(r, IMX_E_INTERNAL, NULL);
-            imx_jbuf_free(&art);
-        }
+        if (confirmed == 1)
+            reply_resolved_family(r, summary, artifact);
         free(summary);
         free(artifact);
         if (confirmed != 0)
@@ -1901,4 +2012,128 @@ done:
     json_decref(doc);
     free(text);
     free(ca);
+}
+
+/* The fast handler (imx_route_fast) of a resolve by family: the index finds the image on the event
+ * thread and its read is queued without waiting. Anything else (a pin, an argument to refuse,
+ * what the index cannot answer, a principal to check again) goes to imx_api_image_resolve on a
+ * worker. */
+static enum imx_fast resolve_fast_read(struct imx_req *r)
+{
+    char *summary = NULL, *artifact = NULL;
+    long long epoch = 0;
+    bool served = false;
+    enum imx_db_images_rc rc =
+        imx_db_image_resolve_result(r->fast_state, &summary, &artifact, &epoch, &served);
+    if (rc != IMX_DBI_OK) {
+        imx_api_images_reply_rc(r, rc);
+        return IMX_FAST_DONE;
+    }
+    enum imx_fast f = IMX_FAST_OFFLOAD;
+    if (served && r->principal.epoch == epoch) {
+        imx_auth_confirm(r, epoch);
+        reply_resolved_family(r, summary, artifact);
+        f = IMX_FAST_DONE;
+    }
+    free(summary);
+    free(artifact);
+    return f;
+}
+
+/* A resolve by pin on the event thread: the statement imx_db_pin_resolve_batched reads, queued
+ * without waiting. */
+struct resolve_pin_fast {
+    struct imx_db_texts_call *call;
+    char team[PIN_ARG_MAX + 1];
+};
+
+static void resolve_pin_fast_free(void *p)
+{
+    struct resolve_pin_fast *f = p;
+    imx_db_pin_call_free(f->call);
+    free(f);
+}
+
+static enum imx_fast resolve_pin_fast_read(struct imx_req *r)
+{
+    struct resolve_pin_fast *f = r->fast_state;
+    struct imx_db_pin_resolved p;
+    enum imx_db_images_rc rc = imx_db_pin_resolve_result(f->call, &p);
+    if (rc != IMX_DBI_OK) {
+        imx_api_images_reply_rc(r, rc);
+        return IMX_FAST_DONE;
+    }
+    if (r->principal.epoch != p.epoch) {
+        imx_db_pin_resolved_free(&p);
+        return IMX_FAST_OFFLOAD;
+    }
+    imx_auth_confirm(r, p.epoch);
+    if (imx_auth_team_read(r, f->team, p.team_id, p.role, IMX_ROLE_VIEWER)) {
+        const char *pin = imx_req_query(r, "pin");
+        if (p.doc)
+            reply_pin_resolution(r, p.doc, p.doc_len, pin, f->team, strchr(pin, '/') + 1,
+                                 imx_req_query(r, "region"));
+        else
+            imx_reply_problem(r, IMX_E_INTERNAL, NULL);
+    }
+    imx_db_pin_resolved_free(&p);
+    return IMX_FAST_DONE;
+}
+
+static enum imx_fast resolve_pin_fast(struct imx_req *r, const char *pin)
+{
+    const char *region = imx_req_query(r, "region");
+    const char *slash = strchr(pin, '/');
+    size_t tl = slash ? (size_t)(slash - pin) : 0;
+    /* What resolve_pin would refuse, or read otherwise, it answers itself. */
+    if (imx_req_query(r, "family") || imx_req_query(r, "arch") || imx_req_query(r, "component") ||
+        !region || !*region || !slash || tl == 0 || tl > PIN_ARG_MAX || !slash[1] ||
+        strlen(slash + 1) > 63 || strchr(slash + 1, '/') || imx_db_has_read_pool() ||
+        !imx_utf8_valid((const unsigned char *)pin, strlen(pin)) ||
+        !imx_utf8_valid((const unsigned char *)region, strlen(region)))
+        return IMX_FAST_OFFLOAD;
+    struct resolve_pin_fast *f = calloc(1, sizeof *f);
+    if (!f)
+        return IMX_FAST_OFFLOAD;
+    memcpy(f->team, pin, tl);
+    r->fast_state = f;
+    r->fast_free = resolve_pin_fast_free;
+    r->resume = resolve_pin_fast_read;
+    char uid[24];
+    snprintf(uid, sizeof uid, "%lld", (long long)r->principal.user_id);
+    f->call = imx_db_pin_resolve_start(f->team, uid, slash + 1, region, imx_api_wake, r);
+    return f->call ? IMX_FAST_PARKED : IMX_FAST_OFFLOAD;
+}
+
+enum imx_fast imx_api_image_resolve_fast(struct imx_req *r)
+{
+    struct imx_image_resolve q = {
+        .family = imx_req_query(r, "family"),
+        .region = imx_req_query(r, "region"),
+        .arch = imx_req_query(r, "arch"),
+    };
+    if (!imx_auth_settings.read_cache || !r->principal.cached)
+        return IMX_FAST_OFFLOAD;
+    const char *pin = imx_req_query(r, "pin");
+    if (pin)
+        return resolve_pin_fast(r, pin);
+    if (!q.family || !*q.family || !q.region || !*q.region || (q.arch && !one_of(q.arch, ARCHS)))
+        return IMX_FAST_OFFLOAD;
+    struct constraint_args *ca = malloc(sizeof *ca);
+    if (!ca)
+        return IMX_FAST_OFFLOAD;
+    enum imx_fast f = IMX_FAST_DONE;
+    if (read_constraints(r, ca) == 0) {
+        q.constraints = ca->list;
+        q.n_constraints = ca->n;
+        struct imx_db_resolve_call *c = imx_db_image_resolve_start(&q, imx_api_wake, r);
+        if (c) {
+            r->fast_state = c;
+            r->fast_free = imx_db_resolve_call_free;
+            r->resume = resolve_fast_read;
+        }
+        f = c ? IMX_FAST_PARKED : IMX_FAST_OFFLOAD;
+    }
+    free(ca);
+    return f;
 }

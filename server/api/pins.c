@@ -325,30 +325,103 @@ static void pin_list_batched(struct imx_req *r, const char *team, const char *af
     imx_reply_problem(r, IMX_E_INTERNAL, NULL); /* a principal checked in full confirms at once */
 }
 
-void imx_api_pin_list(struct imx_req *r)
-{
+/* The arguments of GET /v1/pins: team, the cursor's name (after, "" without a cursor) and the
+ * limit. Returns false after replying 400. */
+struct list_args {
+    const char *team, *cursor;
+    char after[80], limit_txt[16];
     unsigned long long limit;
-    const char *team = imx_req_query(r, "team");
-    const char *cursor = imx_req_query(r, "cursor");
-    char after[80] = "", limit_txt[16];
-    if (!team) {
+};
+
+static bool list_args(struct imx_req *r, struct list_args *a)
+{
+    a->team = imx_req_query(r, "team");
+    a->cursor = imx_req_query(r, "cursor");
+    a->after[0] = '\0';
+    if (!a->team) {
         imx_reply_problem(r, IMX_E_BAD_REQUEST, "team is required (a team slug)");
-        return;
+        return false;
     }
-    if (!imx_api_list_limit(r, &limit))
-        return;
-    if (cursor) {
-        json_t *key = imx_cursor_decode(cursor);
+    if (!imx_api_list_limit(r, &a->limit))
+        return false;
+    if (a->cursor) {
+        json_t *key = imx_cursor_decode(a->cursor);
         const char *name = json_string_value(json_array_get(key, 0));
-        if (json_array_size(key) != 1 || !name || strlen(name) >= sizeof after) {
+        if (json_array_size(key) != 1 || !name || strlen(name) >= sizeof a->after) {
             json_decref(key);
             imx_reply_problem(r, IMX_E_BAD_REQUEST, "The cursor is not one this server made");
-            return;
+            return false;
         }
-        snprintf(after, sizeof after, "%s", name);
+        snprintf(a->after, sizeof a->after, "%s", name);
         json_decref(key);
     }
-    snprintf(limit_txt, sizeof limit_txt, "%llu", limit);
+    snprintf(a->limit_txt, sizeof a->limit_txt, "%llu", a->limit);
+    return true;
+}
+
+/* GET /v1/pins on the event thread (the route's fast handler): the page read by the shared
+ * statement, queued without waiting; a principal to check again, or text PostgreSQL would
+ * refuse, goes to imx_api_pin_list on a worker. */
+struct list_fast {
+    struct imx_db_texts_call *call;
+    struct list_args a;
+};
+
+static void list_fast_free(void *p)
+{
+    struct list_fast *f = p;
+    imx_db_pin_call_free(f->call);
+    free(f);
+}
+
+static enum imx_fast pin_list_fast_read(struct imx_req *r)
+{
+    struct list_fast *f = r->fast_state;
+    struct imx_db_pin_page p;
+    enum imx_db_images_rc rc = imx_db_pin_list_result(f->call, &p);
+    if (rc != IMX_DBI_OK) {
+        imx_api_images_reply_rc(r, rc);
+        return IMX_FAST_DONE;
+    }
+    if (r->principal.epoch != p.epoch) {
+        imx_db_pin_page_free(&p);
+        return IMX_FAST_OFFLOAD;
+    }
+    imx_auth_confirm(r, p.epoch);
+    if (imx_auth_team_read(r, f->a.team, p.team_id, p.role, IMX_ROLE_VIEWER))
+        imx_api_reply_page_rows(r, &p.rows, IMX_DB_PIN_BATCH_PAGE_COL, f->a.limit, "s");
+    imx_db_pin_page_free(&p);
+    return IMX_FAST_DONE;
+}
+
+enum imx_fast imx_api_pin_list_fast(struct imx_req *r)
+{
+    if (!imx_auth_settings.read_cache || !r->principal.cached)
+        return IMX_FAST_OFFLOAD;
+    struct list_fast *f = calloc(1, sizeof *f);
+    if (!f)
+        return IMX_FAST_OFFLOAD;
+    r->fast_state = f;
+    r->fast_free = list_fast_free;
+    if (!list_args(r, &f->a))
+        return IMX_FAST_DONE;
+    if (!imx_utf8_valid((const unsigned char *)f->a.team, strlen(f->a.team)))
+        return IMX_FAST_OFFLOAD;
+    char uid[24];
+    snprintf(uid, sizeof uid, "%lld", (long long)r->principal.user_id);
+    r->resume = pin_list_fast_read;
+    f->call = imx_db_pin_list_start(f->a.team, uid, f->a.cursor ? f->a.after : NULL, f->a.limit_txt,
+                                    imx_api_wake, r);
+    return f->call ? IMX_FAST_PARKED : IMX_FAST_OFFLOAD;
+}
+
+void imx_api_pin_list(struct imx_req *r)
+{
+    struct list_args la;
+    if (!list_args(r, &la))
+        return;
+    const char *team = la.team, *cursor = la.cursor, *after = la.after, *limit_txt = la.limit_txt;
+    unsigned long long limit = la.limit;
     /* Text PostgreSQL would refuse goes alone: in a shared statement it would fail the others. */
     if (imx_auth_settings.read_cache && imx_utf8_valid((const unsigned char *)team, strlen(team))) {
         pin_list_batched(r, team, cursor ? after : NULL, limit_txt, limit);
@@ -421,6 +494,47 @@ void imx_api_pin_get(struct imx_req *r)
     if (imx_auth_team_read(r, NULL, d.team_id, d.role, IMX_ROLE_VIEWER))
         reply_pin_doc(r, 200, &d);
     free(d.json);
+}
+
+/* GET /v1/pins/{id} on the event thread (the route's fast handler): the same stored read, queued
+ * without waiting; a principal to check again goes to imx_api_pin_get on a worker. */
+static enum imx_fast pin_get_fast_read(struct imx_req *r)
+{
+    struct imx_db_pin_doc d;
+    bool found;
+    enum imx_db_images_rc rc = imx_db_pin_read_result(r->fast_state, &d, &found);
+    if (rc != IMX_DBI_OK) {
+        imx_api_images_reply_rc(r, rc);
+        return IMX_FAST_DONE;
+    }
+    if (r->principal.epoch != d.epoch) {
+        free(d.json);
+        return IMX_FAST_OFFLOAD;
+    }
+    imx_auth_confirm(r, d.epoch);
+    if (!found)
+        imx_reply_problem(r, IMX_E_NOT_FOUND, "No such pin");
+    else if (imx_auth_team_read(r, NULL, d.team_id, d.role, IMX_ROLE_VIEWER))
+        reply_pin_doc(r, 200, &d);
+    free(d.json);
+    return IMX_FAST_DONE;
+}
+
+enum imx_fast imx_api_pin_get_fast(struct imx_req *r)
+{
+    char id[24], uid[24];
+    if (!imx_auth_settings.read_cache || !r->principal.cached)
+        return IMX_FAST_OFFLOAD;
+    if (!pin_id_param(r, id))
+        return IMX_FAST_DONE;
+    snprintf(uid, sizeof uid, "%lld", (long long)r->principal.user_id);
+    struct imx_db_texts_call *c = imx_db_pin_read_start(id, uid, imx_api_wake, r);
+    if (!c)
+        return IMX_FAST_OFFLOAD;
+    r->fast_state = c;
+    r->fast_free = imx_db_pin_call_free;
+    r->resume = pin_get_fast_read;
+    return IMX_FAST_PARKED;
 }
 
 struct pin_change {

@@ -142,3 +142,41 @@ bool imx_route_epoch_auth(const struct imx_route *rt)
            h == imx_api_image_resolve || h == imx_api_image_lineage ||
            h == imx_api_image_patch_status || h == imx_api_pin_list || h == imx_api_pin_get;
 }
+
+/* /livez and /metrics answer from memory: on the event thread, as they are (so that they answer
+ * while every worker is busy). */
+static enum imx_fast livez_fast(struct imx_req *r)
+{
+    imx_api_livez(r);
+    return IMX_FAST_DONE;
+}
+
+static enum imx_fast metrics_fast(struct imx_req *r)
+{
+    imx_api_metrics(r);
+    return IMX_FAST_DONE;
+}
+
+imx_fast_fn imx_route_fast(const struct imx_route *rt)
+{
+    imx_handler h = rt->handler;
+    if (h == imx_api_image_get)
+        return imx_api_image_get_fast;
+    if (h == imx_api_compare)
+        return imx_api_compare_fast;
+    if (h == imx_api_image_resolve)
+        return imx_api_image_resolve_fast;
+    if (h == imx_api_pin_get)
+        return imx_api_pin_get_fast;
+    if (h == imx_api_pin_list)
+        return imx_api_pin_list_fast;
+    if (h == imx_api_image_patch_status)
+        return imx_api_image_patch_status_fast;
+    if (h == imx_api_image_lineage)
+        return imx_api_image_lineage_fast;
+    if (h == imx_api_livez)
+        return livez_fast;
+    if (h == imx_api_metrics)
+        return metrics_fast;
+    return NULL;
+}

@@ -347,50 +347,82 @@ static bool route_allows(struct imx_req *r)
     return true;
 }
 
-bool imx_auth_authenticate(struct imx_req *r)
+/* The credential's key in r->principal.cache_key: an API token's hash, or the user an access
+ * token names once its signature and expiry are verified here (no query). Returns NULL, or why
+ * the credential is refused (*with_error: the challenge names an error). */
+static const char *credential_key(struct imx_req *r, time_t now, bool *api, char *hash,
+                                  int64_t *uid, bool *with_error)
 {
     const char *h = imx_req_header(r, "Authorization");
-    if (!h)
-        return unauthenticated(r, false, "no Authorization header");
+    *with_error = true;
+    if (!h) {
+        *with_error = false;
+        return "no Authorization header";
+    }
     if (strncasecmp(h, "Bearer ", 7) != 0)
-        return unauthenticated(r, true, "not a Bearer credential");
+        return "not a Bearer credential";
     const char *token = h + 7;
     while (*token == ' ')
         token++;
     if (!*token || strlen(token) > IMX_JWT_TOKEN_MAX)
-        return unauthenticated(r, true, "empty or oversized token");
+        return "empty or oversized token";
+    *api = strncmp(token, IMX_TOKEN_PREFIX, strlen(IMX_TOKEN_PREFIX)) == 0;
+    if (*api) {
+        imx_token_hash(token, hash);
+        snprintf(r->principal.cache_key, sizeof r->principal.cache_key, "t:%s", hash);
+        return NULL;
+    }
+    enum imx_jwt_result v = imx_jwt_verify(token, (long long)now, uid);
+    if (v != IMX_JWT_OK) {
+        imx_debug("request %s: access token rejected: %s", r->request_id, imx_jwt_result_name(v));
+        return "invalid access token";
+    }
+    snprintf(r->principal.cache_key, sizeof r->principal.cache_key, "u:%lld", (long long)*uid);
+    return NULL;
+}
 
-    /* The credential's key: an API token's hash, or the user an access token names once its
-     * signature and expiry are verified here (no query). */
-    bool api = strncmp(token, IMX_TOKEN_PREFIX, strlen(IMX_TOKEN_PREFIX)) == 0;
+/* Lets r in with the principal cache's entry for its credential when the route takes one
+ * (imx_route_epoch_auth) and admits it. */
+static bool admitted_remembered(struct imx_req *r, time_t now)
+{
+    struct imx_pcache_entry e;
+    if (!imx_auth_settings.read_cache || !imx_route_epoch_auth(r->route) ||
+        !imx_pcache_get(r->principal.cache_key, now, &e))
+        return false;
+    take_principal(r, &e, true);
+    /* A refusal is never taken from the cache: a right granted since must count. */
+    if (route_admits(r))
+        return true;
+    struct imx_pcache_entry none = { .max_role = IMX_ROLE_NONE };
+    take_principal(r, &none, false);
+    return false;
+}
+
+bool imx_auth_remembered(struct imx_req *r)
+{
+    bool api = false, with_error;
     char hash[IMX_TOKEN_HASH_LEN + 1] = "";
     int64_t uid = 0;
     time_t now = time(NULL);
-    if (api) {
-        imx_token_hash(token, hash);
-        snprintf(r->principal.cache_key, sizeof r->principal.cache_key, "t:%s", hash);
-    } else {
-        enum imx_jwt_result v = imx_jwt_verify(token, (long long)now, &uid);
-        if (v != IMX_JWT_OK) {
-            imx_debug("request %s: access token rejected: %s", r->request_id,
-                      imx_jwt_result_name(v));
-            return unauthenticated(r, true, "invalid access token");
-        }
-        snprintf(r->principal.cache_key, sizeof r->principal.cache_key, "u:%lld", (long long)uid);
-    }
+    if (!credential_key(r, now, &api, hash, &uid, &with_error) && admitted_remembered(r, now))
+        return true;
+    memset(&r->principal, 0, sizeof r->principal);
+    return false;
+}
 
+bool imx_auth_authenticate(struct imx_req *r)
+{
+    bool api = false, with_error;
+    char hash[IMX_TOKEN_HASH_LEN + 1] = "";
+    int64_t uid = 0;
+    time_t now = time(NULL);
+    const char *refused = credential_key(r, now, &api, hash, &uid, &with_error);
+    if (refused)
+        return unauthenticated(r, with_error, refused);
     /* A route whose statement confirms the epoch (imx_auth_confirm) takes a remembered
      * principal; every other route checks in full. */
-    struct imx_pcache_entry e;
-    if (imx_auth_settings.read_cache && imx_route_epoch_auth(r->route) &&
-        imx_pcache_get(r->principal.cache_key, now, &e)) {
-        take_principal(r, &e, true);
-        /* A refusal is never taken from the cache: a right granted since must count. */
-        if (route_admits(r))
-            return true;
-        struct imx_pcache_entry none = { .max_role = IMX_ROLE_NONE };
-        take_principal(r, &none, false);
-    }
+    if (admitted_remembered(r, now))
+        return true;
     int ok = check_principal(r, api, hash, uid);
     if (ok < 0)
         return false;

@@ -50,6 +50,11 @@ int imx_auth_bootstrap(char *err, size_t errlen);
  * when the caller may not go on. */
 bool imx_auth_authenticate(struct imx_req *r);
 
+/* The same for a fast handler (on the event thread), without PostgreSQL: returns true when the
+ * principal cache lets the caller in (as imx_auth_authenticate would); false, with nothing
+ * replied and r->principal cleared, when imx_auth_authenticate is to decide. */
+bool imx_auth_remembered(struct imx_req *r);
+
 /* For a route marked epoch_auth: its read statement returned the current auth epoch (the
  * auth_epoch row, read in the same snapshot as the answer). Returns 1 when the principal the
  * request was let in with still stands (always, when it was checked in full this request); 0

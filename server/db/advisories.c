@@ -137,26 +137,54 @@ static void read_patches(struct imx_db_waiter **w, size_t n)
 
 static struct imx_db_batcher patches = IMX_DB_BATCHER(read_patches, PATCH_BATCH_MAX);
 
-enum imx_db_images_rc imx_db_image_patch_batched(long long image_id, struct imx_db_patch_doc *out)
+/* What a read gave the waiter self, as imx_db_image_patch_batched returns it. */
+static enum imx_db_images_rc patch_of(struct imx_db_waiter *self, struct imx_db_patch_doc *out)
 {
     memset(out, 0, sizeof *out);
+    if (self->rc != IMX_DBI_OK)
+        return self->rc;
+    PGresult *r = self->batch->res;
+    out->epoch = strtoll(PQgetvalue(r, self->row, 0), NULL, 10);
+    if (PQgetisnull(r, self->row, 1)) {
+        imx_db_batch_unref(self->batch);
+        self->batch = NULL;
+        return IMX_DBI_NOT_FOUND;
+    }
+    out->owner = self->batch;
+    self->batch = NULL;
+    out->json = PQgetvalue(r, self->row, 1);
+    out->len = (size_t)PQgetlength(r, self->row, 1);
+    return IMX_DBI_OK;
+}
+
+enum imx_db_images_rc imx_db_image_patch_batched(long long image_id, struct imx_db_patch_doc *out)
+{
     char idt[24];
     snprintf(idt, sizeof idt, "%lld", image_id);
     const char *ask[] = { idt };
     struct imx_db_waiter self = { .arg = ask };
     imx_db_batch_wait(&patches, &self);
-    if (self.rc != IMX_DBI_OK)
-        return self.rc;
-    PGresult *r = self.batch->res;
-    out->epoch = strtoll(PQgetvalue(r, self.row, 0), NULL, 10);
-    if (PQgetisnull(r, self.row, 1)) {
-        imx_db_batch_unref(self.batch);
-        return IMX_DBI_NOT_FOUND;
-    }
-    out->owner = self.batch;
-    out->json = PQgetvalue(r, self.row, 1);
-    out->len = (size_t)PQgetlength(r, self.row, 1);
-    return IMX_DBI_OK;
+    return patch_of(&self, out);
+}
+
+struct imx_db_texts_call *imx_db_image_patch_start(long long image_id, void (*wake)(void *cls),
+                                                   void *cls)
+{
+    char idt[24];
+    snprintf(idt, sizeof idt, "%lld", image_id);
+    const char *ask[] = { idt };
+    return imx_db_texts_start(&patches, ask, 1, wake, cls);
+}
+
+enum imx_db_images_rc imx_db_image_patch_result(struct imx_db_texts_call *c,
+                                                struct imx_db_patch_doc *out)
+{
+    return patch_of(&c->call.self, out);
+}
+
+void imx_db_image_patch_call_free(void *call)
+{
+    imx_db_texts_free(call);
 }
 
 void imx_db_image_patch_stats(unsigned long long *reads, unsigned long long *docs)

@@ -77,6 +77,15 @@ struct imx_db_patch_doc {
     size_t len;
 };
 enum imx_db_images_rc imx_db_image_patch_batched(long long image_id, struct imx_db_patch_doc *out);
+/* The same without waiting, for a fast handler: queued, wake(cls) called on another thread once
+ * it is read; imx_db_image_patch_result then gives what imx_db_image_patch_batched returns (once).
+ * NULL when memory is short. */
+struct imx_db_texts_call;
+struct imx_db_texts_call *imx_db_image_patch_start(long long image_id, void (*wake)(void *cls),
+                                                   void *cls);
+enum imx_db_images_rc imx_db_image_patch_result(struct imx_db_texts_call *c,
+                                                struct imx_db_patch_doc *out);
+void imx_db_image_patch_call_free(void *call);
 /* Statements the batched patch reads were read with, and documents they read (/metrics). */
 void imx_db_image_patch_stats(unsigned long long *reads, unsigned long long *docs);
 

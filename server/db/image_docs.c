@@ -73,24 +73,23 @@ static void read_docs(struct imx_db_waiter **w, size_t n)
 
 static struct imx_db_batcher docs = IMX_DB_BATCHER(read_docs, BATCH_MAX);
 
-enum imx_db_images_rc imx_db_image_doc(long long id, const char *client_etag,
-                                       struct imx_db_image_doc *out)
+/* What a read gave the waiter self, as imx_db_image_doc returns it. */
+static enum imx_db_images_rc doc_of(struct imx_db_waiter *self, struct imx_db_image_doc *out)
 {
     memset(out, 0, sizeof *out);
-    struct doc_ask ask = { .id = id, .etag = client_etag };
-    struct imx_db_waiter self = { .arg = &ask };
-    imx_db_batch_wait(&docs, &self);
-    if (self.rc != IMX_DBI_OK)
-        return self.rc;
-    PGresult *r = self.batch->res;
-    int k = self.row;
+    if (self->rc != IMX_DBI_OK)
+        return self->rc;
+    PGresult *r = self->batch->res;
+    int k = self->row;
     long long epoch = strtoll(PQgetvalue(r, k, 0), NULL, 10);
     if (PQgetisnull(r, k, 1)) {
-        imx_db_batch_unref(self.batch);
+        imx_db_batch_unref(self->batch);
+        self->batch = NULL;
         out->epoch = epoch;
         return IMX_DBI_NOT_FOUND;
     }
-    out->owner = self.batch;
+    out->owner = self->batch;
+    self->batch = NULL;
     out->epoch = epoch;
     out->etag = PQgetvalue(r, k, 1);
     if (!PQgetisnull(r, k, 2)) {
@@ -98,6 +97,50 @@ enum imx_db_images_rc imx_db_image_doc(long long id, const char *client_etag,
         out->json_len = (size_t)PQgetlength(r, k, 2);
     }
     return IMX_DBI_OK;
+}
+
+enum imx_db_images_rc imx_db_image_doc(long long id, const char *client_etag,
+                                       struct imx_db_image_doc *out)
+{
+    struct doc_ask ask = { .id = id, .etag = client_etag };
+    struct imx_db_waiter self = { .arg = &ask };
+    imx_db_batch_wait(&docs, &self);
+    return doc_of(&self, out);
+}
+
+struct imx_db_image_doc_call {
+    struct doc_ask ask;
+    char etag[IMX_DBI_ETAG_SIZE + 1];
+    struct imx_db_call call;
+};
+
+struct imx_db_image_doc_call *imx_db_image_doc_start(long long id, const char *client_etag,
+                                                     void (*done)(void *cls), void *cls)
+{
+    struct imx_db_image_doc_call *c = calloc(1, sizeof *c);
+    if (!c)
+        return NULL;
+    c->ask.id = id;
+    if (client_etag && strlen(client_etag) < sizeof c->etag) {
+        strcpy(c->etag, client_etag);
+        c->ask.etag = c->etag;
+    }
+    imx_db_call_start(&docs, &c->call, &c->ask, done, cls);
+    return c;
+}
+
+enum imx_db_images_rc imx_db_image_doc_result(struct imx_db_image_doc_call *c,
+                                              struct imx_db_image_doc *out)
+{
+    return doc_of(&c->call.self, out);
+}
+
+void imx_db_image_doc_call_free(void *call)
+{
+    struct imx_db_image_doc_call *c = call;
+    if (c)
+        imx_db_batch_unref(c->call.self.batch);
+    free(c);
 }
 
 void imx_db_image_doc_stats(unsigned long long *reads, unsigned long long *docs_read)

@@ -23,6 +23,18 @@ struct imx_db_image_doc {
 enum imx_db_images_rc imx_db_image_doc(long long id, const char *client_etag,
                                        struct imx_db_image_doc *out);
 
+/* The same read without waiting, for a fast handler: queues it (db/read_batch.h,
+ * imx_db_batch_start) and returns; done(cls) is called on another thread once it is read, and
+ * imx_db_image_doc_result then gives what imx_db_image_doc returns (once). client_etag is
+ * copied. NULL when out of memory. */
+struct imx_db_image_doc_call;
+struct imx_db_image_doc_call *imx_db_image_doc_start(long long id, const char *client_etag,
+                                                     void (*done)(void *cls), void *cls);
+enum imx_db_images_rc imx_db_image_doc_result(struct imx_db_image_doc_call *c,
+                                              struct imx_db_image_doc *out);
+/* Frees a call after its done (what the result did not hand on with it, too). */
+void imx_db_image_doc_call_free(void *call);
+
 /* Frees what out holds (out is zeroed). */
 void imx_db_image_doc_free(struct imx_db_image_doc *d);
 

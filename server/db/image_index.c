@@ -805,6 +805,12 @@ static bool wanted(int64_t id, const int64_t *ids, char *const *texts, size_t n)
  * tells whether that state is at's; then texts is complete and the new summaries are cached,
  * unless stmt is stmt_summaries and *built_needed: then some stored summary was not the answer
  * and nothing was read. */
+static enum imx_db_images_rc summaries_taken(struct imx_db_stmt *stmt, PGresult *r,
+                                             struct imx_db_batch *batch, enum imx_db_images_rc rc,
+                                             const int64_t *ids, size_t n, char **texts,
+                                             const struct made_at *at, bool *current,
+                                             bool *built_needed, long long *epoch);
+
 static enum imx_db_images_rc read_summaries(struct imx_db_conn *c, struct imx_db_stmt *stmt,
                                             const int64_t *ids, size_t n, char **texts,
                                             const struct made_at *at, bool *current,
@@ -819,6 +825,18 @@ static enum imx_db_images_rc read_summaries(struct imx_db_conn *c, struct imx_db
     enum imx_db_images_rc rc;
     PGresult *r = summaries_result(c, stmt, missing, &batch, &rc);
     free(missing);
+    return summaries_taken(stmt, r, batch, rc, ids, n, texts, at, current, built_needed, epoch);
+}
+
+/* read_summaries once the statement has answered: r (from batch when not NULL) and rc. */
+static enum imx_db_images_rc summaries_taken(struct imx_db_stmt *stmt, PGresult *r,
+                                             struct imx_db_batch *batch, enum imx_db_images_rc rc,
+                                             const int64_t *ids, size_t n, char **texts,
+                                             const struct made_at *at, bool *current,
+                                             bool *built_needed, long long *epoch)
+{
+    *current = false;
+    *built_needed = false;
     int state = -1;
     for (int i = 0; rc == IMX_DBI_OK && i < PQntuples(r) && state < 0; i++)
         state = PQgetisnull(r, i, 4) ? i : -1;
@@ -998,6 +1016,119 @@ static void read_resolves(struct imx_db_waiter **w, size_t n)
 
 static struct imx_db_batcher resolves = IMX_DB_BATCHER(read_resolves, RESOLVE_BATCH_MAX);
 
+/* What the resolves' read gave self for the index made at: *current when the row was read in the
+ * state the index was made in (then *served with new strings, unless out of memory). Releases
+ * self's batch. */
+static enum imx_db_images_rc resolved_row(struct imx_db_waiter *self, const struct made_at *at,
+                                          char **summary, char **artifact_id, long long *epoch,
+                                          bool *served, bool *current)
+{
+    if (self->rc != IMX_DBI_OK)
+        return self->rc;
+    enum imx_db_images_rc rc = IMX_DBI_OK;
+    PGresult *r = self->batch->res;
+    int k = self->row;
+    *current = strcmp(PQgetvalue(r, k, 0), at->instance) == 0 &&
+               strtoll(PQgetvalue(r, k, 1), NULL, 10) == at->generation &&
+               strtoll(PQgetvalue(r, k, 2), NULL, 10) == at->deletions &&
+               strtoll(PQgetvalue(r, k, 3), NULL, 10) == at->ref_generation &&
+               !PQgetisnull(r, k, 5) && !PQgetisnull(r, k, 6);
+    if (*current) {
+        *epoch = strtoll(PQgetvalue(r, k, 4), NULL, 10);
+        *summary = strdup(PQgetvalue(r, k, 5));
+        *artifact_id = strdup(PQgetvalue(r, k, 6));
+        *served = *summary && *artifact_id;
+        if (!*served) {
+            free(*summary);
+            free(*artifact_id);
+            *summary = *artifact_id = NULL;
+            rc = IMX_DBI_ERROR;
+        }
+    }
+    imx_db_batch_unref(self->batch);
+    self->batch = NULL;
+    return rc;
+}
+
+/* The newest image the index holds for rq, as its id's text in id_text and the state the index
+ * was made at: 1, or 0 when the index cannot say (off, not loaded, nothing matches), -1 out of
+ * memory. */
+static int resolve_in_index(const struct imx_image_resolve *rq, char id_text[24],
+                            struct made_at *at)
+{
+    struct imx_image_search s = {
+        .family = rq->family,
+        .region = rq->region,
+        .arch = rq->arch,
+        .constraints = rq->constraints,
+        .n_constraints = rq->n_constraints,
+        .sort = IMX_SORT_PUBLISHED_DESC,
+        .limit = 1,
+    };
+    struct {
+        struct imx_ix_query q;
+        struct imx_ix_page p;
+        char os_name[64], id_text[24];
+    } *w = malloc(sizeof *w);
+    if (!w)
+        return -1;
+    int found = 0;
+    if (g.enabled && query_of(&s, &w->q, w->os_name, sizeof w->os_name, w->id_text) == 0) {
+        pthread_rwlock_rdlock(&g.lock);
+        found = g.ix && imx_ix_page(g.ix, &w->q, &w->p) == 0 && w->p.n > 0;
+        *at = g.at;
+        pthread_rwlock_unlock(&g.lock);
+        if (found)
+            snprintf(id_text, 24, "%lld", (long long)w->p.ids[0]);
+    }
+    free(w);
+    return found;
+}
+
+struct imx_db_resolve_call {
+    char id_text[24];
+    char *region;
+    const char *ask[2];
+    struct made_at at;
+    struct imx_db_call call;
+};
+
+struct imx_db_resolve_call *imx_db_image_resolve_start(const struct imx_image_resolve *rq,
+                                                       void (*wake)(void *cls), void *cls)
+{
+    struct imx_db_resolve_call *c = calloc(1, sizeof *c);
+    if (!c)
+        return NULL;
+    if (resolve_in_index(rq, c->id_text, &c->at) != 1 || !(c->region = strdup(rq->region))) {
+        free(c);
+        return NULL;
+    }
+    c->ask[0] = c->id_text;
+    c->ask[1] = c->region;
+    imx_db_call_start(&resolves, &c->call, c->ask, wake, cls);
+    return c;
+}
+
+enum imx_db_images_rc imx_db_image_resolve_result(struct imx_db_resolve_call *c, char **summary,
+                                                  char **artifact_id, long long *epoch,
+                                                  bool *served)
+{
+    *summary = *artifact_id = NULL;
+    *served = false;
+    bool current = false;
+    return resolved_row(&c->call.self, &c->at, summary, artifact_id, epoch, served, &current);
+}
+
+void imx_db_resolve_call_free(void *call)
+{
+    struct imx_db_resolve_call *c = call;
+    if (c) {
+        imx_db_batch_unref(c->call.self.batch);
+        free(c->region);
+    }
+    free(c);
+}
+
 enum imx_db_images_rc imx_db_image_resolve_indexed(const struct imx_image_resolve *rq,
                                                    char **summary, char **artifact_id,
                                                    long long *epoch, bool *served)
@@ -1044,29 +1175,8 @@ enum imx_db_images_rc imx_db_image_resolve_indexed(const struct imx_image_resolv
         const char *ask[] = { idt, rq->region };
         struct imx_db_waiter self = { .arg = ask };
         imx_db_batch_wait(&resolves, &self);
-        rc = self.rc;
-        if (rc != IMX_DBI_OK)
-            goto out;
-        PGresult *r = self.batch->res;
-        int k = self.row;
-        bool current = strcmp(PQgetvalue(r, k, 0), at.instance) == 0 &&
-                       strtoll(PQgetvalue(r, k, 1), NULL, 10) == at.generation &&
-                       strtoll(PQgetvalue(r, k, 2), NULL, 10) == at.deletions &&
-                       strtoll(PQgetvalue(r, k, 3), NULL, 10) == at.ref_generation &&
-                       !PQgetisnull(r, k, 5) && !PQgetisnull(r, k, 6);
-        if (current) {
-            *epoch = strtoll(PQgetvalue(r, k, 4), NULL, 10);
-            *summary = strdup(PQgetvalue(r, k, 5));
-            *artifact_id = strdup(PQgetvalue(r, k, 6));
-            *served = *summary && *artifact_id;
-            if (!*served) {
-                free(*summary);
-                free(*artifact_id);
-                *summary = *artifact_id = NULL;
-                rc = IMX_DBI_ERROR;
-            }
-        }
-        imx_db_batch_unref(self.batch);
+        bool current = false;
+        rc = resolved_row(&self, &at, summary, artifact_id, epoch, served, &current);
         if (rc != IMX_DBI_OK || current)
             goto out;
         /* Something was committed since the index was made: catch up, then look again. */
@@ -1181,6 +1291,80 @@ enum imx_db_images_rc imx_db_image_lineage_indexed(struct imx_db_conn *c, long l
 out:
     free(w);
     return rc;
+}
+
+struct imx_db_lineage_call {
+    struct imx_ix_lineage l;
+    char *texts[IMX_IX_LINEAGE_MAX];
+    size_t n;
+    struct made_at at;
+    char *missing; /* the ask: the ids the summary cache lacks, as an array literal */
+    struct imx_db_call call;
+};
+
+struct imx_db_lineage_call *imx_db_image_lineage_start(long long id, long long after,
+                                                       unsigned limit, void (*wake)(void *cls),
+                                                       void *cls)
+{
+    if (!g.enabled)
+        return NULL;
+    struct imx_db_lineage_call *c = calloc(1, sizeof *c);
+    if (!c)
+        return NULL;
+    pthread_rwlock_rdlock(&g.lock);
+    int got = g.ix ? imx_ix_lineage(g.ix, id, after, (int)limit, &c->l) : -1;
+    c->at = g.at;
+    pthread_rwlock_unlock(&g.lock);
+    if (got != 0) {
+        free(c);
+        return NULL;
+    }
+    c->n = 1 + c->l.n_parents + c->l.n_children;
+    cache_take(c->l.ids, c->n, c->texts);
+    c->missing = missing_literal(c->l.ids, c->texts, c->n);
+    if (!c->missing) {
+        imx_db_lineage_call_free(c);
+        return NULL;
+    }
+    imx_db_call_start(&summary_reads, &c->call, c->missing, wake, cls);
+    return c;
+}
+
+enum imx_db_images_rc imx_db_image_lineage_result(struct imx_db_lineage_call *c,
+                                                  struct imx_db_lineage *out, bool *served)
+{
+    memset(out, 0, sizeof *out);
+    *served = false;
+    struct imx_db_waiter *self = &c->call.self;
+    struct imx_db_batch *batch = self->batch;
+    self->batch = NULL;
+    bool current, built_needed;
+    enum imx_db_images_rc rc =
+        summaries_taken(&stmt_summaries, batch ? batch->res : NULL, batch, self->rc, c->l.ids, c->n,
+                        c->texts, &c->at, &current, &built_needed, &out->epoch);
+    if (rc == IMX_DBI_OK && current && !built_needed) {
+        out->text = lineage_text(&c->l, c->texts, &out->len);
+        out->doc = out->text;
+        out->next_after = c->l.next_after;
+        *served = out->text != NULL;
+        rc = *served ? IMX_DBI_OK : IMX_DBI_ERROR;
+        if (*served)
+            atomic_fetch_add(&g.lineages_indexed, 1);
+    }
+    return rc;
+}
+
+void imx_db_lineage_call_free(void *call)
+{
+    struct imx_db_lineage_call *c = call;
+    if (!c)
+        return;
+    imx_db_batch_unref(c->call.self.batch);
+    for (size_t i = 0; i < c->n; i++)
+        free(c->texts[i]);
+    free(c->l.tails);
+    free(c->missing);
+    free(c);
 }
 
 void imx_db_lineage_read_stats(unsigned long long *reads, unsigned long long *answered)

@@ -39,6 +39,20 @@ enum imx_db_images_rc imx_db_image_search_indexed(struct imx_db_conn *c,
 enum imx_db_images_rc imx_db_image_resolve_indexed(const struct imx_image_resolve *rq,
                                                    char **summary, char **artifact_id,
                                                    long long *epoch, bool *served);
+
+/* The same without waiting, for a fast handler: finds the image in the index and queues its
+ * read; wake(cls) is called on another thread once it is read, and imx_db_image_resolve_result
+ * then gives what imx_db_image_resolve_indexed would (*served false: run that, or the SQL
+ * resolve). NULL when the index cannot answer here (off, not loaded, nothing matches, out of
+ * memory): the caller runs imx_db_image_resolve_indexed. */
+struct imx_db_resolve_call;
+struct imx_db_resolve_call *imx_db_image_resolve_start(const struct imx_image_resolve *rq,
+                                                       void (*wake)(void *cls), void *cls);
+enum imx_db_images_rc imx_db_image_resolve_result(struct imx_db_resolve_call *c, char **summary,
+                                                  char **artifact_id, long long *epoch,
+                                                  bool *served);
+/* Frees a call after its wake. */
+void imx_db_resolve_call_free(void *call);
 /* Statements the resolves were read with, and resolves they answered, since start (/metrics). */
 void imx_db_resolve_stats(unsigned long long *reads, unsigned long long *answered);
 
@@ -55,6 +69,19 @@ void imx_db_resolve_stats(unsigned long long *reads, unsigned long long *answere
 enum imx_db_images_rc imx_db_image_lineage_indexed(struct imx_db_conn *c, long long id,
                                                    long long after, unsigned limit,
                                                    struct imx_db_lineage *out, bool *served);
+/* The same without waiting, for a fast handler (with c NULL): the index's answer on the calling
+ * thread, the summaries' read queued; wake(cls) is called on another thread once it is read, and
+ * imx_db_image_lineage_result then gives what imx_db_image_lineage_indexed would (*served false:
+ * run that). NULL when the index cannot answer here (off, not loaded, no such image, not exactly
+ * answerable, out of memory). */
+struct imx_db_lineage_call;
+struct imx_db_lineage_call *imx_db_image_lineage_start(long long id, long long after,
+                                                       unsigned limit, void (*wake)(void *cls),
+                                                       void *cls);
+enum imx_db_images_rc imx_db_image_lineage_result(struct imx_db_lineage_call *c,
+                                                  struct imx_db_lineage *out, bool *served);
+/* Frees a call after its wake. */
+void imx_db_lineage_call_free(void *call);
 /* Statements the shared lineage reads were read with, and lineages they answered (/metrics). */
 void imx_db_lineage_read_stats(unsigned long long *reads, unsigned long long *answered);
 

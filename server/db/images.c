@@ -977,22 +977,18 @@ static void read_compares(struct imx_db_waiter **w, size_t n)
 
 static struct imx_db_batcher compares = IMX_DB_BATCHER(read_compares, COMPARE_BATCH_MAX);
 
-enum imx_db_images_rc imx_db_image_compare_rows(const long long *ids, size_t n,
-                                                const char *const scope[3],
-                                                struct imx_db_compare_rows *out, long long *missing)
+/* What a read gave the waiter self for ids, as imx_db_image_compare_rows returns it. */
+static enum imx_db_images_rc compare_of(struct imx_db_waiter *self, const long long *ids, size_t n,
+                                        struct imx_db_compare_rows *out, long long *missing)
 {
     memset(out, 0, sizeof *out);
     *missing = 0;
-    if (n == 0 || n > IMX_DBI_COMPARE_MAX)
-        return IMX_DBI_ERROR;
-    struct compare_ask ask = { .ids = ids, .n = n, .scope = scope };
-    struct imx_db_waiter self = { .arg = &ask };
-    imx_db_batch_wait(&compares, &self);
-    if (self.rc != IMX_DBI_OK)
-        return self.rc;
-    out->owner = self.batch;
-    PGresult *r = self.batch->res;
-    int first = self.row;
+    if (self->rc != IMX_DBI_OK)
+        return self->rc;
+    out->owner = self->batch;
+    self->batch = NULL;
+    PGresult *r = out->owner->res;
+    int first = self->row;
     out->epoch = strtoll(PQgetvalue(r, first, 0), NULL, 10);
     for (int i = 0; i < (int)n; i++) {
         int k = first + i;
@@ -1010,6 +1006,61 @@ enum imx_db_images_rc imx_db_image_compare_rows(const long long *ids, size_t n,
         out->row[i].os_advisories = PQgetvalue(r, k, 9);
     }
     return *missing ? IMX_DBI_NOT_FOUND : IMX_DBI_OK;
+}
+
+enum imx_db_images_rc imx_db_image_compare_rows(const long long *ids, size_t n,
+                                                const char *const scope[3],
+                                                struct imx_db_compare_rows *out, long long *missing)
+{
+    memset(out, 0, sizeof *out);
+    *missing = 0;
+    if (n == 0 || n > IMX_DBI_COMPARE_MAX)
+        return IMX_DBI_ERROR;
+    struct compare_ask ask = { .ids = ids, .n = n, .scope = scope };
+    struct imx_db_waiter self = { .arg = &ask };
+    imx_db_batch_wait(&compares, &self);
+    return compare_of(&self, ids, n, out, missing);
+}
+
+struct imx_db_compare_call {
+    long long ids[IMX_DBI_COMPARE_MAX];
+    char scope_text[3][24];
+    const char *scope[3];
+    struct compare_ask ask;
+    struct imx_db_call call;
+};
+
+struct imx_db_compare_call *imx_db_image_compare_start(const long long *ids, size_t n,
+                                                       const char *const scope[3],
+                                                       void (*wake)(void *cls), void *cls)
+{
+    if (n == 0 || n > IMX_DBI_COMPARE_MAX)
+        return NULL;
+    struct imx_db_compare_call *c = calloc(1, sizeof *c);
+    if (!c)
+        return NULL;
+    memcpy(c->ids, ids, n * sizeof *ids);
+    for (int s = 0; s < 3; s++)
+        if (scope[s] && strlen(scope[s]) < sizeof c->scope_text[s])
+            c->scope[s] = strcpy(c->scope_text[s], scope[s]);
+    c->ask = (struct compare_ask){ .ids = c->ids, .n = n, .scope = c->scope };
+    imx_db_call_start(&compares, &c->call, &c->ask, wake, cls);
+    return c;
+}
+
+enum imx_db_images_rc imx_db_image_compare_result(struct imx_db_compare_call *c,
+                                                  struct imx_db_compare_rows *out,
+                                                  long long *missing)
+{
+    return compare_of(&c->call.self, c->ids, c->ask.n, out, missing);
+}
+
+void imx_db_compare_call_free(void *call)
+{
+    struct imx_db_compare_call *c = call;
+    if (c)
+        imx_db_batch_unref(c->call.self.batch);
+    free(c);
 }
 
 void imx_db_compare_rows_free(struct imx_db_compare_rows *rows)

@@ -127,6 +127,18 @@ enum imx_db_images_rc imx_db_image_compare_rows(const long long *ids, size_t n,
                                                 struct imx_db_compare_rows *out,
                                                 long long *missing);
 void imx_db_compare_rows_free(struct imx_db_compare_rows *rows);
+/* The same read without waiting, for a fast handler: queued, and wake(cls) called on another
+ * thread once it is read; imx_db_image_compare_result then gives what imx_db_image_compare_rows
+ * returns (once). ids and scope are copied. NULL when n is out of range or memory is short. */
+struct imx_db_compare_call;
+struct imx_db_compare_call *imx_db_image_compare_start(const long long *ids, size_t n,
+                                                       const char *const scope[3],
+                                                       void (*wake)(void *cls), void *cls);
+enum imx_db_images_rc imx_db_image_compare_result(struct imx_db_compare_call *c,
+                                                  struct imx_db_compare_rows *out,
+                                                  long long *missing);
+/* Frees a call after its wake (what the result did not hand on, too). */
+void imx_db_compare_call_free(void *call);
 
 /* Statements that read compares and the compares they answered, since start (/metrics). */
 void imx_db_compare_stats(unsigned long long *reads, unsigned long long *answered);

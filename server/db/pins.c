@@ -112,18 +112,16 @@ static void read_pins(struct imx_db_waiter **w, size_t n)
 
 static struct imx_db_batcher pin_reads = IMX_DB_BATCHER(read_pins, READ_BATCH_MAX);
 
-enum imx_db_images_rc imx_db_pin_read_batched(const char *pin_id, const char *user_id,
-                                              struct imx_db_pin_doc *out, bool *found)
+/* What a read gave the waiter self, as imx_db_pin_read_batched returns it. */
+static enum imx_db_images_rc pin_doc_of(struct imx_db_waiter *self, struct imx_db_pin_doc *out,
+                                        bool *found)
 {
     memset(out, 0, sizeof *out);
     *found = false;
-    const char *ask[] = { pin_id, user_id };
-    struct imx_db_waiter self = { .arg = ask };
-    imx_db_batch_wait(&pin_reads, &self);
-    if (self.rc != IMX_DBI_OK)
-        return self.rc;
-    PGresult *res = self.batch->res;
-    int k = self.row;
+    if (self->rc != IMX_DBI_OK)
+        return self->rc;
+    PGresult *res = self->batch->res;
+    int k = self->row;
     enum imx_db_images_rc rc = IMX_DBI_OK;
     out->epoch = strtoll(PQgetvalue(res, k, 0), NULL, 10);
     if (!PQgetisnull(res, k, 1)) {
@@ -134,8 +132,31 @@ enum imx_db_images_rc imx_db_pin_read_batched(const char *pin_id, const char *us
         *found = out->json != NULL;
         rc = *found ? IMX_DBI_OK : IMX_DBI_ERROR;
     }
-    imx_db_batch_unref(self.batch);
+    imx_db_batch_unref(self->batch);
+    self->batch = NULL;
     return rc;
+}
+
+enum imx_db_images_rc imx_db_pin_read_batched(const char *pin_id, const char *user_id,
+                                              struct imx_db_pin_doc *out, bool *found)
+{
+    const char *ask[] = { pin_id, user_id };
+    struct imx_db_waiter self = { .arg = ask };
+    imx_db_batch_wait(&pin_reads, &self);
+    return pin_doc_of(&self, out, found);
+}
+
+struct imx_db_texts_call *imx_db_pin_read_start(const char *pin_id, const char *user_id,
+                                                void (*wake)(void *cls), void *cls)
+{
+    const char *ask[] = { pin_id, user_id };
+    return imx_db_texts_start(&pin_reads, ask, 2, wake, cls);
+}
+
+enum imx_db_images_rc imx_db_pin_read_result(struct imx_db_texts_call *c,
+                                             struct imx_db_pin_doc *out, bool *found)
+{
+    return pin_doc_of(&c->call.self, out, found);
 }
 
 void imx_db_pin_read_stats(unsigned long long *reads, unsigned long long *answered)
@@ -269,32 +290,54 @@ static void read_pages(struct imx_db_waiter **w, size_t n)
 
 static struct imx_db_batcher pages = IMX_DB_BATCHER(read_pages, LIST_BATCH_MAX);
 
-enum imx_db_images_rc imx_db_pin_list_batched(const char *slug, const char *user_id,
-                                              const char *after_name, const char *limit,
-                                              struct imx_db_pin_page *out)
+/* What a read gave the waiter self, as imx_db_pin_list_batched returns it. */
+static enum imx_db_images_rc page_of(struct imx_db_waiter *self, struct imx_db_pin_page *out)
 {
     memset(out, 0, sizeof *out);
-    const char *ask[] = { slug, user_id, after_name, limit };
-    struct imx_db_waiter self = { .arg = ask };
-    imx_db_batch_wait(&pages, &self);
-    if (self.rc != IMX_DBI_OK)
-        return self.rc;
-    const PGresult *res = self.batch->res;
-    int row0 = self.row;
+    if (self->rc != IMX_DBI_OK)
+        return self->rc;
+    const PGresult *res = self->batch->res;
+    int row0 = self->row;
     if (row0 < 0) {
-        imx_db_batch_unref(self.batch);
+        imx_db_batch_unref(self->batch);
+        self->batch = NULL;
         return IMX_DBI_ERROR; /* no row of its own: cannot be */
     }
     const char *k = PQgetvalue(res, row0, 0);
     int rows = 1;
     while (row0 + rows < PQntuples(res) && strcmp(PQgetvalue(res, row0 + rows, 0), k) == 0)
         rows++;
-    out->owner = self.batch;
+    out->owner = self->batch;
+    self->batch = NULL;
     out->rows = (struct imx_db_rows){ .res = res, .row0 = row0, .n = rows };
     out->epoch = strtoll(PQgetvalue(res, row0, 1), NULL, 10);
     out->team_id = strtoll(PQgetvalue(res, row0, 2), NULL, 10);
     out->role = PQgetvalue(res, row0, 3);
     return IMX_DBI_OK;
+}
+
+enum imx_db_images_rc imx_db_pin_list_batched(const char *slug, const char *user_id,
+                                              const char *after_name, const char *limit,
+                                              struct imx_db_pin_page *out)
+{
+    const char *ask[] = { slug, user_id, after_name, limit };
+    struct imx_db_waiter self = { .arg = ask };
+    imx_db_batch_wait(&pages, &self);
+    return page_of(&self, out);
+}
+
+struct imx_db_texts_call *imx_db_pin_list_start(const char *slug, const char *user_id,
+                                                const char *after_name, const char *limit,
+                                                void (*wake)(void *cls), void *cls)
+{
+    const char *ask[] = { slug, user_id, after_name, limit };
+    return imx_db_texts_start(&pages, ask, 4, wake, cls);
+}
+
+enum imx_db_images_rc imx_db_pin_list_result(struct imx_db_texts_call *c,
+                                             struct imx_db_pin_page *out)
+{
+    return page_of(&c->call.self, out);
 }
 
 void imx_db_pin_page_free(struct imx_db_pin_page *p)
@@ -347,19 +390,17 @@ static void read_resolves(struct imx_db_waiter **w, size_t n)
 
 static struct imx_db_batcher resolves = IMX_DB_BATCHER(read_resolves, RESOLVE_BATCH_MAX);
 
-enum imx_db_images_rc imx_db_pin_resolve_batched(const char *slug, const char *user_id,
-                                                 const char *name, const char *region,
-                                                 struct imx_db_pin_resolved *out)
+/* What a read gave the waiter self, as imx_db_pin_resolve_batched returns it. */
+static enum imx_db_images_rc resolved_of(struct imx_db_waiter *self,
+                                         struct imx_db_pin_resolved *out)
 {
     memset(out, 0, sizeof *out);
-    const char *ask[] = { slug, user_id, name, region };
-    struct imx_db_waiter self = { .arg = ask };
-    imx_db_batch_wait(&resolves, &self);
-    if (self.rc != IMX_DBI_OK)
-        return self.rc;
-    PGresult *r = self.batch->res;
-    int k = self.row;
-    out->owner = self.batch;
+    if (self->rc != IMX_DBI_OK)
+        return self->rc;
+    PGresult *r = self->batch->res;
+    int k = self->row;
+    out->owner = self->batch;
+    self->batch = NULL;
     out->epoch = strtoll(PQgetvalue(r, k, 0), NULL, 10);
     out->team_id = strtoll(PQgetvalue(r, k, 1), NULL, 10);
     out->role = PQgetvalue(r, k, 2);
@@ -368,6 +409,35 @@ enum imx_db_images_rc imx_db_pin_resolve_batched(const char *slug, const char *u
         out->doc_len = (size_t)PQgetlength(r, k, 3);
     }
     return IMX_DBI_OK;
+}
+
+enum imx_db_images_rc imx_db_pin_resolve_batched(const char *slug, const char *user_id,
+                                                 const char *name, const char *region,
+                                                 struct imx_db_pin_resolved *out)
+{
+    const char *ask[] = { slug, user_id, name, region };
+    struct imx_db_waiter self = { .arg = ask };
+    imx_db_batch_wait(&resolves, &self);
+    return resolved_of(&self, out);
+}
+
+struct imx_db_texts_call *imx_db_pin_resolve_start(const char *slug, const char *user_id,
+                                                   const char *name, const char *region,
+                                                   void (*wake)(void *cls), void *cls)
+{
+    const char *ask[] = { slug, user_id, name, region };
+    return imx_db_texts_start(&resolves, ask, 4, wake, cls);
+}
+
+enum imx_db_images_rc imx_db_pin_resolve_result(struct imx_db_texts_call *c,
+                                                struct imx_db_pin_resolved *out)
+{
+    return resolved_of(&c->call.self, out);
+}
+
+void imx_db_pin_call_free(void *call)
+{
+    imx_db_texts_free(call);
 }
 
 void imx_db_pin_resolved_free(struct imx_db_pin_resolved *p)

@@ -65,6 +65,12 @@ int imx_db_pin_read(struct imx_db_conn *c, const char *pin_id, const char *user_
  * and, when found, *out filled (free out->json), or a failure. */
 enum imx_db_images_rc imx_db_pin_read_batched(const char *pin_id, const char *user_id,
                                               struct imx_db_pin_doc *out, bool *found);
+/* The same without waiting (as imx_db_pin_resolve_start; free with imx_db_pin_call_free). */
+struct imx_db_texts_call;
+struct imx_db_texts_call *imx_db_pin_read_start(const char *pin_id, const char *user_id,
+                                                void (*wake)(void *cls), void *cls);
+enum imx_db_images_rc imx_db_pin_read_result(struct imx_db_texts_call *c,
+                                             struct imx_db_pin_doc *out, bool *found);
 /* Statements the batched pin reads were read with, and pins they read (/metrics). */
 void imx_db_pin_read_stats(unsigned long long *reads, unsigned long long *answered);
 
@@ -93,6 +99,12 @@ struct imx_db_pin_page {
 enum imx_db_images_rc imx_db_pin_list_batched(const char *slug, const char *user_id,
                                               const char *after_name, const char *limit,
                                               struct imx_db_pin_page *out);
+/* The same without waiting (as imx_db_pin_resolve_start; free with imx_db_pin_call_free). */
+struct imx_db_texts_call *imx_db_pin_list_start(const char *slug, const char *user_id,
+                                                const char *after_name, const char *limit,
+                                                void (*wake)(void *cls), void *cls);
+enum imx_db_images_rc imx_db_pin_list_result(struct imx_db_texts_call *c,
+                                             struct imx_db_pin_page *out);
 void imx_db_pin_page_free(struct imx_db_pin_page *p);
 /* Statements the batched pages were read with, and pages they read (/metrics). */
 void imx_db_pin_list_stats(unsigned long long *reads, unsigned long long *answered);
@@ -129,6 +141,17 @@ enum imx_db_images_rc imx_db_pin_resolve_batched(const char *slug, const char *u
                                                  const char *name, const char *region,
                                                  struct imx_db_pin_resolved *out);
 void imx_db_pin_resolved_free(struct imx_db_pin_resolved *p);
+/* The same read without waiting, for a fast handler: queued (the texts copied), wake(cls) called
+ * on another thread once it is read; imx_db_pin_resolve_result then gives what
+ * imx_db_pin_resolve_batched returns (once); imx_db_pin_call_free frees the call after its wake.
+ * NULL when memory is short. */
+struct imx_db_texts_call;
+struct imx_db_texts_call *imx_db_pin_resolve_start(const char *slug, const char *user_id,
+                                                   const char *name, const char *region,
+                                                   void (*wake)(void *cls), void *cls);
+enum imx_db_images_rc imx_db_pin_resolve_result(struct imx_db_texts_call *c,
+                                                struct imx_db_pin_resolved *out);
+void imx_db_pin_call_free(void *call);
 /* Statements the batched pin resolves were read with, and resolves they answered (/metrics). */
 void imx_db_pin_resolve_stats(unsigned long long *reads, unsigned long long *answered);
 

@@ -54,12 +54,129 @@ static void word_wake(atomic_uint *word)
     syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 }
 
-/* Tells the queued waiter w, at the front, that it may read now. With the lock held: a queued
- * waiter cannot leave. */
-static void nudge(struct imx_db_waiter *w)
+/* The batch runners: threads that read for waiters queued with imx_db_batch_start, which no
+ * thread of theirs waits beside. A batcher whose front waiter is such a one is kicked: put on the
+ * runners' list (once), and the next free runner reads for it. As many runners as reads may be in
+ * flight for one batcher. */
+#define RUNNERS            READERS_MAX
+#define RUNNER_STACK_BYTES (256 * 1024)
+static pthread_mutex_t run_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t run_wake = PTHREAD_COND_INITIALIZER;
+static struct imx_db_batcher *kicked_head, *kicked_tail;
+static pthread_once_t runners_once = PTHREAD_ONCE_INIT;
+
+static void kick(struct imx_db_batcher *q)
 {
+    pthread_mutex_lock(&run_lock);
+    if (!q->kicked) {
+        q->kicked = true;
+        q->kick_next = NULL;
+        if (kicked_tail)
+            kicked_tail->kick_next = q;
+        else
+            kicked_head = q;
+        kicked_tail = q;
+        pthread_cond_signal(&run_wake);
+    }
+    pthread_mutex_unlock(&run_lock);
+}
+
+/* Tells the queued waiter w, at the front, that it may read now: a waiting thread is woken, a
+ * started waiter's batcher is kicked. With the lock held: a queued waiter cannot leave. */
+static void nudge(struct imx_db_batcher *q, struct imx_db_waiter *w)
+{
+    if (w->done) {
+        kick(q);
+        return;
+    }
     atomic_fetch_add_explicit(&w->word, NUDGE, memory_order_relaxed);
     word_wake(&w->word);
+}
+
+/* Hands a read's waiters their results: a started one's done is called, a waiting thread is
+ * woken. */
+static void finish(struct imx_db_waiter *w)
+{
+    if (w->done) {
+        w->done(w);
+        return;
+    }
+    atomic_store_explicit(&w->word, DONE, memory_order_release);
+    word_wake(&w->word);
+}
+
+/* Takes the waiters queued so far, at most the batcher's max, and marks them taken; with the lock
+ * held. Returns how many. */
+static size_t take(struct imx_db_batcher *q, struct imx_db_waiter **w, const struct timespec *now)
+{
+    size_t n = 0;
+    while (q->head && n < q->max && n < IMX_DB_BATCH_MAX) {
+        w[n] = q->head;
+        atomic_store_explicit(&w[n]->word, TAKEN, memory_order_relaxed);
+        q->head = q->head->next;
+        w[n++]->next = NULL;
+    }
+    if (!q->head)
+        q->tail = NULL;
+    q->readers++;
+    q->started = *now;
+    q->reads++;
+    q->items += n;
+    return n;
+}
+
+/* A runner: reads for a kicked batcher while started waiters are at its front and a read may
+ * start, then takes the next. */
+static void *run(void *arg)
+{
+    (void)arg;
+    for (;;) {
+        pthread_mutex_lock(&run_lock);
+        while (!kicked_head)
+            pthread_cond_wait(&run_wake, &run_lock);
+        struct imx_db_batcher *q = kicked_head;
+        kicked_head = q->kick_next;
+        if (!kicked_head)
+            kicked_tail = NULL;
+        q->kicked = false;
+        pthread_mutex_unlock(&run_lock);
+
+        struct timespec now;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        pthread_mutex_lock(&q->lock);
+        while (q->head && q->head->done && may_read(q, &now)) {
+            struct imx_db_waiter *w[IMX_DB_BATCH_MAX];
+            size_t n = take(q, w, &now);
+            pthread_mutex_unlock(&q->lock);
+            q->read(w, n);
+            pthread_mutex_lock(&q->lock);
+            q->readers--;
+            /* A waiting thread at the front reads next; started ones are read for here. */
+            if (q->head && !q->head->done)
+                nudge(q, q->head);
+            pthread_mutex_unlock(&q->lock);
+            for (size_t i = 0; i < n; i++)
+                finish(w[i]);
+            clock_gettime(CLOCK_MONOTONIC, &now);
+            pthread_mutex_lock(&q->lock);
+        }
+        pthread_mutex_unlock(&q->lock);
+    }
+    return NULL;
+}
+
+static void start_runners(void)
+{
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setstacksize(&attr, RUNNER_STACK_BYTES);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    for (int i = 0; i < RUNNERS; i++) {
+        pthread_t t;
+        if (pthread_create(&t, &attr, run, NULL) != 0)
+            abort(); /* a started waiter would never be answered */
+    }
+    pthread_attr_destroy(&attr);
 }
 
 void imx_db_batch_answer(struct imx_db_waiter **w, size_t n, struct imx_db_stmt *stmt,
@@ -150,8 +267,73 @@ void imx_db_batch_release(void *batch)
     imx_db_batch_unref(batch);
 }
 
+void imx_db_batch_start(struct imx_db_batcher *q, struct imx_db_waiter *self)
+{
+    pthread_once(&runners_once, start_runners);
+    self->next = NULL;
+    self->batch = NULL;
+    atomic_init(&self->word, QUEUED);
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    pthread_mutex_lock(&q->lock);
+    if (q->tail)
+        q->tail->next = self;
+    else
+        q->head = self;
+    q->tail = self;
+    /* Else the read in flight hands on when it ends (nudge), or a later arrival finds it slow. */
+    if (may_read(q, &now))
+        kick(q);
+    pthread_mutex_unlock(&q->lock);
+}
+
+static void call_done(struct imx_db_waiter *w)
+{
+    struct imx_db_call *c = w->cls;
+    c->wake(c->cls);
+}
+
+void imx_db_call_start(struct imx_db_batcher *b, struct imx_db_call *c, const void *arg,
+                       void (*wake)(void *cls), void *cls)
+{
+    c->self = (struct imx_db_waiter){ .arg = arg, .done = call_done, .cls = c };
+    c->wake = wake;
+    c->cls = cls;
+    imx_db_batch_start(b, &c->self);
+}
+
+struct imx_db_texts_call *imx_db_texts_start(struct imx_db_batcher *b, const char *const *texts,
+                                             size_t cols, void (*wake)(void *cls), void *cls)
+{
+    size_t len[IMX_DB_BATCH_COLS_MAX], total = 0;
+    if (cols > IMX_DB_BATCH_COLS_MAX)
+        return NULL;
+    for (size_t i = 0; i < cols; i++)
+        total += (len[i] = texts[i] ? strlen(texts[i]) + 1 : 0);
+    struct imx_db_texts_call *c = calloc(1, sizeof *c + total);
+    if (!c)
+        return NULL;
+    char *at = (char *)(c + 1);
+    for (size_t i = 0; i < cols; i++)
+        if (texts[i]) {
+            c->ask[i] = memcpy(at, texts[i], len[i]);
+            at += len[i];
+        }
+    imx_db_call_start(b, &c->call, c->ask, wake, cls);
+    return c;
+}
+
+void imx_db_texts_free(void *call)
+{
+    struct imx_db_texts_call *c = call;
+    if (c)
+        imx_db_batch_unref(c->call.self.batch);
+    free(c);
+}
+
 void imx_db_batch_wait(struct imx_db_batcher *q, struct imx_db_waiter *self)
 {
+    self->done = NULL;
     self->next = NULL;
     self->batch = NULL;
     atomic_init(&self->word, QUEUED);
@@ -171,35 +353,21 @@ void imx_db_batch_wait(struct imx_db_batcher *q, struct imx_db_waiter *self)
             /* Lead: take the waiters queued so far (this one among them, at the back at most
              * max - 1 places behind: otherwise the next round takes it). */
             struct imx_db_waiter *w[IMX_DB_BATCH_MAX];
-            size_t n = 0;
-            while (q->head && n < q->max && n < IMX_DB_BATCH_MAX) {
-                w[n] = q->head;
-                atomic_store_explicit(&w[n]->word, TAKEN, memory_order_relaxed);
-                q->head = q->head->next;
-                w[n++]->next = NULL;
-            }
-            if (!q->head)
-                q->tail = NULL;
-            q->readers++;
-            q->started = now;
-            q->reads++;
-            q->items += n;
+            size_t n = take(q, w, &now);
             pthread_mutex_unlock(&q->lock);
             q->read(w, n);
             pthread_mutex_lock(&q->lock);
             q->readers--;
             /* Whoever waits at the front reads next. */
             if (q->head)
-                nudge(q->head);
+                nudge(q, q->head);
             pthread_mutex_unlock(&q->lock);
             bool mine = false;
             for (size_t i = 0; i < n; i++) {
-                if (w[i] == self) {
+                if (w[i] == self)
                     mine = true;
-                    continue;
-                }
-                atomic_store_explicit(&w[i]->word, DONE, memory_order_release);
-                word_wake(&w[i]->word);
+                else
+                    finish(w[i]);
             }
             if (mine)
                 return;

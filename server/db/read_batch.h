@@ -27,6 +27,11 @@ struct imx_db_waiter {
     enum imx_db_images_rc rc;
     struct imx_db_batch *batch;
     int row;
+    /* A waiter queued with imx_db_batch_start: called, on the thread that read, once rc, batch
+     * and row are filled (the waiter is its owner's again from then on). NULL for
+     * imx_db_batch_wait. */
+    void (*done)(struct imx_db_waiter *w);
+    void *cls; /* the owner's, for done */
     /* the queue's */
     atomic_uint word;
     struct imx_db_waiter *next;
@@ -45,9 +50,13 @@ struct imx_db_batcher {
     unsigned readers;                  /* statements in flight */
     struct timespec started;           /* when the newest of them was sent */
     unsigned long long reads, items;   /* statements sent, waiters they answered */
+    /* the batch runners' (read_batch.c), under their lock */
+    bool kicked;
+    struct imx_db_batcher *kick_next;
 };
 
-#define IMX_DB_BATCH_MAX 32
+#define IMX_DB_BATCH_MAX      32
+#define IMX_DB_BATCH_COLS_MAX 4
 #define IMX_DB_BATCHER(read_fn, max_waiters)                                                       \
     {                                                                                              \
         .read = (read_fn), .max = (max_waiters), .lock = PTHREAD_MUTEX_INITIALIZER                 \
@@ -57,6 +66,32 @@ struct imx_db_batcher {
  * another waiter made. Exact: self joins only a statement not yet sent, so what it reads was
  * committed no earlier than the call. */
 void imx_db_batch_wait(struct imx_db_batcher *b, struct imx_db_waiter *self);
+
+/* The same without waiting, for a caller that must not block (a fast handler on the event
+ * thread): queues self (its arg, done and cls set) and returns; a read fills it later and calls
+ * self->done, on a batch runner (a thread of read_batch.c's own) or on a thread that waits in
+ * imx_db_batch_wait. Exact in the same way. */
+void imx_db_batch_start(struct imx_db_batcher *b, struct imx_db_waiter *self);
+
+/* A read started with imx_db_batch_start for a caller that is told by wake(cls): kept, with what
+ * the read asks (arg), in a block of the caller's that outlives the read. */
+struct imx_db_call {
+    struct imx_db_waiter self;
+    void (*wake)(void *cls);
+    void *cls;
+};
+void imx_db_call_start(struct imx_db_batcher *b, struct imx_db_call *c, const void *arg,
+                       void (*wake)(void *cls), void *cls);
+
+/* A call whose ask is cols texts (NULL for SQL NULL), as imx_db_batch_answer_columns reads them,
+ * copied into the call. NULL when memory is short. Freed with imx_db_texts_free once woken. */
+struct imx_db_texts_call {
+    struct imx_db_call call;
+    const char *ask[IMX_DB_BATCH_COLS_MAX];
+};
+struct imx_db_texts_call *imx_db_texts_start(struct imx_db_batcher *b, const char *const *texts,
+                                             size_t cols, void (*wake)(void *cls), void *cls);
+void imx_db_texts_free(void *call);
 
 /* For a batcher's read: runs stmt with params on a pool connection of its own and gives its
  * result, which must have rows rows (any number when rows < 0), to the n waiters w[] (each one's
@@ -72,7 +107,6 @@ void imx_db_batch_release(void *batch);
  * IMX_DB_BATCH_COLS_MAX): each waiter's arg is an array of cols texts (NULL for SQL NULL), its
  * row in them; waiter i gets row i (the caller sets the rows when their number varies, rows < 0).
  */
-#define IMX_DB_BATCH_COLS_MAX 4
 void imx_db_batch_answer_columns(struct imx_db_waiter **w, size_t n, struct imx_db_stmt *stmt,
                                  size_t cols, int rows);
 

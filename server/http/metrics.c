@@ -300,6 +300,17 @@ char *imx_metrics_render(const struct imx_metrics_gauges *g, size_t *len)
         "in time (503).\n# TYPE imaxe_password_busy_total counter\nimaxe_password_busy_total "
         "%llu\n",
         g->password_slots, g->password_busy);
+    put(&o,
+        "# HELP imaxe_http_answered_total Requests by where they were answered: on an event "
+        "thread (a fast handler, an early refusal) or by a handler worker.\n"
+        "# TYPE imaxe_http_answered_total counter\n"
+        "imaxe_http_answered_total{on=\"event_thread\"} %llu\n"
+        "imaxe_http_answered_total{on=\"worker\"} %llu\n"
+        "# HELP imaxe_http_workers Handler workers (IMAXE_HTTP_WORKERS).\n"
+        "# TYPE imaxe_http_workers gauge\nimaxe_http_workers %u\n"
+        "# HELP imaxe_http_worker_jobs Handler jobs queued or running now.\n"
+        "# TYPE imaxe_http_worker_jobs gauge\nimaxe_http_worker_jobs %zu\n",
+        g->answered_event, g->answered_worker, g->http_workers, g->workers_busy);
     if (g->outbox_pending >= 0)
         put(&o,
             "# HELP imaxe_webhook_outbox_pending Webhook deliveries not yet delivered or failed.\n"

@@ -39,6 +39,9 @@ struct imx_metrics_gauges {
     unsigned long long head_timeouts, slow_bodies, evicted_readers;
     unsigned password_slots;
     unsigned long long password_busy;
+    unsigned long long answered_event, answered_worker; /* requests, by where they were answered */
+    size_t workers_busy;                                /* jobs queued or running */
+    unsigned http_workers;
     /* The webhook outbox (server/webhooks/dispatcher.h); < 0: not known in this process. */
     long long outbox_pending, outbox_events;
 };

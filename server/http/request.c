@@ -339,6 +339,8 @@ void imx_req_free(struct imx_req *r)
         free(r->reply.headers[i].value);
     }
     json_decref(r->json);
+    if (r->fast_free)
+        r->fast_free(r->fast_state);
     free(r->body);
     free(r->path);
     free(r->path_orig);

@@ -4,6 +4,7 @@
 #define IMX_REQUEST_H
 
 #include <jansson.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -11,6 +12,7 @@
 #include <time.h>
 
 #include "http/problem.h"
+#include "http/workers.h"
 
 struct MHD_Connection;
 struct imx_route;
@@ -68,6 +70,18 @@ struct imx_principal {
     char cache_key[76];
 };
 
+/* What a fast handler did. A fast handler runs on libmicrohttpd's event thread, so it must never
+ * block: it answers from memory, or starts a read that calls imx_req_wake when its result is in,
+ * or says that the request needs the route's (blocking) handler. */
+enum imx_fast {
+    IMX_FAST_DONE,    /* replied */
+    IMX_FAST_PARKED,  /* r->resume set and a read started that will call imx_req_wake(r) */
+    IMX_FAST_OFFLOAD, /* the route's handler is to answer, on a worker: nothing replied yet */
+};
+
+struct imx_req;
+typedef enum imx_fast (*imx_fast_fn)(struct imx_req *r);
+
 struct imx_req {
     struct MHD_Connection *conn;
     const char *method; /* borrowed from libmicrohttpd */
@@ -94,9 +108,23 @@ struct imx_req {
     bool tx_outer; /* the handler runs inside an Idempotency-Key transaction: imx_db_tx nests */
     size_t bytes_sent;
     bool queued; /* a response was handed to libmicrohttpd */
+
+    /* How the request is being answered (server/http/server.c): on the event thread that read it,
+     * by a fast handler that may park it on a read, or by the route's handler on a worker. */
+    int stage;          /* server.c's enum stage */
+    bool admitted;      /* the caller, rate limit and query were checked on the event thread */
+    bool held;          /* counted in server.c's held: the request may be suspended */
+    atomic_int park;    /* a parked request's handshake with imx_req_wake */
+    struct imx_job job; /* the request's turn on a worker */
+    imx_fast_fn resume; /* continues a parked fast handler, on the event thread */
+    void *fast_state;   /* the fast handler's, freed with fast_free */
+    void (*fast_free)(void *);
 };
 
 typedef void (*imx_handler)(struct imx_req *r);
+
+/* Wakes a parked request (from any thread): its r->resume runs next, on the event thread. */
+void imx_req_wake(struct imx_req *r);
 
 /* The value of route parameter NAME (e.g. "id" for /v1/images/{id}); borrowed; NULL if absent. */
 const char *imx_req_param(const struct imx_req *r, const char *name);
@@ -130,8 +158,8 @@ void imx_reply_raw_steal(struct imx_req *r, unsigned status, const char *content
                          size_t len, void (*free_fn)(void *), void *cls);
 
 /* Replies with a body produced while it is sent (chunked, length unknown): fn(cls, ...) is called
- * from the connection's thread after the handler returned; steals cls (freed with free_fn once
- * the response is done or dropped). */
+ * on a handler worker after the handler returned, a chunk at a time; steals cls (freed with free_fn
+ * once the response is done or dropped). */
 void imx_reply_stream_steal(struct imx_req *r, unsigned status, const char *content_type,
                             imx_stream_fn fn, void *cls, void (*free_fn)(void *));
 

@@ -39,6 +39,10 @@ struct imx_route {
  * server/auth/principal_cache.h); every other route checks the principal in full. */
 bool imx_route_epoch_auth(const struct imx_route *rt);
 
+/* The route's fast handler, which answers on the event thread without blocking (see enum
+ * imx_fast in http/request.h), or NULL: the route's handler then runs on a worker. */
+imx_fast_fn imx_route_fast(const struct imx_route *rt);
+
 /* The route table (server/api/routes.c) and its length. */
 extern const struct imx_route imx_routes[];
 extern const size_t imx_routes_count;

@@ -22,21 +22,35 @@
 #include "http/ratelimit.h"
 #include "http/router.h"
 #include "http/static.h"
+#include "http/workers.h"
 #include "util/log.h"
 
 imx_http_auth_fn imx_http_auth_hook;
+imx_http_auth_fn imx_http_fast_auth_hook;
 imx_http_create_fn imx_http_create_hook;
 
 static struct MHD_Daemon *daemon_;
 static atomic_long in_flight;
 static atomic_bool draining;
+/* Requests and streamed bodies that may be suspended (see hold): libmicrohttpd must not be
+ * stopped with a connection suspended, so imx_http_stop sets stopping and waits for none. */
+static atomic_long held;
+static atomic_bool stopping;
+static atomic_ullong answered_event, answered_worker;
 static unsigned bound_port;
 static size_t max_body, max_url, max_header;
 static bool access_log, serve_static;
 
-/* Handler stacks are small; libmicrohttpd's default (the process default) would reserve 8 MiB
- * of address space per connection thread. */
-#define THREAD_STACK_BYTES (512 * 1024)
+/* Event threads run no handler; libmicrohttpd's default (the process default) would reserve 8
+ * MiB of address space for each. */
+#define THREAD_STACK_BYTES (256 * 1024)
+
+/* A streamed body is produced on a worker this much at a time. */
+#define PUMP_BYTES (32 * 1024)
+
+/* How long imx_http_stop waits for suspended connections to come back: a handler's statement
+ * and connection wait are bounded by their own timeouts well under this. */
+#define STOP_WAIT_MS 60000
 
 /* How much of a refused query parameter's name a problem shows. */
 #define IMX_QUERY_NAME_SHOWN 64
@@ -315,30 +329,38 @@ static bool query_allowed(struct imx_req *r)
     return false;
 }
 
-static void dispatch(struct imx_req *r)
+/* How far the event thread got with a request before its handler. */
+enum front {
+    FRONT_REPLIED, /* an early error, 404 or 405 was replied */
+    FRONT_STATIC,  /* a static file of the web UI is to be served */
+    FRONT_ROUTE,   /* r->route matched */
+};
+
+/* The early errors and the route match, on the event thread (nothing here blocks). */
+static enum front front(struct imx_req *r)
 {
     if (r->early_error != IMX_E__COUNT && r->early_detail) {
         imx_reply_problem(r, r->early_error, "%s", r->early_detail);
-        return;
+        return FRONT_REPLIED;
     }
     if (r->early_error == IMX_E_URI_TOO_LONG) {
         imx_reply_problem(r, r->early_error, "The URL, query included, is longer than %zu bytes",
                           max_url);
-        return;
+        return FRONT_REPLIED;
     }
     if (r->early_error == IMX_E_HEADERS_TOO_LARGE) {
         imx_reply_problem(r, r->early_error, "The header lines are longer than %zu bytes in all",
                           max_header);
-        return;
+        return FRONT_REPLIED;
     }
     if (r->early_error != IMX_E__COUNT) {
         imx_reply_problem(r, r->early_error, "The body is larger than %zu bytes", max_body);
-        return;
+        return FRONT_REPLIED;
     }
     r->path = strdup(r->path_orig);
     if (!r->path) {
         imx_reply_problem(r, IMX_E_INTERNAL, NULL);
-        return;
+        return FRONT_REPLIED;
     }
     char allow[IMX_ALLOW_MAX];
     int idx = -1;
@@ -348,41 +370,62 @@ static void dispatch(struct imx_req *r)
         bool get = strcmp(r->method, "GET") == 0 || strcmp(r->method, "HEAD") == 0;
         if (serve_static && !is_api_path(r->path_orig)) {
             if (get)
-                imx_static_serve(r, r->path_orig);
-            else {
-                imx_reply_header(r, "Allow", "GET, HEAD");
-                imx_reply_problem(r, IMX_E_METHOD_NOT_ALLOWED, "Static files answer GET and HEAD");
-            }
-            return;
+                return FRONT_STATIC;
+            imx_reply_header(r, "Allow", "GET, HEAD");
+            imx_reply_problem(r, IMX_E_METHOD_NOT_ALLOWED, "Static files answer GET and HEAD");
+            return FRONT_REPLIED;
         }
         imx_reply_problem(r, IMX_E_NOT_FOUND, "No resource at %s", r->path_orig);
-        return;
+        return FRONT_REPLIED;
     }
     if (m == IMX_MATCH_BAD_METHOD) {
         imx_reply_header(r, "Allow", allow);
         imx_reply_problem(r, IMX_E_METHOD_NOT_ALLOWED, "%s does not answer %s (allowed: %s)",
                           r->path_orig, r->method, allow);
-        return;
+        return FRONT_REPLIED;
     }
     r->route = &imx_routes[idx];
     r->route_index = idx;
+    return FRONT_ROUTE;
+}
+
+/* Lets the request through to its route's handler: the caller (in full, which may query
+ * PostgreSQL), the rate limit and the query parameters. Returns false after replying. */
+static bool admit(struct imx_req *r)
+{
     if (r->route->access != IMX_ACCESS_PUBLIC) {
         if (!imx_http_auth_hook) {
             imx_reply_header(r, "WWW-Authenticate", IMX_WWW_AUTHENTICATE);
             imx_reply_problem(r, IMX_E_UNAUTHENTICATED, "Send Authorization: Bearer <token>");
-            return;
+            return false;
         }
         if (!imx_http_auth_hook(r))
-            return;
+            return false;
         if (!rate_limit(r))
-            return;
+            return false;
     }
-    if (!query_allowed(r))
-        return;
-    if (r->route->creates && imx_http_create_hook)
-        imx_http_create_hook(r);
-    else
-        r->route->handler(r);
+    return query_allowed(r);
+}
+
+/* What admitting on the event thread found. */
+enum admit_fast { ADMIT_OK, ADMIT_REPLIED, ADMIT_WORKER };
+
+/* admit without blocking: a caller the principal cache does not let in is admitted on a worker
+ * (nothing is replied or counted then). */
+static enum admit_fast admit_fast(struct imx_req *r)
+{
+    if (r->route->access != IMX_ACCESS_PUBLIC) {
+        if (!imx_http_fast_auth_hook || !imx_http_fast_auth_hook(r))
+            return ADMIT_WORKER;
+        if (!rate_limit(r))
+            return ADMIT_REPLIED;
+    }
+    return query_allowed(r) ? ADMIT_OK : ADMIT_REPLIED;
+}
+
+/* After a handler: its connection back to the pool, and a reply it must have set. */
+static void handler_done(struct imx_req *r)
+{
     imx_db_release(r->db);
     r->db = NULL;
     if (r->reply.status == 0) {
@@ -390,6 +433,197 @@ static void dispatch(struct imx_req *r)
                   r->request_id);
         imx_reply_problem(r, IMX_E_INTERNAL, NULL);
     }
+}
+
+/* On a worker: what the event thread left of the request, answered. */
+static void work_request(struct imx_req *r)
+{
+    if (!r->route) {
+        imx_static_serve(r, r->path_orig);
+        return;
+    }
+    if (!r->admitted && !admit(r))
+        return;
+    if (r->route->creates && imx_http_create_hook)
+        imx_http_create_hook(r);
+    else
+        r->route->handler(r);
+    handler_done(r);
+}
+
+/* Where a request is (r->stage). Between the first and the last, its connection is suspended:
+ * libmicrohttpd leaves it alone until the read or the worker resumes it. */
+enum stage {
+    STAGE_NEW,      /* on the event thread; the body may still be coming */
+    STAGE_PARKED,   /* a fast handler's read is in flight */
+    STAGE_WORKER,   /* queued for a worker, or on one */
+    STAGE_ANSWERED, /* r->reply is set: queue it */
+};
+
+/* r->park: a parked request's handshake with imx_req_wake, which may come before the event
+ * thread has suspended the connection (the read is quick) or after. */
+enum { PARK_RUNNING, PARK_SUSPENDED, PARK_WOKEN };
+
+/* Counts something that may suspend its connection. False when the server is stopping: it then
+ * must not (imx_http_stop may already have found none held). */
+static bool hold(void)
+{
+    atomic_fetch_add(&held, 1);
+    if (!atomic_load(&stopping))
+        return true;
+    atomic_fetch_sub(&held, 1);
+    return false;
+}
+
+static void unhold_req(struct imx_req *r)
+{
+    if (r->held) {
+        r->held = false;
+        atomic_fetch_sub(&held, 1);
+    }
+}
+
+void imx_req_wake(struct imx_req *r)
+{
+    struct MHD_Connection *conn = r->conn;
+    if (atomic_exchange(&r->park, PARK_WOKEN) == PARK_SUSPENDED)
+        MHD_resume_connection(conn);
+}
+
+static void on_worker(struct imx_job *job)
+{
+    struct imx_req *r = (struct imx_req *)(void *)((char *)job - offsetof(struct imx_req, job));
+    struct MHD_Connection *conn = r->conn;
+    work_request(r);
+    r->stage = STAGE_ANSWERED;
+    MHD_resume_connection(conn); /* r is the event thread's again: not touched past this */
+}
+
+/* Hands the request to a worker (r->held). */
+static void offload(struct imx_req *r)
+{
+    r->stage = STAGE_WORKER;
+    MHD_suspend_connection(r->conn);
+    r->job.run = on_worker;
+    imx_workers_submit(&r->job);
+}
+
+/* Goes on with what a fast handler did (r->held). */
+static void step(struct imx_req *r, enum imx_fast f)
+{
+    switch (f) {
+    case IMX_FAST_DONE:
+        handler_done(r);
+        r->stage = STAGE_ANSWERED;
+        break;
+    case IMX_FAST_PARKED:
+        r->stage = STAGE_PARKED;
+        MHD_suspend_connection(r->conn);
+        if (atomic_exchange(&r->park, PARK_SUSPENDED) == PARK_WOKEN)
+            MHD_resume_connection(r->conn); /* the read was in before the suspension */
+        break;
+    case IMX_FAST_OFFLOAD:
+        offload(r);
+        break;
+    }
+}
+
+/* The request is in: answered here when it can be without blocking, else parked or offloaded. */
+static void answer(struct imx_req *r)
+{
+    enum front f = front(r);
+    if (f == FRONT_REPLIED) {
+        r->stage = STAGE_ANSWERED;
+        return;
+    }
+    if (!hold()) {
+        imx_reply_header(r, "Retry-After", "1");
+        imx_reply_problem(r, IMX_E_NOT_READY, "The server is shutting down");
+        r->stage = STAGE_ANSWERED;
+        return;
+    }
+    r->held = true;
+    imx_fast_fn fast = f == FRONT_ROUTE ? imx_route_fast(r->route) : NULL;
+    if (!fast) {
+        offload(r);
+        return;
+    }
+    switch (admit_fast(r)) {
+    case ADMIT_REPLIED:
+        r->stage = STAGE_ANSWERED;
+        return;
+    case ADMIT_WORKER:
+        offload(r);
+        return;
+    case ADMIT_OK:
+        r->admitted = true;
+        step(r, fast(r));
+        return;
+    }
+}
+
+/* A streamed body, produced on a worker a chunk at a time while its connection is suspended:
+ * the producers read PostgreSQL, which the event thread must not wait for. */
+struct pump {
+    struct imx_job job;
+    struct MHD_Connection *conn;
+    imx_stream_fn fn;
+    void *cls;
+    void (*free_cls)(void *);
+    uint64_t pos;    /* bytes produced so far */
+    size_t len, off; /* of buf: produced, sent */
+    ssize_t end;     /* 0, or what fn returned at the end (-1, -2) */
+    bool held;
+    char buf[PUMP_BYTES];
+};
+
+static void pump_fill(struct imx_job *job)
+{
+    struct pump *p = (struct pump *)(void *)job;
+    ssize_t n = p->fn(p->cls, p->pos, p->buf, sizeof p->buf);
+    if (n > 0) {
+        p->len = (size_t)n;
+        p->off = 0;
+        p->pos += (uint64_t)n;
+    } else if (n < 0) {
+        p->end = n;
+    }
+    MHD_resume_connection(p->conn);
+}
+
+static ssize_t pump_read(void *cls, uint64_t pos, char *buf, size_t max)
+{
+    struct pump *p = cls;
+    (void)pos;
+    if (p->held) {
+        p->held = false;
+        atomic_fetch_sub(&held, 1);
+    }
+    if (p->off < p->len) {
+        size_t n = p->len - p->off < max ? p->len - p->off : max;
+        memcpy(buf, p->buf + p->off, n);
+        p->off += n;
+        return (ssize_t)n;
+    }
+    if (p->end)
+        return p->end;
+    if (!hold())
+        return MHD_CONTENT_READER_END_WITH_ERROR;
+    p->held = true;
+    MHD_suspend_connection(p->conn);
+    p->job.run = pump_fill;
+    imx_workers_submit(&p->job);
+    return 0;
+}
+
+static void pump_free(void *cls)
+{
+    struct pump *p = cls;
+    if (p->held)
+        atomic_fetch_sub(&held, 1);
+    if (p->free_cls)
+        p->free_cls(p->cls);
+    free(p);
 }
 
 static void free_plain(void *p)
@@ -408,13 +642,20 @@ static enum MHD_Result queue(struct imx_req *r)
     imx_conformance_record(r);
     if (rp->stream) {
         /* imx_stream_fn returns as libmicrohttpd's content reader does (-1 end, -2 error). */
-        resp = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 32 * 1024, rp->stream,
-                                                 rp->stream_cls, rp->stream_free);
-        if (resp) {
-            rp->stream = NULL; /* the response owns the producer now */
-            rp->stream_cls = NULL;
-            rp->stream_free = NULL;
-        }
+        struct pump *p = calloc(1, sizeof *p);
+        if (!p)
+            return MHD_NO;
+        p->conn = r->conn;
+        p->fn = rp->stream;
+        p->cls = rp->stream_cls;
+        p->free_cls = rp->stream_free;
+        rp->stream = NULL; /* the pump owns the producer now */
+        rp->stream_cls = NULL;
+        rp->stream_free = NULL;
+        resp = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, PUMP_BYTES, pump_read, p,
+                                                 pump_free);
+        if (!resp)
+            pump_free(p);
     } else if (rp->body && rp->len > 0) {
         resp = MHD_create_response_from_buffer_with_free_callback_cls(
             rp->len, rp->body, rp->free_body ? rp->free_body : free_plain,
@@ -484,13 +725,13 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
                 hs ? hs->header_size - (size_t)((uintptr_t)version - (uintptr_t)method) : 0;
             if (target > max_url || ul > max_url) {
                 r->early_error = IMX_E_URI_TOO_LONG;
-                dispatch(r);
+                front(r);
                 r->early_detail = "too long"; /* closes the connection */
                 return queue(r);
             }
             if (lines > max_header) {
                 r->early_error = IMX_E_HEADERS_TOO_LARGE;
-                dispatch(r);
+                front(r);
                 r->early_detail = "too large";
                 return queue(r);
             }
@@ -504,7 +745,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
             r->early_detail = framing ? framing
                                       : "The URL has a raw space or control character, an invalid "
                                         "percent-encoding, a NUL or bytes that are not UTF-8";
-            dispatch(r);
+            front(r);
             return queue(r);
         }
         const char *cl =
@@ -514,7 +755,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
             r->early_error = IMX_E_PAYLOAD_TOO_LARGE;
         /* Refuse an oversized body before reading it: answer now, the connection then closes. */
         if (r->early_error == IMX_E_PAYLOAD_TOO_LARGE) {
-            dispatch(r);
+            front(r);
             return queue(r);
         }
         return MHD_YES;
@@ -553,8 +794,23 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         r->body[r->body_len] = '\0';
         return MHD_YES;
     }
-    imx_guard_answering(conn);
-    dispatch(r);
+    switch ((enum stage)r->stage) {
+    case STAGE_NEW:
+        imx_guard_answering(conn);
+        answer(r);
+        break;
+    case STAGE_PARKED: /* its read is in (imx_req_wake resumed it) */
+        atomic_store(&r->park, PARK_RUNNING);
+        step(r, r->resume(r));
+        break;
+    case STAGE_WORKER: /* not called while suspended */
+    case STAGE_ANSWERED:
+        break;
+    }
+    if (r->stage != STAGE_ANSWERED)
+        return MHD_YES;
+    unhold_req(r);
+    atomic_fetch_add(r->job.run ? &answered_worker : &answered_event, 1);
     return queue(r);
 }
 
@@ -581,6 +837,7 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
         imx_log_access(r->request_id, r->method, route, status, secs * 1000, r->bytes_sent, client);
     }
     imx_db_release(r->db);
+    unhold_req(r);
     atomic_fetch_sub(&in_flight, 1);
     imx_req_free(r);
     *con_cls = NULL;
@@ -601,8 +858,8 @@ int imx_http_start(const struct imx_config *cfg, char *err, size_t errlen)
 {
     struct sockaddr_storage ss;
     memset(&ss, 0, sizeof ss);
-    unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ITC |
-                     MHD_USE_ERROR_LOG;
+    unsigned flags =
+        MHD_USE_EPOLL_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ITC | MHD_USE_ERROR_LOG;
     struct sockaddr_in *in4 = (struct sockaddr_in *)&ss;
     struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)&ss;
     if (inet_pton(AF_INET, cfg->bind, &in4->sin_addr) == 1) {
@@ -636,17 +893,21 @@ int imx_http_start(const struct imx_config *cfg, char *err, size_t errlen)
         snprintf(err, errlen, "cannot start the connection guard thread");
         return -1;
     }
+    if (imx_workers_start(cfg->http_workers) != 0) {
+        snprintf(err, errlen, "cannot start the handler workers");
+        return -1;
+    }
 
     daemon_ = MHD_start_daemon(
         flags, (uint16_t)cfg->port, NULL, NULL, on_request, NULL, MHD_OPTION_SOCK_ADDR,
         (struct sockaddr *)&ss, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)cfg->conn_timeout_s,
         MHD_OPTION_CONNECTION_LIMIT, (unsigned)cfg->conn_limit, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
         (unsigned)cfg->per_ip_limit, MHD_OPTION_CONNECTION_MEMORY_LIMIT, cfg->conn_memory,
-        MHD_OPTION_THREAD_STACK_SIZE, (size_t)THREAD_STACK_BYTES, MHD_OPTION_LISTEN_BACKLOG_SIZE,
-        (unsigned)1024, MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL, MHD_OPTION_EXTERNAL_LOGGER,
-        mhd_log, NULL, MHD_OPTION_NOTIFY_CONNECTION, imx_guard_notify, NULL,
-        MHD_OPTION_UNESCAPE_CALLBACK, imx_guard_unescape, NULL, MHD_OPTION_URI_LOG_CALLBACK,
-        imx_guard_uri_log, NULL,
+        MHD_OPTION_THREAD_STACK_SIZE, (size_t)THREAD_STACK_BYTES, MHD_OPTION_THREAD_POOL_SIZE,
+        (unsigned)cfg->http_threads, MHD_OPTION_LISTEN_BACKLOG_SIZE, (unsigned)1024,
+        MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL, MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
+        MHD_OPTION_NOTIFY_CONNECTION, imx_guard_notify, NULL, MHD_OPTION_UNESCAPE_CALLBACK,
+        imx_guard_unescape, NULL, MHD_OPTION_URI_LOG_CALLBACK, imx_guard_uri_log, NULL,
         /* -1 in 0.9.75 is the level that refuses whitespace before a header's colon; the Host
          * check of level 1 is made in framing_problem. */
         MHD_OPTION_STRICT_FOR_CLIENT, -1, MHD_OPTION_END);
@@ -685,10 +946,27 @@ long imx_http_in_flight(void)
     return atomic_load(&in_flight);
 }
 
+void imx_http_answered(unsigned long long *event_thread, unsigned long long *worker)
+{
+    *event_thread = atomic_load(&answered_event);
+    *worker = atomic_load(&answered_worker);
+}
+
 void imx_http_stop(void)
 {
+    atomic_store(&stopping, true);
+    long waited = 0;
+    for (; atomic_load(&held) > 0 && waited < STOP_WAIT_MS; waited += 10)
+        nanosleep(&(struct timespec){ .tv_nsec = 10000000L }, NULL);
+    if (atomic_load(&held) > 0) {
+        /* Stopping libmicrohttpd now would free connections a worker still holds. */
+        imx_error("%ld requests still on workers after %d s; exiting without closing them",
+                  atomic_load(&held), STOP_WAIT_MS / 1000);
+        return;
+    }
     if (daemon_)
         MHD_stop_daemon(daemon_);
     daemon_ = NULL;
+    imx_workers_stop();
     imx_guard_stop();
 }

@@ -1,5 +1,7 @@
-/* The HTTP daemon: libmicrohttpd in thread-per-connection mode, so a handler may block on
- * PostgreSQL without stalling other connections (measured in ../shared/notes/performance.md). */
+/* The HTTP daemon: libmicrohttpd's event threads (epoll, one per CPU by default) read requests
+ * and send answers; a route's handler, which may block on PostgreSQL, runs on a handler worker
+ * (http/workers.h) while its connection is suspended, and a route with a fast handler answers on
+ * the event thread itself, parking the request while its read is in flight (enum imx_fast). */
 #ifndef IMX_HTTP_SERVER_H
 #define IMX_HTTP_SERVER_H
 
@@ -12,6 +14,11 @@
  * returns false. Set by the auth module; NULL means every non-public route answers 401. */
 typedef bool (*imx_http_auth_fn)(struct imx_req *r);
 extern imx_http_auth_fn imx_http_auth_hook;
+
+/* The same on the event thread, for a route with a fast handler: must not block. Returns true
+ * when it let the caller in; false, with nothing replied, when imx_http_auth_hook is to decide
+ * (on a worker). NULL: every such request goes to a worker. */
+extern imx_http_auth_fn imx_http_fast_auth_hook;
 
 /* Runs the handler of a route marked creates (r->route->handler, wrapped): set by the api
  * module (Idempotency-Key); NULL runs the handler as any other. */
@@ -32,6 +39,9 @@ bool imx_http_draining(void);
 
 /* Requests being handled now. */
 long imx_http_in_flight(void);
+
+/* Requests answered on an event thread and by a handler worker, since start (/metrics). */
+void imx_http_answered(unsigned long long *event_thread, unsigned long long *worker);
 
 /* Stops the daemon (closes every connection). */
 void imx_http_stop(void);

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "webhooks/retry.h"
 #include "webhooks/ssrf.h"
@@ -145,6 +146,8 @@ int imx_config_load(struct imx_config *cfg, char *err, size_t errlen)
         { "IMAXE_IDEMPOTENCY_TTL_H", 24, 1, 720 },
         { "IMAXE_EXPORT_MAX_ROWS", 100000, 1, 10000000 },
         { "IMAXE_QUOTA_TOKENS_PER_TEAM", 500, 0, 1000000 },
+        { "IMAXE_HTTP_THREADS", 0, 0, 64 },
+        { "IMAXE_HTTP_WORKERS", 32, 1, 1024 },
     };
     unsigned long long v[sizeof vars / sizeof vars[0]];
     int failed = 0;
@@ -207,6 +210,10 @@ int imx_config_load(struct imx_config *cfg, char *err, size_t errlen)
     cfg->idempotency_ttl_h = (unsigned)v[42];
     cfg->export_max_rows = (unsigned)v[43];
     cfg->quota_tokens_team = (unsigned)v[44];
+    /* 0: one event thread a CPU */
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    cfg->http_threads = v[45] ? (unsigned)v[45] : cpus > 0 && cpus < 64 ? (unsigned)cpus : 4;
+    cfg->http_workers = (unsigned)v[46];
 
     env_str(cfg->bind, sizeof cfg->bind, "IMAXE_BIND", "127.0.0.1");
     env_str(cfg->log_level, sizeof cfg->log_level, "IMAXE_LOG_LEVEL", "info");

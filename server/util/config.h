@@ -18,6 +18,8 @@ struct imx_config {
     size_t max_url;            /* IMAXE_MAX_URL_BYTES: the request target, query included */
     size_t max_header;         /* IMAXE_MAX_HEADER_BYTES: the header lines of a request */
     unsigned conn_limit;       /* IMAXE_CONNECTION_LIMIT */
+    unsigned http_threads;     /* IMAXE_HTTP_THREADS: libmicrohttpd's event threads */
+    unsigned http_workers;     /* IMAXE_HTTP_WORKERS: threads that run handlers */
     unsigned per_ip_limit;     /* IMAXE_PER_IP_CONNECTION_LIMIT */
     unsigned conn_timeout_s;   /* IMAXE_CONNECTION_TIMEOUT_S: idle connection timeout */
     unsigned header_timeout_s; /* IMAXE_HEADER_TIMEOUT_S: whole time to send request headers */

@@ -726,6 +726,12 @@ static void concurrent_reads_get_their_own(void **state)
                strtoll(a + sizeof "\nimaxe_image_doc_reads_total " - 1, NULL, 10),
                strtoll(b + sizeof "\nimaxe_image_doc_reads_docs_total " - 1, NULL, 10));
         imx_t_res_free(&m);
+        /* answered on the event threads (the fast handlers), not by the handler workers */
+        long long ev = imx_t_metric(&cached[s], "imaxe_http_answered_total{on=\"event_thread\"}");
+        long long wk = imx_t_metric(&cached[s], "imaxe_http_answered_total{on=\"worker\"}");
+        printf("server %d: %lld requests answered on the event threads, %lld by workers\n", s, ev,
+               wk);
+        assert_true(ev >= READERS * READS_EACH / 4);
     }
     printf("%d concurrent reads, %d wrong\n", READERS * READS_EACH, wrong);
     assert_int_equal(wrong, 0);
