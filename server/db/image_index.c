@@ -1051,8 +1051,9 @@ static enum imx_db_images_rc resolved_row(struct imx_db_waiter *self, const stru
 }
 
 /* The newest image the index holds for rq, as its id's text in id_text and the state the index
- * was made at: 1, or 0 when the index cannot say (off, not loaded, nothing matches), -1 out of
- * memory. */
+ * was made at: 1, or 0 when the index cannot say (off, or nothing matches: SQL says which filter
+ * emptied the set), NOT_LOADED, or -1 out of memory. */
+#define NOT_LOADED 2
 static int resolve_in_index(const struct imx_image_resolve *rq, char id_text[24],
                             struct made_at *at)
 {
@@ -1075,10 +1076,13 @@ static int resolve_in_index(const struct imx_image_resolve *rq, char id_text[24]
     int found = 0;
     if (g.enabled && query_of(&s, &w->q, w->os_name, sizeof w->os_name, w->id_text) == 0) {
         pthread_rwlock_rdlock(&g.lock);
-        found = g.ix && imx_ix_page(g.ix, &w->q, &w->p) == 0 && w->p.n > 0;
+        if (!g.ix)
+            found = NOT_LOADED;
+        else
+            found = imx_ix_page(g.ix, &w->q, &w->p) == 0 && w->p.n > 0;
         *at = g.at;
         pthread_rwlock_unlock(&g.lock);
-        if (found)
+        if (found == 1)
             snprintf(id_text, 24, "%lld", (long long)w->p.ids[0]);
     }
     free(w);
@@ -1137,41 +1141,20 @@ enum imx_db_images_rc imx_db_image_resolve_indexed(const struct imx_image_resolv
     *served = false;
     if (!g.enabled)
         return IMX_DBI_OK;
-    struct imx_image_search s = {
-        .family = rq->family,
-        .region = rq->region,
-        .arch = rq->arch,
-        .constraints = rq->constraints,
-        .n_constraints = rq->n_constraints,
-        .sort = IMX_SORT_PUBLISHED_DESC,
-        .limit = 1,
-    };
-    struct {
-        struct imx_ix_query q;
-        struct imx_ix_page p;
-        char os_name[64], id_text[24];
-    } *w = malloc(sizeof *w);
-    if (!w)
-        return IMX_DBI_ERROR;
     enum imx_db_images_rc rc = IMX_DBI_OK;
-    if (query_of(&s, &w->q, w->os_name, sizeof w->os_name, w->id_text) != 0)
-        goto out;
     for (int attempt = 0; attempt < 2; attempt++) {
         struct made_at at;
-        pthread_rwlock_rdlock(&g.lock);
-        bool loaded = g.ix != NULL;
-        int bad = !loaded || imx_ix_page(g.ix, &w->q, &w->p) != 0;
-        at = g.at;
-        pthread_rwlock_unlock(&g.lock);
-        if (!loaded) {
+        char idt[24];
+        int found = resolve_in_index(rq, idt, &at);
+        if (found == NOT_LOADED) {
             if (!synced_on(NULL, &rc))
                 goto out;
             continue;
         }
-        if (bad || w->p.n == 0)
+        if (found != 1) {
+            rc = found < 0 ? IMX_DBI_ERROR : IMX_DBI_OK;
             goto out; /* nothing matches (SQL says which filter emptied it), or out of memory */
-        char idt[24];
-        snprintf(idt, sizeof idt, "%lld", (long long)w->p.ids[0]);
+        }
         const char *ask[] = { idt, rq->region };
         struct imx_db_waiter self = { .arg = ask };
         imx_db_batch_wait(&resolves, &self);
@@ -1184,7 +1167,6 @@ enum imx_db_images_rc imx_db_image_resolve_indexed(const struct imx_image_resolv
             goto out;
     }
 out:
-    free(w);
     return rc;
 }
 

@@ -267,20 +267,26 @@ void imx_db_batch_release(void *batch)
     imx_db_batch_unref(batch);
 }
 
-void imx_db_batch_start(struct imx_db_batcher *q, struct imx_db_waiter *self)
+/* Puts self at the back of q's queue, *now the time it came; returns with q's lock held. */
+static void enqueue(struct imx_db_batcher *q, struct imx_db_waiter *self, struct timespec *now)
 {
-    pthread_once(&runners_once, start_runners);
     self->next = NULL;
     self->batch = NULL;
     atomic_init(&self->word, QUEUED);
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
+    clock_gettime(CLOCK_MONOTONIC, now);
     pthread_mutex_lock(&q->lock);
     if (q->tail)
         q->tail->next = self;
     else
         q->head = self;
     q->tail = self;
+}
+
+void imx_db_batch_start(struct imx_db_batcher *q, struct imx_db_waiter *self)
+{
+    pthread_once(&runners_once, start_runners);
+    struct timespec now;
+    enqueue(q, self, &now);
     /* Else the read in flight hands on when it ends (nudge), or a later arrival finds it slow. */
     if (may_read(q, &now))
         kick(q);
@@ -334,17 +340,8 @@ void imx_db_texts_free(void *call)
 void imx_db_batch_wait(struct imx_db_batcher *q, struct imx_db_waiter *self)
 {
     self->done = NULL;
-    self->next = NULL;
-    self->batch = NULL;
-    atomic_init(&self->word, QUEUED);
     struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    pthread_mutex_lock(&q->lock);
-    if (q->tail)
-        q->tail->next = self;
-    else
-        q->head = self;
-    q->tail = self;
+    enqueue(q, self, &now);
     for (;;) {
         unsigned seen = atomic_load_explicit(&self->word, memory_order_acquire);
         if ((seen & STATE_MASK) == DONE)
