@@ -41,7 +41,7 @@ struct imx_db_pool {
 };
 
 /* Set once at start-up before any request thread exists, cleared after the last one ends. */
-static struct imx_db_pool *primary, *replica;
+static struct imx_db_pool *primary, *replica, *batch;
 
 static atomic_int next_slot = 1;
 
@@ -114,7 +114,14 @@ void imx_db_pool_free(struct imx_db_pool *p)
 int imx_db_pool_init(const char *url, unsigned size, unsigned acquire_ms, unsigned stmt_ms)
 {
     primary = imx_db_pool_new("primary", url, size, acquire_ms, stmt_ms);
-    return primary ? 0 : -1;
+    batch =
+        imx_db_pool_new("primary (coalesced reads)", url, IMX_DB_BATCH_CONNS, acquire_ms, stmt_ms);
+    if (primary && batch)
+        return 0;
+    imx_db_pool_free(primary);
+    imx_db_pool_free(batch);
+    primary = batch = NULL;
+    return -1;
 }
 
 int imx_db_read_pool_init(const char *url, unsigned size, unsigned acquire_ms, unsigned stmt_ms)
@@ -134,8 +141,9 @@ bool imx_db_has_read_pool(void)
 void imx_db_pool_shutdown(void)
 {
     imx_db_pool_free(replica);
+    imx_db_pool_free(batch);
     imx_db_pool_free(primary);
-    replica = primary = NULL;
+    replica = batch = primary = NULL;
 }
 
 static long ms_since(const struct timespec *t)
@@ -261,6 +269,11 @@ struct imx_db_conn *imx_db_acquire(enum imx_db_failure *why)
     return imx_db_pool_acquire(primary, why);
 }
 
+struct imx_db_conn *imx_db_acquire_batch(enum imx_db_failure *why)
+{
+    return imx_db_pool_acquire(batch ? batch : primary, why);
+}
+
 struct imx_db_conn *imx_db_acquire_read(enum imx_db_failure *why)
 {
     return imx_db_pool_acquire(replica ? replica : primary, why);
@@ -296,6 +309,35 @@ void imx_db_release(struct imx_db_conn *c)
         pool->busy--;
     }
     pthread_mutex_unlock(&pool->lock);
+}
+
+static unsigned pool_open(struct imx_db_pool *pool)
+{
+    unsigned open = 0;
+    for (unsigned i = 0; pool && i < pool->size; i++) {
+        struct imx_db_conn *c = &pool->conns[i];
+        pthread_mutex_lock(&pool->lock);
+        bool take = !c->in_use && !c->pg;
+        if (take) {
+            c->in_use = true;
+            pool->busy++;
+        }
+        open += !take && c->pg;
+        pthread_mutex_unlock(&pool->lock);
+        if (!take)
+            continue;
+        bool ok = ensure_connected(c);
+        imx_db_release(c);
+        if (!ok)
+            break;
+        open++;
+    }
+    return open;
+}
+
+unsigned imx_db_pools_open(void)
+{
+    return pool_open(primary) + pool_open(batch) + pool_open(replica);
 }
 
 bool imx_db_ok(const PGresult *res)

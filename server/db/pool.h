@@ -60,7 +60,8 @@ void imx_db_pool_stats_of(struct imx_db_pool *p, struct imx_db_pool_stats *s);
 /* The process's pools. The primary takes every write; the read pool exists only when
  * IMAXE_DATABASE_READ_URL is set. */
 
-/* Creates the primary pool. Returns 0 or -1 (out of memory). */
+/* Creates the primary pool, and the connections kept for coalesced reads (imx_db_acquire_batch).
+ * Returns 0 or -1 (out of memory). */
 int imx_db_pool_init(const char *url, unsigned size, unsigned acquire_ms, unsigned stmt_ms);
 
 /* Creates the read pool (a replica of the primary). Returns 0 or -1 (out of memory). */
@@ -72,8 +73,24 @@ bool imx_db_has_read_pool(void);
 /* Closes and frees both pools. No connection may be in use. */
 void imx_db_pool_shutdown(void);
 
+/* Opens every connection of both pools not yet open, one at a time (each taken from its pool
+ * while it connects, as a request would), and stops at the first that fails: a server opens
+ * them at start-up, before it listens. Opened on first use instead, the connections a burst of
+ * requests needs were all opened together, under that burst: on 2 cores 32 of them held the
+ * first second's searches up to 0.9 s (bench/RESULTS.md, session 13). Returns how many are open. */
+unsigned imx_db_pools_open(void);
+
 /* Takes a primary connection. Returns NULL with *why set. */
 struct imx_db_conn *imx_db_acquire(enum imx_db_failure *why);
+
+/* How many primary connections are kept for coalesced reads, beside the pool's. */
+#define IMX_DB_BATCH_CONNS 4
+
+/* Takes a primary connection for one coalesced statement (db/read_batch.c), from the
+ * IMX_DB_BATCH_CONNS kept for those. Nothing holds one of them but for that statement, so the
+ * point reads are never queued behind handlers that hold every pooled connection while they
+ * wait (on a lock, a slow search, a client reading an export). Returns NULL with *why set. */
+struct imx_db_conn *imx_db_acquire_batch(enum imx_db_failure *why);
 
 /* Takes a connection for reads that may lag the primary slightly: from the read pool when one
  * is configured, else from the primary. Returns NULL with *why set. */

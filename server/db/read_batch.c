@@ -185,7 +185,7 @@ void imx_db_batch_answer(struct imx_db_waiter **w, size_t n, struct imx_db_stmt 
     enum imx_db_images_rc rc = IMX_DBI_UNAVAILABLE;
     struct imx_db_batch *b = NULL;
     enum imx_db_failure why;
-    struct imx_db_conn *c = imx_db_acquire(&why);
+    struct imx_db_conn *c = imx_db_acquire_batch(&why);
     if (c) {
         PGresult *r = imx_db_exec(c, stmt, params);
         imx_db_release(c);

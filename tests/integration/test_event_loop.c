@@ -2,8 +2,9 @@
  * every connection, handlers that may block run on a fixed set of workers, and the point reads
  * answer on the event threads while their statement is in flight. So: open connections cost no
  * thread; requests stuck on the workers (a table locked in PostgreSQL) hold up neither /livez nor
- * a point read, and wait their turn without being lost; and SIGTERM with requests still on the
- * workers answers them all before the server exits. */
+ * a point read, even when they hold every pooled connection (the point reads' statements have
+ * connections of their own), and wait their turn without being lost; and SIGTERM with requests
+ * still on the workers answers them all before the server exits. */
 #include "harness.h"
 
 #include <arpa/inet.h>
@@ -25,12 +26,19 @@
 static struct imx_srv srv;
 static char db[1024], admin[4096];
 static long long image_id;
+/* The connection holding the lock on teams (lock_teams): a test that fails while it is held
+ * leaves it to the next lock_teams or to teardown, which would otherwise wait for it forever. */
+static PGconn *locked;
+
+static void unlock(PGconn *c);
 
 static int setup(void **state)
 {
     (void)state;
     static const char *const env[] = {
         "IMAXE_HTTP_THREADS=2", "IMAXE_HTTP_WORKERS=" WORKERS, "IMAXE_RATE_LIMIT_PER_MIN=0",
+        /* as many pooled connections as workers: the stuck requests hold every one of them */
+        "IMAXE_DB_POOL_SIZE=" WORKERS,
         /* the stuck requests must outlast the checks made meanwhile */
         "IMAXE_STATEMENT_TIMEOUT_MS=30000", "IMAXE_DB_ACQUIRE_TIMEOUT_MS=30000",
         /* the idle keep-alive connections below are readers to the guard: let them be */
@@ -53,6 +61,8 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     (void)state;
+    if (locked)
+        unlock(locked);
     if (srv.pid > 0 && imx_t_server_wait(&srv, 0) == -1)
         imx_t_server_stop(&srv, SIGTERM, 15);
     return 0;
@@ -147,7 +157,9 @@ static void open_connections_cost_no_thread(void **state)
 /* Holds an ACCESS EXCLUSIVE lock on teams, so that every statement that reads teams waits. */
 static PGconn *lock_teams(void)
 {
-    PGconn *c = PQconnectdb(db);
+    if (locked)
+        unlock(locked);
+    PGconn *c = locked = PQconnectdb(db);
     assert_int_equal(PQstatus(c), CONNECTION_OK);
     PGresult *r = PQexec(c, "BEGIN; LOCK TABLE teams IN ACCESS EXCLUSIVE MODE");
     assert_int_equal(PQresultStatus(r), PGRES_COMMAND_OK);
@@ -160,6 +172,7 @@ static void unlock(PGconn *c)
     PGresult *r = PQexec(c, "ROLLBACK");
     PQclear(r);
     PQfinish(c);
+    locked = NULL;
 }
 
 static long elapsed_ms(const struct timespec *t0)
@@ -211,8 +224,9 @@ static void stuck_workers_hold_up_neither_livez_nor_point_reads(void **state)
     assert_non_null(strstr(buf, "\"family\""));
     long took = elapsed_ms(&t0);
     close(fd);
-    printf("/livez and a get answered in %ld ms with %d requests stuck on %s workers\n", took,
-           STUCK, WORKERS);
+    printf("/livez and a get answered in %ld ms with %d requests stuck on %s workers holding "
+           "every pooled connection\n",
+           took, STUCK, WORKERS);
     /* both on the event thread (the get's statement does not read teams) */
     assert_true(imx_t_metric(&srv, "imaxe_http_answered_total{on=\"event_thread\"}") >=
                 on_event + 2);
