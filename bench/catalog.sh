@@ -51,11 +51,13 @@ psql "$url" -qc "VACUUM (ANALYZE) images, image_components, image_artifacts, ima
 
 # Two servers on the catalog: the default one answers searches from its in-memory index
 # (server/db/image_index.c); the second, with IMAXE_SEARCH_INDEX=0, runs every search in SQL
-# (rows marked "(sql)"), so one run shows both.
+# (rows marked "(sql)"), so one run shows both. Both keep the defaults of the pool and the workers
+# (16 each): until session 13 the pool was as large as the connections (32), from the days of a
+# thread per connection.
 start_server() { # LOG [ENV...] -> prints the port; the pid goes to the file LOG.pid
     local log=$1; shift
     env "$@" IMAXE_PORT=0 IMAXE_ACCESS_LOG=0 IMAXE_RATE_LIMIT_PER_MIN=0 \
-        IMAXE_DB_POOL_SIZE="$conns" build/imaxe-server > "$log" 2>&1 &
+        build/imaxe-server > "$log" 2>&1 &
     echo $! > "$log.pid"
     for _ in $(seq 100); do grep -q 'listening on' "$log" && break; sleep 0.1; done
     grep -o 'listening on http://[0-9.]*:[0-9]*/' "$log" | sed 's/.*://; s/\/$//'

@@ -147,7 +147,7 @@ int imx_config_load(struct imx_config *cfg, char *err, size_t errlen)
         { "IMAXE_EXPORT_MAX_ROWS", 100000, 1, 10000000 },
         { "IMAXE_QUOTA_TOKENS_PER_TEAM", 500, 0, 1000000 },
         { "IMAXE_HTTP_THREADS", 0, 0, 64 },
-        { "IMAXE_HTTP_WORKERS", 32, 1, 1024 },
+        { "IMAXE_HTTP_WORKERS", 16, 1, 1024 },
     };
     unsigned long long v[sizeof vars / sizeof vars[0]];
     int failed = 0;
