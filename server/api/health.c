@@ -78,8 +78,9 @@ void imx_api_readyz(struct imx_req *r)
 
 void imx_api_metrics(struct imx_req *r)
 {
-    struct imx_db_pool_stats ps;
+    struct imx_db_pool_stats ps, bs;
     imx_db_pool_stats(&ps);
+    imx_db_batch_pool_stats(&bs);
     struct imx_db_image_index_stats ix;
     imx_db_image_index_stats(&ix);
     long long pending, events;
@@ -112,6 +113,9 @@ void imx_api_metrics(struct imx_req *r)
         .db_pool_size = ps.size,
         .db_pool_busy = ps.busy,
         .db_pool_waiting = ps.waiting,
+        .db_batch_size = bs.size,
+        .db_batch_busy = bs.busy,
+        .db_batch_waiting = bs.waiting,
         .db_acquire_timeouts = ps.acquire_timeouts,
         .db_reconnects = ps.reconnects,
         .in_flight = imx_http_in_flight(),

@@ -451,6 +451,13 @@ void imx_db_pool_stats(struct imx_db_pool_stats *s)
         imx_db_pool_stats_of(primary, s);
 }
 
+void imx_db_batch_pool_stats(struct imx_db_pool_stats *s)
+{
+    memset(s, 0, sizeof *s);
+    if (batch)
+        imx_db_pool_stats_of(batch, s);
+}
+
 bool imx_db_read_pool_stats(struct imx_db_pool_stats *s)
 {
     memset(s, 0, sizeof *s);

@@ -57,6 +57,9 @@ struct imx_db_conn *imx_db_pool_acquire(struct imx_db_pool *p, enum imx_db_failu
 /* Snapshot of a pool's counters. */
 void imx_db_pool_stats_of(struct imx_db_pool *p, struct imx_db_pool_stats *s);
 
+/* Snapshot of the counters of the connections kept for coalesced reads. */
+void imx_db_batch_pool_stats(struct imx_db_pool_stats *s);
+
 /* The process's pools. The primary takes every write; the read pool exists only when
  * IMAXE_DATABASE_READ_URL is set. */
 

@@ -183,6 +183,15 @@ char *imx_metrics_render(const struct imx_metrics_gauges *g, size_t *len)
         "imaxe_db_pool_connections{state=\"idle\"} %u\n",
         g->db_pool_busy, g->db_pool_size - g->db_pool_busy);
     put(&o,
+        "# HELP imaxe_db_batch_connections PostgreSQL connections kept for the point reads' "
+        "coalesced statements, beside the pool.\n"
+        "# TYPE imaxe_db_batch_connections gauge\n"
+        "imaxe_db_batch_connections{state=\"busy\"} %u\n"
+        "imaxe_db_batch_connections{state=\"idle\"} %u\n"
+        "# HELP imaxe_db_batch_waiting Coalesced statements waiting for one of those.\n"
+        "# TYPE imaxe_db_batch_waiting gauge\nimaxe_db_batch_waiting %u\n",
+        g->db_batch_busy, g->db_batch_size - g->db_batch_busy, g->db_batch_waiting);
+    put(&o,
         "# HELP imaxe_db_pool_size Configured size of the PostgreSQL pool.\n"
         "# TYPE imaxe_db_pool_size gauge\nimaxe_db_pool_size %u\n",
         g->db_pool_size);

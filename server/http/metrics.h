@@ -13,6 +13,8 @@ void imx_metrics_observe(int route_index, const char *method, unsigned status, d
 /* Gauges filled by the caller when rendering. */
 struct imx_metrics_gauges {
     unsigned db_pool_size, db_pool_busy, db_pool_waiting;
+    /* The connections kept for coalesced reads (db/pool.h, imx_db_acquire_batch). */
+    unsigned db_batch_size, db_batch_busy, db_batch_waiting;
     unsigned long long db_acquire_timeouts, db_reconnects;
     long in_flight;
     /* The search index (server/db/image_index.h); images < 0: not loaded or turned off. */

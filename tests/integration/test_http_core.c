@@ -330,6 +330,7 @@ static void metrics_are_prometheus_text(void **state)
     assert_non_null(strstr(res.body, "imaxe_http_request_duration_seconds_bucket{route=\"/livez\","
                                      "le=\"+Inf\"}"));
     assert_non_null(strstr(res.body, "imaxe_db_pool_connections{state=\"busy\"}"));
+    assert_non_null(strstr(res.body, "imaxe_db_batch_connections{state=\"idle\"}"));
     assert_non_null(strstr(res.body, "imaxe_build_info{version="));
 
     /* promtool (Debian package prometheus) must accept it. */
