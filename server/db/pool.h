@@ -73,14 +73,15 @@ int imx_db_read_pool_init(const char *url, unsigned size, unsigned acquire_ms, u
 /* Is a read pool configured? */
 bool imx_db_has_read_pool(void);
 
-/* Closes and frees both pools. No connection may be in use. */
+/* Closes and frees every pool. No connection may be in use. */
 void imx_db_pool_shutdown(void);
 
-/* Opens every connection of both pools not yet open, one at a time (each taken from its pool
- * while it connects, as a request would), and stops at the first that fails: a server opens
- * them at start-up, before it listens. Opened on first use instead, the connections a burst of
- * requests needs were all opened together, under that burst: on 2 cores 32 of them held the
- * first second's searches up to 0.9 s (bench/RESULTS.md, session 13). Returns how many are open. */
+/* Opens every connection not yet open of the primary pool, the coalesced reads' and the read
+ * pool, one at a time (each taken from its pool while it connects, as a request would), and
+ * stops at the first that fails: a server opens them at start-up, before it listens. Opened on
+ * first use instead, the connections a burst of requests needs were all opened together, under
+ * that burst: on 2 cores 32 of them held the first 3 s of searches up to 1.4 s (bench/RESULTS.md,
+ * session 13). Returns how many are open. */
 unsigned imx_db_pools_open(void);
 
 /* Takes a primary connection. Returns NULL with *why set. */
