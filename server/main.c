@@ -50,13 +50,6 @@
 
 #define OPENAPI_MAX_BYTES (8 * 1024 * 1024)
 
-static double mono_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
 static void sleep_ms(long ms)
 {
     struct timespec ts = { ms / 1000, (ms % 1000) * 1000000 };
@@ -260,9 +253,7 @@ static int serve(const struct imx_config *cfg, sigset_t *sigs)
     imx_http_fast_auth_hook = imx_auth_remembered;
     imx_http_create_hook = imx_api_idempotent;
     imx_api_export_max_rows = cfg->export_max_rows;
-    double opening = mono_ms();
-    unsigned open = imx_db_pools_open();
-    imx_info("%u database connections open (%.0f ms)", open, mono_ms() - opening);
+    imx_db_pools_open();
     if (imx_http_start(cfg, err, sizeof err) != 0) {
         imx_error("%s", err);
         return 1;

@@ -335,9 +335,12 @@ static unsigned pool_open(struct imx_db_pool *pool)
     return open;
 }
 
-unsigned imx_db_pools_open(void)
+void imx_db_pools_open(void)
 {
-    return pool_open(primary) + pool_open(batch) + pool_open(replica);
+    struct timespec started;
+    clock_gettime(CLOCK_MONOTONIC, &started);
+    unsigned open = pool_open(primary) + pool_open(batch) + pool_open(replica);
+    imx_info("%u database connections open (%ld ms)", open, ms_since(&started));
 }
 
 bool imx_db_ok(const PGresult *res)
@@ -444,25 +447,26 @@ void imx_db_pool_stats_of(struct imx_db_pool *p, struct imx_db_pool_stats *s)
     pthread_mutex_unlock(&p->lock);
 }
 
-void imx_db_pool_stats(struct imx_db_pool_stats *s)
+/* p's counters, or zeros (false) when p does not exist. */
+static bool stats_or_zero(struct imx_db_pool *p, struct imx_db_pool_stats *s)
 {
     memset(s, 0, sizeof *s);
-    if (primary)
-        imx_db_pool_stats_of(primary, s);
+    if (p)
+        imx_db_pool_stats_of(p, s);
+    return p != NULL;
+}
+
+void imx_db_pool_stats(struct imx_db_pool_stats *s)
+{
+    stats_or_zero(primary, s);
 }
 
 void imx_db_batch_pool_stats(struct imx_db_pool_stats *s)
 {
-    memset(s, 0, sizeof *s);
-    if (batch)
-        imx_db_pool_stats_of(batch, s);
+    stats_or_zero(batch, s);
 }
 
 bool imx_db_read_pool_stats(struct imx_db_pool_stats *s)
 {
-    memset(s, 0, sizeof *s);
-    if (!replica)
-        return false;
-    imx_db_pool_stats_of(replica, s);
-    return true;
+    return stats_or_zero(replica, s);
 }

@@ -81,13 +81,16 @@ void imx_db_pool_shutdown(void);
  * stops at the first that fails: a server opens them at start-up, before it listens. Opened on
  * first use instead, the connections a burst of requests needs were all opened together, under
  * that burst: on 2 cores 32 of them held the first 3 s of searches up to 1.4 s (bench/RESULTS.md,
- * session 13). Returns how many are open. */
-unsigned imx_db_pools_open(void);
+ * session 13). Logs how many are open and how long it took. */
+void imx_db_pools_open(void);
 
 /* Takes a primary connection. Returns NULL with *why set. */
 struct imx_db_conn *imx_db_acquire(enum imx_db_failure *why);
 
-/* How many primary connections are kept for coalesced reads, beside the pool's. */
+/* How many primary connections are kept for coalesced reads, beside the pool's: one for each read
+ * that may be in flight for a batcher (db/read_batch.c's READERS_MAX, and its runners). Reads of
+ * several batchers past that wait for one, at most a statement's time, since nothing else holds
+ * them. */
 #define IMX_DB_BATCH_CONNS 4
 
 /* Takes a primary connection for one coalesced statement (db/read_batch.c), from the

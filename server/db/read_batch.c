@@ -17,8 +17,9 @@
  * the next (measured for documents on 2 cores at 32 connections: one reader, batches of 9, 8 us
  * of PostgreSQL CPU a document; two readers, batches of 6, 15 us; four, batches of 3, 18 us;
  * unbatched, 30 us). A read that takes longer than STALL_NS (a cold page, a lock) lets another
- * start beside it, up to READERS_MAX, so one slow read does not hold up the rest. */
-#define READERS_MAX 4
+ * start beside it, up to READERS_MAX, so one slow read does not hold up the rest. Each read takes
+ * one of the connections kept for them (imx_db_acquire_batch), as many as may be in flight. */
+#define READERS_MAX IMX_DB_BATCH_CONNS
 #define STALL_NS    2000000L
 
 /* A waiter's word: its state in the low two bits, and above them a count of nudges (the front
