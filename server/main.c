@@ -142,7 +142,7 @@ static int recompute_one(struct imx_db_conn *c, const struct imx_ref_snapshot *r
     }
     free(rep);
     long long id = json_integer_value(json_object_get(img, "id"));
-    int rc = text && imx_db_image_set_compat(c, id, text) == IMX_DBI_OK ? 0 : -1;
+    int rc = text && imx_db_image_set_compat(c, id, text) == IMX_DBS_OK ? 0 : -1;
     free(text);
     return rc;
 }
@@ -165,7 +165,7 @@ static int recompute_compat(const struct imx_config *cfg)
         imx_error("recompute-compat: cannot read the reference data");
     while (rc == 0) {
         char *text = NULL;
-        if (imx_db_image_compat_pending(c, 500, &text) != IMX_DBI_OK) {
+        if (imx_db_image_compat_pending(c, 500, &text) != IMX_DBS_OK) {
             rc = 1;
             break;
         }

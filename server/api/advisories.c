@@ -8,7 +8,6 @@
 #include "api/api.h"
 #include "api/cursor.h"
 #include "api/export.h"
-#include "api/images_common.h"
 #include "auth/auth.h"
 #include "db/advisories.h"
 #include "db/events.h"
@@ -722,13 +721,13 @@ static void image_patch_batched(struct imx_req *r, long long id)
          * reader none); a principal checked in full took one. */
         imx_api_db_put(r);
         struct imx_db_patch_doc d;
-        enum imx_db_images_rc rc = imx_db_image_patch_batched(id, &d);
-        if (rc != IMX_DBI_OK && rc != IMX_DBI_NOT_FOUND) {
-            imx_api_images_reply_rc(r, rc);
+        enum imx_db_status rc = imx_db_image_patch_batched(id, &d);
+        if (rc != IMX_DBS_OK && rc != IMX_DBS_NOT_FOUND) {
+            imx_api_reply_db_status(r, rc);
             return;
         }
         int confirmed = imx_auth_confirm(r, d.epoch);
-        if (confirmed == 1 && rc == IMX_DBI_NOT_FOUND) {
+        if (confirmed == 1 && rc == IMX_DBS_NOT_FOUND) {
             imx_reply_problem(r, IMX_E_NOT_FOUND, "No such image");
         } else if (confirmed == 1) {
             imx_reply_raw_steal(r, 200, "application/json", (char *)d.json, d.len,
@@ -748,9 +747,9 @@ static void image_patch_batched(struct imx_req *r, long long id)
 static enum imx_fast patch_fast_read(struct imx_req *r)
 {
     struct imx_db_patch_doc d;
-    enum imx_db_images_rc rc = imx_db_image_patch_result(r->fast_state, &d);
-    if (rc != IMX_DBI_OK && rc != IMX_DBI_NOT_FOUND) {
-        imx_api_images_reply_rc(r, rc);
+    enum imx_db_status rc = imx_db_image_patch_result(r->fast_state, &d);
+    if (rc != IMX_DBS_OK && rc != IMX_DBS_NOT_FOUND) {
+        imx_api_reply_db_status(r, rc);
         return IMX_FAST_DONE;
     }
     if (r->principal.epoch != d.epoch) {
@@ -758,7 +757,7 @@ static enum imx_fast patch_fast_read(struct imx_req *r)
         return IMX_FAST_OFFLOAD;
     }
     imx_auth_confirm(r, d.epoch);
-    if (rc == IMX_DBI_NOT_FOUND)
+    if (rc == IMX_DBS_NOT_FOUND)
         imx_reply_problem(r, IMX_E_NOT_FOUND, "No such image");
     else
         imx_reply_raw_steal(r, 200, "application/json", (char *)d.json, d.len, imx_db_batch_release,

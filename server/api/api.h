@@ -8,6 +8,7 @@
 #include <stdbool.h>
 
 #include "db/pool.h"
+#include "db/status.h"
 #include "http/request.h"
 #include "util/config.h"
 
@@ -29,6 +30,11 @@ struct imx_db_conn *imx_api_db_read(struct imx_req *r);
 /* Replies with the problem for a failed result: 409 for unique/foreign-key violations, 503 for
  * an unavailable database or a timed-out query, else 500 (details logged, never sent). */
 void imx_api_db_error(struct imx_req *r, const PGresult *res);
+
+/* Replies with the problem for a db/ status other than IMX_DBS_OK: 404 for NOT_FOUND ("No such
+ * image": resources with another name say so themselves before calling this), 409 CONFLICT,
+ * 400 INVALID, 503 with Retry-After for UNAVAILABLE and RETRY, else 500 (logged, never sent). */
+void imx_api_reply_db_status(struct imx_req *r, enum imx_db_status rc);
 
 /* Quotas (IMAXE_QUOTA_*), set by main before serving; past one the answer is 429. */
 struct imx_api_quotas {

@@ -92,6 +92,31 @@ void imx_api_db_error(struct imx_req *r, const PGresult *res)
 
 struct imx_api_quotas imx_api_quotas = { 100, 20, 200, 50, 500, 10000, 1000, 50 };
 
+/* The one switch from a db/ status to a problem (api.h). */
+void imx_api_reply_db_status(struct imx_req *r, enum imx_db_status rc)
+{
+    switch (rc) {
+    case IMX_DBS_NOT_FOUND:
+        imx_reply_problem(r, IMX_E_NOT_FOUND, "No such image");
+        break;
+    case IMX_DBS_CONFLICT:
+        imx_reply_problem(r, IMX_E_CONFLICT, "It already exists");
+        break;
+    case IMX_DBS_INVALID:
+        imx_reply_problem(r, IMX_E_BAD_REQUEST, "A value was refused");
+        break;
+    case IMX_DBS_UNAVAILABLE:
+    case IMX_DBS_RETRY:
+        imx_reply_header(r, "Retry-After", "1");
+        imx_reply_problem(r, IMX_E_DB_UNAVAILABLE, "The database is unavailable or too slow");
+        break;
+    default:
+        imx_reply_problem(r, IMX_E_INTERNAL, "Request %s failed; the server log has details",
+                          r->request_id);
+        break;
+    }
+}
+
 void imx_api_reply_quota(struct imx_req *r, const char *name, unsigned limit, const char *what)
 {
     char policy[96], left[96];

@@ -12,7 +12,6 @@
 
 #include "api/api.h"
 #include "api/costs_common.h"
-#include "api/images_common.h"
 #include "auth/auth.h"
 #include "db/images.h"
 #include "util/config.h"
@@ -472,13 +471,13 @@ static int add_os_fields(struct imx_req *r, struct imx_db_conn *c, const long lo
                          json_t *doc)
 {
     char *text = NULL;
-    enum imx_db_images_rc rc = imx_db_image_compare_os(c, ids, n, &text);
-    json_t *os = rc == IMX_DBI_OK ? json_loads(text, 0, NULL) : NULL;
+    enum imx_db_status rc = imx_db_image_compare_os(c, ids, n, &text);
+    json_t *os = rc == IMX_DBS_OK ? json_loads(text, 0, NULL) : NULL;
     free(text);
-    if (rc != IMX_DBI_OK || !json_is_array(os)) {
+    if (rc != IMX_DBS_OK || !json_is_array(os)) {
         json_decref(os);
-        if (rc != IMX_DBI_OK)
-            imx_api_images_reply_rc(r, rc);
+        if (rc != IMX_DBS_OK)
+            imx_api_reply_db_status(r, rc);
         else
             imx_reply_problem(r, IMX_E_INTERNAL, NULL);
         return -1;
@@ -497,13 +496,13 @@ static void compare_from_scratch(struct imx_req *r, const long long *ids, size_t
         return;
     char *json;
     long long missing = 0;
-    enum imx_db_images_rc rc = imx_db_image_compare(c, ids, n, &json, &missing);
-    if (rc == IMX_DBI_NOT_FOUND) {
+    enum imx_db_status rc = imx_db_image_compare(c, ids, n, &json, &missing);
+    if (rc == IMX_DBS_NOT_FOUND) {
         imx_reply_problem(r, IMX_E_NOT_FOUND, "No image has id %lld", missing);
         return;
     }
-    if (rc != IMX_DBI_OK) {
-        imx_api_images_reply_rc(r, rc);
+    if (rc != IMX_DBS_OK) {
+        imx_api_reply_db_status(r, rc);
         return;
     }
     /* Costs are team data: only the measurements the caller's scope sees count. */
@@ -585,11 +584,11 @@ static bool compare_ids(struct imx_req *r, long long ids[IMX_DBI_COMPARE_MAX], s
 }
 
 /* Answers with the rows read (rc OK or NOT_FOUND; rows freed). */
-static void reply_compare(struct imx_req *r, enum imx_db_images_rc rc,
+static void reply_compare(struct imx_req *r, enum imx_db_status rc,
                           struct imx_db_compare_rows *rows, const long long *ids, size_t n,
                           long long missing)
 {
-    if (rc == IMX_DBI_NOT_FOUND) {
+    if (rc == IMX_DBS_NOT_FOUND) {
         imx_reply_problem(r, IMX_E_NOT_FOUND, "No image has id %lld", missing);
     } else {
         struct imx_jbuf doc = { 0 };
@@ -621,14 +620,14 @@ void imx_api_compare(struct imx_req *r)
     const char *scope[3] = { sc.s.user_id, sc.s.token_team, sc.s.team };
     struct imx_db_compare_rows rows;
     long long missing = 0;
-    enum imx_db_images_rc rc;
+    enum imx_db_status rc;
     for (int attempt = 0;; attempt++) {
         /* Waiting for the batch holds no connection (one held by each waiter could leave the
          * reader none); a principal checked in full took one. */
         imx_api_db_put(r);
         rc = imx_db_image_compare_rows(ids, n, scope, &rows, &missing);
-        if (rc != IMX_DBI_OK && rc != IMX_DBI_NOT_FOUND) {
-            imx_api_images_reply_rc(r, rc);
+        if (rc != IMX_DBS_OK && rc != IMX_DBS_NOT_FOUND) {
+            imx_api_reply_db_status(r, rc);
             return;
         }
         int confirmed = imx_auth_confirm(r, rows.epoch);
@@ -662,9 +661,9 @@ static enum imx_fast compare_fast_read(struct imx_req *r)
     struct compare_fast *f = r->fast_state;
     struct imx_db_compare_rows rows;
     long long missing = 0;
-    enum imx_db_images_rc rc = imx_db_image_compare_result(f->call, &rows, &missing);
-    if (rc != IMX_DBI_OK && rc != IMX_DBI_NOT_FOUND) {
-        imx_api_images_reply_rc(r, rc);
+    enum imx_db_status rc = imx_db_image_compare_result(f->call, &rows, &missing);
+    if (rc != IMX_DBS_OK && rc != IMX_DBS_NOT_FOUND) {
+        imx_api_reply_db_status(r, rc);
         return IMX_FAST_DONE;
     }
     if (r->principal.epoch != rows.epoch) {

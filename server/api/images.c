@@ -10,7 +10,6 @@
 #include "api/export.h"
 #include "api/costs_common.h"
 #include "api/cursor.h"
-#include "api/images_common.h"
 #include "auth/auth.h"
 #include "db/image_index.h"
 #include "db/image_docs.h"
@@ -69,29 +68,6 @@ static long long path_id(struct imx_req *r)
         return 0;
     }
     return (long long)v;
-}
-
-void imx_api_images_reply_rc(struct imx_req *r, enum imx_db_images_rc rc)
-{
-    switch (rc) {
-    case IMX_DBI_NOT_FOUND:
-        imx_reply_problem(r, IMX_E_NOT_FOUND, "No such image");
-        break;
-    case IMX_DBI_CONFLICT:
-        imx_reply_problem(r, IMX_E_CONFLICT, "It already exists");
-        break;
-    case IMX_DBI_INVALID:
-        imx_reply_problem(r, IMX_E_BAD_REQUEST, "A value was refused");
-        break;
-    case IMX_DBI_UNAVAILABLE:
-        imx_reply_header(r, "Retry-After", "1");
-        imx_reply_problem(r, IMX_E_DB_UNAVAILABLE, "The database is unavailable or too slow");
-        break;
-    default:
-        imx_reply_problem(r, IMX_E_INTERNAL, "Request %s failed; the server log has details",
-                          r->request_id);
-        break;
-    }
 }
 
 /* Replies 200 (or status) with JSON text that malloc made; steals json. */
@@ -570,9 +546,9 @@ static void check_manifest(json_t *body, struct publish *p, json_t *errors)
 static int reply_image(struct imx_req *r, unsigned status, long long id)
 {
     char *json, *etag;
-    enum imx_db_images_rc rc = imx_db_image_get(r->db, id, &json, &etag);
-    if (rc != IMX_DBI_OK) {
-        imx_api_images_reply_rc(r, rc);
+    enum imx_db_status rc = imx_db_image_get(r->db, id, &json, &etag);
+    if (rc != IMX_DBS_OK) {
+        imx_api_reply_db_status(r, rc);
         return -1;
     }
     if (status == 201) {
@@ -594,18 +570,18 @@ static int publish_tx(struct imx_req *r, void *cls)
     struct publish *p = cls;
     long long id;
     char err[256] = "";
-    enum imx_db_images_rc rc = imx_db_image_insert(r->db, &p->in, &id, err, sizeof err);
-    if (rc == IMX_DBI_CONFLICT) {
+    enum imx_db_status rc = imx_db_image_insert(r->db, &p->in, &id, err, sizeof err);
+    if (rc == IMX_DBS_CONFLICT) {
         imx_reply_problem(r, IMX_E_CONFLICT, "%s %s is already published", p->in.family,
                           p->in.version);
         return -1;
     }
-    if (rc == IMX_DBI_INVALID) {
+    if (rc == IMX_DBS_INVALID) {
         imx_reply_problem(r, IMX_E_BAD_REQUEST, "The manifest was refused: %s", err);
         return -1;
     }
-    if (rc != IMX_DBI_OK) {
-        imx_api_images_reply_rc(r, rc);
+    if (rc != IMX_DBS_OK) {
+        imx_api_reply_db_status(r, rc);
         return -1;
     }
     char rid[24];
@@ -641,15 +617,15 @@ void imx_api_image_publish(struct imx_req *r)
         goto out;
     p->in.team_id = team_id;
     if (p->in.parent_id) {
-        enum imx_db_images_rc rc = imx_db_image_exists(r->db, p->in.parent_id);
-        if (rc == IMX_DBI_NOT_FOUND) {
+        enum imx_db_status rc = imx_db_image_exists(r->db, p->in.parent_id);
+        if (rc == IMX_DBS_NOT_FOUND) {
             imx_verr(errors, "/parent", "no image has id %lld", p->in.parent_id);
             imx_reply_invalid_steal(r, errors, "The manifest has invalid fields");
             errors = NULL;
             goto out;
         }
-        if (rc != IMX_DBI_OK) {
-            imx_api_images_reply_rc(r, rc);
+        if (rc != IMX_DBS_OK) {
+            imx_api_reply_db_status(r, rc);
             goto out;
         }
     }
@@ -802,8 +778,8 @@ static int import_resolve(struct imx_req *r, struct import *im, json_t *errors)
         parents[i] = p->in.parent_id;
     }
     /* Every parent in one statement, not one round trip a line. */
-    enum imx_db_images_rc prc = imx_db_images_missing(r->db, parents, im->n, missing);
-    for (size_t i = 0; prc == IMX_DBI_OK && i < im->n; i++) {
+    enum imx_db_status prc = imx_db_images_missing(r->db, parents, im->n, missing);
+    for (size_t i = 0; prc == IMX_DBS_OK && i < im->n; i++) {
         if (missing[i]) {
             size_t before = json_array_size(errors);
             imx_verr(errors, "/parent", "no image has id %lld", parents[i]);
@@ -812,8 +788,8 @@ static int import_resolve(struct imx_req *r, struct import *im, json_t *errors)
     }
     free(parents);
     free(missing);
-    if (prc != IMX_DBI_OK) {
-        imx_api_images_reply_rc(r, prc);
+    if (prc != IMX_DBS_OK) {
+        imx_api_reply_db_status(r, prc);
         return -1;
     }
     if (json_array_size(errors) > 0)
@@ -856,19 +832,19 @@ static int import_tx(struct imx_req *r, void *cls)
         return -1;
     }
     char *result = NULL;
-    enum imx_db_images_rc rc =
+    enum imx_db_status rc =
         imx_db_images_publish(r->db, im->in, im->n, ids, &result, err, sizeof err);
-    if (rc != IMX_DBI_OK) {
+    if (rc != IMX_DBS_OK) {
         free(ids);
-        if (rc == IMX_DBI_CONFLICT)
+        if (rc == IMX_DBS_CONFLICT)
             imx_reply_problem(r, IMX_E_CONFLICT,
                               "An image of the import was published meanwhile (%s); nothing was "
                               "imported",
                               err);
-        else if (rc == IMX_DBI_INVALID)
+        else if (rc == IMX_DBS_INVALID)
             imx_reply_problem(r, IMX_E_BAD_REQUEST, "The import was refused: %s", err);
         else
-            imx_api_images_reply_rc(r, rc);
+            imx_api_reply_db_status(r, rc);
         return -1;
     }
     json_t *done = json_loads(result, 0, NULL);
@@ -976,9 +952,9 @@ static int image_get_stored(struct imx_req *r, long long id, const char *inm)
          * reader none); a principal checked in full took one. */
         imx_api_db_put(r);
         struct imx_db_image_doc d;
-        enum imx_db_images_rc rc = imx_db_image_doc(id, want, &d);
-        if (rc != IMX_DBI_OK && rc != IMX_DBI_NOT_FOUND) {
-            imx_api_images_reply_rc(r, rc);
+        enum imx_db_status rc = imx_db_image_doc(id, want, &d);
+        if (rc != IMX_DBS_OK && rc != IMX_DBS_NOT_FOUND) {
+            imx_api_reply_db_status(r, rc);
             return -1;
         }
         int confirmed = imx_auth_confirm(r, d.epoch);
@@ -988,7 +964,7 @@ static int image_get_stored(struct imx_req *r, long long id, const char *inm)
                 return -1;
             continue;
         }
-        if (rc == IMX_DBI_NOT_FOUND)
+        if (rc == IMX_DBS_NOT_FOUND)
             return 0;
         reply_stored(r, &d, inm, want != NULL);
         return 1;
@@ -1014,14 +990,14 @@ static enum imx_fast image_get_fast_read(struct imx_req *r)
 {
     struct get_fast *g = r->fast_state;
     struct imx_db_image_doc d;
-    enum imx_db_images_rc rc = imx_db_image_doc_result(g->call, &d);
-    if (rc != IMX_DBI_OK && rc != IMX_DBI_NOT_FOUND) {
-        imx_api_images_reply_rc(r, rc);
+    enum imx_db_status rc = imx_db_image_doc_result(g->call, &d);
+    if (rc != IMX_DBS_OK && rc != IMX_DBS_NOT_FOUND) {
+        imx_api_reply_db_status(r, rc);
         return IMX_FAST_DONE;
     }
     /* imx_auth_confirm without a query: the principal stands when the epoch is the one it was
      * remembered at. */
-    if (rc == IMX_DBI_NOT_FOUND || r->principal.epoch != d.epoch) {
+    if (rc == IMX_DBS_NOT_FOUND || r->principal.epoch != d.epoch) {
         imx_db_image_doc_free(&d);
         return IMX_FAST_OFFLOAD;
     }
@@ -1066,9 +1042,9 @@ void imx_api_image_get(struct imx_req *r)
     if (!c)
         return;
     char *json, *etag;
-    enum imx_db_images_rc rc = imx_db_image_get(c, id, &json, &etag);
-    if (rc != IMX_DBI_OK) {
-        imx_api_images_reply_rc(r, rc);
+    enum imx_db_status rc = imx_db_image_get(c, id, &json, &etag);
+    if (rc != IMX_DBS_OK) {
+        imx_api_reply_db_status(r, rc);
         return;
     }
     imx_reply_header(r, "ETag", etag);
@@ -1103,9 +1079,9 @@ static int status_tx(struct imx_req *r, void *cls)
     struct status_patch *sp = cls;
     long long team_id;
     char etag[IMX_DBI_ETAG_SIZE], now_status[16];
-    enum imx_db_images_rc rc = imx_db_image_lock(r->db, sp->change.id, &team_id, etag, now_status);
-    if (rc != IMX_DBI_OK) {
-        imx_api_images_reply_rc(r, rc);
+    enum imx_db_status rc = imx_db_image_lock(r->db, sp->change.id, &team_id, etag, now_status);
+    if (rc != IMX_DBS_OK) {
+        imx_api_reply_db_status(r, rc);
         return -1;
     }
     /* The catalog is readable by all, so another team's image is not hidden: 403, not 404. */
@@ -1122,14 +1098,14 @@ static int status_tx(struct imx_req *r, void *cls)
     }
     char *result = NULL;
     rc = imx_db_image_set_status(r->db, &sp->change, &result);
-    if (rc == IMX_DBI_INVALID) {
+    if (rc == IMX_DBS_INVALID) {
         json_t *errors = json_array();
         imx_verr(errors, "/revoke_at", "must be an RFC 3339 time");
         imx_reply_invalid_steal(r, errors, "The change has invalid fields");
         return -1;
     }
-    if (rc != IMX_DBI_OK) {
-        imx_api_images_reply_rc(r, rc);
+    if (rc != IMX_DBS_OK) {
+        imx_api_reply_db_status(r, rc);
         return -1;
     }
     char rid[24];
@@ -1261,9 +1237,9 @@ static enum imx_fast lineage_fast_read(struct imx_req *r)
 {
     struct imx_db_lineage l;
     bool served = false;
-    enum imx_db_images_rc rc = imx_db_image_lineage_result(r->fast_state, &l, &served);
-    if (rc != IMX_DBI_OK) {
-        imx_api_images_reply_rc(r, rc);
+    enum imx_db_status rc = imx_db_image_lineage_result(r->fast_state, &l, &served);
+    if (rc != IMX_DBS_OK) {
+        imx_api_reply_db_status(r, rc);
         return IMX_FAST_DONE;
     }
     enum imx_fast f = IMX_FAST_OFFLOAD;
@@ -1315,25 +1291,25 @@ void imx_api_image_lineage(struct imx_req *r)
         struct imx_db_lineage l;
         bool served = false;
         imx_api_db_put(r);
-        enum imx_db_images_rc rc =
+        enum imx_db_status rc =
             imx_auth_settings.read_cache
                 ? imx_db_image_lineage_indexed(NULL, id, after ? strtoll(after, NULL, 10) : 0,
                                                (unsigned)limit, &l, &served)
-                : IMX_DBI_OK;
-        if (rc == IMX_DBI_OK && !served) {
+                : IMX_DBS_OK;
+        if (rc == IMX_DBS_OK && !served) {
             struct imx_db_conn *c = imx_api_db(r);
             if (!c)
                 return;
             imx_db_image_index_count_lineage_sql();
             rc = imx_db_image_lineage(c, id, after, (unsigned)limit, &l);
         }
-        if (rc != IMX_DBI_OK && rc != IMX_DBI_NOT_FOUND) {
-            imx_api_images_reply_rc(r, rc);
+        if (rc != IMX_DBS_OK && rc != IMX_DBS_NOT_FOUND) {
+            imx_api_reply_db_status(r, rc);
             return;
         }
         int confirmed = imx_auth_confirm(r, l.epoch);
         if (confirmed == 1) {
-            if (rc == IMX_DBI_NOT_FOUND)
+            if (rc == IMX_DBS_NOT_FOUND)
                 imx_reply_problem(r, IMX_E_NOT_FOUND, "No such image");
             else
                 reply_lineage(r, &l);
@@ -1548,13 +1524,13 @@ static int search_page(struct imx_db_conn *c, const void *cls, const char *after
     char *page = NULL, *facets = NULL;
     bool served;
     long long epoch; /* the principal was confirmed before the export began */
-    enum imx_db_images_rc rc =
+    enum imx_db_status rc =
         imx_db_image_search_indexed(c, &s, false, &page, &facets, &served, &epoch);
-    if (rc == IMX_DBI_OK && !served)
+    if (rc == IMX_DBS_OK && !served)
         rc = imx_db_image_search(c, &s, &page);
     free(facets);
     *doc = *next_key = NULL;
-    json_t *j = rc == IMX_DBI_OK && page ? json_loads(page, 0, NULL) : NULL;
+    json_t *j = rc == IMX_DBS_OK && page ? json_loads(page, 0, NULL) : NULL;
     const char *next = json_string_value(json_object_get(j, "next_cursor"));
     if (j) {
         *doc = page;
@@ -1696,9 +1672,9 @@ void imx_api_image_search(struct imx_req *r)
         goto done;
     bool want_facets = facets_arg && strcmp(facets_arg, "true") == 0, served;
     long long epoch = 0;
-    enum imx_db_images_rc rc =
+    enum imx_db_status rc =
         imx_db_image_search_indexed(c, &s, want_facets, &page, &facets, &served, &epoch);
-    if (rc == IMX_DBI_OK && served) {
+    if (rc == IMX_DBS_OK && served) {
         int confirmed = imx_auth_confirm(r, epoch);
         if (confirmed < 0)
             goto done;
@@ -1709,22 +1685,22 @@ void imx_api_image_search(struct imx_req *r)
             served = false;
         }
     }
-    if (rc == IMX_DBI_OK && !served) {
+    if (rc == IMX_DBS_OK && !served) {
         if (imx_auth_confirm_now(r) < 0)
             goto done;
         imx_db_image_index_count_sql();
         rc = imx_db_image_search(c, &s, &page);
     }
-    if (rc == IMX_DBI_OK && !served && want_facets)
+    if (rc == IMX_DBS_OK && !served && want_facets)
         rc = imx_db_image_facets(c, &s, &facets);
-    if (rc == IMX_DBI_INVALID) {
+    if (rc == IMX_DBS_INVALID) {
         imx_reply_problem(r, IMX_E_BAD_REQUEST,
                           cursor ? "The cursor belongs to another sort or search"
                                  : "A filter value was refused");
         goto done;
     }
-    if (rc != IMX_DBI_OK) {
-        imx_api_images_reply_rc(r, rc);
+    if (rc != IMX_DBS_OK) {
+        imx_api_reply_db_status(r, rc);
         goto done;
     }
     out = page_with_cursor(r, page, facets);
@@ -1822,9 +1798,9 @@ static void resolve_pin_batched(struct imx_req *r, const char *pin, const char *
         char uid[24];
         snprintf(uid, sizeof uid, "%lld", (long long)r->principal.user_id);
         struct imx_db_pin_resolved p;
-        enum imx_db_images_rc rc = imx_db_pin_resolve_batched(team, uid, name, region, &p);
-        if (rc != IMX_DBI_OK) {
-            imx_api_images_reply_rc(r, rc);
+        enum imx_db_status rc = imx_db_pin_resolve_batched(team, uid, name, region, &p);
+        if (rc != IMX_DBS_OK) {
+            imx_api_reply_db_status(r, rc);
             return;
         }
         int confirmed = imx_auth_confirm(r, p.epoch);
@@ -1888,9 +1864,9 @@ static void resolve_pin(struct imx_req *r, const char *pin, const char *region)
     if (!c)
         return;
     char *doc;
-    enum imx_db_images_rc rc = imx_db_pin_resolve(c, tid, slash + 1, region, &doc);
-    if (rc != IMX_DBI_OK) {
-        imx_api_images_reply_rc(r, rc);
+    enum imx_db_status rc = imx_db_pin_resolve(c, tid, slash + 1, region, &doc);
+    if (rc != IMX_DBS_OK) {
+        imx_api_reply_db_status(r, rc);
         return;
     }
     reply_pin_resolution(r, doc, strlen(doc), pin, team, slash + 1, region);
@@ -1955,11 +1931,11 @@ void imx_api_image_resolve(struct imx_req *r)
     long long epoch = 0;
     bool served = false;
     imx_api_db_put(r);
-    enum imx_db_images_rc rc =
+    enum imx_db_status rc =
         imx_auth_settings.read_cache
             ? imx_db_image_resolve_indexed(&q, &summary, &artifact, &epoch, &served)
-            : IMX_DBI_OK;
-    if (rc == IMX_DBI_OK && served) {
+            : IMX_DBS_OK;
+    if (rc == IMX_DBS_OK && served) {
         int confirmed = imx_auth_confirm(r, epoch);
         if (confirmed == 1)
             reply_resolved_family(r, summary, artifact);
@@ -1968,15 +1944,15 @@ void imx_api_image_resolve(struct imx_req *r)
         if (confirmed != 0)
             goto done;
     }
-    struct imx_db_conn *c = rc == IMX_DBI_OK ? imx_api_db(r) : NULL;
-    if (rc == IMX_DBI_OK && !c)
+    struct imx_db_conn *c = rc == IMX_DBS_OK ? imx_api_db(r) : NULL;
+    if (rc == IMX_DBS_OK && !c)
         goto done;
-    if (rc == IMX_DBI_OK && imx_auth_confirm_now(r) < 0)
+    if (rc == IMX_DBS_OK && imx_auth_confirm_now(r) < 0)
         goto done;
-    if (rc == IMX_DBI_OK)
+    if (rc == IMX_DBS_OK)
         rc = imx_db_image_resolve(c, &q, &text);
-    if (rc != IMX_DBI_OK) {
-        imx_api_images_reply_rc(r, rc);
+    if (rc != IMX_DBS_OK) {
+        imx_api_reply_db_status(r, rc);
         goto done;
     }
     doc = json_loads(text, 0, NULL);
@@ -2023,10 +1999,10 @@ static enum imx_fast resolve_fast_read(struct imx_req *r)
     char *summary = NULL, *artifact = NULL;
     long long epoch = 0;
     bool served = false;
-    enum imx_db_images_rc rc =
+    enum imx_db_status rc =
         imx_db_image_resolve_result(r->fast_state, &summary, &artifact, &epoch, &served);
-    if (rc != IMX_DBI_OK) {
-        imx_api_images_reply_rc(r, rc);
+    if (rc != IMX_DBS_OK) {
+        imx_api_reply_db_status(r, rc);
         return IMX_FAST_DONE;
     }
     enum imx_fast f = IMX_FAST_OFFLOAD;
@@ -2058,9 +2034,9 @@ static enum imx_fast resolve_pin_fast_read(struct imx_req *r)
 {
     struct resolve_pin_fast *f = r->fast_state;
     struct imx_db_pin_resolved p;
-    enum imx_db_images_rc rc = imx_db_pin_resolve_result(f->call, &p);
-    if (rc != IMX_DBI_OK) {
-        imx_api_images_reply_rc(r, rc);
+    enum imx_db_status rc = imx_db_pin_resolve_result(f->call, &p);
+    if (rc != IMX_DBS_OK) {
+        imx_api_reply_db_status(r, rc);
         return IMX_FAST_DONE;
     }
     if (r->principal.epoch != p.epoch) {

@@ -7,7 +7,6 @@
 #include "api/api.h"
 #include "api/etag.h"
 #include "api/cursor.h"
-#include "api/images_common.h"
 #include "auth/auth.h"
 #include "db/events.h"
 #include "db/pins.h"
@@ -309,9 +308,9 @@ static void pin_list_batched(struct imx_req *r, const char *team, const char *af
         char uid[24];
         snprintf(uid, sizeof uid, "%lld", (long long)r->principal.user_id);
         struct imx_db_pin_page p;
-        enum imx_db_images_rc rc = imx_db_pin_list_batched(team, uid, after, limit_txt, &p);
-        if (rc != IMX_DBI_OK) {
-            imx_api_images_reply_rc(r, rc);
+        enum imx_db_status rc = imx_db_pin_list_batched(team, uid, after, limit_txt, &p);
+        if (rc != IMX_DBS_OK) {
+            imx_api_reply_db_status(r, rc);
             return;
         }
         int confirmed = imx_auth_confirm(r, p.epoch);
@@ -378,9 +377,9 @@ static enum imx_fast pin_list_fast_read(struct imx_req *r)
 {
     struct list_fast *f = r->fast_state;
     struct imx_db_pin_page p;
-    enum imx_db_images_rc rc = imx_db_pin_list_result(f->call, &p);
-    if (rc != IMX_DBI_OK) {
-        imx_api_images_reply_rc(r, rc);
+    enum imx_db_status rc = imx_db_pin_list_result(f->call, &p);
+    if (rc != IMX_DBS_OK) {
+        imx_api_reply_db_status(r, rc);
         return IMX_FAST_DONE;
     }
     if (r->principal.epoch != p.epoch) {
@@ -460,9 +459,9 @@ void imx_api_pin_get(struct imx_req *r)
              * (which holds no connection; a principal checked in full took one). */
             imx_api_db_put(r);
             bool f;
-            enum imx_db_images_rc rc = imx_db_pin_read_batched(id, uid, &d, &f);
-            if (rc != IMX_DBI_OK) {
-                imx_api_images_reply_rc(r, rc);
+            enum imx_db_status rc = imx_db_pin_read_batched(id, uid, &d, &f);
+            if (rc != IMX_DBS_OK) {
+                imx_api_reply_db_status(r, rc);
                 return;
             }
             found = f;
@@ -502,9 +501,9 @@ static enum imx_fast pin_get_fast_read(struct imx_req *r)
 {
     struct imx_db_pin_doc d;
     bool found;
-    enum imx_db_images_rc rc = imx_db_pin_read_result(r->fast_state, &d, &found);
-    if (rc != IMX_DBI_OK) {
-        imx_api_images_reply_rc(r, rc);
+    enum imx_db_status rc = imx_db_pin_read_result(r->fast_state, &d, &found);
+    if (rc != IMX_DBS_OK) {
+        imx_api_reply_db_status(r, rc);
         return IMX_FAST_DONE;
     }
     if (r->principal.epoch != d.epoch) {

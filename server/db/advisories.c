@@ -138,26 +138,26 @@ static void read_patches(struct imx_db_waiter **w, size_t n)
 static struct imx_db_batcher patches = IMX_DB_BATCHER(read_patches, PATCH_BATCH_MAX);
 
 /* What a read gave the waiter self, as imx_db_image_patch_batched returns it. */
-static enum imx_db_images_rc patch_of(struct imx_db_waiter *self, struct imx_db_patch_doc *out)
+static enum imx_db_status patch_of(struct imx_db_waiter *self, struct imx_db_patch_doc *out)
 {
     memset(out, 0, sizeof *out);
-    if (self->rc != IMX_DBI_OK)
+    if (self->rc != IMX_DBS_OK)
         return self->rc;
     PGresult *r = self->batch->res;
     out->epoch = strtoll(PQgetvalue(r, self->row, 0), NULL, 10);
     if (PQgetisnull(r, self->row, 1)) {
         imx_db_batch_unref(self->batch);
         self->batch = NULL;
-        return IMX_DBI_NOT_FOUND;
+        return IMX_DBS_NOT_FOUND;
     }
     out->owner = self->batch;
     self->batch = NULL;
     out->json = PQgetvalue(r, self->row, 1);
     out->len = (size_t)PQgetlength(r, self->row, 1);
-    return IMX_DBI_OK;
+    return IMX_DBS_OK;
 }
 
-enum imx_db_images_rc imx_db_image_patch_batched(long long image_id, struct imx_db_patch_doc *out)
+enum imx_db_status imx_db_image_patch_batched(long long image_id, struct imx_db_patch_doc *out)
 {
     char idt[24];
     snprintf(idt, sizeof idt, "%lld", image_id);
@@ -176,8 +176,8 @@ struct imx_db_texts_call *imx_db_image_patch_start(long long image_id, void (*wa
     return imx_db_texts_start(&patches, ask, 1, wake, cls);
 }
 
-enum imx_db_images_rc imx_db_image_patch_result(struct imx_db_texts_call *c,
-                                                struct imx_db_patch_doc *out)
+enum imx_db_status imx_db_image_patch_result(struct imx_db_texts_call *c,
+                                             struct imx_db_patch_doc *out)
 {
     return patch_of(&c->call.self, out);
 }

@@ -66,8 +66,8 @@ PGresult *imx_db_advisory_list(struct imx_db_conn *c, const char *component, con
  * no such image). */
 PGresult *imx_db_image_patch(struct imx_db_conn *c, const char *image_id);
 /* The same document read by a statement shared with the other patch reads waiting
- * (db/read_batch.c): the caller holds no connection meanwhile. IMX_DBI_OK with *out filled (json
- * borrowed from out->owner until imx_db_batch_unref), IMX_DBI_NOT_FOUND (no such image; epoch
+ * (db/read_batch.c): the caller holds no connection meanwhile. IMX_DBS_OK with *out filled (json
+ * borrowed from out->owner until imx_db_batch_unref), IMX_DBS_NOT_FOUND (no such image; epoch
  * set, nothing to free), or a failure. */
 struct imx_db_batch;
 struct imx_db_patch_doc {
@@ -76,15 +76,15 @@ struct imx_db_patch_doc {
     const char *json;
     size_t len;
 };
-enum imx_db_images_rc imx_db_image_patch_batched(long long image_id, struct imx_db_patch_doc *out);
+enum imx_db_status imx_db_image_patch_batched(long long image_id, struct imx_db_patch_doc *out);
 /* The same without waiting, for a fast handler: queued, wake(cls) called on another thread once
  * it is read; imx_db_image_patch_result then gives what imx_db_image_patch_batched returns (once).
  * NULL when memory is short. */
 struct imx_db_texts_call;
 struct imx_db_texts_call *imx_db_image_patch_start(long long image_id, void (*wake)(void *cls),
                                                    void *cls);
-enum imx_db_images_rc imx_db_image_patch_result(struct imx_db_texts_call *c,
-                                                struct imx_db_patch_doc *out);
+enum imx_db_status imx_db_image_patch_result(struct imx_db_texts_call *c,
+                                             struct imx_db_patch_doc *out);
 void imx_db_image_patch_call_free(void *call);
 /* Statements the batched patch reads were read with, and documents they read (/metrics). */
 void imx_db_image_patch_stats(unsigned long long *reads, unsigned long long *docs);

@@ -74,10 +74,10 @@ static void read_docs(struct imx_db_waiter **w, size_t n)
 static struct imx_db_batcher docs = IMX_DB_BATCHER(read_docs, BATCH_MAX);
 
 /* What a read gave the waiter self, as imx_db_image_doc returns it. */
-static enum imx_db_images_rc doc_of(struct imx_db_waiter *self, struct imx_db_image_doc *out)
+static enum imx_db_status doc_of(struct imx_db_waiter *self, struct imx_db_image_doc *out)
 {
     memset(out, 0, sizeof *out);
-    if (self->rc != IMX_DBI_OK)
+    if (self->rc != IMX_DBS_OK)
         return self->rc;
     PGresult *r = self->batch->res;
     int k = self->row;
@@ -86,7 +86,7 @@ static enum imx_db_images_rc doc_of(struct imx_db_waiter *self, struct imx_db_im
         imx_db_batch_unref(self->batch);
         self->batch = NULL;
         out->epoch = epoch;
-        return IMX_DBI_NOT_FOUND;
+        return IMX_DBS_NOT_FOUND;
     }
     out->owner = self->batch;
     self->batch = NULL;
@@ -96,11 +96,11 @@ static enum imx_db_images_rc doc_of(struct imx_db_waiter *self, struct imx_db_im
         out->json = PQgetvalue(r, k, 2);
         out->json_len = (size_t)PQgetlength(r, k, 2);
     }
-    return IMX_DBI_OK;
+    return IMX_DBS_OK;
 }
 
-enum imx_db_images_rc imx_db_image_doc(long long id, const char *client_etag,
-                                       struct imx_db_image_doc *out)
+enum imx_db_status imx_db_image_doc(long long id, const char *client_etag,
+                                    struct imx_db_image_doc *out)
 {
     struct doc_ask ask = { .id = id, .etag = client_etag };
     struct imx_db_waiter self = { .arg = &ask };
@@ -129,8 +129,8 @@ struct imx_db_image_doc_call *imx_db_image_doc_start(long long id, const char *c
     return c;
 }
 
-enum imx_db_images_rc imx_db_image_doc_result(struct imx_db_image_doc_call *c,
-                                              struct imx_db_image_doc *out)
+enum imx_db_status imx_db_image_doc_result(struct imx_db_image_doc_call *c,
+                                           struct imx_db_image_doc *out)
 {
     return doc_of(&c->call.self, out);
 }

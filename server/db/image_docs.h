@@ -20,8 +20,8 @@ struct imx_db_image_doc {
  * before imx_image_docs_write(), or a scheduled revocation that has come due): build it from
  * scratch with imx_db_image_get. UNAVAILABLE when no connection could be had or the database
  * failed. */
-enum imx_db_images_rc imx_db_image_doc(long long id, const char *client_etag,
-                                       struct imx_db_image_doc *out);
+enum imx_db_status imx_db_image_doc(long long id, const char *client_etag,
+                                    struct imx_db_image_doc *out);
 
 /* The same read without waiting, for a fast handler: queues it (db/read_batch.h,
  * imx_db_batch_start) and returns; done(cls) is called on another thread once it is read, and
@@ -30,8 +30,8 @@ enum imx_db_images_rc imx_db_image_doc(long long id, const char *client_etag,
 struct imx_db_image_doc_call;
 struct imx_db_image_doc_call *imx_db_image_doc_start(long long id, const char *client_etag,
                                                      void (*done)(void *cls), void *cls);
-enum imx_db_images_rc imx_db_image_doc_result(struct imx_db_image_doc_call *c,
-                                              struct imx_db_image_doc *out);
+enum imx_db_status imx_db_image_doc_result(struct imx_db_image_doc_call *c,
+                                           struct imx_db_image_doc *out);
 /* Frees a call after its done (what the result did not hand on with it, too). */
 void imx_db_image_doc_call_free(void *call);
 

@@ -356,14 +356,14 @@ static void cache_put(int64_t id, const char *text, long long generation)
 
 /* ---- loading and catching up ---- */
 
-static enum imx_db_images_rc result_rc(PGresult *r)
+static enum imx_db_status result_rc(PGresult *r)
 {
     if (imx_db_ok(r))
-        return IMX_DBI_OK;
+        return IMX_DBS_OK;
     const char *state = imx_db_sqlstate(r);
     return state[0] == '\0' || strcmp(state, "57014") == 0 || strncmp(state, "08", 2) == 0
-               ? IMX_DBI_UNAVAILABLE
-               : IMX_DBI_ERROR;
+               ? IMX_DBS_UNAVAILABLE
+               : IMX_DBS_ERROR;
 }
 
 static double now_ms(void)
@@ -374,34 +374,34 @@ static double now_ms(void)
 }
 
 /* Reads every image into a new index (inside the caller's snapshot). NULL on failure. */
-static struct imx_ix *load_all(struct imx_db_conn *c, enum imx_db_images_rc *rc)
+static struct imx_ix *load_all(struct imx_db_conn *c, enum imx_db_status *rc)
 {
     struct imx_ix *ix = imx_ix_new();
     char after[24] = "0", chunk[16];
     snprintf(chunk, sizeof chunk, "%d", LOAD_CHUNK);
-    *rc = ix ? IMX_DBI_OK : IMX_DBI_ERROR;
+    *rc = ix ? IMX_DBS_OK : IMX_DBS_ERROR;
     if (ix) {
         PGresult *r = imx_db_exec(c, &stmt_sizes, NULL);
         *rc = result_rc(r);
-        if (*rc == IMX_DBI_OK && PQntuples(r) == 1 &&
+        if (*rc == IMX_DBS_OK && PQntuples(r) == 1 &&
             imx_ix_reserve(ix, strtoull(PQgetvalue(r, 0, 0), NULL, 10)) != 0)
-            *rc = IMX_DBI_ERROR;
+            *rc = IMX_DBS_ERROR;
         PQclear(r);
     }
-    while (*rc == IMX_DBI_OK) {
+    while (*rc == IMX_DBS_OK) {
         const char *params[] = { after, chunk };
         PGresult *r = imx_db_exec(c, &stmt_chunk, params);
         *rc = result_rc(r);
-        int n = *rc == IMX_DBI_OK ? PQntuples(r) : 0;
-        if (*rc == IMX_DBI_OK && put_rows(ix, r) != 0)
-            *rc = IMX_DBI_ERROR;
+        int n = *rc == IMX_DBS_OK ? PQntuples(r) : 0;
+        if (*rc == IMX_DBS_OK && put_rows(ix, r) != 0)
+            *rc = IMX_DBS_ERROR;
         if (n > 0)
             snprintf(after, sizeof after, "%s", PQgetvalue(r, n - 1, 0));
         PQclear(r);
         if (n < LOAD_CHUNK)
             break;
     }
-    if (*rc != IMX_DBI_OK) {
+    if (*rc != IMX_DBS_OK) {
         imx_ix_free(ix);
         return NULL;
     }
@@ -425,15 +425,15 @@ static void install(struct imx_ix *ix, const struct made_at *at, char *snapshot)
 }
 
 /* Load or catch up, with g.sync held, in one REPEATABLE READ snapshot. */
-static enum imx_db_images_rc sync_locked(struct imx_db_conn *c)
+static enum imx_db_status sync_locked(struct imx_db_conn *c)
 {
     if (imx_db_command(c, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") != 0)
-        return IMX_DBI_UNAVAILABLE;
+        return IMX_DBS_UNAVAILABLE;
     PGresult *r = imx_db_exec(c, &stmt_state, NULL);
-    enum imx_db_images_rc rc = result_rc(r);
-    if (rc == IMX_DBI_OK && PQntuples(r) != 1)
-        rc = IMX_DBI_ERROR;
-    if (rc != IMX_DBI_OK) {
+    enum imx_db_status rc = result_rc(r);
+    if (rc == IMX_DBS_OK && PQntuples(r) != 1)
+        rc = IMX_DBS_ERROR;
+    if (rc != IMX_DBS_OK) {
         PQclear(r);
         (void)imx_db_command(c, "ROLLBACK");
         return rc;
@@ -448,7 +448,7 @@ static enum imx_db_images_rc sync_locked(struct imx_db_conn *c)
     PQclear(r);
     if (!snapshot) {
         (void)imx_db_command(c, "ROLLBACK");
-        return IMX_DBI_ERROR;
+        return IMX_DBS_ERROR;
     }
     /* Only the holder of g.sync changes g.ix and g.at, so they can be read here unlocked. */
     bool reload = !g.ix || strcmp(at.instance, g.at.instance) != 0 ||
@@ -459,7 +459,7 @@ static enum imx_db_images_rc sync_locked(struct imx_db_conn *c)
         pthread_rwlock_unlock(&g.lock);
         free(snapshot);
         (void)imx_db_command(c, "COMMIT");
-        return IMX_DBI_OK;
+        return IMX_DBS_OK;
     }
     if (!reload) {
         char max[16];
@@ -468,11 +468,11 @@ static enum imx_db_images_rc sync_locked(struct imx_db_conn *c)
         r = imx_db_exec(c, &stmt_delta, params);
         rc = result_rc(r);
         int added = 0;
-        for (int i = 0; rc == IMX_DBI_OK && i < PQntuples(r) && added <= DELTA_NEW_MAX; i++)
+        for (int i = 0; rc == IMX_DBS_OK && i < PQntuples(r) && added <= DELTA_NEW_MAX; i++)
             added += !imx_ix_has(g.ix, strtoll(PQgetvalue(r, i, 0), NULL, 10));
-        if (rc == IMX_DBI_OK && (PQntuples(r) > DELTA_MAX || added > DELTA_NEW_MAX)) {
+        if (rc == IMX_DBS_OK && (PQntuples(r) > DELTA_MAX || added > DELTA_NEW_MAX)) {
             reload = true;
-        } else if (rc == IMX_DBI_OK) {
+        } else if (rc == IMX_DBS_OK) {
             pthread_rwlock_wrlock(&g.lock);
             if (put_rows(g.ix, r) == 0) {
                 cache_forget_rows(r, at.generation);
@@ -485,17 +485,17 @@ static enum imx_db_images_rc sync_locked(struct imx_db_conn *c)
                 /* Half applied: drop it; searches run in SQL until the next load. */
                 imx_ix_free(g.ix);
                 g.ix = NULL;
-                rc = IMX_DBI_ERROR;
+                rc = IMX_DBS_ERROR;
             }
             pthread_rwlock_unlock(&g.lock);
-            if (rc != IMX_DBI_OK)
+            if (rc != IMX_DBS_OK)
                 imx_warn("search index dropped: a changed image could not be put in it (out of "
                          "memory, or a list longer than %d); searches use SQL until it reloads",
                          IMX_IX_LIST_MAX);
         }
         PQclear(r);
     }
-    if (reload && rc == IMX_DBI_OK) {
+    if (reload && rc == IMX_DBS_OK) {
         double t0 = now_ms();
         struct imx_ix *ix = load_all(c, &rc);
         if (ix) {
@@ -510,7 +510,7 @@ static enum imx_db_images_rc sync_locked(struct imx_db_conn *c)
         }
     }
     free(snapshot);
-    (void)imx_db_command(c, rc == IMX_DBI_OK ? "COMMIT" : "ROLLBACK");
+    (void)imx_db_command(c, rc == IMX_DBS_OK ? "COMMIT" : "ROLLBACK");
     return rc;
 }
 
@@ -519,7 +519,7 @@ static enum imx_db_images_rc sync_locked(struct imx_db_conn *c)
 
 /* Loads or catches up on c unless another thread is doing so, or (with no index) a load failed
  * less than LOAD_RETRY_MS ago: then returns false. */
-static bool try_sync(struct imx_db_conn *c, enum imx_db_images_rc *rc)
+static bool try_sync(struct imx_db_conn *c, enum imx_db_status *rc)
 {
     if (pthread_mutex_trylock(&g.sync) != 0)
         return false;
@@ -536,25 +536,25 @@ static bool try_sync(struct imx_db_conn *c, enum imx_db_images_rc *rc)
 }
 
 /* For a reader of the index that found it missing or behind: loads or catches up as try_sync
- * does and says whether to look again; false (*rc then IMX_DBI_OK) when SQL answers instead:
+ * does and says whether to look again; false (*rc then IMX_DBS_OK) when SQL answers instead:
  * another thread is at it, a load failed moments ago, or this one failed. */
-static bool synced(struct imx_db_conn *c, enum imx_db_images_rc *rc)
+static bool synced(struct imx_db_conn *c, enum imx_db_status *rc)
 {
-    if (try_sync(c, rc) && *rc == IMX_DBI_OK)
+    if (try_sync(c, rc) && *rc == IMX_DBS_OK)
         return true;
-    *rc = IMX_DBI_OK;
+    *rc = IMX_DBS_OK;
     return false;
 }
 
 /* synced on c, or on a connection of the pool's when c is NULL (a reader that holds none). */
-static bool synced_on(struct imx_db_conn *c, enum imx_db_images_rc *rc)
+static bool synced_on(struct imx_db_conn *c, enum imx_db_status *rc)
 {
     if (c)
         return synced(c, rc);
     enum imx_db_failure why;
     struct imx_db_conn *own = imx_db_acquire(&why);
     if (!own) {
-        *rc = IMX_DBI_OK; /* SQL answers, or says the database is unavailable */
+        *rc = IMX_DBS_OK; /* SQL answers, or says the database is unavailable */
         return false;
     }
     bool ok = synced(own, rc);
@@ -563,10 +563,10 @@ static bool synced_on(struct imx_db_conn *c, enum imx_db_images_rc *rc)
 }
 
 /* Loads or catches up on c, waiting for another thread that is. */
-static enum imx_db_images_rc sync_now(struct imx_db_conn *c)
+static enum imx_db_status sync_now(struct imx_db_conn *c)
 {
     pthread_mutex_lock(&g.sync);
-    enum imx_db_images_rc rc = sync_locked(c);
+    enum imx_db_status rc = sync_locked(c);
     pthread_mutex_unlock(&g.sync);
     return rc;
 }
@@ -577,8 +577,8 @@ static void *loader_main(void *arg)
     enum imx_db_failure why;
     struct imx_db_conn *c = imx_db_acquire(&why);
     if (c) {
-        enum imx_db_images_rc rc = sync_now(c);
-        if (rc != IMX_DBI_OK)
+        enum imx_db_status rc = sync_now(c);
+        if (rc != IMX_DBS_OK)
             imx_warn("search index: first load failed (%d); searches use SQL until it loads",
                      (int)rc);
         imx_db_release(c);
@@ -749,7 +749,7 @@ static void read_summary_batch(struct imx_db_waiter **w, size_t n)
     imx_jbuf_put(&ids, "}", 1);
     if (ids.failed) {
         for (size_t i = 0; i < n; i++)
-            w[i]->rc = IMX_DBI_ERROR;
+            w[i]->rc = IMX_DBS_ERROR;
     } else {
         const char *params[] = { ids.p };
         imx_db_batch_answer(w, n, ids.len > 2 ? &stmt_summaries : &stmt_state_row, params, -1);
@@ -766,7 +766,7 @@ static struct imx_db_batcher summary_reads =
  */
 static PGresult *summaries_result(struct imx_db_conn *c, struct imx_db_stmt *stmt,
                                   const char *missing, struct imx_db_batch **batch,
-                                  enum imx_db_images_rc *rc)
+                                  enum imx_db_status *rc)
 {
     *batch = NULL;
     const char *params[] = { missing };
@@ -776,12 +776,12 @@ static PGresult *summaries_result(struct imx_db_conn *c, struct imx_db_stmt *stm
         imx_db_batch_wait(&summary_reads, &self);
         *rc = self.rc;
         *batch = self.batch;
-        return self.rc == IMX_DBI_OK ? self.batch->res : NULL;
+        return self.rc == IMX_DBS_OK ? self.batch->res : NULL;
     }
     enum imx_db_failure why;
     struct imx_db_conn *own = c ? NULL : imx_db_acquire(&why);
     if (!c && !own) {
-        *rc = IMX_DBI_UNAVAILABLE;
+        *rc = IMX_DBS_UNAVAILABLE;
         return NULL;
     }
     PGresult *r = imx_db_exec(c ? c : own, none ? &stmt_state_row : stmt, params);
@@ -805,47 +805,47 @@ static bool wanted(int64_t id, const int64_t *ids, char *const *texts, size_t n)
  * tells whether that state is at's; then texts is complete and the new summaries are cached,
  * unless stmt is stmt_summaries and *built_needed: then some stored summary was not the answer
  * and nothing was read. */
-static enum imx_db_images_rc summaries_taken(struct imx_db_stmt *stmt, PGresult *r,
-                                             struct imx_db_batch *batch, enum imx_db_images_rc rc,
-                                             const int64_t *ids, size_t n, char **texts,
-                                             const struct made_at *at, bool *current,
-                                             bool *built_needed, long long *epoch);
+static enum imx_db_status summaries_taken(struct imx_db_stmt *stmt, PGresult *r,
+                                          struct imx_db_batch *batch, enum imx_db_status rc,
+                                          const int64_t *ids, size_t n, char **texts,
+                                          const struct made_at *at, bool *current,
+                                          bool *built_needed, long long *epoch);
 
-static enum imx_db_images_rc read_summaries(struct imx_db_conn *c, struct imx_db_stmt *stmt,
-                                            const int64_t *ids, size_t n, char **texts,
-                                            const struct made_at *at, bool *current,
-                                            bool *built_needed, long long *epoch)
+static enum imx_db_status read_summaries(struct imx_db_conn *c, struct imx_db_stmt *stmt,
+                                         const int64_t *ids, size_t n, char **texts,
+                                         const struct made_at *at, bool *current,
+                                         bool *built_needed, long long *epoch)
 {
     *current = false;
     *built_needed = false;
     char *missing = missing_literal(ids, texts, n);
     if (!missing)
-        return IMX_DBI_ERROR;
+        return IMX_DBS_ERROR;
     struct imx_db_batch *batch;
-    enum imx_db_images_rc rc;
+    enum imx_db_status rc;
     PGresult *r = summaries_result(c, stmt, missing, &batch, &rc);
     free(missing);
     return summaries_taken(stmt, r, batch, rc, ids, n, texts, at, current, built_needed, epoch);
 }
 
 /* read_summaries once the statement has answered: r (from batch when not NULL) and rc. */
-static enum imx_db_images_rc summaries_taken(struct imx_db_stmt *stmt, PGresult *r,
-                                             struct imx_db_batch *batch, enum imx_db_images_rc rc,
-                                             const int64_t *ids, size_t n, char **texts,
-                                             const struct made_at *at, bool *current,
-                                             bool *built_needed, long long *epoch)
+static enum imx_db_status summaries_taken(struct imx_db_stmt *stmt, PGresult *r,
+                                          struct imx_db_batch *batch, enum imx_db_status rc,
+                                          const int64_t *ids, size_t n, char **texts,
+                                          const struct made_at *at, bool *current,
+                                          bool *built_needed, long long *epoch)
 {
     *current = false;
     *built_needed = false;
     int state = -1;
-    for (int i = 0; rc == IMX_DBI_OK && i < PQntuples(r) && state < 0; i++)
+    for (int i = 0; rc == IMX_DBS_OK && i < PQntuples(r) && state < 0; i++)
         state = PQgetisnull(r, i, 4) ? i : -1;
-    if (rc != IMX_DBI_OK || state < 0) {
+    if (rc != IMX_DBS_OK || state < 0) {
         if (batch)
             imx_db_batch_unref(batch);
         else
             PQclear(r);
-        return rc == IMX_DBI_OK ? IMX_DBI_ERROR : rc;
+        return rc == IMX_DBS_OK ? IMX_DBS_ERROR : rc;
     }
     *epoch = strtoll(PQgetvalue(r, state, 7), NULL, 10);
     *current = strcmp(PQgetvalue(r, state, 0), at->instance) == 0 &&
@@ -862,7 +862,7 @@ static enum imx_db_images_rc summaries_taken(struct imx_db_stmt *stmt, PGresult 
                 imx_db_batch_unref(batch);
             else
                 PQclear(r);
-            return IMX_DBI_OK;
+            return IMX_DBS_OK;
         }
     }
     for (int i = 0; *current && i < PQntuples(r); i++) {
@@ -883,15 +883,15 @@ static enum imx_db_images_rc summaries_taken(struct imx_db_stmt *stmt, PGresult 
         PQclear(r);
     for (size_t k = 0; *current && k < n; k++) {
         if (!texts[k])
-            rc = IMX_DBI_ERROR; /* out of memory: the row cannot be missing at this state */
+            rc = IMX_DBS_ERROR; /* out of memory: the row cannot be missing at this state */
     }
     return rc;
 }
 
-enum imx_db_images_rc imx_db_image_search_indexed(struct imx_db_conn *c,
-                                                  const struct imx_image_search *s,
-                                                  bool want_facets, char **page, char **facets,
-                                                  bool *served, long long *epoch)
+enum imx_db_status imx_db_image_search_indexed(struct imx_db_conn *c,
+                                               const struct imx_image_search *s, bool want_facets,
+                                               char **page, char **facets, bool *served,
+                                               long long *epoch)
 {
     *page = NULL;
     *facets = NULL;
@@ -899,7 +899,7 @@ enum imx_db_images_rc imx_db_image_search_indexed(struct imx_db_conn *c,
     /* The index follows the primary (where signed-in requests read); a search on the read
      * replica runs in SQL there rather than mixing two databases' generations. */
     if (!g.enabled || imx_db_is_read_conn(c))
-        return IMX_DBI_OK;
+        return IMX_DBS_OK;
     struct {
         struct imx_ix_query q;
         struct imx_ix_page p;
@@ -908,8 +908,8 @@ enum imx_db_images_rc imx_db_image_search_indexed(struct imx_db_conn *c,
         const char *gpu_list[IMX_IX_QUERY_GPUS_MAX];
     } *w = malloc(sizeof *w);
     if (!w)
-        return IMX_DBI_ERROR;
-    enum imx_db_images_rc rc = IMX_DBI_OK;
+        return IMX_DBS_ERROR;
+    enum imx_db_status rc = IMX_DBS_OK;
     if (query_of(s, &w->q, w->os_name, sizeof w->os_name, w->id_text) != 0)
         goto out;
     const char *gpu = s->gpu && *s->gpu ? s->gpu : NULL;
@@ -928,7 +928,7 @@ enum imx_db_images_rc imx_db_image_search_indexed(struct imx_db_conn *c,
         if (gpu) {
             bool known;
             rc = imx_db_gpu_models_at(c, gpu, ref_generation, w->gpus, &known);
-            if (rc != IMX_DBI_OK)
+            if (rc != IMX_DBS_OK)
                 goto out;
             w->q.gpu_any_case = known ? NULL : gpu;
             int n = parse_text_array(w->gpus, w->gpu_list, IMX_IX_QUERY_GPUS_MAX);
@@ -957,19 +957,19 @@ enum imx_db_images_rc imx_db_image_search_indexed(struct imx_db_conn *c,
         bool current, built_needed;
         rc = read_summaries(c, &stmt_summaries, w->p.ids, w->p.n, texts, &at, &current,
                             &built_needed, epoch);
-        if (rc == IMX_DBI_OK && current && built_needed)
+        if (rc == IMX_DBS_OK && current && built_needed)
             rc = read_summaries(c, &stmt_summaries_built, w->p.ids, w->p.n, texts, &at, &current,
                                 &built_needed, epoch);
-        if (rc == IMX_DBI_OK && current) {
+        if (rc == IMX_DBS_OK && current) {
             *page = page_text(texts, w->p.n, w->p.next);
-            rc = *page ? IMX_DBI_OK : IMX_DBI_ERROR;
+            rc = *page ? IMX_DBS_OK : IMX_DBS_ERROR;
             *served = *page != NULL;
             if (*served)
                 atomic_fetch_add(&g.searches_indexed, 1);
         }
         for (size_t i = 0; i < w->p.n; i++)
             free(texts[i]);
-        if (rc != IMX_DBI_OK || current)
+        if (rc != IMX_DBS_OK || current)
             goto out;
         free(*facets);
         *facets = NULL;
@@ -1019,13 +1019,13 @@ static struct imx_db_batcher resolves = IMX_DB_BATCHER(read_resolves, RESOLVE_BA
 /* What the resolves' read gave self for the index made at: *current when the row was read in the
  * state the index was made in (then *served with new strings, unless out of memory). Releases
  * self's batch. */
-static enum imx_db_images_rc resolved_row(struct imx_db_waiter *self, const struct made_at *at,
-                                          char **summary, char **artifact_id, long long *epoch,
-                                          bool *served, bool *current)
+static enum imx_db_status resolved_row(struct imx_db_waiter *self, const struct made_at *at,
+                                       char **summary, char **artifact_id, long long *epoch,
+                                       bool *served, bool *current)
 {
-    if (self->rc != IMX_DBI_OK)
+    if (self->rc != IMX_DBS_OK)
         return self->rc;
-    enum imx_db_images_rc rc = IMX_DBI_OK;
+    enum imx_db_status rc = IMX_DBS_OK;
     PGresult *r = self->batch->res;
     int k = self->row;
     *current = strcmp(PQgetvalue(r, k, 0), at->instance) == 0 &&
@@ -1042,7 +1042,7 @@ static enum imx_db_images_rc resolved_row(struct imx_db_waiter *self, const stru
             free(*summary);
             free(*artifact_id);
             *summary = *artifact_id = NULL;
-            rc = IMX_DBI_ERROR;
+            rc = IMX_DBS_ERROR;
         }
     }
     imx_db_batch_unref(self->batch);
@@ -1113,9 +1113,8 @@ struct imx_db_resolve_call *imx_db_image_resolve_start(const struct imx_image_re
     return c;
 }
 
-enum imx_db_images_rc imx_db_image_resolve_result(struct imx_db_resolve_call *c, char **summary,
-                                                  char **artifact_id, long long *epoch,
-                                                  bool *served)
+enum imx_db_status imx_db_image_resolve_result(struct imx_db_resolve_call *c, char **summary,
+                                               char **artifact_id, long long *epoch, bool *served)
 {
     *summary = *artifact_id = NULL;
     *served = false;
@@ -1133,15 +1132,14 @@ void imx_db_resolve_call_free(void *call)
     free(c);
 }
 
-enum imx_db_images_rc imx_db_image_resolve_indexed(const struct imx_image_resolve *rq,
-                                                   char **summary, char **artifact_id,
-                                                   long long *epoch, bool *served)
+enum imx_db_status imx_db_image_resolve_indexed(const struct imx_image_resolve *rq, char **summary,
+                                                char **artifact_id, long long *epoch, bool *served)
 {
     *summary = *artifact_id = NULL;
     *served = false;
     if (!g.enabled)
-        return IMX_DBI_OK;
-    enum imx_db_images_rc rc = IMX_DBI_OK;
+        return IMX_DBS_OK;
+    enum imx_db_status rc = IMX_DBS_OK;
     for (int attempt = 0; attempt < 2; attempt++) {
         struct made_at at;
         char idt[24];
@@ -1152,7 +1150,7 @@ enum imx_db_images_rc imx_db_image_resolve_indexed(const struct imx_image_resolv
             continue;
         }
         if (found != 1) {
-            rc = found < 0 ? IMX_DBI_ERROR : IMX_DBI_OK;
+            rc = found < 0 ? IMX_DBS_ERROR : IMX_DBS_OK;
             goto out; /* nothing matches (SQL says which filter emptied it), or out of memory */
         }
         const char *ask[] = { idt, rq->region };
@@ -1160,7 +1158,7 @@ enum imx_db_images_rc imx_db_image_resolve_indexed(const struct imx_image_resolv
         imx_db_batch_wait(&resolves, &self);
         bool current = false;
         rc = resolved_row(&self, &at, summary, artifact_id, epoch, served, &current);
-        if (rc != IMX_DBI_OK || current)
+        if (rc != IMX_DBS_OK || current)
             goto out;
         /* Something was committed since the index was made: catch up, then look again. */
         if (!synced_on(NULL, &rc))
@@ -1215,21 +1213,21 @@ static char *lineage_text(const struct imx_ix_lineage *l, char *const *texts, si
     return b.p;
 }
 
-enum imx_db_images_rc imx_db_image_lineage_indexed(struct imx_db_conn *c, long long id,
-                                                   long long after, unsigned limit,
-                                                   struct imx_db_lineage *out, bool *served)
+enum imx_db_status imx_db_image_lineage_indexed(struct imx_db_conn *c, long long id,
+                                                long long after, unsigned limit,
+                                                struct imx_db_lineage *out, bool *served)
 {
     memset(out, 0, sizeof *out);
     *served = false;
     if (!g.enabled || imx_db_is_read_conn(c))
-        return IMX_DBI_OK;
+        return IMX_DBS_OK;
     struct {
         struct imx_ix_lineage l;
         char *texts[IMX_IX_LINEAGE_MAX];
     } *w = malloc(sizeof *w);
     if (!w)
-        return IMX_DBI_ERROR;
-    enum imx_db_images_rc rc = IMX_DBI_OK;
+        return IMX_DBS_ERROR;
+    enum imx_db_status rc = IMX_DBS_OK;
     for (int attempt = 0; attempt < 2; attempt++) {
         struct made_at at;
         pthread_rwlock_rdlock(&g.lock);
@@ -1249,22 +1247,22 @@ enum imx_db_images_rc imx_db_image_lineage_indexed(struct imx_db_conn *c, long l
         bool current, built_needed;
         rc = read_summaries(c, &stmt_summaries, w->l.ids, n, w->texts, &at, &current, &built_needed,
                             &out->epoch);
-        if (rc == IMX_DBI_OK && current && built_needed)
+        if (rc == IMX_DBS_OK && current && built_needed)
             rc = read_summaries(c, &stmt_summaries_built, w->l.ids, n, w->texts, &at, &current,
                                 &built_needed, &out->epoch);
-        if (rc == IMX_DBI_OK && current) {
+        if (rc == IMX_DBS_OK && current) {
             out->text = lineage_text(&w->l, w->texts, &out->len);
             out->doc = out->text;
             out->next_after = w->l.next_after;
             *served = out->text != NULL;
-            rc = *served ? IMX_DBI_OK : IMX_DBI_ERROR;
+            rc = *served ? IMX_DBS_OK : IMX_DBS_ERROR;
             if (*served)
                 atomic_fetch_add(&g.lineages_indexed, 1);
         }
         for (size_t i = 0; i < n; i++)
             free(w->texts[i]);
         free(w->l.tails);
-        if (rc != IMX_DBI_OK || current)
+        if (rc != IMX_DBS_OK || current)
             goto out;
         /* Something was committed since the index was made: catch up, then look again. */
         if (!synced_on(c, &rc))
@@ -1312,8 +1310,8 @@ struct imx_db_lineage_call *imx_db_image_lineage_start(long long id, long long a
     return c;
 }
 
-enum imx_db_images_rc imx_db_image_lineage_result(struct imx_db_lineage_call *c,
-                                                  struct imx_db_lineage *out, bool *served)
+enum imx_db_status imx_db_image_lineage_result(struct imx_db_lineage_call *c,
+                                               struct imx_db_lineage *out, bool *served)
 {
     memset(out, 0, sizeof *out);
     *served = false;
@@ -1321,15 +1319,15 @@ enum imx_db_images_rc imx_db_image_lineage_result(struct imx_db_lineage_call *c,
     struct imx_db_batch *batch = self->batch;
     self->batch = NULL;
     bool current, built_needed;
-    enum imx_db_images_rc rc =
+    enum imx_db_status rc =
         summaries_taken(&stmt_summaries, batch ? batch->res : NULL, batch, self->rc, c->l.ids, c->n,
                         c->texts, &c->at, &current, &built_needed, &out->epoch);
-    if (rc == IMX_DBI_OK && current && !built_needed) {
+    if (rc == IMX_DBS_OK && current && !built_needed) {
         out->text = lineage_text(&c->l, c->texts, &out->len);
         out->doc = out->text;
         out->next_after = c->l.next_after;
         *served = out->text != NULL;
-        rc = *served ? IMX_DBI_OK : IMX_DBI_ERROR;
+        rc = *served ? IMX_DBS_OK : IMX_DBS_ERROR;
         if (*served)
             atomic_fetch_add(&g.lineages_indexed, 1);
     }

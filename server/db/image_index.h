@@ -22,13 +22,13 @@ void imx_db_image_index_stop(void);
  * true, and *page (and, when want_facets, *facets) are as imx_db_image_search and
  * imx_db_image_facets would give, byte for byte. *served stays false (and nothing is allocated)
  * when the caller should run the SQL search: the index is off or not loaded yet, another thread is
- * bringing it up to date, c is from the read replica, or s has q. Returns IMX_DBI_OK or a failure
+ * bringing it up to date, c is from the read replica, or s has q. Returns IMX_DBS_OK or a failure
  * of the database. Outputs are new (free() them). When served, *epoch is the auth epoch read in
  * the same statement (for imx_auth_confirm). */
-enum imx_db_images_rc imx_db_image_search_indexed(struct imx_db_conn *c,
-                                                  const struct imx_image_search *s,
-                                                  bool want_facets, char **page, char **facets,
-                                                  bool *served, long long *epoch);
+enum imx_db_status imx_db_image_search_indexed(struct imx_db_conn *c,
+                                               const struct imx_image_search *s, bool want_facets,
+                                               char **page, char **facets, bool *served,
+                                               long long *epoch);
 
 /* Resolve (family, region, arch, constraints) from the index when it can: *served true with the
  * newest matching image's summary and its artifact id in the region (new strings), and the auth
@@ -36,9 +36,8 @@ enum imx_db_images_rc imx_db_image_search_indexed(struct imx_db_conn *c,
  * the caller holds no connection meanwhile, and the index catches up on one of the pool's).
  * *served false when the caller should run the SQL resolve: the index is off, not loaded or being
  * brought up to date, or nothing matches (the SQL resolve says which filter emptied the set). */
-enum imx_db_images_rc imx_db_image_resolve_indexed(const struct imx_image_resolve *rq,
-                                                   char **summary, char **artifact_id,
-                                                   long long *epoch, bool *served);
+enum imx_db_status imx_db_image_resolve_indexed(const struct imx_image_resolve *rq, char **summary,
+                                                char **artifact_id, long long *epoch, bool *served);
 
 /* The same without waiting, for a fast handler: finds the image in the index and queues its
  * read; wake(cls) is called on another thread once it is read, and imx_db_image_resolve_result
@@ -48,9 +47,8 @@ enum imx_db_images_rc imx_db_image_resolve_indexed(const struct imx_image_resolv
 struct imx_db_resolve_call;
 struct imx_db_resolve_call *imx_db_image_resolve_start(const struct imx_image_resolve *rq,
                                                        void (*wake)(void *cls), void *cls);
-enum imx_db_images_rc imx_db_image_resolve_result(struct imx_db_resolve_call *c, char **summary,
-                                                  char **artifact_id, long long *epoch,
-                                                  bool *served);
+enum imx_db_status imx_db_image_resolve_result(struct imx_db_resolve_call *c, char **summary,
+                                               char **artifact_id, long long *epoch, bool *served);
 /* Frees a call after its wake. */
 void imx_db_resolve_call_free(void *call);
 /* Statements the resolves were read with, and resolves they answered, since start (/metrics). */
@@ -66,9 +64,9 @@ void imx_db_resolve_stats(unsigned long long *reads, unsigned long long *answere
  * replica, the image is not in the index (SQL says not found), or the index cannot answer
  * exactly (a scheduled revocation that decides a newer parent). Free *out with
  * imx_db_lineage_free. */
-enum imx_db_images_rc imx_db_image_lineage_indexed(struct imx_db_conn *c, long long id,
-                                                   long long after, unsigned limit,
-                                                   struct imx_db_lineage *out, bool *served);
+enum imx_db_status imx_db_image_lineage_indexed(struct imx_db_conn *c, long long id,
+                                                long long after, unsigned limit,
+                                                struct imx_db_lineage *out, bool *served);
 /* The same without waiting, for a fast handler (with c NULL): the index's answer on the calling
  * thread, the summaries' read queued; wake(cls) is called on another thread once it is read, and
  * imx_db_image_lineage_result then gives what imx_db_image_lineage_indexed would (*served false:
@@ -78,8 +76,8 @@ struct imx_db_lineage_call;
 struct imx_db_lineage_call *imx_db_image_lineage_start(long long id, long long after,
                                                        unsigned limit, void (*wake)(void *cls),
                                                        void *cls);
-enum imx_db_images_rc imx_db_image_lineage_result(struct imx_db_lineage_call *c,
-                                                  struct imx_db_lineage *out, bool *served);
+enum imx_db_status imx_db_image_lineage_result(struct imx_db_lineage_call *c,
+                                               struct imx_db_lineage *out, bool *served);
 /* Frees a call after its wake. */
 void imx_db_lineage_call_free(void *call);
 /* Statements the shared lineage reads were read with, and lineages they answered (/metrics). */

@@ -294,65 +294,62 @@ static void set_err(char *err, size_t errlen, const char *fmt, const char *arg)
         snprintf(err, errlen, fmt, arg ? arg : "");
 }
 
-/* Maps a failed result to an outcome. */
-static enum imx_db_images_rc failure_rc(const PGresult *r, char *err, size_t errlen)
+/* Maps a failed result to an outcome (db/status.h), with a message for err. */
+static enum imx_db_status failure_rc(const PGresult *r, char *err, size_t errlen)
 {
-    const char *state = imx_db_sqlstate(r);
     const char *constraint = r ? PQresultErrorField(r, PG_DIAG_CONSTRAINT_NAME) : NULL;
-    if (state[0] == '\0' || strcmp(state, "57014") == 0 || strncmp(state, "08", 2) == 0) {
+    enum imx_db_status rc = imx_db_status_of(r);
+    switch (rc) {
+    case IMX_DBS_UNAVAILABLE:
         set_err(err, errlen, "the database is unavailable%s", NULL);
-        return IMX_DBI_UNAVAILABLE;
-    }
-    if (strcmp(state, "23505") == 0) {
+        break;
+    case IMX_DBS_CONFLICT:
         set_err(err, errlen, "already exists (%s)", constraint);
-        return IMX_DBI_CONFLICT;
+        break;
+    case IMX_DBS_INVALID:
+        set_err(err, errlen, "a value was refused (%s)",
+                constraint ? constraint : imx_db_sqlstate(r));
+        break;
+    default:
+        set_err(err, errlen, "database error %s", imx_db_sqlstate(r));
+        break;
     }
-    if (strncmp(state, "23", 2) == 0 || strncmp(state, "22", 2) == 0) {
-        set_err(err, errlen, "a value was refused (%s)", constraint ? constraint : state);
-        return IMX_DBI_INVALID;
-    }
-    set_err(err, errlen, "database error %s", state);
-    return IMX_DBI_ERROR;
-}
-
-enum imx_db_images_rc imx_db_images_failure(const PGresult *r)
-{
-    return failure_rc(r, NULL, 0);
+    return rc;
 }
 
 /* Runs stmt and hands back the text of the first column of its only row (new), or the failure. */
-static enum imx_db_images_rc exec_json(struct imx_db_conn *c, struct imx_db_stmt *stmt,
-                                       const char *const *params, char **json)
+static enum imx_db_status exec_json(struct imx_db_conn *c, struct imx_db_stmt *stmt,
+                                    const char *const *params, char **json)
 {
     *json = NULL;
     PGresult *r = imx_db_exec(c, stmt, params);
     if (!imx_db_ok(r)) {
-        enum imx_db_images_rc rc = failure_rc(r, NULL, 0);
+        enum imx_db_status rc = failure_rc(r, NULL, 0);
         PQclear(r);
         return rc;
     }
     if (PQntuples(r) != 1 || PQgetisnull(r, 0, 0)) {
         PQclear(r);
-        return IMX_DBI_ERROR;
+        return IMX_DBS_ERROR;
     }
     *json = strdup(PQgetvalue(r, 0, 0));
     PQclear(r);
-    return *json ? IMX_DBI_OK : IMX_DBI_ERROR;
+    return *json ? IMX_DBS_OK : IMX_DBS_ERROR;
 }
 
 /* Runs stmt for one image id ($1; more parameters from extra, may be NULL) and maps the outcome:
  * a failure, NOT_FOUND when no row (or a NULL first value) came back, else OK. Returns the result
  * (PQclear it; rows are readable when *rc is OK). */
 static PGresult *exec_for_id(struct imx_db_conn *c, struct imx_db_stmt *stmt, long long id,
-                             const char *extra, enum imx_db_images_rc *rc)
+                             const char *extra, enum imx_db_status *rc)
 {
     char idt[24];
     snprintf(idt, sizeof idt, "%lld", id);
     const char *params[] = { idt, extra };
     PGresult *r = imx_db_exec(c, stmt, params);
     *rc = !imx_db_ok(r)                               ? failure_rc(r, NULL, 0)
-          : PQntuples(r) == 0 || PQgetisnull(r, 0, 0) ? IMX_DBI_NOT_FOUND
-                                                      : IMX_DBI_OK;
+          : PQntuples(r) == 0 || PQgetisnull(r, 0, 0) ? IMX_DBS_NOT_FOUND
+                                                      : IMX_DBS_OK;
     return r;
 }
 
@@ -480,9 +477,9 @@ struct search_params {
     struct arr tags;
 };
 
-enum imx_db_images_rc imx_db_gpu_models_at(struct imx_db_conn *c, const char *gpu,
-                                           long long generation, char out[IMX_DBI_GPU_MODELS_MAX],
-                                           bool *known)
+enum imx_db_status imx_db_gpu_models_at(struct imx_db_conn *c, const char *gpu,
+                                        long long generation, char out[IMX_DBI_GPU_MODELS_MAX],
+                                        bool *known)
 {
     bool cacheable = strlen(gpu) < sizeof gpu_cache[0].gpu;
     struct gpu_cache_entry *set = gpu_cache_set(gpu);
@@ -497,21 +494,21 @@ enum imx_db_images_rc imx_db_gpu_models_at(struct imx_db_conn *c, const char *gp
         }
         pthread_mutex_unlock(&gpu_cache_lock);
         if (hit)
-            return IMX_DBI_OK;
+            return IMX_DBS_OK;
     }
     const char *params[] = { gpu };
     PGresult *r = imx_db_exec(c, &stmt_gpu_models, params);
-    enum imx_db_images_rc rc = IMX_DBI_OK;
+    enum imx_db_status rc = IMX_DBS_OK;
     if (!imx_db_ok(r))
         rc = failure_rc(r, NULL, 0);
     else if (PQntuples(r) != 1 || PQgetlength(r, 0, 0) >= IMX_DBI_GPU_MODELS_MAX)
-        rc = IMX_DBI_INVALID;
+        rc = IMX_DBS_INVALID;
     else
         memcpy(out, PQgetvalue(r, 0, 0), (size_t)PQgetlength(r, 0, 0) + 1);
-    if (rc == IMX_DBI_OK)
+    if (rc == IMX_DBS_OK)
         *known = PQgetvalue(r, 0, 1)[0] == 't';
     PQclear(r);
-    if (rc == IMX_DBI_OK && cacheable) {
+    if (rc == IMX_DBS_OK && cacheable) {
         /* Stored under the generation read before the lookup: if the reference data moved in
          * between, nobody asks for that generation again. */
         pthread_mutex_lock(&gpu_cache_lock);
@@ -526,35 +523,35 @@ enum imx_db_images_rc imx_db_gpu_models_at(struct imx_db_conn *c, const char *gp
 }
 
 /* Fills sp->gpus with the models gpu stands for at the current reference generation. */
-static enum imx_db_images_rc gpu_models(struct imx_db_conn *c, const char *gpu,
-                                        struct search_params *sp)
+static enum imx_db_status gpu_models(struct imx_db_conn *c, const char *gpu,
+                                     struct search_params *sp)
 {
     PGresult *r = imx_db_exec(c, &stmt_ref_generation, NULL);
     if (!imx_db_ok(r) || PQntuples(r) != 1) {
-        enum imx_db_images_rc rc = imx_db_ok(r) ? IMX_DBI_ERROR : failure_rc(r, NULL, 0);
+        enum imx_db_status rc = imx_db_ok(r) ? IMX_DBS_ERROR : failure_rc(r, NULL, 0);
         PQclear(r);
         return rc;
     }
     long long generation = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
     PQclear(r);
     bool known;
-    enum imx_db_images_rc rc = imx_db_gpu_models_at(c, gpu, generation, sp->gpus, &known);
-    if (rc != IMX_DBI_OK || known)
+    enum imx_db_status rc = imx_db_gpu_models_at(c, gpu, generation, sp->gpus, &known);
+    if (rc != IMX_DBS_OK || known)
         return rc;
     const char *params[] = { sp->gpus, gpu };
     r = imx_db_exec(c, &stmt_gpu_spellings, params);
     if (!imx_db_ok(r))
         rc = failure_rc(r, NULL, 0);
     else if (PQntuples(r) != 1 || PQgetlength(r, 0, 0) >= IMX_DBI_GPU_MODELS_MAX)
-        rc = IMX_DBI_INVALID;
+        rc = IMX_DBS_INVALID;
     else
         memcpy(sp->gpus, PQgetvalue(r, 0, 0), (size_t)PQgetlength(r, 0, 0) + 1);
     PQclear(r);
     return rc;
 }
 
-static enum imx_db_images_rc search_filter_params(struct imx_db_conn *c, struct search_params *sp,
-                                                  const struct imx_image_search *s)
+static enum imx_db_status search_filter_params(struct imx_db_conn *c, struct search_params *sp,
+                                               const struct imx_image_search *s)
 {
     memset(sp->v, 0, sizeof sp->v);
     sp->v[0] = empty_to_null(s->q);
@@ -566,38 +563,38 @@ static enum imx_db_images_rc search_filter_params(struct imx_db_conn *c, struct 
         const char *colon = strchr(s->os, ':');
         size_t n = colon ? (size_t)(colon - s->os) : strlen(s->os);
         if (n == 0 || n >= sizeof sp->os_name)
-            return IMX_DBI_INVALID;
+            return IMX_DBS_INVALID;
         memcpy(sp->os_name, s->os, n);
         sp->os_name[n] = '\0';
         sp->v[5] = sp->os_name;
         sp->v[6] = colon ? empty_to_null(colon + 1) : NULL;
     }
     if (empty_to_null(s->gpu)) {
-        enum imx_db_images_rc rc = gpu_models(c, s->gpu, sp);
-        if (rc != IMX_DBI_OK)
+        enum imx_db_status rc = gpu_models(c, s->gpu, sp);
+        if (rc != IMX_DBS_OK)
             return rc;
         sp->v[7] = sp->gpus;
     }
     const char *cparams[6];
     if (build_constraints(&sp->ca, s->constraints, s->n_constraints, cparams) != 0)
-        return IMX_DBI_INVALID;
+        return IMX_DBS_INVALID;
     for (int i = 0; i < 5; i++)
         sp->v[8 + i] = cparams[i];
     if (s->n_tags > IMX_DBI_MAX_TAGS || (s->n_tags && !s->tags))
-        return IMX_DBI_INVALID;
+        return IMX_DBS_INVALID;
     arr_init(&sp->tags);
     for (size_t i = 0; i < s->n_tags; i++) {
         bool dup = false;
         for (size_t k = 0; k < i; k++)
             dup = dup || (s->tags[k] && s->tags[i] && strcmp(s->tags[k], s->tags[i]) == 0);
         if (!s->tags[i])
-            return IMX_DBI_INVALID;
+            return IMX_DBS_INVALID;
         if (!dup)
             arr_add(&sp->tags, s->tags[i]);
     }
     sp->v[13] = arr_end(&sp->tags);
     if (!sp->v[13])
-        return IMX_DBI_INVALID;
+        return IMX_DBS_INVALID;
     const char *status = empty_to_null(s->status);
     sp->v[14] = !status ? "active" : strcmp(status, "any") == 0 ? NULL : status;
     sp->v[15] = empty_to_null(s->layer);
@@ -605,7 +602,7 @@ static enum imx_db_images_rc search_filter_params(struct imx_db_conn *c, struct 
     sp->v[17] = empty_to_null(s->os_patch_status);
     sp->packages = NULL;
     if (s->n_packages > IMX_DBI_MAX_PACKAGE_FILTERS || (s->n_packages && !s->packages))
-        return IMX_DBI_INVALID;
+        return IMX_DBS_INVALID;
     if (s->n_packages) {
         json_t *a = json_array();
         for (size_t i = 0; a && i < s->n_packages; i++) {
@@ -631,10 +628,10 @@ static enum imx_db_images_rc search_filter_params(struct imx_db_conn *c, struct 
         sp->packages = a ? json_dumps(a, JSON_COMPACT) : NULL;
         json_decref(a);
         if (!sp->packages)
-            return IMX_DBI_ERROR;
+            return IMX_DBS_ERROR;
         sp->v[18] = sp->packages;
     }
-    return IMX_DBI_OK;
+    return IMX_DBS_OK;
 }
 
 int imx_image_sort_parse(const char *s, enum imx_image_sort *out)
@@ -697,21 +694,21 @@ int imx_db_search_cursor_parse(const char *cursor, enum imx_image_sort sort, cha
 
 /* ---- the API ---- */
 
-enum imx_db_images_rc imx_db_image_search(struct imx_db_conn *c, const struct imx_image_search *s,
-                                          char **json)
+enum imx_db_status imx_db_image_search(struct imx_db_conn *c, const struct imx_image_search *s,
+                                       char **json)
 {
     *json = NULL;
     struct search_params *sp = malloc(sizeof *sp);
     if (!sp)
-        return IMX_DBI_ERROR;
+        return IMX_DBS_ERROR;
     sp->packages = NULL;
-    enum imx_db_images_rc rc = IMX_DBI_INVALID;
+    enum imx_db_status rc = IMX_DBS_INVALID;
     int limit = s->limit == 0 ? 20 : s->limit;
     if (limit < 1 || limit > IMX_DBI_MAX_LIMIT)
         goto out;
-    if ((rc = search_filter_params(c, sp, s)) != IMX_DBI_OK)
+    if ((rc = search_filter_params(c, sp, s)) != IMX_DBS_OK)
         goto out;
-    rc = IMX_DBI_INVALID;
+    rc = IMX_DBS_INVALID;
     if (empty_to_null(s->cursor)) {
         const char *key;
         if (imx_db_search_cursor_parse(s->cursor, s->sort, sp->id_text, &key) != 0)
@@ -732,16 +729,16 @@ out:
     return rc;
 }
 
-enum imx_db_images_rc imx_db_image_facets(struct imx_db_conn *c, const struct imx_image_search *s,
-                                          char **json)
+enum imx_db_status imx_db_image_facets(struct imx_db_conn *c, const struct imx_image_search *s,
+                                       char **json)
 {
     *json = NULL;
     struct search_params *sp = malloc(sizeof *sp);
     if (!sp)
-        return IMX_DBI_ERROR;
+        return IMX_DBS_ERROR;
     sp->packages = NULL;
-    enum imx_db_images_rc rc = search_filter_params(c, sp, s);
-    if (rc == IMX_DBI_OK)
+    enum imx_db_status rc = search_filter_params(c, sp, s);
+    if (rc == IMX_DBS_OK)
         rc = exec_json(c, &stmt_facets, sp->v, json);
     free(sp->packages);
     free(sp);
@@ -766,24 +763,24 @@ static void put(json_t *o, const char *key, json_t *v)
 }
 
 /* One manifest as the publish procedure reads it, appended to docs; err for a bad one. */
-static enum imx_db_images_rc manifest_doc(const struct imx_image_new *in, json_t *docs, char *err,
-                                          size_t errlen)
+static enum imx_db_status manifest_doc(const struct imx_image_new *in, json_t *docs, char *err,
+                                       size_t errlen)
 {
     if (in->n_components > IMX_DBI_MAX_ROWS || in->n_artifacts > IMX_DBI_MAX_ROWS ||
         in->n_gpus > IMX_DBI_MAX_ROWS || in->n_instance_families > IMX_DBI_MAX_ROWS ||
         in->n_tags > IMX_DBI_MAX_ROWS) {
         set_err(err, errlen, "too many rows%s", NULL);
-        return IMX_DBI_INVALID;
+        return IMX_DBS_INVALID;
     }
     for (size_t i = 0; i < in->n_components; i++) {
         if (!in->components[i].name || !in->components[i].version) {
             set_err(err, errlen, "a component needs a name and a version%s", NULL);
-            return IMX_DBI_INVALID;
+            return IMX_DBS_INVALID;
         }
         for (size_t k = 0; k < i; k++) {
             if (strcmp(in->components[k].name, in->components[i].name) == 0) {
                 set_err(err, errlen, "component %s is listed twice", in->components[i].name);
-                return IMX_DBI_INVALID;
+                return IMX_DBS_INVALID;
             }
         }
     }
@@ -792,7 +789,7 @@ static enum imx_db_images_rc manifest_doc(const struct imx_image_new *in, json_t
                          : json_object();
     if (!compat) {
         set_err(err, errlen, "the compatibility report is not JSON%s", NULL);
-        return IMX_DBI_INVALID;
+        return IMX_DBS_INVALID;
     }
     json_t *doc = json_object();
     json_t *comps = json_array(), *arts = json_array();
@@ -800,7 +797,7 @@ static enum imx_db_images_rc manifest_doc(const struct imx_image_new *in, json_t
         json_decref(compat);
         json_decref(comps);
         json_decref(arts);
-        return IMX_DBI_ERROR;
+        return IMX_DBS_ERROR;
     }
     for (size_t i = 0; i < in->n_components; i++) {
         /* The key SQL's imx_version_key() gives (the same parse), so the procedure need not
@@ -842,26 +839,26 @@ static enum imx_db_images_rc manifest_doc(const struct imx_image_new *in, json_t
         put(doc, "packages_source",
             json_string(in->packages_source ? in->packages_source : "manifest"));
     }
-    return IMX_DBI_OK;
+    return IMX_DBS_OK;
 }
 
-enum imx_db_images_rc imx_db_images_publish(struct imx_db_conn *c, const struct imx_image_new *in,
-                                            size_t n, long long *ids, char **result, char *err,
-                                            size_t errlen)
+enum imx_db_status imx_db_images_publish(struct imx_db_conn *c, const struct imx_image_new *in,
+                                         size_t n, long long *ids, char **result, char *err,
+                                         size_t errlen)
 {
     if (result)
         *result = NULL;
     if (n == 0 || n > IMX_DBI_PUBLISH_MAX) {
         set_err(err, errlen, "too many images at once%s", NULL);
-        return IMX_DBI_INVALID;
+        return IMX_DBS_INVALID;
     }
     json_t *docs = json_array();
     if (!docs)
-        return IMX_DBI_ERROR;
+        return IMX_DBS_ERROR;
     for (size_t i = 0; i < n; i++) {
         ids[i] = 0;
-        enum imx_db_images_rc rc = manifest_doc(&in[i], docs, err, errlen);
-        if (rc != IMX_DBI_OK) {
+        enum imx_db_status rc = manifest_doc(&in[i], docs, err, errlen);
+        if (rc != IMX_DBS_OK) {
             json_decref(docs);
             return rc;
         }
@@ -869,23 +866,23 @@ enum imx_db_images_rc imx_db_images_publish(struct imx_db_conn *c, const struct 
     char *text = json_dumps(docs, JSON_COMPACT);
     json_decref(docs);
     if (!text)
-        return IMX_DBI_ERROR;
+        return IMX_DBS_ERROR;
     const char *params[] = { text };
     PGresult *r = imx_db_exec(c, &stmt_publish, params);
     free(text);
-    enum imx_db_images_rc rc = IMX_DBI_OK;
+    enum imx_db_status rc = IMX_DBS_OK;
     json_t *out = NULL;
     if (!imx_db_ok(r))
         rc = failure_rc(r, err, errlen);
     else if (PQntuples(r) != 1 || !(out = json_loads(PQgetvalue(r, 0, 0), 0, NULL)))
-        rc = IMX_DBI_ERROR;
-    if (rc == IMX_DBI_OK) {
+        rc = IMX_DBS_ERROR;
+    if (rc == IMX_DBS_OK) {
         json_t *got = json_object_get(out, "ids");
         if (json_array_size(got) != n)
-            rc = IMX_DBI_ERROR;
-        for (size_t i = 0; rc == IMX_DBI_OK && i < n; i++)
+            rc = IMX_DBS_ERROR;
+        for (size_t i = 0; rc == IMX_DBS_OK && i < n; i++)
             ids[i] = json_integer_value(json_array_get(got, i));
-        if (rc == IMX_DBI_OK && result)
+        if (rc == IMX_DBS_OK && result)
             *result = strdup(PQgetvalue(r, 0, 0));
     }
     json_decref(out);
@@ -893,27 +890,26 @@ enum imx_db_images_rc imx_db_images_publish(struct imx_db_conn *c, const struct 
     return rc;
 }
 
-enum imx_db_images_rc imx_db_image_insert(struct imx_db_conn *c, const struct imx_image_new *in,
-                                          long long *id, char *err, size_t errlen)
+enum imx_db_status imx_db_image_insert(struct imx_db_conn *c, const struct imx_image_new *in,
+                                       long long *id, char *err, size_t errlen)
 {
     return imx_db_images_publish(c, in, 1, id, NULL, err, errlen);
 }
 
-enum imx_db_images_rc imx_db_image_get(struct imx_db_conn *c, long long id, char **json,
-                                       char **etag)
+enum imx_db_status imx_db_image_get(struct imx_db_conn *c, long long id, char **json, char **etag)
 {
     *json = NULL;
     *etag = NULL;
-    enum imx_db_images_rc rc;
+    enum imx_db_status rc;
     PGresult *r = exec_for_id(c, &stmt_get, id, NULL, &rc);
-    if (rc == IMX_DBI_OK) {
+    if (rc == IMX_DBS_OK) {
         *json = strdup(PQgetvalue(r, 0, 0));
         *etag = strdup(PQgetvalue(r, 0, 1));
         if (!*json || !*etag) {
             free(*json);
             free(*etag);
             *json = *etag = NULL;
-            rc = IMX_DBI_ERROR;
+            rc = IMX_DBS_ERROR;
         }
     }
     PQclear(r);
@@ -978,12 +974,12 @@ static void read_compares(struct imx_db_waiter **w, size_t n)
 static struct imx_db_batcher compares = IMX_DB_BATCHER(read_compares, COMPARE_BATCH_MAX);
 
 /* What a read gave the waiter self for ids, as imx_db_image_compare_rows returns it. */
-static enum imx_db_images_rc compare_of(struct imx_db_waiter *self, const long long *ids, size_t n,
-                                        struct imx_db_compare_rows *out, long long *missing)
+static enum imx_db_status compare_of(struct imx_db_waiter *self, const long long *ids, size_t n,
+                                     struct imx_db_compare_rows *out, long long *missing)
 {
     memset(out, 0, sizeof *out);
     *missing = 0;
-    if (self->rc != IMX_DBI_OK)
+    if (self->rc != IMX_DBS_OK)
         return self->rc;
     out->owner = self->batch;
     self->batch = NULL;
@@ -1005,17 +1001,17 @@ static enum imx_db_images_rc compare_of(struct imx_db_waiter *self, const long l
         out->row[i].os_patch_status = PQgetisnull(r, k, 8) ? NULL : PQgetvalue(r, k, 8);
         out->row[i].os_advisories = PQgetvalue(r, k, 9);
     }
-    return *missing ? IMX_DBI_NOT_FOUND : IMX_DBI_OK;
+    return *missing ? IMX_DBS_NOT_FOUND : IMX_DBS_OK;
 }
 
-enum imx_db_images_rc imx_db_image_compare_rows(const long long *ids, size_t n,
-                                                const char *const scope[3],
-                                                struct imx_db_compare_rows *out, long long *missing)
+enum imx_db_status imx_db_image_compare_rows(const long long *ids, size_t n,
+                                             const char *const scope[3],
+                                             struct imx_db_compare_rows *out, long long *missing)
 {
     memset(out, 0, sizeof *out);
     *missing = 0;
     if (n == 0 || n > IMX_DBI_COMPARE_MAX)
-        return IMX_DBI_ERROR;
+        return IMX_DBS_ERROR;
     struct compare_ask ask = { .ids = ids, .n = n, .scope = scope };
     struct imx_db_waiter self = { .arg = &ask };
     imx_db_batch_wait(&compares, &self);
@@ -1048,9 +1044,8 @@ struct imx_db_compare_call *imx_db_image_compare_start(const long long *ids, siz
     return c;
 }
 
-enum imx_db_images_rc imx_db_image_compare_result(struct imx_db_compare_call *c,
-                                                  struct imx_db_compare_rows *out,
-                                                  long long *missing)
+enum imx_db_status imx_db_image_compare_result(struct imx_db_compare_call *c,
+                                               struct imx_db_compare_rows *out, long long *missing)
 {
     return compare_of(&c->call.self, c->ids, c->ask.n, out, missing);
 }
@@ -1074,12 +1069,12 @@ void imx_db_compare_stats(unsigned long long *reads, unsigned long long *answere
     imx_db_batch_stats(&compares, reads, answered);
 }
 
-enum imx_db_images_rc imx_db_image_compare_os(struct imx_db_conn *c, const long long *ids, size_t n,
-                                              char **json)
+enum imx_db_status imx_db_image_compare_os(struct imx_db_conn *c, const long long *ids, size_t n,
+                                           char **json)
 {
     *json = NULL;
     if (n < IMX_DBI_COMPARE_MIN || n > IMX_DBI_COMPARE_MAX || !ids)
-        return IMX_DBI_INVALID;
+        return IMX_DBS_INVALID;
     char list[IMX_DBI_COMPARE_MAX * 22 + 4] = "{";
     size_t len = 1;
     for (size_t i = 0; i < n; i++)
@@ -1089,54 +1084,54 @@ enum imx_db_images_rc imx_db_image_compare_os(struct imx_db_conn *c, const long 
     return exec_json(c, &stmt_compare_os, params, json);
 }
 
-enum imx_db_images_rc imx_db_image_compare(struct imx_db_conn *c, const long long *ids, size_t n,
-                                           char **json, long long *missing)
+enum imx_db_status imx_db_image_compare(struct imx_db_conn *c, const long long *ids, size_t n,
+                                        char **json, long long *missing)
 {
     *json = NULL;
     if (missing)
         *missing = 0;
     if (n < IMX_DBI_COMPARE_MIN || n > IMX_DBI_COMPARE_MAX || !ids)
-        return IMX_DBI_INVALID;
+        return IMX_DBS_INVALID;
     char list[IMX_DBI_COMPARE_MAX * 22 + 4] = "{";
     size_t len = 1;
     for (size_t i = 0; i < n; i++) {
         for (size_t k = 0; k < i; k++) {
             if (ids[k] == ids[i])
-                return IMX_DBI_INVALID;
+                return IMX_DBS_INVALID;
         }
         len += (size_t)snprintf(list + len, sizeof list - len, "%s%lld", i ? "," : "", ids[i]);
     }
     snprintf(list + len, sizeof list - len, "}");
     const char *params[] = { list };
     PGresult *r = imx_db_exec(c, &stmt_compare, params);
-    enum imx_db_images_rc rc = IMX_DBI_OK;
+    enum imx_db_status rc = IMX_DBS_OK;
     if (!imx_db_ok(r)) {
         rc = failure_rc(r, NULL, 0);
     } else if (PQntuples(r) != 1) {
-        rc = IMX_DBI_ERROR;
+        rc = IMX_DBS_ERROR;
     } else if (!PQgetisnull(r, 0, 0)) {
         if (missing)
             *missing = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
-        rc = IMX_DBI_NOT_FOUND;
+        rc = IMX_DBS_NOT_FOUND;
     } else {
         *json = strdup(PQgetvalue(r, 0, 1));
-        rc = *json ? IMX_DBI_OK : IMX_DBI_ERROR;
+        rc = *json ? IMX_DBS_OK : IMX_DBS_ERROR;
     }
     PQclear(r);
     return rc;
 }
 
-enum imx_db_images_rc imx_db_image_resolve(struct imx_db_conn *c, const struct imx_image_resolve *r,
-                                           char **json)
+enum imx_db_status imx_db_image_resolve(struct imx_db_conn *c, const struct imx_image_resolve *r,
+                                        char **json)
 {
     *json = NULL;
     if (!empty_to_null(r->family) || !empty_to_null(r->region))
-        return IMX_DBI_INVALID;
+        return IMX_DBS_INVALID;
     struct constraint_arrays *ca = malloc(sizeof *ca);
     if (!ca)
-        return IMX_DBI_ERROR;
+        return IMX_DBS_ERROR;
     const char *cparams[6];
-    enum imx_db_images_rc rc = IMX_DBI_INVALID;
+    enum imx_db_status rc = IMX_DBS_INVALID;
     if (build_constraints(ca, r->constraints, r->n_constraints, cparams) == 0) {
         const char *params[] = { r->family,  r->region,  empty_to_null(r->arch),
                                  cparams[0], cparams[1], cparams[2],
@@ -1174,8 +1169,8 @@ IMX_DB_STMT(
     stmt_lineage, 3,
     "SELECT imx_image_lineage($1::bigint, $2::bigint, $3::int), (SELECT n FROM auth_epoch)");
 
-enum imx_db_images_rc imx_db_image_lineage(struct imx_db_conn *c, long long id, const char *after,
-                                           unsigned limit, struct imx_db_lineage *out)
+enum imx_db_status imx_db_image_lineage(struct imx_db_conn *c, long long id, const char *after,
+                                        unsigned limit, struct imx_db_lineage *out)
 {
     memset(out, 0, sizeof *out);
     char idt[24], lim[16];
@@ -1184,14 +1179,14 @@ enum imx_db_images_rc imx_db_image_lineage(struct imx_db_conn *c, long long id, 
     const char *params[] = { idt, after, lim };
     PGresult *r = imx_db_exec(c, &stmt_lineage, params);
     if (!imx_db_ok(r) || PQntuples(r) != 1) {
-        enum imx_db_images_rc rc = imx_db_ok(r) ? IMX_DBI_ERROR : failure_rc(r, NULL, 0);
+        enum imx_db_status rc = imx_db_ok(r) ? IMX_DBS_ERROR : failure_rc(r, NULL, 0);
         PQclear(r);
         return rc;
     }
     out->epoch = strtoll(PQgetvalue(r, 0, 1), NULL, 10);
     if (PQgetisnull(r, 0, 0)) {
         PQclear(r);
-        return IMX_DBI_NOT_FOUND;
+        return IMX_DBS_NOT_FOUND;
     }
     /* The text ends with its next page's key: , "next_after" : ID or null, then "}". */
     static const char member[] = ", \"next_after\" : ";
@@ -1203,13 +1198,13 @@ enum imx_db_images_rc imx_db_image_lineage(struct imx_db_conn *c, long long id, 
             at = doc + k;
     if (!at || doc[len - 1] != '}') {
         PQclear(r);
-        return IMX_DBI_ERROR;
+        return IMX_DBS_ERROR;
     }
     out->res = r;
     out->doc = doc;
     out->len = (size_t)(at - doc);
     out->next_after = strtoll(at + mlen, NULL, 10); /* "null" reads as 0 */
-    return IMX_DBI_OK;
+    return IMX_DBS_OK;
 }
 
 void imx_db_lineage_free(struct imx_db_lineage *l)
@@ -1232,8 +1227,8 @@ IMX_DB_STMT(stmt_compat_pending, 1,
 IMX_DB_STMT(stmt_set_compat, 2,
             "UPDATE images SET compatibility = $2::jsonb WHERE id = $1::bigint RETURNING id");
 
-enum imx_db_images_rc imx_db_images_missing(struct imx_db_conn *c, const long long *ids, size_t n,
-                                            bool *missing)
+enum imx_db_status imx_db_images_missing(struct imx_db_conn *c, const long long *ids, size_t n,
+                                         bool *missing)
 {
     json_t *arr = json_array();
     for (size_t i = 0; arr && i < n; i++) {
@@ -1243,15 +1238,15 @@ enum imx_db_images_rc imx_db_images_missing(struct imx_db_conn *c, const long lo
     char *text = arr ? json_dumps(arr, JSON_COMPACT) : NULL;
     json_decref(arr);
     if (!text)
-        return IMX_DBI_ERROR;
+        return IMX_DBS_ERROR;
     /* A JSON array of integers is also a PostgreSQL array literal once its brackets are braces. */
     text[0] = '{';
     text[strlen(text) - 1] = '}';
     const char *params[] = { text };
     PGresult *r = imx_db_exec(c, &stmt_missing, params);
     free(text);
-    enum imx_db_images_rc rc = imx_db_ok(r) ? IMX_DBI_OK : failure_rc(r, NULL, 0);
-    for (int k = 0; rc == IMX_DBI_OK && k < PQntuples(r); k++) {
+    enum imx_db_status rc = imx_db_ok(r) ? IMX_DBS_OK : failure_rc(r, NULL, 0);
+    for (int k = 0; rc == IMX_DBS_OK && k < PQntuples(r); k++) {
         unsigned long long i = strtoull(PQgetvalue(r, k, 0), NULL, 10);
         if (i < n)
             missing[i] = true;
@@ -1260,19 +1255,19 @@ enum imx_db_images_rc imx_db_images_missing(struct imx_db_conn *c, const long lo
     return rc;
 }
 
-enum imx_db_images_rc imx_db_image_exists(struct imx_db_conn *c, long long id)
+enum imx_db_status imx_db_image_exists(struct imx_db_conn *c, long long id)
 {
-    enum imx_db_images_rc rc;
+    enum imx_db_status rc;
     PQclear(exec_for_id(c, &stmt_exists, id, NULL, &rc));
     return rc;
 }
 
-enum imx_db_images_rc imx_db_image_lock(struct imx_db_conn *c, long long id, long long *team_id,
-                                        char etag[IMX_DBI_ETAG_SIZE], char status[16])
+enum imx_db_status imx_db_image_lock(struct imx_db_conn *c, long long id, long long *team_id,
+                                     char etag[IMX_DBI_ETAG_SIZE], char status[16])
 {
-    enum imx_db_images_rc rc;
+    enum imx_db_status rc;
     PGresult *r = exec_for_id(c, &stmt_lock, id, NULL, &rc);
-    if (rc == IMX_DBI_OK) {
+    if (rc == IMX_DBS_OK) {
         *team_id = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
         snprintf(etag, IMX_DBI_ETAG_SIZE, "%s", PQgetvalue(r, 0, 1));
         snprintf(status, 16, "%s", PQgetvalue(r, 0, 2));
@@ -1281,9 +1276,8 @@ enum imx_db_images_rc imx_db_image_lock(struct imx_db_conn *c, long long id, lon
     return rc;
 }
 
-enum imx_db_images_rc imx_db_image_set_status(struct imx_db_conn *c,
-                                              const struct imx_image_status_change *s,
-                                              char **result)
+enum imx_db_status imx_db_image_set_status(struct imx_db_conn *c,
+                                           const struct imx_image_status_change *s, char **result)
 {
     char idt[24];
     snprintf(idt, sizeof idt, "%lld", s->id);
@@ -1292,18 +1286,18 @@ enum imx_db_images_rc imx_db_image_set_status(struct imx_db_conn *c,
     return exec_json(c, &stmt_set_status, params, result);
 }
 
-enum imx_db_images_rc imx_db_image_apply_due_revocations(struct imx_db_conn *c, int *applied)
+enum imx_db_status imx_db_image_apply_due_revocations(struct imx_db_conn *c, int *applied)
 {
     *applied = 0;
     PGresult *r = imx_db_exec(c, &stmt_apply_due, NULL);
-    enum imx_db_images_rc rc = imx_db_ok(r) ? IMX_DBI_OK : failure_rc(r, NULL, 0);
-    if (rc == IMX_DBI_OK && PQntuples(r) == 1)
+    enum imx_db_status rc = imx_db_ok(r) ? IMX_DBS_OK : failure_rc(r, NULL, 0);
+    if (rc == IMX_DBS_OK && PQntuples(r) == 1)
         *applied = atoi(PQgetvalue(r, 0, 0));
     PQclear(r);
     return rc;
 }
 
-enum imx_db_images_rc imx_db_image_compat_pending(struct imx_db_conn *c, int limit, char **json)
+enum imx_db_status imx_db_image_compat_pending(struct imx_db_conn *c, int limit, char **json)
 {
     char lt[16];
     snprintf(lt, sizeof lt, "%d", limit);
@@ -1311,10 +1305,10 @@ enum imx_db_images_rc imx_db_image_compat_pending(struct imx_db_conn *c, int lim
     return exec_json(c, &stmt_compat_pending, params, json);
 }
 
-enum imx_db_images_rc imx_db_image_set_compat(struct imx_db_conn *c, long long id,
-                                              const char *report_json)
+enum imx_db_status imx_db_image_set_compat(struct imx_db_conn *c, long long id,
+                                           const char *report_json)
 {
-    enum imx_db_images_rc rc;
+    enum imx_db_status rc;
     PQclear(exec_for_id(c, &stmt_set_compat, id, report_json, &rc));
     return rc;
 }

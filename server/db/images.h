@@ -8,21 +8,9 @@
 #include <stddef.h>
 
 #include "db/pool.h"
+#include "db/status.h"
 #include "domain/pkgver.h"
 #include "domain/version.h"
-
-/* Outcome of every function here. Messages (err) never contain SQL. */
-enum imx_db_images_rc {
-    IMX_DBI_OK,
-    IMX_DBI_NOT_FOUND,   /* no such image (or, for compare, one of the ids) */
-    IMX_DBI_CONFLICT,    /* family+version already published (23505) */
-    IMX_DBI_INVALID,     /* a value the schema refuses (23514, 23503, 22P02, bad cursor) */
-    IMX_DBI_UNAVAILABLE, /* PostgreSQL unreachable or the statement timed out */
-    IMX_DBI_ERROR,       /* anything else: our bug */
-};
-
-/* What a failed statement's result means (NULL: the connection broke). */
-enum imx_db_images_rc imx_db_images_failure(const PGresult *r);
 
 /* Limits checked before anything reaches PostgreSQL. */
 #define IMX_DBI_MAX_ROWS        64 /* components, artifacts, GPUs, instance families, tags */
@@ -83,13 +71,13 @@ struct imx_image_new {
  * in[i]'s new id; *result (may be NULL) a new JSON text of what it did: {"ids", "patch_status_
  * changed", "patch_events", "request_matches"}. err (may be NULL) gets a message for INVALID /
  * CONFLICT naming the constraint broken. */
-enum imx_db_images_rc imx_db_images_publish(struct imx_db_conn *c, const struct imx_image_new *in,
-                                            size_t n, long long *ids, char **result, char *err,
-                                            size_t errlen);
+enum imx_db_status imx_db_images_publish(struct imx_db_conn *c, const struct imx_image_new *in,
+                                         size_t n, long long *ids, char **result, char *err,
+                                         size_t errlen);
 
 /* imx_db_images_publish of one image. */
-enum imx_db_images_rc imx_db_image_insert(struct imx_db_conn *c, const struct imx_image_new *in,
-                                          long long *id, char *err, size_t errlen);
+enum imx_db_status imx_db_image_insert(struct imx_db_conn *c, const struct imx_image_new *in,
+                                       long long *id, char *err, size_t errlen);
 
 /* One image as JSON: {id, family, version, team_id, provider, architecture, os:{name,version},
  * kernel, layer, parent_id, boot_seconds, size_gb, description, status, status_reason,
@@ -98,8 +86,7 @@ enum imx_db_images_rc imx_db_image_insert(struct imx_db_conn *c, const struct im
  * compatibility:{...}, os_packages: imx_image_os_json() (migrations/0025_os_packages.sql)}. *json
  * is new (free() it); *etag is new (free() it): a strong ETag value with its quotes, which changes
  * whenever the JSON does. NOT_FOUND when no such id. */
-enum imx_db_images_rc imx_db_image_get(struct imx_db_conn *c, long long id, char **json,
-                                       char **etag);
+enum imx_db_status imx_db_image_get(struct imx_db_conn *c, long long id, char **json, char **etag);
 
 /* What compare reads of one image: its summary (JSON text as search items are), kernel,
  * {ok, errors, warnings} of its stored compatibility report, and the costs the caller's scope
@@ -122,10 +109,9 @@ struct imx_db_compare_rows {
  * pool connection of its own, in one statement with the other compares waiting at the same
  * moment (db/read_batch.c). NOT_FOUND with the first missing id in *missing; UNAVAILABLE when
  * no connection could be had or the database failed. */
-enum imx_db_images_rc imx_db_image_compare_rows(const long long *ids, size_t n,
-                                                const char *const scope[3],
-                                                struct imx_db_compare_rows *out,
-                                                long long *missing);
+enum imx_db_status imx_db_image_compare_rows(const long long *ids, size_t n,
+                                             const char *const scope[3],
+                                             struct imx_db_compare_rows *out, long long *missing);
 void imx_db_compare_rows_free(struct imx_db_compare_rows *rows);
 /* The same read without waiting, for a fast handler: queued, and wake(cls) called on another
  * thread once it is read; imx_db_image_compare_result then gives what imx_db_image_compare_rows
@@ -134,9 +120,8 @@ struct imx_db_compare_call;
 struct imx_db_compare_call *imx_db_image_compare_start(const long long *ids, size_t n,
                                                        const char *const scope[3],
                                                        void (*wake)(void *cls), void *cls);
-enum imx_db_images_rc imx_db_image_compare_result(struct imx_db_compare_call *c,
-                                                  struct imx_db_compare_rows *out,
-                                                  long long *missing);
+enum imx_db_status imx_db_image_compare_result(struct imx_db_compare_call *c,
+                                               struct imx_db_compare_rows *out, long long *missing);
 /* Frees a call after its wake (what the result did not hand on, too). */
 void imx_db_compare_call_free(void *call);
 
@@ -202,15 +187,15 @@ struct imx_image_search {
  * Keyset pagination: a page never repeats or skips rows because of inserts between requests.
  * *json is new (free() it). INVALID for a malformed cursor or one of another sort, or too many
  * constraints or tags. */
-enum imx_db_images_rc imx_db_image_search(struct imx_db_conn *c, const struct imx_image_search *s,
-                                          char **json);
+enum imx_db_status imx_db_image_search(struct imx_db_conn *c, const struct imx_image_search *s,
+                                       char **json);
 
 /* Facet counts over every image matching s (sort, cursor and limit are ignored), in one
  * statement: {"total":n, "gpu":[{"value","count"}], "os", "provider", "cuda" (major.minor),
  * "driver_branch" ("R580"), "framework" ("pytorch 2.9"), "tag"}; each list by count descending,
  * then value. *json is new (free() it). */
-enum imx_db_images_rc imx_db_image_facets(struct imx_db_conn *c, const struct imx_image_search *s,
-                                          char **json);
+enum imx_db_status imx_db_image_facets(struct imx_db_conn *c, const struct imx_image_search *s,
+                                       char **json);
 
 /* Side-by-side data for 2..10 distinct ids: {"images":[summary, in the order given],
  * "components":[{"name", "values":[version|null per image], "differs":bool}], "fields":[{"name":
@@ -221,11 +206,11 @@ enum imx_db_images_rc imx_db_image_facets(struct imx_db_conn *c, const struct im
 /* Compare's OS rows for ids (2..10): [{"name": "os_patch_status", "values", "differs"},
  * {"name": "os_advisories", ...}], each image's value as os_packages of its detail document
  * (null without an inventory). *json is new (free() it). */
-enum imx_db_images_rc imx_db_image_compare_os(struct imx_db_conn *c, const long long *ids, size_t n,
-                                              char **json);
+enum imx_db_status imx_db_image_compare_os(struct imx_db_conn *c, const long long *ids, size_t n,
+                                           char **json);
 
-enum imx_db_images_rc imx_db_image_compare(struct imx_db_conn *c, const long long *ids, size_t n,
-                                           char **json, long long *missing);
+enum imx_db_status imx_db_image_compare(struct imx_db_conn *c, const long long *ids, size_t n,
+                                        char **json, long long *missing);
 
 /* What resolve looks for: the newest active image of family (status active, patch_status not
  * revoked, revoke_at not passed) with an artifact in region, of arch (optional), satisfying
@@ -243,16 +228,16 @@ struct imx_image_resolve {
  * matches, emptied_by names the first filter (in that order) after which no candidate was left,
  * and for "constraint" which one (constraints applied in the order given). *json is new.
  * OK also when nothing matched (image null). */
-enum imx_db_images_rc imx_db_image_resolve(struct imx_db_conn *c, const struct imx_image_resolve *r,
-                                           char **json);
+enum imx_db_status imx_db_image_resolve(struct imx_db_conn *c, const struct imx_image_resolve *r,
+                                        char **json);
 
 /* Which of ids[0..n) name no image, in one statement: missing[i] is set for those (0 ids are
  * never missing: "no parent"). OK, or the failure. */
-enum imx_db_images_rc imx_db_images_missing(struct imx_db_conn *c, const long long *ids, size_t n,
-                                            bool *missing);
+enum imx_db_status imx_db_images_missing(struct imx_db_conn *c, const long long *ids, size_t n,
+                                         bool *missing);
 
 /* OK when an image with this id exists, else NOT_FOUND. */
-enum imx_db_images_rc imx_db_image_exists(struct imx_db_conn *c, long long id);
+enum imx_db_status imx_db_image_exists(struct imx_db_conn *c, long long id);
 
 /* Size of an ETag value with its quotes ("\"" + 32 hex + "\"") and NUL. */
 #define IMX_DBI_ETAG_SIZE 40
@@ -260,8 +245,8 @@ enum imx_db_images_rc imx_db_image_exists(struct imx_db_conn *c, long long id);
 /* Locks an image's row until the transaction ends (call inside one) and reads its owning team,
  * its current ETag (as imx_db_image_get gives) and its status now ("revoked" once revoke_at has
  * passed). NOT_FOUND when no such id. */
-enum imx_db_images_rc imx_db_image_lock(struct imx_db_conn *c, long long id, long long *team_id,
-                                        char etag[IMX_DBI_ETAG_SIZE], char status[16]);
+enum imx_db_status imx_db_image_lock(struct imx_db_conn *c, long long id, long long *team_id,
+                                     char etag[IMX_DBI_ETAG_SIZE], char status[16]);
 
 /* A lifecycle change. Strings are borrowed; NULL is SQL NULL. */
 struct imx_image_status_change {
@@ -276,16 +261,15 @@ struct imx_image_status_change {
 /* Makes every scheduled revocation whose revoke_at has passed a real one (status revoked, so the
  * image's and its family's patch statuses follow). *applied gets how many images changed.
  * Safe to call from several servers at once. */
-enum imx_db_images_rc imx_db_image_apply_due_revocations(struct imx_db_conn *c, int *applied);
+enum imx_db_status imx_db_image_apply_due_revocations(struct imx_db_conn *c, int *applied);
 
 /* Applies the change inside the caller's transaction: the use case
  * migrations/procedures/image_status.sql (rows, the events of the change, the fixes that move to
  * other images, patch statuses, patch.available). *result is new: JSON {"changed": [ids in id
  * order], "patch_status_changed": [ids], "patch_events": n}. INVALID when the schema refuses a
  * value (revoke_at not a time). */
-enum imx_db_images_rc imx_db_image_set_status(struct imx_db_conn *c,
-                                              const struct imx_image_status_change *s,
-                                              char **result);
+enum imx_db_status imx_db_image_set_status(struct imx_db_conn *c,
+                                           const struct imx_image_status_change *s, char **result);
 
 /* A page of an image's lineage: {"image": entry, "parents": [entry, nearest first], "children":
  * [entry, by id]} where an entry is a summary with parent_id, outdated_parent (the parent's
@@ -301,22 +285,22 @@ struct imx_db_lineage {
 };
 
 /* At most limit children with ids after after (NULL: from the first), the parent chain whole
- * (migrations/0061). IMX_DBI_OK; IMX_DBI_NOT_FOUND when there is no such image (epoch still
+ * (migrations/0061). IMX_DBS_OK; IMX_DBS_NOT_FOUND when there is no such image (epoch still
  * set); else a failure, with nothing to free. Free *out with imx_db_lineage_free. */
-enum imx_db_images_rc imx_db_image_lineage(struct imx_db_conn *c, long long id, const char *after,
-                                           unsigned limit, struct imx_db_lineage *out);
+enum imx_db_status imx_db_image_lineage(struct imx_db_conn *c, long long id, const char *after,
+                                        unsigned limit, struct imx_db_lineage *out);
 void imx_db_lineage_free(struct imx_db_lineage *l);
 
 /* Up to limit images whose stored compatibility report is still empty ({}), oldest first, as a
  * JSON array of {id, components:[{name, version}], gpus:[...]}. *json is new. */
-enum imx_db_images_rc imx_db_image_compat_pending(struct imx_db_conn *c, int limit, char **json);
+enum imx_db_status imx_db_image_compat_pending(struct imx_db_conn *c, int limit, char **json);
 
 /* Is when (text) a time after now? 1 yes, 0 no, -1 not a time PostgreSQL reads, -2 the database
  * failed. */
 int imx_db_time_is_future(struct imx_db_conn *c, const char *when);
 
 /* Stores an image's compatibility report (JSON text). */
-enum imx_db_images_rc imx_db_image_set_compat(struct imx_db_conn *c, long long id,
-                                              const char *report_json);
+enum imx_db_status imx_db_image_set_compat(struct imx_db_conn *c, long long id,
+                                           const char *report_json);
 
 #endif

@@ -32,9 +32,9 @@
  * out, with the name itself), as of the reference generation given (cached per process; looked
  * up on a miss). *known is false when no reference row knows the name: then the spellings stored
  * for it in any ASCII case count too, and the caller adds them. */
-enum imx_db_images_rc imx_db_gpu_models_at(struct imx_db_conn *c, const char *gpu,
-                                           long long generation, char out[IMX_DBI_GPU_MODELS_MAX],
-                                           bool *known);
+enum imx_db_status imx_db_gpu_models_at(struct imx_db_conn *c, const char *gpu,
+                                        long long generation, char out[IMX_DBI_GPU_MODELS_MAX],
+                                        bool *known);
 
 /* Splits a raw cursor "code:id:key" of sort into its id (digits, into id_text) and key
  * (borrowed from cursor), checking the key's form. Returns 0 or -1. */

@@ -113,16 +113,16 @@ static void read_pins(struct imx_db_waiter **w, size_t n)
 static struct imx_db_batcher pin_reads = IMX_DB_BATCHER(read_pins, READ_BATCH_MAX);
 
 /* What a read gave the waiter self, as imx_db_pin_read_batched returns it. */
-static enum imx_db_images_rc pin_doc_of(struct imx_db_waiter *self, struct imx_db_pin_doc *out,
-                                        bool *found)
+static enum imx_db_status pin_doc_of(struct imx_db_waiter *self, struct imx_db_pin_doc *out,
+                                     bool *found)
 {
     memset(out, 0, sizeof *out);
     *found = false;
-    if (self->rc != IMX_DBI_OK)
+    if (self->rc != IMX_DBS_OK)
         return self->rc;
     PGresult *res = self->batch->res;
     int k = self->row;
-    enum imx_db_images_rc rc = IMX_DBI_OK;
+    enum imx_db_status rc = IMX_DBS_OK;
     out->epoch = strtoll(PQgetvalue(res, k, 0), NULL, 10);
     if (!PQgetisnull(res, k, 1)) {
         out->team_id = strtoll(PQgetvalue(res, k, 1), NULL, 10);
@@ -130,15 +130,15 @@ static enum imx_db_images_rc pin_doc_of(struct imx_db_waiter *self, struct imx_d
         out->json = strdup(PQgetvalue(res, k, 2));
         snprintf(out->role, sizeof out->role, "%s", PQgetvalue(res, k, 4));
         *found = out->json != NULL;
-        rc = *found ? IMX_DBI_OK : IMX_DBI_ERROR;
+        rc = *found ? IMX_DBS_OK : IMX_DBS_ERROR;
     }
     imx_db_batch_unref(self->batch);
     self->batch = NULL;
     return rc;
 }
 
-enum imx_db_images_rc imx_db_pin_read_batched(const char *pin_id, const char *user_id,
-                                              struct imx_db_pin_doc *out, bool *found)
+enum imx_db_status imx_db_pin_read_batched(const char *pin_id, const char *user_id,
+                                           struct imx_db_pin_doc *out, bool *found)
 {
     const char *ask[] = { pin_id, user_id };
     struct imx_db_waiter self = { .arg = ask };
@@ -153,8 +153,8 @@ struct imx_db_texts_call *imx_db_pin_read_start(const char *pin_id, const char *
     return imx_db_texts_start(&pin_reads, ask, 2, wake, cls);
 }
 
-enum imx_db_images_rc imx_db_pin_read_result(struct imx_db_texts_call *c,
-                                             struct imx_db_pin_doc *out, bool *found)
+enum imx_db_status imx_db_pin_read_result(struct imx_db_texts_call *c, struct imx_db_pin_doc *out,
+                                          bool *found)
 {
     return pin_doc_of(&c->call.self, out, found);
 }
@@ -280,7 +280,7 @@ static void read_pages(struct imx_db_waiter **w, size_t n)
     /* Each waiter's rows start at the first with its number (every waiter has at least one). */
     for (size_t i = 0; i < n; i++)
         w[i]->row = -1;
-    const PGresult *res = n && w[0]->rc == IMX_DBI_OK ? w[0]->batch->res : NULL;
+    const PGresult *res = n && w[0]->rc == IMX_DBS_OK ? w[0]->batch->res : NULL;
     for (int row = 0; res && row < PQntuples(res); row++) {
         long k = strtol(PQgetvalue(res, row, 0), NULL, 10);
         if (k >= 1 && (size_t)k <= n && w[k - 1]->row < 0)
@@ -291,17 +291,17 @@ static void read_pages(struct imx_db_waiter **w, size_t n)
 static struct imx_db_batcher pages = IMX_DB_BATCHER(read_pages, LIST_BATCH_MAX);
 
 /* What a read gave the waiter self, as imx_db_pin_list_batched returns it. */
-static enum imx_db_images_rc page_of(struct imx_db_waiter *self, struct imx_db_pin_page *out)
+static enum imx_db_status page_of(struct imx_db_waiter *self, struct imx_db_pin_page *out)
 {
     memset(out, 0, sizeof *out);
-    if (self->rc != IMX_DBI_OK)
+    if (self->rc != IMX_DBS_OK)
         return self->rc;
     const PGresult *res = self->batch->res;
     int row0 = self->row;
     if (row0 < 0) {
         imx_db_batch_unref(self->batch);
         self->batch = NULL;
-        return IMX_DBI_ERROR; /* no row of its own: cannot be */
+        return IMX_DBS_ERROR; /* no row of its own: cannot be */
     }
     const char *k = PQgetvalue(res, row0, 0);
     int rows = 1;
@@ -313,12 +313,12 @@ static enum imx_db_images_rc page_of(struct imx_db_waiter *self, struct imx_db_p
     out->epoch = strtoll(PQgetvalue(res, row0, 1), NULL, 10);
     out->team_id = strtoll(PQgetvalue(res, row0, 2), NULL, 10);
     out->role = PQgetvalue(res, row0, 3);
-    return IMX_DBI_OK;
+    return IMX_DBS_OK;
 }
 
-enum imx_db_images_rc imx_db_pin_list_batched(const char *slug, const char *user_id,
-                                              const char *after_name, const char *limit,
-                                              struct imx_db_pin_page *out)
+enum imx_db_status imx_db_pin_list_batched(const char *slug, const char *user_id,
+                                           const char *after_name, const char *limit,
+                                           struct imx_db_pin_page *out)
 {
     const char *ask[] = { slug, user_id, after_name, limit };
     struct imx_db_waiter self = { .arg = ask };
@@ -334,8 +334,7 @@ struct imx_db_texts_call *imx_db_pin_list_start(const char *slug, const char *us
     return imx_db_texts_start(&pages, ask, 4, wake, cls);
 }
 
-enum imx_db_images_rc imx_db_pin_list_result(struct imx_db_texts_call *c,
-                                             struct imx_db_pin_page *out)
+enum imx_db_status imx_db_pin_list_result(struct imx_db_texts_call *c, struct imx_db_pin_page *out)
 {
     return page_of(&c->call.self, out);
 }
@@ -391,11 +390,10 @@ static void read_resolves(struct imx_db_waiter **w, size_t n)
 static struct imx_db_batcher resolves = IMX_DB_BATCHER(read_resolves, RESOLVE_BATCH_MAX);
 
 /* What a read gave the waiter self, as imx_db_pin_resolve_batched returns it. */
-static enum imx_db_images_rc resolved_of(struct imx_db_waiter *self,
-                                         struct imx_db_pin_resolved *out)
+static enum imx_db_status resolved_of(struct imx_db_waiter *self, struct imx_db_pin_resolved *out)
 {
     memset(out, 0, sizeof *out);
-    if (self->rc != IMX_DBI_OK)
+    if (self->rc != IMX_DBS_OK)
         return self->rc;
     PGresult *r = self->batch->res;
     int k = self->row;
@@ -408,12 +406,12 @@ static enum imx_db_images_rc resolved_of(struct imx_db_waiter *self,
         out->doc = PQgetvalue(r, k, 3);
         out->doc_len = (size_t)PQgetlength(r, k, 3);
     }
-    return IMX_DBI_OK;
+    return IMX_DBS_OK;
 }
 
-enum imx_db_images_rc imx_db_pin_resolve_batched(const char *slug, const char *user_id,
-                                                 const char *name, const char *region,
-                                                 struct imx_db_pin_resolved *out)
+enum imx_db_status imx_db_pin_resolve_batched(const char *slug, const char *user_id,
+                                              const char *name, const char *region,
+                                              struct imx_db_pin_resolved *out)
 {
     const char *ask[] = { slug, user_id, name, region };
     struct imx_db_waiter self = { .arg = ask };
@@ -429,8 +427,8 @@ struct imx_db_texts_call *imx_db_pin_resolve_start(const char *slug, const char 
     return imx_db_texts_start(&resolves, ask, 4, wake, cls);
 }
 
-enum imx_db_images_rc imx_db_pin_resolve_result(struct imx_db_texts_call *c,
-                                                struct imx_db_pin_resolved *out)
+enum imx_db_status imx_db_pin_resolve_result(struct imx_db_texts_call *c,
+                                             struct imx_db_pin_resolved *out)
 {
     return resolved_of(&c->call.self, out);
 }
@@ -451,15 +449,15 @@ void imx_db_pin_resolve_stats(unsigned long long *reads, unsigned long long *ans
     imx_db_batch_stats(&resolves, reads, answered);
 }
 
-enum imx_db_images_rc imx_db_pin_resolve(struct imx_db_conn *c, const char *team_id,
-                                         const char *name, const char *region, char **json)
+enum imx_db_status imx_db_pin_resolve(struct imx_db_conn *c, const char *team_id, const char *name,
+                                      const char *region, char **json)
 {
     const char *p[] = { team_id, name, region };
     PGresult *res = imx_db_exec(c, &q_resolve, p);
-    enum imx_db_images_rc rc = imx_db_ok(res) ? IMX_DBI_OK : imx_db_images_failure(res);
-    *json = rc == IMX_DBI_OK && PQntuples(res) == 1 && !PQgetisnull(res, 0, 0)
+    enum imx_db_status rc = imx_db_ok(res) ? IMX_DBS_OK : imx_db_status_of(res);
+    *json = rc == IMX_DBS_OK && PQntuples(res) == 1 && !PQgetisnull(res, 0, 0)
                 ? strdup(PQgetvalue(res, 0, 0))
                 : NULL;
     PQclear(res);
-    return rc == IMX_DBI_OK && !*json ? IMX_DBI_ERROR : rc;
+    return rc == IMX_DBS_OK && !*json ? IMX_DBS_ERROR : rc;
 }

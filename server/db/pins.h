@@ -61,16 +61,16 @@ struct imx_db_pin_doc {
 int imx_db_pin_read(struct imx_db_conn *c, const char *pin_id, const char *user_id, bool stored,
                     struct imx_db_pin_doc *out, PGresult **fail);
 /* The stored read by a statement shared with the other pin reads waiting (db/read_batch.c): the
- * caller holds no connection meanwhile. pin_id and user_id decimal ids. IMX_DBI_OK with *found
+ * caller holds no connection meanwhile. pin_id and user_id decimal ids. IMX_DBS_OK with *found
  * and, when found, *out filled (free out->json), or a failure. */
-enum imx_db_images_rc imx_db_pin_read_batched(const char *pin_id, const char *user_id,
-                                              struct imx_db_pin_doc *out, bool *found);
+enum imx_db_status imx_db_pin_read_batched(const char *pin_id, const char *user_id,
+                                           struct imx_db_pin_doc *out, bool *found);
 /* The same without waiting (as imx_db_pin_resolve_start; free with imx_db_pin_call_free). */
 struct imx_db_texts_call;
 struct imx_db_texts_call *imx_db_pin_read_start(const char *pin_id, const char *user_id,
                                                 void (*wake)(void *cls), void *cls);
-enum imx_db_images_rc imx_db_pin_read_result(struct imx_db_texts_call *c,
-                                             struct imx_db_pin_doc *out, bool *found);
+enum imx_db_status imx_db_pin_read_result(struct imx_db_texts_call *c, struct imx_db_pin_doc *out,
+                                          bool *found);
 /* Statements the batched pin reads were read with, and pins they read (/metrics). */
 void imx_db_pin_read_stats(unsigned long long *reads, unsigned long long *answered);
 
@@ -96,15 +96,14 @@ struct imx_db_pin_page {
     long long epoch, team_id; /* team_id 0: no such team */
     const char *role;         /* the user's role in it ("" for none) */
 };
-enum imx_db_images_rc imx_db_pin_list_batched(const char *slug, const char *user_id,
-                                              const char *after_name, const char *limit,
-                                              struct imx_db_pin_page *out);
+enum imx_db_status imx_db_pin_list_batched(const char *slug, const char *user_id,
+                                           const char *after_name, const char *limit,
+                                           struct imx_db_pin_page *out);
 /* The same without waiting (as imx_db_pin_resolve_start; free with imx_db_pin_call_free). */
 struct imx_db_texts_call *imx_db_pin_list_start(const char *slug, const char *user_id,
                                                 const char *after_name, const char *limit,
                                                 void (*wake)(void *cls), void *cls);
-enum imx_db_images_rc imx_db_pin_list_result(struct imx_db_texts_call *c,
-                                             struct imx_db_pin_page *out);
+enum imx_db_status imx_db_pin_list_result(struct imx_db_texts_call *c, struct imx_db_pin_page *out);
 void imx_db_pin_page_free(struct imx_db_pin_page *p);
 /* Statements the batched pages were read with, and pages they read (/metrics). */
 void imx_db_pin_list_stats(unsigned long long *reads, unsigned long long *answered);
@@ -112,10 +111,10 @@ void imx_db_pin_list_stats(unsigned long long *reads, unsigned long long *answer
 /* Resolve through a pin (GET /v1/images/resolve?pin=TEAM/NAME&region=R): the caller has
  * already checked that it may read team_id (imx_auth_team(r, slug, IMX_ROLE_VIEWER)) -> *json, a
  * new string: {"pin":{id, team, name}|null, "image":summary|null, "artifact_id":text|null,
- * "emptied_by": null|"pin"|"status"|"region"}; never a revoked image. IMX_DBI_OK, or the failure
- * as imx_db_images_failure names it (IMX_DBI_ERROR for no answer or no memory), *json NULL. */
-enum imx_db_images_rc imx_db_pin_resolve(struct imx_db_conn *c, const char *team_id,
-                                         const char *name, const char *region, char **json);
+ * "emptied_by": null|"pin"|"status"|"region"}; never a revoked image. IMX_DBS_OK, or the failure
+ * as imx_db_status_of names it (IMX_DBS_ERROR for no answer or no memory), *json NULL. */
+enum imx_db_status imx_db_pin_resolve(struct imx_db_conn *c, const char *team_id, const char *name,
+                                      const char *region, char **json);
 
 /* The same with what checking the caller needs, in one statement (for a server without a read
  * replica, where both would read the primary): *t as imx_db_team_read_take fills it, and the JSON
@@ -137,9 +136,9 @@ struct imx_db_pin_resolved {
     const char *doc;          /* the JSON above (NULL without a team), doc_len bytes */
     size_t doc_len;
 };
-enum imx_db_images_rc imx_db_pin_resolve_batched(const char *slug, const char *user_id,
-                                                 const char *name, const char *region,
-                                                 struct imx_db_pin_resolved *out);
+enum imx_db_status imx_db_pin_resolve_batched(const char *slug, const char *user_id,
+                                              const char *name, const char *region,
+                                              struct imx_db_pin_resolved *out);
 void imx_db_pin_resolved_free(struct imx_db_pin_resolved *p);
 /* The same read without waiting, for a fast handler: queued (the texts copied), wake(cls) called
  * on another thread once it is read; imx_db_pin_resolve_result then gives what
@@ -149,8 +148,8 @@ struct imx_db_texts_call;
 struct imx_db_texts_call *imx_db_pin_resolve_start(const char *slug, const char *user_id,
                                                    const char *name, const char *region,
                                                    void (*wake)(void *cls), void *cls);
-enum imx_db_images_rc imx_db_pin_resolve_result(struct imx_db_texts_call *c,
-                                                struct imx_db_pin_resolved *out);
+enum imx_db_status imx_db_pin_resolve_result(struct imx_db_texts_call *c,
+                                             struct imx_db_pin_resolved *out);
 void imx_db_pin_call_free(void *call);
 /* Statements the batched pin resolves were read with, and resolves they answered (/metrics). */
 void imx_db_pin_resolve_stats(unsigned long long *reads, unsigned long long *answered);

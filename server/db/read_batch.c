@@ -183,7 +183,7 @@ static void start_runners(void)
 void imx_db_batch_answer(struct imx_db_waiter **w, size_t n, struct imx_db_stmt *stmt,
                          const char *const *params, int rows)
 {
-    enum imx_db_images_rc rc = IMX_DBI_UNAVAILABLE;
+    enum imx_db_status rc = IMX_DBS_UNAVAILABLE;
     struct imx_db_batch *b = NULL;
     enum imx_db_failure why;
     struct imx_db_conn *c = imx_db_acquire_batch(&why);
@@ -191,15 +191,15 @@ void imx_db_batch_answer(struct imx_db_waiter **w, size_t n, struct imx_db_stmt 
         PGresult *r = imx_db_exec(c, stmt, params);
         imx_db_release(c);
         if (!imx_db_ok(r) || (rows >= 0 && PQntuples(r) != rows)) {
-            rc = imx_db_ok(r) ? IMX_DBI_ERROR : imx_db_images_failure(r);
+            rc = imx_db_ok(r) ? IMX_DBS_ERROR : imx_db_status_of(r);
             PQclear(r);
         } else if ((b = malloc(sizeof *b))) {
             b->res = r;
             atomic_init(&b->refs, (int)n);
-            rc = IMX_DBI_OK;
+            rc = IMX_DBS_OK;
         } else {
             PQclear(r);
-            rc = IMX_DBI_ERROR;
+            rc = IMX_DBS_ERROR;
         }
     }
     for (size_t i = 0; i < n; i++) {
@@ -255,7 +255,7 @@ void imx_db_batch_answer_columns(struct imx_db_waiter **w, size_t n, struct imx_
         w[i]->row = (int)i;
     if (failed) {
         for (size_t i = 0; i < n; i++)
-            w[i]->rc = IMX_DBI_ERROR;
+            w[i]->rc = IMX_DBS_ERROR;
     } else {
         imx_db_batch_answer(w, n, stmt, params, rows);
     }

@@ -21,10 +21,10 @@ struct imx_db_batch {
 
 /* A request waiting for its read; lives on its caller's stack. arg is the caller's, for the
  * batcher's read; rc, batch and row are filled by the read (batch holds a reference for this
- * waiter when rc is IMX_DBI_OK). */
+ * waiter when rc is IMX_DBS_OK). */
 struct imx_db_waiter {
     const void *arg;
-    enum imx_db_images_rc rc;
+    enum imx_db_status rc;
     struct imx_db_batch *batch;
     int row;
     /* A waiter queued with imx_db_batch_start: called, on the thread that read, once rc, batch
@@ -95,7 +95,7 @@ void imx_db_texts_free(void *call);
 
 /* For a batcher's read: runs stmt with params on a pool connection of its own and gives its
  * result, which must have rows rows (any number when rows < 0), to the n waiters w[] (each one's
- * rc, and batch with a reference of its own when rc is IMX_DBI_OK; the rows are the caller's to
+ * rc, and batch with a reference of its own when rc is IMX_DBS_OK; the rows are the caller's to
  * set, from the result when their number varies). */
 void imx_db_batch_answer(struct imx_db_waiter **w, size_t n, struct imx_db_stmt *stmt,
                          const char *const *params, int rows);

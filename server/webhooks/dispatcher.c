@@ -378,7 +378,7 @@ static void apply_due_revocations(struct imx_db_conn *db, unsigned index)
         return;
     last_ms = now;
     int applied = 0;
-    if (imx_db_image_apply_due_revocations(db, &applied) == IMX_DBI_OK && applied > 0)
+    if (imx_db_image_apply_due_revocations(db, &applied) == IMX_DBS_OK && applied > 0)
         imx_info("applied %d scheduled image revocation%s", applied, applied == 1 ? "" : "s");
 }
 

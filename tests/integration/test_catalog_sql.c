@@ -114,11 +114,11 @@ static long long publish(const char *family, const char *version, const char *dr
     struct imx_db_conn *c = conn();
     long long id = 0;
     char err[256];
-    enum imx_db_images_rc rc = imx_db_image_insert(c, &in, &id, err, sizeof err);
+    enum imx_db_status rc = imx_db_image_insert(c, &in, &id, err, sizeof err);
     imx_db_release(c);
-    if (rc != IMX_DBI_OK)
+    if (rc != IMX_DBS_OK)
         fprintf(stderr, "insert %s %s: %d %s\n", family, version, rc, err);
-    assert_int_equal(rc, IMX_DBI_OK);
+    assert_int_equal(rc, IMX_DBS_OK);
     return id;
 }
 
@@ -126,7 +126,7 @@ static json_t *search(const struct imx_image_search *s)
 {
     struct imx_db_conn *c = conn();
     char *text = NULL;
-    assert_int_equal(imx_db_image_search(c, s, &text), IMX_DBI_OK);
+    assert_int_equal(imx_db_image_search(c, s, &text), IMX_DBS_OK);
     imx_db_release(c);
     json_t *j = json_loads(text, 0, NULL);
     free(text);
@@ -189,7 +189,7 @@ static void facet_counts_equal_filtered_counts(void **state)
     struct imx_image_search all = { .family = "facet-test", .limit = 200 };
     struct imx_db_conn *c = conn();
     char *text;
-    assert_int_equal(imx_db_image_facets(c, &all, &text), IMX_DBI_OK);
+    assert_int_equal(imx_db_image_facets(c, &all, &text), IMX_DBS_OK);
     imx_db_release(c);
     json_t *f = json_loads(text, 0, NULL);
     free(text);
@@ -277,9 +277,9 @@ static void keyset_pages_never_repeat_or_skip(void **state)
                                     .cursor = "p:1:123" };
     struct imx_db_conn *c = conn();
     char *text;
-    assert_int_equal(imx_db_image_search(c, &bad, &text), IMX_DBI_INVALID);
+    assert_int_equal(imx_db_image_search(c, &bad, &text), IMX_DBS_INVALID);
     bad.cursor = "f:1:x' OR 1=1";
-    assert_int_equal(imx_db_image_search(c, &bad, &text), IMX_DBI_INVALID);
+    assert_int_equal(imx_db_image_search(c, &bad, &text), IMX_DBS_INVALID);
     imx_db_release(c);
 }
 
@@ -294,7 +294,7 @@ static json_t *resolve(const char *family, const char *region, const char *drive
     }
     struct imx_db_conn *c = conn();
     char *text;
-    assert_int_equal(imx_db_image_resolve(c, &r, &text), IMX_DBI_OK);
+    assert_int_equal(imx_db_image_resolve(c, &r, &text), IMX_DBS_OK);
     imx_db_release(c);
     json_t *j = json_loads(text, 0, NULL);
     free(text);
@@ -355,7 +355,7 @@ static void get_compare_and_lineage(void **state)
     long long m = publish("lineage-model", "1", "580.105.08", "13.0.2", "us-east-1", "H100", p);
     struct imx_db_conn *c = conn();
     char *json, *etag;
-    assert_int_equal(imx_db_image_get(c, p, &json, &etag), IMX_DBI_OK);
+    assert_int_equal(imx_db_image_get(c, p, &json, &etag), IMX_DBS_OK);
     json_t *j = json_loads(json, 0, NULL);
     /* The detail does not list children (unbounded): the lineage does. */
     assert_null(json_object_get(j, "children"));
@@ -365,10 +365,10 @@ static void get_compare_and_lineage(void **state)
     json_decref(j);
     free(json);
     free(etag);
-    assert_int_equal(imx_db_image_get(c, 999999, &json, &etag), IMX_DBI_NOT_FOUND);
+    assert_int_equal(imx_db_image_get(c, 999999, &json, &etag), IMX_DBS_NOT_FOUND);
 
     long long ids[] = { p, m };
-    assert_int_equal(imx_db_image_compare(c, ids, 2, &json, NULL), IMX_DBI_OK);
+    assert_int_equal(imx_db_image_compare(c, ids, 2, &json, NULL), IMX_DBS_OK);
     j = json_loads(json, 0, NULL);
     json_t *e;
     size_t k;
@@ -385,7 +385,7 @@ static void get_compare_and_lineage(void **state)
     free(json);
     long long bad[] = { p, 999999 };
     long long missing;
-    assert_int_equal(imx_db_image_compare(c, bad, 2, &json, &missing), IMX_DBI_NOT_FOUND);
+    assert_int_equal(imx_db_image_compare(c, bad, 2, &json, &missing), IMX_DBS_NOT_FOUND);
     assert_int_equal(missing, 999999);
 
     /* Duplicate family+version is a conflict. */
@@ -400,10 +400,10 @@ static void get_compare_and_lineage(void **state)
                                  .boot_seconds = -1,
                                  .size_gb = -1 };
     long long id;
-    assert_int_equal(imx_db_image_insert(c, &dup, &id, NULL, 0), IMX_DBI_CONFLICT);
+    assert_int_equal(imx_db_image_insert(c, &dup, &id, NULL, 0), IMX_DBS_CONFLICT);
     dup.version = "2";
     dup.provider = "ibm";
-    assert_int_equal(imx_db_image_insert(c, &dup, &id, NULL, 0), IMX_DBI_INVALID);
+    assert_int_equal(imx_db_image_insert(c, &dup, &id, NULL, 0), IMX_DBS_INVALID);
     imx_db_release(c);
 }
 
