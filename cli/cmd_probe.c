@@ -8,6 +8,7 @@
 
 #include "probe.h"
 #include "probe_parse.h"
+#include "domain/drift.h"
 
 /* GET a JSON document; prints why on failure. Returns an exit code, *doc new on 0. */
 static int get_json(struct imx_cli_ctx *ctx, const char *path, json_t **doc)
@@ -69,7 +70,7 @@ static int probe_check(struct imx_cli_ctx *ctx, json_t *frag, const char *target
     if (code != 0)
         return code;
     bool drift = false;
-    json_t *rows = imx_probe_drift(frag, image, &drift);
+    json_t *rows = imx_drift_rows(frag, image, &drift);
     json_t *doc = json_pack("{s:I, s:O?, s:O?, s:b, s:o}", "image",
                             json_integer_value(json_object_get(image, "id")), "family",
                             json_object_get(image, "family"), "version",
@@ -81,8 +82,7 @@ static int probe_check(struct imx_cli_ctx *ctx, json_t *frag, const char *target
         size_t n = 0;
         json_array_foreach(rows, i, row)
         {
-            const char *st = json_string_value(json_object_get(row, "state"));
-            n += strcmp(st, "differs") == 0 || strcmp(st, "missing") == 0;
+            n += imx_drift_state_counts(json_string_value(json_object_get(row, "state")));
         }
         imx_cli_err("drift: %zu item(s) differ from image %lld", n,
                     (long long)json_integer_value(json_object_get(image, "id")));
