@@ -173,6 +173,10 @@ static const struct imx_cli_opt probe_opts[] = {
     { "tag", 0, L, NULL, "tag" },
     { "parent", 0, V, NULL, "id of the image this one is built on" },
     { "description", 0, V, NULL, "description" },
+    { "report", 0, F, NULL,
+      "send what was found to POST /v1/nodes/reports (with --image or --artifact; a node token)" },
+    { "image", 0, V, NULL, "--report: the catalog id of the image this node booted" },
+    { "name", 0, V, NULL, "--report: the node's name (default: IMAXE_NODE_NAME, else the host name)" },
     { NULL, 0, 0, NULL, NULL },
 };
 
@@ -1183,8 +1187,10 @@ const struct imx_cli_cmd imx_cli_commands[] = {
       "--signature \"$SIG\" < body.json",
       verify_opts, NULL, NULL, IMX_CLI_BODY_NONE, NULL, run_verify, true },
     { "probe", NULL, "", 0, 0,
-      "Read this machine's GPU stack as a manifest fragment; --check, --publish",
-      "imaxe probe\nimaxe probe --check dlami-base-ubuntu24.04/us-east-1 || echo drift", probe_opts,
+      "Read this machine's GPU stack as a manifest fragment; --check, --publish, --report",
+      "imaxe probe\nimaxe probe --check dlami-base-ubuntu24.04/us-east-1 || echo drift\n"
+      "IMAXE_TOKEN=$NODE_TOKEN imaxe probe --report --imds --artifact us-east-1=ami-0abc123",
+      probe_opts,
       NULL, NULL, IMX_CLI_BODY_NONE, NULL, imx_cli_run_probe, true },
     { "measure", NULL, "", 0, 0,
       "Record a benchmark result as a measurement, boot time from systemd-analyze",
