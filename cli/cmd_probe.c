@@ -1,5 +1,5 @@
-/* `imaxe probe` (print, --check, --publish, --report) and `imaxe measure`: the commands that read the
- * machine they run on. */
+/* `imaxe probe` (print, --check, --publish, --report) and `imaxe measure`: the commands that read
+ * the machine they run on. */
 #include "cli.h"
 
 #include <stdlib.h>
@@ -178,12 +178,20 @@ static json_t *report_doc(struct imx_cli_ctx *ctx, json_t *frag)
     const char *image = imx_cli_args_get(&ctx->args, "image");
     const char *arts[IMX_CLI_VALS_MAX];
     size_t na = imx_cli_args_list(&ctx->args, "artifact", arts, IMX_CLI_VALS_MAX);
-    if (!image == !na || na > 1) {
-        imx_cli_err("probe --report names the booted image: --image ID or --artifact REGION=ID");
+    json_t *node = json_object_get(frag, "node");
+    const char *ami = json_string_value(json_object_get(node, "ami_id"));
+    if ((image && na) || na > 1 || (!image && !na && !ami)) {
+        imx_cli_err("probe --report names the booted image: --image ID, --artifact REGION=ID, "
+                    "or --imds on EC2 (its AMI id)");
         return NULL;
     }
     json_t *img;
-    if (image) {
+    if (!image && !na) {
+        img = json_pack("{s:s}", "artifact_id", ami);
+        json_t *region = json_object_get(node, "region");
+        if (json_is_string(region))
+            json_object_set(img, "region", region);
+    } else if (image) {
         char *end;
         long long id = strtoll(image, &end, 10);
         if (*end || id <= 0) {

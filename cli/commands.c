@@ -176,7 +176,8 @@ static const struct imx_cli_opt probe_opts[] = {
     { "report", 0, F, NULL,
       "send what was found to POST /v1/nodes/reports (with --image or --artifact; a node token)" },
     { "image", 0, V, NULL, "--report: the catalog id of the image this node booted" },
-    { "name", 0, V, NULL, "--report: the node's name (default: IMAXE_NODE_NAME, else the host name)" },
+    { "name", 0, V, NULL,
+      "--report: the node's name (default: IMAXE_NODE_NAME, else the host name)" },
     { NULL, 0, 0, NULL, NULL },
 };
 
@@ -1190,8 +1191,7 @@ const struct imx_cli_cmd imx_cli_commands[] = {
       "Read this machine's GPU stack as a manifest fragment; --check, --publish, --report",
       "imaxe probe\nimaxe probe --check dlami-base-ubuntu24.04/us-east-1 || echo drift\n"
       "IMAXE_TOKEN=$NODE_TOKEN imaxe probe --report --imds --artifact us-east-1=ami-0abc123",
-      probe_opts,
-      NULL, NULL, IMX_CLI_BODY_NONE, NULL, imx_cli_run_probe, true },
+      probe_opts, NULL, NULL, IMX_CLI_BODY_NONE, NULL, imx_cli_run_probe, true },
     { "measure", NULL, "", 0, 0,
       "Record a benchmark result as a measurement, boot time from systemd-analyze",
       "imaxe measure --team ml-platform --image 12 --instance-type g6.xlarge --model resnet50 "

@@ -1,7 +1,8 @@
 /* What `imaxe probe` reads, parsed: /proc/driver/nvidia/version, nvidia-smi CSV, the CUDA
  * toolkit's version.json and `nvcc --version`, cuDNN and NCCL version headers, os-release,
- * `nvidia-ctk --version`, the probe's own python3 lines; and GPU names shortened to models (the drift
- * between a node and its image is server/domain/drift.h, shared with the server). Pure: text in, values out, no I/O. */
+ * `nvidia-ctk --version`, the probe's own python3 lines; and GPU names shortened to models (the
+ * drift between a node and its image is server/domain/drift.h, shared with the server). Pure: text
+ * in, values out, no I/O. */
 #ifndef IMX_PROBE_PARSE_H
 #define IMX_PROBE_PARSE_H
 

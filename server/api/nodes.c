@@ -21,15 +21,15 @@ struct imx_api_nodes_settings imx_api_nodes = { .history_days = 30, .stale_s = 9
 /* Most reports one request may carry (NDJSON); the body is bounded by IMAXE_MAX_BODY_BYTES. */
 #define REPORTS_MAX 1000
 /* Distinct images and teams one request may name (each a lookup). */
-#define LOOKUPS_MAX 64
+#define LOOKUPS_MAX     64
 #define HISTORY_DEFAULT 20
 #define HISTORY_MAX     500
 #define NAME_MAX_LEN    253
 
 static const struct imx_api_field report_fields[] = {
-    { "name", JSON_STRING, true },           { "team", JSON_STRING, false },
-    { "image", JSON_OBJECT, true },          { "instance_type", JSON_STRING, false },
-    { "probe", JSON_OBJECT, true },          { NULL, JSON_NULL, false },
+    { "name", JSON_STRING, true },  { "team", JSON_STRING, false },
+    { "image", JSON_OBJECT, true }, { "instance_type", JSON_STRING, false },
+    { "probe", JSON_OBJECT, true }, { NULL, JSON_NULL, false },
 };
 
 static const struct imx_api_field image_fields[] = {
@@ -151,8 +151,8 @@ static json_t *read_reports(struct imx_req *r, bool *ndjson)
                 return NULL;
             }
             if (!json_is_object(doc))
-                imx_verr(errors, ptr, "line %zu is not a JSON object%s%s", line,
-                         doc ? "" : ": ", doc ? "" : jerr.text);
+                imx_verr(errors, ptr, "line %zu is not a JSON object%s%s", line, doc ? "" : ": ",
+                         doc ? "" : jerr.text);
             json_array_append_new(all, doc ? doc : json_null());
         }
         p += len;
@@ -185,8 +185,9 @@ static long long report_team(struct imx_req *r, json_t *rep, struct lookups *lk)
         if (r->principal.token_id)
             return r->principal.token_team;
         json_t *errors = json_array();
-        imx_verr(errors, "/team", "is required when signed in as a person (a node token "
-                                  "reports for its own team)");
+        imx_verr(errors, "/team",
+                 "is required when signed in as a person (a node token "
+                 "reports for its own team)");
         imx_reply_invalid_steal(r, errors, "The report names no team");
         return 0;
     }
@@ -278,8 +279,8 @@ static int prepare(struct prepared *p, json_t *rep, long long team, json_t *mani
     if (p->instance_type && !short_text_ok(p->instance_type, 64))
         p->instance_type = NULL;
     json_t *gpus = json_object_get(probe, "gpus");
-    json_int_t count = json_integer_value(json_object_get(json_object_get(probe, "node"),
-                                                          "gpu_count"));
+    json_int_t count =
+        json_integer_value(json_object_get(json_object_get(probe, "node"), "gpu_count"));
     if (count <= 0 || count > 64)
         count = (json_int_t)json_array_size(gpus);
     snprintf(p->gpu_count, sizeof p->gpu_count, "%lld", (long long)count);
@@ -345,8 +346,8 @@ static int report_tx(struct imx_req *r, void *cls)
                                         : json_null());
         json_array_append_new(b->items, item);
     }
-    imx_reply_json_steal(r, 200, json_pack("{s:I, s:O}", "accepted", (json_int_t)b->n, "items",
-                                           b->items));
+    imx_reply_json_steal(r, 200,
+                         json_pack("{s:I, s:O}", "accepted", (json_int_t)b->n, "items", b->items));
     return 0;
 }
 
@@ -466,8 +467,7 @@ static struct imx_db_node_filter filter_of(const struct node_list *x)
 {
     return (struct imx_db_node_filter){
         .scope = { x->sc.s.user_id ? x->sc.user : NULL,
-                   x->sc.s.token_team ? x->sc.token_team : NULL,
-                   x->sc.s.team ? x->sc.team : NULL },
+                   x->sc.s.token_team ? x->sc.token_team : NULL, x->sc.s.team ? x->sc.team : NULL },
         .image_id = x->image,
         .family = x->family,
         .pin_id = x->pin,
@@ -504,9 +504,9 @@ static int node_export_page(struct imx_db_conn *c, const void *cls, const char *
 }
 
 static const char *const node_columns[] = {
-    "name",          "team",      "image.id", "image.family", "image.version",
-    "image.patch_status", "instance_type", "gpu_count", "gpus", "drift",
-    "drift_since",   "stale",     "last_seen", "reports",     NULL,
+    "name",          "team",      "image.id", "image.family", "image.version", "image.patch_status",
+    "instance_type", "gpu_count", "gpus",     "drift",        "drift_since",   "stale",
+    "last_seen",     "reports",   NULL,
 };
 
 /* Replies 200 with a page document and its next key (both new texts, freed here). */

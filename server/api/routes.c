@@ -10,7 +10,7 @@
 #define ADMIN     IMX_ACCESS_ADMIN
 /* A POST that creates something (a resource, a delivery, a secret, a transition): it takes an
  * Idempotency-Key (server/api/idempotency.c). Login and the compatibility check create nothing. */
-#define CREATES true
+#define CREATES     true
 #define NODE_REPORT IMX_ACCESS_NODE_REPORT
 
 const struct imx_route imx_routes[] = {
@@ -131,8 +131,7 @@ const struct imx_route imx_routes[] = {
       CREATES },
     { "PUT", "/v1/reference/{table}", ADMIN, imx_api_reference_update, IMX_ROLE_NONE, NULL, false },
     /* The fleet (server/api/nodes.c): node-report tokens may send reports and nothing else. */
-    { "POST", "/v1/nodes/reports", NODE_REPORT, imx_api_node_report, IMX_ROLE_MEMBER, NULL,
-      false },
+    { "POST", "/v1/nodes/reports", NODE_REPORT, imx_api_node_report, IMX_ROLE_MEMBER, NULL, false },
     { "GET", "/v1/nodes", SIGNED_IN, imx_api_node_list, IMX_ROLE_VIEWER,
       "team image family pin drift stale gpu patch_status limit cursor", false },
     { "GET", "/v1/nodes/{name}", SIGNED_IN, imx_api_node_get, IMX_ROLE_VIEWER, "team history",

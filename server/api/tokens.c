@@ -16,10 +16,9 @@
 #define TOKEN_DAYS_MAX     365
 
 static const struct imx_api_field token_fields[] = {
-    { "name", JSON_STRING, true }, { "team", JSON_STRING, true },
-    { "role", JSON_STRING, true }, { "expires_in_days", JSON_INTEGER, false },
-    { "scope", JSON_STRING, false },
-    { NULL, JSON_NULL, false },
+    { "name", JSON_STRING, true },   { "team", JSON_STRING, true },
+    { "role", JSON_STRING, true },   { "expires_in_days", JSON_INTEGER, false },
+    { "scope", JSON_STRING, false }, { NULL, JSON_NULL, false },
 };
 
 struct token_create {
@@ -47,16 +46,15 @@ static int token_create_tx(struct imx_req *r, void *cls)
         return -1;
     }
     res = imx_db_token_create(r->db, t->user_id, t->team_id, t->name, t->role, t->hash, t->days,
-                               t->scope);
+                              t->scope);
     if (!imx_db_ok(res))
         return imx_db_tx_fail(r, res);
     json_t *doc = json_loads(PQgetvalue(res, 0, 1), 0, NULL);
     char id[24];
     snprintf(id, sizeof id, "%s", PQgetvalue(res, 0, 0));
     PQclear(res);
-    json_t *detail =
-        json_pack("{s:s, s:s, s:s, s:s}", "name", t->name, "team", t->team, "role", t->role,
-                  "scope", t->scope ? t->scope : "api");
+    json_t *detail = json_pack("{s:s, s:s, s:s, s:s}", "name", t->name, "team", t->team, "role",
+                               t->role, "scope", t->scope ? t->scope : "api");
     int rc = imx_audit(r, "create", "api_token", id, detail);
     json_decref(detail);
     if (rc != 0 || !doc) {

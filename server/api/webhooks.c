@@ -115,9 +115,8 @@ static char *read_list(const json_t *body, const char *name, const char *const *
             continue;
         }
         if (known && !in_list(s, known, nknown)) {
-            imx_verr(errors, ptr,
-                     "is not an event type (%s, %s, %s, %s, %s, %s, %s, %s, %s or %s)", known[0],
-                     known[1], known[2], known[3], known[4], known[5], known[6], known[7],
+            imx_verr(errors, ptr, "is not an event type (%s, %s, %s, %s, %s, %s, %s, %s, %s or %s)",
+                     known[0], known[1], known[2], known[3], known[4], known[5], known[6], known[7],
                      known[8], known[9]);
             continue;
         }

@@ -10,7 +10,8 @@ IMX_DB_STMT(q_manifest, 3,
 
 IMX_DB_STMT(q_report, 11,
             "SELECT imx_node_report($1::bigint, $2::text, $3::bigint, $4::jsonb, $5::text,"
-            " ARRAY(SELECT jsonb_array_elements_text($6::jsonb)), $7::int, $8::boolean, $9::jsonb, $10::jsonb, $11::int)::text");
+            " ARRAY(SELECT jsonb_array_elements_text($6::jsonb)), $7::int, $8::boolean, $9::jsonb, "
+            "$10::jsonb, $11::int)::text");
 
 IMX_DB_STMT(q_page, 13,
             "SELECT doc, next_key FROM imx_nodes_page($1::bigint, $2::bigint, $3::bigint,"
@@ -72,9 +73,9 @@ enum imx_db_status imx_db_node_manifest(struct imx_db_conn *c, const char *image
 enum imx_db_status imx_db_node_report(struct imx_db_conn *c, const struct imx_db_node_report *in,
                                       char **result)
 {
-    const char *p[] = { in->team_id, in->name,     in->image_id,    in->booted,
-                        in->instance_type,         in->gpus,        in->gpu_count,
-                        in->drift,   in->drift_items, in->report, in->history_days };
+    const char *p[] = { in->team_id,       in->name,   in->image_id,    in->booted,
+                        in->instance_type, in->gpus,   in->gpu_count,   in->drift,
+                        in->drift_items,   in->report, in->history_days };
     PGresult *res;
     *result = NULL;
     enum imx_db_status rc = one_row(c, &q_report, p, &res);
@@ -88,9 +89,18 @@ enum imx_db_status imx_db_nodes_page(struct imx_db_conn *c, const struct imx_db_
                                      const char *after, const char *limit, char **doc,
                                      char **next_key)
 {
-    const char *p[] = { f->scope.user_id, f->scope.token_team, f->scope.team, f->image_id,
-                        f->family,        f->pin_id,           f->drift,      f->stale,
-                        f->gpu,           f->patch_status,     f->stale_s,    after,
+    const char *p[] = { f->scope.user_id,
+                        f->scope.token_team,
+                        f->scope.team,
+                        f->image_id,
+                        f->family,
+                        f->pin_id,
+                        f->drift,
+                        f->stale,
+                        f->gpu,
+                        f->patch_status,
+                        f->stale_s,
+                        after,
                         limit };
     PGresult *res;
     *doc = *next_key = NULL;

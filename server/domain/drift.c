@@ -33,8 +33,8 @@ static void append_row(json_t *rows, json_t *row)
     }
     json_decref(row);
     if (n == IMX_DRIFT_ROWS_MAX)
-        json_array_append_new(rows, json_pack("{s:s, s:s}", "name", "(truncated)", "state",
-                                              "truncated"));
+        json_array_append_new(rows,
+                              json_pack("{s:s, s:s}", "name", "(truncated)", "state", "truncated"));
 }
 
 static void add_row(json_t *rows, const char *name, const char *image, const char *node,
@@ -49,15 +49,15 @@ static void add_row(json_t *rows, const char *name, const char *image, const cha
         state = "extra";
     if (imx_drift_state_counts(state))
         *drift = true;
-    append_row(rows, json_pack("{s:s, s:s?, s:s?, s:s}", "name", name, "image", image, "node",
-                               node, "state", state));
+    append_row(rows, json_pack("{s:s, s:s?, s:s?, s:s}", "name", name, "image", image, "node", node,
+                               "state", state));
 }
 
 /* The versions of component name in either spelling of a component list, appended to out as
  * borrowed strings: a manifest's array of {name, version} (a name may repeat) or an image's
  * {name: version} object (a value may be an array of versions or of {version}). */
-static void component_versions(json_t *components, const char *name, const char **out,
-                               size_t max, size_t *n)
+static void component_versions(json_t *components, const char *name, const char **out, size_t max,
+                               size_t *n)
 {
     *n = 0;
     if (json_is_object(components)) {
@@ -69,8 +69,9 @@ static void component_versions(json_t *components, const char *name, const char 
             json_t *e;
             json_array_foreach(v, i, e)
             {
-                const char *s = json_is_string(e) ? json_string_value(e)
-                                                  : json_string_value(json_object_get(e, "version"));
+                const char *s = json_is_string(e)
+                                    ? json_string_value(e)
+                                    : json_string_value(json_object_get(e, "version"));
                 if (s && *n < max)
                     out[(*n)++] = s;
             }
@@ -129,8 +130,7 @@ static bool same_gpu(const char *a, const char *b)
 #define ALTERNATIVES_MAX 8
 
 /* One component: the node's version against the one or more the image lists. */
-static void component_row(json_t *rows, const char *name, json_t *icomp, json_t *ncomp,
-                          bool *drift)
+static void component_row(json_t *rows, const char *name, json_t *icomp, json_t *ncomp, bool *drift)
 {
     const char *iv[ALTERNATIVES_MAX], *nv[ALTERNATIVES_MAX];
     size_t ni, nn;
@@ -193,8 +193,8 @@ static void package_rows(json_t *rows, json_t *node, json_t *image, bool *drift)
         char label[IMX_PKG_NAME_MAX + 16];
         snprintf(label, sizeof label, "package:%s", n);
         *drift = true;
-        append_row(rows, json_pack("{s:s, s:s, s:s, s:s}", "name", label, "image", want, "node",
-                                   v, "state", "older"));
+        append_row(rows, json_pack("{s:s, s:s, s:s, s:s}", "name", label, "image", want, "node", v,
+                                   "state", "older"));
     }
     json_decref(by_name);
 }

@@ -17,8 +17,8 @@ static char node_token[256];
 static long long img_a, img_b, webhook;
 
 /* What the H100 fixture node runs (tests/fixtures/probe), as image A lists it. */
-#define COMPONENTS_A                                                                              \
-    "[{\"name\":\"nvidia-driver\",\"version\":\"580.95.05\"},{\"name\":\"cuda\",\"version\":"   \
+#define COMPONENTS_A                                                                               \
+    "[{\"name\":\"nvidia-driver\",\"version\":\"580.95.05\"},{\"name\":\"cuda\",\"version\":"      \
     "\"13.0.2\"}]"
 
 static struct imx_res call(const char *token, const char *method, const char *path,
@@ -133,10 +133,12 @@ static void node_token_may_only_report(void **state)
     char path[64];
     snprintf(path, sizeof path, "/v1/images/%lld", img_a);
     static const char *const refused[][2] = {
-        { "GET", "/v1/nodes" },   { "GET", "/v1/nodes/gpu-1" }, { "GET", "/v1/fleet" },
-        { "GET", "/v1/me" },      { "GET", "/v1/images" },      { "GET", "/v1/pins" },
-        { "GET", "/v1/tokens" },  { "GET", "/v1/advisories" },  { "GET", "/v1/webhooks" },
-        { "POST", "/v1/tokens" }, { "GET", NULL },
+        { "GET", "/v1/nodes" },    { "GET", "/v1/nodes/gpu-1" },
+        { "GET", "/v1/fleet" },    { "GET", "/v1/me" },
+        { "GET", "/v1/images" },   { "GET", "/v1/pins" },
+        { "GET", "/v1/tokens" },   { "GET", "/v1/advisories" },
+        { "GET", "/v1/webhooks" }, { "POST", "/v1/tokens" },
+        { "GET", NULL },
     };
     for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
         /* Twice: the second may be let in from the principal cache, which must refuse too. */
@@ -175,12 +177,12 @@ static void drift_found_and_cleared_once_per_change(void **state)
         bool drift;
         long long events;
     } steps[] = {
-        { "580.95.05", false, 0 },  /* as the image says */
-        { "580.82.07", true, 1 },   /* drifts: one event */
-        { "580.82.07", true, 1 },   /* the same drift again: none */
-        { "575.57.08", true, 2 },   /* drifts differently: one more */
-        { "580.95.05", false, 2 },  /* cleared */
-        { "580.82.07", true, 3 },   /* drifts again */
+        { "580.95.05", false, 0 }, /* as the image says */
+        { "580.82.07", true, 1 },  /* drifts: one event */
+        { "580.82.07", true, 1 },  /* the same drift again: none */
+        { "575.57.08", true, 2 },  /* drifts differently: one more */
+        { "580.95.05", false, 2 }, /* cleared */
+        { "580.82.07", true, 3 },  /* drifts again */
     };
     for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
         res = call(node_token, "POST", "/v1/nodes/reports",

@@ -327,13 +327,13 @@ static void gpu_names_become_models(void **state)
 static void drift_dual_driver_and_packages(void **state)
 {
     (void)state;
-    json_t *image = json_loads(
-        "{\"os\":{\"name\":\"ubuntu\",\"version\":\"24.04\"},\"components\":["
-        "{\"name\":\"nvidia-driver\",\"version\":\"570.195.03\",\"gpus\":[\"T4\"]},"
-        "{\"name\":\"nvidia-driver\",\"version\":\"580.95.05\",\"gpus\":[\"H100\"]}],"
-        "\"packages\":[{\"name\":\"openssl\",\"version\":\"3.0.13-0ubuntu3.5\"},"
-        "{\"name\":\"libc6\",\"version\":\"2.39-0ubuntu8.4\"}]}",
-        0, NULL);
+    json_t *image =
+        json_loads("{\"os\":{\"name\":\"ubuntu\",\"version\":\"24.04\"},\"components\":["
+                   "{\"name\":\"nvidia-driver\",\"version\":\"570.195.03\",\"gpus\":[\"T4\"]},"
+                   "{\"name\":\"nvidia-driver\",\"version\":\"580.95.05\",\"gpus\":[\"H100\"]}],"
+                   "\"packages\":[{\"name\":\"openssl\",\"version\":\"3.0.13-0ubuntu3.5\"},"
+                   "{\"name\":\"libc6\",\"version\":\"2.39-0ubuntu8.4\"}]}",
+                   0, NULL);
     static const struct {
         const char *driver, *openssl, *state, *image;
         bool drift;
@@ -341,14 +341,14 @@ static void drift_dual_driver_and_packages(void **state)
         { "580.95.05", "3.0.13-0ubuntu3.5", "same", "580.95.05", false },
         { "570.195.03", "3.0.13-0ubuntu3.5", "same", "570.195.03", false },
         { "575.57.08", "3.0.13-0ubuntu3.5", "differs", "570.195.03", true },
-        { "580.95.05", "3.0.13-0ubuntu3.4", "same", "580.95.05", true },  /* older openssl */
+        { "580.95.05", "3.0.13-0ubuntu3.4", "same", "580.95.05", true },   /* older openssl */
         { "580.95.05", "3.0.13-0ubuntu3.10", "same", "580.95.05", false }, /* newer: patched */
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        json_t *node = json_pack("{s:{s:s, s:s}, s:[{s:s, s:s}], s:[{s:s, s:s}]}", "os", "name",
-                                 "ubuntu", "version", "24.04", "components", "name",
-                                 "nvidia-driver", "version", cases[i].driver, "packages", "name",
-                                 "openssl", "version", cases[i].openssl);
+        json_t *node =
+            json_pack("{s:{s:s, s:s}, s:[{s:s, s:s}], s:[{s:s, s:s}]}", "os", "name", "ubuntu",
+                      "version", "24.04", "components", "name", "nvidia-driver", "version",
+                      cases[i].driver, "packages", "name", "openssl", "version", cases[i].openssl);
         bool drift = false;
         json_t *rows = imx_drift_rows(node, image, &drift);
         json_t *d = json_array_get(rows, 0);
