@@ -236,3 +236,56 @@ LANGUAGE sql STABLE AS $$
                b.image_id, b.nodes, b.drifted, b.stale
           FROM by_pin b ORDER BY b.nodes DESC, b.id LIMIT p_limit) y))::text
 $$;
+
+-- How long a node may stay silent and still count as running, for SQL that has no request to
+-- ask (webhook payloads): the database setting imaxe.node_stale_s when set (ALTER DATABASE ...
+-- SET imaxe.node_stale_s = 600), else IMAXE_NODE_STALE_S's default, 900.
+CREATE OR REPLACE FUNCTION imx_node_stale_s() RETURNS int
+LANGUAGE sql STABLE AS $$
+  SELECT coalesce(nullif(current_setting('imaxe.node_stale_s', true), '')::int, 900)
+$$;
+
+-- Running (not stale) nodes that booted p_image, of team p_team (NULL: every team).
+CREATE OR REPLACE FUNCTION imx_nodes_running(p_image bigint, p_team bigint) RETURNS bigint
+LANGUAGE sql STABLE AS $$
+  SELECT count(*) FROM nodes n
+   WHERE n.image_id = p_image AND (p_team IS NULL OR n.team_id = p_team)
+     AND n.last_seen >= now() - make_interval(secs => imx_node_stale_s())
+$$;
+
+-- An advisory's exposure: the images it affects (and how many of them have a fix), the pins on
+-- them and their teams (counts over every team), and the running nodes on them: every team's
+-- as a count, the caller's teams' per image (the largest p_limit). NULL when no such advisory.
+CREATE OR REPLACE FUNCTION imx_advisory_exposure(p_adv text, p_user bigint, p_token_team bigint,
+                                                 p_stale_s int, p_limit int)
+RETURNS text
+LANGUAGE sql STABLE AS $$
+  WITH a AS (SELECT * FROM advisories WHERE id = p_adv),
+  imgs AS (SELECT x.image_id, x.fixed_by FROM image_advisories x WHERE x.advisory_id = p_adv),
+  running AS (
+    SELECT n.image_id, n.team_id FROM nodes n JOIN imgs ON imgs.image_id = n.image_id
+     WHERE n.last_seen >= now() - make_interval(secs => p_stale_s)),
+  mine AS (
+    SELECT r.image_id, count(*) AS nodes FROM running r
+     WHERE r.team_id IN (SELECT imx_caller_teams(p_user, p_token_team, NULL))
+     GROUP BY r.image_id)
+  SELECT json_build_object(
+    'advisory', json_build_object('id', a.id, 'title', a.title, 'severity', a.severity,
+                                  'cves', to_json(a.cves)),
+    'images', (SELECT count(*) FROM imgs),
+    'images_with_fix', (SELECT count(*) FROM imgs WHERE fixed_by IS NOT NULL),
+    'pins', (SELECT count(*) FROM pins p JOIN imgs ON imgs.image_id = p.image_id),
+    'teams', (SELECT count(DISTINCT p.team_id) FROM pins p JOIN imgs ON imgs.image_id = p.image_id),
+    'nodes', (SELECT count(*) FROM running),
+    'your_nodes', (SELECT coalesce(sum(nodes), 0) FROM mine),
+    'your_nodes_by_image', (SELECT coalesce(json_agg(json_build_object(
+                               'image', json_build_object('id', i.id, 'family', i.family,
+                                                          'version', i.version),
+                               'fixed_by', imgs.fixed_by, 'nodes', m.nodes)
+                             ORDER BY m.nodes DESC, i.id), '[]')
+                              FROM (SELECT * FROM mine ORDER BY nodes DESC, image_id
+                                     LIMIT p_limit) m
+                              JOIN images i ON i.id = m.image_id
+                              JOIN imgs ON imgs.image_id = m.image_id))::text
+  FROM a
+$$;

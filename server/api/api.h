@@ -185,5 +185,6 @@ void imx_api_node_report(struct imx_req *r);
 void imx_api_node_list(struct imx_req *r);
 void imx_api_node_get(struct imx_req *r);
 void imx_api_fleet(struct imx_req *r);
+void imx_api_advisory_exposure(struct imx_req *r);
 
 #endif

@@ -1,6 +1,7 @@
 /* The fleet: POST /v1/nodes/reports (what nodes run, one JSON report or NDJSON for many),
- * GET /v1/nodes (filtered, keyset-paged, CSV/NDJSON export), GET /v1/nodes/{name}, and GET
- * /v1/fleet (node counts per image and per pin). Drift is computed here, per report, by
+ * GET /v1/nodes (filtered, keyset-paged, CSV/NDJSON export), GET /v1/nodes/{name}, GET
+ * /v1/fleet (node counts per image and per pin) and GET /v1/advisories/{id}/exposure (images,
+ * pins, teams and running nodes an advisory reaches). Drift is computed here, per report, by
  * server/domain/drift.c: the code `imaxe probe --check` runs. */
 #include <ctype.h>
 #include <stdio.h>
@@ -654,6 +655,35 @@ void imx_api_fleet(struct imx_req *r)
     char *json = NULL;
     enum imx_db_status rc = imx_db_fleet_counts(c, &s, stale_s(), lim, &json);
     if (rc != IMX_DBS_OK)
+        imx_api_reply_db_status(r, rc);
+    else
+        imx_reply_raw_steal(r, 200, "application/json", json, strlen(json), NULL, NULL);
+}
+
+void imx_api_advisory_exposure(struct imx_req *r)
+{
+    const char *id = imx_req_param(r, "id");
+    unsigned long long limit;
+    if (!imx_api_list_limit(r, &limit))
+        return;
+    if (!short_text_ok(id, 100)) {
+        imx_reply_problem(r, IMX_E_NOT_FOUND, "No advisory '%.64s'", id);
+        return;
+    }
+    struct imx_api_scope sc;
+    if (imx_api_cost_scope(r, NULL, &sc) != 0)
+        return;
+    struct imx_db_conn *c = imx_api_db_read(r);
+    if (!c)
+        return;
+    char lim[16];
+    snprintf(lim, sizeof lim, "%llu", limit);
+    struct imx_db_node_scope s = { sc.s.user_id, sc.s.token_team, NULL };
+    char *json = NULL;
+    enum imx_db_status rc = imx_db_advisory_exposure(c, id, &s, stale_s(), lim, &json);
+    if (rc == IMX_DBS_NOT_FOUND)
+        imx_reply_problem(r, IMX_E_NOT_FOUND, "No advisory '%s'", id);
+    else if (rc != IMX_DBS_OK)
         imx_api_reply_db_status(r, rc);
     else
         imx_reply_raw_steal(r, 200, "application/json", json, strlen(json), NULL, NULL);

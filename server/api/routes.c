@@ -137,6 +137,8 @@ const struct imx_route imx_routes[] = {
     { "GET", "/v1/nodes/{name}", SIGNED_IN, imx_api_node_get, IMX_ROLE_VIEWER, "team history",
       false },
     { "GET", "/v1/fleet", SIGNED_IN, imx_api_fleet, IMX_ROLE_VIEWER, "team limit", false },
+    { "GET", "/v1/advisories/{id}/exposure", SIGNED_IN, imx_api_advisory_exposure, IMX_ROLE_NONE,
+      "limit", false },
 };
 
 const size_t imx_routes_count = sizeof imx_routes / sizeof imx_routes[0];

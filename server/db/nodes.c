@@ -24,6 +24,9 @@ IMX_DB_STMT(q_get, 6,
 IMX_DB_STMT(q_counts, 5,
             "SELECT imx_fleet_counts($1::bigint, $2::bigint, $3::bigint, $4::int, $5::int)");
 
+IMX_DB_STMT(q_exposure, 5,
+            "SELECT imx_advisory_exposure($1::text, $2::bigint, $3::bigint, $4::int, $5::int)");
+
 /* A new copy of column col of row 0 (NULL for SQL NULL); *rc = IMX_DBS_ERROR when out of
  * memory. */
 static char *copy(const PGresult *res, int col, enum imx_db_status *rc)
@@ -144,6 +147,22 @@ enum imx_db_status imx_db_fleet_counts(struct imx_db_conn *c, const struct imx_d
     *json = NULL;
     enum imx_db_status rc = one_row(c, &q_counts, p, &res);
     if (rc == IMX_DBS_OK)
+        *json = copy(res, 0, &rc);
+    PQclear(res);
+    return rc;
+}
+
+enum imx_db_status imx_db_advisory_exposure(struct imx_db_conn *c, const char *advisory,
+                                            const struct imx_db_node_scope *s, const char *stale_s,
+                                            const char *limit, char **json)
+{
+    const char *p[] = { advisory, s->user_id, s->token_team, stale_s, limit };
+    PGresult *res;
+    *json = NULL;
+    enum imx_db_status rc = one_row(c, &q_exposure, p, &res);
+    if (rc == IMX_DBS_OK && PQgetisnull(res, 0, 0))
+        rc = IMX_DBS_NOT_FOUND;
+    else if (rc == IMX_DBS_OK)
         *json = copy(res, 0, &rc);
     PQclear(res);
     return rc;

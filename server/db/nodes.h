@@ -64,4 +64,11 @@ enum imx_db_status imx_db_node_get(struct imx_db_conn *c, const struct imx_db_no
 enum imx_db_status imx_db_fleet_counts(struct imx_db_conn *c, const struct imx_db_node_scope *s,
                                        const char *stale_s, const char *limit, char **json);
 
+/* An advisory's exposure (imx_advisory_exposure): images, pins, teams, running nodes, and the
+ * caller's running nodes per image (the largest limit) -> *json; IMX_DBS_NOT_FOUND when no such
+ * advisory. */
+enum imx_db_status imx_db_advisory_exposure(struct imx_db_conn *c, const char *advisory,
+                                            const struct imx_db_node_scope *s, const char *stale_s,
+                                            const char *limit, char **json);
+
 #endif

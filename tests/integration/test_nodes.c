@@ -432,6 +432,62 @@ static void cli_probe_report_from_the_fixture_root(void **state)
     assert_int_equal(rc, 1);
 }
 
+/* A real bulletin (NVIDIA's CSAF 5747: R580 drivers before 580.126.09) over the reported fleet:
+ * the running nodes it reaches, and patch.available carrying the pin's team's exposed nodes. */
+static void a_real_bulletin_counts_exposed_nodes(void **state)
+{
+    (void)state;
+    expect(alice, "POST", "/v1/webhooks",
+           "{\"team\":\"fleet-a\",\"url\":\"http://127.0.0.1:9/patch\","
+           "\"events\":[\"patch.available\"]}",
+           201);
+    long long fixed = imx_t_publish(&srv, alice, "fleet-a", "gpu-base", "3",
+                                    "[{\"name\":\"nvidia-driver\",\"version\":\"580.126.09\"},"
+                                    "{\"name\":\"cuda\",\"version\":\"13.0.2\"}]",
+                                    "[\"H100\"]");
+    assert_true(fixed > 0);
+    char path[1200];
+    snprintf(path, sizeof path, "%s/tests/data/csaf/nvidia-5747.csaf.json",
+             getenv("IMX_TEST_SOURCE_DIR"));
+    json_t *csaf = json_load_file(path, 0, NULL);
+    assert_non_null(csaf);
+    char *body = json_dumps(csaf, JSON_COMPACT);
+    json_decref(csaf);
+    expect(admin, "POST", "/v1/advisories", body, 201);
+    free(body);
+    /* Every node reported so far runs image 1 (gpu-1, gpu-2, gpu-3, cli-0) or 2 (gpu-4, gpu-5,
+     * cli-1); one is made stale and no longer counts as running. */
+    assert_int_equal(sql_count("UPDATE nodes SET last_seen = now() - interval '1 day' WHERE "
+                               "name = 'gpu-5' RETURNING 1"),
+                     1);
+    struct imx_res res = call(alice, "GET", "/v1/advisories/NVIDIA-5747/exposure", NULL, 200);
+    static const struct {
+        const char *name;
+        long long want;
+    } counts[] = { { "images", 2 }, { "images_with_fix", 2 }, { "pins", 1 },
+                   { "teams", 1 },  { "nodes", 6 },           { "your_nodes", 6 } };
+    for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++)
+        if (json_integer_value(json_object_get(res.json, counts[i].name)) != counts[i].want)
+            fail_msg("exposure %s: %s", counts[i].name, res.body);
+    json_t *top = json_array_get(json_object_get(res.json, "your_nodes_by_image"), 0);
+    assert_int_equal(json_integer_value(json_object_get(top, "nodes")), 4);
+    assert_int_equal(json_integer_value(json_object_get(top, "fixed_by")), fixed);
+    imx_t_res_free(&res);
+    /* Another team learns the counts, not its own nodes (it has none). */
+    res = call(bob, "GET", "/v1/advisories/NVIDIA-5747/exposure", NULL, 200);
+    assert_int_equal(json_integer_value(json_object_get(res.json, "nodes")), 6);
+    assert_int_equal(json_integer_value(json_object_get(res.json, "your_nodes")), 0);
+    imx_t_res_free(&res);
+    expect(alice, "GET", "/v1/advisories/NO-SUCH/exposure", NULL, 404);
+    /* The pin on image 1 got patch.available with its team's 4 running nodes on it. */
+    assert_int_equal(sql_count("SELECT count(*) FROM webhook_events WHERE type = "
+                               "'patch.available' AND data->>'kind' = 'pin'"),
+                     1);
+    assert_int_equal(sql_count("SELECT (data->>'nodes_exposed')::int FROM webhook_events WHERE "
+                               "type = 'patch.available' AND data->>'kind' = 'pin'"),
+                     4);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -441,6 +497,7 @@ int main(void)
         cmocka_unit_test(stale_history_and_the_fleet_list),
         cmocka_unit_test(fleet_counts_per_image_and_pin),
         cmocka_unit_test(cli_probe_report_from_the_fixture_root),
+        cmocka_unit_test(a_real_bulletin_counts_exposed_nodes),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
