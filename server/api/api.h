@@ -186,5 +186,8 @@ void imx_api_node_list(struct imx_req *r);
 void imx_api_node_get(struct imx_req *r);
 void imx_api_fleet(struct imx_req *r);
 void imx_api_advisory_exposure(struct imx_req *r);
+/* The upgrade planner (server/api/plan.c). */
+void imx_api_pin_plan(struct imx_req *r);
+void imx_api_image_plan(struct imx_req *r);
 
 #endif

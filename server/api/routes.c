@@ -137,6 +137,10 @@ const struct imx_route imx_routes[] = {
     { "GET", "/v1/nodes/{name}", SIGNED_IN, imx_api_node_get, IMX_ROLE_VIEWER, "team history",
       false },
     { "GET", "/v1/fleet", SIGNED_IN, imx_api_fleet, IMX_ROLE_VIEWER, "team limit", false },
+    /* The upgrade planner (server/api/plan.c). */
+    { "GET", "/v1/pins/{id}/plan", SIGNED_IN, imx_api_pin_plan, IMX_ROLE_VIEWER, "limit", false },
+    { "GET", "/v1/images/{id}/plan", SIGNED_IN, imx_api_image_plan, IMX_ROLE_VIEWER, "limit",
+      false },
     { "GET", "/v1/advisories/{id}/exposure", SIGNED_IN, imx_api_advisory_exposure, IMX_ROLE_NONE,
       "limit", false },
 };

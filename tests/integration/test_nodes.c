@@ -488,6 +488,60 @@ static void a_real_bulletin_counts_exposed_nodes(void **state)
                      4);
 }
 
+/* The planner over the same family: the fixed image on the same branch is the move; revoked, it
+ * no longer is, and an image that does not serve the H100s the pin's nodes run never is. */
+static void the_pin_plan_recommends_the_safe_move(void **state)
+{
+    (void)state;
+    long long pin = sql_count("SELECT id FROM pins WHERE name = 'prod'");
+    long long fixed =
+        sql_count("SELECT id FROM images WHERE family = 'gpu-base' AND version = '3'");
+    char path[96];
+    snprintf(path, sizeof path, "/v1/pins/%lld/plan", pin);
+    struct imx_res res = call(alice, "GET", path, NULL, 200);
+    if (json_integer_value(json_object_get(res.json, "recommended")) != fixed)
+        fail_msg("plan: %s", res.body);
+    assert_non_null(strstr(json_string_value(json_object_get(res.json, "reason")), "NVIDIA-5747"));
+    assert_string_equal(
+        json_string_value(json_array_get(json_object_get(res.json, "gpus_in_use"), 0)), "H100");
+    json_t *first = json_array_get(json_object_get(res.json, "candidates"), 0);
+    assert_true(json_is_true(json_object_get(json_object_get(first, "branch"), "kept")));
+    assert_int_equal(json_array_size(json_object_get(json_object_get(first, "patch"), "open")), 0);
+    imx_t_res_free(&res);
+    /* Another team's pin is not found; a bad id neither. */
+    expect(bob, "GET", path, NULL, 404);
+    expect(alice, "GET", "/v1/pins/x/plan", NULL, 404);
+    /* Revoked, the fix is no longer a move; a fixed image on another branch that lists only L4
+     * does not serve the H100s in use: staying is the answer, with why. */
+    assert_int_equal(
+        imx_t_image_patch(&srv, alice, fixed, "{\"status\":\"revoked\",\"reason\":\"bad build\"}"),
+        200);
+    long long l4 = imx_t_publish(&srv, alice, "fleet-a", "gpu-base", "4",
+                                 "[{\"name\":\"nvidia-driver\",\"version\":\"590.44.01\"},"
+                                 "{\"name\":\"cuda\",\"version\":\"13.1.0\"}]",
+                                 "[\"L4\"]");
+    assert_true(l4 > 0);
+    res = call(alice, "GET", path, NULL, 200);
+    if (!json_is_null(json_object_get(res.json, "recommended")))
+        fail_msg("plan after the revocation: %s", res.body);
+    size_t i;
+    json_t *c;
+    json_array_foreach(json_object_get(res.json, "candidates"), i, c)
+    {
+        long long id = json_integer_value(json_object_get(c, "id"));
+        if (id == fixed || id == l4)
+            assert_true(json_is_false(json_object_get(c, "eligible")));
+        if (id == l4)
+            assert_true(json_is_false(json_object_get(c, "compatible")));
+    }
+    imx_t_res_free(&res);
+    /* The image plan answers the same question without the pin. */
+    snprintf(path, sizeof path, "/v1/images/%lld/plan", img_a);
+    res = call(alice, "GET", path, NULL, 200);
+    assert_int_equal(json_array_size(json_object_get(res.json, "candidates")), 3);
+    imx_t_res_free(&res);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -498,6 +552,7 @@ int main(void)
         cmocka_unit_test(fleet_counts_per_image_and_pin),
         cmocka_unit_test(cli_probe_report_from_the_fixture_root),
         cmocka_unit_test(a_real_bulletin_counts_exposed_nodes),
+        cmocka_unit_test(the_pin_plan_recommends_the_safe_move),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
