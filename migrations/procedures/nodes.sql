@@ -151,32 +151,48 @@ LANGUAGE sql STABLE AS $$
 $$;
 
 -- One page of the caller's nodes (imx_caller_teams), filtered (NULL: any), by id after p_after:
--- {"items": [...]} and the key of the next page ([id], NULL on the last).
+-- {"items": [...]} and the key of the next page ([id], NULL on the last). The statement names
+-- only the filters given, so each is planned with its index (nodes_image, nodes_drifted, the
+-- primary key's order) rather than as one generic plan of `p IS NULL OR ...` terms.
 CREATE OR REPLACE FUNCTION imx_nodes_page(p_user bigint, p_token_team bigint, p_team bigint,
                                           p_image bigint, p_family text, p_pin bigint,
                                           p_drift boolean, p_stale boolean, p_gpu text,
                                           p_patch text, p_stale_s int, p_after bigint, p_limit int)
 RETURNS TABLE (doc text, next_key text)
-LANGUAGE sql STABLE AS $$
-  WITH page AS (
-    SELECT n FROM nodes n LEFT JOIN images i ON i.id = n.image_id
-     WHERE n.team_id IN (SELECT imx_caller_teams(p_user, p_token_team, p_team))
-       AND (p_image IS NULL OR n.image_id = p_image)
-       AND (p_family IS NULL OR i.family = p_family)
-       AND (p_pin IS NULL OR EXISTS (SELECT 1 FROM pins p WHERE p.id = p_pin
-                                        AND p.image_id = n.image_id AND p.team_id = n.team_id))
-       AND (p_drift IS NULL OR n.drift = p_drift)
-       AND (p_stale IS NULL OR (n.last_seen < now() - make_interval(secs => p_stale_s)) = p_stale)
-       AND (p_gpu IS NULL OR n.gpus @> ARRAY[p_gpu])
-       AND (p_patch IS NULL OR i.patch_status = p_patch)
-       AND (p_after IS NULL OR n.id > p_after)
-     ORDER BY n.id LIMIT p_limit + 1),
-  shown AS (SELECT p.n FROM page p ORDER BY (p.n).id LIMIT p_limit)
-  SELECT json_build_object('items', coalesce((SELECT json_agg(imx_node_json(s.n, p_stale_s)
-                                                              ORDER BY (s.n).id) FROM shown s),
-                                             '[]'))::text,
-         CASE WHEN (SELECT count(*) FROM page) > p_limit
-              THEN json_build_array((SELECT max((s.n).id) FROM shown s))::text END
+LANGUAGE plpgsql STABLE AS $$
+DECLARE
+  v_where text := 'n.team_id = ANY ($1)';
+  v_teams bigint[] := ARRAY(SELECT imx_caller_teams(p_user, p_token_team, p_team));
+  v_ids bigint[];
+BEGIN
+  IF p_image IS NOT NULL THEN v_where := v_where || ' AND n.image_id = $2'; END IF;
+  IF p_family IS NOT NULL THEN
+    v_where := v_where || ' AND n.image_id IN (SELECT i.id FROM images i WHERE i.family = $3)';
+  END IF;
+  IF p_pin IS NOT NULL THEN
+    v_where := v_where || ' AND (n.team_id, n.image_id) IN (SELECT p.team_id, p.image_id FROM pins p WHERE p.id = $4)';
+  END IF;
+  IF p_drift THEN v_where := v_where || ' AND n.drift';
+  ELSIF p_drift = false THEN v_where := v_where || ' AND n.drift = false'; END IF;
+  IF p_stale IS NOT NULL THEN
+    v_where := v_where || ' AND (n.last_seen < now() - make_interval(secs => $5)) = $6';
+  END IF;
+  IF p_gpu IS NOT NULL THEN v_where := v_where || ' AND n.gpus @> ARRAY[$7]'; END IF;
+  IF p_patch IS NOT NULL THEN
+    v_where := v_where || ' AND n.image_id IN (SELECT i.id FROM images i WHERE i.patch_status = $8)';
+  END IF;
+  IF p_after IS NOT NULL THEN v_where := v_where || ' AND n.id > $9'; END IF;
+  EXECUTE 'SELECT ARRAY(SELECT n.id FROM nodes n WHERE ' || v_where
+          || ' ORDER BY n.id LIMIT $10 + 1)'
+    INTO v_ids
+    USING v_teams, p_image, p_family, p_pin, p_stale_s, p_stale, p_gpu, p_patch, p_after, p_limit;
+  RETURN QUERY
+  SELECT json_build_object('items', coalesce((SELECT json_agg(imx_node_json(n, p_stale_s) ORDER BY n.id)
+                                                FROM nodes n
+                                               WHERE n.id = ANY (v_ids[1:p_limit])), '[]'))::text,
+         CASE WHEN cardinality(v_ids) > p_limit
+              THEN json_build_array(v_ids[p_limit])::text END;
+END
 $$;
 
 -- One node of the caller's teams by name (p_team: that team only), with its latest report and
