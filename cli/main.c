@@ -260,7 +260,16 @@ static int run(int argc, char **argv)
         return IMX_CLI_EXIT_OK;
     }
     if (!noun_known(noun)) {
-        imx_cli_err("unknown command '%s' (imaxe --help lists them)", noun);
+        const char *nouns[128];
+        size_t n = 0;
+        for (const struct imx_cli_cmd *c = imx_cli_commands; c->noun && n < 128; c++)
+            if (n == 0 || strcmp(nouns[n - 1], c->noun) != 0)
+                nouns[n++] = c->noun;
+        const char *near = imx_cli_closest(noun, strlen(noun), nouns, n);
+        if (near)
+            imx_cli_err("unknown command '%s' (did you mean '%s'?)", noun, near);
+        else
+            imx_cli_err("unknown command '%s' (imaxe --help lists them)", noun);
         return IMX_CLI_EXIT_USAGE;
     }
     const struct imx_cli_cmd *cmd = NULL;
@@ -278,7 +287,17 @@ static int run(int argc, char **argv)
             if (strcmp(c->noun, noun) == 0 && strcmp(c->verb, verb) == 0)
                 cmd = c;
         if (!cmd) {
-            imx_cli_err("unknown command '%s %s'", noun, verb);
+            const char *verbs[64];
+            size_t n = 0;
+            for (const struct imx_cli_cmd *c = imx_cli_commands; c->noun && n < 64; c++)
+                if (strcmp(c->noun, noun) == 0 && c->verb)
+                    verbs[n++] = c->verb;
+            const char *near = imx_cli_closest(verb, strlen(verb), verbs, n);
+            if (near)
+                imx_cli_err("unknown command '%s %s' (did you mean '%s %s'?)", noun, verb, noun,
+                            near);
+            else
+                imx_cli_err("unknown command '%s %s'", noun, verb);
             usage_noun(stderr, noun);
             return IMX_CLI_EXIT_USAGE;
         }
