@@ -24,6 +24,7 @@ struct imx_cli_ctx {
     struct imx_cli_http http;
     char url[1024];
     char token[4096];
+    char profile[64]; /* --profile or IMAXE_PROFILE; "" for the default */
 };
 
 struct imx_cli_cmd;

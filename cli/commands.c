@@ -30,6 +30,7 @@ const struct imx_cli_opt imx_cli_global_opts[] = {
     { "field", 'f', V, NULL, "print only this dotted path of the answer (of each item), raw" },
     { "param", 'p', L, NULL, "extra query parameter NAME=VALUE" },
     { "timeout", 0, V, NULL, "seconds one request may take (default 60)" },
+    { "profile", 0, V, NULL, "a named server and sign-in of the config file (IMAXE_PROFILE)" },
     { "help", 'h', F, NULL, "show help" },
     { NULL, 0, 0, NULL, NULL },
 };
@@ -569,6 +570,7 @@ static int run_login(const struct imx_cli_cmd *cmd, struct imx_cli_ctx *ctx)
     const char *api_token = imx_cli_args_get(&ctx->args, "api-token");
     const char *email = imx_cli_args_get(&ctx->args, "email");
     memset(&cfg, 0, sizeof cfg);
+    snprintf(cfg.profile, sizeof cfg.profile, "%s", ctx->profile);
     snprintf(cfg.url, sizeof cfg.url, "%s", ctx->url);
     if (api_token) {
         snprintf(cfg.token, sizeof cfg.token, "%s", api_token);

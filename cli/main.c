@@ -173,18 +173,26 @@ static void print_man(FILE *f)
           f);
 }
 
-/* URL and token: flags, then IMAXE_URL / IMAXE_TOKEN, then the login file. The stored token is
- * only sent to the URL it was stored for. */
+/* URL and token: flags, then IMAXE_URL / IMAXE_TOKEN (not with a profile), then the login file's
+ * profile (--profile, IMAXE_PROFILE) or default. The stored token is only sent to the URL it was
+ * stored for. */
 static int resolve_server(struct imx_cli_ctx *ctx)
 {
     struct imx_cli_config cfg;
     char err[512];
-    if (imx_cli_config_load(&cfg, err, sizeof err) != 0) {
+    const char *profile = imx_cli_args_get(&ctx->args, "profile");
+    if (!profile || !profile[0])
+        profile = getenv("IMAXE_PROFILE");
+    if (imx_cli_config_load(&cfg, profile, err, sizeof err) != 0) {
         imx_cli_err("%s", err);
         return IMX_CLI_EXIT_USAGE;
     }
+    /* A profile names its server and sign-in: IMAXE_URL and IMAXE_TOKEN, which name another
+     * server's, are not mixed into it (flags still are). */
+    bool from_profile = cfg.profile[0] != '\0';
+    snprintf(ctx->profile, sizeof ctx->profile, "%s", cfg.profile);
     const char *url = imx_cli_args_get(&ctx->args, "url");
-    if (!url || !url[0])
+    if ((!url || !url[0]) && !from_profile)
         url = getenv("IMAXE_URL");
     if (!url || !url[0])
         url = cfg.url[0] ? cfg.url : IMX_CLI_DEFAULT_URL;
@@ -199,7 +207,7 @@ static int resolve_server(struct imx_cli_ctx *ctx)
     memcpy(ctx->url, url, len);
     ctx->url[len] = '\0';
     const char *token = imx_cli_args_get(&ctx->args, "token");
-    if (!token || !token[0])
+    if ((!token || !token[0]) && !from_profile)
         token = getenv("IMAXE_TOKEN");
     if ((!token || !token[0]) && cfg.token[0] && strcmp(cfg.url, ctx->url) == 0)
         token = cfg.token;
@@ -331,7 +339,11 @@ static int run(int argc, char **argv)
     if (code != 0)
         return code;
     if (!cmd->anonymous && !ctx.http.token) {
-        imx_cli_err("not signed in: run `imaxe login` or set IMAXE_TOKEN");
+        if (ctx.profile[0])
+            imx_cli_err("not signed in with profile %s: run `imaxe --profile %s login`",
+                        ctx.profile, ctx.profile);
+        else
+            imx_cli_err("not signed in: run `imaxe login` or set IMAXE_TOKEN");
         return IMX_CLI_EXIT_AUTH;
     }
     return cmd->run ? cmd->run(cmd, &ctx) : imx_cli_run_generic(cmd, &ctx);

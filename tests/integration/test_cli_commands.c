@@ -900,6 +900,42 @@ static void a_terminal_gets_a_table_and_no_color_is_honoured(void **state)
     }
 }
 
+/* Named profiles: one sign-in per server (or per user) in the config file, chosen with --profile
+ * or IMAXE_PROFILE; the default stays; the environment's token is not mixed into a profile. */
+static void profiles_keep_one_sign_in_each(void **state)
+{
+    (void)state;
+    const char *no_token[] = { "IMAXE_TOKEN=", "IMAXE_URL=", NULL };
+    struct cli_run r = CLI(IMX_T_ADMIN_PASSWORD "\n", no_token, "--profile", "ops", "login",
+                           "--url", srv.base, "--email", IMX_T_ADMIN_EMAIL, "--password-stdin");
+    expect_code(&r, 0, "login --profile ops");
+    run_free(&r);
+    char cfg[800];
+    snprintf(cfg, sizeof cfg, "%s/xdg/imaxe/config.json", dir);
+    json_t *c = json_load_file(cfg, 0, NULL);
+    json_t *ops = json_object_get(json_object_get(c, "profiles"), "ops");
+    assert_string_equal(json_string_value(json_object_get(ops, "url")), srv.base);
+    assert_true(strlen(json_string_value(json_object_get(ops, "token"))) > 20);
+    json_decref(c);
+    /* The profile answers as the admin although IMAXE_TOKEN (the publisher's) is set. */
+    r = CLI(NULL, NULL, "--profile", "ops", "api", "GET", "/me", "-f", "email");
+    expect_code(&r, 0, "--profile ops");
+    assert_string_equal(r.out, IMX_T_ADMIN_EMAIL "\n");
+    run_free(&r);
+    const char *by_env[] = { "IMAXE_PROFILE=ops", NULL };
+    r = CLI(NULL, by_env, "api", "GET", "/me", "-f", "email");
+    expect_code(&r, 0, "IMAXE_PROFILE=ops");
+    assert_string_equal(r.out, IMX_T_ADMIN_EMAIL "\n");
+    run_free(&r);
+    r = CLI(NULL, NULL, "--profile", "nobody", "images", "search");
+    expect_code(&r, 4, "a profile never signed in");
+    assert_non_null(strstr(r.err, "--profile nobody login"));
+    run_free(&r);
+    r = CLI(NULL, NULL, "--profile", "a b", "images", "search");
+    expect_code(&r, 1, "a bad profile name");
+    run_free(&r);
+}
+
 /* The write verbs a platform engineer runs: teams, members, users, tokens, pins, webhooks and
  * their secrets, request transitions, advisory revise and withdraw (with If-Match), and
  * `imaxe api` for anything else; each checked against what the API then says. */
@@ -1514,6 +1550,7 @@ int main(void)
         cmocka_unit_test(pins_advisories_compat_costs_requests),
         cmocka_unit_test(webhooks_and_verify_on_real_deliveries),
         cmocka_unit_test(write_verbs_and_the_api_escape_hatch),
+        cmocka_unit_test(profiles_keep_one_sign_in_each),
         cmocka_unit_test(a_terminal_gets_a_table_and_no_color_is_honoured),
         cmocka_unit_test(usage_help_and_network_errors),
         cmocka_unit_test(probe_reads_every_source_and_says_what_is_absent),
