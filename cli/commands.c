@@ -1156,7 +1156,8 @@ static int run_verify(const struct imx_cli_cmd *cmd, struct imx_cli_ctx *ctx)
     return code;
 }
 
-#define IMAGE_COLUMNS "id,family,version,provider,architecture,status,patch_status"
+#define IMAGE_COLUMNS                                                                              \
+    "id,family,version,provider,gpus,components.nvidia-driver,components.cuda,status,patch_status"
 
 const struct imx_cli_cmd imx_cli_commands[] = {
     { "login", NULL, "", 0, 0, "Sign in and store the token (mode 0600) for later commands",
@@ -1204,7 +1205,7 @@ const struct imx_cli_cmd imx_cli_commands[] = {
       status_opts, "PATCH", NULL, IMX_CLI_BODY_NONE, NULL, run_status, false },
     { "pins", "list", "", 0, 0, "A team's pins with their status and candidate",
       "imaxe pins list --team ml-platform", team_limit_opts, "GET", "/v1/pins", IMX_CLI_BODY_NONE,
-      "id,team,name,image.id,image.version,status", NULL, false },
+      "id,team,name,image.id,image.version,status,candidate.version", NULL, false },
     { "pins", "get", "ID", 1, 1, "One pin with its history", "imaxe pins get 1", no_opts, "GET",
       "/v1/pins/{0}", IMX_CLI_BODY_NONE, NULL, NULL, false },
     { "pins", "move", "ID", 1, 1, "Point a pin at another image (422 names unmet constraints)",
@@ -1233,7 +1234,10 @@ const struct imx_cli_cmd imx_cli_commands[] = {
       NULL, IMX_CLI_BODY_NONE, NULL, run_measurement_import, false },
     { "costs", NULL, "", 0, 0, "Cheapest image + instance type for a model at a latency target",
       "imaxe costs --model resnet50 --max-p99-ms 50 --daily-inferences 2000000", costs_opts, "GET",
-      "/v1/costs", IMX_CLI_BODY_NONE, NULL, NULL, false },
+      "/v1/costs", IMX_CLI_BODY_NONE,
+      "rank,image.family,image.version,instance_type,gpu_model,pricing,"
+      "median_cost_per_1k_inferences,monthly_cost",
+      NULL, false },
     { "requests", "create", "[FILE]", 0, 1, "Ask for a new image (JSON file, or stdin)",
       "imaxe requests create request.json", no_opts, "POST", "/v1/requests", IMX_CLI_BODY_JSON,
       NULL, NULL, false },

@@ -197,8 +197,10 @@ static void dotted_paths_and_cells(void **state)
 static void rows_render_in_each_format(void **state)
 {
     (void)state;
-    json_t *rows = json_loads("[{\"id\":4,\"family\":\"dlami\",\"os\":{\"name\":\"ubuntu\"}},"
-                              "{\"id\":12,\"family\":\"pytorch-2.9\",\"os\":{\"name\":\"rocky\"}}]",
+    json_t *rows = json_loads("[{\"id\":4,\"family\":\"dlami\",\"os\":{\"name\":\"ubuntu\"},"
+                              "\"cost\":0.000187654321,\"image\":{\"id\":7}},"
+                              "{\"id\":12,\"family\":\"pytorch-2.9\",\"os\":{\"name\":\"rocky\"},"
+                              "\"cost\":12.5,\"image\":{\"id\":9}}]",
                               0, NULL);
     static const struct {
         enum imx_cli_fmt fmt;
@@ -208,11 +210,17 @@ static void rows_render_in_each_format(void **state)
     } cases[] = {
         { IMX_CLI_FMT_TABLE, "id,family,os.name", false,
           "ID  FAMILY       NAME\n4   dlami        ubuntu\n12  pytorch-2.9  rocky\n" },
-        { IMX_CLI_FMT_TABLE, NULL, false, "ID  FAMILY\n4   dlami\n12  pytorch-2.9\n" },
+        { IMX_CLI_FMT_TABLE, "id,family", false, "ID  FAMILY\n4   dlami\n12  pytorch-2.9\n" },
+        /* Two columns ending in the same name are headed by their paths; reals are rounded
+         * for the reader. */
+        { IMX_CLI_FMT_TABLE, "id,image.id,cost", false,
+          "ID  IMAGE.ID  COST\n4   7         0.0001877\n12  9         12.5\n" },
         { IMX_CLI_FMT_TABLE, "id", true, "\033[1mID\033[0m\n4\n12\n" },
         { IMX_CLI_FMT_NDJSON, NULL, false,
-          "{\"id\":4,\"family\":\"dlami\",\"os\":{\"name\":\"ubuntu\"}}\n"
-          "{\"id\":12,\"family\":\"pytorch-2.9\",\"os\":{\"name\":\"rocky\"}}\n" },
+          "{\"id\":4,\"family\":\"dlami\",\"os\":{\"name\":\"ubuntu\"},\"cost\":0.000187654321,"
+          "\"image\":{\"id\":7}}\n"
+          "{\"id\":12,\"family\":\"pytorch-2.9\",\"os\":{\"name\":\"rocky\"},\"cost\":12.5,"
+          "\"image\":{\"id\":9}}\n" },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         struct imx_cli_buf b;
