@@ -107,7 +107,7 @@ static const struct imx_cli_opt team_limit_opts[] = {
     { NULL, 0, 0, NULL, NULL },
 };
 
-static const struct imx_cli_opt limit_opts[] = {
+static const struct imx_cli_opt plan_opts[] = {
     { "limit", 'n', V, "limit", "candidates weighed at most (the newest of the family)" },
     { NULL, 0, 0, NULL, NULL },
 };
@@ -1240,10 +1240,10 @@ const struct imx_cli_cmd imx_cli_commands[] = {
     { "pins", "plan", "ID", 1, 1,
       "The safest move for a pin: candidates checked for advisories, GPUs, branch, cost; one "
       "recommended",
-      "imaxe pins plan 1\nimaxe pins plan 1 -o json | jq '.recommended, .reason'", limit_opts,
-      "GET", "/v1/pins/{0}/plan", IMX_CLI_BODY_NONE, NULL, NULL, false },
+      "imaxe pins plan 1\nimaxe pins plan 1 -o json | jq '.recommended, .reason'", plan_opts, "GET",
+      "/v1/pins/{0}/plan", IMX_CLI_BODY_NONE, NULL, NULL, false },
     { "images", "plan", "ID", 1, 1, "The safest move from an image (as pins plan, without a pin)",
-      "imaxe images plan 41", limit_opts, "GET", "/v1/images/{0}/plan", IMX_CLI_BODY_NONE, NULL,
+      "imaxe images plan 41", plan_opts, "GET", "/v1/images/{0}/plan", IMX_CLI_BODY_NONE, NULL,
       NULL, false },
     { "nodes", "list", "", 0, 0, "Nodes that report what they run, with their drift",
       "imaxe nodes list --team ml-platform --drift true", node_list_opts, "GET", "/v1/nodes",

@@ -738,6 +738,7 @@ describe('web catalog', () => {
     assert.match(text, /base-gpu-ubuntu24\.04 2026\.01\.05[\s\S]*ml-platform[\s\S]*base-gpu-ubuntu24\.04 2026\.03\.01[\s\S]*ml-platform\/staging-base/);
     assert.match(text, /pytorch-2\.9-ubuntu24\.04 2026\.01\.10/);
     assert.match(page.url(), /cve=CVE-2025-23280/);
+    assert.match(await page.locator('.fleet-exposure').innerText(), /CVE-2025-23280 affects \d+ images?, \d+ pins? of \d+ teams?, and \d+ running nodes?/);
     const cveCsv = await downloadText(page, () => page.getByRole('region', { name: 'Who does this CVE hit?' }).getByRole('button', { name: 'Export CSV' }).click());
     assert.match(cveCsv.text, /^advisory,severity,cves,team,family,image_id,version,status,patch_status,fixed_by,pinned_by\r\n/);
     assert.match(cveCsv.text, new RegExp(`NVIDIA-5703,high,CVE-2025-23280 CVE-2025-23282,ml-platform,base-gpu-ubuntu24\\.04,${ids['base-old']},2026\\.01\\.05,active,patch_available,base-gpu-ubuntu24\\.04 2026\\.03\\.01,ml-platform/staging-base\\r\\n`));
