@@ -72,14 +72,17 @@ IMX_DB_STMT(stmt_snapshot, 0,
             "     cuda12_max WHEN 13 THEN cuda13_max END ORDER BY u.o)"
             "     FROM unnest(cuda_majors) WITH ORDINALITY AS u(m, o)),"
             "   'cc_min', cc_min::text, 'cc_max', cc_max::text,"
+            "   'cc_list', array_to_string(cc_list, ';'),"
             "   'unconfirmed', status = 'UNCONFIRMED') ORDER BY cudnn_version_key), '[]')"
             "   FROM ref_cudnn),"
             " 'pytorch', (SELECT coalesce(json_agg(json_build_object("
             "   'pytorch_version', pytorch_version, 'cuda_version', cuda_version,"
-            "   'experimental', channel = 'experimental', 'source', source)"
+            "   'experimental', channel = 'experimental', 'source', source,"
+            "   'cuda_archs', cuda_archs, 'cuda_archs_source', cuda_archs_source)"
             "   ORDER BY pytorch_version_key, cuda_version_key), '[]') FROM ref_pytorch_build),"
             " 'tensorflow', (SELECT coalesce(json_agg(json_build_object("
-            "   'tensorflow_version', tensorflow_version, 'cuda', cuda, 'source', source,"
+            "   'tensorflow_version', tensorflow_version, 'cuda', cuda, 'cudnn', cudnn,"
+            "   'source', source,"
             "   'python_min', python_min, 'python_max', python_max)"
             "   ORDER BY tensorflow_version_key), '[]') FROM ref_tensorflow),"
             " 'ccs', (SELECT coalesce(json_agg(json_build_object("
@@ -266,6 +269,7 @@ static struct holder *holder_from_json(json_t *root)
         h->cudnn[i].source = str(row, "source");
         h->cudnn[i].cc_min = str(row, "cc_min");
         h->cudnn[i].cc_max = str(row, "cc_max");
+        h->cudnn[i].cc_list = str(row, "cc_list");
         h->cudnn[i].unconfirmed = json_is_true(json_object_get(row, "unconfirmed"));
         json_array_foreach(majors, k, v)
         {
@@ -281,10 +285,14 @@ static struct holder *holder_from_json(json_t *root)
     }
     json_array_foreach(pytorch, i, row)
     {
-        h->pytorch[i] =
-            (struct imx_ref_pytorch_build){ str(row, "pytorch_version"), str(row, "cuda_version"),
-                                            json_is_true(json_object_get(row, "experimental")),
-                                            str(row, "source") };
+        h->pytorch[i] = (struct imx_ref_pytorch_build){
+            .pytorch_version = str(row, "pytorch_version"),
+            .cuda_version = str(row, "cuda_version"),
+            .experimental = json_is_true(json_object_get(row, "experimental")),
+            .source = str(row, "source"),
+            .cuda_archs = str(row, "cuda_archs"),
+            .cuda_archs_source = str(row, "cuda_archs_source"),
+        };
         if (!h->pytorch[i].pytorch_version || !h->pytorch[i].cuda_version)
             goto fail;
     }
@@ -293,6 +301,7 @@ static struct holder *holder_from_json(json_t *root)
         h->tensorflow[i] = (struct imx_ref_tensorflow){
             .tensorflow_version = str(row, "tensorflow_version"),
             .cuda = str(row, "cuda"),
+            .cudnn = str(row, "cudnn"),
             .source = str(row, "source"),
             .python_min = str(row, "python_min"),
             .python_max = str(row, "python_max"),
