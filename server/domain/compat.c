@@ -650,16 +650,15 @@ static void check_cudnn(struct builder *b, const struct imx_ref_snapshot *ref,
                     "cuDNN %s lists compute capabilities %s; the %s (%s, compute capability %s) "
                     "is not among them and runs only in cuDNN 9's hardware forward-compatibility "
                     "mode (PTX JIT, some operations unsupported; set CUDNN_LIB_CONFIG=FULL).",
-                    st->cudnn.text, listed, g->gpu_model, g->architecture,
-                    g->compute_capability);
+                    st->cudnn.text, listed, g->gpu_model, g->architecture, g->compute_capability);
         } else {
             f = add(b, IMX_COMPAT_ERROR, "cudnn_gpu_unsupported", row->source,
                     "cuDNN %s lists compute capabilities %s only; the %s (%s, compute "
                     "capability %s) has no kernels in it%s.",
-                    st->cudnn.text, listed, g->gpu_model, g->architecture,
-                    g->compute_capability,
-                    fit == CC_OLDER ? ""
-                                    : " (cuDNN 8 has no forward-compatibility mode for newer GPUs)");
+                    st->cudnn.text, listed, g->gpu_model, g->architecture, g->compute_capability,
+                    fit == CC_OLDER
+                        ? ""
+                        : " (cuDNN 8 has no forward-compatibility mode for newer GPUs)");
             soften(f, row->unconfirmed);
         }
         involve(f, "cudnn", st->cudnn.text);

@@ -140,18 +140,30 @@ static const struct imx_ref_cudnn cudnn_rows[] = {
     { "9.10.2", { 11, 12 }, 2, SRC_CUDNN, { "11.8", "12.9" }, "5.0", "12.0", false, NULL },
     { "9.11.0", { 12 }, 1, SRC_CUDNN, { NULL }, NULL, NULL, false, NULL },
     { "9.12.0", { 12, 13 }, 2, SRC_CUDNN, { NULL }, NULL, NULL, false, NULL },
-    { "9.17.0", { 12, 13 }, 2, SRC_CUDNN_917, { "12.9", "13.1" }, "7.5", "12.0", false,
+    { "9.17.0",
+      { 12, 13 },
+      2,
+      SRC_CUDNN_917,
+      { "12.9", "13.1" },
+      "7.5",
+      "12.0",
+      false,
       "7.5;8.0;8.6;8.9;9.0;10.0;12.0" },
     /* 0016: known to exist only; its CUDA 12/13 builds are assumed */
     { "9.15.1", { 12, 13 }, 2, SRC_CONDA, { NULL }, NULL, NULL, true, NULL },
 };
 
 static const struct imx_ref_pytorch_build pytorch_rows[] = {
-    { "2.4", "12.1", false, SRC_TORCH, NULL, NULL }, { "2.5", "11.8", false, SRC_TORCH, NULL, NULL },
-    { "2.5", "12.1", false, SRC_TORCH, NULL, NULL }, { "2.5", "12.4", false, SRC_TORCH, NULL, NULL },
-    { "2.7", "11.8", false, SRC_TORCH, NULL, NULL }, { "2.7", "12.6", false, SRC_TORCH, NULL, NULL },
-    { "2.7", "12.8", true, SRC_TORCH, NULL, NULL },  { "2.9", "12.6", false, SRC_TORCH, "5.0;6.0;7.0;7.5;8.0;8.6;9.0", SRC_TORCH },
-    { "2.9", "12.8", false, SRC_TORCH, "7.0;7.5;8.0;8.6;9.0;10.0;12.0", SRC_TORCH }, { "2.9", "13.0", true, SRC_TORCH, "7.5;8.0;8.6;9.0;10.0;12.0+PTX", SRC_TORCH },
+    { "2.4", "12.1", false, SRC_TORCH, NULL, NULL },
+    { "2.5", "11.8", false, SRC_TORCH, NULL, NULL },
+    { "2.5", "12.1", false, SRC_TORCH, NULL, NULL },
+    { "2.5", "12.4", false, SRC_TORCH, NULL, NULL },
+    { "2.7", "11.8", false, SRC_TORCH, NULL, NULL },
+    { "2.7", "12.6", false, SRC_TORCH, NULL, NULL },
+    { "2.7", "12.8", true, SRC_TORCH, NULL, NULL },
+    { "2.9", "12.6", false, SRC_TORCH, "5.0;6.0;7.0;7.5;8.0;8.6;9.0", SRC_TORCH },
+    { "2.9", "12.8", false, SRC_TORCH, "7.0;7.5;8.0;8.6;9.0;10.0;12.0", SRC_TORCH },
+    { "2.9", "13.0", true, SRC_TORCH, "7.5;8.0;8.6;9.0;10.0;12.0+PTX", SRC_TORCH },
 };
 
 static const struct imx_ref_pytorch pytorch_release_rows[] = {
@@ -622,7 +634,8 @@ static const struct compat_case cases[] = {
       { DRV("580.65.06"), TORCH("2.9.0+cu130") },
       { "V100" },
       DAY_2025,
-      { "framework_gpu_arch_unsupported", "gpu_dropped_by_cuda", "framework_cuda_build_experimental" } },
+      { "framework_gpu_arch_unsupported", "gpu_dropped_by_cuda",
+        "framework_cuda_build_experimental" } },
     { "PyTorch 2.9 cu126 wheels stop at Hopper: no Blackwell kernels",
       { DRV("570.133.20"), TORCH("2.9.0+cu126") },
       { "RTX 5090" },
