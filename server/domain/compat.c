@@ -16,6 +16,10 @@ struct stack {
     bool cuda_from_pytorch;
     bool pytorch_has_suffix_cuda;
     struct imx_ver pytorch_cuda;
+    /* A JAX CUDA wheel (jax-cuda13-plugin / jax-cuda13-pjrt): its variant ("cuda13"). */
+    bool has_jax;
+    char jax_variant[16];
+    const char *jax_name, *jax_version;
 };
 
 struct builder {
@@ -966,6 +970,77 @@ static void check_dcgm(struct builder *b, const struct imx_ref_snapshot *ref,
     involve(f, "nvidia-driver", st->driver.text);
 }
 
+/* "jax-cuda13-plugin" or "jax-cuda13-pjrt" -> "cuda13" (JAX's pip packages for jax[cuda13]). */
+static bool jax_variant(const char *name, char *out, size_t len)
+{
+    if (strncmp(name, "jax-cuda", 8) != 0)
+        return false;
+    const char *d = name + 8;
+    size_t n = strspn(d, "0123456789");
+    if (n < 1 || n > 3 || (strcmp(d + n, "-plugin") != 0 && strcmp(d + n, "-pjrt") != 0))
+        return false;
+    snprintf(out, len, "cuda%.*s", (int)n, d);
+    return true;
+}
+
+/* JAX's CUDA wheels (ref_jax, per variant): the driver branch JAX requires for its CUDA major,
+ * the oldest SM version it supports, and a host cuDNN within what it is compatible with (the
+ * pip variant brings its own cuDNN, the -local one uses the host's: a warning). */
+static void check_jax(struct builder *b, const struct imx_ref_snapshot *ref, const struct stack *st,
+                      const char *const *gpus, size_t n_gpus)
+{
+    const struct imx_ref_jax *row = NULL;
+    for (size_t i = 0; i < ref->n_jax && !row; i++) {
+        if (strcmp(ref->jax[i].variant, st->jax_variant) == 0)
+            row = &ref->jax[i];
+    }
+    struct imx_compat_finding *f;
+    if (!row) {
+        f = add(b, IMX_COMPAT_INFO, "unknown_component_version", NULL,
+                "JAX's %s wheels (%s) are not in the reference data, so their driver, GPU and "
+                "cuDNN requirements were not checked.",
+                st->jax_variant, st->jax_name);
+        involve(f, st->jax_name, st->jax_version);
+        return;
+    }
+    if (st->has_driver && (int)imx_ver_branch(&st->driver) < row->driver_branch_min) {
+        f = add(b, IMX_COMPAT_ERROR, "framework_driver_too_old", row->source,
+                "JAX's CUDA %d wheels (%s) need an NVIDIA driver of branch R%d or newer on "
+                "Linux; driver %s is older.",
+                row->cuda_major, st->jax_name, row->driver_branch_min, st->driver.text);
+        soften(f, row->unconfirmed);
+        involve(f, st->jax_name, st->jax_version);
+        involve(f, "nvidia-driver", st->driver.text);
+    }
+    struct imx_ver lo, cc;
+    for (size_t i = 0; ref_ver(row->cc_min, &lo) && i < n_gpus; i++) {
+        const struct imx_ref_gpu *g = imx_compat_find_gpu(ref, gpus[i]);
+        if (!g || !ref_ver(g->compute_capability, &cc) || key_cmp_n(cc.key, lo.key, 2) >= 0)
+            continue;
+        f = add(b, IMX_COMPAT_ERROR, "framework_gpu_arch_unsupported", row->source,
+                "JAX's CUDA %d wheels (%s) support SM version %s or newer; the %s (%s, compute "
+                "capability %s) is older.",
+                row->cuda_major, st->jax_name, row->cc_min, g->gpu_model, g->architecture,
+                g->compute_capability);
+        soften(f, row->unconfirmed);
+        involve(f, st->jax_name, st->jax_version);
+        involve(f, "gpu", g->gpu_model);
+    }
+    struct imx_ver dmin, dbelow;
+    if (st->has_cudnn && ref_ver(row->cudnn_min, &dmin) && ref_ver(row->cudnn_below, &dbelow) &&
+        (key_cmp_n(st->cudnn.key, dmin.key, 2) < 0 ||
+         key_cmp_n(st->cudnn.key, dbelow.key, 2) >= 0)) {
+        f = add(b, IMX_COMPAT_WARNING, "framework_cudnn_incompatible", row->source,
+                "JAX's CUDA %d wheels (%s) are compatible with cuDNN >= %s and < %s; the image's "
+                "cuDNN %s is not, so a jax[%s-local] install fails JAX's version check (the pip "
+                "variant brings its own cuDNN).",
+                row->cuda_major, st->jax_name, row->cudnn_min, row->cudnn_below, st->cudnn.text,
+                row->variant);
+        involve(f, st->jax_name, st->jax_version);
+        involve(f, "cudnn", st->cudnn.text);
+    }
+}
+
 static int finding_cmp(const void *pa, const void *pb)
 {
     const struct imx_compat_finding *a = pa, *b = pb;
@@ -1041,7 +1116,11 @@ int imx_compat_check(const struct imx_ref_snapshot *ref, const struct imx_compat
             /* Checked only against ref_nccl's rows, so a version that does not parse (like one
              * no row holds) is left unchecked without a finding. */
             st.has_nccl = imx_ver_parse(c->version, &st.nccl) == 0;
-        else if (strcmp(c->name, "dcgm") == 0)
+        else if (jax_variant(c->name, st.jax_variant, sizeof st.jax_variant)) {
+            st.has_jax = true;
+            st.jax_name = c->name;
+            st.jax_version = c->version;
+        } else if (strcmp(c->name, "dcgm") == 0)
             /* Likewise: checked only against ref_dcgm's rows. */
             st.has_dcgm = imx_ver_parse(c->version, &st.dcgm) == 0;
     }
@@ -1095,6 +1174,8 @@ int imx_compat_check(const struct imx_ref_snapshot *ref, const struct imx_compat
         check_nccl(&b, ref, &st);
     if (st.has_dcgm)
         check_dcgm(&b, ref, &st);
+    if (st.has_jax)
+        check_jax(&b, ref, &st, gpus, n_gpus);
 
     qsort(out->findings, out->n, sizeof out->findings[0], finding_cmp);
     size_t w = 0;

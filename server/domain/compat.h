@@ -142,6 +142,19 @@ struct imx_ref_dcgm {
     bool unconfirmed; /* status UNCONFIRMED: never an error */
 };
 
+/* ref_jax: a JAX CUDA wheel variant (jax[cuda12], jax[cuda13]) -> what it is built with and
+ * compatible with, the driver branch JAX requires and the oldest SM version it supports. */
+struct imx_ref_jax {
+    const char *variant;                 /* "cuda13" */
+    int cuda_major;                      /* 13 */
+    const char *cuda_min;                /* "13.0" */
+    const char *cudnn_min, *cudnn_below; /* "9.8", "10.0" */
+    int driver_branch_min;               /* 580 */
+    const char *cc_min;                  /* "7.5" */
+    const char *source;
+    bool unconfirmed; /* status UNCONFIRMED: never an error */
+};
+
 /* A whole snapshot of the reference data. Arrays and strings are borrowed from the owner. */
 struct imx_ref_snapshot {
     long long generation;
@@ -169,6 +182,8 @@ struct imx_ref_snapshot {
     size_t n_nccl;
     const struct imx_ref_dcgm *dcgm;
     size_t n_dcgm;
+    const struct imx_ref_jax *jax;
+    size_t n_jax;
 };
 
 /* ---- input and output ---- */
@@ -240,6 +255,9 @@ struct imx_compat_report {
  * framework_gpu_arch_unsupported (error: the PyTorch wheel variant's architecture list has no
  * kernels for the GPU's compute capability, by CUDA binary compatibility and +PTX),
  * framework_cudnn_major_mismatch (error: TensorFlow built with another cuDNN major),
+ * framework_driver_too_old (error: a JAX CUDA wheel variant, component jax-cudaNN-plugin or
+ * jax-cudaNN-pjrt, needs a newer driver branch), framework_cudnn_incompatible (warning: a host
+ * cuDNN outside what a JAX variant is compatible with; the pip variant brings its own),
  * cudnn_cuda_minor_unsupported (warning: a CUDA minor
  * newer than the cuDNN build covers), framework_no_cuda_build (error),
  * framework_cuda_build_experimental (info), python_unsupported_by_framework (error),

@@ -84,6 +84,13 @@ static void each_new_rule_fires_on_the_shipped_rows(void **state)
         { "TensorFlow 2.18 is built against cuDNN 9",
           "[" C("tensorflow", "2.18.0") "," C("cuda", "12.5.1") "," C("cudnn", "8.9.7.29") "]",
           "[]", "framework_cudnn_major_mismatch", "error", "tensorflow", "libcudnn.so.9", false },
+        /* ref_jax (0114/0115, from tools/reference/sources/jax-cuda.txt) */
+        { "jax[cuda13] needs R580 on Linux",
+          "[" C("nvidia-driver", "575.57.08") "," C("jax-cuda13-plugin", "0.7.1") "]", "[]",
+          "framework_driver_too_old", "error", "jax-ml/jax", "R580", false },
+        { "jax[cuda13] supports SM 7.5 or newer",
+          "[" C("nvidia-driver", "580.65.06") "," C("jax-cuda13-plugin", "0.7.1") "]", "[\"V100\"]",
+          "framework_gpu_arch_unsupported", "error", "jax-ml/jax", "7.5", false },
         { "cuDNN 9.17.0 lists 10.0 and 12.0, not B300's 10.3",
           "[" C("cuda", "13.0.0") "," C("cudnn", "9.17.0.29") "]", "[\"B300\"]",
           "cudnn_gpu_forward_compat", "warning", "support-matrix", "10.3", true },
@@ -274,13 +281,14 @@ static void new_rows_carry_sources_and_statuses(void **state)
     assert_int_equal(rows("nccl", "status", "CONFIRMED"), 5);
     assert_int_equal(rows("nccl", NULL, NULL), 5);
     assert_int_equal(rows("dcgm", "status", "CONFIRMED"), 4);
-    /* GET /v1/reference lists every table with its rows, ref_nccl among them. */
+    assert_int_equal(rows("jax", "status", "CONFIRMED"), 2);
+    /* GET /v1/reference lists every table with its rows (14 with ref_jax), ref_nccl among them. */
     struct imx_res res;
     assert_int_equal(imx_t_http_as(&srv, admin, "GET", "/v1/reference", NULL, &res), 0);
     assert_int_equal(res.status, 200);
     json_t *tables = json_object_get(res.json, "tables"), *t;
     size_t i, seen = 0;
-    assert_int_equal(json_array_size(tables), 13);
+    assert_int_equal(json_array_size(tables), 14);
     json_array_foreach(tables, i, t)
     {
         const char *name = json_string_value(json_object_get(t, "name"));

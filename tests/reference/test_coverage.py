@@ -21,7 +21,7 @@ import gen_sources  # noqa: E402
 # The size of each source's list as read (NVIDIA's two compute-capability pages, in scope:
 # data centre, workstation, Jetson, GeForce RTX 20-50; PyTorch's support matrices for 2.8-2.14;
 # the cuDNN support matrices read). Change these only together with the source.
-EXPECTED = {'gpu': 141, 'pytorch_arch': 22, 'cudnn_cc': 7}
+EXPECTED = {'gpu': 141, 'pytorch_arch': 22, 'cudnn_cc': 7, 'jax': 2}
 
 failures = []
 
@@ -83,6 +83,14 @@ check(all("WHERE cudnn_version = '%s'" % c['ver'] in gen for c in ccs), '0113 mi
 cudnn_rows = len(set(re.findall(r"^  \('([89]\.[0-9]+\.[0-9]+)', ",
                                 base + migration('0016_knowledge.sql'), re.M)))
 report('ref_cudnn (cc sets)', cudnn_rows, cudnn_rows, len(ccs))
+
+# ref_jax: JAX ships two CUDA wheel variants (cuda12, cuda13), each a row of 0115.
+jax, _ = gen_sources.jax_facts()
+check(len(jax) == EXPECTED['jax'], 'jax-cuda lists %d variants, want %d' % (len(jax),
+                                                                         EXPECTED['jax']))
+gen = migration('0115_jax_rows.sql')
+check(all("('%s', " % r['variant'] in gen for r in jax), '0115 misses a JAX variant')
+report('ref_jax', len(jax), EXPECTED['jax'], sum(1 for r in jax if "('%s', " % r['variant'] in gen))
 
 # Release lists of 0003: PyTorch 2.0-2.14 and TensorFlow 2.12-2.21 each a row.
 torch = set(re.findall(r"^  \('(2\.[0-9]+)', (?:'[^']*'|NULL), '>=", base, re.M))

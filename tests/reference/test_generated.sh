@@ -31,6 +31,7 @@ check migrations/0058_dcgm_rows.sql python3 tools/gen_knowledge.py --table dcgm
 check migrations/0111_gpu_rows.sql python3 tools/gen_sources.py --table gpu
 check migrations/0112_pytorch_arch.sql python3 tools/gen_sources.py --table pytorch_arch
 check migrations/0113_cudnn_cc.sql python3 tools/gen_sources.py --table cudnn_cc
+check migrations/0115_jax_rows.sql python3 tools/gen_sources.py --table jax
 if [ -d ../shared/data/reference ]; then
     check migrations/0003_reference.sql python3 tools/gen_reference.py
 else

@@ -180,6 +180,12 @@ static const struct imx_ref_tensorflow tf_rows[] = {
     { "2.20.0", "12.5", SRC_TF, "3.9", "3.13", "9.3" },
 };
 
+#define SRC_JAX "https://github.com/jax-ml/jax/blob/main/docs/installation.md"
+static const struct imx_ref_jax jax_rows[] = {
+    { "cuda12", 12, "12.1", "9.8", "10.0", 525, "5.2", SRC_JAX, false },
+    { "cuda13", 13, "13.0", "9.8", "10.0", 580, "7.5", SRC_JAX, false },
+};
+
 static const struct imx_ref_snapshot ref = {
     .generation = 1,
     .mvc = mvc_rows,
@@ -202,6 +208,8 @@ static const struct imx_ref_snapshot ref = {
     .n_ccs = N_ELEMS(cc_rows),
     .pytorch_releases = pytorch_release_rows,
     .n_pytorch_releases = N_ELEMS(pytorch_release_rows),
+    .jax = jax_rows,
+    .n_jax = N_ELEMS(jax_rows),
 };
 
 #define DRV(v)                                                                                     \
@@ -657,6 +665,34 @@ static const struct compat_case cases[] = {
       DAY_2025,
       { "framework_cuda_build_experimental" } },
 
+    /* JAX's CUDA wheels: framework_driver_too_old, framework_gpu_arch_unsupported,
+     * framework_cudnn_incompatible */
+    { "jax[cuda13] needs R580",
+      { DRV("575.57.08"), { "jax-cuda13-plugin", "0.7.1" } },
+      { NULL },
+      DAY_2025,
+      { "framework_driver_too_old" } },
+    { "jax[cuda13] on R580 and an H100",
+      { DRV("580.65.06"), { "jax-cuda13-pjrt", "0.7.1" } },
+      { "H100" },
+      DAY_2025,
+      { NULL } },
+    { "jax[cuda13] supports SM 7.5 or newer: not the V100",
+      { DRV("580.65.06"), { "jax-cuda13-plugin", "0.7.1" } },
+      { "V100" },
+      DAY_2025,
+      { "framework_gpu_arch_unsupported" } },
+    { "jax[cuda12] keeps the V100, and wants cuDNN 9.8 or newer",
+      { DRV("535.183.01"), { "jax-cuda12-plugin", "0.6.2" }, CUDNN("9.5.1.17") },
+      { "V100" },
+      DAY_2025,
+      { "framework_cudnn_incompatible" } },
+    { "a JAX variant not in the data is an info finding",
+      { { "jax-cuda14-plugin", "0.9.0" } },
+      { NULL },
+      DAY_2025,
+      { "unknown_component_version" } },
+
     /* framework_cudnn_major_mismatch */
     { "TensorFlow 2.20 is built with cuDNN 9: cuDNN 8.9.7 cannot load",
       { TF("2.20.0"), CUDA("12.6.3"), CUDNN("8.9.7.29") },
@@ -737,7 +773,8 @@ static enum imx_compat_severity severity_of(const char *code)
     if (strncmp(code, "w:", 2) == 0)
         return IMX_COMPAT_WARNING;
     if (strcmp(code, "cudnn_cuda_minor_unsupported") == 0 ||
-        strcmp(code, "cudnn_gpu_forward_compat") == 0)
+        strcmp(code, "cudnn_gpu_forward_compat") == 0 ||
+        strcmp(code, "framework_cudnn_incompatible") == 0)
         return IMX_COMPAT_WARNING;
     if (strcmp(code, "driver_mvc_only") == 0 || strcmp(code, "driver_branch_eol") == 0)
         return IMX_COMPAT_WARNING;
