@@ -846,6 +846,20 @@ static void check_tensorflow(struct builder *b, const struct imx_ref_snapshot *r
         involve(f, "tensorflow", st->tf.text);
         involve(f, "cudnn", st->cudnn.text);
     }
+    /* TensorFlow's own CUDA (its pip [and-cuda] wheels, or the toolkit it needs) still needs
+     * that major's driver floor (minor-version compatibility), whatever else the image holds. */
+    const struct imx_ref_cuda_mvc *mvc =
+        ref_ver(row->cuda, &cv) ? find_mvc(ref, (int)cv.key[0]) : NULL;
+    struct imx_ver floor;
+    if (st->has_driver && mvc && ref_ver(mvc->driver_floor, &floor) &&
+        imx_ver_cmp(&st->driver, &floor) < 0) {
+        f = add(b, IMX_COMPAT_ERROR, "framework_driver_too_old", mvc->source,
+                "TensorFlow %s is built with CUDA %s, and every CUDA %d.x needs NVIDIA driver %s "
+                "or newer; driver %s is older.",
+                st->tf.text, row->cuda, (int)cv.key[0], mvc->driver_floor, st->driver.text);
+        involve(f, "tensorflow", st->tf.text);
+        involve(f, "nvidia-driver", st->driver.text);
+    }
     if (!st->has_cuda || !ref_ver(row->cuda, &cv) || cv.key[0] == st->cuda.key[0])
         return;
     f = add(b, IMX_COMPAT_ERROR, "framework_no_cuda_build", row->source,

@@ -255,8 +255,9 @@ struct imx_compat_report {
  * framework_gpu_arch_unsupported (error: the PyTorch wheel variant's architecture list has no
  * kernels for the GPU's compute capability, by CUDA binary compatibility and +PTX),
  * framework_cudnn_major_mismatch (error: TensorFlow built with another cuDNN major),
- * framework_driver_too_old (error: a JAX CUDA wheel variant, component jax-cudaNN-plugin or
- * jax-cudaNN-pjrt, needs a newer driver branch), framework_cudnn_incompatible (warning: a host
+ * framework_driver_too_old (error: TensorFlow's CUDA major needs a newer driver floor, or a
+ * JAX CUDA wheel variant, component jax-cudaNN-plugin or jax-cudaNN-pjrt, needs a newer driver
+ * branch), framework_cudnn_incompatible (warning: a host
  * cuDNN outside what a JAX variant is compatible with; the pip variant brings its own),
  * cudnn_cuda_minor_unsupported (warning: a CUDA minor
  * newer than the cuDNN build covers), framework_no_cuda_build (error),

@@ -693,6 +693,18 @@ static const struct compat_case cases[] = {
       DAY_2025,
       { "unknown_component_version" } },
 
+    /* framework_driver_too_old: TensorFlow's own CUDA major needs its driver floor */
+    { "TensorFlow 2.16 (CUDA 12.3) on an R520 driver",
+      { DRV("520.61.05"), TF("2.16.1") },
+      { NULL },
+      DAY_2025,
+      { "framework_driver_too_old", "driver_branch_eol" } },
+    { "TensorFlow 2.16 (CUDA 12.3) on the 12.x floor",
+      { DRV("525.60.13"), TF("2.16.1") },
+      { NULL },
+      DAY_2025,
+      { "driver_branch_eol" } },
+
     /* framework_cudnn_major_mismatch */
     { "TensorFlow 2.20 is built with cuDNN 9: cuDNN 8.9.7 cannot load",
       { TF("2.20.0"), CUDA("12.6.3"), CUDNN("8.9.7.29") },
