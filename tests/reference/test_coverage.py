@@ -21,7 +21,7 @@ import gen_sources  # noqa: E402
 # The size of each source's list as read (NVIDIA's two compute-capability pages, in scope:
 # data centre, workstation, Jetson, GeForce RTX 20-50 and the legacy page's GeForce GTX; PyTorch's support matrices for 2.8-2.14;
 # the cuDNN support matrices read). Change these only together with the source.
-EXPECTED = {'gpu': 162, 'pytorch_arch': 22, 'cudnn_cc': 7, 'jax': 2}
+EXPECTED = {'gpu': 162, 'pytorch_arch': 36, 'cudnn_cc': 7, 'jax': 2}
 
 failures = []
 
@@ -71,7 +71,7 @@ gen = migration('0112_pytorch_arch.sql')
 check(all("pytorch_version = '%s' AND cuda_version = '%s'" % k in gen for k in have),
       '0112 does not set every listed variant')
 report('ref_pytorch_build', len(builds), len(builds), len(have & set(builds)))
-print('  architecture lists: %d of %d builds (2.8-2.14: %d of %d; 2.0-2.6 and 2.7 cu118/cu126 not read)' % (
+print('  architecture lists: %d of %d builds (2.8-2.14: %d of %d; 2.6 and 2.7 cu118/cu126 not read)' % (
     len(have & set(builds)), len(builds), len(published) - len(missing), len(published)))
 
 # ref_cudnn.cc_list
