@@ -21,7 +21,7 @@ import gen_sources  # noqa: E402
 # The size of each source's list as read (NVIDIA's two compute-capability pages, in scope:
 # data centre, workstation, Jetson, GeForce RTX 20-50 and the legacy page's GeForce GTX; PyTorch's support matrices for 2.8-2.14;
 # the cuDNN support matrices read). Change these only together with the source.
-EXPECTED = {'gpu': 162, 'pytorch_arch': 36, 'cudnn_cc': 7, 'jax': 2}
+EXPECTED = {'gpu': 166, 'pytorch_arch': 36, 'cudnn_cc': 7, 'jax': 2}
 
 failures = []
 
