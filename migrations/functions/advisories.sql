@@ -1,3 +1,9 @@
+-- SQL functions: advisory documents. Re-applied by server/db/migrate.c whenever this file
+-- changes (the current body of each function is here and nowhere else).
+-- Callers: server/db/advisories.c (imx_advisory_json for GET /v1/advisories/{id},
+-- imx_advisory_affected_page for its affected images, a page at a time); functions/events.sql
+-- (advisory.published's data).
+
 -- As 0014's, with the package ranges among "affected" in their place ({ecosystem, package,
 -- range, fixed}).
 CREATE OR REPLACE FUNCTION imx_advisory_json(p_id text) RETURNS json
@@ -17,24 +23,6 @@ LANGUAGE sql STABLE PARALLEL SAFE AS $$
                             'range', r.range, 'fixed', r.fixed)
                      FROM advisory_package_ranges r WHERE r.advisory_id = a.id) x),
     'affected_images', (SELECT count(*) FROM image_advisories ia WHERE ia.advisory_id = a.id))
-  FROM advisories a WHERE a.id = p_id
-$$;
-
--- The images an advisory affects, grouped by family, each with its fix (oldest newer active
--- image of the family that the advisory does not affect) when one exists.
-CREATE OR REPLACE FUNCTION imx_advisory_affected_json(p_id text) RETURNS json
-LANGUAGE sql STABLE PARALLEL SAFE AS $$
-  SELECT json_build_object('advisory', a.id, 'families', coalesce((
-    SELECT json_agg(json_build_object('family', f.family, 'images', f.images) ORDER BY f.family)
-    FROM (SELECT i.family, json_agg(json_build_object(
-            'id', i.id, 'version', i.version, 'status', i.status, 'patch_status', i.patch_status,
-            'published_at', i.published_at,
-            'fixed_by', CASE WHEN fx.id IS NOT NULL THEN json_build_object(
-              'id', fx.id, 'family', fx.family, 'version', fx.version) END)
-            ORDER BY i.published_at, i.id) AS images
-          FROM image_advisories ia JOIN images i ON i.id = ia.image_id
-          LEFT JOIN images fx ON fx.id = ia.fixed_by
-          WHERE ia.advisory_id = a.id GROUP BY i.family) f), '[]'))
   FROM advisories a WHERE a.id = p_id
 $$;
 

@@ -1,3 +1,10 @@
+-- SQL functions: prices, cost formulas, measurements and the compare rows. Re-applied by
+-- server/db/migrate.c whenever this file changes.
+-- Callers: server/db/costs.c (imx_instance_type_json, imx_measurement_json,
+-- imx_measurement_record, imx_cost_per_1k / imx_boot_cost / imx_monthly_cost, the SQL twins of
+-- server/domain/cost.c); server/db/images.c (imx_compare_batch, imx_compare_os_fields for
+-- GET /v1/compare). imx_price_at and imx_compare_costs are used by the functions below them.
+
 -- The price valid at a moment (no row: none known yet).
 CREATE OR REPLACE FUNCTION imx_price_at(p_provider text, p_type text, p_pricing text, p_region text,
                              p_at timestamptz)

@@ -1,3 +1,9 @@
+-- SQL functions: the data of the webhook events (tables in 0008_events.sql). Re-applied by
+-- server/db/migrate.c whenever this file changes.
+-- Callers: the procedures (procedures/publish_images.sql, image_status.sql,
+-- advisory_publish.sql, _patch.sql); server/db/events.c (imx_pin_moved_event,
+-- imx_request_event); server/db/reference_import.c (imx_image_compat_event).
+
 -- An image as every event carries it: its summary with the owning team, parent, artifacts
 -- (region -> artifact id), status reason and scheduled revocation.
 CREATE OR REPLACE FUNCTION imx_image_event_json(p_image bigint) RETURNS jsonb

@@ -1,3 +1,13 @@
+-- SQL functions: an image's stored detail documents (image_docs, 0020_point_reads.sql) and the
+-- OS-package and patch parts of them. Re-applied by server/db/migrate.c whenever this file
+-- changes.
+-- Callers: server/db/image_docs.c (imx_image_docs_read, the coalesced point reads);
+-- server/db/advisories.c (imx_image_patch_doc / imx_image_patch_json for GET .../patch);
+-- server/db/images.c (imx_image_os_json); the procedures that write images
+-- (procedures/publish_images.sql, image_status.sql, advisory_publish.sql: imx_image_docs_write,
+-- imx_image_docs_refresh_os); imx_image_docs_sync is the trigger function of images_docs_sync
+-- (0020_point_reads.sql).
+
 CREATE OR REPLACE FUNCTION imx_image_patch_json(p_image bigint) RETURNS json
 LANGUAGE sql STABLE AS $$
   SELECT doc FROM imx_image_patch_doc(p_image)

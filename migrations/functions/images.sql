@@ -1,3 +1,12 @@
+-- SQL functions: the images table's copies and summaries, and the triggers that keep them
+-- (tables in 0004_catalog.sql, 0009_image_summary.sql, 0010_search_index.sql). Re-applied by
+-- server/db/migrate.c whenever this file changes.
+-- Callers: server/db/images.c (imx_image_json, imx_image_status, imx_image_summary; the search
+-- statements of server/db/images_search.h inline imx_image_summary); trigger functions
+-- imx_image_denorm (0004's copy triggers), imx_image_summary_store (0009), imx_image_written,
+-- imx_image_index_commit, imx_image_index_deleted (0010); bench/gen_catalog.sh calls
+-- imx_image_denorm_refresh after a load with the triggers off.
+
 -- images.gpus, regions, tags, components and component_keys follow their child tables: after
 -- every statement that writes one (publish, tests, the demo), the images it touched are
 -- recomputed from that table, in the same transaction. Images are immutable after publish, so
@@ -77,17 +86,6 @@ $$;
 CREATE OR REPLACE FUNCTION imx_image_json(image_id bigint) RETURNS json
 LANGUAGE sql STABLE PARALLEL SAFE SET TimeZone = 'UTC' AS $$
   SELECT (imx_image_doc_head(i) || imx_image_doc_tail(i))::json FROM images i WHERE i.id = image_id
-$$;
-
--- Lineage: an image with its parent chain and its children; an entry whose parent's family has
--- a newer usable image than that parent is outdated_parent, and newer_parent names it.
-CREATE OR REPLACE FUNCTION imx_image_newer_in_family(image_id bigint) RETURNS jsonb
-LANGUAGE sql STABLE PARALLEL SAFE AS $$
-  SELECT jsonb_build_object('id', n.id, 'family', n.family, 'version', n.version)
-  FROM images p JOIN images n ON n.family = p.family AND (n.published_at, n.id) > (p.published_at, p.id)
-  WHERE p.id = image_id AND n.status = 'active' AND n.patch_status <> 'revoked'
-    AND (n.revoke_at IS NULL OR n.revoke_at > now())
-  ORDER BY n.published_at DESC, n.id DESC LIMIT 1
 $$;
 
 CREATE OR REPLACE FUNCTION imx_image_summary_store() RETURNS trigger

@@ -1,3 +1,9 @@
+-- SQL function: an image's lineage (GET /v1/images/{id}/lineage). Re-applied by
+-- server/db/migrate.c whenever this file changes.
+-- Caller: server/db/images.c (the lineage read, with the auth epoch); the in-memory index
+-- answers the same page (server/domain/image_index.h) and tests/integration/test_point_reads.c
+-- checks the two agree.
+
 -- The image, its parent chain (nearest first, at most 64) and a page of its children; NULL when
 -- there is no such image.
 CREATE OR REPLACE FUNCTION imx_image_lineage(image_id bigint, p_after bigint, p_limit int) RETURNS text

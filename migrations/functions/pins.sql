@@ -1,3 +1,10 @@
+-- SQL functions: pins, their resolution and their stored documents (pin_docs, 0050_pin_docs.sql).
+-- Re-applied by server/db/migrate.c whenever this file changes.
+-- Callers: server/db/pins.c (imx_pin_json, imx_pin_unmet, imx_pin_resolve, imx_pin_resolution);
+-- the procedures (procedures/pin_refresh.sql: imx_pin_docs_write; publish_images.sql,
+-- image_status.sql, advisory_publish.sql: imx_pin_docs_refresh_families; _patch.sql:
+-- imx_pin_satisfied).
+
 -- Does an image satisfy every constraint of a pin? (No constraints: always.)
 CREATE OR REPLACE FUNCTION imx_pin_satisfied(p_pin bigint, p_image bigint) RETURNS boolean
 LANGUAGE sql STABLE PARALLEL SAFE AS $$

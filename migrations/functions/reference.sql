@@ -1,3 +1,12 @@
+-- SQL functions: the reference tables (0003_reference.sql): GPU spellings, their generation
+-- counter, reading, writing, import and export. Re-applied by server/db/migrate.c whenever this
+-- file changes.
+-- Callers: server/db/reference.c (imx_ref_page, imx_ref_write: /v1/reference/*);
+-- server/db/reference_import.c (imx_ref_import, imx_ref_export, imx_ref_tables: the
+-- `imaxe-server reference` job of server/jobs/reference_import.c); server/db/images.c and
+-- server/db/costs.c (imx_ref_gpu_canonical); imx_ref_generation_bump is the trigger function of
+-- every reference table's generation trigger (0004_catalog.sql and later).
+
 -- ---------------------------------------------------------------------------
 -- Resolve any GPU spelling ('NVIDIA H100', 'Tesla V100', 'h100 80gb', 'rtx-pro-server-6000')
 -- to ref_gpu.gpu_model: case, spaces and punctuation are ignored, as is a leading
@@ -41,21 +50,6 @@ LANGUAGE sql STABLE AS $$
   SELECT array_agg(a.attname::text ORDER BY array_position(i.indkey::int2[], a.attnum))
   FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY (i.indkey::int2[])
   WHERE i.indrelid = tbl::regclass AND i.indisprimary
-$$;
-
-CREATE OR REPLACE FUNCTION imx_ref_rows(tbl text) RETURNS json
-LANGUAGE plpgsql STABLE AS $$
-DECLARE
-  r json;
-BEGIN
-  IF NOT imx_ref_table_ok(tbl) THEN
-    RAISE EXCEPTION 'no such reference table' USING ERRCODE = '42P01';
-  END IF;
-  EXECUTE format('SELECT coalesce(json_agg(row_to_json(t) ORDER BY %s), ''[]'') FROM %I t',
-                 (SELECT string_agg(format('t.%I', k), ', ') FROM unnest(imx_ref_pk(tbl)) k), tbl)
-    INTO r;
-  RETURN r;
-END
 $$;
 
 -- Inserts row (is_update false) or updates the row with row's primary key, setting only the

@@ -1,40 +1,15 @@
+-- SQL functions: image requests (tables in 0007_costs_requests.sql). Re-applied by
+-- server/db/migrate.c whenever this file changes.
+-- Callers: server/db/requests.c (imx_request_json_bounded for every request read);
+-- imx_requests_matching_image by tests/integration/test_costs.c. Matching itself
+-- (imx_request_satisfied_by) is in procedures/publish_images.sql.
+
 -- Open requests that the image satisfies.
 CREATE OR REPLACE FUNCTION imx_requests_matching_image(p_image bigint) RETURNS SETOF bigint
 LANGUAGE sql STABLE PARALLEL SAFE AS $$
   SELECT r.id FROM image_requests r
    WHERE r.state = 'open' AND imx_request_satisfied_by(r.id, p_image)
    ORDER BY r.id
-$$;
-
-CREATE OR REPLACE FUNCTION imx_request_json(p_request bigint) RETURNS json
-LANGUAGE sql STABLE PARALLEL SAFE AS $$
-  SELECT json_build_object(
-    'id', r.id, 'team', t.slug, 'catalog_team', ct.slug, 'title', r.title, 'family', r.family,
-    'os', CASE WHEN r.os_name IS NULL THEN NULL
-               ELSE r.os_name || coalesce(':' || r.os_version, '') END,
-    'architecture', r.architecture,
-    'constraints', (SELECT coalesce(json_agg(json_build_object('component', k.component,
-                      'range', k.range) ORDER BY k.ord), '[]')
-                    FROM request_constraints k WHERE k.request_id = r.id),
-    'gpus', to_json(r.gpus), 'tags', to_json(r.tags), 'justification', r.justification,
-    'state', r.state, 'image', r.fulfilled_image_id, 'reason', r.reason,
-    'compatibility', r.compatibility,
-    'matches', (SELECT coalesce(json_agg(json_build_object('image', imx_image_summary(m.image_id),
-                  'via', m.via, 'matched_at', m.matched_at)
-                  ORDER BY (i.patch_status = 'ok') DESC, i.published_at DESC, i.id DESC), '[]')
-                FROM request_matches m JOIN images i ON i.id = m.image_id
-                WHERE m.request_id = r.id),
-    'history', (SELECT coalesce(json_agg(json_build_object('at', e.at, 'from', e.from_state,
-                  'to', e.to_state, 'comment', e.comment, 'image', e.image_id,
-                  'by', (SELECT email FROM users WHERE id = e.actor_user_id)) ORDER BY e.id), '[]')
-                FROM request_events e WHERE e.request_id = r.id),
-    'comments', (SELECT coalesce(json_agg(json_build_object('id', c.id, 'at', c.at,
-                   'body', c.body, 'by', (SELECT email FROM users WHERE id = c.author_user_id))
-                   ORDER BY c.id), '[]')
-                 FROM request_comments c WHERE c.request_id = r.id),
-    'created_at', r.created_at, 'updated_at', r.updated_at)
-  FROM image_requests r JOIN teams t ON t.id = r.team_id JOIN teams ct ON ct.id = r.catalog_team_id
-  WHERE r.id = p_request
 $$;
 
 CREATE OR REPLACE FUNCTION imx_request_json_bounded(p_request bigint, p_max int) RETURNS json

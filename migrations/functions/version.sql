@@ -1,3 +1,11 @@
+-- SQL functions: version keys, the SQL twins of server/domain/version.c's imx_ver_parse() and
+-- server/domain/pkgver.c's keys. Generated columns (0003_reference.sql, 0004_catalog.sql) and
+-- indexes are built on them, so a change here must keep every key it ever made (the stored
+-- columns are not recomputed). Re-applied by server/db/migrate.c whenever this file changes.
+-- Callers: server/db/images.c (search and constraint statements), server/db/reference_import.c,
+-- the procedures; tests/integration/test_catalog_sql.c checks imx_version_key against
+-- imx_ver_parse().
+
 -- ---------------------------------------------------------------------------
 -- imx_version_key(), same results as 0001's, about 4x faster (one regex match, no CTE): it
 -- computes every image_components.version_key, so it sets how fast a catalog loads (~35 us a

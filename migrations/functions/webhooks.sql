@@ -1,3 +1,11 @@
+-- SQL functions: webhook subscriptions and deliveries (tables in 0005_webhooks.sql). Re-applied
+-- by server/db/migrate.c whenever this file changes.
+-- Callers: server/db/webhooks.c (imx_webhook_ping, imx_webhook_redeliver,
+-- imx_webhook_rotate_secret, imx_webhook_set_enabled, imx_webhook_finish for the dispatchers);
+-- server/api/webhooks.c lists imx_webhook_event_types()'s names (test_webhook_api.c checks they
+-- agree). The producer side (imx_webhook_enqueue) and claiming are in
+-- procedures/webhook_outbox.sql.
+
 -- image.compatibility_changed: an image's stored report changed because the reference data did.
 CREATE OR REPLACE FUNCTION imx_webhook_event_types() RETURNS text[]
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
