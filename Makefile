@@ -24,7 +24,7 @@ build-tsan: deps
 	@cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DIMX_TSAN=ON >/dev/null
 	@cmake --build build-tsan -j$(JOBS)
 
-# The parsers' libFuzzer targets (clang), FUZZ_SECONDS (15) each from their seed corpora.
+# The parsers' libFuzzer targets (clang), FUZZ_SECONDS (10) each from their seed corpora.
 fuzz: deps
 	@tools/fuzz.sh
 

@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # `make test`'s libFuzzer step (and `make fuzz`): builds the parsers' fuzz targets with clang
 # -fsanitize=fuzzer plus ASan and UBSan in build-fuzz/ and runs each for FUZZ_SECONDS seconds
-# (default 15) from its seed corpus, tests/fuzz/corpus/NAME. What a run adds to the corpus stays
+# (default 10) from its seed corpus, tests/fuzz/corpus/NAME. What a run adds to the corpus stays
 # in build-fuzz/corpus/NAME (kept between runs, so each run starts where the last one stopped);
 # a crash, leak, timeout or failed invariant leaves its input in build-fuzz/crashes/ and fails.
 # The same targets also run as bounded deterministic loops in every ctest run (unit.fuzz_*).
 set -uo pipefail
 cd "$(dirname "$0")/.."
-secs=${FUZZ_SECONDS:-15}
+secs=${FUZZ_SECONDS:-10}
 targets=(fuzz_version fuzz_csaf fuzz_osv fuzz_sbom fuzz_probe_parse fuzz_pkgver fuzz_cursor
     fuzz_if_match fuzz_url fuzz_json_text)
 if [ $# -gt 0 ]; then targets=("$@"); fi

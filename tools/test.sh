@@ -21,10 +21,10 @@ step "ctest (build-asan: AddressSanitizer + UndefinedBehaviorSanitizer)"
 (cd build-asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
     UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j2 --timeout 900) || fail=1
 
-step "ctest (build-tsan: ThreadSanitizer, the event core's and the write path's integration tests)"
+step "ctest (build-tsan: ThreadSanitizer, the event core's integration tests)"
 tools/test-tsan.sh || fail=1
 
-step "libFuzzer (build-fuzz: every parser's target, ${FUZZ_SECONDS:-15} s each)"
+step "libFuzzer (build-fuzz: every parser's target, ${FUZZ_SECONDS:-10} s each)"
 tools/fuzz.sh || fail=1
 
 step "clang-format check"
