@@ -14,7 +14,7 @@ if [ $# -gt 0 ]; then targets=("$@"); fi
 
 command -v clang >/dev/null || { echo "fuzz: clang is missing (tools/deps.sh installs it)" >&2; exit 1; }
 cmake -S . -B build-fuzz -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-    -DIMX_LIBFUZZER=ON -DIMX_WERROR=OFF >/dev/null || exit 1
+    -DIMX_LIBFUZZER=ON -DIMX_WERROR=OFF -DIMX_BUILD_TESTS=ON >/dev/null || exit 1
 cmake --build build-fuzz -j"${JOBS:-2}" --target "${targets[@]}" >build-fuzz/build.log 2>&1 ||
     { tail -40 build-fuzz/build.log >&2; exit 1; }
 
