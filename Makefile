@@ -1,5 +1,5 @@
 # imaxe: `make run` to serve the catalog, `make test` to run every test.
-.PHONY: all deps deps-run build build-run build-asan run test test-web bench bench-write format format-check clean
+.PHONY: all deps deps-run build build-run build-asan build-tsan fuzz run test test-web bench bench-write format format-check clean
 
 JOBS ?= 2
 
@@ -24,10 +24,19 @@ build-asan: deps
 	@cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DIMX_SANITIZE=ON -DIMX_BUILD_TESTS=ON >/dev/null
 	@cmake --build build-asan -j$(JOBS)
 
+# ThreadSanitizer: the server and the integration tests (tools/test-tsan.sh runs a chosen set).
+build-tsan: deps
+	@cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DIMX_TSAN=ON -DIMX_BUILD_TESTS=ON >/dev/null
+	@cmake --build build-tsan -j$(JOBS)
+
+# The parsers' libFuzzer targets (clang), FUZZ_SECONDS (10) each from their seed corpora.
+fuzz: deps
+	@tools/fuzz.sh
+
 run: build-run
 	@tools/run.sh
 
-test: deps build build-asan
+test: deps build build-asan build-tsan
 	@tools/npm-deps.sh
 	@tools/test.sh
 
@@ -52,4 +61,4 @@ format-check:
 	@tools/format.sh check
 
 clean:
-	rm -rf build build-asan
+	rm -rf build build-asan build-tsan build-fuzz

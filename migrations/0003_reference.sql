@@ -268,27 +268,7 @@ COMMENT ON TABLE ref_instance_type IS
   'Cloud GPU instance types: GPU model (ref_gpu) and count, per-GPU memory (EC2 DescribeInstanceTypes MiB/GiB, and marketed GB), vCPUs, memory, host CPU architecture, hourly list price (price_per_hour NULL when unknown) with its kind, currency, region, OS and date.';
 COMMENT ON COLUMN ref_instance_type.price_per_hour IS 'Whole-instance price per hour; numeric(12,6) because AWS list prices carry up to six decimals.';
 
--- ---------------------------------------------------------------------------
--- Resolve any GPU spelling ('NVIDIA H100', 'Tesla V100', 'h100 80gb', 'rtx-pro-server-6000')
--- to ref_gpu.gpu_model: case, spaces and punctuation are ignored, as is a leading
--- 'NVIDIA' and/or 'Tesla'.  NULL when nothing matches.
-CREATE FUNCTION imx_ref_gpu_norm(name text) RETURNS text
-LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$
-  SELECT regexp_replace(regexp_replace(regexp_replace(lower(name), '[^a-z0-9]', '', 'g'),
-                                       '^nvidia(?=.)', ''), '^tesla(?=.)', '')
-$$;
-
-CREATE FUNCTION imx_ref_gpu_canonical(name text) RETURNS text
-LANGUAGE sql STABLE STRICT PARALLEL SAFE AS $$
-  SELECT g.gpu_model FROM ref_gpu g
-   WHERE imx_ref_gpu_norm(name) = imx_ref_gpu_norm(g.gpu_model)
-      OR imx_ref_gpu_norm(name) = imx_ref_gpu_norm(g.full_name)
-      OR EXISTS (SELECT 1 FROM unnest(g.aliases) a WHERE imx_ref_gpu_norm(a) = imx_ref_gpu_norm(name))
-   ORDER BY g.gpu_model
-   LIMIT 1
-$$;
-COMMENT ON FUNCTION imx_ref_gpu_canonical(text) IS
-  'Canonical ref_gpu.gpu_model for any spelling of a GPU name (name, full name or alias; case/punctuation-insensitive); NULL when unknown.';
+-- imaxe:load functions/reference.sql
 
 INSERT INTO ref_cuda_mvc (cuda_major, driver_floor, branch_min, branch_max_exclusive, branch_range, windows_floor, status, status_detail, source, notes) VALUES
   (11, '450.80.02', 450, 525, '>=450 & <525', '452.39', 'CONFIRMED', NULL, 'https://docs.nvidia.com/cuda/archive/13.2.2/cuda-toolkit-release-notes/index.html (Table 2) + https://docs.nvidia.com/deploy/cuda-compatibility/minor-version-compatibility.html', 'Minor-version compatibility (NVIDIA Table 2): an app built with any CUDA 11.x runs on a driver >= 450.80.02 with a limited feature set (PTX JIT of newer PTX and features needing a newer driver excluded); the <525 bound is the MVC range only; newer drivers still run CUDA 11.x through ordinary backward compatibility; Windows exact floor 452.39 (footnote)'),

@@ -7,19 +7,7 @@
 -- time) and their session's TimeZone renders the same text (server/db/images.c).
 ALTER TABLE images ADD COLUMN summary json;
 
-CREATE FUNCTION imx_image_summary_store() RETURNS trigger
-LANGUAGE plpgsql SET TimeZone = 'UTC' AS $$
-BEGIN
-  NEW.summary := json_build_object(
-    'id', NEW.id, 'family', NEW.family, 'version', NEW.version, 'provider', NEW.provider,
-    'architecture', NEW.architecture, 'os', json_build_object('name', NEW.os_name, 'version', NEW.os_version),
-    'layer', NEW.layer, 'status', imx_image_status(NEW.status, NEW.revoke_at), 'patch_status', NEW.patch_status,
-    'published_at', NEW.published_at, 'boot_seconds', NEW.boot_seconds, 'size_gb', NEW.size_gb,
-    'components', NEW.components, 'gpus', to_json(NEW.gpus), 'regions', to_json(NEW.regions),
-    'tags', to_json(NEW.tags));
-  RETURN NEW;
-END
-$$;
+-- imaxe:load functions/images.sql
 
 CREATE TRIGGER images_summary BEFORE INSERT OR UPDATE ON images
   FOR EACH ROW EXECUTE FUNCTION imx_image_summary_store();

@@ -17,13 +17,7 @@ ALTER TABLE images ALTER COLUMN family TYPE text COLLATE "C";
 ALTER TABLE images ADD COLUMN written_xid xid8 NOT NULL DEFAULT pg_current_xact_id();
 CREATE INDEX images_written_xid ON images (written_xid);
 
-CREATE FUNCTION imx_image_written() RETURNS trigger
-LANGUAGE plpgsql AS $$
-BEGIN
-  NEW.written_xid := pg_current_xact_id();
-  RETURN NEW;
-END
-$$;
+-- imaxe:load functions/images.sql
 
 CREATE TRIGGER images_written BEFORE INSERT OR UPDATE ON images
   FOR EACH ROW EXECUTE FUNCTION imx_image_written();
@@ -38,28 +32,8 @@ INSERT INTO image_index_state DEFAULT VALUES;
 COMMENT ON TABLE image_index_state IS
   'Servers keep the search keys of every image in memory; they compare this row with the one their copy was made at (migrations/0010_search_index.sql).';
 
--- Runs at commit for every row written; moves the generation once per transaction.
-CREATE FUNCTION imx_image_index_commit() RETURNS trigger
-LANGUAGE plpgsql AS $$
-BEGIN
-  IF current_setting('imaxe.index_moved', true) IS DISTINCT FROM 'on' THEN
-    UPDATE image_index_state SET generation = generation + 1;
-    PERFORM set_config('imaxe.index_moved', 'on', true);
-  END IF;
-  RETURN NULL;
-END
-$$;
-
 CREATE CONSTRAINT TRIGGER images_index_commit AFTER INSERT OR UPDATE ON images
   DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION imx_image_index_commit();
-
-CREATE FUNCTION imx_image_index_deleted() RETURNS trigger
-LANGUAGE plpgsql AS $$
-BEGIN
-  UPDATE image_index_state SET generation = generation + 1, deletions = deletions + 1;
-  RETURN NULL;
-END
-$$;
 
 CREATE TRIGGER images_index_deleted AFTER DELETE OR TRUNCATE ON images
   FOR EACH STATEMENT EXECUTE FUNCTION imx_image_index_deleted();

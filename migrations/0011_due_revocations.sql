@@ -7,12 +7,3 @@
 CREATE INDEX images_revoke_due ON images (revoke_at)
   WHERE revoke_at IS NOT NULL AND status <> 'revoked';
 
-CREATE FUNCTION imx_image_apply_due_revocations() RETURNS integer
-LANGUAGE sql AS $$
-  WITH due AS (
-    UPDATE images SET status = 'revoked', patch_status = 'revoked', updated_at = now(),
-           status_reason = coalesce(status_reason, 'scheduled revocation')
-     WHERE revoke_at <= now() AND revoke_at IS NOT NULL AND status <> 'revoked'
-    RETURNING 1)
-  SELECT count(*)::integer FROM due
-$$;

@@ -55,13 +55,6 @@ COMMENT ON TABLE ref_compute_capability IS
 CREATE TRIGGER ref_compute_capability_generation AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE
   ON ref_compute_capability FOR EACH STATEMENT EXECUTE FUNCTION imx_ref_generation_bump();
 
-CREATE OR REPLACE FUNCTION imx_ref_table_ok(tbl text) RETURNS boolean
-LANGUAGE sql IMMUTABLE AS $$
-  SELECT tbl IN ('ref_cuda_mvc', 'ref_cuda_driver', 'ref_gpu_arch', 'ref_gpu', 'ref_driver_branch',
-                 'ref_cudnn', 'ref_pytorch', 'ref_pytorch_build', 'ref_tensorflow',
-                 'ref_instance_type', 'ref_compute_capability')
-$$;
-
 UPDATE ref_gpu_arch SET compute_capabilities = ARRAY[8.0, 8.6, 8.7]::numeric[],
        notes = 'compute capability 8.7: Jetson AGX Orin / Orin NX / Orin Nano (https://developer.nvidia.com/cuda-gpus)'
  WHERE architecture = 'Ampere';

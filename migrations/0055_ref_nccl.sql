@@ -24,33 +24,4 @@ COMMENT ON TABLE ref_nccl IS
 CREATE TRIGGER ref_nccl_generation AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE
   ON ref_nccl FOR EACH STATEMENT EXECUTE FUNCTION imx_ref_generation_bump();
 
-CREATE OR REPLACE FUNCTION imx_ref_table_ok(tbl text) RETURNS boolean
-LANGUAGE sql IMMUTABLE AS $$
-  SELECT tbl IN ('ref_cuda_mvc', 'ref_cuda_driver', 'ref_gpu_arch', 'ref_gpu', 'ref_driver_branch',
-                 'ref_cudnn', 'ref_pytorch', 'ref_pytorch_build', 'ref_tensorflow',
-                 'ref_instance_type', 'ref_compute_capability', 'ref_nccl')
-$$;
-
-CREATE OR REPLACE FUNCTION imx_ref_import_order() RETURNS text[]
-LANGUAGE sql IMMUTABLE AS $$
-  SELECT ARRAY['ref_cuda_mvc', 'ref_cuda_driver', 'ref_gpu_arch', 'ref_compute_capability',
-               'ref_gpu', 'ref_driver_branch', 'ref_cudnn', 'ref_pytorch', 'ref_pytorch_build',
-               'ref_tensorflow', 'ref_instance_type', 'ref_nccl']
-$$;
-
--- GET /v1/reference lists the tables: [{name, rows}] in import order (a dozen small tables, each
--- counted once).
-CREATE FUNCTION imx_ref_tables() RETURNS json
-LANGUAGE plpgsql STABLE AS $$
-DECLARE
-  t text;
-  n bigint;
-  out json[] := '{}';
-BEGIN
-  FOREACH t IN ARRAY imx_ref_import_order() LOOP
-    EXECUTE format('SELECT count(*) FROM %I', t) INTO n;
-    out := out || json_build_object('name', substr(t, 5), 'rows', n);
-  END LOOP;
-  RETURN array_to_json(out);
-END
-$$;
+-- imaxe:load functions/reference.sql

@@ -6,8 +6,11 @@ set -euo pipefail
 run_pkgs=(cmake make gcc pkg-config python3 python3-yaml
     libmicrohttpd-dev libjansson-dev libjwt-dev libcurl4-openssl-dev libpq-dev libssl-dev
     libsodium-dev libsystemd-dev postgresql-15 postgresql-client-15 curl ca-certificates)
-# systemd: systemd-analyze checks deploy/imaxe.service; dpkg-dev: cpack's dpkg-shlibdeps.
-test_pkgs=(libcmocka-dev clang-format prometheus npm systemd dpkg-dev)
+# systemd: systemd-analyze checks deploy/imaxe.service; dpkg-dev: cpack's dpkg-shlibdeps;
+# clang and libclang-rt-14-dev: the libFuzzer targets (tools/fuzz.sh); libtsan2: gcc's
+# ThreadSanitizer runtime (build-tsan).
+test_pkgs=(libcmocka-dev clang-format prometheus npm systemd dpkg-dev clang libclang-rt-14-dev
+    libtsan2)
 
 want=("${run_pkgs[@]}")
 if [ "${1:-}" != run ]; then want+=("${test_pkgs[@]}"); fi

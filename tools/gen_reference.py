@@ -512,7 +512,7 @@ ARCH_NAME = {'Ada Lovelace': 'Ada', 'Blackwell (Ultra)': 'Blackwell'}
 
 
 def norm_gpu_name(s):
-    """Lookup normal form; keep in sync with imx_ref_gpu_canonical() below."""
+    """Lookup normal form; keep in sync with imx_ref_gpu_norm() in migrations/functions/reference.sql."""
     s = re.sub(r'[^a-z0-9]', '', s.lower())
     for p in ('nvidia', 'tesla'):
         if s.startswith(p) and len(s) > len(p):
@@ -1165,27 +1165,7 @@ COMMENT ON TABLE ref_instance_type IS
   'Cloud GPU instance types: GPU model (ref_gpu) and count, per-GPU memory (EC2 DescribeInstanceTypes MiB/GiB, and marketed GB), vCPUs, memory, host CPU architecture, hourly list price (price_per_hour NULL when unknown) with its kind, currency, region, OS and date.';
 COMMENT ON COLUMN ref_instance_type.price_per_hour IS 'Whole-instance price per hour; numeric(12,6) because AWS list prices carry up to six decimals.';
 
--- ---------------------------------------------------------------------------
--- Resolve any GPU spelling ('NVIDIA H100', 'Tesla V100', 'h100 80gb', 'rtx-pro-server-6000')
--- to ref_gpu.gpu_model: case, spaces and punctuation are ignored, as is a leading
--- 'NVIDIA' and/or 'Tesla'.  NULL when nothing matches.
-CREATE FUNCTION imx_ref_gpu_norm(name text) RETURNS text
-LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$
-  SELECT regexp_replace(regexp_replace(regexp_replace(lower(name), '[^a-z0-9]', '', 'g'),
-                                       '^nvidia(?=.)', ''), '^tesla(?=.)', '')
-$$;
-
-CREATE FUNCTION imx_ref_gpu_canonical(name text) RETURNS text
-LANGUAGE sql STABLE STRICT PARALLEL SAFE AS $$
-  SELECT g.gpu_model FROM ref_gpu g
-   WHERE imx_ref_gpu_norm(name) = imx_ref_gpu_norm(g.gpu_model)
-      OR imx_ref_gpu_norm(name) = imx_ref_gpu_norm(g.full_name)
-      OR EXISTS (SELECT 1 FROM unnest(g.aliases) a WHERE imx_ref_gpu_norm(a) = imx_ref_gpu_norm(name))
-   ORDER BY g.gpu_model
-   LIMIT 1
-$$;
-COMMENT ON FUNCTION imx_ref_gpu_canonical(text) IS
-  'Canonical ref_gpu.gpu_model for any spelling of a GPU name (name, full name or alias; case/punctuation-insensitive); NULL when unknown.';
+-- imaxe:load functions/reference.sql
 """
 
 

@@ -30,7 +30,9 @@ want=(
     /usr/share/doc/imaxe/imaxe.env.example
     /usr/share/doc/imaxe/README.md
 )
-for m in migrations/*.sql; do want+=("/usr/share/imaxe/$m"); done
+# The re-applied SQL files and the former checksums too: a server without them cannot migrate.
+for m in migrations/*.sql migrations/functions/*.sql migrations/procedures/*.sql \
+    migrations/former_checksums; do want+=("/usr/share/imaxe/$m"); done
 if [ -d web ]; then
     while IFS= read -r f; do want+=("/usr/share/imaxe/$f"); done < <(git ls-files web)
 fi

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# `make test`: every test of both builds (plain and ASan+UBSan), the format check, the
+# `make test`: every test of both builds (plain and ASan+UBSan), the integration tests of the
+# event core under ThreadSanitizer, a bounded libFuzzer run of every parser, the format check, the
 # OpenAPI lint, the deploy/ checks, the Debian package, the web UI's browser tests and, last,
 # the API conformance check over every response those tests got. Each ctest run makes its own
 # throwaway PostgreSQL cluster.
@@ -19,6 +20,12 @@ step "ctest (build)"
 step "ctest (build-asan: AddressSanitizer + UndefinedBehaviorSanitizer)"
 (cd build-asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
     UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j2 --timeout 900) || fail=1
+
+step "ctest (build-tsan: ThreadSanitizer, the event core's integration tests)"
+tools/test-tsan.sh || fail=1
+
+step "libFuzzer (build-fuzz: every parser's target, ${FUZZ_SECONDS:-10} s each)"
+tools/fuzz.sh || fail=1
 
 step "clang-format check"
 tools/format.sh check || fail=1

@@ -1,6 +1,6 @@
 -- Patch status, kept incrementally: the pieces the use cases (publish_images.sql,
--- advisory_publish.sql, advisory_withdraw.sql, image_status.sql, pin_refresh.sql) are built of.
--- Nothing here runs on its own; each use case calls these in the order its file shows.
+-- advisory_publish.sql, image_status.sql, pin_refresh.sql, patch_rebuild.sql) are built of.
+-- No C wrapper calls these; each use case calls them in the order its file shows.
 --
 -- The rule every piece keeps (tests/integration/test_patch_oracle.c recomputes it from scratch
 -- after every step of random operation sequences):

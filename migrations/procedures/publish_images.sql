@@ -1,8 +1,11 @@
 -- Use case: publish images (POST /v1/images publishes one, POST /v1/images:import many, all or
--- nothing). Called only from imx_db_images_publish() in server/db/publish.c.
+-- nothing). imx_publish_images is called only from imx_db_images_publish() in
+-- server/db/images.c; imx_request_satisfied_by also from server/db/requests.c (a request's
+-- candidates), imx_request_match_images from server/db/reference_import.c (requests a
+-- compatibility change satisfies).
 --
--- p_docs: a JSON array of manifests as server/db/publish.c writes them (every value already
--- checked by server/api/images.c): {family, version, team_id, provider, architecture, os_name,
+-- p_docs: a JSON array of manifests as server/db/images.c writes them (every value already
+-- checked by the publish and import handlers of server/api/): {family, version, team_id, provider, architecture, os_name,
 -- os_version, kernel, layer, parent_id, boot_seconds, size_gb, description, compatibility,
 -- components:[{name, version}], artifacts:[{region, artifact_id}], gpus:[...],
 -- instance_families:[...], tags:[...], packages:[{ecosystem, name, version, key, order}],

@@ -1,7 +1,9 @@
--- The webhook outbox's producer side and its retention. imx_webhook_enqueue is called by every
--- use case that announces something, inside its transaction; imx_webhook_prune by the
--- dispatchers (server/webhooks/dispatcher.c). Claiming and finishing deliveries stay in
--- migrations/0005_webhooks.sql.
+-- The webhook outbox's producer side, claiming and retention. imx_webhook_enqueue is called by
+-- every use case that announces something, inside its transaction, and by
+-- imx_webhooks_enqueue() in server/db/webhooks.c; imx_webhook_claim by imx_db_webhook_claim() and
+-- imx_webhook_prune by imx_db_webhook_prune() (server/db/webhooks.c) for the dispatchers
+-- (server/webhooks/dispatcher.c). Finishing a delivery is imx_webhook_finish in
+-- functions/webhooks.sql.
 
 -- imx_webhook_enqueue: records an event and one pending delivery for every enabled
 -- subscription that wants it, then wakes the dispatchers (NOTIFY is sent on commit only). An
@@ -103,7 +105,7 @@ BEGIN
 END
 $$;
 
--- imx_webhook_claim (first in migrations/0005_webhooks.sql): leases the next due delivery to
+-- imx_webhook_claim: leases the next due delivery to
 -- p_worker for p_lease_ms, in one short statement. A subscription's deliveries go one at a
 -- time in id order, so only the oldest pending delivery of each subscription (its head, one
 -- index probe per subscription) can be claimed, when it is due; a leased head is not due until

@@ -22,7 +22,7 @@
 #define ROTATION_OVERLAP_S 86400
 
 /* The event types a subscription may ask for: imx_webhook_event_types() in
- * migrations/0005_webhooks.sql (tests/integration/test_webhook_api.c checks they agree). */
+ * migrations/functions/webhooks.sql (tests/integration/test_webhook_api.c checks they agree). */
 static const char *const event_types[] = {
     "patch.available",
     "image.published",

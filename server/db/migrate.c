@@ -1,5 +1,14 @@
-/* Applies migrations/NNNN_name.sql in order, once each, then (re)loads the use-case procedures
- * of migrations/procedures/ whose text changed, all under a PostgreSQL advisory lock. */
+/* Applies migrations/NNNN_name.sql in order, once each, then (re)loads the re-applied files whose
+ * text changed: the SQL functions of migrations/functions/ (by subject), then the use-case
+ * procedures of migrations/procedures/, all under a PostgreSQL advisory lock.
+ *
+ * Numbered migrations hold tables, indexes and data only; every SQL function has its one current
+ * body in a re-applied file. A migration that needs functions while it runs (a trigger, a
+ * generated column, a backfill) names their file on a line of its own,
+ *   -- imaxe:load functions/version.sql
+ * and the file is loaded there, inside the migration's transaction, with
+ * check_function_bodies off (a current body may read tables that later migrations create; it is
+ * checked when it runs). A file is loaded at most once a migrate. */
 #include "db/migrate.h"
 
 #include <dirent.h>
@@ -17,6 +26,19 @@
 #define MIGRATION_LOCK_KEY "7260451190021"
 #define MAX_MIGRATIONS     1000
 #define MAX_MIGRATION_SIZE (64 * 1024 * 1024)
+#define MAX_REAPPLIED      256
+#define LOAD_MARKER        "-- imaxe:load "
+
+/* The re-applied files loaded during this migrate (by a migration's LOAD_MARKER line), with the
+ * checksum of the text loaded, so that the final pass records them instead of loading them again.
+ */
+struct loaded_files {
+    int n;
+    struct {
+        char rel[256];
+        char sum[65];
+    } f[MAX_REAPPLIED];
+};
 
 struct migration {
     int version;
@@ -121,7 +143,7 @@ static int run(PGconn *pg, const char *sql, char *err, size_t errlen)
 {
     PGresult *res = PQexec(pg, sql);
     ExecStatusType st = PQresultStatus(res);
-    int rc = st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK ? 0 : -1;
+    int rc = st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK || st == PGRES_EMPTY_QUERY ? 0 : -1;
     if (rc != 0)
         snprintf(err, errlen, "%s", PQerrorMessage(pg));
     PQclear(res);
@@ -143,8 +165,97 @@ static const char *checksum_of(const char *dir, const struct migration *m)
     return sum;
 }
 
-static int apply_one(PGconn *pg, const char *dir, const struct migration *m, char *err,
-                     size_t errlen)
+/* The name a re-applied file is recorded under in schema_procedures: procedures/ files keep
+ * their bare names (as recorded before functions/ existed), functions/ files their relative path.
+ */
+static const char *record_name(const char *rel)
+{
+    return strncmp(rel, "procedures/", 11) == 0 ? rel + 11 : rel;
+}
+
+static const char *loaded_sum(const struct loaded_files *lf, const char *rel)
+{
+    for (int i = 0; i < lf->n; i++)
+        if (strcmp(lf->f[i].rel, rel) == 0)
+            return lf->f[i].sum;
+    return NULL;
+}
+
+/* Loads the re-applied file dir/rel inside the open transaction, unless this migrate loaded it
+ * already; bodies unchecked when check_bodies is false. Returns 0, or -1 with err. */
+static int load_marked(PGconn *pg, const char *dir, const char *rel, struct loaded_files *lf,
+                       char *err, size_t errlen)
+{
+    char path[1400], msg[512];
+    size_t len = 0;
+    if (loaded_sum(lf, rel))
+        return 0;
+    if (strstr(rel, "..") ||
+        (strncmp(rel, "functions/", 10) != 0 && strncmp(rel, "procedures/", 11) != 0)) {
+        snprintf(err, errlen, "%s names %s, not a file of functions/ or procedures/", LOAD_MARKER,
+                 rel);
+        return -1;
+    }
+    if (lf->n == MAX_REAPPLIED) {
+        snprintf(err, errlen, "too many re-applied files");
+        return -1;
+    }
+    snprintf(path, sizeof path, "%.1023s/%.255s", dir, rel);
+    char *sql = read_file(path, &len);
+    if (!sql) {
+        snprintf(err, errlen, "cannot read %.400s", path);
+        return -1;
+    }
+    int rc = run(pg, "SET LOCAL check_function_bodies = off", msg, sizeof msg);
+    if (rc == 0 && run(pg, sql, msg, sizeof msg) != 0) {
+        snprintf(err, errlen, "%.200s: %.300s", rel, msg);
+        rc = -1;
+    }
+    if (rc == 0 && run(pg, "SET LOCAL check_function_bodies = DEFAULT", msg, sizeof msg) != 0)
+        rc = -1;
+    if (rc == 0) {
+        snprintf(lf->f[lf->n].rel, sizeof lf->f[0].rel, "%s", rel);
+        sha256_hex(sql, len, lf->f[lf->n].sum);
+        lf->n++;
+    }
+    free(sql);
+    return rc;
+}
+
+/* Runs a migration's text in the open transaction, loading the files its LOAD_MARKER lines name
+ * where they stand. The text is cut at those lines; each piece ends between two statements. */
+static int run_migration(PGconn *pg, const char *dir, char *sql, struct loaded_files *lf, char *err,
+                         size_t errlen)
+{
+    char msg[512];
+    char *piece = sql;
+    for (;;) {
+        char *mark = strstr(piece, "\n" LOAD_MARKER);
+        if (mark)
+            *mark = '\0';
+        if (run(pg, piece, msg, sizeof msg) != 0) {
+            snprintf(err, errlen, "%s", msg);
+            return -1;
+        }
+        if (!mark)
+            return 0;
+        char *rel = mark + 1 + strlen(LOAD_MARKER);
+        char *eol = strchr(rel, '\n');
+        if (eol)
+            *eol = '\0';
+        size_t rl = strlen(rel);
+        while (rl > 0 && (rel[rl - 1] == ' ' || rel[rl - 1] == '\r'))
+            rel[--rl] = '\0';
+        if (load_marked(pg, dir, rel, lf, err, errlen) != 0)
+            return -1;
+        if (!eol)
+            return 0;
+        piece = eol + 1;
+    }
+}
+
+static int apply_one(PGconn *pg, const char *dir, const struct migration *m,
+                     struct loaded_files *lf, char *err, size_t errlen)
 {
     char path[1024], sum[65], version[16], msg[512];
     size_t len = 0;
@@ -158,7 +269,7 @@ static int apply_one(PGconn *pg, const char *dir, const struct migration *m, cha
     snprintf(version, sizeof version, "%d", m->version);
 
     int rc = run(pg, "BEGIN", msg, sizeof msg);
-    if (rc == 0 && run(pg, sql, msg, sizeof msg) != 0) {
+    if (rc == 0 && run_migration(pg, dir, sql, lf, msg, sizeof msg) != 0) {
         snprintf(err, errlen, "migration %s failed: %s", m->name, msg);
         rc = -1;
     }
@@ -195,77 +306,101 @@ static int cmp_name(const void *a, const void *b)
     return strcmp(a, b);
 }
 
-/* Loads every procedures/NAME.sql (in name order) whose checksum differs from the one recorded
- * in schema_procedures, in one transaction. Each file only CREATE OR REPLACEs functions, so
- * loading it again is harmless; skipping unchanged files spares every session a replan. */
-static int load_procedures(PGconn *pg, const char *dir, char *err, size_t errlen)
+/* Lists dir/sub/ *.sql as "sub/NAME.sql", in name order, after the n names already in names.
+ * Returns the new count, or -1 with err. */
+static int list_reapplied(const char *dir, const char *sub, char (*names)[256], int n, char *err,
+                          size_t errlen)
 {
-    char pdir[1024], msg[512];
-    snprintf(pdir, sizeof pdir, "%s/procedures", dir);
-    DIR *d = opendir(pdir);
+    char sdir[1024];
+    snprintf(sdir, sizeof sdir, "%s/%s", dir, sub);
+    DIR *d = opendir(sdir);
     if (!d)
-        return 0; /* none: an older layout */
-    static char names[MAX_MIGRATIONS][256];
-    int n = 0;
+        return n; /* none: an older layout */
+    int first = n;
     struct dirent *e;
     while ((e = readdir(d)) != NULL) {
         size_t len = strlen(e->d_name);
-        if (e->d_name[0] == '.' || len < 5 || len >= sizeof names[0] ||
+        if (e->d_name[0] == '.' || len < 5 || len + strlen(sub) + 1 >= sizeof names[0] ||
             strcmp(e->d_name + len - 4, ".sql") != 0)
             continue;
-        if (n == MAX_MIGRATIONS) {
+        if (n == MAX_REAPPLIED) {
             closedir(d);
-            snprintf(err, errlen, "too many procedure files in %s", pdir);
+            snprintf(err, errlen, "too many re-applied files in %s", sdir);
             return -1;
         }
-        snprintf(names[n++], sizeof names[0], "%s", e->d_name);
+        snprintf(names[n++], sizeof names[0], "%.15s/%.239s", sub, e->d_name);
     }
     closedir(d);
-    qsort(names, (size_t)n, sizeof names[0], cmp_name);
+    qsort(names + first, (size_t)(n - first), sizeof names[0], cmp_name);
+    return n;
+}
+
+/* Loads every functions/NAME.sql, then every procedures/NAME.sql (each folder in name order: a
+ * file may use what an earlier one defines), whose checksum differs from the one recorded in
+ * schema_procedures, in one transaction. Each file only CREATE OR REPLACEs functions, so loading
+ * it again is harmless; skipping unchanged files spares every session a replan. A file that a
+ * migration of this run loaded (lf) is only recorded. */
+static int load_reapplied(PGconn *pg, const char *dir, const struct loaded_files *lf, char *err,
+                          size_t errlen)
+{
+    static char names[MAX_REAPPLIED][256];
+    char msg[512];
+    int n = list_reapplied(dir, "functions", names, 0, err, errlen);
+    if (n >= 0)
+        n = list_reapplied(dir, "procedures", names, n, err, errlen);
+    if (n < 0)
+        return -1;
 
     int rc = run(pg, "BEGIN", msg, sizeof msg);
     int loaded = 0;
     for (int i = 0; rc == 0 && i < n; i++) {
         char path[1400], sum[65];
         size_t len = 0;
-        snprintf(path, sizeof path, "%.1023s/%.255s", pdir, names[i]);
+        snprintf(path, sizeof path, "%.1023s/%.255s", dir, names[i]);
         char *sql = read_file(path, &len);
         if (!sql) {
-            snprintf(err, errlen, "cannot read procedure file %s", path);
+            snprintf(err, errlen, "cannot read re-applied file %s", path);
             rc = -1;
             break;
         }
         sha256_hex(sql, len, sum);
-        const char *params[] = { names[i], sum };
-        PGresult *res = PQexecParams(pg,
-                                     "SELECT 1 FROM schema_procedures WHERE name = $1 AND "
-                                     "checksum = $2",
-                                     2, NULL, params, NULL, NULL, 0);
-        bool same = PQresultStatus(res) == PGRES_TUPLES_OK && PQntuples(res) == 1;
-        PQclear(res);
-        if (!same) {
-            if (run(pg, sql, msg, sizeof msg) != 0) {
-                snprintf(err, errlen, "procedure file %s failed: %s", names[i], msg);
+        const char *params[] = { record_name(names[i]), sum };
+        const char *marked = loaded_sum(lf, names[i]);
+        /* Loaded by a migration of this run: only recorded. */
+        bool record = marked && strcmp(marked, sum) == 0;
+        if (!record) {
+            PGresult *res = PQexecParams(pg,
+                                         "SELECT 1 FROM schema_procedures WHERE name = $1 AND "
+                                         "checksum = $2",
+                                         2, NULL, params, NULL, NULL, 0);
+            bool same = PQresultStatus(res) == PGRES_TUPLES_OK && PQntuples(res) == 1;
+            PQclear(res);
+            if (!same && run(pg, sql, msg, sizeof msg) != 0) {
+                snprintf(err, errlen, "re-applied file %s failed: %s", names[i], msg);
                 rc = -1;
-            } else {
-                res = PQexecParams(pg,
-                                   "INSERT INTO schema_procedures (name, checksum) VALUES ($1, $2)"
-                                   " ON CONFLICT (name) DO UPDATE SET checksum = EXCLUDED.checksum,"
-                                   " applied_at = now()",
-                                   2, NULL, params, NULL, NULL, 0);
-                if (PQresultStatus(res) != PGRES_COMMAND_OK) {
-                    snprintf(err, errlen, "recording procedure file %s failed: %s", names[i],
-                             PQerrorMessage(pg));
-                    rc = -1;
-                }
-                PQclear(res);
+            } else if (!same) {
                 loaded++;
+                record = true;
             }
+        }
+        if (rc == 0 && record) {
+            PGresult *res =
+                PQexecParams(pg,
+                             "INSERT INTO schema_procedures (name, checksum) VALUES ($1, $2)"
+                             " ON CONFLICT (name) DO UPDATE SET checksum = EXCLUDED.checksum,"
+                             " applied_at = now()",
+                             2, NULL, params, NULL, NULL, 0);
+            if (PQresultStatus(res) != PGRES_COMMAND_OK) {
+                snprintf(err, errlen, "recording re-applied file %s failed: %s", names[i],
+                         PQerrorMessage(pg));
+                rc = -1;
+            }
+            PQclear(res);
         }
         free(sql);
     }
     if (rc == 0 && run(pg, "COMMIT", msg, sizeof msg) != 0) {
-        snprintf(err, errlen, "loading procedures failed at commit: %s", msg);
+        snprintf(err, errlen, "loading re-applied files failed at commit: %s", msg);
         rc = -1;
     }
     if (rc != 0) {
@@ -273,10 +408,32 @@ static int load_procedures(PGconn *pg, const char *dir, char *err, size_t errlen
         char *nl = strrchr(err, '\n');
         if (nl && nl[1] == '\0')
             *nl = '\0';
-    } else if (loaded > 0) {
-        imx_info("loaded %d procedure file%s", loaded, loaded == 1 ? "" : "s");
+    } else if (loaded + lf->n > 0) {
+        imx_info("loaded %d re-applied file%s (functions/, procedures/)", loaded + lf->n,
+                 loaded + lf->n == 1 ? "" : "s");
     }
     return rc;
+}
+
+/* Whether sum is a checksum that migration name had before its function definitions moved to
+ * the re-applied files (migrations/former_checksums: "NAME SHA256" a line, # comments). A
+ * database migrated before the move then only has its recorded checksum brought up to date. */
+static bool former_checksum(const char *dir, const char *name, const char *sum)
+{
+    char path[1024], line[512];
+    snprintf(path, sizeof path, "%s/former_checksums", dir);
+    FILE *f = fopen(path, "r");
+    bool found = false;
+    if (!f)
+        return false;
+    while (!found && fgets(line, sizeof line, f)) {
+        char n[256], s[80];
+        if (line[0] != '#' && sscanf(line, "%255s %79s", n, s) == 2 && strcmp(n, name) == 0 &&
+            strcmp(s, sum) == 0)
+            found = true;
+    }
+    fclose(f);
+    return found;
 }
 
 int imx_migrate(PGconn *pg, const char *dir, int *latest, char *err, size_t errlen)
@@ -288,7 +445,13 @@ int imx_migrate(PGconn *pg, const char *dir, int *latest, char *err, size_t errl
         return -1;
     *latest = n ? list[n - 1].version : 0;
 
+    struct loaded_files *lf = calloc(1, sizeof *lf);
+    if (!lf) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
     if (run(pg, "SELECT pg_advisory_lock(" MIGRATION_LOCK_KEY ")", msg, sizeof msg) != 0) {
+        free(lf);
         snprintf(err, errlen, "cannot take the migration lock: %s", msg);
         return -1;
     }
@@ -318,16 +481,37 @@ int imx_migrate(PGconn *pg, const char *dir, int *latest, char *err, size_t errl
                 (int)v != list[i].version)
                 continue;
             done = 1;
-            if (strcmp(PQgetvalue(applied, j, 1), checksum_of(dir, &list[i])) != 0)
+            const char *sum = checksum_of(dir, &list[i]);
+            if (strcmp(PQgetvalue(applied, j, 1), sum) == 0)
+                continue;
+            if (!former_checksum(dir, list[i].name, PQgetvalue(applied, j, 1))) {
                 imx_warn("migration %s changed after it was applied; edit a new migration instead",
                          list[i].name);
+                continue;
+            }
+            const char *params[] = { PQgetvalue(applied, j, 0), sum };
+            PGresult *res = PQexecParams(pg,
+                                         "UPDATE schema_migrations SET checksum = $2 "
+                                         "WHERE version = $1::integer",
+                                         2, NULL, params, NULL, NULL, 0);
+            if (PQresultStatus(res) != PGRES_COMMAND_OK) {
+                snprintf(err, errlen, "updating the checksum of %s failed: %s", list[i].name,
+                         PQerrorMessage(pg));
+                rc = -1;
+            } else {
+                imx_info("migration %s: its functions moved to the re-applied files; recorded its "
+                         "new checksum",
+                         list[i].name);
+            }
+            PQclear(res);
         }
-        if (!done)
-            rc = apply_one(pg, dir, &list[i], err, errlen);
+        if (!done && rc == 0)
+            rc = apply_one(pg, dir, &list[i], lf, err, errlen);
     }
     PQclear(applied);
     if (rc == 0)
-        rc = load_procedures(pg, dir, err, errlen);
+        rc = load_reapplied(pg, dir, lf, err, errlen);
+    free(lf);
     PQclear(PQexec(pg, "SELECT pg_advisory_unlock(" MIGRATION_LOCK_KEY ")"));
     return rc;
 }

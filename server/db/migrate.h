@@ -1,4 +1,5 @@
-/* Applies migrations/NNNN_name.sql in order, once each, under a PostgreSQL advisory lock. */
+/* Applies migrations/NNNN_name.sql in order, once each, then re-applies the changed files of
+ * migrations/functions/ and migrations/procedures/, under a PostgreSQL advisory lock. */
 #ifndef IMX_DB_MIGRATE_H
 #define IMX_DB_MIGRATE_H
 
@@ -8,7 +9,8 @@
 struct imx_db_conn;
 
 /* Applies every migration in dir not yet recorded in schema_migrations, each in its own
- * transaction. Returns 0, or -1 with a message in err (nothing of the failing one is kept).
+ * transaction, then (in one more) every re-applied file whose text changed since it was last
+ * loaded. Returns 0, or -1 with a message in err (nothing of the failing one is kept).
  * *latest receives the highest version found in dir. */
 int imx_migrate(PGconn *pg, const char *dir, int *latest, char *err, size_t errlen);
 

@@ -4,7 +4,7 @@
 #define IMX_DOMAIN_COST_H
 
 /* Pure C: no I/O, no allocation, no shared state. SQL has the same formulas
- * (imx_cost_per_1k, imx_boot_cost, imx_monthly_cost in migrations/0007_costs_requests.sql), in
+ * (imx_cost_per_1k, imx_boot_cost, imx_monthly_cost in migrations/functions/costs.sql), in
  * the same order of operations, so both sides compute the same doubles. */
 
 #include <stdbool.h>

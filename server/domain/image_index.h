@@ -135,13 +135,14 @@ void imx_ix_set_walk_budget(struct imx_ix *ix, uint32_t budget);
  * then value (byte order). Returns new text (free() it), or NULL when out of memory. */
 IMX_IX_MUST_CHECK char *imx_ix_facets(const struct imx_ix *ix, const struct imx_ix_query *q);
 
-/* Parents a lineage lists at most (SQL imx_image_lineage's depth, migrations/0061). */
+/* Parents a lineage lists at most (SQL imx_image_lineage's depth,
+ * migrations/functions/lineage.sql). */
 #define IMX_IX_LINEAGE_PARENTS_MAX 64
 #define IMX_IX_LINEAGE_MAX         (1 + IMX_IX_LINEAGE_PARENTS_MAX + IMX_IX_PAGE_MAX)
 
-/* A page of an image's lineage as SQL imx_image_lineage (migrations/0061) makes it: ids[0] the
- * image, then its parents nearest first, then its children by id. Each entry's tail is what
- * 0061 puts after its summary's members: ', "parent_id" : ..., "outdated_parent" : ...,
+/* A page of an image's lineage as SQL imx_image_lineage (functions/lineage.sql) makes it: ids[0]
+ * the image, then its parents nearest first, then its children by id. Each entry's tail is what
+ * that function puts after its summary's members: ', "parent_id" : ..., "outdated_parent" : ...,
  * "newer_parent" : ...}' (newer_parent: the newest usable image of the parent's family newer
  * than the parent, as {"id" : n, "family" : "...", "version" : "..."}). */
 struct imx_ix_lineage {

@@ -1,6 +1,6 @@
 /* Version keys and version constraints for component versions (see domain/version.h). */
 
-/* The SQL twin of imx_ver_parse() is imx_version_key() in migrations/0001_foundation.sql; the
+/* The SQL twin of imx_ver_parse() is imx_version_key() in migrations/functions/version.sql; the
  * two must agree on every string, so change them together. */
 #include "domain/version.h"
 

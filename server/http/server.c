@@ -508,58 +508,62 @@ static void offload(struct imx_req *r)
     imx_workers_submit(&r->job);
 }
 
-/* Goes on with what a fast handler did (r->held). */
-static void step(struct imx_req *r, enum imx_fast f)
+/* Goes on with what a fast handler did (r->held). True when r was answered here; false when it
+ * was parked or offloaded: an offloaded r is the worker's from then on (on_worker writes
+ * r->stage), so the event thread must not read it again until MHD calls back. */
+static bool step(struct imx_req *r, enum imx_fast f)
 {
     switch (f) {
     case IMX_FAST_DONE:
         handler_done(r);
         r->stage = STAGE_ANSWERED;
-        break;
+        return true;
     case IMX_FAST_PARKED:
         r->stage = STAGE_PARKED;
         MHD_suspend_connection(r->conn);
         if (atomic_exchange(&r->park, PARK_SUSPENDED) == PARK_WOKEN)
             MHD_resume_connection(r->conn); /* the read was in before the suspension */
-        break;
+        return false;
     case IMX_FAST_OFFLOAD:
         offload(r);
-        break;
+        return false;
     }
+    return false;
 }
 
-/* The request is in: answered here when it can be without blocking, else parked or offloaded. */
-static void answer(struct imx_req *r)
+/* The request is in: answered here when it can be without blocking (true), else parked or
+ * offloaded (false; see step). */
+static bool answer(struct imx_req *r)
 {
     enum front f = front(r);
     if (f == FRONT_REPLIED) {
         r->stage = STAGE_ANSWERED;
-        return;
+        return true;
     }
     if (!hold()) {
         imx_reply_header(r, "Retry-After", "1");
         imx_reply_problem(r, IMX_E_NOT_READY, "The server is shutting down");
         r->stage = STAGE_ANSWERED;
-        return;
+        return true;
     }
     r->held = true;
     imx_fast_fn fast = f == FRONT_ROUTE ? imx_route_fast(r->route) : NULL;
     if (!fast) {
         offload(r);
-        return;
+        return false;
     }
     switch (admit_fast(r)) {
     case ADMIT_REPLIED:
         r->stage = STAGE_ANSWERED;
-        return;
+        return true;
     case ADMIT_WORKER:
         offload(r);
-        return;
+        return false;
     case ADMIT_OK:
         r->admitted = true;
-        step(r, fast(r));
-        return;
+        return step(r, fast(r));
     }
+    return false;
 }
 
 /* A streamed body, produced on a worker a chunk at a time while its connection is suspended:
@@ -794,20 +798,25 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
         r->body[r->body_len] = '\0';
         return MHD_YES;
     }
+    /* r->stage is read once, before this call can hand r to a worker: once offloaded, the worker
+     * writes it (tools/test-tsan.sh found the event thread reading it again here). */
+    bool answered = false;
     switch ((enum stage)r->stage) {
     case STAGE_NEW:
         imx_guard_answering(conn);
-        answer(r);
+        answered = answer(r);
         break;
     case STAGE_PARKED: /* its read is in (imx_req_wake resumed it) */
         atomic_store(&r->park, PARK_RUNNING);
-        step(r, r->resume(r));
+        answered = step(r, r->resume(r));
         break;
     case STAGE_WORKER: /* not called while suspended */
-    case STAGE_ANSWERED:
+        break;
+    case STAGE_ANSWERED: /* by a worker, which then resumed the connection */
+        answered = true;
         break;
     }
-    if (r->stage != STAGE_ANSWERED)
+    if (!answered)
         return MHD_YES;
     unhold_req(r);
     atomic_fetch_add(r->job.run ? &answered_worker : &answered_event, 1);

@@ -1,6 +1,6 @@
-/* A reference data import: CSV tables parsed, imx_ref_import() (migrations/0018), then the
- * stored compatibility reports the changed rows can reach recomputed with the new rows, once per
- * distinct stack; the caller owns the transaction. */
+/* A reference data import: CSV tables parsed, imx_ref_import()
+ * (migrations/functions/reference.sql), then the stored compatibility reports the changed rows can
+ * reach recomputed with the new rows, once per distinct stack; the caller owns the transaction. */
 #include "jobs/reference_import.h"
 
 #include <stdbool.h>

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# `make test`'s libFuzzer step (and `make fuzz`): builds the parsers' fuzz targets with clang
+# -fsanitize=fuzzer plus ASan and UBSan in build-fuzz/ and runs each for FUZZ_SECONDS seconds
+# (default 10) from its seed corpus, tests/fuzz/corpus/NAME. What a run adds to the corpus stays
+# in build-fuzz/corpus/NAME (kept between runs, so each run starts where the last one stopped);
+# a crash, leak, timeout or failed invariant leaves its input in build-fuzz/crashes/ and fails.
+# The same targets also run as bounded deterministic loops in every ctest run (unit.fuzz_*).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+secs=${FUZZ_SECONDS:-10}
+targets=(fuzz_version fuzz_csaf fuzz_osv fuzz_sbom fuzz_probe_parse fuzz_pkgver fuzz_cursor
+    fuzz_if_match fuzz_url fuzz_json_text)
+if [ $# -gt 0 ]; then targets=("$@"); fi
+
+command -v clang >/dev/null || { echo "fuzz: clang is missing (tools/deps.sh installs it)" >&2; exit 1; }
+cmake -S . -B build-fuzz -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DIMX_LIBFUZZER=ON -DIMX_WERROR=OFF -DIMX_BUILD_TESTS=ON >/dev/null || exit 1
+cmake --build build-fuzz -j"${JOBS:-2}" --target "${targets[@]}" >build-fuzz/build.log 2>&1 ||
+    { tail -40 build-fuzz/build.log >&2; exit 1; }
+
+mkdir -p build-fuzz/crashes
+fail=0
+for t in "${targets[@]}"; do
+    mkdir -p "build-fuzz/corpus/$t"
+    log="build-fuzz/$t.log"
+    # -timeout: one input over 10 s is a hang; -rss_limit_mb: a leak or blow-up fails the run.
+    ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+        "build-fuzz/tests/$t" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
+        -print_final_stats=1 -artifact_prefix="build-fuzz/crashes/$t-" \
+        "build-fuzz/corpus/$t" "tests/fuzz/corpus/$t" >"$log" 2>&1
+    rc=$?
+    runs=$(grep -oE 'stat::number_of_executed_units: *[0-9]+' "$log" | grep -oE '[0-9]+$')
+    cov=$(grep -oE 'cov: [0-9]+' "$log" | tail -1)
+    if [ $rc -ne 0 ]; then
+        echo "FAIL: $t (exit $rc; input in build-fuzz/crashes/):" >&2
+        grep -E 'ERROR|invariant|SUMMARY|Test unit written' "$log" | head -10 >&2
+        fail=1
+    else
+        echo "ok: $t: ${runs:-?} inputs in ${secs} s, ${cov:-cov: ?} edges, corpus $(ls "build-fuzz/corpus/$t" | wc -l) files"
+    fi
+done
+exit $fail
