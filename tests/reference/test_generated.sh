@@ -27,6 +27,7 @@ check() { # FILE GENERATOR ARGS...
 check migrations/0035_knowledge_facts.sql python3 tools/gen_knowledge.py
 check migrations/0056_nccl_rows.sql python3 tools/gen_knowledge.py --table nccl
 check migrations/0058_dcgm_rows.sql python3 tools/gen_knowledge.py --table dcgm
+check migrations/0101_nvidia_product_rows.sql python3 tools/gen_knowledge.py --table nvidia_product
 if [ -d ../shared/data/reference ]; then
     check migrations/0003_reference.sql python3 tools/gen_reference.py
 else
