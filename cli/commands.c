@@ -833,9 +833,9 @@ static int import_one(struct imx_cli_ctx *ctx, const char *where, const char *do
                             "detail", code == 0 ? NULL : json_object_get(body, "detail"));
     if (code == 0 && r.status != 409) {
         json_object_set(row, "affected_images", json_object_get(body, "affected_images"));
-        json_object_set_new(row, "unmapped",
-                            json_integer((json_int_t)json_array_size(
-                                json_object_get(body, "unmapped"))));
+        json_object_set_new(
+            row, "unmapped",
+            json_integer((json_int_t)json_array_size(json_object_get(body, "unmapped"))));
     }
     json_array_append_new(rows, row);
     json_decref(body);

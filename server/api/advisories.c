@@ -262,9 +262,8 @@ static json_t *check_advisory(json_t *doc, bool no_ranges, json_t *errors)
     }
     json_t *affected = json_object_get(doc, "affected");
     json_t *ranges = json_array();
-    if (json_is_array(affected) &&
-        ((json_array_size(affected) == 0 && !no_ranges) ||
-         json_array_size(affected) > AFFECTED_MAX))
+    if (json_is_array(affected) && ((json_array_size(affected) == 0 && !no_ranges) ||
+                                    json_array_size(affected) > AFFECTED_MAX))
         imx_verr(errors, "/affected", "must list 1 to %d ranges", AFFECTED_MAX);
     json_array_foreach(affected, i, v)
     {
@@ -324,6 +323,7 @@ struct advisory_write {
     char revision[16];  /* "": publish; else the revision If-Match named */
     const char *reason; /* withdraw */
     const char *action; /* audit: create | revise | withdraw */
+    bool ranges_kept;   /* a revision that leaves the ranges as they are (possibly none) */
 };
 
 /* The outcome a use case returned, or NULL after replying for a failed statement. New. */
@@ -469,14 +469,15 @@ static bool read_advisory(struct imx_req *r, json_t *body, struct advisory_write
                  : csaf ? imx_csaf_to_advisory(body, map, errors, &meta)
                         : json_deep_copy(body);
     json_decref(map);
-    json_t *notes = csaf && in ? json_pack("{s:O?, s:O?}", "unmapped", json_object_get(in, "unmapped"),
-                                           "warnings", json_object_get(in, "warnings"))
-                             : NULL;
+    json_t *notes = csaf && in
+                        ? json_pack("{s:O?, s:O?}", "unmapped", json_object_get(in, "unmapped"),
+                                    "warnings", json_object_get(in, "warnings"))
+                        : NULL;
     if (notes) {
         json_object_del(in, "unmapped");
         json_object_del(in, "warnings");
     }
-    json_t *doc = in ? check_advisory(in, csaf, errors) : NULL;
+    json_t *doc = in ? check_advisory(in, csaf || a->ranges_kept, errors) : NULL;
     /* What the bulletin named that imaxe left out, and what it read with a warning, are kept
      * with the advisory. */
     if (doc && csaf) {
@@ -607,15 +608,16 @@ void imx_api_advisory_revise(struct imx_req *r)
     }
     /* Only what a client writes is checked again. */
     static const char *const derived[] = {
-        "source",     "source_version", "cvss_v4",          "created_at",      "revision",
-        "updated_at", "withdrawn_at",   "withdrawn_reason", "affected_images", "unmapped",
-        "warnings",   NULL,
+        "source",          "source_version", "cvss_v4",      "created_at",
+        "revision",        "updated_at",     "withdrawn_at", "withdrawn_reason",
+        "affected_images", "unmapped",       "warnings",     NULL,
     };
     for (size_t i = 0; derived[i]; i++)
         json_object_del(merged, derived[i]);
     strip_nulls(merged);
     json_object_update(merged, body);
-    struct advisory_write a = { .action = "revise" };
+    struct advisory_write a = { .action = "revise",
+                                .ranges_kept = !json_object_get(body, "affected") };
     snprintf(a.revision, sizeof a.revision, "%s", rev);
     bool ok = read_advisory(r, merged, &a);
     json_decref(merged);

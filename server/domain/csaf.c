@@ -11,16 +11,16 @@
 #include <string.h>
 #include <strings.h>
 
-#define FORM_TEXT_MAX 256 /* longest product version name looked at */
-#define FORM_TOKENS   16  /* words in one */
-#define TREE_DEPTH    32  /* product tree nesting refused past this */
-#define LEAVES_MAX    4096
-#define LABEL_MAX     200
-#define POINTER_MAX   512
-#define RANGE_MAX     160
+#define FORM_TEXT_MAX   256 /* longest product version name looked at */
+#define FORM_TOKENS     16  /* words in one */
+#define TREE_DEPTH      32  /* product tree nesting refused past this */
+#define LEAVES_MAX      4096
+#define LABEL_MAX       200
+#define POINTER_MAX     512
+#define RANGE_MAX       160
 #define CPE_PRODUCT_MAX 128
-#define NOTES_MAX     256 /* unmapped products and warnings kept per bulletin */
-#define AFFECTED_MAX  256 /* ranges: as POST /v1/advisories takes */
+#define NOTES_MAX       256 /* unmapped products and warnings kept per bulletin */
+#define AFFECTED_MAX    256 /* ranges: as POST /v1/advisories takes */
 
 bool imx_csaf_is_csaf(const json_t *doc)
 {
@@ -57,7 +57,8 @@ static bool take_version(const char *tok, char *out)
     if (n == 0 || n > IMX_VER_TEXT_MAX || !isdigit((unsigned char)p[0]))
         return false;
     size_t i = 0;
-    while (i < n && (isdigit((unsigned char)p[i]) || (p[i] == '.' && isdigit((unsigned char)p[i + 1]))))
+    while (i < n &&
+           (isdigit((unsigned char)p[i]) || (p[i] == '.' && isdigit((unsigned char)p[i + 1]))))
         i++;
     if (i < n) {
         /* only "rcN" may follow */
@@ -77,9 +78,10 @@ static bool take_version(const char *tok, char *out)
 /* Words that carry no meaning in these names. */
 static bool is_filler(const char *w)
 {
-    static const char *const fillers[] = { "all",      "driver",   "drivers", "version",
-                                           "versions", "nvidia",   "release", "releases",
-                                           "software", "platforms" };
+    static const char *const fillers[] = {
+        "all",    "driver",  "drivers",  "version",  "versions",
+        "nvidia", "release", "releases", "software", "platforms"
+    };
     for (size_t i = 0; i < sizeof fillers / sizeof fillers[0]; i++) {
         if (strcmp(w, fillers[i]) == 0)
             return true;
@@ -93,9 +95,9 @@ static bool is_product_word(const char *w, const char *product)
 {
     /* the grammar's own words stay, even where a product's name has them ("Orin NX and Orin
      * Nano") */
-    static const char *const grammar[] = { "and", "or",    "to",    "prior",   "up",
-                                           "including", "earlier", "than", "before", "from",
-                                           "through",   "between", "newer", "later", "older" };
+    static const char *const grammar[] = { "and",       "or",      "to",    "prior",  "up",
+                                           "including", "earlier", "than",  "before", "from",
+                                           "through",   "between", "newer", "later",  "older" };
     for (size_t i = 0; i < sizeof grammar / sizeof grammar[0]; i++)
         if (strcmp(w, grammar[i]) == 0)
             return false;
@@ -296,8 +298,8 @@ int imx_csaf_parse_form(const char *text, const char *product, struct imx_csaf_v
         if (i + 2 < nraw + 1 && i + 1 < nraw && take_version(w, v) && !strstr(v, "rc")) {
             const char *nx = raw[i + 1];
             bool upd = strcmp(nx, "update") == 0 && i + 2 < nraw;
-            bool rc = strncmp(nx, "rc", 2) == 0 && nx[2] && strspn(nx + 2, "0123456789") ==
-                                                                 strlen(nx + 2);
+            bool rc = strncmp(nx, "rc", 2) == 0 && nx[2] &&
+                      strspn(nx + 2, "0123456789") == strlen(nx + 2);
             if (upd || rc) {
                 const char *num = upd ? raw[i + 2] : nx + 2;
                 if (strspn(num, "0123456789") != strlen(num) || strlen(num) > 4)
@@ -351,7 +353,9 @@ int imx_csaf_parse_form(const char *text, const char *product, struct imx_csaf_v
         return 0;
     }
     /* "All versions prior to 0.13.1 and 0.12.3": each release line before its fix */
-    size_t skip = k > 2 && words_are(t, 2, prior) ? 2 : k > 1 && strcmp(t[0], "before") == 0 ? 1 : 0;
+    size_t skip = k > 2 && words_are(t, 2, prior)        ? 2
+                  : k > 1 && strcmp(t[0], "before") == 0 ? 1
+                                                         : 0;
     if (skip && take_list(t + skip, k - skip, out)) {
         out->form = IMX_CSAF_BELOW;
         return 0;
@@ -430,8 +434,8 @@ const char *imx_csaf_platform(const char *arch)
         return "linux";
     if (strcasestr(arch, "gaming"))
         return "cloud-gaming";
-    static const char *const hypervisors[] = { "citrix", "vmware", "vsphere", "xenserver",
-                                               "kvm",    "hypervisor" };
+    static const char *const hypervisors[] = { "citrix",    "vmware", "vsphere",
+                                               "xenserver", "kvm",    "hypervisor" };
     /* "Windows(R580 vGPU 19)", "Azure Local, Windows Server(...)", "Azure Stack HCI(...)": the
      * Windows guest drivers and Windows-hosted vGPU managers */
     if ((strcasestr(arch, "windows") || strcasestr(arch, "azure")) && !strcasestr(arch, "linux"))
@@ -751,8 +755,8 @@ static void unmapped(struct out *o, struct leaf *l, const struct label *b, const
     if (l->reported || json_array_size(o->unmapped) >= NOTES_MAX)
         return;
     l->reported = true;
-    json_array_append_new(o->unmapped, json_pack("{s:s, s:s, s:s}", "product", b->text, "text",
-                                                 l->text, "why", why));
+    json_array_append_new(
+        o->unmapped, json_pack("{s:s, s:s, s:s}", "product", b->text, "text", l->text, "why", why));
 }
 
 static void warn(struct out *o, const struct label *b, const char *text, const char *fmt, ...)
@@ -774,8 +778,8 @@ static void warn(struct out *o, const struct label *b, const char *text, const c
             return;
     }
     if (json_array_size(o->warnings) < NOTES_MAX)
-        json_array_append_new(o->warnings, json_pack("{s:s, s:s, s:s}", "product", b->text,
-                                                     "text", text, "warning", w));
+        json_array_append_new(o->warnings, json_pack("{s:s, s:s, s:s}", "product", b->text, "text",
+                                                     text, "warning", w));
 }
 
 /* Parses a leaf's version name once. */
@@ -1203,7 +1207,8 @@ json_t *imx_csaf_to_advisory(const json_t *doc, const json_t *map, json_t *error
     if (json_array_size(errors) == before) {
         json_array_foreach(json_object_get(doc, "vulnerabilities"), i, vuln)
         {
-            bool tracked = read_vulnerability(&t, &o, map, json_object_get(vuln, "product_status"), i);
+            bool tracked =
+                read_vulnerability(&t, &o, map, json_object_get(vuln, "product_status"), i);
             const char *cve = str(vuln, "cve");
             add_cve(all_cves, cve);
             max_scores(vuln, &all3, &all4);

@@ -595,7 +595,8 @@ static void pins_advisories_compat_costs_requests(void **state)
     /* A checkout of NVIDIA's feed (YEAR/ID/ID.json; the CVE-*.json beside a bulletin repeat it
      * and are skipped): one row per bulletin with its outcome, and a summary. Run again over a
      * newer checkout, only the bulletin with a higher tracking.version changes. */
-    static const char *const picks[][2] = { { "2025", "5561" }, { "2026", "5836" },
+    static const char *const picks[][2] = { { "2025", "5561" },
+                                            { "2026", "5836" },
                                             { "2026", "5857" } };
     char co[1100], sub[1200], src[900], bdoc[1300];
     snprintf(co, sizeof co, "%s/product-security", dir);
@@ -620,8 +621,8 @@ static void pins_advisories_compat_costs_requests(void **state)
     assert_int_equal(json_array_size(rows), 3);
     static const char *const outcomes[] = { "nothing imaxe tracks", "imported", "imported" };
     for (size_t i = 0; i < 3; i++)
-        assert_string_equal(
-            json_string_value(json_object_get(json_array_get(rows, i), "outcome")), outcomes[i]);
+        assert_string_equal(json_string_value(json_object_get(json_array_get(rows, i), "outcome")),
+                            outcomes[i]);
     assert_string_equal(json_string_value(json_object_get(json_array_get(rows, 0), "source")),
                         "2025/5561/5561.json");
     assert_non_null(strstr(r.err, "3 advisories: 2 imported, 0 revised, 0 unchanged, 1 nothing "

@@ -137,8 +137,8 @@ static void driver_bulletin_imports_linux_data_centre_branches(void **state)
     assert_non_null(json_string_value(json_object_get(json_array_get(un, 0), "why")));
     {
         struct imx_res r2;
-        assert_int_equal(
-            imx_t_http_as(&srv, admin, "GET", "/v1/advisories/NVIDIA-5747", NULL, &r2), 0);
+        assert_int_equal(imx_t_http_as(&srv, admin, "GET", "/v1/advisories/NVIDIA-5747", NULL, &r2),
+                         0);
         assert_int_equal(r2.status, 200);
         assert_int_equal(json_array_size(json_object_get(r2.json, "unmapped")),
                          json_array_size(un));
@@ -264,10 +264,10 @@ static void a_form_not_understood_leaves_out_that_product_only(void **state)
     json_t *u;
     json_array_foreach(json_object_get(adv, "unmapped"), k, u)
     {
-        listed = listed ||
-                 (strcmp(json_string_value(json_object_get(u, "product")), "Linux(R580) > Tesla") ==
-                      0 &&
-                  strcmp(json_string_value(json_object_get(u, "text")), "All R580 U7 drivers") == 0);
+        listed =
+            listed ||
+            (strcmp(json_string_value(json_object_get(u, "product")), "Linux(R580) > Tesla") == 0 &&
+             strcmp(json_string_value(json_object_get(u, "text")), "All R580 U7 drivers") == 0);
     }
     assert_true(listed);
     json_decref(adv);

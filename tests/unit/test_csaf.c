@@ -29,30 +29,47 @@ static void version_names_parse_by_form(void **state)
     } cases[] = {
         /* Every distinct spelling of a tracked product's version in NVIDIA's 2025-2026 feed
          * (tests/data/csaf/feed; digits aside), with its product as the bulletin names it. */
-        { "All driver version prior to 570.172.08", "Tesla", 0, IMX_CSAF_BELOW, "", "570.172.08", "" },
+        { "All driver version prior to 570.172.08", "Tesla", 0, IMX_CSAF_BELOW, "", "570.172.08",
+          "" },
         { "All driver versions prior to 572.13", "Tesla", 0, IMX_CSAF_BELOW, "", "572.13", "" },
-        { "All driver versions prior to 570.86.15", "Tesla", 0, IMX_CSAF_BELOW, "", "570.86.15", "" },
-        { "All versions prior to 36.4", "Jeton AGX Orin series (including Jetson Orin NX series, Jetson Orin Nano series)", 0, IMX_CSAF_BELOW, "", "36.4", "" },
-        { "All versions prior to 24.12.00", "RAPIDS cuDF and cuML", 0, IMX_CSAF_BELOW, "", "24.12.00", "" },
-        { "All versions prior to 0.13.1 and 0.12.3", "Megatron-LM", 0, IMX_CSAF_BELOW, "", "0.12.3", "0.13.1 0.12.3" },
-        { "All versions prior to CUDA Toolkit 13.0", "NVIDIA CUDA Toolkit", 0, IMX_CSAF_BELOW, "", "13.0", "" },
-        { "All versions prior to CUDA Toolkit 12.9 Update 1", "NVIDIA CUDA Toolkit", 0, IMX_CSAF_BELOW, "", "12.9.1", "" },
-        { "All versions prior to JP5.x: 35.6.2", "NVIDIA Jetson Orin Series", 0, IMX_CSAF_BELOW, "", "35.6.2", "" },
-        { "All versions prior to r25.10", "Triton Inference Server", 0, IMX_CSAF_BELOW, "", "25.10", "" },
+        { "All driver versions prior to 570.86.15", "Tesla", 0, IMX_CSAF_BELOW, "", "570.86.15",
+          "" },
+        { "All versions prior to 36.4",
+          "Jeton AGX Orin series (including Jetson Orin NX series, Jetson Orin Nano series)", 0,
+          IMX_CSAF_BELOW, "", "36.4", "" },
+        { "All versions prior to 24.12.00", "RAPIDS cuDF and cuML", 0, IMX_CSAF_BELOW, "",
+          "24.12.00", "" },
+        { "All versions prior to 0.13.1 and 0.12.3", "Megatron-LM", 0, IMX_CSAF_BELOW, "", "0.12.3",
+          "0.13.1 0.12.3" },
+        { "All versions prior to CUDA Toolkit 13.0", "NVIDIA CUDA Toolkit", 0, IMX_CSAF_BELOW, "",
+          "13.0", "" },
+        { "All versions prior to CUDA Toolkit 12.9 Update 1", "NVIDIA CUDA Toolkit", 0,
+          IMX_CSAF_BELOW, "", "12.9.1", "" },
+        { "All versions prior to JP5.x: 35.6.2", "NVIDIA Jetson Orin Series", 0, IMX_CSAF_BELOW, "",
+          "35.6.2", "" },
+        { "All versions prior to r25.10", "Triton Inference Server", 0, IMX_CSAF_BELOW, "", "25.10",
+          "" },
         { "All versions prior to v1.2", "TensorRT-LLM", 0, IMX_CSAF_BELOW, "", "1.2", "" },
         { "All versions prior to v1.2.1", "TensorRT-LLM", 0, IMX_CSAF_BELOW, "", "1.2.1", "" },
-        { "35.6", "Jeton AGX Orin series (including Jetson Orin NX series, Jetson Orin Nano series)", 0, IMX_CSAF_EXACT, "", "35.6", "" },
+        { "35.6",
+          "Jeton AGX Orin series (including Jetson Orin NX series, Jetson Orin Nano series)", 0,
+          IMX_CSAF_EXACT, "", "35.6", "" },
         { "553.56(vGPU 17.5)", "Virtual GPU Manager", 0, IMX_CSAF_EXACT, "", "553.56", "" },
         { "582.16(vGPU software 19.4)", "Guest driver", 0, IMX_CSAF_EXACT, "", "582.16", "" },
         { "24.12.00", "RAPIDS cuDF and cuML", 0, IMX_CSAF_EXACT, "", "24.12.00", "" },
         { "595.71.05(April 2026 Release)", "Guest driver", 0, IMX_CSAF_EXACT, "", "595.71.05", "" },
-        { "590.48.01(December 2025 Release)", "Guest driver", 0, IMX_CSAF_EXACT, "", "590.48.01", "" },
-        { "570.133.20(March 2025 Release)", "Guest driver", 0, IMX_CSAF_EXACT, "", "570.133.20", "" },
-        { "580.95.02(September 2025 Release)", "Virtual GPU Manager", 0, IMX_CSAF_EXACT, "", "580.95.02", "" },
+        { "590.48.01(December 2025 Release)", "Guest driver", 0, IMX_CSAF_EXACT, "", "590.48.01",
+          "" },
+        { "570.133.20(March 2025 Release)", "Guest driver", 0, IMX_CSAF_EXACT, "", "570.133.20",
+          "" },
+        { "580.95.02(September 2025 Release)", "Virtual GPU Manager", 0, IMX_CSAF_EXACT, "",
+          "580.95.02", "" },
         { "550.144.02(vGPU 17.5)", "Virtual GPU Manager", 0, IMX_CSAF_EXACT, "", "550.144.02", "" },
-        { "580.126.09(vGPU software 19.4)", "Guest driver", 0, IMX_CSAF_EXACT, "", "580.126.09", "" },
+        { "580.126.09(vGPU software 19.4)", "Guest driver", 0, IMX_CSAF_EXACT, "", "580.126.09",
+          "" },
         { "CUDA Toolkit 12.8", "NVIDIA CUDA Toolkit", 0, IMX_CSAF_EXACT, "", "12.8", "" },
-        { "CUDA Toolkit 12.9 Update 1", "NVIDIA CUDA Toolkit", 0, IMX_CSAF_EXACT, "", "12.9.1", "" },
+        { "CUDA Toolkit 12.9 Update 1", "NVIDIA CUDA Toolkit", 0, IMX_CSAF_EXACT, "", "12.9.1",
+          "" },
         { "r25.10", "Triton Inference Server", 0, IMX_CSAF_EXACT, "", "25.10", "" },
         { "v1.2", "TensorRT-LLM", 0, IMX_CSAF_EXACT, "", "1.2", "" },
         { "v1.2.1", "TensorRT-LLM", 0, IMX_CSAF_EXACT, "", "1.2.1", "" },
@@ -64,24 +81,41 @@ static void version_names_parse_by_form(void **state)
         { "0.0  to v1.3.0 rc11", "TensorRT-LLM", 0, IMX_CSAF_UPTO, "", "1.3.0rc11", "" },
         { "0.0 - 2.0", "NVIDIA DALI", 0, IMX_CSAF_UPTO, "", "2.0", "" },
         { "0.0 to v1.3.0 rc16", "TensorRT-LLM", 0, IMX_CSAF_UPTO, "", "1.3.0rc16", "" },
-        { "572.60(All versions prior to and including vGPU 18.0)", "Virtual GPU Manager", 0, IMX_CSAF_UPTO, "", "572.60", "" },
-        { "539.28(All versions prior to and including vGPU 16.10)(All versions prior to and including vGPU 18.3)", "Guest driver", 0, IMX_CSAF_UPTO, "", "539.28", "" },
-        { "573.76(All versions prior to and including vGPU software 18.5)", "Guest driver", 0, IMX_CSAF_UPTO, "", "573.76", "" },
-        { "581.80(All versions prior to and including vGPU software 19.3) ", "Guest driver", 0, IMX_CSAF_UPTO, "", "581.80", "" },
-        { "581.15(All versions prior to and including vGPU19.1)", "Guest driver", 0, IMX_CSAF_UPTO, "", "581.15", "" },
-        { "553.20(All versions up to and including vGPU 17.4)", "Virtual GPU Manager", 0, IMX_CSAF_UPTO, "", "553.20", "" },
+        { "572.60(All versions prior to and including vGPU 18.0)", "Virtual GPU Manager", 0,
+          IMX_CSAF_UPTO, "", "572.60", "" },
+        { "539.28(All versions prior to and including vGPU 16.10)(All versions prior to and "
+          "including vGPU 18.3)",
+          "Guest driver", 0, IMX_CSAF_UPTO, "", "539.28", "" },
+        { "573.76(All versions prior to and including vGPU software 18.5)", "Guest driver", 0,
+          IMX_CSAF_UPTO, "", "573.76", "" },
+        { "581.80(All versions prior to and including vGPU software 19.3) ", "Guest driver", 0,
+          IMX_CSAF_UPTO, "", "581.80", "" },
+        { "581.15(All versions prior to and including vGPU19.1)", "Guest driver", 0, IMX_CSAF_UPTO,
+          "", "581.15", "" },
+        { "553.20(All versions up to and including vGPU 17.4)", "Virtual GPU Manager", 0,
+          IMX_CSAF_UPTO, "", "553.20", "" },
         { "0.0-26.05", "Triton Inference Server", 0, IMX_CSAF_UPTO, "", "26.05", "" },
         { "35.6.2 and earlier", "Jetson Xavier Series", 0, IMX_CSAF_UPTO, "", "35.6.2", "" },
-        { "535.230.02(All versions prior to and including vGPU 16.9)", "Guest driver", 0, IMX_CSAF_UPTO, "", "535.230.02", "" },
-        { "580.105.08(All versions prior to and including vGPU software 19.3)", "Guest driver", 0, IMX_CSAF_UPTO, "", "580.105.08", "" },
-        { "580.82.02(All versions up to and including the August 2025 release)", "Virtual GPU Manager", 0, IMX_CSAF_UPTO, "", "580.82.02", "" },
-        { "570.124.06(All versions up to and including the Feb 2025 release)", "Guest driver", 0, IMX_CSAF_UPTO, "", "570.124.06", "" },
-        { "595.58.03(All versions up to and including the March 2026 release)", "Guest driver", 0, IMX_CSAF_UPTO, "", "595.58.03", "" },
-        { "580.105.08(All versions up to and including the November 2025 release)", "Guest driver", 0, IMX_CSAF_UPTO, "", "580.105.08", "" },
-        { "550.127.06(All versions up to and including vGPU 17.4)", "Virtual GPU Manager", 0, IMX_CSAF_UPTO, "", "550.127.06", "" },
-        { "All versions up to and including 1.17.0", "NVIDIA Container Toolkit", 0, IMX_CSAF_UPTO, "", "1.17.0", "" },
-        { "All versions up to and including 1.17.7 (CDI mode only for versions prior to 1.17.5)", "NVIDIA Container Toolkit", 0, IMX_CSAF_UPTO, "", "1.17.7", "" },
-        { "All versions up to CUDA Toolkit 12.8", "NVIDIA CUDA Toolkit", 0, IMX_CSAF_UPTO, "", "12.8", "" },
+        { "535.230.02(All versions prior to and including vGPU 16.9)", "Guest driver", 0,
+          IMX_CSAF_UPTO, "", "535.230.02", "" },
+        { "580.105.08(All versions prior to and including vGPU software 19.3)", "Guest driver", 0,
+          IMX_CSAF_UPTO, "", "580.105.08", "" },
+        { "580.82.02(All versions up to and including the August 2025 release)",
+          "Virtual GPU Manager", 0, IMX_CSAF_UPTO, "", "580.82.02", "" },
+        { "570.124.06(All versions up to and including the Feb 2025 release)", "Guest driver", 0,
+          IMX_CSAF_UPTO, "", "570.124.06", "" },
+        { "595.58.03(All versions up to and including the March 2026 release)", "Guest driver", 0,
+          IMX_CSAF_UPTO, "", "595.58.03", "" },
+        { "580.105.08(All versions up to and including the November 2025 release)", "Guest driver",
+          0, IMX_CSAF_UPTO, "", "580.105.08", "" },
+        { "550.127.06(All versions up to and including vGPU 17.4)", "Virtual GPU Manager", 0,
+          IMX_CSAF_UPTO, "", "550.127.06", "" },
+        { "All versions up to and including 1.17.0", "NVIDIA Container Toolkit", 0, IMX_CSAF_UPTO,
+          "", "1.17.0", "" },
+        { "All versions up to and including 1.17.7 (CDI mode only for versions prior to 1.17.5)",
+          "NVIDIA Container Toolkit", 0, IMX_CSAF_UPTO, "", "1.17.7", "" },
+        { "All versions up to CUDA Toolkit 12.8", "NVIDIA CUDA Toolkit", 0, IMX_CSAF_UPTO, "",
+          "12.8", "" },
         { "v0 - v10.16.1", "TensorRT", 0, IMX_CSAF_UPTO, "", "10.16.1", "" },
         { "Versions 0.0 to 2.7.2", "NVIDIA NeMo Framework", 0, IMX_CSAF_UPTO, "", "2.7.2", "" },
         /* the issue's examples and older spellings */
@@ -156,8 +190,8 @@ static void version_names_parse_by_form(void **state)
         }
         if (f.form != cases[i].form || strcmp(f.lo, cases[i].lo) != 0 ||
             strcmp(f.hi, cases[i].hi) != 0 || strcmp(list, cases[i].list) != 0)
-            fail_msg("\"%s\": form %d lo \"%s\" hi \"%s\" list \"%s\"", cases[i].text,
-                     (int)f.form, f.lo, f.hi, list);
+            fail_msg("\"%s\": form %d lo \"%s\" hi \"%s\" list \"%s\"", cases[i].text, (int)f.form,
+                     f.lo, f.hi, list);
     }
     assert_int_equal(imx_csaf_parse_form(NULL, NULL, &(struct imx_csaf_version_form){ 0 }), -1);
     char longer[400];
@@ -223,8 +257,9 @@ static json_t *doc_with(const char *branches, const char *affected, const char *
 /* A product with a CPE (its product field is what ref_nvidia_product matches). */
 #define PVC(name, cpe, version, id)                                                                \
     "{\"category\":\"product_version\",\"name\":\"" name "\",\"product\":{\"name\":\"" version     \
-    "\",\"product_id\":\"" id "\",\"product_identification_helper\":{\"cpe\":\"cpe:2.3:a:nvidia:" \
-    cpe ":*:*:*:*:*:*:*:*\"}}}"
+    "\",\"product_id\":\"" id                                                                      \
+    "\",\"product_identification_helper\":{\"cpe\":\"cpe:2.3:a:nvidia:" cpe                        \
+    ":*:*:*:*:*:*:*:*\"}}}"
 
 /* A small product mapping in ref_nvidia_product's shape, read as the CSV import reads it. */
 static json_t *test_map(void)
@@ -279,9 +314,8 @@ static void products_map_to_components_or_are_left_out(void **state)
         const char *warned; /* a word of the one warning; NULL: none */
     } cases[] = {
         { "Linux data-centre driver by CPE, branch from the version",
-          "[" ARCH("Linux(R580)",
-                   PVC("Tesla", "tesla", "All driver versions prior to 580.126.09",
-                       "a") "," PVC("Tesla", "tesla", "580.126.09", "f")) "]",
+          "[" ARCH("Linux(R580)", PVC("Tesla", "tesla", "All driver versions prior to 580.126.09",
+                                      "a") "," PVC("Tesla", "tesla", "580.126.09", "f")) "]",
           "[\"a\"]", "[\"f\"]", "nvidia-driver >=580, <580.126.09 580.126.09", 0, NULL },
         { "the fixed product is the lowest fix above the range of the same branch",
           "[" ARCH("Linux(R580)",
@@ -294,26 +328,26 @@ static void products_map_to_components_or_are_left_out(void **state)
         { "a first_fixed product is a fix too",
           "[" ARCH("Linux(R570)", PV("Tesla", "All driver versions prior to 570.211.01",
                                      "a") "," PV("Tesla", "570.211.01", "f")) "]",
-          "[\"a\"]", "[], \"first_fixed\": [\"f\"]",
-          "nvidia-driver >=570, <570.211.01 570.211.01", 0, NULL },
+          "[\"a\"]", "[], \"first_fixed\": [\"f\"]", "nvidia-driver >=570, <570.211.01 570.211.01",
+          0, NULL },
         { "up to and including, branch bound kept",
           "[" ARCH("Linux(R535)",
                    PV("Tesla", "All driver versions up to and including 535.274.02", "a")) "]",
           "[\"a\"]", "[]", "nvidia-driver >=535, <=535.274.02 -", 0, NULL },
         { "Windows and GeForce are left out, each listed; vGPU guest by its platform",
-          "[" ARCH("Windows(R580)", PVC("Tesla", "tesla", "All driver versions prior to 582.16",
-                                        "w")) "," ARCH("Linux(R580)",
-                                                       PVC("GeForce", "geforce",
-                                                           "All driver versions prior to "
-                                                           "580.126.09",
-                                                           "g")) "," ARCH("Linux(R580 vGPU 19)",
-                                                                          PVC("Guest driver",
-                                                                              "guest_driver",
-                                                                              "580.105.08(All "
-                                                                              "versions prior to "
-                                                                              "and including vGPU "
-                                                                              "software 19.3)",
-                                                                              "v")) "]",
+          "[" ARCH("Windows(R580)",
+                   PVC("Tesla", "tesla", "All driver versions prior to 582.16",
+                       "w")) "," ARCH("Linux(R580)",
+                                      PVC("GeForce", "geforce",
+                                          "All driver versions prior to "
+                                          "580.126.09",
+                                          "g")) "," ARCH("Linux(R580 vGPU 19)",
+                                                         PVC("Guest driver", "guest_driver",
+                                                             "580.105.08(All "
+                                                             "versions prior to "
+                                                             "and including vGPU "
+                                                             "software 19.3)",
+                                                             "v")) "]",
           "[\"w\",\"g\",\"v\"]", "[]", "vgpu-driver >=580, <=580.105.08 -", 2, NULL },
         { "Container Toolkit mapped, GPU Operator listed as left out",
           "[" ARCH(
@@ -324,9 +358,8 @@ static void products_map_to_components_or_are_left_out(void **state)
                                "o") "," PV("NVIDIA GPU Operator", "26.3.2", "of")) "]",
           "[\"c\",\"o\"]", "[\"of\",\"cf\"]", "nvidia-container-toolkit <=1.19.0 1.19.1", 1, NULL },
         { "CUDA Toolkit repeated in its version names; up to X fixed in X is before X",
-          "[" ARCH("Windows, Linux",
-                   PV("CUDA Toolkit", "All versions up to CUDA Toolkit 12.8",
-                      "k") "," PV("CUDA Toolkit", "CUDA Toolkit 12.8", "kf")) "]",
+          "[" ARCH("Windows, Linux", PV("CUDA Toolkit", "All versions up to CUDA Toolkit 12.8",
+                                        "k") "," PV("CUDA Toolkit", "CUDA Toolkit 12.8", "kf")) "]",
           "[\"k\"]", "[\"kf\"]", "cuda <12.8 12.8", 0, "inside" },
         { "DCGM from 0.0 is from the beginning, NCCL as a span",
           "[" ARCH("Linux", PV("NVIDIA Data Center GPU Manager (DCGM)", "0.0  to 4.5.2",
@@ -334,8 +367,8 @@ static void products_map_to_components_or_are_left_out(void **state)
                                            "df") "," PV("NCCL", "2.18.1 to 2.21.5", "n")) "]",
           "[\"d\",\"n\"]", "[\"df\"]", "dcgm <=4.5.2 4.5.3|nccl >=2.18.1, <=2.21.5 -", 0, NULL },
         { "DCGM Exporter fixed inside its own range (5857): the range ends before the fix",
-          "[" ARCH("All(4.8)", PVC("DCGM Exporter", "dcgm_exporter", "0.0  to 4.8.2",
-                                   "e") "," PVC("DCGM Exporter", "dcgm_exporter", "4.8.2", "ef")) "]",
+          "[" ARCH("All(4.8)", PVC("DCGM Exporter", "dcgm_exporter", "0.0  to 4.8.2", "e") "," PVC(
+                                   "DCGM Exporter", "dcgm_exporter", "4.8.2", "ef")) "]",
           "[\"e\"]", "[\"ef\"]", "dcgm-exporter <4.8.2 4.8.2", 0, "inside" },
         { "Jetson Linux by a CPE prefix, bounded by its release line",
           "[" ARCH("Jetson Linux(36)",
@@ -343,18 +376,16 @@ static void products_map_to_components_or_are_left_out(void **state)
                        "j") "," PVC("Jetson Orin Series", "jetson_orin_series", "36.5", "jf")) "]",
           "[\"j\"]", "[\"jf\"]", "jetson-linux >=36, <36.5 36.5", 0, NULL },
         { "Triton with r-prefixed releases on Linux; its Windows build is left out",
-          "[" ARCH("Linux", PV("Triton Inference Server", "All versions prior to r26.02",
-                               "t") "," PV("Triton Inference Server", "r26.02",
-                                           "tf")) "," ARCH("Windows",
-                                                           PV("Triton Inference Server", "24.11",
-                                                              "tw")) "]",
+          "[" ARCH("Linux",
+                   PV("Triton Inference Server", "All versions prior to r26.02", "t") "," PV(
+                       "Triton Inference Server", "r26.02",
+                       "tf")) "," ARCH("Windows", PV("Triton Inference Server", "24.11", "tw")) "]",
           "[\"t\",\"tw\"]", "[\"tf\"]", "triton-server <26.02 26.02", 1, NULL },
         { "several versions in one name: each release line before its fix",
-          "[" ARCH("All platforms",
-                   PV("Megatron-LM", "All versions prior to 0.13.1 and 0.12.3",
-                      "m") "," PV("Megatron-LM", "0.13.1 and 0.12.3", "mf")) "]",
-          "[\"m\"]", "[\"mf\"]", "megatron-lm >=0.13, <0.13.1 0.13.1|megatron-lm <0.12.3 0.12.3",
-          0, NULL },
+          "[" ARCH("All platforms", PV("Megatron-LM", "All versions prior to 0.13.1 and 0.12.3",
+                                       "m") "," PV("Megatron-LM", "0.13.1 and 0.12.3", "mf")) "]",
+          "[\"m\"]", "[\"mf\"]", "megatron-lm >=0.13, <0.13.1 0.13.1|megatron-lm <0.12.3 0.12.3", 0,
+          NULL },
         { "a parenthesised condition is read without it, with a warning",
           "[" ARCH("All", PV("NVIDIA Container Toolkit",
                              "All versions up to and including 1.17.7 (CDI mode only for versions "
@@ -373,9 +404,9 @@ static void products_map_to_components_or_are_left_out(void **state)
           "[" ARCH("Linux(R580)", PV("Tesla", "All driver versions prior to 575.57.08", "a")) "]",
           "[\"a\"]", "[]", "nvidia-driver >=575, <575.57.08 -", 0, "branch" },
         { "nothing imaxe tracks: stored as such, every product listed",
-          "[" ARCH("Windows(R580)", PVC("Tesla", "tesla", "All driver versions prior to 582.16",
-                                        "w") "," PV("NVIDIA App", "All versions prior to 11.0",
-                                                    "x")) "]",
+          "[" ARCH("Windows(R580)",
+                   PVC("Tesla", "tesla", "All driver versions prior to 582.16",
+                       "w") "," PV("NVIDIA App", "All versions prior to 11.0", "x")) "]",
           "[\"w\",\"x\"]", "[]", "", 2, NULL },
     };
     for (size_t i = 0; i < N_ELEMS(cases); i++) {
@@ -622,10 +653,10 @@ static void the_feed_imports_bulletin_by_bulletin(void **state)
             json_array_foreach(aff, k, e)
             {
                 const char *fx = json_string_value(json_object_get(e, "fixed"));
-                len += (size_t)snprintf(got + len, cap - len, "  %s %s fixed %s\n",
-                                        json_string_value(json_object_get(e, "component")),
-                                        json_string_value(json_object_get(e, "range")),
-                                        fx ? fx : "-");
+                len +=
+                    (size_t)snprintf(got + len, cap - len, "  %s %s fixed %s\n",
+                                     json_string_value(json_object_get(e, "component")),
+                                     json_string_value(json_object_get(e, "range")), fx ? fx : "-");
             }
         } else {
             json_t *u = json_array_get(json_object_get(out, "unmapped"), 0);
@@ -665,8 +696,8 @@ static void the_feed_imports_bulletin_by_bulletin(void **state)
         }
         while (at > 0 && got[at - 1] != '\n')
             at--;
-        fail_msg("expected.txt differs at line %zu:\n got:  %.200s\n want: %.200s", line,
-                 got + at, want + at);
+        fail_msg("expected.txt differs at line %zu:\n got:  %.200s\n want: %.200s", line, got + at,
+                 want + at);
     }
     print_message("%zu of %zu bulletins import; the rest track nothing imaxe carries\n", imported,
                   n);
