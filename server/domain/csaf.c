@@ -996,9 +996,10 @@ static bool add_range(struct tree *t, struct out *o, struct leaf *l, struct labe
              "before it (%s)",
              fx, range);
     }
+    /* the duplicate check is bounded by the advisory's limit of ranges */
+    if (json_array_size(o->affected) >= AFFECTED_MAX)
+        return false;
     if (!has_range(o->affected, b->component, range, fx)) {
-        if (json_array_size(o->affected) >= AFFECTED_MAX)
-            return false;
         json_t *e = json_pack("{s:s, s:s}", "component", b->component, "range", range);
         if (fx)
             json_object_set_new(e, "fixed", json_string(fx));

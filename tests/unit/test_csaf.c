@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <dirent.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "domain/csaf.h"
@@ -579,6 +580,60 @@ static void nvidias_bulletins_translate(void **state)
     json_decref(map);
 }
 
+/* The translation is linear in the document: product ids and products are indexed once, so a
+ * vulnerability listing thousands of affected and fixed products costs no more than reading
+ * them (the quadratic known_affected x fixed x products lookup would take minutes here). */
+static void cost_is_linear_in_the_document(void **state)
+{
+    (void)state;
+    enum { N = 2000 };
+    json_t *map = test_map();
+    json_t *archs = json_array(), *known = json_array(), *fixed = json_array();
+    for (int i = 0; i < N; i++) {
+        char arch[64], a[32], f[32], av[96], fv[32];
+        snprintf(arch, sizeof arch, "Linux(R580) pool %d", i);
+        snprintf(a, sizeof a, "a%d", i);
+        snprintf(f, sizeof f, "f%d", i);
+        snprintf(av, sizeof av, "All driver versions prior to 580.%d.01", i + 1);
+        snprintf(fv, sizeof fv, "580.%d.01", i + 1);
+        json_array_append_new(
+            archs, json_pack("{s:s, s:s, s:[{s:s, s:s, s:{s:s, s:s}}, {s:s, s:s, s:{s:s, s:s}}]}",
+                             "category", "architecture", "name", arch, "branches", "category",
+                             "product_version", "name", "Tesla", "product", "name", av,
+                             "product_id", a, "category", "product_version", "name", "Tesla",
+                             "product", "name", fv, "product_id", f));
+        json_array_append_new(known, json_string(a));
+        json_array_append_new(fixed, json_string(f));
+    }
+    json_t *d = json_pack(
+        "{s:{s:s, s:s, s:{s:s}, s:{s:s}, s:{s:s, s:s, s:s}}, s:{s:[{s:s, s:s, s:o}]},"
+        " s:[{s:s, s:{s:o, s:o}}]}",
+        "document", "csaf_version", "2.0", "title", "Many", "publisher", "name", "NVIDIA",
+        "aggregate_severity", "text", "HIGH", "tracking", "id", "9002", "version", "1.0.0",
+        "initial_release_date", "2026-02-03T00:00:00Z", "product_tree", "branches", "category",
+        "vendor", "name", "NVIDIA", "branches", archs, "vulnerabilities", "cve", "CVE-2026-0002",
+        "product_status", "known_affected", known, "fixed", fixed);
+    assert_non_null(d);
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    json_t *errors = json_array();
+    json_t *out = imx_csaf_to_advisory(d, map, errors, NULL);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    assert_non_null(out);
+    double s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+    print_message("%d affected and %d fixed products in %.3f s\n", N, N, s);
+    assert_true(s < 5.0); /* about 40 ms of work alone; the machine may be shared */
+    /* each range found its own fix, up to the advisory's limit of ranges */
+    json_t *e = json_array_get(json_object_get(out, "affected"), 9);
+    assert_string_equal(json_string_value(json_object_get(e, "range")), ">=580, <580.10.01");
+    assert_string_equal(json_string_value(json_object_get(e, "fixed")), "580.10.01");
+    assert_int_equal(json_array_size(json_object_get(out, "affected")), 256);
+    json_decref(out);
+    json_decref(errors);
+    json_decref(d);
+    json_decref(map);
+}
+
 /* ---- the whole 2025-2026 feed (tests/data/csaf/feed, tools/csaf_corpus.py) ---- */
 
 static int by_name(const void *a, const void *b)
@@ -714,6 +769,7 @@ int main(void)
         cmocka_unit_test(products_map_to_components_or_are_left_out),
         cmocka_unit_test(refusals_are_for_documents_only),
         cmocka_unit_test(nvidias_bulletins_translate),
+        cmocka_unit_test(cost_is_linear_in_the_document),
         cmocka_unit_test(the_feed_imports_bulletin_by_bulletin),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
