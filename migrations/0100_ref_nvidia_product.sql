@@ -26,20 +26,8 @@ COMMENT ON TABLE ref_nvidia_product IS
 CREATE TRIGGER ref_nvidia_product_generation AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE
   ON ref_nvidia_product FOR EACH STATEMENT EXECUTE FUNCTION imx_ref_generation_bump();
 
-CREATE OR REPLACE FUNCTION imx_ref_table_ok(tbl text) RETURNS boolean
-LANGUAGE sql IMMUTABLE AS $$
-  SELECT tbl IN ('ref_cuda_mvc', 'ref_cuda_driver', 'ref_gpu_arch', 'ref_gpu', 'ref_driver_branch',
-                 'ref_cudnn', 'ref_pytorch', 'ref_pytorch_build', 'ref_tensorflow',
-                 'ref_instance_type', 'ref_compute_capability', 'ref_nccl', 'ref_dcgm',
-                 'ref_nvidia_product')
-$$;
-
-CREATE OR REPLACE FUNCTION imx_ref_import_order() RETURNS text[]
-LANGUAGE sql IMMUTABLE AS $$
-  SELECT ARRAY['ref_cuda_mvc', 'ref_cuda_driver', 'ref_gpu_arch', 'ref_compute_capability',
-               'ref_gpu', 'ref_driver_branch', 'ref_cudnn', 'ref_pytorch', 'ref_pytorch_build',
-               'ref_tensorflow', 'ref_instance_type', 'ref_nccl', 'ref_dcgm', 'ref_nvidia_product']
-$$;
+-- The reference import's table list (imx_ref_table_ok, imx_ref_import_order) names it; their
+-- current bodies live in procedures/reference_tables.sql.
 
 -- What a CSAF import left out (products that do not map or whose version text is not
 -- understood: [{product, text, why}]) and read with a warning ([{product, text, warning}]), kept
