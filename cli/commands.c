@@ -896,35 +896,127 @@ static int cmp_names(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Publishes one advisory document; appends its result row. 409 (already imported, or not newer)
- * counts as done, so a batch can be run again. Returns the exit code of this one. */
+/* What one import did, counted for the summary. */
+struct import_counts {
+    size_t imported, revised, unchanged, nothing, refused;
+};
+
+/* Publishes one advisory document; appends its result row with its outcome: imported, revised
+ * (a newer revision of a CSAF bulletin), unchanged (imported before at this revision: 409, so a
+ * batch can be run again over a newer checkout), nothing imaxe tracks (a bulletin stored with no
+ * range) or refused. Returns the exit code of this one. */
 static int import_one(struct imx_cli_ctx *ctx, const char *where, const char *doc, size_t len,
-                      json_t *rows, size_t *created, size_t *existing)
+                      json_t *rows, struct import_counts *n)
 {
     struct imx_cli_resp r;
     int code = imx_cli_call(ctx, "POST", "/v1/advisories", "application/json", doc, len, NULL, &r);
     json_t *body = json_loadb(imx_cli_buf_str(&r.body), r.body.len, 0, NULL);
-    if (code == 0)
-        (*created)++;
-    else if (r.status == 409) {
-        (*existing)++;
+    const char *outcome = "refused";
+    /* a bulletin of NVIDIA's feed stored with no range (a distro's OSV advisory lists its
+     * package ranges elsewhere) */
+    const char *src = json_string_value(json_object_get(body, "source"));
+    if (code == 0 && r.status == 201 && src && strcmp(src, "csaf") == 0 &&
+        json_array_size(json_object_get(body, "affected")) == 0) {
+        outcome = "nothing imaxe tracks";
+        n->nothing++;
+    } else if (code == 0 && r.status == 201) {
+        outcome = "imported";
+        n->imported++;
+    } else if (code == 0) {
+        outcome = "revised";
+        n->revised++;
+    } else if (r.status == 409) {
+        outcome = "unchanged";
+        n->unchanged++;
         code = 0;
+    } else {
+        n->refused++;
     }
-    json_t *row = json_pack("{s:s, s:I, s:O?, s:O?}", "source", where, "status",
-                            (json_int_t)r.status, "id", json_object_get(body, "id"), "detail",
-                            code == 0 ? NULL : json_object_get(body, "detail"));
-    if (code == 0 && r.status == 201)
+    json_t *row = json_pack("{s:s, s:s, s:I, s:O?, s:O?}", "source", where, "outcome", outcome,
+                            "status", (json_int_t)r.status, "id", json_object_get(body, "id"),
+                            "detail", code == 0 ? NULL : json_object_get(body, "detail"));
+    if (code == 0 && r.status != 409) {
         json_object_set(row, "affected_images", json_object_get(body, "affected_images"));
+        json_object_set_new(
+            row, "unmapped",
+            json_integer((json_int_t)json_array_size(json_object_get(body, "unmapped"))));
+    }
     json_array_append_new(rows, row);
     json_decref(body);
     imx_cli_resp_free(&r);
     return code;
 }
 
+/* Appends name to a growing list (new copy); false when full or out of memory. */
+static bool add_name(char ***names, size_t *n, size_t *cap, const char *name)
+{
+    if (*n >= ADVISORY_BATCH_MAX)
+        return false;
+    if (*n == *cap) {
+        size_t c = *cap ? *cap * 2 : 256;
+        char **grown = realloc(*names, c * sizeof **names);
+        if (!grown)
+            return false;
+        *names = grown;
+        *cap = c;
+    }
+    char *copy = strdup(name);
+    if (!copy)
+        return false;
+    (*names)[(*n)++] = copy;
+    return true;
+}
+
+/* Is name a year folder of NVIDIA's feed ("2025")? */
+static bool is_year(const char *name)
+{
+    return strlen(name) == 4 && strspn(name, "0123456789") == 4;
+}
+
+/* The bulletins of a checkout of NVIDIA's security feed (github.com/NVIDIA/product-security):
+ * YEAR/ID/ID.json, one per bulletin folder (the folder's CVE-*.json files repeat the bulletin
+ * CVE by CVE and are skipped), as paths relative to root. Returns how many, 0 when root is not
+ * laid out so. */
+static size_t checkout_bulletins(const char *root, char ***names, size_t *n, size_t *cap)
+{
+    DIR *d = opendir(root);
+    if (!d)
+        return 0;
+    char **years = NULL;
+    size_t ny = 0, ycap = 0;
+    struct dirent *e;
+    while ((e = readdir(d)))
+        if (is_year(e->d_name) && !add_name(&years, &ny, &ycap, e->d_name))
+            break;
+    closedir(d);
+    for (size_t y = 0; y < ny; y++) {
+        char ydir[4096];
+        snprintf(ydir, sizeof ydir, "%s/%s", root, years[y]);
+        DIR *yd = opendir(ydir);
+        while (yd && (e = readdir(yd))) {
+            if (e->d_name[0] == '.' || strlen(e->d_name) > 64)
+                continue;
+            char rel[256], path[4400];
+            snprintf(rel, sizeof rel, "%s/%s/%s.json", years[y], e->d_name, e->d_name);
+            snprintf(path, sizeof path, "%s/%s", root, rel);
+            struct stat st;
+            if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && !add_name(names, n, cap, rel))
+                break;
+        }
+        if (yd)
+            closedir(yd);
+        free(years[y]);
+    }
+    free(years);
+    return *n;
+}
+
 /* advisories import: imaxe JSON, OSV or CSAF 2.0, as the server takes them (it recognises the
- * form); a newer revision of an imported CSAF bulletin revises its advisory. A directory imports
- * every *.json in it in name order, and a .ndjson / .jsonl file every line: a distro feed's
- * first load (one row each; already imported ones are skipped, so it can be run again). */
+ * form); a newer revision of an imported CSAF bulletin revises its advisory. A checkout of
+ * NVIDIA's security feed imports every bulletin (YEAR/ID/ID.json) in name order, one row each
+ * with its outcome; run again over a newer checkout, only new bulletins and higher
+ * tracking.versions change anything (the rest are unchanged). Another directory imports every
+ * *.json in it, and a .ndjson / .jsonl file every line: a distro feed's first load. */
 static int run_advisory_import(const struct imx_cli_cmd *cmd, struct imx_cli_ctx *ctx)
 {
     const char *file = ctx->args.npos > 0 ? ctx->args.pos[0] : NULL;
@@ -937,39 +1029,35 @@ static int run_advisory_import(const struct imx_cli_cmd *cmd, struct imx_cli_ctx
     if (!dir && !ndjson)
         return run_generic(cmd, ctx);
     json_t *rows = json_array();
-    size_t created = 0, existing = 0;
+    struct import_counts n = { 0 };
     int worst = IMX_CLI_EXIT_OK;
     if (dir) {
-        DIR *d = opendir(file);
-        if (!d) {
-            imx_cli_err("%s: %s", file, strerror(errno));
-            json_decref(rows);
-            return IMX_CLI_EXIT_USAGE;
-        }
         char **names = NULL;
-        size_t n = 0, cap = 0;
-        struct dirent *e;
-        while ((e = readdir(d)) && n < ADVISORY_BATCH_MAX) {
-            size_t len = strlen(e->d_name);
-            if (len < 6 || e->d_name[0] == '.' || strcmp(e->d_name + len - 5, ".json") != 0)
-                continue;
-            if (n == cap) {
-                cap = cap ? cap * 2 : 256;
-                char **grown = realloc(names, cap * sizeof *names);
-                if (!grown)
-                    break;
-                names = grown;
+        size_t count = 0, cap = 0;
+        if (checkout_bulletins(file, &names, &count, &cap) == 0) {
+            DIR *d = opendir(file);
+            if (!d) {
+                imx_cli_err("%s: %s", file, strerror(errno));
+                json_decref(rows);
+                return IMX_CLI_EXIT_USAGE;
             }
-            names[n++] = strdup(e->d_name);
+            struct dirent *e;
+            while ((e = readdir(d))) {
+                size_t len = strlen(e->d_name);
+                if (len < 6 || e->d_name[0] == '.' || strcmp(e->d_name + len - 5, ".json") != 0)
+                    continue;
+                if (!add_name(&names, &count, &cap, e->d_name))
+                    break;
+            }
+            closedir(d);
         }
-        closedir(d);
-        qsort(names, n, sizeof *names, cmp_names);
-        for (size_t i = 0; i < n; i++) {
+        qsort(names, count, sizeof *names, cmp_names);
+        for (size_t i = 0; i < count; i++) {
             char path[4096];
             struct imx_cli_buf in;
             snprintf(path, sizeof path, "%s/%s", file, names[i]);
-            if (names[i] && imx_cli_read_input(path, &in) == 0) {
-                int code = import_one(ctx, names[i], in.data, in.len, rows, &created, &existing);
+            if (imx_cli_read_input(path, &in) == 0) {
+                int code = import_one(ctx, names[i], in.data, in.len, rows, &n);
                 worst = code > worst ? code : worst;
                 imx_cli_buf_free(&in);
             } else {
@@ -992,7 +1080,7 @@ static int run_advisory_import(const struct imx_cli_cmd *cmd, struct imx_cli_ctx
             if (strspn(p, " \t\r") < len) {
                 char where[64];
                 snprintf(where, sizeof where, "line %zu", line);
-                int code = import_one(ctx, where, p, len, rows, &created, &existing);
+                int code = import_one(ctx, where, p, len, rows, &n);
                 worst = code > worst ? code : worst;
             }
             p += len;
@@ -1001,9 +1089,11 @@ static int run_advisory_import(const struct imx_cli_cmd *cmd, struct imx_cli_ctx
         }
         imx_cli_buf_free(&in);
     }
-    imx_cli_err("%zu advisories imported, %zu already there, %zu refused", created, existing,
-                json_array_size(rows) - created - existing);
-    int out = imx_cli_print_doc(ctx, rows, "source,status,id,affected_images,detail");
+    imx_cli_err("%zu advisories: %zu imported, %zu revised, %zu unchanged, %zu nothing imaxe "
+                "tracks, %zu refused",
+                json_array_size(rows), n.imported, n.revised, n.unchanged, n.nothing, n.refused);
+    int out =
+        imx_cli_print_doc(ctx, rows, "source,outcome,id,affected_images,unmapped,status,detail");
     json_decref(rows);
     return worst ? worst : out;
 }

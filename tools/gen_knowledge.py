@@ -7,9 +7,11 @@ tools/reference/knowledge_facts_NNNN.csv, generated with --src and --out into th
 migration, migrations/NNNN_knowledge_facts.sql, and listed in tests/reference/test_generated.sh.
 
 Usage:  tools/gen_knowledge.py [--src CSV] [--out FILE]   ('-' writes to standard output)
-        tools/gen_knowledge.py --table nccl|dcgm [--src CSV] [--out FILE]
+        tools/gen_knowledge.py --table nccl|dcgm|nvidia_product [--src CSV] [--out FILE]
                                   (migrations/0056_nccl_rows.sql from tools/reference/nccl.csv,
-                                   migrations/0058_dcgm_rows.sql from tools/reference/dcgm.csv)
+                                   migrations/0058_dcgm_rows.sql from tools/reference/dcgm.csv,
+                                   migrations/0101_nvidia_product_rows.sql from
+                                   tools/reference/nvidia_products.csv)
 
 Facts added after migration 0016, one cell a line: table, key (the row's primary key), column,
 value, status (CONFIRMED / SECONDARY / UNCONFIRMED), source (an https URL) and notes. A
@@ -61,7 +63,15 @@ ROW_TABLES = {
              ['nccl_version', 'cuda_majors', 'cuda_builds', 'status', 'source', 'notes']),
     'dcgm': ('dcgm.csv', '0058_dcgm_rows.sql', 'ref_dcgm',
              ['dcgm_version', 'driver_branch_min', 'driver_min', 'status', 'source', 'notes']),
+    'nvidia_product': ('nvidia_products.csv', '0101_nvidia_product_rows.sql', 'ref_nvidia_product',
+                       ['match', 'platform', 'component', 'branched', 'status', 'source', 'notes']),
 }
+# Tables keyed by more than their first column: how many leading columns make the key.
+KEY_WIDTH = {'nvidia_product': 2}
+MATCH = re.compile(r'^(cpe|cpe-prefix|name):[a-z0-9_ .+-]{1,120}$')
+PLATFORMS = ('any', 'linux', 'windows', 'macos', 'vgpu-host', 'vgpu-guest', 'cloud-gaming',
+             'jetson')
+COMPONENT = re.compile(r'^[a-z0-9][a-z0-9._+-]{0,63}$')
 MAJORS = re.compile(r'^[{]([0-9]{1,2})(,[0-9]{1,2}){0,3}[}]$')
 BUILDS = re.compile(r'^[0-9]{1,3}[.][0-9]{1,3}(, [0-9]{1,3}[.][0-9]{1,3}){0,15}$')
 MAJOR_MINOR = re.compile(r'^[0-9]{1,3}[.][0-9]{1,3}$')
@@ -101,7 +111,24 @@ def dcgm_values(r, where):
             sql_text(r['driver_min']) if r['driver_min'] else 'NULL']
 
 
-ROW_VALUES = {'nccl': nccl_values, 'dcgm': dcgm_values}
+def nvidia_product_values(r, where):
+    """One ref_nvidia_product row: how the product is found, its platform, its component (empty:
+    not tracked, the notes say why) and whether its ranges are bounded by their branch."""
+    if not MATCH.match(r['match']):
+        fail(where, 'match must be cpe:PRODUCT, cpe-prefix:PREFIX or name:NAME: %r' % r['match'])
+    if r['platform'] not in PLATFORMS:
+        fail(where, 'platform must be one of ' + ', '.join(PLATFORMS))
+    if r['component'] and not COMPONENT.match(r['component']):
+        fail(where, 'not a component name: %r' % r['component'])
+    if r['branched'] not in ('true', 'false'):
+        fail(where, 'branched must be true or false')
+    if not r['notes']:
+        fail(where, 'notes must say what the product is, or why it is not tracked')
+    return [sql_text(r['match']), sql_text(r['platform']),
+            sql_text(r['component']) if r['component'] else 'NULL', r['branched']]
+
+
+ROW_VALUES = {'nccl': nccl_values, 'dcgm': dcgm_values, 'nvidia_product': nvidia_product_values}
 
 
 def fail(where, msg):
@@ -185,9 +212,10 @@ def generate_rows(name, src):
     values = []
     for n, r in enumerate(rows, start=2):
         where = '%s:%d' % (os.path.basename(src), n)
-        if r[cols[0]] in seen:
-            fail(where, 'a second row for %s' % r[cols[0]])
-        seen.add(r[cols[0]])
+        key = tuple(r[c] for c in cols[:KEY_WIDTH.get(name, 1)])
+        if key in seen:
+            fail(where, 'a second row for %s' % '/'.join(key))
+        seen.add(key)
         own = ROW_VALUES[name](r, where)
         if r['status'] not in STATUSES:
             fail(where, 'status must be one of ' + ', '.join(STATUSES))

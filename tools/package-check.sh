@@ -24,6 +24,8 @@ want=(
     /usr/share/bash-completion/completions/imaxe
     /usr/share/zsh/vendor-completions/_imaxe
     /usr/lib/systemd/system/imaxe.service
+    /usr/lib/systemd/system/imaxe-advisories.service
+    /usr/lib/systemd/system/imaxe-advisories.timer
     /usr/share/imaxe/openapi.json
     /usr/share/imaxe/backup.sh
     /usr/share/imaxe/restore.sh

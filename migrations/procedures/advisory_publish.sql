@@ -85,7 +85,8 @@ END
 $$;
 
 -- Publishes (p_revision NULL) or revises an advisory. p_doc: {id, title, published, severity,
--- cvss, cvss_v4, cves, url, source, source_version, affected:[{component, range, lo, lo_incl,
+-- cvss, cvss_v4, cves, url, source, source_version, unmapped, warnings (a CSAF import: what it
+-- left out and what it read with a warning), affected:[{component, range, lo, lo_incl,
 -- hi, hi_incl, fixed} or, over a distro's packages, {ecosystem, package, range, lo, lo_incl, hi,
 -- hi_incl, fixed} with lo / hi imx_pkgver_key() hex or null]} as server/api/advisories.c
 -- checked it; on a revision only the keys
@@ -125,11 +126,12 @@ BEGIN
   END IF;
   IF p_revision IS NULL THEN
     INSERT INTO advisories (id, title, published, severity, cvss, cvss_v4, cves, url, source,
-                            source_version, created_by)
+                            source_version, unmapped, warnings, created_by)
     VALUES (v_id, p_doc->>'title', (p_doc->>'published')::date, p_doc->>'severity',
             (p_doc->>'cvss')::numeric, (p_doc->>'cvss_v4')::numeric,
             ARRAY(SELECT jsonb_array_elements_text(p_doc->'cves')),
-            p_doc->>'url', coalesce(p_doc->>'source', 'imaxe'), p_doc->>'source_version', p_user)
+            p_doc->>'url', coalesce(p_doc->>'source', 'imaxe'), p_doc->>'source_version',
+            coalesce(p_doc->'unmapped', '[]'), coalesce(p_doc->'warnings', '[]'), p_user)
     RETURNING * INTO v_adv;
   ELSE
     SELECT * INTO v_adv FROM advisories WHERE id = v_id FOR UPDATE;
@@ -153,6 +155,8 @@ BEGIN
       cvss_v4 = CASE WHEN p_doc ? 'cvss_v4' THEN (p_doc->>'cvss_v4')::numeric ELSE cvss_v4 END,
       source_version = CASE WHEN p_doc ? 'source_version' THEN p_doc->>'source_version'
                             ELSE source_version END,
+      unmapped = CASE WHEN p_doc ? 'unmapped' THEN p_doc->'unmapped' ELSE unmapped END,
+      warnings = CASE WHEN p_doc ? 'warnings' THEN p_doc->'warnings' ELSE warnings END,
       revision = revision + 1, updated_at = now()
      WHERE id = v_id
     RETURNING * INTO v_adv;
@@ -189,7 +193,11 @@ BEGIN
                                                   WHERE advisory_id = v_id));
   END IF;
 
-  IF v_adv.revision = 1 THEN
+  -- a bulletin about nothing imaxe tracks is kept (and listed) but announced to no one
+  IF v_adv.revision = 1 AND EXISTS (SELECT 1 FROM advisory_ranges WHERE advisory_id = v_id
+                                    UNION ALL
+                                    SELECT 1 FROM advisory_package_ranges
+                                     WHERE advisory_id = v_id) THEN
     PERFORM imx_advisory_event(v_id);
   END IF;
   v_fams := ARRAY(SELECT DISTINCT family FROM image_advisories WHERE advisory_id = v_id);

@@ -11,6 +11,7 @@
 #include "auth/auth.h"
 #include "db/advisories.h"
 #include "db/events.h"
+#include "db/product_map.h"
 #include "db/read_batch.h"
 #include "db/tx.h"
 #include "domain/csaf.h"
@@ -215,9 +216,10 @@ static void check_range(json_t *e, size_t i, json_t *out, json_t *errors)
     json_array_append_new(out, b);
 }
 
-/* Validates an advisory body (native, or mapped from OSV) into the document the db stores.
- * Returns it (new), or NULL after appending to errors. */
-static json_t *check_advisory(json_t *doc, json_t *errors)
+/* Validates an advisory body (native, or mapped from OSV or CSAF) into the document the db
+ * stores; no_ranges: it may affect nothing (a CSAF bulletin about nothing imaxe tracks). Returns
+ * it (new), or NULL after appending to errors. */
+static json_t *check_advisory(json_t *doc, bool no_ranges, json_t *errors)
 {
     /* A whole-number CVSS is still a number; null is the same as absent. */
     json_t *cvss = json_object_get(doc, "cvss");
@@ -260,8 +262,8 @@ static json_t *check_advisory(json_t *doc, json_t *errors)
     }
     json_t *affected = json_object_get(doc, "affected");
     json_t *ranges = json_array();
-    if (json_is_array(affected) &&
-        (json_array_size(affected) == 0 || json_array_size(affected) > AFFECTED_MAX))
+    if (json_is_array(affected) && ((json_array_size(affected) == 0 && !no_ranges) ||
+                                    json_array_size(affected) > AFFECTED_MAX))
         imx_verr(errors, "/affected", "must list 1 to %d ranges", AFFECTED_MAX);
     json_array_foreach(affected, i, v)
     {
@@ -321,6 +323,7 @@ struct advisory_write {
     char revision[16];  /* "": publish; else the revision If-Match named */
     const char *reason; /* withdraw */
     const char *action; /* audit: create | revise | withdraw */
+    bool ranges_kept;   /* a revision that leaves the ranges as they are (possibly none) */
 };
 
 /* The outcome a use case returned, or NULL after replying for a failed statement. New. */
@@ -435,16 +438,53 @@ static int advisory_write_tx(struct imx_req *r, void *cls)
     return reply_advisory(r, r->db, strcmp(a->action, "create") == 0 ? 201 : 200, a->id);
 }
 
+/* The product mapping a CSAF import translates through (ref_nvidia_product), new; NULL after
+ * replying. */
+static json_t *product_map(struct imx_req *r)
+{
+    struct imx_db_conn *c = imx_api_db(r);
+    if (!c)
+        return NULL;
+    char *text = NULL;
+    enum imx_db_status rc = imx_db_product_map(c, &text);
+    json_t *map = rc == IMX_DBS_OK ? json_loads(text, 0, NULL) : NULL;
+    free(text);
+    if (rc != IMX_DBS_OK)
+        imx_api_reply_db_status(r, rc);
+    else if (!map)
+        imx_reply_problem(r, IMX_E_INTERNAL, NULL);
+    return map;
+}
+
 /* Validates body (imaxe JSON, OSV or CSAF) into a->doc and a->text; false after replying. */
 static bool read_advisory(struct imx_req *r, json_t *body, struct advisory_write *a)
 {
-    json_t *errors = json_array();
     bool osv = imx_osv_is_osv(body), csaf = !osv && imx_csaf_is_csaf(body);
+    json_t *map = csaf ? product_map(r) : NULL;
+    if (csaf && !map)
+        return false;
+    json_t *errors = json_array();
     struct imx_csaf_meta meta = { .cvss_v4 = -1 };
     json_t *in = osv    ? imx_osv_to_advisory(body, errors)
-                 : csaf ? imx_csaf_to_advisory(body, errors, &meta)
+                 : csaf ? imx_csaf_to_advisory(body, map, errors, &meta)
                         : json_deep_copy(body);
-    json_t *doc = in ? check_advisory(in, errors) : NULL;
+    json_decref(map);
+    json_t *notes = csaf && in
+                        ? json_pack("{s:O?, s:O?}", "unmapped", json_object_get(in, "unmapped"),
+                                    "warnings", json_object_get(in, "warnings"))
+                        : NULL;
+    if (notes) {
+        json_object_del(in, "unmapped");
+        json_object_del(in, "warnings");
+    }
+    json_t *doc = in ? check_advisory(in, csaf || a->ranges_kept, errors) : NULL;
+    /* What the bulletin named that imaxe left out, and what it read with a warning, are kept
+     * with the advisory. */
+    if (doc && csaf) {
+        json_object_set(doc, "unmapped", json_object_get(notes, "unmapped"));
+        json_object_set(doc, "warnings", json_object_get(notes, "warnings"));
+    }
+    json_decref(notes);
     json_decref(in);
     if (!doc) {
         imx_reply_invalid_steal(r, errors,
@@ -568,14 +608,16 @@ void imx_api_advisory_revise(struct imx_req *r)
     }
     /* Only what a client writes is checked again. */
     static const char *const derived[] = {
-        "source",     "source_version", "cvss_v4",          "created_at",      "revision",
-        "updated_at", "withdrawn_at",   "withdrawn_reason", "affected_images", NULL,
+        "source",          "source_version", "cvss_v4",      "created_at",
+        "revision",        "updated_at",     "withdrawn_at", "withdrawn_reason",
+        "affected_images", "unmapped",       "warnings",     NULL,
     };
     for (size_t i = 0; derived[i]; i++)
         json_object_del(merged, derived[i]);
     strip_nulls(merged);
     json_object_update(merged, body);
-    struct advisory_write a = { .action = "revise" };
+    struct advisory_write a = { .action = "revise",
+                                .ranges_kept = !json_object_get(body, "affected") };
     snprintf(a.revision, sizeof a.revision, "%s", rev);
     bool ok = read_advisory(r, merged, &a);
     json_decref(merged);

@@ -1,21 +1,26 @@
-/* CSAF 2.0 documents to imaxe advisories: NVIDIA's product tree names affected and fixed versions
- * in prose ("All driver versions prior to 580.126.09"); each form becomes a constraint. */
+/* CSAF 2.0 documents to imaxe advisories: NVIDIA's product tree names products (mapped to
+ * components by ref_nvidia_product rows) and affected and fixed versions in prose ("All driver
+ * versions prior to 580.126.09"); each form becomes a constraint, product by product. */
 #include "domain/csaf.h"
 
 #include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
-#define FORM_TEXT_MAX 256 /* longest product version name looked at */
-#define FORM_TOKENS   16  /* words in one */
-#define TREE_DEPTH    32  /* product tree nesting refused past this */
-#define LEAVES_MAX    4096
-#define LABEL_MAX     200
-#define POINTER_MAX   512
-#define RANGE_MAX     160
+#define FORM_TEXT_MAX   256 /* longest product version name looked at */
+#define FORM_TOKENS     16  /* words in one */
+#define TREE_DEPTH      32  /* product tree nesting refused past this */
+#define LEAVES_MAX      4096
+#define LABEL_MAX       200
+#define POINTER_MAX     512
+#define RANGE_MAX       160
+#define CPE_PRODUCT_MAX 128
+#define NOTES_MAX       256 /* unmapped products and warnings kept per bulletin */
+#define AFFECTED_MAX    256 /* ranges: as POST /v1/advisories takes */
 
 bool imx_csaf_is_csaf(const json_t *doc)
 {
@@ -43,17 +48,25 @@ static const char *str(const json_t *o, const char *key)
 
 /* ---- the version forms ---- */
 
-/* A dotted number with an optional leading "v" ("v1.17.8", "580.126.09"); copied without the v. */
+/* A dotted number with an optional leading "v" or "r" ("v1.17.8", "r26.03", "580.126.09"), and
+ * an optional release-candidate suffix ("1.3.0rc16"); copied without the prefix. */
 static bool take_version(const char *tok, char *out)
 {
-    const char *p = tok[0] == 'v' ? tok + 1 : tok;
+    const char *p = (tok[0] == 'v' || tok[0] == 'r') ? tok + 1 : tok;
     size_t n = strlen(p);
-    if (n == 0 || n > IMX_VER_TEXT_MAX || !isdigit((unsigned char)p[0]) ||
-        !isdigit((unsigned char)p[n - 1]))
+    if (n == 0 || n > IMX_VER_TEXT_MAX || !isdigit((unsigned char)p[0]))
         return false;
-    for (size_t i = 0; i < n; i++) {
-        if (!isdigit((unsigned char)p[i]) && !(p[i] == '.' && p[i + 1] != '.'))
+    size_t i = 0;
+    while (i < n &&
+           (isdigit((unsigned char)p[i]) || (p[i] == '.' && isdigit((unsigned char)p[i + 1]))))
+        i++;
+    if (i < n) {
+        /* only "rcN" may follow */
+        if (strncmp(p + i, "rc", 2) != 0 || i + 2 >= n)
             return false;
+        for (size_t j = i + 2; j < n; j++)
+            if (!isdigit((unsigned char)p[j]))
+                return false;
     }
     struct imx_ver v;
     if (imx_ver_parse(p, &v) != 0)
@@ -65,10 +78,42 @@ static bool take_version(const char *tok, char *out)
 /* Words that carry no meaning in these names. */
 static bool is_filler(const char *w)
 {
-    static const char *const fillers[] = { "all",      "driver", "drivers", "version",
-                                           "versions", "nvidia", "release", "releases" };
+    static const char *const fillers[] = {
+        "all",    "driver",  "drivers",  "version",  "versions",
+        "nvidia", "release", "releases", "software", "platforms"
+    };
     for (size_t i = 0; i < sizeof fillers / sizeof fillers[0]; i++) {
         if (strcmp(w, fillers[i]) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* Is w (lower case) a word of product ("NVIDIA CUDA Toolkit"), which some names repeat? Only
+ * words of letters count, so a version is never taken for one. */
+static bool is_product_word(const char *w, const char *product)
+{
+    /* the grammar's own words stay, even where a product's name has them ("Orin NX and Orin
+     * Nano") */
+    static const char *const grammar[] = { "and",       "or",      "to",    "prior",  "up",
+                                           "including", "earlier", "than",  "before", "from",
+                                           "through",   "between", "newer", "later",  "older" };
+    for (size_t i = 0; i < sizeof grammar / sizeof grammar[0]; i++)
+        if (strcmp(w, grammar[i]) == 0)
+            return false;
+    size_t n = strlen(w);
+    if (!product || n == 0)
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (!isalpha((unsigned char)w[i]) && w[i] != '-')
+            return false;
+    for (const char *p = product; *p;) {
+        while (*p && !isalnum((unsigned char)*p))
+            p++;
+        const char *b = p;
+        while (*p && (isalnum((unsigned char)*p) || *p == '-'))
+            p++;
+        if ((size_t)(p - b) == n && strncasecmp(b, w, n) == 0)
             return true;
     }
     return false;
@@ -81,6 +126,109 @@ static bool words_are(char *const *t, size_t n, const char *const *want)
             return false;
     }
     return true;
+}
+
+static bool is_zero(const char *v)
+{
+    for (; *v; v++)
+        if (*v != '0' && *v != '.')
+            return false;
+    return true;
+}
+
+/* "580.105.08(All versions prior to and including vGPU 19.3)": the version before a
+ * parenthesis, up to it when the parenthesis says so, else that version. 1: taken; 0: not
+ * this shape; -1: this shape, not understood. */
+static int vgpu_form(const char *buf, struct imx_csaf_version_form *out)
+{
+    const char *open = strchr(buf, '(');
+    const char *close = strrchr(buf, ')');
+    if (!open || !close || close < open || close[1] != '\0')
+        return 0;
+    char v[IMX_VER_TEXT_MAX + 2];
+    size_t n = (size_t)(open - buf);
+    while (n > 0 && buf[n - 1] == ' ')
+        n--;
+    size_t b = 0;
+    while (b < n && buf[b] == ' ')
+        b++;
+    const char *sp = strchr(buf + b, ' ');
+    if (n - b == 0 || n - b > IMX_VER_TEXT_MAX || (sp && sp < open))
+        return 0;
+    memcpy(v, buf + b, n - b);
+    v[n - b] = '\0';
+    if (!take_version(v, out->hi))
+        return 0;
+    const char *inner = open + 1;
+    if (strstr(inner, "up to and including") || strstr(inner, "prior to and including") ||
+        strstr(inner, "and earlier"))
+        out->form = IMX_CSAF_UPTO;
+    else if (strstr(inner, "prior to") || strstr(inner, "before"))
+        return -1;
+    else
+        out->form = IMX_CSAF_EXACT;
+    return 1;
+}
+
+/* Cuts buf into words: spaces and commas separate; "0.0-26.05" is "0.0 - 26.05". Fills t with
+ * pointers into buf; false when there are more than max. */
+static bool split_words(char *buf, char **t, size_t *k, size_t max)
+{
+    *k = 0;
+    for (char *p = buf; *p;) {
+        while (*p == ' ' || *p == ',')
+            *p++ = '\0';
+        if (!*p)
+            break;
+        char *w = p;
+        while (*p && *p != ' ' && *p != ',')
+            p++;
+        if (*p)
+            *p++ = '\0';
+        /* a span without spaces: both sides versions */
+        char *dash = strchr(w, '-');
+        char a[IMX_VER_TEXT_MAX + 1], b[IMX_VER_TEXT_MAX + 1];
+        if (dash && dash != w && dash[1] && !strchr(dash + 1, '-')) {
+            *dash = '\0';
+            if (take_version(w, a) && take_version(dash + 1, b)) {
+                if (*k + 3 > max)
+                    return false;
+                t[(*k)++] = w;
+                t[(*k)++] = "-";
+                t[(*k)++] = dash + 1;
+                continue;
+            }
+            *dash = '-';
+        }
+        if (*k == max)
+            return false;
+        t[(*k)++] = w;
+    }
+    return true;
+}
+
+/* t[0..k) as a list of at least two versions joined by "and" (commas are gone): into out's
+ * list, hi the lowest. */
+static bool take_list(char *const *t, size_t k, struct imx_csaf_version_form *out)
+{
+    if (k < 2 || k > 2 * IMX_CSAF_LIST_MAX)
+        return false;
+    struct imx_ver low = { 0 };
+    out->nlist = 0;
+    for (size_t i = 0; i < k; i++) {
+        if (strcmp(t[i], "and") == 0 && i > 0 && i + 1 < k && strcmp(t[i - 1], "and") != 0)
+            continue;
+        struct imx_ver v;
+        if (out->nlist == IMX_CSAF_LIST_MAX || !take_version(t[i], out->list[out->nlist]) ||
+            imx_ver_parse(out->list[out->nlist], &v) != 0)
+            return false;
+        if (out->nlist == 0 || imx_ver_cmp(&v, &low) < 0) {
+            low = v;
+            memcpy(out->hi, out->list[out->nlist], sizeof out->hi);
+        }
+        out->nlist++;
+    }
+    return out->nlist >= 2;
 }
 
 int imx_csaf_parse_form(const char *text, const char *product, struct imx_csaf_version_form *out)
@@ -98,35 +246,71 @@ int imx_csaf_parse_form(const char *text, const char *product, struct imx_csaf_v
             return -1;
         buf[i] = (char)(c == '\t' ? ' ' : tolower(c));
     }
-    /* Some spellings repeat the product: "All versions prior to CUDA Toolkit 13.1". */
-    if (product && *product && strlen(product) < sizeof buf) {
-        char lp[FORM_TEXT_MAX + 1];
-        size_t pl = strlen(product);
-        for (size_t i = 0; i <= pl; i++)
-            lp[i] = (char)tolower((unsigned char)product[i]);
-        for (char *at = strstr(buf, lp); at; at = strstr(at + pl, lp))
-            memset(at, ' ', pl);
-    }
     /* A sentence's full stop. */
     while (n > 0 && (buf[n - 1] == ' ' || buf[n - 1] == '.'))
         buf[--n] = '\0';
 
-    char *t[FORM_TOKENS];
-    size_t k = 0;
-    for (char *p = buf; *p;) {
-        while (*p == ' ')
-            *p++ = '\0';
-        if (!*p)
-            break;
-        char *w = p;
-        while (*p && *p != ' ')
-            p++;
-        if (*p)
-            *p++ = '\0';
-        if (is_filler(w))
-            continue;
-        if (k == FORM_TOKENS)
+    int vg = vgpu_form(buf, out);
+    if (vg != 0)
+        return vg > 0 ? 0 : (memset(out, 0, sizeof *out), -1);
+
+    /* A qualifier in parentheses ("(CDI mode only for versions prior to 1.17.5)") narrows who is
+     * affected; the range is read without it, and the caller says so. */
+    char *open;
+    while ((open = strchr(buf, '(')) != NULL) {
+        char *close = strchr(open, ')');
+        if (!close)
             return -1;
+        memmove(open, close + 1, strlen(close + 1) + 1);
+        out->qualified = true;
+    }
+
+    char *raw[FORM_TOKENS], *t[FORM_TOKENS];
+    size_t nraw, k = 0;
+    if (!split_words(buf, raw, &nraw, FORM_TOKENS))
+        return -1;
+    char joined[FORM_TOKENS][IMX_VER_TEXT_MAX + 8];
+    for (size_t i = 0; i < nraw; i++) {
+        char *w = raw[i];
+        size_t wl = strlen(w);
+        if (is_filler(w) || is_product_word(w, product) || (wl > 1 && w[wl - 1] == ':'))
+            continue;
+        /* "12.9 update 1" and "12.5u1" are 12.9.1 and 12.5.1; "v1.3.0 rc16" is 1.3.0rc16; the
+         * "32.x" of "All 32.x versions prior to 32.7.1" is 32 */
+        char v[IMX_VER_TEXT_MAX + 1];
+        char *u = strrchr(w, 'u');
+        if (u && u > w && u[1] && strspn(u + 1, "0123456789") == strlen(u + 1) &&
+            strlen(u + 1) <= 4) {
+            *u = '\0';
+            if (take_version(w, v) && !strstr(v, "rc") && k < FORM_TOKENS) {
+                snprintf(joined[k], sizeof joined[k], "%s.%s", v, u + 1);
+                t[k] = joined[k];
+                k++;
+                continue;
+            }
+            *u = 'u';
+        }
+        if (wl > 2 && strcmp(w + wl - 2, ".x") == 0) {
+            w[wl - 2] = '\0';
+            if (!take_version(w, v))
+                w[wl - 2] = '.';
+        }
+        if (i + 2 < nraw + 1 && i + 1 < nraw && take_version(w, v) && !strstr(v, "rc")) {
+            const char *nx = raw[i + 1];
+            bool upd = strcmp(nx, "update") == 0 && i + 2 < nraw;
+            bool rc = strncmp(nx, "rc", 2) == 0 && nx[2] &&
+                      strspn(nx + 2, "0123456789") == strlen(nx + 2);
+            if (upd || rc) {
+                const char *num = upd ? raw[i + 2] : nx + 2;
+                if (strspn(num, "0123456789") != strlen(num) || strlen(num) > 4)
+                    return -1;
+                snprintf(joined[k], sizeof joined[k], upd ? "%s.%s" : "%src%s", v, num);
+                t[k] = joined[k];
+                k++;
+                i += upd ? 2 : 1;
+                continue;
+            }
+        }
         t[k++] = w;
     }
 
@@ -134,14 +318,21 @@ int imx_csaf_parse_form(const char *text, const char *product, struct imx_csaf_v
     static const char *const earlier[] = { "earlier", "than", NULL };
     static const char *const older[] = { "older", "than", NULL };
     static const char *const lower[] = { "lower", "than", NULL };
-    static const char *const upto[] = { "up", "to", "and", "including", NULL };
+    static const char *const upto_incl[] = { "up", "to", "and", "including", NULL };
     static const char *const prior_incl[] = { "prior", "to", "and", "including", NULL };
+    static const char *const upto[] = { "up", "to", NULL };
     static const char *const and_earlier[] = { NULL, "and", "earlier" };
     static const char *const and_prior[] = { NULL, "and", "prior" };
+    static const char *const and_older[] = { NULL, "and", "older" };
     static const char *const or_earlier[] = { NULL, "or", "earlier" };
+    static const char *const and_newer[] = { NULL, "and", "newer" };
+    static const char *const and_later[] = { NULL, "and", "later" };
+    static const char *const or_later[] = { NULL, "or", "later" };
+    static const char *const and_above[] = { NULL, "and", "above" };
     static const char *const from_to[] = { "from", NULL, "to", NULL };
     static const char *const from_through[] = { "from", NULL, "through", NULL };
     static const char *const between[] = { "between", NULL, "and", NULL };
+    static const char *const lo_prior[] = { NULL, "prior", "to", NULL };
 
     if (k == 0) {
         out->form = IMX_CSAF_ALL;
@@ -155,19 +346,52 @@ int imx_csaf_parse_form(const char *text, const char *product, struct imx_csaf_v
          (words_are(t, 2, prior) || words_are(t, 2, earlier) || words_are(t, 2, older) ||
           words_are(t, 2, lower)) &&
          take_version(t[2], out->hi)) ||
-        (k == 2 && (strcmp(t[0], "before") == 0 || strcmp(t[0], "<") == 0) &&
+        (k == 2 &&
+         (strcmp(t[0], "before") == 0 || strcmp(t[0], "<") == 0 || strcmp(t[0], "prior") == 0) &&
          take_version(t[1], out->hi))) {
         out->form = IMX_CSAF_BELOW;
         return 0;
     }
-    if ((k == 5 && (words_are(t, 4, upto) || words_are(t, 4, prior_incl)) &&
+    /* "All versions prior to 0.13.1 and 0.12.3": each release line before its fix */
+    size_t skip = k > 2 && words_are(t, 2, prior)        ? 2
+                  : k > 1 && strcmp(t[0], "before") == 0 ? 1
+                                                         : 0;
+    if (skip && take_list(t + skip, k - skip, out)) {
+        out->form = IMX_CSAF_BELOW;
+        return 0;
+    }
+    bool qualified = out->qualified;
+    memset(out, 0, sizeof *out);
+    out->qualified = qualified;
+    if (k == 4 && words_are(t, 4, lo_prior) && take_version(t[0], out->lo) &&
+        take_version(t[3], out->hi)) {
+        /* "All 2.9 versions prior to 2.9.3" */
+        struct imx_ver lo, hi;
+        if (imx_ver_parse(out->lo, &lo) == 0 && imx_ver_parse(out->hi, &hi) == 0 &&
+            imx_ver_cmp(&lo, &hi) < 0) {
+            out->form = IMX_CSAF_BELOW;
+            return 0;
+        }
+        memset(out, 0, sizeof *out);
+        return -1;
+    }
+    if ((k == 5 && (words_are(t, 4, upto_incl) || words_are(t, 4, prior_incl)) &&
          take_version(t[4], out->hi)) ||
+        (k == 3 && words_are(t, 2, upto) && take_version(t[2], out->hi)) ||
+        (k == 2 && strcmp(t[0], "through") == 0 && take_version(t[1], out->hi)) ||
         (k == 3 &&
          (words_are(t, 3, and_earlier) || words_are(t, 3, and_prior) ||
-          words_are(t, 3, or_earlier)) &&
+          words_are(t, 3, or_earlier) || words_are(t, 3, and_older)) &&
          take_version(t[0], out->hi)) ||
         (k == 2 && strcmp(t[0], "<=") == 0 && take_version(t[1], out->hi))) {
         out->form = IMX_CSAF_UPTO;
+        return 0;
+    }
+    if (k == 3 &&
+        (words_are(t, 3, and_newer) || words_are(t, 3, and_later) || words_are(t, 3, or_later) ||
+         words_are(t, 3, and_above)) &&
+        take_version(t[0], out->hi)) {
+        out->form = IMX_CSAF_FROM;
         return 0;
     }
     bool span = false;
@@ -180,9 +404,22 @@ int imx_csaf_parse_form(const char *text, const char *product, struct imx_csaf_v
     if (span) {
         struct imx_ver lo, hi;
         if (imx_ver_parse(out->lo, &lo) != 0 || imx_ver_parse(out->hi, &hi) != 0 ||
-            imx_ver_cmp(&lo, &hi) > 0)
+            imx_ver_cmp(&lo, &hi) > 0) {
+            memset(out, 0, sizeof *out);
             return -1;
-        out->form = IMX_CSAF_SPAN;
+        }
+        /* "0.0 to 4.5.2": from the beginning */
+        if (is_zero(out->lo)) {
+            out->lo[0] = '\0';
+            out->form = IMX_CSAF_UPTO;
+        } else {
+            out->form = IMX_CSAF_SPAN;
+        }
+        return 0;
+    }
+    /* "2.3.4 and 2.3.5", "2.3.4, 2.3.5 and 2.3.6": each of them */
+    if (take_list(t, k, out)) {
+        out->form = IMX_CSAF_LIST;
         return 0;
     }
     memset(out, 0, sizeof *out);
@@ -191,73 +428,113 @@ int imx_csaf_parse_form(const char *text, const char *product, struct imx_csaf_v
 
 /* ---- the product tree ---- */
 
+const char *imx_csaf_platform(const char *arch)
+{
+    if (!arch)
+        return "linux";
+    if (strcasestr(arch, "gaming"))
+        return "cloud-gaming";
+    static const char *const hypervisors[] = { "citrix",    "vmware", "vsphere",
+                                               "xenserver", "kvm",    "hypervisor" };
+    /* "Windows(R580 vGPU 19)", "Azure Local, Windows Server(...)", "Azure Stack HCI(...)": the
+     * Windows guest drivers and Windows-hosted vGPU managers */
+    if ((strcasestr(arch, "windows") || strcasestr(arch, "azure")) && !strcasestr(arch, "linux"))
+        return "windows";
+    /* "Citrix Hypervisor, VMware vSphere, Red Hat Enterprise Linux KVM(R470)": vGPU hosts, with
+     * or without "vGPU" in the name; "Ubuntu(R550 vGPU 17)" too */
+    for (size_t i = 0; i < sizeof hypervisors / sizeof hypervisors[0]; i++)
+        if (strcasestr(arch, hypervisors[i]))
+            return "vgpu-host";
+    if (strcasestr(arch, "vgpu"))
+        return strcasestr(arch, "ubuntu") ? "vgpu-host" : "vgpu-guest";
+    if (strcasestr(arch, "jetson") || strcasestr(arch, "tegra"))
+        return "jetson";
+    if (strcasestr(arch, "linux"))
+        return "linux";
+    if (strcasestr(arch, "macos"))
+        return "macos";
+    /* "All", "Any", "All platforms", "Kubernetes", "DALI Backend", "x86_64 or arm64-sbsa":
+     * software that runs where an image does */
+    return "linux";
+}
+
+/* A product as the bulletin files it: one architecture and product name, shared by its
+ * affected and fixed versions. */
+struct label {
+    const char *arch, *product; /* borrowed */
+    char cpe[CPE_PRODUCT_MAX];  /* the product field of its CPE ("tesla"); "" when none */
+    char text[LABEL_MAX];       /* "Linux(R580) > Tesla" */
+    const char *platform;
+    bool looked_up;
+    const char *component; /* borrowed from the map; NULL: not tracked */
+    bool branched;
+    char why[LABEL_MAX + 200]; /* not tracked: why */
+    /* the fixed products of the vulnerability being read, chained through leaf.next_fixed */
+    size_t stamp;
+    long fixed_head;
+};
+
 struct leaf {
-    const char *id;        /* product_id, borrowed */
-    const char *text;      /* the version name, borrowed */
-    const char *component; /* imaxe's component; NULL: a product imaxe does not track */
-    const char *arch;      /* nearest architecture branch name ("Linux(R580)"), borrowed */
-    const char *product;   /* the product ("Tesla"), borrowed */
-    int branch;            /* driver branch from the architecture name; 0 when none */
-    bool parsed, bad;
+    const char *id;   /* product_id, borrowed */
+    const char *text; /* the version name, borrowed */
+    const char *arch, *product;
+    char cpe[CPE_PRODUCT_MAX];
+    size_t label; /* index into tree.labels */
+    bool parsed, bad, reported;
     struct imx_csaf_version_form form;
-    char label[LABEL_MAX];     /* "Linux(R580) > Tesla" */
     char pointer[POINTER_MAX]; /* to the version name */
+    long next_fixed;
+    size_t fixed_stamp; /* the vulnerability whose fixed chain holds it */
 };
 
 struct tree {
     struct leaf *leaves;
     size_t n, cap;
+    struct label *labels;
+    size_t nl;
+    size_t *ids;    /* open addressing over product ids: leaf index + 1; 0 empty */
+    size_t *lslots; /* the same over (architecture, product): label index + 1 */
+    size_t nslots;  /* a power of two, at least twice the leaves */
     bool too_big;
 };
 
-static bool has_word(const char *s, const char *w)
+static size_t hash_str(const char *s, const char *s2)
 {
-    size_t n = strlen(w);
-    for (const char *p = s; p && *p; p++) {
-        if (strncasecmp(p, w, n) == 0)
-            return true;
-    }
-    return false;
+    uint64_t h = 1469598103934665603ULL;
+    for (; s && *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+    h = (h ^ 0xff) * 1099511628211ULL;
+    for (; s2 && *s2; s2++)
+        h = (h ^ (unsigned char)*s2) * 1099511628211ULL;
+    return (size_t)h;
 }
 
-/* Which imaxe component a product under an architecture is; NULL when imaxe does not track it
- * (Windows, GeForce / RTX / Quadro desktop drivers, vGPU, GPU Operator, ...). */
-static const char *component_of(const char *arch, const char *product, int *branch)
+static bool same(const char *a, const char *b)
 {
-    *branch = 0;
-    if (!product)
-        return NULL;
-    if (arch && ((has_word(arch, "windows") && !has_word(arch, "linux")) ||
-                 has_word(arch, "vgpu") || has_word(arch, "gaming") || has_word(arch, "macos")))
-        return NULL;
-    if (has_word(product, "vgpu") || has_word(product, "guest driver") ||
-        has_word(product, "virtual gpu manager"))
-        return NULL;
-    if (has_word(product, "container toolkit"))
-        return "nvidia-container-toolkit";
-    if (has_word(product, "cuda toolkit"))
-        return "cuda";
-    if (has_word(product, "dcgm") || has_word(product, "data center gpu manager"))
-        return "dcgm";
-    if (has_word(product, "nccl"))
-        return "nccl";
-    /* GeForce, RTX, Quadro and NVS desktop drivers are not the data-centre driver; a product
-     * line that names Tesla or Data Center beside them still is. */
-    if (has_word(product, "tesla") || has_word(product, "data center") ||
-        has_word(product, "datacenter")) {
-        /* The data-centre display driver: Linux only, its branch in "Linux(R580)". */
-        if (!arch || !has_word(arch, "linux"))
-            return NULL;
-        const char *r = strstr(arch, "(R");
-        if (r && isdigit((unsigned char)r[2])) {
-            int b = 0;
-            for (const char *p = r + 2; isdigit((unsigned char)*p) && b < 10000; p++)
-                b = b * 10 + (*p - '0');
-            *branch = b >= 100 && b <= 999 ? b : 0;
-        }
-        return "nvidia-driver";
+    return (!a && !b) || (a && b && strcmp(a, b) == 0);
+}
+
+/* The product field of a CPE 2.3 name (cpe:2.3:a:nvidia:PRODUCT:...), into out ("" when none). */
+static void cpe_product(const json_t *product, char *out, size_t len)
+{
+    out[0] = '\0';
+    const char *cpe = str(json_object_get(product, "product_identification_helper"), "cpe");
+    if (!cpe || strncmp(cpe, "cpe:2.3:", 8) != 0)
+        return;
+    const char *p = cpe + 8;
+    for (int field = 0; field < 2 && p; field++) {
+        p = strchr(p, ':');
+        if (p)
+            p++;
     }
-    return NULL;
+    if (!p)
+        return;
+    size_t n = strcspn(p, ":");
+    if (n == 0 || n >= len)
+        return;
+    for (size_t i = 0; i < n; i++)
+        out[i] = (char)tolower((unsigned char)p[i]);
+    out[n] = '\0';
 }
 
 static int add_leaf(struct tree *t, const json_t *branch, const char *arch, const char *product,
@@ -288,9 +565,9 @@ static int add_leaf(struct tree *t, const json_t *branch, const char *arch, cons
     /* NVIDIA names a product_version branch after the product and puts the version in the
      * product's name; plain CSAF names the branch after the version. */
     l->product = name && strcmp(name, text) != 0 ? name : product;
-    l->component = component_of(arch, l->product, &l->branch);
-    snprintf(l->label, sizeof l->label, "%s%s%s", arch ? arch : "", arch ? " > " : "",
-             l->product ? l->product : "(unnamed product)");
+    l->next_fixed = -1;
+    l->fixed_stamp = (size_t)-1;
+    cpe_product(p, l->cpe, sizeof l->cpe);
     int w = snprintf(l->pointer, sizeof l->pointer, "%s/product/name", pointer);
     return w > 0 && (size_t)w < sizeof l->pointer ? 0 : -1;
 }
@@ -335,107 +612,339 @@ static int walk(struct tree *t, const json_t *branches, const char *arch, const 
     return 0;
 }
 
-static struct leaf *find_leaf(struct tree *t, const char *id)
+/* Indexes the leaves once: product ids, and the products (architecture, name) they share. */
+static int index_tree(struct tree *t)
 {
-    for (size_t i = 0; id && i < t->n; i++) {
-        if (strcmp(t->leaves[i].id, id) == 0)
-            return &t->leaves[i];
+    t->nslots = 16;
+    while (t->nslots < 2 * t->n)
+        t->nslots *= 2;
+    t->ids = calloc(t->nslots, sizeof *t->ids);
+    t->lslots = calloc(t->nslots, sizeof *t->lslots);
+    t->labels = calloc(t->n ? t->n : 1, sizeof *t->labels);
+    if (!t->ids || !t->lslots || !t->labels)
+        return -1;
+    size_t mask = t->nslots - 1;
+    for (size_t i = 0; i < t->n; i++) {
+        struct leaf *l = &t->leaves[i];
+        size_t h = hash_str(l->id, NULL) & mask;
+        while (t->ids[h] && strcmp(t->leaves[t->ids[h] - 1].id, l->id) != 0)
+            h = (h + 1) & mask;
+        if (!t->ids[h])
+            t->ids[h] = i + 1; /* a product id twice: the first counts */
+        for (h = hash_str(l->arch, l->product) & mask;; h = (h + 1) & mask) {
+            size_t v = t->lslots[h];
+            if (v == 0) {
+                struct label *b = &t->labels[t->nl];
+                b->arch = l->arch;
+                b->product = l->product;
+                snprintf(b->cpe, sizeof b->cpe, "%s", l->cpe);
+                snprintf(b->text, sizeof b->text, "%s%s%s", l->arch ? l->arch : "",
+                         l->arch ? " > " : "", l->product ? l->product : "(unnamed product)");
+                b->platform = imx_csaf_platform(l->arch);
+                b->fixed_head = -1;
+                b->stamp = (size_t)-1;
+                t->lslots[h] = ++t->nl;
+                l->label = t->nl - 1;
+                break;
+            }
+            struct label *b = &t->labels[v - 1];
+            if (same(b->arch, l->arch) && same(b->product, l->product)) {
+                l->label = v - 1;
+                if (!b->cpe[0])
+                    snprintf(b->cpe, sizeof b->cpe, "%s", l->cpe);
+                break;
+            }
+        }
     }
-    return NULL;
+    return 0;
 }
 
-/* Parses a tracked leaf's version name once; reports it (once) when it is not understood. */
-static bool leaf_form(struct leaf *l, json_t *errors)
+static struct leaf *leaf_by_id(const struct tree *t, const char *id)
+{
+    if (!id || t->nslots == 0)
+        return NULL;
+    size_t mask = t->nslots - 1;
+    for (size_t h = hash_str(id, NULL) & mask;; h = (h + 1) & mask) {
+        size_t v = t->ids[h];
+        if (v == 0)
+            return NULL;
+        if (strcmp(t->leaves[v - 1].id, id) == 0)
+            return &t->leaves[v - 1];
+    }
+}
+
+/* ---- the product mapping (ref_nvidia_product) ---- */
+
+static bool row_branched(const json_t *row)
+{
+    const json_t *b = json_object_get(row, "branched");
+    return json_is_true(b) || (json_is_string(b) && (strcmp(json_string_value(b), "true") == 0 ||
+                                                     strcmp(json_string_value(b), "t") == 0));
+}
+
+/* Does the row's match name this product? 3: its CPE product, 2: a prefix of it, 1: its name;
+ * 0: no. */
+static int row_matches(const json_t *row, const struct label *b)
+{
+    const char *m = str(row, "match");
+    if (!m)
+        return 0;
+    if (strncmp(m, "cpe:", 4) == 0)
+        return b->cpe[0] && strcmp(m + 4, b->cpe) == 0 ? 3 : 0;
+    if (strncmp(m, "cpe-prefix:", 11) == 0)
+        return b->cpe[0] && m[11] && strncmp(b->cpe, m + 11, strlen(m + 11)) == 0 ? 2 : 0;
+    if (strncmp(m, "name:", 5) == 0)
+        return b->product && strcasecmp(m + 5, b->product) == 0 ? 1 : 0;
+    return 0;
+}
+
+/* Finds the product's row: the best match on its own platform, else on "any". */
+static void look_up(struct label *b, const json_t *map)
+{
+    if (b->looked_up)
+        return;
+    b->looked_up = true;
+    const json_t *best = NULL, *elsewhere = NULL;
+    int best_score = 0;
+    size_t i;
+    json_t *row;
+    json_array_foreach(map, i, row)
+    {
+        int m = row_matches(row, b);
+        const char *pf = str(row, "platform");
+        if (!m || !pf)
+            continue;
+        int score = m * 2 + (strcmp(pf, b->platform) == 0);
+        if (strcmp(pf, b->platform) != 0 && strcmp(pf, "any") != 0) {
+            elsewhere = row;
+            continue;
+        }
+        if (score > best_score) {
+            best = row;
+            best_score = score;
+        }
+    }
+    if (best && str(best, "component")) {
+        b->component = str(best, "component");
+        b->branched = row_branched(best);
+    } else if (best) {
+        snprintf(b->why, sizeof b->why, "not tracked: %s",
+                 str(best, "notes") ? str(best, "notes") : "no component");
+    } else if (elsewhere) {
+        snprintf(b->why, sizeof b->why,
+                 "imaxe tracks this product as %s on %s, not on %s (the architecture \"%s\")",
+                 str(elsewhere, "component") ? str(elsewhere, "component") : "nothing",
+                 str(elsewhere, "platform"), b->platform, b->arch ? b->arch : "");
+    } else {
+        snprintf(b->why, sizeof b->why,
+                 "no product mapping for %s%s%s (ref_nvidia_product): a product imaxe does not "
+                 "track",
+                 b->cpe[0] ? "cpe:" : "name:", b->cpe[0] ? b->cpe : "",
+                 b->cpe[0] ? "" : (b->product ? b->product : ""));
+    }
+}
+
+/* ---- one bulletin ---- */
+
+struct out {
+    json_t *affected, *unmapped, *warnings; /* borrowed from the advisory being built */
+};
+
+static void unmapped(struct out *o, struct leaf *l, const struct label *b, const char *why)
+{
+    if (l->reported || json_array_size(o->unmapped) >= NOTES_MAX)
+        return;
+    l->reported = true;
+    json_array_append_new(
+        o->unmapped, json_pack("{s:s, s:s, s:s}", "product", b->text, "text", l->text, "why", why));
+}
+
+static void warn(struct out *o, const struct label *b, const char *text, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static void warn(struct out *o, const struct label *b, const char *text, const char *fmt, ...)
+{
+    char w[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(w, sizeof w, fmt, ap);
+    va_end(ap);
+    size_t i;
+    json_t *e;
+    json_array_foreach(o->warnings, i, e)
+    {
+        if (strcmp(str(e, "product"), b->text) == 0 && strcmp(str(e, "text"), text) == 0 &&
+            strcmp(str(e, "warning"), w) == 0)
+            return;
+    }
+    if (json_array_size(o->warnings) < NOTES_MAX)
+        json_array_append_new(o->warnings, json_pack("{s:s, s:s, s:s}", "product", b->text, "text",
+                                                     text, "warning", w));
+}
+
+/* Parses a leaf's version name once. */
+static bool leaf_form(struct leaf *l, const struct label *b)
 {
     if (!l->parsed) {
         l->parsed = true;
-        const char *product = l->component && strcmp(l->component, "cuda") == 0   ? "CUDA Toolkit"
-                              : l->component && strcmp(l->component, "dcgm") == 0 ? "DCGM"
-                                                                                  : l->product;
-        l->bad = imx_csaf_parse_form(l->text, product, &l->form) != 0;
-        if (l->bad)
-            add_error(errors, l->pointer,
-                      "%s: \"%s\" is not a version form imaxe understands (\"prior to X\", \"up "
-                      "to and including X\", \"X to Y\" or a version X), so it was not guessed",
-                      l->label, l->text);
+        l->bad = imx_csaf_parse_form(l->text, b->product, &l->form) != 0;
     }
     return !l->bad;
 }
 
-/* The fixed product matching an affected one: same component, architecture and product, named
- * by a bare version, among status's "fixed" then "first_fixed" products. */
-static struct leaf *fixed_for(struct tree *t, const struct leaf *a, const json_t *status,
-                              json_t *errors)
+/* The branch of a version: its major (R580, Jetson Linux 36). */
+static int major_of(const char *v)
 {
-    json_t *all = json_array();
-    json_array_extend(all, json_object_get(status, "fixed"));
-    json_array_extend(all, json_object_get(status, "first_fixed"));
-    struct leaf *found = NULL;
-    size_t i;
-    json_t *v;
-    json_array_foreach(all, i, v)
-    {
-        struct leaf *f = find_leaf(t, json_string_value(v));
-        if (!f || !f->component || strcmp(f->component, a->component) != 0 ||
-            strcmp(f->label, a->label) != 0)
-            continue;
-        if (leaf_form(f, errors) && f->form.form == IMX_CSAF_EXACT) {
-            found = f;
-            break;
-        }
-    }
-    json_decref(all);
-    return found;
+    struct imx_ver p;
+    return imx_ver_parse(v, &p) == 0 ? (int)p.key[0] : -1;
 }
 
-/* The constraint for an affected leaf; false (after an error) when its versions contradict its
- * branch. */
-static bool range_of(const struct leaf *l, char *range, size_t len, json_t *errors)
+/* The branch an architecture names: "Linux(R580)", "Linux(R595 vGPU 20)"; 0 when none. */
+static int arch_branch(const char *arch)
+{
+    const char *r = arch ? strstr(arch, "(R") : NULL;
+    if (!r || !isdigit((unsigned char)r[2]))
+        return 0;
+    int b = 0;
+    for (const char *p = r + 2; isdigit((unsigned char)*p) && b < 10000; p++)
+        b = b * 10 + (*p - '0');
+    return b >= 100 && b <= 9999 ? b : 0;
+}
+
+/* A version as a range bound: a release candidate ("1.3.0rc16") orders with its release in
+ * imaxe's version keys, so it is bounded by the release ("1.3.0"). */
+static const char *bound(const char *v, char *buf, size_t len, bool *rc)
+{
+    const char *at = strstr(v, "rc");
+    if (!at)
+        return v;
+    *rc = true;
+    snprintf(buf, len, "%.*s", (int)(at - v), v);
+    return buf;
+}
+
+/* The constraint of an affected leaf (the first of a LIST is its caller's business: one range
+ * per version). lo_out gets the lower bound text to keep when the range is cut at a fix. */
+static bool range_of(struct out *o, const struct leaf *l, const struct label *b, const char *ver,
+                     char *range, size_t len, int *branch_out)
 {
     const struct imx_csaf_version_form *f = &l->form;
-    int b = l->branch;
-    bool bounded = f->form == IMX_CSAF_BELOW || f->form == IMX_CSAF_UPTO;
-    if (!b && bounded && strcmp(l->component, "nvidia-driver") == 0) {
-        /* A driver range without its branch in the tree: the branch of its bound. */
+    char hb[IMX_VER_TEXT_MAX + 1], lb[IMX_VER_TEXT_MAX + 1];
+    bool rc = false;
+    const char *hi = bound(ver ? ver : f->hi, hb, sizeof hb, &rc);
+    const char *lo = bound(f->lo, lb, sizeof lb, &rc);
+    int br = 0;
+    char line[IMX_VER_TEXT_MAX + 1];
+    if (f->form == IMX_CSAF_BELOW && f->nlist >= 2 && ver && strcmp(ver, f->hi) != 0) {
+        /* "prior to 0.13.1 and 0.12.3": 0.13.1 fixes the 0.13 line */
         struct imx_ver v;
-        if (imx_ver_parse(f->hi, &v) == 0)
-            b = (int)v.key[0];
-    }
-    if (b && bounded) {
-        struct imx_ver v;
-        if (imx_ver_parse(f->hi, &v) != 0 || (int)v.key[0] != b) {
-            add_error(errors, l->pointer, "%s: \"%s\" is not a version of branch R%d", l->label,
-                      l->text, b);
+        if (imx_ver_parse(hi, &v) != 0)
             return false;
-        }
+        snprintf(line, sizeof line, "%d.%d", (int)v.key[0], (int)v.key[1]);
+        lo = line;
     }
+    bool bounded = (f->form == IMX_CSAF_BELOW || f->form == IMX_CSAF_UPTO) && !lo[0];
+    if (b->branched && bounded) {
+        br = major_of(hi);
+        int named = arch_branch(b->arch);
+        if (named && br > 0 && named != br)
+            warn(o, b, l->text,
+                 "filed under branch R%d but names a version of R%d: read as R%d, the version's",
+                 named, br, br);
+    }
+    *branch_out = br;
+    if (rc)
+        warn(o, b, l->text,
+             "a release candidate orders with its release in imaxe's versions: the range is "
+             "bounded by %s",
+             hi);
+    if (f->qualified)
+        warn(o, b, l->text,
+             "the parenthesised condition cannot be checked from an image's components: every "
+             "version in the range is marked");
     switch (f->form) {
     case IMX_CSAF_BELOW:
-        if (b)
-            snprintf(range, len, ">=%d, <%s", b, f->hi);
+        if (lo[0])
+            snprintf(range, len, ">=%s, <%s", lo, hi);
+        else if (br > 0)
+            snprintf(range, len, ">=%d, <%s", br, hi);
         else
-            snprintf(range, len, "<%s", f->hi);
+            snprintf(range, len, "<%s", hi);
         break;
     case IMX_CSAF_UPTO:
-        if (b)
-            snprintf(range, len, ">=%d, <=%s", b, f->hi);
+        if (br > 0)
+            snprintf(range, len, ">=%d, <=%s", br, hi);
         else
-            snprintf(range, len, "<=%s", f->hi);
+            snprintf(range, len, "<=%s", hi);
         break;
     case IMX_CSAF_SPAN:
-        snprintf(range, len, ">=%s, <=%s", f->lo, f->hi);
+        snprintf(range, len, ">=%s, <=%s", lo, hi);
         break;
     case IMX_CSAF_EXACT:
-        snprintf(range, len, "=%s", f->hi);
+    case IMX_CSAF_LIST:
+        snprintf(range, len, "=%s", hi);
+        break;
+    case IMX_CSAF_FROM:
+        snprintf(range, len, ">=%s", hi);
         break;
     case IMX_CSAF_ALL:
-        if (b)
-            snprintf(range, len, "~%d", b);
-        else
-            snprintf(range, len, ">=0");
+        snprintf(range, len, ">=0");
         break;
     }
-    return true;
+    struct imx_constraint c;
+    return imx_constraint_parse(range, &c, NULL, 0) == 0 && !imx_constraint_is_empty(&c);
+}
+
+/* Is v below the range's lower bound? */
+static bool below_range(const struct imx_constraint *c, const struct imx_ver *v)
+{
+    if (!c->lo.bounded)
+        return false;
+    for (int i = 0; i < IMX_VER_PARTS; i++) {
+        if (v->key[i] != c->lo.key[i])
+            return v->key[i] < c->lo.key[i];
+    }
+    return !c->lo.inclusive;
+}
+
+/* The fix of an affected range: the lowest fixed version of the same product (and branch) in
+ * this vulnerability outside the range; else the lowest inside it, with *inside set. */
+static const char *fix_of(struct tree *t, const struct label *b, const char *range, int branch,
+                          bool *inside)
+{
+    struct imx_constraint c;
+    if (imx_constraint_parse(range, &c, NULL, 0) != 0)
+        return NULL;
+    const char *best_out = NULL, *best_in = NULL;
+    struct imx_ver vo = { 0 }, vi = { 0 };
+    for (long k = b->fixed_head; k >= 0; k = t->leaves[k].next_fixed) {
+        struct leaf *f = &t->leaves[k];
+        if (!f->parsed || f->bad ||
+            (f->form.form != IMX_CSAF_EXACT && f->form.form != IMX_CSAF_FROM &&
+             f->form.form != IMX_CSAF_LIST))
+            continue;
+        int nv = f->form.form == IMX_CSAF_LIST ? f->form.nlist : 1;
+        for (int i = 0; i < nv; i++) {
+            const char *fv = f->form.form == IMX_CSAF_LIST ? f->form.list[i] : f->form.hi;
+            struct imx_ver v;
+            if (imx_ver_parse(fv, &v) != 0 || (branch > 0 && (int)v.key[0] != branch))
+                continue;
+            if (!imx_constraint_matches(&c, &v)) {
+                /* outside the range: a fix above it (one below it fixes nothing here) */
+                if (below_range(&c, &v))
+                    continue;
+                if (!best_out || imx_ver_cmp(&v, &vo) < 0) {
+                    best_out = fv;
+                    vo = v;
+                }
+            } else if (!best_in || imx_ver_cmp(&v, &vi) < 0) {
+                best_in = fv;
+                vi = v;
+            }
+        }
+    }
+    *inside = !best_out && best_in;
+    return best_out ? best_out : best_in;
 }
 
 static bool has_range(const json_t *affected, const char *component, const char *range,
@@ -447,10 +956,118 @@ static bool has_range(const json_t *affected, const char *component, const char 
     {
         const char *fx = str(e, "fixed");
         if (strcmp(str(e, "component"), component) == 0 && strcmp(str(e, "range"), range) == 0 &&
-            ((!fx && !fixed) || (fx && fixed && strcmp(fx, fixed) == 0)))
+            same(fx, fixed))
             return true;
     }
     return false;
+}
+
+/* One affected version (of a leaf, or one of its LIST) -> a range, with its fix. */
+static bool add_range(struct tree *t, struct out *o, struct leaf *l, struct label *b,
+                      const char *ver)
+{
+    char range[RANGE_MAX];
+    int branch = 0;
+    if (!range_of(o, l, b, ver, range, sizeof range, &branch)) {
+        unmapped(o, l, b, "its versions make no range");
+        return false;
+    }
+    bool inside = false;
+    const char *fx = fix_of(t, b, range, branch, &inside);
+    if (fx && inside) {
+        /* NVIDIA means the versions before the fix ("0.0 to 4.8.2" fixed in "4.8.2") */
+        const struct imx_csaf_version_form *f = &l->form;
+        char hb[IMX_VER_TEXT_MAX + 1];
+        bool rc = false;
+        const char *cut = bound(fx, hb, sizeof hb, &rc);
+        if (f->form == IMX_CSAF_SPAN || (f->form == IMX_CSAF_BELOW && f->lo[0]))
+            snprintf(range, sizeof range, ">=%s, <%s", f->lo, cut);
+        else if (branch > 0)
+            snprintf(range, sizeof range, ">=%d, <%s", branch, cut);
+        else
+            snprintf(range, sizeof range, "<%s", cut);
+        struct imx_constraint c;
+        if (imx_constraint_parse(range, &c, NULL, 0) != 0 || imx_constraint_is_empty(&c)) {
+            unmapped(o, l, b, "its fixed version lies inside its affected range");
+            return false;
+        }
+        warn(o, b, l->text,
+             "the fixed version %s lies inside the affected versions: read as every version "
+             "before it (%s)",
+             fx, range);
+    }
+    /* the duplicate check is bounded by the advisory's limit of ranges */
+    if (json_array_size(o->affected) >= AFFECTED_MAX)
+        return false;
+    if (!has_range(o->affected, b->component, range, fx)) {
+        json_t *e = json_pack("{s:s, s:s}", "component", b->component, "range", range);
+        if (fx)
+            json_object_set_new(e, "fixed", json_string(fx));
+        json_array_append_new(o->affected, e);
+    }
+    return true;
+}
+
+/* One vulnerability: its fixed products chained per product, then each affected one mapped.
+ * True when it gave a range. */
+static bool read_vulnerability(struct tree *t, struct out *o, const json_t *map,
+                               const json_t *status, size_t vi)
+{
+    static const char *const fixed_lists[] = { "fixed", "first_fixed" };
+    for (size_t s = 0; s < 2; s++) {
+        size_t k;
+        json_t *pid;
+        json_array_foreach(json_object_get(status, fixed_lists[s]), k, pid)
+        {
+            struct leaf *f = leaf_by_id(t, json_string_value(pid));
+            if (!f)
+                continue;
+            struct label *b = &t->labels[f->label];
+            if (b->stamp != vi) {
+                b->stamp = vi;
+                b->fixed_head = -1;
+            }
+            if (f->fixed_stamp == vi)
+                continue; /* listed twice */
+            f->fixed_stamp = vi;
+            long idx = f - t->leaves;
+            leaf_form(f, b);
+            f->next_fixed = b->fixed_head;
+            b->fixed_head = idx;
+        }
+    }
+    bool any = false;
+    size_t k;
+    json_t *pid;
+    json_array_foreach(json_object_get(status, "known_affected"), k, pid)
+    {
+        struct leaf *l = leaf_by_id(t, json_string_value(pid));
+        if (!l)
+            continue;
+        struct label *b = &t->labels[l->label];
+        if (b->stamp != vi) {
+            b->stamp = vi;
+            b->fixed_head = -1;
+        }
+        look_up(b, map);
+        if (!b->component) {
+            unmapped(o, l, b, b->why);
+            continue;
+        }
+        if (!leaf_form(l, b)) {
+            unmapped(o, l, b,
+                     "the version text is not one imaxe understands (\"prior to X\", \"up to "
+                     "and including X\", \"X to Y\", a version X, ...), so it was not guessed");
+            continue;
+        }
+        if (l->form.form == IMX_CSAF_LIST || l->form.nlist >= 2) {
+            for (int i = 0; i < l->form.nlist; i++)
+                any = add_range(t, o, l, b, l->form.list[i]) || any;
+        } else {
+            any = add_range(t, o, l, b, NULL) || any;
+        }
+    }
+    return any;
 }
 
 /* "HIGH" -> "high", "MODERATE" -> "medium"; NULL when not a severity. */
@@ -498,6 +1115,21 @@ static bool is_cve(const char *s)
     return true;
 }
 
+/* Appends a CVE id once (a bulletin lists at most a few hundred). */
+static void add_cve(json_t *cves, const char *cve)
+{
+    if (!is_cve(cve) || json_array_size(cves) >= 200)
+        return;
+    size_t k;
+    json_t *c;
+    json_array_foreach(cves, k, c)
+    {
+        if (strcmp(json_string_value(c), cve) == 0)
+            return;
+    }
+    json_array_append_new(cves, json_string(cve));
+}
+
 /* The document's own address: a "self" reference, else NVIDIA's published file. */
 static void document_url(const json_t *d, const char *id, const char *date, bool nvidia,
                          json_t *out)
@@ -521,7 +1153,8 @@ static void document_url(const json_t *d, const char *id, const char *date, bool
     }
 }
 
-json_t *imx_csaf_to_advisory(const json_t *doc, json_t *errors, struct imx_csaf_meta *meta)
+json_t *imx_csaf_to_advisory(const json_t *doc, const json_t *map, json_t *errors,
+                             struct imx_csaf_meta *meta)
 {
     size_t before = json_array_size(errors);
     const json_t *d = json_object_get(doc, "document");
@@ -558,54 +1191,47 @@ json_t *imx_csaf_to_advisory(const json_t *doc, json_t *errors, struct imx_csaf_
     }
     document_url(d, tid, date, nvidia, out);
 
-    struct tree t = { NULL, 0, 0, false };
+    struct tree t = { 0 };
     const json_t *tree = json_object_get(doc, "product_tree");
-    if (walk(&t, json_object_get(tree, "branches"), NULL, NULL, "/product_tree/branches", 0) != 0)
+    if (walk(&t, json_object_get(tree, "branches"), NULL, NULL, "/product_tree/branches", 0) != 0 ||
+        index_tree(&t) != 0)
         add_error(errors, "/product_tree",
                   t.too_big ? "is nested deeper than %d or has more than %d products"
                             : "could not be read (out of memory; %d, %d)",
                   TREE_DEPTH, LEAVES_MAX);
 
-    json_t *affected = json_array(), *cves = json_array();
-    double v3 = -1.0, v4 = -1.0;
+    struct out o = { json_array(), json_array(), json_array() };
+    json_t *cves = json_array(), *all_cves = json_array();
+    double v3 = -1.0, v4 = -1.0, all3 = -1.0, all4 = -1.0;
     size_t i;
     json_t *vuln;
-    json_array_foreach(json_object_get(doc, "vulnerabilities"), i, vuln)
-    {
-        const json_t *status = json_object_get(vuln, "product_status");
-        bool tracked = false;
-        size_t k;
-        json_t *pid;
-        json_array_foreach(json_object_get(status, "known_affected"), k, pid)
+    if (json_array_size(errors) == before) {
+        json_array_foreach(json_object_get(doc, "vulnerabilities"), i, vuln)
         {
-            struct leaf *l = find_leaf(&t, json_string_value(pid));
-            if (!l || !l->component)
+            bool tracked =
+                read_vulnerability(&t, &o, map, json_object_get(vuln, "product_status"), i);
+            const char *cve = str(vuln, "cve");
+            add_cve(all_cves, cve);
+            max_scores(vuln, &all3, &all4);
+            if (!tracked)
                 continue;
-            tracked = true;
-            char range[RANGE_MAX];
-            if (!leaf_form(l, errors) || !range_of(l, range, sizeof range, errors))
-                continue;
-            struct leaf *f = fixed_for(&t, l, status, errors);
-            const char *fx = f ? f->form.hi : NULL;
-            if (has_range(affected, l->component, range, fx))
-                continue;
-            json_t *e = json_pack("{s:s, s:s}", "component", l->component, "range", range);
-            if (fx)
-                json_object_set_new(e, "fixed", json_string(fx));
-            json_array_append_new(affected, e);
+            add_cve(cves, cve);
+            max_scores(vuln, &v3, &v4);
         }
-        if (!tracked)
-            continue;
-        const char *cve = str(vuln, "cve");
-        bool seen = false;
-        json_t *c;
-        json_array_foreach(cves, k, c) seen =
-            seen || (cve && strcmp(json_string_value(c), cve) == 0);
-        if (is_cve(cve) && !seen)
-            json_array_append_new(cves, json_string(cve));
-        max_scores(vuln, &v3, &v4);
     }
     free(t.leaves);
+    free(t.labels);
+    free(t.ids);
+    free(t.lslots);
+    /* A bulletin about nothing imaxe tracks keeps its own CVEs and scores. */
+    if (json_array_size(o.affected) == 0) {
+        json_decref(cves);
+        cves = all_cves;
+        v3 = all3;
+        v4 = all4;
+    } else {
+        json_decref(all_cves);
+    }
 
     const char *sev = severity_of(str(json_object_get(d, "aggregate_severity"), "text"));
     if (!sev && (v3 >= 0 || v4 >= 0))
@@ -620,11 +1246,9 @@ json_t *imx_csaf_to_advisory(const json_t *doc, json_t *errors, struct imx_csaf_
     if (meta)
         meta->cvss_v4 = v4;
     json_object_set_new(out, "cves", cves);
-    if (json_array_size(errors) == before && json_array_size(affected) == 0)
-        add_error(errors, "/vulnerabilities",
-                  "affect no product imaxe tracks (Linux data-centre drivers, NVIDIA Container "
-                  "Toolkit, CUDA Toolkit, DCGM, NCCL)");
-    json_object_set_new(out, "affected", affected);
+    json_object_set_new(out, "affected", o.affected);
+    json_object_set_new(out, "unmapped", o.unmapped);
+    json_object_set_new(out, "warnings", o.warnings);
     if (json_array_size(errors) > before) {
         json_decref(out);
         return NULL;

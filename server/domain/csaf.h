@@ -1,6 +1,7 @@
-/* CSAF 2.0 security advisories (NVIDIA's bulletins) mapped to imaxe advisories: the affected and
- * fixed versions NVIDIA writes as product names ("All driver versions prior to 580.126.09") become
- * constraints in imaxe's syntax (">=580, <580.126.09"). */
+/* CSAF 2.0 security advisories (NVIDIA's bulletins) mapped to imaxe advisories: each product of
+ * the product tree is mapped to an imaxe component through reference rows (ref_nvidia_product),
+ * and the affected and fixed versions NVIDIA writes as product names ("All driver versions prior
+ * to 580.126.09") become constraints in imaxe's syntax (">=580, <580.126.09"). */
 #ifndef IMX_DOMAIN_CSAF_H
 #define IMX_DOMAIN_CSAF_H
 
@@ -16,24 +17,37 @@ bool imx_csaf_is_csaf(const json_t *doc);
 
 /* The forms a product version name takes. */
 enum imx_csaf_form {
-    IMX_CSAF_BELOW, /* "All driver versions prior to 580.126.09": < hi */
-    IMX_CSAF_UPTO,  /* "All versions up to and including 1.19.0", "1.17.3 and earlier": <= hi */
-    IMX_CSAF_SPAN,  /* "0.0  to 4.5.2", "from 2.18.1 to 2.21.5": >= lo, <= hi */
-    IMX_CSAF_EXACT, /* "580.126.09", "CUDA Toolkit 13.1", "v1.17.8": the version hi */
+    IMX_CSAF_BELOW, /* "All driver versions prior to 580.126.09": < hi (>= lo when lo is set:
+                     * "All 2.9 versions prior to 2.9.3") */
+    IMX_CSAF_UPTO,  /* "All versions up to and including 1.19.0", "1.17.3 and earlier",
+                     * "0.0  to 4.5.2": <= hi */
+    IMX_CSAF_SPAN,  /* "2.18.1 to 2.21.5", "0.0 - 2.0" from a lower bound that is not 0: >= lo,
+                     * <= hi */
+    IMX_CSAF_EXACT, /* "580.126.09", "CUDA Toolkit 13.1", "v1.17.8", "r26.03": the version hi */
     IMX_CSAF_ALL,   /* "All versions": everything */
+    IMX_CSAF_FROM,  /* "35.6.3 and newer" (a fixed product): >= hi */
+    IMX_CSAF_LIST,  /* "2.3.4 and 2.3.5": each version of list */
 };
+
+#define IMX_CSAF_LIST_MAX 8
 
 struct imx_csaf_version_form {
     enum imx_csaf_form form;
-    char lo[IMX_VER_TEXT_MAX + 1]; /* SPAN only */
-    char hi[IMX_VER_TEXT_MAX + 1]; /* every form but ALL */
+    char lo[IMX_VER_TEXT_MAX + 1]; /* SPAN; BELOW and UPTO when bounded below ("" otherwise) */
+    char hi[IMX_VER_TEXT_MAX + 1]; /* every form but ALL; LIST: the lowest */
+    char list[IMX_CSAF_LIST_MAX][IMX_VER_TEXT_MAX + 1]; /* LIST only */
+    int nlist;
+    bool qualified; /* a parenthesised qualifier was dropped: "(CDI mode only ...)" */
 };
 
-/* Parses one product version name. product (may be NULL) is the product it belongs to ("CUDA
- * Toolkit"), which some spellings repeat before the version. Case, runs of spaces, a leading "v"
- * and filler words ("all", "driver", "versions") do not matter; anything else that is not one of
- * the forms is refused rather than guessed. Versions are dotted numbers. Returns 0 with *out
- * filled, or -1. */
+/* Parses one product version name. product (may be NULL) is the product it belongs to
+ * ("NVIDIA CUDA Toolkit"), whose words some spellings repeat before the version ("CUDA Toolkit
+ * 13.1", "nvJPEG 25.03"). Case, runs of spaces, a leading "v" or "r" on a version, filler words
+ * ("all", "driver", "versions", "release"), a label ending in ':' ("JP5.x:") and a qualifier in
+ * parentheses do not matter; "12.9 Update 1" is 12.9.1 and "v1.3.0 rc16" is 1.3.0rc16. NVIDIA's
+ * vGPU spelling "580.105.08(All versions prior to and including vGPU 19.3)" is up to 580.105.08
+ * and "580.126.09(vGPU 19.4)" is 580.126.09. Anything else that is not one of the forms is
+ * refused rather than guessed. Returns 0 with *out filled, or -1. */
 int imx_csaf_parse_form(const char *text, const char *product, struct imx_csaf_version_form *out);
 
 /* What the advisory body cannot carry (yet): the bulletin's revision and its CVSS v4.0 score. */
@@ -43,24 +57,36 @@ struct imx_csaf_meta {
     double cvss_v4;          /* highest v4.0 base score of the imported CVEs; -1 when none */
 };
 
+/* The platform a product's architecture branch names: "linux" ("Linux(R580)", "All",
+ * "Windows, Linux"), "windows", "macos", "vgpu-host" (a hypervisor with vGPU), "vgpu-guest"
+ * ("Linux(R580 vGPU 19)"), "cloud-gaming", "jetson" ("Jetson Linux(36)"). Borrowed static text. */
+const char *imx_csaf_platform(const char *architecture);
+
 /* Maps a CSAF 2.0 document to an advisory body of POST /v1/advisories:
  * {"id","title","published","severity","cvss","cves","url","affected":[{"component","range",
- * "fixed"}]}. id is "NVIDIA-" + document.tracking.id for NVIDIA's bulletins (else the tracking
- * id); published the date of tracking.initial_release_date; severity aggregate_severity.text,
- * else the band of the highest score; cvss the highest CVSS v3.x base score, else v4.0; url the
- * first "self" reference, else for NVIDIA the bulletin's file in
- * github.com/NVIDIA/product-security.
+ * "fixed"}],"unmapped":[{"product","text","why"}],"warnings":[{"product","text","warning"}]}.
+ * id is "NVIDIA-" + document.tracking.id for NVIDIA's bulletins (else the tracking id);
+ * published the date of tracking.initial_release_date; severity aggregate_severity.text, else
+ * the band of the highest score; cvss the highest CVSS v3.x base score, else v4.0; url the first
+ * "self" reference, else for NVIDIA the bulletin's file in github.com/NVIDIA/product-security.
  *
- * Taken from the product tree: Linux data-centre drivers (product "Tesla" or "Data Center" under
- * an architecture "Linux(R580)": nvidia-driver, the range bounded below by the branch), the NVIDIA
- * Container Toolkit, the CUDA Toolkit, DCGM and NCCL on Linux. Windows, GeForce / RTX / Quadro,
- * vGPU guest drivers, vGPU managers and any other product are left out, as are the CVEs that
- * affect only those. Each known_affected product of a vulnerability gives one range whose fixed
- * version is the fixed product of the same branch and product, when the vulnerability lists one.
+ * map (borrowed; may be NULL: nothing maps) is ref_nvidia_product as rows {"match", "platform",
+ * "component" (null: not tracked), "branched" ("true"/"false" or a boolean), "notes"}. Each
+ * known_affected product of a vulnerability is found in it by the product field of its CPE
+ * ("cpe:tesla"), a prefix of that ("cpe-prefix:jetson") or its lower-case name ("name:..."), on
+ * the platform of its architecture (a row's own platform before "any"). A mapped product whose
+ * version name parses gives one range, and its fixed version is the lowest fixed product of the
+ * same architecture and product (and branch) in that vulnerability that is not inside the range;
+ * when every one is inside it, the range ends before the lowest (NVIDIA's "0.0 to 4.8.2" fixed
+ * in "4.8.2") and a warning says so. Every other known_affected product is listed once in
+ * unmapped, with why. "affected" may be empty: a bulletin about nothing imaxe tracks. CVEs and
+ * scores are those of the vulnerabilities with a range (all of them when none has one).
  *
- * Returns a new object, or NULL after appending {pointer, detail} errors to errors: a version
- * name not understood names the product and its branch ("Linux(R580) > Tesla"). meta (may be
- * NULL) receives the revision and the v4.0 score. */
-json_t *imx_csaf_to_advisory(const json_t *doc, json_t *errors, struct imx_csaf_meta *meta);
+ * The cost is linear in the document: product ids and products are indexed once. Returns a new
+ * object, or NULL after appending {pointer, detail} errors to errors for a document that is not
+ * a bulletin (no id, title, date or severity). meta (may be NULL) receives the revision and the
+ * v4.0 score. */
+json_t *imx_csaf_to_advisory(const json_t *doc, const json_t *map, json_t *errors,
+                             struct imx_csaf_meta *meta);
 
 #endif

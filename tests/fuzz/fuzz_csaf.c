@@ -26,8 +26,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
         }                                                                                          \
     } while (0)
 
-/* A parsed form's versions are versions, a span is ordered, and the result does not depend on
- * letter case. */
+/* A parsed form's versions are versions (a release candidate "1.3.0rc16" at most as a suffix), a
+ * span is ordered, a list names its lowest as hi, and the result does not depend on letter case. */
 static void check_form(const char *s)
 {
     struct imx_csaf_version_form f, g;
@@ -37,11 +37,18 @@ static void check_form(const char *s)
         return;
     struct imx_ver lo, hi;
     if (f.form != IMX_CSAF_ALL)
-        CHECK(imx_ver_parse(f.hi, &hi) == 0 && imx_ver_suffix(&hi)[0] == 0, s);
+        CHECK(imx_ver_parse(f.hi, &hi) == 0 &&
+                  (imx_ver_suffix(&hi)[0] == 0 || strncmp(imx_ver_suffix(&hi), "rc", 2) == 0),
+              s);
     if (f.form == IMX_CSAF_SPAN)
         CHECK(imx_ver_parse(f.lo, &lo) == 0 && imx_ver_cmp(&lo, &hi) <= 0, s);
-    else
+    else if (f.form != IMX_CSAF_BELOW)
         CHECK(f.lo[0] == '\0', s);
+    CHECK(f.form == IMX_CSAF_LIST ? f.nlist >= 2 : (f.nlist == 0 || f.form == IMX_CSAF_BELOW), s);
+    for (int i = 0; i < f.nlist; i++) {
+        struct imx_ver v;
+        CHECK(imx_ver_parse(f.list[i], &v) == 0 && imx_ver_cmp(&hi, &v) <= 0, s);
+    }
     char upper[FUZZ_INPUT_MAX + 1];
     size_t n = strlen(s);
     for (size_t i = 0; i <= n; i++)
@@ -51,8 +58,9 @@ static void check_form(const char *s)
           s);
 }
 
-/* The translator either refuses with errors or gives an advisory whose ranges name a tracked
- * component and whose fixed version, when any, is a version. */
+/* The translator never refuses a bulletin for its products: it gives an advisory whose ranges
+ * name the mapped component, parse, are not empty and do not hold their own fix, and whose
+ * products left out say why. */
 static void check_document(const char *s)
 {
     json_t *doc = json_pack(
@@ -68,9 +76,17 @@ static void check_document(const char *s)
         "f");
     if (!doc)
         return; /* not UTF-8: jansson refuses the string */
+    static json_t *map;
+    if (!map)
+        map = json_pack("[{s:s, s:s, s:s, s:s, s:s}]", "match", "name:tesla", "platform", "linux",
+                        "component", "nvidia-driver", "branched", "true", "notes", "driver");
     json_t *errors = json_array();
-    json_t *out = imx_csaf_to_advisory(doc, errors, NULL);
-    CHECK((out == NULL) == (json_array_size(errors) > 0), s);
+    json_t *out = imx_csaf_to_advisory(doc, map, errors, NULL);
+    CHECK(out != NULL && json_array_size(errors) == 0, s);
+    CHECK(json_array_size(json_object_get(out, "affected")) +
+                  json_array_size(json_object_get(out, "unmapped")) >=
+              1,
+          s);
     size_t i;
     json_t *e;
     json_array_foreach(json_object_get(out, "affected"), i, e)
@@ -80,9 +96,10 @@ static void check_document(const char *s)
         CHECK(imx_constraint_parse(json_string_value(json_object_get(e, "range")), &c, NULL, 0) ==
                   0,
               s);
+        CHECK(!imx_constraint_is_empty(&c), s);
         const char *fx = json_string_value(json_object_get(e, "fixed"));
         struct imx_ver v;
-        CHECK(!fx || imx_ver_parse(fx, &v) == 0, s);
+        CHECK(!fx || (imx_ver_parse(fx, &v) == 0 && !imx_constraint_matches(&c, &v)), s);
     }
     json_decref(out);
     json_decref(errors);
@@ -116,6 +133,18 @@ static const char *const seeds[] = {
     "CUDA Toolkit 13.1",
     "All versions",
     "580.105.08(All versions prior to and including vGPU software 19.3)",
+    "All versions prior to CUDA Toolkit 12.9 Update 1",
+    "0.0 to v1.3.0 rc16",
+    "0.0-26.05",
+    "v0 - v10.16.1",
+    "All versions prior to r26.02",
+    "All versions prior to 0.13.1 and 0.12.3",
+    "2.3.4 and 2.3.5",
+    "All versions prior to JP5.x: 35.6.2",
+    "35.6.3 and newer",
+    "All versions up to and including 1.17.7 (CDI mode only for versions prior to 1.17.5)",
+    "All 32.x versions prior to 32.7.1",
+    "12.5U1",
     "R580 U7",
     "prior to 575.57.08",
     "between 1.0 and 0.9",
@@ -124,7 +153,7 @@ static const char *const seeds[] = {
     "",
 };
 
-static const char alphabet[] = "0123456789. vVtoprialndugchT<=-()";
+static const char alphabet[] = "0123456789. vVtoprialndugchTrcxU:<=-(),";
 
 static uint64_t rng_state = 0x2545f4914f6cdd1du;
 

@@ -588,12 +588,13 @@ static void pins_advisories_compat_costs_requests(void **state)
     assert_string_equal(json_string_value(json_object_get(json_array_get(rows, 0), "id")),
                         "DSA-5999-1");
     assert_int_equal(json_integer_value(json_object_get(json_array_get(rows, 1), "status")), 201);
-    assert_non_null(strstr(r.err, "2 advisories imported, 0 already there, 0 refused"));
+    assert_non_null(strstr(r.err, "2 advisories: 2 imported, 0 revised, 0 unchanged, 0 nothing "
+                                  "imaxe tracks, 0 refused"));
     json_decref(rows);
     run_free(&r);
     r = CLI(NULL, as_admin, "advisories", "import", feed, "-o", "json");
     expect_code(&r, 0, "feed directory again");
-    assert_non_null(strstr(r.err, "0 advisories imported, 2 already there"));
+    assert_non_null(strstr(r.err, "2 advisories: 0 imported, 0 revised, 2 unchanged"));
     run_free(&r);
     char nd[700];
     snprintf(nd, sizeof nd, "%s/feed.ndjson", dir);
@@ -613,6 +614,61 @@ static void pins_advisories_compat_costs_requests(void **state)
     json_decref(rows);
     run_free(&r);
     free(usn_text);
+
+    /* A checkout of NVIDIA's feed (YEAR/ID/ID.json; the CVE-*.json beside a bulletin repeat it
+     * and are skipped): one row per bulletin with its outcome, and a summary. Run again over a
+     * newer checkout, only the bulletin with a higher tracking.version changes. */
+    static const char *const picks[][2] = { { "2025", "5561" },
+                                            { "2026", "5836" },
+                                            { "2026", "5857" } };
+    char co[1100], sub[1200], src[900], bdoc[1300];
+    snprintf(co, sizeof co, "%s/product-security", dir);
+    assert_int_equal(mkdir(co, 0700), 0);
+    for (size_t i = 0; i < sizeof picks / sizeof picks[0]; i++) {
+        snprintf(sub, sizeof sub, "%s/%s", co, picks[i][0]);
+        mkdir(sub, 0700);
+        snprintf(sub, sizeof sub, "%s/%s/%s", co, picks[i][0], picks[i][1]);
+        assert_int_equal(mkdir(sub, 0700), 0);
+        snprintf(src, sizeof src, "%s/tests/data/csaf/feed/%s/%s/%s.json",
+                 getenv("IMX_TEST_SOURCE_DIR"), picks[i][0], picks[i][1], picks[i][1]);
+        char *text = slurp(src);
+        snprintf(bdoc, sizeof bdoc, "%s/%s.json", sub, picks[i][1]);
+        write_file(bdoc, text);
+        snprintf(bdoc, sizeof bdoc, "%s/CVE-2026-0001.json", sub);
+        write_file(bdoc, text);
+        free(text);
+    }
+    r = CLI(NULL, as_admin, "advisories", "import", co, "-o", "json");
+    expect_code(&r, 0, "feed checkout import");
+    rows = out_json(&r);
+    assert_int_equal(json_array_size(rows), 3);
+    static const char *const outcomes[] = { "nothing imaxe tracks", "imported", "imported" };
+    for (size_t i = 0; i < 3; i++)
+        assert_string_equal(json_string_value(json_object_get(json_array_get(rows, i), "outcome")),
+                            outcomes[i]);
+    assert_string_equal(json_string_value(json_object_get(json_array_get(rows, 0), "source")),
+                        "2025/5561/5561.json");
+    assert_non_null(strstr(r.err, "3 advisories: 2 imported, 0 revised, 0 unchanged, 1 nothing "
+                                  "imaxe tracks, 0 refused"));
+    json_decref(rows);
+    run_free(&r);
+    /* NVIDIA revises 5857 (tracking.version 1.0.0 -> 2.0.0). */
+    snprintf(bdoc, sizeof bdoc, "%s/2026/5857/5857.json", co);
+    char *rev = slurp(bdoc);
+    char *at = strstr(rev, "\"version\":\"1.0.0\"");
+    assert_non_null(at);
+    memcpy(at + 11, "2", 1);
+    write_file(bdoc, rev);
+    free(rev);
+    r = CLI(NULL, as_admin, "advisories", "import", co, "-o", "json");
+    expect_code(&r, 0, "newer checkout");
+    assert_non_null(strstr(r.err, "3 advisories: 0 imported, 1 revised, 2 unchanged"));
+    rows = out_json(&r);
+    assert_string_equal(json_string_value(json_object_get(json_array_get(rows, 2), "outcome")),
+                        "revised");
+    json_decref(rows);
+    run_free(&r);
+
     r = CLI(NULL, NULL, "advisories", "get", "CLI-1", "-f", "severity");
     expect_code(&r, 0, "advisories get");
     assert_string_equal(r.out, "high\n");

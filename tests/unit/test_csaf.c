@@ -1,5 +1,6 @@
-/* CSAF 2.0 documents mapped to advisories: the version-name forms as a table of real spellings
- * and malformed ones, the product scope, and NVIDIA's two shared bulletins end to end. */
+/* CSAF 2.0 documents mapped to advisories: the version-name forms as a table of every spelling in
+ * NVIDIA's 2025-2026 feed and malformed ones, the product mapping product by product, NVIDIA's
+ * two shared bulletins end to end, and the whole 2025-2026 feed against its expected ranges. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -9,8 +10,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "domain/csaf.h"
+#include "domain/csv.h"
 
 #define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -21,55 +26,156 @@ static void version_names_parse_by_form(void **state)
         const char *text, *product;
         int rc;
         enum imx_csaf_form form;
-        const char *lo, *hi;
+        const char *lo, *hi, *list; /* list: the versions of a list, space-separated */
     } cases[] = {
-        /* NVIDIA's spellings, from bulletins 5747, 5850 and older ones */
-        { "All driver versions prior to 580.126.09", "Tesla", 0, IMX_CSAF_BELOW, "", "580.126.09" },
-        { "All versions prior to 1.17.8", NULL, 0, IMX_CSAF_BELOW, "", "1.17.8" },
-        { "All versions prior to CUDA Toolkit 13.1", "CUDA Toolkit", 0, IMX_CSAF_BELOW, "",
-          "13.1" },
-        { "all versions PRIOR TO 2.4.1.", NULL, 0, IMX_CSAF_BELOW, "", "2.4.1" },
-        { "Versions before 4.1.1", NULL, 0, IMX_CSAF_BELOW, "", "4.1.1" },
-        { "All versions earlier than v1.17.4", NULL, 0, IMX_CSAF_BELOW, "", "1.17.4" },
-        { "All versions up to and including 1.19.0", NULL, 0, IMX_CSAF_UPTO, "", "1.19.0" },
+        /* Every distinct spelling of a tracked product's version in NVIDIA's 2025-2026 feed
+         * (tests/data/csaf/feed; digits aside), with its product as the bulletin names it. */
+        { "All driver version prior to 570.172.08", "Tesla", 0, IMX_CSAF_BELOW, "", "570.172.08",
+          "" },
+        { "All driver versions prior to 572.13", "Tesla", 0, IMX_CSAF_BELOW, "", "572.13", "" },
+        { "All driver versions prior to 570.86.15", "Tesla", 0, IMX_CSAF_BELOW, "", "570.86.15",
+          "" },
+        { "All versions prior to 36.4",
+          "Jeton AGX Orin series (including Jetson Orin NX series, Jetson Orin Nano series)", 0,
+          IMX_CSAF_BELOW, "", "36.4", "" },
+        { "All versions prior to 24.12.00", "RAPIDS cuDF and cuML", 0, IMX_CSAF_BELOW, "",
+          "24.12.00", "" },
+        { "All versions prior to 0.13.1 and 0.12.3", "Megatron-LM", 0, IMX_CSAF_BELOW, "", "0.12.3",
+          "0.13.1 0.12.3" },
+        { "All versions prior to CUDA Toolkit 13.0", "NVIDIA CUDA Toolkit", 0, IMX_CSAF_BELOW, "",
+          "13.0", "" },
+        { "All versions prior to CUDA Toolkit 12.9 Update 1", "NVIDIA CUDA Toolkit", 0,
+          IMX_CSAF_BELOW, "", "12.9.1", "" },
+        { "All versions prior to JP5.x: 35.6.2", "NVIDIA Jetson Orin Series", 0, IMX_CSAF_BELOW, "",
+          "35.6.2", "" },
+        { "All versions prior to r25.10", "Triton Inference Server", 0, IMX_CSAF_BELOW, "", "25.10",
+          "" },
+        { "All versions prior to v1.2", "TensorRT-LLM", 0, IMX_CSAF_BELOW, "", "1.2", "" },
+        { "All versions prior to v1.2.1", "TensorRT-LLM", 0, IMX_CSAF_BELOW, "", "1.2.1", "" },
+        { "35.6",
+          "Jeton AGX Orin series (including Jetson Orin NX series, Jetson Orin Nano series)", 0,
+          IMX_CSAF_EXACT, "", "35.6", "" },
+        { "553.56(vGPU 17.5)", "Virtual GPU Manager", 0, IMX_CSAF_EXACT, "", "553.56", "" },
+        { "582.16(vGPU software 19.4)", "Guest driver", 0, IMX_CSAF_EXACT, "", "582.16", "" },
+        { "24.12.00", "RAPIDS cuDF and cuML", 0, IMX_CSAF_EXACT, "", "24.12.00", "" },
+        { "595.71.05(April 2026 Release)", "Guest driver", 0, IMX_CSAF_EXACT, "", "595.71.05", "" },
+        { "590.48.01(December 2025 Release)", "Guest driver", 0, IMX_CSAF_EXACT, "", "590.48.01",
+          "" },
+        { "570.133.20(March 2025 Release)", "Guest driver", 0, IMX_CSAF_EXACT, "", "570.133.20",
+          "" },
+        { "580.95.02(September 2025 Release)", "Virtual GPU Manager", 0, IMX_CSAF_EXACT, "",
+          "580.95.02", "" },
+        { "550.144.02(vGPU 17.5)", "Virtual GPU Manager", 0, IMX_CSAF_EXACT, "", "550.144.02", "" },
+        { "580.126.09(vGPU software 19.4)", "Guest driver", 0, IMX_CSAF_EXACT, "", "580.126.09",
+          "" },
+        { "CUDA Toolkit 12.8", "NVIDIA CUDA Toolkit", 0, IMX_CSAF_EXACT, "", "12.8", "" },
+        { "CUDA Toolkit 12.9 Update 1", "NVIDIA CUDA Toolkit", 0, IMX_CSAF_EXACT, "", "12.9.1",
+          "" },
+        { "r25.10", "Triton Inference Server", 0, IMX_CSAF_EXACT, "", "25.10", "" },
+        { "v1.2", "TensorRT-LLM", 0, IMX_CSAF_EXACT, "", "1.2", "" },
+        { "v1.2.1", "TensorRT-LLM", 0, IMX_CSAF_EXACT, "", "1.2.1", "" },
+        { "v1.3.0 rc15", "TensorRT-LLM", 0, IMX_CSAF_EXACT, "", "1.3.0rc15", "" },
+        { "35.6.3 and newer", "Jetson Xavier Series", 0, IMX_CSAF_FROM, "", "35.6.3", "" },
+        { "0.13.1 and 0.12.3", "Megatron-LM", 0, IMX_CSAF_LIST, "", "0.12.3", "0.13.1 0.12.3" },
+        { "0 to v1.0.0", "NVIDIA Dynamo", 0, IMX_CSAF_UPTO, "", "1.0.0", "" },
+        { "0.0  to 4.5.2", "DCGM", 0, IMX_CSAF_UPTO, "", "4.5.2", "" },
+        { "0.0  to v1.3.0 rc11", "TensorRT-LLM", 0, IMX_CSAF_UPTO, "", "1.3.0rc11", "" },
+        { "0.0 - 2.0", "NVIDIA DALI", 0, IMX_CSAF_UPTO, "", "2.0", "" },
+        { "0.0 to v1.3.0 rc16", "TensorRT-LLM", 0, IMX_CSAF_UPTO, "", "1.3.0rc16", "" },
+        { "572.60(All versions prior to and including vGPU 18.0)", "Virtual GPU Manager", 0,
+          IMX_CSAF_UPTO, "", "572.60", "" },
+        { "539.28(All versions prior to and including vGPU 16.10)(All versions prior to and "
+          "including vGPU 18.3)",
+          "Guest driver", 0, IMX_CSAF_UPTO, "", "539.28", "" },
+        { "573.76(All versions prior to and including vGPU software 18.5)", "Guest driver", 0,
+          IMX_CSAF_UPTO, "", "573.76", "" },
+        { "581.80(All versions prior to and including vGPU software 19.3) ", "Guest driver", 0,
+          IMX_CSAF_UPTO, "", "581.80", "" },
+        { "581.15(All versions prior to and including vGPU19.1)", "Guest driver", 0, IMX_CSAF_UPTO,
+          "", "581.15", "" },
+        { "553.20(All versions up to and including vGPU 17.4)", "Virtual GPU Manager", 0,
+          IMX_CSAF_UPTO, "", "553.20", "" },
+        { "0.0-26.05", "Triton Inference Server", 0, IMX_CSAF_UPTO, "", "26.05", "" },
+        { "35.6.2 and earlier", "Jetson Xavier Series", 0, IMX_CSAF_UPTO, "", "35.6.2", "" },
+        { "535.230.02(All versions prior to and including vGPU 16.9)", "Guest driver", 0,
+          IMX_CSAF_UPTO, "", "535.230.02", "" },
+        { "580.105.08(All versions prior to and including vGPU software 19.3)", "Guest driver", 0,
+          IMX_CSAF_UPTO, "", "580.105.08", "" },
+        { "580.82.02(All versions up to and including the August 2025 release)",
+          "Virtual GPU Manager", 0, IMX_CSAF_UPTO, "", "580.82.02", "" },
+        { "570.124.06(All versions up to and including the Feb 2025 release)", "Guest driver", 0,
+          IMX_CSAF_UPTO, "", "570.124.06", "" },
+        { "595.58.03(All versions up to and including the March 2026 release)", "Guest driver", 0,
+          IMX_CSAF_UPTO, "", "595.58.03", "" },
+        { "580.105.08(All versions up to and including the November 2025 release)", "Guest driver",
+          0, IMX_CSAF_UPTO, "", "580.105.08", "" },
+        { "550.127.06(All versions up to and including vGPU 17.4)", "Virtual GPU Manager", 0,
+          IMX_CSAF_UPTO, "", "550.127.06", "" },
+        { "All versions up to and including 1.17.0", "NVIDIA Container Toolkit", 0, IMX_CSAF_UPTO,
+          "", "1.17.0", "" },
+        { "All versions up to and including 1.17.7 (CDI mode only for versions prior to 1.17.5)",
+          "NVIDIA Container Toolkit", 0, IMX_CSAF_UPTO, "", "1.17.7", "" },
+        { "All versions up to CUDA Toolkit 12.8", "NVIDIA CUDA Toolkit", 0, IMX_CSAF_UPTO, "",
+          "12.8", "" },
+        { "v0 - v10.16.1", "TensorRT", 0, IMX_CSAF_UPTO, "", "10.16.1", "" },
+        { "Versions 0.0 to 2.7.2", "NVIDIA NeMo Framework", 0, IMX_CSAF_UPTO, "", "2.7.2", "" },
+        /* the issue's examples and older spellings */
+        { "All versions up to CUDA 12.8 Update 1", "NVIDIA CUDA Toolkit", 0, IMX_CSAF_UPTO, "",
+          "12.8.1", "" },
+        { "All versions prior to CUDA 13.0", "NVIDIA CUDA Toolkit", 0, IMX_CSAF_BELOW, "", "13.0",
+          "" },
+        { "All versions up to and including CUDA Toolkit 12.5U1", "NVIDIA CUDA Toolkit", 0,
+          IMX_CSAF_UPTO, "", "12.5.1", "" },
+        { "All 32.x versions prior to 32.7.1", "Jetson AGX Xavier series", 0, IMX_CSAF_BELOW, "32",
+          "32.7.1", "" },
+        { "All 2.9 versions prior to 2.9.3", NULL, 0, IMX_CSAF_BELOW, "2.9", "2.9.3", "" },
+        { "All versions prior 2.3.0", NULL, 0, IMX_CSAF_BELOW, "", "2.3.0", "" },
+        { "All versions before release 25.07", NULL, 0, IMX_CSAF_BELOW, "", "25.07", "" },
+        { "Release 25.07", NULL, 0, IMX_CSAF_EXACT, "", "25.07", "" },
+        { "2.3.4 and 2.3.5", NULL, 0, IMX_CSAF_LIST, "", "2.3.4", "2.3.4 2.3.5" },
+        { "2.3.5, 2.3.4 and 2.4.0", NULL, 0, IMX_CSAF_LIST, "", "2.3.4", "2.3.5 2.3.4 2.4.0" },
+        { "All driver versions prior to 580.126.09", "Tesla", 0, IMX_CSAF_BELOW, "", "580.126.09",
+          "" },
+        { "all versions PRIOR TO 2.4.1.", NULL, 0, IMX_CSAF_BELOW, "", "2.4.1", "" },
+        { "Versions before 4.1.1", NULL, 0, IMX_CSAF_BELOW, "", "4.1.1", "" },
+        { "All versions earlier than v1.17.4", NULL, 0, IMX_CSAF_BELOW, "", "1.17.4", "" },
         { "All versions up to  and including 26.3.1", "NVIDIA GPU Operator", 0, IMX_CSAF_UPTO, "",
-          "26.3.1" },
+          "26.3.1", "" },
         { "All driver versions prior to and including 535.274.02", "Tesla", 0, IMX_CSAF_UPTO, "",
-          "535.274.02" },
-        { "1.16.1 and earlier", NULL, 0, IMX_CSAF_UPTO, "", "1.16.1" },
-        { "v1.17.3 or earlier", NULL, 0, IMX_CSAF_UPTO, "", "1.17.3" },
-        { "0.0  to 4.5.2", "DCGM", 0, IMX_CSAF_SPAN, "0.0", "4.5.2" },
-        { "2.18.1 to 2.21.5", "NCCL", 0, IMX_CSAF_SPAN, "2.18.1", "2.21.5" },
-        { "From 3.1 through 3.3.5", NULL, 0, IMX_CSAF_SPAN, "3.1", "3.3.5" },
-        { "from 3.1 to 3.3.5", NULL, 0, IMX_CSAF_SPAN, "3.1", "3.3.5" },
-        { "Versions 3.1 through 3.3.5", NULL, 0, IMX_CSAF_SPAN, "3.1", "3.3.5" },
-        { "580.126.09", "Tesla", 0, IMX_CSAF_EXACT, "", "580.126.09" },
-        { "CUDA Toolkit 13.1", "CUDA Toolkit", 0, IMX_CSAF_EXACT, "", "13.1" },
-        { "Version 1.19.1", NULL, 0, IMX_CSAF_EXACT, "", "1.19.1" },
-        { "v1.17", NULL, 0, IMX_CSAF_EXACT, "", "1.17" },
-        { "\t1.19.1 ", NULL, 0, IMX_CSAF_EXACT, "", "1.19.1" },
-        { "All versions", NULL, 0, IMX_CSAF_ALL, "", "" },
+          "535.274.02", "" },
+        { "v1.17.3 or earlier", NULL, 0, IMX_CSAF_UPTO, "", "1.17.3", "" },
+        { "2.18.1 to 2.21.5", "NCCL", 0, IMX_CSAF_SPAN, "2.18.1", "2.21.5", "" },
+        { "From 3.1 through 3.3.5", NULL, 0, IMX_CSAF_SPAN, "3.1", "3.3.5", "" },
+        { "Versions 3.1 through 3.3.5", NULL, 0, IMX_CSAF_SPAN, "3.1", "3.3.5", "" },
+        { "Version 1.19.1", NULL, 0, IMX_CSAF_EXACT, "", "1.19.1", "" },
+        { "\t1.19.1 ", NULL, 0, IMX_CSAF_EXACT, "", "1.19.1", "" },
+        { "1.6.0 and later", NULL, 0, IMX_CSAF_FROM, "", "1.6.0", "" },
+        { "All versions", NULL, 0, IMX_CSAF_ALL, "", "", "" },
+        { "1.2.", NULL, 0, IMX_CSAF_EXACT, "", "1.2", "" },
         /* malformed or not understood: refused, never guessed */
-        { "", NULL, -1, IMX_CSAF_ALL, "", "" },
-        { "latest", NULL, -1, IMX_CSAF_ALL, "", "" },
-        { "All driver versions prior to", NULL, -1, IMX_CSAF_ALL, "", "" },
-        { "prior to 580.126.09 and 590.48.01", NULL, -1, IMX_CSAF_ALL, "", "" },
-        { "R580 U7", NULL, -1, IMX_CSAF_ALL, "", "" },
-        { "580.105.08(All versions prior to and including vGPU software 19.3)", NULL, -1,
-          IMX_CSAF_ALL, "", "" },
-        { "590.48.01(December 2025 Release)", NULL, -1, IMX_CSAF_ALL, "", "" },
-        { "up to 1.19.0", NULL, -1, IMX_CSAF_ALL, "", "" },
-        { "4.5.2 to 0.0", NULL, -1, IMX_CSAF_ALL, "", "" },
-        { "1..2", NULL, -1, IMX_CSAF_ALL, "", "" },
-        { "1.2.", NULL, 0, IMX_CSAF_EXACT, "", "1.2" },
-        { "1.2.3-beta", NULL, -1, IMX_CSAF_ALL, "", "" },
-        { "prior to 1.2.3.4.5.6.7", NULL, -1, IMX_CSAF_ALL, "", "" },
-        { "prior to 1234567890.1", NULL, -1, IMX_CSAF_ALL, "", "" },
+        { "", NULL, -1, IMX_CSAF_ALL, "", "", "" },
+        { "latest", NULL, -1, IMX_CSAF_ALL, "", "", "" },
+        { "All driver versions prior to", NULL, -1, IMX_CSAF_ALL, "", "", "" },
+        { "R580 U7", NULL, -1, IMX_CSAF_ALL, "", "", "" },
+        { "All versions that do not include code commit 9e95f50", NULL, -1, IMX_CSAF_ALL, "", "",
+          "" },
+        { "Any code branch that includes code commit 9e95f50", NULL, -1, IMX_CSAF_ALL, "", "", "" },
+        { "All commits on Main prior to March 11, 2026", NULL, -1, IMX_CSAF_ALL, "", "", "" },
+        { "580.105.08(All versions prior to vGPU 19.4)", NULL, -1, IMX_CSAF_ALL, "", "", "" },
+        { "NVOS 25.02.21xx,  25.02.22xx", NULL, -1, IMX_CSAF_ALL, "", "", "" },
+        { "12.28.4704 to be published by end of September", NULL, -1, IMX_CSAF_ALL, "", "", "" },
+        { "4.5.2 to 0.0", NULL, -1, IMX_CSAF_ALL, "", "", "" },
+        { "1..2", NULL, -1, IMX_CSAF_ALL, "", "", "" },
+        { "1.2.3-beta", NULL, -1, IMX_CSAF_ALL, "", "", "" },
+        { "prior to 1.2.3.4.5.6.7", NULL, -1, IMX_CSAF_ALL, "", "", "" },
+        { "prior to 1234567890.1", NULL, -1, IMX_CSAF_ALL, "", "", "" },
+        { "All 2.9 versions prior to 2.8", NULL, -1, IMX_CSAF_ALL, "", "", "" },
+        { "1.2 (unclosed", NULL, -1, IMX_CSAF_ALL, "", "", "" },
         { "versions pr\xc3\xa9"
           "c\xc3\xa9"
           "dant 1.2",
-          NULL, -1, IMX_CSAF_ALL, "", "" },
-        { "prior\nto 1.2", NULL, -1, IMX_CSAF_ALL, "", "" },
+          NULL, -1, IMX_CSAF_ALL, "", "", "" },
+        { "prior\nto 1.2", NULL, -1, IMX_CSAF_ALL, "", "", "" },
     };
     for (size_t i = 0; i < N_ELEMS(cases); i++) {
         struct imx_csaf_version_form f;
@@ -78,15 +184,48 @@ static void version_names_parse_by_form(void **state)
             fail_msg("\"%s\": rc %d, expected %d", cases[i].text, rc, cases[i].rc);
         if (rc != 0)
             continue;
+        char list[IMX_CSAF_LIST_MAX * (IMX_VER_TEXT_MAX + 1)] = "";
+        for (int k = 0; k < f.nlist; k++) {
+            size_t n = strlen(list);
+            snprintf(list + n, sizeof list - n, "%s%s", k ? " " : "", f.list[k]);
+        }
         if (f.form != cases[i].form || strcmp(f.lo, cases[i].lo) != 0 ||
-            strcmp(f.hi, cases[i].hi) != 0)
-            fail_msg("\"%s\": form %d lo \"%s\" hi \"%s\"", cases[i].text, (int)f.form, f.lo, f.hi);
+            strcmp(f.hi, cases[i].hi) != 0 || strcmp(list, cases[i].list) != 0)
+            fail_msg("\"%s\": form %d lo \"%s\" hi \"%s\" list \"%s\"", cases[i].text, (int)f.form,
+                     f.lo, f.hi, list);
     }
     assert_int_equal(imx_csaf_parse_form(NULL, NULL, &(struct imx_csaf_version_form){ 0 }), -1);
     char longer[400];
     memset(longer, '1', sizeof longer - 1);
     longer[sizeof longer - 1] = '\0';
     assert_int_equal(imx_csaf_parse_form(longer, NULL, &(struct imx_csaf_version_form){ 0 }), -1);
+}
+
+/* The platform an architecture branch names. */
+static void architectures_name_platforms(void **state)
+{
+    (void)state;
+    static const char *const cases[][2] = {
+        { "Linux(R580)", "linux" },
+        { "Windows, Linux", "linux" },
+        { "All platforms", "linux" },
+        { "DALI Backend", "linux" },
+        { "Windows(R580)", "windows" },
+        { "Windows(R580 vGPU 19)", "windows" },
+        { "Azure Local, Windows Server(R580 vGPU 19)", "windows" },
+        { "Linux(R580 vGPU 19)", "vgpu-guest" },
+        { "Ubuntu(R550 vGPU 17)", "vgpu-host" },
+        { "XenServer, VMware vSphere, Red Hat Enterprise Linux KVM, Ubuntu(vGPU 19)", "vgpu-host" },
+        { "Citrix Hypervisor, VMware vSphere, Red Hat Enterprise Linux KVM(R470)", "vgpu-host" },
+        { "Linux(R570 Gaming)", "cloud-gaming" },
+        { "Red Hat Enterprise Linux KVM, VMware vSphere(Gaming)", "cloud-gaming" },
+        { "Jetson Linux(36)", "jetson" },
+        { "macOS", "macos" },
+    };
+    for (size_t i = 0; i < N_ELEMS(cases); i++)
+        if (strcmp(imx_csaf_platform(cases[i][0]), cases[i][1]) != 0)
+            fail_msg("%s: %s, expected %s", cases[i][0], imx_csaf_platform(cases[i][0]),
+                     cases[i][1]);
 }
 
 /* A one-vulnerability document: architecture > product_version branches given as JSON. */
@@ -116,164 +255,231 @@ static json_t *doc_with(const char *branches, const char *affected, const char *
 #define ARCH(name, ...)                                                                            \
     "{\"category\":\"architecture\",\"name\":\"" name "\",\"branches\":[" __VA_ARGS__ "]}"
 
+/* A product with a CPE (its product field is what ref_nvidia_product matches). */
+#define PVC(name, cpe, version, id)                                                                \
+    "{\"category\":\"product_version\",\"name\":\"" name "\",\"product\":{\"name\":\"" version     \
+    "\",\"product_id\":\"" id                                                                      \
+    "\",\"product_identification_helper\":{\"cpe\":\"cpe:2.3:a:nvidia:" cpe                        \
+    ":*:*:*:*:*:*:*:*\"}}}"
+
+/* A small product mapping in ref_nvidia_product's shape, read as the CSV import reads it. */
+static json_t *test_map(void)
+{
+    static const char csv[] =
+        "match,platform,component,branched,notes\n"
+        "cpe:tesla,linux,nvidia-driver,true,data-centre driver\n"
+        "cpe:tesla,windows,,false,Windows driver\n"
+        "cpe:geforce,any,,false,desktop driver\n"
+        "cpe:guest_driver,vgpu-guest,vgpu-driver,true,vGPU guest\n"
+        "cpe:dcgm_exporter,any,dcgm-exporter,false,exporter\n"
+        "cpe-prefix:jetson,jetson,jetson-linux,true,Jetson Linux\n"
+        "name:tesla,linux,nvidia-driver,true,data-centre driver\n"
+        "name:nvidia container toolkit,any,nvidia-container-toolkit,false,toolkit\n"
+        "name:nvidia gpu operator,any,,false,an operator\n"
+        "name:cuda toolkit,any,cuda,false,CUDA\n"
+        "name:nvidia data center gpu manager (dcgm),any,dcgm,false,DCGM\n"
+        "name:nccl,any,nccl,false,NCCL\n"
+        "name:triton inference server,linux,triton-server,false,Triton\n"
+        "name:megatron-lm,any,megatron-lm,false,Megatron\n";
+    char err[128];
+    json_t *map = imx_csv_rows(csv, sizeof csv - 1, err, sizeof err);
+    if (!map)
+        fail_msg("test map: %s", err);
+    return map;
+}
+
+/* The translation's affected ranges as "component range fixed|..." */
+static void ranges_text(const json_t *out, char *got, size_t len)
+{
+    got[0] = '\0';
+    size_t k;
+    json_t *e;
+    json_array_foreach(json_object_get(out, "affected"), k, e)
+    {
+        const char *fx = json_string_value(json_object_get(e, "fixed"));
+        size_t n = strlen(got);
+        snprintf(got + n, len - n, "%s%s %s %s", k ? "|" : "",
+                 json_string_value(json_object_get(e, "component")),
+                 json_string_value(json_object_get(e, "range")), fx ? fx : "-");
+    }
+}
+
 static void products_map_to_components_or_are_left_out(void **state)
 {
     (void)state;
+    json_t *map = test_map();
     static const struct {
         const char *what, *branches, *affected, *fixed;
-        const char *want; /* "component range fixed" entries joined by "|"; NULL: refused */
+        const char *want;   /* "component range fixed" entries joined by "|"; "": none */
+        size_t unmapped;    /* products listed as left out */
+        const char *warned; /* a word of the one warning; NULL: none */
     } cases[] = {
-        { "Linux data-centre driver, branch from the architecture",
-          "[" ARCH("Linux(R580)", PV("Tesla", "All driver versions prior to 580.126.09",
-                                     "a") "," PV("Tesla", "580.126.09", "f")) "]",
-          "[\"a\"]", "[\"f\"]", "nvidia-driver >=580, <580.126.09 580.126.09" },
-        { "an older bulletin's combined product line names Tesla",
-          "[" ARCH("Linux(R470)", PV("GeForce, NVIDIA RTX, Quadro, NVS, Tesla",
-                                     "All driver versions prior to 470.256.02",
-                                     "a") "," PV("GeForce, NVIDIA RTX, Quadro, NVS, Tesla",
-                                                 "470.256.02", "f")) "]",
-          "[\"a\"]", "[\"f\"]", "nvidia-driver >=470, <470.256.02 470.256.02" },
-        { "the fixed product is the bare version of the same branch",
+        { "Linux data-centre driver by CPE, branch from the version",
+          "[" ARCH("Linux(R580)", PVC("Tesla", "tesla", "All driver versions prior to 580.126.09",
+                                      "a") "," PVC("Tesla", "tesla", "580.126.09", "f")) "]",
+          "[\"a\"]", "[\"f\"]", "nvidia-driver >=580, <580.126.09 580.126.09", 0, NULL },
+        { "the fixed product is the lowest fix above the range of the same branch",
           "[" ARCH("Linux(R580)",
                    PV("Tesla", "All driver versions prior to 580.126.09", "a") "," PV(
                        "Tesla", "580.95.05 to 580.105.08",
                        "s") "," PV("Tesla", "580.126.09",
                                    "f")) "," ARCH("Linux(R590)", PV("Tesla", "590.48.01", "g")) "]",
-          "[\"a\"]", "[\"g\",\"s\",\"f\"]", "nvidia-driver >=580, <580.126.09 580.126.09" },
+          "[\"a\"]", "[\"g\",\"s\",\"f\"]", "nvidia-driver >=580, <580.126.09 580.126.09", 0,
+          NULL },
         { "a first_fixed product is a fix too",
           "[" ARCH("Linux(R570)", PV("Tesla", "All driver versions prior to 570.211.01",
                                      "a") "," PV("Tesla", "570.211.01", "f")) "]",
-          "[\"a\"]", "[], \"first_fixed\": [\"f\"]",
-          "nvidia-driver >=570, <570.211.01 570.211.01" },
+          "[\"a\"]", "[], \"first_fixed\": [\"f\"]", "nvidia-driver >=570, <570.211.01 570.211.01",
+          0, NULL },
         { "up to and including, branch bound kept",
           "[" ARCH("Linux(R535)",
                    PV("Tesla", "All driver versions up to and including 535.274.02", "a")) "]",
-          "[\"a\"]", "[]", "nvidia-driver >=535, <=535.274.02 -" },
-        { "a Linux architecture without a branch: the bound's",
-          "[" ARCH("Linux",
-                   PV("NVIDIA Data Center GPU", "All versions prior to 570.211.01", "a")) "]",
-          "[\"a\"]", "[]", "nvidia-driver >=570, <570.211.01 -" },
-        { "Windows, GeForce, RTX and vGPU are left out",
-          "[" ARCH(
-              "Windows(R580)",
-              PV("Tesla", "All driver versions prior to 582.16",
-                 "w")) "," ARCH("Linux(R580)",
-                                PV("GeForce", "All driver versions prior to 580.126.09",
-                                   "g") "," PV("NVIDIA RTX PRO, RTX, Quadro",
-                                               "All driver versions prior to 580.126.09",
-                                               "q")) "," ARCH("Linux(R580 vGPU 19)",
-                                                              PV("Guest driver",
-                                                                 "580.105.08(All versions prior to "
-                                                                 "and including vGPU software "
-                                                                 "19.3)",
-                                                                 "v")) "," ARCH("Linux(R580)",
-                                                                                PV("Tesla",
-                                                                                   "All driver "
-                                                                                   "versions prior "
-                                                                                   "to 580.126.09",
-                                                                                   "t")) "]",
-          "[\"w\",\"g\",\"q\",\"v\",\"t\"]", "[]", "nvidia-driver >=580, <580.126.09 -" },
-        { "Container Toolkit, fixed paired by product",
+          "[\"a\"]", "[]", "nvidia-driver >=535, <=535.274.02 -", 0, NULL },
+        { "Windows and GeForce are left out, each listed; vGPU guest by its platform",
+          "[" ARCH("Windows(R580)",
+                   PVC("Tesla", "tesla", "All driver versions prior to 582.16",
+                       "w")) "," ARCH("Linux(R580)",
+                                      PVC("GeForce", "geforce",
+                                          "All driver versions prior to "
+                                          "580.126.09",
+                                          "g")) "," ARCH("Linux(R580 vGPU 19)",
+                                                         PVC("Guest driver", "guest_driver",
+                                                             "580.105.08(All "
+                                                             "versions prior to "
+                                                             "and including vGPU "
+                                                             "software 19.3)",
+                                                             "v")) "]",
+          "[\"w\",\"g\",\"v\"]", "[]", "vgpu-driver >=580, <=580.105.08 -", 2, NULL },
+        { "Container Toolkit mapped, GPU Operator listed as left out",
           "[" ARCH(
               "Linux",
               PV("NVIDIA Container Toolkit", "All versions up to and including 1.19.0", "c") "," PV(
                   "NVIDIA Container Toolkit", "1.19.1",
                   "cf") "," PV("NVIDIA GPU Operator", "All versions up to and including 26.3.1",
                                "o") "," PV("NVIDIA GPU Operator", "26.3.2", "of")) "]",
-          "[\"c\",\"o\"]", "[\"of\",\"cf\"]", "nvidia-container-toolkit <=1.19.0 1.19.1" },
-        { "CUDA Toolkit repeated in its version names",
-          "[" ARCH("Linux", PV("CUDA Toolkit", "All versions prior to CUDA Toolkit 13.1",
-                               "k") "," PV("CUDA Toolkit", "CUDA Toolkit 13.1", "kf")) "]",
-          "[\"k\"]", "[\"kf\"]", "cuda <13.1 13.1" },
-        { "DCGM with a double space, NCCL as a span",
+          "[\"c\",\"o\"]", "[\"of\",\"cf\"]", "nvidia-container-toolkit <=1.19.0 1.19.1", 1, NULL },
+        { "CUDA Toolkit repeated in its version names; up to X fixed in X is before X",
+          "[" ARCH("Windows, Linux", PV("CUDA Toolkit", "All versions up to CUDA Toolkit 12.8",
+                                        "k") "," PV("CUDA Toolkit", "CUDA Toolkit 12.8", "kf")) "]",
+          "[\"k\"]", "[\"kf\"]", "cuda <12.8 12.8", 0, "inside" },
+        { "DCGM from 0.0 is from the beginning, NCCL as a span",
           "[" ARCH("Linux", PV("NVIDIA Data Center GPU Manager (DCGM)", "0.0  to 4.5.2",
                                "d") "," PV("NVIDIA Data Center GPU Manager (DCGM)", "4.5.3",
                                            "df") "," PV("NCCL", "2.18.1 to 2.21.5", "n")) "]",
-          "[\"d\",\"n\"]", "[\"df\"]", "dcgm >=0.0, <=4.5.2 4.5.3|nccl >=2.18.1, <=2.21.5 -" },
+          "[\"d\",\"n\"]", "[\"df\"]", "dcgm <=4.5.2 4.5.3|nccl >=2.18.1, <=2.21.5 -", 0, NULL },
+        { "DCGM Exporter fixed inside its own range (5857): the range ends before the fix",
+          "[" ARCH("All(4.8)", PVC("DCGM Exporter", "dcgm_exporter", "0.0  to 4.8.2", "e") "," PVC(
+                                   "DCGM Exporter", "dcgm_exporter", "4.8.2", "ef")) "]",
+          "[\"e\"]", "[\"ef\"]", "dcgm-exporter <4.8.2 4.8.2", 0, "inside" },
+        { "Jetson Linux by a CPE prefix, bounded by its release line",
+          "[" ARCH("Jetson Linux(36)",
+                   PVC("Jetson Orin Series", "jetson_orin_series", "All versions prior to 36.5",
+                       "j") "," PVC("Jetson Orin Series", "jetson_orin_series", "36.5", "jf")) "]",
+          "[\"j\"]", "[\"jf\"]", "jetson-linux >=36, <36.5 36.5", 0, NULL },
+        { "Triton with r-prefixed releases on Linux; its Windows build is left out",
+          "[" ARCH("Linux",
+                   PV("Triton Inference Server", "All versions prior to r26.02", "t") "," PV(
+                       "Triton Inference Server", "r26.02",
+                       "tf")) "," ARCH("Windows", PV("Triton Inference Server", "24.11", "tw")) "]",
+          "[\"t\",\"tw\"]", "[\"tf\"]", "triton-server <26.02 26.02", 1, NULL },
+        { "several versions in one name: each release line before its fix",
+          "[" ARCH("All platforms", PV("Megatron-LM", "All versions prior to 0.13.1 and 0.12.3",
+                                       "m") "," PV("Megatron-LM", "0.13.1 and 0.12.3", "mf")) "]",
+          "[\"m\"]", "[\"mf\"]", "megatron-lm >=0.13, <0.13.1 0.13.1|megatron-lm <0.12.3 0.12.3", 0,
+          NULL },
+        { "a parenthesised condition is read without it, with a warning",
+          "[" ARCH("All", PV("NVIDIA Container Toolkit",
+                             "All versions up to and including 1.17.7 (CDI mode only for versions "
+                             "prior to 1.17.5)",
+                             "c") "," PV("NVIDIA Container Toolkit", "1.17.8", "cf")) "]",
+          "[\"c\"]", "[\"cf\"]", "nvidia-container-toolkit <=1.17.7 1.17.8", 0, "parenthesised" },
         { "plain CSAF: the version as the branch name, the product above it",
           "[{\"category\":\"product_name\",\"name\":\"NVIDIA Container Toolkit\",\"branches\":[" PV(
               "1.17.3 and earlier", "1.17.3 and earlier", "p") "]}]",
-          "[\"p\"]", "[]", "nvidia-container-toolkit <=1.17.3 -" },
-        { "a version name not understood is refused",
-          "[" ARCH("Linux(R580)", PV("Tesla", "R580 U7", "a")) "]", "[\"a\"]", "[]", NULL },
-        { "a bound off its branch is refused",
+          "[\"p\"]", "[]", "nvidia-container-toolkit <=1.17.3 -", 0, NULL },
+        { "a version name not understood: that product left out, the rest imported",
+          "[" ARCH("Linux(R580)", PV("Tesla", "R580 U7", "a") "," PV(
+                                      "Tesla", "All driver versions prior to 580.126.09", "b")) "]",
+          "[\"a\",\"b\"]", "[]", "nvidia-driver >=580, <580.126.09 -", 1, NULL },
+        { "a bound off its architecture's branch is read on its own branch, with a warning",
           "[" ARCH("Linux(R580)", PV("Tesla", "All driver versions prior to 575.57.08", "a")) "]",
-          "[\"a\"]", "[]", NULL },
-        { "nothing imaxe tracks",
-          "[" ARCH("Windows(R580)", PV("Tesla", "All driver versions prior to 582.16", "w")) "]",
-          "[\"w\"]", "[]", NULL },
+          "[\"a\"]", "[]", "nvidia-driver >=575, <575.57.08 -", 0, "branch" },
+        { "nothing imaxe tracks: stored as such, every product listed",
+          "[" ARCH("Windows(R580)",
+                   PVC("Tesla", "tesla", "All driver versions prior to 582.16",
+                       "w") "," PV("NVIDIA App", "All versions prior to 11.0", "x")) "]",
+          "[\"w\",\"x\"]", "[]", "", 2, NULL },
     };
     for (size_t i = 0; i < N_ELEMS(cases); i++) {
         json_t *d = doc_with(cases[i].branches, cases[i].affected, cases[i].fixed);
         assert_true(imx_csaf_is_csaf(d));
         json_t *errors = json_array();
         struct imx_csaf_meta meta;
-        json_t *out = imx_csaf_to_advisory(d, errors, &meta);
-        if (!cases[i].want) {
-            if (out)
-                fail_msg("%s: expected a refusal, got %s", cases[i].what, json_dumps(out, 0));
-            assert_true(json_array_size(errors) > 0);
-        } else {
-            if (!out)
-                fail_msg("%s: %s", cases[i].what, json_dumps(errors, 0));
-            char got[1024] = "";
-            size_t k;
-            json_t *e;
-            json_array_foreach(json_object_get(out, "affected"), k, e)
-            {
-                const char *fx = json_string_value(json_object_get(e, "fixed"));
-                size_t n = strlen(got);
-                snprintf(got + n, sizeof got - n, "%s%s %s %s", k ? "|" : "",
-                         json_string_value(json_object_get(e, "component")),
-                         json_string_value(json_object_get(e, "range")), fx ? fx : "-");
-            }
-            if (strcmp(got, cases[i].want) != 0)
-                fail_msg("%s: got \"%s\", expected \"%s\"", cases[i].what, got, cases[i].want);
-            assert_string_equal(json_string_value(json_object_get(out, "id")), "NVIDIA-9001");
-            assert_string_equal(json_string_value(json_object_get(out, "severity")), "medium");
-            assert_string_equal(json_string_value(json_object_get(out, "published")), "2026-02-03");
-            assert_true(json_real_value(json_object_get(out, "cvss")) == 6.1);
-            assert_string_equal(meta.version, "1.1.0");
-            assert_true(meta.cvss_v4 == 6.9);
-            json_decref(out);
+        json_t *out = imx_csaf_to_advisory(d, map, errors, &meta);
+        if (!out)
+            fail_msg("%s: %s", cases[i].what, json_dumps(errors, 0));
+        char got[1024];
+        ranges_text(out, got, sizeof got);
+        if (strcmp(got, cases[i].want) != 0)
+            fail_msg("%s: got \"%s\", expected \"%s\"", cases[i].what, got, cases[i].want);
+        json_t *un = json_object_get(out, "unmapped"), *warn = json_object_get(out, "warnings");
+        if (json_array_size(un) != cases[i].unmapped)
+            fail_msg("%s: unmapped %s", cases[i].what, json_dumps(un, 0));
+        for (size_t k = 0; k < json_array_size(un); k++) {
+            json_t *u = json_array_get(un, k);
+            assert_non_null(json_string_value(json_object_get(u, "product")));
+            assert_non_null(json_string_value(json_object_get(u, "text")));
+            assert_true(strlen(json_string_value(json_object_get(u, "why"))) > 10);
         }
+        if (cases[i].warned) {
+            const char *w = json_string_value(json_object_get(json_array_get(warn, 0), "warning"));
+            if (json_array_size(warn) != 1 || !strstr(w, cases[i].warned))
+                fail_msg("%s: warnings %s", cases[i].what, json_dumps(warn, 0));
+        } else if (json_array_size(warn) != 0) {
+            fail_msg("%s: unexpected warnings %s", cases[i].what, json_dumps(warn, 0));
+        }
+        assert_int_equal(json_array_size(errors), 0);
+        assert_string_equal(json_string_value(json_object_get(out, "id")), "NVIDIA-9001");
+        assert_string_equal(json_string_value(json_object_get(out, "severity")), "medium");
+        assert_string_equal(json_string_value(json_object_get(out, "published")), "2026-02-03");
+        assert_true(json_real_value(json_object_get(out, "cvss")) == 6.1);
+        assert_string_equal(meta.version, "1.1.0");
+        assert_true(meta.cvss_v4 == 6.9);
+        json_decref(out);
         json_decref(errors);
         json_decref(d);
     }
+    json_decref(map);
 }
 
-/* The refusal names the product and its branch, and points at its version name. */
-static void refusals_name_the_product(void **state)
+/* A document that is not a bulletin is refused whole; without a map nothing maps. */
+static void refusals_are_for_documents_only(void **state)
 {
     (void)state;
-    json_t *d = doc_with("[" ARCH("Linux(R580)", PV("Tesla", "R580 U7", "a")) "]", "[\"a\"]", "[]");
-    json_t *errors = json_array();
-    assert_null(imx_csaf_to_advisory(d, errors, NULL));
-    assert_int_equal(json_array_size(errors), 1);
-    json_t *e = json_array_get(errors, 0);
-    const char *detail = json_string_value(json_object_get(e, "detail"));
-    assert_non_null(strstr(detail, "Linux(R580) > Tesla"));
-    assert_non_null(strstr(detail, "R580 U7"));
-    assert_string_equal(json_string_value(json_object_get(e, "pointer")),
-                        "/product_tree/branches/0/branches/0/branches/0/product/name");
-    json_decref(errors);
-    json_decref(d);
-
     json_t *bad = json_loads("{\"document\":{\"csaf_version\":\"2.0\"}}", 0, NULL);
-    errors = json_array();
-    assert_null(imx_csaf_to_advisory(bad, errors, NULL));
+    json_t *errors = json_array();
+    assert_null(imx_csaf_to_advisory(bad, NULL, errors, NULL));
     assert_true(json_array_size(errors) >= 3); /* tracking id, title, release date, ... */
     json_decref(errors);
     json_decref(bad);
+    json_t *d = doc_with("[" ARCH("Linux(R580)", PV("Tesla", "R580 U7", "a")) "]", "[\"a\"]", "[]");
+    errors = json_array();
+    json_t *out = imx_csaf_to_advisory(d, NULL, errors, NULL);
+    assert_non_null(out);
+    assert_int_equal(json_array_size(json_object_get(out, "affected")), 0);
+    json_t *u = json_array_get(json_object_get(out, "unmapped"), 0);
+    assert_string_equal(json_string_value(json_object_get(u, "product")), "Linux(R580) > Tesla");
+    assert_string_equal(json_string_value(json_object_get(u, "text")), "R580 U7");
+    json_decref(out);
+    json_decref(errors);
+    json_decref(d);
     json_t *osv = json_loads("{\"schema_version\":\"1.6.0\"}", 0, NULL);
     assert_false(imx_csaf_is_csaf(osv));
     json_decref(osv);
 }
 
-static json_t *load_shared(const char *name)
+static json_t *load_path(const char *path)
 {
-    char path[1024];
-    snprintf(path, sizeof path, "%s/tests/data/csaf/%s", IMX_SOURCE_DIR, name);
     json_error_t err;
     json_t *d = json_load_file(path, 0, &err);
     if (!d)
@@ -281,13 +487,39 @@ static json_t *load_shared(const char *name)
     return d;
 }
 
+static json_t *load_shared(const char *name)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/tests/data/csaf/%s", IMX_SOURCE_DIR, name);
+    return load_path(path);
+}
+
+/* The product mapping imaxe ships (tools/reference/nvidia_products.csv, migration 0101). */
+static json_t *shipped_map(void)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/tools/reference/nvidia_products.csv", IMX_SOURCE_DIR);
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        fail_msg("%s: cannot open", path);
+    static char text[1 << 16];
+    size_t n = fread(text, 1, sizeof text, f);
+    fclose(f);
+    char err[128];
+    json_t *map = imx_csv_rows(text, n, err, sizeof err);
+    if (!map)
+        fail_msg("%s: %s", path, err);
+    return map;
+}
+
 static void nvidias_bulletins_translate(void **state)
 {
     (void)state;
+    json_t *map = shipped_map();
     json_t *d = load_shared("nvidia-5747.csaf.json");
     json_t *errors = json_array();
     struct imx_csaf_meta meta;
-    json_t *out = imx_csaf_to_advisory(d, errors, &meta);
+    json_t *out = imx_csaf_to_advisory(d, map, errors, &meta);
     if (!out)
         fail_msg("5747: %s", json_dumps(errors, 0));
     assert_string_equal(json_string_value(json_object_get(out, "id")), "NVIDIA-5747");
@@ -295,60 +527,250 @@ static void nvidias_bulletins_translate(void **state)
                         "Security Bulletin: GPU Display Driver - January 2026");
     assert_string_equal(json_string_value(json_object_get(out, "published")), "2026-01-28");
     assert_string_equal(json_string_value(json_object_get(out, "severity")), "high");
-    assert_true(json_real_value(json_object_get(out, "cvss")) == 7.8);
     assert_string_equal(json_string_value(json_object_get(out, "url")),
                         "https://github.com/NVIDIA/product-security/blob/main/2026/5747/5747.json");
-    /* Only the two CVEs with Linux data-centre driver fixes. */
-    json_t *cves = json_object_get(out, "cves");
-    assert_int_equal(json_array_size(cves), 2);
-    assert_string_equal(json_string_value(json_array_get(cves, 0)), "CVE-2025-33219");
-    assert_string_equal(json_string_value(json_array_get(cves, 1)), "CVE-2025-33220");
-    static const char *const want[][2] = {
-        { ">=590, <590.48.01", "590.48.01" },
-        { ">=580, <580.126.09", "580.126.09" },
-        { ">=570, <570.211.01", "570.211.01" },
-        { ">=535, <535.288.01", "535.288.01" },
+    static const char *const want[][3] = {
+        { "nvidia-driver", ">=590, <590.48.01", "590.48.01" },
+        { "nvidia-driver", ">=580, <580.126.09", "580.126.09" },
+        { "nvidia-driver", ">=570, <570.211.01", "570.211.01" },
+        { "nvidia-driver", ">=535, <535.288.01", "535.288.01" },
+        { "vgpu-driver", ">=580, <=580.105.08", "580.126.09" },
+        { "vgpu-driver", ">=570, <=570.195.03", "570.211.01" },
+        { "vgpu-driver", ">=535, <=535.274.02", "535.288.01" },
+        { "vgpu-manager", ">=580, <=580.105.06", "580.129.08" },
+        { "vgpu-manager", ">=570, <=570.195.02", "570.211.01" },
+        { "vgpu-manager", ">=535, <=535.274.03", "535.288.01" },
     };
     json_t *aff = json_object_get(out, "affected");
-    assert_int_equal(json_array_size(aff), N_ELEMS(want));
     for (size_t i = 0; i < N_ELEMS(want); i++) {
-        json_t *e = json_array_get(aff, i);
-        assert_string_equal(json_string_value(json_object_get(e, "component")), "nvidia-driver");
-        assert_string_equal(json_string_value(json_object_get(e, "range")), want[i][0]);
-        assert_string_equal(json_string_value(json_object_get(e, "fixed")), want[i][1]);
+        bool found = false;
+        size_t k;
+        json_t *e;
+        json_array_foreach(aff, k, e)
+        {
+            found = found ||
+                    (strcmp(json_string_value(json_object_get(e, "component")), want[i][0]) == 0 &&
+                     strcmp(json_string_value(json_object_get(e, "range")), want[i][1]) == 0 &&
+                     strcmp(json_string_value(json_object_get(e, "fixed")), want[i][2]) == 0);
+        }
+        if (!found)
+            fail_msg("5747: no %s %s fixed %s in %s", want[i][0], want[i][1], want[i][2],
+                     json_dumps(aff, 0));
     }
+    assert_int_equal(json_array_size(aff), N_ELEMS(want));
+    assert_true(json_array_size(json_object_get(out, "unmapped")) > 0); /* Windows, GeForce */
     assert_string_equal(meta.tracking_id, "5747");
     assert_string_equal(meta.version, "1.0.0");
-    assert_true(meta.cvss_v4 < 0);
     json_decref(out);
     json_decref(d);
 
     d = load_shared("nvidia-5850.csaf.json");
-    out = imx_csaf_to_advisory(d, errors, NULL);
+    out = imx_csaf_to_advisory(d, map, errors, NULL);
     if (!out)
         fail_msg("5850: %s", json_dumps(errors, 0));
     assert_string_equal(json_string_value(json_object_get(out, "id")), "NVIDIA-5850");
     assert_true(json_real_value(json_object_get(out, "cvss")) == 8.5);
-    aff = json_object_get(out, "affected");
-    assert_int_equal(json_array_size(aff), 1);
-    json_t *e = json_array_get(aff, 0);
-    assert_string_equal(json_string_value(json_object_get(e, "component")),
-                        "nvidia-container-toolkit");
-    assert_string_equal(json_string_value(json_object_get(e, "range")), "<=1.19.0");
-    assert_string_equal(json_string_value(json_object_get(e, "fixed")), "1.19.1");
+    char got[512];
+    ranges_text(out, got, sizeof got);
+    assert_string_equal(got, "nvidia-container-toolkit <=1.19.0 1.19.1");
     assert_int_equal(json_array_size(errors), 0);
     json_decref(out);
     json_decref(errors);
     json_decref(d);
+    json_decref(map);
+}
+
+/* The translation is linear in the document: product ids and products are indexed once, so a
+ * vulnerability listing thousands of affected and fixed products costs no more than reading
+ * them (the quadratic known_affected x fixed x products lookup would take minutes here). */
+static void cost_is_linear_in_the_document(void **state)
+{
+    (void)state;
+    enum { N = 2000 };
+    json_t *map = test_map();
+    json_t *archs = json_array(), *known = json_array(), *fixed = json_array();
+    for (int i = 0; i < N; i++) {
+        char arch[64], a[32], f[32], av[96], fv[32];
+        snprintf(arch, sizeof arch, "Linux(R580) pool %d", i);
+        snprintf(a, sizeof a, "a%d", i);
+        snprintf(f, sizeof f, "f%d", i);
+        snprintf(av, sizeof av, "All driver versions prior to 580.%d.01", i + 1);
+        snprintf(fv, sizeof fv, "580.%d.01", i + 1);
+        json_array_append_new(
+            archs, json_pack("{s:s, s:s, s:[{s:s, s:s, s:{s:s, s:s}}, {s:s, s:s, s:{s:s, s:s}}]}",
+                             "category", "architecture", "name", arch, "branches", "category",
+                             "product_version", "name", "Tesla", "product", "name", av,
+                             "product_id", a, "category", "product_version", "name", "Tesla",
+                             "product", "name", fv, "product_id", f));
+        json_array_append_new(known, json_string(a));
+        json_array_append_new(fixed, json_string(f));
+    }
+    json_t *d = json_pack(
+        "{s:{s:s, s:s, s:{s:s}, s:{s:s}, s:{s:s, s:s, s:s}}, s:{s:[{s:s, s:s, s:o}]},"
+        " s:[{s:s, s:{s:o, s:o}}]}",
+        "document", "csaf_version", "2.0", "title", "Many", "publisher", "name", "NVIDIA",
+        "aggregate_severity", "text", "HIGH", "tracking", "id", "9002", "version", "1.0.0",
+        "initial_release_date", "2026-02-03T00:00:00Z", "product_tree", "branches", "category",
+        "vendor", "name", "NVIDIA", "branches", archs, "vulnerabilities", "cve", "CVE-2026-0002",
+        "product_status", "known_affected", known, "fixed", fixed);
+    assert_non_null(d);
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    json_t *errors = json_array();
+    json_t *out = imx_csaf_to_advisory(d, map, errors, NULL);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    assert_non_null(out);
+    double s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+    print_message("%d affected and %d fixed products in %.3f s\n", N, N, s);
+    assert_true(s < 5.0); /* about 40 ms of work alone; the machine may be shared */
+    /* each range found its own fix, up to the advisory's limit of ranges */
+    json_t *e = json_array_get(json_object_get(out, "affected"), 9);
+    assert_string_equal(json_string_value(json_object_get(e, "range")), ">=580, <580.10.01");
+    assert_string_equal(json_string_value(json_object_get(e, "fixed")), "580.10.01");
+    assert_int_equal(json_array_size(json_object_get(out, "affected")), 256);
+    json_decref(out);
+    json_decref(errors);
+    json_decref(d);
+    json_decref(map);
+}
+
+/* ---- the whole 2025-2026 feed (tests/data/csaf/feed, tools/csaf_corpus.py) ---- */
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The feed's bulletin files, YEAR/ID/ID.json, sorted; new strings in out. */
+static size_t feed_files(const char *root, char **out, size_t max)
+{
+    size_t n = 0;
+    DIR *years = opendir(root);
+    if (!years)
+        fail_msg("%s: cannot open", root);
+    struct dirent *y;
+    while ((y = readdir(years)) != NULL) {
+        if (y->d_name[0] == '.' || strlen(y->d_name) != 4)
+            continue;
+        char ydir[1400];
+        if (snprintf(ydir, sizeof ydir, "%s/%s", root, y->d_name) >= (int)sizeof ydir)
+            continue;
+        DIR *ids = opendir(ydir);
+        struct dirent *b;
+        while (ids && (b = readdir(ids)) != NULL && n < max) {
+            if (b->d_name[0] == '.')
+                continue;
+            char path[2048];
+            if (snprintf(path, sizeof path, "%s/%s/%s.json", ydir, b->d_name, b->d_name) >=
+                (int)sizeof path)
+                continue;
+            if (access(path, R_OK) == 0)
+                out[n++] = strdup(path);
+        }
+        if (ids)
+            closedir(ids);
+    }
+    closedir(years);
+    qsort(out, n, sizeof *out, by_name);
+    return n;
+}
+
+/* Every bulletin of the feed either imports with the ranges tests/data/csaf/feed/expected.txt
+ * names, or is "nothing imaxe tracks" with the reason it states (its first product left out).
+ * IMX_CSAF_EXPECTED=write rewrites the file from what the translation gives, to be reviewed. */
+static void the_feed_imports_bulletin_by_bulletin(void **state)
+{
+    (void)state;
+    json_t *map = shipped_map();
+    char root[1024], expected_path[1100];
+    snprintf(root, sizeof root, "%s/tests/data/csaf/feed", IMX_SOURCE_DIR);
+    snprintf(expected_path, sizeof expected_path, "%s/expected.txt", root);
+    char *files[400];
+    size_t n = feed_files(root, files, N_ELEMS(files));
+    assert_true(n >= 115);
+    size_t cap = 1 << 20, len = 0, imported = 0;
+    char *got = malloc(cap);
+    assert_non_null(got);
+    got[0] = '\0';
+    for (size_t i = 0; i < n; i++) {
+        json_t *d = load_path(files[i]);
+        json_t *errors = json_array();
+        json_t *out = imx_csaf_to_advisory(d, map, errors, NULL);
+        if (!out)
+            fail_msg("%s: %s", files[i], json_dumps(errors, 0));
+        const char *id = json_string_value(json_object_get(out, "id"));
+        json_t *aff = json_object_get(out, "affected");
+        if (json_array_size(aff) > 0) {
+            imported++;
+            len += (size_t)snprintf(got + len, cap - len, "%s imported\n", id);
+            size_t k;
+            json_t *e;
+            json_array_foreach(aff, k, e)
+            {
+                const char *fx = json_string_value(json_object_get(e, "fixed"));
+                len +=
+                    (size_t)snprintf(got + len, cap - len, "  %s %s fixed %s\n",
+                                     json_string_value(json_object_get(e, "component")),
+                                     json_string_value(json_object_get(e, "range")), fx ? fx : "-");
+            }
+        } else {
+            json_t *u = json_array_get(json_object_get(out, "unmapped"), 0);
+            const char *why = json_string_value(json_object_get(u, "why"));
+            if (!why)
+                fail_msg("%s: nothing imported and no reason", id);
+            len += (size_t)snprintf(got + len, cap - len, "%s nothing imaxe tracks: %s: %s\n", id,
+                                    json_string_value(json_object_get(u, "product")), why);
+        }
+        assert_true(len < cap - 1024);
+        json_decref(out);
+        json_decref(errors);
+        json_decref(d);
+        free(files[i]);
+    }
+    const char *mode = getenv("IMX_CSAF_EXPECTED");
+    if (mode && strcmp(mode, "write") == 0) {
+        FILE *f = fopen(expected_path, "wb");
+        assert_non_null(f);
+        fwrite(got, 1, len, f);
+        fclose(f);
+    }
+    FILE *f = fopen(expected_path, "rb");
+    if (!f)
+        fail_msg("%s: cannot open (IMX_CSAF_EXPECTED=write makes it)", expected_path);
+    char *want = malloc(cap);
+    assert_non_null(want);
+    size_t wl = fread(want, 1, cap - 1, f);
+    fclose(f);
+    want[wl] = '\0';
+    if (strcmp(got, want) != 0) {
+        /* the first line that differs */
+        size_t at = 0, line = 1;
+        while (got[at] && got[at] == want[at]) {
+            line += got[at] == '\n';
+            at++;
+        }
+        while (at > 0 && got[at - 1] != '\n')
+            at--;
+        fail_msg("expected.txt differs at line %zu:\n got:  %.200s\n want: %.200s", line, got + at,
+                 want + at);
+    }
+    print_message("%zu of %zu bulletins import; the rest track nothing imaxe carries\n", imported,
+                  n);
+    free(got);
+    free(want);
+    json_decref(map);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(version_names_parse_by_form),
+        cmocka_unit_test(architectures_name_platforms),
         cmocka_unit_test(products_map_to_components_or_are_left_out),
-        cmocka_unit_test(refusals_name_the_product),
+        cmocka_unit_test(refusals_are_for_documents_only),
         cmocka_unit_test(nvidias_bulletins_translate),
+        cmocka_unit_test(cost_is_linear_in_the_document),
+        cmocka_unit_test(the_feed_imports_bulletin_by_bulletin),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

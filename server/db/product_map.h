@@ -1,0 +1,13 @@
+/* NVIDIA's products -> imaxe components (ref_nvidia_product), read for a CSAF import. */
+#ifndef IMX_DB_PRODUCT_MAP_H
+#define IMX_DB_PRODUCT_MAP_H
+
+#include "db/pool.h"
+#include "db/status.h"
+
+/* The rows of ref_nvidia_product as one JSON text, new (free() it) in *json:
+ * [{"match", "platform", "component" (null: not tracked), "branched", "notes"}], the shape
+ * imx_csaf_to_advisory() reads. */
+enum imx_db_status imx_db_product_map(struct imx_db_conn *c, char **json);
+
+#endif

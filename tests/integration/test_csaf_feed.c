@@ -1,0 +1,258 @@
+/* NVIDIA's real bulletins of 2025-2026 (tests/data/csaf/feed) against the real server, for the
+ * components the product mapping added: images carrying triton-server, tensorrt, nemo,
+ * jetson-linux and the vGPU guest driver are marked by the matching bulletin with the right
+ * fixed_by, and the team pinned to each gets exactly one patch.available, delivered to a Node
+ * receiver that verifies its signature. A bulletin about nothing imaxe tracks is stored as such:
+ * no ranges, its products listed as unmapped, no event. */
+#include "harness.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static struct imx_srv srv;
+static char db[1024];
+static char admin[4096], pub[4096];
+static struct imx_rcv rcv;
+
+static struct imx_res call(const char *token, const char *method, const char *path,
+                           const char *body, long status)
+{
+    struct imx_res res;
+    assert_int_equal(imx_t_http_as(&srv, token, method, path, body, &res), 0);
+    if (res.status != status)
+        fail_msg("%s %s: expected %ld, got %ld: %s", method, path, status, res.status, res.body);
+    return res;
+}
+
+static long long call_id(const char *token, const char *method, const char *path, const char *body,
+                         long status)
+{
+    struct imx_res res = call(token, method, path, body, status);
+    long long id = json_integer_value(json_object_get(res.json, "id"));
+    imx_t_res_free(&res);
+    return id;
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    if (imx_t_receiver_init(&rcv, "csaf_feed") != 0 || imx_t_receiver_start(&rcv) != 0)
+        return -1;
+    char allow[64];
+    const char *env[IMX_T_RECEIVER_ENV_MAX];
+    static const char *const extra[] = { "IMAXE_WEBHOOK_TIMEOUT_MS=3000", "IMAXE_WEBHOOK_WORKERS=2",
+                                         "IMAXE_SHUTDOWN_TIMEOUT_S=3", NULL };
+    imx_t_receiver_env(&rcv, extra, env, allow);
+    if (imx_t_server_up(&srv, "csaf_feed", env, db, sizeof db, admin, sizeof admin) != 0)
+        return -1;
+    return imx_t_user(&srv, admin, "catalog", "pub@cat.test", "publisher", pub, sizeof pub);
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    imx_t_receiver_stop(&rcv);
+    return imx_t_server_stop(&srv, SIGTERM, 15) == 0 ? 0 : -1;
+}
+
+/* A bulletin of the feed as the body of POST /v1/advisories (new). */
+static char *bulletin(const char *year, const char *id)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/tests/data/csaf/feed/%s/%s/%s.json",
+             getenv("IMX_TEST_SOURCE_DIR"), year, id, id);
+    json_error_t err;
+    json_t *d = json_load_file(path, 0, &err);
+    if (!d)
+        fail_msg("%s: %s", path, err.text);
+    char *text = json_dumps(d, JSON_COMPACT);
+    json_decref(d);
+    assert_non_null(text);
+    return text;
+}
+
+/* Publishes family/version (team catalog) carrying component at version. */
+static long long publish(const char *family, const char *version, const char *component,
+                         const char *cversion)
+{
+    json_t *m = json_pack("{s:s, s:s, s:s, s:s, s:s, s:{s:s, s:s}, s:s, s:[{s:s, s:s}],"
+                          " s:[{s:s, s:s}], s:[s]}",
+                          "team", "catalog", "family", family, "version", version, "provider",
+                          "oci-container", "architecture", "x86_64", "os", "name", "ubuntu",
+                          "version", "24.04", "layer", "model", "artifacts", "region", "us-east-1",
+                          "id", "nvcr.io/nvidia/example:1", "components", "name", component,
+                          "version", cversion, "gpus", "H100");
+    char *text = json_dumps(m, JSON_COMPACT);
+    json_decref(m);
+    long long id = call_id(pub, "POST", "/v1/images", text, 201);
+    free(text);
+    assert_true(id > 0);
+    return id;
+}
+
+/* The patch.available events path received (parsed bodies, new), once at least n came. */
+static json_t *received(const char *path, size_t n)
+{
+    for (int attempt = 0; attempt < 150; attempt++) {
+        json_t *all = json_array(), *log = imx_t_receiver_log(&rcv, path), *e;
+        size_t i;
+        json_array_foreach(log, i, e)
+        {
+            assert_true(json_is_true(json_array_get(json_object_get(e, "verified"), 0)));
+            json_t *body = json_loads(json_string_value(json_object_get(e, "body")), 0, NULL);
+            assert_non_null(body);
+            if (strcmp(json_string_value(json_object_get(body, "type")), "patch.available") == 0)
+                json_array_append_new(all, body);
+            else
+                json_decref(body);
+        }
+        json_decref(log);
+        if (json_array_size(all) >= n)
+            return all;
+        json_decref(all);
+        imx_t_sleep_ms(100);
+    }
+    fail_msg("%s: fewer than %zu patch.available events", path, n);
+    return NULL;
+}
+
+static const struct family {
+    const char *component, *year, *bulletin; /* the real bulletin that names it */
+    const char *old, *fixed;                 /* an affected version, the fix */
+    const char *range;                       /* the range the bulletin gives it */
+} families[] = {
+    { "triton-server", "2026", "5860", "26.01", "26.03", "<=26.02" },
+    { "tensorrt", "2026", "5836", "10.13.3", "10.16.1", "<10.16.1" },
+    { "nemo", "2026", "5839", "2.6.2", "2.7.3", "<=2.7.2" },
+    { "jetson-linux", "2026", "5797", "36.4.4", "36.5", ">=36, <36.5" },
+    { "vgpu-driver", "2026", "5821", "580.105.08", "580.159.03", ">=580, <=580.126.09" },
+};
+
+static void each_new_component_is_marked_by_its_bulletin_and_its_pin_hears_once(void **state)
+{
+    (void)state;
+    for (size_t f = 0; f < sizeof families / sizeof families[0]; f++) {
+        const struct family *F = &families[f];
+        char family[64], team[32], email[64], token[4096], body[1024], path[128];
+        snprintf(family, sizeof family, "feed-%s", F->component);
+        snprintf(team, sizeof team, "team-%zu", f);
+        snprintf(email, sizeof email, "t%zu@feed.test", f);
+        assert_int_equal(imx_t_user(&srv, admin, team, email, "admin", token, sizeof token), 0);
+
+        long long old = publish(family, "1", F->component, F->old);
+        long long fix = publish(family, "2", F->component, F->fixed);
+        snprintf(body, sizeof body,
+                 "{\"team\":\"%s\",\"url\":\"http://127.0.0.1:%u/%s\","
+                 "\"events\":[\"patch.available\"]}",
+                 team, rcv.port, F->component);
+        struct imx_res res = call(token, "POST", "/v1/webhooks", body, 201);
+        char ctl[256];
+        snprintf(ctl, sizeof ctl, "{\"secrets\": {\"/%s\": [\"%s\"]}}", F->component,
+                 json_string_value(json_object_get(res.json, "secret")));
+        imx_t_res_free(&res);
+        imx_t_receiver_control(&rcv, ctl);
+        snprintf(body, sizeof body, "{\"team\":\"%s\",\"name\":\"prod\",\"image\":%lld}", team,
+                 old);
+        long long pin = call_id(token, "POST", "/v1/pins", body, 201);
+
+        char *doc = bulletin(F->year, F->bulletin);
+        res = call(admin, "POST", "/v1/advisories", doc, 201);
+        free(doc);
+        char adv_id[32];
+        snprintf(adv_id, sizeof adv_id, "NVIDIA-%s", F->bulletin);
+        assert_string_equal(json_string_value(json_object_get(res.json, "id")), adv_id);
+        bool found = false;
+        size_t i;
+        json_t *e;
+        json_array_foreach(json_object_get(res.json, "affected"), i, e)
+        {
+            found =
+                found ||
+                (strcmp(json_string_value(json_object_get(e, "component")), F->component) == 0 &&
+                 strcmp(json_string_value(json_object_get(e, "range")), F->range) == 0 &&
+                 strcmp(json_string_value(json_object_get(e, "fixed")), F->fixed) == 0);
+        }
+        if (!found)
+            fail_msg("%s: no %s %s fixed %s in %s", adv_id, F->component, F->range, F->fixed,
+                     res.body);
+        imx_t_res_free(&res);
+
+        /* The affected image names its fix; the fix is ok. */
+        snprintf(path, sizeof path, "/v1/images/%lld/patch", old);
+        res = call(pub, "GET", path, NULL, 200);
+        assert_string_equal(json_string_value(json_object_get(res.json, "status")),
+                            "patch_available");
+        json_t *a = json_array_get(json_object_get(res.json, "advisories"), 0);
+        assert_string_equal(json_string_value(json_object_get(a, "id")), adv_id);
+        assert_int_equal(json_integer_value(json_object_get(json_object_get(a, "fixed_by"), "id")),
+                         fix);
+        imx_t_res_free(&res);
+        snprintf(path, sizeof path, "/v1/images/%lld/patch", fix);
+        res = call(pub, "GET", path, NULL, 200);
+        assert_string_equal(json_string_value(json_object_get(res.json, "status")), "ok");
+        imx_t_res_free(&res);
+
+        /* One patch.available to the pinned team, for this pin, advisory and fix. */
+        snprintf(path, sizeof path, "/%s", F->component);
+        json_t *evs = received(path, 1);
+        imx_t_sleep_ms(300); /* a second one would have come by now */
+        json_decref(evs);
+        evs = received(path, 1);
+        assert_int_equal(json_array_size(evs), 1);
+        json_t *d = json_object_get(json_array_get(evs, 0), "data");
+        assert_string_equal(json_string_value(json_object_get(d, "kind")), "pin");
+        assert_string_equal(json_string_value(json_object_get(d, "team")), team);
+        assert_int_equal(json_integer_value(json_object_get(json_object_get(d, "pin"), "id")), pin);
+        assert_int_equal(json_integer_value(json_object_get(json_object_get(d, "fixed_by"), "id")),
+                         fix);
+        assert_string_equal(json_string_value(json_object_get(
+                                json_array_get(json_object_get(d, "advisories"), 0), "id")),
+                            adv_id);
+        json_decref(evs);
+    }
+}
+
+static void a_bulletin_about_nothing_imaxe_tracks_is_kept_as_such(void **state)
+{
+    (void)state;
+    char *doc = bulletin("2025", "5561"); /* Hopper HGX 8-GPU HMC firmware */
+    struct imx_res res = call(admin, "POST", "/v1/advisories", doc, 201);
+    free(doc);
+    assert_int_equal(json_array_size(json_object_get(res.json, "affected")), 0);
+    json_t *u = json_array_get(json_object_get(res.json, "unmapped"), 0);
+    assert_non_null(strstr(json_string_value(json_object_get(u, "why")), "hopper_hgx_8gpu"));
+    assert_int_equal(json_integer_value(json_object_get(res.json, "affected_images")), 0);
+    imx_t_res_free(&res);
+    /* kept with the advisory, and announced to no one */
+    res = call(pub, "GET", "/v1/advisories/NVIDIA-5561", NULL, 200);
+    assert_true(json_array_size(json_object_get(res.json, "unmapped")) > 0);
+    imx_t_res_free(&res);
+    /* an admin may still revise what it says, its (absent) ranges kept */
+    struct imx_res rv;
+    char auth[4200];
+    snprintf(auth, sizeof auth, "Authorization: Bearer %s", admin);
+    const char *hdr[] = { auth, "Content-Type: application/json", "If-Match: \"r1\"", NULL };
+    assert_int_equal(
+        imx_t_http(&srv, "PATCH", "/v1/advisories/NVIDIA-5561", hdr, "{\"severity\":\"low\"}", &rv),
+        0);
+    if (rv.status != 200)
+        fail_msg("PATCH NVIDIA-5561: %ld %s", rv.status, rv.body);
+    assert_string_equal(json_string_value(json_object_get(rv.json, "severity")), "low");
+    assert_true(json_array_size(json_object_get(rv.json, "unmapped")) > 0);
+    imx_t_res_free(&rv);
+    char *n = imx_t_sql(db, "SELECT count(*) FROM webhook_events WHERE type = 'advisory.published'"
+                            " AND body LIKE '%NVIDIA-5561%'");
+    assert_string_equal(n, "0");
+    free(n);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(each_new_component_is_marked_by_its_bulletin_and_its_pin_hears_once),
+        cmocka_unit_test(a_bulletin_about_nothing_imaxe_tracks_is_kept_as_such),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
