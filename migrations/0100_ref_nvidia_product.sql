@@ -27,7 +27,7 @@ CREATE TRIGGER ref_nvidia_product_generation AFTER INSERT OR UPDATE OR DELETE OR
   ON ref_nvidia_product FOR EACH STATEMENT EXECUTE FUNCTION imx_ref_generation_bump();
 
 -- The reference import's table list (imx_ref_table_ok, imx_ref_import_order) names it; their
--- current bodies live in procedures/reference_tables.sql.
+-- current bodies live in functions/reference.sql.
 
 -- What a CSAF import left out (products that do not map or whose version text is not
 -- understood: [{product, text, why}]) and read with a warning ([{product, text, warning}]), kept

@@ -27,16 +27,4 @@ COMMENT ON TABLE ref_jax IS
 CREATE TRIGGER ref_jax_generation AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE
   ON ref_jax FOR EACH STATEMENT EXECUTE FUNCTION imx_ref_generation_bump();
 
-CREATE OR REPLACE FUNCTION imx_ref_table_ok(tbl text) RETURNS boolean
-LANGUAGE sql IMMUTABLE AS $$
-  SELECT tbl IN ('ref_cuda_mvc', 'ref_cuda_driver', 'ref_gpu_arch', 'ref_gpu', 'ref_driver_branch',
-                 'ref_cudnn', 'ref_pytorch', 'ref_pytorch_build', 'ref_tensorflow',
-                 'ref_instance_type', 'ref_compute_capability', 'ref_nccl', 'ref_dcgm', 'ref_jax')
-$$;
 
-CREATE OR REPLACE FUNCTION imx_ref_import_order() RETURNS text[]
-LANGUAGE sql IMMUTABLE AS $$
-  SELECT ARRAY['ref_cuda_mvc', 'ref_cuda_driver', 'ref_gpu_arch', 'ref_compute_capability',
-               'ref_gpu', 'ref_driver_branch', 'ref_cudnn', 'ref_pytorch', 'ref_pytorch_build',
-               'ref_tensorflow', 'ref_instance_type', 'ref_nccl', 'ref_dcgm', 'ref_jax']
-$$;

@@ -59,10 +59,3 @@ COMMENT ON TABLE node_reports IS
 -- Reports name their image by artifact id (an AMI id) and region.
 CREATE INDEX image_artifacts_artifact ON image_artifacts (artifact_id, region);
 
--- node.drifted: a node's report started to differ from its image (or differs differently).
-CREATE OR REPLACE FUNCTION imx_webhook_event_types() RETURNS text[]
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
-  SELECT ARRAY['patch.available', 'image.published', 'image.deprecated', 'image.revoked',
-               'advisory.published', 'pin.moved', 'request.updated', 'ping',
-               'image.compatibility_changed', 'node.drifted']
-$$;

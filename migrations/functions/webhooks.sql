@@ -6,12 +6,13 @@
 -- agree). The producer side (imx_webhook_enqueue) and claiming are in
 -- procedures/webhook_outbox.sql.
 
--- image.compatibility_changed: an image's stored report changed because the reference data did.
+-- image.compatibility_changed: an image's stored report changed because the reference data did;
+-- node.drifted: a node's report started to differ from its image (or differs differently, 0140).
 CREATE OR REPLACE FUNCTION imx_webhook_event_types() RETURNS text[]
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
   SELECT ARRAY['patch.available', 'image.published', 'image.deprecated', 'image.revoked',
                'advisory.published', 'pin.moved', 'request.updated', 'ping',
-               'image.compatibility_changed']
+               'image.compatibility_changed', 'node.drifted']
 $$;
 
 -- Severity order for min_severity filters; NULL for an unknown name.
