@@ -211,7 +211,7 @@ describe('web catalog', () => {
     await patch.getByRole('link', { name: /2026\.03\.17/ }).first().click();
     await page.getByRole('heading', { level: 1, name: /2026\.03\.17/ }).waitFor();
     await settle(page);
-    assert.match(await page.locator('#patch').innerText(), /Patched\s+No known advisory/);
+    assert.match(await page.locator('#patch').innerText(), /OK\s+No known advisory/);
     assert.match(await page.locator('#manifest').innerText(), /cuda\s+12\.8\.1/);
     assert.match(await page.locator('#compat').innerText(), /\S/);
     assert.match(await page.locator('#lineage').innerText(), /base-gpu-ubuntu24\.04 2026\.01\.05/);
@@ -1189,7 +1189,7 @@ describe('web catalog', () => {
     await settle(page);
     const ops = page.locator('tr[data-row="os_patch_status"]');
     assert.match(await ops.getAttribute('class'), /differs/);
-    assert.match(await ops.innerText(), /OS patch status[\s\S]*Patch available[\s\S]*Patched/);
+    assert.match(await ops.innerText(), /OS patch status[\s\S]*Patch available[\s\S]*OK/);
     assert.match(await page.locator('tr[data-row="os_advisories"]').innerText(), /USN-6986-1 openssl 3\.0\.13-0ubuntu3\.1 → 3\.0\.13-0ubuntu3\.4/);
     await axeCheck(page, 'compare OS patches');
     await page.done();

@@ -1,7 +1,7 @@
 // Catalog: search + facet filters (with counts) over GET /v1/images, results as a dense
 // table, cursor paging, sorting, and an empty state that names the filter that emptied it.
 import { api } from '../api.js';
-import { h, put, clear, badge, chip, imageLink, fmtDate, fmtNum, loading, failure, emptyState, debounce, toast, humanize } from '../ui.js';
+import { h, put, clear, badge, PATCH_LABEL, chip, imageLink, fmtDate, fmtNum, loading, failure, emptyState, debounce, toast, humanize } from '../ui.js';
 import { tray, MAX_COMPARE } from '../state.js';
 
 const PAGE = 20;
@@ -18,7 +18,7 @@ export const FILTERS = [
   // can also be typed, and patch status offers its four values when an answer has no facets.
   { key: 'region', label: 'Region', facet: 'region', typed: true, placeholder: 'us-east-1' },
   { key: 'tag', label: 'Tag', facet: 'tag' },
-  { key: 'patch_status', label: 'Patch status', facet: 'patch_status', fmt: (v) => humanize(v), values: ['ok', 'patch_available', 'vulnerable', 'revoked'] },
+  { key: 'patch_status', label: 'Patch status', facet: 'patch_status', fmt: (v) => PATCH_LABEL[v] || humanize(v), values: ['ok', 'patch_available', 'vulnerable', 'revoked'] },
 ];
 const PLAIN = ['q', 'family', 'arch', 'status', 'layer'];
 
@@ -243,6 +243,24 @@ export async function render(ctx) {
     return h('span', { class: 'muted' }, '—');
   };
 
+  /** The GPUs filtered for come first and marked, so a match is never behind "+N"; "+N" shows
+   * the rest in place. */
+  function gpuCell(gpus) {
+    const want = (params.get('gpu') || '').toLowerCase();
+    const hit = (g) => want && g.toLowerCase() === want;
+    const order = [...gpus.filter(hit), ...gpus.filter((g) => !hit(g))];
+    const n = Math.max(2, order.filter(hit).length);
+    const tag = (g) => h('span', { class: ['gpu-tag', hit(g) && 'is-match'] }, g);
+    const cell = h('span', { class: 'gpu-list' }, order.slice(0, n).map(tag));
+    if (order.length > n) {
+      const rest = order.slice(n);
+      const more = h('button', { type: 'button', class: 'gpu-more link-button', 'aria-label': `Show ${rest.length} more GPUs: ${rest.join(', ')}` }, `+${rest.length}`);
+      more.addEventListener('click', () => more.replaceWith(...rest.map(tag)));
+      cell.append(more);
+    }
+    return cell;
+  }
+
   function row(img) {
     const gpus = img.gpus || [];
     const osName = img.os ? `${img.os.name} ${img.os.version || ''}`.trim() : '—';
@@ -251,7 +269,7 @@ export async function render(ctx) {
       { class: `status-row is-${img.status}`, dataset: { id: img.id } },
       h('td', { class: 'col-cmp', 'data-label': 'Compare' }, compareBox(img)),
       h('td', { class: 'col-image', 'data-label': 'Image' }, imageLink(img), h('div', { class: 'sub' }, [img.provider, img.architecture, osName, img.layer].filter(Boolean).join(' · '))),
-      h('td', { class: 'col-gpus', 'data-label': 'GPUs' }, gpus.slice(0, 2).map((g) => h('span', { class: 'gpu-tag' }, g)), gpus.length > 2 ? h('span', { class: 'gpu-more', title: gpus.slice(2).join(', ') }, `+${gpus.length - 2}`) : null),
+      h('td', { class: 'col-gpus', 'data-label': 'GPUs' }, gpuCell(gpus)),
       h('td', { class: 'col-ver', 'data-label': 'Driver' }, chip(null, img.components?.['nvidia-driver'])),
       h('td', { class: 'col-ver', 'data-label': 'CUDA' }, chip(null, img.components?.cuda)),
       h('td', { class: 'col-fw', 'data-label': 'Framework' }, frameworkOf(img.components)),
