@@ -1175,7 +1175,7 @@ describe('web catalog', () => {
     assert.match(await os.innerText(), /2 packages \(Ubuntu:24\.04:LTS\) from the manifest/);
     const row = os.locator('tr', { hasText: 'openssl' });
     assert.match(await row.innerText(), /3\.0\.13-0ubuntu3\.1[\s\S]*<3\.0\.13-0ubuntu3\.4[\s\S]*3\.0\.13-0ubuntu3\.4/);
-    assert.match(await os.locator('.fixed-by').innerText(), /Fixed in os-noble 2026\.12\.01/);
+    assert.match(await os.locator('.group-title').innerText(), /Fixed in os-noble 2026\.12\.01/);
     await axeCheck(page, 'image OS patches');
     await page.screenshot({ path: path.join(SHOTS, 'image-os-patches-1280.png'), fullPage: true });
 
