@@ -186,6 +186,8 @@ export async function seedLongNames(base, { token, adminToken, suffix = '' }) {
   const call2 = (method, p, body, t = token) => call(base, method, p, { token: t, body });
   const old = await call2('POST', '/images', mk('2026.04.01-long-version-suffix', '580.65.06'));
   await call2('POST', '/images', mk('2026.05.01-long-version-suffix', '580.95.05'));
+  // A later image the pin may also move to: the first fix and the move's target then differ.
+  await call2('POST', '/images', mk('2026.06.01-long-version-suffix', '580.95.05'));
   const pin = await call2('POST', '/pins', { team: 'ml-platform', name: `production-inference-cluster-eu-west-with-a-long-pin-name${suffix}`, image: old.id, constraints: [{ component: 'nvidia-driver', range: '~580' }] });
   await call2('POST', '/measurements', { team: 'ml-platform', image: old.id, instance_type: 'p5.48xlarge', gpu_count: 8, model: 'llama-3.1-70b-instruct-long-model-name', precision: 'bf16', batch_size: 16, throughput_per_s: 4000, latency_p50_ms: 40, latency_p99_ms: 55, boot_seconds: 80, pricing: 'on_demand', region: 'us-east-1', measured_at: '2026-10-01T10:00:00Z' });
   const advisory = await call2('POST', '/advisories', { id: `GHSA-long-advisory-identifier-2026-0001${suffix}`, title: 'A security bulletin with a very long title that names many products, versions and branches at once', published: '2026-04-02', severity: 'critical', cvss: 9.8, cves: ['CVE-2026-100001', 'CVE-2026-100002', 'CVE-2026-100003'], affected: [{ component: 'nvidia-container-toolkit-with-a-long-component-name', range: '<1.18.1', fixed: '1.18.1' }] }, adminToken);
