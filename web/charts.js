@@ -271,10 +271,9 @@ export function scatterChart(name, { title, points, xTitle, yTitle, fmtX = Strin
       const yv = y0 + ((y1 - y0) * k) / 4;
       const xv = x0 + ((x1 - x0) * k) / 4;
       g.append(svg('line', { x1: L, x2: w - R, y1: Y(yv), y2: Y(yv), class: 'grid' }), svg('text', { x: L - 6, y: Y(yv) + 4, 'text-anchor': 'end', class: 'tick-label' }, fmtY(yv)));
-      g.append(svg('text', { x: X(xv), y: H - B + 16, 'text-anchor': k === 0 ? 'start' : k === 4 ? 'end' : 'middle', class: 'tick-label' }, fmtX(xv)));
+      if (w >= 480 || k % 2 === 0) g.append(svg('text', { x: X(xv), y: H - B + 16, 'text-anchor': k === 0 ? 'start' : k === 4 ? 'end' : 'middle', class: 'tick-label' }, fmtX(xv)));
     }
     g.append(svg('text', { x: w - R, y: H - 6, 'text-anchor': 'end', class: 'axis-title' }, xTitle));
-    g.append(svg('text', { x: L, y: T - 2, 'text-anchor': 'start', class: 'axis-title' }, ''));
     if (limitX) g.append(svg('line', { x1: X(limitX), x2: X(limitX), y1: T, y2: H - B, class: 'limit' }), svg('text', { x: X(limitX) - 4, y: T + 10, 'text-anchor': 'end', class: 'limit-label' }, `target ${fmtX(limitX)}`));
     const placed = [];
     have.forEach((p) => {
