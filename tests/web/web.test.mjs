@@ -336,6 +336,7 @@ describe('web catalog', () => {
     assert.equal(await page.locator('tr[data-row="cost:llama-3.1-8b"] svg.inline-bar').count(), 2, 'a cost bar per measured image');
     assert.match(await page.locator('.compare-bar [role="status"]').innerText(), new RegExp(`^${await page.locator('.compare-table tbody tr.differs').count()} rows differ$`));
     await axeCheck(page, 'compare with advisories');
+    await page.locator('.compare-table').screenshot({ path: path.join(SHOTS, 'chart-compare-1280.png') });
     await page.done();
   });
 
