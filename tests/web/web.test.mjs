@@ -1363,6 +1363,25 @@ describe('web catalog', () => {
     const facets = await wide.locator('#facets').evaluate((e) => ({ overflow: getComputedStyle(e).overflowY, scroll: e.scrollHeight, client: e.clientHeight, position: getComputedStyle(e).position }));
     assert.notEqual(facets.position, 'sticky');
     assert.ok(!['auto', 'scroll'].includes(facets.overflow) && facets.scroll <= facets.client + 1, `filters scroll on their own: ${JSON.stringify(facets)}`);
+    // Several GPUs at once: ticking L4 beside H100 lists the images with either, as the API does.
+    await wide.goto(`${base}/#/catalog?gpu=H100`);
+    await settle(wide);
+    const gpuGroup = wide.getByRole('group', { name: /^GPU/ });
+    await gpuGroup.getByLabel(/^L4/).check();
+    await settle(wide);
+    assert.match(wide.url(), /gpu=H100%2CL4/);
+    const either = (await apiAs(wide, 'GET', '/images?gpu=H100,L4&limit=200')).body.items.map((i) => String(i.id)).sort();
+    assert.ok(either.length > (await apiAs(wide, 'GET', '/images?gpu=H100&limit=200')).body.items.length, 'the list adds L4 images');
+    while (await wide.getByRole('button', { name: 'Load more images' }).count()) {
+      await wide.getByRole('button', { name: 'Load more images' }).click();
+      await settle(wide);
+    }
+    assert.deepEqual((await rowIds(wide)).sort(), either);
+    assert.equal(await wide.getByRole('button', { name: /^Remove filter GPU: (H100|L4)$/ }).count(), 2, 'a chip per GPU');
+    assert.ok(await gpuGroup.getByLabel(/^H100/).isChecked());
+    await wide.getByRole('button', { name: 'Remove filter GPU: H100' }).click();
+    await settle(wide);
+    assert.match(wide.url(), /gpu=L4(&|$)/);
     // The move offered and the fix shown agree, or the row says why they differ.
     await wide.goto(`${base}/#/exposure`);
     await settle(wide);
