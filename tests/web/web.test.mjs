@@ -221,6 +221,7 @@ describe('web catalog', () => {
     assert.equal(await page.locator('#use').getByRole('link', { name: 'Account' }).getAttribute('href'), '#/account', 'the snippet says where $IMAXE_TOKEN comes from');
     await page.getByRole('tab', { name: 'Terraform' }).click();
     assert.match(await page.locator('#use pre').innerText(), /data "http" "imaxe_image"/);
+    await page.locator('#costs canvas').nth(1).waitFor();
     assert.equal(await page.locator('#costs canvas').count() >= 2, true, 'two cost charts drawn');
     assert.match(await page.locator('#costs table').innerText(), /p5\.48xlarge/);
     await page.done();
@@ -539,6 +540,7 @@ describe('web catalog', () => {
     const costs = page.locator('#costs');
     await costs.locator('table').waitFor();
     assert.match(await costs.innerText(), /No boot times were recorded/);
+    await costs.locator('canvas').first().waitFor(); // uPlot draws once its box has a size
     assert.equal(await costs.locator('canvas').count(), 1, 'only the cost chart is drawn');
     await page.done();
   });
