@@ -198,8 +198,8 @@ function svgIcon(shape, status) {
 }
 
 /**
- * Values across ordered categories (a family's versions) as a line with points; gaps where a
- * value is missing. series: [{name, values, cls}], one y axis (fmt formats its ticks).
+ * Values across ordered categories (a family's versions) as a line with points, a gap where a
+ * value is missing; fmt formats the values and the y ticks, highlight rings one category.
  */
 export function lineChart(name, { title, labels, values, fmt = String, unit = '', highlight = -1, empty = 'No values recorded.' }) {
   const pts = values.map((v, i) => (v == null ? null : { i, v }));
