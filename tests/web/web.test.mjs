@@ -1369,7 +1369,7 @@ describe('web catalog', () => {
     await wide.goto(`${base}/#/catalog?gpu=H100`);
     await settle(wide);
     const gpuGroup = wide.getByRole('group', { name: /^GPU/ });
-    await gpuGroup.getByLabel(/^L4/).check();
+    await gpuGroup.getByRole('checkbox', { name: /^L4 \d/ }).check();
     await settle(wide);
     assert.match(wide.url(), /gpu=H100%2CL4/);
     const either = (await apiAs(wide, 'GET', '/images?gpu=H100,L4&limit=200')).body.items.map((i) => String(i.id)).sort();
@@ -1380,7 +1380,7 @@ describe('web catalog', () => {
     }
     assert.deepEqual((await rowIds(wide)).sort(), either);
     assert.equal(await wide.getByRole('button', { name: /^Remove filter GPU: (H100|L4)$/ }).count(), 2, 'a chip per GPU');
-    assert.ok(await gpuGroup.getByLabel(/^H100/).isChecked());
+    assert.ok(await gpuGroup.getByRole('checkbox', { name: /^H100 \d/ }).isChecked());
     await wide.getByRole('button', { name: 'Remove filter GPU: H100' }).click();
     await settle(wide);
     assert.match(wide.url(), /gpu=L4(&|$)/);
