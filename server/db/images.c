@@ -515,8 +515,8 @@ enum imx_db_status imx_db_gpu_models_at(struct imx_db_conn *c, const char *gpu,
             return IMX_DBS_OK;
     }
     const char *params[] = { gpu };
-    PGresult *r = imx_db_exec(c, strchr(gpu, ',') ? &stmt_gpu_models_list : &stmt_gpu_models,
-                              params);
+    PGresult *r =
+        imx_db_exec(c, strchr(gpu, ',') ? &stmt_gpu_models_list : &stmt_gpu_models, params);
     enum imx_db_status rc = IMX_DBS_OK;
     if (!imx_db_ok(r))
         rc = failure_rc(r, NULL, 0);
