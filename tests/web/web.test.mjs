@@ -1366,7 +1366,7 @@ describe('web catalog', () => {
     const adminToken = (await (await fetch(`${base}/v1/auth/login`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ email: ADMIN.email, password: ADMIN.password }) })).json()).access_token;
     const long = await seedLongNames(base, { token, adminToken });
     const screens = ['/catalog', '/catalog?status=any', `/catalog?gpu=${encodeURIComponent('H100 NVL 94GB PCIe')}`, `/images/${long.image}`, `/compare?ids=${long.image},${ids['torch-new']}`, '/pins', `/pins?new=${long.image}`,
-      '/exposure', `/exposure?cve=${long.advisory}`, '/advisories', `/advisories/${long.advisory}`, '/costs', '/costs?model=llama-3.1-70b-instruct-long-model-name', '/requests', '/requests?tab=queue', '/webhooks', '/publish', '/account'];
+      '/exposure', `/exposure?cve=${long.advisory}`, '/advisories', `/advisories/${long.advisory}`, '/costs', '/costs?model=llama-3.1-70b-instruct-long-model-name', '/requests', '/requests?tab=queue', '/webhooks', '/publish', '/account', '/fleet'];
     for (const hash of screens) {
       await page.goto(`${base}/#${hash}`);
       await page.locator('main h1').first().waitFor();
