@@ -186,20 +186,51 @@ document.getElementById('skip-link').addEventListener('click', (e) => {
 
 // ---- compare tray --------------------------------------------------------------------------
 
+// The tray is open on the screens where images are picked (catalog, image page) unless the user
+// hid it; elsewhere it is a small "Compare N" button, so it never sits over a form or a table.
+// The page keeps room below its content for whatever the tray takes (--tray-space), so the last
+// row or button can always be scrolled clear of it.
+const TRAY_OPEN_ON = new Set(['/catalog']);
+const trayHidden = {
+  get: () => sessionStorage.getItem('imaxe.tray.hidden') === '1',
+  set: (v) => (v ? sessionStorage.setItem('imaxe.tray.hidden', '1') : sessionStorage.removeItem('imaxe.tray.hidden')),
+};
+const trayEl = document.getElementById('compare-tray');
+new ResizeObserver(() => document.documentElement.style.setProperty('--tray-space', `${trayEl.hidden ? 0 : trayEl.offsetHeight}px`)).observe(trayEl);
+
 function renderTray(items = tray.items()) {
-  const el = document.getElementById('compare-tray');
-  const onCompare = parseHash().path === '/compare';
-  el.hidden = items.length === 0 || onCompare || !session.token;
+  const el = trayEl;
+  const { path } = parseHash();
+  el.hidden = items.length === 0 || path === '/compare' || !session.token;
+  document.documentElement.style.setProperty('--tray-space', `${el.hidden ? 0 : el.offsetHeight}px`);
   if (el.hidden) return;
   const ids = items.map((x) => x.id).join(',');
-  clear(
-    el,
-    h('span', { class: 'tray-label' }, `Compare ${items.length}/${MAX_COMPARE}:`),
-    h('ul', { class: 'tray-items' }, items.map((x) => h('li', {}, h('span', {}, `${x.family} ${x.version}`), h('button', { type: 'button', class: 'tray-remove', 'aria-label': `Remove ${x.family} ${x.version} from comparison`, onclick: () => tray.remove(x.id) }, '×')))),
-    h('div', { class: 'tray-actions' },
-      items.length >= 2 ? h('a', { href: hrefFor('/compare', { ids }), class: 'btn-link tray-go' }, `Compare ${items.length} images`) : h('span', { class: 'tray-hint' }, 'Pick one more image'),
-      h('button', { type: 'button', class: 'secondary outline', onclick: () => tray.clear() }, 'Clear')),
-  );
+  const open = !trayHidden.get() && (TRAY_OPEN_ON.has(path) || path.startsWith('/images/'));
+  el.classList.toggle('is-collapsed', !open);
+  const toggle = (v) => {
+    const had = el.contains(document.activeElement);
+    trayHidden.set(!v);
+    renderTray();
+    if (had) el.querySelector('.tray-toggle')?.focus();
+  };
+  if (!open) {
+    clear(
+      el,
+      h('button', { type: 'button', class: 'tray-toggle secondary', 'aria-expanded': 'false', 'aria-label': `Show the comparison tray: ${items.length} image${items.length === 1 ? '' : 's'} picked`, onclick: () => toggle(true) }, `Compare ${items.length}`, h('span', { 'aria-hidden': 'true' }, ' ▴')),
+      items.length >= 2 ? h('a', { href: hrefFor('/compare', { ids }), class: 'btn-link tray-go' }, 'Compare') : null,
+    );
+  } else {
+    clear(
+      el,
+      h('span', { class: 'tray-label' }, `Compare ${items.length}/${MAX_COMPARE}:`),
+      h('ul', { class: 'tray-items' }, items.map((x) => h('li', {}, h('span', {}, `${x.family} ${x.version}`), h('button', { type: 'button', class: 'tray-remove', 'aria-label': `Remove ${x.family} ${x.version} from comparison`, onclick: () => tray.remove(x.id) }, '×')))),
+      h('div', { class: 'tray-actions' },
+        items.length >= 2 ? h('a', { href: hrefFor('/compare', { ids }), class: 'btn-link tray-go' }, `Compare ${items.length} images`) : h('span', { class: 'tray-hint' }, 'Pick one more image'),
+        h('button', { type: 'button', class: 'secondary outline', onclick: () => tray.clear() }, 'Clear'),
+        h('button', { type: 'button', class: 'secondary outline tray-toggle', 'aria-expanded': 'true', 'aria-label': 'Hide the comparison tray', onclick: () => toggle(false) }, 'Hide')),
+    );
+  }
+  document.documentElement.style.setProperty('--tray-space', `${el.offsetHeight}px`);
 }
 tray.subscribe(renderTray);
 

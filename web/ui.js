@@ -70,11 +70,11 @@ export const humanize = (s) => String(s ?? '').replace(/_/g, ' ');
 
 // ---- badges and chips -------------------------------------------------------------------
 
+// Patch statuses read as the API's own words (ok, patch_available, vulnerable, revoked), so the
+// UI, the API and the CLI name a state the same way.
+export const PATCH_LABEL = { ok: 'OK', patch_available: 'Patch available', vulnerable: 'Vulnerable', revoked: 'Revoked' };
 const BADGE_LABEL = {
-  ok: 'Patched',
-  patch_available: 'Patch available',
-  vulnerable: 'Vulnerable',
-  revoked: 'Revoked',
+  ...PATCH_LABEL,
   current: 'Current',
   behind: 'Behind',
   active: 'Active',

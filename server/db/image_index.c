@@ -930,6 +930,10 @@ enum imx_db_status imx_db_image_search_indexed(struct imx_db_conn *c,
             rc = imx_db_gpu_models_at(c, gpu, ref_generation, w->gpus, &known);
             if (rc != IMX_DBS_OK)
                 goto out;
+            /* The index matches one name in any case; a list with a name the reference does
+             * not know is answered in SQL. */
+            if (!known && strchr(gpu, ','))
+                goto out;
             w->q.gpu_any_case = known ? NULL : gpu;
             int n = parse_text_array(w->gpus, w->gpu_list, IMX_IX_QUERY_GPUS_MAX);
             if (n < 0)

@@ -235,6 +235,24 @@ IMX_DB_STMT(stmt_gpu_spellings, 2,
             "SELECT array_remove(ARRAY(SELECT DISTINCT u.m FROM (SELECT unnest($1::text[])"
             "  UNION ALL SELECT g.gpu FROM image_gpus g WHERE imx_ascii_lower(g.gpu)"
             "  = imx_ascii_lower($2::text)) u(m) ORDER BY 1), NULL)::text");
+/* A comma-separated list (gpu=H100,L4) stands for the union of what each name stands for;
+ * known only when every name is a model or an architecture the reference knows. A single name
+ * keeps the statements above. */
+IMX_DB_STMT(stmt_gpu_models_list, 1,
+            "WITH n AS (SELECT DISTINCT btrim(x) AS n FROM unnest(string_to_array($1::text, ','))"
+            "  x WHERE btrim(x) <> ''),"
+            " r AS (SELECT n.n, m.m FROM n CROSS JOIN LATERAL (SELECT g.gpu_model AS m FROM"
+            "  ref_gpu g WHERE lower(g.architecture) = lower(n.n)"
+            "  UNION SELECT imx_ref_gpu_canonical(n.n)) m)"
+            " SELECT array_remove(ARRAY(SELECT DISTINCT u.m FROM (SELECT m FROM r"
+            "  UNION ALL SELECT n FROM n) u(m) ORDER BY 1), NULL)::text,"
+            " coalesce(bool_and(EXISTS (SELECT 1 FROM r WHERE r.n = n.n AND r.m IS NOT NULL)),"
+            "  false) FROM n");
+IMX_DB_STMT(stmt_gpu_spellings_list, 2,
+            "SELECT array_remove(ARRAY(SELECT DISTINCT u.m FROM (SELECT unnest($1::text[])"
+            "  UNION ALL SELECT g.gpu FROM image_gpus g WHERE imx_ascii_lower(g.gpu) IN"
+            "  (SELECT imx_ascii_lower(btrim(x)) FROM unnest(string_to_array($2::text, ',')) x))"
+            "  u(m) ORDER BY 1), NULL)::text");
 IMX_DB_STMT(stmt_ref_generation, 0, "SELECT generation FROM ref_generation");
 
 #define GPU_CACHE_SLOTS 64
@@ -497,7 +515,8 @@ enum imx_db_status imx_db_gpu_models_at(struct imx_db_conn *c, const char *gpu,
             return IMX_DBS_OK;
     }
     const char *params[] = { gpu };
-    PGresult *r = imx_db_exec(c, &stmt_gpu_models, params);
+    PGresult *r =
+        imx_db_exec(c, strchr(gpu, ',') ? &stmt_gpu_models_list : &stmt_gpu_models, params);
     enum imx_db_status rc = IMX_DBS_OK;
     if (!imx_db_ok(r))
         rc = failure_rc(r, NULL, 0);
@@ -539,7 +558,7 @@ static enum imx_db_status gpu_models(struct imx_db_conn *c, const char *gpu,
     if (rc != IMX_DBS_OK || known)
         return rc;
     const char *params[] = { sp->gpus, gpu };
-    r = imx_db_exec(c, &stmt_gpu_spellings, params);
+    r = imx_db_exec(c, strchr(gpu, ',') ? &stmt_gpu_spellings_list : &stmt_gpu_spellings, params);
     if (!imx_db_ok(r))
         rc = failure_rc(r, NULL, 0);
     else if (PQntuples(r) != 1 || PQgetlength(r, 0, 0) >= IMX_DBI_GPU_MODELS_MAX)

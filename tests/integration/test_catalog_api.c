@@ -394,6 +394,63 @@ static size_t search_count(const char *query, long long id, bool *seen)
     return n;
 }
 
+/* Publishes a one-off image of family with the GPUs gpus_json (a JSON array); returns its id. */
+static long long publish_gpus(const char *family, const char *version, const char *gpus_json)
+{
+    char *m = manifest("team-a", family, version, "580.95.05", "13.0.2", "us-east-1", 0);
+    json_t *doc = json_loads(m, 0, NULL);
+    free(m);
+    json_object_set_new(doc, "gpus", json_loads(gpus_json, JSON_DECODE_ANY, NULL));
+    char *body = json_dumps(doc, JSON_COMPACT);
+    json_decref(doc);
+    struct imx_res res;
+    req(pub_a, "POST", "/v1/images", body, NULL, &res);
+    free(body);
+    if (res.status != 201)
+        fail_msg("publish %s %s: %ld %s", family, version, res.status, res.body);
+    long long id = json_integer_value(json_object_get(res.json, "id"));
+    imx_t_res_free(&res);
+    return id;
+}
+
+/* gpu=A,B: the images with any of the GPUs named, each a model, a spelling or an architecture; a
+ * name the reference does not know matches the spellings images were published with, in any
+ * case (SQL answers those lists: the index matches one such name only). */
+static void search_several_gpus(void **state)
+{
+    (void)state;
+    long long l4 = publish_gpus("gpu-list", "1", "[\"L4\"]");
+    long long t4 = publish_gpus("gpu-list", "2", "[\"T4\"]");
+    long long h100 = publish_gpus("gpu-list", "3", "[\"H100\"]");
+    long long odd = publish_gpus("gpu-list", "4", "[\"Weird-GPU-X\"]");
+    static const struct {
+        const char *gpu; /* URL-encoded */
+        size_t total;
+        bool l4, t4, h100, odd;
+    } cases[] = {
+        { "L4", 1, true, false, false, false },
+        { "L4,T4", 2, true, true, false, false },
+        { "T4,%20L4,L4", 2, true, true, false, false },
+        { "L4,hopper", 2, true, false, true, false },
+        { "weird-gpu-x,T4", 2, false, true, false, true },
+        { "Nobody,Nothing", 0, false, false, false, false },
+        { "%2C", 0, false, false, false, false },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char q[256];
+        bool s_l4, s_t4, s_h100, s_odd;
+        snprintf(q, sizeof q, "family=gpu-list&gpu=%s", cases[i].gpu);
+        size_t n = search_count(q, l4, &s_l4);
+        search_count(q, t4, &s_t4);
+        search_count(q, h100, &s_h100);
+        search_count(q, odd, &s_odd);
+        if (n != cases[i].total || s_l4 != cases[i].l4 || s_t4 != cases[i].t4 ||
+            s_h100 != cases[i].h100 || s_odd != cases[i].odd)
+            fail_msg("%s: %zu items, L4 %d, T4 %d, H100 %d, odd %d", q, n, s_l4, s_t4, s_h100,
+                     s_odd);
+    }
+}
+
 static void search_constraints_at_version_boundaries(void **state)
 {
     (void)state;
@@ -853,6 +910,7 @@ int main(void)
         cmocka_unit_test(lineage_reports_outdated_parent),
         cmocka_unit_test(lineage_pages_children),
         cmocka_unit_test(search_constraints_at_version_boundaries),
+        cmocka_unit_test(search_several_gpus),
         cmocka_unit_test(pages_never_repeat_or_skip_under_inserts),
         cmocka_unit_test(facets_match_filtered_counts),
         cmocka_unit_test(compare_images),

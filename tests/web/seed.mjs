@@ -167,3 +167,29 @@ export async function seed(base, { receiverPort } = {}) {
   }
   return { images: ids, pin: pin.id, request: request.id, webhook: webhook?.id ?? null, advisory: ADVISORY.id };
 }
+
+/**
+ * Names as long as the API takes, for the layout tests: a long family with long GPU, tag and
+ * framework names, a pin with a long name on it, a measurement on a long instance type, and an
+ * advisory with a long id and title that hits the long image. Resolves { image, pin, advisory }.
+ */
+export async function seedLongNames(base, { token, adminToken, suffix = '' }) {
+  const family = `pytorch-2.9-cu128-ubuntu24.04-efa-hardened-fips-with-an-unusually-long-family-name${suffix}`;
+  const mk = (version, driver) => ({
+    team: 'ml-platform', family, version, provider: 'aws', architecture: 'x86_64', os: { name: 'ubuntu', version: '24.04' }, layer: 'model',
+    artifacts: [{ region: 'ap-southeast-3-long-region-name', id: `ami-0long${version.replace(/\D/g, '')}aaaabbbbccccddddeeee` }],
+    components: [{ name: 'nvidia-driver', version: driver }, { name: 'cuda', version: '12.8.1' }, { name: 'pytorch', version: '2.9.1+cu128.post20260401.dev-internal-build' }, { name: 'nvidia-container-toolkit-with-a-long-component-name', version: '1.18.0-1.long.release.suffix' }],
+    gpus: ['NVIDIA RTX PRO 6000 Blackwell Server Edition', 'H100 NVL 94GB PCIe', 'L40S', 'A100-SXM4-80GB', 'H200', 'B200', 'GB200-NVL72-superchip', 'L4'],
+    tags: ['fips-140-3-validated-build', 'efa-enabled-networking-stack', 'cis-level-2-hardened'], boot_seconds: 90, size_gb: 64,
+    description: 'An image whose every name is long, to show that nothing on any screen scrolls sideways at 390 px.',
+  });
+  const call2 = (method, p, body, t = token) => call(base, method, p, { token: t, body });
+  const old = await call2('POST', '/images', mk('2026.04.01-long-version-suffix', '580.65.06'));
+  await call2('POST', '/images', mk('2026.05.01-long-version-suffix', '580.95.05'));
+  // A later image the pin may also move to: the first fix and the move's target then differ.
+  await call2('POST', '/images', mk('2026.06.01-long-version-suffix', '580.95.05'));
+  const pin = await call2('POST', '/pins', { team: 'ml-platform', name: `production-inference-cluster-eu-west-with-a-long-pin-name${suffix}`, image: old.id, constraints: [{ component: 'nvidia-driver', range: '~580' }] });
+  await call2('POST', '/measurements', { team: 'ml-platform', image: old.id, instance_type: 'p5.48xlarge', gpu_count: 8, model: 'llama-3.1-70b-instruct-long-model-name', precision: 'bf16', batch_size: 16, throughput_per_s: 4000, latency_p50_ms: 40, latency_p99_ms: 55, boot_seconds: 80, pricing: 'on_demand', region: 'us-east-1', measured_at: '2026-10-01T10:00:00Z' });
+  const advisory = await call2('POST', '/advisories', { id: `GHSA-long-advisory-identifier-2026-0001${suffix}`, title: 'A security bulletin with a very long title that names many products, versions and branches at once', published: '2026-04-02', severity: 'critical', cvss: 9.8, cves: ['CVE-2026-100001', 'CVE-2026-100002', 'CVE-2026-100003'], affected: [{ component: 'nvidia-container-toolkit-with-a-long-component-name', range: '<1.18.1', fixed: '1.18.1' }] }, adminToken);
+  return { image: old.id, pin: pin.id, advisory: advisory.id, family };
+}

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { startRealServer } from './real-server.mjs';
-import { USER, VIEWER, ADMIN } from './seed.mjs';
+import { USER, VIEWER, ADMIN, seedLongNames } from './seed.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const require = createRequire(path.join(here, '../package.json'));
@@ -211,7 +211,7 @@ describe('web catalog', () => {
     await patch.getByRole('link', { name: /2026\.03\.17/ }).first().click();
     await page.getByRole('heading', { level: 1, name: /2026\.03\.17/ }).waitFor();
     await settle(page);
-    assert.match(await page.locator('#patch').innerText(), /Patched\s+No known advisory/);
+    assert.match(await page.locator('#patch').innerText(), /OK\s+No known advisory/);
     assert.match(await page.locator('#manifest').innerText(), /cuda\s+12\.8\.1/);
     assert.match(await page.locator('#compat').innerText(), /\S/);
     assert.match(await page.locator('#lineage').innerText(), /base-gpu-ubuntu24\.04 2026\.01\.05/);
@@ -221,6 +221,7 @@ describe('web catalog', () => {
     assert.equal(await page.locator('#use').getByRole('link', { name: 'Account' }).getAttribute('href'), '#/account', 'the snippet says where $IMAXE_TOKEN comes from');
     await page.getByRole('tab', { name: 'Terraform' }).click();
     assert.match(await page.locator('#use pre').innerText(), /data "http" "imaxe_image"/);
+    await page.locator('#costs canvas').nth(1).waitFor();
     assert.equal(await page.locator('#costs canvas').count() >= 2, true, 'two cost charts drawn');
     assert.match(await page.locator('#costs table').innerText(), /p5\.48xlarge/);
     await page.done();
@@ -246,6 +247,131 @@ describe('web catalog', () => {
     assert.equal(await cudaRow.isVisible(), false);
     assert.equal(await driver.isVisible(), true);
     assert.match(page.url(), /diff=1/);
+    await page.done();
+  });
+
+  /** Checks one chart: drawn with marks inside its figure's width, a summary, and its numbers as
+   * text (.chart-alt) matching want; saves a picture of it. */
+  async function checkChart(page, name, want, width) {
+    const fig = page.locator(`figure[data-chart="${name}"]`).first();
+    await fig.waitFor();
+    await fig.locator('svg').first().waitFor();
+    const info = await fig.evaluate((f) => {
+      const svgEl = f.querySelector('.chart-svg svg');
+      return {
+        marks: svgEl ? svgEl.querySelectorAll('circle, rect, path').length : 0,
+        fits: svgEl ? svgEl.getBoundingClientRect().right <= f.getBoundingClientRect().right + 1 && svgEl.getBoundingClientRect().width >= 200 : false,
+        hidden: f.querySelector('.chart-svg')?.getAttribute('aria-hidden'),
+        summary: f.querySelector('.chart-summary')?.textContent || '',
+        alt: f.querySelector('.chart-alt')?.textContent || '',
+      };
+    });
+    assert.ok(info.marks > 0, `${name} at ${width}px draws marks`);
+    assert.ok(info.fits, `${name} at ${width}px fits its figure`);
+    assert.equal(info.hidden, 'true', `${name}: the drawing is hidden from screen readers, its text is not`);
+    assert.ok(info.summary.length > 10, `${name} has a summary`);
+    assert.match(info.alt, want, `${name}: its numbers as text`);
+    await fig.scrollIntoViewIfNeeded();
+    await fig.screenshot({ path: path.join(SHOTS, `chart-${name}-${width}.png`) });
+  }
+
+  test('charts: each drawn with data, its numbers as text, at 1280 and 390 px; axe clean', async () => {
+    for (const width of [1280, 390]) {
+      const page = await newPage({ width, height: 900 });
+      await signIn(page, `/images/${ids['torch-old']}`);
+      await page.locator('main h1').first().waitFor();
+      await settle(page);
+      // Image page: its advisories by severity, the family over time, boot and cost across versions.
+      await checkChart(page, 'severity', /1 high \(all fixed\)/, width);
+      await checkChart(page, 'timeline', /2026\.01\.10[\s\S]*580\.65\.06[\s\S]*12\.8\.1[\s\S]*Patch available[\s\S]*2026\.03\.17[\s\S]*580\.95\.05[\s\S]*OK/, width);
+      assert.equal(await page.locator('figure[data-chart="timeline"] .chart-svg .mark').count(), 2, 'one marker per version');
+      await checkChart(page, 'family-boot', /2026\.01\.10\s*88 s[\s\S]*2026\.03\.17\s*82 s/, width);
+      await checkChart(page, 'family-cost', /2026\.01\.10\s*\$0\.00\d+[\s\S]*2026\.03\.17\s*\$0\.00\d+/, width);
+      assert.match(await page.locator('#patch .group-title').first().innerText(), /Fixed in pytorch-2\.9-ubuntu24\.04 2026\.03\.17 \(1\)/);
+      await axeCheck(page, `image charts at ${width}px`);
+
+      await page.goto(`${base}/#/advisories`);
+      await page.locator('main h1').first().waitFor();
+      await settle(page);
+      await checkChart(page, 'severity', /\d+ high \(\d+ images? affected\)/, width);
+      await axeCheck(page, `advisories chart at ${width}px`);
+
+      await page.goto(`${base}/#/costs?model=llama-3.1-8b&max_p99_ms=200`);
+      await page.locator('main h1').first().waitFor();
+      await settle(page);
+      await checkChart(page, 'cost-latency', /g6\.12xlarge\s*185\.0 ms\s*\$0\.00\d+/, width);
+      assert.equal(await page.locator('figure[data-chart="cost-latency"] .point').count(), 4, 'a point per ranked combination');
+      assert.equal(await page.locator('figure[data-chart="cost-latency"] line.limit').count(), 1, 'the latency target drawn');
+      await axeCheck(page, `costs chart at ${width}px`);
+
+      await page.goto(`${base}/#/exposure`);
+      await page.locator('main h1').first().waitFor();
+      await settle(page);
+      await checkChart(page, 'exposure-days', /prod-training[\s\S]*\d+[\s\S]*staging-base/, width);
+      assert.match(await page.locator('.exposure-history').innerText(), /history this server does not keep/);
+      await axeCheck(page, `exposure chart at ${width}px`);
+      await page.done();
+    }
+  });
+
+  test('compare: GPUs, publish date, one row per advisory (which image it hits), bars for boot, size and cost', async () => {
+    const page = await newPage();
+    await signIn(page, `/compare?ids=${ids['torch-new']},${ids['torch-old']},${ids['base-new']}`);
+    await page.getByRole('heading', { name: 'Compare images' }).waitFor();
+    await settle(page);
+    const adv = page.locator('tr[data-row="advisory:NVIDIA-5703"]');
+    await adv.waitFor();
+    assert.match(await adv.getAttribute('class'), /differs/);
+    const cells = await adv.locator('td').allInnerTexts();
+    assert.match(cells[0], /not affected/);
+    assert.match(cells[1], /Affected\s*fixed in pytorch-2\.9-ubuntu24\.04 2026\.03\.17/);
+    assert.match(cells[2], /not affected/);
+    const gpus = page.locator('tr[data-row="gpus"]');
+    assert.match(await gpus.getAttribute('class'), /differs/, 'B200 is only on base-new');
+    assert.match(await gpus.innerText(), /B200/);
+    assert.match(await page.locator('tr[data-row="published_at"]').innerText(), /Published\s+\d{4}-\d{2}-\d{2}/);
+    for (const row of ['boot_seconds', 'size_gb']) {
+      assert.equal(await page.locator(`tr[data-row="${row}"] svg.inline-bar`).count(), 3, `${row}: a bar per image`);
+      assert.equal(await page.locator(`tr[data-row="${row}"] svg.inline-bar.is-best`).count(), 1, `${row}: the lowest marked`);
+    }
+    assert.equal(await page.locator('tr[data-row="cost:llama-3.1-8b"] svg.inline-bar').count(), 2, 'a cost bar per measured image');
+    assert.match(await page.locator('.compare-bar [role="status"]').innerText(), new RegExp(`^${await page.locator('.compare-table tbody tr.differs').count()} rows differ$`));
+    await axeCheck(page, 'compare with advisories');
+    await page.locator('.compare-table').screenshot({ path: path.join(SHOTS, 'chart-compare-1280.png') });
+    await page.done();
+  });
+
+  test('compare tray: folds away, is small off the catalog, and never covers the end of a form or table', async () => {
+    const page = await newPage({ width: 390, height: 780 });
+    await signIn(page, '/catalog?family=pytorch-2.9-ubuntu24.04');
+    await settle(page);
+    await page.getByLabel('Compare pytorch-2.9-ubuntu24.04 2026.03.17').check();
+    await page.getByLabel('Compare pytorch-2.9-ubuntu24.04 2026.01.10').check();
+    const trayBox = page.locator('#compare-tray');
+    await trayBox.getByRole('link', { name: 'Compare 2 images' }).waitFor();
+    const open = await trayBox.boundingBox();
+    await trayBox.getByRole('button', { name: 'Hide the comparison tray' }).click();
+    const folded = await trayBox.boundingBox();
+    assert.ok(folded.height < 60 && folded.width < 260, `folded tray is small (${folded.width}x${folded.height})`);
+    assert.ok(folded.height < open.height || folded.width < open.width);
+    assert.equal(await page.evaluate(() => document.activeElement?.getAttribute('aria-label')), 'Show the comparison tray: 2 images picked', 'focus stays on the toggle');
+    await trayBox.getByRole('button', { name: /Show the comparison tray/ }).click();
+    await trayBox.getByRole('link', { name: 'Compare 2 images' }).waitFor();
+    // Elsewhere (forms, tables) the tray is the small button; the page keeps room for it.
+    for (const hash of ['/costs', '/pins', `/pins?new=${ids['torch-old']}`, '/requests', '/advisories']) {
+      await page.goto(`${base}/#${hash}`);
+      await page.locator('main h1').first().waitFor();
+      await settle(page);
+      assert.match(await trayBox.getAttribute('class'), /is-collapsed/, `${hash}: tray folded`);
+      await page.evaluate(() => window.scrollTo(0, document.scrollingElement.scrollHeight));
+      await page.waitForTimeout(100);
+      const covered = await page.evaluate(() => {
+        const t = document.getElementById('compare-tray').getBoundingClientRect();
+        const hit = (r) => r.width && r.height && r.left < t.right && r.right > t.left && r.top < t.bottom && r.bottom > t.top;
+        return [...document.querySelectorAll('main input, main select, main textarea, main button, main table, main a')].filter((e) => e.checkVisibility() && hit(e.getBoundingClientRect())).map((e) => e.outerHTML.slice(0, 80));
+      });
+      assert.deepEqual(covered, [], `${hash}: nothing under the tray at the end of the page`);
+    }
     await page.done();
   });
 
@@ -414,6 +540,7 @@ describe('web catalog', () => {
     const costs = page.locator('#costs');
     await costs.locator('table').waitFor();
     assert.match(await costs.innerText(), /No boot times were recorded/);
+    await costs.locator('canvas').first().waitFor(); // uPlot draws once its box has a size
     assert.equal(await costs.locator('canvas').count(), 1, 'only the cost chart is drawn');
     await page.done();
   });
@@ -1212,7 +1339,7 @@ describe('web catalog', () => {
     assert.match(await os.innerText(), /2 packages \(Ubuntu:24\.04:LTS\) from the manifest/);
     const row = os.locator('tr', { hasText: 'openssl' });
     assert.match(await row.innerText(), /3\.0\.13-0ubuntu3\.1[\s\S]*<3\.0\.13-0ubuntu3\.4[\s\S]*3\.0\.13-0ubuntu3\.4/);
-    assert.match(await os.locator('.fixed-by').innerText(), /Fixed in os-noble 2026\.12\.01/);
+    assert.match(await os.locator('.group-title').innerText(), /Fixed in os-noble 2026\.12\.01/);
     await axeCheck(page, 'image OS patches');
     await page.screenshot({ path: path.join(SHOTS, 'image-os-patches-1280.png'), fullPage: true });
 
@@ -1226,9 +1353,90 @@ describe('web catalog', () => {
     await settle(page);
     const ops = page.locator('tr[data-row="os_patch_status"]');
     assert.match(await ops.getAttribute('class'), /differs/);
-    assert.match(await ops.innerText(), /OS patch status[\s\S]*Patch available[\s\S]*Patched/);
+    assert.match(await ops.innerText(), /OS patch status[\s\S]*Patch available[\s\S]*OK/);
     assert.match(await page.locator('tr[data-row="os_advisories"]').innerText(), /USN-6986-1 openssl 3\.0\.13-0ubuntu3\.1 → 3\.0\.13-0ubuntu3\.4/);
     await axeCheck(page, 'compare OS patches');
     await page.done();
+  });
+
+  test('layout: with names as long as the API takes, no screen scrolls sideways at 390 px; the GPU filtered for is shown; one word per patch status', async () => {
+    const page = await newPage({ width: 390, height: 800 });
+    await signIn(page, '/catalog');
+    const token = await page.evaluate(() => sessionStorage.getItem('imaxe.token'));
+    const adminToken = (await (await fetch(`${base}/v1/auth/login`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ email: ADMIN.email, password: ADMIN.password }) })).json()).access_token;
+    const long = await seedLongNames(base, { token, adminToken });
+    const screens = ['/catalog', '/catalog?status=any', `/catalog?gpu=${encodeURIComponent('H100 NVL 94GB PCIe')}`, `/images/${long.image}`, `/compare?ids=${long.image},${ids['torch-new']}`, '/pins', `/pins?new=${long.image}`,
+      '/exposure', `/exposure?cve=${long.advisory}`, '/advisories', `/advisories/${long.advisory}`, '/costs', '/costs?model=llama-3.1-70b-instruct-long-model-name', '/requests', '/requests?tab=queue', '/webhooks', '/publish', '/account', '/fleet'];
+    for (const hash of screens) {
+      await page.goto(`${base}/#${hash}`);
+      await page.locator('main h1').first().waitFor();
+      await settle(page);
+      const o = await page.evaluate(() => ({ scroll: document.scrollingElement.scrollWidth, client: document.scrollingElement.clientWidth }));
+      assert.ok(o.scroll <= o.client, `${hash} scrolls sideways at 390 px: ${o.scroll} > ${o.client}`);
+      assert.doesNotMatch(await page.locator('main').innerText(), /\bPatched\b/, `${hash}: patch statuses use the API's words`);
+    }
+    // The GPU filtered for leads its row, marked, not behind "+N".
+    await page.goto(`${base}/#/catalog?gpu=${encodeURIComponent('H100 NVL 94GB PCIe')}`);
+    await settle(page);
+    const row = page.locator('.results-table tbody tr', { hasText: long.family }).first();
+    const first = row.locator('.col-gpus .gpu-tag').first();
+    assert.equal(await first.innerText(), 'H100 NVL 94GB PCIe');
+    assert.match(await first.getAttribute('class'), /is-match/);
+    assert.ok(await first.isVisible());
+    const more = row.getByRole('button', { name: /^Show \d+ more GPUs/ });
+    await more.click();
+    assert.equal(await row.locator('.col-gpus .gpu-tag').count(), 8, '+N unfolds every GPU in place');
+    // The patch-status filter reads the API's words: OK, Patch available, Vulnerable, Revoked.
+    await page.goto(`${base}/#/catalog`);
+    await settle(page);
+    await page.getByRole('button', { name: /^Filters/ }).click();
+    const patch = page.getByRole('group', { name: 'Patch status' });
+    assert.ok(await patch.getByLabel(/^OK/).count(), 'OK, not Patched');
+    assert.equal(await patch.getByText(/Patched|patch available/).count(), 0);
+    await page.done();
+
+    // At 1280 px the filters are part of the page, not a box with its own scroll bar.
+    const wide = await newPage({ width: 1280, height: 700 });
+    await signIn(wide, '/catalog');
+    await settle(wide);
+    const facets = await wide.locator('#facets').evaluate((e) => ({ overflow: getComputedStyle(e).overflowY, scroll: e.scrollHeight, client: e.clientHeight, position: getComputedStyle(e).position }));
+    assert.notEqual(facets.position, 'sticky');
+    assert.ok(!['auto', 'scroll'].includes(facets.overflow) && facets.scroll <= facets.client + 1, `filters scroll on their own: ${JSON.stringify(facets)}`);
+    // Several GPUs at once: ticking L4 beside H100 lists the images with either, as the API does.
+    await wide.goto(`${base}/#/catalog?gpu=H100`);
+    await settle(wide);
+    const gpuGroup = wide.getByRole('group', { name: /^GPU/ });
+    await gpuGroup.getByRole('checkbox', { name: /^L4 \d/ }).check();
+    await settle(wide);
+    assert.match(wide.url(), /gpu=H100%2CL4/);
+    const either = (await apiAs(wide, 'GET', '/images?gpu=H100,L4&limit=200')).body.items.map((i) => String(i.id)).sort();
+    assert.ok(either.length > (await apiAs(wide, 'GET', '/images?gpu=H100&limit=200')).body.items.length, 'the list adds L4 images');
+    while (await wide.getByRole('button', { name: 'Load more images' }).count()) {
+      await wide.getByRole('button', { name: 'Load more images' }).click();
+      await settle(wide);
+    }
+    assert.deepEqual((await rowIds(wide)).sort(), either);
+    assert.equal(await wide.getByRole('button', { name: /^Remove filter GPU: (H100|L4)$/ }).count(), 2, 'a chip per GPU');
+    assert.ok(await gpuGroup.getByRole('checkbox', { name: /^H100 \d/ }).isChecked());
+    await wide.getByRole('button', { name: 'Remove filter GPU: H100' }).click();
+    await settle(wide);
+    assert.match(wide.url(), /gpu=L4(&|$)/);
+    // The move offered and the fix shown agree, or the row says why they differ.
+    await wide.goto(`${base}/#/exposure`);
+    await settle(wide);
+    const pins = (await apiAs(wide, 'GET', '/pins?team=ml-platform&limit=200')).body.items;
+    for (const p of pins.filter((x) => x.candidate && (x.advisories || []).some((a) => a.fixed_by))) {
+      const r = wide.locator('tr.exp-row', { hasText: p.name }).first();
+      const agree = p.advisories.filter((a) => a.fixed_by).every((a) => a.fixed_by.id === p.candidate.id);
+      assert.equal(await r.locator('.move-why').count(), agree ? 0 : 1, `${p.name}: the move and the fix ${agree ? 'agree' : 'differ, and the row says why'}`);
+      // One badge per state: the image's patch status once; the pin's only when it says more.
+      const badges = await r.locator('td').nth(1).locator('.badge').allInnerTexts();
+      assert.equal(new Set(badges).size, badges.length, `${p.name}: no badge twice (${badges})`);
+    }
+    // Costs: no placeholder reads like a value.
+    await wide.goto(`${base}/#/costs`);
+    await settle(wide);
+    for (const ph of await wide.locator('.cost-form input').evaluateAll((els) => els.map((e) => e.placeholder))) assert.doesNotMatch(ph, /^[\d.,\s]+$/, `placeholder "${ph}" looks like a value`);
+    await wide.done();
   });
 });

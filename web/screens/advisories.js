@@ -3,6 +3,7 @@
 import { api, apiAll, mergeFamilies } from '../api.js';
 import { h, put, clear, badge, chip, imageLink, fmtDate, loading, failure, emptyState, errorBox, table, debounce, field, showFormError, clearFieldErrors, busy, toast, dialog } from '../ui.js';
 import { user } from '../state.js';
+import { severitySummary } from '../charts.js';
 
 const SEVERITIES = ['critical', 'high', 'medium', 'low'];
 
@@ -24,8 +25,15 @@ export async function render(ctx) {
       const d = await api('/advisories', { query: Object.fromEntries(params), signal: ctx.signal });
       const items = d.items || [];
       if (!items.length) return clear(box, emptyState('No advisories match', params.toString() ? 'Try a broader search.' : 'No advisory has been published on this server.'));
+      const live = items.filter((a) => !a.withdrawn_at);
+      const imgs = (list) => list.reduce((n, a) => n + (a.affected_images || 0), 0);
       clear(
         box,
+        live.length ? severitySummary(live, {
+          title: d.next_cursor ? `Severity of the ${live.length} advisories listed` : 'Advisories by severity',
+          note: (c) => ` (${imgs(c.of)} image${imgs(c.of) === 1 ? '' : 's'} affected)`,
+          tail: (list) => `${imgs(list)} affected image${imgs(list) === 1 ? '' : 's'} in all${items.length > live.length ? `; ${items.length - live.length} withdrawn left out` : ''}`,
+        }) : null,
         table(
           [
             { label: 'Severity', cell: (a) => badge(a.severity, { kind: 'sev' }) },

@@ -1,14 +1,16 @@
 // Catalog: search + facet filters (with counts) over GET /v1/images, results as a dense
 // table, cursor paging, sorting, and an empty state that names the filter that emptied it.
 import { api } from '../api.js';
-import { h, put, clear, badge, chip, imageLink, fmtDate, fmtNum, loading, failure, emptyState, debounce, toast, humanize } from '../ui.js';
+import { h, put, clear, badge, PATCH_LABEL, chip, imageLink, fmtDate, fmtNum, loading, failure, emptyState, debounce, toast, humanize } from '../ui.js';
 import { tray, MAX_COMPARE } from '../state.js';
 
 const PAGE = 20;
 
 /** URL parameter -> facet in the answer, its label, and how it becomes API query. */
 export const FILTERS = [
-  { key: 'gpu', label: 'GPU', facet: 'gpu' },
+  // Several GPUs at once (gpu=H100,L4: images with any of them); the list offers every GPU the
+  // other filters leave, not only those that share an image with the ones ticked.
+  { key: 'gpu', label: 'GPU', facet: 'gpu', multi: true },
   { key: 'cuda', label: 'CUDA', facet: 'cuda', range: true, placeholder: '>=12.4' },
   { key: 'driver', label: 'Driver branch', facet: 'driver_branch', range: true, placeholder: '~580' },
   { key: 'framework', label: 'Framework', facet: 'framework' },
@@ -18,7 +20,7 @@ export const FILTERS = [
   // can also be typed, and patch status offers its four values when an answer has no facets.
   { key: 'region', label: 'Region', facet: 'region', typed: true, placeholder: 'us-east-1' },
   { key: 'tag', label: 'Tag', facet: 'tag' },
-  { key: 'patch_status', label: 'Patch status', facet: 'patch_status', fmt: (v) => humanize(v), values: ['ok', 'patch_available', 'vulnerable', 'revoked'] },
+  { key: 'patch_status', label: 'Patch status', facet: 'patch_status', fmt: (v) => PATCH_LABEL[v] || humanize(v), values: ['ok', 'patch_available', 'vulnerable', 'revoked'] },
 ];
 const PLAIN = ['q', 'family', 'arch', 'status', 'layer'];
 
@@ -65,12 +67,16 @@ function activeFilters(params) {
     if (k === 'q') out.push({ key: k, label: 'Search', value: v });
     else {
       const f = FILTERS.find((x) => x.key === k);
-      if (f) out.push({ key: k, label: f.label, value: f.fmt ? f.fmt(v) : v });
+      if (f?.multi) splitMulti(v).forEach((one) => out.push({ key: k, label: f.label, value: one, one }));
+      else if (f) out.push({ key: k, label: f.label, value: f.fmt ? f.fmt(v) : v });
       else if (PLAIN.includes(k)) out.push({ key: k, label: humanize(k), value: v });
     }
   }
   return out;
 }
+
+/** "H100,L4" -> ["H100", "L4"]. */
+export const splitMulti = (v) => [...new Set(String(v || '').split(',').map((x) => x.trim()).filter(Boolean))];
 
 const slug = (s) => String(s).replace(/[^a-zA-Z0-9_-]+/g, '_');
 
@@ -146,7 +152,7 @@ export async function render(ctx) {
     const act = activeFilters(params);
     clear(
       chips,
-      act.map((f) => h('button', { type: 'button', class: 'filter-chip', 'aria-label': `Remove filter ${f.label}: ${f.value}`, onclick: () => removeFilter(f.key) }, h('span', { class: 'fc-label' }, `${f.label}:`), ' ', f.value, h('span', { class: 'fc-x', 'aria-hidden': 'true' }, ' ×'))),
+      act.map((f) => h('button', { type: 'button', class: 'filter-chip', 'aria-label': `Remove filter ${f.label}: ${f.value}`, onclick: () => removeFilter(f.key, f.one) }, h('span', { class: 'fc-label' }, `${f.label}:`), ' ', f.value, h('span', { class: 'fc-x', 'aria-hidden': 'true' }, ' ×'))),
       act.length > 1 ? h('button', { type: 'button', class: 'link-button', onclick: () => clearAll(act) }, 'Clear all') : null,
     );
     drawerBtn.textContent = act.length ? `Filters (${act.length})` : 'Filters';
@@ -154,11 +160,12 @@ export async function render(ctx) {
 
   // The chip that had focus is gone once the chips are redrawn: focus moves to the next chip,
   // or to the search box when none is left, never to <body>.
-  function removeFilter(key) {
+  function removeFilter(key, one) {
     const fromChip = chips.contains(document.activeElement);
     const keys = activeFilters(params).map((f) => f.key);
     if (key === 'q') search.value = '';
-    update((p) => p.delete(key));
+    const rest = one !== undefined ? splitMulti(params.get(key)).filter((x) => x !== one) : [];
+    update((p) => (rest.length ? p.set(key, rest.join(',')) : p.delete(key)));
     if (!fromChip) return;
     const next = chips.querySelectorAll('.filter-chip')[Math.min(keys.indexOf(key), chips.querySelectorAll('.filter-chip').length - 1)];
     (next || search).focus();
@@ -170,9 +177,10 @@ export async function render(ctx) {
     search.focus();
   }
 
-  function renderFacets(facets) {
+  function renderFacets(facets, own = {}) {
     const focusedId = sidebar.contains(document.activeElement) ? document.activeElement.id : null;
     const groups = FILTERS.map((f) => {
+      if (f.multi) return multiFacet(f, own[f.facet] || facets?.[f.facet]);
       const selected = params.get(f.key) || '';
       const served = facets?.[f.facet];
       let values = served ? served.slice() : (f.values || []).map((value) => ({ value }));
@@ -224,6 +232,40 @@ export async function render(ctx) {
     if (focusedId) document.getElementById(focusedId)?.focus();
   }
 
+  /** A facet of checkboxes: each value ticked is kept in the URL as one comma-separated list;
+   * the ticked ones come first, so none hides behind "Show more". */
+  function multiFacet(f, served) {
+    const chosen = splitMulti(params.get(f.key));
+    const values = (served || []).slice();
+    for (const v of chosen) if (!values.some((x) => String(x.value) === v)) values.push({ value: v, count: 0 });
+    if (!values.length) return null;
+    const ordered = [...values.filter((v) => chosen.includes(String(v.value))), ...values.filter((v) => !chosen.includes(String(v.value)))];
+    const name = `facet-${f.key}`;
+    const visible = Math.max(6, chosen.length);
+    const extra = ordered.length > visible + 1;
+    const list = h('ul', { class: 'facet-list' }, ordered.map((v, i) => {
+      const value = String(v.value);
+      const id = `${name}-${slug(value)}`;
+      const input = h('input', { type: 'checkbox', name, id, value, checked: chosen.includes(value) });
+      input.addEventListener('change', () => {
+        const next = input.checked ? [...chosen, value] : chosen.filter((x) => x !== value);
+        update((p) => (next.length ? p.set(f.key, next.join(',')) : p.delete(f.key)));
+      });
+      return h('li', { class: [v.count === 0 && !input.checked && 'is-zero', extra && i >= visible && 'facet-extra'] }, h('label', { for: id }, input, h('span', { class: 'facet-value' }, value), v.count !== undefined ? h('span', { class: 'facet-count', 'aria-label': `${v.count} images` }, fmtNum(v.count)) : null));
+    }));
+    let toggle = null;
+    if (extra) {
+      toggle = h('button', { type: 'button', class: 'link-button facet-more', 'aria-expanded': 'false' }, `Show ${ordered.length - visible} more`);
+      toggle.addEventListener('click', () => {
+        const open = list.classList.toggle('expanded');
+        toggle.setAttribute('aria-expanded', String(open));
+        toggle.textContent = open ? 'Show fewer' : `Show ${ordered.length - visible} more`;
+      });
+    }
+    const any = chosen.length ? h('button', { type: 'button', class: 'link-button facet-clear', onclick: () => update((p) => p.delete(f.key)) }, `Any ${f.label}`) : null;
+    return h('fieldset', { class: 'facet' }, h('legend', {}, f.label, chosen.length > 1 ? h('span', { class: 'facet-hint' }, ' (any of)') : null), list, toggle, any);
+  }
+
   function compareBox(img) {
     const id = `cmp-${slug(img.id)}`;
     const input = h('input', { type: 'checkbox', id, checked: tray.has(img.id), 'aria-label': `Compare ${img.family} ${img.version}` });
@@ -243,6 +285,24 @@ export async function render(ctx) {
     return h('span', { class: 'muted' }, '—');
   };
 
+  /** The GPUs filtered for come first and marked, so a match is never behind "+N"; "+N" shows
+   * the rest in place. */
+  function gpuCell(gpus) {
+    const want = splitMulti(params.get('gpu')).map((x) => x.toLowerCase());
+    const hit = (g) => want.includes(g.toLowerCase());
+    const order = [...gpus.filter(hit), ...gpus.filter((g) => !hit(g))];
+    const n = Math.max(2, order.filter(hit).length);
+    const tag = (g) => h('span', { class: ['gpu-tag', hit(g) && 'is-match'] }, g);
+    const cell = h('span', { class: 'gpu-list' }, order.slice(0, n).map(tag));
+    if (order.length > n) {
+      const rest = order.slice(n);
+      const more = h('button', { type: 'button', class: 'gpu-more link-button', 'aria-label': `Show ${rest.length} more GPUs: ${rest.join(', ')}` }, `+${rest.length}`);
+      more.addEventListener('click', () => more.replaceWith(...rest.map(tag)));
+      cell.append(more);
+    }
+    return cell;
+  }
+
   function row(img) {
     const gpus = img.gpus || [];
     const osName = img.os ? `${img.os.name} ${img.os.version || ''}`.trim() : '—';
@@ -251,7 +311,7 @@ export async function render(ctx) {
       { class: `status-row is-${img.status}`, dataset: { id: img.id } },
       h('td', { class: 'col-cmp', 'data-label': 'Compare' }, compareBox(img)),
       h('td', { class: 'col-image', 'data-label': 'Image' }, imageLink(img), h('div', { class: 'sub' }, [img.provider, img.architecture, osName, img.layer].filter(Boolean).join(' · '))),
-      h('td', { class: 'col-gpus', 'data-label': 'GPUs' }, gpus.slice(0, 2).map((g) => h('span', { class: 'gpu-tag' }, g)), gpus.length > 2 ? h('span', { class: 'gpu-more', title: gpus.slice(2).join(', ') }, `+${gpus.length - 2}`) : null),
+      h('td', { class: 'col-gpus', 'data-label': 'GPUs' }, gpuCell(gpus)),
       h('td', { class: 'col-ver', 'data-label': 'Driver' }, chip(null, img.components?.['nvidia-driver'])),
       h('td', { class: 'col-ver', 'data-label': 'CUDA' }, chip(null, img.components?.cuda)),
       h('td', { class: 'col-fw', 'data-label': 'Framework' }, frameworkOf(img.components)),
@@ -335,7 +395,20 @@ export async function render(ctx) {
       if (seq !== loadSeq) return;
       rows = d.items || [];
       cursor = d.next_cursor || null;
-      renderFacets(d.facets);
+      // With GPUs ticked, the GPU list comes from the same search without them, so another GPU
+      // can be added (this search's own facet only counts GPUs sharing an image with them).
+      const own = {};
+      if (params.get('gpu')) {
+        const rest = new URLSearchParams(params);
+        rest.delete('gpu');
+        try {
+          own.gpu = (await api('/images', { query: { ...apiQuery(rest), limit: 1, facets: true }, signal: ctx.signal })).facets?.gpu;
+        } catch (e) {
+          if (e.name === 'AbortError') throw e;
+        }
+        if (seq !== loadSeq) return;
+      }
+      renderFacets(d.facets, own);
       if (!rows.length) {
         clear(results, loading('Finding which filter removed everything…'));
         const why = await explainEmpty(seq);

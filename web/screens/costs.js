@@ -2,7 +2,7 @@
 // volume (GET /v1/costs). The inputs live in the URL.
 import { api } from '../api.js';
 import { h, put, clear, imageLink, fmtMoney, fmtNum, loading, failure, emptyState, table, field, showFormError, clearFieldErrors, humanize, busy, toast, errorBox } from '../ui.js';
-import { barChart } from '../charts.js';
+import { barChart, scatterChart, altTable } from '../charts.js';
 import { teams } from '../state.js';
 
 const MEASURE = [
@@ -103,11 +103,12 @@ function recordPanel(ctx, rerank) {
 export async function render(ctx) {
   ctx.title('Costs');
   const p = ctx.params;
-  const model = h('input', { name: 'model', required: true, placeholder: 'llama-3.1-8b', value: p.get('model') || '', list: 'cost-models', autocomplete: 'off' });
-  const p99 = h('input', { name: 'max_p99_ms', type: 'number', min: 1, step: 1, placeholder: '200', value: p.get('max_p99_ms') || '' });
-  const gpu = h('input', { name: 'gpu', placeholder: 'any', value: p.get('gpu') || '' });
+  // Placeholders say what an empty field means, never a number that reads like a value.
+  const model = h('input', { name: 'model', required: true, placeholder: 'e.g. llama-3.1-8b', value: p.get('model') || '', list: 'cost-models', autocomplete: 'off' });
+  const p99 = h('input', { name: 'max_p99_ms', type: 'number', min: 1, step: 1, placeholder: 'no limit', value: p.get('max_p99_ms') || '' });
+  const gpu = h('input', { name: 'gpu', placeholder: 'any GPU', value: p.get('gpu') || '' });
   const pricing = h('select', { name: 'pricing', value: p.get('pricing') || '' }, [['', 'Any'], ['on_demand', 'On-demand'], ['spot', 'Spot'], ['reserved', 'Reserved']].map(([v, l]) => h('option', { value: v }, l)));
-  const daily = h('input', { name: 'daily_inferences', type: 'number', min: 1, step: 1000, placeholder: '1000000', value: p.get('daily_inferences') || '' });
+  const daily = h('input', { name: 'daily_inferences', type: 'number', min: 1, step: 1000, placeholder: 'optional', value: p.get('daily_inferences') || '' });
   const box = h('div', {});
   const form = h(
     'form',
@@ -118,7 +119,7 @@ export async function render(ctx) {
       field('Max p99 latency (ms)', p99),
       field('GPU', gpu),
       field('Pricing', pricing),
-      field('Inferences per day', daily, 'For the monthly cost.')),
+      field('Inferences per day', daily, 'Gives the monthly cost, e.g. 1000000.')),
     h('datalist', { id: 'cost-models' }, ['resnet50', 'llama-3.1-8b', 'bert-base', 'whisper-large-v3'].map((m) => h('option', { value: m }))),
     h('button', { type: 'submit' }, 'Rank'),
   );
@@ -139,14 +140,32 @@ export async function render(ctx) {
       if (!items.length) return clear(box, emptyState('Nothing meets these inputs', d.excluded_by_latency ? `No measured run of ${q.model} stays under ${q.max_p99_ms} ms at p99 (${d.excluded_by_latency} left out). Raise the target or drop the GPU filter.` : `Your teams have no measurements of ${q.model}${q.gpu ? ` on ${q.gpu}` : ''} yet.`));
       const top = items.slice(0, 8);
       const best = items[0];
-      const label = (r) => (r.pricing && r.pricing !== 'on_demand' ? `${r.instance_type} (${r.pricing.replace('_', '-')})` : r.instance_type);
+      const base = (r) => (r.pricing && r.pricing !== 'on_demand' ? `${r.instance_type} (${r.pricing.replace('_', '-')})` : r.instance_type);
+      // Two images on one instance type: the version tells their bars and points apart.
+      const twice = new Set(items.map(base).filter((l, i, all) => all.indexOf(l) !== i));
+      const label = (r) => (twice.has(base(r)) ? `${base(r)} · ${r.image.version}` : base(r));
       clear(
         box,
         h('section', { class: 'panel', 'aria-labelledby': 'rank-title' },
           h('div', { class: 'panel-head' }, h('h2', { id: 'rank-title' }, `Ranking for ${q.model}`)),
           h('div', { class: 'panel-body' },
             h('p', { class: 'winner' }, 'Cheapest: ', imageLink(best.image), ' on ', h('code', {}, best.instance_type), ` at ${fmtMoney(best.median_cost_per_1k_inferences, best.currency, 5)} per 1,000 inferences`, best.monthly_cost != null ? ` (${fmtMoney(best.monthly_cost, best.currency, 0)} a month)` : '', '.'),
-            barChart({ title: `Cost per 1,000 inferences (median, ${best.currency || 'USD'})`, labels: top.map(label), values: top.map((r) => r.median_cost_per_1k_inferences), format: (v) => fmtMoney(v, best.currency, 5) }),
+            h('div', { class: 'charts' },
+              barChart({ title: `Cost per 1,000 inferences (median, ${best.currency || 'USD'})`, labels: top.map(label), values: top.map((r) => r.median_cost_per_1k_inferences), format: (v) => fmtMoney(v, best.currency, 5) }),
+              scatterChart('cost-latency', {
+                title: 'Cost against p99 latency',
+                points: items.map((r) => ({ x: r.median_latency_p99_ms, y: r.median_cost_per_1k_inferences, label: label(r), best: r === best })),
+                xTitle: 'p99 latency (ms)',
+                yTitle: 'Cost per 1,000 inferences',
+                fmtX: (v) => `${fmtNum(v)} ms`,
+                fmtY: (v) => fmtMoney(v, best.currency, 4),
+                limitX: q.max_p99_ms ? Number(q.max_p99_ms) : null,
+                alt: altTable('Cost against p99 latency', [
+                  { label: 'Image and instance type', cell: (r) => `${r.image.family} ${r.image.version}, ${label(r)}` },
+                  { label: 'p99 latency', num: true, cell: (r) => (r.median_latency_p99_ms != null ? `${fmtNum(r.median_latency_p99_ms, 1)} ms` : '—') },
+                  { label: 'Cost / 1k', num: true, cell: (r) => fmtMoney(r.median_cost_per_1k_inferences, r.currency, 5) },
+                ], items),
+              })),
             table([
               { label: '#', numeric: true, cell: (r) => String(r.rank ?? items.indexOf(r) + 1) },
               { label: 'Image', cell: (r) => imageLink(r.image) },
@@ -155,8 +174,9 @@ export async function render(ctx) {
               { label: 'Cost / 1k', numeric: true, cell: (r) => fmtMoney(r.median_cost_per_1k_inferences, r.currency, 5) },
               { label: 'p99 latency', numeric: true, cell: (r) => (r.median_latency_p99_ms != null ? `${fmtNum(r.median_latency_p99_ms, 1)} ms` : '—') },
               { label: 'Runs', numeric: true, cell: (r) => fmtNum(r.measurements) },
-              { label: 'Monthly', numeric: true, cell: (r) => (r.monthly_cost != null ? fmtMoney(r.monthly_cost, r.currency, 0) : '—') },
-            ], items, { caption: 'Ranking', rowClass: (r) => (r === best ? 'best' : undefined) }),
+              q.daily_inferences ? { label: 'Monthly', numeric: true, cell: (r) => (r.monthly_cost != null ? fmtMoney(r.monthly_cost, r.currency, 0) : '—') } : null,
+            ].filter(Boolean), items, { caption: 'Ranking', rowClass: (r) => (r === best ? 'best' : undefined) }),
+            q.daily_inferences ? null : h('p', { class: 'hint no-monthly' }, 'Enter inferences per day above to see what each would cost a month.'),
             d.excluded_by_latency ? h('p', { class: 'sub' }, `${d.excluded_by_latency} measured combination${d.excluded_by_latency === 1 ? '' : 's'} left out: median p99 above ${q.max_p99_ms} ms.`) : null,
             d.basis ? h('p', { class: 'hint' }, d.basis) : null)),
       );

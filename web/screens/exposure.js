@@ -4,8 +4,9 @@
 // (GET /v1/advisories?cve= and /v1/advisories/{id}/affected), with the pins, teams and running
 // nodes it reaches (/v1/advisories/{id}/exposure). Both export as CSV.
 import { api, apiAll, mergeFamilies } from '../api.js';
-import { h, put, clear, badge, imageLink, loading, failure, emptyState, errorBox, table, toast, busy } from '../ui.js';
+import { h, put, clear, badge, imageLink, fmtDate, loading, failure, emptyState, errorBox, table, toast, busy } from '../ui.js';
 import { teams, user } from '../state.js';
+import { hbarChart, altTable } from '../charts.js';
 
 const ALL = '*';
 
@@ -51,6 +52,7 @@ export async function render(ctx) {
     : null;
 
   const pinsBox = h('div', {}, loading('Loading pinned images…'));
+  const chartBox = h('div', { class: 'exposure-chart' });
   const pinsActions = h('div', { class: 'panel-actions' });
   const cveInput = h('input', { type: 'search', name: 'cve', placeholder: 'CVE-2025-23280 or NVIDIA-5703', 'aria-label': 'CVE or advisory id', value: ctx.params.get('cve') || '', autocomplete: 'off', spellcheck: 'false' });
   const cveBox = h('div', {});
@@ -84,14 +86,21 @@ export async function render(ctx) {
     }
     const exposed = pins.filter((p) => (p.advisories || []).length).length;
     clear(pinsActions, pins.length ? h('button', { type: 'button', class: 'secondary outline', onclick: exportPins }, 'Export CSV') : null);
-    if (!pins.length) return clear(pinsBox, emptyState('Nothing pinned', 'Create a pin on the Pins page; its exposure shows here.'));
+    if (!pins.length) {
+      clear(chartBox);
+      return clear(pinsBox, emptyState('Nothing pinned', 'Create a pin on the Pins page; its exposure shows here.'));
+    }
+    exposureChart().catch((e) => e.name !== 'AbortError' && clear(chartBox, failure(e, 'Exposure chart')));
     clear(pinsBox,
       h('p', { class: 'exposure-summary', role: 'status' }, `${exposed} of ${pins.length} pinned image${pins.length === 1 ? '' : 's'} ${exposed === 1 ? 'is' : 'are'} hit by an advisory.`),
+      chartBox,
       table([
         { label: 'Pin', cell: (p) => h('span', {}, h('strong', {}, p.name), h('div', { class: 'sub' }, p.team)) },
-        { label: 'Pinned image', cell: (p) => h('span', {}, imageLink(p.image), h('div', {}, badge(p.image?.patch_status, { kind: 'patch' }), ' ', badge(p.status, { kind: 'pin' }))) },
+        // One badge per state: the pin's status is shown only when it says something the
+        // image's patch status does not (a pin that is merely behind, say).
+        { label: 'Pinned image', cell: (p) => h('span', {}, imageLink(p.image), h('div', {}, badge(p.image?.patch_status, { kind: 'patch' }), p.status !== p.image?.patch_status ? [' ', badge(p.status, { kind: 'pin' })] : null)) },
         { label: 'Advisories', cell: (p) => ((p.advisories || []).length ? h('ul', { class: 'plain' }, p.advisories.map((a) => h('li', {}, badge(a.severity, { kind: 'sev' }), ' ', h('a', { href: `#/advisories/${encodeURIComponent(a.id)}` }, a.id), (a.cves || []).length ? h('div', { class: 'sub' }, a.cves.join(', ')) : null))) : h('span', { class: 'muted' }, 'none')) },
-        { label: 'Fix within the constraints', cell: (p) => ((p.advisories || []).length ? h('ul', { class: 'plain' }, p.advisories.map((a) => h('li', {}, a.fixed_by ? imageLink(a.fixed_by) : h('span', { class: 'muted' }, `no fix for ${a.id} yet`)))) : '—') },
+        { label: 'First fixed in', cell: (p) => ((p.advisories || []).length ? h('ul', { class: 'plain' }, p.advisories.map((a) => h('li', {}, a.fixed_by ? imageLink(a.fixed_by) : h('span', { class: 'muted' }, `no fix for ${a.id} yet`)))) : '—') },
         { label: 'Move', cell: (p) => moveCell(p) },
       ], pins, { caption: 'Pinned images and the advisories that hit them', rowClass: (p) => `exp-row is-${p.status}` }),
     );
@@ -112,7 +121,43 @@ export async function render(ctx) {
         clear(msg, errorBox(e, { context: `Could not move ${p.name}` }));
       }
     });
-    return h('div', {}, btn, msg);
+    return h('div', {}, btn, whyOther(p), msg);
+  }
+
+  /** When the move goes somewhere other than the first fixed image, the row says why: the pin
+   * moves to the newest image its constraints allow, which may be later than the first fix. */
+  function whyOther(p) {
+    const fixes = [...new Map((p.advisories || []).filter((a) => a.fixed_by).map((a) => [String(a.fixed_by.id), a.fixed_by])).values()];
+    if (!fixes.length || fixes.every((f) => String(f.id) === String(p.candidate.id))) return null;
+    const c = p.candidate;
+    return h('p', { class: 'sub move-why' }, `${c.version} is the newest image the pin's constraints allow; the advisories were first fixed in ${fixes.map((f) => f.version).join(', ')}.`, c.patch_status ? [' Its patch status: ', badge(c.patch_status, { kind: 'patch' })] : null);
+  }
+
+  /** Exposure at a glance: for each exposed pin, the days since an image that fixes it was
+   * published (the fix images' published_at, GET /v1/images/{id}). The API keeps no history
+   * of exposure, so the chart is today's picture and says so. */
+  async function exposureChart() {
+    const exposed = pins.filter((p) => (p.advisories || []).some((a) => a.fixed_by));
+    const unfixed = pins.filter((p) => (p.advisories || []).length && !(p.advisories || []).some((a) => a.fixed_by)).length;
+    const note = h('p', { class: 'hint exposure-history' }, 'Exposure over time needs a history this server does not keep yet (a daily count of exposed pins and nodes per team); this is today’s picture.');
+    if (!exposed.length) return clear(chartBox, note);
+    const ids = [...new Set(exposed.flatMap((p) => p.advisories.filter((a) => a.fixed_by).map((a) => String(a.fixed_by.id))))].slice(0, 40);
+    const published = new Map();
+    await Promise.all(ids.map((id) => api(`/images/${encodeURIComponent(id)}`, { signal: ctx.signal }).then((i) => published.set(id, i.published_at), () => {})));
+    const now = Date.now();
+    const rows = exposed.map((p) => {
+      const firsts = p.advisories.filter((a) => a.fixed_by).map((a) => published.get(String(a.fixed_by.id))).filter(Boolean).sort();
+      const since = firsts[0];
+      return { label: team === ALL ? `${p.team}/${p.name}` : p.name, since, value: since ? Math.max(0, Math.floor((now - Date.parse(since)) / 86400000)) : 0 };
+    }).sort((a, b) => b.value - a.value);
+    const days = (n) => `${n} day${n === 1 ? '' : 's'}`;
+    clear(chartBox, hbarChart('exposure-days', {
+      title: 'Days since a fix was available, per exposed pin',
+      summary: `${rows.length} pin${rows.length === 1 ? '' : 's'} could move to a fixed image${rows[0] ? `; the longest has waited ${days(rows[0].value)}` : ''}${unfixed ? `; ${unfixed} more ${unfixed === 1 ? 'has' : 'have'} no fix yet` : ''}.`,
+      rows: rows.map((r) => ({ ...r, cls: r.value > 30 ? 'is-old' : '' })),
+      fmt: days,
+      alt: altTable('Days since a fix was available', [{ label: 'Pin', cell: (r) => r.label }, { label: 'Fix published', cell: (r) => fmtDate(r.since) }, { label: 'Days', num: true, cell: (r) => String(r.value) }], rows),
+    }), note);
   }
 
   function exportPins() {

@@ -1,9 +1,9 @@
 // Image page: GET /v1/images/{id} (manifest, compatibility, regions), plus /patch, /lineage
 // and /costs, each section failing on its own. Snippets use /v1/images/resolve.
 import { api, apiAll } from '../api.js';
-import { h, put, clear, badge, chip, imageLink, fmtDateTime, fmtNum, fmtMoney, loading, failure, errorBox, section, table, copyButton, toast, humanize, dialog } from '../ui.js';
+import { h, put, clear, badge, PATCH_LABEL, chip, imageLink, fmtDateTime, fmtNum, fmtMoney, loading, failure, errorBox, section, table, copyButton, toast, humanize, dialog } from '../ui.js';
 import { tray, MAX_COMPARE, teams, user } from '../state.js';
-import { barChart } from '../charts.js';
+import { barChart, severitySummary, familyTimeline, lineChart } from '../charts.js';
 
 function dl(pairs) {
   return h('dl', { class: 'facts' }, pairs.filter(([, v]) => v !== undefined && v !== null && v !== '').map(([k, v]) => [h('dt', {}, k), h('dd', {}, v)]));
@@ -79,22 +79,70 @@ async function lineage(ctx, img, box) {
   }
 }
 
+/** The advisories grouped by the image that fixes them (one heading per fix, one for "no fixed
+ * image yet"), so a dozen unfixed ones read as one group, not a dozen lines. */
+function advisoryGroups(advs, item) {
+  const groups = new Map();
+  for (const a of advs) {
+    const key = a.fixed_by ? String(a.fixed_by.id) : '';
+    if (!groups.has(key)) groups.set(key, { fix: a.fixed_by || null, list: [] });
+    groups.get(key).list.push(a);
+  }
+  const order = [...groups.values()].sort((x, y) => (x.fix ? 0 : 1) - (y.fix ? 0 : 1));
+  return h('div', { class: 'advisory-groups' }, order.map((g) => h('div', { class: 'advisory-group' },
+    h('h3', { class: 'group-title' }, g.fix ? ['Fixed in ', imageLink(g.fix), ` (${g.list.length})`] : `No fixed image yet (${g.list.length})`),
+    h('ul', { class: 'advisories' }, g.list.map(item)))));
+}
+
 async function patchStatus(ctx, img, box) {
   const says = { ok: 'No known advisory affects this image.', patch_available: 'A newer image of this family fixes the advisories below.', vulnerable: 'Advisories affect this image and no fixed image exists yet.', revoked: 'This image was revoked; do not launch it.' };
   try {
     const p = await api(`/images/${encodeURIComponent(img.id)}/patch`, { signal: ctx.signal });
     const advs = p.advisories || [];
+    const osAdvs = img.os_packages?.advisories || [];
+    const all = [...advs, ...osAdvs].map((a) => ({ severity: a.severity, fixed: !!a.fixed_by }));
     clear(
       box,
       h('p', {}, badge(p.status, { kind: 'patch' }), ' ', says[p.status] || ''),
+      all.length ? severitySummary(all, { title: 'Advisories on this image by severity (driver, toolkit and OS)', what: 'advisories' }) : null,
       advs.length
-        ? h('ul', { class: 'advisories' }, advs.map((a) => h('li', {}, badge(a.severity, { kind: 'sev' }), ' ', h('a', { href: `#/advisories/${encodeURIComponent(a.id)}` }, a.id), ' ', a.title, (a.cves || []).length ? h('span', { class: 'sub' }, ` (${a.cves.join(', ')})`) : null,
-            a.fixed_by ? h('div', { class: 'fixed-by' }, 'Fixed in ', imageLink(a.fixed_by), (a.still_open_in_fix || []).length ? h('span', { class: 'muted' }, ` (still open there: ${a.still_open_in_fix.join(', ')})`) : null) : h('div', { class: 'fixed-by muted' }, 'No fixed image yet'))))
+        ? advisoryGroups(advs, (a) => h('li', {}, badge(a.severity, { kind: 'sev' }), ' ', h('a', { href: `#/advisories/${encodeURIComponent(a.id)}` }, a.id), ' ', a.title, (a.cves || []).length ? h('span', { class: 'sub' }, ` (${a.cves.join(', ')})`) : null,
+            a.fixed_by && (a.still_open_in_fix || []).length ? h('div', { class: 'fixed-by muted' }, `Still open in the fix: ${a.still_open_in_fix.join(', ')}`) : null))
         : null,
     );
   } catch (e) {
     if (e.name === 'AbortError') return;
     clear(box, h('p', {}, badge(img.patch_status, { kind: 'patch' })), failure(e, 'Advisories of this image'));
+  }
+}
+
+/** The family at a glance: its versions over time (driver, CUDA, patch status), and boot time
+ * and cost per 1,000 inferences across them (GET /v1/images?family=…, then /v1/compare for the
+ * newest ten: their best measured cost per model). */
+async function family(ctx, img, box) {
+  try {
+    const d = await api('/images', { query: { family: img.family, status: 'any', limit: 40 }, signal: ctx.signal });
+    const list = (d.items || []).slice().sort((a, b) => String(a.published_at).localeCompare(String(b.published_at)) || a.id - b.id);
+    if (!list.some((x) => String(x.id) === String(img.id))) list.push(img);
+    const versions = list.map((x) => ({ id: x.id, version: x.version, published_at: x.published_at, patch_status: x.patch_status, status: x.status, driver: x.components?.['nvidia-driver'], cuda: x.components?.cuda, boot: x.boot_seconds, current: String(x.id) === String(img.id) }));
+    const here = versions.findIndex((v) => v.current);
+    const kids = [familyTimeline(img.family, versions, { label: (s) => PATCH_LABEL[s] || humanize(s) })];
+    const labels = versions.map((v) => v.version);
+    const charts = [lineChart('family-boot', { title: 'Boot time across versions (manifest, seconds)', labels, values: versions.map((v) => v.boot ?? null), fmt: (v) => fmtNum(v), unit: ' s', highlight: here, empty: 'No boot times were published with these versions.' })];
+    const recent = versions.slice(-10);
+    if (recent.length >= 2) {
+      const c = await api('/compare', { query: { ids: recent.map((v) => v.id).join(',') }, signal: ctx.signal });
+      const costs = new Map((c.costs || []).map((x) => [String(x.image), x.best_cost_per_1k || {}]));
+      const models = [...new Set([...costs.values()].flatMap((m) => Object.keys(m)))].sort((a, b) => recent.filter((v) => costs.get(String(v.id))?.[b] != null).length - recent.filter((v) => costs.get(String(v.id))?.[a] != null).length || a.localeCompare(b));
+      const model = models[0];
+      charts.push(model
+        ? lineChart('family-cost', { title: `Cost per 1,000 inferences across versions (${model}, best measured, USD)`, labels: recent.map((v) => v.version), values: recent.map((v) => costs.get(String(v.id))?.[model] ?? null), fmt: (v) => fmtMoney(v, 'USD', 5), highlight: recent.findIndex((v) => v.current) })
+        : h('figure', { class: 'chart chart-fig chart-empty', 'data-chart': 'family-cost' }, h('figcaption', {}, 'Cost per 1,000 inferences across versions'), h('p', { class: 'muted' }, 'Your teams have measured no version of this family yet.')));
+    }
+    clear(box, kids, h('div', { class: 'charts' }, charts));
+  } catch (e) {
+    if (e.name === 'AbortError') return;
+    clear(box, failure(e, 'Versions of this family'));
   }
 }
 
@@ -110,9 +158,8 @@ function osPatches(img) {
     {},
     h('p', {}, badge(os.patch_status, { kind: 'patch' }), ' ', says[os.patch_status] || '', h('span', { class: 'sub' }, ` ${os.packages} packages (${(os.ecosystems || []).join(', ')}) from ${os.source === 'cyclonedx' ? 'a CycloneDX SBOM' : os.source === 'spdx' ? 'an SPDX SBOM' : os.source === 'probe' ? 'imaxe probe' : 'the manifest'}.`)),
     advs.length
-      ? h('ul', { class: 'advisories os-advisories' }, advs.map((a) => h('li', {}, badge(a.severity, { kind: 'sev' }), ' ', h('a', { href: `#/advisories/${encodeURIComponent(a.id)}` }, a.id), ' ', a.title, (a.cves || []).length ? h('span', { class: 'sub' }, ` (${a.cves.join(', ')})`) : null,
-          table([{ label: 'Package', cell: (p) => h('code', {}, p.name) }, { label: 'Installed', cell: (p) => chip(null, p.version) }, { label: 'Affected', cell: (p) => h('code', {}, p.range) }, { label: 'Fixed in', cell: (p) => (p.fixed ? chip(null, p.fixed) : h('span', { class: 'muted' }, 'no fix named')) }], a.packages || [], { caption: `Packages ${a.id} hits`, stack: false }),
-          a.fixed_by ? h('div', { class: 'fixed-by' }, 'Fixed in ', imageLink(a.fixed_by)) : h('div', { class: 'fixed-by muted' }, 'No fixed image yet'))))
+      ? advisoryGroups(advs, (a) => h('li', { class: 'os-advisory' }, badge(a.severity, { kind: 'sev' }), ' ', h('a', { href: `#/advisories/${encodeURIComponent(a.id)}` }, a.id), ' ', a.title, (a.cves || []).length ? h('span', { class: 'sub' }, ` (${a.cves.join(', ')})`) : null,
+          table([{ label: 'Package', cell: (p) => h('code', {}, p.name) }, { label: 'Installed', cell: (p) => chip(null, p.version) }, { label: 'Affected', cell: (p) => h('code', {}, p.range) }, { label: 'Fixed in', cell: (p) => (p.fixed ? chip(null, p.fixed) : h('span', { class: 'muted' }, 'no fix named')) }], a.packages || [], { caption: `Packages ${a.id} hits`, stack: false })))
       : null,
   );
 }
@@ -248,6 +295,7 @@ export async function render(ctx) {
   const patchBox = h('div', {}, loading('Loading advisories…'));
   const lineageBox = h('div', {}, loading('Loading lineage…'));
   const costsBox = h('div', {}, loading('Loading cost measurements…'));
+  const familyBox = h('div', {}, loading('Loading the versions of this family…'));
   const osName = img.os ? `${img.os.name} ${img.os.version || ''}`.trim() : null;
 
   put(ctx.root, 
@@ -300,9 +348,11 @@ export async function render(ctx) {
       section('Use it', { id: 'use' }, snippets(img, artifacts)),
       section('Cost and boot time', { id: 'costs' }, costsBox),
     ),
+    section(`The ${img.family} family`, { id: 'family' }, familyBox),
   );
   patchStatus(ctx, img, patchBox);
   lineage(ctx, img, lineageBox);
   costs(ctx, img, costsBox);
+  family(ctx, img, familyBox);
 }
 
