@@ -36,13 +36,17 @@ const struct imx_route imx_routes[] = {
     /* Advisories (global admins publish, everyone signed in reads), patch status, pins. */
     { "POST", "/v1/advisories", ADMIN, imx_api_advisory_create, IMX_ROLE_NONE, NULL, CREATES },
     { "GET", "/v1/advisories", SIGNED_IN, imx_api_advisory_list, IMX_ROLE_NONE,
-      "component severity published_from published_to cve limit cursor", false },
+      "component severity published_from published_to cve kev min_epss sort limit cursor", false },
     { "GET", "/v1/advisories/{id}", SIGNED_IN, imx_api_advisory_get, IMX_ROLE_NONE, NULL, false },
     { "PATCH", "/v1/advisories/{id}", ADMIN, imx_api_advisory_revise, IMX_ROLE_NONE, NULL, false },
     { "DELETE", "/v1/advisories/{id}", ADMIN, imx_api_advisory_withdraw, IMX_ROLE_NONE, "reason",
       false },
     { "GET", "/v1/advisories/{id}/affected", SIGNED_IN, imx_api_advisory_affected, IMX_ROLE_NONE,
       "limit cursor", false },
+    /* The exploitation feeds (server/api/risk_feeds.c). */
+    { "GET", "/v1/risk-feeds", SIGNED_IN, imx_api_risk_feeds, IMX_ROLE_NONE, NULL, false },
+    { "POST", "/v1/risk-feeds/kev", ADMIN, imx_api_risk_feed_kev, IMX_ROLE_NONE, NULL, CREATES },
+    { "POST", "/v1/risk-feeds/epss", ADMIN, imx_api_risk_feed_epss, IMX_ROLE_NONE, NULL, CREATES },
     { "GET", "/v1/images/{id}/patch", SIGNED_IN, imx_api_image_patch_status, IMX_ROLE_NONE, NULL,
       false },
     { "POST", "/v1/pins", SIGNED_IN, imx_api_pin_create, IMX_ROLE_VIEWER, NULL, CREATES },
