@@ -157,7 +157,7 @@ static bool score_ok(const char *s, size_t n)
     size_t d = 0;
     while (d < n && s[d] >= '0' && s[d] <= '9')
         d++;
-    if (d == 0 || d > 1)
+    if (d != 1 || s[0] > '1')
         return false;
     if (d < n) {
         if (s[d] != '.' || n - d - 1 < 1 || n - d - 1 > 9)

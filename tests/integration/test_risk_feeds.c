@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 
 static struct imx_srv srv;
 static char db[1024];
@@ -465,6 +466,41 @@ static void bad_feeds_change_nothing(void **state)
     assert_int_equal(sql_count("SELECT count(*) FROM epss_scores"), epss_before);
 }
 
+/* The CLI sends FIRST's gzipped file decompressed: the same scores as the CSV imported over
+ * HTTP before, so nothing changes; an older KEV catalog exits 3 (refused). */
+static void cli_imports_gzipped_epss(void **state)
+{
+    (void)state;
+    const char *cli = getenv("IMX_TEST_CLI");
+    if (!cli)
+        skip();
+    const char *src = getenv("IMX_TEST_SOURCE_DIR") ? getenv("IMX_TEST_SOURCE_DIR") : ".";
+    char cmd[8192];
+    snprintf(cmd, sizeof cmd,
+             "IMAXE_URL=%s IMAXE_TOKEN=%s XDG_CONFIG_HOME=/nonexistent %s advisories import-epss "
+             "%s/tests/data/epss/epss_scores-2024-12-05.csv.gz -o json",
+             srv.base, admin, cli, src);
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    char out[4096];
+    size_t n = fread(out, 1, sizeof out - 1, p);
+    out[n] = '\0';
+    assert_int_equal(pclose(p), 0);
+    json_t *doc = json_loads(out, 0, NULL);
+    if (!doc)
+        fail_msg("imaxe advisories import-epss printed: %s", out);
+    assert_string_equal(json_string_value(json_object_get(doc, "outcome")), "unchanged");
+    assert_int_equal(json_integer_value(json_object_get(doc, "scores")), 10);
+    json_decref(doc);
+    snprintf(cmd, sizeof cmd,
+             "IMAXE_URL=%s IMAXE_TOKEN=%s XDG_CONFIG_HOME=/nonexistent %s advisories import-kev "
+             "%s/tests/data/kev/known_exploited_vulnerabilities.json >/dev/null 2>&1",
+             srv.base, admin, cli, src);
+    int rc = system(cmd);
+    assert_true(WIFEXITED(rc));
+    assert_int_equal(WEXITSTATUS(rc), 3);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -474,6 +510,7 @@ int main(void)
         cmocka_unit_test(search_filters_and_sorts_by_risk),
         cmocka_unit_test(patch_available_carries_kev_and_epss),
         cmocka_unit_test(bad_feeds_change_nothing),
+        cmocka_unit_test(cli_imports_gzipped_epss),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
