@@ -107,6 +107,11 @@ static const struct imx_cli_opt advisory_opts[] = {
     { NULL, 0, 0, NULL, NULL },
 };
 
+static const struct imx_cli_opt vex_opts[] = {
+    { "format", 0, V, "format", "openvex (the default) or cyclonedx" },
+    { NULL, 0, 0, NULL, NULL },
+};
+
 static const struct imx_cli_opt compat_opts[] = {
     { "component", 'c', L, NULL, "NAME=VERSION of the stack" },
     { "gpu", 'g', L, NULL, "target GPU" },
@@ -1113,6 +1118,10 @@ const struct imx_cli_cmd imx_cli_commands[] = {
     { "images", "patch", "ID", 1, 1, "Patch status of an image per advisory, with each fix",
       "imaxe images patch 4", no_opts, "GET", "/v1/images/{0}/patch", IMX_CLI_BODY_NONE, NULL, NULL,
       false },
+    { "images", "vex", "ID", 1, 1,
+      "VEX statements of an image per advisory (OpenVEX, or --format cyclonedx)",
+      "imaxe images vex 4 > image-4.openvex.json\nimaxe images vex 4 --format cyclonedx", vex_opts,
+      "GET", "/v1/images/{0}/vex", IMX_CLI_BODY_NONE, NULL, NULL, false },
     { "images", "publish", "[FILE]", 0, 1, "Publish a manifest (JSON file, or stdin)",
       "imaxe images publish manifest.json -f id", no_opts, "POST", "/v1/images", IMX_CLI_BODY_JSON,
       NULL, NULL, false },

@@ -49,6 +49,10 @@ const struct imx_route imx_routes[] = {
     { "POST", "/v1/risk-feeds/epss", ADMIN, imx_api_risk_feed_epss, IMX_ROLE_NONE, NULL, CREATES },
     { "GET", "/v1/images/{id}/patch", SIGNED_IN, imx_api_image_patch_status, IMX_ROLE_NONE, NULL,
       false },
+    /* VEX documents (server/api/vex.c). */
+    { "GET", "/v1/images/{id}/vex", SIGNED_IN, imx_api_image_vex, IMX_ROLE_VIEWER, "format",
+      false },
+    { "GET", "/v1/pins/{id}/vex", SIGNED_IN, imx_api_pin_vex, IMX_ROLE_VIEWER, "format", false },
     { "POST", "/v1/pins", SIGNED_IN, imx_api_pin_create, IMX_ROLE_VIEWER, NULL, CREATES },
     { "GET", "/v1/pins", SIGNED_IN, imx_api_pin_list, IMX_ROLE_VIEWER, "team limit cursor", false },
     { "GET", "/v1/pins/{id}", SIGNED_IN, imx_api_pin_get, IMX_ROLE_VIEWER, NULL, false },
