@@ -3,12 +3,13 @@
 -- advisory.exploited events a KEV import sends, and the kev / epss members every advisory and
 -- patch-status entry shows.
 
--- Every event type a subscription may ask for (0018's list and advisory.exploited).
+-- Every event type a subscription may ask for (0018's list, advisory.exploited and
+-- image.eol_approaching of migrations/procedures/eol.sql).
 CREATE OR REPLACE FUNCTION imx_webhook_event_types() RETURNS text[]
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
   SELECT ARRAY['patch.available', 'image.published', 'image.deprecated', 'image.revoked',
                'advisory.published', 'pin.moved', 'request.updated', 'ping',
-               'image.compatibility_changed', 'advisory.exploited']
+               'image.compatibility_changed', 'advisory.exploited', 'image.eol_approaching']
 $$;
 
 -- The KEV entry of a list of CVEs: the one added first, as {cve, date_added, due_date,

@@ -52,6 +52,7 @@ const struct imx_route imx_routes[] = {
     /* VEX documents (server/api/vex.c). */
     { "GET", "/v1/images/{id}/vex", SIGNED_IN, imx_api_image_vex, IMX_ROLE_VIEWER, "format",
       false },
+    { "GET", "/v1/images/{id}/eol", SIGNED_IN, imx_api_image_eol, IMX_ROLE_VIEWER, NULL, false },
     { "GET", "/v1/pins/{id}/vex", SIGNED_IN, imx_api_pin_vex, IMX_ROLE_VIEWER, "format", false },
     { "POST", "/v1/pins", SIGNED_IN, imx_api_pin_create, IMX_ROLE_VIEWER, NULL, CREATES },
     { "GET", "/v1/pins", SIGNED_IN, imx_api_pin_list, IMX_ROLE_VIEWER, "team limit cursor", false },
