@@ -89,5 +89,8 @@ int imx_cli_run_conditional(const struct imx_cli_cmd *cmd, struct imx_cli_ctx *c
 /* The handlers of cmd_probe.c. */
 int imx_cli_run_probe(const struct imx_cli_cmd *cmd, struct imx_cli_ctx *ctx);
 int imx_cli_run_measure(const struct imx_cli_cmd *cmd, struct imx_cli_ctx *ctx);
+/* The handlers of cmd_risk.c: the KEV and EPSS imports. */
+int imx_cli_run_import_kev(const struct imx_cli_cmd *cmd, struct imx_cli_ctx *ctx);
+int imx_cli_run_import_epss(const struct imx_cli_cmd *cmd, struct imx_cli_ctx *ctx);
 
 #endif

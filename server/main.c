@@ -39,6 +39,7 @@
 #include "http/metrics.h"
 #include "http/router.h"
 #include "http/server.h"
+#include "jobs/eol.h"
 #include "jobs/ratelimit_sync.h"
 #include "api/costs_common.h"
 #include "util/config.h"
@@ -274,6 +275,12 @@ static int serve(const struct imx_config *cfg, sigset_t *sigs)
         imx_db_pool_shutdown();
         return 1;
     }
+    if (imx_eol_job_start() != 0) {
+        imx_webhooks_stop(0);
+        imx_http_stop();
+        imx_db_pool_shutdown();
+        return 1;
+    }
     sd_notifyf(0, "READY=1\nSTATUS=serving on %s:%u", cfg->bind, imx_http_port());
 
     int sig = 0;
@@ -288,6 +295,7 @@ static int serve(const struct imx_config *cfg, sigset_t *sigs)
     long left = imx_http_in_flight();
     imx_http_stop();
     imx_ratelimit_sync_stop();
+    imx_eol_job_stop();
     imx_webhooks_stop(cfg->shutdown_s * 1000);
     imx_db_image_index_stop();
     imx_db_pool_shutdown();

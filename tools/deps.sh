@@ -5,7 +5,7 @@ set -euo pipefail
 
 run_pkgs=(cmake make gcc pkg-config python3 python3-yaml
     libmicrohttpd-dev libjansson-dev libjwt-dev libcurl4-openssl-dev libpq-dev libssl-dev
-    libsodium-dev libsystemd-dev postgresql-15 postgresql-client-15 curl ca-certificates)
+    libsodium-dev libsystemd-dev zlib1g-dev postgresql-15 postgresql-client-15 curl ca-certificates)
 # systemd: systemd-analyze checks deploy/imaxe.service; dpkg-dev: cpack's dpkg-shlibdeps;
 # clang and libclang-rt-14-dev: the libFuzzer targets (tools/fuzz.sh); libtsan2: gcc's
 # ThreadSanitizer runtime (build-tsan).

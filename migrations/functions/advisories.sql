@@ -5,7 +5,8 @@
 -- (advisory.published's data).
 
 -- As 0014's, with the package ranges among "affected" in their place ({ecosystem, package,
--- range, fixed}), and a CSAF import's "unmapped" products and "warnings" (columns of 0100).
+-- range, fixed}), a CSAF import's "unmapped" products and "warnings" (columns of 0100), and the
+-- exploitation signals "kev" and "epss" (imx_kev_json, imx_epss_json: procedures/risk_feeds.sql).
 CREATE OR REPLACE FUNCTION imx_advisory_json(p_id text) RETURNS json
 LANGUAGE sql STABLE PARALLEL SAFE AS $$
   SELECT json_build_object(
@@ -14,9 +15,15 @@ LANGUAGE sql STABLE PARALLEL SAFE AS $$
     'source', a.source, 'source_version', a.source_version,
     'created_at', a.created_at, 'revision', a.revision, 'updated_at', a.updated_at,
     'withdrawn_at', a.withdrawn_at, 'withdrawn_reason', a.withdrawn_reason,
-    'affected', (SELECT coalesce(json_agg(json_build_object('component', r.component,
-                   'range', r.range, 'fixed', r.fixed) ORDER BY r.ord), '[]')
-                 FROM advisory_ranges r WHERE r.advisory_id = a.id),
+    'kev', imx_kev_json(a.cves), 'epss', imx_epss_json(a.cves),
+    'affected', (SELECT coalesce(json_agg(x.j ORDER BY x.ord), '[]') FROM (
+                   SELECT r.ord, json_build_object('component', r.component, 'range', r.range,
+                            'fixed', r.fixed) AS j
+                     FROM advisory_ranges r WHERE r.advisory_id = a.id
+                   UNION ALL
+                   SELECT r.ord, json_build_object('ecosystem', r.ecosystem, 'package', r.package,
+                            'range', r.range, 'fixed', r.fixed)
+                     FROM advisory_package_ranges r WHERE r.advisory_id = a.id) x),
     'unmapped', a.unmapped, 'warnings', a.warnings,
     'affected_images', (SELECT count(*) FROM image_advisories ia WHERE ia.advisory_id = a.id))
   FROM advisories a WHERE a.id = p_id

@@ -197,6 +197,7 @@ LANGUAGE sql STABLE AS $$
     'status', i.patch_status,
     'advisories', coalesce((SELECT json_agg(json_build_object(
         'id', a.id, 'title', a.title, 'severity', a.severity, 'cves', to_json(a.cves),
+        'kev', imx_kev_json(a.cves), 'epss', imx_epss_json(a.cves),
         'fixed_by', CASE WHEN fx.id IS NOT NULL THEN json_build_object(
           'id', fx.id, 'family', fx.family, 'version', fx.version) END,
         'still_open_in_fix', CASE WHEN fx.id IS NOT NULL THEN (

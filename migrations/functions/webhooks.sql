@@ -7,12 +7,14 @@
 -- procedures/webhook_outbox.sql.
 
 -- image.compatibility_changed: an image's stored report changed because the reference data did;
--- node.drifted: a node's report started to differ from its image (or differs differently, 0140).
+-- node.drifted: a node's report started to differ from its image (or differs differently, 0140);
+-- advisory.exploited (procedures/risk_feeds.sql) and image.eol_approaching (procedures/eol.sql).
 CREATE OR REPLACE FUNCTION imx_webhook_event_types() RETURNS text[]
 LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
   SELECT ARRAY['patch.available', 'image.published', 'image.deprecated', 'image.revoked',
                'advisory.published', 'pin.moved', 'request.updated', 'ping',
-               'image.compatibility_changed', 'node.drifted']
+               'image.compatibility_changed', 'node.drifted', 'advisory.exploited',
+               'image.eol_approaching']
 $$;
 
 -- Severity order for min_severity filters; NULL for an unknown name.

@@ -311,7 +311,8 @@ BEGIN
       FROM (SELECT image_id AS id FROM s UNION SELECT fixed_by FROM s) u
   ), adv AS (
     SELECT a.id, a.severity, jsonb_build_object('id', a.id, 'title', a.title, 'severity',
-             a.severity, 'cvss', a.cvss, 'cves', to_jsonb(a.cves), 'url', a.url) AS j
+             a.severity, 'cvss', a.cvss, 'cves', to_jsonb(a.cves), 'url', a.url,
+             'kev', imx_kev_json(a.cves), 'epss', imx_epss_json(a.cves)) AS j
       FROM advisories a WHERE a.id IN (SELECT advisory_id FROM s)
   ), pin AS (
     SELECT p.id, p.name, jsonb_build_object('id', p.id, 'team', t.slug, 'name', p.name) AS j

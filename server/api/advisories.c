@@ -648,39 +648,71 @@ void imx_api_advisory_withdraw(struct imx_req *r)
     run_write(r, &a);
 }
 
+/* min_epss: a score from 0 to 1, as EPSS writes them. */
+static bool epss_shape_ok(const char *s)
+{
+    char *end;
+    double v = strtod(s, &end);
+    return s[0] >= '0' && s[0] <= '9' && *end == '\0' && strlen(s) <= 12 && v >= 0 && v <= 1;
+}
+
 void imx_api_advisory_list(struct imx_req *r)
 {
     unsigned long long limit;
-    const char *component = imx_req_query(r, "component");
-    const char *severity = imx_req_query(r, "severity");
-    const char *from = imx_req_query(r, "published_from");
-    const char *to = imx_req_query(r, "published_to");
-    const char *cve = imx_req_query(r, "cve");
+    struct imx_db_advisory_filter f = {
+        .component = imx_req_query(r, "component"),
+        .severity = imx_req_query(r, "severity"),
+        .from = imx_req_query(r, "published_from"),
+        .to = imx_req_query(r, "published_to"),
+        .cve = imx_req_query(r, "cve"),
+        .kev = imx_req_query(r, "kev"),
+        .min_epss = imx_req_query(r, "min_epss"),
+    };
+    const char *sort = imx_req_query(r, "sort");
     const char *cursor = imx_req_query(r, "cursor");
-    char after_pub[16] = "", after_id[128] = "", limit_txt[16];
+    char after_pub[16] = "", after_id[160] = "", limit_txt[16];
 
     if (!imx_api_list_limit(r, &limit))
         return;
-    if (severity && !severity_ok(severity)) {
+    if (f.severity && !severity_ok(f.severity)) {
         imx_reply_problem(r, IMX_E_BAD_REQUEST, "severity must be low, medium, high or critical");
         return;
     }
-    if ((from && !date_shape_ok(from)) || (to && !date_shape_ok(to))) {
+    if ((f.from && !date_shape_ok(f.from)) || (f.to && !date_shape_ok(f.to))) {
         imx_reply_problem(r, IMX_E_BAD_REQUEST, "published_from and published_to are YYYY-MM-DD");
         return;
     }
+    if (f.kev && strcmp(f.kev, "true") != 0 && strcmp(f.kev, "false") != 0) {
+        imx_reply_problem(r, IMX_E_BAD_REQUEST, "kev must be true or false");
+        return;
+    }
+    if (f.min_epss && !epss_shape_ok(f.min_epss)) {
+        imx_reply_problem(r, IMX_E_BAD_REQUEST, "min_epss must be a number from 0 to 1");
+        return;
+    }
+    if (sort && strcmp(sort, "published") != 0 && strcmp(sort, "risk") != 0) {
+        imx_reply_problem(r, IMX_E_BAD_REQUEST,
+                          "sort must be published (newest first) or risk (KEV first, then EPSS)");
+        return;
+    }
+    bool by_risk = sort && strcmp(sort, "risk") == 0;
     if (cursor) {
+        /* published order: [published, id]; risk order: [key] */
         json_t *key = imx_cursor_decode(cursor);
-        const char *pub = json_string_value(json_array_get(key, 0));
-        const char *id = json_string_value(json_array_get(key, 1));
-        if (json_array_size(key) != 2 || !pub || !id || !date_shape_ok(pub) ||
-            strlen(id) >= sizeof after_id) {
+        const char *a = json_string_value(json_array_get(key, 0));
+        const char *b = json_string_value(json_array_get(key, 1));
+        bool ok = by_risk ? json_array_size(key) == 1 && a && strlen(a) < sizeof after_id
+                          : json_array_size(key) == 2 && a && b && date_shape_ok(a) &&
+                                strlen(b) < sizeof after_id;
+        if (!ok) {
             json_decref(key);
             imx_reply_problem(r, IMX_E_BAD_REQUEST, "The cursor is not one this server made");
             return;
         }
-        snprintf(after_pub, sizeof after_pub, "%s", pub);
-        snprintf(after_id, sizeof after_id, "%s", id);
+        snprintf(by_risk ? after_id : after_pub, by_risk ? sizeof after_id : sizeof after_pub, "%s",
+                 a);
+        if (!by_risk)
+            snprintf(after_id, sizeof after_id, "%s", b);
         json_decref(key);
     }
     snprintf(limit_txt, sizeof limit_txt, "%llu", limit);
@@ -688,8 +720,8 @@ void imx_api_advisory_list(struct imx_req *r)
     if (!c)
         return;
     PGresult *res =
-        imx_db_advisory_list(c, component, severity, from, to, cve, cursor ? after_pub : NULL,
-                             cursor ? after_id : NULL, limit_txt);
+        imx_db_advisory_list(c, &f, by_risk, cursor ? (by_risk ? after_id : after_pub) : NULL,
+                             cursor && !by_risk ? after_id : NULL, limit_txt);
     if (!imx_db_ok(res)) {
         if (strncmp(imx_db_sqlstate(res), "22", 2) == 0)
             imx_reply_problem(r, IMX_E_BAD_REQUEST, "published_from or published_to is not a date");
@@ -698,7 +730,7 @@ void imx_api_advisory_list(struct imx_req *r)
         PQclear(res);
         return;
     }
-    imx_api_reply_page_steal(r, res, limit, "ss");
+    imx_api_reply_page_steal(r, res, limit, by_risk ? "s" : "ss");
 }
 
 void imx_api_advisory_get(struct imx_req *r)

@@ -122,6 +122,15 @@ void imx_api_advisory_revise(struct imx_req *r);
 void imx_api_advisory_withdraw(struct imx_req *r);
 void imx_api_advisory_affected(struct imx_req *r);
 void imx_api_image_patch_status(struct imx_req *r);
+/* The exploitation feeds, KEV and EPSS (server/api/risk_feeds.c). */
+void imx_api_risk_feeds(struct imx_req *r);
+void imx_api_risk_feed_kev(struct imx_req *r);
+void imx_api_risk_feed_epss(struct imx_req *r);
+/* VEX documents of an image and of a pin's image (server/api/vex.c). */
+void imx_api_image_vex(struct imx_req *r);
+void imx_api_pin_vex(struct imx_req *r);
+/* End of life ahead (server/api/eol.c). */
+void imx_api_image_eol(struct imx_req *r);
 enum imx_fast imx_api_image_patch_status_fast(struct imx_req *r);
 void imx_api_pin_create(struct imx_req *r);
 void imx_api_pin_list(struct imx_req *r);

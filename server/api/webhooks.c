@@ -34,18 +34,24 @@ static const char *const event_types[] = {
     "ping",
     "image.compatibility_changed",
     "node.drifted",
+    "advisory.exploited",
+    "image.eol_approaching",
 };
 
-_Static_assert(sizeof event_types / sizeof event_types[0] == 10,
+_Static_assert(sizeof event_types / sizeof event_types[0] == 12,
                "read_list names every event type in its message");
 
 static const char *const severities[] = { "low", "medium", "high", "critical" };
 
 /* min_severity is checked by hand: it may be null (no filter), which the field specs cannot say. */
 static const struct imx_api_field create_fields[] = {
-    { "team", JSON_STRING, true },  { "url", JSON_STRING, true },
-    { "events", JSON_ARRAY, true }, { "families", JSON_ARRAY, false },
-    { "pins", JSON_ARRAY, false },  { "description", JSON_STRING, false },
+    { "team", JSON_STRING, true },
+    { "url", JSON_STRING, true },
+    { "events", JSON_ARRAY, true },
+    { "families", JSON_ARRAY, false },
+    { "pins", JSON_ARRAY, false },
+    { "description", JSON_STRING, false },
+    { "payload_format", JSON_STRING, false },
     { NULL, JSON_NULL, false },
 };
 
@@ -56,6 +62,7 @@ static const struct imx_api_field update_fields[] = {
     { "pins", JSON_ARRAY, false },
     { "description", JSON_STRING, false },
     { "enabled", JSON_TRUE, false },
+    { "payload_format", JSON_STRING, false },
     { NULL, JSON_NULL, false },
 };
 
@@ -69,6 +76,7 @@ int imx_api_webhooks_init(const struct imx_config *cfg, char *err, size_t errlen
 /* A subscription as the body asks for it. The JSON texts are new (input_free). */
 struct webhook_input {
     const char *url, *description, *min_severity;
+    const char *payload_format; /* "imaxe" | "cloudevents"; NULL when absent */
     bool has_severity;
     char *events, *families, *pins;
     json_t *enabled; /* borrowed; NULL when absent */
@@ -115,9 +123,10 @@ static char *read_list(const json_t *body, const char *name, const char *const *
             continue;
         }
         if (known && !in_list(s, known, nknown)) {
-            imx_verr(errors, ptr, "is not an event type (%s, %s, %s, %s, %s, %s, %s, %s, %s or %s)",
+            imx_verr(errors, ptr,
+                     "is not an event type (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s or %s)",
                      known[0], known[1], known[2], known[3], known[4], known[5], known[6], known[7],
-                     known[8], known[9]);
+                     known[8], known[9], known[10], known[11]);
             continue;
         }
         if (!known && (strlen(s) == 0 || strlen(s) > FILTER_ITEM_MAX)) {
@@ -164,6 +173,11 @@ static bool input_read(struct imx_req *r, const json_t *body, const struct imx_a
              !in_list(in->min_severity, severities, sizeof severities / sizeof severities[0])))
             imx_verr(errors, "/min_severity", "must be low, medium, high, critical or null");
     }
+    in->payload_format = json_string_value(json_object_get(body, "payload_format"));
+    if (in->payload_format && strcmp(in->payload_format, "imaxe") != 0 &&
+        strcmp(in->payload_format, "cloudevents") != 0)
+        imx_verr(errors, "/payload_format",
+                 "must be imaxe (its envelope) or cloudevents (CloudEvents 1.0 structured JSON)");
     if (in->description && strlen(in->description) > DESCRIPTION_MAX)
         imx_verr(errors, "/description", "must be at most %d characters", DESCRIPTION_MAX);
     if (in->url) {
@@ -263,7 +277,8 @@ static int create_tx(struct imx_req *r, void *cls)
     }
     res = imx_db_webhook_create(r->db, w->team_id, w->in.url, w->in.description, w->secret,
                                 w->in.events, w->in.families ? w->in.families : "[]",
-                                w->in.pins ? w->in.pins : "[]", w->in.min_severity);
+                                w->in.pins ? w->in.pins : "[]", w->in.min_severity,
+                                w->in.payload_format);
     if (!imx_db_ok(res))
         return imx_db_tx_fail(r, res);
     char id[24], loc[64];
@@ -347,9 +362,10 @@ static int update_tx(struct imx_req *r, void *cls)
     struct webhook_update *w = cls;
     if (imx_api_if_match(r, IMX_REV_WEBHOOK, w->id, NULL, false) < 0)
         return -1;
-    PGresult *res = imx_db_webhook_update(
-        r->db, w->id, w->team_id, w->in.url, w->in.description, w->in.events, w->in.families,
-        w->in.pins, w->in.has_severity ? "true" : "false", w->in.min_severity);
+    PGresult *res =
+        imx_db_webhook_update(r->db, w->id, w->team_id, w->in.url, w->in.description, w->in.events,
+                              w->in.families, w->in.pins, w->in.has_severity ? "true" : "false",
+                              w->in.min_severity, w->in.payload_format);
     if (!imx_db_ok(res))
         return imx_db_tx_fail(r, res);
     int found = PQntuples(res);

@@ -21,16 +21,33 @@ IMX_DB_STMT(q_affected, 5,
             "SELECT doc::text, next_key::text FROM imx_advisory_affected_page($1::text, $2::text,"
             " $3::timestamptz, $4::bigint, $5::int)");
 
-IMX_DB_STMT(q_list, 8,
-            "SELECT a.published::text, a.id, imx_advisory_json(a.id)::text FROM advisories a"
-            " WHERE ($1::text IS NULL OR EXISTS (SELECT 1 FROM advisory_ranges r"
-            "        WHERE r.advisory_id = a.id AND r.component = $1::text))"
-            " AND ($2::text IS NULL OR a.severity = $2::text)"
-            " AND ($3::date IS NULL OR a.published >= $3::date)"
-            " AND ($4::date IS NULL OR a.published <= $4::date)"
-            " AND ($5::text IS NULL OR a.cves @> ARRAY[upper($5::text)])"
-            " AND ($6::date IS NULL OR (a.published, a.id) < ($6::date, $7::text))"
-            " ORDER BY a.published DESC, a.id DESC LIMIT $8::int + 1");
+/* The filters of a search, shared by both orders ($1..$5, $9 kev, $10 min_epss). */
+#define LIST_FILTERS                                                                               \
+    " WHERE ($1::text IS NULL OR EXISTS (SELECT 1 FROM advisory_ranges r"                          \
+    "        WHERE r.advisory_id = a.id AND r.component = $1::text))"                              \
+    " AND ($2::text IS NULL OR a.severity = $2::text)"                                             \
+    " AND ($3::date IS NULL OR a.published >= $3::date)"                                           \
+    " AND ($4::date IS NULL OR a.published <= $4::date)"                                           \
+    " AND ($5::text IS NULL OR a.cves @> ARRAY[upper($5::text)])"                                  \
+    " AND ($9::boolean IS NULL OR $9::boolean = EXISTS (SELECT 1 FROM kev_entries k"               \
+    "      WHERE k.cve = ANY (a.cves)))"                                                           \
+    " AND ($10::numeric IS NULL OR EXISTS (SELECT 1 FROM epss_scores e"                            \
+    "      WHERE e.cve = ANY (a.cves) AND e.epss >= $10::numeric))"
+
+IMX_DB_STMT(
+    q_list, 10,
+    "SELECT a.published::text, a.id, imx_advisory_json(a.id)::text FROM advisories a" LIST_FILTERS
+    " AND ($6::date IS NULL OR (a.published, a.id) < ($6::date, $7::text))"
+    " ORDER BY a.published DESC, a.id DESC LIMIT $8::int + 1");
+
+/* sort=risk: in the KEV catalog first, then by EPSS, newest, id (imx_advisory_risk_key); $6 is
+ * the key after which the page starts ($7 is NULL). */
+IMX_DB_STMT(q_list_risk, 10,
+            "SELECT x.k, imx_advisory_json(x.id)::text FROM (SELECT a.id,"
+            " imx_advisory_risk_key(a.cves, a.published, a.id) COLLATE \"C\" AS k"
+            " FROM advisories a" LIST_FILTERS ") x"
+            " WHERE ($6::text IS NULL OR x.k < $6::text COLLATE \"C\") AND $7::text IS NULL"
+            " ORDER BY x.k DESC LIMIT $8::int + 1");
 
 /* With the auth epoch (migrations/0020_point_reads.sql): always one row. */
 IMX_DB_STMT(q_image_patch, 1,
@@ -103,12 +120,13 @@ PGresult *imx_db_advisory_affected(struct imx_db_conn *c, const char *id,
     return imx_db_exec(c, &q_affected, p);
 }
 
-PGresult *imx_db_advisory_list(struct imx_db_conn *c, const char *component, const char *severity,
-                               const char *from, const char *to, const char *cve,
-                               const char *after_published, const char *after_id, const char *limit)
+PGresult *imx_db_advisory_list(struct imx_db_conn *c, const struct imx_db_advisory_filter *f,
+                               bool by_risk, const char *after_a, const char *after_b,
+                               const char *limit)
 {
-    const char *p[] = { component, severity, from, to, cve, after_published, after_id, limit };
-    return imx_db_exec(c, &q_list, p);
+    const char *p[] = { f->component, f->severity, f->from, f->to,  f->cve,
+                        after_a,      after_b,     limit,   f->kev, f->min_epss };
+    return imx_db_exec(c, by_risk ? &q_list_risk : &q_list, p);
 }
 
 PGresult *imx_db_image_patch(struct imx_db_conn *c, const char *image_id)

@@ -6,6 +6,7 @@
 #define IMX_DB_ADVISORIES_H
 
 #include <libpq-fe.h>
+#include <stdbool.h>
 
 #include "db/images.h"
 #include "db/pool.h"
@@ -52,13 +53,19 @@ PGresult *imx_db_advisory_affected(struct imx_db_conn *c, const char *id,
 PGresult *imx_db_advisory_affected_rows(struct imx_db_conn *c, const char *id, const char *after,
                                         const char *limit);
 
-/* Search, newest first -> rows (published, id, advisory JSON), at most limit + 1 (the extra one
- * says a next page exists). Filters (NULL: none): component (an affected range names it),
- * severity, published on or after from / on or before to (YYYY-MM-DD), cve (listed). Keyset:
- * after_published + after_id from the last row of the previous page. */
-PGresult *imx_db_advisory_list(struct imx_db_conn *c, const char *component, const char *severity,
-                               const char *from, const char *to, const char *cve,
-                               const char *after_published, const char *after_id,
+/* Search filters (NULL: none): component (an affected range names it), severity, published on
+ * or after from / on or before to (YYYY-MM-DD), cve (listed), kev ("true": one of its CVEs is in
+ * the KEV catalog, "false": none), min_epss (one of its CVEs scores at least this). */
+struct imx_db_advisory_filter {
+    const char *component, *severity, *from, *to, *cve, *kev, *min_epss;
+};
+
+/* Search -> rows (key columns, advisory JSON), at most limit + 1 (the extra one says a next page
+ * exists). Newest first, keyed (published, id): after_a + after_b from the last row of the
+ * previous page; or by_risk, in the KEV catalog first, then by EPSS, keyed by one text column
+ * (after_a; after_b NULL). */
+PGresult *imx_db_advisory_list(struct imx_db_conn *c, const struct imx_db_advisory_filter *f,
+                               bool by_risk, const char *after_a, const char *after_b,
                                const char *limit);
 
 /* GET /v1/images/{id}/patch -> JSON {image_id, family, version, status, advisories:[{id, title,

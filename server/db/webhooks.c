@@ -17,9 +17,13 @@ IMX_DB_STMT(stmt_redeliver, 1, "SELECT imx_webhook_redeliver($1::bigint)");
 IMX_DB_STMT(stmt_rotate, 3,
             "SELECT imx_webhook_rotate_secret($1::bigint, $2, make_interval(secs => $3::int))");
 IMX_DB_STMT(stmt_set_enabled, 3, "SELECT imx_webhook_set_enabled($1::bigint, $2::boolean, $3)");
+/* The body in the subscription's payload format (migrations/procedures/cloudevents.sql). */
 IMX_DB_STMT(stmt_claim, 2,
-            "SELECT delivery_id, lease_seq, attempt, webhook_id, url, secret, previous_secret,"
-            " msg_id, body FROM imx_webhook_claim($1, $2::int)");
+            "SELECT c.delivery_id, c.lease_seq, c.attempt, c.webhook_id, c.url, c.secret,"
+            " c.previous_secret, c.msg_id, CASE WHEN w.payload_format = 'cloudevents' THEN"
+            " imx_webhook_cloudevent(c.msg_id, c.body) ELSE c.body END,"
+            " w.payload_format = 'cloudevents'"
+            " FROM imx_webhook_claim($1, $2::int) c JOIN webhooks w ON w.id = c.webhook_id");
 IMX_DB_STMT(stmt_finish, 11,
             "SELECT imx_webhook_finish($1::bigint, $2::bigint, $3, to_timestamp($4::float8),"
             " $5::int, $6::int, $7, $8, $9, $10::bigint, make_interval(secs => $11::int))");
@@ -165,6 +169,7 @@ int imx_db_webhook_claim(struct imx_db_conn *db, const char *worker, unsigned le
     c->msg_id = dup_field(res, 7);
     c->body = dup_field(res, 8);
     c->body_len = c->body ? strlen(c->body) : 0;
+    c->cloudevents = PQgetvalue(res, 0, 9)[0] == 't';
     if (!c->url || !c->secret || !c->msg_id || !c->body) {
         /* Out of memory: the lease runs out and the delivery is claimed again. */
         imx_db_webhook_claim_free(c);
@@ -219,7 +224,8 @@ int imx_db_webhook_finish(struct imx_db_conn *db, const struct imx_db_webhook_cl
 #define WEBHOOK_JSON                                                                               \
     "json_build_object('id', w.id, 'team', t.slug, 'url', w.url, 'description', w.description, "   \
     "'events', w.event_types, 'families', w.filter_families, 'pins', w.filter_pins, "              \
-    "'min_severity', w.min_severity, 'enabled', w.enabled, 'disabled_reason', "                    \
+    "'min_severity', w.min_severity, 'payload_format', w.payload_format, "                         \
+    "'enabled', w.enabled, 'disabled_reason', "                                                    \
     "w.disabled_reason, 'disabled_at', w.disabled_at, 'failing_since', w.failing_since, "          \
     "'previous_secret_expires_at', CASE WHEN w.previous_secret_expires_at > now() THEN "           \
     "w.previous_secret_expires_at END, 'created_at', w.created_at, 'updated_at', w.updated_at, "   \
@@ -250,19 +256,22 @@ PGresult *imx_db_webhook_count(struct imx_db_conn *c, const char *team_id)
     return imx_db_exec(c, &q_webhook_count, p);
 }
 
-IMX_DB_STMT(q_webhook_create, 8,
+IMX_DB_STMT(q_webhook_create, 9,
             "WITH w AS (INSERT INTO webhooks (team_id, url, description, secret, event_types, "
-            "filter_families, filter_pins, min_severity) VALUES ($1::bigint, $2, coalesce($3, ''), "
+            "filter_families, filter_pins, min_severity, payload_format) VALUES ($1::bigint, $2, "
+            "coalesce($3, ''), "
             "$4, " TEXT_ARRAY("$5") ", " TEXT_ARRAY("$6") ", " TEXT_ARRAY(
-                "$7") ", $8) "
+                "$7") ", $8, coalesce($9, 'imaxe')) "
                       "RETURNING *) SELECT w.id, " WEBHOOK_JSON
                       " FROM w JOIN teams t ON t.id = w.team_id");
 
 PGresult *imx_db_webhook_create(struct imx_db_conn *c, const char *team_id, const char *url,
                                 const char *description, const char *secret, const char *events,
-                                const char *families, const char *pins, const char *min_severity)
+                                const char *families, const char *pins, const char *min_severity,
+                                const char *payload_format)
 {
-    const char *p[] = { team_id, url, description, secret, events, families, pins, min_severity };
+    const char *p[] = { team_id,  url,  description,  secret,        events,
+                        families, pins, min_severity, payload_format };
     return imx_db_exec(c, &q_webhook_create, p);
 }
 
@@ -297,7 +306,7 @@ PGresult *imx_db_webhook_list(struct imx_db_conn *c, const char *team_id, const 
 }
 
 IMX_DB_STMT(
-    q_webhook_update, 9,
+    q_webhook_update, 10,
     "UPDATE webhooks SET url = coalesce($3, url), description = coalesce($4, description), "
     "event_types = CASE WHEN $5::jsonb IS NULL THEN event_types ELSE " TEXT_ARRAY(
         "$5") " END, "
@@ -307,16 +316,17 @@ IMX_DB_STMT(
                         "ELSE " TEXT_ARRAY(
                             "$7") " END, "
                                   "min_severity = CASE WHEN $8::boolean THEN $9 ELSE min_severity "
-                                  "END, updated_at = now() "
+                                  "END, payload_format = coalesce($10, payload_format), updated_at "
+                                  "= now() "
                                   "WHERE id = $1::bigint AND team_id = $2::bigint RETURNING id");
 
 PGresult *imx_db_webhook_update(struct imx_db_conn *c, const char *id, const char *team_id,
                                 const char *url, const char *description, const char *events,
                                 const char *families, const char *pins, const char *set_severity,
-                                const char *min_severity)
+                                const char *min_severity, const char *payload_format)
 {
-    const char *p[] = { id,       team_id, url,          description, events,
-                        families, pins,    set_severity, min_severity };
+    const char *p[] = { id,       team_id, url,          description,  events,
+                        families, pins,    set_severity, min_severity, payload_format };
     return imx_db_exec(c, &q_webhook_update, p);
 }
 

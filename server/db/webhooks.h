@@ -7,6 +7,7 @@
 
 #include <jansson.h>
 #include <libpq-fe.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "db/pool.h"
@@ -51,8 +52,9 @@ struct imx_db_webhook_claim {
     int64_t delivery_id, lease_seq, webhook_id;
     int attempt;
     char *url, *secret, *previous_secret; /* previous_secret NULL unless in its overlap */
-    char *msg_id, *body;
+    char *msg_id, *body;                  /* body: in the subscription's payload format */
     size_t body_len;
+    bool cloudevents; /* a CloudEvents 1.0 structured event: application/cloudevents+json */
 };
 
 /* Leases the next due delivery to worker for lease_ms. Returns 1 with *c filled, 0 when none
@@ -92,7 +94,8 @@ PGresult *imx_db_webhook_count(struct imx_db_conn *c, const char *team_id);
  * first, in the same transaction). */
 PGresult *imx_db_webhook_create(struct imx_db_conn *c, const char *team_id, const char *url,
                                 const char *description, const char *secret, const char *events,
-                                const char *families, const char *pins, const char *min_severity);
+                                const char *families, const char *pins, const char *min_severity,
+                                const char *payload_format);
 /* Who owns a subscription -> team_id, enabled (no row: none). */
 PGresult *imx_db_webhook_owner(struct imx_db_conn *c, const char *id);
 /* -> webhook JSON, with its last delivery (no row: none). */
@@ -102,11 +105,11 @@ PGresult *imx_db_webhook_get(struct imx_db_conn *c, const char *id);
 PGresult *imx_db_webhook_list(struct imx_db_conn *c, const char *team_id, const char *after_id,
                               const char *limit);
 /* Changes the fields given (NULL: unchanged); min_severity changes only when set_severity is
- * "true" (NULL then clears it) -> id (no row: none). */
+ * "true" (NULL then clears it) -> id (no row: none). payload_format: "imaxe" | "cloudevents". */
 PGresult *imx_db_webhook_update(struct imx_db_conn *c, const char *id, const char *team_id,
                                 const char *url, const char *description, const char *events,
                                 const char *families, const char *pins, const char *set_severity,
-                                const char *min_severity);
+                                const char *min_severity, const char *payload_format);
 /* Enables ("true": clears the failure streak) or disables ("false", with reason; a no-op when
  * disabled already) -> one row. */
 PGresult *imx_db_webhook_enable(struct imx_db_conn *c, const char *id, const char *enabled,

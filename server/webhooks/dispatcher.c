@@ -251,7 +251,9 @@ static void post(CURL *curl, const struct imx_db_webhook_claim *c, struct reques
     snprintf(h_id, sizeof h_id, "webhook-id: %s", c->msg_id);
     snprintf(h_ts, sizeof h_ts, "webhook-timestamp: %lld", ts);
     snprintf(h_sig, sizeof h_sig, "webhook-signature: %s", sigs);
-    const char *const lines[] = { "Content-Type: application/json", h_id, h_ts, h_sig, "Expect:" };
+    const char *const lines[] = { c->cloudevents ? "Content-Type: application/cloudevents+json"
+                                                 : "Content-Type: application/json",
+                                  h_id, h_ts, h_sig, "Expect:" };
     for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++) {
         struct curl_slist *nl = curl_slist_append(headers, lines[i]);
         if (!nl) {

@@ -100,7 +100,8 @@ LANGUAGE sql STABLE AS $$
                    FROM images c WHERE c.parent_id = p_image)) END
 $$;
 
--- An image's patch status as migrations/0021_point_read_plans.sql defined it:
+-- An image's patch status as migrations/0021_point_read_plans.sql defined it, with the kev and
+-- epss members of migrations/procedures/risk_feeds.sql:
 CREATE FUNCTION pr_image_patch_0021(p_image bigint) RETURNS json
 LANGUAGE plpgsql STABLE AS $$
 DECLARE
@@ -110,6 +111,7 @@ BEGIN
     'status', i.patch_status,
     'advisories', coalesce((SELECT json_agg(json_build_object(
         'id', a.id, 'title', a.title, 'severity', a.severity, 'cves', to_json(a.cves),
+        'kev', imx_kev_json(a.cves), 'epss', imx_epss_json(a.cves),
         'fixed_by', CASE WHEN fx.id IS NOT NULL THEN json_build_object(
           'id', fx.id, 'family', fx.family, 'version', fx.version) END,
         'still_open_in_fix', CASE WHEN fx.id IS NOT NULL THEN (

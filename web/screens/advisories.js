@@ -7,6 +7,13 @@ import { severitySummary } from '../charts.js';
 
 const SEVERITIES = ['critical', 'high', 'medium', 'low'];
 
+// In CISA's Known Exploited Vulnerabilities catalog: exploited now, with CISA's due date.
+function kevBadge(kev) {
+  const el = badge('kev', { kind: 'kev', label: 'KEV: exploited' });
+  el.title = `${kev.cve} in CISA's KEV catalog since ${kev.date_added}${kev.due_date ? `, due ${kev.due_date}` : ''}`;
+  return el;
+}
+
 export async function render(ctx) {
   if (ctx.args.id) return detail(ctx, ctx.args.id);
   ctx.title('Advisories');
@@ -22,7 +29,8 @@ export async function render(ctx) {
     ctx.setParams(params);
     box.replaceChildren(loading('Loading advisories…'));
     try {
-      const d = await api('/advisories', { query: Object.fromEntries(params), signal: ctx.signal });
+      // Exploited ones first (CISA KEV), then by EPSS: the order security teams triage in.
+      const d = await api('/advisories', { query: { sort: 'risk', ...Object.fromEntries(params) }, signal: ctx.signal });
       const items = d.items || [];
       if (!items.length) return clear(box, emptyState('No advisories match', params.toString() ? 'Try a broader search.' : 'No advisory has been published on this server.'));
       const live = items.filter((a) => !a.withdrawn_at);
@@ -36,9 +44,9 @@ export async function render(ctx) {
         }) : null,
         table(
           [
-            { label: 'Severity', cell: (a) => badge(a.severity, { kind: 'sev' }) },
+            { label: 'Severity', cell: (a) => h('span', { class: 'badges' }, a.kev ? kevBadge(a.kev) : null, badge(a.severity, { kind: 'sev' })) },
             { label: 'Advisory', cell: (a) => h('span', {}, h('a', { href: `#/advisories/${encodeURIComponent(a.id)}` }, a.id), a.withdrawn_at ? [' ', badge('withdrawn')] : null, h('div', { class: 'sub' }, a.title)) },
-            { label: 'CVEs', cell: (a) => (a.cves || []).join(', ') || '—' },
+            { label: 'CVEs', cell: (a) => h('span', {}, (a.cves || []).join(', ') || '—', a.epss ? h('div', { class: 'sub' }, `EPSS ${(a.epss.score * 100).toFixed(1)}% (${a.epss.cve})`) : null) },
             { label: 'CVSS', numeric: true, cell: (a) => a.cvss ?? '—' },
             { label: 'Images', numeric: true, cell: (a) => (a.affected_images != null ? String(a.affected_images) : '—') },
             { label: 'Published', cell: (a) => fmtDate(a.published) },

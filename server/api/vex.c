@@ -1,0 +1,125 @@
+/* VEX out: GET /v1/images/{id}/vex and GET /v1/pins/{id}/vex (the pinned image, for the pin's
+ * team) as OpenVEX 0.2.0 (format=openvex, the default) or CycloneDX 1.6 (format=cyclonedx): for
+ * every advisory imaxe holds about the image, affected / fixed / not_affected from its own facts
+ * (migrations/procedures/vex.sql), the image's artifacts as the product identifiers. */
+#include <openssl/rand.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/api.h"
+#include "auth/auth.h"
+#include "db/vex.h"
+#include "domain/vex.h"
+#include "util/config.h"
+
+/* A random (version 4) UUID as a urn:uuid, for a BOM's serialNumber. */
+static void serial_number(char out[46])
+{
+    unsigned char b[16];
+    if (RAND_bytes(b, sizeof b) != 1)
+        memset(b, 0, sizeof b);
+    b[6] = (unsigned char)((b[6] & 0x0f) | 0x40);
+    b[8] = (unsigned char)((b[8] & 0x3f) | 0x80);
+    snprintf(out, 46,
+             "urn:uuid:%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0],
+             b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13],
+             b[14], b[15]);
+}
+
+/* Replies with the VEX document of image_id in the format the query asks for. */
+static void reply_vex(struct imx_req *r, struct imx_db_conn *c, long long image_id)
+{
+    const char *format = imx_req_query(r, "format");
+    bool cdx = format && strcmp(format, "cyclonedx") == 0;
+    if (format && !cdx && strcmp(format, "openvex") != 0) {
+        imx_reply_problem(r, IMX_E_BAD_REQUEST, "format must be openvex or cyclonedx");
+        return;
+    }
+    char id[24], *text;
+    snprintf(id, sizeof id, "%lld", image_id);
+    enum imx_db_status rc = imx_db_image_vex_facts(c, id, &text);
+    if (rc == IMX_DBS_NOT_FOUND) {
+        imx_reply_problem(r, IMX_E_NOT_FOUND, "No such image");
+        return;
+    }
+    if (rc != IMX_DBS_OK) {
+        imx_api_reply_db_status(r, rc);
+        return;
+    }
+    json_t *facts = json_loads(text, 0, NULL);
+    free(text);
+    json_t *doc = NULL;
+    if (cdx) {
+        char serial[46];
+        serial_number(serial);
+        doc = imx_vex_cyclonedx(facts, serial);
+    } else if (json_array_size(json_object_get(facts, "statements")) == 0) {
+        json_decref(facts);
+        imx_reply_problem(r, IMX_E_UNPROCESSABLE,
+                          "imaxe holds no advisory about this image's components, and an OpenVEX "
+                          "document needs at least one statement (format=cyclonedx has an empty "
+                          "vulnerabilities list)");
+        return;
+    } else {
+        /* The document's IRI names the image and the moment it was written. */
+        char doc_id[128], digits[32];
+        const char *at = json_string_value(json_object_get(facts, "generated_at"));
+        size_t n = 0;
+        for (; at && *at && n < sizeof digits - 1; at++)
+            if (*at >= '0' && *at <= '9')
+                digits[n++] = *at;
+        digits[n] = '\0';
+        snprintf(doc_id, sizeof doc_id, "urn:imaxe:vex:image:%lld:%s", image_id, digits);
+        doc = imx_vex_openvex(facts, doc_id);
+    }
+    json_decref(facts);
+    char *body = doc ? json_dumps(doc, JSON_COMPACT) : NULL;
+    json_decref(doc);
+    if (!body) {
+        imx_reply_problem(r, IMX_E_INTERNAL, NULL);
+        return;
+    }
+    imx_reply_raw_steal(r, 200,
+                        cdx ? "application/vnd.cyclonedx+json; version=1.6" : "application/json",
+                        body, strlen(body), NULL, NULL);
+}
+
+void imx_api_image_vex(struct imx_req *r)
+{
+    unsigned long long id;
+    if (imx_parse_uint(imx_req_param(r, "id"), 1, INT64_MAX, &id) != 0) {
+        imx_reply_problem(r, IMX_E_NOT_FOUND, "No such image");
+        return;
+    }
+    struct imx_db_conn *c = imx_api_db_read(r);
+    if (c)
+        reply_vex(r, c, (long long)id);
+}
+
+void imx_api_pin_vex(struct imx_req *r)
+{
+    unsigned long long id;
+    if (imx_parse_uint(imx_req_param(r, "id"), 1, INT64_MAX, &id) != 0) {
+        imx_reply_problem(r, IMX_E_NOT_FOUND, "No such pin");
+        return;
+    }
+    struct imx_db_conn *c = imx_api_db_read(r);
+    if (!c)
+        return;
+    char pin[24];
+    snprintf(pin, sizeof pin, "%llu", id);
+    int64_t team_id, image_id;
+    enum imx_db_status rc = imx_db_pin_target(c, pin, &team_id, &image_id);
+    if (rc == IMX_DBS_NOT_FOUND) {
+        imx_reply_problem(r, IMX_E_NOT_FOUND, "No such pin");
+        return;
+    }
+    if (rc != IMX_DBS_OK) {
+        imx_api_reply_db_status(r, rc);
+        return;
+    }
+    if (imx_auth_team_id(r, team_id, IMX_ROLE_VIEWER))
+        reply_vex(r, c, (long long)image_id);
+}

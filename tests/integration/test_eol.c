@@ -1,0 +1,191 @@
+/* End of life ahead against the real server: an image's end of life from the knowledge tables
+ * (GET /v1/images/{id}/eol), and image.eol_approaching for pinned images at 90, 30 and 0 days,
+ * once each, with the server's clock set by IMAXE_EOL_TODAY (the job runs at start-up and every
+ * IMAXE_EOL_CHECK_S): the server restarts on the same database with each day the test picks. */
+#include "harness.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static struct imx_srv srv;
+static char db[1024];
+static char admin[4096], alice[4096], bob[4096];
+static long long r535, r580;
+
+static const char *const BASE_ENV[] = { "IMAXE_WEBHOOK_ALLOW_HOSTS=127.0.0.1:9",
+                                        "IMAXE_WEBHOOK_POLL_MS=60000", "IMAXE_EOL_CHECK_S=0",
+                                        NULL };
+
+static long long sql_count(const char *q)
+{
+    char *v = imx_t_sql(db, q);
+    assert_non_null(v);
+    long long n = atoll(v);
+    free(v);
+    return n;
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    if (imx_t_server_up(&srv, "eol", BASE_ENV, db, sizeof db, admin, sizeof admin) != 0)
+        return -1;
+    if (imx_t_user(&srv, admin, "team-a", "alice@a.test", "admin", alice, sizeof alice) != 0 ||
+        imx_t_user(&srv, admin, "team-b", "bob@b.test", "admin", bob, sizeof bob) != 0)
+        return -1;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    return imx_t_server_stop(&srv, SIGTERM, 15) == 0 ? 0 : -1;
+}
+
+static void call(const char *token, const char *method, const char *path, const char *body,
+                 long status, json_t **out)
+{
+    struct imx_res res;
+    assert_int_equal(imx_t_http_as(&srv, token, method, path, body, &res), 0);
+    if (res.status != status)
+        fail_msg("%s %s: expected %ld, got %ld: %s", method, path, status, res.status, res.body);
+    if (out)
+        *out = json_incref(res.json);
+    imx_t_res_free(&res);
+}
+
+/* image.eol_approaching events of team about the R535 image. */
+static long long events(const char *team)
+{
+    char q[400];
+    snprintf(q, sizeof q,
+             "SELECT count(*) FROM webhook_events e JOIN teams t ON t.id = e.team_id"
+             " WHERE e.type = 'image.eol_approaching' AND t.slug = '%s'"
+             " AND (e.data -> 'image' ->> 'id')::bigint = %lld",
+             team, r535);
+    return sql_count(q);
+}
+
+/* Restarts the server with today's date days after (negative: before) R535's end of life, and
+ * waits for the announcement at start-up to be done (the job logs nothing when it staged none:
+ * its marker is the eol_events rows, or a second for none). */
+static void restart_on(int days_from_eol)
+{
+    assert_int_equal(imx_t_server_stop(&srv, SIGTERM, 15), 0);
+    char q[200], today[64];
+    snprintf(q, sizeof q, "SELECT (eol + %d)::text FROM ref_driver_branch WHERE branch = 535",
+             days_from_eol);
+    char *d = imx_t_sql(db, q);
+    assert_non_null(d);
+    snprintf(today, sizeof today, "IMAXE_EOL_TODAY=%s", d);
+    free(d);
+    const char *env[] = { BASE_ENV[0], BASE_ENV[1], "IMAXE_EOL_CHECK_S=1", today, NULL };
+    assert_int_equal(imx_t_server_start(&srv, db, env), 0);
+    imx_t_sleep_ms(2500); /* the job runs at start and once more a second later */
+}
+
+static void an_image_shows_its_earliest_end_of_life(void **state)
+{
+    (void)state;
+    r535 = imx_t_publish(&srv, admin, "team-a", "eol-535", "1",
+                         "[{\"name\":\"nvidia-driver\",\"version\":\"535.274.02\"},"
+                         "{\"name\":\"cuda\",\"version\":\"12.2.2\"}]",
+                         NULL);
+    r580 = imx_t_publish(&srv, admin, "team-a", "eol-580", "1",
+                         "[{\"name\":\"nvidia-driver\",\"version\":\"580.95.05\"}]", NULL);
+    long long none = imx_t_publish(&srv, admin, "team-a", "eol-none", "1",
+                                   "[{\"name\":\"cuda\",\"version\":\"13.0.2\"}]", NULL);
+    assert_true(r535 > 0 && r580 > 0 && none > 0);
+    char path[64];
+    json_t *doc;
+    snprintf(path, sizeof path, "/v1/images/%lld/eol", r535);
+    call(alice, "GET", path, NULL, 200, &doc);
+    char *want = imx_t_sql(db, "SELECT eol::text FROM ref_driver_branch WHERE branch = 535");
+    json_t *eol = json_object_get(doc, "eol");
+    assert_string_equal(json_string_value(json_object_get(eol, "date")), want);
+    free(want);
+    json_t *first = json_array_get(json_object_get(eol, "reaches"), 0);
+    assert_string_equal(json_string_value(json_object_get(first, "component")), "nvidia-driver");
+    assert_string_equal(json_string_value(json_object_get(first, "release")), "R535");
+    json_decref(doc);
+    snprintf(path, sizeof path, "/v1/images/%lld/eol", none);
+    call(alice, "GET", path, NULL, 200, &doc);
+    assert_true(json_is_null(json_object_get(doc, "eol")));
+    json_decref(doc);
+    call(alice, "GET", "/v1/images/99999999/eol", NULL, 404, NULL);
+
+    /* team-a pins both, team-b the R535 image; both subscribe. */
+    char body[256];
+    snprintf(body, sizeof body, "{\"team\":\"team-a\",\"name\":\"old\",\"image\":%lld}", r535);
+    call(alice, "POST", "/v1/pins", body, 201, NULL);
+    snprintf(body, sizeof body, "{\"team\":\"team-a\",\"name\":\"new\",\"image\":%lld}", r580);
+    call(alice, "POST", "/v1/pins", body, 201, NULL);
+    snprintf(body, sizeof body, "{\"team\":\"team-b\",\"name\":\"prod\",\"image\":%lld}", r535);
+    call(bob, "POST", "/v1/pins", body, 201, NULL);
+    call(alice, "POST", "/v1/webhooks",
+         "{\"team\":\"team-a\",\"url\":\"http://127.0.0.1:9/h\",\"events\":"
+         "[\"image.eol_approaching\"]}",
+         201, NULL);
+    call(bob, "POST", "/v1/webhooks",
+         "{\"team\":\"team-b\",\"url\":\"http://127.0.0.1:9/h\",\"events\":"
+         "[\"image.eol_approaching\"]}",
+         201, NULL);
+}
+
+static void thresholds_fire_once_each_as_the_clock_moves(void **state)
+{
+    (void)state;
+    char q[300];
+    /* 91 days before: nothing yet. */
+    restart_on(-91);
+    assert_int_equal(events("team-a"), 0);
+    assert_int_equal(events("team-b"), 0);
+    /* 90 days before: the 90-day event, to both teams; again the next day: nothing new. */
+    restart_on(-90);
+    assert_int_equal(events("team-a"), 1);
+    assert_int_equal(events("team-b"), 1);
+    restart_on(-89);
+    assert_int_equal(events("team-a"), 1);
+    /* 30 days, then the day itself; after it, nothing more. */
+    restart_on(-30);
+    assert_int_equal(events("team-a"), 2);
+    assert_int_equal(events("team-b"), 2);
+    restart_on(0);
+    assert_int_equal(events("team-a"), 3);
+    assert_int_equal(events("team-b"), 3);
+    restart_on(10);
+    assert_int_equal(events("team-a"), 3);
+    assert_int_equal(events("team-b"), 3);
+    /* The payload of the last: the threshold, the days left, what reaches end of life. */
+    char *data = imx_t_sql(db, "SELECT e.data::text FROM webhook_events e JOIN teams t"
+                               " ON t.id = e.team_id WHERE e.type = 'image.eol_approaching'"
+                               " AND t.slug = 'team-b' ORDER BY e.id DESC LIMIT 1");
+    assert_non_null(data);
+    json_t *d = json_loads(data, 0, NULL);
+    free(data);
+    assert_int_equal(json_integer_value(json_object_get(d, "threshold_days")), 0);
+    assert_int_equal(json_integer_value(json_object_get(d, "days_left")), 0);
+    assert_string_equal(json_string_value(json_array_get(json_object_get(d, "pins"), 0)), "prod");
+    assert_string_equal(
+        json_string_value(json_object_get(
+            json_array_get(json_object_get(json_object_get(d, "eol"), "reaches"), 0), "release")),
+        "R535");
+    json_decref(d);
+    /* R580's own end of life is later: each of its thresholds reached by now came once. */
+    snprintf(q, sizeof q,
+             "SELECT count(*) FROM webhook_events e WHERE e.type = 'image.eol_approaching'"
+             " AND (e.data -> 'image' ->> 'id')::bigint = %lld",
+             r580);
+    assert_true(sql_count(q) <= 1);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(an_image_shows_its_earliest_end_of_life),
+        cmocka_unit_test(thresholds_fire_once_each_as_the_clock_moves),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}

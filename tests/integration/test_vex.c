@@ -1,0 +1,369 @@
+/* VEX out against the real server: for every image of a random catalog (random driver, toolkit
+ * and CUDA versions over several families, random advisories, one revoked image), the OpenVEX
+ * and CycloneDX documents state `affected` for exactly the advisories GET /v1/images/{id}/patch
+ * lists, with its fixing image as the action; fixed / not_affected where the component is past
+ * the ranges or absent; every document validates (tests/integration/vex_validate.js: the OpenVEX
+ * JSON schema and @cyclonedx/cyclonedx-library's strict 1.6 validator). Product identifiers of a
+ * container digest and an AMI; the pin route; bad requests. IMX_VEX_SEED picks the catalog. */
+#include "harness.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+static struct imx_srv srv;
+static char db[1024];
+static char admin[4096], alice[4096], bob[4096];
+static unsigned rng = 20261206u;
+
+#define FAMILIES     4
+#define PER_FAMILY   6
+#define MAX_IMAGES   (FAMILIES * PER_FAMILY + 4)
+#define N_ADVISORIES 7
+
+static long long ids[MAX_IMAGES];
+static size_t n_ids;
+static long long container_id, ami_id;
+
+static unsigned next_rand(void)
+{
+    rng = rng * 1103515245u + 12345u;
+    return (rng >> 16) & 0x7fff;
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    const char *seed = getenv("IMX_VEX_SEED");
+    if (seed)
+        rng = (unsigned)strtoul(seed, NULL, 10);
+    if (imx_t_server_up(&srv, "vex", NULL, db, sizeof db, admin, sizeof admin) != 0)
+        return -1;
+    if (imx_t_user(&srv, admin, "team-a", "alice@a.test", "publisher", alice, sizeof alice) != 0 ||
+        imx_t_user(&srv, admin, "team-b", "bob@b.test", "admin", bob, sizeof bob) != 0)
+        return -1;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    return imx_t_server_stop(&srv, SIGTERM, 15) == 0 ? 0 : -1;
+}
+
+static struct imx_res get(const char *token, const char *path, long status)
+{
+    struct imx_res res;
+    assert_int_equal(imx_t_http_as(&srv, token, "GET", path, NULL, &res), 0);
+    if (res.status != status)
+        fail_msg("GET %s: expected %ld, got %ld: %s", path, status, res.status, res.body);
+    return res;
+}
+
+static void post(const char *token, const char *path, const char *body, long status)
+{
+    struct imx_res res;
+    assert_int_equal(imx_t_http_as(&srv, token, "POST", path, body, &res), 0);
+    if (res.status != status)
+        fail_msg("POST %s: expected %ld, got %ld: %s", path, status, res.status, res.body);
+    imx_t_res_free(&res);
+}
+
+/* Publishes an image with a full manifest (provider, artifact), returning its id. */
+static long long publish(const char *family, const char *version, const char *provider,
+                         const char *region, const char *artifact, const char *components)
+{
+    char body[4096];
+    snprintf(body, sizeof body,
+             "{\"team\":\"team-a\",\"family\":\"%s\",\"version\":\"%s\",\"provider\":\"%s\","
+             "\"architecture\":\"x86_64\",\"os\":{\"name\":\"ubuntu\",\"version\":\"24.04\"},"
+             "\"layer\":\"platform\",\"artifacts\":[{\"region\":\"%s\",\"id\":\"%s\"}],"
+             "\"components\":%s}",
+             family, version, provider, region, artifact, components);
+    struct imx_res res;
+    assert_int_equal(imx_t_http_as(&srv, alice, "POST", "/v1/images", body, &res), 0);
+    if (res.status != 201)
+        fail_msg("publish %s %s: %ld %s", family, version, res.status, res.body);
+    long long id = json_integer_value(json_object_get(res.json, "id"));
+    imx_t_res_free(&res);
+    return id;
+}
+
+static void before_any_advisory_openvex_has_nothing_to_state(void **state)
+{
+    (void)state;
+    ami_id = publish("vex-ami", "1", "aws", "eu-west-1", "ami-0abc123def4567890",
+                     "[{\"name\":\"nvidia-driver\",\"version\":\"580.82.07\"},"
+                     "{\"name\":\"cuda\",\"version\":\"13.0.2\"}]");
+    container_id = publish("vex-container", "1", "oci-container", "nvcr-io",
+                           "nvcr.io/nvidia/pytorch:25.01-py3@sha256:"
+                           "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
+                           "[{\"name\":\"nvidia-container-toolkit\",\"version\":\"1.16.1\"},"
+                           "{\"name\":\"cuda\",\"version\":\"12.8.0\"}]");
+    char path[96];
+    snprintf(path, sizeof path, "/v1/images/%lld/vex", ami_id);
+    struct imx_res res = get(alice, path, 422);
+    imx_t_res_free(&res);
+    snprintf(path, sizeof path, "/v1/images/%lld/vex?format=cyclonedx", ami_id);
+    res = get(alice, path, 200);
+    assert_int_equal(json_array_size(json_object_get(res.json, "vulnerabilities")), 0);
+    char ct[128];
+    assert_non_null(strstr(imx_t_header(&res, "Content-Type", ct, sizeof ct),
+                           "application/vnd.cyclonedx+json"));
+    imx_t_res_free(&res);
+    snprintf(path, sizeof path, "/v1/images/%lld/vex?format=spdx", ami_id);
+    res = get(alice, path, 400);
+    imx_t_res_free(&res);
+    res = get(alice, "/v1/images/99999999/vex", 404);
+    imx_t_res_free(&res);
+}
+
+static const char *const drivers[] = { "535.261.03", "535.274.02", "550.163.01", "570.172.08",
+                                       "580.82.07",  "580.95.05",  "580.105.08" };
+static const char *const toolkits[] = { "1.16.1", "1.16.2", "1.17.4", "1.17.8" };
+static const char *const cudas[] = { "12.4.1", "12.8.0", "13.0.2" };
+
+static void build_random_catalog(void)
+{
+    for (int f = 0; f < FAMILIES; f++) {
+        char family[32];
+        snprintf(family, sizeof family, "vex-f%d", f);
+        for (int v = 0; v < PER_FAMILY; v++) {
+            char version[16], comps[512];
+            snprintf(version, sizeof version, "%d", v + 1);
+            snprintf(comps, sizeof comps,
+                     "[{\"name\":\"nvidia-driver\",\"version\":\"%s\"},"
+                     "{\"name\":\"nvidia-container-toolkit\",\"version\":\"%s\"},"
+                     "{\"name\":\"cuda\",\"version\":\"%s\"}]",
+                     drivers[next_rand() % 7], toolkits[next_rand() % 4], cudas[next_rand() % 3]);
+            ids[n_ids++] = imx_t_publish(&srv, alice, "team-a", family, version, comps, NULL);
+            assert_true(ids[n_ids - 1] > 0);
+        }
+    }
+    ids[n_ids++] = ami_id;
+    ids[n_ids++] = container_id;
+    /* One revoked image: it fixes nothing any more. */
+    assert_int_equal(imx_t_image_patch(&srv, alice, ids[next_rand() % (FAMILIES * PER_FAMILY)],
+                                       "{\"status\":\"revoked\",\"reason\":\"test\"}"),
+                     200);
+    static const char *const ranges[][3] = {
+        { "nvidia-driver", ">=580,<580.95.05", "580.95.05" },
+        { "nvidia-driver", ">=535,<535.274.02", "535.274.02" },
+        { "nvidia-driver", "<570.172.08", "570.172.08" },
+        { "nvidia-container-toolkit", "<=1.16.1", "1.16.2" },
+        { "nvidia-container-toolkit", ">=1.17,<1.17.8", "1.17.8" },
+        { "cuda", ">=12.4,<12.8", NULL },
+        /* no image has it: component_not_present everywhere */
+        { "nccl", "<2.27.7", "2.27.7" },
+    };
+    for (int a = 0; a < N_ADVISORIES; a++) {
+        char body[1024];
+        const char *const *r = ranges[a];
+        snprintf(body, sizeof body,
+                 "{\"id\":\"VEX-%d\",\"title\":\"Bulletin %d\",\"published\":\"2025-0%d-01\","
+                 "\"severity\":\"high\",\"cves\":%s,\"affected\":[{\"component\":\"%s\","
+                 "\"range\":\"%s\"%s%s%s}]}",
+                 a, a, a + 1,
+                 a == 2   ? "[]"
+                 : a == 3 ? "[\"CVE-2024-0132\",\"CVE-2024-0133\"]"
+                          : "[\"CVE-2025-1000\"]",
+                 r[0], r[1], r[2] ? ",\"fixed\":\"" : "", r[2] ? r[2] : "", r[2] ? "\"" : "");
+        /* distinct CVEs per advisory but for the shared one */
+        if (a != 2 && a != 3) {
+            char *c = strstr(body, "CVE-2025-1000");
+            c[12] = (char)('0' + a);
+        }
+        post(admin, "/v1/advisories", body, 201);
+    }
+}
+
+/* The statuses an OpenVEX document gives each advisory (by its alias or name). */
+static const char *status_of(json_t *doc, const char *advisory, const char **action,
+                             const char **justification)
+{
+    size_t i;
+    json_t *st;
+    json_array_foreach(json_object_get(doc, "statements"), i, st)
+    {
+        json_t *v = json_object_get(st, "vulnerability");
+        const char *name = json_string_value(json_object_get(v, "name"));
+        const char *alias = json_string_value(json_array_get(json_object_get(v, "aliases"), 0));
+        if (strcmp(name, advisory) == 0 || (alias && strcmp(alias, advisory) == 0)) {
+            *action = json_string_value(json_object_get(st, "action_statement"));
+            *justification = json_string_value(json_object_get(st, "justification"));
+            return json_string_value(json_object_get(st, "status"));
+        }
+    }
+    return NULL;
+}
+
+static void write_file(const char *dir, const char *name, const char *body)
+{
+    char path[1200];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    fputs(body, f);
+    fclose(f);
+}
+
+static void statements_match_patch_status_for_every_image(void **state)
+{
+    (void)state;
+    build_random_catalog();
+    const char *dir = imx_t_tmpdir("vex_docs");
+    assert_non_null(dir);
+    size_t affected = 0, fixed = 0, code_absent = 0, comp_absent = 0;
+    for (size_t k = 0; k < n_ids; k++) {
+        char path[96], name[64];
+        snprintf(path, sizeof path, "/v1/images/%lld/patch", ids[k]);
+        struct imx_res patch = get(alice, path, 200);
+        snprintf(path, sizeof path, "/v1/images/%lld/vex", ids[k]);
+        struct imx_res vex = get(alice, path, 200);
+        snprintf(path, sizeof path, "/v1/images/%lld/vex?format=cyclonedx", ids[k]);
+        struct imx_res cdx = get(alice, path, 200);
+        snprintf(name, sizeof name, "%lld.openvex.json", ids[k]);
+        write_file(dir, name, vex.body);
+        snprintf(name, sizeof name, "%lld.cdx.json", ids[k]);
+        write_file(dir, name, cdx.body);
+
+        /* affected exactly for the patch status's advisories, with its fix as the action */
+        json_t *listed = json_object_get(patch.json, "advisories");
+        for (int a = 0; a < N_ADVISORIES; a++) {
+            char adv[16];
+            snprintf(adv, sizeof adv, "VEX-%d", a);
+            const json_t *entry = NULL;
+            size_t i;
+            json_t *e;
+            json_array_foreach(listed, i, e) if (strcmp(json_string_value(json_object_get(e, "id")),
+                                                        adv) == 0) entry = e;
+            const char *action = NULL, *just = NULL;
+            const char *status = status_of(vex.json, adv, &action, &just);
+            if (!status)
+                fail_msg("image %lld: no statement about %s: %s", ids[k], adv, vex.body);
+            if (entry) {
+                if (strcmp(status, "affected") != 0)
+                    fail_msg("image %lld: %s is %s, the patch status lists it", ids[k], adv,
+                             status);
+                const json_t *fx = json_object_get(entry, "fixed_by");
+                char want[64];
+                snprintf(want, sizeof want, "Move to image %lld ",
+                         (long long)json_integer_value(json_object_get(fx, "id")));
+                assert_non_null(action);
+                if (json_is_object(fx) != (strstr(action, want) != NULL))
+                    fail_msg("image %lld, %s: action '%s' against fixed_by %s", ids[k], adv, action,
+                             json_dumps(fx, JSON_ENCODE_ANY));
+                affected++;
+            } else {
+                if (strcmp(status, "affected") == 0)
+                    fail_msg("image %lld: %s affected, the patch status does not list it", ids[k],
+                             adv);
+                if (a == 6)
+                    assert_string_equal(just, "component_not_present");
+                if (strcmp(status, "fixed") == 0)
+                    fixed++;
+                else if (just && strcmp(just, "vulnerable_code_not_present") == 0)
+                    code_absent++;
+                else if (just && strcmp(just, "component_not_present") == 0)
+                    comp_absent++;
+                else
+                    fail_msg("image %lld, %s: status %s without a justification", ids[k], adv,
+                             status);
+            }
+        }
+        /* CycloneDX: exploitable exactly for the listed advisories (one per CVE or id) */
+        size_t exploitable = 0, want = 0, i;
+        json_t *v, *e;
+        json_array_foreach(
+            json_object_get(cdx.json, "vulnerabilities"), i,
+            v) if (strcmp(json_string_value(json_object_get(json_object_get(v, "analysis"),
+                                                            "state")),
+                          "exploitable") == 0) exploitable++;
+        json_array_foreach(listed, i, e)
+        {
+            size_t n = json_array_size(json_object_get(e, "cves"));
+            want += n ? n : 1;
+        }
+        assert_int_equal(exploitable, want);
+        imx_t_res_free(&patch);
+        imx_t_res_free(&vex);
+        imx_t_res_free(&cdx);
+    }
+    fprintf(stderr,
+            "vex: %zu images, %zu affected, %zu fixed, %zu vulnerable code absent, %zu "
+            "component absent\n",
+            n_ids, affected, fixed, code_absent, comp_absent);
+    assert_true(affected > 0 && fixed > 0 && code_absent > 0 && comp_absent > 0);
+
+    /* Every document validates. */
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "node %s/tests/integration/vex_validate.js %s",
+             getenv("IMX_TEST_SOURCE_DIR") ? getenv("IMX_TEST_SOURCE_DIR") : ".", dir);
+    int rc = system(cmd);
+    assert_true(WIFEXITED(rc));
+    assert_int_equal(WEXITSTATUS(rc), 0);
+}
+
+static void products_name_digests_and_amis(void **state)
+{
+    (void)state;
+    char path[96];
+    snprintf(path, sizeof path, "/v1/images/%lld/vex", container_id);
+    struct imx_res res = get(alice, path, 200);
+    json_t *p = json_array_get(
+        json_object_get(json_array_get(json_object_get(res.json, "statements"), 0), "products"), 0);
+    assert_string_equal(json_string_value(json_object_get(p, "@id")),
+                        "pkg:oci/pytorch@sha256%3A0123456789abcdef0123456789abcdef0123456789abcdef"
+                        "0123456789abcdef?repository_url=nvcr.io/nvidia/pytorch");
+    assert_string_equal(
+        json_string_value(json_object_get(json_object_get(p, "identifiers"), "purl")),
+        json_string_value(json_object_get(p, "@id")));
+    imx_t_res_free(&res);
+    snprintf(path, sizeof path, "/v1/images/%lld/vex", ami_id);
+    res = get(alice, path, 200);
+    p = json_array_get(
+        json_object_get(json_array_get(json_object_get(res.json, "statements"), 0), "products"), 0);
+    assert_string_equal(json_string_value(json_object_get(p, "@id")),
+                        "arn:aws:ec2:eu-west-1::image/ami-0abc123def4567890");
+    imx_t_res_free(&res);
+}
+
+static void a_pin_states_its_image_for_its_team(void **state)
+{
+    (void)state;
+    char body[256], path[96];
+    snprintf(body, sizeof body, "{\"team\":\"team-a\",\"name\":\"prod\",\"image\":%lld}", ids[0]);
+    struct imx_res res;
+    assert_int_equal(imx_t_http_as(&srv, alice, "POST", "/v1/pins", body, &res), 0);
+    assert_int_equal(res.status, 201);
+    long long pin = json_integer_value(json_object_get(res.json, "id"));
+    imx_t_res_free(&res);
+    snprintf(path, sizeof path, "/v1/pins/%lld/vex", pin);
+    struct imx_res by_pin = get(alice, path, 200);
+    snprintf(path, sizeof path, "/v1/images/%lld/vex", ids[0]);
+    struct imx_res by_image = get(alice, path, 200);
+    assert_true(json_equal(json_object_get(by_pin.json, "statements"),
+                           json_object_get(by_image.json, "statements")));
+    imx_t_res_free(&by_pin);
+    imx_t_res_free(&by_image);
+    /* another team's member does not read it */
+    snprintf(path, sizeof path, "/v1/pins/%lld/vex", pin);
+    assert_int_equal(imx_t_http_as(&srv, bob, "GET", path, NULL, &res), 0);
+    assert_true(res.status == 403 || res.status == 404);
+    imx_t_res_free(&res);
+    res = get(alice, "/v1/pins/99999999/vex", 404);
+    imx_t_res_free(&res);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(before_any_advisory_openvex_has_nothing_to_state),
+        cmocka_unit_test(statements_match_patch_status_for_every_image),
+        cmocka_unit_test(products_name_digests_and_amis),
+        cmocka_unit_test(a_pin_states_its_image_for_its_team),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
