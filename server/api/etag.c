@@ -7,6 +7,7 @@
 
 #include "api/api.h"
 #include "db/tx.h"
+#include "http/conditional.h"
 
 static void set_etag(struct imx_req *r, long long rev)
 {
@@ -50,27 +51,6 @@ int imx_api_etag_after(struct imx_req *r, enum imx_db_rev kind, const char *k1, 
     return 0;
 }
 
-/* Does an If-Match list (RFC 9110: "*", or comma-separated strong entity tags) name rev? */
-static bool names(const char *if_match, long long rev)
-{
-    char want[32];
-    int n = snprintf(want, sizeof want, "\"r%lld\"", rev);
-    for (const char *p = if_match; *p;) {
-        while (*p == ' ' || *p == '\t' || *p == ',')
-            p++;
-        if (*p == '*')
-            return true;
-        size_t len = strcspn(p, ",");
-        size_t trim = len;
-        while (trim > 0 && (p[trim - 1] == ' ' || p[trim - 1] == '\t'))
-            trim--;
-        if (trim == (size_t)n && memcmp(p, want, trim) == 0)
-            return true;
-        p += len;
-    }
-    return false;
-}
-
 int imx_api_if_match(struct imx_req *r, enum imx_db_rev kind, const char *k1, const char *k2,
                      bool required)
 {
@@ -90,7 +70,14 @@ int imx_api_if_match(struct imx_req *r, enum imx_db_rev kind, const char *k1, co
                           was);
         return -1;
     }
-    if (if_match && !names(if_match, was)) {
+    char want[32];
+    snprintf(want, sizeof want, "\"r%lld\"", was);
+    enum imx_if_match m = if_match ? imx_if_match(if_match, want) : IMX_IF_MATCH_YES;
+    if (m == IMX_IF_MATCH_MALFORMED) {
+        imx_reply_problem(r, IMX_E_BAD_REQUEST, IMX_IF_MATCH_MALFORMED_TEXT);
+        return -1;
+    }
+    if (m != IMX_IF_MATCH_YES) {
         set_etag(r, was);
         imx_reply_problem(r, IMX_E_PRECONDITION_FAILED,
                           "It changed since you read it (now ETag \"r%lld\"); read it again", was);

@@ -148,6 +148,8 @@ int imx_config_load(struct imx_config *cfg, char *err, size_t errlen)
         { "IMAXE_QUOTA_TOKENS_PER_TEAM", 500, 0, 1000000 },
         { "IMAXE_HTTP_THREADS", 0, 0, 64 },
         { "IMAXE_HTTP_WORKERS", 16, 1, 1024 },
+        { "IMAXE_ANSWER_STALL_S", 10, 1, 3600 },
+        { "IMAXE_PIPELINE_MAX", 16, 1, 1000000 },
     };
     unsigned long long v[sizeof vars / sizeof vars[0]];
     int failed = 0;
@@ -212,6 +214,8 @@ int imx_config_load(struct imx_config *cfg, char *err, size_t errlen)
     cfg->quota_tokens_team = (unsigned)v[44];
     /* 0: one event thread a CPU */
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    cfg->answer_stall_s = (unsigned)v[47];
+    cfg->pipeline_max = (unsigned)v[48];
     cfg->http_threads = v[45] ? (unsigned)v[45] : cpus > 0 && cpus < 64 ? (unsigned)cpus : 4;
     cfg->http_workers = (unsigned)v[46];
 
