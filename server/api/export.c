@@ -101,7 +101,8 @@ enum imx_export_format imx_api_export_format(const struct imx_req *r)
     }
     int best = IMX_EXPORT_NONE;
     for (int f = 0; f < 3; f++)
-        if (q[f] > 0 && (q[best] <= 0 || q[f] > q[best] || (q[f] == q[best] && first[f] < first[best])))
+        if (q[f] > 0 &&
+            (q[best] <= 0 || q[f] > q[best] || (q[f] == q[best] && first[f] < first[best])))
             best = f;
     return (enum imx_export_format)best;
 }

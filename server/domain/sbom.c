@@ -238,8 +238,9 @@ json_t *imx_sbom_packages(const json_t *doc, const char *default_eco, const char
 {
     const char *format = imx_sbom_format(doc);
     size_t before = json_array_size(errors);
-    struct collect c = { default_eco, prefix ? prefix : "", json_array(), json_object(), errors,
-                         false, 0 };
+    struct collect c = {
+        default_eco, prefix ? prefix : "", json_array(), json_object(), errors, false, 0
+    };
     if (!format)
         json_array_append_new(
             errors, json_pack("{s:s, s:s}", "pointer", c.prefix, "detail",
@@ -253,8 +254,7 @@ json_t *imx_sbom_packages(const json_t *doc, const char *default_eco, const char
         char d[160];
         snprintf(d, sizeof d, "and %zu more purls that cannot be read (%zu in all)",
                  c.bad - SBOM_ERRORS_SHOWN, c.bad);
-        json_array_append_new(errors,
-                              json_pack("{s:s, s:s}", "pointer", c.prefix, "detail", d));
+        json_array_append_new(errors, json_pack("{s:s, s:s}", "pointer", c.prefix, "detail", d));
     }
     if (json_array_size(errors) > before) {
         json_decref(c.out);

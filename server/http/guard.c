@@ -134,8 +134,6 @@ static int by_progress(const void *a, const void *b)
     return x->progress_ms < y->progress_ms ? -1 : x->progress_ms > y->progress_ms;
 }
 
-
-
 /* May w go to make room? Only a reader that has been at it a while and has nothing waiting in
  * its socket: one whose request is in but not yet parsed (this server's delay, in a burst of new
  * connections) is not the client's fault. */
@@ -271,8 +269,7 @@ static void *reap(void *arg)
                            (double)cfg.body_min_rate * (double)(age - cfg.header_timeout_ms)) {
                 shut(w);
                 stats.slow_bodies++;
-            } else if (w->phase == PHASE_SENDING &&
-                       stalled(w, now, (int64_t)cfg.answer_stall_ms)) {
+            } else if (w->phase == PHASE_SENDING && stalled(w, now, (int64_t)cfg.answer_stall_ms)) {
                 shut(w);
                 stats.stalled_answers++;
             }

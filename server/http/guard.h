@@ -4,8 +4,8 @@
  * reading a request at once: past a cap the oldest reader is closed, so a fresh client is still
  * answered while slow ones fill the caps. Answers are guarded too: a client must take its answer
  * (one it takes nothing of for a while is cut), may queue only so many requests behind answers it
- * has not read, and near the connection limit connections held by such clients are closed. A reaper thread closes offenders with shutdown(2),
- * which wakes the connection's own thread. */
+ * has not read, and near the connection limit connections held by such clients are closed. A reaper
+ * thread closes offenders with shutdown(2), which wakes the connection's own thread. */
 #ifndef IMX_HTTP_GUARD_H
 #define IMX_HTTP_GUARD_H
 

@@ -41,8 +41,8 @@ bool imx_rfc3339_ok(const char *s)
     }
     if ((*p == 'Z' || *p == 'z') && p[1] == '\0')
         return true;
-    if ((*p == '+' || *p == '-') && digits(p + 1, 2, &oh) && p[3] == ':' &&
-        digits(p + 4, 2, &om) && p[6] == '\0')
+    if ((*p == '+' || *p == '-') && digits(p + 1, 2, &oh) && p[3] == ':' && digits(p + 4, 2, &om) &&
+        p[6] == '\0')
         return oh <= 23 && om <= 59;
     return false;
 }

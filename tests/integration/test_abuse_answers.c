@@ -182,9 +182,8 @@ static void every_answer_is_bounded(void **state)
     struct imx_srv s;
     char db[1024], admin[4096], pub[4096], member[4096];
     static const char *const env[] = { "IMAXE_ACCESS_LOG=0", NULL };
-    assert_int_equal(imx_t_server_up(&s, "abuse_answers_bounded", env, db, sizeof db, admin,
-                                     sizeof admin),
-                     0);
+    assert_int_equal(
+        imx_t_server_up(&s, "abuse_answers_bounded", env, db, sizeof db, admin, sizeof admin), 0);
     assert_int_equal(imx_t_user(&s, admin, "ml", "p@ml.test", "publisher", pub, sizeof pub), 0);
     assert_int_equal(imx_t_user(&s, admin, "ml", "m@ml.test", "member", member, sizeof member), 0);
     long rss0 = peak_rss_kib(s.pid), largest = 0;
@@ -207,8 +206,7 @@ static void every_answer_is_bounded(void **state)
     /* 1,000 measurement lines of 40 unknown fields each. */
     char line[1024] = "{";
     for (int i = 0; i < 40; i++)
-        snprintf(line + strlen(line), sizeof line - strlen(line), "%s\"f%02d\":1", i ? "," : "",
-                 i);
+        snprintf(line + strlen(line), sizeof line - strlen(line), "%s\"f%02d\":1", i ? "," : "", i);
     strcat(line, "}\n");
     char *mlines = repeat("", line, 1000, "");
     worst(&s, member, "measurements:import, 40000 errors", "POST",
@@ -258,8 +256,8 @@ static void every_answer_is_bounded(void **state)
     }
     free(wide);
     long rss1 = peak_rss_kib(s.pid);
-    printf("largest answer %ld bytes; server peak RSS %ld -> %ld KiB (+%ld)\n", largest, rss0,
-           rss1, rss1 - rss0);
+    printf("largest answer %ld bytes; server peak RSS %ld -> %ld KiB (+%ld)\n", largest, rss0, rss1,
+           rss1 - rss0);
     /* One request at a time: what a request may cost is bounded by the body cap, not the body's
      * number of errors. */
     assert_true(largest > 0 && largest <= ANSWER_MAX);
@@ -277,15 +275,14 @@ static void clients_that_never_read_do_not_lock_others_out(void **state)
     (void)state;
     struct imx_srv s;
     char db[1024], admin[4096];
-    static const char *const env[] = { "IMAXE_CONNECTION_LIMIT=64",
-                                       "IMAXE_PER_IP_CONNECTION_LIMIT=64",
-                                       "IMAXE_ANSWER_STALL_S=2",
-                                       "IMAXE_PIPELINE_MAX=8",
-                                       "IMAXE_ACCESS_LOG=0",
-                                       NULL };
-    assert_int_equal(imx_t_server_up(&s, "abuse_answers_nonreaders", env, db, sizeof db, admin,
-                                     sizeof admin),
-                     0);
+    static const char *const env[] = {
+        "IMAXE_CONNECTION_LIMIT=64", "IMAXE_PER_IP_CONNECTION_LIMIT=64",
+        "IMAXE_ANSWER_STALL_S=2",    "IMAXE_PIPELINE_MAX=8",
+        "IMAXE_ACCESS_LOG=0",        NULL
+    };
+    assert_int_equal(
+        imx_t_server_up(&s, "abuse_answers_nonreaders", env, db, sizeof db, admin, sizeof admin),
+        0);
     long rss0 = peak_rss_kib(s.pid);
     static const char one[] = "GET /openapi.json HTTP/1.1\r\nHost: t\r\n\r\n";
     char pipeline[sizeof one * 30];
@@ -316,8 +313,10 @@ static void clients_that_never_read_do_not_lock_others_out(void **state)
             worst = ms;
         imx_t_sleep_ms(100);
     }
-    long long stalled = imx_t_metric(&s, "imaxe_http_connections_closed_total{reason=\"stalled_answer\"}");
-    long long evicted = imx_t_metric(&s, "imaxe_http_connections_closed_total{reason=\"evicted_sender\"}");
+    long long stalled =
+        imx_t_metric(&s, "imaxe_http_connections_closed_total{reason=\"stalled_answer\"}");
+    long long evicted =
+        imx_t_metric(&s, "imaxe_http_connections_closed_total{reason=\"evicted_sender\"}");
     long long piped = imx_t_metric(&s, "imaxe_http_connections_closed_total{reason=\"pipeline\"}");
     long rss1 = peak_rss_kib(s.pid);
     printf("%d non-reading clients (30 pipelined GET /openapi.json each, limit %d): %d of 10 fresh "
@@ -345,8 +344,9 @@ static void a_key_on_another_query_is_422(void **state)
     assert_int_equal(imx_t_user(&s, admin, "alpha", "p@a.test", "publisher", pub, sizeof pub), 0);
     assert_int_equal(imx_t_user(&s, admin, "alpha", "m@a.test", "member", member, sizeof member),
                      0);
-    long long image = imx_t_publish(&s, pub, "alpha", "idem-q", "1",
-                                    "[{\"name\":\"nvidia-driver\",\"version\":\"580.95.05\"}]", NULL);
+    long long image =
+        imx_t_publish(&s, pub, "alpha", "idem-q", "1",
+                      "[{\"name\":\"nvidia-driver\",\"version\":\"580.95.05\"}]", NULL);
     assert_true(image > 0);
     char body[512];
     snprintf(body, sizeof body,
@@ -385,8 +385,8 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-#define PARKED      1000
-#define STMT_MS     1000
+#define PARKED  1000
+#define STMT_MS 1000
 
 static void parked_reads_answer_503_within_the_statement_timeout(void **state)
 {
@@ -404,8 +404,9 @@ static void parked_reads_answer_503_within_the_statement_timeout(void **state)
     assert_int_equal(
         imx_t_server_up(&s, "abuse_answers_parked", env, db, sizeof db, admin, sizeof admin), 0);
     assert_int_equal(imx_t_user(&s, admin, "ml", "p@ml.test", "publisher", pub, sizeof pub), 0);
-    long long image = imx_t_publish(&s, pub, "ml", "parked", "1",
-                                    "[{\"name\":\"nvidia-driver\",\"version\":\"580.95.05\"}]", NULL);
+    long long image =
+        imx_t_publish(&s, pub, "ml", "parked", "1",
+                      "[{\"name\":\"nvidia-driver\",\"version\":\"580.95.05\"}]", NULL);
     assert_true(image > 0);
     char path[64], get[8192];
     snprintf(path, sizeof path, "/v1/images/%lld", image);
@@ -545,14 +546,12 @@ static void if_match_is_read_as_rfc_9110_says(void **state)
     assert_non_null(imx_t_header(&res, "ETag", etag, sizeof etag));
     imx_t_res_free(&res);
     snprintf(h, sizeof h, "If-Match: W/%s", etag);
-    req(&st_srv, st_pub, "PATCH", path, "application/json", h, "{\"status\":\"deprecated\"}",
-        &res);
+    req(&st_srv, st_pub, "PATCH", path, "application/json", h, "{\"status\":\"deprecated\"}", &res);
     printf("PATCH image with %s -> %ld\n", h, res.status);
     imx_t_assert_problem(&res, 412);
     imx_t_res_free(&res);
     snprintf(h, sizeof h, "If-Match: *garbage");
-    req(&st_srv, st_pub, "PATCH", path, "application/json", h, "{\"status\":\"deprecated\"}",
-        &res);
+    req(&st_srv, st_pub, "PATCH", path, "application/json", h, "{\"status\":\"deprecated\"}", &res);
     imx_t_assert_problem(&res, 400);
     imx_t_res_free(&res);
     assert_int_equal(sql_ll(st_db, "SELECT count(*) FROM images WHERE status <> 'active'"), 0);
@@ -588,8 +587,7 @@ static void measurements_csv_with_a_bom_and_rfc3339_times(void **state)
              "throughput_per_s,pricing,measured_at\r\n"
              "%lld,g6.xlarge,1,resnet50,fp16,8,1000,on_demand,2026-11-20T10:00:00Z\r\n",
              st_image);
-    req(&st_srv, st_member, "POST", "/v1/measurements:import?team=ml", "text/csv", NULL, csv,
-        &res);
+    req(&st_srv, st_member, "POST", "/v1/measurements:import?team=ml", "text/csv", NULL, csv, &res);
     printf("CSV with a UTF-8 BOM -> %ld\n", res.status);
     if (res.status != 201)
         printf("  %s\n", res.body);
@@ -643,8 +641,8 @@ static char *gpu_csv(const char *extra)
     assert_non_null(out);
     json_t *cols = json_object_get(t, "columns"), *rows = json_object_get(t, "rows"), *v;
     size_t i, k;
-    json_array_foreach(cols, i, v)
-        len += (size_t)snprintf(out + len, cap - len, "%s%s", i ? "," : "", json_string_value(v));
+    json_array_foreach(cols, i, v) len +=
+        (size_t)snprintf(out + len, cap - len, "%s%s", i ? "," : "", json_string_value(v));
     len += (size_t)snprintf(out + len, cap - len, "\n");
     json_t *row;
     json_array_foreach(rows, k, row)
