@@ -57,6 +57,11 @@ static const char timeout_reply[] = "HTTP/1.1 408 Request Timeout\r\nConnection:
 /* A reader younger than this is never evicted to make room (see evictable). */
 #define EVICT_MIN_AGE_MS 100
 
+/* Near the connection limit, a client that has taken nothing of its answer for this long may be
+ * closed to make room: several round trips of a distant client, far less than a non-reader holds
+ * a connection. */
+#define EVICT_STALL_MS 500
+
 static int64_t now_ms(void)
 {
     struct timespec ts;
@@ -163,7 +168,7 @@ static int by_age(const void *a, const void *b)
 }
 
 /* With the lock held: near the connection limit, connections held by clients that do not read
- * their answers (stalled for EVICT_MIN_AGE_MS or more), then idle keep-alive ones, are closed,
+ * their answers (stalled for EVICT_STALL_MS or more), and idle keep-alive ones, are closed,
  * the longest stalled first, until the count is under the mark again: a full table of such
  * clients must not refuse a fresh one. */
 static void make_room(int64_t now)
@@ -181,7 +186,7 @@ static void make_room(int64_t now)
     for (struct watched *w = head; w && k < total; w = w->next) {
         if (w->closing)
             continue;
-        if (w->phase == PHASE_SENDING && stalled(w, now, EVICT_MIN_AGE_MS))
+        if (w->phase == PHASE_SENDING && stalled(w, now, EVICT_STALL_MS))
             v[k++] = w;
         else if (w->phase == PHASE_HEAD && w->answered > 0 && evictable(w, now))
             v[k++] = w;
