@@ -26,6 +26,7 @@
 #include "api/export.h"
 #include "api/idempotency.h"
 #include "auth/auth.h"
+#include "cli/admin.h"
 #include "cli/reference.h"
 #include "db/advisories.h"
 #include "db/idempotency.h"
@@ -334,9 +335,10 @@ int main(int argc, char **argv)
         return 0;
     }
     if (strcmp(cmd, "serve") != 0 && strcmp(cmd, "migrate") != 0 && strcmp(cmd, "worker") != 0 &&
-        strcmp(cmd, "recompute-compat") != 0 && strcmp(cmd, "reference") != 0) {
+        strcmp(cmd, "recompute-compat") != 0 && strcmp(cmd, "reference") != 0 &&
+        strcmp(cmd, "admin") != 0) {
         fprintf(stderr, "usage: imaxe-server [serve|worker|migrate|recompute-compat|reference|"
-                        "version]\n");
+                        "admin|version]\n");
         return 2;
     }
 
@@ -368,6 +370,8 @@ int main(int argc, char **argv)
         rc = recompute_compat(&cfg);
     else if (rc == 0 && strcmp(cmd, "reference") == 0)
         rc = imx_cli_reference(&cfg, argc - 2, argv + 2);
+    else if (rc == 0 && strcmp(cmd, "admin") == 0)
+        rc = imx_cli_admin(&cfg, argc - 2, argv + 2);
     imx_config_free(&cfg);
     free((char *)imx_server_info.openapi_json);
     curl_global_cleanup();

@@ -166,7 +166,7 @@ static bool input_read(struct imx_req *r, const json_t *body, const struct imx_a
     if (in->description && strlen(in->description) > DESCRIPTION_MAX)
         imx_verr(errors, "/description", "must be at most %d characters", DESCRIPTION_MAX);
     if (in->url) {
-        char reason[256];
+        char reason[512];
         if (imx_ssrf_check_url(in->url, &ssrf_allow, imx_ssrf_resolve_system, NULL, reason,
                                sizeof reason) != 0)
             imx_verr(errors, "/url", "is refused: %s", reason);
