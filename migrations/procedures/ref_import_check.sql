@@ -7,8 +7,9 @@
 -- {"table", "detail"}, the first 50, then one counting the rest) an import whose rows contradict
 -- each other or the architecture table:
 --  * two rows of one table with the same key and different values (the last would silently win);
---  * a GPU whose compute capability is not one its architecture lists (ref_gpu_arch as imported
---    with it, else as stored);
+--  * a GPU whose compute capability is of no major its architecture lists (ref_gpu_arch as
+--    imported with it, else as stored): the architecture matrix lists the data-center
+--    capabilities (Volta 7.0), and a Jetson's 7.2 is still Volta, but an A100 at 9.0 is no Ampere;
 --  * a GPU whose compute capability ref_compute_capability (as imported, else as stored) gives
 --    to another architecture.
 CREATE OR REPLACE FUNCTION imx_ref_import_check(p_tables jsonb) RETURNS void
@@ -58,11 +59,12 @@ BEGIN
     SELECT coalesce(jsonb_agg(jsonb_build_object('table', 'gpu', 'detail', x.detail)
                               ORDER BY x.detail), '[]') INTO d
       FROM (
-        SELECT format('%s: compute capability %s is not one %s lists (%s)', g.model, g.cc,
+        SELECT format('%s: compute capability %s is not of %s (%s)', g.model, g.cc,
                       g.architecture, trim(both '{}' from a.ccs)) AS detail
           FROM gpu g JOIN arch a ON a.architecture = g.architecture
          WHERE g.cc ~ '^[0-9]+(\.[0-9]+)?$' AND a.ccs ~ '^\{[0-9., ]*\}$'
-           AND NOT g.cc::numeric = ANY (a.ccs::numeric[])
+           AND NOT EXISTS (SELECT 1 FROM unnest(a.ccs::numeric[]) c
+                            WHERE trunc(c) = trunc(g.cc::numeric))
         UNION ALL
         SELECT format('%s: compute capability %s belongs to %s, not %s', g.model, g.cc,
                       c.architecture, g.architecture)
