@@ -107,6 +107,30 @@ static const struct imx_cli_opt team_limit_opts[] = {
     { NULL, 0, 0, NULL, NULL },
 };
 
+static const struct imx_cli_opt plan_opts[] = {
+    { "limit", 'n', V, "limit", "candidates weighed at most (the newest of the family)" },
+    { NULL, 0, 0, NULL, NULL },
+};
+
+static const struct imx_cli_opt node_list_opts[] = {
+    { "team", 't', V, "team", "team slug" },
+    { "image", 0, V, "image", "image id the nodes booted" },
+    { "family", 0, V, "family", "image family" },
+    { "pin", 0, V, "pin", "pin id: its team's nodes on the pinned image" },
+    { "drift", 0, V, "drift", "true or false" },
+    { "stale", 0, V, "stale", "true or false" },
+    { "gpu", 0, V, "gpu", "GPU model, e.g. H100" },
+    { "patch-status", 0, V, "patch_status", "ok, vulnerable, patch_available, revoked" },
+    { "limit", 'n', V, "limit", "items a page" },
+    { NULL, 0, 0, NULL, NULL },
+};
+
+static const struct imx_cli_opt node_get_opts[] = {
+    { "team", 't', V, "team", "the node's team (when several of yours have that name)" },
+    { "history", 0, V, "history", "history rows shown (0 to 500)" },
+    { NULL, 0, 0, NULL, NULL },
+};
+
 static const struct imx_cli_opt lineage_opts[] = {
     { "limit", 'n', V, "limit", "children a page (the next: -p cursor=NEXT_CURSOR)" },
     { NULL, 0, 0, NULL, NULL },
@@ -196,6 +220,11 @@ static const struct imx_cli_opt probe_opts[] = {
     { "tag", 0, L, NULL, "tag" },
     { "parent", 0, V, NULL, "id of the image this one is built on" },
     { "description", 0, V, NULL, "description" },
+    { "report", 0, F, NULL,
+      "send what was found to POST /v1/nodes/reports (with --image or --artifact; a node token)" },
+    { "image", 0, V, NULL, "--report: the catalog id of the image this node booted" },
+    { "name", 0, V, NULL,
+      "--report: the node's name (default: IMAXE_NODE_NAME, else the host name)" },
     { NULL, 0, 0, NULL, NULL },
 };
 
@@ -1208,6 +1237,20 @@ const struct imx_cli_cmd imx_cli_commands[] = {
       "id,team,name,image.id,image.version,status,candidate.version", NULL, false },
     { "pins", "get", "ID", 1, 1, "One pin with its history", "imaxe pins get 1", no_opts, "GET",
       "/v1/pins/{0}", IMX_CLI_BODY_NONE, NULL, NULL, false },
+    { "pins", "plan", "ID", 1, 1,
+      "The safest move for a pin: candidates checked for advisories, GPUs, branch, cost; one "
+      "recommended",
+      "imaxe pins plan 1\nimaxe pins plan 1 -o json | jq '.recommended, .reason'", plan_opts, "GET",
+      "/v1/pins/{0}/plan", IMX_CLI_BODY_NONE, NULL, NULL, false },
+    { "images", "plan", "ID", 1, 1, "The safest move from an image (as pins plan, without a pin)",
+      "imaxe images plan 41", plan_opts, "GET", "/v1/images/{0}/plan", IMX_CLI_BODY_NONE, NULL,
+      NULL, false },
+    { "nodes", "list", "", 0, 0, "Nodes that report what they run, with their drift",
+      "imaxe nodes list --team ml-platform --drift true", node_list_opts, "GET", "/v1/nodes",
+      IMX_CLI_BODY_NONE, "name,team,image.id,image.version,drift,stale,last_seen", NULL, false },
+    { "nodes", "get", "NAME", 1, 1, "One node with its latest report and history",
+      "imaxe nodes get ip-10-0-1-23.ec2.internal", node_get_opts, "GET", "/v1/nodes/{0}",
+      IMX_CLI_BODY_NONE, NULL, NULL, false },
     { "pins", "move", "ID", 1, 1, "Point a pin at another image (422 names unmet constraints)",
       "imaxe pins move 1 --image 6", move_opts, "PUT", NULL, IMX_CLI_BODY_NONE, NULL, run_pin_move,
       false },
@@ -1325,9 +1368,10 @@ const struct imx_cli_cmd imx_cli_commands[] = {
       "imaxe api DELETE /pins/7",
       api_opts, NULL, NULL, IMX_CLI_BODY_NONE, NULL, imx_cli_run_api, false },
     { "probe", NULL, "", 0, 0,
-      "Read this machine's GPU stack as a manifest fragment; --check, --publish",
-      "imaxe probe\nimaxe probe --check dlami-base-ubuntu24.04/us-east-1 || echo drift", probe_opts,
-      NULL, NULL, IMX_CLI_BODY_NONE, NULL, imx_cli_run_probe, true },
+      "Read this machine's GPU stack as a manifest fragment; --check, --publish, --report",
+      "imaxe probe\nimaxe probe --check dlami-base-ubuntu24.04/us-east-1 || echo drift\n"
+      "IMAXE_TOKEN=$NODE_TOKEN imaxe probe --report --imds --artifact us-east-1=ami-0abc123",
+      probe_opts, NULL, NULL, IMX_CLI_BODY_NONE, NULL, imx_cli_run_probe, true },
     { "measure", NULL, "", 0, 0,
       "Record a benchmark result as a measurement, boot time from systemd-analyze",
       "imaxe measure --team ml-platform --image 12 --instance-type g6.xlarge --model resnet50 "

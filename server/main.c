@@ -254,6 +254,8 @@ static int serve(const struct imx_config *cfg, sigset_t *sigs)
     imx_http_fast_auth_hook = imx_auth_remembered;
     imx_http_create_hook = imx_api_idempotent;
     imx_api_export_max_rows = cfg->export_max_rows;
+    imx_api_nodes.history_days = cfg->node_history_days;
+    imx_api_nodes.stale_s = cfg->node_stale_s;
     imx_db_pools_open();
     if (imx_http_start(cfg, err, sizeof err) != 0) {
         imx_error("%s", err);

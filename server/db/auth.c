@@ -9,8 +9,8 @@
  * token's team, the expiry (Unix seconds) and the auth epoch it was read at. */
 IMX_DB_STMT(q_api_token, 1,
             "SELECT t.id, t.user_id, t.team_id, t.role, u.is_admin, m.role,"
-            " floor(extract(epoch FROM t.expires_at))::bigint, (SELECT n FROM auth_epoch)"
-            " FROM api_tokens t JOIN users u ON u.id = t.user_id"
+            " floor(extract(epoch FROM t.expires_at))::bigint, (SELECT n FROM auth_epoch),"
+            " t.scope FROM api_tokens t JOIN users u ON u.id = t.user_id"
             " LEFT JOIN memberships m ON m.team_id = t.team_id AND m.user_id = t.user_id"
             " WHERE t.token_hash = $1 AND t.revoked_at IS NULL AND t.expires_at > now()"
             " AND u.disabled_at IS NULL");
@@ -253,19 +253,20 @@ PGresult *imx_db_member_delete(struct imx_db_conn *c, const char *team_id, const
 
 #define TOKEN_JSON                                                                                 \
     "json_build_object('id', k.id, 'name', k.name, 'team', t.slug, 'role', k.role, "               \
-    "'created_at', k.created_at, 'expires_at', k.expires_at, 'revoked_at', k.revoked_at)"
+    "'scope', k.scope, 'created_at', k.created_at, 'expires_at', k.expires_at, "                   \
+    "'revoked_at', k.revoked_at)"
 
-IMX_DB_STMT(q_token_create, 6,
+IMX_DB_STMT(q_token_create, 7,
             "WITH k AS (INSERT INTO api_tokens (user_id, team_id, name, role, token_hash, "
-            "expires_at) VALUES ($1::bigint, $2::bigint, $3, $4::team_role, $5, "
-            "now() + make_interval(days => $6::int)) RETURNING *) "
+            "expires_at, scope) VALUES ($1::bigint, $2::bigint, $3, $4::team_role, $5, "
+            "now() + make_interval(days => $6::int), coalesce($7::text, 'api')) RETURNING *) "
             "SELECT k.id, " TOKEN_JSON " FROM k JOIN teams t ON t.id = k.team_id");
 
 PGresult *imx_db_token_create(struct imx_db_conn *c, const char *user_id, const char *team_id,
                               const char *name, const char *role, const char *hash,
-                              const char *days)
+                              const char *days, const char *scope)
 {
-    const char *p[] = { user_id, team_id, name, role, hash, days };
+    const char *p[] = { user_id, team_id, name, role, hash, days, scope };
     return imx_db_exec(c, &q_token_create, p);
 }
 

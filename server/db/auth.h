@@ -10,7 +10,7 @@
 
 /* Principals */
 /* token_hash (hex SHA-256) of a live token of an active user -> id, user_id, team_id, role,
- * is_admin. */
+ * is_admin, membership role, expiry, auth epoch, scope ('api' or 'node-report'). */
 PGresult *imx_db_auth_api_token(struct imx_db_conn *c, const char *token_hash);
 /* An active user -> is_admin. */
 PGresult *imx_db_auth_user_active(struct imx_db_conn *c, const char *user_id);
@@ -86,10 +86,10 @@ PGresult *imx_db_member_put(struct imx_db_conn *c, const char *team_id, const ch
 PGresult *imx_db_member_delete(struct imx_db_conn *c, const char *team_id, const char *email);
 
 /* API tokens */
-/* -> id, token JSON (without the secret). */
+/* -> id, token JSON (without the secret). scope: "api" (NULL) or "node-report". */
 PGresult *imx_db_token_create(struct imx_db_conn *c, const char *user_id, const char *team_id,
                               const char *name, const char *role, const char *hash,
-                              const char *days);
+                              const char *days, const char *scope);
 /* -> one page of (id, token JSON) rows, newest first, older than before_id (NULL: the newest),
  * at most limit + 1. */
 PGresult *imx_db_token_list(struct imx_db_conn *c, const char *user_id, const char *before_id,
