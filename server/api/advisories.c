@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "api/api.h"
+#include "http/conditional.h"
 #include "api/cursor.h"
 #include "api/export.h"
 #include "auth/auth.h"
@@ -299,7 +300,8 @@ static int reply_advisory(struct imx_req *r, struct imx_db_conn *c, unsigned sta
     return ok ? 0 : -1;
 }
 
-/* The revision an If-Match names ("r3", quoted), into out; false when it names none. */
+/* The revision an If-Match names ("r3", quoted), into out; false when it names none. A
+ * malformed If-Match is refused (400) before this, by imx_if_match. */
 static bool if_match_revision(const char *if_match, char out[16])
 {
     unsigned long long v;
@@ -564,6 +566,10 @@ void imx_api_advisory_revise(struct imx_req *r)
                           "Send If-Match with the ETag of the advisory you read");
         return;
     }
+    if (imx_if_match(if_match, "\"\"") == IMX_IF_MATCH_MALFORMED) {
+        imx_reply_problem(r, IMX_E_BAD_REQUEST, IMX_IF_MATCH_MALFORMED_TEXT);
+        return;
+    }
     json_t *body = imx_req_json(r);
     if (!body)
         return;
@@ -636,6 +642,10 @@ void imx_api_advisory_withdraw(struct imx_req *r)
     struct advisory_write a = { .action = "withdraw", .id = imx_req_param(r, "id") };
     const char *if_match = imx_req_header(r, "If-Match");
     a.reason = imx_req_query(r, "reason");
+    if (if_match && imx_if_match(if_match, "\"\"") == IMX_IF_MATCH_MALFORMED) {
+        imx_reply_problem(r, IMX_E_BAD_REQUEST, IMX_IF_MATCH_MALFORMED_TEXT);
+        return;
+    }
     if (if_match && !if_match_revision(if_match, a.revision)) {
         imx_reply_problem(r, IMX_E_PRECONDITION_FAILED,
                           "If-Match names no revision of this advisory; read it again");

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "api/api.h"
+#include "util/rfc3339.h"
 #include "api/etag.h"
 #include "api/cursor.h"
 #include "api/export.h"
@@ -297,6 +298,8 @@ void imx_api_instance_price_add(struct imx_req *r)
     if (p.pricing && strcmp(p.pricing, "on_demand") != 0 && strcmp(p.pricing, "spot") != 0 &&
         strcmp(p.pricing, "reserved") != 0)
         imx_verr(errors, "/pricing", "must be on_demand, spot or reserved");
+    if (p.valid_from && !imx_rfc3339_ok(p.valid_from))
+        imx_verr(errors, "/valid_from", "must be an RFC 3339 time, such as 2026-11-20T10:00:00Z");
     if (p.region && !name_ok(p.region, 64))
         imx_verr(errors, "/region", "must be a region name");
     if (p.currency &&

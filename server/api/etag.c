@@ -7,7 +7,7 @@
 
 #include "api/api.h"
 #include "db/tx.h"
-#include "http/if_match.h"
+#include "http/conditional.h"
 
 static void set_etag(struct imx_req *r, long long rev)
 {
@@ -70,7 +70,14 @@ int imx_api_if_match(struct imx_req *r, enum imx_db_rev kind, const char *k1, co
                           was);
         return -1;
     }
-    if (if_match && !imx_if_match_names(if_match, was)) {
+    char want[32];
+    snprintf(want, sizeof want, "\"r%lld\"", was);
+    enum imx_if_match m = if_match ? imx_if_match(if_match, want) : IMX_IF_MATCH_YES;
+    if (m == IMX_IF_MATCH_MALFORMED) {
+        imx_reply_problem(r, IMX_E_BAD_REQUEST, IMX_IF_MATCH_MALFORMED_TEXT);
+        return -1;
+    }
+    if (m != IMX_IF_MATCH_YES) {
         set_etag(r, was);
         imx_reply_problem(r, IMX_E_PRECONDITION_FAILED,
                           "It changed since you read it (now ETag \"r%lld\"); read it again", was);

@@ -36,28 +36,75 @@ struct exporter {
     char request_id[IMX_REQUEST_ID_MAX + 1];
 };
 
+/* The q of a media range's parameters p[0..n) (";q=0.5"), 1 when absent; -1 when malformed. */
+static int range_q(const char *p, size_t n)
+{
+    const char *end = p + n;
+    while (p < end) {
+        while (p < end && (*p == ';' || *p == ' ' || *p == '\t'))
+            p++;
+        if (end - p >= 2 && (p[0] == 'q' || p[0] == 'Q') && p[1] == '=') {
+            /* qvalue: "0" ["." 0*3DIGIT] / "1" ["." 0*3("0")], in thousandths */
+            const char *v = p + 2;
+            int q = 0, scale = 1000;
+            if (v >= end || (*v != '0' && *v != '1'))
+                return -1;
+            q = (*v++ - '0') * 1000;
+            if (v < end && *v == '.')
+                for (v++; v < end && *v >= '0' && *v <= '9' && scale > 1; v++)
+                    q += (*v - '0') * (scale /= 10);
+            return q > 1000 ? -1 : q;
+        }
+        while (p < end && *p != ';')
+            p++;
+    }
+    return 1000;
+}
+
 enum imx_export_format imx_api_export_format(const struct imx_req *r)
 {
     const char *accept = imx_req_header(r, "Accept");
     if (!accept)
         return IMX_EXPORT_NONE;
+    /* The q of each of the three answers (RFC 9110 section 12.5.1): a specific range counts over
+     * a wildcard one, q=0 means "not this", and of equal q the first listed wins. */
+    int q[3] = { -1, -1, -1 }, spec[3] = { 0, 0, 0 }, first[3] = { 0, 0, 0 }, order = 0;
     for (const char *p = accept; *p;) {
         while (*p == ' ' || *p == '\t' || *p == ',')
             p++;
+        if (!*p)
+            break;
+        size_t all = strcspn(p, ",");
         size_t n = strcspn(p, ",;");
         while (n > 0 && (p[n - 1] == ' ' || p[n - 1] == '\t'))
             n--;
-        if ((n == 16 && strncasecmp(p, "application/json", n) == 0) ||
-            (n == 3 && strncmp(p, "*/*", n) == 0) ||
-            (n == 13 && strncasecmp(p, "application/*", n) == 0))
-            return IMX_EXPORT_NONE;
-        if (n == 8 && strncasecmp(p, "text/csv", n) == 0)
-            return IMX_EXPORT_CSV;
-        if (n == 20 && strncasecmp(p, "application/x-ndjson", n) == 0)
-            return IMX_EXPORT_NDJSON;
-        p += strcspn(p, ",");
+        int rq = range_q(p + n, all - n);
+        order++;
+        /* A wildcard reaches JSON only, less specifically: an export is sent only when named. */
+        int hit = -1, s = 0;
+        if (n == 16 && strncasecmp(p, "application/json", n) == 0)
+            hit = IMX_EXPORT_NONE, s = 2;
+        else if (n == 8 && strncasecmp(p, "text/csv", n) == 0)
+            hit = IMX_EXPORT_CSV, s = 2;
+        else if (n == 20 && strncasecmp(p, "application/x-ndjson", n) == 0)
+            hit = IMX_EXPORT_NDJSON, s = 2;
+        else if ((n == 3 && strncmp(p, "*/*", n) == 0) ||
+                 (n == 13 && strncasecmp(p, "application/*", n) == 0))
+            hit = IMX_EXPORT_NONE, s = 1;
+        if (hit >= 0 && rq >= 0 && (s > spec[hit] || (s == spec[hit] && rq > q[hit]))) {
+            q[hit] = rq;
+            spec[hit] = s;
+            if (!first[hit])
+                first[hit] = order;
+        }
+        p += all;
     }
-    return IMX_EXPORT_NONE;
+    int best = IMX_EXPORT_NONE;
+    for (int f = 0; f < 3; f++)
+        if (q[f] > 0 &&
+            (q[best] <= 0 || q[f] > q[best] || (q[f] == q[best] && first[f] < first[best])))
+            best = f;
+    return (enum imx_export_format)best;
 }
 
 static void export_free(void *cls)

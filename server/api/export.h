@@ -23,8 +23,9 @@ enum imx_export_format {
     IMX_EXPORT_NDJSON,
 };
 
-/* Which export Accept asks for: the first of application/json, text/csv, application/x-ndjson
- * (or a wildcard, meaning JSON) it names; NONE without Accept. */
+/* Which export Accept asks for: of application/json (or a wildcard, meaning JSON), text/csv and
+ * application/x-ndjson, the one with the highest q above 0 (q=0 refuses one), the first listed
+ * of equal q; NONE (JSON) without Accept or when none is acceptable. */
 enum imx_export_format imx_api_export_format(const struct imx_req *r);
 
 /* One page of the list in its order after the key after (the text of the previous page's last

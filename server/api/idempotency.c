@@ -141,17 +141,41 @@ static bool key_ok(const char *k)
     return true;
 }
 
-/* SHA-256 of method, path and body, as 64 hex digits into hex. */
+/* One query argument into the digest: the name and the value, each with its NUL, so that
+ * "a=bc" and "ab=c" differ; an argument without a value ("?flag") hashes as a lone 0x01. */
+static void digest_arg(void *cls, const char *key, const char *value)
+{
+    EVP_MD_CTX *ctx = cls;
+    EVP_DigestUpdate(ctx, key ? key : "", key ? strlen(key) + 1 : 1);
+    if (value)
+        EVP_DigestUpdate(ctx, value, strlen(value) + 1);
+    else
+        EVP_DigestUpdate(ctx, "\x01", 1);
+}
+
+/* SHA-256 of the whole request as 64 hex digits into hex: the caller (user, token, team), method,
+ * path, every query argument in order and the body. A key reused on any other request, such as
+ * the same body for another team's ?team=, is then a 422, never a replay of the first answer. */
 static void fingerprint(const struct imx_req *r, char hex[65])
 {
     unsigned char md[SHA256_DIGEST_LENGTH] = { 0 };
+    char caller[80];
+    int cn = snprintf(caller, sizeof caller, "v2:%lld:%lld:%lld", (long long)r->principal.user_id,
+                      (long long)r->principal.token_id, (long long)r->principal.token_team);
     EVP_MD_CTX *ctx = EVP_MD_CTX_new();
-    if (!ctx || EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) != 1 ||
-        EVP_DigestUpdate(ctx, r->method, strlen(r->method) + 1) != 1 ||
-        EVP_DigestUpdate(ctx, r->path_orig, strlen(r->path_orig) + 1) != 1 ||
-        (r->body && EVP_DigestUpdate(ctx, r->body, r->body_len) != 1) ||
-        EVP_DigestFinal_ex(ctx, md, NULL) != 1)
+    bool ok = ctx && EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) == 1 &&
+              EVP_DigestUpdate(ctx, caller, (size_t)cn + 1) == 1 &&
+              EVP_DigestUpdate(ctx, r->method, strlen(r->method) + 1) == 1 &&
+              EVP_DigestUpdate(ctx, r->path_orig, strlen(r->path_orig) + 1) == 1;
+    if (ok && r->conn)
+        imx_req_query_foreach(r, digest_arg, ctx);
+    ok = ok && EVP_DigestUpdate(ctx, "?", 1) == 1 &&
+         (!r->body || EVP_DigestUpdate(ctx, r->body, r->body_len) == 1) &&
+         EVP_DigestFinal_ex(ctx, md, NULL) == 1;
+    if (!ok) {
+        memset(md, 0, sizeof md);
         imx_error("request %s: SHA-256 failed", r->request_id); /* all-zero: matches nothing */
+    }
     EVP_MD_CTX_free(ctx);
     for (int i = 0; i < SHA256_DIGEST_LENGTH; i++)
         snprintf(hex + 2 * i, 3, "%02x", md[i]);
@@ -315,7 +339,7 @@ void imx_api_idempotent(struct imx_req *r)
         else if (strcmp(PQgetvalue(res, 0, 0), fp) != 0)
             imx_reply_problem(r, IMX_E_UNPROCESSABLE,
                               "This Idempotency-Key was used with a different request (method, "
-                              "path or body) in the last %u hours",
+                              "path, query or body) in the last %u hours",
                               imx_db_idempotency_ttl());
         else
             replay(r, res, fp);

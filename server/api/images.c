@@ -7,6 +7,8 @@
 #include <time.h>
 
 #include "api/api.h"
+#include "http/conditional.h"
+#include "util/rfc3339.h"
 #include "api/export.h"
 #include "api/costs_common.h"
 #include "api/cursor.h"
@@ -704,7 +706,7 @@ static bool import_parse(struct imx_req *r, struct import *im, json_t *errors)
     im->line = calloc(cap, sizeof *im->line);
     if (!im->p || !im->in || !im->docs || !im->line)
         return false;
-    size_t lineno = 0;
+    size_t lineno = 0, taken = 0;
     for (const char *at = body; at < body + len;) {
         const char *nl = memchr(at, '\n', (size_t)(body + len - at));
         const char *end = nl ? nl : body + len;
@@ -718,7 +720,9 @@ static bool import_parse(struct imx_req *r, struct import *im, json_t *errors)
         if (b == e)
             continue; /* blank lines are allowed */
         size_t before = json_array_size(errors);
-        if (im->n == IMX_DBI_PUBLISH_MAX) {
+        /* Every line that is not blank counts toward the cap, JSON or not: lines that do not
+         * parse would otherwise each add an error with no bound. */
+        if (taken++ == IMX_DBI_PUBLISH_MAX) {
             imx_verr(errors, "", "an import takes at most %d manifests", IMX_DBI_PUBLISH_MAX);
             errors_at_line(errors, before, lineno);
             return true;
@@ -1090,7 +1094,7 @@ static int status_tx(struct imx_req *r, void *cls)
                           "Only publishers of the team that owns this image may change it");
         return -1;
     }
-    if (!etag_listed(sp->if_match, etag)) {
+    if (imx_if_match(sp->if_match, etag) != IMX_IF_MATCH_YES) {
         imx_reply_header(r, "ETag", etag);
         imx_reply_problem(r, IMX_E_PRECONDITION_FAILED,
                           "The image changed since you read it (ETag %s); read it again", etag);
@@ -1140,6 +1144,10 @@ void imx_api_image_patch(struct imx_req *r)
                           "Send If-Match with the ETag of the image you read");
         return;
     }
+    if (imx_if_match(sp.if_match, "\"\"") == IMX_IF_MATCH_MALFORMED) {
+        imx_reply_problem(r, IMX_E_BAD_REQUEST, IMX_IF_MATCH_MALFORMED_TEXT);
+        return;
+    }
     json_t *body = imx_req_json(r);
     if (!body)
         return;
@@ -1158,7 +1166,7 @@ void imx_api_image_patch(struct imx_req *r)
         imx_verr(errors, "/reason", "must be at most 1000 characters");
     if (revoke_at && !revoking)
         imx_verr(errors, "/revoke_at", "only schedules a revocation (status revoked)");
-    if (revoke_at && (strlen(revoke_at) < 10 || strlen(revoke_at) > 40))
+    if (revoke_at && !imx_rfc3339_ok(revoke_at))
         imx_verr(errors, "/revoke_at", "must be an RFC 3339 time");
     if (cascade && !revoking)
         imx_verr(errors, "/cascade", "only applies to a revocation");

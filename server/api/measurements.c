@@ -9,6 +9,7 @@
 #include <strings.h>
 
 #include "api/api.h"
+#include "util/rfc3339.h"
 #include "api/export.h"
 #include "api/costs_common.h"
 #include "api/cursor.h"
@@ -184,6 +185,12 @@ static size_t check_measurement(const json_t *o, const char *prefix, json_t *err
     if (notes && strlen(notes) > 2000) {
         snprintf(ptr, sizeof ptr, "%s/notes", prefix);
         imx_verr(errors, ptr, "must be at most 2000 characters");
+    }
+    /* RFC 3339 only: PostgreSQL would also take "now" or "yesterday". */
+    const char *at = json_string_value(json_object_get(o, "measured_at"));
+    if (at && *at && strlen(at) <= 40 && !imx_rfc3339_ok(at)) {
+        snprintf(ptr, sizeof ptr, "%s/measured_at", prefix);
+        imx_verr(errors, ptr, "must be an RFC 3339 time, such as 2026-11-20T10:00:00Z");
     }
     if (json_integer_value(json_object_get(o, "image")) < 1 && json_object_get(o, "image")) {
         snprintf(ptr, sizeof ptr, "%s/image", prefix);
@@ -453,7 +460,12 @@ void imx_api_measurement_import(struct imx_req *r)
         return;
     struct import_ctx c = { .team = team_slug, .lines = json_array(), .errors = json_array() };
     snprintf(c.team_id, sizeof c.team_id, "%lld", (long long)team);
-    char *text = strdup(r->body ? r->body : "");
+    const char *from = r->body ? r->body : "";
+    /* A UTF-8 byte-order mark before the header is what Excel's "CSV UTF-8" writes: not part of
+     * the first field's name. */
+    if (csv && strncmp(from, "\xEF\xBB\xBF", 3) == 0)
+        from += 3;
+    char *text = strdup(from);
     char *header[CSV_MAX_COLUMNS];
     int ncols = 0;
     long n = 0, data_lines = 0;

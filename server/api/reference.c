@@ -202,6 +202,31 @@ static int import_refused(struct imx_req *r, PGresult *res)
         PQclear(res);
         return -1;
     }
+    json_t *listed = strcmp(state, "23514") == 0 && msg && detail &&
+                             strcmp(msg, "contradictory reference rows") == 0
+                         ? json_loads(detail, 0, NULL)
+                         : NULL;
+    if (json_is_array(listed)) {
+        /* One error a contradiction, pointing at its table. */
+        json_t *errors = json_array(), *e;
+        size_t i;
+        json_array_foreach(listed, i, e)
+        {
+            const char *table = json_string_value(json_object_get(e, "table"));
+            char ptr[96];
+            snprintf(ptr, sizeof ptr, "/tables%s%.64s", table && *table ? "/" : "",
+                     table ? table : "");
+            const char *d = json_string_value(json_object_get(e, "detail"));
+            imx_verr(errors, ptr, "%.400s", d ? d : "contradicts another row");
+        }
+        json_decref(listed);
+        imx_reply_invalid_steal(r, errors,
+                                "Rows of the import contradict each other or the architecture "
+                                "table; nothing changed");
+        PQclear(res);
+        return -1;
+    }
+    json_decref(listed);
     if (strncmp(state, "22", 2) == 0 || strncmp(state, "23", 2) == 0 ||
         strcmp(state, "42703") == 0 || strcmp(state, "42P01") == 0 || strcmp(state, "21000") == 0) {
         json_t *errors = json_array();

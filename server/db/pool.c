@@ -111,8 +111,21 @@ void imx_db_pool_free(struct imx_db_pool *p)
     free(p);
 }
 
+static _Atomic unsigned statement_ms = 5000;
+
+unsigned imx_db_statement_timeout_ms(void)
+{
+    return atomic_load(&statement_ms);
+}
+
+PGcancel *imx_db_cancel_handle(struct imx_db_conn *c)
+{
+    return c && c->pg ? PQgetCancel(c->pg) : NULL;
+}
+
 int imx_db_pool_init(const char *url, unsigned size, unsigned acquire_ms, unsigned stmt_ms)
 {
+    atomic_store(&statement_ms, stmt_ms ? stmt_ms : 5000);
     primary = imx_db_pool_new("primary", url, size, acquire_ms, stmt_ms);
     batch =
         imx_db_pool_new("primary (coalesced reads)", url, IMX_DB_BATCH_CONNS, acquire_ms, stmt_ms);

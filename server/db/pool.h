@@ -103,6 +103,13 @@ struct imx_db_conn *imx_db_acquire_batch(enum imx_db_failure *why);
  * is configured, else from the primary. Returns NULL with *why set. */
 struct imx_db_conn *imx_db_acquire_read(enum imx_db_failure *why);
 
+/* A cancel handle for the statement c runs next (PQcancel it from another thread; PQfreeCancel
+ * it), or NULL. For db/read_batch.c's deadlines. */
+PGcancel *imx_db_cancel_handle(struct imx_db_conn *c);
+
+/* The statement timeout every pooled connection was opened with (ms). */
+unsigned imx_db_statement_timeout_ms(void);
+
 /* Did c come from the read pool? */
 bool imx_db_is_read_conn(const struct imx_db_conn *c);
 

@@ -55,6 +55,168 @@ static void word_wake(atomic_uint *word)
     syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 }
 
+/* How often the sweeper looks for waiters and statements past their deadline. */
+#define SWEEP_NS 50000000L
+
+static long long deadline_ns(void)
+{
+    return (long long)imx_db_statement_timeout_ms() * 1000000LL;
+}
+
+static bool expired(const struct imx_db_waiter *w, const struct timespec *now)
+{
+    return elapsed_ns(&w->queued, now) >= deadline_ns();
+}
+
+static void finish(struct imx_db_waiter *w);
+
+/* Statements in flight with a deadline: at most one a batch connection. */
+#define FLIGHTS (IMX_DB_BATCH_CONNS * 2)
+static struct flight {
+    PGcancel *cancel; /* NULL: the slot is free */
+    struct timespec deadline;
+    bool cancelled;
+} flights[FLIGHTS];
+
+static pthread_mutex_t sweep_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct imx_db_batcher *all_batchers;
+static pthread_once_t sweeper_once = PTHREAD_ONCE_INIT;
+
+static bool before(const struct timespec *a, const struct timespec *b)
+{
+    return a->tv_sec < b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
+}
+
+/* With q's lock held: unlinks the queued waiters past their deadline into a list (through next)
+ * and returns it, the caller to finish them (fail_expired) once the lock is released. */
+static struct imx_db_waiter *unlink_expired(struct imx_db_batcher *q, const struct timespec *now)
+{
+    struct imx_db_waiter *gone = NULL, **gone_tail = &gone, *prev = NULL;
+    for (struct imx_db_waiter *w = q->head; w;) {
+        struct imx_db_waiter *next = w->next;
+        if (expired(w, now)) {
+            if (prev)
+                prev->next = next;
+            else
+                q->head = next;
+            if (q->tail == w)
+                q->tail = prev;
+            w->next = NULL;
+            *gone_tail = w;
+            gone_tail = &w->next;
+        } else {
+            prev = w;
+        }
+        w = next;
+    }
+    return gone;
+}
+
+/* Answers every waiter of the list unavailable, without a read; skip is left to its owner. */
+static void fail_expired(struct imx_db_waiter *gone, const struct imx_db_waiter *skip)
+{
+    while (gone) {
+        struct imx_db_waiter *next = gone->next;
+        gone->rc = IMX_DBS_UNAVAILABLE;
+        gone->batch = NULL;
+        if (gone != skip)
+            finish(gone);
+        gone = next;
+    }
+}
+
+static void nudge(struct imx_db_batcher *q, struct imx_db_waiter *w);
+static bool may_read(const struct imx_db_batcher *q, const struct timespec *now);
+
+/* The sweeper: every SWEEP_NS, waiters past their deadline leave their queues answered, and
+ * statements past theirs are cancelled. */
+static void *sweep(void *arg)
+{
+    (void)arg;
+    for (;;) {
+        nanosleep(&(struct timespec){ .tv_nsec = SWEEP_NS }, NULL);
+        struct timespec now;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        pthread_mutex_lock(&sweep_lock);
+        for (int i = 0; i < FLIGHTS; i++)
+            if (flights[i].cancel && !flights[i].cancelled && before(&flights[i].deadline, &now)) {
+                char err[256];
+                flights[i].cancelled = true;
+                (void)PQcancel(flights[i].cancel, err, sizeof err);
+            }
+        struct imx_db_batcher *list = all_batchers;
+        pthread_mutex_unlock(&sweep_lock);
+        /* Batchers are static and never leave the list: walking it unlocked is safe. */
+        for (struct imx_db_batcher *q = list; q; q = q->all_next) {
+            pthread_mutex_lock(&q->lock);
+            struct imx_db_waiter *gone = unlink_expired(q, &now);
+            /* The front may have gone: whoever is at the front now may read. */
+            if (gone && q->head && may_read(q, &now))
+                nudge(q, q->head);
+            pthread_mutex_unlock(&q->lock);
+            fail_expired(gone, NULL);
+        }
+    }
+    return NULL;
+}
+
+static void start_sweeper(void)
+{
+    pthread_attr_t attr;
+    pthread_t t;
+    pthread_attr_init(&attr);
+    pthread_attr_setstacksize(&attr, 256 * 1024);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    if (pthread_create(&t, &attr, sweep, NULL) != 0)
+        abort(); /* deadlines would not hold */
+    pthread_attr_destroy(&attr);
+}
+
+static void register_batcher(struct imx_db_batcher *q)
+{
+    pthread_once(&sweeper_once, start_sweeper);
+    pthread_mutex_lock(&sweep_lock);
+    if (!q->registered) {
+        q->registered = true;
+        q->all_next = all_batchers;
+        all_batchers = q;
+    }
+    pthread_mutex_unlock(&sweep_lock);
+}
+
+/* Watches a statement on c that must end by deadline: returns its slot, or -1 (unwatched: it
+ * still has the connection's statement timeout). */
+static int flight_begin(struct imx_db_conn *c, const struct timespec *deadline)
+{
+    PGcancel *cancel = imx_db_cancel_handle(c);
+    if (!cancel)
+        return -1;
+    pthread_mutex_lock(&sweep_lock);
+    for (int i = 0; i < FLIGHTS; i++)
+        if (!flights[i].cancel) {
+            flights[i] = (struct flight){ cancel, *deadline, false };
+            pthread_mutex_unlock(&sweep_lock);
+            return i;
+        }
+    pthread_mutex_unlock(&sweep_lock);
+    PQfreeCancel(cancel);
+    return -1;
+}
+
+/* Ends the watch; true when the sweeper cancelled the statement. */
+static bool flight_end(int slot)
+{
+    if (slot < 0)
+        return false;
+    pthread_mutex_lock(&sweep_lock);
+    PGcancel *cancel = flights[slot].cancel;
+    bool cancelled = flights[slot].cancelled;
+    flights[slot].cancel = NULL;
+    pthread_mutex_unlock(&sweep_lock);
+    PQfreeCancel(cancel);
+    return cancelled;
+}
+
 /* The batch runners: threads that read for waiters queued with imx_db_batch_start, which no
  * thread of theirs waits beside. A batcher whose front waiter is such a one is kicked: put on the
  * runners' list (once), and the next free runner reads for it. As many runners as reads may be in
@@ -107,10 +269,13 @@ static void finish(struct imx_db_waiter *w)
 }
 
 /* Takes the waiters queued so far, at most the batcher's max, and marks them taken; with the lock
- * held. Returns how many. */
-static size_t take(struct imx_db_batcher *q, struct imx_db_waiter **w, const struct timespec *now)
+ * held. Returns how many (0: none, and no read is counted). Those past their deadline are
+ * unlinked into *gone instead, for fail_expired once the lock is released. */
+static size_t take(struct imx_db_batcher *q, struct imx_db_waiter **w, const struct timespec *now,
+                   struct imx_db_waiter **gone)
 {
     size_t n = 0;
+    *gone = unlink_expired(q, now);
     while (q->head && n < q->max && n < IMX_DB_BATCH_MAX) {
         w[n] = q->head;
         atomic_store_explicit(&w[n]->word, TAKEN, memory_order_relaxed);
@@ -119,6 +284,8 @@ static size_t take(struct imx_db_batcher *q, struct imx_db_waiter **w, const str
     }
     if (!q->head)
         q->tail = NULL;
+    if (n == 0)
+        return 0;
     q->readers++;
     q->started = *now;
     q->reads++;
@@ -146,9 +313,16 @@ static void *run(void *arg)
         clock_gettime(CLOCK_MONOTONIC, &now);
         pthread_mutex_lock(&q->lock);
         while (q->head && q->head->done && may_read(q, &now)) {
-            struct imx_db_waiter *w[IMX_DB_BATCH_MAX];
-            size_t n = take(q, w, &now);
+            struct imx_db_waiter *w[IMX_DB_BATCH_MAX], *gone;
+            size_t n = take(q, w, &now, &gone);
             pthread_mutex_unlock(&q->lock);
+            fail_expired(gone, NULL);
+            if (n == 0) {
+                pthread_mutex_lock(&q->lock);
+                if (q->head && !q->head->done)
+                    nudge(q, q->head);
+                continue;
+            }
             q->read(w, n);
             pthread_mutex_lock(&q->lock);
             q->readers--;
@@ -188,9 +362,22 @@ void imx_db_batch_answer(struct imx_db_waiter **w, size_t n, struct imx_db_stmt 
     enum imx_db_failure why;
     struct imx_db_conn *c = imx_db_acquire_batch(&why);
     if (c) {
+        /* The statement must end by the oldest waiter's deadline. */
+        struct timespec deadline = w[0]->queued;
+        for (size_t i = 1; i < n; i++)
+            if (before(&w[i]->queued, &deadline))
+                deadline = w[i]->queued;
+        long long ns = (long long)deadline.tv_nsec + deadline_ns();
+        deadline.tv_sec += (time_t)(ns / 1000000000LL);
+        deadline.tv_nsec = (long)(ns % 1000000000LL);
+        int slot = flight_begin(c, &deadline);
         PGresult *r = imx_db_exec(c, stmt, params);
+        bool cancelled = flight_end(slot);
         imx_db_release(c);
-        if (!imx_db_ok(r) || (rows >= 0 && PQntuples(r) != rows)) {
+        if (cancelled && !imx_db_ok(r)) {
+            rc = IMX_DBS_UNAVAILABLE;
+            PQclear(r);
+        } else if (!imx_db_ok(r) || (rows >= 0 && PQntuples(r) != rows)) {
             rc = imx_db_ok(r) ? IMX_DBS_ERROR : imx_db_status_of(r);
             PQclear(r);
         } else if ((b = malloc(sizeof *b))) {
@@ -271,10 +458,13 @@ void imx_db_batch_release(void *batch)
 /* Puts self at the back of q's queue, *now the time it came; returns with q's lock held. */
 static void enqueue(struct imx_db_batcher *q, struct imx_db_waiter *self, struct timespec *now)
 {
+    if (!q->registered)
+        register_batcher(q);
     self->next = NULL;
     self->batch = NULL;
     atomic_init(&self->word, QUEUED);
     clock_gettime(CLOCK_MONOTONIC, now);
+    self->queued = *now;
     pthread_mutex_lock(&q->lock);
     if (q->tail)
         q->tail->next = self;
@@ -350,9 +540,24 @@ void imx_db_batch_wait(struct imx_db_batcher *q, struct imx_db_waiter *self)
         if ((seen & STATE_MASK) == QUEUED && may_read(q, &now)) {
             /* Lead: take the waiters queued so far (this one among them, at the back at most
              * max - 1 places behind: otherwise the next round takes it). */
-            struct imx_db_waiter *w[IMX_DB_BATCH_MAX];
-            size_t n = take(q, w, &now);
+            struct imx_db_waiter *w[IMX_DB_BATCH_MAX], *gone;
+            size_t n = take(q, w, &now, &gone);
             pthread_mutex_unlock(&q->lock);
+            bool gone_self = false;
+            for (struct imx_db_waiter *g = gone; g; g = g->next)
+                gone_self |= g == self;
+            /* A waiter past its deadline leaves with its rc saying so (this one too, after
+             * reading for the rest it took). */
+            fail_expired(gone, self);
+            if (n == 0) {
+                pthread_mutex_lock(&q->lock);
+                if (q->head)
+                    nudge(q, q->head);
+                if (!gone_self)
+                    continue;
+                pthread_mutex_unlock(&q->lock);
+                return;
+            }
             q->read(w, n);
             pthread_mutex_lock(&q->lock);
             q->readers--;
@@ -367,7 +572,7 @@ void imx_db_batch_wait(struct imx_db_batcher *q, struct imx_db_waiter *self)
                 else
                     finish(w[i]);
             }
-            if (mine)
+            if (mine || gone_self)
                 return;
             clock_gettime(CLOCK_MONOTONIC, &now);
             pthread_mutex_lock(&q->lock);

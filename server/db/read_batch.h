@@ -35,6 +35,8 @@ struct imx_db_waiter {
     /* the queue's */
     atomic_uint word;
     struct imx_db_waiter *next;
+    struct timespec queued; /* when it came: unanswered a statement timeout later, it is given
+                               IMX_DBS_UNAVAILABLE (the caller's 503) without a read */
 };
 
 /* Reads for the n waiters w[] (n <= max) with one statement and fills each one's rc, batch and
@@ -53,6 +55,9 @@ struct imx_db_batcher {
     /* the batch runners' (read_batch.c), under their lock */
     bool kicked;
     struct imx_db_batcher *kick_next;
+    /* the deadline sweeper's (read_batch.c), under its lock */
+    bool registered;
+    struct imx_db_batcher *all_next;
 };
 
 #define IMX_DB_BATCH_MAX      32
@@ -61,6 +66,12 @@ struct imx_db_batcher {
     {                                                                                              \
         .read = (read_fn), .max = (max_waiters), .lock = PTHREAD_MUTEX_INITIALIZER                 \
     }
+
+/* Deadlines: a waiter still queued a statement timeout (imx_db_statement_timeout_ms) after it
+ * came is answered IMX_DBS_UNAVAILABLE without a read, and a statement still running when the
+ * oldest waiter it answers reaches that deadline is cancelled (its waiters get the same), so a
+ * locked table or a stalled primary costs a parked request one statement timeout, not a place in
+ * a queue of statements that each wait that long. A sweeper thread keeps the deadlines. */
 
 /* Queues self (its arg set) and returns when a read has filled it: this thread's own, or one
  * another waiter made. Exact: self joins only a statement not yet sent, so what it reads was

@@ -77,9 +77,18 @@ IMX_DB_STMT(stmt_data_version, 0,
             " FROM (SELECT data_version, loaded_at FROM ref_data_versions ORDER BY id DESC"
             "       LIMIT 1) v, ref_generation g");
 
+/* migrations/procedures/ref_import_check.sql: rows that contradict each other or the
+ * architecture table refuse the import (23514) before anything changes. */
+IMX_DB_STMT(stmt_check, 1, "SELECT imx_ref_import_check($1::jsonb)");
+
 PGresult *imx_db_ref_import(struct imx_db_conn *c, const char *tables_json, const char *version,
                             const char *user_id, const char *request_id)
 {
+    const char *check[] = { tables_json };
+    PGresult *r = imx_db_exec(c, &stmt_check, check);
+    if (!imx_db_ok(r))
+        return r;
+    PQclear(r);
     const char *params[] = { tables_json, version, user_id, request_id };
     return imx_db_exec(c, &stmt_import, params);
 }

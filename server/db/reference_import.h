@@ -13,6 +13,8 @@
  * the command line). Column 0: the
  * changes {table: {added, changed, removed}} as JSON text. Failures: 42P01 unknown table, 42703
  * unknown column, 23502 missing column or NOT NULL value, 23503 a removal a foreign key needs,
+ * 23514 with MESSAGE 'contradictory reference rows' rows that contradict each other or the
+ * architecture table (DETAIL a JSON array of {table, detail}),
  * 23505/21000 a key twice, 23514/22xxx bad values (DETAIL and the message name them). New
  * result (PQclear it). */
 PGresult *imx_db_ref_import(struct imx_db_conn *c, const char *tables_json, const char *version,

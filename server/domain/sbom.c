@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "domain/pkgver.h"
 
@@ -86,7 +87,8 @@ int imx_sbom_purl(const char *purl, const char *default_eco, char *eco, size_t e
     if (n < 5 || strncmp(purl, "pkg:", 4) != 0)
         return -1;
     const char *t = purl + 4;
-    bool deb = strncmp(t, "deb/", 4) == 0, rpm = strncmp(t, "rpm/", 4) == 0;
+    /* The type is case-insensitive (its canonical form lower case): pkg:DEB/ is pkg:deb/. */
+    bool deb = strncasecmp(t, "deb/", 4) == 0, rpm = strncasecmp(t, "rpm/", 4) == 0;
     if (!deb && !rpm)
         return strchr(t, '/') ? 0 : -1;
     if (n > PURL_MAX)
@@ -147,7 +149,12 @@ struct collect {
     const char *default_eco, *prefix;
     json_t *out, *seen, *errors;
     bool full;
+    size_t bad; /* purls that could not be read; the first SBOM_ERRORS_SHOWN are listed */
 };
+
+/* How many unreadable purls an SBOM's errors name one by one: past it one error counts the rest,
+ * so a document of 30,000 bad purls costs 30,000 checks, not 30,000 errors held and answered. */
+#define SBOM_ERRORS_SHOWN 50
 
 static void take(struct collect *c, const char *purl, const char *ptr)
 {
@@ -160,6 +167,8 @@ static void take(struct collect *c, const char *purl, const char *ptr)
         return;
     snprintf(p, sizeof p, "%s%s", c->prefix, ptr);
     if (rc < 0) {
+        if (c->bad++ >= SBOM_ERRORS_SHOWN)
+            return;
         json_array_append_new(
             c->errors,
             json_pack("{s:s, s:s}", "pointer", p, "detail",
@@ -229,8 +238,9 @@ json_t *imx_sbom_packages(const json_t *doc, const char *default_eco, const char
 {
     const char *format = imx_sbom_format(doc);
     size_t before = json_array_size(errors);
-    struct collect c = { default_eco, prefix ? prefix : "", json_array(), json_object(), errors,
-                         false };
+    struct collect c = {
+        default_eco, prefix ? prefix : "", json_array(), json_object(), errors, false, 0
+    };
     if (!format)
         json_array_append_new(
             errors, json_pack("{s:s, s:s}", "pointer", c.prefix, "detail",
@@ -240,6 +250,12 @@ json_t *imx_sbom_packages(const json_t *doc, const char *default_eco, const char
     else
         spdx(&c, json_object_get(doc, "packages"));
     json_decref(c.seen);
+    if (c.bad > SBOM_ERRORS_SHOWN) {
+        char d[160];
+        snprintf(d, sizeof d, "and %zu more purls that cannot be read (%zu in all)",
+                 c.bad - SBOM_ERRORS_SHOWN, c.bad);
+        json_array_append_new(errors, json_pack("{s:s, s:s}", "pointer", c.prefix, "detail", d));
+    }
     if (json_array_size(errors) > before) {
         json_decref(c.out);
         return NULL;

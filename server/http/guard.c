@@ -2,6 +2,8 @@
  * thread that enforces the head deadline and the body rate, and the reading caps (see guard.h). */
 #include "http/guard.h"
 
+#include <linux/sockios.h>
+#include <linux/tcp.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -17,7 +19,8 @@
 enum phase {
     PHASE_HEAD,      /* waiting for, or reading, a request head */
     PHASE_BODY,      /* reading a request body */
-    PHASE_ANSWERING, /* the handler runs or the response is being sent */
+    PHASE_ANSWERING, /* the handler runs */
+    PHASE_SENDING,   /* the response is queued and being sent */
 };
 
 struct watched {
@@ -30,6 +33,10 @@ struct watched {
     unsigned long answered; /* requests answered on this connection */
     bool closing;           /* shut down by us; no longer counted */
     bool url_bad;
+    /* While sending: what the peer had acknowledged when last seen, and when that last moved. */
+    uint64_t acked;
+    int64_t progress_ms;
+    unsigned unread; /* answers in a row whose predecessor the client had not yet taken */
 };
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -49,6 +56,11 @@ static const char timeout_reply[] = "HTTP/1.1 408 Request Timeout\r\nConnection:
 
 /* A reader younger than this is never evicted to make room (see evictable). */
 #define EVICT_MIN_AGE_MS 100
+
+/* Near the connection limit, a client that has taken nothing of its answer for this long may be
+ * closed to make room: several round trips of a distant client, far less than a non-reader holds
+ * a connection. */
+#define EVICT_STALL_MS 500
 
 static int64_t now_ms(void)
 {
@@ -87,7 +99,44 @@ static void shut(struct watched *w)
 
 static bool reading(const struct watched *w)
 {
-    return !w->closing && w->phase != PHASE_ANSWERING;
+    return !w->closing && (w->phase == PHASE_HEAD || w->phase == PHASE_BODY);
+}
+
+/* Bytes of ours the peer has acknowledged so far, and whether any are still unacknowledged in the
+ * socket's queue (a client that does not read stops acknowledging once its receive buffer is
+ * full). */
+static uint64_t acked_bytes(int fd, bool *waiting)
+{
+    struct tcp_info ti;
+    socklen_t len = sizeof ti;
+    int outq = 0;
+    memset(&ti, 0, sizeof ti);
+    *waiting = ioctl(fd, SIOCOUTQ, &outq) == 0 && outq > 0;
+    if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &len) != 0 ||
+        len < offsetof(struct tcp_info, tcpi_bytes_acked) + sizeof ti.tcpi_bytes_acked)
+        return 0;
+    return ti.tcpi_bytes_acked;
+}
+
+/* With the lock held: notes progress of a sending connection; true when its answer has stalled,
+ * the client taking nothing for stall_ms while bytes wait for it. */
+static bool stalled(struct watched *w, int64_t now, int64_t stall_ms)
+{
+    bool waiting;
+    uint64_t a = acked_bytes(w->fd, &waiting);
+    if (a != w->acked || !waiting) {
+        w->acked = a;
+        w->progress_ms = now;
+        return false;
+    }
+    return now - w->progress_ms >= stall_ms;
+}
+
+static int by_progress(const void *a, const void *b)
+{
+    const struct watched *x = *(const struct watched *const *)a;
+    const struct watched *y = *(const struct watched *const *)b;
+    return x->progress_ms < y->progress_ms ? -1 : x->progress_ms > y->progress_ms;
 }
 
 /* May w go to make room? Only a reader that has been at it a while and has nothing waiting in
@@ -116,6 +165,38 @@ static int by_age(const void *a, const void *b)
     const struct watched *x = *(const struct watched *const *)a;
     const struct watched *y = *(const struct watched *const *)b;
     return x->phase_start_ms < y->phase_start_ms ? -1 : x->phase_start_ms > y->phase_start_ms;
+}
+
+/* With the lock held: near the connection limit, connections held by clients that do not read
+ * their answers (stalled for EVICT_STALL_MS or more), and idle keep-alive ones, are closed,
+ * the longest stalled first, until the count is under the mark again: a full table of such
+ * clients must not refuse a fresh one. */
+static void make_room(int64_t now)
+{
+    size_t total = 0;
+    for (struct watched *w = head; w; w = w->next)
+        total += !w->closing;
+    size_t mark = cfg.conn_limit - cfg.conn_limit / 8;
+    if (cfg.conn_limit == 0 || total <= mark)
+        return;
+    struct watched **v = malloc(total * sizeof *v);
+    if (!v)
+        return;
+    size_t k = 0;
+    for (struct watched *w = head; w && k < total; w = w->next) {
+        if (w->closing)
+            continue;
+        if (w->phase == PHASE_SENDING && stalled(w, now, EVICT_STALL_MS))
+            v[k++] = w;
+        else if (w->phase == PHASE_HEAD && w->answered > 0 && evictable(w, now))
+            v[k++] = w;
+    }
+    qsort(v, k, sizeof *v, by_progress);
+    for (size_t i = 0; i < k && total > mark; i++, total--) {
+        shut(v[i]);
+        stats.evicted_senders++;
+    }
+    free(v);
 }
 
 /* With the lock held: past a cap, the readers that have been reading longest go, per address
@@ -180,6 +261,7 @@ static void *reap(void *arg)
         pthread_cond_timedwait(&wake, &lock, &until);
         int64_t now = now_ms();
         enforce_caps(now);
+        make_room(now);
         for (struct watched *w = head; w; w = w->next) {
             if (w->closing)
                 continue;
@@ -192,6 +274,9 @@ static void *reap(void *arg)
                            (double)cfg.body_min_rate * (double)(age - cfg.header_timeout_ms)) {
                 shut(w);
                 stats.slow_bodies++;
+            } else if (w->phase == PHASE_SENDING && stalled(w, now, (int64_t)cfg.answer_stall_ms)) {
+                shut(w);
+                stats.stalled_answers++;
             }
         }
     }
@@ -243,6 +328,7 @@ void imx_guard_notify(void *cls, struct MHD_Connection *conn, void **socket_cont
             head->prev = w;
         head = w;
         enforce_caps(w->phase_start_ms);
+        make_room(w->phase_start_ms);
         pthread_mutex_unlock(&lock);
         *socket_context = w;
         return;
@@ -276,7 +362,7 @@ static void set_phase(struct MHD_Connection *conn, enum phase p)
         return;
     pthread_mutex_lock(&lock);
     w->phase = p;
-    w->phase_start_ms = now_ms();
+    w->phase_start_ms = w->progress_ms = now_ms();
     w->body_bytes = 0;
     if (p == PHASE_HEAD)
         w->url_bad = false;
@@ -285,7 +371,35 @@ static void set_phase(struct MHD_Connection *conn, enum phase p)
 
 void imx_guard_head_done(struct MHD_Connection *conn)
 {
+    struct watched *w = find(conn);
+    if (w && w->answered > 0) {
+        /* A request read while the previous answer still waits in the socket for the client was
+         * pipelined behind an answer it has not taken. */
+        int outq = 0;
+        bool unread = ioctl(w->fd, SIOCOUTQ, &outq) == 0 && outq > 0;
+        pthread_mutex_lock(&lock);
+        w->unread = unread ? w->unread + 1 : 0;
+        pthread_mutex_unlock(&lock);
+    }
     set_phase(conn, PHASE_BODY);
+}
+
+bool imx_guard_sending(struct MHD_Connection *conn)
+{
+    struct watched *w = find(conn);
+    if (!w)
+        return false;
+    bool unused;
+    uint64_t a = acked_bytes(w->fd, &unused);
+    pthread_mutex_lock(&lock);
+    w->phase = PHASE_SENDING;
+    w->phase_start_ms = w->progress_ms = now_ms();
+    w->acked = a;
+    bool last = w->unread >= cfg.pipeline_max;
+    if (last)
+        stats.pipeline_closed++;
+    pthread_mutex_unlock(&lock);
+    return last;
 }
 
 void imx_guard_body_bytes(struct MHD_Connection *conn, size_t n)

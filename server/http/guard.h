@@ -2,8 +2,10 @@
  * does not give. A connection must send its whole request head within a time budget and its
  * body at a minimum average rate, and only so many connections, per address and in all, may be
  * reading a request at once: past a cap the oldest reader is closed, so a fresh client is still
- * answered while slow ones fill the caps. A reaper thread closes offenders with shutdown(2),
- * which wakes the connection's own thread. */
+ * answered while slow ones fill the caps. Answers are guarded too: a client must take its answer
+ * (one it takes nothing of for a while is cut), may queue only so many requests behind answers it
+ * has not read, and near the connection limit connections held by such clients are closed. A reaper
+ * thread closes offenders with shutdown(2), which wakes the connection's own thread. */
 #ifndef IMX_HTTP_GUARD_H
 #define IMX_HTTP_GUARD_H
 
@@ -16,6 +18,9 @@ struct imx_guard_settings {
     unsigned body_min_rate;     /* bytes per second, averaged, after header_timeout_ms of grace */
     unsigned reading_limit;     /* connections reading a request (head or body), in all */
     unsigned per_ip_reading_limit;
+    unsigned answer_stall_ms; /* an answer the client takes nothing of for this long is cut */
+    unsigned pipeline_max;    /* answers in a row queued behind one the client has not taken */
+    unsigned conn_limit;      /* libmicrohttpd's: near it, non-reading clients make room */
 };
 
 /* Starts the reaper. Returns 0 or -1. */
@@ -34,8 +39,14 @@ void imx_guard_head_done(struct MHD_Connection *conn);
 /* n more body bytes arrived. */
 void imx_guard_body_bytes(struct MHD_Connection *conn, size_t n);
 
-/* The request is complete and being answered: no deadline of ours applies. */
+/* The request is complete and its handler runs: no deadline of ours applies. */
 void imx_guard_answering(struct MHD_Connection *conn);
+
+/* The answer is queued: from now the client must take it (an answer it takes nothing of for
+ * answer_stall_ms is cut, and near the connection limit such connections are closed first).
+ * Returns true when this answer must close the connection: it is the pipeline_max-th in a row
+ * queued while the client had not taken the one before. */
+bool imx_guard_sending(struct MHD_Connection *conn);
 
 /* The response was sent (or the request ended): the next request head's clock starts. */
 void imx_guard_request_done(struct MHD_Connection *conn);
@@ -56,6 +67,9 @@ bool imx_guard_url_bad(struct MHD_Connection *conn);
  * at a cap. */
 struct imx_guard_stats {
     unsigned long head_timeouts, slow_bodies, evicted;
+    /* an answer the client took nothing of, a non-reader closed to make room near the connection
+     * limit, a connection closed after pipeline_max answers queued unread */
+    unsigned long stalled_answers, evicted_senders, pipeline_closed;
 };
 void imx_guard_stats(struct imx_guard_stats *out);
 

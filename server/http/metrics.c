@@ -296,12 +296,18 @@ char *imx_metrics_render(const struct imx_metrics_gauges *g, size_t *len)
     put(&o,
         "# HELP imaxe_http_connections_closed_total Connections the guard closed: request head "
         "over IMAXE_HEADER_TIMEOUT_S, body under IMAXE_BODY_MIN_BYTES_PER_S, or the reader idle "
-        "longest past a reading cap.\n"
+        "longest past a reading cap, an answer the client took nothing of for "
+        "IMAXE_ANSWER_STALL_S, a non-reading client near the connection limit, or past "
+        "IMAXE_PIPELINE_MAX answers queued unread.\n"
         "# TYPE imaxe_http_connections_closed_total counter\n"
         "imaxe_http_connections_closed_total{reason=\"head_timeout\"} %llu\n"
         "imaxe_http_connections_closed_total{reason=\"slow_body\"} %llu\n"
-        "imaxe_http_connections_closed_total{reason=\"evicted\"} %llu\n",
-        g->head_timeouts, g->slow_bodies, g->evicted_readers);
+        "imaxe_http_connections_closed_total{reason=\"evicted\"} %llu\n"
+        "imaxe_http_connections_closed_total{reason=\"stalled_answer\"} %llu\n"
+        "imaxe_http_connections_closed_total{reason=\"evicted_sender\"} %llu\n"
+        "imaxe_http_connections_closed_total{reason=\"pipeline\"} %llu\n",
+        g->head_timeouts, g->slow_bodies, g->evicted_readers, g->stalled_answers,
+        g->evicted_senders, g->pipeline_closed);
     put(&o,
         "# HELP imaxe_password_slots Argon2id hashes or checks that may run at once.\n"
         "# TYPE imaxe_password_slots gauge\nimaxe_password_slots %u\n"

@@ -39,6 +39,7 @@ struct imx_metrics_gauges {
     unsigned long long compare_images_kept, compare_images_built, compare_cache_bytes;
     /* The connection guard (server/http/guard.h) and the password slots (auth/password.h). */
     unsigned long long head_timeouts, slow_bodies, evicted_readers;
+    unsigned long long stalled_answers, evicted_senders, pipeline_closed;
     unsigned password_slots;
     unsigned long long password_busy;
     unsigned long long answered_event, answered_worker; /* requests, by where they were answered */

@@ -242,8 +242,20 @@ static void reply_problem_doc(struct imx_req *r, enum imx_err err, const char *d
         json_object_set_new(doc, "detail", json_string(detail));
     if (doc)
         json_object_set_new(doc, "request_id", json_string(r->request_id));
-    if (doc && errors)
-        json_object_set(doc, "errors", errors);
+    if (doc && errors) {
+        /* An answer is bounded whatever the body held: the first IMX_PROBLEM_ERRORS_MAX errors
+         * and how many there were in all. */
+        size_t total = json_array_size(errors);
+        if (total > IMX_PROBLEM_ERRORS_MAX) {
+            json_t *first = json_array();
+            for (size_t i = 0; first && i < IMX_PROBLEM_ERRORS_MAX; i++)
+                json_array_append(first, json_array_get(errors, i));
+            json_object_set_new(doc, "errors", first);
+        } else {
+            json_object_set(doc, "errors", errors);
+        }
+        json_object_set_new(doc, "error_count", json_integer((json_int_t)total));
+    }
     if (doc && parameter)
         json_object_set_new(doc, "parameter", json_string(parameter));
     json_decref(errors);

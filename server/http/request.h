@@ -179,7 +179,11 @@ void imx_reply_problem(struct imx_req *r, enum imx_err err, const char *detail_f
 void imx_reply_bad_param(struct imx_req *r, const char *parameter, const char *detail_fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-/* Replies 400 validation-failed with errors, an array of {pointer, detail}; steals errors. */
+/* How many errors a problem lists at most; "error_count" says how many there were. */
+#define IMX_PROBLEM_ERRORS_MAX 100
+
+/* Replies 400 validation-failed with errors, an array of {pointer, detail}; steals errors. The
+ * answer lists the first IMX_PROBLEM_ERRORS_MAX and error_count, the number in all. */
 void imx_reply_invalid_steal(struct imx_req *r, json_t *errors, const char *detail);
 
 /* Adds a response header (copied). Extra headers past IMX_MAX_HEADERS are dropped and logged. */

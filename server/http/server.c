@@ -685,7 +685,8 @@ static enum MHD_Result queue(struct imx_req *r)
     /* After a chunked body the connection closes: should a proxy in front have framed the chunks
      * differently (a bare LF, say), bytes it sent as part of the body are never read here as a
      * next request. A refused head closes too. */
-    if (atomic_load(&draining) || r->chunked || r->early_detail)
+    bool last = imx_guard_sending(r->conn);
+    if (atomic_load(&draining) || r->chunked || r->early_detail || last)
         MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
     enum MHD_Result ret = MHD_queue_response(r->conn, rp->status, resp);
     MHD_destroy_response(resp);
@@ -894,6 +895,9 @@ int imx_http_start(const struct imx_config *cfg, char *err, size_t errlen)
         .body_min_rate = cfg->body_min_rate,
         .reading_limit = cfg->reading_limit,
         .per_ip_reading_limit = cfg->per_ip_reading_limit,
+        .answer_stall_ms = cfg->answer_stall_s * 1000,
+        .pipeline_max = cfg->pipeline_max,
+        .conn_limit = cfg->conn_limit,
     };
     imx_ratelimit_init(cfg->rate_limit_per_min);
     if (imx_conformance_open(err, errlen) != 0)

@@ -1,7 +1,9 @@
-/* Fuzz target for server/http/if_match.c: any If-Match text against any revision, checked
- * against a model written from RFC 9110's grammar as imaxe reads it (a list of "*" or strong
- * entity tags, blanks and empty elements allowed). Built with -DIMX_LIBFUZZER for libFuzzer,
- * otherwise a bounded, deterministic run from seeds (part of the unit tests). */
+/* Fuzz target for server/http/conditional.c, the one If-Match parser (RFC 9110 13.1.1: "*"
+ * alone, or a list of entity tags compared strongly): any text against any revision, checked
+ * for what must hold whatever the text: it never names a revision it does not list as a strong
+ * tag, "*" alone names every one, "*" inside a list is refused, and a well-formed list with the
+ * tag appended names it. Built with -DIMX_LIBFUZZER for libFuzzer, otherwise a bounded,
+ * deterministic run from seeds (part of the unit tests). */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -10,7 +12,7 @@
 #include <string.h>
 
 #include "driver.h"
-#include "http/if_match.h"
+#include "http/conditional.h"
 
 #define FUZZ_INPUT_MAX 2048
 
@@ -25,28 +27,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
         }                                                                                          \
     } while (0)
 
-/* The model: split at commas; an element, its blanks trimmed, is "*"-led or the exact tag. */
-static bool model(const char *s, long long rev)
+/* Does s list want as a strong tag (want not preceded by W/)? */
+static bool lists_strongly(const char *s, const char *want)
 {
-    char want[32];
-    snprintf(want, sizeof want, "\"r%lld\"", rev);
-    const char *p = s;
-    for (;;) {
-        const char *end = strchr(p, ',');
-        size_t len = end ? (size_t)(end - p) : strlen(p);
-        size_t a = 0, b = len;
-        while (a < b && (p[a] == ' ' || p[a] == '\t'))
-            a++;
-        while (b > a && (p[b - 1] == ' ' || p[b - 1] == '\t'))
-            b--;
-        if (a < b && p[a] == '*')
+    size_t n = strlen(want);
+    for (const char *p = s; (p = strstr(p, want)) != NULL; p += n)
+        if (p - s < 2 || memcmp(p - 2, "W/", 2) != 0)
             return true;
-        if (b - a == strlen(want) && memcmp(p + a, want, b - a) == 0)
-            return true;
-        if (!end)
-            return false;
-        p = end + 1;
-    }
+    return false;
+}
+
+/* s with its surrounding blanks is exactly "*". */
+static bool star_alone(const char *s)
+{
+    while (*s == ' ' || *s == '\t')
+        s++;
+    if (*s++ != '*')
+        return false;
+    while (*s == ' ' || *s == '\t')
+        s++;
+    return *s == '\0';
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -60,11 +60,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     memcpy(s, data + 2, size - 2);
     s[size - 2] = '\0';
-    CHECK(imx_if_match_names(s, rev) == model(s, rev), s);
-    /* The tag itself, anywhere in a list, always names it. */
+    char want[32];
+    snprintf(want, sizeof want, "\"r%lld\"", rev);
+    enum imx_if_match m = imx_if_match(s, want);
+    CHECK(m == IMX_IF_MATCH_YES || m == IMX_IF_MATCH_NO || m == IMX_IF_MATCH_MALFORMED, s);
+    /* Never a match it was not given. */
+    if (m == IMX_IF_MATCH_YES)
+        CHECK(star_alone(s) || lists_strongly(s, want), s);
+    if (star_alone(s))
+        CHECK(m == IMX_IF_MATCH_YES, s);
+    /* A well-formed list with the tag appended names it; "*" after a list is refused. */
     char list[FUZZ_INPUT_MAX + 64];
-    snprintf(list, sizeof list, "%s, \"r%lld\"", s, rev);
-    CHECK(imx_if_match_names(list, rev), list);
+    if (m == IMX_IF_MATCH_NO) {
+        snprintf(list, sizeof list, "%s, %s", s, want);
+        CHECK(imx_if_match(list, want) == IMX_IF_MATCH_YES, list);
+    }
+    if (m != IMX_IF_MATCH_MALFORMED && !star_alone(s)) {
+        snprintf(list, sizeof list, "%s, *", s);
+        CHECK(imx_if_match(list, want) == IMX_IF_MATCH_MALFORMED, list);
+    }
     free(s);
     return 0;
 }

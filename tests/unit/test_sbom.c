@@ -50,6 +50,11 @@ static void purls(void **state)
         { "pkg:deb/ubuntu/bash@5.2_bad?distro=ubuntu-24.04", NULL, -1, "", "", "" },
         { "pkg:deb/ubuntu/bash?distro=ubuntu-24.04", NULL, -1, "", "", "" },
         { "pkg:deb/ubuntu/b%zzash@1.0?distro=ubuntu-24.04", NULL, -1, "", "", "" },
+        /* The type is case-insensitive: read, not dropped as another type. */
+        { "pkg:DEB/ubuntu/openssl@3.0.13-0ubuntu3.5?distro=ubuntu-24.04", NULL, 1,
+          "Ubuntu:24.04:LTS", "openssl", "3.0.13-0ubuntu3.5" },
+        { "pkg:Rpm/rocky/bash@5.1.8-9.el9?distro=rocky-9", NULL, 1, "Rocky Linux:9", "bash",
+          "5.1.8-9.el9" },
         { "pkg:pypi/numpy@1.26.4", NULL, 0, "", "", "" },
         { "not a purl", NULL, -1, "", "", "" },
     };

@@ -6,7 +6,9 @@
 #include <cmocka.h>
 #include <string.h>
 
+#include "http/conditional.h"
 #include "http/problem.h"
+#include "util/rfc3339.h"
 #include "util/config.h"
 #include "util/log.h"
 
@@ -73,12 +75,81 @@ static void problem_registry_is_complete(void **state)
     assert_int_equal(imx_problem_def(IMX_E_PAYLOAD_TOO_LARGE)->status, 413);
 }
 
+/* If-Match (RFC 9110 section 13.1.1) against the current tag "r3". */
+static void if_match_cases(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *header;
+        enum imx_if_match want;
+    } cases[] = {
+        { "\"r3\"", IMX_IF_MATCH_YES },
+        { "*", IMX_IF_MATCH_YES },
+        { "  *  ", IMX_IF_MATCH_YES },
+        { "\"r1\", \"r3\"", IMX_IF_MATCH_YES },
+        { "\"r1\",\"r3\" ", IMX_IF_MATCH_YES },
+        { "\"r2\"", IMX_IF_MATCH_NO },
+        { "\"r33\"", IMX_IF_MATCH_NO },
+        /* A weak tag never matches for a write (strong comparison). */
+        { "W/\"r3\"", IMX_IF_MATCH_NO },
+        { "W/\"r1\", \"r3\"", IMX_IF_MATCH_YES },
+        /* "*" stands alone; anything else must be a list of quoted tags. */
+        { "*garbage", IMX_IF_MATCH_MALFORMED },
+        { "\"r1\",*", IMX_IF_MATCH_MALFORMED },
+        { "* , \"r3\"", IMX_IF_MATCH_MALFORMED },
+        { "r3", IMX_IF_MATCH_MALFORMED },
+        { "\"r3", IMX_IF_MATCH_MALFORMED },
+        { "\"r3\"x", IMX_IF_MATCH_MALFORMED },
+        { "\"r 3\"", IMX_IF_MATCH_MALFORMED },
+        { "w/\"r3\"", IMX_IF_MATCH_MALFORMED },
+        { "", IMX_IF_MATCH_MALFORMED },
+        { " , ", IMX_IF_MATCH_MALFORMED },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        enum imx_if_match got = imx_if_match(cases[i].header, "\"r3\"");
+        if (got != cases[i].want)
+            fail_msg("If-Match '%s': %d, want %d", cases[i].header, (int)got, (int)cases[i].want);
+    }
+}
+
+static void rfc3339_cases(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *s;
+        bool ok;
+    } cases[] = {
+        { "2026-11-20T10:00:00Z", true },
+        { "2026-11-20t10:00:00z", true },
+        { "2026-11-20T10:00:00.123456+01:00", true },
+        { "2024-02-29T23:59:60-05:30", true },
+        { "2025-02-29T00:00:00Z", false },
+        { "2026-13-01T00:00:00Z", false },
+        { "2026-11-20T24:00:00Z", false },
+        { "2026-11-20 10:00:00Z", false },
+        { "2026-11-20T10:00:00", false },
+        { "2026-11-20T10:00:00.Z", false },
+        { "2026-11-20T10:00:00+0100", false },
+        { "2026-11-20", false },
+        { "now", false },
+        { "yesterday", false },
+        { "infinity", false },
+        { "epoch", false },
+        { "", false },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        if (imx_rfc3339_ok(cases[i].s) != cases[i].ok)
+            fail_msg("'%s' should be %s", cases[i].s, cases[i].ok ? "taken" : "refused");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(parse_uint_cases),
         cmocka_unit_test(json_escape_cases),
         cmocka_unit_test(problem_registry_is_complete),
+        cmocka_unit_test(if_match_cases),
+        cmocka_unit_test(rfc3339_cases),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
