@@ -12,7 +12,7 @@
 #include "db/advisories.h"
 #include "db/events.h"
 #include "db/read_batch.h"
-#include "db/tx.h"
+#include "api/tx.h"
 #include "domain/csaf.h"
 #include "domain/osv.h"
 #include "domain/pkgver.h"
@@ -473,7 +473,7 @@ static void run_write(struct imx_req *r, struct advisory_write *a)
     if (a->doc && !a->text)
         imx_reply_problem(r, IMX_E_INTERNAL, NULL);
     else
-        imx_db_tx(r, advisory_write_tx, a);
+        imx_api_tx(r, advisory_write_tx, a);
     free(a->text);
     json_decref(a->doc);
 }
@@ -652,7 +652,7 @@ void imx_api_advisory_list(struct imx_req *r)
         if (strncmp(imx_db_sqlstate(res), "22", 2) == 0)
             imx_reply_problem(r, IMX_E_BAD_REQUEST, "published_from or published_to is not a date");
         else
-            imx_api_db_error(r, res);
+            imx_api_db_error_res(r, res);
         PQclear(res);
         return;
     }
@@ -696,7 +696,7 @@ void imx_api_advisory_affected(struct imx_req *r)
         PGresult *first = imx_db_advisory_affected(c, imx_req_param(r, "id"), none, "1");
         bool found = imx_db_ok(first) && PQntuples(first) == 1;
         if (!imx_db_ok(first))
-            imx_api_db_error(r, first);
+            imx_api_db_error_res(r, first);
         else if (!found)
             imx_reply_problem(r, IMX_E_NOT_FOUND, "No such advisory");
         PQclear(first);

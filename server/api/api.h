@@ -27,14 +27,31 @@ void imx_api_db_put(struct imx_req *r);
  * pointer this returned after calling imx_api_db(). Returns NULL after replying 503. */
 struct imx_db_conn *imx_api_db_read(struct imx_req *r);
 
-/* Replies with the problem for a failed result: 409 for unique/foreign-key violations, 503 for
- * an unavailable database or a timed-out query, else 500 (details logged, never sent). */
-void imx_api_db_error(struct imx_req *r, const PGresult *res);
+/* Replies with the problem for a failed statement: 409 for unique/foreign-key violations, 400
+ * for a refused value, 503 for an unavailable database or a timed-out query, else 500 (details
+ * logged, never sent). NULL is a lost connection. */
+void imx_api_db_error(struct imx_req *r, const struct imx_db_fault *f);
+/* The same for the last failed statement on the request's connection. */
+void imx_api_db_fail(struct imx_req *r);
+/* The same for a result of a server/db/ function not yet turned into a status. */
+void imx_api_db_error_res(struct imx_req *r, const PGresult *res);
 
 /* Replies with the problem for a db/ status other than IMX_DBS_OK: 404 for NOT_FOUND ("No such
  * image": resources with another name say so themselves before calling this), 409 CONFLICT,
  * 400 INVALID, 503 with Retry-After for UNAVAILABLE and RETRY, else 500 (logged, never sent). */
 void imx_api_reply_db_status(struct imx_req *r, enum imx_db_status rc);
+
+/* Replies for a failed db/ call's status st: with the connection's last fault when a statement
+ * failed with st (imx_api_db_error's words), else as imx_api_reply_db_status. */
+void imx_api_reply_db_fail(struct imx_req *r, enum imx_db_status st);
+
+/* Replies status with finished JSON text from a db/ call that returned st (steals j): 404 with
+ * not_found_detail for IMX_DBS_NOT_FOUND, a failure as imx_api_reply_db_fail. */
+void imx_api_reply_json_text(struct imx_req *r, unsigned status, enum imx_db_status st,
+                             struct imx_db_json *j, const char *not_found_detail);
+
+/* Parses j's text into a new JSON value (NULL for SQL NULL or bad text) and frees j. */
+json_t *imx_api_json_load(struct imx_db_json *j);
 
 /* Quotas (IMAXE_QUOTA_*), set by main before serving; past one the answer is 429. */
 struct imx_api_quotas {

@@ -74,7 +74,7 @@ void imx_api_audit_list(struct imx_req *r)
         bool bad_since = !imx_db_ok(probe) && strncmp(imx_db_sqlstate(probe), "22", 2) == 0;
         bool failed = !imx_db_ok(probe);
         if (failed && !bad_since)
-            imx_api_db_error(r, probe);
+            imx_api_db_error_res(r, probe);
         PQclear(probe);
         if (bad_since)
             imx_reply_problem(r, IMX_E_BAD_REQUEST, "since must be an RFC 3339 timestamp");
@@ -97,7 +97,7 @@ void imx_api_audit_list(struct imx_req *r)
         if (strncmp(imx_db_sqlstate(res), "22", 2) == 0)
             imx_reply_problem(r, IMX_E_BAD_REQUEST, "since must be an RFC 3339 timestamp");
         else
-            imx_api_db_error(r, res);
+            imx_api_db_error_res(r, res);
         PQclear(res);
         return;
     }

@@ -25,7 +25,7 @@ static int throttle_ok(struct imx_req *r, PGresult *res)
 {
     int rc = imx_db_ok(res) ? 0 : -1;
     if (rc != 0)
-        imx_api_db_error(r, res);
+        imx_api_db_error_res(r, res);
     PQclear(res);
     return rc;
 }
@@ -60,7 +60,7 @@ void imx_api_login(struct imx_req *r)
      * attempts (on any replica) never check more passwords than the limit. */
     PGresult *res = imx_db_throttle_take(c, email_key, ip_key, window, max_email, max_ip, email);
     if (!imx_db_ok(res)) {
-        imx_api_db_error(r, res);
+        imx_api_db_error_res(r, res);
         PQclear(res);
         return;
     }

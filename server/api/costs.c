@@ -13,7 +13,7 @@
 #include "api/costs_common.h"
 #include "auth/auth.h"
 #include "db/costs.h"
-#include "db/tx.h"
+#include "api/tx.h"
 #include "util/config.h"
 
 /* ---- instance types ---- */
@@ -198,7 +198,7 @@ static void type_put(struct imx_req *r, const char *provider, const char *type, 
     snprintf(t.vcpus, sizeof t.vcpus, "%lld", (long long)vc);
     snprintf(t.gpu_mem, sizeof t.gpu_mem, "%.3f", vals[0]);
     snprintf(t.mem, sizeof t.mem, "%.3f", vals[1]);
-    imx_db_tx(r, type_put_tx, &t);
+    imx_api_tx(r, type_put_tx, &t);
 }
 
 void imx_api_instance_type_create(struct imx_req *r)
@@ -310,7 +310,7 @@ void imx_api_instance_price_add(struct imx_req *r)
     }
     json_decref(errors);
     snprintf(p.price, sizeof p.price, "%.6f", v);
-    imx_db_tx(r, price_add_tx, &p);
+    imx_api_tx(r, price_add_tx, &p);
 }
 
 /* ---- rankings ---- */
@@ -376,7 +376,7 @@ void imx_api_image_costs(struct imx_req *r)
         PGresult *first = imx_db_image_costs(c, id, &sc.s, NULL, "1");
         bool found = imx_db_ok(first) && PQntuples(first) == 1 && !PQgetisnull(first, 0, 0);
         if (!imx_db_ok(first))
-            imx_api_db_error(r, first);
+            imx_api_db_error_res(r, first);
         else if (!found)
             imx_reply_problem(r, IMX_E_NOT_FOUND, "No such image");
         PQclear(first);

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "api/api.h"
-#include "db/tx.h"
+#include "api/tx.h"
 
 static void set_etag(struct imx_req *r, long long rev)
 {
@@ -29,7 +29,7 @@ bool imx_api_etag(struct imx_req *r, enum imx_db_rev kind, const char *k1, const
     PGresult *res;
     int found = imx_db_rev_read(c, kind, k1, k2, &rev, &res);
     if (found < 0) {
-        imx_api_db_error(r, res);
+        imx_api_db_error_res(r, res);
         PQclear(res);
         return false;
     }

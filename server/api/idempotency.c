@@ -10,7 +10,7 @@
 
 #include "api/api.h"
 #include "db/idempotency.h"
-#include "db/tx.h"
+#include "api/tx.h"
 #include "http/router.h"
 #include "util/base64.h"
 #include "util/config.h"
@@ -254,7 +254,7 @@ static int store(struct imx_req *r, const struct principal_ids *p, const char *k
     int rc = 0;
     if (!imx_db_ok(res)) {
         drop_headers(r, from);
-        imx_api_db_error(r, res);
+        imx_api_db_error_res(r, res);
         rc = -1;
     } else if (PQntuples(res) != 1) {
         /* Cannot happen while the key's lock is held; refuse rather than commit unkeyed. */
@@ -298,7 +298,7 @@ void imx_api_idempotent(struct imx_req *r)
     int locked = imx_db_idempotency_lock(c, p.user, p.token, key, &res);
     if (locked != 1) {
         if (locked < 0)
-            imx_api_db_error(r, res);
+            imx_api_db_error_res(r, res);
         else {
             imx_reply_header(r, "Retry-After", "1");
             imx_reply_problem(r, IMX_E_CONFLICT,
@@ -311,7 +311,7 @@ void imx_api_idempotent(struct imx_req *r)
     res = imx_db_idempotency_get(c, p.user, p.token, key);
     if (!imx_db_ok(res) || PQntuples(res) == 1) {
         if (!imx_db_ok(res))
-            imx_api_db_error(r, res);
+            imx_api_db_error_res(r, res);
         else if (strcmp(PQgetvalue(res, 0, 0), fp) != 0)
             imx_reply_problem(r, IMX_E_UNPROCESSABLE,
                               "This Idempotency-Key was used with a different request (method, "
@@ -340,11 +340,9 @@ void imx_api_idempotent(struct imx_req *r)
         imx_db_command(c, "ROLLBACK");
         return;
     }
-    res = imx_db_tx_commit(c);
-    if (!imx_db_ok(res)) {
+    if (imx_db_commit(c) != IMX_DBS_OK) {
         drop_headers(r, from);
-        imx_api_db_error(r, res);
+        imx_api_db_error(r, imx_db_last_fault(c));
         imx_db_command(c, "ROLLBACK");
     }
-    PQclear(res);
 }

@@ -16,7 +16,7 @@
 #include "db/images.h"
 #include "db/pins.h"
 #include "db/reference.h"
-#include "db/tx.h"
+#include "api/tx.h"
 #include "domain/compat.h"
 #include "domain/pkgver.h"
 #include "domain/sbom.h"
@@ -648,7 +648,7 @@ void imx_api_image_publish(struct imx_req *r)
         goto out;
     }
     p->in.compatibility_json = p->report;
-    imx_db_tx(r, publish_tx, p);
+    imx_api_tx(r, publish_tx, p);
 out:
     json_decref(errors);
     if (p) {
@@ -905,7 +905,7 @@ void imx_api_image_import(struct imx_req *r)
         errors = NULL;
         goto out;
     }
-    imx_db_tx(r, import_tx, &im);
+    imx_api_tx(r, import_tx, &im);
 out:
     json_decref(errors);
     import_free(&im);
@@ -1194,7 +1194,7 @@ void imx_api_image_patch(struct imx_req *r)
             return;
         }
     }
-    imx_db_tx(r, status_tx, &sp);
+    imx_api_tx(r, status_tx, &sp);
 }
 
 /* ---- GET /v1/images/{id}/lineage ---- */

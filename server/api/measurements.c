@@ -14,7 +14,7 @@
 #include "api/cursor.h"
 #include "auth/auth.h"
 #include "db/costs.h"
-#include "db/tx.h"
+#include "api/tx.h"
 #include "domain/cost.h"
 #include "util/config.h"
 
@@ -296,7 +296,7 @@ void imx_api_measurement_create(struct imx_req *r)
         return;
     struct create_ctx c = { .body = body };
     snprintf(c.team_id, sizeof c.team_id, "%lld", (long long)team);
-    imx_db_tx(r, create_tx, &c);
+    imx_api_tx(r, create_tx, &c);
 }
 
 /* ---- import ---- */
@@ -516,7 +516,7 @@ void imx_api_measurement_import(struct imx_req *r)
     } else if (json_array_size(c.lines) == 0 && json_array_size(c.errors) == 0) {
         imx_reply_problem(r, IMX_E_BAD_REQUEST, "The body holds no measurements");
     } else {
-        imx_db_tx(r, import_tx, &c);
+        imx_api_tx(r, import_tx, &c);
     }
     free(text);
     json_decref(c.lines);
@@ -646,7 +646,7 @@ void imx_api_measurement_get(struct imx_req *r)
     PGresult *res = imx_db_measurement_get(c, id);
     if (!imx_db_ok(res) || PQntuples(res) == 0) {
         if (!imx_db_ok(res))
-            imx_api_db_error(r, res);
+            imx_api_db_error_res(r, res);
         else
             imx_reply_problem(r, IMX_E_NOT_FOUND, "No such measurement");
         PQclear(res);

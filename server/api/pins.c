@@ -10,7 +10,7 @@
 #include "auth/auth.h"
 #include "db/events.h"
 #include "db/pins.h"
-#include "db/tx.h"
+#include "api/tx.h"
 #include "domain/version.h"
 #include "util/config.h"
 #include "util/json_text.h"
@@ -279,7 +279,7 @@ void imx_api_pin_create(struct imx_req *r)
     if (!p.constraints)
         imx_reply_problem(r, IMX_E_INTERNAL, NULL);
     else
-        imx_db_tx(r, pin_create_tx, &p);
+        imx_api_tx(r, pin_create_tx, &p);
     free(p.constraints);
 }
 
@@ -472,7 +472,7 @@ void imx_api_pin_get(struct imx_req *r)
             PGresult *fail;
             found = imx_db_pin_read(c, id, uid, false, &d, &fail);
             if (found < 0) {
-                imx_api_db_error(r, fail);
+                imx_api_db_error_res(r, fail);
                 PQclear(fail);
                 return;
             }
@@ -583,10 +583,9 @@ static int pin_move_tx(struct imx_req *r, void *cls)
     json_decref(detail);
     if (rc != 0)
         return -1;
-    res = imx_db_event_pin_moved(r->db, m->id, current, m->user_id);
-    if (!imx_db_ok(res))
-        return imx_db_tx_fail(r, res);
-    PQclear(res);
+    enum imx_db_status st = imx_db_event_pin_moved(r->db, m->id, current, m->user_id);
+    if (st != IMX_DBS_OK)
+        return imx_api_tx_fail(r, st);
     return reply_pin(r, 200, m->id);
 }
 
@@ -610,7 +609,7 @@ void imx_api_pin_move(struct imx_req *r)
     json_decref(errors);
     snprintf(m.image_id, sizeof m.image_id, "%lld", (long long)json_integer_value(image));
     snprintf(m.user_id, sizeof m.user_id, "%lld", (long long)r->principal.user_id);
-    imx_db_tx(r, pin_move_tx, &m);
+    imx_api_tx(r, pin_move_tx, &m);
 }
 
 static int pin_delete_tx(struct imx_req *r, void *cls)
@@ -635,5 +634,5 @@ void imx_api_pin_delete(struct imx_req *r)
     struct pin_change d;
     if (!pin_id_param(r, d.id))
         return;
-    imx_db_tx(r, pin_delete_tx, &d);
+    imx_api_tx(r, pin_delete_tx, &d);
 }

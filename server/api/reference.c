@@ -13,7 +13,7 @@
 #include "auth/auth.h"
 #include "db/reference.h"
 #include "db/reference_import.h"
-#include "db/tx.h"
+#include "api/tx.h"
 #include "jobs/reference_import.h"
 
 /* The ref_ table named by {table}, into buf; NULL after replying 404. */
@@ -159,7 +159,7 @@ static void ref_write(struct imx_req *r, bool is_update)
         imx_reply_problem(r, IMX_E_INTERNAL, NULL);
         return;
     }
-    imx_db_tx(r, ref_write_tx, &w);
+    imx_api_tx(r, ref_write_tx, &w);
     free(w.row);
 }
 
@@ -263,6 +263,6 @@ void imx_api_reference_import(struct imx_req *r)
     json_decref(errors);
     struct ref_import in = { .parsed = parsed, .version = version, .dry_run = json_is_true(dry) };
     snprintf(in.user_id, sizeof in.user_id, "%lld", (long long)r->principal.user_id);
-    imx_db_tx(r, ref_import_tx, &in);
+    imx_api_tx(r, ref_import_tx, &in);
     json_decref(parsed);
 }

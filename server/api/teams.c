@@ -8,7 +8,7 @@
 #include "api/etag.h"
 #include "auth/auth.h"
 #include "db/auth.h"
-#include "db/tx.h"
+#include "api/tx.h"
 
 static const struct imx_api_field team_fields[] = {
     { "slug", JSON_STRING, true },
@@ -88,7 +88,7 @@ void imx_api_team_create(struct imx_req *r)
         return;
     }
     json_decref(errors);
-    imx_db_tx(r, team_create_tx, &t);
+    imx_api_tx(r, team_create_tx, &t);
 }
 
 void imx_api_team_list(struct imx_req *r)
@@ -183,7 +183,7 @@ void imx_api_member_put(struct imx_req *r)
     }
     json_decref(errors);
     snprintf(m.team_id, sizeof m.team_id, "%lld", (long long)id);
-    imx_db_tx(r, member_put_tx, &m);
+    imx_api_tx(r, member_put_tx, &m);
 }
 
 static int member_delete_tx(struct imx_req *r, void *cls)
@@ -222,5 +222,5 @@ void imx_api_member_delete(struct imx_req *r)
     if (!id)
         return;
     snprintf(m.team_id, sizeof m.team_id, "%lld", (long long)id);
-    imx_db_tx(r, member_delete_tx, &m);
+    imx_api_tx(r, member_delete_tx, &m);
 }

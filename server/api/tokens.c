@@ -9,7 +9,7 @@
 #include "auth/auth.h"
 #include "auth/token.h"
 #include "db/auth.h"
-#include "db/tx.h"
+#include "api/tx.h"
 #include "util/config.h"
 
 #define TOKEN_DAYS_DEFAULT 30
@@ -117,7 +117,7 @@ void imx_api_token_create(struct imx_req *r)
         return;
     }
     imx_token_hash(t.secret, t.hash);
-    imx_db_tx(r, token_create_tx, &t);
+    imx_api_tx(r, token_create_tx, &t);
     OPENSSL_cleanse(t.secret, sizeof t.secret);
 }
 
@@ -171,5 +171,5 @@ void imx_api_token_revoke(struct imx_req *r)
         return;
     }
     snprintf(t.user_id, sizeof t.user_id, "%lld", (long long)r->principal.user_id);
-    imx_db_tx(r, token_revoke_tx, &t);
+    imx_api_tx(r, token_revoke_tx, &t);
 }

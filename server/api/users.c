@@ -7,7 +7,7 @@
 #include "auth/auth.h"
 #include "auth/password.h"
 #include "db/auth.h"
-#include "db/tx.h"
+#include "api/tx.h"
 
 static const struct imx_api_field user_fields[] = {
     { "email", JSON_STRING, true },
@@ -95,6 +95,6 @@ void imx_api_user_create(struct imx_req *r)
         imx_reply_problem(r, IMX_E_INTERNAL, NULL);
         return;
     }
-    imx_db_tx(r, create_user_tx, &u);
+    imx_api_tx(r, create_user_tx, &u);
     sodium_memzero(u.hash, sizeof u.hash);
 }

@@ -10,7 +10,7 @@
 #include "api/etag.h"
 #include "api/cursor.h"
 #include "auth/auth.h"
-#include "db/tx.h"
+#include "api/tx.h"
 #include "db/webhooks.h"
 #include "webhooks/sign.h"
 #include "webhooks/ssrf.h"
@@ -300,7 +300,7 @@ void imx_api_webhook_create(struct imx_req *r)
         imx_reply_problem(r, IMX_E_INTERNAL, NULL);
         return;
     }
-    imx_db_tx(r, create_tx, &w);
+    imx_api_tx(r, create_tx, &w);
     OPENSSL_cleanse(w.secret, sizeof w.secret);
     input_free(&w.in);
 }
@@ -387,7 +387,7 @@ void imx_api_webhook_update(struct imx_req *r)
     if (!input_read(r, body, update_fields, &w.in))
         return;
     snprintf(w.reason, sizeof w.reason, "disabled by user %lld", (long long)r->principal.user_id);
-    imx_db_tx(r, update_tx, &w);
+    imx_api_tx(r, update_tx, &w);
     input_free(&w.in);
 }
 
@@ -420,7 +420,7 @@ void imx_api_webhook_delete(struct imx_req *r)
     struct webhook_ref w;
     if (!param_id(r, "webhook", w.id) || !webhook_owned(r, w.id, IMX_ROLE_ADMIN, w.team_id))
         return;
-    imx_db_tx(r, delete_tx, &w);
+    imx_api_tx(r, delete_tx, &w);
 }
 
 struct webhook_rotate {
@@ -462,7 +462,7 @@ void imx_api_webhook_rotate_secret(struct imx_req *r)
         imx_reply_problem(r, IMX_E_INTERNAL, NULL);
         return;
     }
-    imx_db_tx(r, rotate_tx, &w);
+    imx_api_tx(r, rotate_tx, &w);
     OPENSSL_cleanse(w.secret, sizeof w.secret);
 }
 
@@ -509,7 +509,7 @@ void imx_api_webhook_test(struct imx_req *r)
     struct webhook_ref w;
     if (!param_id(r, "webhook", w.id) || !webhook_owned(r, w.id, IMX_ROLE_MEMBER, w.team_id))
         return;
-    imx_db_tx(r, test_tx, &w);
+    imx_api_tx(r, test_tx, &w);
 }
 
 void imx_api_webhook_deliveries(struct imx_req *r)
@@ -595,5 +595,5 @@ void imx_api_delivery_redeliver(struct imx_req *r)
                           id);
         return;
     }
-    imx_db_tx(r, redeliver_tx, id);
+    imx_api_tx(r, redeliver_tx, id);
 }

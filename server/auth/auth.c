@@ -20,7 +20,7 @@
 #include "auth/principal_cache.h"
 #include "auth/token.h"
 #include "db/auth.h"
-#include "db/tx.h"
+#include "api/tx.h"
 #include "http/router.h"
 #include "util/log.h"
 
@@ -184,7 +184,7 @@ static int api_token_principal(struct imx_req *r, const char *hash, struct imx_p
 {
     PGresult *res = imx_db_auth_api_token(r->db, hash);
     if (!imx_db_ok(res)) {
-        imx_api_db_error(r, res);
+        imx_api_db_error_res(r, res);
         PQclear(res);
         return -1;
     }
@@ -216,7 +216,7 @@ static int user_principal(struct imx_req *r, int64_t uid, struct imx_pcache_entr
     snprintf(id, sizeof id, "%lld", (long long)uid);
     PGresult *res = imx_db_auth_user_active(r->db, id);
     if (!imx_db_ok(res)) {
-        imx_api_db_error(r, res);
+        imx_api_db_error_res(r, res);
         PQclear(res);
         return -1;
     }
@@ -279,7 +279,7 @@ static int role_in(struct imx_req *r, int64_t team_id, enum imx_role *out, bool 
     PGresult *res = imx_db_auth_role_in_team(c, tid, uid);
     if (!imx_db_ok(res)) {
         if (reply)
-            imx_api_db_error(r, res);
+            imx_api_db_error_res(r, res);
         else
             imx_error("request %s: role lookup failed: %s", r->request_id, imx_db_sqlstate(res));
         PQclear(res);
@@ -512,7 +512,7 @@ int64_t imx_auth_team_with(struct imx_req *r, const char *slug, enum imx_role mi
             return 0;
         snprintf(uid, sizeof uid, "%lld", (long long)r->principal.user_id);
         if (read(r->db, uid, cls, out) != 0) {
-            imx_api_db_error(r, out->res);
+            imx_api_db_error_res(r, out->res);
             imx_db_team_read_free(out);
             return 0;
         }
