@@ -182,7 +182,7 @@ void imx_api_reply_pg_json_steal(struct imx_req *r, unsigned status, PGresult *r
 }
 
 void imx_api_reply_json_text(struct imx_req *r, unsigned status, enum imx_db_status st,
-                              struct imx_db_json *j, const char *not_found_detail)
+                             struct imx_db_json *j, const char *not_found_detail)
 {
     if (st == IMX_DBS_NOT_FOUND) {
         imx_reply_problem(r, IMX_E_NOT_FOUND, "%s", not_found_detail);

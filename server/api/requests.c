@@ -369,9 +369,9 @@ void imx_api_request_matches(struct imx_req *r)
     }
     snprintf(limit_txt, sizeof limit_txt, "%llu", limit);
     struct imx_db_page page;
-    enum imx_db_status st = imx_db_request_matches(r->db, imx_req_param(r, "id"),
-                                                   cursor ? ok : NULL, published,
-                                                   cursor ? id : NULL, limit_txt, &page);
+    enum imx_db_status st =
+        imx_db_request_matches(r->db, imx_req_param(r, "id"), cursor ? ok : NULL, published,
+                               cursor ? id : NULL, limit_txt, &page);
     json_decref(key);
     imx_api_reply_page(r, st, &page, 0, limit, "IsI");
 }

@@ -132,8 +132,8 @@ enum imx_db_status imx_db_request_satisfied_by(struct imx_db_conn *c, const char
     const char *p[] = { request_id, image_id };
     PGresult *res = imx_db_exec(c, &q_satisfied, p);
     enum imx_db_status st = imx_db_status_of(res);
-    *satisfied = st == IMX_DBS_OK && PQntuples(res) == 1 &&
-                 strcmp(PQgetvalue(res, 0, 0), "true") == 0;
+    *satisfied =
+        st == IMX_DBS_OK && PQntuples(res) == 1 && strcmp(PQgetvalue(res, 0, 0), "true") == 0;
     PQclear(res);
     return st;
 }

@@ -76,8 +76,8 @@ enum imx_db_status imx_db_request_satisfied_by(struct imx_db_conn *c, const char
 /* Moves the request from `from` to `to` (no row: it was not in `from` any more), setting the
  * image (fulfilled) or the reason (rejected, from comment), and records the history entry. */
 enum imx_db_status imx_db_request_move(struct imx_db_conn *c, const char *id, const char *from,
-                              const char *to, const char *user_id, const char *comment,
-                              const char *image_id);
+                                       const char *to, const char *user_id, const char *comment,
+                                       const char *image_id);
 
 /* Adds a comment -> comment JSON. */
 enum imx_db_status imx_db_request_comment(struct imx_db_conn *c, const char *id,
