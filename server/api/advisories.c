@@ -666,10 +666,10 @@ void imx_api_advisory_get(struct imx_req *r)
         reply_advisory(r, c, 200, imx_req_param(r, "id"));
 }
 
-static PGresult *affected_page(struct imx_db_conn *c, const void *cls, const char *after,
-                               const char *limit)
+static enum imx_db_status affected_page(struct imx_db_conn *c, const void *cls, const char *after,
+                                        const char *limit, struct imx_db_page *out)
 {
-    return imx_db_advisory_affected_rows(c, cls, after, limit);
+    return imx_db_advisory_affected_rows(c, cls, after, limit, out);
 }
 
 static const char *const affected_columns[] = {

@@ -130,6 +130,13 @@ static size_t csv_record(const char *const *columns, const json_t *item, char *r
 }
 
 /* Fetches and formats the next page into e->buf. Returns 0, or -1 to cut the transfer. */
+/* The item of row i (column 1) as JSON, or NULL. */
+static json_t *row_item(const struct imx_db_rows *rows, int i)
+{
+    const char *text = imx_db_rows_text(rows, i, 1, NULL);
+    return text ? json_loads(text, 0, NULL) : NULL;
+}
+
 static int fill(struct exporter *e)
 {
     size_t cap = 0;
@@ -165,7 +172,7 @@ static int fill(struct exporter *e)
                                                  : IMX_EXPORT_PAGE_ROWS;
     enum imx_db_failure why;
     struct imx_db_conn *c = rc == 0 ? imx_db_acquire_read(&why) : NULL;
-    PGresult *res = NULL;
+    struct imx_db_page res = { 0 };
     if (rc == 0 && !c) {
         imx_warn("request %s: export cut: no database connection", e->request_id);
         rc = -1;
@@ -181,13 +188,13 @@ static int fill(struct exporter *e)
     } else if (rc == 0) {
         char limit[16];
         snprintf(limit, sizeof limit, "%d", ask);
-        res = e->page(c, e->cls, e->has_after ? e->after : NULL, limit);
-        imx_db_release(c);
-        if (!imx_db_ok(res)) {
-            imx_error("request %s: export page failed: %s", e->request_id,
-                      res ? PQresultErrorMessage(res) : "no result");
+        enum imx_db_status st = e->page(c, e->cls, e->has_after ? e->after : NULL, limit, &res);
+        if (st != IMX_DBS_OK) {
+            imx_error("request %s: export page failed: %s %.300s", e->request_id,
+                      imx_db_status_name(st), imx_db_last_fault(c)->message);
             rc = -1;
         }
+        imx_db_release(c);
     }
     /* The page's items: rows, or the items of a document page. */
     json_t *doc = NULL, *items = NULL;
@@ -199,7 +206,7 @@ static int fill(struct exporter *e)
             rc = -1;
         got = (int)json_array_size(items);
     } else if (rc == 0) {
-        got = PQntuples(res);
+        got = res.rows.n;
     }
     if (rc == 0 && remaining == 0 && got > 0) {
         imx_warn("request %s: export cut at %u rows (IMAXE_EXPORT_MAX_ROWS)", e->request_id,
@@ -208,8 +215,8 @@ static int fill(struct exporter *e)
     }
     int rows = (unsigned long long)got > remaining ? (int)remaining : got;
     for (int i = 0; i < rows && rc == 0; i++) {
-        json_t *item = e->doc_page ? json_incref(json_array_get(items, (size_t)i))
-                                   : json_loads(PQgetvalue(res, i, 1), 0, NULL);
+        json_t *item =
+            e->doc_page ? json_incref(json_array_get(items, (size_t)i)) : row_item(&res.rows, i);
         if (!json_is_object(item)) {
             rc = -1;
         } else if (e->format == IMX_EXPORT_CSV) {
@@ -235,7 +242,8 @@ static int fill(struct exporter *e)
         e->done = !next_key;
     } else {
         if (rc == 0 && rows > 0) {
-            snprintf(e->after, sizeof e->after, "%s", PQgetvalue(res, rows - 1, 0));
+            const char *key = imx_db_rows_text(&res.rows, rows - 1, 0, NULL);
+            snprintf(e->after, sizeof e->after, "%s", key ? key : "");
             e->has_after = true;
         }
         /* Fewer rows than asked: the list ends here (a page function may return one more). */
@@ -245,7 +253,7 @@ static int fill(struct exporter *e)
     json_decref(doc);
     free(doc_text);
     free(next_key);
-    PQclear(res);
+    imx_db_page_free(&res);
     free(rec);
     return rc;
 }

@@ -29,9 +29,10 @@ enum imx_export_format imx_api_export_format(const struct imx_req *r);
 
 /* One page of the list in its order after the key after (the text of the previous page's last
  * key; NULL: from the first), at most limit rows: each row its key (column 0) and the item as a
- * JSON object (column 1). cls: the list's filters. New result, or NULL. */
-typedef PGresult *(*imx_export_page_fn)(struct imx_db_conn *c, const void *cls, const char *after,
-                                        const char *limit);
+ * JSON object (column 1), into *out. cls: the list's filters. */
+typedef enum imx_db_status (*imx_export_page_fn)(struct imx_db_conn *c, const void *cls,
+                                                 const char *after, const char *limit,
+                                                 struct imx_db_page *out);
 
 /* Replies 200 with the whole list streamed in format: for CSV a header row of columns (a
  * NULL-ended static list; "a.b" names member b of object member a) and then one record an item

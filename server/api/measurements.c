@@ -540,11 +540,13 @@ static void measurement_filter_free(void *cls)
     free(f);
 }
 
-static PGresult *measurement_page(struct imx_db_conn *c, const void *cls, const char *after,
-                                  const char *limit)
+static enum imx_db_status measurement_page(struct imx_db_conn *c, const void *cls,
+                                           const char *after, const char *limit,
+                                           struct imx_db_page *out)
 {
     const struct measurement_filter *f = cls;
-    return imx_db_measurement_list(c, &f->sc.s, f->image, f->model, f->instance_type, after, limit);
+    return imx_db_measurement_list(c, &f->sc.s, f->image, f->model, f->instance_type, after, limit,
+                                   out);
 }
 
 static const char *const measurement_columns[] = {
@@ -626,10 +628,11 @@ void imx_api_measurement_list(struct imx_req *r)
     if (!c)
         return;
     snprintf(limit_txt, sizeof limit_txt, "%llu", limit);
-    PGresult *res =
+    struct imx_db_page page;
+    enum imx_db_status st =
         imx_db_measurement_list(c, &sc.s, image, imx_req_query(r, "model"),
-                                imx_req_query(r, "instance_type"), before_id, limit_txt);
-    imx_api_reply_page_steal(r, res, limit, "I");
+                                imx_req_query(r, "instance_type"), before_id, limit_txt, &page);
+    imx_api_reply_page(r, st, &page, 0, limit, "I");
 }
 
 void imx_api_measurement_get(struct imx_req *r)

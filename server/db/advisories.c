@@ -89,11 +89,12 @@ IMX_DB_STMT(q_affected_rows, 3,
             " ($2::json->>1)::timestamptz, ($2::json->>2)::bigint))"
             " ORDER BY i.family, i.published_at, i.id LIMIT $3::int");
 
-PGresult *imx_db_advisory_affected_rows(struct imx_db_conn *c, const char *id, const char *after,
-                                        const char *limit)
+enum imx_db_status imx_db_advisory_affected_rows(struct imx_db_conn *c, const char *id,
+                                                 const char *after, const char *limit,
+                                                 struct imx_db_page *out)
 {
     const char *p[] = { id, after, limit };
-    return imx_db_exec(c, &q_affected_rows, p);
+    return imx_db_page_take(imx_db_exec(c, &q_affected_rows, p), out);
 }
 
 PGresult *imx_db_advisory_affected(struct imx_db_conn *c, const char *id,

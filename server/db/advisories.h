@@ -49,8 +49,9 @@ PGresult *imx_db_advisory_affected(struct imx_db_conn *c, const char *id,
 /* The same images one a row, for an export: (key, image JSON with its advisory and family) in
  * (family, published_at, id) order after the key after (a previous row's column 0; NULL: from the
  * first), at most limit rows. */
-PGresult *imx_db_advisory_affected_rows(struct imx_db_conn *c, const char *id, const char *after,
-                                        const char *limit);
+enum imx_db_status imx_db_advisory_affected_rows(struct imx_db_conn *c, const char *id,
+                                                 const char *after, const char *limit,
+                                                 struct imx_db_page *out);
 
 /* Search, newest first -> rows (published, id, advisory JSON), at most limit + 1 (the extra one
  * says a next page exists). Filters (NULL: none): component (an affected range names it),

@@ -126,13 +126,14 @@ IMX_DB_STMT(q_measurement_list, 8,
             " AND ($7::bigint IS NULL OR m.id < $7::bigint)"
             " ORDER BY m.id DESC LIMIT $8::int + 1");
 
-PGresult *imx_db_measurement_list(struct imx_db_conn *c, const struct imx_cost_scope *s,
-                                  const char *image, const char *model, const char *instance_type,
-                                  const char *before_id, const char *limit)
+enum imx_db_status imx_db_measurement_list(struct imx_db_conn *c, const struct imx_cost_scope *s,
+                                           const char *image, const char *model,
+                                           const char *instance_type, const char *before_id,
+                                           const char *limit, struct imx_db_page *out)
 {
     const char *p[] = { s->user_id, s->token_team, s->team,   image,
                         model,      instance_type, before_id, limit };
-    return imx_db_exec(c, &q_measurement_list, p);
+    return imx_db_page_take(imx_db_exec(c, &q_measurement_list, p), out);
 }
 
 #define MEDIAN(x) "percentile_cont(0.5) WITHIN GROUP (ORDER BY " x ")"

@@ -55,9 +55,10 @@ PGresult *imx_db_measurement_record(struct imx_db_conn *c, const char *team_id, 
 PGresult *imx_db_measurement_get(struct imx_db_conn *c, const char *id);
 /* The scope's measurements, newest id first, filtered (NULL: any), after the keyset id, at most
  * limit+1 -> id, measurement JSON. */
-PGresult *imx_db_measurement_list(struct imx_db_conn *c, const struct imx_cost_scope *s,
-                                  const char *image, const char *model, const char *instance_type,
-                                  const char *before_id, const char *limit);
+enum imx_db_status imx_db_measurement_list(struct imx_db_conn *c, const struct imx_cost_scope *s,
+                                           const char *image, const char *model,
+                                           const char *instance_type, const char *before_id,
+                                           const char *limit, struct imx_db_page *out);
 
 /* Rankings */
 /* Per (model, instance type, pricing) of one image over the scope's measurements: count, median
