@@ -82,8 +82,8 @@ PGresult *imx_api_found_steal(struct imx_req *r, PGresult *res, const char *not_
 void imx_api_reply_pg_json_steal(struct imx_req *r, unsigned status, PGresult *res,
                                  const char *not_found_detail);
 
-/* The same for an epoch_auth route (imx_route_epoch_auth): res's row carries the auth epoch in
- * column 1, which confirms the caller first (imx_auth_confirm). Returns 1 after replying, 0 when
+/* The same for an epoch_auth route (struct imx_route, epoch_auth): res's row carries the auth epoch
+ * in column 1, which confirms the caller first (imx_auth_confirm). Returns 1 after replying, 0 when
  * the principal was checked again and the caller should run its statement once more (res is
  * freed either way). */
 int imx_api_reply_pg_json_confirmed(struct imx_req *r, unsigned status, PGresult *res,
@@ -172,7 +172,7 @@ void imx_api_image_search(struct imx_req *r);
 void imx_api_image_publish(struct imx_req *r);
 void imx_api_image_import(struct imx_req *r);
 void imx_api_image_get(struct imx_req *r);
-/* Its fast handler (imx_route_fast): the stored document, read without blocking. */
+/* Its fast handler (struct imx_route, fast): the stored document, read without blocking. */
 enum imx_fast imx_api_image_get_fast(struct imx_req *r);
 /* imx_req_wake(r) as a read's wake callback, for the fast handlers. */
 void imx_api_wake(void *r);

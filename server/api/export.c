@@ -11,6 +11,7 @@
 #include <jansson.h>
 
 #include "domain/csv.h"
+#include "http/router.h"
 #include "util/log.h"
 
 /* Longest key text carried between pages, and longest CSV record. */
@@ -39,7 +40,7 @@ struct exporter {
 enum imx_export_format imx_api_export_format(const struct imx_req *r)
 {
     const char *accept = imx_req_header(r, "Accept");
-    if (!accept)
+    if (!accept || !r->route || !r->route->exports)
         return IMX_EXPORT_NONE;
     for (const char *p = accept; *p;) {
         while (*p == ' ' || *p == '\t' || *p == ',')

@@ -1990,10 +1990,10 @@ done:
     free(ca);
 }
 
-/* The fast handler (imx_route_fast) of a resolve by family: the index finds the image on the event
- * thread and its read is queued without waiting. Anything else (a pin, an argument to refuse,
- * what the index cannot answer, a principal to check again) goes to imx_api_image_resolve on a
- * worker. */
+/* The fast handler (struct imx_route, fast) of a resolve by family: the index finds the image on
+ * the event thread and its read is queued without waiting. Anything else (a pin, an argument to
+ * refuse, what the index cannot answer, a principal to check again) goes to imx_api_image_resolve
+ * on a worker. */
 static enum imx_fast resolve_fast_read(struct imx_req *r)
 {
     char *summary = NULL, *artifact = NULL;

@@ -175,8 +175,7 @@ static int reply_pin_doc(struct imx_req *r, unsigned status, const struct imx_db
 static int reply_pin(struct imx_req *r, unsigned status, const char *pin_id)
 {
     struct imx_db_pin_doc d;
-    enum imx_db_status st =
-        imx_db_pin_read(r->db, pin_id, NULL, imx_auth_settings.read_cache, &d);
+    enum imx_db_status st = imx_db_pin_read(r->db, pin_id, NULL, imx_auth_settings.read_cache, &d);
     if (st != IMX_DBS_OK && st != IMX_DBS_NOT_FOUND && st != IMX_DBS_ERROR)
         return imx_api_tx_fail(r, st);
     if (st != IMX_DBS_OK) {

@@ -379,11 +379,11 @@ static const char *credential_key(struct imx_req *r, time_t now, bool *api, char
 }
 
 /* Lets r in with the principal cache's entry for its credential when the route takes one
- * (imx_route_epoch_auth) and admits it. */
+ * (struct imx_route, epoch_auth) and admits it. */
 static bool admitted_remembered(struct imx_req *r, time_t now)
 {
     struct imx_pcache_entry e;
-    if (!imx_auth_settings.read_cache || !imx_route_epoch_auth(r->route) ||
+    if (!imx_auth_settings.read_cache || !r->route->epoch_auth ||
         !imx_pcache_get(r->principal.cache_key, now, &e))
         return false;
     take_principal(r, &e, true);

@@ -48,8 +48,8 @@ static char *read_file(const char *path, size_t *len, char *err, size_t errlen)
 static void print_db_error(const char *what, const struct imx_db_fault *f)
 {
     fprintf(stderr, "reference %s: %s%s%s (SQLSTATE %s); nothing was changed\n", what,
-            f->message[0] ? f->message : "the database failed", f->detail[0] ? ": " : "",
-            f->detail, f->sqlstate[0] ? f->sqlstate : "none");
+            f->message[0] ? f->message : "the database failed", f->detail[0] ? ": " : "", f->detail,
+            f->sqlstate[0] ? f->sqlstate : "none");
 }
 
 /* Reads DIR's CSV files into {"gpu": "csv text", ...} and names the data version: DIR/VERSION's

@@ -164,8 +164,8 @@ void imx_db_pin_read_stats(unsigned long long *reads, unsigned long long *answer
     imx_db_batch_stats(&pin_reads, reads, answered);
 }
 
-enum imx_db_status imx_db_pin_read(struct imx_db_conn *c, const char *pin_id,
-                                   const char *user_id, bool stored, struct imx_db_pin_doc *out)
+enum imx_db_status imx_db_pin_read(struct imx_db_conn *c, const char *pin_id, const char *user_id,
+                                   bool stored, struct imx_db_pin_doc *out)
 {
     memset(out, 0, sizeof *out);
     const char *p[] = { pin_id, user_id };
@@ -223,8 +223,8 @@ enum imx_db_status imx_db_pin_count(struct imx_db_conn *c, const char *team_id, 
     return imx_db_int_take(imx_db_exec(c, &q_count, p), 0, count);
 }
 
-enum imx_db_status imx_db_pin_unmet(struct imx_db_conn *c, const char *pin_id,
-                                    const char *image_id, struct imx_db_json *unmet)
+enum imx_db_status imx_db_pin_unmet(struct imx_db_conn *c, const char *pin_id, const char *image_id,
+                                    struct imx_db_json *unmet)
 {
     const char *p[] = { pin_id, image_id };
     return imx_db_json_take(imx_db_exec(c, &q_unmet, p), 0, unmet);

@@ -27,8 +27,8 @@ enum imx_db_status imx_db_pin_count(struct imx_db_conn *c, const char *team_id, 
 
 /* The constraints of pin that image does not satisfy -> JSON [{component, range, version|null}]
  * (empty array: all hold). */
-enum imx_db_status imx_db_pin_unmet(struct imx_db_conn *c, const char *pin_id,
-                                    const char *image_id, struct imx_db_json *unmet);
+enum imx_db_status imx_db_pin_unmet(struct imx_db_conn *c, const char *pin_id, const char *image_id,
+                                    struct imx_db_json *unmet);
 
 /* The pin's patch rows for its current image (migrations/procedures/pin_refresh.sql): each
  * advisory affecting it with the pin's fix; fixes that exist now count as known, so only fixes
@@ -59,8 +59,8 @@ struct imx_db_pin_doc {
 /* stored: answer from the stored document (pin_docs, migrations/0050_pin_docs.sql) where it is
  * current, else build it (IMAXE_READ_CACHE=0 always builds: the reference). IMX_DBS_OK with
  * *out filled, IMX_DBS_NOT_FOUND for no such pin (out->epoch still set), or a failure. */
-enum imx_db_status imx_db_pin_read(struct imx_db_conn *c, const char *pin_id,
-                                   const char *user_id, bool stored, struct imx_db_pin_doc *out);
+enum imx_db_status imx_db_pin_read(struct imx_db_conn *c, const char *pin_id, const char *user_id,
+                                   bool stored, struct imx_db_pin_doc *out);
 /* The stored read by a statement shared with the other pin reads waiting (db/read_batch.c): the
  * caller holds no connection meanwhile. pin_id and user_id decimal ids. IMX_DBS_OK with *found
  * and, when found, *out filled (free out->json), or a failure. */

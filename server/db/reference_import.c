@@ -147,8 +147,7 @@ enum imx_db_status imx_db_ref_page_reports(struct imx_db_conn *c, const char *id
     return st;
 }
 
-enum imx_db_status imx_db_ref_requests_after_report(struct imx_db_conn *c, const char *ids,
-                                                    bool ok)
+enum imx_db_status imx_db_ref_requests_after_report(struct imx_db_conn *c, const char *ids, bool ok)
 {
     const char *params[] = { ids };
     return imx_db_done(imx_db_exec(c, ok ? &stmt_match : &stmt_unmatch, params));

@@ -543,7 +543,7 @@ static void answer(struct imx_req *r)
         return;
     }
     r->held = true;
-    imx_fast_fn fast = f == FRONT_ROUTE ? imx_route_fast(r->route) : NULL;
+    imx_fast_fn fast = f == FRONT_ROUTE ? r->route->fast : NULL;
     if (!fast) {
         offload(r);
         return;
