@@ -167,7 +167,7 @@ void imx_api_webhook_test(struct imx_req *r);
 void imx_api_webhook_deliveries(struct imx_req *r);
 void imx_api_delivery_get(struct imx_req *r);
 void imx_api_delivery_redeliver(struct imx_req *r);
-/* The catalog (server/api/images.c, reference.c). */
+/* The catalog (server/api/images.c and image_*.c, reference.c). */
 void imx_api_image_search(struct imx_req *r);
 void imx_api_image_publish(struct imx_req *r);
 void imx_api_image_import(struct imx_req *r);

@@ -72,6 +72,10 @@ static enum imx_db_cause cause_of(const char *state)
         return IMX_DBC_UNKNOWN_TABLE;
     if (strcmp(state, "21000") == 0)
         return IMX_DBC_CARDINALITY;
+    if (strcmp(state, "P0002") == 0)
+        return IMX_DBC_NO_DATA;
+    if (strcmp(state, "55000") == 0)
+        return IMX_DBC_NOT_READY;
     return IMX_DBC_OTHER;
 }
 

@@ -31,6 +31,8 @@ enum imx_db_cause {
     IMX_DBC_GENERATED_COLUMN, /* 428C9 */
     IMX_DBC_UNKNOWN_TABLE,    /* 42P01 */
     IMX_DBC_CARDINALITY,      /* 21000 */
+    IMX_DBC_NO_DATA,          /* P0002: a procedure found no such row */
+    IMX_DBC_NOT_READY,        /* 55000: a procedure refused the object's state */
     IMX_DBC_TIMEOUT,          /* 57014: statement_timeout */
     IMX_DBC_LOST,             /* no answer, 08xxx, 57P0x */
     IMX_DBC_RETRY,            /* 40001, 40P01 */
