@@ -3,7 +3,6 @@
 #define IMX_API_H
 
 #include <jansson.h>
-#include <libpq-fe.h>
 #include <stddef.h>
 #include <stdbool.h>
 
@@ -33,8 +32,6 @@ struct imx_db_conn *imx_api_db_read(struct imx_req *r);
 void imx_api_db_error(struct imx_req *r, const struct imx_db_fault *f);
 /* The same for the last failed statement on the request's connection. */
 void imx_api_db_fail(struct imx_req *r);
-/* The same for a result of a server/db/ function not yet turned into a status. */
-void imx_api_db_error_res(struct imx_req *r, const PGresult *res);
 
 /* Replies with the problem for a db/ status other than IMX_DBS_OK: 404 for NOT_FOUND ("No such
  * image": resources with another name say so themselves before calling this), 409 CONFLICT,
@@ -49,6 +46,13 @@ void imx_api_reply_db_fail(struct imx_req *r, enum imx_db_status st);
  * not_found_detail for IMX_DBS_NOT_FOUND, a failure as imx_api_reply_db_fail. */
 void imx_api_reply_json_text(struct imx_req *r, unsigned status, enum imx_db_status st,
                              struct imx_db_json *j, const char *not_found_detail);
+
+/* The same for an epoch_auth route (struct imx_route, epoch_auth): epoch, read with the text,
+ * confirms the caller first (imx_auth_confirm). Returns 1 after replying, 0 when the principal
+ * was checked again and the caller should read once more (j is freed either way). */
+int imx_api_reply_json_confirmed(struct imx_req *r, unsigned status, enum imx_db_status st,
+                                 struct imx_db_json *j, long long epoch,
+                                 const char *not_found_detail);
 
 /* Parses j's text into a new JSON value (NULL for SQL NULL or bad text) and frees j. */
 json_t *imx_api_json_load(struct imx_db_json *j);
@@ -70,24 +74,6 @@ extern struct imx_api_quotas imx_api_quotas;
  * listing it first. A count quota frees when something closes, not after a time: no
  * Retry-After. */
 void imx_api_reply_quota(struct imx_req *r, const char *name, unsigned limit, const char *what);
-
-/* Checks the result of a lookup: returns res when it succeeded with at least one row; otherwise
- * replies (the database failure as imx_api_db_error does, or 404 with the printf-style detail),
- * frees res and returns NULL. Steals res. */
-PGresult *imx_api_found_steal(struct imx_req *r, PGresult *res, const char *not_found_fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-/* Replies 200 with the JSON text in column 0 of row 0 of res, without copying; steals res.
- * With no row, replies 404 with not_found_detail. */
-void imx_api_reply_pg_json_steal(struct imx_req *r, unsigned status, PGresult *res,
-                                 const char *not_found_detail);
-
-/* The same for an epoch_auth route (struct imx_route, epoch_auth): res's row carries the auth epoch
- * in column 1, which confirms the caller first (imx_auth_confirm). Returns 1 after replying, 0 when
- * the principal was checked again and the caller should run its statement once more (res is
- * freed either way). */
-int imx_api_reply_pg_json_confirmed(struct imx_req *r, unsigned status, PGresult *res,
-                                    const char *not_found_detail);
 
 /* One member a JSON body may have. type is a jansson type; JSON_TRUE stands for any boolean. */
 struct imx_api_field {

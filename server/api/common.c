@@ -2,7 +2,6 @@
 #include "api/api.h"
 
 #include <stdio.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
@@ -100,13 +99,6 @@ void imx_api_db_error(struct imx_req *r, const struct imx_db_fault *f)
     }
 }
 
-void imx_api_db_error_res(struct imx_req *r, const PGresult *res)
-{
-    struct imx_db_fault f;
-    imx_db_fault_of(res, &f);
-    imx_api_db_error(r, &f);
-}
-
 void imx_api_db_fail(struct imx_req *r)
 {
     imx_api_db_error(r, imx_db_last_fault(r->db));
@@ -158,29 +150,6 @@ void imx_api_reply_quota(struct imx_req *r, const char *name, unsigned limit, co
     imx_reply_problem(r, IMX_E_QUOTA_EXCEEDED, "Quota %s (%u) reached: %s", name, limit, what);
 }
 
-static void clear_result(void *res)
-{
-    PQclear(res);
-}
-
-void imx_api_reply_pg_json_steal(struct imx_req *r, unsigned status, PGresult *res,
-                                 const char *not_found_detail)
-{
-    if (!imx_db_ok(res)) {
-        imx_api_db_error_res(r, res);
-        PQclear(res);
-        return;
-    }
-    if (PQntuples(res) == 0 || PQgetisnull(res, 0, 0)) {
-        PQclear(res);
-        imx_reply_problem(r, IMX_E_NOT_FOUND, "%s", not_found_detail);
-        return;
-    }
-    /* Zero copy: the response owns res and frees it after sending. */
-    imx_reply_raw_steal(r, status, "application/json", PQgetvalue(res, 0, 0),
-                        (size_t)PQgetlength(res, 0, 0), clear_result, res);
-}
-
 void imx_api_reply_json_text(struct imx_req *r, unsigned status, enum imx_db_status st,
                              struct imx_db_json *j, const char *not_found_detail)
 {
@@ -198,25 +167,28 @@ void imx_api_reply_json_text(struct imx_req *r, unsigned status, enum imx_db_sta
     *j = (struct imx_db_json){ 0 };
 }
 
+int imx_api_reply_json_confirmed(struct imx_req *r, unsigned status, enum imx_db_status st,
+                                 struct imx_db_json *j, long long epoch,
+                                 const char *not_found_detail)
+{
+    /* A row carries the epoch even when its document is NULL (no such thing): the caller is
+     * confirmed before it learns that. */
+    if ((st == IMX_DBS_OK || st == IMX_DBS_NOT_FOUND) && epoch >= 0) {
+        int confirmed = imx_auth_confirm(r, epoch);
+        if (confirmed != 1) {
+            imx_db_json_free(j);
+            return confirmed == 0 ? 0 : 1;
+        }
+    }
+    imx_api_reply_json_text(r, status, st, j, not_found_detail);
+    return 1;
+}
+
 json_t *imx_api_json_load(struct imx_db_json *j)
 {
     json_t *doc = j->text ? json_loadb(j->text, j->len, 0, NULL) : NULL;
     imx_db_json_free(j);
     return doc;
-}
-
-int imx_api_reply_pg_json_confirmed(struct imx_req *r, unsigned status, PGresult *res,
-                                    const char *not_found_detail)
-{
-    if (imx_db_ok(res) && PQntuples(res) == 1 && PQnfields(res) >= 2) {
-        int confirmed = imx_auth_confirm(r, strtoll(PQgetvalue(res, 0, 1), NULL, 10));
-        if (confirmed != 1) {
-            PQclear(res);
-            return confirmed == 0 ? 0 : 1;
-        }
-    }
-    imx_api_reply_pg_json_steal(r, status, res, not_found_detail);
-    return 1;
 }
 
 const char *imx_api_pointer(const char *name, char *buf, size_t len)
@@ -288,26 +260,6 @@ size_t imx_api_check_fields(const json_t *body, const struct imx_api_field *fiel
         if (f->required && !json_object_get(body, f->name))
             imx_verr(errors, imx_api_pointer(f->name, ptr, sizeof ptr), "is required");
     return json_array_size(errors) - before;
-}
-
-PGresult *imx_api_found_steal(struct imx_req *r, PGresult *res, const char *not_found_fmt, ...)
-{
-    if (!imx_db_ok(res)) {
-        imx_api_db_error_res(r, res);
-        PQclear(res);
-        return NULL;
-    }
-    if (PQntuples(res) == 0) {
-        char detail[256];
-        va_list ap;
-        va_start(ap, not_found_fmt);
-        vsnprintf(detail, sizeof detail, not_found_fmt, ap);
-        va_end(ap);
-        PQclear(res);
-        imx_reply_problem(r, IMX_E_NOT_FOUND, "%s", detail);
-        return NULL;
-    }
-    return res;
 }
 
 void imx_api_wake(void *r)

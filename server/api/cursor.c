@@ -216,25 +216,6 @@ static size_t json_compact_copy(char *out, const char *in, size_t n)
     return o;
 }
 
-void imx_api_reply_page_steal(struct imx_req *r, PGresult *res, unsigned long long limit,
-                              const char *key)
-{
-    imx_api_reply_page_from_steal(r, res, 0, limit, key);
-}
-
-void imx_api_reply_page_from_steal(struct imx_req *r, PGresult *res, int col0,
-                                   unsigned long long limit, const char *key)
-{
-    if (!imx_db_ok(res)) {
-        imx_api_db_error_res(r, res);
-        PQclear(res);
-        return;
-    }
-    struct imx_db_rows rows = imx_db_rows_all(res);
-    imx_api_reply_page_rows(r, &rows, col0, limit, key);
-    PQclear(res);
-}
-
 void imx_api_reply_page(struct imx_req *r, enum imx_db_status st, struct imx_db_page *page,
                         int col0, unsigned long long limit, const char *key)
 {
@@ -332,13 +313,6 @@ const char *imx_api_key_text(const json_t *key, size_t i, char *buf, size_t len)
         return NULL;
     buf[n] = '\0';
     return buf;
-}
-
-void imx_api_reply_doc_page_steal(struct imx_req *r, PGresult *res, const char *not_found)
-{
-    struct imx_db_page page;
-    enum imx_db_status st = imx_db_page_take(res, &page);
-    imx_api_reply_doc_page(r, st, &page, not_found);
 }
 
 void imx_api_reply_doc_page(struct imx_req *r, enum imx_db_status st, struct imx_db_page *page,

@@ -4,7 +4,6 @@
 #define IMX_CURSOR_H
 
 #include <jansson.h>
-#include <libpq-fe.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -57,23 +56,14 @@ const char *imx_api_key_text(const json_t *key, size_t i, char *buf, size_t len)
  * replies 404 with not_found. A failure st replies as imx_api_reply_db_fail. Steals page. */
 void imx_api_reply_doc_page(struct imx_req *r, enum imx_db_status st, struct imx_db_page *page,
                             const char *not_found);
-/* The same for a result of a server/db/ function not yet turned into a status (steals res). */
-void imx_api_reply_doc_page_steal(struct imx_req *r, PGresult *res, const char *not_found);
 
 /* Replies 200 {"items": [...], "next_cursor": ...} from one page of rows: each row is its key
- * columns (key: a letter a column, 'I' integer, 's' text) then the item's JSON text. At most
- * limit rows are shown; a further row means a next page, whose cursor is the key of the last
- * shown row (also sent as Link rel=next); else next_cursor is null. A failed res replies as
- * imx_api_db_error. Steals res. */
-void imx_api_reply_page_steal(struct imx_req *r, PGresult *res, unsigned long long limit,
-                              const char *key);
-/* The same for rows whose key and item columns start at column col0, after columns of the
- * statement's own (what the handler checked before replying); when col0 > 0, one row whose
- * column col0 is NULL is an empty page. */
-void imx_api_reply_page_from_steal(struct imx_req *r, PGresult *res, int col0,
-                                   unsigned long long limit, const char *key);
-/* The same from a db/ call's page (stolen) and its status st: a failure replies as
- * imx_api_reply_db_fail. col0 as in imx_api_reply_page_from_steal. */
+ * columns (key: a letter a column, 'I' integer, 's' text) then the item's JSON text, starting at
+ * column col0 (after columns of the statement's own, which the handler checked before replying;
+ * when col0 > 0, one row whose column col0 is NULL is an empty page). At most limit rows are
+ * shown; a further row means a next page, whose cursor is the key of the last shown row (also
+ * sent as Link rel=next); else next_cursor is null. This one takes a db/ call's page (stolen)
+ * and its status st: a failure replies as imx_api_reply_db_fail. */
 void imx_api_reply_page(struct imx_req *r, enum imx_db_status st, struct imx_db_page *page,
                         int col0, unsigned long long limit, const char *key);
 /* The same from rows (borrowed; their result stays the caller's). */

@@ -275,16 +275,20 @@ static ssize_t produce(void *cls, uint64_t pos, char *out, size_t max)
     return (ssize_t)n;
 }
 
-int imx_api_export_doc_result(PGresult *res, char **doc, char **next_key)
+int imx_api_export_doc_page(enum imx_db_status st, struct imx_db_page *page, char **doc,
+                            char **next_key)
 {
     *doc = *next_key = NULL;
     int rc = -1;
-    if (imx_db_ok(res) && PQntuples(res) == 1 && !PQgetisnull(res, 0, 0)) {
-        *doc = strdup(PQgetvalue(res, 0, 0));
-        *next_key = PQgetisnull(res, 0, 1) ? NULL : strdup(PQgetvalue(res, 0, 1));
-        rc = *doc && (PQgetisnull(res, 0, 1) || *next_key) ? 0 : -1;
+    const char *text =
+        st == IMX_DBS_OK && page->rows.n == 1 ? imx_db_rows_text(&page->rows, 0, 0, NULL) : NULL;
+    if (text) {
+        const char *key = imx_db_rows_text(&page->rows, 0, 1, NULL);
+        *doc = strdup(text);
+        *next_key = key ? strdup(key) : NULL;
+        rc = *doc && (!key || *next_key) ? 0 : -1;
     }
-    PQclear(res);
+    imx_db_page_free(page);
     return rc;
 }
 

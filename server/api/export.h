@@ -50,9 +50,10 @@ void imx_api_export_steal(struct imx_req *r, enum imx_export_format format,
 typedef int (*imx_export_doc_fn)(struct imx_db_conn *c, const void *cls, const char *after,
                                  const char *limit, char **doc, char **next_key);
 
-/* For an imx_export_doc_fn over a result as imx_api_reply_doc_page_steal takes (row 0: the
- * document, the next key or NULL): fills *doc and *next_key; steals res. Returns 0, or -1. */
-int imx_api_export_doc_result(PGresult *res, char **doc, char **next_key);
+/* For an imx_export_doc_fn over a page as imx_api_reply_doc_page takes (row 0: the document,
+ * the next key or NULL) and its status: fills *doc and *next_key; frees page. Returns 0, or -1. */
+int imx_api_export_doc_page(enum imx_db_status st, struct imx_db_page *page, char **doc,
+                            char **next_key);
 
 /* As imx_api_export_steal, for a list of document pages. */
 void imx_api_export_doc_steal(struct imx_req *r, enum imx_export_format format,

@@ -1,5 +1,4 @@
-/* PATCH /v1/images/{id}: an image's lifecycle status (active, deprecated, revoked), with If-Match.
- */
+/* PATCH /v1/images/{id}: an image's lifecycle status (active, deprecated, revoked), If-Match. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

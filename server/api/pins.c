@@ -421,8 +421,11 @@ void imx_api_pin_list(struct imx_req *r)
     /* One statement reads the team, the caller's role in it, the auth epoch and the page. */
     struct page_args a = { team, cursor ? after : NULL, limit_txt };
     struct imx_db_team_read t;
-    if (imx_auth_team_with(r, team, IMX_ROLE_VIEWER, read_page, &a, &t))
-        imx_api_reply_page_from_steal(r, t.res, IMX_DB_PIN_PAGE_COL, limit, "s");
+    if (imx_auth_team_with(r, team, IMX_ROLE_VIEWER, read_page, &a, &t)) {
+        struct imx_db_rows rows = imx_db_team_read_rows(&t);
+        imx_api_reply_page_rows(r, &rows, IMX_DB_PIN_PAGE_COL, limit, "s");
+        imx_db_team_read_free(&t);
+    }
 }
 
 /* The {id} parameter as decimal text; false (after replying 404) when it is not an id. */

@@ -15,13 +15,6 @@ int imx_api_tx_fail(struct imx_req *r, enum imx_db_status st)
     return -1;
 }
 
-int imx_db_tx_fail(struct imx_req *r, PGresult *res)
-{
-    enum imx_db_status st = imx_db_status_of(res);
-    PQclear(res);
-    return imx_api_tx_fail(r, st);
-}
-
 /* fn within a savepoint of the outer transaction (see api/tx.h). */
 static int nested(struct imx_req *r, struct imx_db_conn *c, int (*fn)(struct imx_req *r, void *cls),
                   void *cls)

@@ -4,8 +4,6 @@
 #ifndef IMX_API_TX_H
 #define IMX_API_TX_H
 
-#include <libpq-fe.h>
-
 #include "db/status.h"
 #include "http/request.h"
 
@@ -27,8 +25,5 @@ int imx_api_tx(struct imx_req *r, int (*fn)(struct imx_req *r, void *cls), void 
  * the problem for the connection's last fault (imx_api_db_error), or for the status when no
  * statement failed (imx_api_reply_db_status). Returns -1, for `return imx_api_tx_fail(r, st);`. */
 int imx_api_tx_fail(struct imx_req *r, enum imx_db_status st);
-
-/* The same for a result of a server/db/ function not yet turned into a status (steals res). */
-int imx_db_tx_fail(struct imx_req *r, PGresult *res);
 
 #endif

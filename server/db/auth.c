@@ -127,6 +127,11 @@ int imx_db_team_read_take(PGresult *res, struct imx_db_team_read *t)
     return 0;
 }
 
+struct imx_db_rows imx_db_team_read_rows(const struct imx_db_team_read *t)
+{
+    return imx_db_rows_all(t->res);
+}
+
 void imx_db_team_read_free(struct imx_db_team_read *t)
 {
     PQclear(t->res);

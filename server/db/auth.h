@@ -52,6 +52,8 @@ struct imx_db_team_read {
  * result in t->res. */
 int imx_db_team_read_take(PGresult *res, struct imx_db_team_read *t);
 void imx_db_team_read_free(struct imx_db_team_read *t);
+/* Every row the statement read (borrowed from t, which must have succeeded). */
+struct imx_db_rows imx_db_team_read_rows(const struct imx_db_team_read *t);
 /* A team by slug and the user's role there, with the auth epoch (one row, nothing after). */
 int imx_db_auth_team_read(struct imx_db_conn *c, const char *slug, const char *user_id,
                           struct imx_db_team_read *t);

@@ -431,6 +431,6 @@ int imx_db_webhook_prune(struct imx_db_conn *db, unsigned retention_days, unsign
     }
     PQclear(r);
     if (rc == 0)
-        PQclear(imx_db_idempotency_prune(db, n));
+        (void)imx_db_idempotency_prune(db, n);
     return rc;
 }
