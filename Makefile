@@ -1,5 +1,5 @@
 # imaxe: `make run` to serve the catalog, `make test` to run every test.
-.PHONY: all deps deps-run build build-asan run test test-web bench bench-write format format-check clean
+.PHONY: all deps deps-run build build-run build-asan run test test-web bench bench-write format format-check clean
 
 JOBS ?= 2
 
@@ -11,15 +11,20 @@ deps-run:
 deps:
 	@tools/deps.sh
 
-build: deps-run
-	@cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+build: deps
+	@cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DIMX_BUILD_TESTS=ON >/dev/null
 	@cmake --build build -j$(JOBS)
 
+# What `make run` needs and nothing more: the server and the imaxe command (no tests, no cmocka).
+build-run: deps-run
+	@cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DIMX_BUILD_TESTS=OFF >/dev/null
+	@cmake --build build -j$(JOBS) --target imaxe-server imaxe imaxe_man
+
 build-asan: deps
-	@cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DIMX_SANITIZE=ON >/dev/null
+	@cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DIMX_SANITIZE=ON -DIMX_BUILD_TESTS=ON >/dev/null
 	@cmake --build build-asan -j$(JOBS)
 
-run: build
+run: build-run
 	@tools/run.sh
 
 test: deps build build-asan

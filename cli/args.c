@@ -46,6 +46,58 @@ static int add_pos(struct imx_cli_args *a, const char *arg, char *err, size_t er
     return 0;
 }
 
+size_t imx_cli_edit_distance(const char *a, size_t la, const char *b, size_t lb)
+{
+    if (la > IMX_CLI_WORD_MAX || lb > IMX_CLI_WORD_MAX)
+        return (size_t)-1;
+    size_t row[IMX_CLI_WORD_MAX + 1];
+    for (size_t j = 0; j <= lb; j++)
+        row[j] = j;
+    for (size_t i = 1; i <= la; i++) {
+        size_t diag = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= lb; j++) {
+            size_t up = row[j];
+            size_t best = diag + (a[i - 1] != b[j - 1]);
+            if (up + 1 < best)
+                best = up + 1;
+            if (row[j - 1] + 1 < best)
+                best = row[j - 1] + 1;
+            row[j] = best;
+            diag = up;
+        }
+    }
+    return row[lb];
+}
+
+const char *imx_cli_closest(const char *word, size_t len, const char *const *cands, size_t n)
+{
+    const char *best = NULL;
+    size_t best_d = len / 3 + 1; /* a typo, not another word: at most a third of it, and 1 */
+    if (best_d > 2)
+        best_d = 2;
+    for (size_t i = 0; i < n; i++) {
+        size_t d = imx_cli_edit_distance(word, len, cands[i], strlen(cands[i]));
+        if (d <= best_d && (!best || d < best_d)) {
+            best = cands[i];
+            best_d = d;
+        }
+    }
+    return best;
+}
+
+/* The option of tables nearest to the mistyped name, or NULL. */
+static const char *closest_option(const struct imx_cli_opt *const *tables, const char *name,
+                                  size_t len)
+{
+    const char *names[IMX_CLI_VALS_MAX];
+    size_t n = 0;
+    for (size_t t = 0; tables[t]; t++)
+        for (const struct imx_cli_opt *o = tables[t]; o->name && n < IMX_CLI_VALS_MAX; o++)
+            names[n++] = o->name;
+    return imx_cli_closest(name, len, names, n);
+}
+
 int imx_cli_args_parse(int argc, char *const *argv, const struct imx_cli_opt *const *tables,
                        bool stop_at_pos, struct imx_cli_args *a, int *used, char *err,
                        size_t errlen)
@@ -77,7 +129,9 @@ int imx_cli_args_parse(int argc, char *const *argv, const struct imx_cli_opt *co
             size_t len = eq ? (size_t)(eq - name) : strlen(name);
             o = find_long(tables, name, len);
             if (!o) {
-                snprintf(err, errlen, "unknown option --%.*s", (int)(len > 64 ? 64 : len), name);
+                const char *near = closest_option(tables, name, len);
+                snprintf(err, errlen, "unknown option --%.*s%s%s%s", (int)(len > 64 ? 64 : len),
+                         name, near ? " (did you mean --" : "", near ? near : "", near ? "?)" : "");
                 return -1;
             }
             if (eq)

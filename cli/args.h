@@ -53,4 +53,14 @@ bool imx_cli_args_has(const struct imx_cli_args *a, const char *name);
 size_t imx_cli_args_list(const struct imx_cli_args *a, const char *name, const char **out,
                          size_t max);
 
+/* Longest word the suggestions compare. */
+#define IMX_CLI_WORD_MAX 64
+
+/* Levenshtein distance of a[0..la) and b[0..lb); (size_t)-1 past IMX_CLI_WORD_MAX. */
+size_t imx_cli_edit_distance(const char *a, size_t la, const char *b, size_t lb);
+
+/* The candidate nearest to word[0..len) when it is a likely typo of it (at most 2 edits, and at
+ * most a third of the word), else NULL. Borrowed from cands. */
+const char *imx_cli_closest(const char *word, size_t len, const char *const *cands, size_t n);
+
 #endif

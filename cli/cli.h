@@ -24,6 +24,7 @@ struct imx_cli_ctx {
     struct imx_cli_http http;
     char url[1024];
     char token[4096];
+    char profile[64]; /* --profile or IMAXE_PROFILE; "" for the default */
 };
 
 struct imx_cli_cmd;
@@ -79,6 +80,11 @@ void imx_cli_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Runs a command that is one route (see struct imx_cli_cmd). Returns an exit code. */
 int imx_cli_run_generic(const struct imx_cli_cmd *cmd, struct imx_cli_ctx *ctx);
+
+/* The handlers of cmd_admin.c. */
+int imx_cli_run_api(const struct imx_cli_cmd *cmd, struct imx_cli_ctx *ctx);
+int imx_cli_run_member_set(const struct imx_cli_cmd *cmd, struct imx_cli_ctx *ctx);
+int imx_cli_run_conditional(const struct imx_cli_cmd *cmd, struct imx_cli_ctx *ctx);
 
 /* The handlers of cmd_probe.c. */
 int imx_cli_run_probe(const struct imx_cli_cmd *cmd, struct imx_cli_ctx *ctx);

@@ -1,13 +1,15 @@
-/* `imaxe probe` (print, --check, --publish) and `imaxe measure`: the commands that read the
- * machine they run on. */
+/* `imaxe probe` (print, --check, --publish, --report) and `imaxe measure`: the commands that read
+ * the machine they run on. */
 #include "cli.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "probe.h"
 #include "probe_parse.h"
+#include "domain/drift.h"
 
 /* GET a JSON document; prints why on failure. Returns an exit code, *doc new on 0. */
 static int get_json(struct imx_cli_ctx *ctx, const char *path, json_t **doc)
@@ -69,7 +71,7 @@ static int probe_check(struct imx_cli_ctx *ctx, json_t *frag, const char *target
     if (code != 0)
         return code;
     bool drift = false;
-    json_t *rows = imx_probe_drift(frag, image, &drift);
+    json_t *rows = imx_drift_rows(frag, image, &drift);
     json_t *doc = json_pack("{s:I, s:O?, s:O?, s:b, s:o}", "image",
                             json_integer_value(json_object_get(image, "id")), "family",
                             json_object_get(image, "family"), "version",
@@ -81,8 +83,7 @@ static int probe_check(struct imx_cli_ctx *ctx, json_t *frag, const char *target
         size_t n = 0;
         json_array_foreach(rows, i, row)
         {
-            const char *st = json_string_value(json_object_get(row, "state"));
-            n += strcmp(st, "differs") == 0 || strcmp(st, "missing") == 0;
+            n += imx_drift_state_counts(json_string_value(json_object_get(row, "state")));
         }
         imx_cli_err("drift: %zu item(s) differ from image %lld", n,
                     (long long)json_integer_value(json_object_get(image, "id")));
@@ -170,16 +171,97 @@ static int probe_publish(struct imx_cli_ctx *ctx, json_t *frag)
     return code;
 }
 
+/* The node report of --report: {name, team?, image, instance_type?, probe}. Returns a new
+ * document, or NULL (printed). */
+static json_t *report_doc(struct imx_cli_ctx *ctx, json_t *frag)
+{
+    const char *image = imx_cli_args_get(&ctx->args, "image");
+    const char *arts[IMX_CLI_VALS_MAX];
+    size_t na = imx_cli_args_list(&ctx->args, "artifact", arts, IMX_CLI_VALS_MAX);
+    json_t *node = json_object_get(frag, "node");
+    const char *ami = json_string_value(json_object_get(node, "ami_id"));
+    if ((image && na) || na > 1 || (!image && !na && !ami)) {
+        imx_cli_err("probe --report names the booted image: --image ID, --artifact REGION=ID, "
+                    "or --imds on EC2 (its AMI id)");
+        return NULL;
+    }
+    json_t *img;
+    if (!image && !na) {
+        img = json_pack("{s:s}", "artifact_id", ami);
+        json_t *region = json_object_get(node, "region");
+        if (json_is_string(region))
+            json_object_set(img, "region", region);
+    } else if (image) {
+        char *end;
+        long long id = strtoll(image, &end, 10);
+        if (*end || id <= 0) {
+            imx_cli_err("--image wants an image id, not '%s'", image);
+            return NULL;
+        }
+        img = json_pack("{s:I}", "id", (json_int_t)id);
+    } else {
+        const char *eq = strchr(arts[0], '=');
+        if (!eq || !eq[1]) {
+            imx_cli_err("--artifact wants REGION=ID (or =ID for any region), not '%s'", arts[0]);
+            return NULL;
+        }
+        img = json_pack("{s:s}", "artifact_id", eq + 1);
+        if (eq > arts[0])
+            json_object_set_new(img, "region", json_stringn(arts[0], (size_t)(eq - arts[0])));
+    }
+    char host[256] = "";
+    const char *name = imx_cli_args_get(&ctx->args, "name");
+    if (!name)
+        name = getenv("IMAXE_NODE_NAME");
+    if ((!name || !*name) && gethostname(host, sizeof host - 1) == 0)
+        name = host;
+    if (!name || !*name) {
+        json_decref(img);
+        imx_cli_err("probe --report needs --name (no IMAXE_NODE_NAME, no host name)");
+        return NULL;
+    }
+    json_t *doc = json_pack("{s:s, s:o, s:O}", "name", name, "image", img, "probe", frag);
+    const char *team = imx_cli_args_get(&ctx->args, "team");
+    if (team)
+        json_object_set_new(doc, "team", json_string(team));
+    json_t *it = json_object_get(json_object_get(frag, "node"), "instance_type");
+    if (json_is_string(it))
+        json_object_set(doc, "instance_type", it);
+    return doc;
+}
+
+static int probe_report(struct imx_cli_ctx *ctx, json_t *frag)
+{
+    json_t *doc = report_doc(ctx, frag);
+    if (!doc)
+        return IMX_CLI_EXIT_USAGE;
+    char *body = json_dumps(doc, JSON_COMPACT);
+    json_decref(doc);
+    struct imx_cli_resp r;
+    int code = imx_cli_call(ctx, "POST", "/v1/nodes/reports", "application/json", body,
+                            strlen(body), NULL, &r);
+    free(body);
+    json_t *out = code == 0 ? imx_cli_resp_json(&r) : NULL;
+    if (code == 0) {
+        json_t *item = json_array_get(json_object_get(out, "items"), 0);
+        code = item ? imx_cli_print_doc(ctx, item, NULL) : IMX_CLI_EXIT_SERVER;
+    }
+    json_decref(out);
+    imx_cli_resp_free(&r);
+    return code;
+}
+
 int imx_cli_run_probe(const struct imx_cli_cmd *cmd, struct imx_cli_ctx *ctx)
 {
     (void)cmd;
     const char *check = imx_cli_args_get(&ctx->args, "check");
     bool publish = imx_cli_args_has(&ctx->args, "publish");
-    if (check && publish) {
-        imx_cli_err("probe takes --check or --publish, not both");
+    bool report = imx_cli_args_has(&ctx->args, "report");
+    if ((check != NULL) + publish + report > 1) {
+        imx_cli_err("probe takes one of --check, --publish and --report");
         return IMX_CLI_EXIT_USAGE;
     }
-    if ((check || publish) && !ctx->http.token) {
+    if ((check || publish || report) && !ctx->http.token) {
         imx_cli_err("not signed in: run `imaxe login` or set IMAXE_TOKEN");
         return IMX_CLI_EXIT_AUTH;
     }
@@ -190,6 +272,8 @@ int imx_cli_run_probe(const struct imx_cli_cmd *cmd, struct imx_cli_ctx *ctx)
         code = probe_check(ctx, frag, check);
     else if (publish)
         code = probe_publish(ctx, frag);
+    else if (report)
+        code = probe_report(ctx, frag);
     else
         code = imx_cli_print_doc(ctx, frag, NULL);
     json_decref(frag);

@@ -4,6 +4,7 @@
 #include "cli.h"
 
 #include <dirent.h>
+#include <openssl/evp.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -29,6 +30,7 @@ const struct imx_cli_opt imx_cli_global_opts[] = {
     { "field", 'f', V, NULL, "print only this dotted path of the answer (of each item), raw" },
     { "param", 'p', L, NULL, "extra query parameter NAME=VALUE" },
     { "timeout", 0, V, NULL, "seconds one request may take (default 60)" },
+    { "profile", 0, V, NULL, "a named server and sign-in of the config file (IMAXE_PROFILE)" },
     { "help", 'h', F, NULL, "show help" },
     { NULL, 0, 0, NULL, NULL },
 };
@@ -62,6 +64,27 @@ static const struct imx_cli_opt search_opts[] = {
     { NULL, 0, 0, NULL, NULL },
 };
 
+static const struct imx_cli_opt api_opts[] = {
+    { "data", 'd', V, NULL, "request body: JSON text, @FILE, or @- for stdin" },
+    { "header", 'H', L, NULL, "extra header 'Name: value' (repeatable)" },
+    { NULL, 0, 0, NULL, NULL },
+};
+
+static const struct imx_cli_opt limit_opts[] = {
+    { "limit", 'n', V, "limit", "items a page" },
+    { NULL, 0, 0, NULL, NULL },
+};
+
+static const struct imx_cli_opt member_opts[] = {
+    { "role", 0, V, NULL, "viewer, member, publisher or admin" },
+    { NULL, 0, 0, NULL, NULL },
+};
+
+static const struct imx_cli_opt withdraw_opts[] = {
+    { "reason", 0, V, "reason", "why (kept with the advisory)" },
+    { NULL, 0, 0, NULL, NULL },
+};
+
 static const struct imx_cli_opt resolve_opts[] = {
     { "family", 0, V, "family", "image family (or --pin)" },
     { "pin", 0, V, "pin", "TEAM/NAME of a pin instead of a family" },
@@ -81,6 +104,30 @@ static const struct imx_cli_opt status_opts[] = {
 static const struct imx_cli_opt team_limit_opts[] = {
     { "team", 't', V, "team", "team slug" },
     { "limit", 'n', V, "limit", "items a page" },
+    { NULL, 0, 0, NULL, NULL },
+};
+
+static const struct imx_cli_opt plan_opts[] = {
+    { "limit", 'n', V, "limit", "candidates weighed at most (the newest of the family)" },
+    { NULL, 0, 0, NULL, NULL },
+};
+
+static const struct imx_cli_opt node_list_opts[] = {
+    { "team", 't', V, "team", "team slug" },
+    { "image", 0, V, "image", "image id the nodes booted" },
+    { "family", 0, V, "family", "image family" },
+    { "pin", 0, V, "pin", "pin id: its team's nodes on the pinned image" },
+    { "drift", 0, V, "drift", "true or false" },
+    { "stale", 0, V, "stale", "true or false" },
+    { "gpu", 0, V, "gpu", "GPU model, e.g. H100" },
+    { "patch-status", 0, V, "patch_status", "ok, vulnerable, patch_available, revoked" },
+    { "limit", 'n', V, "limit", "items a page" },
+    { NULL, 0, 0, NULL, NULL },
+};
+
+static const struct imx_cli_opt node_get_opts[] = {
+    { "team", 't', V, "team", "the node's team (when several of yours have that name)" },
+    { "history", 0, V, "history", "history rows shown (0 to 500)" },
     { NULL, 0, 0, NULL, NULL },
 };
 
@@ -173,6 +220,11 @@ static const struct imx_cli_opt probe_opts[] = {
     { "tag", 0, L, NULL, "tag" },
     { "parent", 0, V, NULL, "id of the image this one is built on" },
     { "description", 0, V, NULL, "description" },
+    { "report", 0, F, NULL,
+      "send what was found to POST /v1/nodes/reports (with --image or --artifact; a node token)" },
+    { "image", 0, V, NULL, "--report: the catalog id of the image this node booted" },
+    { "name", 0, V, NULL,
+      "--report: the node's name (default: IMAXE_NODE_NAME, else the host name)" },
     { NULL, 0, 0, NULL, NULL },
 };
 
@@ -260,8 +312,14 @@ static void print_problem(const struct imx_cli_resp *r)
         json_t *e;
         json_array_foreach(json_object_get(doc, "errors"), i, e)
         {
-            fprintf(stderr, "  %s: %s\n", json_string_value(json_object_get(e, "pointer")),
-                    json_string_value(json_object_get(e, "detail")));
+            json_t *line = json_object_get(e, "line");
+            if (json_is_integer(line))
+                fprintf(stderr, "  line %lld %s: %s\n", (long long)json_integer_value(line),
+                        json_string_value(json_object_get(e, "pointer")),
+                        json_string_value(json_object_get(e, "detail")));
+            else
+                fprintf(stderr, "  %s: %s\n", json_string_value(json_object_get(e, "pointer")),
+                        json_string_value(json_object_get(e, "detail")));
         }
     } else {
         fprintf(stderr, "imaxe: HTTP %ld: %.200s\n", r->status, imx_cli_buf_str(&r->body));
@@ -541,6 +599,7 @@ static int run_login(const struct imx_cli_cmd *cmd, struct imx_cli_ctx *ctx)
     const char *api_token = imx_cli_args_get(&ctx->args, "api-token");
     const char *email = imx_cli_args_get(&ctx->args, "email");
     memset(&cfg, 0, sizeof cfg);
+    snprintf(cfg.profile, sizeof cfg.profile, "%s", ctx->profile);
     snprintf(cfg.url, sizeof cfg.url, "%s", ctx->url);
     if (api_token) {
         snprintf(cfg.token, sizeof cfg.token, "%s", api_token);
@@ -715,6 +774,46 @@ out:
 }
 
 /* images import: a JSON array or NDJSON of manifests, each published; one result row each. */
+/* Manifests an import sends in one request: the server's cap (POST /v1/images:import). */
+#define IMPORT_BATCH 1000
+
+/* The manifests of a file: a JSON array, one object, or NDJSON (new array), or NULL (printed). */
+static json_t *read_manifests(const char *file, const struct imx_cli_buf *in)
+{
+    json_t *manifests = json_loadb(in->data, in->len, 0, NULL);
+    if (json_is_object(manifests))
+        return json_pack("[o]", manifests);
+    if (json_is_array(manifests))
+        return manifests;
+    json_decref(manifests);
+    manifests = json_array();
+    const char *p = in->data;
+    int line = 0;
+    while (*p) {
+        line++;
+        size_t len = strcspn(p, "\n");
+        if (strspn(p, " \t\r") < len) {
+            json_error_t je;
+            json_t *m = json_loadb(p, len, 0, &je);
+            if (!json_is_object(m)) {
+                imx_cli_err("%s: line %d is not a JSON object: %s", file, line, je.text);
+                json_decref(m);
+                json_decref(manifests);
+                return NULL;
+            }
+            json_array_append_new(manifests, m);
+        }
+        p += len;
+        if (*p)
+            p++;
+    }
+    return manifests;
+}
+
+/* images import: the bulk endpoint, all or nothing, IMPORT_BATCH manifests a request (each
+ * request all or nothing; a file of more stops at the first refused batch and says which lines
+ * are in). Each batch carries an Idempotency-Key made from its bytes, so running the same import
+ * again after a lost answer replays it instead of refusing duplicates. */
 static int run_images_import(const struct imx_cli_cmd *cmd, struct imx_cli_ctx *ctx)
 {
     (void)cmd;
@@ -722,66 +821,71 @@ static int run_images_import(const struct imx_cli_cmd *cmd, struct imx_cli_ctx *
     const char *file = ctx->args.npos > 0 ? ctx->args.pos[0] : "-";
     if (imx_cli_read_input(file, &in) != 0)
         return IMX_CLI_EXIT_USAGE;
-    json_t *manifests = json_loadb(in.data, in.len, 0, NULL);
-    if (json_is_object(manifests)) {
-        json_t *one = manifests;
-        manifests = json_pack("[o]", one);
-    }
-    if (!json_is_array(manifests)) {
-        json_decref(manifests);
-        manifests = json_array();
-        const char *p = in.data;
-        int line = 0;
-        while (*p) {
-            line++;
-            size_t len = strcspn(p, "\n");
-            if (strspn(p, " \t\r") < len) {
-                json_error_t je;
-                json_t *m = json_loadb(p, len, 0, &je);
-                if (!json_is_object(m)) {
-                    imx_cli_err("%s: line %d is not a JSON object: %s", file, line, je.text);
-                    json_decref(m);
-                    json_decref(manifests);
-                    imx_cli_buf_free(&in);
-                    return IMX_CLI_EXIT_REFUSED;
-                }
-                json_array_append_new(manifests, m);
-            }
-            p += len;
-            if (*p)
-                p++;
-        }
-    }
+    json_t *manifests = read_manifests(file, &in);
     imx_cli_buf_free(&in);
+    if (!manifests)
+        return IMX_CLI_EXIT_REFUSED;
+    size_t total = json_array_size(manifests);
+    if (total == 0) {
+        json_decref(manifests);
+        imx_cli_err("%s holds no manifest", file);
+        return IMX_CLI_EXIT_USAGE;
+    }
+    bool progress = isatty(2) && total > IMPORT_BATCH;
     json_t *results = json_array();
-    int worst = IMX_CLI_EXIT_OK;
-    size_t i;
-    json_t *m;
-    json_array_foreach(manifests, i, m)
-    {
-        char *body = json_dumps(m, JSON_COMPACT);
+    int code = IMX_CLI_EXIT_OK;
+    for (size_t from = 0; from < total && code == IMX_CLI_EXIT_OK; from += IMPORT_BATCH) {
+        size_t to = from + IMPORT_BATCH < total ? from + IMPORT_BATCH : total;
+        struct imx_cli_buf nd;
+        imx_cli_buf_init(&nd, (size_t)1 << 30);
+        for (size_t i = from; i < to; i++) {
+            char *line = json_dumps(json_array_get(manifests, i), JSON_COMPACT);
+            if (line)
+                imx_cli_buf_puts(&nd, line);
+            imx_cli_buf_add(&nd, "\n", 1);
+            free(line);
+        }
+        unsigned char digest[EVP_MAX_MD_SIZE];
+        unsigned dlen = 0;
+        char key[96] = "Idempotency-Key: cli-import-";
+        EVP_Digest(nd.data, nd.len, digest, &dlen, EVP_sha256(), NULL);
+        for (unsigned i = 0; i < 16 && i < dlen; i++)
+            snprintf(key + strlen(key), 3, "%02x", digest[i]);
+        const char *headers[] = { key, NULL };
         struct imx_cli_resp r;
-        int code = imx_cli_call(ctx, "POST", "/v1/images", "application/json", body,
-                                body ? strlen(body) : 0, NULL, &r);
-        json_t *doc = json_loadb(imx_cli_buf_str(&r.body), r.body.len, 0, NULL);
-        json_t *row =
-            json_pack("{s:O?, s:O?, s:I}", "family", json_object_get(m, "family"), "version",
-                      json_object_get(m, "version"), "status", (json_int_t)r.status);
-        if (code == 0)
-            json_object_set(row, "id", json_object_get(doc, "id"));
-        else
-            json_object_set(row, "detail", json_object_get(doc, "detail"));
-        json_array_append_new(results, row);
-        if (code > worst)
-            worst = code;
+        code = imx_cli_call(ctx, "POST", "/v1/images:import", "application/x-ndjson", nd.data,
+                            nd.len, headers, &r);
+        json_t *doc = code == 0 ? imx_cli_resp_json(&r) : NULL;
+        if (code == 0 && !doc)
+            code = IMX_CLI_EXIT_SERVER;
+        size_t i;
+        json_t *img;
+        json_array_foreach(json_object_get(doc, "images"), i, img)
+        {
+            json_int_t line = json_integer_value(json_object_get(img, "line"));
+            json_array_append_new(results, json_pack("{s:I, s:O?, s:O?, s:O?}", "line",
+                                                     (json_int_t)from + line, "family",
+                                                     json_object_get(img, "family"), "version",
+                                                     json_object_get(img, "version"), "id",
+                                                     json_object_get(img, "id")));
+        }
+        if (code != 0 && from > 0)
+            imx_cli_err("manifests %zu-%zu were refused (nothing of them imported); 1-%zu were "
+                        "imported by the requests before",
+                        from + 1, to, from);
+        else if (progress)
+            fprintf(stderr, "\rimported %zu of %zu", to, total);
         json_decref(doc);
         imx_cli_resp_free(&r);
-        free(body);
+        imx_cli_buf_free(&nd);
     }
-    int out = imx_cli_print_doc(ctx, results, "family,version,status,id,detail");
+    if (progress)
+        fputc('\n', stderr);
+    int out = json_array_size(results) ? imx_cli_print_doc(ctx, results, "line,family,version,id")
+                                       : IMX_CLI_EXIT_OK;
     json_decref(results);
     json_decref(manifests);
-    return worst ? worst : out;
+    return code ? code : out;
 }
 
 /* Most documents one batch import reads (a distro's whole OSV feed: Ubuntu's is ~10,000 USNs). */
@@ -1081,7 +1185,8 @@ static int run_verify(const struct imx_cli_cmd *cmd, struct imx_cli_ctx *ctx)
     return code;
 }
 
-#define IMAGE_COLUMNS "id,family,version,provider,architecture,status,patch_status"
+#define IMAGE_COLUMNS                                                                              \
+    "id,family,version,provider,gpus,components.nvidia-driver,components.cuda,status,patch_status"
 
 const struct imx_cli_cmd imx_cli_commands[] = {
     { "login", NULL, "", 0, 0, "Sign in and store the token (mode 0600) for later commands",
@@ -1113,7 +1218,8 @@ const struct imx_cli_cmd imx_cli_commands[] = {
     { "images", "publish", "[FILE]", 0, 1, "Publish a manifest (JSON file, or stdin)",
       "imaxe images publish manifest.json -f id", no_opts, "POST", "/v1/images", IMX_CLI_BODY_JSON,
       NULL, NULL, false },
-    { "images", "import", "[FILE]", 0, 1, "Publish many manifests (a JSON array or NDJSON)",
+    { "images", "import", "[FILE]", 0, 1,
+      "Publish many manifests (a JSON array or NDJSON), all or nothing (1,000 a request)",
       "imaxe images import manifests.ndjson", no_opts, "POST", "/v1/images", IMX_CLI_BODY_NONE,
       NULL, run_images_import, false },
     { "images", "deprecate", "ID", 1, 1, "Deprecate an image (its ETag is sent as If-Match)",
@@ -1128,9 +1234,23 @@ const struct imx_cli_cmd imx_cli_commands[] = {
       status_opts, "PATCH", NULL, IMX_CLI_BODY_NONE, NULL, run_status, false },
     { "pins", "list", "", 0, 0, "A team's pins with their status and candidate",
       "imaxe pins list --team ml-platform", team_limit_opts, "GET", "/v1/pins", IMX_CLI_BODY_NONE,
-      "id,team,name,image.id,image.version,status", NULL, false },
+      "id,team,name,image.id,image.version,status,candidate.version", NULL, false },
     { "pins", "get", "ID", 1, 1, "One pin with its history", "imaxe pins get 1", no_opts, "GET",
       "/v1/pins/{0}", IMX_CLI_BODY_NONE, NULL, NULL, false },
+    { "pins", "plan", "ID", 1, 1,
+      "The safest move for a pin: candidates checked for advisories, GPUs, branch, cost; one "
+      "recommended",
+      "imaxe pins plan 1\nimaxe pins plan 1 -o json | jq '.recommended, .reason'", plan_opts, "GET",
+      "/v1/pins/{0}/plan", IMX_CLI_BODY_NONE, NULL, NULL, false },
+    { "images", "plan", "ID", 1, 1, "The safest move from an image (as pins plan, without a pin)",
+      "imaxe images plan 41", plan_opts, "GET", "/v1/images/{0}/plan", IMX_CLI_BODY_NONE, NULL,
+      NULL, false },
+    { "nodes", "list", "", 0, 0, "Nodes that report what they run, with their drift",
+      "imaxe nodes list --team ml-platform --drift true", node_list_opts, "GET", "/v1/nodes",
+      IMX_CLI_BODY_NONE, "name,team,image.id,image.version,drift,stale,last_seen", NULL, false },
+    { "nodes", "get", "NAME", 1, 1, "One node with its latest report and history",
+      "imaxe nodes get ip-10-0-1-23.ec2.internal", node_get_opts, "GET", "/v1/nodes/{0}",
+      IMX_CLI_BODY_NONE, NULL, NULL, false },
     { "pins", "move", "ID", 1, 1, "Point a pin at another image (422 names unmet constraints)",
       "imaxe pins move 1 --image 6", move_opts, "PUT", NULL, IMX_CLI_BODY_NONE, NULL, run_pin_move,
       false },
@@ -1157,7 +1277,10 @@ const struct imx_cli_cmd imx_cli_commands[] = {
       NULL, IMX_CLI_BODY_NONE, NULL, run_measurement_import, false },
     { "costs", NULL, "", 0, 0, "Cheapest image + instance type for a model at a latency target",
       "imaxe costs --model resnet50 --max-p99-ms 50 --daily-inferences 2000000", costs_opts, "GET",
-      "/v1/costs", IMX_CLI_BODY_NONE, NULL, NULL, false },
+      "/v1/costs", IMX_CLI_BODY_NONE,
+      "rank,image.family,image.version,instance_type,gpu_model,pricing,"
+      "median_cost_per_1k_inferences,monthly_cost",
+      NULL, false },
     { "requests", "create", "[FILE]", 0, 1, "Ask for a new image (JSON file, or stdin)",
       "imaxe requests create request.json", no_opts, "POST", "/v1/requests", IMX_CLI_BODY_JSON,
       NULL, NULL, false },
@@ -1182,10 +1305,73 @@ const struct imx_cli_cmd imx_cli_commands[] = {
       "imaxe webhooks verify --secret \"$SECRET\" --id \"$ID\" --timestamp \"$TS\" "
       "--signature \"$SIG\" < body.json",
       verify_opts, NULL, NULL, IMX_CLI_BODY_NONE, NULL, run_verify, true },
+    { "pins", "create", "[FILE]", 0, 1, "Create a pin (JSON: team, name, image, constraints)",
+      "imaxe pins create pin.json -f id", no_opts, "POST", "/v1/pins", IMX_CLI_BODY_JSON, NULL,
+      NULL, false },
+    { "pins", "delete", "ID", 1, 1, "Delete a pin and its history", "imaxe pins delete 7", no_opts,
+      "DELETE", "/v1/pins/{0}", IMX_CLI_BODY_NONE, NULL, NULL, false },
+    { "webhooks", "create", "[FILE]", 0, 1,
+      "Subscribe a receiver (JSON: team, url, events...); prints the secret once",
+      "imaxe webhooks create hook.json -f secret", no_opts, "POST", "/v1/webhooks",
+      IMX_CLI_BODY_JSON, NULL, NULL, false },
+    { "webhooks", "update", "ID [FILE]", 1, 2, "Change a subscription (JSON of the fields)",
+      "echo '{\"enabled\":true}' | imaxe webhooks update 3", no_opts, "PATCH", "/v1/webhooks/{0}",
+      IMX_CLI_BODY_JSON, NULL, NULL, false },
+    { "webhooks", "delete", "ID", 1, 1, "Delete a subscription", "imaxe webhooks delete 3", no_opts,
+      "DELETE", "/v1/webhooks/{0}", IMX_CLI_BODY_NONE, NULL, NULL, false },
+    { "webhooks", "rotate-secret", "ID", 1, 1,
+      "A new signing secret (the old one keeps signing for 24 h)",
+      "imaxe webhooks rotate-secret 3 -f secret", no_opts, "POST", "/v1/webhooks/{0}/rotate-secret",
+      IMX_CLI_BODY_NONE, NULL, NULL, false },
+    { "tokens", "list", "", 0, 0, "Your API tokens", "imaxe tokens list", limit_opts, "GET",
+      "/v1/tokens", IMX_CLI_BODY_NONE, "id,name,team,role,expires_at", NULL, false },
+    { "tokens", "create", "[FILE]", 0, 1,
+      "Create an API token (JSON: name, team, role, expires_in_days); prints it once",
+      "imaxe tokens create token.json -f token", no_opts, "POST", "/v1/tokens", IMX_CLI_BODY_JSON,
+      NULL, NULL, false },
+    { "tokens", "revoke", "ID", 1, 1, "Revoke an API token", "imaxe tokens revoke 5", no_opts,
+      "DELETE", "/v1/tokens/{0}", IMX_CLI_BODY_NONE, NULL, NULL, false },
+    { "teams", "list", "", 0, 0, "Teams", "imaxe teams list", limit_opts, "GET", "/v1/teams",
+      IMX_CLI_BODY_NONE, "slug,name", NULL, false },
+    { "teams", "get", "SLUG", 1, 1, "One team with its members", "imaxe teams get ml-platform",
+      no_opts, "GET", "/v1/teams/{0}", IMX_CLI_BODY_NONE, NULL, NULL, false },
+    { "teams", "create", "[FILE]", 0, 1, "Create a team (JSON: slug, name; global admins)",
+      "echo '{\"slug\":\"vision\",\"name\":\"Vision\"}' | imaxe teams create", no_opts, "POST",
+      "/v1/teams", IMX_CLI_BODY_JSON, NULL, NULL, false },
+    { "members", "set", "TEAM EMAIL", 2, 2, "Add a user to a team, or change their role",
+      "imaxe members set ml-platform ana@example.com --role publisher", member_opts, "PUT",
+      "/v1/teams/{0}/members/{1}", IMX_CLI_BODY_NONE, NULL, imx_cli_run_member_set, false },
+    { "members", "remove", "TEAM EMAIL", 2, 2, "Remove a user from a team",
+      "imaxe members remove ml-platform ana@example.com", no_opts, "DELETE",
+      "/v1/teams/{0}/members/{1}", IMX_CLI_BODY_NONE, NULL, NULL, false },
+    { "users", "create", "[FILE]", 0, 1,
+      "Create a user (JSON: email, password, display_name; global admins)",
+      "imaxe users create user.json -f id", no_opts, "POST", "/v1/users", IMX_CLI_BODY_JSON, NULL,
+      NULL, false },
+    { "requests", "transition", "ID [FILE]", 1, 2,
+      "Move a request on (JSON: to, and comment or image)",
+      "echo '{\"to\":\"approved\"}' | imaxe requests transition 4", no_opts, "POST",
+      "/v1/requests/{0}/transitions", IMX_CLI_BODY_JSON, NULL, NULL, false },
+    { "requests", "comment", "ID [FILE]", 1, 2, "Comment on a request (JSON: body)",
+      "echo '{\"body\":\"needs FIPS\"}' | imaxe requests comment 4", no_opts, "POST",
+      "/v1/requests/{0}/comments", IMX_CLI_BODY_JSON, NULL, NULL, false },
+    { "advisories", "revise", "ID [FILE]", 1, 2,
+      "Revise an advisory (JSON of the fields; sent with its revision as If-Match)",
+      "imaxe advisories revise NVIDIA-5703 changes.json", no_opts, "PATCH", "/v1/advisories/{0}",
+      IMX_CLI_BODY_JSON, NULL, imx_cli_run_conditional, false },
+    { "advisories", "withdraw", "ID", 1, 1, "Withdraw an advisory (it then affects nothing)",
+      "imaxe advisories withdraw NVIDIA-5703 --reason 'published in error'", withdraw_opts,
+      "DELETE", "/v1/advisories/{0}", IMX_CLI_BODY_NONE, NULL, imx_cli_run_conditional, false },
+    { "api", NULL, "METHOD PATH", 2, 2,
+      "Any API request with your sign-in (as `gh api`), for what no verb covers",
+      "imaxe api GET /images/4/patch\nimaxe api POST /v1/pins --data @pin.json\n"
+      "imaxe api DELETE /pins/7",
+      api_opts, NULL, NULL, IMX_CLI_BODY_NONE, NULL, imx_cli_run_api, false },
     { "probe", NULL, "", 0, 0,
-      "Read this machine's GPU stack as a manifest fragment; --check, --publish",
-      "imaxe probe\nimaxe probe --check dlami-base-ubuntu24.04/us-east-1 || echo drift", probe_opts,
-      NULL, NULL, IMX_CLI_BODY_NONE, NULL, imx_cli_run_probe, true },
+      "Read this machine's GPU stack as a manifest fragment; --check, --publish, --report",
+      "imaxe probe\nimaxe probe --check dlami-base-ubuntu24.04/us-east-1 || echo drift\n"
+      "IMAXE_TOKEN=$NODE_TOKEN imaxe probe --report --imds --artifact us-east-1=ami-0abc123",
+      probe_opts, NULL, NULL, IMX_CLI_BODY_NONE, NULL, imx_cli_run_probe, true },
     { "measure", NULL, "", 0, 0,
       "Record a benchmark result as a measurement, boot time from systemd-analyze",
       "imaxe measure --team ml-platform --image 12 --instance-type g6.xlarge --model resnet50 "

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,26 +25,52 @@ int imx_cli_config_path(char *out, size_t len)
     return n > 0 && (size_t)n < len ? 0 : -1;
 }
 
-int imx_cli_config_load(struct imx_cli_config *c, char *err, size_t errlen)
+int imx_cli_profile_valid(const char *name)
 {
-    memset(c, 0, sizeof *c);
-    char path[4096];
-    if (imx_cli_config_path(path, sizeof path) != 0)
-        return 0;
+    size_t n = name ? strlen(name) : 0;
+    return n > 0 && n < IMX_CLI_PROFILE_MAX &&
+           strspn(name, "abcdefghijklmnopqrstuvwxyz"
+                        "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") == n;
+}
+
+/* The file as a JSON object (new; an empty one when it does not exist), or NULL with err. */
+static json_t *load_doc(const char *path, bool warn, char *err, size_t errlen)
+{
     struct stat st;
     if (stat(path, &st) != 0)
-        return 0;
-    if (st.st_mode & 077)
+        return json_object();
+    if (warn && (st.st_mode & 077))
         fprintf(stderr, "imaxe: warning: %s is readable by others (chmod 600 it)\n", path);
     json_error_t je;
     json_t *doc = json_load_file(path, 0, &je);
     if (!json_is_object(doc)) {
         snprintf(err, errlen, "%s: not a JSON object (%s)", path, je.text);
         json_decref(doc);
-        return -1;
+        return NULL;
     }
-    const char *url = json_string_value(json_object_get(doc, "url"));
-    const char *token = json_string_value(json_object_get(doc, "token"));
+    return doc;
+}
+
+int imx_cli_config_load(struct imx_cli_config *c, const char *profile, char *err, size_t errlen)
+{
+    memset(c, 0, sizeof *c);
+    if (profile && profile[0]) {
+        if (!imx_cli_profile_valid(profile)) {
+            snprintf(err, errlen, "a profile name is 1-63 letters, digits, '_', '.' or '-'");
+            return -1;
+        }
+        snprintf(c->profile, sizeof c->profile, "%s", profile);
+    }
+    char path[4096];
+    if (imx_cli_config_path(path, sizeof path) != 0)
+        return 0;
+    json_t *doc = load_doc(path, true, err, errlen);
+    if (!doc)
+        return -1;
+    json_t *from =
+        c->profile[0] ? json_object_get(json_object_get(doc, "profiles"), c->profile) : doc;
+    const char *url = json_string_value(json_object_get(from, "url"));
+    const char *token = json_string_value(json_object_get(from, "token"));
     if (url && strlen(url) < sizeof c->url)
         strcpy(c->url, url);
     if (token && strlen(token) < sizeof c->token)
@@ -74,11 +101,25 @@ int imx_cli_config_save(const struct imx_cli_config *c, char *err, size_t errlen
     int fd = -1;
     int rc = -1;
     char *text = NULL;
-    json_t *doc = json_pack("{s:s, s:s}", "url", c->url, "token", c->token);
+    json_t *doc = NULL;
     if (imx_cli_config_path(path, sizeof path) != 0) {
         snprintf(err, errlen, "neither XDG_CONFIG_HOME nor HOME is set");
         goto out;
     }
+    if (!(doc = load_doc(path, false, err, errlen)))
+        goto out;
+    json_t *into = doc;
+    if (c->profile[0]) {
+        json_t *profiles = json_object_get(doc, "profiles");
+        if (!json_is_object(profiles)) {
+            profiles = json_object();
+            json_object_set_new(doc, "profiles", profiles);
+        }
+        into = json_object();
+        json_object_set_new(profiles, c->profile, into);
+    }
+    json_object_set_new(into, "url", json_string(c->url));
+    json_object_set_new(into, "token", json_string(c->token));
     snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
     if (make_dirs(path) != 0) {
         snprintf(err, errlen, "cannot create the directory of %s: %s", path, strerror(errno));

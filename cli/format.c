@@ -88,6 +88,13 @@ static bool is_name_version(json_t *v)
            json_is_string(json_object_get(v, "version"));
 }
 
+/* The last name of a dotted column path (borrowed). */
+static const char *leaf(const char *path)
+{
+    const char *dot = strrchr(path, '.');
+    return dot ? dot + 1 : path;
+}
+
 int imx_cli_fmt_cell(struct imx_cli_buf *out, json_t *v, size_t max)
 {
     struct imx_cli_buf tmp;
@@ -216,8 +223,12 @@ int imx_cli_fmt_rows(struct imx_cli_buf *out, json_t *rows, const char *columns,
     for (size_t c = 0; rc == 0 && c < ncols; c++) {
         struct imx_cli_buf *h = &cells[c];
         imx_cli_buf_init(h, 256);
-        const char *last_dot = strrchr(cols[c], '.');
-        const char *name = last_dot ? last_dot + 1 : cols[c];
+        /* A column is headed by its last name (image.version: VERSION), or by its whole path
+         * (CANDIDATE.VERSION) when another column ends with the same name. */
+        const char *name = leaf(cols[c]);
+        for (size_t o = 0; o < ncols && name != cols[c]; o++)
+            if (o != c && strcmp(leaf(cols[o]), name) == 0)
+                name = cols[c];
         for (const char *p = name; *p; p++) {
             char up = (*p >= 'a' && *p <= 'z') ? (char)(*p - 32) : *p;
             rc |= imx_cli_buf_add(h, &up, 1);
@@ -229,7 +240,13 @@ int imx_cli_fmt_rows(struct imx_cli_buf *out, json_t *rows, const char *columns,
         for (size_t c = 0; rc == 0 && c < ncols; c++) {
             struct imx_cli_buf *cell = &cells[(r + 1) * ncols + c];
             imx_cli_buf_init(cell, 4096);
-            rc = imx_cli_fmt_cell(cell, imx_cli_json_path(row, cols[c]), IMX_CLI_CELL_MAX);
+            json_t *v = imx_cli_json_path(row, cols[c]);
+            /* A person reads a table: a cost of 0.000187654321 as 0.0001877 (JSON and --field
+             * keep every digit for scripts). */
+            if (json_is_real(v))
+                rc = imx_cli_buf_printf(cell, "%.4g", json_real_value(v));
+            else
+                rc = imx_cli_fmt_cell(cell, v, IMX_CLI_CELL_MAX);
             size_t w = display_width(imx_cli_buf_str(cell), cell->len);
             if (w > width[c])
                 width[c] = w;

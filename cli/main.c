@@ -173,18 +173,26 @@ static void print_man(FILE *f)
           f);
 }
 
-/* URL and token: flags, then IMAXE_URL / IMAXE_TOKEN, then the login file. The stored token is
- * only sent to the URL it was stored for. */
+/* URL and token: flags, then IMAXE_URL / IMAXE_TOKEN (not with a profile), then the login file's
+ * profile (--profile, IMAXE_PROFILE) or default. The stored token is only sent to the URL it was
+ * stored for. */
 static int resolve_server(struct imx_cli_ctx *ctx)
 {
     struct imx_cli_config cfg;
     char err[512];
-    if (imx_cli_config_load(&cfg, err, sizeof err) != 0) {
+    const char *profile = imx_cli_args_get(&ctx->args, "profile");
+    if (!profile || !profile[0])
+        profile = getenv("IMAXE_PROFILE");
+    if (imx_cli_config_load(&cfg, profile, err, sizeof err) != 0) {
         imx_cli_err("%s", err);
         return IMX_CLI_EXIT_USAGE;
     }
+    /* A profile names its server and sign-in: IMAXE_URL and IMAXE_TOKEN, which name another
+     * server's, are not mixed into it (flags still are). */
+    bool from_profile = cfg.profile[0] != '\0';
+    snprintf(ctx->profile, sizeof ctx->profile, "%s", cfg.profile);
     const char *url = imx_cli_args_get(&ctx->args, "url");
-    if (!url || !url[0])
+    if ((!url || !url[0]) && !from_profile)
         url = getenv("IMAXE_URL");
     if (!url || !url[0])
         url = cfg.url[0] ? cfg.url : IMX_CLI_DEFAULT_URL;
@@ -199,7 +207,7 @@ static int resolve_server(struct imx_cli_ctx *ctx)
     memcpy(ctx->url, url, len);
     ctx->url[len] = '\0';
     const char *token = imx_cli_args_get(&ctx->args, "token");
-    if (!token || !token[0])
+    if ((!token || !token[0]) && !from_profile)
         token = getenv("IMAXE_TOKEN");
     if ((!token || !token[0]) && cfg.token[0] && strcmp(cfg.url, ctx->url) == 0)
         token = cfg.token;
@@ -260,7 +268,16 @@ static int run(int argc, char **argv)
         return IMX_CLI_EXIT_OK;
     }
     if (!noun_known(noun)) {
-        imx_cli_err("unknown command '%s' (imaxe --help lists them)", noun);
+        const char *nouns[128];
+        size_t n = 0;
+        for (const struct imx_cli_cmd *c = imx_cli_commands; c->noun && n < 128; c++)
+            if (n == 0 || strcmp(nouns[n - 1], c->noun) != 0)
+                nouns[n++] = c->noun;
+        const char *near = imx_cli_closest(noun, strlen(noun), nouns, n);
+        if (near)
+            imx_cli_err("unknown command '%s' (did you mean '%s'?)", noun, near);
+        else
+            imx_cli_err("unknown command '%s' (imaxe --help lists them)", noun);
         return IMX_CLI_EXIT_USAGE;
     }
     const struct imx_cli_cmd *cmd = NULL;
@@ -278,7 +295,17 @@ static int run(int argc, char **argv)
             if (strcmp(c->noun, noun) == 0 && strcmp(c->verb, verb) == 0)
                 cmd = c;
         if (!cmd) {
-            imx_cli_err("unknown command '%s %s'", noun, verb);
+            const char *verbs[64];
+            size_t n = 0;
+            for (const struct imx_cli_cmd *c = imx_cli_commands; c->noun && n < 64; c++)
+                if (strcmp(c->noun, noun) == 0 && c->verb)
+                    verbs[n++] = c->verb;
+            const char *near = imx_cli_closest(verb, strlen(verb), verbs, n);
+            if (near)
+                imx_cli_err("unknown command '%s %s' (did you mean '%s %s'?)", noun, verb, noun,
+                            near);
+            else
+                imx_cli_err("unknown command '%s %s'", noun, verb);
             usage_noun(stderr, noun);
             return IMX_CLI_EXIT_USAGE;
         }
@@ -312,7 +339,11 @@ static int run(int argc, char **argv)
     if (code != 0)
         return code;
     if (!cmd->anonymous && !ctx.http.token) {
-        imx_cli_err("not signed in: run `imaxe login` or set IMAXE_TOKEN");
+        if (ctx.profile[0])
+            imx_cli_err("not signed in with profile %s: run `imaxe --profile %s login`",
+                        ctx.profile, ctx.profile);
+        else
+            imx_cli_err("not signed in: run `imaxe login` or set IMAXE_TOKEN");
         return IMX_CLI_EXIT_AUTH;
     }
     return cmd->run ? cmd->run(cmd, &ctx) : imx_cli_run_generic(cmd, &ctx);

@@ -505,7 +505,29 @@ static size_t collect(char *d, size_t s, size_t n, void *u)
     return imx_cli_buf_add(b, d, s * n) == 0 ? s * n : 0;
 }
 
-/* IMDSv2: a session token by PUT, then the instance type, each within one second. */
+/* One more IMDS value (path under /latest/meta-data/) into node member name, when it is a
+ * plain word (the AMI id, the region): what `probe --report` names the booted image by. */
+static void imds_value(CURL *c, const char *base, const char *path, json_t *node, const char *name)
+{
+    char url[1200];
+    struct imx_cli_buf v;
+    imx_cli_buf_init(&v, 256);
+    long status = 0;
+    snprintf(url, sizeof url, "%s/latest/meta-data/%s", base, path);
+    curl_easy_setopt(c, CURLOPT_URL, url);
+    curl_easy_setopt(c, CURLOPT_WRITEDATA, &v);
+    if (curl_easy_perform(c) == CURLE_OK &&
+        curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status) == CURLE_OK && status == 200) {
+        const char *t = imx_cli_buf_str(&v);
+        size_t n = strspn(t, "abcdefghijklmnopqrstuvwxyz0123456789-");
+        if (n > 0 && n == strlen(t))
+            json_object_set_new(node, name, json_string(t));
+    }
+    imx_cli_buf_free(&v);
+}
+
+/* IMDSv2: a session token by PUT, then the instance type, each within one second (and the AMI
+ * id and region, for node reports). */
 static void probe_imds(struct probe *p)
 {
     const char *base = getenv("IMAXE_IMDS_URL");
@@ -562,6 +584,8 @@ static void probe_imds(struct probe *p)
         json_object_set_new(p->out, "instance_families", json_pack("[s]", family));
     }
     ok = true;
+    imds_value(c, base, "ami-id", p->node, "ami_id");
+    imds_value(c, base, "placement/region", p->node, "region");
 out:
     if (!ok)
         absent(p, "instance_type", "no answer from the EC2 instance metadata service (IMDSv2)");

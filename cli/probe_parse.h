@@ -1,7 +1,8 @@
 /* What `imaxe probe` reads, parsed: /proc/driver/nvidia/version, nvidia-smi CSV, the CUDA
  * toolkit's version.json and `nvcc --version`, cuDNN and NCCL version headers, os-release,
- * `nvidia-ctk --version`, the probe's own python3 lines; GPU names shortened to models; and the
- * drift between a node and a published image. Pure: text in, values out, no I/O. */
+ * `nvidia-ctk --version`, the probe's own python3 lines; and GPU names shortened to models (the
+ * drift between a node and its image is server/domain/drift.h, shared with the server). Pure: text
+ * in, values out, no I/O. */
 #ifndef IMX_PROBE_PARSE_H
 #define IMX_PROBE_PARSE_H
 
@@ -79,16 +80,5 @@ int imx_probe_parse_systemd_analyze(const char *text, double *seconds);
 /* A GPU's model as catalogs name it: "NVIDIA H100 80GB HBM3" -> "H100", "NVIDIA
  * A100-SXM4-80GB" -> "A100", "Tesla T4" -> "T4", "NVIDIA L40S" -> "L40S". */
 void imx_probe_gpu_model(const char *name, char model[IMX_PROBE_NAME_MAX]);
-
-/* Is a node version the image's version, or a dot-boundary prefix of it (the node knows
- * "13.0" from nvcc, the image says "13.0.2")? */
-bool imx_probe_version_matches(const char *node, const char *image);
-
-/* Compares a probe fragment (node) with a published image: every component of either, then
- * architecture, os, kernel and (when the image lists GPUs) each node GPU. Returns a new array
- * of {"name", "image", "node", "state"} where state is "same", "differs", "missing" (the
- * image has it, the node does not) or "extra" (only the node has it); *drift is set when any
- * row differs or is missing. */
-json_t *imx_probe_drift(json_t *node, json_t *image, bool *drift);
 
 #endif

@@ -26,6 +26,7 @@
 #include "api/export.h"
 #include "api/idempotency.h"
 #include "auth/auth.h"
+#include "cli/admin.h"
 #include "cli/reference.h"
 #include "db/advisories.h"
 #include "db/idempotency.h"
@@ -256,6 +257,8 @@ static int serve(const struct imx_config *cfg, sigset_t *sigs)
     imx_http_create_hook = imx_api_idempotent;
     imx_http_release_hook = imx_api_db_put;
     imx_api_export_max_rows = cfg->export_max_rows;
+    imx_api_nodes.history_days = cfg->node_history_days;
+    imx_api_nodes.stale_s = cfg->node_stale_s;
     imx_db_pools_open();
     if (imx_http_start(cfg, err, sizeof err) != 0) {
         imx_error("%s", err);
@@ -338,9 +341,10 @@ int main(int argc, char **argv)
         return 0;
     }
     if (strcmp(cmd, "serve") != 0 && strcmp(cmd, "migrate") != 0 && strcmp(cmd, "worker") != 0 &&
-        strcmp(cmd, "recompute-compat") != 0 && strcmp(cmd, "reference") != 0) {
+        strcmp(cmd, "recompute-compat") != 0 && strcmp(cmd, "reference") != 0 &&
+        strcmp(cmd, "admin") != 0) {
         fprintf(stderr, "usage: imaxe-server [serve|worker|migrate|recompute-compat|reference|"
-                        "version]\n");
+                        "admin|version]\n");
         return 2;
     }
 
@@ -373,6 +377,8 @@ int main(int argc, char **argv)
         rc = recompute_compat(&cfg);
     else if (rc == 0 && strcmp(cmd, "reference") == 0)
         rc = imx_cli_reference(&cfg, argc - 2, argv + 2);
+    else if (rc == 0 && strcmp(cmd, "admin") == 0)
+        rc = imx_cli_admin(&cfg, argc - 2, argv + 2);
     imx_config_free(&cfg);
     free((char *)imx_server_info.openapi_json);
     curl_global_cleanup();

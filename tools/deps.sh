@@ -5,9 +5,9 @@ set -euo pipefail
 
 run_pkgs=(cmake make gcc pkg-config python3 python3-yaml
     libmicrohttpd-dev libjansson-dev libjwt-dev libcurl4-openssl-dev libpq-dev libssl-dev
-    libsodium-dev libcmocka-dev libsystemd-dev postgresql-15 postgresql-client-15 curl ca-certificates)
+    libsodium-dev libsystemd-dev postgresql-15 postgresql-client-15 curl ca-certificates)
 # systemd: systemd-analyze checks deploy/imaxe.service; dpkg-dev: cpack's dpkg-shlibdeps.
-test_pkgs=(clang-format prometheus npm systemd dpkg-dev)
+test_pkgs=(libcmocka-dev clang-format prometheus npm systemd dpkg-dev)
 
 want=("${run_pkgs[@]}")
 if [ "${1:-}" != run ]; then want+=("${test_pkgs[@]}"); fi

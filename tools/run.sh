@@ -26,6 +26,8 @@ fi
 export IMAXE_ADMIN_EMAIL=${IMAXE_ADMIN_EMAIL:-admin@imaxe.local}
 export IMAXE_ADMIN_PASSWORD=${IMAXE_ADMIN_PASSWORD:-imaxe-demo-admin}
 export IMAXE_PORT=${IMAXE_PORT:-8080}
+# A webhook receiver on this machine, for trying webhooks out (README.md, "Webhooks").
+export IMAXE_WEBHOOK_ALLOW_HOSTS=${IMAXE_WEBHOOK_ALLOW_HOSTS:-127.0.0.1:9000}
 export IMAXE_WEB_DIR=${IMAXE_WEB_DIR:-$top/web}
 export IMAXE_MIGRATIONS_DIR=${IMAXE_MIGRATIONS_DIR:-$top/migrations}
 
@@ -35,13 +37,27 @@ if [ -x tools/demo.sh ]; then tools/demo.sh; fi
 cat <<MSG
 
   imaxe is starting on http://127.0.0.1:${IMAXE_PORT}/
-  demo admin: ${IMAXE_ADMIN_EMAIL} / ${IMAXE_ADMIN_PASSWORD}
+    web catalog  http://127.0.0.1:${IMAXE_PORT}/
+    API docs     http://127.0.0.1:${IMAXE_PORT}/docs   (the contract: /openapi.json)
+    command line $top/build/imaxe   (imaxe login --url http://127.0.0.1:${IMAXE_PORT})
+  demo admin: ${IMAXE_ADMIN_EMAIL} / ${IMAXE_ADMIN_PASSWORD} (owner of the demo teams)
   Ctrl-C stops it (and its private PostgreSQL).
 
 MSG
 # Not exec: the trap must stop PostgreSQL after the server exits.
 build/imaxe-server serve &
 server=$!
+# The server creates the demo admin on its first start; make it an owner (admin) of the demo teams
+# so that Pins, Webhooks and "Pin this image" work on the first screen.
+for _ in $(seq 1 100); do
+    if curl -fsS -o /dev/null "http://127.0.0.1:${IMAXE_PORT}/readyz" 2>/dev/null; then
+        psql "$IMAXE_DATABASE_URL" -XAtq -v ON_ERROR_STOP=1 -v email="$IMAXE_ADMIN_EMAIL" \
+            -f tools/demo/admin_teams.sql >/dev/null || true
+        break
+    fi
+    kill -0 $server 2>/dev/null || break
+    sleep 0.2
+done
 trap 'kill -TERM $server 2>/dev/null' INT TERM
 wait $server || true
 wait $server 2>/dev/null || true

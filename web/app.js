@@ -17,6 +17,7 @@ const routes = [
   { re: /^\/requests$/, mod: 'requests', nav: 'requests' },
   { re: /^\/webhooks$/, mod: 'webhooks', nav: 'webhooks' },
   { re: /^\/exposure$/, mod: 'exposure', nav: 'exposure' },
+  { re: /^\/fleet$/, mod: 'fleet', nav: 'fleet' },
   { re: /^\/publish$/, mod: 'publish', nav: 'catalog' },
   { re: /^\/account$/, mod: 'account', nav: 'account' },
 ];

@@ -9,6 +9,26 @@ _imaxe()
         *) if [ -z "$noun" ]; then noun=${COMP_WORDS[i]}; elif [ -z "$verb" ]; then verb=${COMP_WORDS[i]}; fi ;;
         esac
     done
+    # Values from the server the stored sign-in reaches (nothing when it reaches none): team
+    # slugs, family names, and pins as TEAM/NAME.
+    local prev=${COMP_WORDS[COMP_CWORD - 1]}
+    case $prev in
+    --team | -t)
+        COMPREPLY=($(compgen -W "$(imaxe teams list -f slug --timeout 3 2>/dev/null)" -- "$cur"))
+        return ;;
+    --family)
+        COMPREPLY=($(compgen -W "$(imaxe images search -n 200 -f family --timeout 3 2>/dev/null | sort -u)" -- "$cur"))
+        return ;;
+    --pin)
+        if [[ $cur == */* ]]; then
+            local team=${cur%%/*}
+            COMPREPLY=($(compgen -P "$team/" -W "$(imaxe pins list --team "$team" -f name --timeout 3 2>/dev/null)" -- "${cur#*/}"))
+        else
+            COMPREPLY=($(compgen -S / -W "$(imaxe teams list -f slug --timeout 3 2>/dev/null)" -- "$cur"))
+            compopt -o nospace 2>/dev/null
+        fi
+        return ;;
+    esac
     local cmds
     cmds=$(imaxe help commands 2>/dev/null) || return
     if [[ $cur == -* ]]; then

@@ -320,7 +320,11 @@ BEGIN
   SELECT s.id, CASE WHEN s.kind = 'pin' THEN s.team_id END,
          jsonb_build_object('kind', s.kind, 'team', pin.j -> 'team', 'pin', pin.j,
                             'family', s.family, 'image', ii.j, 'advisories',
-                            jsonb_build_array(adv.j), 'fixed_by', fi.j),
+                            jsonb_build_array(adv.j), 'fixed_by', fi.j,
+                            -- Running nodes on the exposed image (procedures/nodes.sql): the
+                            -- pin's team's for a pin event, every team's for a family event.
+                            'nodes_exposed', imx_nodes_running(s.image_id,
+                                               CASE WHEN s.kind = 'pin' THEN s.team_id END)),
          ARRAY[s.family], CASE WHEN pin.name IS NOT NULL THEN ARRAY[pin.name] ELSE '{}' END,
          adv.severity, s.kind = 'family'
     FROM s JOIN adv ON adv.id = s.advisory_id JOIN img ii ON ii.id = s.image_id

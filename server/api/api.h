@@ -178,5 +178,19 @@ void imx_api_reference_import(struct imx_req *r);
 void imx_api_reference_list(struct imx_req *r);
 void imx_api_reference_create(struct imx_req *r);
 void imx_api_reference_update(struct imx_req *r);
+/* The fleet (server/api/nodes.c): node reports, the node list, one node, counts. */
+struct imx_api_nodes_settings {
+    unsigned history_days; /* IMAXE_NODE_HISTORY_DAYS */
+    unsigned stale_s;      /* IMAXE_NODE_STALE_S */
+};
+extern struct imx_api_nodes_settings imx_api_nodes;
+void imx_api_node_report(struct imx_req *r);
+void imx_api_node_list(struct imx_req *r);
+void imx_api_node_get(struct imx_req *r);
+void imx_api_fleet(struct imx_req *r);
+void imx_api_advisory_exposure(struct imx_req *r);
+/* The upgrade planner (server/api/plan.c). */
+void imx_api_pin_plan(struct imx_req *r);
+void imx_api_image_plan(struct imx_req *r);
 
 #endif

@@ -10,7 +10,8 @@
 #define ADMIN     IMX_ACCESS_ADMIN
 /* A POST that creates something (a resource, a delivery, a secret, a transition): it takes an
  * Idempotency-Key (server/api/idempotency.c). Login and the compatibility check create nothing. */
-#define CREATES true
+#define CREATES     true
+#define NODE_REPORT IMX_ACCESS_NODE_REPORT
 /* The handler confirms a remembered principal itself, with the auth epoch its own statement
  * returns (or through imx_auth_team / imx_auth_team_id): the principal cache may let the caller
  * in without a query (server/auth/principal_cache.h). */
@@ -187,6 +188,23 @@ const struct imx_route imx_routes[] = {
       CREATES, false, false, NULL },
     { "PUT", "/v1/reference/{table}", ADMIN, imx_api_reference_update, IMX_ROLE_NONE, NULL, false,
       false, false, NULL },
+    /* The fleet (server/api/nodes.c): node-report tokens may send reports and nothing else. */
+    { "POST", "/v1/nodes/reports", NODE_REPORT, imx_api_node_report, IMX_ROLE_MEMBER, NULL, false,
+      false, false, NULL },
+    { "GET", "/v1/nodes", SIGNED_IN, imx_api_node_list, IMX_ROLE_VIEWER,
+      "team image family pin drift stale gpu patch_status limit cursor", false, false, EXPORTS,
+      NULL },
+    { "GET", "/v1/nodes/{name}", SIGNED_IN, imx_api_node_get, IMX_ROLE_VIEWER, "team history",
+      false, false, false, NULL },
+    { "GET", "/v1/fleet", SIGNED_IN, imx_api_fleet, IMX_ROLE_VIEWER, "team limit", false, false,
+      false, NULL },
+    /* The upgrade planner (server/api/plan.c). */
+    { "GET", "/v1/pins/{id}/plan", SIGNED_IN, imx_api_pin_plan, IMX_ROLE_VIEWER, "limit", false,
+      false, false, NULL },
+    { "GET", "/v1/images/{id}/plan", SIGNED_IN, imx_api_image_plan, IMX_ROLE_VIEWER, "limit", false,
+      false, false, NULL },
+    { "GET", "/v1/advisories/{id}/exposure", SIGNED_IN, imx_api_advisory_exposure, IMX_ROLE_NONE,
+      "limit", false, false, false, NULL },
 };
 
 const size_t imx_routes_count = sizeof imx_routes / sizeof imx_routes[0];

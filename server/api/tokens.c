@@ -16,14 +16,14 @@
 #define TOKEN_DAYS_MAX     365
 
 static const struct imx_api_field token_fields[] = {
-    { "name", JSON_STRING, true }, { "team", JSON_STRING, true },
-    { "role", JSON_STRING, true }, { "expires_in_days", JSON_INTEGER, false },
-    { NULL, JSON_NULL, false },
+    { "name", JSON_STRING, true },   { "team", JSON_STRING, true },
+    { "role", JSON_STRING, true },   { "expires_in_days", JSON_INTEGER, false },
+    { "scope", JSON_STRING, false }, { NULL, JSON_NULL, false },
 };
 
 struct token_create {
     char user_id[24], team_id[24], days[16];
-    const char *name, *team, *role;
+    const char *name, *team, *role, *scope;
     char secret[IMX_TOKEN_LEN + 1];
     char hash[IMX_TOKEN_HASH_LEN + 1];
 };
@@ -49,14 +49,14 @@ static int token_create_tx(struct imx_req *r, void *cls)
     int64_t new_id;
     struct imx_db_json j;
     st = imx_db_token_create(r->db, t->user_id, t->team_id, t->name, t->role, t->hash, t->days,
-                             &new_id, &j);
+                             t->scope, &new_id, &j);
     if (st != IMX_DBS_OK)
         return imx_api_tx_fail(r, st);
     json_t *doc = imx_api_json_load(&j);
     char id[24];
     snprintf(id, sizeof id, "%lld", (long long)new_id);
-    json_t *detail =
-        json_pack("{s:s, s:s, s:s}", "name", t->name, "team", t->team, "role", t->role);
+    json_t *detail = json_pack("{s:s, s:s, s:s, s:s}", "name", t->name, "team", t->team, "role",
+                               t->role, "scope", t->scope ? t->scope : "api");
     int rc = imx_audit(r, "create", "api_token", id, detail);
     json_decref(detail);
     if (rc != 0 || !doc) {
@@ -87,7 +87,12 @@ void imx_api_token_create(struct imx_req *r)
         .name = json_string_value(json_object_get(body, "name")),
         .team = json_string_value(json_object_get(body, "team")),
         .role = json_string_value(json_object_get(body, "role")),
+        .scope = json_string_value(json_object_get(body, "scope")),
     };
+    /* A node-report token may only send node reports (POST /v1/nodes/reports), for its team: the
+     * credential a fleet of machines carries. */
+    if (t.scope && strcmp(t.scope, "api") != 0 && strcmp(t.scope, "node-report") != 0)
+        imx_verr(errors, "/scope", "must be api or node-report");
     json_t *days = json_object_get(body, "expires_in_days");
     json_int_t d = json_is_integer(days) ? json_integer_value(days) : TOKEN_DAYS_DEFAULT;
     if (d < 1 || d > TOKEN_DAYS_MAX)

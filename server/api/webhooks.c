@@ -33,9 +33,10 @@ static const char *const event_types[] = {
     "request.updated",
     "ping",
     "image.compatibility_changed",
+    "node.drifted",
 };
 
-_Static_assert(sizeof event_types / sizeof event_types[0] == 9,
+_Static_assert(sizeof event_types / sizeof event_types[0] == 10,
                "read_list names every event type in its message");
 
 static const char *const severities[] = { "low", "medium", "high", "critical" };
@@ -114,9 +115,9 @@ static char *read_list(const json_t *body, const char *name, const char *const *
             continue;
         }
         if (known && !in_list(s, known, nknown)) {
-            imx_verr(errors, ptr, "is not an event type (%s, %s, %s, %s, %s, %s, %s, %s or %s)",
+            imx_verr(errors, ptr, "is not an event type (%s, %s, %s, %s, %s, %s, %s, %s, %s or %s)",
                      known[0], known[1], known[2], known[3], known[4], known[5], known[6], known[7],
-                     known[8]);
+                     known[8], known[9]);
             continue;
         }
         if (!known && (strlen(s) == 0 || strlen(s) > FILTER_ITEM_MAX)) {
@@ -166,7 +167,7 @@ static bool input_read(struct imx_req *r, const json_t *body, const struct imx_a
     if (in->description && strlen(in->description) > DESCRIPTION_MAX)
         imx_verr(errors, "/description", "must be at most %d characters", DESCRIPTION_MAX);
     if (in->url) {
-        char reason[256];
+        char reason[512];
         if (imx_ssrf_check_url(in->url, &ssrf_allow, imx_ssrf_resolve_system, NULL, reason,
                                sizeof reason) != 0)
             imx_verr(errors, "/url", "is refused: %s", reason);

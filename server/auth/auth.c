@@ -197,6 +197,7 @@ static int api_token_principal(struct imx_req *r, const char *hash, struct imx_p
         p->token_role = (int)imx_role_parse(t.token_role);
         p->user_admin = t.user_admin;
         p->admin = false; /* a script token never carries global admin powers */
+        p->report_only = strcmp(t.scope, "node-report") == 0;
         p->authenticated = true;
         e->max_role = (int)cap(p, p->token_team,
                                t.member_role[0] ? imx_role_parse(t.member_role) : IMX_ROLE_NONE);
@@ -322,6 +323,8 @@ static bool route_admits(const struct imx_req *r)
     const struct imx_route *rt = r->route;
     if (rt->access == IMX_ACCESS_ADMIN && !r->principal.admin)
         return false;
+    if (r->principal.report_only && rt->access != IMX_ACCESS_NODE_REPORT)
+        return false;
     return rt->min_role <= IMX_ROLE_NONE || r->principal.admin ||
            r->principal.max_role >= rt->min_role;
 }
@@ -331,6 +334,11 @@ static bool route_admits(const struct imx_req *r)
 static bool route_allows(struct imx_req *r)
 {
     const struct imx_route *rt = r->route;
+    /* A node's token is worth stealing less than any other: it can only report. */
+    if (r->principal.report_only && rt->access != IMX_ACCESS_NODE_REPORT) {
+        imx_reply_problem(r, IMX_E_FORBIDDEN, "A node-report token may only send node reports");
+        return false;
+    }
     if (rt->access == IMX_ACCESS_ADMIN && !r->principal.admin) {
         imx_reply_problem(r, IMX_E_FORBIDDEN, "Only global admins may %s %s", rt->method, rt->path);
         return false;

@@ -10,8 +10,8 @@
  * token's team, the expiry (Unix seconds) and the auth epoch it was read at. */
 IMX_DB_STMT(q_api_token, 1,
             "SELECT t.id, t.user_id, t.team_id, t.role, u.is_admin, m.role,"
-            " floor(extract(epoch FROM t.expires_at))::bigint, (SELECT n FROM auth_epoch)"
-            " FROM api_tokens t JOIN users u ON u.id = t.user_id"
+            " floor(extract(epoch FROM t.expires_at))::bigint, (SELECT n FROM auth_epoch),"
+            " t.scope FROM api_tokens t JOIN users u ON u.id = t.user_id"
             " LEFT JOIN memberships m ON m.team_id = t.team_id AND m.user_id = t.user_id"
             " WHERE t.token_hash = $1 AND t.revoked_at IS NULL AND t.expires_at > now()"
             " AND u.disabled_at IS NULL");
@@ -54,6 +54,7 @@ enum imx_db_status imx_db_auth_api_token(struct imx_db_conn *c, const char *toke
         text_at(res, 5, out->member_role, sizeof out->member_role);
         out->expires_at = strtoll(PQgetvalue(res, 0, 6), NULL, 10);
         out->epoch = strtoll(PQgetvalue(res, 0, 7), NULL, 10);
+        text_at(res, 8, out->scope, sizeof out->scope);
     }
     PQclear(res);
     return st;
@@ -327,20 +328,21 @@ enum imx_db_status imx_db_member_delete(struct imx_db_conn *c, const char *team_
 
 #define TOKEN_JSON                                                                                 \
     "json_build_object('id', k.id, 'name', k.name, 'team', t.slug, 'role', k.role, "               \
-    "'created_at', k.created_at, 'expires_at', k.expires_at, 'revoked_at', k.revoked_at)"
+    "'scope', k.scope, 'created_at', k.created_at, 'expires_at', k.expires_at, "                   \
+    "'revoked_at', k.revoked_at)"
 
-IMX_DB_STMT(q_token_create, 6,
+IMX_DB_STMT(q_token_create, 7,
             "WITH k AS (INSERT INTO api_tokens (user_id, team_id, name, role, token_hash, "
-            "expires_at) VALUES ($1::bigint, $2::bigint, $3, $4::team_role, $5, "
-            "now() + make_interval(days => $6::int)) RETURNING *) "
+            "expires_at, scope) VALUES ($1::bigint, $2::bigint, $3, $4::team_role, $5, "
+            "now() + make_interval(days => $6::int), coalesce($7::text, 'api')) RETURNING *) "
             "SELECT k.id, " TOKEN_JSON " FROM k JOIN teams t ON t.id = k.team_id");
 
 enum imx_db_status imx_db_token_create(struct imx_db_conn *c, const char *user_id,
                                        const char *team_id, const char *name, const char *role,
-                                       const char *hash, const char *days, int64_t *id,
-                                       struct imx_db_json *token)
+                                       const char *hash, const char *days, const char *scope,
+                                       int64_t *id, struct imx_db_json *token)
 {
-    const char *p[] = { user_id, team_id, name, role, hash, days };
+    const char *p[] = { user_id, team_id, name, role, hash, days, scope };
     return id_and_json(imx_db_exec(c, &q_token_create, p), id, token);
 }
 

@@ -18,6 +18,7 @@ struct imx_db_token_principal {
     char member_role[16]; /* the user's role in the token's team */
     long long expires_at; /* Unix seconds */
     long long epoch;      /* the auth epoch it was read at */
+    char scope[16];       /* "api" or "node-report" */
 };
 /* token_hash (hex SHA-256) of a live token of an active user; IMX_DBS_NOT_FOUND: none. */
 enum imx_db_status imx_db_auth_api_token(struct imx_db_conn *c, const char *token_hash,
@@ -115,11 +116,11 @@ enum imx_db_status imx_db_member_delete(struct imx_db_conn *c, const char *team_
                                         const char *email, char old_role[16]);
 
 /* API tokens */
-/* -> the new token's id and JSON (without the secret). */
+/* -> the new token's id and JSON (without the secret). scope: "api" (NULL) or "node-report". */
 enum imx_db_status imx_db_token_create(struct imx_db_conn *c, const char *user_id,
                                        const char *team_id, const char *name, const char *role,
-                                       const char *hash, const char *days, int64_t *id,
-                                       struct imx_db_json *token);
+                                       const char *hash, const char *days, const char *scope,
+                                       int64_t *id, struct imx_db_json *token);
 /* -> one page of (id, token JSON) rows, newest first, older than before_id (NULL: the newest),
  * at most limit + 1. */
 enum imx_db_status imx_db_token_list(struct imx_db_conn *c, const char *user_id,

@@ -31,6 +31,7 @@ struct holder {
     struct imx_ref_pytorch *pytorch_releases;
     struct imx_ref_nccl *nccl;
     struct imx_ref_dcgm *dcgm;
+    struct imx_ref_jax *jax;
 };
 
 static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -72,14 +73,17 @@ IMX_DB_STMT(stmt_snapshot, 0,
             "     cuda12_max WHEN 13 THEN cuda13_max END ORDER BY u.o)"
             "     FROM unnest(cuda_majors) WITH ORDINALITY AS u(m, o)),"
             "   'cc_min', cc_min::text, 'cc_max', cc_max::text,"
+            "   'cc_list', array_to_string(cc_list, ';'),"
             "   'unconfirmed', status = 'UNCONFIRMED') ORDER BY cudnn_version_key), '[]')"
             "   FROM ref_cudnn),"
             " 'pytorch', (SELECT coalesce(json_agg(json_build_object("
             "   'pytorch_version', pytorch_version, 'cuda_version', cuda_version,"
-            "   'experimental', channel = 'experimental', 'source', source)"
+            "   'experimental', channel = 'experimental', 'source', source,"
+            "   'cuda_archs', cuda_archs, 'cuda_archs_source', cuda_archs_source)"
             "   ORDER BY pytorch_version_key, cuda_version_key), '[]') FROM ref_pytorch_build),"
             " 'tensorflow', (SELECT coalesce(json_agg(json_build_object("
-            "   'tensorflow_version', tensorflow_version, 'cuda', cuda, 'source', source,"
+            "   'tensorflow_version', tensorflow_version, 'cuda', cuda, 'cudnn', cudnn,"
+            "   'source', source,"
             "   'python_min', python_min, 'python_max', python_max)"
             "   ORDER BY tensorflow_version_key), '[]') FROM ref_tensorflow),"
             " 'ccs', (SELECT coalesce(json_agg(json_build_object("
@@ -99,7 +103,13 @@ IMX_DB_STMT(stmt_snapshot, 0,
             "   'dcgm_version', dcgm_version, 'driver_branch_min', driver_branch_min,"
             "   'driver_min', driver_min, 'source', source,"
             "   'unconfirmed', status = 'UNCONFIRMED') ORDER BY dcgm_version_key), '[]')"
-            "   FROM ref_dcgm)"
+            "   FROM ref_dcgm),"
+            " 'jax', (SELECT coalesce(json_agg(json_build_object("
+            "   'variant', variant, 'cuda_major', cuda_major, 'cuda_min', cuda_min,"
+            "   'cudnn_min', cudnn_min, 'cudnn_below', cudnn_below,"
+            "   'driver_branch_min', driver_branch_min, 'cc_min', cc_min::text, 'source', source,"
+            "   'unconfirmed', status = 'UNCONFIRMED') ORDER BY variant), '[]')"
+            "   FROM ref_jax)"
             ")::text");
 
 static void set_err(char *err, size_t errlen, const char *msg)
@@ -125,6 +135,7 @@ static void holder_free(struct holder *h)
     free(h->pytorch_releases);
     free(h->nccl);
     free(h->dcgm);
+    free(h->jax);
     json_decref(h->root);
     free(h);
 }
@@ -168,12 +179,13 @@ static struct holder *holder_from_json(json_t *root)
            *pytorch = json_object_get(root, "pytorch"), *tf = json_object_get(root, "tensorflow"),
            *ccs = json_object_get(root, "ccs"),
            *releases = json_object_get(root, "pytorch_releases"),
-           *nccl = json_object_get(root, "nccl"), *dcgm = json_object_get(root, "dcgm");
+           *nccl = json_object_get(root, "nccl"), *dcgm = json_object_get(root, "dcgm"),
+           *jax = json_object_get(root, "jax");
     if (!json_is_integer(json_object_get(root, "generation")) || !json_is_array(mvc) ||
         !json_is_array(cuda) || !json_is_array(archs) || !json_is_array(gpus) ||
         !json_is_array(branches) || !json_is_array(cudnn) || !json_is_array(pytorch) ||
         !json_is_array(tf) || !json_is_array(ccs) || !json_is_array(releases) ||
-        !json_is_array(nccl) || !json_is_array(dcgm))
+        !json_is_array(nccl) || !json_is_array(dcgm) || !json_is_array(jax))
         goto fail;
     size_t n_aliases = 0, i;
     json_t *row;
@@ -192,8 +204,10 @@ static struct holder *holder_from_json(json_t *root)
     h->pytorch_releases = alloc_rows(json_array_size(releases), sizeof *h->pytorch_releases);
     h->nccl = alloc_rows(json_array_size(nccl), sizeof *h->nccl);
     h->dcgm = alloc_rows(json_array_size(dcgm), sizeof *h->dcgm);
+    h->jax = alloc_rows(json_array_size(jax), sizeof *h->jax);
     if (!h->mvc || !h->cuda || !h->archs || !h->gpus || !h->aliases || !h->branches || !h->cudnn ||
-        !h->pytorch || !h->tensorflow || !h->ccs || !h->pytorch_releases || !h->nccl || !h->dcgm)
+        !h->pytorch || !h->tensorflow || !h->ccs || !h->pytorch_releases || !h->nccl || !h->dcgm ||
+        !h->jax)
         goto fail;
 
     json_array_foreach(mvc, i, row)
@@ -266,6 +280,7 @@ static struct holder *holder_from_json(json_t *root)
         h->cudnn[i].source = str(row, "source");
         h->cudnn[i].cc_min = str(row, "cc_min");
         h->cudnn[i].cc_max = str(row, "cc_max");
+        h->cudnn[i].cc_list = str(row, "cc_list");
         h->cudnn[i].unconfirmed = json_is_true(json_object_get(row, "unconfirmed"));
         json_array_foreach(majors, k, v)
         {
@@ -281,10 +296,14 @@ static struct holder *holder_from_json(json_t *root)
     }
     json_array_foreach(pytorch, i, row)
     {
-        h->pytorch[i] =
-            (struct imx_ref_pytorch_build){ str(row, "pytorch_version"), str(row, "cuda_version"),
-                                            json_is_true(json_object_get(row, "experimental")),
-                                            str(row, "source") };
+        h->pytorch[i] = (struct imx_ref_pytorch_build){
+            .pytorch_version = str(row, "pytorch_version"),
+            .cuda_version = str(row, "cuda_version"),
+            .experimental = json_is_true(json_object_get(row, "experimental")),
+            .source = str(row, "source"),
+            .cuda_archs = str(row, "cuda_archs"),
+            .cuda_archs_source = str(row, "cuda_archs_source"),
+        };
         if (!h->pytorch[i].pytorch_version || !h->pytorch[i].cuda_version)
             goto fail;
     }
@@ -293,6 +312,7 @@ static struct holder *holder_from_json(json_t *root)
         h->tensorflow[i] = (struct imx_ref_tensorflow){
             .tensorflow_version = str(row, "tensorflow_version"),
             .cuda = str(row, "cuda"),
+            .cudnn = str(row, "cudnn"),
             .source = str(row, "source"),
             .python_min = str(row, "python_min"),
             .python_max = str(row, "python_max"),
@@ -350,6 +370,22 @@ static struct holder *holder_from_json(json_t *root)
         if (!h->dcgm[i].dcgm_version)
             goto fail;
     }
+    json_array_foreach(jax, i, row)
+    {
+        h->jax[i] = (struct imx_ref_jax){
+            .variant = str(row, "variant"),
+            .cuda_major = num(row, "cuda_major"),
+            .cuda_min = str(row, "cuda_min"),
+            .cudnn_min = str(row, "cudnn_min"),
+            .cudnn_below = str(row, "cudnn_below"),
+            .driver_branch_min = num(row, "driver_branch_min"),
+            .cc_min = str(row, "cc_min"),
+            .source = str(row, "source"),
+            .unconfirmed = json_is_true(json_object_get(row, "unconfirmed")),
+        };
+        if (!h->jax[i].variant)
+            goto fail;
+    }
 
     h->snap = (struct imx_ref_snapshot){
         .generation = json_integer_value(json_object_get(root, "generation")),
@@ -377,6 +413,8 @@ static struct holder *holder_from_json(json_t *root)
         .n_nccl = json_array_size(nccl),
         .dcgm = h->dcgm,
         .n_dcgm = json_array_size(dcgm),
+        .jax = h->jax,
+        .n_jax = json_array_size(jax),
     };
     return h;
 fail:
@@ -465,7 +503,7 @@ IMX_DB_STMT(stmt_ref_write, 3, "SELECT imx_ref_write($1::text, $2::jsonb, $3::bo
 static const char *const ref_tables[] = {
     "cuda_mvc", "cuda_driver",   "gpu_arch",   "gpu",           "driver_branch",      "cudnn",
     "pytorch",  "pytorch_build", "tensorflow", "instance_type", "compute_capability", "nccl",
-    "dcgm",
+    "dcgm",     "jax",
 };
 
 const char *imx_db_ref_table(const char *name, char *buf, size_t len)

@@ -16,6 +16,10 @@ struct stack {
     bool cuda_from_pytorch;
     bool pytorch_has_suffix_cuda;
     struct imx_ver pytorch_cuda;
+    /* A JAX CUDA wheel (jax-cuda13-plugin / jax-cuda13-pjrt): its variant ("cuda13"). */
+    bool has_jax;
+    char jax_variant[16];
+    const char *jax_name, *jax_version;
 };
 
 struct builder {
@@ -523,6 +527,92 @@ static void check_gpu(struct builder *b, const struct imx_ref_snapshot *ref, con
     }
 }
 
+/* Where a GPU's compute capability stands against a cuDNN release's list (support matrix). */
+enum cc_fit { CC_UNKNOWN, CC_LISTED, CC_OLDER, CC_NEWER };
+
+/* Calls fn for each ';'-separated capability of list ("7.5;8.0;12.0+PTX"): ptx says whether
+ * "+PTX" follows it. Stops early when fn returns true; returns whether one did. */
+static bool each_cc(const char *list, bool (*fn)(const struct imx_ver *cc, bool ptx, void *arg),
+                    void *arg)
+{
+    char item[32];
+    for (const char *p = list; p && *p;) {
+        size_t n = strcspn(p, ";");
+        snprintf(item, sizeof item, "%.*s", (int)(n < sizeof item - 1 ? n : sizeof item - 1), p);
+        char *plus = strchr(item, '+');
+        bool ptx = plus && strcmp(plus, "+PTX") == 0;
+        if (plus)
+            *plus = '\0';
+        struct imx_ver v;
+        if (imx_ver_parse(item, &v) == 0 && fn(&v, ptx, arg))
+            return true;
+        p += n;
+        if (*p == ';')
+            p++;
+    }
+    return false;
+}
+
+struct cc_probe {
+    const struct imx_ver *cc;
+    bool lowest_above; /* every listed capability is above cc */
+    bool any;
+};
+
+static bool cc_equal(const struct imx_ver *v, bool ptx, void *arg)
+{
+    (void)ptx;
+    struct cc_probe *p = arg;
+    p->any = true;
+    if (key_cmp_n(v->key, p->cc->key, 2) <= 0)
+        p->lowest_above = false;
+    return key_cmp_n(v->key, p->cc->key, 2) == 0;
+}
+
+static enum cc_fit cudnn_cc_fit(const struct imx_ref_cudnn *row, const struct imx_ver *cc)
+{
+    if (row->cc_list) {
+        struct cc_probe p = { cc, true, false };
+        if (each_cc(row->cc_list, cc_equal, &p))
+            return CC_LISTED;
+        if (!p.any)
+            return CC_UNKNOWN;
+        return p.lowest_above ? CC_OLDER : CC_NEWER;
+    }
+    struct imx_ver lo, hi;
+    bool has_lo = ref_ver(row->cc_min, &lo), has_hi = ref_ver(row->cc_max, &hi);
+    if (has_lo && key_cmp_n(cc->key, lo.key, 2) < 0)
+        return CC_OLDER;
+    if (has_hi && key_cmp_n(cc->key, hi.key, 2) > 0)
+        return CC_NEWER;
+    return has_lo || has_hi ? CC_LISTED : CC_UNKNOWN;
+}
+
+/* "7.5, 8.0, ... 12.0" (a set) or "7.5 to 12.0" (a range) for messages. */
+static void cudnn_cc_text(const struct imx_ref_cudnn *row, char *out, size_t len)
+{
+    if (row->cc_list) {
+        snprintf(out, len, "%s", row->cc_list);
+        for (char *p = out; *p; p++) {
+            if (*p == ';')
+                *p = ',';
+        }
+        return;
+    }
+    snprintf(out, len, "%s to %s", row->cc_min ? row->cc_min : "?",
+             row->cc_max ? row->cc_max : "?");
+}
+
+/* NVIDIA's forward-compatibility mode is for cuDNN 9 builds for CUDA 12 or later. */
+static bool cudnn_has_cuda12_build(const struct imx_ref_cudnn *row)
+{
+    for (size_t i = 0; i < row->n_cuda_majors; i++) {
+        if (row->cuda_majors[i] >= 12)
+            return true;
+    }
+    return false;
+}
+
 static void check_cudnn(struct builder *b, const struct imx_ref_snapshot *ref,
                         const struct stack *st, const char *const *gpus, size_t n_gpus)
 {
@@ -544,25 +634,39 @@ static void check_cudnn(struct builder *b, const struct imx_ref_snapshot *ref,
     const char *cuda_name = st->cuda_from_pytorch ? "pytorch" : "cuda";
     const char *cuda_text = st->cuda_from_pytorch ? st->pytorch.text : st->cuda.text;
 
-    /* The compute capabilities its kernels cover (support matrix): outside them, no kernels. */
-    struct imx_ver lo, hi, cc;
-    bool has_lo = ref_ver(row->cc_min, &lo), has_hi = ref_ver(row->cc_max, &hi);
-    for (size_t i = 0; i < n_gpus && (has_lo || has_hi); i++) {
+    /* The compute capabilities its kernels cover (support matrix): a set where one was read, else
+     * a range. A GPU older than the oldest has no kernels; one newer than the list (or, with a
+     * set, between two listed ones) runs a cuDNN 9 build for CUDA 12 or later only in NVIDIA's
+     * hardware forward-compatibility mode (PTX JIT, some operations excluded): a warning. */
+    for (size_t i = 0; i < n_gpus; i++) {
         const struct imx_ref_gpu *g = imx_compat_find_gpu(ref, gpus[i]);
+        struct imx_ver cc;
         if (!g || !ref_ver(g->compute_capability, &cc))
             continue;
-        if ((has_lo && key_cmp_n(cc.key, lo.key, 2) < 0) ||
-            (has_hi && key_cmp_n(cc.key, hi.key, 2) > 0)) {
+        enum cc_fit fit = cudnn_cc_fit(row, &cc);
+        if (fit == CC_LISTED || fit == CC_UNKNOWN)
+            continue;
+        char listed[160];
+        cudnn_cc_text(row, listed, sizeof listed);
+        bool fwd = fit == CC_NEWER && st->cudnn.key[0] >= 9 && cudnn_has_cuda12_build(row);
+        if (fwd) {
+            f = add(b, IMX_COMPAT_WARNING, "cudnn_gpu_forward_compat", row->source,
+                    "cuDNN %s lists compute capabilities %s; the %s (%s, compute capability %s) "
+                    "is not among them and runs only in cuDNN 9's hardware forward-compatibility "
+                    "mode (PTX JIT, some operations unsupported; set CUDNN_LIB_CONFIG=FULL).",
+                    st->cudnn.text, listed, g->gpu_model, g->architecture, g->compute_capability);
+        } else {
             f = add(b, IMX_COMPAT_ERROR, "cudnn_gpu_unsupported", row->source,
-                    "cuDNN %s supports compute capability %s to %s only; the %s (%s, compute "
-                    "capability %s) has no kernels in it.",
-                    st->cudnn.text, row->cc_min ? row->cc_min : "?",
-                    row->cc_max ? row->cc_max : "?", g->gpu_model, g->architecture,
-                    g->compute_capability);
+                    "cuDNN %s lists compute capabilities %s only; the %s (%s, compute "
+                    "capability %s) has no kernels in it%s.",
+                    st->cudnn.text, listed, g->gpu_model, g->architecture, g->compute_capability,
+                    fit == CC_OLDER
+                        ? ""
+                        : " (cuDNN 8 has no forward-compatibility mode for newer GPUs)");
             soften(f, row->unconfirmed);
-            involve(f, "cudnn", st->cudnn.text);
-            involve(f, "gpu", g->gpu_model);
         }
+        involve(f, "cudnn", st->cudnn.text);
+        involve(f, "gpu", g->gpu_model);
     }
     if (!st->has_cuda)
         return;
@@ -652,6 +756,68 @@ static void check_pytorch(struct builder *b, const struct imx_ref_snapshot *ref,
         involve(f, "cuda", st->cuda.text);
 }
 
+struct arch_probe {
+    const struct imx_ver *cc;
+};
+
+/* Does one entry of a wheel's architecture list run on the GPU? A cubin runs on its own major
+ * with the same or a higher minor (CUDA binary compatibility); PTX JIT-compiles for any newer
+ * GPU. */
+static bool arch_runs(const struct imx_ver *v, bool ptx, void *arg)
+{
+    const struct arch_probe *p = arg;
+    if (key_cmp_n(v->key, p->cc->key, 2) > 0)
+        return false;
+    return ptx || v->key[0] == p->cc->key[0];
+}
+
+/* A PyTorch wheel has kernels for the architectures it was built for only (ref_pytorch_build
+ * .cuda_archs, per release and variant): another GPU fails with "no kernel image is available".
+ * The lists are PyTorch's Linux x86_64 / Windows ones, so Jetson GPUs (JetPack wheels) are not
+ * held to them. */
+static void check_pytorch_arch(struct builder *b, const struct imx_ref_snapshot *ref,
+                               const struct stack *st, const char *const *gpus, size_t n_gpus)
+{
+    const struct imx_ver *cuda = st->pytorch_has_suffix_cuda ? &st->pytorch_cuda
+                                 : st->has_cuda              ? &st->cuda
+                                                             : NULL;
+    const struct imx_ref_pytorch_build *build = NULL;
+    struct imx_ver pv, cv;
+    for (size_t i = 0; cuda && i < ref->n_pytorch && !build; i++) {
+        const struct imx_ref_pytorch_build *r = &ref->pytorch[i];
+        if (ref_ver(r->pytorch_version, &pv) && key_cmp_n(pv.key, st->pytorch.key, 2) == 0 &&
+            ref_ver(r->cuda_version, &cv) && key_cmp_n(cv.key, cuda->key, 2) == 0)
+            build = r;
+    }
+    if (!build || !build->cuda_archs)
+        return;
+    for (size_t i = 0; i < n_gpus; i++) {
+        const struct imx_ref_gpu *g = imx_compat_find_gpu(ref, gpus[i]);
+        struct imx_ver cc;
+        if (!g || !ref_ver(g->compute_capability, &cc) || strncmp(g->gpu_model, "Jetson", 6) == 0)
+            continue;
+        struct arch_probe p = { &cc };
+        if (each_cc(build->cuda_archs, arch_runs, &p))
+            continue;
+        char listed[160];
+        snprintf(listed, sizeof listed, "%s", build->cuda_archs);
+        for (char *q = listed; *q; q++) {
+            if (*q == ';')
+                *q = ',';
+        }
+        struct imx_compat_finding *f =
+            add(b, IMX_COMPAT_ERROR, "framework_gpu_arch_unsupported",
+                build->cuda_archs_source ? build->cuda_archs_source : build->source,
+                "PyTorch %d.%d's CUDA %d.%d wheels are built for compute capabilities %s; the %s "
+                "(%s, compute capability %s) is not among them and has no kernels (\"no kernel "
+                "image is available for execution on the device\").",
+                (int)st->pytorch.key[0], (int)st->pytorch.key[1], (int)cuda->key[0],
+                (int)cuda->key[1], listed, g->gpu_model, g->architecture, g->compute_capability);
+        involve(f, "pytorch", st->pytorch.text);
+        involve(f, "gpu", g->gpu_model);
+    }
+}
+
 static void check_tensorflow(struct builder *b, const struct imx_ref_snapshot *ref,
                              const struct stack *st)
 {
@@ -669,6 +835,30 @@ static void check_tensorflow(struct builder *b, const struct imx_ref_snapshot *r
                 st->tf.text);
         involve(f, "tensorflow", st->tf.text);
         return;
+    }
+    /* TensorFlow loads the cuDNN major it was built with (libcudnn.so.9 for cuDNN 9). */
+    struct imx_ver dv;
+    if (st->has_cudnn && ref_ver(row->cudnn, &dv) && dv.key[0] != st->cudnn.key[0]) {
+        f = add(b, IMX_COMPAT_ERROR, "framework_cudnn_major_mismatch", row->source,
+                "TensorFlow %s is built and tested with cuDNN %s; cuDNN %s is another major "
+                "version, so TensorFlow cannot load it (it needs libcudnn.so.%d).",
+                st->tf.text, row->cudnn, st->cudnn.text, (int)dv.key[0]);
+        involve(f, "tensorflow", st->tf.text);
+        involve(f, "cudnn", st->cudnn.text);
+    }
+    /* TensorFlow's own CUDA (its pip [and-cuda] wheels, or the toolkit it needs) still needs
+     * that major's driver floor (minor-version compatibility), whatever else the image holds. */
+    const struct imx_ref_cuda_mvc *mvc =
+        ref_ver(row->cuda, &cv) ? find_mvc(ref, (int)cv.key[0]) : NULL;
+    struct imx_ver floor;
+    if (st->has_driver && mvc && ref_ver(mvc->driver_floor, &floor) &&
+        imx_ver_cmp(&st->driver, &floor) < 0) {
+        f = add(b, IMX_COMPAT_ERROR, "framework_driver_too_old", mvc->source,
+                "TensorFlow %s is built with CUDA %s, and every CUDA %d.x needs NVIDIA driver %s "
+                "or newer; driver %s is older.",
+                st->tf.text, row->cuda, (int)cv.key[0], mvc->driver_floor, st->driver.text);
+        involve(f, "tensorflow", st->tf.text);
+        involve(f, "nvidia-driver", st->driver.text);
     }
     if (!st->has_cuda || !ref_ver(row->cuda, &cv) || cv.key[0] == st->cuda.key[0])
         return;
@@ -794,6 +984,77 @@ static void check_dcgm(struct builder *b, const struct imx_ref_snapshot *ref,
     involve(f, "nvidia-driver", st->driver.text);
 }
 
+/* "jax-cuda13-plugin" or "jax-cuda13-pjrt" -> "cuda13" (JAX's pip packages for jax[cuda13]). */
+static bool jax_variant(const char *name, char *out, size_t len)
+{
+    if (strncmp(name, "jax-cuda", 8) != 0)
+        return false;
+    const char *d = name + 8;
+    size_t n = strspn(d, "0123456789");
+    if (n < 1 || n > 3 || (strcmp(d + n, "-plugin") != 0 && strcmp(d + n, "-pjrt") != 0))
+        return false;
+    snprintf(out, len, "cuda%.*s", (int)n, d);
+    return true;
+}
+
+/* JAX's CUDA wheels (ref_jax, per variant): the driver branch JAX requires for its CUDA major,
+ * the oldest SM version it supports, and a host cuDNN within what it is compatible with (the
+ * pip variant brings its own cuDNN, the -local one uses the host's: a warning). */
+static void check_jax(struct builder *b, const struct imx_ref_snapshot *ref, const struct stack *st,
+                      const char *const *gpus, size_t n_gpus)
+{
+    const struct imx_ref_jax *row = NULL;
+    for (size_t i = 0; i < ref->n_jax && !row; i++) {
+        if (strcmp(ref->jax[i].variant, st->jax_variant) == 0)
+            row = &ref->jax[i];
+    }
+    struct imx_compat_finding *f;
+    if (!row) {
+        f = add(b, IMX_COMPAT_INFO, "unknown_component_version", NULL,
+                "JAX's %s wheels (%s) are not in the reference data, so their driver, GPU and "
+                "cuDNN requirements were not checked.",
+                st->jax_variant, st->jax_name);
+        involve(f, st->jax_name, st->jax_version);
+        return;
+    }
+    if (st->has_driver && (int)imx_ver_branch(&st->driver) < row->driver_branch_min) {
+        f = add(b, IMX_COMPAT_ERROR, "framework_driver_too_old", row->source,
+                "JAX's CUDA %d wheels (%s) need an NVIDIA driver of branch R%d or newer on "
+                "Linux; driver %s is older.",
+                row->cuda_major, st->jax_name, row->driver_branch_min, st->driver.text);
+        soften(f, row->unconfirmed);
+        involve(f, st->jax_name, st->jax_version);
+        involve(f, "nvidia-driver", st->driver.text);
+    }
+    struct imx_ver lo, cc;
+    for (size_t i = 0; ref_ver(row->cc_min, &lo) && i < n_gpus; i++) {
+        const struct imx_ref_gpu *g = imx_compat_find_gpu(ref, gpus[i]);
+        if (!g || !ref_ver(g->compute_capability, &cc) || key_cmp_n(cc.key, lo.key, 2) >= 0)
+            continue;
+        f = add(b, IMX_COMPAT_ERROR, "framework_gpu_arch_unsupported", row->source,
+                "JAX's CUDA %d wheels (%s) support SM version %s or newer; the %s (%s, compute "
+                "capability %s) is older.",
+                row->cuda_major, st->jax_name, row->cc_min, g->gpu_model, g->architecture,
+                g->compute_capability);
+        soften(f, row->unconfirmed);
+        involve(f, st->jax_name, st->jax_version);
+        involve(f, "gpu", g->gpu_model);
+    }
+    struct imx_ver dmin, dbelow;
+    if (st->has_cudnn && ref_ver(row->cudnn_min, &dmin) && ref_ver(row->cudnn_below, &dbelow) &&
+        (key_cmp_n(st->cudnn.key, dmin.key, 2) < 0 ||
+         key_cmp_n(st->cudnn.key, dbelow.key, 2) >= 0)) {
+        f = add(b, IMX_COMPAT_WARNING, "framework_cudnn_incompatible", row->source,
+                "JAX's CUDA %d wheels (%s) are compatible with cuDNN >= %s and < %s; the image's "
+                "cuDNN %s is not, so a jax[%s-local] install fails JAX's version check (the pip "
+                "variant brings its own cuDNN).",
+                row->cuda_major, st->jax_name, row->cudnn_min, row->cudnn_below, st->cudnn.text,
+                row->variant);
+        involve(f, st->jax_name, st->jax_version);
+        involve(f, "cudnn", st->cudnn.text);
+    }
+}
+
 static int finding_cmp(const void *pa, const void *pb)
 {
     const struct imx_compat_finding *a = pa, *b = pb;
@@ -869,7 +1130,11 @@ int imx_compat_check(const struct imx_ref_snapshot *ref, const struct imx_compat
             /* Checked only against ref_nccl's rows, so a version that does not parse (like one
              * no row holds) is left unchecked without a finding. */
             st.has_nccl = imx_ver_parse(c->version, &st.nccl) == 0;
-        else if (strcmp(c->name, "dcgm") == 0)
+        else if (jax_variant(c->name, st.jax_variant, sizeof st.jax_variant)) {
+            st.has_jax = true;
+            st.jax_name = c->name;
+            st.jax_version = c->version;
+        } else if (strcmp(c->name, "dcgm") == 0)
             /* Likewise: checked only against ref_dcgm's rows. */
             st.has_dcgm = imx_ver_parse(c->version, &st.dcgm) == 0;
     }
@@ -911,8 +1176,10 @@ int imx_compat_check(const struct imx_ref_snapshot *ref, const struct imx_compat
         check_gpu(&b, ref, &st, gpus[i], cus, n_cus);
     if (st.has_cudnn)
         check_cudnn(&b, ref, &st, gpus, n_gpus);
-    if (st.has_pytorch)
+    if (st.has_pytorch) {
         check_pytorch(&b, ref, &st);
+        check_pytorch_arch(&b, ref, &st, gpus, n_gpus);
+    }
     if (st.has_tf)
         check_tensorflow(&b, ref, &st);
     if (st.has_python)
@@ -921,6 +1188,8 @@ int imx_compat_check(const struct imx_ref_snapshot *ref, const struct imx_compat
         check_nccl(&b, ref, &st);
     if (st.has_dcgm)
         check_dcgm(&b, ref, &st);
+    if (st.has_jax)
+        check_jax(&b, ref, &st, gpus, n_gpus);
 
     qsort(out->findings, out->n, sizeof out->findings[0], finding_cmp);
     size_t w = 0;

@@ -87,6 +87,9 @@ struct imx_ref_cudnn {
     const char *cuda_max[IMX_REF_CUDNN_MAX_MAJORS];
     const char *cc_min, *cc_max; /* "7.5", "12.0"; NULL when not read */
     bool unconfirmed;            /* status UNCONFIRMED: never an error */
+    /* The compute capabilities the support matrix lists, as a set ("7.5;8.0;...;12.0"), or NULL
+     * when only cc_min/cc_max were read. A capability between two listed ones is not listed. */
+    const char *cc_list;
 };
 
 /* ref_pytorch_build: one official PyTorch CUDA wheel build. */
@@ -95,6 +98,10 @@ struct imx_ref_pytorch_build {
     const char *cuda_version;    /* "12.4" */
     bool experimental;
     const char *source;
+    /* The CUDA architectures the wheel is built for ("7.5;8.0;8.6;9.0;10.0;12.0+PTX"); NULL
+     * when the list was not read. cuda_archs_source: where it was read. */
+    const char *cuda_archs;
+    const char *cuda_archs_source;
 };
 
 /* ref_pytorch: a PyTorch minor release -> the Python versions it has wheels for. */
@@ -110,6 +117,7 @@ struct imx_ref_tensorflow {
     const char *cuda;               /* "12.3" */
     const char *source;
     const char *python_min, *python_max; /* "3.9", "3.12"; NULL when unknown */
+    const char *cudnn; /* "8.9" or "9.3": the cuDNN it was built with; NULL when unknown */
 };
 
 /* ref_nccl: an NCCL release -> the CUDA majors it has builds for (NVIDIA ships one build per
@@ -130,6 +138,19 @@ struct imx_ref_dcgm {
     const char *dcgm_version; /* "3.1" */
     int driver_branch_min;    /* 450 */
     const char *driver_min;   /* "450.80.02"; NULL when the notes name the branch only */
+    const char *source;
+    bool unconfirmed; /* status UNCONFIRMED: never an error */
+};
+
+/* ref_jax: a JAX CUDA wheel variant (jax[cuda12], jax[cuda13]) -> what it is built with and
+ * compatible with, the driver branch JAX requires and the oldest SM version it supports. */
+struct imx_ref_jax {
+    const char *variant;                 /* "cuda13" */
+    int cuda_major;                      /* 13 */
+    const char *cuda_min;                /* "13.0" */
+    const char *cudnn_min, *cudnn_below; /* "9.8", "10.0" */
+    int driver_branch_min;               /* 580 */
+    const char *cc_min;                  /* "7.5" */
     const char *source;
     bool unconfirmed; /* status UNCONFIRMED: never an error */
 };
@@ -161,6 +182,8 @@ struct imx_ref_snapshot {
     size_t n_nccl;
     const struct imx_ref_dcgm *dcgm;
     size_t n_dcgm;
+    const struct imx_ref_jax *jax;
+    size_t n_jax;
 };
 
 /* ---- input and output ---- */
@@ -226,7 +249,17 @@ struct imx_compat_report {
  * major's floor), gpu_too_new_for_cuda (error; the first CUDA of the GPU's compute capability),
  * gpu_dropped_by_cuda (error), gpu_dropped_by_driver (error), gpu_driver_too_old (error),
  * cudnn_cuda_major_mismatch (error), cudnn_gpu_unsupported (error: the GPU's compute capability
- * is outside the cuDNN release's kernels), cudnn_cuda_minor_unsupported (warning: a CUDA minor
+ * is not among those the cuDNN release lists: older than all of them, or newer on cuDNN 8),
+ * cudnn_gpu_forward_compat (warning: a GPU newer than a cuDNN 9 release's list, or between two
+ * listed capabilities, runs only in NVIDIA's forward-compatibility mode),
+ * framework_gpu_arch_unsupported (error: the PyTorch wheel variant's architecture list has no
+ * kernels for the GPU's compute capability, by CUDA binary compatibility and +PTX),
+ * framework_cudnn_major_mismatch (error: TensorFlow built with another cuDNN major),
+ * framework_driver_too_old (error: TensorFlow's CUDA major needs a newer driver floor, or a
+ * JAX CUDA wheel variant, component jax-cudaNN-plugin or jax-cudaNN-pjrt, needs a newer driver
+ * branch), framework_cudnn_incompatible (warning: a host
+ * cuDNN outside what a JAX variant is compatible with; the pip variant brings its own),
+ * cudnn_cuda_minor_unsupported (warning: a CUDA minor
  * newer than the cuDNN build covers), framework_no_cuda_build (error),
  * framework_cuda_build_experimental (info), python_unsupported_by_framework (error),
  * nccl_cuda_major_mismatch (error: the NCCL release has no build for the stack's CUDA major; an

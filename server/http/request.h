@@ -61,6 +61,7 @@ struct imx_principal {
     int64_t token_id;   /* the API token used, 0 for an access token (JWT) */
     int64_t token_team; /* an API token's team: the only team it reaches */
     int token_role;     /* an API token's role cap */
+    bool report_only;   /* a node-report token: it may call only routes marked reports */
     int max_role;       /* the highest team role reached (enum imx_role), with the caps applied */
     /* How the principal was found: from the principal cache (server/auth/principal_cache.h)
      * with the auth epoch it was read at, which the request's read statement confirms

@@ -13,6 +13,9 @@ enum imx_access {
     IMX_ACCESS_PUBLIC,    /* anyone, no token needed */
     IMX_ACCESS_SIGNED_IN, /* any valid token */
     IMX_ACCESS_ADMIN,     /* a global admin */
+    /* any valid token, a node-report API token included; every other route refuses such a token
+     * (server/auth/auth.c), so a node's credential can only report */
+    IMX_ACCESS_NODE_REPORT,
 };
 
 struct imx_route {

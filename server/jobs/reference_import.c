@@ -18,9 +18,10 @@
 #define MAX_GPUS     64
 
 const char *const imx_refimp_tables[] = {
-    "cuda_mvc",      "cuda_driver", "gpu_arch", "compute_capability", "gpu",
-    "driver_branch", "cudnn",       "pytorch",  "pytorch_build",      "tensorflow",
-    "instance_type", "nccl",        "dcgm",
+    "cuda_mvc",      "cuda_driver",   "gpu_arch",      "compute_capability",
+    "gpu",           "driver_branch", "cudnn",         "pytorch",
+    "pytorch_build", "tensorflow",    "instance_type", "nccl",
+    "dcgm",          "jax",
 };
 const size_t imx_refimp_n_tables = sizeof imx_refimp_tables / sizeof imx_refimp_tables[0];
 

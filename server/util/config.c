@@ -145,6 +145,8 @@ int imx_config_load(struct imx_config *cfg, char *err, size_t errlen)
         { "IMAXE_QUOTA_TOKENS_PER_TEAM", 500, 0, 1000000 },
         { "IMAXE_HTTP_THREADS", 0, 0, 64 },
         { "IMAXE_HTTP_WORKERS", 16, 1, 1024 },
+        { "IMAXE_NODE_HISTORY_DAYS", 30, 1, 3650 },
+        { "IMAXE_NODE_STALE_S", 900, 10, 31536000 },
     };
     unsigned long long v[sizeof vars / sizeof vars[0]];
     int failed = 0;
@@ -211,6 +213,8 @@ int imx_config_load(struct imx_config *cfg, char *err, size_t errlen)
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     cfg->http_threads = v[45] ? (unsigned)v[45] : cpus > 0 && cpus < 64 ? (unsigned)cpus : 4;
     cfg->http_workers = (unsigned)v[46];
+    cfg->node_history_days = (unsigned)v[47];
+    cfg->node_stale_s = (unsigned)v[48];
 
     env_str(cfg->bind, sizeof cfg->bind, "IMAXE_BIND", "127.0.0.1");
     env_str(cfg->log_level, sizeof cfg->log_level, "IMAXE_LOG_LEVEL", "info");

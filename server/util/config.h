@@ -56,6 +56,8 @@ struct imx_config {
     unsigned search_index_walk;  /* IMAXE_SEARCH_INDEX_WALK: images a page walks before gathering */
     unsigned idempotency_ttl_h;  /* IMAXE_IDEMPOTENCY_TTL_H: how long a key replays its reply */
     unsigned export_max_rows;    /* IMAXE_EXPORT_MAX_ROWS: most rows of a CSV/NDJSON export */
+    unsigned node_history_days;  /* IMAXE_NODE_HISTORY_DAYS: node report history kept */
+    unsigned node_stale_s;       /* IMAXE_NODE_STALE_S: a node unheard of this long is stale */
     char log_level[16];          /* IMAXE_LOG_LEVEL */
     char migrations_dir[512];    /* IMAXE_MIGRATIONS_DIR */
     char web_dir[512];           /* IMAXE_WEB_DIR */

@@ -331,6 +331,11 @@ int imx_ssrf_resolve_system(const char *host, struct sockaddr_storage *out, int 
     return count;
 }
 
+/* Every refusal a developer may meet with a receiver of their own says how to allow it. */
+#define ALLOW_HINT                                                                                 \
+    " (to allow a receiver on this machine or a private network, set "                             \
+    "IMAXE_WEBHOOK_ALLOW_HOSTS=%s:%u on the server)"
+
 int imx_ssrf_check_url(const char *url, const struct imx_ssrf_allow *allow,
                        imx_ssrf_resolver resolve, void *cls, char *reason, size_t len)
 {
@@ -341,12 +346,12 @@ int imx_ssrf_check_url(const char *url, const struct imx_ssrf_allow *allow,
     if (imx_ssrf_allowed(allow, u.host, u.port))
         return 0;
     if (!u.https) {
-        snprintf(reason, len, "the URL must use https");
+        snprintf(reason, len, "the URL must use https" ALLOW_HINT, u.host, u.port);
         return -1;
     }
     const char *why = name_refused_why(u.host);
     if (why) {
-        snprintf(reason, len, "the URL's host is %s", why);
+        snprintf(reason, len, "the URL's host is %s" ALLOW_HINT, why, u.host, u.port);
         return -1;
     }
     int n;
@@ -364,7 +369,8 @@ int imx_ssrf_check_url(const char *url, const struct imx_ssrf_allow *allow,
     for (int i = 0; i < n; i++) {
         why = imx_ssrf_address_refused((const struct sockaddr *)&addrs[i]);
         if (why) {
-            snprintf(reason, len, "the URL's host is or resolves to %s", why);
+            snprintf(reason, len, "the URL's host is or resolves to %s" ALLOW_HINT, why, u.host,
+                     u.port);
             return -1;
         }
     }

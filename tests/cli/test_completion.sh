@@ -23,6 +23,22 @@ expect "images re" "$(complete_line images re)" "resolve restore revoke "
 expect "webhooks v" "$(complete_line webhooks v)" "verify "
 expect "probe --ch" "$(complete_line probe --ch)" "--check "
 expect "images search --pat" "$(complete_line images search --pat)" "--patch-status "
+# Values come from the server through the real commands; here a stand-in answers those three
+# commands (each is tested against the real server in test_cli_commands) and passes the rest on.
+real_imaxe=$(command -v imaxe)
+imaxe() {
+    case "$*" in
+    "teams list -f slug --timeout 3") printf 'ml-platform\nml-research\nvision\n' ;;
+    "images search -n 200 -f family --timeout 3") printf 'pytorch-2.9\ndlami-base\npytorch-2.9\n' ;;
+    "pins list --team ml-platform -f name --timeout 3") printf 'prod\nstaging\n' ;;
+    *) "$real_imaxe" "$@" ;;
+    esac
+}
+expect "pins list --team ml-" "$(complete_line pins list --team ml-)" "ml-platform ml-research "
+expect "images search --family py" "$(complete_line images search --family py)" "pytorch-2.9 "
+expect "images resolve --pin v" "$(complete_line images resolve --pin v)" "vision/ "
+expect "images resolve --pin ml-platform/s" "$(complete_line images resolve --pin ml-platform/s)" "ml-platform/staging "
+unset -f imaxe
 # Every noun of the command table is offered.
 nouns=$(imaxe help commands | cut -d' ' -f1 | sort -u | tr '\n' ' ')
 got=$(complete_line "")

@@ -11,6 +11,7 @@
 
 #include "driver.h"
 #include "probe_parse.h"
+#include "domain/drift.h"
 #include "whsig.h"
 
 #define FUZZ_INPUT_MAX 4096
@@ -102,7 +103,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     json_t *doc = json_loadb(text, size, 0, NULL);
     if (doc) {
         bool drift;
-        json_t *rows = imx_probe_drift(doc, doc, &drift);
+        json_t *rows = imx_drift_rows(doc, doc, &drift);
         CHECK(json_is_array(rows));
         size_t i;
         json_t *row;

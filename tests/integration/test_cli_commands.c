@@ -431,7 +431,9 @@ static void publish_get_search_all_resolve_and_lifecycle(void **state)
     expect_code(&r, 2, "restore of a missing image");
     run_free(&r);
 
-    /* import: several manifests in NDJSON, one result row each; a refused one sets the code. */
+    /* import: several manifests in NDJSON through the bulk endpoint (all or nothing), one result
+     * row each; the same file again is a replay (same ids, nothing twice); a file with one bad
+     * manifest imports none of them and names the line. */
     char nd[4096], path[700];
     snprintf(nd, sizeof nd,
              "{\"team\":\"cli-team\",\"family\":\"cli-import\",\"version\":\"1\",\"provider\":"
@@ -447,11 +449,32 @@ static void publish_get_search_all_resolve_and_lifecycle(void **state)
     r = CLI(NULL, NULL, "images", "import", path, "-o", "ndjson");
     expect_code(&r, 0, "import");
     assert_int_equal(count_lines(r.out), 2);
-    assert_non_null(strstr(r.out, "\"status\":201"));
+    assert_non_null(strstr(r.out, "\"line\":2,\"family\":\"cli-import\",\"version\":\"2\""));
+    char *first = strdup(r.out);
     run_free(&r);
     r = CLI(NULL, NULL, "images", "import", path, "-o", "ndjson");
-    expect_code(&r, 3, "import of what exists");
-    assert_non_null(strstr(r.out, "\"status\":409"));
+    expect_code(&r, 0, "the same import again: replayed");
+    assert_string_equal(r.out, first);
+    free(first);
+    run_free(&r);
+    /* The first manifest, a bad one (no family...), a new third: nothing of it is imported. */
+    *strstr(nd, "\n\n") = '\0';
+    snprintf(nd + strlen(nd), sizeof nd - strlen(nd),
+             "\n{\"team\":\"cli-team\"}\n"
+             "{\"team\":\"cli-team\",\"family\":\"cli-import\",\"version\":\"3\",\"provider\":"
+             "\"aws\",\"architecture\":\"x86_64\",\"os\":{\"name\":\"ubuntu\",\"version\":"
+             "\"24.04\"},\"layer\":\"platform\",\"artifacts\":[{\"region\":\"us-east-1\",\"id\":"
+             "\"ami-3\"}],\"components\":[{\"name\":\"cuda\",\"version\":\"13.0.2\"}]}\n");
+    write_file(path, nd);
+    r = CLI(NULL, NULL, "images", "import", path, "-o", "ndjson");
+    expect_code(&r, 3, "an import with a bad manifest");
+    assert_non_null(strstr(r.err, "nothing was imported"));
+    assert_non_null(strstr(r.err, "line 2 /family"));
+    run_free(&r);
+    r = CLI(NULL, NULL, "images", "search", "--family", "cli-import", "--status", "any", "-f",
+            "version");
+    expect_code(&r, 0, "search after the refused import");
+    assert_null(strstr(r.out, "3"));
     run_free(&r);
 }
 
@@ -875,6 +898,200 @@ static void a_terminal_gets_a_table_and_no_color_is_honoured(void **state)
             fail_msg("NO_COLOR=%d: %s", no_color, text);
         free(text);
     }
+}
+
+/* Named profiles: one sign-in per server (or per user) in the config file, chosen with --profile
+ * or IMAXE_PROFILE; the default stays; the environment's token is not mixed into a profile. */
+static void profiles_keep_one_sign_in_each(void **state)
+{
+    (void)state;
+    const char *no_token[] = { "IMAXE_TOKEN=", "IMAXE_URL=", NULL };
+    struct cli_run r = CLI(IMX_T_ADMIN_PASSWORD "\n", no_token, "--profile", "ops", "login",
+                           "--url", srv.base, "--email", IMX_T_ADMIN_EMAIL, "--password-stdin");
+    expect_code(&r, 0, "login --profile ops");
+    run_free(&r);
+    char cfg[800];
+    snprintf(cfg, sizeof cfg, "%s/xdg/imaxe/config.json", dir);
+    json_t *c = json_load_file(cfg, 0, NULL);
+    json_t *ops = json_object_get(json_object_get(c, "profiles"), "ops");
+    assert_string_equal(json_string_value(json_object_get(ops, "url")), srv.base);
+    assert_true(strlen(json_string_value(json_object_get(ops, "token"))) > 20);
+    json_decref(c);
+    /* The profile answers as the admin although IMAXE_TOKEN (the publisher's) is set. */
+    r = CLI(NULL, NULL, "--profile", "ops", "api", "GET", "/me", "-f", "email");
+    expect_code(&r, 0, "--profile ops");
+    assert_string_equal(r.out, IMX_T_ADMIN_EMAIL "\n");
+    run_free(&r);
+    const char *by_env[] = { "IMAXE_PROFILE=ops", NULL };
+    r = CLI(NULL, by_env, "api", "GET", "/me", "-f", "email");
+    expect_code(&r, 0, "IMAXE_PROFILE=ops");
+    assert_string_equal(r.out, IMX_T_ADMIN_EMAIL "\n");
+    run_free(&r);
+    r = CLI(NULL, NULL, "--profile", "nobody", "images", "search");
+    expect_code(&r, 4, "a profile never signed in");
+    assert_non_null(strstr(r.err, "--profile nobody login"));
+    run_free(&r);
+    r = CLI(NULL, NULL, "--profile", "a b", "images", "search");
+    expect_code(&r, 1, "a bad profile name");
+    run_free(&r);
+}
+
+/* The write verbs a platform engineer runs: teams, members, users, tokens, pins, webhooks and
+ * their secrets, request transitions, advisory revise and withdraw (with If-Match), and
+ * `imaxe api` for anything else; each checked against what the API then says. */
+static void write_verbs_and_the_api_escape_hatch(void **state)
+{
+    (void)state;
+    char atok[4200], path[700];
+    snprintf(atok, sizeof atok, "IMAXE_TOKEN=%s", admin);
+    const char *as_admin[] = { atok, NULL };
+
+    struct cli_run r = CLI("{\"slug\":\"cli-ops\",\"name\":\"CLI ops\"}", as_admin, "teams",
+                           "create", "-f", "slug");
+    expect_code(&r, 0, "teams create");
+    assert_string_equal(r.out, "cli-ops\n");
+    run_free(&r);
+    r = CLI("{\"email\":\"ana@cli.test\",\"password\":\"ana-password-1\"}", as_admin, "users",
+            "create", "-f", "email");
+    expect_code(&r, 0, "users create");
+    run_free(&r);
+    r = CLI(NULL, as_admin, "members", "set", "cli-ops", "ana@cli.test", "--role", "publisher",
+            "-f", "role");
+    expect_code(&r, 0, "members set");
+    assert_string_equal(r.out, "publisher\n");
+    run_free(&r);
+    r = CLI(NULL, as_admin, "members", "set", "cli-ops", "ana@cli.test");
+    expect_code(&r, 1, "members set without --role");
+    run_free(&r);
+    r = CLI(NULL, as_admin, "teams", "get", "cli-ops", "-f", "members");
+    expect_code(&r, 0, "teams get");
+    assert_non_null(strstr(r.out, "ana@cli.test"));
+    run_free(&r);
+    r = CLI(NULL, as_admin, "members", "remove", "cli-ops", "ana@cli.test");
+    expect_code(&r, 0, "members remove");
+    run_free(&r);
+    r = CLI(NULL, as_admin, "teams", "get", "cli-ops", "-f", "members");
+    assert_null(strstr(r.out, "ana@cli.test"));
+    run_free(&r);
+
+    /* Tokens: created (shown once), listed, revoked, then refused. */
+    r = CLI("{\"name\":\"ci\",\"team\":\"cli-team\",\"role\":\"viewer\"}", NULL, "tokens", "create",
+            "-o", "json");
+    expect_code(&r, 0, "tokens create");
+    json_t *tok = json_loads(r.out, 0, NULL);
+    run_free(&r);
+    assert_non_null(tok);
+    char tid[32], ttok[600];
+    snprintf(tid, sizeof tid, "%lld", (long long)json_integer_value(json_object_get(tok, "id")));
+    snprintf(ttok, sizeof ttok, "IMAXE_TOKEN=%s", json_string_value(json_object_get(tok, "token")));
+    json_decref(tok);
+    const char *as_ci[] = { ttok, NULL };
+    r = CLI(NULL, as_ci, "api", "GET", "/pins?team=cli-team", "-f", "next_cursor");
+    expect_code(&r, 0, "api GET with the new token");
+    run_free(&r);
+    r = CLI(NULL, NULL, "tokens", "list", "-f", "name");
+    assert_non_null(strstr(r.out, "ci\n"));
+    run_free(&r);
+    r = CLI(NULL, NULL, "tokens", "revoke", tid);
+    expect_code(&r, 0, "tokens revoke");
+    run_free(&r);
+    r = CLI(NULL, as_ci, "api", "GET", "/pins?team=cli-team");
+    expect_code(&r, 4, "a revoked token");
+    run_free(&r);
+
+    /* Pins: created from JSON, deleted; `imaxe api` reaches the same resource. */
+    long long img = publish("cli-verbs", "1", "580.95.05", "ami-v1");
+    char body[256], pid[32];
+    snprintf(body, sizeof body, "{\"team\":\"cli-team\",\"name\":\"verbs\",\"image\":%lld}", img);
+    r = CLI(body, NULL, "pins", "create", "-f", "id");
+    expect_code(&r, 0, "pins create");
+    snprintf(pid, sizeof pid, "%.*s", (int)strcspn(r.out, "\n"), r.out);
+    run_free(&r);
+    snprintf(path, sizeof path, "/pins/%s", pid);
+    r = CLI(NULL, NULL, "api", "GET", path, "-f", "name");
+    expect_code(&r, 0, "api GET of the pin");
+    assert_string_equal(r.out, "verbs\n");
+    run_free(&r);
+    r = CLI(NULL, NULL, "pins", "delete", pid);
+    expect_code(&r, 0, "pins delete");
+    run_free(&r);
+    r = CLI(NULL, NULL, "api", "get", path);
+    expect_code(&r, 2, "api GET of the deleted pin");
+    run_free(&r);
+    r = CLI(NULL, NULL, "api", "POST", "/pins", "--data", "{\"team\":\"cli-team\"}");
+    expect_code(&r, 3, "api POST of a bad pin");
+    assert_non_null(strstr(r.err, "/name"));
+    run_free(&r);
+    r = CLI(NULL, NULL, "api", "FETCH", "/pins");
+    expect_code(&r, 1, "api with an unknown method");
+    run_free(&r);
+
+    /* Webhooks: created (the receiver of this test is allowed), changed, secret rotated, gone. */
+    snprintf(body, sizeof body,
+             "{\"team\":\"cli-team\",\"url\":\"http://127.0.0.1:%u/hook\",\"events\":[\"ping\"]}",
+             rcv.port);
+    r = CLI(body, NULL, "webhooks", "create", "-o", "json");
+    expect_code(&r, 0, "webhooks create");
+    json_t *wh = json_loads(r.out, 0, NULL);
+    run_free(&r);
+    char wid[32], secret[128];
+    snprintf(wid, sizeof wid, "%lld", (long long)json_integer_value(json_object_get(wh, "id")));
+    snprintf(secret, sizeof secret, "%s", json_string_value(json_object_get(wh, "secret")));
+    json_decref(wh);
+    r = CLI("{\"enabled\":false}", NULL, "webhooks", "update", wid, "-f", "enabled");
+    expect_code(&r, 0, "webhooks update");
+    assert_string_equal(r.out, "false\n");
+    run_free(&r);
+    r = CLI(NULL, NULL, "webhooks", "rotate-secret", wid, "-f", "secret");
+    expect_code(&r, 0, "webhooks rotate-secret");
+    assert_memory_equal(r.out, "whsec_", 6);
+    assert_null(strstr(r.out, secret));
+    run_free(&r);
+    r = CLI(NULL, NULL, "webhooks", "delete", wid);
+    expect_code(&r, 0, "webhooks delete");
+    run_free(&r);
+    r = CLI(NULL, NULL, "webhooks", "delete", wid);
+    expect_code(&r, 2, "webhooks delete again");
+    run_free(&r);
+
+    /* A request moved on by its states. */
+    r = CLI("{\"team\":\"cli-team\",\"title\":\"FIPS base\",\"justification\":\"audit\","
+            "\"constraints\":[{\"component\":\"cuda\",\"range\":\">=12.4\"}]}",
+            NULL, "requests", "create", "-f", "id");
+    expect_code(&r, 0, "requests create");
+    char rid[32];
+    snprintf(rid, sizeof rid, "%.*s", (int)strcspn(r.out, "\n"), r.out);
+    run_free(&r);
+    r = CLI("{\"body\":\"needs FIPS\"}", NULL, "requests", "comment", rid);
+    expect_code(&r, 0, "requests comment");
+    run_free(&r);
+    r = CLI("{\"to\":\"withdrawn\",\"comment\":\"not needed\"}", NULL, "requests", "transition",
+            rid, "-f", "state");
+    expect_code(&r, 0, "requests transition");
+    assert_string_equal(r.out, "withdrawn\n");
+    run_free(&r);
+
+    /* Advisories: revised with the revision read first, then withdrawn with a reason. */
+    snprintf(path, sizeof path, "%s/verbs-adv.json", dir);
+    write_file(path, "{\"id\":\"CLI-VERBS-1\",\"title\":\"Toolkit bulletin\",\"published\":"
+                     "\"2025-10-09\",\"severity\":\"high\",\"cves\":[\"CVE-2025-99990\"],"
+                     "\"affected\":[{\"component\":\"nvidia-container-toolkit\",\"range\":"
+                     "\"<1.17.8\",\"fixed\":\"1.17.8\"}]}");
+    r = CLI(NULL, as_admin, "advisories", "import", path, "-f", "id");
+    expect_code(&r, 0, "advisory for revise");
+    run_free(&r);
+    r = CLI("{\"title\":\"Toolkit bulletin, revised\"}", as_admin, "advisories", "revise",
+            "CLI-VERBS-1", "-f", "title");
+    expect_code(&r, 0, "advisories revise");
+    assert_string_equal(r.out, "Toolkit bulletin, revised\n");
+    run_free(&r);
+    r = CLI(NULL, as_admin, "advisories", "withdraw", "CLI-VERBS-1", "--reason", "test");
+    expect_code(&r, 0, "advisories withdraw");
+    run_free(&r);
+    r = CLI(NULL, as_admin, "advisories", "get", "CLI-VERBS-1", "-f", "withdrawn_reason");
+    expect_code(&r, 0, "advisory after withdraw");
+    assert_string_equal(r.out, "test\n");
+    run_free(&r);
 }
 
 static void usage_help_and_network_errors(void **state)
@@ -1332,6 +1549,8 @@ int main(void)
         cmocka_unit_test(publish_get_search_all_resolve_and_lifecycle),
         cmocka_unit_test(pins_advisories_compat_costs_requests),
         cmocka_unit_test(webhooks_and_verify_on_real_deliveries),
+        cmocka_unit_test(write_verbs_and_the_api_escape_hatch),
+        cmocka_unit_test(profiles_keep_one_sign_in_each),
         cmocka_unit_test(a_terminal_gets_a_table_and_no_color_is_honoured),
         cmocka_unit_test(usage_help_and_network_errors),
         cmocka_unit_test(probe_reads_every_source_and_says_what_is_absent),

@@ -60,10 +60,44 @@ static void each_new_rule_fires_on_the_shipped_rows(void **state)
         const char *what, *components, *gpus, *code, *severity, *source_part, *message_part;
         bool ok;
     } cases[] = {
-        { "cuDNN 9.5.1 has no Blackwell kernels",
+        { "cuDNN 9.5.1 has no Blackwell kernels: forward-compatibility mode only",
           "[" C("nvidia-driver", "570.133.20") "," C("cuda", "12.8.0") "," C("cudnn",
                                                                              "9.5.1.17") "]",
-          "[\"B200\"]", "cudnn_gpu_unsupported", "error", "cudnn/backend/v9.5.1", "9.0", false },
+          "[\"B200\"]", "cudnn_gpu_forward_compat", "warning", "cudnn/backend/v9.5.1", "9.0",
+          true },
+        /* The five misses of issue #31, each now right from the shipped rows (0110-0113). */
+        { "an H20 (Hopper) needs CUDA 11.8", "[" C("cuda", "11.7.1") "]", "[\"NVIDIA H20\"]",
+          "gpu_too_new_for_cuda", "error", "nvidia.com", "11.8", false },
+        { "CUDA 13.0 dropped the Jetson AGX Xavier (Volta 7.2)", "[" C("cuda", "13.0.0") "]",
+          "[\"Jetson AGX Xavier\"]", "gpu_dropped_by_cuda", "error", "architecture-matrix",
+          "Jetson AGX Xavier", false },
+        { "R470 is Kepler's last branch: a K40 on R525 cannot run",
+          "[" C("nvidia-driver", "525.147.05") "]", "[\"Tesla K40\"]", "gpu_dropped_by_driver",
+          "error", "architecture-matrix", "R470", false },
+        { "PyTorch 2.8 cu128 wheels have no Pascal kernels",
+          "[" C("nvidia-driver", "570.133.20") "," C("pytorch", "2.8.0+cu128") "]",
+          "[\"Tesla P100\"]", "framework_gpu_arch_unsupported", "error", "build_cuda.sh", "6.0",
+          false },
+        { "PyTorch 2.11 cu128 wheels left Volta out again",
+          "[" C("nvidia-driver", "570.133.20") "," C("pytorch", "2.11.0+cu128") "]", "[\"V100\"]",
+          "framework_gpu_arch_unsupported", "error", "pull/175253", "7.5", false },
+        { "PyTorch 2.3's cu121 wheels have no Kepler kernels (only cu118 kept 3.7)",
+          "[" C("nvidia-driver", "535.183.01") "," C("pytorch", "2.3.1+cu121") "]",
+          "[\"Tesla K80\"]", "framework_gpu_arch_unsupported", "error", "pytorch/builder", "3.7",
+          false },
+        { "TensorFlow 2.18 is built against cuDNN 9",
+          "[" C("tensorflow", "2.18.0") "," C("cuda", "12.5.1") "," C("cudnn", "8.9.7.29") "]",
+          "[]", "framework_cudnn_major_mismatch", "error", "tensorflow", "libcudnn.so.9", false },
+        /* ref_jax (0114/0115, from tools/reference/sources/jax-cuda.txt) */
+        { "jax[cuda13] needs R580 on Linux",
+          "[" C("nvidia-driver", "575.57.08") "," C("jax-cuda13-plugin", "0.7.1") "]", "[]",
+          "framework_driver_too_old", "error", "jax-ml/jax", "R580", false },
+        { "jax[cuda13] supports SM 7.5 or newer",
+          "[" C("nvidia-driver", "580.65.06") "," C("jax-cuda13-plugin", "0.7.1") "]", "[\"V100\"]",
+          "framework_gpu_arch_unsupported", "error", "jax-ml/jax", "7.5", false },
+        { "cuDNN 9.17.0 lists 10.0 and 12.0, not B300's 10.3",
+          "[" C("cuda", "13.0.0") "," C("cudnn", "9.17.0.29") "]", "[\"B300\"]",
+          "cudnn_gpu_forward_compat", "warning", "support-matrix", "10.3", true },
         { "cuDNN 9.5.1's CUDA 12 build stops at 12.6",
           "[" C("cuda", "12.8.0") "," C("cudnn", "9.5.1.17") "]", "[\"H100\"]",
           "cudnn_cuda_minor_unsupported", "warning", "cudnn/backend/v9.5.1", "12.6", true },
@@ -152,6 +186,11 @@ static void each_new_rule_fires_on_the_shipped_rows(void **state)
     fits = check("[" C("nvidia-driver", "450.51.06") "," C("dcgm", "3.3.9") "]", "[]");
     assert_null(finding(fits, "dcgm_driver_too_old"));
     json_decref(fits);
+    /* PyTorch 2.10's cu128 wheels still carry Volta (it left in 2.11). */
+    fits = check("[" C("nvidia-driver", "570.133.20") "," C("pytorch", "2.10.0+cu128") "]",
+                 "[\"V100\"]");
+    assert_null(finding(fits, "framework_gpu_arch_unsupported"));
+    json_decref(fits);
     /* A GPU that was unknown before 0016 gets no unknown_gpu finding. */
     json_t *rep = check("[" C("cuda", "12.8.0") "]", "[\"NVIDIA L40\", \"A30\", \"RTX 5090\"]");
     assert_null(finding(rep, "unknown_gpu"));
@@ -191,6 +230,53 @@ static size_t rows(const char *table, const char *column, const char *value)
     return n;
 }
 
+/* Every GPU of NVIDIA's compute-capability lists (tools/reference/sources/cuda-gpus.txt, the
+ * source migration 0111 is generated from) is known by the name NVIDIA lists it under: no
+ * unknown_gpu finding for any of them, eight at a time. */
+static void every_listed_gpu_is_known(void **state)
+{
+    (void)state;
+    const char *dir = getenv("IMX_TEST_SOURCE_DIR");
+    assert_non_null(dir);
+    char path[1024], line[512], gpus[2048] = "[";
+    snprintf(path, sizeof path, "%s/tools/reference/sources/cuda-gpus.txt", dir);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    size_t n = 0, in_batch = 0;
+    for (;;) {
+        bool more = fgets(line, sizeof line, f) != NULL;
+        if (more && (line[0] < '0' || line[0] > '9'))
+            continue;
+        if (more) {
+            char *name = strchr(line, '|');
+            name = name ? strchr(name + 1, '|') : NULL;
+            assert_non_null(name);
+            char *end = strchr(++name, '|');
+            assert_non_null(end);
+            *end = '\0';
+            size_t used = strlen(gpus);
+            snprintf(gpus + used, sizeof gpus - used, "%s\"%s\"", in_batch ? "," : "", name);
+            in_batch++;
+            n++;
+        }
+        if (in_batch == 8 || (!more && in_batch > 0)) {
+            strcat(gpus, "]");
+            json_t *rep = check("[]", gpus);
+            if (finding(rep, "unknown_gpu"))
+                fail_msg("a listed GPU is unknown: %s", json_dumps(rep, 0));
+            json_decref(rep);
+            snprintf(gpus, sizeof gpus, "[");
+            in_batch = 0;
+        }
+        if (!more)
+            break;
+    }
+    fclose(f);
+    /* 161 here, and the 5 of gpus-outside-nvidia-list.txt: tests/reference/test_coverage.py
+     * holds the sources to 166 */
+    assert_true(n >= 161);
+}
+
 static void new_rows_carry_sources_and_statuses(void **state)
 {
     (void)state;
@@ -201,13 +287,14 @@ static void new_rows_carry_sources_and_statuses(void **state)
     assert_int_equal(rows("nccl", "status", "CONFIRMED"), 5);
     assert_int_equal(rows("nccl", NULL, NULL), 5);
     assert_int_equal(rows("dcgm", "status", "CONFIRMED"), 4);
-    /* GET /v1/reference lists every table with its rows, ref_nccl among them. */
+    assert_int_equal(rows("jax", "status", "CONFIRMED"), 2);
+    /* GET /v1/reference lists every table with its rows (14 with ref_jax), ref_nccl among them. */
     struct imx_res res;
     assert_int_equal(imx_t_http_as(&srv, admin, "GET", "/v1/reference", NULL, &res), 0);
     assert_int_equal(res.status, 200);
     json_t *tables = json_object_get(res.json, "tables"), *t;
     size_t i, seen = 0;
-    assert_int_equal(json_array_size(tables), 13);
+    assert_int_equal(json_array_size(tables), 14);
     json_array_foreach(tables, i, t)
     {
         const char *name = json_string_value(json_object_get(t, "name"));
@@ -245,6 +332,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(each_new_rule_fires_on_the_shipped_rows),
         cmocka_unit_test(new_rows_carry_sources_and_statuses),
+        cmocka_unit_test(every_listed_gpu_is_known),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

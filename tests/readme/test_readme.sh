@@ -3,9 +3,9 @@
 # `set -euo pipefail`, against a freshly migrated server loaded with the demo catalog
 # (tools/demo.sh), signed in as the demo admin. Any non-zero exit fails the test and names the
 # README line of the example. What the test changes, and why (nothing else is touched):
-#   - http://127.0.0.1:8080 becomes this server's address (a free port), and the webhook URL
-#     https://hooks.example.com/imaxe a receiver on loopback (the server allows that host only
-#     through IMAXE_WEBHOOK_ALLOW_HOSTS, as in the tests);
+#   - http://127.0.0.1:8080 becomes this server's address (a free port), and the example's own
+#     webhook receiver's 127.0.0.1:9000 a free port that the server allows through
+#     IMAXE_WEBHOOK_ALLOW_HOSTS, as make run allows 9000;
 #   - `imaxe` is build/imaxe, its config under a throwaway XDG_CONFIG_HOME, and `imaxe probe` reads
 #     the stand-in NVML of the CLI tests (this machine has no GPU);
 #   - examples run in a scratch directory that links the repository's examples/ and tests/data/.
@@ -28,10 +28,10 @@ sql() { psql --no-psqlrc -X -Atq -v ON_ERROR_STOP=1 "host=$pgdir port=55432 user
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
 srv=""
-rcv=""
 cleanup() {
     [ -n "$srv" ] && kill -TERM "$srv" 2>/dev/null && wait "$srv" 2>/dev/null
-    [ -n "$rcv" ] && kill "$rcv" 2>/dev/null
+    # The README's own receiver, when an example failed before it stopped it.
+    [ -n "${rcv_port:-}" ] && pkill -f "127.0.0.1:$rcv_port\$" 2>/dev/null || true
     sql "DROP DATABASE IF EXISTS $db WITH (FORCE)" || true
 }
 trap cleanup EXIT
@@ -57,18 +57,9 @@ for b in blocks:
 print("readme: Terraform snippet shape ok (not run: Terraform is not installed)")
 PY
 
-# A webhook receiver on loopback: 204 to every POST.
+# The README's webhook example starts its own receiver on 127.0.0.1:9000, which make run allows;
+# here it gets a free port instead, allowed the same way.
 rcv_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-python3 - "$rcv_port" >"$tmp/receiver.log" 2>&1 <<'PY' &
-import http.server, sys
-class H(http.server.BaseHTTPRequestHandler):
-    def do_POST(self):
-        self.rfile.read(int(self.headers.get("Content-Length", 0)))
-        self.send_response(204); self.end_headers()
-    def log_message(self, *a): pass
-http.server.HTTPServer(("127.0.0.1", int(sys.argv[1])), H).serve_forever()
-PY
-rcv=$!
 
 export IMAXE_DATABASE_URL=$conninfo
 export IMAXE_JWT_SECRET=readme-test-secret-0123456789abcdef0123456789
@@ -111,7 +102,8 @@ while i < len(lines):
         else:
             body = "\n".join(lines[start:j])
             body = body.replace("http://127.0.0.1:8080", f"http://127.0.0.1:{port}")
-            body = body.replace("https://hooks.example.com/imaxe", f"http://127.0.0.1:{rcv}/imaxe")
+            body = body.replace("127.0.0.1:9000", f"127.0.0.1:{rcv}")
+            body = body.replace("/dev/tcp/127.0.0.1/9000", f"/dev/tcp/127.0.0.1/{rcv}")
             with open(os.path.join(out, f"{n:03d}-{start + 1}.sh"), "w") as f:
                 f.write(body + "\n")
             run += 1

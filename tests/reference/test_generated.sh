@@ -2,7 +2,7 @@
 # The reference data is single-sourced: each generated migration is what its generator makes of
 # its CSVs today. migrations/0035_knowledge_facts.sql from tools/reference/knowledge_facts.csv and
 # migrations/0056_nccl_rows.sql and 0058_dcgm_rows.sql from tools/reference/nccl.csv and dcgm.csv
-# (always); migrations/0003_reference.sql from ../shared/data/reference when that checkout is
+# and 0111-0113 from tools/reference/sources/ (tools/gen_sources.py) (always); migrations/0003_reference.sql from ../shared/data/reference when that checkout is
 # there (CI copies it). A difference fails, naming the file: regenerate and commit.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -27,6 +27,11 @@ check() { # FILE GENERATOR ARGS...
 check migrations/0035_knowledge_facts.sql python3 tools/gen_knowledge.py
 check migrations/0056_nccl_rows.sql python3 tools/gen_knowledge.py --table nccl
 check migrations/0058_dcgm_rows.sql python3 tools/gen_knowledge.py --table dcgm
+# The tables read whole from stored source copies (tools/reference/sources/).
+check migrations/0111_gpu_rows.sql python3 tools/gen_sources.py --table gpu
+check migrations/0112_pytorch_arch.sql python3 tools/gen_sources.py --table pytorch_arch
+check migrations/0113_cudnn_cc.sql python3 tools/gen_sources.py --table cudnn_cc
+check migrations/0115_jax_rows.sql python3 tools/gen_sources.py --table jax
 if [ -d ../shared/data/reference ]; then
     check migrations/0003_reference.sql python3 tools/gen_reference.py
 else

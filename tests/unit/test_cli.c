@@ -197,8 +197,10 @@ static void dotted_paths_and_cells(void **state)
 static void rows_render_in_each_format(void **state)
 {
     (void)state;
-    json_t *rows = json_loads("[{\"id\":4,\"family\":\"dlami\",\"os\":{\"name\":\"ubuntu\"}},"
-                              "{\"id\":12,\"family\":\"pytorch-2.9\",\"os\":{\"name\":\"rocky\"}}]",
+    json_t *rows = json_loads("[{\"id\":4,\"family\":\"dlami\",\"os\":{\"name\":\"ubuntu\"},"
+                              "\"cost\":0.000187654321,\"image\":{\"id\":7}},"
+                              "{\"id\":12,\"family\":\"pytorch-2.9\",\"os\":{\"name\":\"rocky\"},"
+                              "\"cost\":12.5,\"image\":{\"id\":9}}]",
                               0, NULL);
     static const struct {
         enum imx_cli_fmt fmt;
@@ -208,11 +210,17 @@ static void rows_render_in_each_format(void **state)
     } cases[] = {
         { IMX_CLI_FMT_TABLE, "id,family,os.name", false,
           "ID  FAMILY       NAME\n4   dlami        ubuntu\n12  pytorch-2.9  rocky\n" },
-        { IMX_CLI_FMT_TABLE, NULL, false, "ID  FAMILY\n4   dlami\n12  pytorch-2.9\n" },
+        { IMX_CLI_FMT_TABLE, "id,family", false, "ID  FAMILY\n4   dlami\n12  pytorch-2.9\n" },
+        /* Two columns ending in the same name are headed by their paths; reals are rounded
+         * for the reader. */
+        { IMX_CLI_FMT_TABLE, "id,image.id,cost", false,
+          "ID  IMAGE.ID  COST\n4   7         0.0001877\n12  9         12.5\n" },
         { IMX_CLI_FMT_TABLE, "id", true, "\033[1mID\033[0m\n4\n12\n" },
         { IMX_CLI_FMT_NDJSON, NULL, false,
-          "{\"id\":4,\"family\":\"dlami\",\"os\":{\"name\":\"ubuntu\"}}\n"
-          "{\"id\":12,\"family\":\"pytorch-2.9\",\"os\":{\"name\":\"rocky\"}}\n" },
+          "{\"id\":4,\"family\":\"dlami\",\"os\":{\"name\":\"ubuntu\"},\"cost\":0.000187654321,"
+          "\"image\":{\"id\":7}}\n"
+          "{\"id\":12,\"family\":\"pytorch-2.9\",\"os\":{\"name\":\"rocky\"},\"cost\":12.5,"
+          "\"image\":{\"id\":9}}\n" },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         struct imx_cli_buf b;
@@ -336,6 +344,53 @@ static void webhook_signatures_verify_as_the_spec_says(void **state)
     }
 }
 
+/* "Did you mean": edit distances, and a suggestion only for a likely typo. */
+static void typos_get_the_nearest_name(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *a, *b;
+        size_t d;
+    } dist[] = {
+        { "", "", 0 },
+        { "pins", "pins", 0 },
+        { "pinz", "pins", 1 },
+        { "imagse", "images", 2 },
+        { "serch", "search", 1 },
+        { "", "gpu", 3 },
+        { "kitten", "sitting", 3 },
+    };
+    for (size_t i = 0; i < sizeof dist / sizeof dist[0]; i++)
+        assert_int_equal(
+            imx_cli_edit_distance(dist[i].a, strlen(dist[i].a), dist[i].b, strlen(dist[i].b)),
+            dist[i].d);
+    static const char *const nouns[] = { "images",   "pins",  "advisories",
+                                         "webhooks", "teams", "tokens" };
+    static const struct {
+        const char *word, *want;
+    } near[] = {
+        { "imagse", "images" }, { "pinz", "pins" },        { "advisries", "advisories" },
+        { "team", "teams" },    { "token", "tokens" },     { "xyz", NULL },
+        { "p", NULL },          { "webhook", "webhooks" }, { "tickets", NULL },
+    };
+    for (size_t i = 0; i < sizeof near / sizeof near[0]; i++) {
+        const char *got = imx_cli_closest(near[i].word, strlen(near[i].word), nouns, 6);
+        if (near[i].want ? !got || strcmp(got, near[i].want) != 0 : got != NULL)
+            fail_msg("%s: got %s, want %s", near[i].word, got ? got : "NULL",
+                     near[i].want ? near[i].want : "NULL");
+    }
+    /* An unknown option names the one meant. */
+    static const struct imx_cli_opt opts[] = { { "family", 0, IMX_CLI_OPT_VALUE, NULL, "" },
+                                               { NULL, 0, 0, NULL, NULL } };
+    const struct imx_cli_opt *tables[] = { opts, NULL };
+    struct imx_cli_args a;
+    memset(&a, 0, sizeof a);
+    char err[128];
+    char *argv[] = { "--familly", "x" };
+    assert_int_equal(imx_cli_args_parse(2, argv, tables, false, &a, NULL, err, sizeof err), -1);
+    assert_string_equal(err, "unknown option --familly (did you mean --family?)");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -347,6 +402,7 @@ int main(void)
         cmocka_unit_test(rows_render_in_each_format),
         cmocka_unit_test(objects_and_fields),
         cmocka_unit_test(webhook_signatures_verify_as_the_spec_says),
+        cmocka_unit_test(typos_get_the_nearest_name),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

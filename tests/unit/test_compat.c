@@ -135,22 +135,35 @@ static const struct imx_ref_driver_branch branch_rows[] = {
 };
 
 static const struct imx_ref_cudnn cudnn_rows[] = {
-    { "8.9.7", { 11, 12 }, 2, SRC_CUDNN, { NULL }, "5.0", "9.0", false },
-    { "9.5.1", { 11, 12 }, 2, SRC_CUDNN_951, { "11.8", "12.6" }, "5.0", "9.0", false },
-    { "9.10.2", { 11, 12 }, 2, SRC_CUDNN, { "11.8", "12.9" }, "5.0", "12.0", false },
-    { "9.11.0", { 12 }, 1, SRC_CUDNN, { NULL }, NULL, NULL, false },
-    { "9.12.0", { 12, 13 }, 2, SRC_CUDNN, { NULL }, NULL, NULL, false },
-    { "9.17.0", { 12, 13 }, 2, SRC_CUDNN_917, { "12.9", "13.1" }, "7.5", "12.0", false },
+    { "8.9.7", { 11, 12 }, 2, SRC_CUDNN, { NULL }, "5.0", "9.0", false, NULL },
+    { "9.5.1", { 11, 12 }, 2, SRC_CUDNN_951, { "11.8", "12.6" }, "5.0", "9.0", false, NULL },
+    { "9.10.2", { 11, 12 }, 2, SRC_CUDNN, { "11.8", "12.9" }, "5.0", "12.0", false, NULL },
+    { "9.11.0", { 12 }, 1, SRC_CUDNN, { NULL }, NULL, NULL, false, NULL },
+    { "9.12.0", { 12, 13 }, 2, SRC_CUDNN, { NULL }, NULL, NULL, false, NULL },
+    { "9.17.0",
+      { 12, 13 },
+      2,
+      SRC_CUDNN_917,
+      { "12.9", "13.1" },
+      "7.5",
+      "12.0",
+      false,
+      "7.5;8.0;8.6;8.9;9.0;10.0;12.0" },
     /* 0016: known to exist only; its CUDA 12/13 builds are assumed */
-    { "9.15.1", { 12, 13 }, 2, SRC_CONDA, { NULL }, NULL, NULL, true },
+    { "9.15.1", { 12, 13 }, 2, SRC_CONDA, { NULL }, NULL, NULL, true, NULL },
 };
 
 static const struct imx_ref_pytorch_build pytorch_rows[] = {
-    { "2.4", "12.1", false, SRC_TORCH }, { "2.5", "11.8", false, SRC_TORCH },
-    { "2.5", "12.1", false, SRC_TORCH }, { "2.5", "12.4", false, SRC_TORCH },
-    { "2.7", "11.8", false, SRC_TORCH }, { "2.7", "12.6", false, SRC_TORCH },
-    { "2.7", "12.8", true, SRC_TORCH },  { "2.9", "12.6", false, SRC_TORCH },
-    { "2.9", "12.8", false, SRC_TORCH }, { "2.9", "13.0", true, SRC_TORCH },
+    { "2.4", "12.1", false, SRC_TORCH, NULL, NULL },
+    { "2.5", "11.8", false, SRC_TORCH, NULL, NULL },
+    { "2.5", "12.1", false, SRC_TORCH, NULL, NULL },
+    { "2.5", "12.4", false, SRC_TORCH, NULL, NULL },
+    { "2.7", "11.8", false, SRC_TORCH, NULL, NULL },
+    { "2.7", "12.6", false, SRC_TORCH, NULL, NULL },
+    { "2.7", "12.8", true, SRC_TORCH, NULL, NULL },
+    { "2.9", "12.6", false, SRC_TORCH, "5.0;6.0;7.0;7.5;8.0;8.6;9.0", SRC_TORCH },
+    { "2.9", "12.8", false, SRC_TORCH, "7.0;7.5;8.0;8.6;9.0;10.0;12.0", SRC_TORCH },
+    { "2.9", "13.0", true, SRC_TORCH, "7.5;8.0;8.6;9.0;10.0;12.0+PTX", SRC_TORCH },
 };
 
 static const struct imx_ref_pytorch pytorch_release_rows[] = {
@@ -161,10 +174,16 @@ static const struct imx_ref_pytorch pytorch_release_rows[] = {
 };
 
 static const struct imx_ref_tensorflow tf_rows[] = {
-    { "2.14.0", "11.8", SRC_TF, "3.9", "3.11" },
-    { "2.15.0", "12.2", SRC_TF, "3.9", "3.11" },
-    { "2.16.1", "12.3", SRC_TF, "3.9", "3.12" },
-    { "2.20.0", "12.5", SRC_TF, "3.9", "3.13" },
+    { "2.14.0", "11.8", SRC_TF, "3.9", "3.11", "8.7" },
+    { "2.15.0", "12.2", SRC_TF, "3.9", "3.11", "8.9" },
+    { "2.16.1", "12.3", SRC_TF, "3.9", "3.12", "8.9" },
+    { "2.20.0", "12.5", SRC_TF, "3.9", "3.13", "9.3" },
+};
+
+#define SRC_JAX "https://github.com/jax-ml/jax/blob/main/docs/installation.md"
+static const struct imx_ref_jax jax_rows[] = {
+    { "cuda12", 12, "12.1", "9.8", "10.0", 525, "5.2", SRC_JAX, false },
+    { "cuda13", 13, "13.0", "9.8", "10.0", 580, "7.5", SRC_JAX, false },
 };
 
 static const struct imx_ref_snapshot ref = {
@@ -189,6 +208,8 @@ static const struct imx_ref_snapshot ref = {
     .n_ccs = N_ELEMS(cc_rows),
     .pytorch_releases = pytorch_release_rows,
     .n_pytorch_releases = N_ELEMS(pytorch_release_rows),
+    .jax = jax_rows,
+    .n_jax = N_ELEMS(jax_rows),
 };
 
 #define DRV(v)                                                                                     \
@@ -568,12 +589,23 @@ static const struct compat_case cases[] = {
       DAY_2025,
       { NULL } },
 
-    /* cudnn_gpu_unsupported / cudnn_cuda_minor_unsupported */
+    /* cudnn_gpu_unsupported / cudnn_gpu_forward_compat / cudnn_cuda_minor_unsupported: a GPU
+     * newer than a cuDNN 9 release's list runs in forward-compatibility mode (a warning) */
     { "cuDNN 9.5.1 has no Blackwell kernels and covers CUDA 12.0-12.6",
       { DRV("570.133.20"), CUDA("12.8.0"), CUDNN("9.5.1.17") },
       { "B200" },
       DAY_2025,
-      { "cudnn_gpu_unsupported", "cudnn_cuda_minor_unsupported" } },
+      { "cudnn_cuda_minor_unsupported", "cudnn_gpu_forward_compat" } },
+    { "cuDNN 8.9.7 has no forward-compatibility mode: Blackwell is an error",
+      { CUDA("12.8.0"), CUDNN("8.9.7.29") },
+      { "B200" },
+      DAY_2025,
+      { "cudnn_gpu_unsupported" } },
+    { "cuDNN 9.17.0 lists 10.0 and 12.0 as a set: B300 (10.3) is not listed",
+      { CUDA("13.0.0"), CUDNN("9.17.0.29") },
+      { "B300" },
+      DAY_2025,
+      { "cudnn_gpu_forward_compat" } },
     { "cuDNN 9.5.1 on an H100 with CUDA 12.6",
       { CUDA("12.6.3"), CUDNN("9.5.1.17") },
       { "H100" },
@@ -594,11 +626,96 @@ static const struct compat_case cases[] = {
       { "RTX PRO 6000" },
       DAY_2025,
       { NULL } },
-    { "cuDNN 9.17.0 does not list GB10 (12.1)",
+    { "cuDNN 9.17.0 does not list GB10 (12.1): forward-compatibility mode only",
       { CUDA("13.0.0"), CUDNN("9.17.0.29") },
       { "GB10" },
       DAY_2025,
-      { "cudnn_gpu_unsupported" } },
+      { "cudnn_gpu_forward_compat" } },
+
+    /* framework_gpu_arch_unsupported: the wheel variant's own architecture list */
+    { "PyTorch 2.9 cu128 wheels have Volta (7.0)",
+      { DRV("570.133.20"), TORCH("2.9.0+cu128") },
+      { "V100" },
+      DAY_2025,
+      { NULL } },
+    { "PyTorch 2.9 cu130 wheels left Volta out",
+      { DRV("580.65.06"), TORCH("2.9.0+cu130") },
+      { "V100" },
+      DAY_2025,
+      { "framework_gpu_arch_unsupported", "gpu_dropped_by_cuda",
+        "framework_cuda_build_experimental" } },
+    { "PyTorch 2.9 cu126 wheels stop at Hopper: no Blackwell kernels",
+      { DRV("570.133.20"), TORCH("2.9.0+cu126") },
+      { "RTX 5090" },
+      DAY_2025,
+      { "framework_gpu_arch_unsupported", "gpu_too_new_for_cuda" } },
+    { "PyTorch 2.9 cu128: sm_100 cubins would run on B300 (10.3), but CUDA 12.8 predates it",
+      { DRV("575.57.08"), CUDA("12.9.1"), TORCH("2.9.0+cu128") },
+      { "B300" },
+      DAY_2025,
+      { "gpu_too_new_for_cuda" } },
+    { "PyTorch 2.9 cu130: 12.0+PTX JIT-compiles for GB10 (12.1)",
+      { DRV("580.65.06"), TORCH("2.9.0+cu130") },
+      { "GB10" },
+      DAY_2025,
+      { "framework_cuda_build_experimental" } },
+    { "a PyTorch wheel whose list was not read is not checked for the GPU",
+      { DRV("570.133.20"), TORCH("2.7.1+cu128") },
+      { "V100" },
+      DAY_2025,
+      { "framework_cuda_build_experimental" } },
+
+    /* JAX's CUDA wheels: framework_driver_too_old, framework_gpu_arch_unsupported,
+     * framework_cudnn_incompatible */
+    { "jax[cuda13] needs R580",
+      { DRV("575.57.08"), { "jax-cuda13-plugin", "0.7.1" } },
+      { NULL },
+      DAY_2025,
+      { "framework_driver_too_old" } },
+    { "jax[cuda13] on R580 and an H100",
+      { DRV("580.65.06"), { "jax-cuda13-pjrt", "0.7.1" } },
+      { "H100" },
+      DAY_2025,
+      { NULL } },
+    { "jax[cuda13] supports SM 7.5 or newer: not the V100",
+      { DRV("580.65.06"), { "jax-cuda13-plugin", "0.7.1" } },
+      { "V100" },
+      DAY_2025,
+      { "framework_gpu_arch_unsupported" } },
+    { "jax[cuda12] keeps the V100, and wants cuDNN 9.8 or newer",
+      { DRV("535.183.01"), { "jax-cuda12-plugin", "0.6.2" }, CUDNN("9.5.1.17") },
+      { "V100" },
+      DAY_2025,
+      { "framework_cudnn_incompatible" } },
+    { "a JAX variant not in the data is an info finding",
+      { { "jax-cuda14-plugin", "0.9.0" } },
+      { NULL },
+      DAY_2025,
+      { "unknown_component_version" } },
+
+    /* framework_driver_too_old: TensorFlow's own CUDA major needs its driver floor */
+    { "TensorFlow 2.16 (CUDA 12.3) on an R520 driver",
+      { DRV("520.61.05"), TF("2.16.1") },
+      { NULL },
+      DAY_2025,
+      { "framework_driver_too_old", "driver_branch_eol" } },
+    { "TensorFlow 2.16 (CUDA 12.3) on the 12.x floor",
+      { DRV("525.60.13"), TF("2.16.1") },
+      { NULL },
+      DAY_2025,
+      { "driver_branch_eol" } },
+
+    /* framework_cudnn_major_mismatch */
+    { "TensorFlow 2.20 is built with cuDNN 9: cuDNN 8.9.7 cannot load",
+      { TF("2.20.0"), CUDA("12.6.3"), CUDNN("8.9.7.29") },
+      { NULL },
+      DAY_2025,
+      { "framework_cudnn_major_mismatch" } },
+    { "TensorFlow 2.16 with cuDNN 8.9.7",
+      { TF("2.16.1"), CUDA("12.4.1"), CUDNN("8.9.7.29") },
+      { NULL },
+      DAY_2025,
+      { NULL } },
     { "an unconfirmed cuDNN row is never an error",
       { CUDA("11.8.0"), CUDNN("9.15.1.9") },
       { NULL },
@@ -667,7 +784,9 @@ static enum imx_compat_severity severity_of(const char *code)
 {
     if (strncmp(code, "w:", 2) == 0)
         return IMX_COMPAT_WARNING;
-    if (strcmp(code, "cudnn_cuda_minor_unsupported") == 0)
+    if (strcmp(code, "cudnn_cuda_minor_unsupported") == 0 ||
+        strcmp(code, "cudnn_gpu_forward_compat") == 0 ||
+        strcmp(code, "framework_cudnn_incompatible") == 0)
         return IMX_COMPAT_WARNING;
     if (strcmp(code, "driver_mvc_only") == 0 || strcmp(code, "driver_branch_eol") == 0)
         return IMX_COMPAT_WARNING;
@@ -858,13 +977,15 @@ static void new_rules_name_their_sources(void **state)
     const struct imx_compat_component cudnn[] = { CUDA("12.8.0"), CUDNN("9.5.1.17") };
     const char *b200[] = { "B200" };
     assert_int_equal(imx_compat_check(&ref, cudnn, 2, b200, 1, DAY_2025, r), 0);
-    assert_false(r->ok);
+    /* cuDNN 9 runs a GPU newer than its list in forward-compatibility mode: warnings only */
+    assert_true(r->ok);
     assert_int_equal(r->n, 2);
-    assert_string_equal(r->findings[0].code, "cudnn_gpu_unsupported");
+    assert_string_equal(r->findings[0].code, "cudnn_cuda_minor_unsupported");
     assert_string_equal(r->findings[0].source, SRC_CUDNN_951);
-    assert_non_null(strstr(r->findings[0].message, "9.0"));
+    assert_non_null(strstr(r->findings[0].message, "12.6"));
+    assert_string_equal(r->findings[1].code, "cudnn_gpu_forward_compat");
     assert_string_equal(r->findings[1].source, SRC_CUDNN_951);
-    assert_non_null(strstr(r->findings[1].message, "12.6"));
+    assert_non_null(strstr(r->findings[1].message, "9.0"));
 
     const struct imx_compat_component floor[] = { DRV("575.57.08"), CUDA("13.5.0") };
     assert_int_equal(imx_compat_check(&ref, floor, 2, NULL, 0, DAY_2025, r), 0);

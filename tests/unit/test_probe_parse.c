@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "probe_parse.h"
+#include "domain/drift.h"
 
 static void nvrm_lines_give_the_driver(void **state)
 {
@@ -320,6 +321,52 @@ static void gpu_names_become_models(void **state)
     }
 }
 
+/* An image with two driver trees (one loaded at boot by the GPU): the node matches when it runs
+ * either, and the row says which; an OS package older on the node than in the image is drift,
+ * a newer one (a patch taken) is not. */
+static void drift_dual_driver_and_packages(void **state)
+{
+    (void)state;
+    json_t *image =
+        json_loads("{\"os\":{\"name\":\"ubuntu\",\"version\":\"24.04\"},\"components\":["
+                   "{\"name\":\"nvidia-driver\",\"version\":\"570.195.03\",\"gpus\":[\"T4\"]},"
+                   "{\"name\":\"nvidia-driver\",\"version\":\"580.95.05\",\"gpus\":[\"H100\"]}],"
+                   "\"packages\":[{\"name\":\"openssl\",\"version\":\"3.0.13-0ubuntu3.5\"},"
+                   "{\"name\":\"libc6\",\"version\":\"2.39-0ubuntu8.4\"}]}",
+                   0, NULL);
+    static const struct {
+        const char *driver, *openssl, *state, *image;
+        bool drift;
+    } cases[] = {
+        { "580.95.05", "3.0.13-0ubuntu3.5", "same", "580.95.05", false },
+        { "570.195.03", "3.0.13-0ubuntu3.5", "same", "570.195.03", false },
+        { "575.57.08", "3.0.13-0ubuntu3.5", "differs", "570.195.03", true },
+        { "580.95.05", "3.0.13-0ubuntu3.4", "same", "580.95.05", true },   /* older openssl */
+        { "580.95.05", "3.0.13-0ubuntu3.10", "same", "580.95.05", false }, /* newer: patched */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        json_t *node =
+            json_pack("{s:{s:s, s:s}, s:[{s:s, s:s}], s:[{s:s, s:s}]}", "os", "name", "ubuntu",
+                      "version", "24.04", "components", "name", "nvidia-driver", "version",
+                      cases[i].driver, "packages", "name", "openssl", "version", cases[i].openssl);
+        bool drift = false;
+        json_t *rows = imx_drift_rows(node, image, &drift);
+        json_t *d = json_array_get(rows, 0);
+        assert_string_equal(json_string_value(json_object_get(d, "name")), "nvidia-driver");
+        assert_string_equal(json_string_value(json_object_get(d, "state")), cases[i].state);
+        assert_string_equal(json_string_value(json_object_get(d, "image")), cases[i].image);
+        assert_int_equal(json_array_size(json_object_get(d, "image_versions")), 2);
+        if (drift != cases[i].drift)
+            fail_msg("case %zu: drift %d, expected %d", i, drift, cases[i].drift);
+        json_t *changes = imx_drift_changes(rows);
+        assert_int_equal(json_array_size(changes) > 0, cases[i].drift);
+        json_decref(changes);
+        json_decref(rows);
+        json_decref(node);
+    }
+    json_decref(image);
+}
+
 static void drift_compares_component_by_component(void **state)
 {
     (void)state;
@@ -339,7 +386,7 @@ static void drift_compares_component_by_component(void **state)
         "\"version\":\"3.12.3\"}]}",
         0, NULL);
     bool drift = false;
-    json_t *rows = imx_probe_drift(node, image, &drift);
+    json_t *rows = imx_drift_rows(node, image, &drift);
     assert_true(drift);
     static const struct {
         const char *name, *state;
@@ -370,18 +417,18 @@ static void drift_compares_component_by_component(void **state)
         0, NULL);
     json_t *img2 =
         json_loads("{\"architecture\":\"x86_64\",\"components\":{\"cuda\":\"13.0.1\"}}", 0, NULL);
-    rows = imx_probe_drift(same, img2, &drift);
+    rows = imx_drift_rows(same, img2, &drift);
     assert_false(drift);
     json_decref(rows);
     /* A GPU the image does not list is drift. */
     json_object_set_new(img2, "gpus", json_pack("[s]", "L4"));
     json_object_set_new(same, "gpus", json_pack("[s]", "H100"));
-    rows = imx_probe_drift(same, img2, &drift);
+    rows = imx_drift_rows(same, img2, &drift);
     assert_true(drift);
     json_decref(rows);
-    assert_true(imx_probe_version_matches("13.0", "13.0.2"));
-    assert_false(imx_probe_version_matches("13.0", "13.01"));
-    assert_false(imx_probe_version_matches("580.95", "580.9"));
+    assert_true(imx_drift_version_matches("13.0", "13.0.2"));
+    assert_false(imx_drift_version_matches("13.0", "13.01"));
+    assert_false(imx_drift_version_matches("580.95", "580.9"));
     json_decref(same);
     json_decref(img2);
     json_decref(node);
@@ -431,6 +478,7 @@ int main(void)
         cmocka_unit_test(systemd_analyze_totals),
         cmocka_unit_test(gpu_names_become_models),
         cmocka_unit_test(drift_compares_component_by_component),
+        cmocka_unit_test(drift_dual_driver_and_packages),
         cmocka_unit_test(package_listings),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -139,7 +139,7 @@ static void ssrf_url_cases(void **state)
     char err[128];
     assert_int_equal(imx_ssrf_allow_parse("", &none, err, sizeof err), 0);
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        char reason[256] = "";
+        char reason[512] = "";
         int rc = imx_ssrf_check_url(cases[i].url, &none, fake_resolve, NULL, reason, sizeof reason);
         if ((rc == 0) != cases[i].ok || (!cases[i].ok && !strstr(reason, cases[i].why)))
             fail_msg("case %zu %s: rc %d, reason '%s'", i, cases[i].url, rc, reason);
@@ -150,7 +150,7 @@ static void ssrf_allow_list(void **state)
 {
     (void)state;
     struct imx_ssrf_allow allow;
-    char err[128], reason[256];
+    char err[128], reason[512];
     assert_int_equal(imx_ssrf_allow_parse("127.0.0.1:9000, [::1]:9001,Hooks.Internal:80", &allow,
                                           err, sizeof err),
                      0);
@@ -172,6 +172,13 @@ static void ssrf_allow_list(void **state)
     assert_int_equal(imx_ssrf_check_url("https://127.0.0.1:9001/", &allow, fake_resolve, NULL,
                                         reason, sizeof reason),
                      -1);
+    /* The refusal names the setting that would allow this very receiver. */
+    assert_non_null(strstr(reason, "IMAXE_WEBHOOK_ALLOW_HOSTS=127.0.0.1:9001"));
+    assert_int_equal(imx_ssrf_check_url("http://hooks.example.com:8443/x", &allow, fake_resolve,
+                                        NULL, reason, sizeof reason),
+                     -1);
+    assert_non_null(strstr(reason, "must use https"));
+    assert_non_null(strstr(reason, "IMAXE_WEBHOOK_ALLOW_HOSTS=hooks.example.com:8443"));
     assert_int_equal(imx_ssrf_check_url("http://localhost:9000/", &allow, fake_resolve, NULL,
                                         reason, sizeof reason),
                      -1);

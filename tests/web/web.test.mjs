@@ -738,6 +738,7 @@ describe('web catalog', () => {
     assert.match(text, /base-gpu-ubuntu24\.04 2026\.01\.05[\s\S]*ml-platform[\s\S]*base-gpu-ubuntu24\.04 2026\.03\.01[\s\S]*ml-platform\/staging-base/);
     assert.match(text, /pytorch-2\.9-ubuntu24\.04 2026\.01\.10/);
     assert.match(page.url(), /cve=CVE-2025-23280/);
+    assert.match(await page.locator('.fleet-exposure').innerText(), /CVE-2025-23280 affects \d+ images?, \d+ pins? of \d+ teams?, and \d+ running nodes?/);
     const cveCsv = await downloadText(page, () => page.getByRole('region', { name: 'Who does this CVE hit?' }).getByRole('button', { name: 'Export CSV' }).click());
     assert.match(cveCsv.text, /^advisory,severity,cves,team,family,image_id,version,status,patch_status,fixed_by,pinned_by\r\n/);
     assert.match(cveCsv.text, new RegExp(`NVIDIA-5703,high,CVE-2025-23280 CVE-2025-23282,ml-platform,base-gpu-ubuntu24\\.04,${ids['base-old']},2026\\.01\\.05,active,patch_available,base-gpu-ubuntu24\\.04 2026\\.03\\.01,ml-platform/staging-base\\r\\n`));
@@ -1075,6 +1076,41 @@ describe('web catalog', () => {
     await page.done();
   });
 
+  test('fleet: nodes reported with a node-report token, counts per image, the drifted node and what drifts; the pin plan', async () => {
+    const page = await newPage();
+    await signIn(page, '/catalog');
+    await settle(page);
+    const tok = await apiAs(page, 'POST', '/tokens', { name: 'web-nodes', team: 'ml-platform', role: 'member', scope: 'node-report' });
+    assert.equal(tok.status, 201);
+    const img = (await apiAs(page, 'GET', `/images/${ids['base-new']}`)).body;
+    const driver = img.components['nvidia-driver'];
+    // Node 1 runs exactly what the image lists; node 2 another driver.
+    const report = (name, version) => ({ name, image: { id: ids['base-new'] }, instance_type: 'p5.48xlarge', probe: {
+      architecture: img.architecture, os: img.os, kernel: img.kernel, gpus: ['H100'],
+      components: Object.entries(img.components).map(([n, v]) => ({ name: n, version: n === 'nvidia-driver' ? version : v })) } });
+    const body = [report('web-node-1', driver), report('web-node-2', '575.57.08')].map((r) => JSON.stringify(r)).join('\n') + '\n';
+    const res = await fetch(`${base}/v1/nodes/reports`, { method: 'POST', headers: { Authorization: `Bearer ${tok.body.token}`, 'Content-Type': 'application/x-ndjson' }, body });
+    assert.equal(res.status, 200, await res.text());
+    await page.goto(`${base}/#/fleet?team=ml-platform`);
+    await settle(page);
+    assert.match(await page.locator('.exposure-summary').first().innerText(), /2 nodes: 1 drifted, 0 stale/);
+    const drifted = page.locator('tr.node-row.is-drifted');
+    assert.equal(await drifted.count(), 1);
+    assert.match(await drifted.innerText(), /web-node-2[\s\S]*nvidia-driver[\s\S]*575\.57\.08/);
+    await page.getByRole('button', { name: 'Drifted' }).click();
+    await settle(page);
+    assert.match(page.url(), /show=drift%3Dtrue|show=drift=true/);
+    assert.equal(await page.locator('tr.node-row').count(), 1);
+    await axeCheck(page, 'fleet');
+    await page.goto(`${base}/#/pins?team=ml-platform`);
+    await settle(page);
+    const plan = page.locator('.pin-card details', { hasText: 'Plan the safest move' }).first();
+    await plan.locator('summary').click();
+    await plan.locator('.plan-reason').waitFor();
+    assert.match(await plan.locator('.plan-reason').innerText(), /^(Move to|Stay:)/);
+    await page.done();
+  });
+
   test('every screen: no serious or critical axe violations; screenshots at 1280 and 390 px', async () => {
     const screens = [
       ['signin', '/signin'],
@@ -1091,6 +1127,7 @@ describe('web catalog', () => {
       ['requests-queue', '/requests?tab=queue'],
       ['webhooks', '/webhooks'],
       ['exposure', '/exposure?cve=CVE-2025-23280'],
+      ['fleet', '/fleet?team=ml-platform'],
       ['publish', '/publish'],
       ['pins-new', `/pins?new=${ids['torch-old']}`],
       ['account', '/account'],

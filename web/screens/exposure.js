@@ -1,7 +1,8 @@
 // Exposure: which of a team's pinned images advisories hit, and where to move (GET /v1/pins
 // with each pin's advisories, fixes and candidate; a one-click move is PUT /v1/pins/{id}), and
 // for one CVE or advisory every affected image in the catalog with its team, family and fix
-// (GET /v1/advisories?cve= and /v1/advisories/{id}/affected). Both export as CSV.
+// (GET /v1/advisories?cve= and /v1/advisories/{id}/affected), with the pins, teams and running
+// nodes it reaches (/v1/advisories/{id}/exposure). Both export as CSV.
 import { api, apiAll, mergeFamilies } from '../api.js';
 import { h, put, clear, badge, imageLink, loading, failure, emptyState, errorBox, table, toast, busy } from '../ui.js';
 import { teams, user } from '../state.js';
@@ -147,8 +148,13 @@ export async function render(ctx) {
       affectedRows = affected.flatMap(({ a, families }) => families.flatMap((f) => (f.images || []).map((i) => ({ advisory: a, family: f.family, team: teamOf.get(f.family) || '', image: { ...i, family: f.family }, pins: pinnedBy.get(i.id) || [] }))));
       if (!affectedRows.length) return clear(cveBox, emptyState(`${q} affects no image in the catalog`, advisories.map((a) => a.id).join(', ')));
       clear(cveActions, h('button', { type: 'button', class: 'secondary outline', onclick: exportCve }, 'Export CSV'));
+      // Running nodes too (GET /v1/advisories/{id}/exposure): what reaches the fleet, not only the catalog.
+      const fleet = await Promise.all(advisories.map((a) => api(`/advisories/${encodeURIComponent(a.id)}/exposure`, { signal: ctx.signal }).catch((e) => (e.name === 'AbortError' ? Promise.reject(e) : null))));
+      const sum = (k) => fleet.reduce((n, x) => n + (x ? x[k] : 0), 0);
+      const plural = (n, one, many) => `${n} ${n === 1 ? one : many}`;
       clear(cveBox,
         h('p', { class: 'exposure-summary', role: 'status' }, `${q}: ${affectedRows.length} affected image${affectedRows.length === 1 ? '' : 's'} in ${fams.length} famil${fams.length === 1 ? 'y' : 'ies'}.`),
+        fleet.some(Boolean) ? h('p', { class: 'fleet-exposure' }, `${q} affects ${plural(sum('images'), 'image', 'images')}, ${plural(sum('pins'), 'pin', 'pins')} of ${plural(sum('teams'), 'team', 'teams')}, and ${plural(sum('nodes'), 'running node', 'running nodes')} (${sum('your_nodes')} of them yours: `, h('a', { href: '#/fleet' }, 'the fleet'), ').') : null,
         table([
           { label: 'Advisory', cell: (r) => h('span', {}, badge(r.advisory.severity, { kind: 'sev' }), ' ', h('a', { href: `#/advisories/${encodeURIComponent(r.advisory.id)}` }, r.advisory.id)) },
           { label: 'Image', cell: (r) => h('span', {}, imageLink(r.image), h('div', {}, badge(r.image.status), ' ', badge(r.image.patch_status, { kind: 'patch' }))) },

@@ -157,6 +157,32 @@ export async function render(ctx) {
     const msg = h('div', { class: 'pin-msg' });
     const hist = h('div', { class: 'pin-history' });
     const details = h('details', {}, h('summary', {}, 'History'), hist);
+    // The planner (GET /v1/pins/{id}/plan): every candidate move, safest first, one recommended.
+    const planBox = h('div', { class: 'pin-plan' });
+    const planDetails = h('details', {}, h('summary', {}, 'Plan the safest move'), planBox);
+    planDetails.addEventListener('toggle', async () => {
+      if (!planDetails.open || planBox.dataset.loaded) return;
+      planBox.append(loading('Weighing the candidates…'));
+      try {
+        const plan = await api(`/pins/${encodeURIComponent(pin.id)}/plan`, { signal: ctx.signal });
+        planBox.dataset.loaded = '1';
+        const delta = (d, digits) => (d && d.delta != null ? `${d.delta > 0 ? '+' : ''}${Number(d.delta).toFixed(digits)}` : '—');
+        clear(planBox,
+          h('p', { class: 'plan-reason', role: 'status' }, plan.recommended != null ? h('strong', {}, `Move to ${(plan.candidates.find((c) => c.recommended) || {}).version}: `) : h('strong', {}, 'Stay: '), plan.reason),
+          plan.candidates.length ? table([
+            { label: '#', cell: (c) => String(c.rank) },
+            { label: 'Image', cell: (c) => h('span', {}, h('a', { href: `#/images/${encodeURIComponent(c.id)}` }, c.version), c.recommended ? [' ', badge('ok', { kind: 'patch', label: 'recommended' })] : null, c.eligible ? null : h('div', { class: 'sub' }, [c.status === 'revoked' ? 'revoked' : null, c.compatible ? null : (c.why_incompatible || []).join('; '), c.satisfies_pin ? null : 'outside the pin’s constraints'].filter(Boolean).join('; '))) },
+            { label: 'Closes', cell: (c) => (c.patch.closes.length ? c.patch.closes.map((a) => a.id).join(', ') : '—') },
+            { label: 'Still open', cell: (c) => (c.patch.open.length ? c.patch.open.map((a) => `${a.id} (${a.severity})`).join(', ') : 'none') },
+            { label: 'Driver branch', cell: (c) => `${c.branch.from || '—'} → ${c.branch.to || '—'}${c.branch.kept ? ' (kept)' : ''}` },
+            { label: 'Changes', cell: (c) => Object.keys(c.components || {}).join(', ') || 'none' },
+            { label: 'Cost / 1k', cell: (c) => delta(c.cost_per_1k, 4) },
+            { label: 'Boot s', cell: (c) => delta(c.boot_seconds, 0) },
+          ], plan.candidates, { caption: `Candidate moves for ${pin.name}, safest first` }) : h('p', { class: 'muted' }, 'No newer image in the family.'));
+      } catch (e) {
+        if (e.name !== 'AbortError') clear(planBox, failure(e, 'The plan'));
+      }
+    });
     details.addEventListener('toggle', async () => {
       if (!details.open || hist.dataset.loaded) return;
       hist.append(loading('Loading history…'));
@@ -228,7 +254,7 @@ export async function render(ctx) {
           clear(msg, errorBox(e, { context: 'Could not delete the pin' }));
         }
       } }, 'Delete pin') : null),
-      h('div', { class: 'pin-foot' }, msg, details),
+      h('div', { class: 'pin-foot' }, msg, planDetails, details),
     );
   }
 

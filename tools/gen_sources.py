@@ -1,0 +1,394 @@
+#!/usr/bin/env python3
+"""Generate the reference rows that come straight from stored copies of their sources.
+
+Each source is a text file under tools/reference/sources/: the fragment of the vendor's page or
+file as it was read, with its URL, one fact a line. This generator turns each into a migration,
+and fails naming the line when a fact cannot be read, so the tables are a function of the stored
+sources: after a source changes, regenerate and commit (tests/reference/test_generated.sh fails
+until you do).
+
+Usage:  tools/gen_sources.py --table gpu|pytorch_arch|cudnn_cc|jax [--out FILE]  ('-': stdout)
+        tools/gen_sources.py --all           (every table, each to its migration)
+        tools/gen_sources.py --count TABLE   (the number of facts the source lists)
+
+  gpu           sources/cuda-gpus.txt and sources/gpus-outside-nvidia-list.txt
+                -> migrations/0111_gpu_rows.sql: every GPU NVIDIA lists, as a ref_gpu row
+                   (inserted when no row resolves its name) or an alias of the row that does;
+                   the migration then checks that every listed name resolves to a row with the
+                   listed compute capability.
+  pytorch_arch  sources/pytorch-cuda-arch.txt -> migrations/0112_pytorch_arch.sql: the
+                   architectures each PyTorch wheel variant is built for
+                   (ref_pytorch_build.cuda_archs).
+  cudnn_cc      sources/cudnn-cc.txt -> migrations/0113_cudnn_cc.sql: the compute capabilities
+                   each cuDNN release's support matrix lists, as a set (ref_cudnn.cc_list).
+  jax           sources/jax-cuda.txt -> migrations/0115_jax_rows.sql: JAX's CUDA wheel variants
+                   (ref_jax, schema in 0114).
+
+Deterministic (same sources, byte-identical SQL); the header carries each source's sha256.
+Values reach the SQL through tools/gen_reference.py's quoting functions.
+"""
+
+import argparse
+import hashlib
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from gen_reference import DataError, sql_text  # noqa: E402
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SOURCES = os.path.join(REPO, 'tools', 'reference', 'sources')
+
+TABLES = {
+    'gpu': (['cuda-gpus.txt', 'gpus-outside-nvidia-list.txt'], '0111_gpu_rows.sql'),
+    'pytorch_arch': (['pytorch-cuda-arch.txt'], '0112_pytorch_arch.sql'),
+    'cudnn_cc': (['cudnn-cc.txt'], '0113_cudnn_cc.sql'),
+    'jax': (['jax-cuda.txt'], '0115_jax_rows.sql'),
+}
+
+CC = re.compile(r'^[0-9]{1,2}[.][0-9]$')
+ARCHS = re.compile(r'^[0-9]{1,2}[.][0-9](\+PTX)?(;[0-9]{1,2}[.][0-9](\+PTX)?){0,31}$')
+VERSION = re.compile(r'^[0-9]{1,9}([.][0-9]{1,9}){0,5}$')
+STATUSES = ('CONFIRMED', 'SECONDARY', 'UNCONFIRMED')
+SEGMENTS = ('datacenter', 'workstation', 'consumer', 'jetson')
+
+
+def fail(where, msg):
+    raise DataError('%s: %s' % (where, msg))
+
+
+def read_source(name):
+    """(urls, [(where, fields)], sha256) of one source file: '#' lines are comments, '@url' lines
+    name the page, every other line is '|'-separated fields."""
+    path = os.path.join(SOURCES, name)
+    raw = open(path, 'rb').read()
+    urls, facts = [], []
+    for n, line in enumerate(raw.decode('utf-8').splitlines(), start=1):
+        where = '%s:%d' % (name, n)
+        if not line.strip() or line.startswith('#'):
+            continue
+        if line.startswith('@url '):
+            urls.append(line[5:].strip())
+            continue
+        facts.append((where, [f.strip() for f in line.split('|')]))
+    if not urls:
+        fail(name, 'no @url line names the source')
+    return urls, facts, hashlib.sha256(raw).hexdigest()
+
+
+def architecture(cc, where):
+    """NVIDIA's architecture of a compute capability (the architecture matrix's CC lists, with
+    7.2 Volta (Xavier), 6.2 Pascal (TX2) and 8.7 Ampere (Orin) as NVIDIA's Jetson pages name
+    them)."""
+    major, minor = (int(x) for x in cc.split('.'))
+    if major == 3:
+        return 'Kepler'
+    if major == 5:
+        return 'Maxwell'
+    if major == 6:
+        return 'Pascal'
+    if major == 7:
+        return 'Turing' if minor == 5 else 'Volta'
+    if major == 8:
+        return 'Ada' if minor == 9 else 'Ampere'
+    if major == 9:
+        return 'Hopper'
+    if major in (10, 11, 12):
+        return 'Blackwell'
+    fail(where, 'no architecture known for compute capability %s' % cc)
+
+
+def norm(name):
+    """Like SQL imx_ref_gpu_norm() and compat.c gpu_norm(): lower-case alphanumerics, without a
+    leading nvidia and then tesla."""
+    s = re.sub(r'[^a-z0-9]', '', name.lower())
+    for p in ('nvidia', 'tesla'):
+        if s.startswith(p) and len(s) > len(p):
+            s = s[len(p):]
+    return s
+
+
+# Listed name -> the existing ref_gpu row it is (rows of 0003/0016 whose name differs from what
+# the rule below would make of the listed one).
+EXISTING = {
+    'NVIDIA GB10 (DGX Spark)': 'GB10',
+    'NVIDIA RTX PRO 6000 Blackwell Server Edition': 'RTX PRO 6000',
+    'NVIDIA RTX PRO 4500 Blackwell Server Edition': 'RTX PRO 4500',
+    'NVIDIA RTX PRO 6000 Blackwell Workstation Edition': 'RTX PRO 6000 Workstation',
+    'NVIDIA RTX PRO 4500 Blackwell': 'RTX PRO 4500 Workstation',
+    'NVIDIA RTX PRO 5000 Blackwell': 'RTX PRO 5000',
+    'NVIDIA RTX PRO 4000 Blackwell': 'RTX PRO 4000',
+    'NVIDIA RTX PRO 2000 Blackwell': 'RTX PRO 2000',
+}
+
+
+def gpu_model(name):
+    """The canonical ref_gpu name of a listed GPU: the name without the brand words ("NVIDIA",
+    "GeForce", "Tesla"), "QUADRO" as "Quadro", and no punctuation (the column allows letters,
+    digits and spaces)."""
+    if name in EXISTING:
+        return EXISTING[name]
+    words = [w for w in name.replace('-', ' ').split() if w not in ('NVIDIA', 'GeForce', 'Tesla')]
+    words = ['Quadro' if w == 'QUADRO' else w for w in words]
+    model = ' '.join(words)
+    model = model.replace(' Blackwell', '').replace(' Workstation Edition', ' Workstation')
+    model = model.replace(' SFF Edition', ' SFF')
+    return re.sub(r'[^A-Za-z0-9 ]', '', model)
+
+
+def gpu_facts():
+    out, shas = [], []
+    for name in TABLES['gpu'][0]:
+        urls, facts, sha = read_source(name)
+        shas.append('%s sha256 %s' % (name, sha))
+        for where, f in facts:
+            if len(f) != 4:
+                fail(where, 'want cc|segment|name|how read')
+            cc, segment, listed, how = f
+            if not CC.match(cc):
+                fail(where, 'not a compute capability: %r' % cc)
+            if segment not in SEGMENTS:
+                fail(where, 'segment must be one of ' + ', '.join(SEGMENTS))
+            if how in ('nvidia', 'nvidia-legacy'):
+                status = 'CONFIRMED'
+                source = urls[0] if how == 'nvidia' else urls[-1]
+            elif how.startswith('secondary '):
+                status = 'SECONDARY'
+                source = how[len('secondary '):]
+                if not source.startswith('https://'):
+                    fail(where, 'a secondary row names its https source')
+                source = '%s ; %s' % (urls[0], source)
+            else:
+                fail(where, 'how read must be nvidia, nvidia-legacy or "secondary <url>"')
+            out.append(dict(where=where, cc=cc, segment=segment, listed=listed, status=status,
+                            source=source, model=gpu_model(listed),
+                            arch=architecture(cc, where)))
+    seen = {}
+    for g in out:
+        k = norm(g['listed'])
+        if k in seen:
+            fail(g['where'], '%r is listed twice (also %s)' % (g['listed'], seen[k]))
+        seen[k] = g['where']
+    return out, shas
+
+
+def generate_gpu():
+    facts, shas = gpu_facts()
+    lines = [
+        '-- GENERATED by tools/gen_sources.py --table gpu from tools/reference/sources/',
+        '-- (%s).' % '; '.join(shas),
+        '-- Do not edit: change the sources and regenerate. Every GPU on NVIDIA\'s compute-capability',
+        '-- lists (%d names): a ref_gpu row when no row resolves the name yet, else an alias of' % len(facts),
+        '-- the row that is meant; then a check that every name resolves to its compute capability.',
+        '',
+    ]
+    for g in facts:
+        sm = 'sm_' + g['cc'].replace('.', '')
+        note = 'listed by NVIDIA as %s (%s, compute capability %s)' % (g['listed'], g['segment'],
+                                                                        g['cc'])
+        lines.append(
+            'INSERT INTO ref_gpu (gpu_model, full_name, architecture, compute_capability, '
+            'sm_target, aliases, status, status_detail, source, notes)\n'
+            '  SELECT %s, %s, %s, %s, %s, ARRAY[%s]::text[], %s, %s, %s, %s\n'
+            '  WHERE imx_ref_gpu_canonical(%s) IS NULL AND imx_ref_gpu_canonical(%s) IS NULL\n'
+            '  ON CONFLICT (gpu_model) DO NOTHING;' % (
+                sql_text(g['model']), sql_text(g['listed']), sql_text(g['arch']), g['cc'],
+                sql_text(sm), sql_text(g['listed']), sql_text(g['status']),
+                sql_text('segment ' + g['segment']), sql_text(g['source']), sql_text(note),
+                sql_text(g['listed']), sql_text(g['model'])))
+        lines.append(
+            'UPDATE ref_gpu SET aliases = aliases || %s::text\n'
+            '  WHERE gpu_model = %s AND imx_ref_gpu_canonical(%s) IS NULL;' % (
+                sql_text(g['listed']), sql_text(g['model']), sql_text(g['listed'])))
+    lines += ['', 'DO $$', 'DECLARE', '  r record;', '  got numeric;', 'BEGIN',
+              '  FOR r IN SELECT * FROM (VALUES']
+    lines.append(',\n'.join('    (%s, %s, %s)' % (sql_text(g['listed']), g['cc'],
+                                                   sql_text(g['where'])) for g in facts))
+    lines += ['  ) AS t(listed, cc, src) LOOP',
+              '    SELECT compute_capability INTO got FROM ref_gpu',
+              '     WHERE gpu_model = imx_ref_gpu_canonical(r.listed);',
+              '    IF got IS DISTINCT FROM r.cc THEN',
+              "      RAISE EXCEPTION '%: % resolves to compute capability %, not %', r.src, r.listed, got, r.cc;",
+              '    END IF;', '  END LOOP;', 'END $$;', '']
+    return '\n'.join(lines)
+
+
+def pytorch_arch_facts():
+    urls, facts, sha = read_source(TABLES['pytorch_arch'][0][0])
+    out = []
+    keys = set()
+    for where, f in facts:
+        if len(f) != 5:
+            fail(where, 'want release|cuda|archs|status|source')
+        rel, cuda, archs, status, source = f
+        if not re.fullmatch(r'[0-9]+[.][0-9]+', rel) or not re.fullmatch(r'[0-9]+[.][0-9]+',
+                                                                          cuda):
+            fail(where, 'release and cuda are major.minor')
+        if not ARCHS.match(archs):
+            fail(where, 'architectures must be like 7.5;8.0;12.0+PTX: %r' % archs)
+        if status not in STATUSES or status == 'UNCONFIRMED':
+            fail(where, 'status must be CONFIRMED or SECONDARY (leave an unknown list out)')
+        if not source.startswith('https://'):
+            fail(where, 'source must be an https URL')
+        if (rel, cuda) in keys:
+            fail(where, 'a second line for %s cu%s' % (rel, cuda))
+        keys.add((rel, cuda))
+        out.append(dict(where=where, rel=rel, cuda=cuda, archs=archs, status=status,
+                        source=source))
+    return out, sha
+
+
+def generate_pytorch_arch():
+    facts, sha = pytorch_arch_facts()
+    lines = [
+        '-- GENERATED by tools/gen_sources.py --table pytorch_arch from',
+        '-- tools/reference/sources/pytorch-cuda-arch.txt (sha256 %s).' % sha,
+        '-- Do not edit: change the source and regenerate. The CUDA architectures each PyTorch',
+        '-- wheel variant is built for (%d release/variant pairs); the row must exist.' % len(facts),
+        '']
+    for p in facts:
+        lines.append(
+            'DO $$ BEGIN\n'
+            '  UPDATE ref_pytorch_build SET cuda_archs = %s, cuda_archs_status = %s,\n'
+            '    cuda_archs_source = %s\n'
+            '   WHERE pytorch_version = %s AND cuda_version = %s;\n'
+            "  IF NOT FOUND THEN RAISE EXCEPTION '%s: no ref_pytorch_build row %s cu%s'; END IF;\n"
+            'END $$;' % (sql_text(p['archs']), sql_text(p['status']), sql_text(p['source']),
+                         sql_text(p['rel']), sql_text(p['cuda']), p['where'], p['rel'],
+                         p['cuda']))
+    return '\n'.join(lines) + '\n'
+
+
+def cudnn_cc_facts():
+    urls, facts, sha = read_source(TABLES['cudnn_cc'][0][0])
+    out = []
+    for where, f in facts:
+        if len(f) != 4:
+            fail(where, 'want cudnn|ccs|status|source')
+        ver, ccs, status, source = f
+        if not VERSION.match(ver):
+            fail(where, 'not a dotted version: %r' % ver)
+        cl = ccs.split(';')
+        if not cl or not all(CC.match(c) for c in cl):
+            fail(where, 'compute capabilities must be like 7.5;8.0;12.0: %r' % ccs)
+        if status not in ('CONFIRMED', 'SECONDARY'):
+            fail(where, 'status must be CONFIRMED or SECONDARY')
+        if not source.startswith('https://'):
+            fail(where, 'source must be an https URL')
+        out.append(dict(where=where, ver=ver, ccs=sorted(cl, key=lambda c: float(c)),
+                        status=status, source=source))
+    return out, sha
+
+
+def generate_cudnn_cc():
+    facts, sha = cudnn_cc_facts()
+    lines = [
+        '-- GENERATED by tools/gen_sources.py --table cudnn_cc from',
+        '-- tools/reference/sources/cudnn-cc.txt (sha256 %s).' % sha,
+        '-- Do not edit: change the source and regenerate. The compute capabilities each cuDNN',
+        '-- release\'s support matrix lists, as a set (%d releases); the row must exist.' % len(facts),
+        '']
+    for c in facts:
+        note = 'cc_list = {%s} (%s, %s)' % (','.join(c['ccs']), c['status'], c['source'])
+        lines.append(
+            'DO $$ BEGIN\n'
+            "  UPDATE ref_cudnn SET cc_list = ARRAY[%s]::numeric[],\n"
+            '    cc_min = %s, cc_max = %s,\n'
+            '    notes = concat_ws(\'; \', notes, %s)\n'
+            '   WHERE cudnn_version = %s;\n'
+            "  IF NOT FOUND THEN RAISE EXCEPTION '%s: no ref_cudnn row %s'; END IF;\n"
+            'END $$;' % (', '.join(c['ccs']), c['ccs'][0], c['ccs'][-1], sql_text(note),
+                         sql_text(c['ver']), c['where'], c['ver']))
+    return '\n'.join(lines) + '\n'
+
+
+JAX_COLS = ['variant', 'cuda_built', 'cuda_min', 'cudnn_built', 'cudnn_min', 'cudnn_below',
+            'nccl_min', 'driver_branch_min', 'cc_min', 'status', 'source']
+
+
+def jax_facts():
+    urls, facts, sha = read_source(TABLES['jax'][0][0])
+    out = []
+    for where, f in facts:
+        if len(f) != len(JAX_COLS):
+            fail(where, 'want ' + '|'.join(JAX_COLS))
+        r = dict(zip(JAX_COLS, f))
+        if not re.fullmatch(r'cuda[0-9]{2}', r['variant']):
+            fail(where, 'variant must be like cuda12: %r' % r['variant'])
+        for c in ('cuda_built', 'cuda_min', 'cudnn_built', 'cudnn_min', 'cudnn_below', 'nccl_min'):
+            if not VERSION.match(r[c]):
+                fail(where, '%s is not a dotted version: %r' % (c, r[c]))
+        major = r['variant'][4:]
+        if r['cuda_built'].split('.')[0] != major or r['cuda_min'].split('.')[0] != major:
+            fail(where, 'the CUDA versions must be of the variant\'s major %s' % major)
+        if not re.fullmatch(r'[0-9]{3,4}', r['driver_branch_min']):
+            fail(where, 'driver_branch_min must be a branch number')
+        if not CC.match(r['cc_min']):
+            fail(where, 'cc_min must be a compute capability')
+        if r['status'] not in ('CONFIRMED', 'SECONDARY'):
+            fail(where, 'status must be CONFIRMED or SECONDARY')
+        if not r['source'].startswith('https://'):
+            fail(where, 'source must be an https URL')
+        r['where'] = where
+        r['cuda_major'] = str(int(major))
+        out.append(r)
+    return out, sha
+
+
+def generate_jax():
+    facts, sha = jax_facts()
+    cols = ['variant', 'cuda_major', 'cuda_built', 'cuda_min', 'cudnn_built', 'cudnn_min',
+            'cudnn_below', 'nccl_min', 'driver_branch_min', 'cc_min', 'status', 'source']
+    lines = [
+        '-- GENERATED by tools/gen_sources.py --table jax from',
+        '-- tools/reference/sources/jax-cuda.txt (sha256 %s).' % sha,
+        '-- Do not edit: change the source and regenerate. JAX\'s CUDA wheel variants (%d), schema in'
+        % len(facts),
+        '-- 0114.', '',
+        'INSERT INTO ref_jax (%s) VALUES' % ', '.join(cols)]
+    vals = []
+    for r in facts:
+        vals.append('  (%s)' % ', '.join(
+            r[c] if c in ('cuda_major', 'driver_branch_min', 'cc_min') else sql_text(r[c])
+            for c in cols))
+    return '\n'.join(lines) + '\n' + ',\n'.join(vals) + ';\n'
+
+
+GENERATORS = {'gpu': generate_gpu, 'pytorch_arch': generate_pytorch_arch,
+              'cudnn_cc': generate_cudnn_cc, 'jax': generate_jax}
+COUNTERS = {'gpu': lambda: len(gpu_facts()[0]), 'pytorch_arch': lambda: len(pytorch_arch_facts()[0]),
+            'cudnn_cc': lambda: len(cudnn_cc_facts()[0]), 'jax': lambda: len(jax_facts()[0])}
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    ap.add_argument('--table', choices=sorted(TABLES))
+    ap.add_argument('--all', action='store_true')
+    ap.add_argument('--count', choices=sorted(TABLES))
+    ap.add_argument('--out')
+    a = ap.parse_args(argv)
+    try:
+        if a.count:
+            print(COUNTERS[a.count]())
+            return 0
+        names = sorted(TABLES) if a.all else [a.table] if a.table else []
+        if not names:
+            ap.error('--table, --all or --count')
+        for name in names:
+            sql = GENERATORS[name]()
+            out = a.out if a.out and not a.all else os.path.join(REPO, 'migrations',
+                                                                 TABLES[name][1])
+            if out == '-':
+                sys.stdout.write(sql)
+            else:
+                with open(out, 'w') as f:
+                    f.write(sql)
+    except (DataError, OSError) as e:
+        print('gen_sources: %s' % e, file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
