@@ -4,7 +4,6 @@
 #ifndef IMX_API_EXPORT_H
 #define IMX_API_EXPORT_H
 
-
 #include "db/pool.h"
 #include "http/request.h"
 
