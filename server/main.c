@@ -37,6 +37,7 @@
 #include "db/reference.h"
 #include "domain/compat.h"
 #include "http/metrics.h"
+#include "http/ratelimit.h"
 #include "http/router.h"
 #include "http/server.h"
 #include "jobs/eol.h"
@@ -45,6 +46,7 @@
 #include "util/config.h"
 #include "util/log.h"
 #include "webhooks/dispatcher.h"
+#include "webhooks/retry.h"
 
 #ifndef IMX_VERSION
 #define IMX_VERSION "dev"
@@ -254,6 +256,7 @@ static int serve(const struct imx_config *cfg, sigset_t *sigs)
     imx_http_auth_hook = imx_auth_authenticate;
     imx_http_fast_auth_hook = imx_auth_remembered;
     imx_http_create_hook = imx_api_idempotent;
+    imx_http_release_hook = imx_api_db_put;
     imx_api_export_max_rows = cfg->export_max_rows;
     imx_api_nodes.history_days = cfg->node_history_days;
     imx_api_nodes.stale_s = cfg->node_stale_s;
@@ -263,7 +266,8 @@ static int serve(const struct imx_config *cfg, sigset_t *sigs)
         return 1;
     }
     imx_info("imaxe %s listening on http://%s:%u/", IMX_VERSION, cfg->bind, imx_http_port());
-    if (imx_ratelimit_sync_start(cfg->rate_limit_per_min, cfg->rate_limit_sync_ms) != 0) {
+    if (imx_ratelimit_sync_start(cfg->rate_limit_per_min, cfg->rate_limit_sync_ms,
+                                 imx_ratelimit_reconcile) != 0) {
         imx_error("cannot start the rate-limit reconciler");
         imx_http_stop();
         imx_db_pool_shutdown();
@@ -365,7 +369,8 @@ int main(int argc, char **argv)
         return 1;
     }
 
-    if (imx_config_load(&cfg, err, sizeof err) != 0) {
+    if (imx_config_load(&cfg, err, sizeof err) != 0 ||
+        imx_webhooks_config_check(&cfg, err, sizeof err) != 0) {
         imx_error("configuration: %s", err);
         return 1;
     }

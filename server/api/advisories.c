@@ -14,7 +14,7 @@
 #include "db/events.h"
 #include "db/product_map.h"
 #include "db/read_batch.h"
-#include "db/tx.h"
+#include "api/tx.h"
 #include "domain/csaf.h"
 #include "domain/osv.h"
 #include "domain/pkgver.h"
@@ -289,15 +289,16 @@ static void advisory_etag(char out[32], const char *revision)
 /* Replies with advisory id as read on c, with its ETag. Returns 0, or -1 after replying. */
 static int reply_advisory(struct imx_req *r, struct imx_db_conn *c, unsigned status, const char *id)
 {
-    PGresult *res = imx_db_advisory_get(c, id);
-    if (imx_db_ok(res) && PQntuples(res) == 1) {
+    char revision[24];
+    struct imx_db_json j;
+    enum imx_db_status st = imx_db_advisory_get(c, id, revision, &j);
+    if (st == IMX_DBS_OK) {
         char etag[32];
-        advisory_etag(etag, PQgetvalue(res, 0, 1));
+        advisory_etag(etag, revision);
         imx_reply_header(r, "ETag", etag);
     }
-    int ok = imx_db_ok(res) && PQntuples(res) == 1;
-    imx_api_reply_pg_json_steal(r, status, res, "No such advisory");
-    return ok ? 0 : -1;
+    imx_api_reply_json_text(r, status, st, &j, "No such advisory");
+    return st == IMX_DBS_OK ? 0 : -1;
 }
 
 /* The revision an If-Match names ("r3", quoted), into out; false when it names none. A
@@ -328,16 +329,15 @@ struct advisory_write {
     bool ranges_kept;   /* a revision that leaves the ranges as they are (possibly none) */
 };
 
-/* The outcome a use case returned, or NULL after replying for a failed statement. New. */
-static json_t *outcome_of(struct imx_req *r, PGresult *res)
+/* The outcome a use case returned (j, freed), or NULL after replying for a failed statement.
+ * New. */
+static json_t *outcome_of(struct imx_req *r, enum imx_db_status st, struct imx_db_json *j)
 {
-    json_t *out =
-        imx_db_ok(res) && PQntuples(res) == 1 ? json_loads(PQgetvalue(res, 0, 0), 0, NULL) : NULL;
-    if (!imx_db_ok(res)) {
-        imx_db_tx_fail(r, res);
+    if (st != IMX_DBS_OK && st != IMX_DBS_NOT_FOUND) {
+        imx_api_tx_fail(r, st);
         return NULL;
     }
-    PQclear(res);
+    json_t *out = imx_api_json_load(j);
     if (!out)
         imx_reply_problem(r, IMX_E_INTERNAL, NULL);
     return out;
@@ -392,27 +392,26 @@ static int advisory_write_tx(struct imx_req *r, void *cls)
 {
     struct advisory_write *a = cls;
     const char *revision = a->revision[0] ? a->revision : NULL;
-    PGresult *res = strcmp(a->action, "withdraw") == 0
-                        ? imx_db_advisory_withdraw(r->db, a->id, a->reason, revision)
-                        : imx_db_advisory_publish(r->db, a->text, a->user_id, revision);
-    if (!imx_db_ok(res)) {
-        const char *state = imx_db_sqlstate(res);
-        if (strcmp(state, "23505") == 0) {
-            PQclear(res);
+    struct imx_db_json j;
+    enum imx_db_status st = strcmp(a->action, "withdraw") == 0
+                                ? imx_db_advisory_withdraw(r->db, a->id, a->reason, revision, &j)
+                                : imx_db_advisory_publish(r->db, a->text, a->user_id, revision, &j);
+    if (st != IMX_DBS_OK && st != IMX_DBS_NOT_FOUND) {
+        enum imx_db_cause cause = imx_db_last_fault(r->db)->cause;
+        if (cause == IMX_DBC_UNIQUE) {
             imx_reply_problem(r, IMX_E_CONFLICT, "Advisory %s exists", a->id);
             return -1;
         }
-        if (strncmp(state, "22", 2) == 0) {
+        if (cause == IMX_DBC_VALUE) {
             /* The only value PostgreSQL checks that C did not: the calendar date. */
-            PQclear(res);
             json_t *errors = json_array();
             imx_verr(errors, "/published", "is not a calendar date");
             imx_reply_invalid_steal(r, errors, "The advisory has invalid fields");
             return -1;
         }
-        return imx_db_tx_fail(r, res);
+        return imx_api_tx_fail(r, st);
     }
-    json_t *out = outcome_of(r, res);
+    json_t *out = outcome_of(r, st, &j);
     if (!out)
         return -1;
     if (reply_refused(r, a, out) != 0) {
@@ -515,7 +514,7 @@ static void run_write(struct imx_req *r, struct advisory_write *a)
     if (a->doc && !a->text)
         imx_reply_problem(r, IMX_E_INTERNAL, NULL);
     else
-        imx_db_tx(r, advisory_write_tx, a);
+        imx_api_tx(r, advisory_write_tx, a);
     free(a->text);
     json_decref(a->doc);
 }
@@ -601,13 +600,14 @@ void imx_api_advisory_revise(struct imx_req *r)
     struct imx_db_conn *c = imx_api_db(r);
     if (!c)
         return;
-    PGresult *res = imx_db_advisory_get(c, id);
-    if (!imx_db_ok(res) || PQntuples(res) != 1) {
-        imx_api_reply_pg_json_steal(r, 200, res, "No such advisory");
+    char revision[24];
+    struct imx_db_json j;
+    enum imx_db_status st = imx_db_advisory_get(c, id, revision, &j);
+    if (st != IMX_DBS_OK) {
+        imx_api_reply_json_text(r, 200, st, &j, "No such advisory");
         return;
     }
-    json_t *merged = json_loads(PQgetvalue(res, 0, 0), 0, NULL);
-    PQclear(res);
+    json_t *merged = imx_api_json_load(&j);
     if (!merged) {
         imx_reply_problem(r, IMX_E_INTERNAL, NULL);
         return;
@@ -729,18 +729,14 @@ void imx_api_advisory_list(struct imx_req *r)
     struct imx_db_conn *c = imx_api_db_read(r);
     if (!c)
         return;
-    PGresult *res =
+    struct imx_db_page page;
+    enum imx_db_status st =
         imx_db_advisory_list(c, &f, by_risk, cursor ? (by_risk ? after_id : after_pub) : NULL,
-                             cursor && !by_risk ? after_id : NULL, limit_txt);
-    if (!imx_db_ok(res)) {
-        if (strncmp(imx_db_sqlstate(res), "22", 2) == 0)
-            imx_reply_problem(r, IMX_E_BAD_REQUEST, "published_from or published_to is not a date");
-        else
-            imx_api_db_error(r, res);
-        PQclear(res);
-        return;
-    }
-    imx_api_reply_page_steal(r, res, limit, by_risk ? "s" : "ss");
+                             cursor && !by_risk ? after_id : NULL, limit_txt, &page);
+    if (st != IMX_DBS_OK && imx_db_last_fault(c)->cause == IMX_DBC_VALUE)
+        imx_reply_problem(r, IMX_E_BAD_REQUEST, "published_from or published_to is not a date");
+    else
+        imx_api_reply_page(r, st, &page, 0, limit, by_risk ? "s" : "ss");
 }
 
 void imx_api_advisory_get(struct imx_req *r)
@@ -750,10 +746,10 @@ void imx_api_advisory_get(struct imx_req *r)
         reply_advisory(r, c, 200, imx_req_param(r, "id"));
 }
 
-static PGresult *affected_page(struct imx_db_conn *c, const void *cls, const char *after,
-                               const char *limit)
+static enum imx_db_status affected_page(struct imx_db_conn *c, const void *cls, const char *after,
+                                        const char *limit, struct imx_db_page *out)
 {
-    return imx_db_advisory_affected_rows(c, cls, after, limit);
+    return imx_db_advisory_affected_rows(c, cls, after, limit, out);
 }
 
 static const char *const affected_columns[] = {
@@ -777,21 +773,25 @@ void imx_api_advisory_affected(struct imx_req *r)
     if (c && format != IMX_EXPORT_NONE) {
         /* The first page says whether the advisory exists: 404 before the stream starts. */
         const char *none[3] = { NULL, NULL, NULL };
-        PGresult *first = imx_db_advisory_affected(c, imx_req_param(r, "id"), none, "1");
-        bool found = imx_db_ok(first) && PQntuples(first) == 1;
-        if (!imx_db_ok(first))
-            imx_api_db_error(r, first);
+        struct imx_db_page first;
+        enum imx_db_status st =
+            imx_db_advisory_affected(c, imx_req_param(r, "id"), none, "1", &first);
+        bool found = st == IMX_DBS_OK && first.rows.n == 1;
+        imx_db_page_free(&first);
+        if (st != IMX_DBS_OK)
+            imx_api_reply_db_fail(r, st);
         else if (!found)
             imx_reply_problem(r, IMX_E_NOT_FOUND, "No such advisory");
-        PQclear(first);
         char *advisory = found ? strdup(imx_req_param(r, "id")) : NULL;
         if (found && !advisory)
             imx_reply_problem(r, IMX_E_INTERNAL, NULL);
         if (advisory)
             imx_api_export_steal(r, format, affected_columns, affected_page, advisory, NULL);
     } else if (c) {
-        imx_api_reply_doc_page_steal(
-            r, imx_db_advisory_affected(c, imx_req_param(r, "id"), after, lim), "No such advisory");
+        struct imx_db_page page;
+        enum imx_db_status st =
+            imx_db_advisory_affected(c, imx_req_param(r, "id"), after, lim, &page);
+        imx_api_reply_doc_page(r, st, &page, "No such advisory");
     }
     json_decref(key);
 }
@@ -882,7 +882,10 @@ void imx_api_image_patch_status(struct imx_req *r)
     snprintf(idt, sizeof idt, "%llu", id);
     struct imx_db_conn *c = imx_api_db(r);
     for (int attempt = 0; c && attempt < 2; attempt++) {
-        if (imx_api_reply_pg_json_confirmed(r, 200, imx_db_image_patch(c, idt), "No such image"))
+        struct imx_db_json j;
+        long long epoch;
+        enum imx_db_status st = imx_db_image_patch(c, idt, &j, &epoch);
+        if (imx_api_reply_json_confirmed(r, 200, st, &j, epoch, "No such image"))
             return;
     }
 }

@@ -3,7 +3,6 @@
 #define IMX_API_H
 
 #include <jansson.h>
-#include <libpq-fe.h>
 #include <stddef.h>
 #include <stdbool.h>
 
@@ -27,14 +26,36 @@ void imx_api_db_put(struct imx_req *r);
  * pointer this returned after calling imx_api_db(). Returns NULL after replying 503. */
 struct imx_db_conn *imx_api_db_read(struct imx_req *r);
 
-/* Replies with the problem for a failed result: 409 for unique/foreign-key violations, 503 for
- * an unavailable database or a timed-out query, else 500 (details logged, never sent). */
-void imx_api_db_error(struct imx_req *r, const PGresult *res);
+/* Replies with the problem for a failed statement: 409 for unique/foreign-key violations, 400
+ * for a refused value, 503 for an unavailable database or a timed-out query, else 500 (details
+ * logged, never sent). NULL is a lost connection. */
+void imx_api_db_error(struct imx_req *r, const struct imx_db_fault *f);
+/* The same for the last failed statement on the request's connection. */
+void imx_api_db_fail(struct imx_req *r);
 
 /* Replies with the problem for a db/ status other than IMX_DBS_OK: 404 for NOT_FOUND ("No such
  * image": resources with another name say so themselves before calling this), 409 CONFLICT,
  * 400 INVALID, 503 with Retry-After for UNAVAILABLE and RETRY, else 500 (logged, never sent). */
 void imx_api_reply_db_status(struct imx_req *r, enum imx_db_status rc);
+
+/* Replies for a failed db/ call's status st: with the connection's last fault when a statement
+ * failed with st (imx_api_db_error's words), else as imx_api_reply_db_status. */
+void imx_api_reply_db_fail(struct imx_req *r, enum imx_db_status st);
+
+/* Replies status with finished JSON text from a db/ call that returned st (steals j): 404 with
+ * not_found_detail for IMX_DBS_NOT_FOUND, a failure as imx_api_reply_db_fail. */
+void imx_api_reply_json_text(struct imx_req *r, unsigned status, enum imx_db_status st,
+                             struct imx_db_json *j, const char *not_found_detail);
+
+/* The same for an epoch_auth route (struct imx_route, epoch_auth): epoch, read with the text,
+ * confirms the caller first (imx_auth_confirm). Returns 1 after replying, 0 when the principal
+ * was checked again and the caller should read once more (j is freed either way). */
+int imx_api_reply_json_confirmed(struct imx_req *r, unsigned status, enum imx_db_status st,
+                                 struct imx_db_json *j, long long epoch,
+                                 const char *not_found_detail);
+
+/* Parses j's text into a new JSON value (NULL for SQL NULL or bad text) and frees j. */
+json_t *imx_api_json_load(struct imx_db_json *j);
 
 /* Quotas (IMAXE_QUOTA_*), set by main before serving; past one the answer is 429. */
 struct imx_api_quotas {
@@ -53,24 +74,6 @@ extern struct imx_api_quotas imx_api_quotas;
  * listing it first. A count quota frees when something closes, not after a time: no
  * Retry-After. */
 void imx_api_reply_quota(struct imx_req *r, const char *name, unsigned limit, const char *what);
-
-/* Checks the result of a lookup: returns res when it succeeded with at least one row; otherwise
- * replies (the database failure as imx_api_db_error does, or 404 with the printf-style detail),
- * frees res and returns NULL. Steals res. */
-PGresult *imx_api_found_steal(struct imx_req *r, PGresult *res, const char *not_found_fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-/* Replies 200 with the JSON text in column 0 of row 0 of res, without copying; steals res.
- * With no row, replies 404 with not_found_detail. */
-void imx_api_reply_pg_json_steal(struct imx_req *r, unsigned status, PGresult *res,
-                                 const char *not_found_detail);
-
-/* The same for an epoch_auth route (imx_route_epoch_auth): res's row carries the auth epoch in
- * column 1, which confirms the caller first (imx_auth_confirm). Returns 1 after replying, 0 when
- * the principal was checked again and the caller should run its statement once more (res is
- * freed either way). */
-int imx_api_reply_pg_json_confirmed(struct imx_req *r, unsigned status, PGresult *res,
-                                    const char *not_found_detail);
 
 /* One member a JSON body may have. type is a jansson type; JSON_TRUE stands for any boolean. */
 struct imx_api_field {
@@ -159,12 +162,12 @@ void imx_api_webhook_test(struct imx_req *r);
 void imx_api_webhook_deliveries(struct imx_req *r);
 void imx_api_delivery_get(struct imx_req *r);
 void imx_api_delivery_redeliver(struct imx_req *r);
-/* The catalog (server/api/images.c, reference.c). */
+/* The catalog (server/api/images.c and image_*.c, reference.c). */
 void imx_api_image_search(struct imx_req *r);
 void imx_api_image_publish(struct imx_req *r);
 void imx_api_image_import(struct imx_req *r);
 void imx_api_image_get(struct imx_req *r);
-/* Its fast handler (imx_route_fast): the stored document, read without blocking. */
+/* Its fast handler (struct imx_route, fast): the stored document, read without blocking. */
 enum imx_fast imx_api_image_get_fast(struct imx_req *r);
 /* imx_req_wake(r) as a read's wake callback, for the fast handlers. */
 void imx_api_wake(void *r);

@@ -24,11 +24,11 @@ static void audit_filter_free(void *cls)
     free(f);
 }
 
-static PGresult *audit_page(struct imx_db_conn *c, const void *cls, const char *after,
-                            const char *limit)
+static enum imx_db_status audit_page(struct imx_db_conn *c, const void *cls, const char *after,
+                                     const char *limit, struct imx_db_page *out)
 {
     const struct audit_filter *f = cls;
-    return imx_db_audit_list(c, f->actor, f->resource, f->action, f->since, after, limit);
+    return imx_db_audit_list(c, f->actor, f->resource, f->action, f->since, after, limit, out);
 }
 
 static const char *const audit_columns[] = {
@@ -69,13 +69,15 @@ void imx_api_audit_list(struct imx_req *r)
     if (format != IMX_EXPORT_NONE) {
         /* since is checked by PostgreSQL: a first page here refuses a bad one with 400 before
          * the stream starts. */
-        PGresult *probe = imx_db_audit_list(c, actor, imx_req_query(r, "resource"),
-                                            imx_req_query(r, "action"), since, NULL, "0");
-        bool bad_since = !imx_db_ok(probe) && strncmp(imx_db_sqlstate(probe), "22", 2) == 0;
-        bool failed = !imx_db_ok(probe);
+        struct imx_db_page probe;
+        enum imx_db_status st =
+            imx_db_audit_list(c, actor, imx_req_query(r, "resource"), imx_req_query(r, "action"),
+                              since, NULL, "0", &probe);
+        imx_db_page_free(&probe);
+        bool failed = st != IMX_DBS_OK;
+        bool bad_since = failed && imx_db_last_fault(c)->cause == IMX_DBC_VALUE;
         if (failed && !bad_since)
-            imx_api_db_error(r, probe);
-        PQclear(probe);
+            imx_api_reply_db_fail(r, st);
         if (bad_since)
             imx_reply_problem(r, IMX_E_BAD_REQUEST, "since must be an RFC 3339 timestamp");
         if (failed)
@@ -90,16 +92,13 @@ void imx_api_audit_list(struct imx_req *r)
         imx_api_export_steal(r, format, audit_columns, audit_page, f, audit_filter_free);
         return;
     }
-    PGresult *res = imx_db_audit_list(c, actor, imx_req_query(r, "resource"),
-                                      imx_req_query(r, "action"), since, before_id, limit_txt);
-    if (!imx_db_ok(res)) {
-        /* Class 22: since was not a timestamp PostgreSQL accepts. */
-        if (strncmp(imx_db_sqlstate(res), "22", 2) == 0)
-            imx_reply_problem(r, IMX_E_BAD_REQUEST, "since must be an RFC 3339 timestamp");
-        else
-            imx_api_db_error(r, res);
-        PQclear(res);
-        return;
-    }
-    imx_api_reply_page_steal(r, res, limit, "I");
+    struct imx_db_page page;
+    enum imx_db_status st =
+        imx_db_audit_list(c, actor, imx_req_query(r, "resource"), imx_req_query(r, "action"), since,
+                          before_id, limit_txt, &page);
+    /* A refused value: since was not a timestamp PostgreSQL accepts. */
+    if (st != IMX_DBS_OK && imx_db_last_fault(c)->cause == IMX_DBC_VALUE)
+        imx_reply_problem(r, IMX_E_BAD_REQUEST, "since must be an RFC 3339 timestamp");
+    else
+        imx_api_reply_page(r, st, &page, 0, limit, "I");
 }

@@ -20,14 +20,13 @@ static const struct imx_api_field login_fields[] = {
     { NULL, JSON_NULL, false },
 };
 
-/* Runs a throttle statement whose result only matters when it fails. Returns 0 or -1. */
-static int throttle_ok(struct imx_req *r, PGresult *res)
+/* A throttle statement's status, which only matters when it failed. Returns 0 or -1. */
+static int throttle_ok(struct imx_req *r, enum imx_db_status st)
 {
-    int rc = imx_db_ok(res) ? 0 : -1;
-    if (rc != 0)
-        imx_api_db_error(r, res);
-    PQclear(res);
-    return rc;
+    if (st == IMX_DBS_OK)
+        return 0;
+    imx_api_reply_db_fail(r, st);
+    return -1;
 }
 
 void imx_api_login(struct imx_req *r)
@@ -58,15 +57,20 @@ void imx_api_login(struct imx_req *r)
 
     /* The attempt is counted before the password is checked, in one statement, so concurrent
      * attempts (on any replica) never check more passwords than the limit. */
-    PGresult *res = imx_db_throttle_take(c, email_key, ip_key, window, max_email, max_ip, email);
-    if (!imx_db_ok(res)) {
-        imx_api_db_error(r, res);
-        PQclear(res);
+    struct imx_db_throttle th;
+    enum imx_db_status st =
+        imx_db_throttle_take(c, email_key, ip_key, window, max_email, max_ip, email, &th);
+    if (st != IMX_DBS_OK) {
+        free(th.password_hash);
+        imx_api_reply_db_fail(r, st);
         return;
     }
-    long wait = strtol(PQgetvalue(res, 0, 0), NULL, 10);
+    long wait = th.wait_s;
     if (wait > 0) {
-        PQclear(res);
+        if (th.password_hash) {
+            sodium_memzero(th.password_hash, strlen(th.password_hash));
+            free(th.password_hash);
+        }
         char ra[24];
         snprintf(ra, sizeof ra, "%ld", wait);
         imx_reply_header(r, "Retry-After", ra);
@@ -74,13 +78,13 @@ void imx_api_login(struct imx_req *r)
                           "Too many failed sign-ins; try again in %ld seconds", wait);
         return;
     }
-    bool known = !PQgetisnull(res, 0, 1) && strlen(email) <= EMAIL_MAX;
-    long long uid = known ? strtoll(PQgetvalue(res, 0, 1), NULL, 10) : 0;
-    char *hash = known ? strdup(PQgetvalue(res, 0, 2)) : NULL;
-    PQclear(res);
-    if (known && !hash) {
-        imx_reply_problem(r, IMX_E_INTERNAL, NULL);
-        return;
+    bool known = th.known && strlen(email) <= EMAIL_MAX;
+    long long uid = known ? (long long)th.user_id : 0;
+    char *hash = th.password_hash;
+    if (hash && !known) {
+        sodium_memzero(hash, strlen(hash));
+        free(hash);
+        hash = NULL;
     }
     /* Argon2id takes ~50 ms and 64 MiB: no database connection is held meanwhile. */
     imx_api_db_put(r);
@@ -98,8 +102,8 @@ void imx_api_login(struct imx_req *r)
     if (!c)
         return;
     if (checked == IMX_PASSWORD_NO_SLOT) {
-        PQclear(imx_db_throttle_give_back(c, email_key));
-        PQclear(imx_db_throttle_give_back(c, ip_key));
+        imx_db_throttle_give_back(c, email_key);
+        imx_db_throttle_give_back(c, ip_key);
         imx_reply_header(r, "Retry-After", "1");
         imx_reply_problem(r, IMX_E_BUSY,
                           "Every password check slot is busy; try again in a second");
@@ -128,9 +132,9 @@ void imx_api_me(struct imx_req *r)
         return;
     snprintf(uid, sizeof uid, "%lld", (long long)p->user_id);
     snprintf(team, sizeof team, "%lld", (long long)p->token_team);
-    imx_api_reply_pg_json_steal(
-        r, 200,
+    struct imx_db_json j;
+    enum imx_db_status st =
         imx_db_user_me(c, uid, p->token_id ? team : NULL,
-                       p->token_id ? imx_role_name((enum imx_role)p->token_role) : NULL),
-        "No such user");
+                       p->token_id ? imx_role_name((enum imx_role)p->token_role) : NULL, &j);
+    imx_api_reply_json_text(r, 200, st, &j, "No such user");
 }

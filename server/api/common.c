@@ -2,7 +2,6 @@
 #include "api/api.h"
 
 #include <stdio.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
@@ -53,20 +52,25 @@ struct imx_db_conn *imx_api_db_read(struct imx_req *r)
     return r->db;
 }
 
-void imx_api_db_error(struct imx_req *r, const PGresult *res)
+void imx_api_db_error(struct imx_req *r, const struct imx_db_fault *f)
 {
-    const char *state = imx_db_sqlstate(res);
-    if (strcmp(state, "23505") == 0) {
+    if (!f)
+        f = imx_db_last_fault(NULL);
+    switch (f->cause) {
+    case IMX_DBC_UNIQUE:
         imx_reply_problem(r, IMX_E_CONFLICT, "It already exists");
-    } else if (strcmp(state, "23503") == 0) {
+        break;
+    case IMX_DBC_FOREIGN_KEY:
         imx_reply_problem(r, IMX_E_CONFLICT, "It refers to, or is referred to by, another record");
-    } else if (strcmp(state, "23514") == 0 || strcmp(state, "23502") == 0 ||
-               strncmp(state, "22", 2) == 0) {
+        break;
+    case IMX_DBC_CHECK:
+    case IMX_DBC_NOT_NULL:
+    case IMX_DBC_VALUE: {
         /* A CHECK or NOT NULL constraint, or a value PostgreSQL cannot take (22P02 invalid text,
          * 22003 out of range, ...): the client sent it, the statement stored nothing. */
-        const char *constraint = res ? PQresultErrorField(res, PG_DIAG_CONSTRAINT_NAME) : NULL;
-        const char *column = res ? PQresultErrorField(res, PG_DIAG_COLUMN_NAME) : NULL;
-        imx_info("request %s: value refused by the database (%s %s)", r->request_id, state,
+        const char *constraint = f->constraint[0] ? f->constraint : NULL;
+        const char *column = f->column[0] ? f->column : NULL;
+        imx_info("request %s: value refused by the database (%s %s)", r->request_id, f->sqlstate,
                  constraint ? constraint
                  : column   ? column
                             : "");
@@ -76,18 +80,37 @@ void imx_api_db_error(struct imx_req *r, const PGresult *res)
                               constraint ? constraint : column);
         else
             imx_reply_problem(r, IMX_E_BAD_REQUEST, "A value is outside what is accepted");
-    } else if (strcmp(state, "57014") == 0) {
+        break;
+    }
+    case IMX_DBC_TIMEOUT:
         imx_reply_header(r, "Retry-After", "1");
         imx_reply_problem(r, IMX_E_QUERY_TIMEOUT, "The query was cancelled after the time limit");
-    } else if (state[0] == '\0' || strncmp(state, "08", 2) == 0 || strncmp(state, "57P", 3) == 0) {
+        break;
+    case IMX_DBC_LOST:
         imx_reply_header(r, "Retry-After", "1");
         imx_reply_problem(r, IMX_E_DB_UNAVAILABLE, "The database connection was lost");
-    } else {
-        const char *msg = res ? PQresultErrorMessage(res) : "";
-        imx_error("database error %s in request %s: %.300s", state, r->request_id, msg);
+        break;
+    default:
+        imx_error("database error %s in request %s: %.300s", f->sqlstate, r->request_id,
+                  f->message);
         imx_reply_problem(r, IMX_E_INTERNAL, "Request %s failed; the server log has details",
                           r->request_id);
+        break;
     }
+}
+
+void imx_api_db_fail(struct imx_req *r)
+{
+    imx_api_db_error(r, imx_db_last_fault(r->db));
+}
+
+void imx_api_reply_db_fail(struct imx_req *r, enum imx_db_status st)
+{
+    const struct imx_db_fault *f = imx_db_last_fault(r->db);
+    if (r->db && f->status == st)
+        imx_api_db_error(r, f);
+    else
+        imx_api_reply_db_status(r, st);
 }
 
 struct imx_api_quotas imx_api_quotas = { 100, 20, 200, 50, 500, 10000, 1000, 50 };
@@ -127,41 +150,45 @@ void imx_api_reply_quota(struct imx_req *r, const char *name, unsigned limit, co
     imx_reply_problem(r, IMX_E_QUOTA_EXCEEDED, "Quota %s (%u) reached: %s", name, limit, what);
 }
 
-static void clear_result(void *res)
+void imx_api_reply_json_text(struct imx_req *r, unsigned status, enum imx_db_status st,
+                             struct imx_db_json *j, const char *not_found_detail)
 {
-    PQclear(res);
-}
-
-void imx_api_reply_pg_json_steal(struct imx_req *r, unsigned status, PGresult *res,
-                                 const char *not_found_detail)
-{
-    if (!imx_db_ok(res)) {
-        imx_api_db_error(r, res);
-        PQclear(res);
-        return;
-    }
-    if (PQntuples(res) == 0 || PQgetisnull(res, 0, 0)) {
-        PQclear(res);
+    if (st == IMX_DBS_NOT_FOUND) {
         imx_reply_problem(r, IMX_E_NOT_FOUND, "%s", not_found_detail);
         return;
     }
-    /* Zero copy: the response owns res and frees it after sending. */
-    imx_reply_raw_steal(r, status, "application/json", PQgetvalue(res, 0, 0),
-                        (size_t)PQgetlength(res, 0, 0), clear_result, res);
+    if (st != IMX_DBS_OK) {
+        imx_api_reply_db_fail(r, st);
+        return;
+    }
+    /* Zero copy: the response owns the text and frees it after sending. */
+    imx_reply_raw_steal(r, status, "application/json", j->text, j->len, imx_db_json_owner_free,
+                        j->owner);
+    *j = (struct imx_db_json){ 0 };
 }
 
-int imx_api_reply_pg_json_confirmed(struct imx_req *r, unsigned status, PGresult *res,
-                                    const char *not_found_detail)
+int imx_api_reply_json_confirmed(struct imx_req *r, unsigned status, enum imx_db_status st,
+                                 struct imx_db_json *j, long long epoch,
+                                 const char *not_found_detail)
 {
-    if (imx_db_ok(res) && PQntuples(res) == 1 && PQnfields(res) >= 2) {
-        int confirmed = imx_auth_confirm(r, strtoll(PQgetvalue(res, 0, 1), NULL, 10));
+    /* A row carries the epoch even when its document is NULL (no such thing): the caller is
+     * confirmed before it learns that. */
+    if ((st == IMX_DBS_OK || st == IMX_DBS_NOT_FOUND) && epoch >= 0) {
+        int confirmed = imx_auth_confirm(r, epoch);
         if (confirmed != 1) {
-            PQclear(res);
+            imx_db_json_free(j);
             return confirmed == 0 ? 0 : 1;
         }
     }
-    imx_api_reply_pg_json_steal(r, status, res, not_found_detail);
+    imx_api_reply_json_text(r, status, st, j, not_found_detail);
     return 1;
+}
+
+json_t *imx_api_json_load(struct imx_db_json *j)
+{
+    json_t *doc = j->text ? json_loadb(j->text, j->len, 0, NULL) : NULL;
+    imx_db_json_free(j);
+    return doc;
 }
 
 const char *imx_api_pointer(const char *name, char *buf, size_t len)
@@ -233,26 +260,6 @@ size_t imx_api_check_fields(const json_t *body, const struct imx_api_field *fiel
         if (f->required && !json_object_get(body, f->name))
             imx_verr(errors, imx_api_pointer(f->name, ptr, sizeof ptr), "is required");
     return json_array_size(errors) - before;
-}
-
-PGresult *imx_api_found_steal(struct imx_req *r, PGresult *res, const char *not_found_fmt, ...)
-{
-    if (!imx_db_ok(res)) {
-        imx_api_db_error(r, res);
-        PQclear(res);
-        return NULL;
-    }
-    if (PQntuples(res) == 0) {
-        char detail[256];
-        va_list ap;
-        va_start(ap, not_found_fmt);
-        vsnprintf(detail, sizeof detail, not_found_fmt, ap);
-        va_end(ap);
-        PQclear(res);
-        imx_reply_problem(r, IMX_E_NOT_FOUND, "%s", detail);
-        return NULL;
-    }
-    return res;
 }
 
 void imx_api_wake(void *r)

@@ -641,7 +641,7 @@ void imx_api_compare(struct imx_req *r)
     reply_compare(r, rc, &rows, ids, n, missing);
 }
 
-/* The fast handler (imx_route_fast): the same rows, their read queued without waiting; a
+/* The fast handler (struct imx_route, fast): the same rows, their read queued without waiting; a
  * principal to check again goes to imx_api_compare on a worker. */
 struct compare_fast {
     struct imx_db_compare_call *call;

@@ -14,7 +14,7 @@
 #include "api/costs_common.h"
 #include "auth/auth.h"
 #include "db/costs.h"
-#include "db/tx.h"
+#include "api/tx.h"
 #include "util/config.h"
 
 /* ---- instance types ---- */
@@ -36,11 +36,11 @@ void imx_api_instance_type_list(struct imx_req *r)
                              imx_api_key_text(key, 2, b2, sizeof b2),
                              imx_api_key_text(key, 3, b3, sizeof b3),
                              imx_api_key_text(key, 4, NULL, 0) };
-    imx_api_reply_page_steal(r,
-                             imx_db_instance_type_list(c, imx_req_query(r, "provider"),
-                                                       imx_req_query(r, "gpu"),
-                                                       imx_req_query(r, "family"), after, lim),
-                             limit, "ssIIs");
+    struct imx_db_page page;
+    enum imx_db_status st =
+        imx_db_instance_type_list(c, imx_req_query(r, "provider"), imx_req_query(r, "gpu"),
+                                  imx_req_query(r, "family"), after, lim, &page);
+    imx_api_reply_page(r, st, &page, 0, limit, "ssIIs");
     json_decref(key);
 }
 
@@ -50,9 +50,10 @@ void imx_api_instance_type_get(struct imx_req *r)
     if (!c || !imx_api_etag(r, IMX_REV_INSTANCE_TYPE, imx_req_param(r, "provider"),
                             imx_req_param(r, "type")))
         return;
-    imx_api_reply_pg_json_steal(
-        r, 200, imx_db_instance_type_get(c, imx_req_param(r, "provider"), imx_req_param(r, "type")),
-        "No such instance type");
+    struct imx_db_json j;
+    enum imx_db_status st =
+        imx_db_instance_type_get(c, imx_req_param(r, "provider"), imx_req_param(r, "type"), &j);
+    imx_api_reply_json_text(r, 200, st, &j, "No such instance type");
 }
 
 static const struct imx_api_field type_fields[] = {
@@ -102,27 +103,23 @@ static int type_put_tx(struct imx_req *r, void *cls)
             return -1;
         }
     }
-    PGresult *res = imx_db_instance_type_put(r->db, t->provider, t->type, t->gpu_model,
-                                             t->gpu_count, t->gpu_mem, t->vcpus, t->mem, t->arch,
-                                             t->region, t->source, t->replace ? "true" : "false");
-    if (!imx_db_ok(res)) {
-        if (strcmp(imx_db_sqlstate(res), "23503") == 0) {
-            PQclear(res);
-            json_t *errors = json_array();
-            imx_verr(errors, "/gpu_model", "unknown GPU model (see the reference data)");
-            imx_reply_invalid_steal(r, errors, "The instance type has invalid fields");
-            return -1;
-        }
-        return imx_db_tx_fail(r, res);
+    bool created;
+    enum imx_db_status st = imx_db_instance_type_put(
+        r->db, t->provider, t->type, t->gpu_model, t->gpu_count, t->gpu_mem, t->vcpus, t->mem,
+        t->arch, t->region, t->source, t->replace ? "true" : "false", &created);
+    if (st != IMX_DBS_OK && imx_db_last_fault(r->db)->cause == IMX_DBC_FOREIGN_KEY) {
+        json_t *errors = json_array();
+        imx_verr(errors, "/gpu_model", "unknown GPU model (see the reference data)");
+        imx_reply_invalid_steal(r, errors, "The instance type has invalid fields");
+        return -1;
     }
-    bool created = PQntuples(res) == 1 && strcmp(PQgetvalue(res, 0, 2), "true") == 0;
-    if (PQntuples(res) == 0) {
-        PQclear(res);
+    if (st == IMX_DBS_CONFLICT && imx_db_last_fault(r->db)->status != IMX_DBS_CONFLICT) {
         imx_reply_problem(r, IMX_E_CONFLICT, "Instance type %s/%s exists; PUT it to change it",
                           t->provider, t->type);
         return -1;
     }
-    PQclear(res);
+    if (st != IMX_DBS_OK)
+        return imx_api_tx_fail(r, st);
     char rid[128];
     snprintf(rid, sizeof rid, "%s/%s", t->provider, t->type);
     json_t *detail = json_pack("{s:s, s:s}", "gpu_model", t->gpu_model, "gpu_count", t->gpu_count);
@@ -132,13 +129,14 @@ static int type_put_tx(struct imx_req *r, void *cls)
         rc = imx_api_etag_after(r, IMX_REV_INSTANCE_TYPE, t->provider, t->type);
     if (rc != 0)
         return rc;
-    res = imx_db_instance_type_get(r->db, t->provider, t->type);
-    if (!imx_db_ok(res))
-        return imx_db_tx_fail(r, res);
+    struct imx_db_json j;
+    st = imx_db_instance_type_get(r->db, t->provider, t->type, &j);
+    if (st != IMX_DBS_OK && st != IMX_DBS_NOT_FOUND)
+        return imx_api_tx_fail(r, st);
     char loc[160];
     snprintf(loc, sizeof loc, "/v1/instance-types/%s", rid);
     imx_reply_header(r, "Location", loc);
-    imx_api_reply_pg_json_steal(r, created ? 201 : 200, res, "No such instance type");
+    imx_api_reply_json_text(r, created ? 201 : 200, st, &j, "No such instance type");
     return 0;
 }
 
@@ -199,7 +197,7 @@ static void type_put(struct imx_req *r, const char *provider, const char *type, 
     snprintf(t.vcpus, sizeof t.vcpus, "%lld", (long long)vc);
     snprintf(t.gpu_mem, sizeof t.gpu_mem, "%.3f", vals[0]);
     snprintf(t.mem, sizeof t.mem, "%.3f", vals[1]);
-    imx_db_tx(r, type_put_tx, &t);
+    imx_api_tx(r, type_put_tx, &t);
 }
 
 void imx_api_instance_type_create(struct imx_req *r)
@@ -234,13 +232,14 @@ static int price_add_tx(struct imx_req *r, void *cls)
     /* A price changes its type's document: the revision moves (If-Match is optional). */
     if (imx_api_if_match(r, IMX_REV_INSTANCE_TYPE, p->provider, p->type, false) < 0)
         return -1;
-    PGresult *res = imx_db_instance_price_add(r->db, p->provider, p->type, p->pricing, p->region,
-                                              p->price, p->currency, p->valid_from, p->source);
-    if (!imx_db_ok(res)) {
-        const char *st = imx_db_sqlstate(res);
-        if (strcmp(st, "23503") == 0 || strncmp(st, "22", 2) == 0) {
-            bool missing = st[1] == '3';
-            PQclear(res);
+    struct imx_db_json j;
+    enum imx_db_status st =
+        imx_db_instance_price_add(r->db, p->provider, p->type, p->pricing, p->region, p->price,
+                                  p->currency, p->valid_from, p->source, &j);
+    if (st != IMX_DBS_OK && st != IMX_DBS_NOT_FOUND) {
+        enum imx_db_cause cause = imx_db_last_fault(r->db)->cause;
+        if (cause == IMX_DBC_FOREIGN_KEY || cause == IMX_DBC_VALUE) {
+            bool missing = cause == IMX_DBC_FOREIGN_KEY;
             if (missing) {
                 imx_reply_problem(r, IMX_E_NOT_FOUND, "No such instance type");
             } else {
@@ -250,17 +249,15 @@ static int price_add_tx(struct imx_req *r, void *cls)
             }
             return -1;
         }
-        if (strcmp(st, "23505") == 0) {
-            PQclear(res);
+        if (cause == IMX_DBC_UNIQUE) {
             imx_reply_problem(r, IMX_E_CONFLICT,
                               "A price of that kind and region already starts "
                               "at that moment");
             return -1;
         }
-        return imx_db_tx_fail(r, res);
+        return imx_api_tx_fail(r, st);
     }
-    json_t *doc = json_loads(PQgetvalue(res, 0, 0), 0, NULL);
-    PQclear(res);
+    json_t *doc = imx_api_json_load(&j);
     char rid[128];
     snprintf(rid, sizeof rid, "%s/%s", p->provider, p->type);
     int rc = imx_audit(r, "add_price", "instance_type", rid, doc);
@@ -313,7 +310,7 @@ void imx_api_instance_price_add(struct imx_req *r)
     }
     json_decref(errors);
     snprintf(p.price, sizeof p.price, "%.6f", v);
-    imx_db_tx(r, price_add_tx, &p);
+    imx_api_tx(r, price_add_tx, &p);
 }
 
 /* ---- rankings ---- */
@@ -332,9 +329,10 @@ static int image_costs_page(struct imx_db_conn *c, const void *cls, const char *
 {
     const struct image_costs_export *x = cls;
     char place[24];
-    return imx_api_export_doc_result(
-        imx_db_image_costs(c, x->image, &x->sc.s, rank_of(after, place, sizeof place), limit), doc,
-        next_key);
+    struct imx_db_page page;
+    enum imx_db_status st = imx_db_image_costs(c, x->image, &x->sc.s,
+                                               rank_of(after, place, sizeof place), limit, &page);
+    return imx_api_export_doc_page(st, &page, doc, next_key);
 }
 
 static const char *const image_costs_columns[] = {
@@ -376,13 +374,15 @@ void imx_api_image_costs(struct imx_req *r)
     enum imx_export_format format = imx_api_export_format(r);
     if (c && format != IMX_EXPORT_NONE) {
         /* The first page says whether the image exists: 404 before the stream starts. */
-        PGresult *first = imx_db_image_costs(c, id, &sc.s, NULL, "1");
-        bool found = imx_db_ok(first) && PQntuples(first) == 1 && !PQgetisnull(first, 0, 0);
-        if (!imx_db_ok(first))
-            imx_api_db_error(r, first);
+        struct imx_db_page first;
+        enum imx_db_status st = imx_db_image_costs(c, id, &sc.s, NULL, "1", &first);
+        bool found = st == IMX_DBS_OK && first.rows.n == 1 &&
+                     imx_db_rows_text(&first.rows, 0, 0, NULL) != NULL;
+        imx_db_page_free(&first);
+        if (st != IMX_DBS_OK)
+            imx_api_reply_db_fail(r, st);
         else if (!found)
             imx_reply_problem(r, IMX_E_NOT_FOUND, "No such image");
-        PQclear(first);
         struct image_costs_export *x = found ? calloc(1, sizeof *x) : NULL;
         if (found && !x)
             imx_reply_problem(r, IMX_E_INTERNAL, NULL);
@@ -393,9 +393,10 @@ void imx_api_image_costs(struct imx_req *r)
                                      NULL);
         }
     } else if (c) {
-        imx_api_reply_doc_page_steal(
-            r, imx_db_image_costs(c, id, &sc.s, imx_api_key_text(key, 0, after, sizeof after), lim),
-            "No such image");
+        struct imx_db_page page;
+        enum imx_db_status st = imx_db_image_costs(
+            c, id, &sc.s, imx_api_key_text(key, 0, after, sizeof after), lim, &page);
+        imx_api_reply_doc_page(r, st, &page, "No such image");
     }
     json_decref(key);
 }
@@ -468,7 +469,9 @@ static int ranking_page(struct imx_db_conn *c, const void *cls, const char *afte
         .limit = limit,
         .after_rank = rank_of(after, rank, sizeof rank),
     };
-    return imx_api_export_doc_result(imx_db_cost_ranking(c, &x->sc.s, &q), doc, next_key);
+    struct imx_db_page page;
+    enum imx_db_status st = imx_db_cost_ranking(c, &x->sc.s, &q, &page);
+    return imx_api_export_doc_page(st, &page, doc, next_key);
 }
 
 static const char *const ranking_columns[] = {
@@ -558,7 +561,10 @@ void imx_api_cost_ranking(struct imx_req *r)
         ranking_export(r, format, &q, &sc);
     else if (r->reply.status == 0)
         c = imx_api_db_read(r);
-    if (c)
-        imx_api_reply_doc_page_steal(r, imx_db_cost_ranking(c, &sc.s, &q), "No ranking");
+    if (c) {
+        struct imx_db_page page;
+        enum imx_db_status st = imx_db_cost_ranking(c, &sc.s, &q, &page);
+        imx_api_reply_doc_page(r, st, &page, "No ranking");
+    }
     json_decref(key);
 }

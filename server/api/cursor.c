@@ -216,23 +216,15 @@ static size_t json_compact_copy(char *out, const char *in, size_t n)
     return o;
 }
 
-void imx_api_reply_page_steal(struct imx_req *r, PGresult *res, unsigned long long limit,
-                              const char *key)
+void imx_api_reply_page(struct imx_req *r, enum imx_db_status st, struct imx_db_page *page,
+                        int col0, unsigned long long limit, const char *key)
 {
-    imx_api_reply_page_from_steal(r, res, 0, limit, key);
-}
-
-void imx_api_reply_page_from_steal(struct imx_req *r, PGresult *res, int col0,
-                                   unsigned long long limit, const char *key)
-{
-    if (!imx_db_ok(res)) {
-        imx_api_db_error(r, res);
-        PQclear(res);
+    if (st != IMX_DBS_OK) {
+        imx_api_reply_db_fail(r, st);
         return;
     }
-    struct imx_db_rows rows = imx_db_rows_all(res);
-    imx_api_reply_page_rows(r, &rows, col0, limit, key);
-    PQclear(res);
+    imx_api_reply_page_rows(r, &page->rows, col0, limit, key);
+    imx_db_page_free(page);
 }
 
 void imx_api_reply_page_rows(struct imx_req *r, const struct imx_db_rows *rows, int col0,
@@ -323,21 +315,23 @@ const char *imx_api_key_text(const json_t *key, size_t i, char *buf, size_t len)
     return buf;
 }
 
-void imx_api_reply_doc_page_steal(struct imx_req *r, PGresult *res, const char *not_found)
+void imx_api_reply_doc_page(struct imx_req *r, enum imx_db_status st, struct imx_db_page *page,
+                            const char *not_found)
 {
-    if (!imx_db_ok(res)) {
-        imx_api_db_error(r, res);
-        PQclear(res);
+    if (st != IMX_DBS_OK) {
+        imx_api_reply_db_fail(r, st);
         return;
     }
-    if (PQntuples(res) != 1 || PQgetisnull(res, 0, 0)) {
-        PQclear(res);
+    const char *doc_text = page->rows.n == 1 ? imx_db_rows_text(&page->rows, 0, 0, NULL) : NULL;
+    if (!doc_text) {
+        imx_db_page_free(page);
         imx_reply_problem(r, IMX_E_NOT_FOUND, "%s", not_found);
         return;
     }
-    json_t *doc = json_loads(PQgetvalue(res, 0, 0), 0, NULL);
-    json_t *last = PQgetisnull(res, 0, 1) ? NULL : json_loads(PQgetvalue(res, 0, 1), 0, NULL);
-    PQclear(res);
+    const char *last_text = imx_db_rows_text(&page->rows, 0, 1, NULL);
+    json_t *doc = json_loads(doc_text, 0, NULL);
+    json_t *last = last_text ? json_loads(last_text, 0, NULL) : NULL;
+    imx_db_page_free(page);
     char next[IMX_CURSOR_MAX];
     if (!json_is_object(doc)) {
         json_decref(doc);

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "api/api.h"
-#include "db/tx.h"
+#include "api/tx.h"
 #include "http/conditional.h"
 
 static void set_etag(struct imx_req *r, long long rev)
@@ -27,14 +27,12 @@ bool imx_api_etag(struct imx_req *r, enum imx_db_rev kind, const char *k1, const
     if (!c)
         return false;
     long long rev;
-    PGresult *res;
-    int found = imx_db_rev_read(c, kind, k1, k2, &rev, &res);
-    if (found < 0) {
-        imx_api_db_error(r, res);
-        PQclear(res);
+    enum imx_db_status st = imx_db_rev_read(c, kind, k1, k2, &rev);
+    if (st != IMX_DBS_OK && st != IMX_DBS_NOT_FOUND) {
+        imx_api_reply_db_fail(r, st);
         return false;
     }
-    if (found)
+    if (st == IMX_DBS_OK)
         set_etag(r, rev);
     return true;
 }
@@ -42,11 +40,10 @@ bool imx_api_etag(struct imx_req *r, enum imx_db_rev kind, const char *k1, const
 int imx_api_etag_after(struct imx_req *r, enum imx_db_rev kind, const char *k1, const char *k2)
 {
     long long rev;
-    PGresult *res;
-    int found = imx_db_rev_read(r->db, kind, k1, k2, &rev, &res);
-    if (found < 0)
-        return imx_db_tx_fail(r, res);
-    if (found)
+    enum imx_db_status st = imx_db_rev_read(r->db, kind, k1, k2, &rev);
+    if (st != IMX_DBS_OK && st != IMX_DBS_NOT_FOUND)
+        return imx_api_tx_fail(r, st);
+    if (st == IMX_DBS_OK)
         set_etag(r, rev);
     return 0;
 }
@@ -56,11 +53,10 @@ int imx_api_if_match(struct imx_req *r, enum imx_db_rev kind, const char *k1, co
 {
     const char *if_match = imx_req_header(r, "If-Match");
     long long was;
-    PGresult *res;
-    int found = imx_db_rev_bump(r->db, kind, k1, k2, &was, &res);
-    if (found < 0)
-        return imx_db_tx_fail(r, res);
-    if (!found)
+    enum imx_db_status st = imx_db_rev_bump(r->db, kind, k1, k2, &was);
+    if (st != IMX_DBS_OK && st != IMX_DBS_NOT_FOUND)
+        return imx_api_tx_fail(r, st);
+    if (st == IMX_DBS_NOT_FOUND)
         return 1;
     if (!if_match && required) {
         set_etag(r, was);

@@ -11,6 +11,7 @@
 #include <jansson.h>
 
 #include "domain/csv.h"
+#include "http/router.h"
 #include "util/log.h"
 
 /* Longest key text carried between pages, and longest CSV record. */
@@ -64,7 +65,7 @@ static int range_q(const char *p, size_t n)
 enum imx_export_format imx_api_export_format(const struct imx_req *r)
 {
     const char *accept = imx_req_header(r, "Accept");
-    if (!accept)
+    if (!accept || !r->route || !r->route->exports)
         return IMX_EXPORT_NONE;
     /* The q of each of the three answers (RFC 9110 section 12.5.1): a specific range counts over
      * a wildcard one, q=0 means "not this", and of equal q the first listed wins. */
@@ -177,6 +178,13 @@ static size_t csv_record(const char *const *columns, const json_t *item, char *r
 }
 
 /* Fetches and formats the next page into e->buf. Returns 0, or -1 to cut the transfer. */
+/* The item of row i (column 1) as JSON, or NULL. */
+static json_t *row_item(const struct imx_db_rows *rows, int i)
+{
+    const char *text = imx_db_rows_text(rows, i, 1, NULL);
+    return text ? json_loads(text, 0, NULL) : NULL;
+}
+
 static int fill(struct exporter *e)
 {
     size_t cap = 0;
@@ -212,7 +220,7 @@ static int fill(struct exporter *e)
                                                  : IMX_EXPORT_PAGE_ROWS;
     enum imx_db_failure why;
     struct imx_db_conn *c = rc == 0 ? imx_db_acquire_read(&why) : NULL;
-    PGresult *res = NULL;
+    struct imx_db_page res = { 0 };
     if (rc == 0 && !c) {
         imx_warn("request %s: export cut: no database connection", e->request_id);
         rc = -1;
@@ -228,13 +236,13 @@ static int fill(struct exporter *e)
     } else if (rc == 0) {
         char limit[16];
         snprintf(limit, sizeof limit, "%d", ask);
-        res = e->page(c, e->cls, e->has_after ? e->after : NULL, limit);
-        imx_db_release(c);
-        if (!imx_db_ok(res)) {
-            imx_error("request %s: export page failed: %s", e->request_id,
-                      res ? PQresultErrorMessage(res) : "no result");
+        enum imx_db_status st = e->page(c, e->cls, e->has_after ? e->after : NULL, limit, &res);
+        if (st != IMX_DBS_OK) {
+            imx_error("request %s: export page failed: %s %.300s", e->request_id,
+                      imx_db_status_name(st), imx_db_last_fault(c)->message);
             rc = -1;
         }
+        imx_db_release(c);
     }
     /* The page's items: rows, or the items of a document page. */
     json_t *doc = NULL, *items = NULL;
@@ -246,7 +254,7 @@ static int fill(struct exporter *e)
             rc = -1;
         got = (int)json_array_size(items);
     } else if (rc == 0) {
-        got = PQntuples(res);
+        got = res.rows.n;
     }
     if (rc == 0 && remaining == 0 && got > 0) {
         imx_warn("request %s: export cut at %u rows (IMAXE_EXPORT_MAX_ROWS)", e->request_id,
@@ -255,8 +263,8 @@ static int fill(struct exporter *e)
     }
     int rows = (unsigned long long)got > remaining ? (int)remaining : got;
     for (int i = 0; i < rows && rc == 0; i++) {
-        json_t *item = e->doc_page ? json_incref(json_array_get(items, (size_t)i))
-                                   : json_loads(PQgetvalue(res, i, 1), 0, NULL);
+        json_t *item =
+            e->doc_page ? json_incref(json_array_get(items, (size_t)i)) : row_item(&res.rows, i);
         if (!json_is_object(item)) {
             rc = -1;
         } else if (e->format == IMX_EXPORT_CSV) {
@@ -282,7 +290,8 @@ static int fill(struct exporter *e)
         e->done = !next_key;
     } else {
         if (rc == 0 && rows > 0) {
-            snprintf(e->after, sizeof e->after, "%s", PQgetvalue(res, rows - 1, 0));
+            const char *key = imx_db_rows_text(&res.rows, rows - 1, 0, NULL);
+            snprintf(e->after, sizeof e->after, "%s", key ? key : "");
             e->has_after = true;
         }
         /* Fewer rows than asked: the list ends here (a page function may return one more). */
@@ -292,7 +301,7 @@ static int fill(struct exporter *e)
     json_decref(doc);
     free(doc_text);
     free(next_key);
-    PQclear(res);
+    imx_db_page_free(&res);
     free(rec);
     return rc;
 }
@@ -313,16 +322,20 @@ static ssize_t produce(void *cls, uint64_t pos, char *out, size_t max)
     return (ssize_t)n;
 }
 
-int imx_api_export_doc_result(PGresult *res, char **doc, char **next_key)
+int imx_api_export_doc_page(enum imx_db_status st, struct imx_db_page *page, char **doc,
+                            char **next_key)
 {
     *doc = *next_key = NULL;
     int rc = -1;
-    if (imx_db_ok(res) && PQntuples(res) == 1 && !PQgetisnull(res, 0, 0)) {
-        *doc = strdup(PQgetvalue(res, 0, 0));
-        *next_key = PQgetisnull(res, 0, 1) ? NULL : strdup(PQgetvalue(res, 0, 1));
-        rc = *doc && (PQgetisnull(res, 0, 1) || *next_key) ? 0 : -1;
+    const char *text =
+        st == IMX_DBS_OK && page->rows.n == 1 ? imx_db_rows_text(&page->rows, 0, 0, NULL) : NULL;
+    if (text) {
+        const char *key = imx_db_rows_text(&page->rows, 0, 1, NULL);
+        *doc = strdup(text);
+        *next_key = key ? strdup(key) : NULL;
+        rc = *doc && (!key || *next_key) ? 0 : -1;
     }
-    PQclear(res);
+    imx_db_page_free(page);
     return rc;
 }
 

@@ -4,8 +4,6 @@
 #ifndef IMX_API_EXPORT_H
 #define IMX_API_EXPORT_H
 
-#include <libpq-fe.h>
-
 #include "db/pool.h"
 #include "http/request.h"
 
@@ -30,9 +28,10 @@ enum imx_export_format imx_api_export_format(const struct imx_req *r);
 
 /* One page of the list in its order after the key after (the text of the previous page's last
  * key; NULL: from the first), at most limit rows: each row its key (column 0) and the item as a
- * JSON object (column 1). cls: the list's filters. New result, or NULL. */
-typedef PGresult *(*imx_export_page_fn)(struct imx_db_conn *c, const void *cls, const char *after,
-                                        const char *limit);
+ * JSON object (column 1), into *out. cls: the list's filters. */
+typedef enum imx_db_status (*imx_export_page_fn)(struct imx_db_conn *c, const void *cls,
+                                                 const char *after, const char *limit,
+                                                 struct imx_db_page *out);
 
 /* Replies 200 with the whole list streamed in format: for CSV a header row of columns (a
  * NULL-ended static list; "a.b" names member b of object member a) and then one record an item
@@ -50,9 +49,10 @@ void imx_api_export_steal(struct imx_req *r, enum imx_export_format format,
 typedef int (*imx_export_doc_fn)(struct imx_db_conn *c, const void *cls, const char *after,
                                  const char *limit, char **doc, char **next_key);
 
-/* For an imx_export_doc_fn over a result as imx_api_reply_doc_page_steal takes (row 0: the
- * document, the next key or NULL): fills *doc and *next_key; steals res. Returns 0, or -1. */
-int imx_api_export_doc_result(PGresult *res, char **doc, char **next_key);
+/* For an imx_export_doc_fn over a page as imx_api_reply_doc_page takes (row 0: the document,
+ * the next key or NULL) and its status: fills *doc and *next_key; frees page. Returns 0, or -1. */
+int imx_api_export_doc_page(enum imx_db_status st, struct imx_db_page *page, char **doc,
+                            char **next_key);
 
 /* As imx_api_export_steal, for a list of document pages. */
 void imx_api_export_doc_steal(struct imx_req *r, enum imx_export_format format,

@@ -10,7 +10,7 @@
 
 #include "api/api.h"
 #include "db/idempotency.h"
-#include "db/tx.h"
+#include "api/tx.h"
 #include "http/router.h"
 #include "util/base64.h"
 #include "util/config.h"
@@ -181,14 +181,13 @@ static void fingerprint(const struct imx_req *r, char hex[65])
         snprintf(hex + 2 * i, 3, "%02x", md[i]);
 }
 
-/* Answers with the stored reply res row 0 (status, content_type, headers, body). Returns 0, or
- * -1 after replying 500. */
-static int replay(struct imx_req *r, const PGresult *res, const char *fp)
+/* Answers with the stored reply. Returns 0, or -1 after replying 500. */
+static int replay(struct imx_req *r, const struct imx_db_idempotency_reply *res, const char *fp)
 {
     unsigned long long status = 200;
-    if (imx_parse_uint(PQgetvalue(res, 0, 1), 200, 399, &status) != 0)
+    if (imx_parse_uint(res->status, 200, 399, &status) != 0)
         status = 200;
-    char *body = unseal(PQgetvalue(res, 0, 4), fp);
+    char *body = unseal(res->body, fp);
     if (!body) {
         imx_warn("request %s: the stored reply of its Idempotency-Key does not open (the JWT "
                  "secret changed twice since, or the row was changed)",
@@ -198,9 +197,9 @@ static int replay(struct imx_req *r, const PGresult *res, const char *fp)
                           "longer be read; look the result up rather than retry");
         return -1;
     }
-    json_t *headers = json_loads(PQgetvalue(res, 0, 3), 0, NULL);
-    /* The content type must outlive the result: only the types handlers use are kept. */
-    const char *ct = PQgetvalue(res, 0, 2);
+    json_t *headers = json_loads(res->headers, 0, NULL);
+    /* The content type must outlive the stored reply: only the types handlers use are kept. */
+    const char *ct = res->content_type;
     static const char *const types[] = { "application/json", "application/problem+json",
                                          "text/plain; charset=utf-8", "text/csv; charset=utf-8",
                                          "application/x-ndjson" };
@@ -270,25 +269,28 @@ static int store(struct imx_req *r, const struct principal_ids *p, const char *k
     }
     char status[8];
     snprintf(status, sizeof status, "%u", rp->status);
-    PGresult *res = imx_db_idempotency_put(r->db, p->user, p->token, key, fp, status,
-                                           rp->content_type ? rp->content_type : "application/json",
-                                           headers, body);
+    enum imx_db_status st = imx_db_idempotency_put(
+        r->db, p->user, p->token, key, fp, status,
+        rp->content_type ? rp->content_type : "application/json", headers, body);
     free(body);
     free(headers);
     int rc = 0;
-    if (!imx_db_ok(res)) {
+    if (st != IMX_DBS_OK && st != IMX_DBS_CONFLICT) {
         drop_headers(r, from);
-        imx_api_db_error(r, res);
+        imx_api_reply_db_fail(r, st);
         rc = -1;
-    } else if (PQntuples(res) != 1) {
+    } else if (st == IMX_DBS_CONFLICT && imx_db_last_fault(r->db)->status != IMX_DBS_CONFLICT) {
         /* Cannot happen while the key's lock is held; refuse rather than commit unkeyed. */
         drop_headers(r, from);
         imx_reply_header(r, "Retry-After", "1");
         imx_reply_problem(r, IMX_E_CONFLICT,
                           "Another request with this Idempotency-Key is in progress; retry");
         rc = -1;
+    } else if (st == IMX_DBS_CONFLICT) {
+        drop_headers(r, from);
+        imx_api_db_error(r, imx_db_last_fault(r->db));
+        rc = -1;
     }
-    PQclear(res);
     return rc;
 }
 
@@ -318,36 +320,34 @@ void imx_api_idempotent(struct imx_req *r)
         imx_api_db_error(r, NULL);
         return;
     }
-    PGresult *res = NULL;
-    int locked = imx_db_idempotency_lock(c, p.user, p.token, key, &res);
-    if (locked != 1) {
-        if (locked < 0)
-            imx_api_db_error(r, res);
+    enum imx_db_status st = imx_db_idempotency_lock(c, p.user, p.token, key);
+    if (st != IMX_DBS_OK) {
+        if (st != IMX_DBS_CONFLICT || imx_db_last_fault(c)->status == IMX_DBS_CONFLICT)
+            imx_api_reply_db_fail(r, st);
         else {
             imx_reply_header(r, "Retry-After", "1");
             imx_reply_problem(r, IMX_E_CONFLICT,
                               "Another request with this Idempotency-Key is in progress; retry");
         }
-        PQclear(res);
         imx_db_command(c, "ROLLBACK");
         return;
     }
-    res = imx_db_idempotency_get(c, p.user, p.token, key);
-    if (!imx_db_ok(res) || PQntuples(res) == 1) {
-        if (!imx_db_ok(res))
-            imx_api_db_error(r, res);
-        else if (strcmp(PQgetvalue(res, 0, 0), fp) != 0)
+    struct imx_db_idempotency_reply res;
+    st = imx_db_idempotency_get(c, p.user, p.token, key, &res);
+    if (st != IMX_DBS_NOT_FOUND) {
+        if (st != IMX_DBS_OK)
+            imx_api_reply_db_fail(r, st);
+        else if (strcmp(res.fingerprint, fp) != 0)
             imx_reply_problem(r, IMX_E_UNPROCESSABLE,
                               "This Idempotency-Key was used with a different request (method, "
                               "path, query or body) in the last %u hours",
                               imx_db_idempotency_ttl());
         else
-            replay(r, res, fp);
-        PQclear(res);
+            replay(r, &res, fp);
+        imx_db_idempotency_reply_free(&res);
         imx_db_command(c, "ROLLBACK");
         return;
     }
-    PQclear(res);
 
     size_t from = r->reply.nheaders;
     r->tx_outer = true;
@@ -364,11 +364,9 @@ void imx_api_idempotent(struct imx_req *r)
         imx_db_command(c, "ROLLBACK");
         return;
     }
-    res = imx_db_tx_commit(c);
-    if (!imx_db_ok(res)) {
+    if (imx_db_commit(c) != IMX_DBS_OK) {
         drop_headers(r, from);
-        imx_api_db_error(r, res);
+        imx_api_db_error(r, imx_db_last_fault(c));
         imx_db_command(c, "ROLLBACK");
     }
-    PQclear(res);
 }

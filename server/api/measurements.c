@@ -15,7 +15,7 @@
 #include "api/cursor.h"
 #include "auth/auth.h"
 #include "db/costs.h"
-#include "db/tx.h"
+#include "api/tx.h"
 #include "domain/cost.h"
 #include "util/config.h"
 
@@ -201,21 +201,21 @@ static size_t check_measurement(const json_t *o, const char *prefix, json_t *err
 
 /* Records o (valid) in the open transaction; SQL's errors go to errors under prefix. Returns
  * the measurement JSON (new) on success, NULL with errors appended, or NULL with *failed = -1
- * after a database failure (imx_db_tx_fail already called). */
+ * after a database failure (imx_api_tx_fail already called). */
 static json_t *record(struct imx_req *r, const char *team_id, const json_t *o, const char *prefix,
                       json_t *errors, int *failed)
 {
     char uid[24];
     snprintf(uid, sizeof uid, "%lld", (long long)r->principal.user_id);
     char *text = json_dumps(o, JSON_COMPACT);
-    PGresult *res = imx_db_measurement_record(r->db, team_id, uid, text);
+    struct imx_db_json j;
+    enum imx_db_status st = imx_db_measurement_record(r->db, team_id, uid, text, &j);
     free(text);
-    if (!imx_db_ok(res)) {
-        *failed = imx_db_tx_fail(r, res);
+    if (st != IMX_DBS_OK && st != IMX_DBS_NOT_FOUND) {
+        *failed = imx_api_tx_fail(r, st);
         return NULL;
     }
-    json_t *doc = json_loads(PQgetvalue(res, 0, 0), 0, NULL);
-    PQclear(res);
+    json_t *doc = imx_api_json_load(&j);
     json_t *errs = json_object_get(doc, "errors"), *e;
     size_t i;
     json_array_foreach(errs, i, e)
@@ -238,11 +238,10 @@ struct create_ctx {
  * returns -1 when not. */
 static int quota_room(struct imx_req *r, const char *team_id, size_t n)
 {
-    PGresult *res = imx_db_measurements_today(r->db, team_id);
-    if (!imx_db_ok(res))
-        return imx_db_tx_fail(r, res);
-    long long today = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
-    PQclear(res);
+    long long today;
+    enum imx_db_status st = imx_db_measurements_today(r->db, team_id, &today);
+    if (st != IMX_DBS_OK)
+        return imx_api_tx_fail(r, st);
     if ((unsigned long long)today + n > imx_api_quotas.measurements_per_day) {
         imx_api_reply_quota(r, "measurements-per-day", imx_api_quotas.measurements_per_day,
                             "the team recorded that many measurements in the last 24 hours");
@@ -303,7 +302,7 @@ void imx_api_measurement_create(struct imx_req *r)
         return;
     struct create_ctx c = { .body = body };
     snprintf(c.team_id, sizeof c.team_id, "%lld", (long long)team);
-    imx_db_tx(r, create_tx, &c);
+    imx_api_tx(r, create_tx, &c);
 }
 
 /* ---- import ---- */
@@ -528,7 +527,7 @@ void imx_api_measurement_import(struct imx_req *r)
     } else if (json_array_size(c.lines) == 0 && json_array_size(c.errors) == 0) {
         imx_reply_problem(r, IMX_E_BAD_REQUEST, "The body holds no measurements");
     } else {
-        imx_db_tx(r, import_tx, &c);
+        imx_api_tx(r, import_tx, &c);
     }
     free(text);
     json_decref(c.lines);
@@ -552,11 +551,13 @@ static void measurement_filter_free(void *cls)
     free(f);
 }
 
-static PGresult *measurement_page(struct imx_db_conn *c, const void *cls, const char *after,
-                                  const char *limit)
+static enum imx_db_status measurement_page(struct imx_db_conn *c, const void *cls,
+                                           const char *after, const char *limit,
+                                           struct imx_db_page *out)
 {
     const struct measurement_filter *f = cls;
-    return imx_db_measurement_list(c, &f->sc.s, f->image, f->model, f->instance_type, after, limit);
+    return imx_db_measurement_list(c, &f->sc.s, f->image, f->model, f->instance_type, after, limit,
+                                   out);
 }
 
 static const char *const measurement_columns[] = {
@@ -638,10 +639,11 @@ void imx_api_measurement_list(struct imx_req *r)
     if (!c)
         return;
     snprintf(limit_txt, sizeof limit_txt, "%llu", limit);
-    PGresult *res =
+    struct imx_db_page page;
+    enum imx_db_status st =
         imx_db_measurement_list(c, &sc.s, image, imx_req_query(r, "model"),
-                                imx_req_query(r, "instance_type"), before_id, limit_txt);
-    imx_api_reply_page_steal(r, res, limit, "I");
+                                imx_req_query(r, "instance_type"), before_id, limit_txt, &page);
+    imx_api_reply_page(r, st, &page, 0, limit, "I");
 }
 
 void imx_api_measurement_get(struct imx_req *r)
@@ -655,25 +657,24 @@ void imx_api_measurement_get(struct imx_req *r)
     struct imx_db_conn *c = imx_api_db(r);
     if (!c)
         return;
-    PGresult *res = imx_db_measurement_get(c, id);
-    if (!imx_db_ok(res) || PQntuples(res) == 0) {
-        if (!imx_db_ok(res))
-            imx_api_db_error(r, res);
+    int64_t team;
+    struct imx_db_json j;
+    enum imx_db_status st = imx_db_measurement_get(c, id, &team, &j);
+    if (st != IMX_DBS_OK) {
+        if (st != IMX_DBS_NOT_FOUND)
+            imx_api_reply_db_fail(r, st);
         else
             imx_reply_problem(r, IMX_E_NOT_FOUND, "No such measurement");
-        PQclear(res);
         return;
     }
-    int64_t team = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
     /* Another team's measurement is a 404, as if it did not exist. */
     if (!imx_auth_team_id(r, team, IMX_ROLE_VIEWER) ||
         (r->principal.token_id && r->principal.token_team != team)) {
         if (r->reply.status == 0)
             imx_reply_problem(r, IMX_E_NOT_FOUND, "No such measurement");
-        PQclear(res);
+        imx_db_json_free(&j);
         return;
     }
-    json_t *doc = json_loads(PQgetvalue(res, 0, 1), 0, NULL);
-    PQclear(res);
+    json_t *doc = imx_api_json_load(&j);
     imx_reply_json_steal(r, 200, doc);
 }

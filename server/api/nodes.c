@@ -14,7 +14,7 @@
 #include "api/export.h"
 #include "auth/auth.h"
 #include "db/nodes.h"
-#include "db/tx.h"
+#include "api/tx.h"
 #include "domain/drift.h"
 
 struct imx_api_nodes_settings imx_api_nodes = { .history_days = 30, .stale_s = 900 };
@@ -392,7 +392,7 @@ void imx_api_node_report(struct imx_req *r)
             goto out;
         }
     }
-    imx_db_tx(r, report_tx, &b);
+    imx_api_tx(r, report_tx, &b);
 out:
     for (size_t k = 0; b.p && k < b.n; k++)
         prepared_free(&b.p[k]);

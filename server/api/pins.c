@@ -10,7 +10,7 @@
 #include "auth/auth.h"
 #include "db/events.h"
 #include "db/pins.h"
-#include "db/tx.h"
+#include "api/tx.h"
 #include "domain/version.h"
 #include "util/config.h"
 #include "util/json_text.h"
@@ -102,18 +102,16 @@ static json_t *check_constraints(const json_t *list, json_t *errors)
 /* Checks that image exists and is not revoked. Returns 0, or -1 after replying. */
 static int check_image(struct imx_req *r, const char *image_id)
 {
-    PGresult *res = imx_db_pin_image(r->db, image_id);
-    if (!imx_db_ok(res))
-        return imx_db_tx_fail(r, res);
-    if (PQntuples(res) == 0) {
-        PQclear(res);
+    bool revoked;
+    enum imx_db_status st = imx_db_pin_image(r->db, image_id, &revoked);
+    if (st == IMX_DBS_NOT_FOUND) {
         json_t *errors = json_array();
         imx_verr(errors, "/image", "no image has id %s", image_id);
         imx_reply_invalid_steal(r, errors, "The pin has invalid fields");
         return -1;
     }
-    bool revoked = strcmp(PQgetvalue(res, 0, 1), "revoked") == 0;
-    PQclear(res);
+    if (st != IMX_DBS_OK)
+        return imx_api_tx_fail(r, st);
     if (revoked) {
         imx_reply_problem(r, IMX_E_UNPROCESSABLE, "Image %s is revoked; a pin cannot point at it",
                           image_id);
@@ -126,11 +124,11 @@ static int check_image(struct imx_req *r, const char *image_id)
  * all hold, -1 after replying. */
 static int check_unmet(struct imx_req *r, const char *pin_id, const char *image_id)
 {
-    PGresult *res = imx_db_pin_unmet(r->db, pin_id, image_id);
-    if (!imx_db_ok(res))
-        return imx_db_tx_fail(r, res);
-    json_t *unmet = json_loads(PQgetvalue(res, 0, 0), 0, NULL);
-    PQclear(res);
+    struct imx_db_json j;
+    enum imx_db_status st = imx_db_pin_unmet(r->db, pin_id, image_id, &j);
+    if (st != IMX_DBS_OK && st != IMX_DBS_NOT_FOUND)
+        return imx_api_tx_fail(r, st);
+    json_t *unmet = imx_api_json_load(&j);
     if (json_array_size(unmet) == 0) {
         json_decref(unmet);
         return 0;
@@ -177,11 +175,10 @@ static int reply_pin_doc(struct imx_req *r, unsigned status, const struct imx_db
 static int reply_pin(struct imx_req *r, unsigned status, const char *pin_id)
 {
     struct imx_db_pin_doc d;
-    PGresult *fail;
-    int found = imx_db_pin_read(r->db, pin_id, NULL, imx_auth_settings.read_cache, &d, &fail);
-    if (fail)
-        return imx_db_tx_fail(r, fail);
-    if (found != 1) {
+    enum imx_db_status st = imx_db_pin_read(r->db, pin_id, NULL, imx_auth_settings.read_cache, &d);
+    if (st != IMX_DBS_OK && st != IMX_DBS_NOT_FOUND && st != IMX_DBS_ERROR)
+        return imx_api_tx_fail(r, st);
+    if (st != IMX_DBS_OK) {
         imx_reply_problem(r, IMX_E_INTERNAL, NULL);
         return -1;
     }
@@ -201,34 +198,29 @@ static int pin_create_tx(struct imx_req *r, void *cls)
     struct pin_create *p = cls;
     if (check_image(r, p->image_id) != 0)
         return -1;
-    PGresult *res = imx_db_pin_count(r->db, p->team_id);
-    if (!imx_db_ok(res))
-        return imx_db_tx_fail(r, res);
-    long long held = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
-    PQclear(res);
+    long long held;
+    enum imx_db_status st = imx_db_pin_count(r->db, p->team_id, &held);
+    if (st != IMX_DBS_OK)
+        return imx_api_tx_fail(r, st);
     if (held >= imx_api_quotas.pins_per_team) {
         imx_api_reply_quota(r, "pins-per-team", imx_api_quotas.pins_per_team,
                             "the team has that many pins; delete one first");
         return -1;
     }
-    res = imx_db_pin_create(r->db, p->team_id, p->name, p->image_id, p->constraints, p->user_id);
-    if (!imx_db_ok(res)) {
-        if (strcmp(imx_db_sqlstate(res), "23505") == 0) {
-            PQclear(res);
-            imx_reply_problem(r, IMX_E_CONFLICT, "Team %s already has a pin named %s", p->team,
-                              p->name);
-            return -1;
-        }
-        return imx_db_tx_fail(r, res);
+    st = imx_db_pin_create(r->db, p->team_id, p->name, p->image_id, p->constraints, p->user_id,
+                           p->pin_id);
+    if (st == IMX_DBS_CONFLICT) {
+        imx_reply_problem(r, IMX_E_CONFLICT, "Team %s already has a pin named %s", p->team,
+                          p->name);
+        return -1;
     }
-    snprintf(p->pin_id, sizeof p->pin_id, "%s", PQgetvalue(res, 0, 0));
-    PQclear(res);
+    if (st != IMX_DBS_OK)
+        return imx_api_tx_fail(r, st);
     if (check_unmet(r, p->pin_id, p->image_id) != 0)
         return -1;
-    res = imx_db_pin_refresh(r->db, p->pin_id);
-    if (!imx_db_ok(res))
-        return imx_db_tx_fail(r, res);
-    PQclear(res);
+    st = imx_db_pin_refresh(r->db, p->pin_id);
+    if (st != IMX_DBS_OK)
+        return imx_api_tx_fail(r, st);
     json_t *detail =
         json_pack("{s:s, s:s, s:s}", "team", p->team, "name", p->name, "image", p->image_id);
     int rc = imx_audit(r, "create", "pin", p->pin_id, detail);
@@ -279,7 +271,7 @@ void imx_api_pin_create(struct imx_req *r)
     if (!p.constraints)
         imx_reply_problem(r, IMX_E_INTERNAL, NULL);
     else
-        imx_db_tx(r, pin_create_tx, &p);
+        imx_api_tx(r, pin_create_tx, &p);
     free(p.constraints);
 }
 
@@ -429,8 +421,11 @@ void imx_api_pin_list(struct imx_req *r)
     /* One statement reads the team, the caller's role in it, the auth epoch and the page. */
     struct page_args a = { team, cursor ? after : NULL, limit_txt };
     struct imx_db_team_read t;
-    if (imx_auth_team_with(r, team, IMX_ROLE_VIEWER, read_page, &a, &t))
-        imx_api_reply_page_from_steal(r, t.res, IMX_DB_PIN_PAGE_COL, limit, "s");
+    if (imx_auth_team_with(r, team, IMX_ROLE_VIEWER, read_page, &a, &t)) {
+        struct imx_db_rows rows = imx_db_team_read_rows(&t);
+        imx_api_reply_page_rows(r, &rows, IMX_DB_PIN_PAGE_COL, limit, "s");
+        imx_db_team_read_free(&t);
+    }
 }
 
 /* The {id} parameter as decimal text; false (after replying 404) when it is not an id. */
@@ -469,13 +464,12 @@ void imx_api_pin_get(struct imx_req *r)
             struct imx_db_conn *c = imx_api_db(r);
             if (!c)
                 return;
-            PGresult *fail;
-            found = imx_db_pin_read(c, id, uid, false, &d, &fail);
-            if (found < 0) {
-                imx_api_db_error(r, fail);
-                PQclear(fail);
+            enum imx_db_status st = imx_db_pin_read(c, id, uid, false, &d);
+            if (st != IMX_DBS_OK && st != IMX_DBS_NOT_FOUND) {
+                imx_api_reply_db_fail(r, st);
                 return;
             }
+            found = st == IMX_DBS_OK;
         }
         /* The row's epoch confirms a remembered principal (no query of its own). */
         int confirmed = imx_auth_confirm(r, d.epoch);
@@ -544,17 +538,14 @@ struct pin_change {
  * gets its current image id. */
 static int lock_for_change(struct imx_req *r, const char *id, char image[24])
 {
-    PGresult *res = imx_db_pin_lock(r->db, id);
-    if (!imx_db_ok(res))
-        return imx_db_tx_fail(r, res);
-    if (PQntuples(res) == 0) {
-        PQclear(res);
+    int64_t team_id;
+    enum imx_db_status st = imx_db_pin_lock(r->db, id, &team_id, image);
+    if (st == IMX_DBS_NOT_FOUND) {
         imx_reply_problem(r, IMX_E_NOT_FOUND, "No such pin");
         return -1;
     }
-    int64_t team_id = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
-    snprintf(image, 24, "%s", PQgetvalue(res, 0, 1));
-    PQclear(res);
+    if (st != IMX_DBS_OK)
+        return imx_api_tx_fail(r, st);
     return imx_auth_team_id(r, team_id, IMX_ROLE_MEMBER) ? 0 : -1;
 }
 
@@ -570,23 +561,19 @@ static int pin_move_tx(struct imx_req *r, void *cls)
         return reply_pin(r, 200, m->id);
     if (check_image(r, m->image_id) != 0 || check_unmet(r, m->id, m->image_id) != 0)
         return -1;
-    PGresult *res = imx_db_pin_move(r->db, m->id, m->image_id, m->user_id);
-    if (!imx_db_ok(res))
-        return imx_db_tx_fail(r, res);
-    PQclear(res);
-    res = imx_db_pin_refresh(r->db, m->id);
-    if (!imx_db_ok(res))
-        return imx_db_tx_fail(r, res);
-    PQclear(res);
+    enum imx_db_status st = imx_db_pin_move(r->db, m->id, m->image_id, m->user_id);
+    if (st == IMX_DBS_OK)
+        st = imx_db_pin_refresh(r->db, m->id);
+    if (st != IMX_DBS_OK)
+        return imx_api_tx_fail(r, st);
     json_t *detail = json_pack("{s:s, s:s}", "from_image", current, "to_image", m->image_id);
     int rc = imx_audit(r, "move", "pin", m->id, detail);
     json_decref(detail);
     if (rc != 0)
         return -1;
-    res = imx_db_event_pin_moved(r->db, m->id, current, m->user_id);
-    if (!imx_db_ok(res))
-        return imx_db_tx_fail(r, res);
-    PQclear(res);
+    st = imx_db_event_pin_moved(r->db, m->id, current, m->user_id);
+    if (st != IMX_DBS_OK)
+        return imx_api_tx_fail(r, st);
     return reply_pin(r, 200, m->id);
 }
 
@@ -610,7 +597,7 @@ void imx_api_pin_move(struct imx_req *r)
     json_decref(errors);
     snprintf(m.image_id, sizeof m.image_id, "%lld", (long long)json_integer_value(image));
     snprintf(m.user_id, sizeof m.user_id, "%lld", (long long)r->principal.user_id);
-    imx_db_tx(r, pin_move_tx, &m);
+    imx_api_tx(r, pin_move_tx, &m);
 }
 
 static int pin_delete_tx(struct imx_req *r, void *cls)
@@ -620,10 +607,9 @@ static int pin_delete_tx(struct imx_req *r, void *cls)
     if (lock_for_change(r, d->id, current) != 0 ||
         imx_api_if_match(r, IMX_REV_PIN, d->id, NULL, false) < 0)
         return -1;
-    PGresult *res = imx_db_pin_delete(r->db, d->id);
-    if (!imx_db_ok(res))
-        return imx_db_tx_fail(r, res);
-    PQclear(res);
+    enum imx_db_status st = imx_db_pin_delete(r->db, d->id);
+    if (st != IMX_DBS_OK)
+        return imx_api_tx_fail(r, st);
     if (imx_audit(r, "delete", "pin", d->id, NULL) != 0)
         return -1;
     imx_reply_empty(r, 204);
@@ -635,5 +621,5 @@ void imx_api_pin_delete(struct imx_req *r)
     struct pin_change d;
     if (!pin_id_param(r, d.id))
         return;
-    imx_db_tx(r, pin_delete_tx, &d);
+    imx_api_tx(r, pin_delete_tx, &d);
 }

@@ -13,7 +13,7 @@
 #include "auth/auth.h"
 #include "db/reference.h"
 #include "db/reference_import.h"
-#include "db/tx.h"
+#include "api/tx.h"
 #include "jobs/reference_import.h"
 
 /* The ref_ table named by {table}, into buf; NULL after replying 404. */
@@ -35,7 +35,9 @@ void imx_api_reference_version(struct imx_req *r)
     struct imx_db_conn *c = imx_api_db_read(r);
     if (!c)
         return;
-    imx_api_reply_pg_json_steal(r, 200, imx_db_ref_data_version(c), "No reference data");
+    struct imx_db_json j;
+    enum imx_db_status st = imx_db_ref_data_version(c, &j);
+    imx_api_reply_json_text(r, 200, st, &j, "No reference data");
 }
 
 void imx_api_reference_list(struct imx_req *r)
@@ -55,9 +57,10 @@ void imx_api_reference_list(struct imx_req *r)
     }
     char lim[24], after[IMX_CURSOR_MAX];
     snprintf(lim, sizeof lim, "%llu", limit);
-    imx_api_reply_doc_page_steal(
-        r, imx_db_ref_rows(c, table, imx_api_key_text(key, 0, after, sizeof after), lim),
-        "No such table");
+    struct imx_db_page page;
+    enum imx_db_status st =
+        imx_db_ref_rows(c, table, imx_api_key_text(key, 0, after, sizeof after), lim, &page);
+    imx_api_reply_doc_page(r, st, &page, "No such table");
     json_decref(key);
 }
 
@@ -69,28 +72,27 @@ struct ref_write {
 };
 
 /* Replies 400 for the values PostgreSQL refused, naming the columns where it says which. */
-static void reply_refused(struct imx_req *r, const PGresult *res)
+static void reply_refused(struct imx_req *r, const struct imx_db_fault *f)
 {
-    const char *state = imx_db_sqlstate(res);
-    const char *detail = PQresultErrorField(res, PG_DIAG_MESSAGE_DETAIL);
-    const char *column = PQresultErrorField(res, PG_DIAG_COLUMN_NAME);
+    const char *detail = f->detail[0] ? f->detail : NULL;
+    const char *column = f->column[0] ? f->column : NULL;
+    bool unknown = f->cause == IMX_DBC_UNKNOWN_COLUMN, missing = f->cause == IMX_DBC_NOT_NULL;
     json_t *errors = json_array();
     char ptr[128];
-    if ((strcmp(state, "42703") == 0 || strcmp(state, "23502") == 0) && detail && !column) {
+    if ((unknown || missing) && detail && !column) {
         /* DETAIL lists the column names, comma-separated. */
-        char names[512];
+        char names[sizeof f->detail];
         snprintf(names, sizeof names, "%s", detail);
         char *save = NULL;
         for (char *n = strtok_r(names, ",", &save); n; n = strtok_r(NULL, ",", &save))
             imx_verr(errors, imx_api_pointer(n, ptr, sizeof ptr),
-                     strcmp(state, "42703") == 0 ? "unknown column" : "is required");
+                     unknown ? "unknown column" : "is required");
     } else if (column) {
         imx_verr(errors, imx_api_pointer(column, ptr, sizeof ptr), "%s",
-                 strcmp(state, "23502") == 0 ? "is required" : "has a value that was refused");
+                 missing ? "is required" : "has a value that was refused");
     } else {
         /* A check constraint or a bad value: PostgreSQL's first line names it. */
-        const char *msg = PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY);
-        imx_verr(errors, "", "%.300s", msg ? msg : "a value was refused");
+        imx_verr(errors, "", "%.300s", f->message[0] ? f->message : "a value was refused");
     }
     imx_reply_invalid_steal(r, errors, "The row was refused");
 }
@@ -102,31 +104,29 @@ static int ref_write_tx(struct imx_req *r, void *cls)
      * reference row changed since); adding one takes it too. */
     if (imx_api_if_match(r, IMX_REV_REFERENCE, NULL, NULL, w->is_update) < 0)
         return -1;
-    PGresult *res = imx_db_ref_write(r->db, w->table, w->row, w->is_update);
-    if (!imx_db_ok(res)) {
-        const char *state = imx_db_sqlstate(res);
-        if (strcmp(state, "23505") == 0) {
-            PQclear(res);
-            imx_reply_problem(r, IMX_E_CONFLICT, "A %s row with that key exists; PUT corrects it",
-                              w->name);
-            return -1;
-        }
-        /* Class 22 (bad value), 23 (constraint), 42703 (column), 428C9 (generated column). */
-        if (strncmp(state, "22", 2) == 0 || strncmp(state, "23", 2) == 0 ||
-            strcmp(state, "42703") == 0 || strcmp(state, "428C9") == 0) {
-            reply_refused(r, res);
-            PQclear(res);
-            return -1;
-        }
-        return imx_db_tx_fail(r, res);
-    }
-    if (PQntuples(res) != 1 || PQgetisnull(res, 0, 0)) {
-        PQclear(res);
+    struct imx_db_json j;
+    enum imx_db_status st = imx_db_ref_write(r->db, w->table, w->row, w->is_update, &j);
+    const struct imx_db_fault *f = imx_db_last_fault(r->db);
+    if (st == IMX_DBS_NOT_FOUND) {
         imx_reply_problem(r, IMX_E_NOT_FOUND, "No %s row has that key", w->name);
         return -1;
     }
-    json_t *stored = json_loads(PQgetvalue(res, 0, 0), 0, NULL);
-    PQclear(res);
+    if (st != IMX_DBS_OK && f->cause == IMX_DBC_UNIQUE) {
+        imx_reply_problem(r, IMX_E_CONFLICT, "A %s row with that key exists; PUT corrects it",
+                          w->name);
+        return -1;
+    }
+    /* A bad value, a constraint, an unknown or a generated column. */
+    if (st != IMX_DBS_OK &&
+        (f->cause == IMX_DBC_VALUE || f->cause == IMX_DBC_CHECK || f->cause == IMX_DBC_NOT_NULL ||
+         f->cause == IMX_DBC_FOREIGN_KEY || f->cause == IMX_DBC_INTEGRITY ||
+         f->cause == IMX_DBC_UNKNOWN_COLUMN || f->cause == IMX_DBC_GENERATED_COLUMN)) {
+        reply_refused(r, f);
+        return -1;
+    }
+    if (st != IMX_DBS_OK)
+        return imx_api_tx_fail(r, st);
+    json_t *stored = imx_api_json_load(&j);
     json_t *detail = json_pack("{s:O*}", "row", stored);
     int rc = imx_audit(r, w->is_update ? "update" : "create", w->table, w->name, detail);
     json_decref(detail);
@@ -159,7 +159,7 @@ static void ref_write(struct imx_req *r, bool is_update)
         imx_reply_problem(r, IMX_E_INTERNAL, NULL);
         return;
     }
-    imx_db_tx(r, ref_write_tx, &w);
+    imx_api_tx(r, ref_write_tx, &w);
     free(w.row);
 }
 
@@ -190,19 +190,17 @@ struct ref_import {
 };
 
 /* Replies for a statement of the import that PostgreSQL refused. */
-static int import_refused(struct imx_req *r, PGresult *res)
+static int import_refused(struct imx_req *r, const struct imx_db_fault *f)
 {
-    const char *state = imx_db_sqlstate(res);
-    const char *msg = PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY);
-    const char *detail = PQresultErrorField(res, PG_DIAG_MESSAGE_DETAIL);
-    if (strcmp(state, "23503") == 0) {
+    const char *msg = f->message[0] ? f->message : NULL;
+    const char *detail = f->detail[0] ? f->detail : NULL;
+    if (f->cause == IMX_DBC_FOREIGN_KEY) {
         imx_reply_problem(r, IMX_E_CONFLICT,
                           "The import would break a foreign key, so nothing was changed: %.400s",
                           detail ? detail : (msg ? msg : ""));
-        PQclear(res);
         return -1;
     }
-    json_t *listed = strcmp(state, "23514") == 0 && msg && detail &&
+    json_t *listed = f->cause == IMX_DBC_CHECK && msg && detail &&
                              strcmp(msg, "contradictory reference rows") == 0
                          ? json_loads(detail, 0, NULL)
                          : NULL;
@@ -223,20 +221,24 @@ static int import_refused(struct imx_req *r, PGresult *res)
         imx_reply_invalid_steal(r, errors,
                                 "Rows of the import contradict each other or the architecture "
                                 "table; nothing changed");
-        PQclear(res);
         return -1;
     }
     json_decref(listed);
-    if (strncmp(state, "22", 2) == 0 || strncmp(state, "23", 2) == 0 ||
-        strcmp(state, "42703") == 0 || strcmp(state, "42P01") == 0 || strcmp(state, "21000") == 0) {
+    if (f->cause == IMX_DBC_VALUE || f->cause == IMX_DBC_CHECK || f->cause == IMX_DBC_NOT_NULL ||
+        f->cause == IMX_DBC_UNIQUE || f->cause == IMX_DBC_INTEGRITY ||
+        f->cause == IMX_DBC_UNKNOWN_COLUMN || f->cause == IMX_DBC_UNKNOWN_TABLE ||
+        f->cause == IMX_DBC_CARDINALITY) {
         json_t *errors = json_array();
         imx_verr(errors, "/tables", "%.300s%s%.300s", msg ? msg : "a value was refused",
                  detail ? ": " : "", detail ? detail : "");
         imx_reply_invalid_steal(r, errors, "The reference tables were refused; nothing changed");
-        PQclear(res);
         return -1;
     }
-    return imx_db_tx_fail(r, res);
+    if (f->status == IMX_DBS_RETRY)
+        r->tx_retry = true;
+    else
+        imx_api_db_error(r, f);
+    return -1;
 }
 
 static int ref_import_tx(struct imx_req *r, void *cls)
@@ -248,11 +250,11 @@ static int ref_import_tx(struct imx_req *r, void *cls)
     gmtime_r(&now, &tm);
     strftime(today, sizeof today, "%Y-%m-%d", &tm);
     json_t *out = NULL;
-    PGresult *failed = NULL;
+    struct imx_db_fault failed;
     if (imx_refimp_run(r->db, in->parsed, in->version, in->user_id, r->request_id, today, &out,
                        &failed, err, sizeof err) != 0) {
-        if (failed)
-            return import_refused(r, failed);
+        if (failed.status != IMX_DBS_OK)
+            return import_refused(r, &failed);
         imx_reply_problem(r, IMX_E_INTERNAL, NULL);
         return -1;
     }
@@ -288,6 +290,6 @@ void imx_api_reference_import(struct imx_req *r)
     json_decref(errors);
     struct ref_import in = { .parsed = parsed, .version = version, .dry_run = json_is_true(dry) };
     snprintf(in.user_id, sizeof in.user_id, "%lld", (long long)r->principal.user_id);
-    imx_db_tx(r, ref_import_tx, &in);
+    imx_api_tx(r, ref_import_tx, &in);
     json_decref(parsed);
 }

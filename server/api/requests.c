@@ -15,7 +15,7 @@
 #include "db/events.h"
 #include "db/reference.h"
 #include "db/requests.h"
-#include "db/tx.h"
+#include "api/tx.h"
 #include "domain/request_state.h"
 #include "domain/request_stack.h"
 #include "domain/version.h"
@@ -65,12 +65,10 @@ static int create_tx(struct imx_req *r, void *cls)
     snprintf(team_id, sizeof team_id, "%lld",
              (long long)json_integer_value(json_object_get(rc->doc, "team_id")));
     snprintf(uid, sizeof uid, "%lld", (long long)r->principal.user_id);
-    PGresult *res = imx_db_request_open_counts(r->db, team_id, uid);
-    if (!imx_db_ok(res))
-        return imx_db_tx_fail(r, res);
-    long long team_open = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
-    long long own_open = strtoll(PQgetvalue(res, 0, 1), NULL, 10);
-    PQclear(res);
+    long long team_open, own_open;
+    enum imx_db_status st = imx_db_request_open_counts(r->db, team_id, uid, &team_open, &own_open);
+    if (st != IMX_DBS_OK)
+        return imx_api_tx_fail(r, st);
     if (team_open >= imx_api_quotas.open_requests_per_team) {
         imx_api_reply_quota(r, "open-requests-per-team", imx_api_quotas.open_requests_per_team,
                             "the team has that many requests open, approved or building");
@@ -81,45 +79,42 @@ static int create_tx(struct imx_req *r, void *cls)
                             "you have that many requests open, approved or building");
         return -1;
     }
-    res = imx_db_catalog_team(r->db, imx_api_catalog_team);
-    if (!imx_db_ok(res))
-        return imx_db_tx_fail(r, res);
-    if (PQntuples(res) == 0) {
-        PQclear(res);
+    int64_t catalog;
+    st = imx_db_catalog_team(r->db, imx_api_catalog_team, &catalog);
+    if (st == IMX_DBS_NOT_FOUND) {
         imx_reply_problem(r, IMX_E_UNPROCESSABLE,
                           "No catalog team to address the request to (IMAXE_CATALOG_TEAM)");
         return -1;
     }
-    json_object_set_new(rc->doc, "catalog_team_id",
-                        json_integer(strtoll(PQgetvalue(res, 0, 0), NULL, 10)));
-    PQclear(res);
+    if (st != IMX_DBS_OK)
+        return imx_api_tx_fail(r, st);
+    json_object_set_new(rc->doc, "catalog_team_id", json_integer(catalog));
     char *text = json_dumps(rc->doc, JSON_COMPACT);
-    res = imx_db_request_create(r->db, text);
+    int64_t new_id;
+    st = imx_db_request_create(r->db, text, &new_id);
     free(text);
-    if (!imx_db_ok(res))
-        return imx_db_tx_fail(r, res);
+    if (st != IMX_DBS_OK)
+        return imx_api_tx_fail(r, st);
     char id[24];
-    snprintf(id, sizeof id, "%s", PQgetvalue(res, 0, 0));
-    PQclear(res);
-    res = imx_db_request_match_existing(r->db, id);
-    if (!imx_db_ok(res))
-        return imx_db_tx_fail(r, res);
-    PQclear(res);
+    snprintf(id, sizeof id, "%lld", (long long)new_id);
+    st = imx_db_request_match_existing(r->db, id);
+    if (st != IMX_DBS_OK)
+        return imx_api_tx_fail(r, st);
     json_t *detail =
         json_pack("{s:s, s:O}", "team", rc->team, "title", json_object_get(rc->doc, "title"));
     int rcode = imx_audit(r, "create", "request", id, detail);
     json_decref(detail);
     if (rcode != 0)
         return rcode;
-    res = imx_db_event_request(r->db, id, "created", NULL);
-    if (!imx_db_ok(res))
-        return imx_db_tx_fail(r, res);
-    PQclear(res);
-    res = imx_db_request_get(r->db, id, "false");
-    if (!imx_db_ok(res))
-        return imx_db_tx_fail(r, res);
-    json_t *doc = json_loads(PQgetvalue(res, 0, 3), 0, NULL);
-    PQclear(res);
+    st = imx_db_event_request(r->db, id, "created", NULL);
+    if (st != IMX_DBS_OK)
+        return imx_api_tx_fail(r, st);
+    struct imx_db_request q;
+    st = imx_db_request_get(r->db, id, false, &q);
+    if (st != IMX_DBS_OK)
+        return imx_api_tx_fail(r, st);
+    json_t *doc = json_loads(q.json, 0, NULL);
+    imx_db_request_free(&q);
     char loc[64];
     snprintf(loc, sizeof loc, "/v1/requests/%s", id);
     imx_reply_header(r, "Location", loc);
@@ -277,7 +272,7 @@ void imx_api_request_create(struct imx_req *r)
                        (json_int_t)r->principal.user_id, "constraints", stored);
     if (!tags)
         json_decref(json_object_get(rc.doc, "tags"));
-    imx_db_tx(r, create_tx, &rc);
+    imx_api_tx(r, create_tx, &rc);
     json_decref(rc.doc);
 }
 
@@ -295,55 +290,53 @@ static unsigned actors_of(struct imx_req *r, int64_t team, int64_t catalog, bool
     return a;
 }
 
-/* Reads request id (locked when for_update) and checks the caller may see it. Returns the
- * result (team_id, catalog_team_id, state, JSON), or NULL after replying 404. */
-static PGresult *load(struct imx_req *r, const char *id, bool for_update, unsigned *actors)
+/* Reads request id (locked when for_update) into q and checks the caller may see it. Returns 0,
+ * or -1 after replying (404 when there is none or the caller may not see it). */
+static int load(struct imx_req *r, const char *id, bool for_update, unsigned *actors,
+                struct imx_db_request *q)
 {
     unsigned long long v;
     if (!id || imx_parse_uint(id, 1, INT64_MAX, &v) != 0) {
         imx_reply_problem(r, IMX_E_NOT_FOUND, "No such request");
-        return NULL;
+        return -1;
     }
     if (!imx_api_db(r))
-        return NULL;
-    PGresult *res = imx_db_request_get(r->db, id, for_update ? "true" : "false");
-    if (!imx_db_ok(res)) {
+        return -1;
+    enum imx_db_status st = imx_db_request_get(r->db, id, for_update, q);
+    if (st != IMX_DBS_OK && st != IMX_DBS_NOT_FOUND) {
         if (for_update)
-            imx_db_tx_fail(r, res);
-        else {
-            imx_api_db_error(r, res);
-            PQclear(res);
-        }
-        return NULL;
+            imx_api_tx_fail(r, st);
+        else
+            imx_api_reply_db_fail(r, st);
+        return -1;
     }
     bool visible = false;
-    if (PQntuples(res) == 1)
-        *actors = actors_of(r, strtoll(PQgetvalue(res, 0, 0), NULL, 10),
-                            strtoll(PQgetvalue(res, 0, 1), NULL, 10), &visible);
+    if (st == IMX_DBS_OK)
+        *actors = actors_of(r, q->team_id, q->catalog_team_id, &visible);
     if (!visible) {
-        PQclear(res);
+        imx_db_request_free(q);
         imx_reply_problem(r, IMX_E_NOT_FOUND, "No such request");
-        return NULL;
+        return -1;
     }
-    return res;
+    return 0;
 }
 
 void imx_api_request_get(struct imx_req *r)
 {
     unsigned actors;
-    PGresult *res = load(r, imx_req_param(r, "id"), false, &actors);
-    if (!res)
+    struct imx_db_request q;
+    if (load(r, imx_req_param(r, "id"), false, &actors, &q) != 0)
         return;
-    json_t *doc = json_loads(PQgetvalue(res, 0, 3), 0, NULL);
+    json_t *doc = json_loads(q.json, 0, NULL);
     enum imx_request_state out[IMX_REQ__COUNT];
-    size_t n = imx_request_moves_from(
-        (enum imx_request_state)imx_request_state_parse(PQgetvalue(res, 0, 2)), actors, out);
+    size_t n = imx_request_moves_from((enum imx_request_state)imx_request_state_parse(q.state),
+                                      actors, out);
     json_t *allowed = json_array();
     for (size_t i = 0; i < n; i++)
         json_array_append_new(allowed, json_string(imx_request_state_name(out[i])));
     json_object_set_new(doc, "allowed_transitions", allowed);
-    imx_api_etag_set(r, PQgetvalue(res, 0, 4));
-    PQclear(res);
+    imx_api_etag_set(r, q.revision);
+    imx_db_request_free(&q);
     imx_reply_json_steal(r, 200, doc);
 }
 
@@ -351,10 +344,10 @@ void imx_api_request_matches(struct imx_req *r)
 {
     unsigned actors;
     unsigned long long limit;
-    PGresult *res = load(r, imx_req_param(r, "id"), false, &actors);
-    if (!res)
+    struct imx_db_request q;
+    if (load(r, imx_req_param(r, "id"), false, &actors, &q) != 0)
         return;
-    PQclear(res);
+    imx_db_request_free(&q);
     if (!imx_api_list_limit(r, &limit))
         return;
     const char *cursor = imx_req_query(r, "cursor");
@@ -375,10 +368,12 @@ void imx_api_request_matches(struct imx_req *r)
         snprintf(id, sizeof id, "%lld", (long long)json_integer_value(json_array_get(key, 2)));
     }
     snprintf(limit_txt, sizeof limit_txt, "%llu", limit);
-    res = imx_db_request_matches(r->db, imx_req_param(r, "id"), cursor ? ok : NULL, published,
-                                 cursor ? id : NULL, limit_txt);
+    struct imx_db_page page;
+    enum imx_db_status st =
+        imx_db_request_matches(r->db, imx_req_param(r, "id"), cursor ? ok : NULL, published,
+                               cursor ? id : NULL, limit_txt, &page);
     json_decref(key);
-    imx_api_reply_page_steal(r, res, limit, "IsI");
+    imx_api_reply_page(r, st, &page, 0, limit, "IsI");
 }
 
 void imx_api_request_list(struct imx_req *r)
@@ -401,9 +396,10 @@ void imx_api_request_list(struct imx_req *r)
     if (imx_api_cost_scope(r, team, &sc) != 0)
         return;
     snprintf(limit_txt, sizeof limit_txt, "%llu", limit);
-    PGresult *res = imx_db_request_list(r->db, sc.s.user_id, sc.s.token_team, sc.s.team, state,
-                                        before_id, limit_txt);
-    imx_api_reply_page_steal(r, res, limit, "I");
+    struct imx_db_page page;
+    enum imx_db_status st = imx_db_request_list(r->db, sc.s.user_id, sc.s.token_team, sc.s.team,
+                                                state, before_id, limit_txt, &page);
+    imx_api_reply_page(r, st, &page, 0, limit, "I");
 }
 
 static const struct imx_api_field transition_fields[] = {
@@ -423,12 +419,12 @@ static int transition_tx(struct imx_req *r, void *cls)
 {
     struct transition *t = cls;
     unsigned actors = 0;
-    PGresult *res = load(r, t->id, true, &actors);
-    if (!res)
+    struct imx_db_request q;
+    if (load(r, t->id, true, &actors, &q) != 0)
         return -1;
     char from[16];
-    snprintf(from, sizeof from, "%s", PQgetvalue(res, 0, 2));
-    PQclear(res);
+    snprintf(from, sizeof from, "%s", q.state);
+    imx_db_request_free(&q);
     /* A transition sent with If-Match is made only from the revision its sender read. */
     if (imx_api_if_match(r, IMX_REV_REQUEST, t->id, NULL, false) < 0)
         return -1;
@@ -466,16 +462,16 @@ static int transition_tx(struct imx_req *r, void *cls)
     if (needs.comment && (!t->comment || !*t->comment))
         imx_verr(errors, "/comment", "is required to reject a request: the reason");
     if (json_array_size(errors) == 0 && needs.image) {
-        res = imx_db_request_satisfied_by(r->db, t->id, t->image);
-        if (!imx_db_ok(res)) {
+        bool satisfied;
+        enum imx_db_status st = imx_db_request_satisfied_by(r->db, t->id, t->image, &satisfied);
+        if (st != IMX_DBS_OK) {
             json_decref(errors);
-            return imx_db_tx_fail(r, res);
+            return imx_api_tx_fail(r, st);
         }
-        if (strcmp(PQgetvalue(res, 0, 0), "true") != 0)
+        if (!satisfied)
             imx_verr(errors, "/image",
                      "does not satisfy the request (active, its constraints, GPUs, os, "
                      "architecture and tags), or does not exist");
-        PQclear(res);
     }
     if (json_array_size(errors) > 0) {
         imx_reply_invalid_steal(r, errors, "The transition has invalid fields");
@@ -484,26 +480,24 @@ static int transition_tx(struct imx_req *r, void *cls)
     json_decref(errors);
     char uid[24];
     snprintf(uid, sizeof uid, "%lld", (long long)r->principal.user_id);
-    res = imx_db_request_move(r->db, t->id, from, t->to, uid, t->comment,
-                              t->has_image ? t->image : NULL);
-    if (!imx_db_ok(res))
-        return imx_db_tx_fail(r, res);
-    PQclear(res);
+    enum imx_db_status st = imx_db_request_move(r->db, t->id, from, t->to, uid, t->comment,
+                                                t->has_image ? t->image : NULL);
+    if (st != IMX_DBS_OK)
+        return imx_api_tx_fail(r, st);
     json_t *detail = json_pack("{s:s, s:s}", "from", from, "to", t->to);
     int rc = imx_audit(r, "transition", "request", t->id, detail);
     json_decref(detail);
     if (rc != 0)
         return rc;
-    res = imx_db_event_request(r->db, t->id, "transition", from);
-    if (!imx_db_ok(res))
-        return imx_db_tx_fail(r, res);
-    PQclear(res);
-    res = imx_db_request_get(r->db, t->id, "false");
-    if (!imx_db_ok(res))
-        return imx_db_tx_fail(r, res);
-    json_t *doc = json_loads(PQgetvalue(res, 0, 3), 0, NULL);
-    imx_api_etag_set(r, PQgetvalue(res, 0, 4));
-    PQclear(res);
+    st = imx_db_event_request(r->db, t->id, "transition", from);
+    if (st != IMX_DBS_OK)
+        return imx_api_tx_fail(r, st);
+    st = imx_db_request_get(r->db, t->id, false, &q);
+    if (st != IMX_DBS_OK)
+        return imx_api_tx_fail(r, st);
+    json_t *doc = json_loads(q.json, 0, NULL);
+    imx_api_etag_set(r, q.revision);
+    imx_db_request_free(&q);
     imx_reply_json_steal(r, 200, doc);
     return 0;
 }
@@ -532,7 +526,7 @@ void imx_api_request_transition(struct imx_req *r)
         return;
     }
     json_decref(errors);
-    imx_db_tx(r, transition_tx, &t);
+    imx_api_tx(r, transition_tx, &t);
 }
 
 static const struct imx_api_field comment_fields[] = {
@@ -548,10 +542,10 @@ static int comment_tx(struct imx_req *r, void *cls)
 {
     struct comment *c = cls;
     unsigned actors = 0;
-    PGresult *res = load(r, c->id, true, &actors);
-    if (!res)
+    struct imx_db_request q;
+    if (load(r, c->id, true, &actors, &q) != 0)
         return -1;
-    PQclear(res);
+    imx_db_request_free(&q);
     if (actors == 0) {
         imx_reply_problem(r, IMX_E_FORBIDDEN,
                           "Commenting needs the member role in the "
@@ -561,11 +555,10 @@ static int comment_tx(struct imx_req *r, void *cls)
     /* A comment changes the request's document: its revision moves. */
     if (imx_api_if_match(r, IMX_REV_REQUEST, c->id, NULL, false) < 0)
         return -1;
-    res = imx_db_request_comment_count(r->db, c->id);
-    if (!imx_db_ok(res))
-        return imx_db_tx_fail(r, res);
-    long long comments = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
-    PQclear(res);
+    long long comments;
+    enum imx_db_status st = imx_db_request_comment_count(r->db, c->id, &comments);
+    if (st != IMX_DBS_OK)
+        return imx_api_tx_fail(r, st);
     if (comments >= imx_api_quotas.comments_per_request) {
         imx_api_reply_quota(r, "comments-per-request", imx_api_quotas.comments_per_request,
                             "the request has that many comments");
@@ -573,11 +566,11 @@ static int comment_tx(struct imx_req *r, void *cls)
     }
     char uid[24];
     snprintf(uid, sizeof uid, "%lld", (long long)r->principal.user_id);
-    res = imx_db_request_comment(r->db, c->id, uid, c->body);
-    if (!imx_db_ok(res))
-        return imx_db_tx_fail(r, res);
-    json_t *doc = json_loads(PQgetvalue(res, 0, 0), 0, NULL);
-    PQclear(res);
+    struct imx_db_json j;
+    st = imx_db_request_comment(r->db, c->id, uid, c->body, &j);
+    if (st != IMX_DBS_OK)
+        return imx_api_tx_fail(r, st);
+    json_t *doc = imx_api_json_load(&j);
     int rc = imx_audit(r, "comment", "request", c->id, NULL);
     if (rc != 0) {
         json_decref(doc);
@@ -602,5 +595,5 @@ void imx_api_request_comment(struct imx_req *r)
         return;
     }
     json_decref(errors);
-    imx_db_tx(r, comment_tx, &c);
+    imx_api_tx(r, comment_tx, &c);
 }

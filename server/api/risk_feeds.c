@@ -10,7 +10,7 @@
 #include "api/api.h"
 #include "auth/auth.h"
 #include "db/risk_feeds.h"
-#include "db/tx.h"
+#include "api/tx.h"
 #include "domain/risk_feeds.h"
 
 void imx_api_risk_feeds(struct imx_req *r)
@@ -125,7 +125,7 @@ void imx_api_risk_feed_kev(struct imx_req *r)
         return;
     }
     snprintf(in.user_id, sizeof in.user_id, "%lld", (long long)r->principal.user_id);
-    imx_db_tx(r, import_tx, &in);
+    imx_api_tx(r, import_tx, &in);
     free(in.doc);
 }
 
@@ -147,6 +147,6 @@ void imx_api_risk_feed_epss(struct imx_req *r)
         return;
     }
     snprintf(in.user_id, sizeof in.user_id, "%lld", (long long)r->principal.user_id);
-    imx_db_tx(r, import_tx, &in);
+    imx_api_tx(r, import_tx, &in);
     imx_epss_free(&in.epss);
 }

@@ -8,7 +8,7 @@
 #include "api/etag.h"
 #include "auth/auth.h"
 #include "db/auth.h"
-#include "db/tx.h"
+#include "api/tx.h"
 
 static const struct imx_api_field team_fields[] = {
     { "slug", JSON_STRING, true },
@@ -32,11 +32,10 @@ static bool slug_ok(const char *s)
     return true;
 }
 
-/* Replies with the JSON text in column col of row 0 of res (parsed, so it can be a reply). */
-static void reply_column(struct imx_req *r, unsigned status, const PGresult *res, int col)
+/* Replies with the JSON text of j (parsed, so it can be a reply); frees j. */
+static void reply_doc(struct imx_req *r, unsigned status, struct imx_db_json *j)
 {
-    json_t *doc = json_loads(PQgetvalue(res, 0, col), 0, NULL);
-    imx_reply_json_steal(r, status, doc);
+    imx_reply_json_steal(r, status, imx_api_json_load(j));
 }
 
 struct team_create {
@@ -46,15 +45,14 @@ struct team_create {
 static int team_create_tx(struct imx_req *r, void *cls)
 {
     struct team_create *t = cls;
-    PGresult *res = imx_db_team_create(r->db, t->slug, t->name);
-    if (!imx_db_ok(res)) {
-        if (strcmp(imx_db_sqlstate(res), "23505") == 0) {
-            PQclear(res);
-            imx_reply_problem(r, IMX_E_CONFLICT, "A team with slug '%s' exists", t->slug);
-            return -1;
-        }
-        return imx_db_tx_fail(r, res);
+    struct imx_db_json j;
+    enum imx_db_status st = imx_db_team_create(r->db, t->slug, t->name, &j);
+    if (st == IMX_DBS_CONFLICT) {
+        imx_reply_problem(r, IMX_E_CONFLICT, "A team with slug '%s' exists", t->slug);
+        return -1;
     }
+    if (st != IMX_DBS_OK)
+        return imx_api_tx_fail(r, st);
     json_t *detail = json_pack("{s:s, s:s}", "slug", t->slug, "name", t->name);
     int rc = imx_audit(r, "create", "team", t->slug, detail);
     json_decref(detail);
@@ -62,9 +60,9 @@ static int team_create_tx(struct imx_req *r, void *cls)
         char loc[128];
         snprintf(loc, sizeof loc, "/v1/teams/%s", t->slug);
         imx_reply_header(r, "Location", loc);
-        reply_column(r, 201, res, 1);
+        reply_doc(r, 201, &j);
     }
-    PQclear(res);
+    imx_db_json_free(&j);
     return rc;
 }
 
@@ -88,7 +86,7 @@ void imx_api_team_create(struct imx_req *r)
         return;
     }
     json_decref(errors);
-    imx_db_tx(r, team_create_tx, &t);
+    imx_api_tx(r, team_create_tx, &t);
 }
 
 void imx_api_team_list(struct imx_req *r)
@@ -106,11 +104,11 @@ void imx_api_team_list(struct imx_req *r)
         return;
     char lim[24], buf[8];
     snprintf(lim, sizeof lim, "%llu", limit);
-    imx_api_reply_page_steal(r,
-                             imx_db_team_list(c, uid, p->token_id ? team : NULL,
-                                              p->admin ? "true" : "false",
-                                              imx_api_key_text(key, 0, buf, sizeof buf), lim),
-                             limit, "s");
+    struct imx_db_page page;
+    enum imx_db_status st =
+        imx_db_team_list(c, uid, p->token_id ? team : NULL, p->admin ? "true" : "false",
+                         imx_api_key_text(key, 0, buf, sizeof buf), lim, &page);
+    imx_api_reply_page(r, st, &page, 0, limit, "s");
     json_decref(key);
 }
 
@@ -124,7 +122,9 @@ void imx_api_team_get(struct imx_req *r)
     /* The ETag names the team's revision, which every change of its members moves. */
     if (!imx_api_etag(r, IMX_REV_TEAM, imx_req_param(r, "slug"), NULL))
         return;
-    imx_api_reply_pg_json_steal(r, 200, imx_db_team_get(r->db, tid), "No such team");
+    struct imx_db_json j;
+    enum imx_db_status st = imx_db_team_get(r->db, tid, &j);
+    imx_api_reply_json_text(r, 200, st, &j, "No such team");
 }
 
 struct member_change {
@@ -137,14 +137,14 @@ static int member_put_tx(struct imx_req *r, void *cls)
     struct member_change *m = cls;
     if (imx_api_if_match(r, IMX_REV_TEAM, m->slug, NULL, false) < 0)
         return -1;
-    PGresult *res = imx_db_member_put(r->db, m->team_id, m->email, m->role);
-    if (!imx_db_ok(res))
-        return imx_db_tx_fail(r, res);
-    if (PQntuples(res) == 0) {
-        PQclear(res);
+    struct imx_db_json j;
+    enum imx_db_status st = imx_db_member_put(r->db, m->team_id, m->email, m->role, &j);
+    if (st == IMX_DBS_NOT_FOUND) {
         imx_reply_problem(r, IMX_E_NOT_FOUND, "No user with that email");
         return -1;
     }
+    if (st != IMX_DBS_OK)
+        return imx_api_tx_fail(r, st);
     char rid[400];
     snprintf(rid, sizeof rid, "%s/%s", m->slug, m->email);
     json_t *detail = json_pack("{s:s}", "role", m->role);
@@ -153,8 +153,8 @@ static int member_put_tx(struct imx_req *r, void *cls)
     if (rc == 0)
         rc = imx_api_etag_after(r, IMX_REV_TEAM, m->slug, NULL);
     if (rc == 0)
-        reply_column(r, 200, res, 0);
-    PQclear(res);
+        reply_doc(r, 200, &j);
+    imx_db_json_free(&j);
     return rc;
 }
 
@@ -183,7 +183,7 @@ void imx_api_member_put(struct imx_req *r)
     }
     json_decref(errors);
     snprintf(m.team_id, sizeof m.team_id, "%lld", (long long)id);
-    imx_db_tx(r, member_put_tx, &m);
+    imx_api_tx(r, member_put_tx, &m);
 }
 
 static int member_delete_tx(struct imx_req *r, void *cls)
@@ -191,18 +191,17 @@ static int member_delete_tx(struct imx_req *r, void *cls)
     struct member_change *m = cls;
     if (imx_api_if_match(r, IMX_REV_TEAM, m->slug, NULL, false) < 0)
         return -1;
-    PGresult *res = imx_db_member_delete(r->db, m->team_id, m->email);
-    if (!imx_db_ok(res))
-        return imx_db_tx_fail(r, res);
-    if (PQntuples(res) == 0) {
-        PQclear(res);
+    char old_role[16];
+    enum imx_db_status st = imx_db_member_delete(r->db, m->team_id, m->email, old_role);
+    if (st == IMX_DBS_NOT_FOUND) {
         imx_reply_problem(r, IMX_E_NOT_FOUND, "No member with that email in this team");
         return -1;
     }
+    if (st != IMX_DBS_OK)
+        return imx_api_tx_fail(r, st);
     char rid[400];
     snprintf(rid, sizeof rid, "%s/%s", m->slug, m->email);
-    json_t *detail = json_pack("{s:s}", "old_role", PQgetvalue(res, 0, 1));
-    PQclear(res);
+    json_t *detail = json_pack("{s:s}", "old_role", old_role);
     int rc = imx_audit(r, "delete", "membership", rid, detail);
     json_decref(detail);
     if (rc == 0)
@@ -222,5 +221,5 @@ void imx_api_member_delete(struct imx_req *r)
     if (!id)
         return;
     snprintf(m.team_id, sizeof m.team_id, "%lld", (long long)id);
-    imx_db_tx(r, member_delete_tx, &m);
+    imx_api_tx(r, member_delete_tx, &m);
 }

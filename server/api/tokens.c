@@ -9,7 +9,7 @@
 #include "auth/auth.h"
 #include "auth/token.h"
 #include "db/auth.h"
-#include "db/tx.h"
+#include "api/tx.h"
 #include "util/config.h"
 
 #define TOKEN_DAYS_DEFAULT 30
@@ -32,9 +32,10 @@ static int token_create_tx(struct imx_req *r, void *cls)
 {
     struct token_create *t = cls;
     long long of_user = 0, of_team = 0;
-    PGresult *res = imx_db_token_active_counts(r->db, t->user_id, t->team_id, &of_user, &of_team);
-    if (res)
-        return imx_db_tx_fail(r, res);
+    enum imx_db_status st =
+        imx_db_token_active_counts(r->db, t->user_id, t->team_id, &of_user, &of_team);
+    if (st != IMX_DBS_OK)
+        return imx_api_tx_fail(r, st);
     if (of_user >= imx_api_quotas.tokens_per_user) {
         imx_api_reply_quota(r, "api-tokens-per-user", imx_api_quotas.tokens_per_user,
                             "you have that many API tokens neither revoked nor expired");
@@ -45,14 +46,15 @@ static int token_create_tx(struct imx_req *r, void *cls)
                             "the team has that many API tokens neither revoked nor expired");
         return -1;
     }
-    res = imx_db_token_create(r->db, t->user_id, t->team_id, t->name, t->role, t->hash, t->days,
-                              t->scope);
-    if (!imx_db_ok(res))
-        return imx_db_tx_fail(r, res);
-    json_t *doc = json_loads(PQgetvalue(res, 0, 1), 0, NULL);
+    int64_t new_id;
+    struct imx_db_json j;
+    st = imx_db_token_create(r->db, t->user_id, t->team_id, t->name, t->role, t->hash, t->days,
+                             t->scope, &new_id, &j);
+    if (st != IMX_DBS_OK)
+        return imx_api_tx_fail(r, st);
+    json_t *doc = imx_api_json_load(&j);
     char id[24];
-    snprintf(id, sizeof id, "%s", PQgetvalue(res, 0, 0));
-    PQclear(res);
+    snprintf(id, sizeof id, "%lld", (long long)new_id);
     json_t *detail = json_pack("{s:s, s:s, s:s, s:s}", "name", t->name, "team", t->team, "role",
                                t->role, "scope", t->scope ? t->scope : "api");
     int rc = imx_audit(r, "create", "api_token", id, detail);
@@ -123,7 +125,7 @@ void imx_api_token_create(struct imx_req *r)
         return;
     }
     imx_token_hash(t.secret, t.hash);
-    imx_db_tx(r, token_create_tx, &t);
+    imx_api_tx(r, token_create_tx, &t);
     OPENSSL_cleanse(t.secret, sizeof t.secret);
 }
 
@@ -140,7 +142,9 @@ void imx_api_token_list(struct imx_req *r)
     if (!imx_api_list_limit(r, &limit) || !imx_api_cursor_id(r, before, &before_id))
         return;
     snprintf(lim, sizeof lim, "%llu", limit);
-    imx_api_reply_page_steal(r, imx_db_token_list(c, uid, before_id, lim), limit, "I");
+    struct imx_db_page page;
+    enum imx_db_status st = imx_db_token_list(c, uid, before_id, lim, &page);
+    imx_api_reply_page(r, st, &page, 0, limit, "I");
 }
 
 struct token_revoke {
@@ -152,15 +156,13 @@ struct token_revoke {
 static int token_revoke_tx(struct imx_req *r, void *cls)
 {
     struct token_revoke *t = cls;
-    PGresult *res = imx_db_token_revoke(r->db, t->id, t->any_user ? NULL : t->user_id);
-    if (!imx_db_ok(res))
-        return imx_db_tx_fail(r, res);
-    if (PQntuples(res) == 0) {
-        PQclear(res);
+    enum imx_db_status st = imx_db_token_revoke(r->db, t->id, t->any_user ? NULL : t->user_id);
+    if (st == IMX_DBS_NOT_FOUND) {
         imx_reply_problem(r, IMX_E_NOT_FOUND, "No token %s", t->id);
         return -1;
     }
-    PQclear(res);
+    if (st != IMX_DBS_OK)
+        return imx_api_tx_fail(r, st);
     if (imx_audit(r, "revoke", "api_token", t->id, NULL) != 0)
         return -1;
     imx_reply_empty(r, 204);
@@ -177,5 +179,5 @@ void imx_api_token_revoke(struct imx_req *r)
         return;
     }
     snprintf(t.user_id, sizeof t.user_id, "%lld", (long long)r->principal.user_id);
-    imx_db_tx(r, token_revoke_tx, &t);
+    imx_api_tx(r, token_revoke_tx, &t);
 }

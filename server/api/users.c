@@ -7,7 +7,7 @@
 #include "auth/auth.h"
 #include "auth/password.h"
 #include "db/auth.h"
-#include "db/tx.h"
+#include "api/tx.h"
 
 static const struct imx_api_field user_fields[] = {
     { "email", JSON_STRING, true },
@@ -33,20 +33,19 @@ static bool email_ok(const char *s)
 static int create_user_tx(struct imx_req *r, void *cls)
 {
     struct create_user *u = cls;
-    PGresult *res =
-        imx_db_user_create(r->db, u->email, u->display_name, u->hash, u->admin ? "true" : "false");
-    if (!imx_db_ok(res)) {
-        if (strcmp(imx_db_sqlstate(res), "23505") == 0) {
-            PQclear(res);
-            imx_reply_problem(r, IMX_E_CONFLICT, "A user with this email exists");
-            return -1;
-        }
-        return imx_db_tx_fail(r, res);
+    int64_t new_id;
+    struct imx_db_json j;
+    enum imx_db_status st = imx_db_user_create(r->db, u->email, u->display_name, u->hash,
+                                               u->admin ? "true" : "false", &new_id, &j);
+    if (st == IMX_DBS_CONFLICT) {
+        imx_reply_problem(r, IMX_E_CONFLICT, "A user with this email exists");
+        return -1;
     }
-    json_t *user = json_loads(PQgetvalue(res, 0, 1), 0, NULL);
+    if (st != IMX_DBS_OK)
+        return imx_api_tx_fail(r, st);
+    json_t *user = imx_api_json_load(&j);
     char id[24];
-    snprintf(id, sizeof id, "%s", PQgetvalue(res, 0, 0));
-    PQclear(res);
+    snprintf(id, sizeof id, "%lld", (long long)new_id);
     json_t *detail = json_pack("{s:s, s:b}", "email", u->email, "admin", u->admin);
     int rc = imx_audit(r, "create", "user", id, detail);
     json_decref(detail);
@@ -95,6 +94,6 @@ void imx_api_user_create(struct imx_req *r)
         imx_reply_problem(r, IMX_E_INTERNAL, NULL);
         return;
     }
-    imx_db_tx(r, create_user_tx, &u);
+    imx_api_tx(r, create_user_tx, &u);
     sodium_memzero(u.hash, sizeof u.hash);
 }

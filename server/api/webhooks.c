@@ -10,7 +10,7 @@
 #include "api/etag.h"
 #include "api/cursor.h"
 #include "auth/auth.h"
-#include "db/tx.h"
+#include "api/tx.h"
 #include "db/webhooks.h"
 #include "webhooks/sign.h"
 #include "webhooks/ssrf.h"
@@ -215,12 +215,18 @@ static bool webhook_owned(struct imx_req *r, const char *id, enum imx_role min, 
     struct imx_db_conn *c = imx_api_db(r);
     if (!c)
         return false;
-    PGresult *res = imx_api_found_steal(r, imx_db_webhook_owner(c, id), "No webhook %s", id);
-    if (!res)
+    int64_t team;
+    enum imx_db_status st = imx_db_webhook_owner(c, id, &team);
+    if (st == IMX_DBS_NOT_FOUND) {
+        imx_reply_problem(r, IMX_E_NOT_FOUND, "No webhook %s", id);
         return false;
-    snprintf(team_id, 24, "%s", PQgetvalue(res, 0, 0));
-    PQclear(res);
-    return imx_auth_team_id(r, strtoll(team_id, NULL, 10), min);
+    }
+    if (st != IMX_DBS_OK) {
+        imx_api_reply_db_fail(r, st);
+        return false;
+    }
+    snprintf(team_id, 24, "%lld", (long long)team);
+    return imx_auth_team_id(r, team, min);
 }
 
 /* For a wrapper of db/webhooks.h that answered -1 without a result. */
@@ -236,13 +242,13 @@ static int reply_db_failed(struct imx_req *r)
     return -1;
 }
 
-/* Replies status with the JSON in column col of row 0 (parsed so that members can be added:
- * secret may be NULL), after setting Location when loc is not NULL. Returns 0, or -1 after
+/* Replies status with the JSON text of j (parsed so that members can be added: secret may be
+ * NULL; j is freed), after setting Location when loc is not NULL. Returns 0, or -1 after
  * replying 500. */
-static int reply_doc(struct imx_req *r, unsigned status, const PGresult *res, int col,
-                     const char *secret, const char *loc)
+static int reply_doc(struct imx_req *r, unsigned status, struct imx_db_json *j, const char *secret,
+                     const char *loc)
 {
-    json_t *doc = json_loads(PQgetvalue(res, 0, col), 0, NULL);
+    json_t *doc = imx_api_json_load(j);
     if (!doc) {
         imx_reply_problem(r, IMX_E_INTERNAL, NULL);
         return -1;
@@ -265,24 +271,25 @@ struct webhook_create {
 static int create_tx(struct imx_req *r, void *cls)
 {
     struct webhook_create *w = cls;
-    PGresult *res = imx_db_webhook_count(r->db, w->team_id);
-    if (!imx_db_ok(res))
-        return imx_db_tx_fail(r, res);
-    long long held = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
-    PQclear(res);
+    long long held;
+    enum imx_db_status st = imx_db_webhook_count(r->db, w->team_id, &held);
+    if (st != IMX_DBS_OK)
+        return imx_api_tx_fail(r, st);
     if (held >= imx_api_quotas.webhooks_per_team) {
         imx_api_reply_quota(r, "webhooks-per-team", imx_api_quotas.webhooks_per_team,
                             "the team has that many webhook subscriptions; delete one first");
         return -1;
     }
-    res = imx_db_webhook_create(r->db, w->team_id, w->in.url, w->in.description, w->secret,
-                                w->in.events, w->in.families ? w->in.families : "[]",
-                                w->in.pins ? w->in.pins : "[]", w->in.min_severity,
-                                w->in.payload_format);
-    if (!imx_db_ok(res))
-        return imx_db_tx_fail(r, res);
+    int64_t new_id;
+    struct imx_db_json j;
+    st = imx_db_webhook_create(r->db, w->team_id, w->in.url, w->in.description, w->secret,
+                               w->in.events, w->in.families ? w->in.families : "[]",
+                               w->in.pins ? w->in.pins : "[]", w->in.min_severity,
+                               w->in.payload_format, &new_id, &j);
+    if (st != IMX_DBS_OK)
+        return imx_api_tx_fail(r, st);
     char id[24], loc[64];
-    snprintf(id, sizeof id, "%s", PQgetvalue(res, 0, 0));
+    snprintf(id, sizeof id, "%lld", (long long)new_id);
     json_t *detail =
         json_pack("{s:s, s:s, s:s}", "team", w->team, "url", w->in.url, "events", w->in.events);
     int rc = imx_audit(r, "create", "webhook", id, detail);
@@ -291,8 +298,8 @@ static int create_tx(struct imx_req *r, void *cls)
     if (rc == 0)
         rc = imx_api_etag_after(r, IMX_REV_WEBHOOK, id, NULL);
     if (rc == 0)
-        rc = reply_doc(r, 201, res, 1, w->secret, loc);
-    PQclear(res);
+        rc = reply_doc(r, 201, &j, w->secret, loc);
+    imx_db_json_free(&j);
     return rc;
 }
 
@@ -316,7 +323,7 @@ void imx_api_webhook_create(struct imx_req *r)
         imx_reply_problem(r, IMX_E_INTERNAL, NULL);
         return;
     }
-    imx_db_tx(r, create_tx, &w);
+    imx_api_tx(r, create_tx, &w);
     OPENSSL_cleanse(w.secret, sizeof w.secret);
     input_free(&w.in);
 }
@@ -338,8 +345,9 @@ void imx_api_webhook_list(struct imx_req *r)
         return;
     snprintf(team_id, sizeof team_id, "%lld", (long long)id);
     snprintf(limit_txt, sizeof limit_txt, "%llu", limit);
-    imx_api_reply_page_steal(r, imx_db_webhook_list(r->db, team_id, after_id, limit_txt), limit,
-                             "I");
+    struct imx_db_page page;
+    enum imx_db_status st = imx_db_webhook_list(r->db, team_id, after_id, limit_txt, &page);
+    imx_api_reply_page(r, st, &page, 0, limit, "I");
 }
 
 void imx_api_webhook_get(struct imx_req *r)
@@ -348,7 +356,9 @@ void imx_api_webhook_get(struct imx_req *r)
     if (!param_id(r, "webhook", id) || !webhook_owned(r, id, IMX_ROLE_VIEWER, team_id) ||
         !imx_api_etag(r, IMX_REV_WEBHOOK, id, NULL))
         return;
-    imx_api_reply_pg_json_steal(r, 200, imx_db_webhook_get(r->db, id), "No such webhook");
+    struct imx_db_json j;
+    enum imx_db_status st = imx_db_webhook_get(r->db, id, &j);
+    imx_api_reply_json_text(r, 200, st, &j, "No such webhook");
 }
 
 struct webhook_update {
@@ -362,34 +372,30 @@ static int update_tx(struct imx_req *r, void *cls)
     struct webhook_update *w = cls;
     if (imx_api_if_match(r, IMX_REV_WEBHOOK, w->id, NULL, false) < 0)
         return -1;
-    PGresult *res =
+    enum imx_db_status st =
         imx_db_webhook_update(r->db, w->id, w->team_id, w->in.url, w->in.description, w->in.events,
                               w->in.families, w->in.pins, w->in.has_severity ? "true" : "false",
                               w->in.min_severity, w->in.payload_format);
-    if (!imx_db_ok(res))
-        return imx_db_tx_fail(r, res);
-    int found = PQntuples(res);
-    PQclear(res);
-    if (!found) {
+    if (st == IMX_DBS_NOT_FOUND) {
         imx_reply_problem(r, IMX_E_NOT_FOUND, "No webhook %s", w->id);
         return -1;
     }
+    if (st != IMX_DBS_OK)
+        return imx_api_tx_fail(r, st);
     if (w->in.enabled) {
-        res = imx_db_webhook_enable(r->db, w->id, json_is_true(w->in.enabled) ? "true" : "false",
-                                    w->reason);
-        if (!imx_db_ok(res))
-            return imx_db_tx_fail(r, res);
-        PQclear(res);
+        st = imx_db_webhook_enable(r->db, w->id, json_is_true(w->in.enabled) ? "true" : "false",
+                                   w->reason);
+        if (st != IMX_DBS_OK)
+            return imx_api_tx_fail(r, st);
     }
     if (imx_audit(r, "update", "webhook", w->id, w->body) != 0 ||
         imx_api_etag_after(r, IMX_REV_WEBHOOK, w->id, NULL) != 0)
         return -1;
-    res = imx_db_webhook_get(r->db, w->id);
-    if (!imx_db_ok(res) || PQntuples(res) != 1)
-        return imx_db_tx_fail(r, res);
-    int rc = reply_doc(r, 200, res, 0, NULL, NULL);
-    PQclear(res);
-    return rc;
+    struct imx_db_json j;
+    st = imx_db_webhook_get(r->db, w->id, &j);
+    if (st != IMX_DBS_OK)
+        return imx_api_tx_fail(r, st);
+    return reply_doc(r, 200, &j, NULL, NULL);
 }
 
 void imx_api_webhook_update(struct imx_req *r)
@@ -404,7 +410,7 @@ void imx_api_webhook_update(struct imx_req *r)
     if (!input_read(r, body, update_fields, &w.in))
         return;
     snprintf(w.reason, sizeof w.reason, "disabled by user %lld", (long long)r->principal.user_id);
-    imx_db_tx(r, update_tx, &w);
+    imx_api_tx(r, update_tx, &w);
     input_free(&w.in);
 }
 
@@ -417,15 +423,13 @@ static int delete_tx(struct imx_req *r, void *cls)
     struct webhook_ref *w = cls;
     if (imx_api_if_match(r, IMX_REV_WEBHOOK, w->id, NULL, false) < 0)
         return -1;
-    PGresult *res = imx_db_webhook_delete(r->db, w->id, w->team_id);
-    if (!imx_db_ok(res))
-        return imx_db_tx_fail(r, res);
-    int found = PQntuples(res);
-    PQclear(res);
-    if (!found) {
+    enum imx_db_status st = imx_db_webhook_delete(r->db, w->id, w->team_id);
+    if (st == IMX_DBS_NOT_FOUND) {
         imx_reply_problem(r, IMX_E_NOT_FOUND, "No webhook %s", w->id);
         return -1;
     }
+    if (st != IMX_DBS_OK)
+        return imx_api_tx_fail(r, st);
     if (imx_audit(r, "delete", "webhook", w->id, NULL) != 0)
         return -1;
     imx_reply_empty(r, 204);
@@ -437,7 +441,7 @@ void imx_api_webhook_delete(struct imx_req *r)
     struct webhook_ref w;
     if (!param_id(r, "webhook", w.id) || !webhook_owned(r, w.id, IMX_ROLE_ADMIN, w.team_id))
         return;
-    imx_db_tx(r, delete_tx, &w);
+    imx_api_tx(r, delete_tx, &w);
 }
 
 struct webhook_rotate {
@@ -461,12 +465,11 @@ static int rotate_tx(struct imx_req *r, void *cls)
     if (imx_audit(r, "rotate_secret", "webhook", w->id, NULL) != 0 ||
         imx_api_etag_after(r, IMX_REV_WEBHOOK, w->id, NULL) != 0)
         return -1;
-    PGresult *res = imx_db_webhook_get(r->db, w->id);
-    if (!imx_db_ok(res) || PQntuples(res) != 1)
-        return imx_db_tx_fail(r, res);
-    int rc = reply_doc(r, 200, res, 0, w->secret, NULL);
-    PQclear(res);
-    return rc;
+    struct imx_db_json j;
+    enum imx_db_status st = imx_db_webhook_get(r->db, w->id, &j);
+    if (st != IMX_DBS_OK)
+        return imx_api_tx_fail(r, st);
+    return reply_doc(r, 200, &j, w->secret, NULL);
 }
 
 void imx_api_webhook_rotate_secret(struct imx_req *r)
@@ -479,7 +482,7 @@ void imx_api_webhook_rotate_secret(struct imx_req *r)
         imx_reply_problem(r, IMX_E_INTERNAL, NULL);
         return;
     }
-    imx_db_tx(r, rotate_tx, &w);
+    imx_api_tx(r, rotate_tx, &w);
     OPENSSL_cleanse(w.secret, sizeof w.secret);
 }
 
@@ -487,28 +490,28 @@ void imx_api_webhook_rotate_secret(struct imx_req *r)
 static int reply_delivery(struct imx_req *r, unsigned status, const char *id)
 {
     char loc[64];
-    PGresult *res = imx_db_delivery_get(r->db, id);
-    if (!imx_db_ok(res) || PQntuples(res) != 1)
-        return imx_db_tx_fail(r, res);
+    struct imx_db_json j;
+    enum imx_db_status st = imx_db_delivery_get(r->db, id, &j);
+    if (st != IMX_DBS_OK)
+        return imx_api_tx_fail(r, st);
     snprintf(loc, sizeof loc, "/v1/deliveries/%s", id);
-    int rc = reply_doc(r, status, res, 0, NULL, loc);
-    PQclear(res);
-    return rc;
+    return reply_doc(r, status, &j, NULL, loc);
 }
 
 static int test_tx(struct imx_req *r, void *cls)
 {
     struct webhook_ref *w = cls;
     int64_t delivery = 0;
-    char state[6] = "", id[24];
-    if (imx_webhooks_ping(r->db, strtoll(w->id, NULL, 10), &delivery, state) != 0) {
-        if (strcmp(state, "55000") == 0) {
+    char id[24];
+    if (imx_webhooks_ping(r->db, strtoll(w->id, NULL, 10), &delivery, NULL) != 0) {
+        enum imx_db_cause cause = imx_db_last_fault(r->db)->cause;
+        if (cause == IMX_DBC_NOT_READY) {
             imx_reply_problem(r, IMX_E_CONFLICT,
                               "Webhook %s is disabled; enable it (PATCH enabled: true) first",
                               w->id);
             return -1;
         }
-        if (strcmp(state, "P0002") == 0) {
+        if (cause == IMX_DBC_NO_DATA) {
             imx_reply_problem(r, IMX_E_NOT_FOUND, "No webhook %s", w->id);
             return -1;
         }
@@ -526,7 +529,7 @@ void imx_api_webhook_test(struct imx_req *r)
     struct webhook_ref w;
     if (!param_id(r, "webhook", w.id) || !webhook_owned(r, w.id, IMX_ROLE_MEMBER, w.team_id))
         return;
-    imx_db_tx(r, test_tx, &w);
+    imx_api_tx(r, test_tx, &w);
 }
 
 void imx_api_webhook_deliveries(struct imx_req *r)
@@ -546,8 +549,10 @@ void imx_api_webhook_deliveries(struct imx_req *r)
     if (!webhook_owned(r, id, IMX_ROLE_VIEWER, team_id))
         return;
     snprintf(limit_txt, sizeof limit_txt, "%llu", limit);
-    imx_api_reply_page_steal(r, imx_db_webhook_deliveries(r->db, id, before_id, state, limit_txt),
-                             limit, "I");
+    struct imx_db_page page;
+    enum imx_db_status st =
+        imx_db_webhook_deliveries(r->db, id, before_id, state, limit_txt, &page);
+    imx_api_reply_page(r, st, &page, 0, limit, "I");
 }
 
 /* A delivery the caller may act on with at least min in its subscription's team. Fills its
@@ -559,14 +564,19 @@ static bool delivery_owned(struct imx_req *r, const char *id, enum imx_role min,
     struct imx_db_conn *c = imx_api_db(r);
     if (!c)
         return false;
-    PGresult *res = imx_api_found_steal(r, imx_db_delivery_owner(c, id), "No delivery %s", id);
-    if (!res)
+    struct imx_db_delivery_owner o;
+    enum imx_db_status st = imx_db_delivery_owner(c, id, &o);
+    if (st == IMX_DBS_NOT_FOUND) {
+        imx_reply_problem(r, IMX_E_NOT_FOUND, "No delivery %s", id);
         return false;
-    int64_t team_id = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
-    snprintf(state, 16, "%s", PQgetvalue(res, 0, 2));
-    *enabled = strcmp(PQgetvalue(res, 0, 3), "t") == 0;
-    PQclear(res);
-    return imx_auth_team_id(r, team_id, min);
+    }
+    if (st != IMX_DBS_OK) {
+        imx_api_reply_db_fail(r, st);
+        return false;
+    }
+    snprintf(state, 16, "%s", o.state);
+    *enabled = o.enabled;
+    return imx_auth_team_id(r, o.team_id, min);
 }
 
 void imx_api_delivery_get(struct imx_req *r)
@@ -575,7 +585,9 @@ void imx_api_delivery_get(struct imx_req *r)
     bool enabled;
     if (!param_id(r, "delivery", id) || !delivery_owned(r, id, IMX_ROLE_VIEWER, state, &enabled))
         return;
-    imx_api_reply_pg_json_steal(r, 200, imx_db_delivery_get(r->db, id), "No such delivery");
+    struct imx_db_json j;
+    enum imx_db_status st = imx_db_delivery_get(r->db, id, &j);
+    imx_api_reply_json_text(r, 200, st, &j, "No such delivery");
 }
 
 static int redeliver_tx(struct imx_req *r, void *cls)
@@ -612,5 +624,5 @@ void imx_api_delivery_redeliver(struct imx_req *r)
                           id);
         return;
     }
-    imx_db_tx(r, redeliver_tx, id);
+    imx_api_tx(r, redeliver_tx, id);
 }

@@ -20,7 +20,7 @@
 #include "auth/principal_cache.h"
 #include "auth/token.h"
 #include "db/auth.h"
-#include "db/tx.h"
+#include "api/tx.h"
 #include "http/router.h"
 #include "util/log.h"
 
@@ -139,15 +139,15 @@ int imx_auth_bootstrap(char *err, size_t errlen)
         snprintf(err, errlen, "cannot reach PostgreSQL to create the first admin");
         return -1;
     }
-    PGresult *res = imx_db_auth_bootstrap(c, email, hash);
+    bool created = false;
     int rc = 0;
-    if (!imx_db_ok(res)) {
-        snprintf(err, errlen, "creating the first admin failed: %.200s", PQresultErrorMessage(res));
+    if (imx_db_auth_bootstrap(c, email, hash, &created) != IMX_DBS_OK) {
+        snprintf(err, errlen, "creating the first admin failed: %.200s",
+                 imx_db_last_fault(c)->message);
         rc = -1;
-    } else if (PQntuples(res) == 1) {
+    } else if (created) {
         imx_info("no users yet: created the global admin %s (IMAXE_ADMIN_EMAIL)", email);
     }
-    PQclear(res);
     imx_db_release(c);
     sodium_memzero(hash, sizeof hash);
     return rc;
@@ -182,30 +182,28 @@ static enum imx_role cap(const struct imx_principal *p, int64_t team_id, enum im
  * replying. */
 static int api_token_principal(struct imx_req *r, const char *hash, struct imx_pcache_entry *e)
 {
-    PGresult *res = imx_db_auth_api_token(r->db, hash);
-    if (!imx_db_ok(res)) {
-        imx_api_db_error(r, res);
-        PQclear(res);
+    struct imx_db_token_principal t;
+    enum imx_db_status st = imx_db_auth_api_token(r->db, hash, &t);
+    if (st != IMX_DBS_OK && st != IMX_DBS_NOT_FOUND) {
+        imx_api_reply_db_fail(r, st);
         return -1;
     }
-    int ok = PQntuples(res) == 1;
+    int ok = st == IMX_DBS_OK;
     if (ok) {
         struct imx_principal *p = &e->principal;
-        p->token_id = parse_id(PQgetvalue(res, 0, 0));
-        p->user_id = parse_id(PQgetvalue(res, 0, 1));
-        p->token_team = parse_id(PQgetvalue(res, 0, 2));
-        p->token_role = (int)imx_role_parse(PQgetvalue(res, 0, 3));
-        p->user_admin = strcmp(PQgetvalue(res, 0, 4), "t") == 0;
+        p->token_id = t.token_id > 0 ? t.token_id : 0;
+        p->user_id = t.user_id > 0 ? t.user_id : 0;
+        p->token_team = t.team_id > 0 ? t.team_id : 0;
+        p->token_role = (int)imx_role_parse(t.token_role);
+        p->user_admin = t.user_admin;
         p->admin = false; /* a script token never carries global admin powers */
-        p->report_only = strcmp(PQgetvalue(res, 0, 8), "node-report") == 0;
+        p->report_only = strcmp(t.scope, "node-report") == 0;
         p->authenticated = true;
         e->max_role = (int)cap(p, p->token_team,
-                               PQgetisnull(res, 0, 5) ? IMX_ROLE_NONE
-                                                      : imx_role_parse(PQgetvalue(res, 0, 5)));
-        e->expires_at = (time_t)strtoll(PQgetvalue(res, 0, 6), NULL, 10);
-        e->epoch = strtoll(PQgetvalue(res, 0, 7), NULL, 10);
+                               t.member_role[0] ? imx_role_parse(t.member_role) : IMX_ROLE_NONE);
+        e->expires_at = (time_t)t.expires_at;
+        e->epoch = t.epoch;
     }
-    PQclear(res);
     return ok;
 }
 
@@ -215,24 +213,23 @@ static int user_principal(struct imx_req *r, int64_t uid, struct imx_pcache_entr
 {
     char id[24];
     snprintf(id, sizeof id, "%lld", (long long)uid);
-    PGresult *res = imx_db_auth_user_active(r->db, id);
-    if (!imx_db_ok(res)) {
-        imx_api_db_error(r, res);
-        PQclear(res);
+    struct imx_db_user_principal u;
+    enum imx_db_status st = imx_db_auth_user_active(r->db, id, &u);
+    if (st != IMX_DBS_OK && st != IMX_DBS_NOT_FOUND) {
+        imx_api_reply_db_fail(r, st);
         return -1;
     }
-    int ok = PQntuples(res) == 1;
+    int ok = st == IMX_DBS_OK;
     if (ok) {
         struct imx_principal *p = &e->principal;
         p->user_id = uid;
-        p->user_admin = strcmp(PQgetvalue(res, 0, 0), "t") == 0;
+        p->user_admin = u.admin;
         p->admin = p->user_admin;
         p->authenticated = true;
-        e->max_role = p->user_admin ? IMX_ROLE_ADMIN : (int)imx_role_parse(PQgetvalue(res, 0, 1));
+        e->max_role = p->user_admin ? IMX_ROLE_ADMIN : (int)imx_role_parse(u.max_role);
         e->expires_at = (time_t)INT64_MAX;
-        e->epoch = strtoll(PQgetvalue(res, 0, 2), NULL, 10);
+        e->epoch = u.epoch;
     }
-    PQclear(res);
     return ok;
 }
 
@@ -277,18 +274,18 @@ static int role_in(struct imx_req *r, int64_t team_id, enum imx_role *out, bool 
     char tid[24], uid[24];
     snprintf(tid, sizeof tid, "%lld", (long long)team_id);
     snprintf(uid, sizeof uid, "%lld", (long long)p->user_id);
-    PGresult *res = imx_db_auth_role_in_team(c, tid, uid);
-    if (!imx_db_ok(res)) {
+    char role[16];
+    enum imx_db_status st = imx_db_auth_role_in_team(c, tid, uid, role);
+    if (st != IMX_DBS_OK && st != IMX_DBS_NOT_FOUND) {
         if (reply)
-            imx_api_db_error(r, res);
+            imx_api_reply_db_fail(r, st);
         else
-            imx_error("request %s: role lookup failed: %s", r->request_id, imx_db_sqlstate(res));
-        PQclear(res);
+            imx_error("request %s: role lookup failed: %s", r->request_id,
+                      imx_db_last_fault(c)->sqlstate);
         return -1;
     }
-    if (PQntuples(res) == 1)
-        *out = cap(p, team_id, imx_role_parse(PQgetvalue(res, 0, 0)));
-    PQclear(res);
+    if (st == IMX_DBS_OK)
+        *out = cap(p, team_id, imx_role_parse(role));
     return 0;
 }
 
@@ -390,11 +387,11 @@ static const char *credential_key(struct imx_req *r, time_t now, bool *api, char
 }
 
 /* Lets r in with the principal cache's entry for its credential when the route takes one
- * (imx_route_epoch_auth) and admits it. */
+ * (struct imx_route, epoch_auth) and admits it. */
 static bool admitted_remembered(struct imx_req *r, time_t now)
 {
     struct imx_pcache_entry e;
-    if (!imx_auth_settings.read_cache || !imx_route_epoch_auth(r->route) ||
+    if (!imx_auth_settings.read_cache || !r->route->epoch_auth ||
         !imx_pcache_get(r->principal.cache_key, now, &e))
         return false;
     take_principal(r, &e, true);
@@ -477,7 +474,8 @@ enum imx_role imx_auth_role_slug(struct imx_req *r, const char *slug, int64_t *t
     struct imx_db_team_read t;
     enum imx_role role = IMX_ROLE_NONE;
     if (imx_db_auth_team_read(r->db, slug, uid, &t) != 0) {
-        imx_error("request %s: team lookup failed: %s", r->request_id, imx_db_sqlstate(t.res));
+        imx_error("request %s: team lookup failed: %s", r->request_id,
+                  imx_db_last_fault(r->db)->sqlstate);
     } else if (t.team_id) {
         *team_id = t.team_id;
         role = cap(&r->principal, t.team_id, imx_role_parse(t.role));
@@ -520,7 +518,7 @@ int64_t imx_auth_team_with(struct imx_req *r, const char *slug, enum imx_role mi
             return 0;
         snprintf(uid, sizeof uid, "%lld", (long long)r->principal.user_id);
         if (read(r->db, uid, cls, out) != 0) {
-            imx_api_db_error(r, out->res);
+            imx_api_db_fail(r);
             imx_db_team_read_free(out);
             return 0;
         }
@@ -587,14 +585,11 @@ int imx_audit(struct imx_req *r, const char *action, const char *resource, const
     snprintf(uid, sizeof uid, "%lld", (long long)p->user_id);
     snprintf(tid, sizeof tid, "%lld", (long long)p->token_id);
     char *text = detail ? json_dumps(detail, JSON_COMPACT) : NULL;
-    PGresult *res =
+    enum imx_db_status st =
         imx_db_audit_insert(r->db, p->authenticated ? uid : NULL, p->token_id ? tid : NULL, action,
                             resource, resource_id, r->request_id, text ? text : "{}");
     free(text);
-    if (!imx_db_ok(res))
-        return imx_db_tx_fail(r, res);
-    PQclear(res);
-    return 0;
+    return st == IMX_DBS_OK ? 0 : imx_api_tx_fail(r, st);
 }
 
 int imx_auth_confirm_now(struct imx_req *r)

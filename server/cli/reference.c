@@ -45,14 +45,11 @@ static char *read_file(const char *path, size_t *len, char *err, size_t errlen)
     return buf;
 }
 
-static void print_pg_error(const char *what, const PGresult *r)
+static void print_db_error(const char *what, const struct imx_db_fault *f)
 {
-    const char *msg = PQresultErrorField(r, PG_DIAG_MESSAGE_PRIMARY);
-    const char *detail = PQresultErrorField(r, PG_DIAG_MESSAGE_DETAIL);
-    const char *state = PQresultErrorField(r, PG_DIAG_SQLSTATE);
     fprintf(stderr, "reference %s: %s%s%s (SQLSTATE %s); nothing was changed\n", what,
-            msg ? msg : "the database failed", detail ? ": " : "", detail ? detail : "",
-            state ? state : "none");
+            f->message[0] ? f->message : "the database failed", f->detail[0] ? ": " : "", f->detail,
+            f->sqlstate[0] ? f->sqlstate : "none");
 }
 
 /* Reads DIR's CSV files into {"gpu": "csv text", ...} and names the data version: DIR/VERSION's
@@ -137,15 +134,14 @@ static int import(struct imx_db_conn *c, const char *dir, bool dry_run)
         return 1;
     }
     json_t *out = NULL;
-    PGresult *failed = NULL;
+    struct imx_db_fault failed;
     int rc = imx_refimp_run(c, parsed, version, NULL, NULL, today, &out, &failed, err, sizeof err);
     json_decref(parsed);
     if (rc != 0) {
-        if (failed)
-            print_pg_error("import", failed);
+        if (failed.status != IMX_DBS_OK)
+            print_db_error("import", &failed);
         else
             fprintf(stderr, "reference import: %s; nothing was changed\n", err);
-        PQclear(failed);
     }
     if (rc == 0 && !dry_run && imx_db_command(c, "COMMIT") != 0) {
         fprintf(stderr, "reference import: the commit failed; nothing was changed\n");
@@ -169,13 +165,14 @@ static int export_one(struct imx_db_conn *c, const char *dir, const char *table)
 {
     char name[64], path[4096];
     snprintf(name, sizeof name, "ref_%s", table);
-    PGresult *r = imx_db_ref_export(c, name);
-    json_t *doc = imx_db_ok(r) ? json_loads(PQgetvalue(r, 0, 0), 0, NULL) : NULL;
-    if (!doc)
-        print_pg_error("export", r);
-    PQclear(r);
-    if (!doc)
+    struct imx_db_json j;
+    enum imx_db_status st = imx_db_ref_export(c, name, &j);
+    json_t *doc = st == IMX_DBS_OK ? json_loadb(j.text, j.len, 0, NULL) : NULL;
+    imx_db_json_free(&j);
+    if (!doc) {
+        print_db_error("export", imx_db_last_fault(c));
         return -1;
+    }
     snprintf(path, sizeof path, "%s/%s.csv", dir, table);
     FILE *f = fopen(path, "w");
     char *line = malloc(LINE_MAX_SIZE);

@@ -74,24 +74,31 @@ static PGresult *exec_long(struct imx_db_conn *c, struct imx_db_stmt *stmt, cons
     return imx_db_exec(c, stmt, p);
 }
 
-PGresult *imx_db_advisory_publish(struct imx_db_conn *c, const char *doc, const char *user_id,
-                                  const char *revision)
+enum imx_db_status imx_db_advisory_publish(struct imx_db_conn *c, const char *doc,
+                                           const char *user_id, const char *revision,
+                                           struct imx_db_json *outcome)
 {
     const char *p[] = { doc, user_id, revision };
-    return exec_long(c, &q_publish, p);
+    return imx_db_json_take(exec_long(c, &q_publish, p), 0, outcome);
 }
 
-PGresult *imx_db_advisory_withdraw(struct imx_db_conn *c, const char *id, const char *reason,
-                                   const char *revision)
+enum imx_db_status imx_db_advisory_withdraw(struct imx_db_conn *c, const char *id,
+                                            const char *reason, const char *revision,
+                                            struct imx_db_json *outcome)
 {
     const char *p[] = { id, reason, revision };
-    return exec_long(c, &q_withdraw, p);
+    return imx_db_json_take(exec_long(c, &q_withdraw, p), 0, outcome);
 }
 
-PGresult *imx_db_advisory_get(struct imx_db_conn *c, const char *id)
+enum imx_db_status imx_db_advisory_get(struct imx_db_conn *c, const char *id, char revision[24],
+                                       struct imx_db_json *doc)
 {
     const char *p[] = { id };
-    return imx_db_exec(c, &q_get, p);
+    PGresult *res = imx_db_exec(c, &q_get, p);
+    revision[0] = '\0';
+    if (imx_db_ok(res) && PQntuples(res) == 1)
+        snprintf(revision, 24, "%s", PQgetvalue(res, 0, 1));
+    return imx_db_json_take(res, 0, doc);
 }
 
 IMX_DB_STMT(q_affected_rows, 3,
@@ -106,33 +113,41 @@ IMX_DB_STMT(q_affected_rows, 3,
             " ($2::json->>1)::timestamptz, ($2::json->>2)::bigint))"
             " ORDER BY i.family, i.published_at, i.id LIMIT $3::int");
 
-PGresult *imx_db_advisory_affected_rows(struct imx_db_conn *c, const char *id, const char *after,
-                                        const char *limit)
+enum imx_db_status imx_db_advisory_affected_rows(struct imx_db_conn *c, const char *id,
+                                                 const char *after, const char *limit,
+                                                 struct imx_db_page *out)
 {
     const char *p[] = { id, after, limit };
-    return imx_db_exec(c, &q_affected_rows, p);
+    return imx_db_page_take(imx_db_exec(c, &q_affected_rows, p), out);
 }
 
-PGresult *imx_db_advisory_affected(struct imx_db_conn *c, const char *id,
-                                   const char *const after[3], const char *limit)
+enum imx_db_status imx_db_advisory_affected(struct imx_db_conn *c, const char *id,
+                                            const char *const after[3], const char *limit,
+                                            struct imx_db_page *out)
 {
     const char *p[] = { id, after[0], after[1], after[2], limit };
-    return imx_db_exec(c, &q_affected, p);
+    return imx_db_page_take(imx_db_exec(c, &q_affected, p), out);
 }
 
-PGresult *imx_db_advisory_list(struct imx_db_conn *c, const struct imx_db_advisory_filter *f,
-                               bool by_risk, const char *after_a, const char *after_b,
-                               const char *limit)
+enum imx_db_status imx_db_advisory_list(struct imx_db_conn *c,
+                                        const struct imx_db_advisory_filter *f, bool by_risk,
+                                        const char *after_a, const char *after_b, const char *limit,
+                                        struct imx_db_page *out)
 {
     const char *p[] = { f->component, f->severity, f->from, f->to,  f->cve,
                         after_a,      after_b,     limit,   f->kev, f->min_epss };
-    return imx_db_exec(c, by_risk ? &q_list_risk : &q_list, p);
+    return imx_db_page_take(imx_db_exec(c, by_risk ? &q_list_risk : &q_list, p), out);
 }
 
-PGresult *imx_db_image_patch(struct imx_db_conn *c, const char *image_id)
+enum imx_db_status imx_db_image_patch(struct imx_db_conn *c, const char *image_id,
+                                      struct imx_db_json *doc, long long *epoch)
 {
     const char *p[] = { image_id };
-    return imx_db_exec(c, &q_image_patch, p);
+    PGresult *res = imx_db_exec(c, &q_image_patch, p);
+    *epoch = -1;
+    if (imx_db_ok(res) && PQntuples(res) == 1 && PQnfields(res) >= 2)
+        *epoch = strtoll(PQgetvalue(res, 0, 1), NULL, 10);
+    return imx_db_json_take(res, 0, doc);
 }
 
 /* Patch reads, coalesced (db/read_batch.c): for each waiter, in their order, the auth epoch and

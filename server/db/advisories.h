@@ -24,34 +24,40 @@ void imx_db_advisory_set_timeout(unsigned ms);
  * replaces every range. One row: JSON {"outcome": "created" | "revised" | "not_found" |
  * "withdrawn" | "stale", "revision", "affected_images", "patch_status_changed", "patch_events"}.
  * The affected images' patch statuses, pins and patch.available events follow in the same
- * statement. 23505: the id exists (publish); class 22: a bad value. */
-PGresult *imx_db_advisory_publish(struct imx_db_conn *c, const char *doc, const char *user_id,
-                                  const char *revision);
+ * statement -> that JSON in outcome. IMX_DBS_CONFLICT: the id exists (publish); cause
+ * IMX_DBC_VALUE: a bad value. */
+enum imx_db_status imx_db_advisory_publish(struct imx_db_conn *c, const char *doc,
+                                           const char *user_id, const char *revision,
+                                           struct imx_db_json *outcome);
 
 /* Withdraws advisory id (reason may be NULL; revision NULL: any). One row: JSON {"outcome":
  * "withdrawn" | "not_found" | "already_withdrawn" | "stale", "revision", "patch_status_changed"}.
  */
-PGresult *imx_db_advisory_withdraw(struct imx_db_conn *c, const char *id, const char *reason,
-                                   const char *revision);
+enum imx_db_status imx_db_advisory_withdraw(struct imx_db_conn *c, const char *id,
+                                            const char *reason, const char *revision,
+                                            struct imx_db_json *outcome);
 
 /* One advisory -> JSON {id, title, published, severity, cvss, cves, url, source, created_at,
  * revision, updated_at, withdrawn_at, withdrawn_reason, affected:[{component, range, fixed}],
- * affected_images}, revision (no row when no such id). */
-PGresult *imx_db_advisory_get(struct imx_db_conn *c, const char *id);
+ * affected_images} in doc, and its revision (IMX_DBS_NOT_FOUND: no such id). */
+enum imx_db_status imx_db_advisory_get(struct imx_db_conn *c, const char *id, char revision[24],
+                                       struct imx_db_json *doc);
 
 /* One page of the images it affects, in (family, published_at, id) order after the key after
  * (family, published_at, id as text; all NULL: from the first), at most limit -> JSON {advisory,
  * families:[{family, images:[{id, version, status, patch_status, published_at, fixed_by:{id,
  * family, version}|null}]}]}, and the last image's key as a JSON array when more follow (else
- * NULL); no row: no such id. */
-PGresult *imx_db_advisory_affected(struct imx_db_conn *c, const char *id,
-                                   const char *const after[3], const char *limit);
+ * NULL), as a page of one row (imx_api_reply_doc_page); no row: no such id. */
+enum imx_db_status imx_db_advisory_affected(struct imx_db_conn *c, const char *id,
+                                            const char *const after[3], const char *limit,
+                                            struct imx_db_page *out);
 
 /* The same images one a row, for an export: (key, image JSON with its advisory and family) in
  * (family, published_at, id) order after the key after (a previous row's column 0; NULL: from the
  * first), at most limit rows. */
-PGresult *imx_db_advisory_affected_rows(struct imx_db_conn *c, const char *id, const char *after,
-                                        const char *limit);
+enum imx_db_status imx_db_advisory_affected_rows(struct imx_db_conn *c, const char *id,
+                                                 const char *after, const char *limit,
+                                                 struct imx_db_page *out);
 
 /* Search filters (NULL: none): component (an affected range names it), severity, published on
  * or after from / on or before to (YYYY-MM-DD), cve (listed), kev ("true": one of its CVEs is in
@@ -60,18 +66,20 @@ struct imx_db_advisory_filter {
     const char *component, *severity, *from, *to, *cve, *kev, *min_epss;
 };
 
-/* Search -> rows (key columns, advisory JSON), at most limit + 1 (the extra one says a next page
- * exists). Newest first, keyed (published, id): after_a + after_b from the last row of the
+/* Search -> a page of (key columns, advisory JSON), at most limit + 1 (the extra one says a next
+ * page exists). Newest first, keyed (published, id): after_a + after_b from the last row of the
  * previous page; or by_risk, in the KEV catalog first, then by EPSS, keyed by one text column
  * (after_a; after_b NULL). */
-PGresult *imx_db_advisory_list(struct imx_db_conn *c, const struct imx_db_advisory_filter *f,
-                               bool by_risk, const char *after_a, const char *after_b,
-                               const char *limit);
+enum imx_db_status imx_db_advisory_list(struct imx_db_conn *c,
+                                        const struct imx_db_advisory_filter *f, bool by_risk,
+                                        const char *after_a, const char *after_b, const char *limit,
+                                        struct imx_db_page *out);
 
 /* GET /v1/images/{id}/patch -> JSON {image_id, family, version, status, advisories:[{id, title,
  * severity, cves, fixed_by:{id, family, version}|null, still_open_in_fix:[advisory ids]}]} (NULL:
- * no such image). */
-PGresult *imx_db_image_patch(struct imx_db_conn *c, const char *image_id);
+ * no such image: IMX_DBS_NOT_FOUND), with the auth epoch it was read at. */
+enum imx_db_status imx_db_image_patch(struct imx_db_conn *c, const char *image_id,
+                                      struct imx_db_json *doc, long long *epoch);
 /* The same document read by a statement shared with the other patch reads waiting
  * (db/read_batch.c): the caller holds no connection meanwhile. IMX_DBS_OK with *out filled (json
  * borrowed from out->owner until imx_db_batch_unref), IMX_DBS_NOT_FOUND (no such image; epoch

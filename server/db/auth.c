@@ -2,6 +2,7 @@
  * and the audit log. */
 #include "db/auth.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,10 +16,48 @@ IMX_DB_STMT(q_api_token, 1,
             " WHERE t.token_hash = $1 AND t.revoked_at IS NULL AND t.expires_at > now()"
             " AND u.disabled_at IS NULL");
 
-PGresult *imx_db_auth_api_token(struct imx_db_conn *c, const char *token_hash)
+/* Copies column col of row 0 into out (len bytes), "" for SQL NULL. */
+static void text_at(const PGresult *res, int col, char *out, size_t len)
+{
+    snprintf(out, len, "%s", PQgetisnull(res, 0, col) ? "" : PQgetvalue(res, 0, col));
+}
+
+/* The status of a one-row read: OK with a row, NOT_FOUND without one, or the failure. */
+static enum imx_db_status one_row(const PGresult *res)
+{
+    enum imx_db_status st = imx_db_status_of(res);
+    return st == IMX_DBS_OK && PQntuples(res) == 0 ? IMX_DBS_NOT_FOUND : st;
+}
+
+/* A row of (id, JSON text): the id into *id, the JSON into out (stolen res). */
+static enum imx_db_status id_and_json(PGresult *res, int64_t *id, struct imx_db_json *out)
+{
+    *id = 0;
+    if (one_row(res) == IMX_DBS_OK)
+        *id = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
+    return imx_db_json_take(res, 1, out);
+}
+
+enum imx_db_status imx_db_auth_api_token(struct imx_db_conn *c, const char *token_hash,
+                                         struct imx_db_token_principal *out)
 {
     const char *p[] = { token_hash };
-    return imx_db_exec(c, &q_api_token, p);
+    memset(out, 0, sizeof *out);
+    PGresult *res = imx_db_exec(c, &q_api_token, p);
+    enum imx_db_status st = one_row(res);
+    if (st == IMX_DBS_OK) {
+        out->token_id = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
+        out->user_id = strtoll(PQgetvalue(res, 0, 1), NULL, 10);
+        out->team_id = strtoll(PQgetvalue(res, 0, 2), NULL, 10);
+        text_at(res, 3, out->token_role, sizeof out->token_role);
+        out->user_admin = strcmp(PQgetvalue(res, 0, 4), "t") == 0;
+        text_at(res, 5, out->member_role, sizeof out->member_role);
+        out->expires_at = strtoll(PQgetvalue(res, 0, 6), NULL, 10);
+        out->epoch = strtoll(PQgetvalue(res, 0, 7), NULL, 10);
+        text_at(res, 8, out->scope, sizeof out->scope);
+    }
+    PQclear(res);
+    return st;
 }
 
 /* A signed-in user: admin flag, highest team role and the auth epoch it was read at. */
@@ -27,10 +66,20 @@ IMX_DB_STMT(q_user_active, 1,
             " WHERE m.user_id = u.id), (SELECT n FROM auth_epoch)"
             " FROM users u WHERE u.id = $1::bigint AND u.disabled_at IS NULL");
 
-PGresult *imx_db_auth_user_active(struct imx_db_conn *c, const char *user_id)
+enum imx_db_status imx_db_auth_user_active(struct imx_db_conn *c, const char *user_id,
+                                           struct imx_db_user_principal *out)
 {
     const char *p[] = { user_id };
-    return imx_db_exec(c, &q_user_active, p);
+    memset(out, 0, sizeof *out);
+    PGresult *res = imx_db_exec(c, &q_user_active, p);
+    enum imx_db_status st = one_row(res);
+    if (st == IMX_DBS_OK) {
+        out->admin = strcmp(PQgetvalue(res, 0, 0), "t") == 0;
+        text_at(res, 1, out->max_role, sizeof out->max_role);
+        out->epoch = strtoll(PQgetvalue(res, 0, 2), NULL, 10);
+    }
+    PQclear(res);
+    return st;
 }
 
 IMX_DB_STMT(q_epoch, 0, "SELECT n FROM auth_epoch");
@@ -45,33 +94,20 @@ int imx_db_auth_epoch(struct imx_db_conn *c, long long *epoch)
     return rc;
 }
 
-IMX_DB_STMT(q_login_user, 1,
-            "SELECT id, password_hash FROM users WHERE lower(email) = lower($1) "
-            "AND disabled_at IS NULL");
-
-PGresult *imx_db_auth_login_user(struct imx_db_conn *c, const char *email)
-{
-    const char *p[] = { email };
-    return imx_db_exec(c, &q_login_user, p);
-}
-
 IMX_DB_STMT(q_bootstrap, 2,
             "INSERT INTO users (email, display_name, password_hash, is_admin) "
             "SELECT $1, 'Administrator', $2, true WHERE NOT EXISTS (SELECT 1 FROM users) "
             "ON CONFLICT DO NOTHING RETURNING id");
 
-PGresult *imx_db_auth_bootstrap(struct imx_db_conn *c, const char *email, const char *hash)
+enum imx_db_status imx_db_auth_bootstrap(struct imx_db_conn *c, const char *email, const char *hash,
+                                         bool *created)
 {
     const char *p[] = { email, hash };
-    return imx_db_exec(c, &q_bootstrap, p);
-}
-
-IMX_DB_STMT(q_max_role, 1, "SELECT max(role)::text FROM memberships WHERE user_id = $1::bigint");
-
-PGresult *imx_db_auth_max_role(struct imx_db_conn *c, const char *user_id)
-{
-    const char *p[] = { user_id };
-    return imx_db_exec(c, &q_max_role, p);
+    PGresult *res = imx_db_exec(c, &q_bootstrap, p);
+    enum imx_db_status st = imx_db_status_of(res);
+    *created = st == IMX_DBS_OK && PQntuples(res) == 1;
+    PQclear(res);
+    return st;
 }
 
 /* Always one row: the auth epoch, the team's id (NULL when there is none) and the user's role
@@ -92,6 +128,11 @@ int imx_db_team_read_take(PGresult *res, struct imx_db_team_read *t)
     return 0;
 }
 
+struct imx_db_rows imx_db_team_read_rows(const struct imx_db_team_read *t)
+{
+    return imx_db_rows_all(t->res);
+}
+
 void imx_db_team_read_free(struct imx_db_team_read *t)
 {
     PQclear(t->res);
@@ -108,10 +149,17 @@ int imx_db_auth_team_read(struct imx_db_conn *c, const char *slug, const char *u
 IMX_DB_STMT(q_role_in_team, 2,
             "SELECT role FROM memberships WHERE team_id = $1::bigint AND user_id = $2::bigint");
 
-PGresult *imx_db_auth_role_in_team(struct imx_db_conn *c, const char *team_id, const char *user_id)
+enum imx_db_status imx_db_auth_role_in_team(struct imx_db_conn *c, const char *team_id,
+                                            const char *user_id, char role[16])
 {
     const char *p[] = { team_id, user_id };
-    return imx_db_exec(c, &q_role_in_team, p);
+    PGresult *res = imx_db_exec(c, &q_role_in_team, p);
+    enum imx_db_status st = one_row(res);
+    role[0] = '\0';
+    if (st == IMX_DBS_OK)
+        text_at(res, 0, role, 16);
+    PQclear(res);
+    return st;
 }
 
 /* One attempt counted for both keys in one INSERT, which locks its rows in VALUES order (the
@@ -131,29 +179,44 @@ IMX_DB_STMT(q_throttle_take, 6,
             "+ make_interval(secs => $3::int) - now())))::int END), 0), "
             "(SELECT id FROM u), (SELECT password_hash FROM u) FROM t");
 
-PGresult *imx_db_throttle_take(struct imx_db_conn *c, const char *email_key, const char *ip_key,
-                               const char *window_s, const char *max_email, const char *max_ip,
-                               const char *email)
+enum imx_db_status imx_db_throttle_take(struct imx_db_conn *c, const char *email_key,
+                                        const char *ip_key, const char *window_s,
+                                        const char *max_email, const char *max_ip,
+                                        const char *email, struct imx_db_throttle *out)
 {
     const char *p[] = { email_key, ip_key, window_s, max_email, max_ip, email };
-    return imx_db_exec(c, &q_throttle_take, p);
+    memset(out, 0, sizeof *out);
+    PGresult *res = imx_db_exec(c, &q_throttle_take, p);
+    enum imx_db_status st = one_row(res);
+    if (st == IMX_DBS_OK) {
+        out->wait_s = strtol(PQgetvalue(res, 0, 0), NULL, 10);
+        out->known = !PQgetisnull(res, 0, 1);
+        if (out->known) {
+            out->user_id = strtoll(PQgetvalue(res, 0, 1), NULL, 10);
+            out->password_hash = strdup(PQgetvalue(res, 0, 2));
+            if (!out->password_hash)
+                st = IMX_DBS_ERROR;
+        }
+    }
+    PQclear(res);
+    return st;
 }
 
 IMX_DB_STMT(q_throttle_clear, 1, "DELETE FROM login_throttle WHERE key = $1");
 
-PGresult *imx_db_throttle_clear(struct imx_db_conn *c, const char *key)
+enum imx_db_status imx_db_throttle_clear(struct imx_db_conn *c, const char *key)
 {
     const char *p[] = { key };
-    return imx_db_exec(c, &q_throttle_clear, p);
+    return imx_db_done(imx_db_exec(c, &q_throttle_clear, p));
 }
 
 IMX_DB_STMT(q_throttle_give_back, 1,
             "UPDATE login_throttle SET failures = greatest(failures - 1, 0) WHERE key = $1");
 
-PGresult *imx_db_throttle_give_back(struct imx_db_conn *c, const char *key)
+enum imx_db_status imx_db_throttle_give_back(struct imx_db_conn *c, const char *key)
 {
     const char *p[] = { key };
-    return imx_db_exec(c, &q_throttle_give_back, p);
+    return imx_db_done(imx_db_exec(c, &q_throttle_give_back, p));
 }
 
 #define USER_JSON                                                                                  \
@@ -164,11 +227,12 @@ IMX_DB_STMT(q_user_create, 4,
             "WITH u AS (INSERT INTO users (email, display_name, password_hash, is_admin) "
             "VALUES ($1, $2, $3, $4::boolean) RETURNING *) SELECT u.id, " USER_JSON " FROM u");
 
-PGresult *imx_db_user_create(struct imx_db_conn *c, const char *email, const char *display_name,
-                             const char *hash, const char *is_admin)
+enum imx_db_status imx_db_user_create(struct imx_db_conn *c, const char *email,
+                                      const char *display_name, const char *hash,
+                                      const char *is_admin, int64_t *id, struct imx_db_json *user)
 {
     const char *p[] = { email, display_name, hash, is_admin };
-    return imx_db_exec(c, &q_user_create, p);
+    return id_and_json(imx_db_exec(c, &q_user_create, p), id, user);
 }
 
 IMX_DB_STMT(q_user_me, 3,
@@ -179,11 +243,12 @@ IMX_DB_STMT(q_user_me, 3,
             "WHERE m.user_id = u.id AND ($2::bigint IS NULL OR t.id = $2::bigint)), '[]'::jsonb)) "
             "FROM users u WHERE u.id = $1::bigint");
 
-PGresult *imx_db_user_me(struct imx_db_conn *c, const char *user_id, const char *token_team,
-                         const char *token_role)
+enum imx_db_status imx_db_user_me(struct imx_db_conn *c, const char *user_id,
+                                  const char *token_team, const char *token_role,
+                                  struct imx_db_json *out)
 {
     const char *p[] = { user_id, token_team, token_role };
-    return imx_db_exec(c, &q_user_me, p);
+    return imx_db_json_take(imx_db_exec(c, &q_user_me, p), 0, out);
 }
 
 #define TEAM_JSON "json_build_object('slug', t.slug, 'name', t.name, 'created_at', t.created_at)"
@@ -192,10 +257,11 @@ IMX_DB_STMT(q_team_create, 2,
             "WITH t AS (INSERT INTO teams (slug, name) VALUES ($1, $2) RETURNING *) "
             "SELECT t.id, " TEAM_JSON " FROM t");
 
-PGresult *imx_db_team_create(struct imx_db_conn *c, const char *slug, const char *name)
+enum imx_db_status imx_db_team_create(struct imx_db_conn *c, const char *slug, const char *name,
+                                      struct imx_db_json *team)
 {
     const char *p[] = { slug, name };
-    return imx_db_exec(c, &q_team_create, p);
+    return imx_db_json_take(imx_db_exec(c, &q_team_create, p), 1, team);
 }
 
 IMX_DB_STMT(q_team_list, 5,
@@ -207,11 +273,12 @@ IMX_DB_STMT(q_team_list, 5,
             "AND ($2::bigint IS NULL OR t.id = $2::bigint) "
             "AND ($4::text IS NULL OR t.slug > $4::text) ORDER BY t.slug LIMIT $5::int + 1");
 
-PGresult *imx_db_team_list(struct imx_db_conn *c, const char *user_id, const char *only_team,
-                           const char *all, const char *after_slug, const char *limit)
+enum imx_db_status imx_db_team_list(struct imx_db_conn *c, const char *user_id,
+                                    const char *only_team, const char *all, const char *after_slug,
+                                    const char *limit, struct imx_db_page *out)
 {
     const char *p[] = { user_id, only_team, all, after_slug, limit };
-    return imx_db_exec(c, &q_team_list, p);
+    return imx_db_page_take(imx_db_exec(c, &q_team_list, p), out);
 }
 
 IMX_DB_STMT(q_team_get, 1,
@@ -221,10 +288,11 @@ IMX_DB_STMT(q_team_get, 1,
             "JOIN users u ON u.id = m.user_id WHERE m.team_id = t.id), '[]'::jsonb)) "
             "FROM teams t WHERE t.id = $1::bigint");
 
-PGresult *imx_db_team_get(struct imx_db_conn *c, const char *team_id)
+enum imx_db_status imx_db_team_get(struct imx_db_conn *c, const char *team_id,
+                                   struct imx_db_json *out)
 {
     const char *p[] = { team_id };
-    return imx_db_exec(c, &q_team_get, p);
+    return imx_db_json_take(imx_db_exec(c, &q_team_get, p), 0, out);
 }
 
 IMX_DB_STMT(q_member_put, 3,
@@ -234,21 +302,28 @@ IMX_DB_STMT(q_member_put, 3,
             "SELECT json_build_object('team', t.slug, 'email', u.email, 'role', m.role) "
             "FROM m JOIN users u ON u.id = m.user_id JOIN teams t ON t.id = m.team_id");
 
-PGresult *imx_db_member_put(struct imx_db_conn *c, const char *team_id, const char *email,
-                            const char *role)
+enum imx_db_status imx_db_member_put(struct imx_db_conn *c, const char *team_id, const char *email,
+                                     const char *role, struct imx_db_json *out)
 {
     const char *p[] = { team_id, email, role };
-    return imx_db_exec(c, &q_member_put, p);
+    return imx_db_json_take(imx_db_exec(c, &q_member_put, p), 0, out);
 }
 
 IMX_DB_STMT(q_member_delete, 2,
             "DELETE FROM memberships m USING users u WHERE m.team_id = $1::bigint "
             "AND m.user_id = u.id AND lower(u.email) = lower($2) RETURNING m.user_id, m.role");
 
-PGresult *imx_db_member_delete(struct imx_db_conn *c, const char *team_id, const char *email)
+enum imx_db_status imx_db_member_delete(struct imx_db_conn *c, const char *team_id,
+                                        const char *email, char old_role[16])
 {
     const char *p[] = { team_id, email };
-    return imx_db_exec(c, &q_member_delete, p);
+    PGresult *res = imx_db_exec(c, &q_member_delete, p);
+    enum imx_db_status st = one_row(res);
+    old_role[0] = '\0';
+    if (st == IMX_DBS_OK)
+        text_at(res, 1, old_role, 16);
+    PQclear(res);
+    return st;
 }
 
 #define TOKEN_JSON                                                                                 \
@@ -262,12 +337,13 @@ IMX_DB_STMT(q_token_create, 7,
             "now() + make_interval(days => $6::int), coalesce($7::text, 'api')) RETURNING *) "
             "SELECT k.id, " TOKEN_JSON " FROM k JOIN teams t ON t.id = k.team_id");
 
-PGresult *imx_db_token_create(struct imx_db_conn *c, const char *user_id, const char *team_id,
-                              const char *name, const char *role, const char *hash,
-                              const char *days, const char *scope)
+enum imx_db_status imx_db_token_create(struct imx_db_conn *c, const char *user_id,
+                                       const char *team_id, const char *name, const char *role,
+                                       const char *hash, const char *days, const char *scope,
+                                       int64_t *id, struct imx_db_json *token)
 {
     const char *p[] = { user_id, team_id, name, role, hash, days, scope };
-    return imx_db_exec(c, &q_token_create, p);
+    return id_and_json(imx_db_exec(c, &q_token_create, p), id, token);
 }
 
 /* The user's lock serialises token creations, so two at once cannot both take the last place. */
@@ -281,17 +357,19 @@ IMX_DB_STMT(q_token_active_counts, 2,
             " FROM (SELECT pg_advisory_xact_lock(hashtextextended('token-quota:' || $1, 0)),"
             "  pg_advisory_xact_lock(hashtextextended('token-team-quota:' || $2, 0))) l");
 
-PGresult *imx_db_token_active_counts(struct imx_db_conn *c, const char *user_id,
-                                     const char *team_id, long long *of_user, long long *of_team)
+enum imx_db_status imx_db_token_active_counts(struct imx_db_conn *c, const char *user_id,
+                                              const char *team_id, long long *of_user,
+                                              long long *of_team)
 {
     const char *p[] = { user_id, team_id };
     PGresult *res = imx_db_exec(c, &q_token_active_counts, p);
-    if (!imx_db_ok(res) || PQntuples(res) != 1)
-        return res;
-    *of_user = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
-    *of_team = strtoll(PQgetvalue(res, 0, 1), NULL, 10);
+    enum imx_db_status st = one_row(res);
+    if (st == IMX_DBS_OK) {
+        *of_user = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
+        *of_team = strtoll(PQgetvalue(res, 0, 1), NULL, 10);
+    }
     PQclear(res);
-    return NULL;
+    return st;
 }
 
 IMX_DB_STMT(q_token_list, 3,
@@ -300,11 +378,12 @@ IMX_DB_STMT(q_token_list, 3,
             " ORDER BY id DESC LIMIT $3::int + 1) k JOIN teams t ON t.id = k.team_id"
             " ORDER BY k.id DESC");
 
-PGresult *imx_db_token_list(struct imx_db_conn *c, const char *user_id, const char *before_id,
-                            const char *limit)
+enum imx_db_status imx_db_token_list(struct imx_db_conn *c, const char *user_id,
+                                     const char *before_id, const char *limit,
+                                     struct imx_db_page *out)
 {
     const char *p[] = { user_id, before_id, limit };
-    return imx_db_exec(c, &q_token_list, p);
+    return imx_db_page_take(imx_db_exec(c, &q_token_list, p), out);
 }
 
 IMX_DB_STMT(q_token_revoke, 2,
@@ -312,22 +391,26 @@ IMX_DB_STMT(q_token_revoke, 2,
             "WHERE id = $1::bigint AND ($2::bigint IS NULL OR user_id = $2::bigint) "
             "RETURNING id, team_id");
 
-PGresult *imx_db_token_revoke(struct imx_db_conn *c, const char *id, const char *user_id)
+enum imx_db_status imx_db_token_revoke(struct imx_db_conn *c, const char *id, const char *user_id)
 {
     const char *p[] = { id, user_id };
-    return imx_db_exec(c, &q_token_revoke, p);
+    PGresult *res = imx_db_exec(c, &q_token_revoke, p);
+    enum imx_db_status st = one_row(res);
+    PQclear(res);
+    return st;
 }
 
 IMX_DB_STMT(q_audit_insert, 7,
             "INSERT INTO audit_log (actor_user_id, actor_token_id, action, resource, resource_id, "
             "request_id, detail) VALUES ($1::bigint, $2::bigint, $3, $4, $5, $6, $7::jsonb)");
 
-PGresult *imx_db_audit_insert(struct imx_db_conn *c, const char *user_id, const char *token_id,
-                              const char *action, const char *resource, const char *resource_id,
-                              const char *request_id, const char *detail)
+enum imx_db_status imx_db_audit_insert(struct imx_db_conn *c, const char *user_id,
+                                       const char *token_id, const char *action,
+                                       const char *resource, const char *resource_id,
+                                       const char *request_id, const char *detail)
 {
     const char *p[] = { user_id, token_id, action, resource, resource_id, request_id, detail };
-    return imx_db_exec(c, &q_audit_insert, p);
+    return imx_db_done(imx_db_exec(c, &q_audit_insert, p));
 }
 
 /* A detail over 4 KiB (a request body can be 1 MiB) is listed as {truncated, bytes}, so a page of
@@ -345,10 +428,10 @@ IMX_DB_STMT(q_audit_list, 6,
             "AND ($4::timestamptz IS NULL OR a.at >= $4::timestamptz) "
             "AND ($5::bigint IS NULL OR a.id < $5::bigint) ORDER BY a.id DESC LIMIT $6::int + 1");
 
-PGresult *imx_db_audit_list(struct imx_db_conn *c, const char *actor, const char *resource,
-                            const char *action, const char *since, const char *before_id,
-                            const char *limit)
+enum imx_db_status imx_db_audit_list(struct imx_db_conn *c, const char *actor, const char *resource,
+                                     const char *action, const char *since, const char *before_id,
+                                     const char *limit, struct imx_db_page *out)
 {
     const char *p[] = { actor, resource, action, since, before_id, limit };
-    return imx_db_exec(c, &q_audit_list, p);
+    return imx_db_page_take(imx_db_exec(c, &q_audit_list, p), out);
 }

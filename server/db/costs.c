@@ -29,13 +29,14 @@ IMX_DB_STMT(
     " ORDER BY t.provider, t.family, t.gpu_count, t.vcpus, t.instance_type"
     " LIMIT $9::int + 1");
 
-PGresult *imx_db_instance_type_list(struct imx_db_conn *c, const char *provider, const char *gpu,
-                                    const char *family, const char *const after[5],
-                                    const char *limit)
+enum imx_db_status imx_db_instance_type_list(struct imx_db_conn *c, const char *provider,
+                                             const char *gpu, const char *family,
+                                             const char *const after[5], const char *limit,
+                                             struct imx_db_page *out)
 {
     const char *p[] = { provider, gpu,      family,   after[0], after[1],
                         after[2], after[3], after[4], limit };
-    return imx_db_exec(c, &q_type_list, p);
+    return imx_db_page_take(imx_db_exec(c, &q_type_list, p), out);
 }
 
 IMX_DB_STMT(q_type_get, 2,
@@ -47,10 +48,11 @@ IMX_DB_STMT(q_type_get, 2,
             "  FROM instance_type_prices p WHERE p.provider = $1 AND p.instance_type = $2)))::text"
             " FROM ref_instance_type t WHERE t.provider = $1 AND t.instance_type = $2");
 
-PGresult *imx_db_instance_type_get(struct imx_db_conn *c, const char *provider, const char *type)
+enum imx_db_status imx_db_instance_type_get(struct imx_db_conn *c, const char *provider,
+                                            const char *type, struct imx_db_json *out)
 {
     const char *p[] = { provider, type };
-    return imx_db_exec(c, &q_type_get, p);
+    return imx_db_json_take(imx_db_exec(c, &q_type_get, p), 0, out);
 }
 
 IMX_DB_STMT(q_type_put, 11,
@@ -69,15 +71,23 @@ IMX_DB_STMT(q_type_put, 11,
             " status_detail = EXCLUDED.status_detail, source = coalesce($10, t.source)"
             " WHERE $11::bool RETURNING t.provider, t.instance_type, (xmax = 0)::text");
 
-PGresult *imx_db_instance_type_put(struct imx_db_conn *c, const char *provider, const char *type,
-                                   const char *gpu_model, const char *gpu_count,
-                                   const char *gpu_memory_gib, const char *vcpus,
-                                   const char *memory_gib, const char *host_arch,
-                                   const char *region, const char *source, const char *replace)
+enum imx_db_status imx_db_instance_type_put(struct imx_db_conn *c, const char *provider,
+                                            const char *type, const char *gpu_model,
+                                            const char *gpu_count, const char *gpu_memory_gib,
+                                            const char *vcpus, const char *memory_gib,
+                                            const char *host_arch, const char *region,
+                                            const char *source, const char *replace, bool *created)
 {
     const char *p[] = { provider,   type,      gpu_model, gpu_count, gpu_memory_gib, vcpus,
                         memory_gib, host_arch, region,    source,    replace };
-    return imx_db_exec(c, &q_type_put, p);
+    PGresult *res = imx_db_exec(c, &q_type_put, p);
+    enum imx_db_status st = imx_db_status_of(res);
+    /* No row: it exists and replace was false. */
+    if (st == IMX_DBS_OK && PQntuples(res) == 0)
+        st = IMX_DBS_CONFLICT;
+    *created = st == IMX_DBS_OK && strcmp(PQgetvalue(res, 0, 2), "true") == 0;
+    PQclear(res);
+    return st;
 }
 
 IMX_DB_STMT(q_price_add, 8,
@@ -89,33 +99,38 @@ IMX_DB_STMT(q_price_add, 8,
             " 'pricing', pricing, 'region', region, 'price_per_hour', price_per_hour,"
             " 'currency', currency, 'valid_from', valid_from, 'source', source)::text");
 
-PGresult *imx_db_instance_price_add(struct imx_db_conn *c, const char *provider, const char *type,
-                                    const char *pricing, const char *region, const char *price,
-                                    const char *currency, const char *valid_from,
-                                    const char *source)
+enum imx_db_status imx_db_instance_price_add(struct imx_db_conn *c, const char *provider,
+                                             const char *type, const char *pricing,
+                                             const char *region, const char *price,
+                                             const char *currency, const char *valid_from,
+                                             const char *source, struct imx_db_json *out)
 {
     const char *p[] = { provider, type, pricing, region, price, currency, valid_from, source };
-    return imx_db_exec(c, &q_price_add, p);
+    return imx_db_json_take(imx_db_exec(c, &q_price_add, p), 0, out);
 }
 
 IMX_DB_STMT(q_measurement_record, 3,
             "SELECT imx_measurement_record($1::bigint, $2::bigint, $3::jsonb)::text");
 
-PGresult *imx_db_measurement_record(struct imx_db_conn *c, const char *team_id, const char *user_id,
-                                    const char *j)
+enum imx_db_status imx_db_measurement_record(struct imx_db_conn *c, const char *team_id,
+                                             const char *user_id, const char *j,
+                                             struct imx_db_json *out)
 {
     const char *p[] = { team_id, user_id, j };
-    return imx_db_exec(c, &q_measurement_record, p);
+    return imx_db_json_take(imx_db_exec(c, &q_measurement_record, p), 0, out);
 }
 
 IMX_DB_STMT(q_measurement_get, 1,
             "SELECT m.team_id, imx_measurement_json(m)::text FROM measurements m"
             " WHERE m.id = $1::bigint");
 
-PGresult *imx_db_measurement_get(struct imx_db_conn *c, const char *id)
+enum imx_db_status imx_db_measurement_get(struct imx_db_conn *c, const char *id, int64_t *team_id,
+                                          struct imx_db_json *doc)
 {
     const char *p[] = { id };
-    return imx_db_exec(c, &q_measurement_get, p);
+    PGresult *res = imx_db_exec(c, &q_measurement_get, p);
+    *team_id = imx_db_ok(res) && PQntuples(res) == 1 ? strtoll(PQgetvalue(res, 0, 0), NULL, 10) : 0;
+    return imx_db_json_take(res, 1, doc);
 }
 
 IMX_DB_STMT(q_measurement_list, 8,
@@ -126,13 +141,14 @@ IMX_DB_STMT(q_measurement_list, 8,
             " AND ($7::bigint IS NULL OR m.id < $7::bigint)"
             " ORDER BY m.id DESC LIMIT $8::int + 1");
 
-PGresult *imx_db_measurement_list(struct imx_db_conn *c, const struct imx_cost_scope *s,
-                                  const char *image, const char *model, const char *instance_type,
-                                  const char *before_id, const char *limit)
+enum imx_db_status imx_db_measurement_list(struct imx_db_conn *c, const struct imx_cost_scope *s,
+                                           const char *image, const char *model,
+                                           const char *instance_type, const char *before_id,
+                                           const char *limit, struct imx_db_page *out)
 {
     const char *p[] = { s->user_id, s->token_team, s->team,   image,
                         model,      instance_type, before_id, limit };
-    return imx_db_exec(c, &q_measurement_list, p);
+    return imx_db_page_take(imx_db_exec(c, &q_measurement_list, p), out);
 }
 
 #define MEDIAN(x) "percentile_cont(0.5) WITHIN GROUP (ORDER BY " x ")"
@@ -187,12 +203,12 @@ IMX_DB_STMT(
                                                                                                                                          " END, CASE WHEN (SELECT count(*) FROM o) > coalesce($6::int, 0) + $5::int"
                                                                                                                                          " THEN json_build_array(coalesce($6::int, 0) + $5::int)::text END");
 
-PGresult *imx_db_image_costs(struct imx_db_conn *c, const char *image_id,
-                             const struct imx_cost_scope *s, const char *after_rank,
-                             const char *limit)
+enum imx_db_status imx_db_image_costs(struct imx_db_conn *c, const char *image_id,
+                                      const struct imx_cost_scope *s, const char *after_rank,
+                                      const char *limit, struct imx_db_page *out)
 {
     const char *p[] = { s->user_id, s->token_team, s->team, image_id, limit, after_rank };
-    return imx_db_exec(c, &q_image_costs, p);
+    return imx_db_page_take(imx_db_exec(c, &q_image_costs, p), out);
 }
 
 IMX_DB_STMT(
@@ -263,15 +279,15 @@ IMX_DB_STMT(
                                                   " THEN json_build_array(coalesce($13::int, 0) + "
                                                   "$12::int)::text END");
 
-PGresult *imx_db_cost_ranking(struct imx_db_conn *c, const struct imx_cost_scope *s,
-                              const struct imx_cost_ranking *q)
+enum imx_db_status imx_db_cost_ranking(struct imx_db_conn *c, const struct imx_cost_scope *s,
+                                       const struct imx_cost_ranking *q, struct imx_db_page *out)
 {
     const char *p[] = { s->user_id,    s->token_team,       s->team,
                         q->model,      q->pricing,          q->region,
                         q->gpu,        q->family,           q->instance_family,
                         q->max_p99_ms, q->daily_inferences, q->limit ? q->limit : "50",
                         q->after_rank };
-    return imx_db_exec(c, &q_ranking, p);
+    return imx_db_page_take(imx_db_exec(c, &q_ranking, p), out);
 }
 
 IMX_DB_STMT(
@@ -319,8 +335,9 @@ IMX_DB_STMT(q_measurements_today, 1,
             "'measurement-quota:' || $1, 0))) l, measurements m WHERE m.team_id = $1::bigint "
             "AND m.created_at > now() - interval '1 day'");
 
-PGresult *imx_db_measurements_today(struct imx_db_conn *c, const char *team_id)
+enum imx_db_status imx_db_measurements_today(struct imx_db_conn *c, const char *team_id,
+                                             long long *count)
 {
     const char *p[] = { team_id };
-    return imx_db_exec(c, &q_measurements_today, p);
+    return imx_db_int_take(imx_db_exec(c, &q_measurements_today, p), 0, count);
 }

@@ -23,41 +23,52 @@ struct imx_cost_scope {
  * that order after the key after (five texts, all NULL: from the first), at most limit + 1,
  * filtered by provider, GPU (model in any spelling, or architecture) and instance family (NULL:
  * any). */
-PGresult *imx_db_instance_type_list(struct imx_db_conn *c, const char *provider, const char *gpu,
-                                    const char *family, const char *const after[5],
-                                    const char *limit);
-/* -> instance type JSON with "price_history" (every dated price, newest first); no row: none. */
-PGresult *imx_db_instance_type_get(struct imx_db_conn *c, const char *provider, const char *type);
-/* Creates (replace "false": no row when it exists) or creates/replaces (replace "true") a type.
- * gpu_model in any spelling (stored canonical). -> provider, instance_type. 23503: unknown GPU. */
-PGresult *imx_db_instance_type_put(struct imx_db_conn *c, const char *provider, const char *type,
-                                   const char *gpu_model, const char *gpu_count,
-                                   const char *gpu_memory_gib, const char *vcpus,
-                                   const char *memory_gib, const char *host_arch,
-                                   const char *region, const char *source, const char *replace);
-/* Adds a dated price (valid_from NULL: now) -> price JSON; 23503: no such type, 23505: that
- * price already has a row for that moment. */
-PGresult *imx_db_instance_price_add(struct imx_db_conn *c, const char *provider, const char *type,
-                                    const char *pricing, const char *region, const char *price,
-                                    const char *currency, const char *valid_from,
-                                    const char *source);
+enum imx_db_status imx_db_instance_type_list(struct imx_db_conn *c, const char *provider,
+                                             const char *gpu, const char *family,
+                                             const char *const after[5], const char *limit,
+                                             struct imx_db_page *out);
+/* -> instance type JSON with "price_history" (every dated price, newest first);
+ * IMX_DBS_NOT_FOUND: none. */
+enum imx_db_status imx_db_instance_type_get(struct imx_db_conn *c, const char *provider,
+                                            const char *type, struct imx_db_json *out);
+/* Creates (replace "false": IMX_DBS_CONFLICT when it exists) or creates/replaces (replace
+ * "true") a type, *created telling which. gpu_model in any spelling (stored canonical).
+ * A failure with cause IMX_DBC_FOREIGN_KEY: an unknown GPU. */
+enum imx_db_status imx_db_instance_type_put(struct imx_db_conn *c, const char *provider,
+                                            const char *type, const char *gpu_model,
+                                            const char *gpu_count, const char *gpu_memory_gib,
+                                            const char *vcpus, const char *memory_gib,
+                                            const char *host_arch, const char *region,
+                                            const char *source, const char *replace, bool *created);
+/* Adds a dated price (valid_from NULL: now) -> price JSON; failures by cause:
+ * IMX_DBC_FOREIGN_KEY no such type, IMX_DBC_VALUE a bad valid_from, IMX_DBC_UNIQUE that price
+ * already has a row for that moment. */
+enum imx_db_status imx_db_instance_price_add(struct imx_db_conn *c, const char *provider,
+                                             const char *type, const char *pricing,
+                                             const char *region, const char *price,
+                                             const char *currency, const char *valid_from,
+                                             const char *source, struct imx_db_json *out);
 
 /* Measurements */
 /* Records one measurement (j: its JSON object, checked for types and ranges) for team_id by
  * user_id -> {"errors":[{pointer,detail}]} or {"measurement":{...}} (imx_measurement_record). */
 /* Takes the team's measurement-quota lock for the transaction -> the measurements the team
  * recorded in the last 24 hours. */
-PGresult *imx_db_measurements_today(struct imx_db_conn *c, const char *team_id);
+enum imx_db_status imx_db_measurements_today(struct imx_db_conn *c, const char *team_id,
+                                             long long *count);
 
-PGresult *imx_db_measurement_record(struct imx_db_conn *c, const char *team_id, const char *user_id,
-                                    const char *j);
-/* -> team_id, measurement JSON; no row: none. */
-PGresult *imx_db_measurement_get(struct imx_db_conn *c, const char *id);
+enum imx_db_status imx_db_measurement_record(struct imx_db_conn *c, const char *team_id,
+                                             const char *user_id, const char *j,
+                                             struct imx_db_json *out);
+/* -> its team and measurement JSON (IMX_DBS_NOT_FOUND: none). */
+enum imx_db_status imx_db_measurement_get(struct imx_db_conn *c, const char *id, int64_t *team_id,
+                                          struct imx_db_json *doc);
 /* The scope's measurements, newest id first, filtered (NULL: any), after the keyset id, at most
  * limit+1 -> id, measurement JSON. */
-PGresult *imx_db_measurement_list(struct imx_db_conn *c, const struct imx_cost_scope *s,
-                                  const char *image, const char *model, const char *instance_type,
-                                  const char *before_id, const char *limit);
+enum imx_db_status imx_db_measurement_list(struct imx_db_conn *c, const struct imx_cost_scope *s,
+                                           const char *image, const char *model,
+                                           const char *instance_type, const char *before_id,
+                                           const char *limit, struct imx_db_page *out);
 
 /* Rankings */
 /* Per (model, instance type, pricing) of one image over the scope's measurements: count, median
@@ -65,9 +76,9 @@ PGresult *imx_db_measurement_list(struct imx_db_conn *c, const struct imx_cost_s
  * -> {"image", "basis", "items":[...]}, one page of limit rows after place after_rank (NULL: the
  * first); column 1 the key ([place]) of a next page, else NULL; NULL in column 0 when no such
  * image. */
-PGresult *imx_db_image_costs(struct imx_db_conn *c, const char *image_id,
-                             const struct imx_cost_scope *s, const char *after_rank,
-                             const char *limit);
+enum imx_db_status imx_db_image_costs(struct imx_db_conn *c, const char *image_id,
+                                      const struct imx_cost_scope *s, const char *after_rank,
+                                      const char *limit, struct imx_db_page *out);
 
 struct imx_cost_ranking {
     const char *model;            /* required */
@@ -86,8 +97,8 @@ struct imx_cost_ranking {
  * "items":[{rank, image, instance_type, ..., measurements, median_cost_per_1k_inferences,
  * monthly_cost}]}: the ranks after q->after_rank, at most q->limit; column 1 the key ([rank]) of
  * a next page, else NULL. */
-PGresult *imx_db_cost_ranking(struct imx_db_conn *c, const struct imx_cost_scope *s,
-                              const struct imx_cost_ranking *q);
+enum imx_db_status imx_db_cost_ranking(struct imx_db_conn *c, const struct imx_cost_scope *s,
+                                       const struct imx_cost_ranking *q, struct imx_db_page *out);
 
 /* For /v1/compare: each image's best (lowest) median cost per 1k inferences per model over its
  * (instance type, pricing) groups, and its median boot seconds, over the scope's measurements

@@ -8,17 +8,15 @@
 #ifndef IMX_DB_EVENTS_H
 #define IMX_DB_EVENTS_H
 
-#include <libpq-fe.h>
-
 #include "db/pool.h"
 
 /* pin.moved for pin_id (already moved from from_image by user_id), to the pin's team. */
-PGresult *imx_db_event_pin_moved(struct imx_db_conn *c, const char *pin_id, const char *from_image,
-                                 const char *user_id);
+enum imx_db_status imx_db_event_pin_moved(struct imx_db_conn *c, const char *pin_id,
+                                          const char *from_image, const char *user_id);
 
 /* request.updated for request_id, to the requesting team: change is "created" or "transition",
  * from_state the state before (NULL on creation). */
-PGresult *imx_db_event_request(struct imx_db_conn *c, const char *request_id, const char *change,
-                               const char *from_state);
+enum imx_db_status imx_db_event_request(struct imx_db_conn *c, const char *request_id,
+                                        const char *change, const char *from_state);
 
 #endif

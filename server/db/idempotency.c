@@ -1,6 +1,7 @@
 /* Idempotency-Key storage (see db/idempotency.h). */
 #include "db/idempotency.h"
 
+#include <stdlib.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
@@ -49,43 +50,78 @@ static const char *ttl_text(char *buf, size_t len)
     return buf;
 }
 
-int imx_db_idempotency_lock(struct imx_db_conn *c, const char *user_id, const char *token_id,
-                            const char *key, PGresult **res)
+enum imx_db_status imx_db_idempotency_lock(struct imx_db_conn *c, const char *user_id,
+                                           const char *token_id, const char *key)
 {
     const char *p[] = { user_id, token_id, key };
     PGresult *r = imx_db_exec(c, &q_lock, p);
-    *res = NULL;
-    if (!imx_db_ok(r) || PQntuples(r) != 1) {
-        *res = r;
-        return -1;
-    }
-    int taken = strcmp(PQgetvalue(r, 0, 0), "t") == 0;
+    enum imx_db_status st = imx_db_status_of(r);
+    /* The statement always answers one row: none is a connection gone bad. */
+    if (st == IMX_DBS_OK && PQntuples(r) != 1)
+        st = IMX_DBS_UNAVAILABLE;
+    else if (st == IMX_DBS_OK && strcmp(PQgetvalue(r, 0, 0), "t") != 0)
+        st = IMX_DBS_CONFLICT;
     PQclear(r);
-    return taken;
+    return st;
 }
 
-PGresult *imx_db_idempotency_get(struct imx_db_conn *c, const char *user_id, const char *token_id,
-                                 const char *key)
+void imx_db_idempotency_reply_free(struct imx_db_idempotency_reply *out)
+{
+    free(out->status);
+    free(out->content_type);
+    free(out->headers);
+    free(out->body);
+    memset(out, 0, sizeof *out);
+}
+
+enum imx_db_status imx_db_idempotency_get(struct imx_db_conn *c, const char *user_id,
+                                          const char *token_id, const char *key,
+                                          struct imx_db_idempotency_reply *out)
 {
     char ttl[16];
     const char *p[] = { user_id, token_id, key, ttl_text(ttl, sizeof ttl) };
-    return imx_db_exec(c, &q_get, p);
+    memset(out, 0, sizeof *out);
+    PGresult *r = imx_db_exec(c, &q_get, p);
+    enum imx_db_status st = imx_db_status_of(r);
+    if (st == IMX_DBS_OK && PQntuples(r) != 1)
+        st = IMX_DBS_NOT_FOUND;
+    if (st == IMX_DBS_OK) {
+        snprintf(out->fingerprint, sizeof out->fingerprint, "%s", PQgetvalue(r, 0, 0));
+        out->status = strdup(PQgetvalue(r, 0, 1));
+        out->content_type = strdup(PQgetvalue(r, 0, 2));
+        out->headers = strdup(PQgetvalue(r, 0, 3));
+        out->body = strdup(PQgetvalue(r, 0, 4));
+        if (!out->status || !out->content_type || !out->headers || !out->body) {
+            imx_db_idempotency_reply_free(out);
+            st = IMX_DBS_ERROR;
+        }
+    }
+    PQclear(r);
+    return st;
 }
 
-PGresult *imx_db_idempotency_put(struct imx_db_conn *c, const char *user_id, const char *token_id,
-                                 const char *key, const char *fingerprint, const char *status,
-                                 const char *content_type, const char *headers, const char *body)
+enum imx_db_status imx_db_idempotency_put(struct imx_db_conn *c, const char *user_id,
+                                          const char *token_id, const char *key,
+                                          const char *fingerprint, const char *status,
+                                          const char *content_type, const char *headers,
+                                          const char *body)
 {
     char ttl[16];
     const char *p[] = { user_id,     token_id, key,
                         fingerprint, status,   content_type,
                         headers,     body,     ttl_text(ttl, sizeof ttl) };
-    return imx_db_exec(c, &q_put, p);
+    PGresult *r = imx_db_exec(c, &q_put, p);
+    enum imx_db_status st = imx_db_status_of(r);
+    /* No row: a live row holds the key. */
+    if (st == IMX_DBS_OK && PQntuples(r) != 1)
+        st = IMX_DBS_CONFLICT;
+    PQclear(r);
+    return st;
 }
 
-PGresult *imx_db_idempotency_prune(struct imx_db_conn *c, const char *batch)
+enum imx_db_status imx_db_idempotency_prune(struct imx_db_conn *c, const char *batch)
 {
     char ttl[16];
     const char *p[] = { batch, ttl_text(ttl, sizeof ttl) };
-    return imx_db_exec(c, &q_prune, p);
+    return imx_db_done(imx_db_exec(c, &q_prune, p));
 }

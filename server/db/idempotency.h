@@ -13,24 +13,35 @@
 void imx_db_idempotency_set_ttl(unsigned hours);
 unsigned imx_db_idempotency_ttl(void);
 
-/* Inside a transaction: takes the key's transaction lock without waiting -> 1 taken, 0 held by
- * another transaction (the same key still in flight), -1 failed (*res: the failed result, new;
- * NULL otherwise). The lock ends with the transaction. */
-int imx_db_idempotency_lock(struct imx_db_conn *c, const char *user_id, const char *token_id,
-                            const char *key, PGresult **res);
+/* Inside a transaction: takes the key's transaction lock without waiting: IMX_DBS_OK taken,
+ * IMX_DBS_CONFLICT held by another transaction (the same key still in flight). The lock ends with
+ * the transaction. */
+enum imx_db_status imx_db_idempotency_lock(struct imx_db_conn *c, const char *user_id,
+                                           const char *token_id, const char *key);
 
-/* The live stored reply of the key -> fingerprint, status, content_type, headers (JSON array of
- * [name, value]), body; no row when none (or expired). New result. */
-PGresult *imx_db_idempotency_get(struct imx_db_conn *c, const char *user_id, const char *token_id,
-                                 const char *key);
+/* A stored reply. The strings are malloc'd (imx_db_idempotency_reply_free). */
+struct imx_db_idempotency_reply {
+    char fingerprint[65];
+    char *status, *content_type;
+    char *headers; /* JSON array of [name, value] */
+    char *body;    /* sealed */
+};
+void imx_db_idempotency_reply_free(struct imx_db_idempotency_reply *out);
+
+/* The live stored reply of the key (IMX_DBS_NOT_FOUND: none, or expired). */
+enum imx_db_status imx_db_idempotency_get(struct imx_db_conn *c, const char *user_id,
+                                          const char *token_id, const char *key,
+                                          struct imx_db_idempotency_reply *out);
 
 /* Stores a reply, inside the transaction of the change it describes (an expired row of the key
- * is replaced) -> one row when stored, none when a live row holds the key. New result. */
-PGresult *imx_db_idempotency_put(struct imx_db_conn *c, const char *user_id, const char *token_id,
-                                 const char *key, const char *fingerprint, const char *status,
-                                 const char *content_type, const char *headers, const char *body);
+ * is replaced); IMX_DBS_CONFLICT when a live row holds the key. */
+enum imx_db_status imx_db_idempotency_put(struct imx_db_conn *c, const char *user_id,
+                                          const char *token_id, const char *key,
+                                          const char *fingerprint, const char *status,
+                                          const char *content_type, const char *headers,
+                                          const char *body);
 
-/* Removes up to batch expired keys -> one row: how many. New result. */
-PGresult *imx_db_idempotency_prune(struct imx_db_conn *c, const char *batch);
+/* Removes up to batch expired keys. */
+enum imx_db_status imx_db_idempotency_prune(struct imx_db_conn *c, const char *batch);
 
 #endif

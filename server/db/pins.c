@@ -164,16 +164,17 @@ void imx_db_pin_read_stats(unsigned long long *reads, unsigned long long *answer
     imx_db_batch_stats(&pin_reads, reads, answered);
 }
 
-int imx_db_pin_read(struct imx_db_conn *c, const char *pin_id, const char *user_id, bool stored,
-                    struct imx_db_pin_doc *out, PGresult **fail)
+enum imx_db_status imx_db_pin_read(struct imx_db_conn *c, const char *pin_id, const char *user_id,
+                                   bool stored, struct imx_db_pin_doc *out)
 {
     memset(out, 0, sizeof *out);
-    *fail = NULL;
     const char *p[] = { pin_id, user_id };
     PGresult *res = imx_db_exec(c, stored ? &q_read_stored : &q_read, p);
     if (!imx_db_ok(res) || PQntuples(res) != 1) {
-        *fail = res;
-        return -1;
+        /* The statement always answers one row (the epoch): none is a connection gone bad. */
+        enum imx_db_status st = imx_db_ok(res) ? IMX_DBS_UNAVAILABLE : imx_db_status_of(res);
+        PQclear(res);
+        return st;
     }
     out->epoch = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
     int found = !PQgetisnull(res, 0, 1);
@@ -185,62 +186,85 @@ int imx_db_pin_read(struct imx_db_conn *c, const char *pin_id, const char *user_
     }
     PQclear(res);
     if (found && !out->json)
-        return -1;
-    return found;
+        return IMX_DBS_ERROR;
+    return found ? IMX_DBS_OK : IMX_DBS_NOT_FOUND;
 }
 
-PGresult *imx_db_pin_image(struct imx_db_conn *c, const char *image_id)
+enum imx_db_status imx_db_pin_image(struct imx_db_conn *c, const char *image_id, bool *revoked)
 {
     const char *p[] = { image_id };
-    return imx_db_exec(c, &q_image, p);
+    PGresult *res = imx_db_exec(c, &q_image, p);
+    enum imx_db_status st = imx_db_status_of(res);
+    if (st == IMX_DBS_OK && PQntuples(res) == 0)
+        st = IMX_DBS_NOT_FOUND;
+    *revoked = st == IMX_DBS_OK && strcmp(PQgetvalue(res, 0, 1), "revoked") == 0;
+    PQclear(res);
+    return st;
 }
 
-PGresult *imx_db_pin_create(struct imx_db_conn *c, const char *team_id, const char *name,
-                            const char *image_id, const char *constraints, const char *user_id)
+enum imx_db_status imx_db_pin_create(struct imx_db_conn *c, const char *team_id, const char *name,
+                                     const char *image_id, const char *constraints,
+                                     const char *user_id, char pin_id[24])
 {
     const char *p[] = { team_id, name, image_id, constraints, user_id };
-    return imx_db_exec(c, &q_create, p);
+    long long id;
+    enum imx_db_status st = imx_db_int_take(imx_db_exec(c, &q_create, p), 0, &id);
+    snprintf(pin_id, 24, "%lld", id);
+    return st;
 }
 
 IMX_DB_STMT(q_count, 1,
             "SELECT count(*) FROM (SELECT pg_advisory_xact_lock(hashtextextended("
             "'pin-quota:' || $1, 0))) l, pins p WHERE p.team_id = $1::bigint");
 
-PGresult *imx_db_pin_count(struct imx_db_conn *c, const char *team_id)
+enum imx_db_status imx_db_pin_count(struct imx_db_conn *c, const char *team_id, long long *count)
 {
     const char *p[] = { team_id };
-    return imx_db_exec(c, &q_count, p);
+    return imx_db_int_take(imx_db_exec(c, &q_count, p), 0, count);
 }
 
-PGresult *imx_db_pin_unmet(struct imx_db_conn *c, const char *pin_id, const char *image_id)
+enum imx_db_status imx_db_pin_unmet(struct imx_db_conn *c, const char *pin_id, const char *image_id,
+                                    struct imx_db_json *unmet)
 {
     const char *p[] = { pin_id, image_id };
-    return imx_db_exec(c, &q_unmet, p);
+    return imx_db_json_take(imx_db_exec(c, &q_unmet, p), 0, unmet);
 }
 
-PGresult *imx_db_pin_refresh(struct imx_db_conn *c, const char *pin_id)
+enum imx_db_status imx_db_pin_refresh(struct imx_db_conn *c, const char *pin_id)
 {
     const char *p[] = { pin_id };
-    return imx_db_exec(c, &q_refresh, p);
+    return imx_db_done(imx_db_exec(c, &q_refresh, p));
 }
 
-PGresult *imx_db_pin_lock(struct imx_db_conn *c, const char *pin_id)
+enum imx_db_status imx_db_pin_lock(struct imx_db_conn *c, const char *pin_id, int64_t *team_id,
+                                   char image_id[24])
 {
     const char *p[] = { pin_id };
-    return imx_db_exec(c, &q_lock, p);
+    PGresult *res = imx_db_exec(c, &q_lock, p);
+    enum imx_db_status st = imx_db_status_of(res);
+    if (st == IMX_DBS_OK && PQntuples(res) == 0)
+        st = IMX_DBS_NOT_FOUND;
+    *team_id = 0;
+    image_id[0] = '\0';
+    if (st == IMX_DBS_OK) {
+        *team_id = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
+        snprintf(image_id, 24, "%s", PQgetvalue(res, 0, 1));
+    }
+    PQclear(res);
+    return st;
 }
 
-PGresult *imx_db_pin_move(struct imx_db_conn *c, const char *pin_id, const char *image_id,
-                          const char *user_id)
+enum imx_db_status imx_db_pin_move(struct imx_db_conn *c, const char *pin_id, const char *image_id,
+                                   const char *user_id)
 {
     const char *p[] = { pin_id, image_id, user_id };
-    return imx_db_exec(c, &q_move, p);
+    return imx_db_done(imx_db_exec(c, &q_move, p));
 }
 
-PGresult *imx_db_pin_delete(struct imx_db_conn *c, const char *pin_id)
+enum imx_db_status imx_db_pin_delete(struct imx_db_conn *c, const char *pin_id)
 {
     const char *p[] = { pin_id };
-    return imx_db_exec(c, &q_delete, p);
+    return imx_db_done(imx_db_exec(c, &q_delete, p));
 }
 
 int imx_db_pin_list(struct imx_db_conn *c, const char *slug, const char *user_id,

@@ -1,49 +1,51 @@
 /* SQL for pins: a team's named channel to one image with optional component constraints, its
  * move history, its status (current, behind, patch_available, vulnerable, revoked) and resolve
- * through a pin. Every function runs one prepared statement and returns a new result (PQclear
- * it); string arguments are borrowed, NULL is SQL NULL. */
+ * through a pin. Every function runs one prepared statement and returns its status with typed
+ * outputs; string arguments are borrowed, NULL is SQL NULL. */
 #ifndef IMX_DB_PINS_H
 #define IMX_DB_PINS_H
 
-#include <libpq-fe.h>
 #include <stdbool.h>
 
 #include "db/auth.h"
 #include "db/images.h"
 #include "db/pool.h"
 
-/* An image's family and status -> family, status (no row: no such image). */
-PGresult *imx_db_pin_image(struct imx_db_conn *c, const char *image_id);
+/* Whether an image is revoked (IMX_DBS_NOT_FOUND: no such image). */
+enum imx_db_status imx_db_pin_image(struct imx_db_conn *c, const char *image_id, bool *revoked);
 
 /* Creates a pin with its constraints (JSON text [{"component","range","lo","lo_incl","hi",
- * "hi_incl"}], bounds as in imx_db_advisory_create) and its first history row -> id.
- * 23505: the team has a pin of that name. */
-PGresult *imx_db_pin_create(struct imx_db_conn *c, const char *team_id, const char *name,
-                            const char *image_id, const char *constraints, const char *user_id);
+ * "hi_incl"}], bounds as in imx_db_advisory_create) and its first history row -> its id.
+ * IMX_DBS_CONFLICT: the team has a pin of that name. */
+enum imx_db_status imx_db_pin_create(struct imx_db_conn *c, const char *team_id, const char *name,
+                                     const char *image_id, const char *constraints,
+                                     const char *user_id, char pin_id[24]);
 
 /* The team's pins -> count, after taking the team's pin-quota lock (held to the end of the
  * transaction), so two creations at once cannot both take the last place. */
-PGresult *imx_db_pin_count(struct imx_db_conn *c, const char *team_id);
+enum imx_db_status imx_db_pin_count(struct imx_db_conn *c, const char *team_id, long long *count);
 
 /* The constraints of pin that image does not satisfy -> JSON [{component, range, version|null}]
  * (empty array: all hold). */
-PGresult *imx_db_pin_unmet(struct imx_db_conn *c, const char *pin_id, const char *image_id);
+enum imx_db_status imx_db_pin_unmet(struct imx_db_conn *c, const char *pin_id, const char *image_id,
+                                    struct imx_db_json *unmet);
 
 /* The pin's patch rows for its current image (migrations/procedures/pin_refresh.sql): each
  * advisory affecting it with the pin's fix; fixes that exist now count as known, so only fixes
- * appearing later are announced. Call after create and move, in the same transaction -> the
- * number of advisories. */
-PGresult *imx_db_pin_refresh(struct imx_db_conn *c, const char *pin_id);
+ * appearing later are announced. Call after create and move, in the same transaction. */
+enum imx_db_status imx_db_pin_refresh(struct imx_db_conn *c, const char *pin_id);
 
-/* The pin, locked for the rest of the transaction (FOR UPDATE) -> team_id, image_id. */
-PGresult *imx_db_pin_lock(struct imx_db_conn *c, const char *pin_id);
+/* The pin, locked for the rest of the transaction (FOR UPDATE) -> its team and image
+ * (IMX_DBS_NOT_FOUND: no such pin). */
+enum imx_db_status imx_db_pin_lock(struct imx_db_conn *c, const char *pin_id, int64_t *team_id,
+                                   char image_id[24]);
 
-/* Points the pin at image and appends a history row -> id. */
-PGresult *imx_db_pin_move(struct imx_db_conn *c, const char *pin_id, const char *image_id,
-                          const char *user_id);
+/* Points the pin at image and appends a history row. */
+enum imx_db_status imx_db_pin_move(struct imx_db_conn *c, const char *pin_id, const char *image_id,
+                                   const char *user_id);
 
-/* Deletes the pin (its constraints and history go with it) -> id. */
-PGresult *imx_db_pin_delete(struct imx_db_conn *c, const char *pin_id);
+/* Deletes the pin (its constraints and history go with it). */
+enum imx_db_status imx_db_pin_delete(struct imx_db_conn *c, const char *pin_id);
 
 /* One pin: its document {id, team, name, image:summary, constraints:[{component, range}], status,
  * candidate:summary|null, advisory_count, advisories (the newest 5), created_at, updated_at,
@@ -55,11 +57,10 @@ struct imx_db_pin_doc {
     char role[16]; /* user_id's role in the pin's team ("" when none) */
 };
 /* stored: answer from the stored document (pin_docs, migrations/0050_pin_docs.sql) where it is
- * current, else build it (IMAXE_READ_CACHE=0 always builds: the reference). Returns 1 with *out
- * filled, 0 for no such pin (out->epoch still set), or -1 with the failed result in *fail (for
- * imx_db_tx_fail or imx_api_db_error; NULL when out of memory). */
-int imx_db_pin_read(struct imx_db_conn *c, const char *pin_id, const char *user_id, bool stored,
-                    struct imx_db_pin_doc *out, PGresult **fail);
+ * current, else build it (IMAXE_READ_CACHE=0 always builds: the reference). IMX_DBS_OK with
+ * *out filled, IMX_DBS_NOT_FOUND for no such pin (out->epoch still set), or a failure. */
+enum imx_db_status imx_db_pin_read(struct imx_db_conn *c, const char *pin_id, const char *user_id,
+                                   bool stored, struct imx_db_pin_doc *out);
 /* The stored read by a statement shared with the other pin reads waiting (db/read_batch.c): the
  * caller holds no connection meanwhile. pin_id and user_id decimal ids. IMX_DBS_OK with *found
  * and, when found, *out filled (free out->json), or a failure. */

@@ -17,6 +17,7 @@ struct imx_db_conn {
     uint64_t prepared[IMX_DB_MAX_STMTS / 64];
     bool in_use;
     bool broken;
+    struct imx_db_fault fault; /* of the last statement that failed since one succeeded */
 };
 
 /* A request waiting for a connection: release hands one straight to the oldest waiter, so
@@ -376,6 +377,13 @@ const char *imx_db_rows_text(const struct imx_db_rows *v, int i, int col, size_t
     return null ? NULL : PQgetvalue(v->res, row, col);
 }
 
+const struct imx_db_fault *imx_db_last_fault(const struct imx_db_conn *c)
+{
+    static const struct imx_db_fault lost = { .status = IMX_DBS_UNAVAILABLE,
+                                              .cause = IMX_DBC_LOST };
+    return c && c->fault.status != IMX_DBS_OK ? &c->fault : &lost;
+}
+
 const char *imx_db_sqlstate(const PGresult *res)
 {
     const char *s = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
@@ -436,6 +444,10 @@ PGresult *imx_db_exec(struct imx_db_conn *c, struct imx_db_stmt *stmt, const cha
         res = PQmakeEmptyPGresult(NULL, PGRES_FATAL_ERROR);
     if (!imx_db_ok(res) && *imx_db_sqlstate(res) == '\0' && PQstatus(c->pg) != CONNECTION_OK)
         c->broken = true;
+    if (imx_db_ok(res))
+        c->fault.status = IMX_DBS_OK;
+    else
+        imx_db_fault_of(res, &c->fault);
     return res;
 }
 
@@ -445,6 +457,8 @@ int imx_db_command(struct imx_db_conn *c, const char *sql)
     int rc = imx_db_ok(res) ? 0 : -1;
     if (rc != 0 && PQstatus(c->pg) != CONNECTION_OK)
         c->broken = true;
+    if (rc != 0)
+        imx_db_fault_of(res, &c->fault);
     PQclear(res);
     return rc;
 }
@@ -482,4 +496,84 @@ void imx_db_batch_pool_stats(struct imx_db_pool_stats *s)
 bool imx_db_read_pool_stats(struct imx_db_pool_stats *s)
 {
     return stats_or_zero(replica, s);
+}
+
+/* Prepared so that a failed COMMIT reports its SQLSTATE (a serialization failure). */
+IMX_DB_STMT(q_commit, 0, "COMMIT");
+
+enum imx_db_status imx_db_commit(struct imx_db_conn *c)
+{
+    PGresult *res = imx_db_exec(c, &q_commit, NULL);
+    enum imx_db_status st = imx_db_status_of(res);
+    PQclear(res);
+    return st;
+}
+
+void imx_db_json_owner_free(void *owner)
+{
+    PQclear(owner);
+}
+
+void imx_db_json_free(struct imx_db_json *j)
+{
+    if (!j)
+        return;
+    PQclear(j->owner);
+    *j = (struct imx_db_json){ 0 };
+}
+
+void imx_db_page_free(struct imx_db_page *p)
+{
+    if (!p)
+        return;
+    PQclear(p->owner);
+    *p = (struct imx_db_page){ 0 };
+}
+
+enum imx_db_status imx_db_json_take(PGresult *res, int col, struct imx_db_json *out)
+{
+    *out = (struct imx_db_json){ 0 };
+    enum imx_db_status st = imx_db_status_of(res);
+    if (st == IMX_DBS_OK && (PQntuples(res) == 0 || PQgetisnull(res, 0, col)))
+        st = IMX_DBS_NOT_FOUND;
+    if (st != IMX_DBS_OK) {
+        PQclear(res);
+        return st;
+    }
+    out->text = PQgetvalue(res, 0, col);
+    out->len = (size_t)PQgetlength(res, 0, col);
+    out->owner = res;
+    return IMX_DBS_OK;
+}
+
+enum imx_db_status imx_db_page_take(PGresult *res, struct imx_db_page *out)
+{
+    *out = (struct imx_db_page){ 0 };
+    enum imx_db_status st = imx_db_status_of(res);
+    if (st != IMX_DBS_OK) {
+        PQclear(res);
+        return st;
+    }
+    out->rows = imx_db_rows_all(res);
+    out->owner = res;
+    return IMX_DBS_OK;
+}
+
+enum imx_db_status imx_db_done(PGresult *res)
+{
+    enum imx_db_status st = imx_db_status_of(res);
+    PQclear(res);
+    return st;
+}
+
+enum imx_db_status imx_db_int_take(PGresult *res, int col, long long *out)
+{
+    *out = 0;
+    enum imx_db_status st = imx_db_status_of(res);
+    if (st == IMX_DBS_OK && PQntuples(res) == 0)
+        st = IMX_DBS_NOT_FOUND;
+    if (st == IMX_DBS_OK)
+        *out = strtoll(PQgetvalue(res, 0, col), NULL, 10);
+    PQclear(res);
+    return st;
 }

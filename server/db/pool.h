@@ -7,6 +7,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "db/status.h"
+
 /* Most prepared statements the program may declare. */
 #define IMX_DB_MAX_STMTS 512
 
@@ -125,6 +127,10 @@ PGresult *imx_db_exec(struct imx_db_conn *c, struct imx_db_stmt *stmt, const cha
 /* Runs a parameterless command (BEGIN, COMMIT, ROLLBACK, SET ...). Returns 0 or -1. */
 int imx_db_command(struct imx_db_conn *c, const char *sql);
 
+/* COMMIT on c, prepared so that a serialization failure reads as IMX_DBS_RETRY (the fault is
+ * c's last: imx_db_last_fault). */
+enum imx_db_status imx_db_commit(struct imx_db_conn *c);
+
 /* Was the result a success (tuples or command ok)? */
 bool imx_db_ok(const PGresult *res);
 
@@ -141,6 +147,46 @@ struct imx_db_rows imx_db_rows_all(const PGresult *res);
 /* The text of column col in row i of v (NULL for SQL NULL), its length in *len when len is not
  * NULL. Borrowed from the result. */
 const char *imx_db_rows_text(const struct imx_db_rows *v, int i, int col, size_t *len);
+
+/* How the last failed statement on c failed (imx_db_exec, imx_db_command), for the handler's
+ * problem text; a connection whose last statement succeeded, or NULL, reads as a lost one.
+ * Borrowed until c's next statement. */
+const struct imx_db_fault *imx_db_last_fault(const struct imx_db_conn *c);
+
+/* Finished JSON text PostgreSQL built, owned by the caller: zero copy out of the statement's
+ * result, so a handler sends it as it is (imx_api_reply_json_text). text is valid until
+ * imx_db_json_free. */
+struct imx_db_json {
+    char *text; /* NULL when the column was SQL NULL */
+    size_t len;
+    void *owner; /* what imx_db_json_free releases */
+};
+
+/* Releases j (a zeroed one, or one a failed call left zeroed, is a no-op). */
+void imx_db_json_free(struct imx_db_json *j);
+
+/* Frees an imx_db_json's owner: a free callback for a response that took the text. */
+void imx_db_json_owner_free(void *owner);
+
+/* An owned page of a list statement's rows: each row its key columns then the item's JSON text,
+ * read through rows (imx_db_rows_text). Free with imx_db_page_free. */
+struct imx_db_page {
+    struct imx_db_rows rows;
+    void *owner;
+};
+
+void imx_db_page_free(struct imx_db_page *p);
+
+/* For server/db/ functions: turns a statement's result (stolen) into the status, and, with
+ * out, column col of row 0 as JSON text (no row, or SQL NULL there: IMX_DBS_NOT_FOUND). A
+ * failure or NOT_FOUND leaves *out zeroed. */
+enum imx_db_status imx_db_json_take(PGresult *res, int col, struct imx_db_json *out);
+/* The same for every row, as a page (an empty page is IMX_DBS_OK). */
+enum imx_db_status imx_db_page_take(PGresult *res, struct imx_db_page *out);
+/* The status of a statement whose rows nobody reads (stolen). */
+enum imx_db_status imx_db_done(PGresult *res);
+/* Column col of row 0 as an integer (no row: IMX_DBS_NOT_FOUND; SQL NULL reads 0), stolen. */
+enum imx_db_status imx_db_int_take(PGresult *res, int col, long long *out);
 
 /* The SQLSTATE of a failed result ("" when none: the connection is gone). Borrowed. */
 const char *imx_db_sqlstate(const PGresult *res);

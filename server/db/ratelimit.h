@@ -4,7 +4,7 @@
 #define IMX_DB_RATELIMIT_H
 
 #include "db/pool.h"
-#include "http/ratelimit.h"
+#include "util/ratelimit_delta.h"
 
 /* imx_ratelimit_exchange_fn over c (borrowed): replica names this process (at most 64 bytes);
  * heartbeat_ms is how recent another replica's heartbeat must be to count it; interval_ms is how

@@ -517,16 +517,16 @@ const char *imx_db_ref_table(const char *name, char *buf, size_t len)
     return NULL;
 }
 
-PGresult *imx_db_ref_rows(struct imx_db_conn *c, const char *table, const char *after,
-                          const char *limit)
+enum imx_db_status imx_db_ref_rows(struct imx_db_conn *c, const char *table, const char *after,
+                                   const char *limit, struct imx_db_page *out)
 {
     const char *params[] = { table, after, limit };
-    return imx_db_exec(c, &stmt_ref_rows, params);
+    return imx_db_page_take(imx_db_exec(c, &stmt_ref_rows, params), out);
 }
 
-PGresult *imx_db_ref_write(struct imx_db_conn *c, const char *table, const char *row_json,
-                           bool is_update)
+enum imx_db_status imx_db_ref_write(struct imx_db_conn *c, const char *table, const char *row_json,
+                                    bool is_update, struct imx_db_json *stored)
 {
     const char *params[] = { table, row_json, is_update ? "t" : "f" };
-    return imx_db_exec(c, &stmt_ref_write, params);
+    return imx_db_json_take(imx_db_exec(c, &stmt_ref_write, params), 0, stored);
 }

@@ -30,16 +30,17 @@ const char *imx_db_ref_table(const char *name, char *buf, size_t len);
 
 /* One page {"items":[row...]} of a reference table (a name from imx_db_ref_table) in primary-key
  * order after the key after (a JSON object of the key's columns; NULL: from the first), at most
- * limit rows, as JSON text in column 0; column 1 the last row's key ([object]) when more follow,
- * else NULL. New result (PQclear it). */
-PGresult *imx_db_ref_rows(struct imx_db_conn *c, const char *table, const char *after,
-                          const char *limit);
+ * limit rows, as a page of one row: the page's JSON text in column 0, column 1 the last row's
+ * key ([object]) when more follow, else NULL (imx_api_reply_doc_page). */
+enum imx_db_status imx_db_ref_rows(struct imx_db_conn *c, const char *table, const char *after,
+                                   const char *limit, struct imx_db_page *out);
 
 /* Inserts a row (is_update false) or updates, by the primary key it names, the columns row_json
- * names (is_update true). Column 0: the stored row as JSON, NULL when no row had that key.
- * Failures: 42703 unknown column (DETAIL: the names), 23502 missing key or NOT NULL column,
- * 23505 duplicate key, 23514/22xxx/428C9 bad values. New result (PQclear it). */
-PGresult *imx_db_ref_write(struct imx_db_conn *c, const char *table, const char *row_json,
-                           bool is_update);
+ * names (is_update true) -> the stored row as JSON; IMX_DBS_NOT_FOUND when no row had that key.
+ * Failures (the connection's imx_db_last_fault): IMX_DBC_UNKNOWN_COLUMN (detail: the names),
+ * IMX_DBC_NOT_NULL (a missing key or NOT NULL column), IMX_DBC_UNIQUE (a duplicate key),
+ * IMX_DBC_CHECK/IMX_DBC_VALUE/IMX_DBC_GENERATED_COLUMN (bad values). */
+enum imx_db_status imx_db_ref_write(struct imx_db_conn *c, const char *table, const char *row_json,
+                                    bool is_update, struct imx_db_json *stored);
 
 #endif

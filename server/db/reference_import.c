@@ -2,6 +2,9 @@
  * migrations/0018_reference_import.sql. */
 #include "db/reference_import.h"
 
+#include <stdlib.h>
+#include <string.h>
+
 #include <stdio.h>
 
 IMX_DB_STMT(
@@ -81,57 +84,84 @@ IMX_DB_STMT(stmt_data_version, 0,
  * architecture table refuse the import (23514) before anything changes. */
 IMX_DB_STMT(stmt_check, 1, "SELECT imx_ref_import_check($1::jsonb)");
 
-PGresult *imx_db_ref_import(struct imx_db_conn *c, const char *tables_json, const char *version,
-                            const char *user_id, const char *request_id)
+enum imx_db_status imx_db_ref_import(struct imx_db_conn *c, const char *tables_json,
+                                     const char *version, const char *user_id,
+                                     const char *request_id, struct imx_db_json *changes)
 {
     const char *check[] = { tables_json };
     PGresult *r = imx_db_exec(c, &stmt_check, check);
-    if (!imx_db_ok(r))
-        return r;
+    if (!imx_db_ok(r)) {
+        *changes = (struct imx_db_json){ 0 };
+        enum imx_db_status st = imx_db_status_of(r);
+        PQclear(r);
+        return st;
+    }
     PQclear(r);
     const char *params[] = { tables_json, version, user_id, request_id };
-    return imx_db_exec(c, &stmt_import, params);
+    return imx_db_json_take(imx_db_exec(c, &stmt_import, params), 0, changes);
 }
 
-PGresult *imx_db_ref_images_after(struct imx_db_conn *c, long long after_id, int limit)
+enum imx_db_status imx_db_ref_images_after(struct imx_db_conn *c, long long after_id, int limit,
+                                           struct imx_db_json *out)
 {
     char a[24], l[16];
     snprintf(a, sizeof a, "%lld", after_id);
     snprintf(l, sizeof l, "%d", limit);
     const char *params[] = { a, l };
-    return imx_db_exec(c, &stmt_images_after, params);
+    return imx_db_json_take(imx_db_exec(c, &stmt_images_after, params), 0, out);
 }
 
-PGresult *imx_db_ref_export(struct imx_db_conn *c, const char *table)
+enum imx_db_status imx_db_ref_export(struct imx_db_conn *c, const char *table,
+                                     struct imx_db_json *out)
 {
     const char *params[] = { table };
-    return imx_db_exec(c, &stmt_export, params);
+    return imx_db_json_take(imx_db_exec(c, &stmt_export, params), 0, out);
 }
 
-PGresult *imx_db_ref_data_version(struct imx_db_conn *c)
+enum imx_db_status imx_db_ref_data_version(struct imx_db_conn *c, struct imx_db_json *out)
 {
-    return imx_db_exec(c, &stmt_data_version, NULL);
+    return imx_db_json_take(imx_db_exec(c, &stmt_data_version, NULL), 0, out);
 }
 
-PGresult *imx_db_ref_images_scoped_after(struct imx_db_conn *c, long long after_id, int limit,
-                                         const char *prefixes_json)
+enum imx_db_status imx_db_ref_images_scoped_after(struct imx_db_conn *c, long long after_id,
+                                                  int limit, const char *prefixes_json,
+                                                  struct imx_db_json *out)
 {
     char a[24], l[16];
     snprintf(a, sizeof a, "%lld", after_id);
     snprintf(l, sizeof l, "%d", limit);
     const char *params[] = { a, l, prefixes_json };
-    return imx_db_exec(c, &stmt_images_scoped_after, params);
+    return imx_db_json_take(imx_db_exec(c, &stmt_images_scoped_after, params), 0, out);
 }
 
-PGresult *imx_db_ref_page_reports(struct imx_db_conn *c, const char *ids, const char *reports_json,
-                                  const char *report_of, const char *version)
+enum imx_db_status imx_db_ref_page_reports(struct imx_db_conn *c, const char *ids,
+                                           const char *reports_json, const char *report_of,
+                                           const char *version,
+                                           struct imx_db_report_change **changes, size_t *n)
 {
     const char *params[] = { ids, reports_json, report_of, version };
-    return imx_db_exec(c, &stmt_page_reports, params);
+    *changes = NULL;
+    *n = 0;
+    PGresult *res = imx_db_exec(c, &stmt_page_reports, params);
+    enum imx_db_status st = imx_db_status_of(res);
+    int rows = st == IMX_DBS_OK ? PQntuples(res) : 0;
+    if (rows > 0) {
+        *changes = calloc((size_t)rows, sizeof **changes);
+        if (!*changes)
+            st = IMX_DBS_ERROR;
+    }
+    for (int i = 0; *changes && i < rows; i++) {
+        (*changes)[i].image_id = strtoll(PQgetvalue(res, i, 0), NULL, 10);
+        (*changes)[i].was_ok = strcmp(PQgetvalue(res, i, 1), "t") == 0;
+        (*changes)[i].now_ok = strcmp(PQgetvalue(res, i, 2), "t") == 0;
+        (*n)++;
+    }
+    PQclear(res);
+    return st;
 }
 
-PGresult *imx_db_ref_requests_after_report(struct imx_db_conn *c, const char *ids, bool ok)
+enum imx_db_status imx_db_ref_requests_after_report(struct imx_db_conn *c, const char *ids, bool ok)
 {
     const char *params[] = { ids };
-    return imx_db_exec(c, ok ? &stmt_match : &stmt_unmatch, params);
+    return imx_db_done(imx_db_exec(c, ok ? &stmt_match : &stmt_unmatch, params));
 }

@@ -3,14 +3,21 @@
  * request's matches mean one thing. */
 #include "db/requests.h"
 
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 IMX_DB_STMT(q_catalog_team, 1,
             "SELECT id, slug FROM teams WHERE ($1::text IS NOT NULL AND slug = $1::text)"
             " OR ($1::text IS NULL AND id = (SELECT min(id) FROM teams))");
 
-PGresult *imx_db_catalog_team(struct imx_db_conn *c, const char *slug)
+enum imx_db_status imx_db_catalog_team(struct imx_db_conn *c, const char *slug, int64_t *id)
 {
     const char *p[] = { slug };
-    return imx_db_exec(c, &q_catalog_team, p);
+    long long v;
+    enum imx_db_status st = imx_db_int_take(imx_db_exec(c, &q_catalog_team, p), 0, &v);
+    *id = v;
+    return st;
 }
 
 IMX_DB_STMT(
@@ -34,10 +41,13 @@ IMX_DB_STMT(
     "  SELECT r.id, (d.j->>'created_by')::bigint, NULL, 'open' FROM r, d RETURNING 1)"
     " SELECT id FROM r");
 
-PGresult *imx_db_request_create(struct imx_db_conn *c, const char *j)
+enum imx_db_status imx_db_request_create(struct imx_db_conn *c, const char *j, int64_t *id)
 {
     const char *p[] = { j };
-    return imx_db_exec(c, &q_create, p);
+    long long v;
+    enum imx_db_status st = imx_db_int_take(imx_db_exec(c, &q_create, p), 0, &v);
+    *id = v;
+    return st;
 }
 
 /* A separate statement: the constraints inserted by q_create are visible only after it. */
@@ -64,10 +74,32 @@ IMX_DB_STMT(
                                                           "WHERE id = $1::bigint AND $2::bool"
                                                           "  FOR UPDATE) r");
 
-PGresult *imx_db_request_get(struct imx_db_conn *c, const char *id, const char *for_update)
+void imx_db_request_free(struct imx_db_request *q)
 {
-    const char *p[] = { id, for_update ? for_update : "false" };
-    return imx_db_exec(c, &q_get, p);
+    free(q->json);
+    q->json = NULL;
+}
+
+enum imx_db_status imx_db_request_get(struct imx_db_conn *c, const char *id, bool for_update,
+                                      struct imx_db_request *out)
+{
+    const char *p[] = { id, for_update ? "true" : "false" };
+    *out = (struct imx_db_request){ 0 };
+    PGresult *res = imx_db_exec(c, &q_get, p);
+    enum imx_db_status st = imx_db_status_of(res);
+    if (st == IMX_DBS_OK && PQntuples(res) != 1)
+        st = IMX_DBS_NOT_FOUND;
+    if (st == IMX_DBS_OK) {
+        out->team_id = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
+        out->catalog_team_id = strtoll(PQgetvalue(res, 0, 1), NULL, 10);
+        snprintf(out->state, sizeof out->state, "%s", PQgetvalue(res, 0, 2));
+        snprintf(out->revision, sizeof out->revision, "%s", PQgetvalue(res, 0, 4));
+        out->json = strdup(PQgetvalue(res, 0, 3));
+        if (!out->json)
+            st = IMX_DBS_ERROR;
+    }
+    PQclear(res);
+    return st;
 }
 
 IMX_DB_STMT(q_list, 6,
@@ -83,21 +115,27 @@ IMX_DB_STMT(q_list, 6,
                                           " AND ($5::bigint IS NULL OR r.id < $5::bigint)"
                                           " ORDER BY r.id DESC LIMIT $6::int + 1");
 
-PGresult *imx_db_request_list(struct imx_db_conn *c, const char *user_id, const char *token_team,
-                              const char *team_id, const char *state, const char *before_id,
-                              const char *limit)
+enum imx_db_status imx_db_request_list(struct imx_db_conn *c, const char *user_id,
+                                       const char *token_team, const char *team_id,
+                                       const char *state, const char *before_id, const char *limit,
+                                       struct imx_db_page *out)
 {
     const char *p[] = { user_id, token_team, team_id, state, before_id, limit };
-    return imx_db_exec(c, &q_list, p);
+    return imx_db_page_take(imx_db_exec(c, &q_list, p), out);
 }
 
 IMX_DB_STMT(q_satisfied, 2, "SELECT imx_request_satisfied_by($1::bigint, $2::bigint)::text");
 
-PGresult *imx_db_request_satisfied_by(struct imx_db_conn *c, const char *request_id,
-                                      const char *image_id)
+enum imx_db_status imx_db_request_satisfied_by(struct imx_db_conn *c, const char *request_id,
+                                               const char *image_id, bool *satisfied)
 {
     const char *p[] = { request_id, image_id };
-    return imx_db_exec(c, &q_satisfied, p);
+    PGresult *res = imx_db_exec(c, &q_satisfied, p);
+    enum imx_db_status st = imx_db_status_of(res);
+    *satisfied =
+        st == IMX_DBS_OK && PQntuples(res) == 1 && strcmp(PQgetvalue(res, 0, 0), "true") == 0;
+    PQclear(res);
+    return st;
 }
 
 IMX_DB_STMT(q_move, 6,
@@ -110,12 +148,12 @@ IMX_DB_STMT(q_move, 6,
             "  RETURNING 1)"
             " SELECT id FROM u");
 
-PGresult *imx_db_request_move(struct imx_db_conn *c, const char *id, const char *from,
-                              const char *to, const char *user_id, const char *comment,
-                              const char *image_id)
+enum imx_db_status imx_db_request_move(struct imx_db_conn *c, const char *id, const char *from,
+                                       const char *to, const char *user_id, const char *comment,
+                                       const char *image_id)
 {
     const char *p[] = { id, from, to, user_id, comment, image_id };
-    return imx_db_exec(c, &q_move, p);
+    return imx_db_done(imx_db_exec(c, &q_move, p));
 }
 
 IMX_DB_STMT(q_comment, 3,
@@ -124,17 +162,18 @@ IMX_DB_STMT(q_comment, 3,
             " RETURNING json_build_object('id', id, 'at', at, 'body', body,"
             " 'by', (SELECT email FROM users WHERE id = author_user_id))::text");
 
-PGresult *imx_db_request_comment(struct imx_db_conn *c, const char *id, const char *user_id,
-                                 const char *body)
+enum imx_db_status imx_db_request_comment(struct imx_db_conn *c, const char *id,
+                                          const char *user_id, const char *body,
+                                          struct imx_db_json *out)
 {
     const char *p[] = { id, user_id, body };
-    return imx_db_exec(c, &q_comment, p);
+    return imx_db_json_take(imx_db_exec(c, &q_comment, p), 0, out);
 }
 
-PGresult *imx_db_request_match_existing(struct imx_db_conn *c, const char *id)
+enum imx_db_status imx_db_request_match_existing(struct imx_db_conn *c, const char *id)
 {
     const char *p[] = { id };
-    return imx_db_exec(c, &q_match_existing, p);
+    return imx_db_done(imx_db_exec(c, &q_match_existing, p));
 }
 
 IMX_DB_STMT(q_matches, 5,
@@ -148,12 +187,13 @@ IMX_DB_STMT(q_matches, 5,
             " ORDER BY (i.patch_status = 'ok') DESC, i.published_at DESC, i.id DESC"
             " LIMIT $5::int + 1");
 
-PGresult *imx_db_request_matches(struct imx_db_conn *c, const char *id, const char *after_ok,
-                                 const char *after_published, const char *after_image,
-                                 const char *limit)
+enum imx_db_status imx_db_request_matches(struct imx_db_conn *c, const char *id,
+                                          const char *after_ok, const char *after_published,
+                                          const char *after_image, const char *limit,
+                                          struct imx_db_page *out)
 {
     const char *p[] = { id, after_ok, after_published, after_image, limit };
-    return imx_db_exec(c, &q_matches, p);
+    return imx_db_page_take(imx_db_exec(c, &q_matches, p), out);
 }
 
 /* The team's lock serialises creations in one team, so two at once cannot both take the last
@@ -165,18 +205,28 @@ IMX_DB_STMT(q_open_counts, 2,
             "  AND state IN ('open', 'approved', 'building'))"
             " FROM (SELECT pg_advisory_xact_lock(hashtextextended('request-quota:' || $1, 0))) l");
 
-PGresult *imx_db_request_open_counts(struct imx_db_conn *c, const char *team_id,
-                                     const char *user_id)
+enum imx_db_status imx_db_request_open_counts(struct imx_db_conn *c, const char *team_id,
+                                              const char *user_id, long long *team_open,
+                                              long long *own_open)
 {
     const char *p[] = { team_id, user_id };
-    return imx_db_exec(c, &q_open_counts, p);
+    PGresult *res = imx_db_exec(c, &q_open_counts, p);
+    enum imx_db_status st = imx_db_status_of(res);
+    *team_open = *own_open = 0;
+    if (st == IMX_DBS_OK) {
+        *team_open = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
+        *own_open = strtoll(PQgetvalue(res, 0, 1), NULL, 10);
+    }
+    PQclear(res);
+    return st;
 }
 
 IMX_DB_STMT(q_comment_count, 1,
             "SELECT count(*) FROM request_comments WHERE request_id = $1::bigint");
 
-PGresult *imx_db_request_comment_count(struct imx_db_conn *c, const char *id)
+enum imx_db_status imx_db_request_comment_count(struct imx_db_conn *c, const char *id,
+                                                long long *count)
 {
     const char *p[] = { id };
-    return imx_db_exec(c, &q_comment_count, p);
+    return imx_db_int_take(imx_db_exec(c, &q_comment_count, p), 0, count);
 }

@@ -40,31 +40,21 @@ static struct imx_db_stmt *const bumps[IMX_REV__COUNT] = {
     [IMX_REV_REFERENCE] = &q_bump_reference, [IMX_REV_PIN] = &q_bump_pin,
 };
 
-static int one(struct imx_db_conn *c, struct imx_db_stmt *stmt, const char *k1, const char *k2,
-               long long *out, PGresult **res)
+static enum imx_db_status one(struct imx_db_conn *c, struct imx_db_stmt *stmt, const char *k1,
+                              const char *k2, long long *out)
 {
     const char *p[] = { k1, k2 };
-    PGresult *r = imx_db_exec(c, stmt, p);
-    *res = NULL;
-    if (!imx_db_ok(r)) {
-        *res = r;
-        return -1;
-    }
-    int found = PQntuples(r) == 1;
-    if (found)
-        *out = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
-    PQclear(r);
-    return found;
+    return imx_db_int_take(imx_db_exec(c, stmt, p), 0, out);
 }
 
-int imx_db_rev_read(struct imx_db_conn *c, enum imx_db_rev kind, const char *k1, const char *k2,
-                    long long *rev, PGresult **res)
+enum imx_db_status imx_db_rev_read(struct imx_db_conn *c, enum imx_db_rev kind, const char *k1,
+                                   const char *k2, long long *rev)
 {
-    return one(c, reads[kind], k1, k2, rev, res);
+    return one(c, reads[kind], k1, k2, rev);
 }
 
-int imx_db_rev_bump(struct imx_db_conn *c, enum imx_db_rev kind, const char *k1, const char *k2,
-                    long long *was, PGresult **res)
+enum imx_db_status imx_db_rev_bump(struct imx_db_conn *c, enum imx_db_rev kind, const char *k1,
+                                   const char *k2, long long *was)
 {
-    return one(c, bumps[kind], k1, k2, was, res);
+    return one(c, bumps[kind], k1, k2, was);
 }

@@ -17,15 +17,15 @@ enum imx_db_rev {
     IMX_REV__COUNT
 };
 
-/* The current revision of the resource -> 1 (*rev set), 0 no such resource, -1 failed (*res: the
- * failed result, new). k2 only for two-part keys (else NULL). */
-int imx_db_rev_read(struct imx_db_conn *c, enum imx_db_rev kind, const char *k1, const char *k2,
-                    long long *rev, PGresult **res);
+/* The current revision of the resource into *rev (IMX_DBS_NOT_FOUND: no such resource). k2 only
+ * for two-part keys (else NULL). */
+enum imx_db_status imx_db_rev_read(struct imx_db_conn *c, enum imx_db_rev kind, const char *k1,
+                                   const char *k2, long long *rev);
 
 /* Inside a write transaction, before the change: locks the resource and moves its revision (the
- * reference generation is only locked: the write itself moves it) -> 1 (*was: the revision
- * before), 0 no such resource, -1 failed (*res as above). */
-int imx_db_rev_bump(struct imx_db_conn *c, enum imx_db_rev kind, const char *k1, const char *k2,
-                    long long *was, PGresult **res);
+ * reference generation is only locked: the write itself moves it) -> *was, the revision before
+ * (IMX_DBS_NOT_FOUND: no such resource). */
+enum imx_db_status imx_db_rev_bump(struct imx_db_conn *c, enum imx_db_rev kind, const char *k1,
+                                   const char *k2, long long *was);
 
 #endif

@@ -16,6 +16,45 @@ enum imx_db_status {
     IMX_DBS_ERROR,       /* anything else: our bug, logged with its SQLSTATE */
 };
 
+/* Why a statement failed, finer than the status, for handlers whose problem text names it (a
+ * duplicate key, a missing referenced row, a refused value); the SQLSTATE classes behind each
+ * live in db/status.c only. */
+enum imx_db_cause {
+    IMX_DBC_NONE,
+    IMX_DBC_UNIQUE,           /* 23505 */
+    IMX_DBC_FOREIGN_KEY,      /* 23503 */
+    IMX_DBC_NOT_NULL,         /* 23502 */
+    IMX_DBC_CHECK,            /* 23514: a CHECK constraint */
+    IMX_DBC_INTEGRITY,        /* any other class 23 (an exclusion constraint, ...) */
+    IMX_DBC_VALUE,            /* class 22: a value PostgreSQL cannot take */
+    IMX_DBC_UNKNOWN_COLUMN,   /* 42703 */
+    IMX_DBC_GENERATED_COLUMN, /* 428C9 */
+    IMX_DBC_UNKNOWN_TABLE,    /* 42P01 */
+    IMX_DBC_CARDINALITY,      /* 21000 */
+    IMX_DBC_NO_DATA,          /* P0002: a procedure found no such row */
+    IMX_DBC_NOT_READY,        /* 55000: a procedure refused the object's state */
+    IMX_DBC_TIMEOUT,          /* 57014: statement_timeout */
+    IMX_DBC_LOST,             /* no answer, 08xxx, 57P0x */
+    IMX_DBC_RETRY,            /* 40001, 40P01 */
+    IMX_DBC_OTHER,
+};
+
+/* A failed statement copied out of its result, so that no libpq type crosses server/db/: the
+ * status, the cause and PostgreSQL's own words (empty strings where it gave none). */
+struct imx_db_fault {
+    enum imx_db_status status;
+    enum imx_db_cause cause;
+    char sqlstate[6];    /* for logs only: callers decide on cause */
+    char constraint[64]; /* PG_DIAG_CONSTRAINT_NAME */
+    char column[64];     /* PG_DIAG_COLUMN_NAME */
+    char message[320];   /* PG_DIAG_MESSAGE_PRIMARY */
+    char detail[4096];   /* PG_DIAG_MESSAGE_DETAIL (a reference import's contradictions list) */
+};
+
+/* Fills f from r (NULL: the connection is gone) and returns f->status. A successful result
+ * gives IMX_DBS_OK with an empty fault. */
+enum imx_db_status imx_db_fault_of(const PGresult *r, struct imx_db_fault *f);
+
 /* What a failed statement's result means; NULL (no answer at all) is IMX_DBS_UNAVAILABLE.
  * A successful result is IMX_DBS_OK. */
 enum imx_db_status imx_db_status_of(const PGresult *r);

@@ -250,10 +250,11 @@ IMX_DB_STMT(q_webhook_count, 1,
             "SELECT count(*) FROM (SELECT pg_advisory_xact_lock(hashtextextended("
             "'webhook-quota:' || $1, 0))) l, webhooks w WHERE w.team_id = $1::bigint");
 
-PGresult *imx_db_webhook_count(struct imx_db_conn *c, const char *team_id)
+enum imx_db_status imx_db_webhook_count(struct imx_db_conn *c, const char *team_id,
+                                        long long *count)
 {
     const char *p[] = { team_id };
-    return imx_db_exec(c, &q_webhook_count, p);
+    return imx_db_int_take(imx_db_exec(c, &q_webhook_count, p), 0, count);
 }
 
 IMX_DB_STMT(q_webhook_create, 9,
@@ -265,32 +266,40 @@ IMX_DB_STMT(q_webhook_create, 9,
                       "RETURNING *) SELECT w.id, " WEBHOOK_JSON
                       " FROM w JOIN teams t ON t.id = w.team_id");
 
-PGresult *imx_db_webhook_create(struct imx_db_conn *c, const char *team_id, const char *url,
-                                const char *description, const char *secret, const char *events,
-                                const char *families, const char *pins, const char *min_severity,
-                                const char *payload_format)
+enum imx_db_status imx_db_webhook_create(struct imx_db_conn *c, const char *team_id,
+                                         const char *url, const char *description,
+                                         const char *secret, const char *events,
+                                         const char *families, const char *pins,
+                                         const char *min_severity, const char *payload_format,
+                                         int64_t *id, struct imx_db_json *doc)
 {
     const char *p[] = { team_id,  url,  description,  secret,        events,
                         families, pins, min_severity, payload_format };
-    return imx_db_exec(c, &q_webhook_create, p);
+    PGresult *res = imx_db_exec(c, &q_webhook_create, p);
+    *id = imx_db_ok(res) && PQntuples(res) == 1 ? strtoll(PQgetvalue(res, 0, 0), NULL, 10) : 0;
+    return imx_db_json_take(res, 1, doc);
 }
 
 IMX_DB_STMT(q_webhook_owner, 1, "SELECT team_id, enabled FROM webhooks WHERE id = $1::bigint");
 
-PGresult *imx_db_webhook_owner(struct imx_db_conn *c, const char *id)
+enum imx_db_status imx_db_webhook_owner(struct imx_db_conn *c, const char *id, int64_t *team_id)
 {
     const char *p[] = { id };
-    return imx_db_exec(c, &q_webhook_owner, p);
+    long long v;
+    enum imx_db_status st = imx_db_int_take(imx_db_exec(c, &q_webhook_owner, p), 0, &v);
+    *team_id = v;
+    return st;
 }
 
 IMX_DB_STMT(q_webhook_get, 1,
             "SELECT " WEBHOOK_JSON " FROM webhooks w JOIN teams t ON t.id = w.team_id "
             "WHERE w.id = $1::bigint");
 
-PGresult *imx_db_webhook_get(struct imx_db_conn *c, const char *id)
+enum imx_db_status imx_db_webhook_get(struct imx_db_conn *c, const char *id,
+                                      struct imx_db_json *out)
 {
     const char *p[] = { id };
-    return imx_db_exec(c, &q_webhook_get, p);
+    return imx_db_json_take(imx_db_exec(c, &q_webhook_get, p), 0, out);
 }
 
 IMX_DB_STMT(q_webhook_list, 3,
@@ -298,11 +307,12 @@ IMX_DB_STMT(q_webhook_list, 3,
             "WHERE w.team_id = $1::bigint AND ($2::bigint IS NULL OR w.id > $2::bigint) "
             "ORDER BY w.id LIMIT $3::int + 1");
 
-PGresult *imx_db_webhook_list(struct imx_db_conn *c, const char *team_id, const char *after_id,
-                              const char *limit)
+enum imx_db_status imx_db_webhook_list(struct imx_db_conn *c, const char *team_id,
+                                       const char *after_id, const char *limit,
+                                       struct imx_db_page *out)
 {
     const char *p[] = { team_id, after_id, limit };
-    return imx_db_exec(c, &q_webhook_list, p);
+    return imx_db_page_take(imx_db_exec(c, &q_webhook_list, p), out);
 }
 
 IMX_DB_STMT(
@@ -320,14 +330,16 @@ IMX_DB_STMT(
                                   "= now() "
                                   "WHERE id = $1::bigint AND team_id = $2::bigint RETURNING id");
 
-PGresult *imx_db_webhook_update(struct imx_db_conn *c, const char *id, const char *team_id,
-                                const char *url, const char *description, const char *events,
-                                const char *families, const char *pins, const char *set_severity,
-                                const char *min_severity, const char *payload_format)
+enum imx_db_status imx_db_webhook_update(struct imx_db_conn *c, const char *id, const char *team_id,
+                                         const char *url, const char *description,
+                                         const char *events, const char *families, const char *pins,
+                                         const char *set_severity, const char *min_severity,
+                                         const char *payload_format)
 {
     const char *p[] = { id,       team_id, url,          description,  events,
                         families, pins,    set_severity, min_severity, payload_format };
-    return imx_db_exec(c, &q_webhook_update, p);
+    long long v;
+    return imx_db_int_take(imx_db_exec(c, &q_webhook_update, p), 0, &v);
 }
 
 /* Disabling a disabled subscription would overwrite why it was disabled: skip it. */
@@ -335,20 +347,21 @@ IMX_DB_STMT(q_webhook_enable, 3,
             "SELECT imx_webhook_set_enabled(id, $2::boolean, $3) FROM webhooks "
             "WHERE id = $1::bigint AND ($2::boolean OR enabled)");
 
-PGresult *imx_db_webhook_enable(struct imx_db_conn *c, const char *id, const char *enabled,
-                                const char *reason)
+enum imx_db_status imx_db_webhook_enable(struct imx_db_conn *c, const char *id, const char *enabled,
+                                         const char *reason)
 {
     const char *p[] = { id, enabled, reason };
-    return imx_db_exec(c, &q_webhook_enable, p);
+    return imx_db_done(imx_db_exec(c, &q_webhook_enable, p));
 }
 
 IMX_DB_STMT(q_webhook_delete, 2,
             "DELETE FROM webhooks WHERE id = $1::bigint AND team_id = $2::bigint RETURNING id");
 
-PGresult *imx_db_webhook_delete(struct imx_db_conn *c, const char *id, const char *team_id)
+enum imx_db_status imx_db_webhook_delete(struct imx_db_conn *c, const char *id, const char *team_id)
 {
     const char *p[] = { id, team_id };
-    return imx_db_exec(c, &q_webhook_delete, p);
+    long long v;
+    return imx_db_int_take(imx_db_exec(c, &q_webhook_delete, p), 0, &v);
 }
 
 IMX_DB_STMT(q_webhook_deliveries, 4,
@@ -360,21 +373,35 @@ IMX_DB_STMT(q_webhook_deliveries, 4,
                     "AND ($3::text IS NULL OR d.state = $3::webhook_delivery_state) "
                     "ORDER BY d.id DESC LIMIT $4::int + 1");
 
-PGresult *imx_db_webhook_deliveries(struct imx_db_conn *c, const char *webhook_id,
-                                    const char *before_id, const char *state, const char *limit)
+enum imx_db_status imx_db_webhook_deliveries(struct imx_db_conn *c, const char *webhook_id,
+                                             const char *before_id, const char *state,
+                                             const char *limit, struct imx_db_page *out)
 {
     const char *p[] = { webhook_id, before_id, state, limit };
-    return imx_db_exec(c, &q_webhook_deliveries, p);
+    return imx_db_page_take(imx_db_exec(c, &q_webhook_deliveries, p), out);
 }
 
 IMX_DB_STMT(q_delivery_owner, 1,
             "SELECT w.team_id, d.webhook_id, d.state, w.enabled FROM webhook_deliveries d "
             "JOIN webhooks w ON w.id = d.webhook_id WHERE d.id = $1::bigint");
 
-PGresult *imx_db_delivery_owner(struct imx_db_conn *c, const char *id)
+enum imx_db_status imx_db_delivery_owner(struct imx_db_conn *c, const char *id,
+                                         struct imx_db_delivery_owner *out)
 {
     const char *p[] = { id };
-    return imx_db_exec(c, &q_delivery_owner, p);
+    memset(out, 0, sizeof *out);
+    PGresult *res = imx_db_exec(c, &q_delivery_owner, p);
+    enum imx_db_status st = imx_db_status_of(res);
+    if (st == IMX_DBS_OK && PQntuples(res) == 0)
+        st = IMX_DBS_NOT_FOUND;
+    if (st == IMX_DBS_OK) {
+        out->team_id = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
+        out->webhook_id = strtoll(PQgetvalue(res, 0, 1), NULL, 10);
+        snprintf(out->state, sizeof out->state, "%s", PQgetvalue(res, 0, 2));
+        out->enabled = strcmp(PQgetvalue(res, 0, 3), "t") == 0;
+    }
+    PQclear(res);
+    return st;
 }
 
 IMX_DB_STMT(
@@ -384,10 +411,11 @@ IMX_DB_STMT(
                                                          "webhook_events e ON e.id = d.event_id "
                                                          "WHERE d.id = $1::bigint");
 
-PGresult *imx_db_delivery_get(struct imx_db_conn *c, const char *id)
+enum imx_db_status imx_db_delivery_get(struct imx_db_conn *c, const char *id,
+                                       struct imx_db_json *out)
 {
     const char *p[] = { id };
-    return imx_db_exec(c, &q_delivery_get, p);
+    return imx_db_json_take(imx_db_exec(c, &q_delivery_get, p), 0, out);
 }
 
 /* Retention (migrations/procedures/webhook_outbox.sql, db/idempotency.h). */
@@ -413,6 +441,6 @@ int imx_db_webhook_prune(struct imx_db_conn *db, unsigned retention_days, unsign
     }
     PQclear(r);
     if (rc == 0)
-        PQclear(imx_db_idempotency_prune(db, n));
+        (void)imx_db_idempotency_prune(db, n);
     return rc;
 }

@@ -88,38 +88,47 @@ int imx_db_webhook_finish(struct imx_db_conn *db, const struct imx_db_webhook_cl
 
 /* The team's subscriptions -> count, after taking the team's webhook-quota lock (held to the end
  * of the transaction), so two creations at once cannot both take the last place. */
-PGresult *imx_db_webhook_count(struct imx_db_conn *c, const char *team_id);
+enum imx_db_status imx_db_webhook_count(struct imx_db_conn *c, const char *team_id,
+                                        long long *count);
 
-/* Creates a subscription -> id, webhook JSON (the quota is checked with imx_db_webhook_count
- * first, in the same transaction). */
-PGresult *imx_db_webhook_create(struct imx_db_conn *c, const char *team_id, const char *url,
-                                const char *description, const char *secret, const char *events,
-                                const char *families, const char *pins, const char *min_severity,
-                                const char *payload_format);
-/* Who owns a subscription -> team_id, enabled (no row: none). */
-PGresult *imx_db_webhook_owner(struct imx_db_conn *c, const char *id);
-/* -> webhook JSON, with its last delivery (no row: none). */
-PGresult *imx_db_webhook_get(struct imx_db_conn *c, const char *id);
+/* Creates a subscription -> its id and webhook JSON (the quota is checked with
+ * imx_db_webhook_count first, in the same transaction). */
+enum imx_db_status imx_db_webhook_create(struct imx_db_conn *c, const char *team_id,
+                                         const char *url, const char *description,
+                                         const char *secret, const char *events,
+                                         const char *families, const char *pins,
+                                         const char *min_severity, const char *payload_format,
+                                         int64_t *id, struct imx_db_json *doc);
+/* Who owns a subscription -> its team (IMX_DBS_NOT_FOUND: none). */
+enum imx_db_status imx_db_webhook_owner(struct imx_db_conn *c, const char *id, int64_t *team_id);
+/* -> webhook JSON, with its last delivery (IMX_DBS_NOT_FOUND: none). */
+enum imx_db_status imx_db_webhook_get(struct imx_db_conn *c, const char *id,
+                                      struct imx_db_json *out);
 /* A team's subscriptions by id, after the keyset id (NULL: from the start), at most limit+1 ->
- * id, webhook JSON. */
-PGresult *imx_db_webhook_list(struct imx_db_conn *c, const char *team_id, const char *after_id,
-                              const char *limit);
+ * a page of (id, webhook JSON). */
+enum imx_db_status imx_db_webhook_list(struct imx_db_conn *c, const char *team_id,
+                                       const char *after_id, const char *limit,
+                                       struct imx_db_page *out);
 /* Changes the fields given (NULL: unchanged); min_severity changes only when set_severity is
- * "true" (NULL then clears it) -> id (no row: none). payload_format: "imaxe" | "cloudevents". */
-PGresult *imx_db_webhook_update(struct imx_db_conn *c, const char *id, const char *team_id,
-                                const char *url, const char *description, const char *events,
-                                const char *families, const char *pins, const char *set_severity,
-                                const char *min_severity, const char *payload_format);
+ * "true" (NULL then clears it); payload_format: "imaxe" | "cloudevents" (NULL: keep);
+ * IMX_DBS_NOT_FOUND: none. */
+enum imx_db_status imx_db_webhook_update(struct imx_db_conn *c, const char *id, const char *team_id,
+                                         const char *url, const char *description,
+                                         const char *events, const char *families, const char *pins,
+                                         const char *set_severity, const char *min_severity,
+                                         const char *payload_format);
 /* Enables ("true": clears the failure streak) or disables ("false", with reason; a no-op when
- * disabled already) -> one row. */
-PGresult *imx_db_webhook_enable(struct imx_db_conn *c, const char *id, const char *enabled,
-                                const char *reason);
-/* Deletes a subscription with its deliveries -> id (no row: none). */
-PGresult *imx_db_webhook_delete(struct imx_db_conn *c, const char *id, const char *team_id);
+ * disabled already). */
+enum imx_db_status imx_db_webhook_enable(struct imx_db_conn *c, const char *id, const char *enabled,
+                                         const char *reason);
+/* Deletes a subscription with its deliveries (IMX_DBS_NOT_FOUND: none). */
+enum imx_db_status imx_db_webhook_delete(struct imx_db_conn *c, const char *id,
+                                         const char *team_id);
 /* A subscription's deliveries, newest first, before the keyset id (NULL: from the newest), in
- * state (NULL: any), at most limit+1 -> id, delivery JSON with its attempts. */
-PGresult *imx_db_webhook_deliveries(struct imx_db_conn *c, const char *webhook_id,
-                                    const char *before_id, const char *state, const char *limit);
+ * state (NULL: any), at most limit+1 -> a page of (id, delivery JSON with its attempts). */
+enum imx_db_status imx_db_webhook_deliveries(struct imx_db_conn *c, const char *webhook_id,
+                                             const char *before_id, const char *state,
+                                             const char *limit, struct imx_db_page *out);
 /* What one retention pass did and saw (imx_db_webhook_prune). */
 struct imx_db_outbox {
     long long deliveries_pruned, events_pruned; /* removed in this pass */
@@ -133,9 +142,18 @@ struct imx_db_outbox {
 int imx_db_webhook_prune(struct imx_db_conn *db, unsigned retention_days, unsigned batch,
                          struct imx_db_outbox *out);
 
-/* Who owns a delivery -> team_id, webhook_id, state, subscription enabled (no row: none). */
-PGresult *imx_db_delivery_owner(struct imx_db_conn *c, const char *id);
-/* -> delivery JSON with the payload and every attempt with its response (no row: none). */
-PGresult *imx_db_delivery_get(struct imx_db_conn *c, const char *id);
+/* Who owns a delivery. */
+struct imx_db_delivery_owner {
+    int64_t team_id, webhook_id;
+    char state[16]; /* pending, delivered, failed */
+    bool enabled;   /* the subscription */
+};
+/* IMX_DBS_NOT_FOUND: no such delivery. */
+enum imx_db_status imx_db_delivery_owner(struct imx_db_conn *c, const char *id,
+                                         struct imx_db_delivery_owner *out);
+/* -> delivery JSON with the payload and every attempt with its response (IMX_DBS_NOT_FOUND:
+ * none). */
+enum imx_db_status imx_db_delivery_get(struct imx_db_conn *c, const char *id,
+                                       struct imx_db_json *out);
 
 #endif

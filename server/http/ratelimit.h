@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "util/ratelimit_delta.h"
+
 /* Sets the limit (requests a minute; 0 turns it off). Call before serving. */
 void imx_ratelimit_init(unsigned per_minute);
 
@@ -22,20 +24,6 @@ unsigned imx_ratelimit_limit(void);
  * empty; *left is what the whole bucket is estimated to hold (whole requests) and *reset_s the
  * seconds until one more is available here (full: 0). No lock but one of 64 stripes, no I/O. */
 bool imx_ratelimit_take(uint64_t key, unsigned *left, unsigned *reset_s);
-
-/* One caller's bucket in a reconciliation: what this replica took since the last one, and what
- * the shared bucket holds after taking it (may be negative: debt). */
-struct imx_ratelimit_delta {
-    uint64_t key;
-    unsigned taken;
-    double tokens; /* set by the exchange */
-};
-
-/* Adds each delta's taken to the shared bucket (refilled to now first) and sets its tokens to
- * what the bucket holds after; *replicas is the number of live replicas, this one included.
- * Returns 0, or -1 when the store could not be reached (nothing was added). */
-typedef int (*imx_ratelimit_exchange_fn)(void *cls, struct imx_ratelimit_delta *d, size_t n,
-                                         unsigned *replicas);
 
 /* Reconciles with the shared store: every caller seen in the last two minutes, in key order (so
  * that replicas lock rows in the same order), through fn. On failure what was taken is kept to be

@@ -105,8 +105,8 @@ struct imx_req {
     struct imx_db_conn *db;   /* pooled connection while the handler runs */
     struct imx_principal principal;
     struct imx_reply reply;
-    bool tx_retry; /* a statement in imx_db_tx failed with a retryable SQLSTATE */
-    bool tx_outer; /* the handler runs inside an Idempotency-Key transaction: imx_db_tx nests */
+    bool tx_retry; /* a statement in imx_api_tx failed with a retryable SQLSTATE */
+    bool tx_outer; /* the handler runs inside an Idempotency-Key transaction: imx_api_tx nests */
     size_t bytes_sent;
     bool queued; /* a response was handed to libmicrohttpd */
 

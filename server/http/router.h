@@ -35,16 +35,17 @@ struct imx_route {
     /* The route creates something: an Idempotency-Key makes a retry replay the first reply
      * (imx_http_create_hook, server/api/idempotency.c). */
     bool creates;
+    /* The handler reads the auth epoch with its answer and calls imx_auth_confirm(): the caller
+     * may be let in with a remembered principal (no query of its own;
+     * server/auth/principal_cache.h); every other route checks the principal in full. */
+    bool epoch_auth;
+    /* The route answers Accept: text/csv and application/x-ndjson with the whole list
+     * (imx_api_export_format is NONE on every other route). */
+    bool exports;
+    /* The fast handler, which answers on the event thread without blocking (see enum imx_fast in
+     * http/request.h), or NULL: the handler then runs on a worker. */
+    imx_fast_fn fast;
 };
-
-/* Does the route's handler read the auth epoch with its answer and call imx_auth_confirm()? Then
- * the caller may be let in with a remembered principal (no query of its own;
- * server/auth/principal_cache.h); every other route checks the principal in full. */
-bool imx_route_epoch_auth(const struct imx_route *rt);
-
-/* The route's fast handler, which answers on the event thread without blocking (see enum
- * imx_fast in http/request.h), or NULL: the route's handler then runs on a worker. */
-imx_fast_fn imx_route_fast(const struct imx_route *rt);
 
 /* The route table (server/api/routes.c) and its length. */
 extern const struct imx_route imx_routes[];

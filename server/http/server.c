@@ -15,7 +15,6 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "db/pool.h"
 #include "http/conformance.h"
 #include "http/guard.h"
 #include "http/metrics.h"
@@ -28,6 +27,7 @@
 imx_http_auth_fn imx_http_auth_hook;
 imx_http_auth_fn imx_http_fast_auth_hook;
 imx_http_create_fn imx_http_create_hook;
+imx_http_create_fn imx_http_release_hook;
 
 static struct MHD_Daemon *daemon_;
 static atomic_long in_flight;
@@ -426,8 +426,8 @@ static enum admit_fast admit_fast(struct imx_req *r)
 /* After a handler: its connection back to the pool, and a reply it must have set. */
 static void handler_done(struct imx_req *r)
 {
-    imx_db_release(r->db);
-    r->db = NULL;
+    if (imx_http_release_hook)
+        imx_http_release_hook(r);
     if (r->reply.status == 0) {
         imx_error("handler for %s %s set no reply (request %s)", r->route->method, r->route->path,
                   r->request_id);
@@ -547,7 +547,7 @@ static bool answer(struct imx_req *r)
         return true;
     }
     r->held = true;
-    imx_fast_fn fast = f == FRONT_ROUTE ? imx_route_fast(r->route) : NULL;
+    imx_fast_fn fast = f == FRONT_ROUTE ? r->route->fast : NULL;
     if (!fast) {
         offload(r);
         return false;
@@ -846,7 +846,8 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
         imx_req_client_addr(r, client, sizeof client);
         imx_log_access(r->request_id, r->method, route, status, secs * 1000, r->bytes_sent, client);
     }
-    imx_db_release(r->db);
+    if (imx_http_release_hook)
+        imx_http_release_hook(r);
     unhold_req(r);
     atomic_fetch_sub(&in_flight, 1);
     imx_req_free(r);

@@ -25,6 +25,11 @@ extern imx_http_auth_fn imx_http_fast_auth_hook;
 typedef void (*imx_http_create_fn)(struct imx_req *r);
 extern imx_http_create_fn imx_http_create_hook;
 
+/* Gives back what the handler held of the layers above (its database connection, rolling back
+ * what it left open): set by the api module, called after the handler and when the request is
+ * freed. NULL: nothing to give back. */
+extern imx_http_create_fn imx_http_release_hook;
+
 /* Starts listening. Returns 0, or -1 with a message in err. */
 int imx_http_start(const struct imx_config *cfg, char *err, size_t errlen);
 

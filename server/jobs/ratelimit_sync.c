@@ -10,7 +10,6 @@
 
 #include "db/pool.h"
 #include "db/ratelimit.h"
-#include "http/ratelimit.h"
 #include "util/log.h"
 
 /* Prune once in this many reconciliations. */
@@ -21,6 +20,7 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t wake = PTHREAD_COND_INITIALIZER;
 static bool running, stopping;
 static unsigned interval, limit;
+static imx_ratelimit_reconcile_fn reconcile_fn;
 static char replica[40];
 
 static void *sync_main(void *arg)
@@ -43,7 +43,7 @@ static void *sync_main(void *arg)
         int rc = -1;
         if (c) {
             x.c = c;
-            rc = imx_ratelimit_reconcile(imx_db_ratelimit_exchange, &x);
+            rc = reconcile_fn(imx_db_ratelimit_exchange, &x);
             if (rc == 0 && ++rounds % PRUNE_EVERY == 0)
                 (void)imx_db_ratelimit_prune(c);
             imx_db_release(c);
@@ -69,10 +69,12 @@ static void *sync_main(void *arg)
     return NULL;
 }
 
-int imx_ratelimit_sync_start(unsigned limit_per_min, unsigned interval_ms)
+int imx_ratelimit_sync_start(unsigned limit_per_min, unsigned interval_ms,
+                             imx_ratelimit_reconcile_fn reconcile)
 {
     if (limit_per_min == 0 || interval_ms == 0)
         return 0;
+    reconcile_fn = reconcile;
     limit = limit_per_min;
     interval = interval_ms;
     unsigned char rnd[16];

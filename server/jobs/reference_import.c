@@ -285,8 +285,8 @@ static void text_num(struct text *t, long long v)
  * the changed ids appended to changed; the open requests of those whose report gained errors
  * lose them as a match, those whose report lost its errors are matched. */
 static int page_store(struct imx_db_conn *c, const long long *ids, struct stack_slot **slots,
-                      size_t n, const char *version, json_t *changed, PGresult **failed, char *err,
-                      size_t errlen)
+                      size_t n, const char *version, json_t *changed, struct imx_db_fault *failed,
+                      char *err, size_t errlen)
 {
     struct text idt = { 0 }, kt = { 0 }, reps = { 0 }, bad = { 0 }, good = { 0 };
     int rc = -1, k = 0;
@@ -314,22 +314,21 @@ static int page_store(struct imx_db_conn *c, const long long *ids, struct stack_
         snprintf(err, errlen, "out of memory");
         goto out;
     }
-    PGresult *r = imx_db_ref_page_reports(c, idt.p, reps.p, kt.p, version);
-    if (!imx_db_ok(r)) {
-        *failed = r;
+    struct imx_db_report_change *rows;
+    size_t nrows;
+    if (imx_db_ref_page_reports(c, idt.p, reps.p, kt.p, version, &rows, &nrows) != IMX_DBS_OK) {
+        *failed = *imx_db_last_fault(c);
         goto out;
     }
-    for (int i = 0; i < PQntuples(r); i++) {
-        long long id = strtoll(PQgetvalue(r, i, 0), NULL, 10);
+    for (size_t i = 0; i < nrows; i++) {
+        long long id = rows[i].image_id;
         json_array_append_new(changed, json_integer(id));
-        bool was_ok = strcmp(PQgetvalue(r, i, 1), "t") == 0;
-        bool now_ok = strcmp(PQgetvalue(r, i, 2), "t") == 0;
-        if (was_ok && !now_ok)
+        if (rows[i].was_ok && !rows[i].now_ok)
             text_num(&bad, id);
-        else if (!was_ok && now_ok)
+        else if (!rows[i].was_ok && rows[i].now_ok)
             text_num(&good, id);
     }
-    PQclear(r);
+    free(rows);
     text_add(&bad, "}", 1);
     text_add(&good, "}", 1);
     if (bad.failed || good.failed) {
@@ -343,12 +342,10 @@ static int page_store(struct imx_db_conn *c, const long long *ids, struct stack_
     for (size_t m = 0; m < 2; m++) {
         if (moves[m].ids->len <= 2)
             continue;
-        r = imx_db_ref_requests_after_report(c, moves[m].ids->p, moves[m].ok);
-        if (!imx_db_ok(r)) {
-            *failed = r;
+        if (imx_db_ref_requests_after_report(c, moves[m].ids->p, moves[m].ok) != IMX_DBS_OK) {
+            *failed = *imx_db_last_fault(c);
             goto out;
         }
-        PQclear(r);
     }
     rc = 0;
 out:
@@ -366,7 +363,7 @@ out:
  * checks ran. */
 static int recompute(struct imx_db_conn *c, const json_t *changes, const char *version,
                      const char *today, json_t *changed, long long *checked, long long *stacks,
-                     PGresult **failed, char *err, size_t errlen)
+                     struct imx_db_fault *failed, char *err, size_t errlen)
 {
     struct scope sc;
     scope_of(changes, &sc);
@@ -395,15 +392,20 @@ static int recompute(struct imx_db_conn *c, const json_t *changes, const char *v
     int rc = ref ? 0 : -1;
     long long after = 0;
     while (rc == 0) {
-        PGresult *r = sc.all ? imx_db_ref_images_after(c, after, IMAGES_CHUNK)
-                             : imx_db_ref_images_scoped_after(c, after, IMAGES_CHUNK, prefixes);
-        json_t *list = imx_db_ok(r) ? json_loads(PQgetvalue(r, 0, 0), 0, NULL) : NULL;
+        struct imx_db_json page;
+        enum imx_db_status got =
+            sc.all ? imx_db_ref_images_after(c, after, IMAGES_CHUNK, &page)
+                   : imx_db_ref_images_scoped_after(c, after, IMAGES_CHUNK, prefixes, &page);
+        json_t *list = got == IMX_DBS_OK ? json_loadb(page.text, page.len, 0, NULL) : NULL;
+        imx_db_json_free(&page);
         if (!list) {
-            *failed = r;
+            if (got != IMX_DBS_OK)
+                *failed = *imx_db_last_fault(c);
+            else
+                snprintf(err, errlen, "the images to check were no JSON");
             rc = -1;
             break;
         }
-        PQclear(r);
         size_t i, n = 0;
         json_t *img;
         json_array_foreach(list, i, img)
@@ -447,24 +449,25 @@ static int recompute(struct imx_db_conn *c, const json_t *changes, const char *v
 
 int imx_refimp_run(struct imx_db_conn *c, const json_t *parsed, const char *version,
                    const char *user_id, const char *request_id, const char *today, json_t **out,
-                   PGresult **failed, char *err, size_t errlen)
+                   struct imx_db_fault *failed, char *err, size_t errlen)
 {
     *out = NULL;
-    *failed = NULL;
+    memset(failed, 0, sizeof *failed);
     err[0] = '\0';
     char *text = json_dumps(parsed, JSON_COMPACT);
     if (!text) {
         snprintf(err, errlen, "out of memory");
         return -1;
     }
-    PGresult *r = imx_db_ref_import(c, text, version, user_id, request_id);
+    struct imx_db_json j;
+    enum imx_db_status st = imx_db_ref_import(c, text, version, user_id, request_id, &j);
     free(text);
-    if (!imx_db_ok(r)) {
-        *failed = r;
+    if (st != IMX_DBS_OK) {
+        *failed = *imx_db_last_fault(c);
         return -1;
     }
-    json_t *changes = json_loads(PQgetvalue(r, 0, 0), 0, NULL);
-    PQclear(r);
+    json_t *changes = json_loadb(j.text, j.len, 0, NULL);
+    imx_db_json_free(&j);
     json_t *changed = json_array();
     if (!changes || !changed) {
         snprintf(err, errlen, "out of memory");

@@ -5,7 +5,6 @@
 #define IMX_JOBS_REFERENCE_IMPORT_H
 
 #include <jansson.h>
-#include <libpq-fe.h>
 #include <stddef.h>
 
 #include "db/pool.h"
@@ -27,11 +26,11 @@ json_t *imx_refimp_parse(const json_t *csv, char *err, size_t errlen);
  * findings changed, each with an image.compatibility_changed event; the open requests of an
  * image whose report gained errors lose it as a match, and one that lost them is matched.
  * Returns 0 with *out = {"tables": {ref_x: {added, changed, removed}}, "reports_changed": [image
- * id], "reports_checked": n, "stacks_checked": n} (new); -1 with *failed the statement that
- * failed (new, PQclear it) or NULL with err set. The caller commits, or rolls back (a dry run, a
- * failure). */
+ * id], "reports_checked": n, "stacks_checked": n} (new); -1 with *failed how the statement that
+ * failed failed (failed->status IMX_DBS_OK when none did: err says why). The caller commits, or
+ * rolls back (a dry run, a failure). */
 int imx_refimp_run(struct imx_db_conn *c, const json_t *parsed, const char *version,
                    const char *user_id, const char *request_id, const char *today, json_t **out,
-                   PGresult **failed, char *err, size_t errlen);
+                   struct imx_db_fault *failed, char *err, size_t errlen);
 
 #endif

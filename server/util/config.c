@@ -7,9 +7,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "webhooks/retry.h"
-#include "webhooks/ssrf.h"
-
 #ifndef IMX_DEFAULT_MIGRATIONS_DIR
 #define IMX_DEFAULT_MIGRATIONS_DIR "migrations"
 #endif
@@ -231,20 +228,9 @@ int imx_config_load(struct imx_config *cfg, char *err, size_t errlen)
     env_str(cfg->openapi_path, sizeof cfg->openapi_path, "IMAXE_OPENAPI_PATH",
             IMX_DEFAULT_OPENAPI_PATH);
     env_str(cfg->webhook_schedule, sizeof cfg->webhook_schedule, "IMAXE_WEBHOOK_SCHEDULE",
-            IMX_WEBHOOK_SCHEDULE_DEFAULT);
+            IMX_CONFIG_WEBHOOK_SCHEDULE_DEFAULT);
     env_str(cfg->webhook_allow_hosts, sizeof cfg->webhook_allow_hosts, "IMAXE_WEBHOOK_ALLOW_HOSTS",
             "");
-    struct imx_webhook_schedule schedule;
-    if (imx_webhook_schedule_parse(cfg->webhook_schedule, &schedule) != 0) {
-        snprintf(err, errlen,
-                 "IMAXE_WEBHOOK_SCHEDULE must be 1 to %d comma-separated delays in seconds "
-                 "(got '%.60s')",
-                 IMX_WEBHOOK_SCHEDULE_MAX, cfg->webhook_schedule);
-        return -1;
-    }
-    struct imx_ssrf_allow allow;
-    if (imx_ssrf_allow_parse(cfg->webhook_allow_hosts, &allow, err, errlen) != 0)
-        return -1;
 
     cfg->database_url = imx_config_secret("IMAXE_DATABASE_URL", &failed);
     if (failed) {

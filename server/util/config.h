@@ -5,6 +5,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+/* The webhook retry delays when IMAXE_WEBHOOK_SCHEDULE is unset (checked by
+ * imx_webhooks_config_check, webhooks/retry.h). */
+#define IMX_CONFIG_WEBHOOK_SCHEDULE_DEFAULT "5,300,1800,7200,18000,36000,36000"
+
 struct imx_config {
     char bind[64];             /* IMAXE_BIND: address to listen on */
     unsigned port;             /* IMAXE_PORT */

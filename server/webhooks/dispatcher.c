@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "db/images.h"
+#include "db/listen.h"
 #include "db/pool.h"
 #include "db/webhooks.h"
 #include "util/log.h"
@@ -113,43 +114,34 @@ static void *listener_main(void *arg)
     bool warned = false;
     while (!atomic_load(&d.stopping)) {
         char err[256];
-        PGconn *pg = imx_db_connect_raw(d.url, d.stmt_ms, err, sizeof err);
-        PGresult *res = pg ? PQexec(pg, "LISTEN " CHANNEL) : NULL;
-        if (!pg || PQresultStatus(res) != PGRES_COMMAND_OK) {
+        struct imx_db_listener *l = imx_db_listen(d.url, d.stmt_ms, CHANNEL, err, sizeof err);
+        if (!l) {
             if (!warned)
-                imx_warn("webhooks: cannot LISTEN (%s); retrying, polling meanwhile",
-                         pg ? PQerrorMessage(pg) : err);
+                imx_warn("webhooks: cannot LISTEN (%s); retrying, polling meanwhile", err);
             warned = true;
-            PQclear(res);
-            PQfinish(pg);
             struct pollfd pfd = { d.stop_pipe[0], POLLIN, 0 };
             poll(&pfd, 1, LISTEN_RETRY_MS);
             continue;
         }
-        PQclear(res);
         if (warned)
             imx_info("webhooks: listening for new events again");
         warned = false;
         wake_workers();
         while (!atomic_load(&d.stopping)) {
-            struct pollfd pfd[2] = { { PQsocket(pg), POLLIN, 0 }, { d.stop_pipe[0], POLLIN, 0 } };
+            struct pollfd pfd[2] = { { imx_db_listener_fd(l), POLLIN, 0 },
+                                     { d.stop_pipe[0], POLLIN, 0 } };
             int rc = poll(pfd, 2, 60000);
             if (rc < 0 && errno != EINTR)
                 break;
             if (rc <= 0 || !(pfd[0].revents & (POLLIN | POLLHUP | POLLERR)))
                 continue;
-            if (!PQconsumeInput(pg))
+            int got = imx_db_listener_drain(l);
+            if (got < 0)
                 break;
-            bool any = false;
-            PGnotify *n;
-            while ((n = PQnotifies(pg)) != NULL) {
-                any = true;
-                PQfreemem(n);
-            }
-            if (any)
+            if (got > 0)
                 wake_workers();
         }
-        PQfinish(pg);
+        imx_db_listener_close(l);
     }
     return NULL;
 }

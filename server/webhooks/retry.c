@@ -3,9 +3,11 @@
 
 #include <curl/curl.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "util/config.h"
+#include "webhooks/ssrf.h"
 
 #define DELAY_MAX_S 604800 /* one week between two attempts is plenty */
 
@@ -130,4 +132,18 @@ void imx_webhook_utf8_clean(char *s, size_t len)
         }
         i += n;
     }
+}
+
+int imx_webhooks_config_check(const struct imx_config *cfg, char *err, size_t errlen)
+{
+    struct imx_webhook_schedule schedule;
+    if (imx_webhook_schedule_parse(cfg->webhook_schedule, &schedule) != 0) {
+        snprintf(err, errlen,
+                 "IMAXE_WEBHOOK_SCHEDULE must be 1 to %d comma-separated delays in seconds "
+                 "(got '%.60s')",
+                 IMX_WEBHOOK_SCHEDULE_MAX, cfg->webhook_schedule);
+        return -1;
+    }
+    struct imx_ssrf_allow allow;
+    return imx_ssrf_allow_parse(cfg->webhook_allow_hosts, &allow, err, errlen) != 0 ? -1 : 0;
 }

@@ -6,10 +6,12 @@
 #include <stddef.h>
 #include <time.h>
 
+#include "util/config.h"
+
 #define IMX_WEBHOOK_SCHEDULE_MAX 16
 /* The Standard Webhooks example: retries 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h after the
  * first attempt's failure. */
-#define IMX_WEBHOOK_SCHEDULE_DEFAULT "5,300,1800,7200,18000,36000,36000"
+#define IMX_WEBHOOK_SCHEDULE_DEFAULT IMX_CONFIG_WEBHOOK_SCHEDULE_DEFAULT
 /* Longest Retry-After honoured; beyond it the answer is treated as this. */
 #define IMX_WEBHOOK_RETRY_AFTER_MAX_S 86400
 
@@ -49,5 +51,9 @@ bool imx_webhook_honours_retry_after(long status);
 /* Replaces NUL bytes and invalid UTF-8 in s[0..len) with '?' in place, so that a response body
  * can be stored as text. */
 void imx_webhook_utf8_clean(char *s, size_t len);
+
+/* Checks the webhook settings of cfg (IMAXE_WEBHOOK_SCHEDULE, IMAXE_WEBHOOK_ALLOW_HOSTS): run by
+ * main right after imx_config_load. Returns 0, or -1 with a message in err. */
+int imx_webhooks_config_check(const struct imx_config *cfg, char *err, size_t errlen);
 
 #endif

@@ -15,15 +15,19 @@ static void h(struct imx_req *r)
 }
 
 const struct imx_route imx_routes[] = {
-    { "GET", "/livez", IMX_ACCESS_PUBLIC, h, 0, NULL, false },
-    { "GET", "/v1/images", IMX_ACCESS_SIGNED_IN, h, 0, "q gpu limit tag* component*", false },
-    { "POST", "/v1/images", IMX_ACCESS_SIGNED_IN, h, 0, NULL, false },
-    { "GET", "/v1/images/{id}", IMX_ACCESS_SIGNED_IN, h, 0, NULL, false },
-    { "PATCH", "/v1/images/{id}", IMX_ACCESS_SIGNED_IN, h, 0, NULL, false },
-    { "GET", "/v1/images/resolve", IMX_ACCESS_SIGNED_IN, h, 0, NULL, false },
-    { "GET", "/v1/images/{id}/lineage", IMX_ACCESS_SIGNED_IN, h, 0, NULL, false },
-    { "PUT", "/v1/teams/{slug}/members/{email}", IMX_ACCESS_ADMIN, h, 0, NULL, false },
-    { "POST", "/v1/measurements:import", IMX_ACCESS_SIGNED_IN, h, 0, NULL, false },
+    { "GET", "/livez", IMX_ACCESS_PUBLIC, h, 0, NULL, false, false, false, NULL },
+    { "GET", "/v1/images", IMX_ACCESS_SIGNED_IN, h, 0, "q gpu limit tag* component*", false, false,
+      false, NULL },
+    { "POST", "/v1/images", IMX_ACCESS_SIGNED_IN, h, 0, NULL, false, false, false, NULL },
+    { "GET", "/v1/images/{id}", IMX_ACCESS_SIGNED_IN, h, 0, NULL, false, false, false, NULL },
+    { "PATCH", "/v1/images/{id}", IMX_ACCESS_SIGNED_IN, h, 0, NULL, false, false, false, NULL },
+    { "GET", "/v1/images/resolve", IMX_ACCESS_SIGNED_IN, h, 0, NULL, false, false, false, NULL },
+    { "GET", "/v1/images/{id}/lineage", IMX_ACCESS_SIGNED_IN, h, 0, NULL, false, false, false,
+      NULL },
+    { "PUT", "/v1/teams/{slug}/members/{email}", IMX_ACCESS_ADMIN, h, 0, NULL, false, false, false,
+      NULL },
+    { "POST", "/v1/measurements:import", IMX_ACCESS_SIGNED_IN, h, 0, NULL, false, false, false,
+      NULL },
 };
 const size_t imx_routes_count = sizeof imx_routes / sizeof imx_routes[0];
 
