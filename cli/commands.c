@@ -1005,7 +1005,7 @@ static size_t checkout_bulletins(const char *root, char ***names, size_t *n, siz
             if (e->d_name[0] == '.' || strlen(e->d_name) > 64)
                 continue;
             char rel[256], path[4400];
-            snprintf(rel, sizeof rel, "%s/%s/%s.json", years[y], e->d_name, e->d_name);
+            snprintf(rel, sizeof rel, "%.8s/%.64s/%.64s.json", years[y], e->d_name, e->d_name);
             snprintf(path, sizeof path, "%s/%s", root, rel);
             struct stat st;
             if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && !add_name(names, n, cap, rel))
