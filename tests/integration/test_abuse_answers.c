@@ -261,7 +261,13 @@ static void every_answer_is_bounded(void **state)
     /* One request at a time: what a request may cost is bounded by the body cap, not the body's
      * number of errors. */
     assert_true(largest > 0 && largest <= ANSWER_MAX);
+#if defined(__SANITIZE_ADDRESS__)
+    /* AddressSanitizer's quarantine and redzones keep freed memory: there the bound is looser
+     * (+217 MB seen), still far below the 518 MB the unbounded answers took in a plain build. */
+    assert_true(rss1 - rss0 < 400 * 1024);
+#else
     assert_true(rss1 - rss0 < 160 * 1024);
+#endif
     assert_int_equal(imx_t_server_stop(&s, SIGTERM, 15), 0);
 }
 

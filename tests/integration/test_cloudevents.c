@@ -143,7 +143,9 @@ static void a_subscription_chooses_cloudevents(void **state)
              "{\"team\":\"team-a\",\"url\":\"http://127.0.0.1:9/x\",\"events\":[\"ping\"],"
              "\"payload_format\":\"xml\"}",
              400);
-    assert_non_null(strstr(json_dumps(bad, 0), "/payload_format"));
+    char *text = json_dumps(bad, 0);
+    assert_non_null(strstr(text, "/payload_format"));
+    free(text);
     json_decref(bad);
 }
 
