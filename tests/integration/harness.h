@@ -172,4 +172,7 @@ void imx_t_receiver_control(const struct imx_rcv *r, const char *json);
  * (new array). Asserts every line is JSON. */
 json_t *imx_t_receiver_log(const struct imx_rcv *r, const char *path);
 
+/* The peak resident set (VmHWM) of process pid in KiB, or -1 when /proc cannot tell. */
+long imx_t_peak_rss_kib(pid_t pid);
+
 #endif

@@ -530,21 +530,6 @@ static void concurrent_wrong_passwords_check_exactly_the_limit(void **state)
     assert_int_equal(imx_t_server_stop(&s, SIGTERM, 15), 0);
 }
 
-static long peak_rss_kib(pid_t pid)
-{
-    char path[64], line[256];
-    snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
-    FILE *f = fopen(path, "r");
-    long kib = -1;
-    if (!f)
-        return -1;
-    while (fgets(line, sizeof line, f))
-        if (strncmp(line, "VmHWM:", 6) == 0)
-            kib = strtol(line + 6, NULL, 10);
-    fclose(f);
-    return kib;
-}
-
 struct reader {
     const struct imx_srv *srv;
     const char *token;
@@ -586,7 +571,7 @@ static void signin_flood_keeps_memory_and_readers_bounded(void **state)
     const char *env[] = { "IMAXE_LOGIN_MAX_FAILURES=1000", "IMAXE_LOGIN_IP_MAX_FAILURES=100000",
                           "IMAXE_PASSWORD_WAIT_MS=30000", "IMAXE_ACCESS_LOG=0", NULL };
     assert_int_equal(imx_t_server_up(&s, "abuse_flood", env, NULL, 0, admin, sizeof admin), 0);
-    long before = peak_rss_kib(s.pid);
+    long before = imx_t_peak_rss_kib(s.pid);
     /* The reader alone first: what the machine gives it without a flood. */
     static struct reader base, rd;
     memset(&base, 0, sizeof base);
@@ -609,7 +594,7 @@ static void signin_flood_keeps_memory_and_readers_bounded(void **state)
     login_burst(&s, shots, 48, IMX_T_ADMIN_EMAIL, IMX_T_ADMIN_PASSWORD);
     rd.stop = true;
     pthread_join(rt, NULL);
-    long peak = peak_rss_kib(s.pid);
+    long peak = imx_t_peak_rss_kib(s.pid);
     int ok = 0;
     for (int i = 0; i < 48; i++)
         ok += shots[i].status == 200;
@@ -813,7 +798,7 @@ static void request_pages_are_bounded(void **state)
     imx_t_res_free(&res);
 
     /* Six maximal pages at once. */
-    long before = peak_rss_kib(s.pid);
+    long before = imx_t_peak_rss_kib(s.pid);
     pthread_t th[6];
     struct page_reader pr[6];
     pthread_barrier_t go;
@@ -827,7 +812,7 @@ static void request_pages_are_bounded(void **state)
         assert_int_equal(pr[i].status, 200);
     }
     pthread_barrier_destroy(&go);
-    long after = peak_rss_kib(s.pid);
+    long after = imx_t_peak_rss_kib(s.pid);
     printf("six pages at once: server peak RSS %ld KiB -> %ld KiB\n", before, after);
     assert_true(after - before < 128 * 1024);
 

@@ -27,21 +27,6 @@ static double now_ms(void)
     return (double)ts.tv_sec * 1000.0 + (double)ts.tv_nsec / 1e6;
 }
 
-static long peak_rss_kib(pid_t pid)
-{
-    char path[64], line[256];
-    snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
-    FILE *f = fopen(path, "r");
-    long kib = -1;
-    if (!f)
-        return -1;
-    while (fgets(line, sizeof line, f))
-        if (strncmp(line, "VmHWM:", 6) == 0)
-            kib = strtol(line + 6, NULL, 10);
-    fclose(f);
-    return kib;
-}
-
 /* One request as token with Content-Type ctype (none when NULL), one more header line extra
  * (none when NULL) and body (none when NULL). */
 static void req(const struct imx_srv *s, const char *token, const char *method, const char *path,
@@ -186,7 +171,7 @@ static void every_answer_is_bounded(void **state)
         imx_t_server_up(&s, "abuse_answers_bounded", env, db, sizeof db, admin, sizeof admin), 0);
     assert_int_equal(imx_t_user(&s, admin, "ml", "p@ml.test", "publisher", pub, sizeof pub), 0);
     assert_int_equal(imx_t_user(&s, admin, "ml", "m@ml.test", "member", member, sizeof member), 0);
-    long rss0 = peak_rss_kib(s.pid), largest = 0;
+    long rss0 = imx_t_peak_rss_kib(s.pid), largest = 0;
     printf("worst case per body-taking endpoint (peak RSS before: %ld KiB):\n", rss0);
 
     /* 524,000 lines that are not JSON: each counts toward the 1,000-line cap. */
@@ -255,7 +240,7 @@ static void every_answer_is_bounded(void **state)
               "application/json", wide, &largest);
     }
     free(wide);
-    long rss1 = peak_rss_kib(s.pid);
+    long rss1 = imx_t_peak_rss_kib(s.pid);
     printf("largest answer %ld bytes; server peak RSS %ld -> %ld KiB (+%ld)\n", largest, rss0, rss1,
            rss1 - rss0);
     /* One request at a time: what a request may cost is bounded by the body cap, not the body's
@@ -289,7 +274,7 @@ static void clients_that_never_read_do_not_lock_others_out(void **state)
     assert_int_equal(
         imx_t_server_up(&s, "abuse_answers_nonreaders", env, db, sizeof db, admin, sizeof admin),
         0);
-    long rss0 = peak_rss_kib(s.pid);
+    long rss0 = imx_t_peak_rss_kib(s.pid);
     static const char one[] = "GET /openapi.json HTTP/1.1\r\nHost: t\r\n\r\n";
     char pipeline[sizeof one * 30];
     size_t plen = 0;
@@ -325,7 +310,7 @@ static void clients_that_never_read_do_not_lock_others_out(void **state)
     long long evicted =
         imx_t_metric(&s, "imaxe_http_connections_closed_total{reason=\"evicted_sender\"}");
     long long piped = imx_t_metric(&s, "imaxe_http_connections_closed_total{reason=\"pipeline\"}");
-    long rss1 = peak_rss_kib(s.pid);
+    long rss1 = imx_t_peak_rss_kib(s.pid);
     printf("%d non-reading clients (30 pipelined GET /openapi.json each, limit %d): %d of 10 fresh "
            "/livez answered 200, slowest %.0f ms; closed: %lld stalled, %lld evicted, %lld at the "
            "pipeline cap; peak RSS %ld -> %ld KiB\n",
