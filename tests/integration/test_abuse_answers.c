@@ -261,6 +261,17 @@ static void every_answer_is_bounded(void **state)
 #define NR_LIMIT   64 /* IMAXE_CONNECTION_LIMIT */
 #define NR_CLIENTS 80 /* more than the limit: before, every fresh client was refused */
 
+/* 30 pipelined GET /openapi.json (about 2.8 MB of answers: more than the socket buffers hold) into
+ * buf; returns the length. */
+#define PIPELINED_ONE "GET /openapi.json HTTP/1.1\r\nHost: t\r\n\r\n"
+#define PIPELINED_LEN (30 * (sizeof PIPELINED_ONE - 1))
+static size_t pipelined(char buf[PIPELINED_LEN])
+{
+    for (size_t i = 0; i < 30; i++)
+        memcpy(buf + i * (sizeof PIPELINED_ONE - 1), PIPELINED_ONE, sizeof PIPELINED_ONE - 1);
+    return PIPELINED_LEN;
+}
+
 static void clients_that_never_read_do_not_lock_others_out(void **state)
 {
     (void)state;
@@ -275,13 +286,8 @@ static void clients_that_never_read_do_not_lock_others_out(void **state)
         imx_t_server_up(&s, "abuse_answers_nonreaders", env, db, sizeof db, admin, sizeof admin),
         0);
     long rss0 = imx_t_peak_rss_kib(s.pid);
-    static const char one[] = "GET /openapi.json HTTP/1.1\r\nHost: t\r\n\r\n";
-    char pipeline[sizeof one * 30];
-    size_t plen = 0;
-    for (int i = 0; i < 30; i++) {
-        memcpy(pipeline + plen, one, sizeof one - 1);
-        plen += sizeof one - 1;
-    }
+    char pipeline[PIPELINED_LEN];
+    size_t plen = pipelined(pipeline);
     int fds[NR_CLIENTS], opened = 0;
     for (int i = 0; i < NR_CLIENTS; i++) {
         char src[32];
@@ -336,13 +342,8 @@ static void an_answer_nobody_takes_is_cut(void **state)
                                        "IMAXE_ACCESS_LOG=0", NULL };
     assert_int_equal(
         imx_t_server_up(&s, "abuse_answers_stall", env, db, sizeof db, admin, sizeof admin), 0);
-    static const char one[] = "GET /openapi.json HTTP/1.1\r\nHost: t\r\n\r\n";
-    char pipeline[sizeof one * 30];
-    size_t plen = 0;
-    for (int i = 0; i < 30; i++) {
-        memcpy(pipeline + plen, one, sizeof one - 1);
-        plen += sizeof one - 1;
-    }
+    char pipeline[PIPELINED_LEN];
+    size_t plen = pipelined(pipeline);
     int fd = raw_connect(&s, "127.0.0.2", 4096);
     assert_true(fd >= 0);
     assert_int_equal(send(fd, pipeline, plen, MSG_NOSIGNAL), (ssize_t)plen);
@@ -868,6 +869,17 @@ static void assert_over_budget(const struct imx_res *res, const char *what)
     assert_non_null(strstr(res->body, "IMAXE_PARSE_BUDGET_MS"));
 }
 
+/* Sends body (freed) and asserts the budget's 422. */
+static void send_over_budget(const struct imx_srv *s, const char *token, const char *path,
+                             const char *ctype, char *body, const char *what)
+{
+    struct imx_res res;
+    req(s, token, "POST", path, ctype, NULL, body, &res);
+    assert_over_budget(&res, what);
+    imx_t_res_free(&res);
+    free(body);
+}
+
 static void documents_over_the_work_budget_are_422(void **state)
 {
     (void)state;
@@ -890,10 +902,8 @@ static void documents_over_the_work_budget_are_422(void **state)
     imx_t_res_free(&res);
     free(small);
     char *big = csaf_worst(2000, 4, "9202");
-    req(&s, admin, "POST", "/v1/advisories", "application/json", NULL, big, &res);
-    assert_over_budget(&res, "CSAF, 2000 products x 4 CVEs");
-    imx_t_res_free(&res);
-    free(big);
+    send_over_budget(&s, admin, "/v1/advisories", "application/json", big,
+                     "CSAF, 2000 products x 4 CVEs");
 
     char *osv = repeat("{\"schema_version\":\"1.6.0\",\"id\":\"GHSA-budg-et00-0001\",\"modified\":"
                        "\"2026-01-01T00:00:00Z\",\"summary\":\"x\",\"affected\":[",
@@ -903,34 +913,25 @@ static void documents_over_the_work_budget_are_422(void **state)
                        5000,
                        "{\"package\":{\"ecosystem\":\"PyPI\",\"name\":\"torch\"},\"ranges\":[{"
                        "\"type\":\"ECOSYSTEM\",\"events\":[{\"introduced\":\"0\"}]}]}]}");
-    req(&s, admin, "POST", "/v1/advisories", "application/json", NULL, osv, &res);
-    assert_over_budget(&res, "OSV, 5000 affected entries");
-    imx_t_res_free(&res);
-    free(osv);
+    send_over_budget(&s, admin, "/v1/advisories", "application/json", osv,
+                     "OSV, 5000 affected entries");
 
     char *sbom = repeat("{\"team\":\"ml\",\"family\":\"budget\",\"version\":\"1\",\"sbom\":{"
                         "\"bomFormat\":\"CycloneDX\",\"specVersion\":\"1.6\",\"components\":[",
                         "{\"purl\":\"pkg:deb/ubuntu/libc6@2.39-0ubuntu8\"},", 20000,
                         "{\"purl\":\"pkg:deb/ubuntu/zlib1g@1.3\"}]}}");
-    req(&s, pub, "POST", "/v1/images", "application/json", NULL, sbom, &res);
-    assert_over_budget(&res, "image, SBOM of 20000 purls");
-    imx_t_res_free(&res);
-    free(sbom);
+    send_over_budget(&s, pub, "/v1/images", "application/json", sbom, "image, SBOM of 20000 purls");
 
     char *lines = repeat("", "{\"team\":\"ml\"}\n", 1000, "");
-    req(&s, pub, "POST", "/v1/images:import", "application/x-ndjson", NULL, lines, &res);
-    assert_over_budget(&res, "images:import, 1000 lines");
-    imx_t_res_free(&res);
-    free(lines);
+    send_over_budget(&s, pub, "/v1/images:import", "application/x-ndjson", lines,
+                     "images:import, 1000 lines");
 
     /* Rows of 600 bytes: enough reading that no machine does 1,000 of them within 1 ms. */
     char row[640];
     snprintf(row, sizeof row, "1,\"resnet50-%0580d\",12.5\n", 0);
     char *csv = repeat("image,model,p50_ms\n", row, 1000, "");
-    req(&s, member, "POST", "/v1/measurements:import?team=ml", "text/csv", NULL, csv, &res);
-    assert_over_budget(&res, "measurements:import CSV, 1000 rows");
-    imx_t_res_free(&res);
-    free(csv);
+    send_over_budget(&s, member, "/v1/measurements:import?team=ml", "text/csv", csv,
+                     "measurements:import CSV, 1000 rows");
 
     /* A refused document changed nothing. */
     assert_int_equal(sql_ll(db, "SELECT count(*) FROM advisories"), 1);
