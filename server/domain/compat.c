@@ -687,6 +687,7 @@ static void check_cudnn(struct builder *b, const struct imx_ref_snapshot *ref,
     }
     const char *cuda_name = st->cuda_from_pytorch ? "pytorch" : "cuda";
     const char *cuda_text = st->cuda_from_pytorch ? st->pytorch.text : st->cuda.text;
+    bool cc_unread = false;
 
     /* The compute capabilities its kernels cover (support matrix): a set where one was read, else
      * a range. A GPU older than the oldest has no kernels; one newer than the list (or, with a
@@ -698,6 +699,16 @@ static void check_cudnn(struct builder *b, const struct imx_ref_snapshot *ref,
         if (!g || !ref_ver(g->compute_capability, &cc))
             continue;
         enum cc_fit fit = cudnn_cc_fit(row, &cc);
+        if (fit == CC_UNKNOWN && !cc_unread) {
+            /* The fact is missing, not fine: say so once (info), never a silent pass. */
+            cc_unread = true;
+            f = add(b, IMX_COMPAT_INFO, "unknown_component_version", row->source,
+                    "cuDNN %s's support matrix was not read, so the compute capabilities it "
+                    "has kernels for are not in the reference data and the GPUs (the %s, "
+                    "compute capability %s, ...) were not checked against it.",
+                    st->cudnn.text, g->gpu_model, g->compute_capability);
+            involve(f, "cudnn", st->cudnn.text);
+        }
         if (fit == CC_LISTED || fit == CC_UNKNOWN)
             continue;
         char listed[160];

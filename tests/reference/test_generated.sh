@@ -35,6 +35,8 @@ check migrations/0111_gpu_rows.sql python3 tools/gen_sources.py --table gpu
 check migrations/0112_pytorch_arch.sql python3 tools/gen_sources.py --table pytorch_arch
 check migrations/0113_cudnn_cc.sql python3 tools/gen_sources.py --table cudnn_cc
 check migrations/0115_jax_rows.sql python3 tools/gen_sources.py --table jax
+check migrations/0220_pytorch_arch_more.sql python3 tools/gen_sources.py --table pytorch_arch_0220
+check migrations/0221_cudnn_cc_more.sql python3 tools/gen_sources.py --table cudnn_cc_0221
 # 0003 from the stored copies of the sourced CSVs (tools/reference/csv/): always compared.
 check migrations/0003_reference.sql python3 tools/gen_reference.py
 # The demo catalog's advisories from the stored copy of advisories.csv (the tool writes stdout).
