@@ -27,21 +27,20 @@ KNOWN="auth/auth.c->api auth/auth.c->http auth/auth.h->http auth/principal_cache
 
 bad=0
 seen=""
-while IFS= read -r f; do
+# One pass over every file (a process per file took 30 s on a loaded machine): "file:layer".
+while IFS=: read -r f to; do
     from="${f%%/*}"
     [ "$f" = main.c ] && from=main
-    while IFS= read -r to; do
-        [ "$to" = "$from" ] && continue
-        allowed "$from" "$to" && continue
-        edge="$f->$to"
-        case " $seen " in *" $edge "*) continue ;; esac
-        seen="$seen $edge"
-        if [[ " $KNOWN " != *" $edge "* ]]; then
-            echo "layering: server/$f includes $to/ ($from may include: see this script)" >&2
-            bad=1
-        fi
-    done < <(sed -n 's|^#include "\([a-z_]*\)/.*|\1|p' "$f" | sort -u)
-done < <(find . -name '*.[ch]' | sed 's|^\./||' | sort)
+    [ "$to" = "$from" ] && continue
+    allowed "$from" "$to" && continue
+    edge="$f->$to"
+    seen="$seen $edge"
+    if [[ " $KNOWN " != *" $edge "* ]]; then
+        echo "layering: server/$f includes $to/ ($from may include: see this script)" >&2
+        bad=1
+    fi
+done < <(find . -name '*.[ch]' -print0 | xargs -0 grep -Ho '^#include "[a-z_]*/' |
+    sed 's|^\./||; s|:#include "|:|; s|/$||' | sort -u)
 
 for edge in $KNOWN; do
     if [[ " $seen " != *" $edge "* ]]; then
