@@ -3,6 +3,8 @@
 // - the Admin screen creates a team and a user, adds the user to the team, disables and
 //   enables a user, renames a team, and filters the audit log by actor, action and time; the
 //   new user then signs in with their password and sees their team;
+// - /docs opens with how to get a token (not the HTTP framing rules), and its rate limit agrees
+//   with the README: one budget shared by every replica;
 // - every screen walked as a user in no team and as a global admin in no team shows what to do
 //   and never an error: no error box, no problem text, no refused request.
 import { test, before, after, describe } from 'node:test';
@@ -167,6 +169,19 @@ describe('administration and team-less screens', () => {
     await newbie.goto(`${base}/#/admin`);
     await newbie.getByText('Only global admins administer imaxe').waitFor();
     await newbie.done();
+  });
+
+  test('/docs opens with how to get a token, and says the rate limit is shared by the replicas', async () => {
+    const page = await newPage();
+    await page.goto(`${base}/docs`);
+    await page.locator('[data-section-id^="operation/"]').first().waitFor({ timeout: 30000 });
+    const sections = await page.evaluate(() => [...document.querySelectorAll('[data-section-id^="section/"]')].map((e) => e.getAttribute('data-section-id')));
+    assert.equal(sections[0], 'section/Getting-a-token', `the first section: ${sections.join(', ')}`);
+    assert.ok(sections.indexOf('section/HTTP-details') > 0, 'framing rules come later');
+    const text = await page.locator('[data-section-id="section/Errors-limits-and-paging"]').innerText();
+    assert.match(text, /shared by every replica/);
+    assert.doesNotMatch(await page.locator('body').innerText(), /per replica/);
+    await page.done();
   });
 
   // Every screen, and whether it must say "not in a team" to a user in no team and to a global
