@@ -84,6 +84,7 @@ int imx_cli_run_generic(const struct imx_cli_cmd *cmd, struct imx_cli_ctx *ctx);
 /* The handlers of cmd_admin.c. */
 int imx_cli_run_api(const struct imx_cli_cmd *cmd, struct imx_cli_ctx *ctx);
 int imx_cli_run_member_set(const struct imx_cli_cmd *cmd, struct imx_cli_ctx *ctx);
+int imx_cli_run_user_state(const struct imx_cli_cmd *cmd, struct imx_cli_ctx *ctx);
 int imx_cli_run_conditional(const struct imx_cli_cmd *cmd, struct imx_cli_ctx *ctx);
 
 /* The handlers of cmd_probe.c. */

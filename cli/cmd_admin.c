@@ -1,6 +1,6 @@
 /* The write verbs that are more than one route with a JSON file: `imaxe api` (any request, as
- * `gh api`), `members set` (the role from an option), and writes that must name the revision they
- * change (read the ETag, then write with If-Match). */
+ * `gh api`), `members set` (the role from an option), `users disable|enable`, and writes that must
+ * name the revision they change (read the ETag, then write with If-Match). */
 #include "cli.h"
 
 #include <ctype.h>
@@ -121,6 +121,27 @@ int imx_cli_run_member_set(const struct imx_cli_cmd *cmd, struct imx_cli_ctx *ct
     imx_cli_resp_free(&r);
     free(body);
     json_decref(req);
+    imx_cli_buf_free(&path);
+    return code;
+}
+
+/* users disable ID, users enable ID: PATCH the user with {"disabled": true|false}. */
+int imx_cli_run_user_state(const struct imx_cli_cmd *cmd, struct imx_cli_ctx *ctx)
+{
+    struct imx_cli_buf path;
+    imx_cli_buf_init(&path, 4096);
+    int code = fill_path(cmd->path, ctx, &path);
+    const char *body =
+        strcmp(cmd->verb, "disable") == 0 ? "{\"disabled\":true}" : "{\"disabled\":false}";
+    struct imx_cli_resp r;
+    imx_cli_resp_init(&r);
+    if (code == 0) {
+        code = imx_cli_call(ctx, cmd->method, imx_cli_buf_str(&path), "application/json", body,
+                            strlen(body), NULL, &r);
+        if (code == 0)
+            code = print_answer(ctx, &r, NULL);
+    }
+    imx_cli_resp_free(&r);
     imx_cli_buf_free(&path);
     return code;
 }

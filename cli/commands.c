@@ -75,6 +75,12 @@ static const struct imx_cli_opt limit_opts[] = {
     { NULL, 0, 0, NULL, NULL },
 };
 
+static const struct imx_cli_opt user_list_opts[] = {
+    { "query", 'q', V, "q", "part of the email" },
+    { "limit", 'n', V, "limit", "items a page" },
+    { NULL, 0, 0, NULL, NULL },
+};
+
 static const struct imx_cli_opt member_opts[] = {
     { "role", 0, V, NULL, "viewer, member, publisher or admin" },
     { NULL, 0, 0, NULL, NULL },
@@ -1460,6 +1466,21 @@ const struct imx_cli_cmd imx_cli_commands[] = {
       "Create a user (JSON: email, password, display_name; global admins)",
       "imaxe users create user.json -f id", no_opts, "POST", "/v1/users", IMX_CLI_BODY_JSON, NULL,
       NULL, false },
+    { "users", "list", "", 0, 0, "Every user with their teams (global admins)",
+      "imaxe users list --query example.com", user_list_opts, "GET", "/v1/users", IMX_CLI_BODY_NONE,
+      "id,email,display_name,admin,disabled_at", NULL, false },
+    { "users", "update", "ID [FILE]", 1, 2,
+      "Change a user (JSON: display_name, admin, disabled; global admins)",
+      "echo '{\"display_name\":\"Ana\"}' | imaxe users update 2", no_opts, "PATCH", "/v1/users/{0}",
+      IMX_CLI_BODY_JSON, NULL, NULL, false },
+    { "users", "disable", "ID", 1, 1, "Disable a user: no sign-in, their tokens stop at once",
+      "imaxe users disable 2", no_opts, "PATCH", "/v1/users/{0}", IMX_CLI_BODY_NONE, NULL,
+      imx_cli_run_user_state, false },
+    { "users", "enable", "ID", 1, 1, "Enable a disabled user again", "imaxe users enable 2",
+      no_opts, "PATCH", "/v1/users/{0}", IMX_CLI_BODY_NONE, NULL, imx_cli_run_user_state, false },
+    { "teams", "update", "SLUG [FILE]", 1, 2, "Rename a team (JSON: name; global admins)",
+      "echo '{\"name\":\"ML Platform\"}' | imaxe teams update ml-platform", no_opts, "PATCH",
+      "/v1/teams/{0}", IMX_CLI_BODY_JSON, NULL, NULL, false },
     { "requests", "transition", "ID [FILE]", 1, 2,
       "Move a request on (JSON: to, and comment or image)",
       "echo '{\"to\":\"approved\"}' | imaxe requests transition 4", no_opts, "POST",

@@ -26,7 +26,7 @@ fi
 export IMAXE_ADMIN_EMAIL=${IMAXE_ADMIN_EMAIL:-admin@imaxe.local}
 export IMAXE_ADMIN_PASSWORD=${IMAXE_ADMIN_PASSWORD:-imaxe-demo-admin}
 export IMAXE_PORT=${IMAXE_PORT:-8080}
-# A webhook receiver on this machine, for trying webhooks out (README.md, "Webhooks").
+# A webhook receiver on this machine, for trying webhooks out (README.md, "First steps").
 export IMAXE_WEBHOOK_ALLOW_HOSTS=${IMAXE_WEBHOOK_ALLOW_HOSTS:-127.0.0.1:9000}
 export IMAXE_WEB_DIR=${IMAXE_WEB_DIR:-$top/web}
 export IMAXE_MIGRATIONS_DIR=${IMAXE_MIGRATIONS_DIR:-$top/migrations}

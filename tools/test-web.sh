@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The web UI's browser tests (tests/web/web.test.mjs) against the real server: a throwaway
+# The web UI's browser tests (tests/web/web.test.mjs tests/web/admin.test.mjs) against the real server: a throwaway
 # PostgreSQL cluster, build/imaxe-server on a free port and a catalog seeded through /v1
 # (tests/web/real-server.mjs). playwright-core drives Debian's chromium headless; axe-core checks
 # every screen; screenshots land in build/web-screenshots/. Installs chromium when root and it

@@ -2,7 +2,7 @@
 // so any view can be bookmarked and shared. Screens live in screens/<name>.js and export
 // render(ctx).
 import { api, session, setUnauthorizedHandler } from './api.js';
-import { h, clear, errorBox, loading } from './ui.js';
+import { h, clear, errorBox, loading, noTeamState } from './ui.js';
 import { user, tray, MAX_COMPARE } from './state.js';
 
 const routes = [
@@ -20,7 +20,25 @@ const routes = [
   { re: /^\/fleet$/, mod: 'fleet', nav: 'fleet' },
   { re: /^\/publish$/, mod: 'publish', nav: 'catalog' },
   { re: /^\/account$/, mod: 'account', nav: 'account' },
+  { re: /^\/admin$/, mod: 'admin', nav: 'admin' },
 ];
+
+// Someone in no team reads nothing but their account: the server refuses every catalog read too
+// (the viewer role in some team is the least). Each screen then says so and what to do, instead
+// of its first refused request. Global admins read everything and get each screen's own state.
+const TEAMLESS = {
+  catalog: ['Catalog', 'imaxe shows its catalog to the members of a team.'],
+  image: ['Image', 'imaxe shows its catalog to the members of a team.'],
+  compare: ['Compare', 'imaxe shows its catalog to the members of a team.'],
+  advisories: ['Advisories', 'Advisories and the images they hit are shown to the members of a team.'],
+  costs: ['Costs', 'Costs come from the measurements of teams.'],
+  exposure: ['Exposure', 'Exposure shows the pins of your teams.'],
+  fleet: ['Fleet', 'Nodes report to a team.'],
+  pins: ['Pins', 'Pins belong to a team.'],
+  requests: ['Image requests', 'Image requests are filed by a team.'],
+  webhooks: ['Webhooks', 'Webhooks belong to a team.'],
+  publish: ['Publish an image', 'Images are published by a team.'],
+};
 
 const main = document.getElementById('main');
 let current = null; // {controller}
@@ -62,6 +80,8 @@ function updateUserMenu() {
   const me = user.me;
   menu.hidden = !session.token;
   document.getElementById('user-name').textContent = me ? me.display_name || me.email : '';
+  // The admin screen is for global admins; the server refuses everyone else anyway.
+  document.getElementById('admin-nav').hidden = !me?.admin;
 }
 
 function updateNav(key) {
@@ -109,6 +129,14 @@ async function render({ force = false } = {}) {
   try {
     if (!route.public) await loadMe(controller.signal);
     updateUserMenu();
+    const me = user.me;
+    if (!route.public && me && !me.admin && !(me.teams || []).length && TEAMLESS[route.mod]) {
+      const [title, what] = TEAMLESS[route.mod];
+      document.title = `${title} · imaxe`;
+      clear(main, h('div', { class: 'page-head' }, h('h1', {}, title)), noTeamState(what));
+      firstRender = false;
+      return;
+    }
     const mod = await import(`./screens/${route.mod}.js`);
     if (controller.signal.aborted) return;
     main.replaceChildren();

@@ -113,6 +113,21 @@ export function emptyState(title, body, ...actions) {
   return h('div', { class: 'state state-empty' }, h('p', { class: 'state-title' }, title), body ? h('p', {}, body) : null, actions.length ? h('p', { class: 'state-actions' }, actions) : null);
 }
 
+/**
+ * What someone in no team sees where a screen needs one: what the screen holds, and what to do
+ * (a global admin: create a team on the Admin screen; anyone else: ask one). Never an error.
+ * what: a sentence saying what the screen holds belongs to a team.
+ */
+export function noTeamState(what, { admin = false } = {}) {
+  return h(
+    'div',
+    { class: 'state state-empty no-team', role: 'status' },
+    h('p', { class: 'state-title' }, 'You are not in a team yet'),
+    h('p', {}, `${what} `, admin ? 'As a global admin, create a team and add yourself to it on the Admin screen.' : 'Ask a global admin of imaxe to add you to your team (they do it on the Admin screen, or with imaxe members set TEAM EMAIL --role viewer); sign in again afterwards if this page does not change.'),
+    admin ? h('p', { class: 'state-actions' }, h('a', { href: '#/admin', class: 'btn-link' }, 'Open Admin')) : h('p', { class: 'state-actions' }, h('a', { href: '#/account', class: 'btn-link secondary' }, 'Your account')),
+  );
+}
+
 /** A calm card for an endpoint this server does not have yet. */
 export function unavailable(what) {
   return h(

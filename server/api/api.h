@@ -116,6 +116,10 @@ void imx_api_token_create(struct imx_req *r);
 void imx_api_token_list(struct imx_req *r);
 void imx_api_token_revoke(struct imx_req *r);
 void imx_api_audit_list(struct imx_req *r);
+/* People and teams for global admins (server/api/admin_users.c). */
+void imx_api_user_list(struct imx_req *r);
+void imx_api_user_update(struct imx_req *r);
+void imx_api_team_update(struct imx_req *r);
 
 /* Advisories, patch status and pins (server/api/advisories.c, server/api/pins.c). */
 void imx_api_advisory_create(struct imx_req *r);

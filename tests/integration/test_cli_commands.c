@@ -1030,6 +1030,35 @@ static void write_verbs_and_the_api_escape_hatch(void **state)
     assert_null(strstr(r.out, "ana@cli.test"));
     run_free(&r);
 
+    /* Users and teams changed and disabled: list, update, disable (her sign-in is refused),
+     * enable, and a team renamed. */
+    r = CLI(NULL, as_admin, "users", "list", "--query", "ana@cli", "-f", "id");
+    expect_code(&r, 0, "users list");
+    char uid[32];
+    snprintf(uid, sizeof uid, "%lld", atoll(r.out));
+    assert_true(atoll(uid) > 0);
+    run_free(&r);
+    r = CLI("{\"display_name\":\"Ana Cli\"}", as_admin, "users", "update", uid, "-f",
+            "display_name");
+    expect_code(&r, 0, "users update");
+    assert_string_equal(r.out, "Ana Cli\n");
+    run_free(&r);
+    r = CLI(NULL, as_admin, "users", "disable", uid, "-f", "disabled_at");
+    expect_code(&r, 0, "users disable");
+    assert_true(strlen(r.out) > 10);
+    run_free(&r);
+    r = CLI("ana-password-1\n", NULL, "login", "--email", "ana@cli.test", "--password-stdin");
+    expect_code(&r, 4, "a disabled user's sign-in");
+    run_free(&r);
+    r = CLI(NULL, as_admin, "users", "enable", uid, "-f", "disabled_at");
+    expect_code(&r, 0, "users enable");
+    assert_string_equal(r.out, "null\n");
+    run_free(&r);
+    r = CLI("{\"name\":\"CLI operations\"}", as_admin, "teams", "update", "cli-ops", "-f", "name");
+    expect_code(&r, 0, "teams update");
+    assert_string_equal(r.out, "CLI operations\n");
+    run_free(&r);
+
     /* Tokens: created (shown once), listed, revoked, then refused. */
     r = CLI("{\"name\":\"ci\",\"team\":\"cli-team\",\"role\":\"viewer\"}", NULL, "tokens", "create",
             "-o", "json");

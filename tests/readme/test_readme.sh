@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# README.md runs as written: every ```sh example, in order, in one bash session with
-# `set -euo pipefail`, against a freshly migrated server loaded with the demo catalog
-# (tools/demo.sh), signed in as the demo admin. Any non-zero exit fails the test and names the
-# README line of the example. What the test changes, and why (nothing else is touched):
+# README.md and docs/ run as written: every ```sh example, in order (README.md, then the docs in
+# the order of $docs below: state carries on from one file to the next), in one bash session
+# with `set -euo pipefail`, against a freshly migrated server loaded with the demo catalog
+# (tools/demo.sh), its demo admin the owner of the demo teams as `make run` makes it
+# (tools/demo/admin_teams.sql). A docs/ file with a ```sh block that $docs does not list fails
+# the test, so a new one is never silently left out. Any non-zero exit fails the test and names the
+# file and line of the example. What the test changes, and why (nothing else is touched):
 #   - http://127.0.0.1:8080 becomes this server's address (a free port), and the example's own
 #     webhook receiver's 127.0.0.1:9000 a free port that the server allows through
 #     IMAXE_WEBHOOK_ALLOW_HOSTS, as make run allows 9000;
@@ -16,6 +19,9 @@
 set -euo pipefail
 
 src_dir=${IMX_TEST_SOURCE_DIR:?}
+# The files whose examples run, in order.
+docs=(README.md docs/cli.md docs/api.md docs/operations.md docs/configuration.md docs/design.md
+      docs/development.md docs/web.md)
 server=${IMX_TEST_SERVER:?}
 build=${IMX_TEST_BUILD_DIR:?}
 pgdir=$(readlink -f "${IMX_TEST_PGDIR:?}")
@@ -39,12 +45,20 @@ rm -rf "$tmp" && mkdir -p "$tmp/work" "$tmp/config"
 sql "DROP DATABASE IF EXISTS $db WITH (FORCE)"
 sql "CREATE DATABASE $db"
 
+# Every docs/*.md with a shell example is in the list.
+for f in "$src_dir"/docs/*.md; do
+    rel=docs/${f##*/}
+    if grep -q '^```sh' "$f" && ! printf '%s\n' "${docs[@]}" | grep -qx "$rel"; then
+        fail "$rel holds shell examples but tests/readme/test_readme.sh does not run it (add it to docs=)"
+    fi
+done
+
 # The Terraform snippet: its shape only.
-python3 - "$src_dir/README.md" <<'PY'
+python3 - "${docs[@]/#/$src_dir/}" <<'PY'
 import re, sys
-text = open(sys.argv[1], encoding="utf-8").read()
+text = "".join(open(f, encoding="utf-8").read() for f in sys.argv[1:])
 blocks = re.findall(r"^```hcl\n(.*?)^```", text, re.S | re.M)
-assert blocks, "README.md has no hcl block"
+assert blocks, "neither README.md nor docs/ has an hcl block"
 for b in blocks:
     depth = 0
     for ch in b:
@@ -80,35 +94,40 @@ for _ in $(seq 1 200); do
     sleep 0.05
 done
 [ -n "$port" ] || { cat "$tmp/server.log"; fail "server did not listen"; }
+# As make run does once the server has created the demo admin: the owner of the demo teams.
+psql --no-psqlrc -X -Atq -v ON_ERROR_STOP=1 "$conninfo" -v email="$IMAXE_ADMIN_EMAIL" \
+    -f "$src_dir/tools/demo/admin_teams.sql" >/dev/null || fail "tools/demo/admin_teams.sql"
 
-# The examples, one file each, with the README line they start on.
-python3 - "$src_dir/README.md" "$tmp/blocks" "$port" "$rcv_port" <<'PY'
+# The examples, one file each, named by the file and line they start on.
+python3 - "$src_dir" "$tmp/blocks" "$port" "$rcv_port" "${docs[@]}" <<'PY'
 import os, re, sys
-readme, out, port, rcv = sys.argv[1:5]
+src, out, port, rcv = sys.argv[1:5]
 os.makedirs(out, exist_ok=True)
-lines = open(readme, encoding="utf-8").read().split("\n")
 n = run = skipped = 0
-i = 0
-while i < len(lines):
-    if lines[i].strip() == "```sh":
-        start = i + 1
-        j = start
-        while lines[j].strip() != "```":
-            j += 1
-        prev = next((lines[k] for k in range(i - 1, -1, -1) if lines[k].strip()), "")
-        n += 1
-        if prev.strip().startswith("<!-- readme-test: skip"):
-            skipped += 1
-        else:
-            body = "\n".join(lines[start:j])
-            body = body.replace("http://127.0.0.1:8080", f"http://127.0.0.1:{port}")
-            body = body.replace("127.0.0.1:9000", f"127.0.0.1:{rcv}")
-            body = body.replace("/dev/tcp/127.0.0.1/9000", f"/dev/tcp/127.0.0.1/{rcv}")
-            with open(os.path.join(out, f"{n:03d}-{start + 1}.sh"), "w") as f:
-                f.write(body + "\n")
-            run += 1
-        i = j
-    i += 1
+for doc in sys.argv[5:]:
+  lines = open(os.path.join(src, doc), encoding="utf-8").read().split("\n")
+  i = 0
+  while i < len(lines):
+      if lines[i].strip() == "```sh":
+          start = i + 1
+          j = start
+          while lines[j].strip() != "```":
+              j += 1
+          prev = next((lines[k] for k in range(i - 1, -1, -1) if lines[k].strip()), "")
+          n += 1
+          if prev.strip().startswith("<!-- readme-test: skip"):
+              skipped += 1
+          else:
+              body = "\n".join(lines[start:j])
+              body = body.replace("http://127.0.0.1:8080", f"http://127.0.0.1:{port}")
+              body = body.replace("127.0.0.1:9000", f"127.0.0.1:{rcv}")
+              body = body.replace("/dev/tcp/127.0.0.1/9000", f"/dev/tcp/127.0.0.1/{rcv}")
+              name = doc.replace("/", "_")
+              with open(os.path.join(out, f"{n:03d}@{name}@{start + 1}.sh"), "w") as f:
+                  f.write(body + "\n")
+              run += 1
+          i = j
+      i += 1
 print(f"readme: {n} sh examples, {run} to run, {skipped} skipped")
 PY
 
@@ -117,9 +136,10 @@ mkdir -p "$tmp/work/tests" && ln -s "$src_dir/tests/data" "$tmp/work/tests/data"
 cat >"$tmp/driver.sh" <<'SH'
 set -euo pipefail
 for block in "$BLOCKS"/*.sh; do
-    line=${block##*-}; line=${line%.sh}
-    echo "== README.md:$line"
-    trap 'echo "FAIL: the README example at README.md:$line exited $? (command: $BASH_COMMAND)" >&2' ERR
+    at=${block##*/}; at=${at#*@}; at=${at%.sh}; file=${at%@*}; file=${file/docs_/docs\/}
+    at="$file:${at##*@}"
+    echo "== $at"
+    trap 'echo "FAIL: the example at $at exited $? (command: $BASH_COMMAND)" >&2' ERR
     # shellcheck disable=SC1090
     . "$block"
 done

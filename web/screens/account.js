@@ -2,7 +2,7 @@
 // shown once) and their teams' members and roles (GET /v1/teams/{slug}, PUT/DELETE
 // /v1/teams/{slug}/members/{email}; team admins change them).
 import { api, apiAll } from '../api.js';
-import { h, put, clear, badge, fmtDate, loading, failure, emptyState, errorBox, table, field, showFormError, clearFieldErrors, confirmDialog, toast, busy, copyButton } from '../ui.js';
+import { h, put, clear, badge, fmtDate, loading, failure, emptyState, noTeamState, errorBox, table, field, showFormError, clearFieldErrors, confirmDialog, toast, busy, copyButton } from '../ui.js';
 import { teams, user } from '../state.js';
 
 const ROLES = ['viewer', 'member', 'publisher', 'admin'];
@@ -25,7 +25,7 @@ export async function render(ctx) {
 
   function tokenForm() {
     const all = teams();
-    if (!all.length) return h('p', { class: 'muted' }, 'API tokens belong to a team; you are in none yet.');
+    if (!all.length) return noTeamState('API tokens belong to a team.', { admin: me.admin });
     const name = h('input', { name: 'name', placeholder: 'ci-deploy', autocomplete: 'off', maxlength: 100 });
     const team = h('select', { name: 'team' }, all.map((t) => h('option', { value: t.slug }, `${t.name || t.slug} (you: ${t.role})`)));
     const role = h('select', { name: 'role' }, ROLES.map((r) => h('option', { value: r }, r)));

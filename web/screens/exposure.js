@@ -4,7 +4,7 @@
 // (GET /v1/advisories?cve= and /v1/advisories/{id}/affected), with the pins, teams and running
 // nodes it reaches (/v1/advisories/{id}/exposure). Both export as CSV.
 import { api, apiAll, mergeFamilies } from '../api.js';
-import { h, put, clear, badge, imageLink, fmtDate, loading, failure, emptyState, errorBox, table, toast, busy } from '../ui.js';
+import { h, put, clear, badge, imageLink, fmtDate, loading, failure, emptyState, noTeamState, errorBox, table, toast, busy } from '../ui.js';
 import { teams, user } from '../state.js';
 import { hbarChart, altTable } from '../charts.js';
 
@@ -76,7 +76,7 @@ export async function render(ctx) {
 
   async function loadPins() {
     const slugs = team === ALL ? all.map((t) => t.slug) : team ? [team] : [];
-    if (!slugs.length) return clear(pinsBox, emptyState('No team', 'You are in no team yet, so nothing is pinned.'));
+    if (!slugs.length) return clear(pinsBox, noTeamState('Exposure shows the pins of your teams.', { admin: me.admin }));
     try {
       const lists = await Promise.all(slugs.map((slug) => api('/pins', { query: { team: slug, limit: 200 }, signal: ctx.signal }).then((d) => (d.items || []).map((p) => ({ ...p, team: p.team || slug })))));
       pins = lists.flat();

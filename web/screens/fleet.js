@@ -2,8 +2,8 @@
 // GET /v1/nodes for the nodes, filtered by drift, staleness and GPU, paged by cursor), with the
 // drift of each node from the image it booted and the nodes that stopped reporting.
 import { api } from '../api.js';
-import { h, put, clear, badge, imageLink, loading, failure, emptyState, table, fmtDateTime } from '../ui.js';
-import { teams } from '../state.js';
+import { h, put, clear, badge, imageLink, loading, failure, emptyState, noTeamState, table, fmtDateTime } from '../ui.js';
+import { teams, user } from '../state.js';
 
 const FILTERS = [
   { key: '', label: 'All nodes' },
@@ -39,16 +39,13 @@ export async function render(ctx) {
   const summary = h('div', {}, loading('Counting nodes…'));
   const nodesBox = h('div', {}, loading('Loading nodes…'));
   const more = h('div', { class: 'panel-actions' });
+  // Nothing to count or list without a team: one panel that says what to do instead.
+  if (!team) return put(ctx.root, h('div', { class: 'page-head' }, h('h1', {}, 'Fleet')), noTeamState('Nodes report to a team.', { admin: user.me?.admin }));
   put(ctx.root,
     h('div', { class: 'page-head' }, h('h1', {}, 'Fleet'), h('p', { class: 'lead' }, 'What your nodes really run: the image each booted, how it drifts from it, and the nodes that stopped reporting (imaxe probe --report).'), picker),
     h('section', { class: 'panel', 'aria-labelledby': 'fleet-counts' }, h('div', { class: 'panel-head' }, h('h2', { id: 'fleet-counts', tabindex: '-1' }, 'Nodes by image and pin')), h('div', { class: 'panel-body' }, summary)),
     h('section', { class: 'panel', 'aria-labelledby': 'fleet-nodes' }, h('div', { class: 'panel-head' }, h('h2', { id: 'fleet-nodes' }, 'Nodes'), more), h('div', { class: 'panel-body' }, tabs, nodesBox)),
   );
-  if (!team) {
-    clear(summary, emptyState('No team', 'You are in no team yet, so no node reports to you.'));
-    clear(nodesBox);
-    return;
-  }
   try {
     const f = await api('/fleet', { query: { team }, signal: ctx.signal });
     clear(summary,

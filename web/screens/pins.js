@@ -1,7 +1,7 @@
 // Pins: a team's named channels (GET /v1/pins?team=), their status and candidate, a move
 // with confirmation (PUT /v1/pins/{id}) and each pin's history (GET /v1/pins/{id}).
 import { api } from '../api.js';
-import { h, put, clear, badge, imageLink, fmtDateTime, loading, failure, emptyState, confirmDialog, toast, errorBox, chip, table, field, showFormError, clearFieldErrors, busy, debounce } from '../ui.js';
+import { h, put, clear, badge, imageLink, fmtDateTime, loading, failure, emptyState, noTeamState, confirmDialog, toast, errorBox, chip, table, field, showFormError, clearFieldErrors, busy, debounce } from '../ui.js';
 import { teams, user } from '../state.js';
 
 const STATUS_HELP = {
@@ -82,11 +82,14 @@ function constraintRows(initial = []) {
 
 export async function render(ctx) {
   ctx.title('Pins');
+  const head = h('div', { class: 'page-head' }, h('h1', {}, 'Pins'), h('p', { class: 'lead' }, 'Your team’s named channels, where each one stands, and where to move it.'));
+  if (!teams().length) return put(ctx.root, head, noTeamState('Pins belong to a team.', { admin: user.me?.admin }));
   const { team, el: picker } = teamPicker(ctx);
   const box = h('div', {}, loading('Loading pins…'));
   const myRole = teams().find((t) => t.slug === team)?.role;
   const canEdit = user.me?.admin || ['member', 'publisher', 'admin'].includes(myRole);
-  put(ctx.root, h('div', { class: 'page-head' }, h('h1', {}, 'Pins'), h('p', { class: 'lead' }, 'Your team’s named channels, where each one stands, and where to move it.'), picker), team ? newPinPanel() : null, box);
+  head.append(picker || '');
+  put(ctx.root, head, team ? newPinPanel() : null, box);
 
   function newPinPanel() {
     const preset = ctx.params.get('new');

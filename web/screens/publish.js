@@ -4,8 +4,8 @@
 // live; a stack with errors is only published after the user says so. Server problems land
 // on the fields their JSON pointers name.
 import { api } from '../api.js';
-import { h, put, clear, badge, imageLink, failure, errorBox, field, showFormError, clearFieldErrors, debounce, toast, busy, loading } from '../ui.js';
-import { teams } from '../state.js';
+import { h, put, clear, badge, imageLink, failure, noTeamState, errorBox, field, showFormError, clearFieldErrors, debounce, toast, busy, loading } from '../ui.js';
+import { teams, user } from '../state.js';
 import { renderFindings } from './image.js';
 
 const PROVIDERS = ['aws', 'gcp', 'azure', 'onprem', 'oci-container'];
@@ -68,7 +68,7 @@ export async function render(ctx) {
   ctx.title('Publish an image');
   const mine = teams();
   const head = h('div', { class: 'page-head' }, h('h1', {}, 'Publish an image'), h('p', { class: 'lead' }, 'Describe one published version of an image family: its stack, its artifacts per region and the GPUs it targets. The stack is checked against the compatibility rules as you type.'));
-  if (!mine.length) return put(ctx.root, head, h('p', { class: 'state state-empty' }, 'Images are published by a team; you are in none yet.'));
+  if (!mine.length) return put(ctx.root, head, noTeamState('Images are published by a team.', { admin: user.me?.admin }));
 
   const team = h('select', { name: 'team' }, mine.map((t) => h('option', { value: t.slug }, `${t.name || t.slug} (you: ${t.role})`)));
   const firstPub = mine.find(canPublish);

@@ -2,7 +2,7 @@
 // and previews existing matches (GET /v1/images); filing (POST /v1/requests) returns the
 // report and matches. Also the team's requests and the publishers' queue with transitions.
 import { api } from '../api.js';
-import { h, put, clear, badge, imageLink, fmtDate, loading, failure, emptyState, errorBox, table, field, showFormError, clearFieldErrors, debounce, dialog, toast, busy } from '../ui.js';
+import { h, put, clear, badge, imageLink, fmtDate, loading, failure, emptyState, noTeamState, errorBox, table, field, showFormError, clearFieldErrors, debounce, dialog, toast, busy } from '../ui.js';
 import { teams, user } from '../state.js';
 import { renderFindings } from './image.js';
 
@@ -51,6 +51,7 @@ export async function render(ctx) {
 
 function form(ctx) {
   const all = teams();
+  if (!all.length) return put(ctx.root, noTeamState('Image requests are filed by a team.', { admin: user.me?.admin }));
   const title = h('input', { name: 'title', required: true, placeholder: 'PyTorch 2.9 on H200 with CUDA 12.8' });
   const team = all.length ? h('select', { name: 'team' }, all.map((t) => h('option', { value: t.slug }, t.name || t.slug))) : h('input', { name: 'team', required: true });
   const family = h('input', { name: 'family', placeholder: 'pytorch-2.9-ubuntu24.04' });
@@ -200,6 +201,7 @@ async function mine(ctx) {
   // The API lists the requests of the caller's teams and those addressed to them; this tab
   // shows the ones the caller's teams filed.
   const mineSlugs = new Set(teams().map((t) => t.slug));
+  if (!mineSlugs.size && !user.me?.admin) return put(ctx.root, noTeamState('Image requests are filed by a team.', { admin: false }));
   const box = h('div', {}, loading('Loading requests…'));
   put(ctx.root, box);
   try {

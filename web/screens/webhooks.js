@@ -1,7 +1,7 @@
 // Webhooks: subscriptions (GET/POST /v1/webhooks), the secret shown once on create and
 // rotate, test pings, enable/disable, delete, and each one's delivery log with redeliver.
 import { api } from '../api.js';
-import { h, put, clear, badge, fmtDateTime, loading, failure, emptyState, errorBox, table, field, showFormError, clearFieldErrors, confirmDialog, toast, busy, copyButton, chip } from '../ui.js';
+import { h, put, clear, badge, fmtDateTime, loading, failure, emptyState, noTeamState, errorBox, table, field, showFormError, clearFieldErrors, confirmDialog, toast, busy, copyButton, chip } from '../ui.js';
 import { teams, user } from '../state.js';
 import { teamPicker } from './pins.js';
 
@@ -9,6 +9,7 @@ const EVENTS = ['patch.available', 'image.published', 'image.deprecated', 'image
 
 export async function render(ctx) {
   ctx.title('Webhooks');
+  if (!teams().length) return put(ctx.root, h('div', { class: 'page-head' }, h('h1', {}, 'Webhooks'), h('p', { class: 'lead' }, 'Tell your systems when a pinned image has a patch, an image is published or revoked, or a request moves.')), noTeamState('Webhooks belong to a team.', { admin: user.me?.admin }));
   const { team, el: picker } = teamPicker(ctx);
   const secretSlot = h('div', { class: 'secret-slot' });
   const listBox = h('div', {}, loading('Loading webhooks…'));
