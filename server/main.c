@@ -23,6 +23,7 @@
 
 #include "api/api.h"
 #include "api/costs_common.h"
+#include "api/cursor.h"
 #include "api/export.h"
 #include "api/idempotency.h"
 #include "auth/auth.h"
@@ -215,8 +216,17 @@ static int serve(const struct imx_config *cfg, sigset_t *sigs)
         imx_error("route table: %s", err);
         return 1;
     }
-    if (imx_auth_init(cfg, err, sizeof err) != 0) {
+    struct imx_auth_keys keys;
+    if (imx_auth_init(cfg, &keys, err, sizeof err) != 0) {
+        imx_auth_keys_clear(&keys);
         imx_error("%s", err);
+        return 1;
+    }
+    int keyed = imx_cursor_set_key(keys.cursor, sizeof keys.cursor);
+    imx_api_idempotency_set_keys(keys.seal, keys.has_previous ? keys.seal_previous : NULL);
+    imx_auth_keys_clear(&keys);
+    if (keyed != 0) {
+        imx_error("cannot set the cursor key");
         return 1;
     }
     if (imx_api_webhooks_init(cfg, err, sizeof err) != 0) {
@@ -265,7 +275,7 @@ static int serve(const struct imx_config *cfg, sigset_t *sigs)
     imx_http_auth_hook = imx_auth_authenticate;
     imx_http_fast_auth_hook = imx_auth_remembered;
     imx_http_create_hook = imx_api_idempotent;
-    imx_http_release_hook = imx_api_db_put;
+    imx_http_release_hook = imx_api_db_done;
     imx_api_export_max_rows = cfg->export_max_rows;
     imx_api_nodes.history_days = cfg->node_history_days;
     imx_api_nodes.stale_s = cfg->node_stale_s;
