@@ -8,7 +8,7 @@
 # Bounded: with the defaults about 3 minutes for reads, 1.5 for writes.
 # Usage: bench/ab.sh reads|writes A_SERVER [B_SERVER (build/imaxe-server)]
 # Environment: BENCH_IMAGES (5000), DURATION (seconds a run, 4), ROUNDS (3), CONNS (16 reads,
-# 4 writes), BENCH_PG_PORT (55453).
+# 4 writes), AB_ONLY (names of the endpoints to run; all when unset), BENCH_PG_PORT (55453).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mode=${1:?usage: bench/ab.sh reads|writes A_SERVER [B_SERVER]}
@@ -50,7 +50,8 @@ port_b=$(start_server b "$srv_b")
 pids="$(cat "$dir/a.pid") $(cat "$dir/b.pid")"
 postmaster=$(head -1 "$(readlink -f "$dir/pg")/data/postmaster.pid")
 ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
-pg_ticks() { local t=0 p; for p in $(pgrep -P "$postmaster"); do t=$((t + $(ticks "$p" 2>/dev/null || echo 0))); done; echo "$t"; }
+# one awk over every backend: a fork each would cost more than a run on a loaded machine
+pg_ticks() { pgrep -P "$postmaster" | sed 's|.*|/proc/&/stat|' | xargs cat 2>/dev/null | awk '{t += $14 + $15} END {print t + 0}'; }
 hz=$(getconf CLK_TCK)
 base=http://127.0.0.1:$port_a
 IMAXE_TOKEN=$(curl -sf "$base/v1/auth/login" -H 'Content-Type: application/json' \
@@ -108,6 +109,8 @@ printf '%s: %s images, %s connections, %ss a run, %s rounds (A then B, then B th
 median() { sort -n "$1" | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
 printf '%-12s %5s %4s | %9s %9s %9s %6s | %7s %7s\n' endpoint round srv "req/s" p50 p99 non2xx srv_us pg_us
 for i in "${!names[@]}"; do
+    # AB_ONLY="get resolve_pin": only these endpoints
+    [ -z "${AB_ONLY:-}" ] || [[ " $AB_ONLY " == *" ${names[$i]} "* ]] || continue
     : > "$dir/ratios"
     : > "$dir/cpu_ratios"
     for r in $(seq "$rounds"); do
