@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Loads the deterministic 100,000-image bench catalog into a migrated database:
 #   bench/gen_catalog.sh "$IMAXE_DATABASE_URL"
+# BENCH_IMAGES (100000) makes a smaller one for the short benches (the first N images of it).
 set -euo pipefail
 url=${1:?usage: gen_catalog.sh DATABASE_URL}
 here=$(dirname "$0")
@@ -13,7 +14,7 @@ triggers() {
     done
 }
 psql "$url" -v ON_ERROR_STOP=1 -q -c "$(triggers DISABLE)"
-psql "$url" -v ON_ERROR_STOP=1 -q -f "$here/gen_catalog.sql"
+psql "$url" -v ON_ERROR_STOP=1 -q -v images="${BENCH_IMAGES:-100000}" -f "$here/gen_catalog.sql"
 psql "$url" -v ON_ERROR_STOP=1 -q -v part=0 -f "$here/gen_catalog_components.sql" &
 p0=$!
 psql "$url" -v ON_ERROR_STOP=1 -q -v part=1 -f "$here/gen_catalog_components.sql"

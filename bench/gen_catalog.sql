@@ -46,7 +46,7 @@ SELECT g + 1, fam, '1.' || n,
        imx_image_search_doc(fam, 'Bench image with ' || st.fw || ' on CUDA ' || st.cuda,
          ARRAY['nvidia-driver','cuda','cudnn','nccl','python',st.fw,'nvidia-container-toolkit',
                'dcgm','efa','linux-kernel','openssl','gcc'])
-FROM generate_series(0, 99999) g,
+FROM generate_series(0, :images - 1) g,
      LATERAL (SELECT g % 500 AS f, g / 500 AS n) k,
      LATERAL (SELECT CASE WHEN k.f < 250 THEN 'platform-' ELSE 'model-' END
                      || lpad(k.f::text, 3, '0') AS fam) fm,

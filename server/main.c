@@ -23,6 +23,7 @@
 
 #include "api/api.h"
 #include "api/costs_common.h"
+#include "api/cursor.h"
 #include "api/export.h"
 #include "api/idempotency.h"
 #include "auth/auth.h"
@@ -42,6 +43,7 @@
 #include "http/server.h"
 #include "jobs/eol.h"
 #include "jobs/ratelimit_sync.h"
+#include "jobs/revocations.h"
 #include "api/costs_common.h"
 #include "util/config.h"
 #include "util/log.h"
@@ -199,6 +201,14 @@ static int recompute_compat(const struct imx_config *cfg)
     return rc;
 }
 
+/* The due-revocation sweep runs where the webhook dispatcher runs (serve with
+ * IMAXE_WEBHOOK_WORKERS > 0, or worker), once per IMAXE_WEBHOOK_POLL_MS, as it did when the
+ * dispatcher's first thread ran it: a deployment keeps the process that sweeps. */
+static unsigned revocation_interval_ms(const struct imx_config *cfg)
+{
+    return cfg->webhook_workers > 0 ? cfg->webhook_poll_ms : 0;
+}
+
 static int serve(const struct imx_config *cfg, sigset_t *sigs)
 {
     char err[512];
@@ -206,8 +216,17 @@ static int serve(const struct imx_config *cfg, sigset_t *sigs)
         imx_error("route table: %s", err);
         return 1;
     }
-    if (imx_auth_init(cfg, err, sizeof err) != 0) {
+    struct imx_auth_keys keys;
+    if (imx_auth_init(cfg, &keys, err, sizeof err) != 0) {
+        imx_auth_keys_clear(&keys);
         imx_error("%s", err);
+        return 1;
+    }
+    int keyed = imx_cursor_set_key(keys.cursor, sizeof keys.cursor);
+    imx_api_idempotency_set_keys(keys.seal, keys.has_previous ? keys.seal_previous : NULL);
+    imx_auth_keys_clear(&keys);
+    if (keyed != 0) {
+        imx_error("cannot set the cursor key");
         return 1;
     }
     if (imx_api_webhooks_init(cfg, err, sizeof err) != 0) {
@@ -256,7 +275,7 @@ static int serve(const struct imx_config *cfg, sigset_t *sigs)
     imx_http_auth_hook = imx_auth_authenticate;
     imx_http_fast_auth_hook = imx_auth_remembered;
     imx_http_create_hook = imx_api_idempotent;
-    imx_http_release_hook = imx_api_db_put;
+    imx_http_release_hook = imx_api_db_done;
     imx_api_export_max_rows = cfg->export_max_rows;
     imx_api_nodes.history_days = cfg->node_history_days;
     imx_api_nodes.stale_s = cfg->node_stale_s;
@@ -285,6 +304,14 @@ static int serve(const struct imx_config *cfg, sigset_t *sigs)
         imx_db_pool_shutdown();
         return 1;
     }
+    if (imx_revocation_job_start(revocation_interval_ms(cfg)) != 0) {
+        imx_error("cannot start the scheduled-revocation sweep");
+        imx_eol_job_stop();
+        imx_webhooks_stop(0);
+        imx_http_stop();
+        imx_db_pool_shutdown();
+        return 1;
+    }
     sd_notifyf(0, "READY=1\nSTATUS=serving on %s:%u", cfg->bind, imx_http_port());
 
     int sig = 0;
@@ -300,6 +327,7 @@ static int serve(const struct imx_config *cfg, sigset_t *sigs)
     imx_http_stop();
     imx_ratelimit_sync_stop();
     imx_eol_job_stop();
+    imx_revocation_job_stop();
     imx_webhooks_stop(cfg->shutdown_s * 1000);
     imx_db_image_index_stop();
     imx_db_pool_shutdown();
@@ -327,10 +355,17 @@ static int work(const struct imx_config *cfg, sigset_t *sigs)
         imx_db_pool_shutdown();
         return 1;
     }
+    if (imx_revocation_job_start(revocation_interval_ms(cfg)) != 0) {
+        imx_error("cannot start the scheduled-revocation sweep");
+        imx_webhooks_stop(0);
+        imx_db_pool_shutdown();
+        return 1;
+    }
     int sig = 0;
     sigwait(sigs, &sig);
     imx_info("received %s: finishing deliveries in flight (up to %us)",
              sig == SIGTERM ? "SIGTERM" : "SIGINT", cfg->shutdown_s);
+    imx_revocation_job_stop();
     imx_webhooks_stop(cfg->shutdown_s * 1000);
     imx_db_pool_shutdown();
     imx_info("stopped");

@@ -229,8 +229,8 @@ $$;
 -- of every request waiting at once (server/db/pins.c q_resolve_batch, coalesced by
 -- db/read_batch.c) runs them in its own plan. 0050's imx_pin_resolve, a PL/pgSQL function, cost
 -- ~55 us of PostgreSQL CPU a call inside such a statement, its two queries planned and run
--- apart; imx_pin_resolve is now this SELECT too (the read replica's path and
--- IMAXE_READ_CACHE=0 call it), so both answer the same document, key for key:
+-- apart; imx_pin_resolve is now this SELECT too (the reference path, IMAXE_READ_CACHE=0,
+-- calls it), so both answer the same document, key for key:
 -- {pin: {id, team, name} | null, image: summary | null, artifact_id, emptied_by}, never a
 -- revoked image.
 CREATE OR REPLACE FUNCTION imx_pin_resolution(p_team bigint, p_name text, p_region text)

@@ -53,7 +53,7 @@ static int user_change_tx(struct imx_req *r, void *cls)
 {
     struct user_change *u = cls;
     struct imx_db_json j;
-    enum imx_db_status st = imx_db_user_change(r->db, u->id, &u->ch, &j);
+    enum imx_db_status st = imx_db_user_change(imx_api_conn(r), u->id, &u->ch, &j);
     if (st == IMX_DBS_NOT_FOUND) {
         imx_reply_problem(r, IMX_E_NOT_FOUND, "No user %s", u->id);
         return -1;
@@ -129,7 +129,7 @@ static int team_change_tx(struct imx_req *r, void *cls)
         return -1;
     struct imx_db_json j;
     enum imx_db_status st =
-        m == 1 ? IMX_DBS_NOT_FOUND : imx_db_team_rename(r->db, t->slug, t->name, &j);
+        m == 1 ? IMX_DBS_NOT_FOUND : imx_db_team_rename(imx_api_conn(r), t->slug, t->name, &j);
     if (st == IMX_DBS_NOT_FOUND) {
         imx_reply_problem(r, IMX_E_NOT_FOUND, "No team '%s'", t->slug);
         return -1;

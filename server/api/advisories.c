@@ -406,11 +406,12 @@ static int advisory_write_tx(struct imx_req *r, void *cls)
     struct advisory_write *a = cls;
     const char *revision = a->revision[0] ? a->revision : NULL;
     struct imx_db_json j;
-    enum imx_db_status st = strcmp(a->action, "withdraw") == 0
-                                ? imx_db_advisory_withdraw(r->db, a->id, a->reason, revision, &j)
-                                : imx_db_advisory_publish(r->db, a->text, a->user_id, revision, &j);
+    enum imx_db_status st =
+        strcmp(a->action, "withdraw") == 0
+            ? imx_db_advisory_withdraw(imx_api_conn(r), a->id, a->reason, revision, &j)
+            : imx_db_advisory_publish(imx_api_conn(r), a->text, a->user_id, revision, &j);
     if (st != IMX_DBS_OK && st != IMX_DBS_NOT_FOUND) {
-        enum imx_db_cause cause = imx_db_last_fault(r->db)->cause;
+        enum imx_db_cause cause = imx_db_last_fault(imx_api_conn(r))->cause;
         if (cause == IMX_DBC_UNIQUE) {
             imx_reply_problem(r, IMX_E_CONFLICT, "Advisory %s exists", a->id);
             return -1;
@@ -449,7 +450,7 @@ static int advisory_write_tx(struct imx_req *r, void *cls)
         snprintf(loc, sizeof loc, "/v1/advisories/%s", a->id);
         imx_reply_header(r, "Location", loc);
     }
-    return reply_advisory(r, r->db, strcmp(a->action, "create") == 0 ? 201 : 200, a->id);
+    return reply_advisory(r, imx_api_conn(r), strcmp(a->action, "create") == 0 ? 201 : 200, a->id);
 }
 
 /* The product mapping a CSAF import translates through (ref_nvidia_product), new; NULL after

@@ -6,18 +6,34 @@
 #include <stddef.h>
 #include <stdbool.h>
 
+#include "api/access.h"
 #include "db/pool.h"
 #include "db/status.h"
 #include "http/request.h"
 #include "util/config.h"
 
 /* The request's pooled connection, acquired on first use and released after the handler.
- * Returns NULL after replying 503 when the database is unavailable or the pool is exhausted. */
+ * Returns NULL after replying 503 when the database is unavailable or the pool is exhausted.
+ * The request itself holds no database state: api/tx.c keeps the connection (and the state of
+ * imx_api_tx) for the one request its thread is answering, and gives it back when the handler is
+ * done (imx_api_db_put, the http release hook). */
 struct imx_db_conn *imx_api_db(struct imx_req *r);
+
+/* The request's connection (as held, or a primary one acquired), without replying when there is
+ * none: NULL then. */
+struct imx_db_conn *imx_api_db_quiet(struct imx_req *r);
+
+/* The connection the request holds now (after imx_api_db or imx_api_db_read), acquiring
+ * nothing; NULL when it holds none. */
+struct imx_db_conn *imx_api_conn(const struct imx_req *r);
 
 /* Gives the request's connection back (rolling back what it left open) before a wait that needs
  * none: a password hash, a coalesced read whose reader takes a connection of its own. */
 void imx_api_db_put(struct imx_req *r);
+
+/* The http release hook (http/server.h): called on the thread that ran the handler (or the auth
+ * hook) once it is done with r; gives the connection back and forgets r's transaction state. */
+void imx_api_db_done(struct imx_req *r);
 
 /* A connection for reads that may lag the primary by replication delay (searches, lists):
  * from the read pool when IMAXE_DATABASE_READ_URL is set, else the primary. When the request

@@ -9,49 +9,6 @@
 #include "auth/auth.h"
 #include "util/log.h"
 
-/* Replies 503 for a failed acquire. */
-static void reply_unavailable(struct imx_req *r, enum imx_db_failure why)
-{
-    imx_reply_header(r, "Retry-After", "1");
-    if (why == IMX_DB_BUSY)
-        imx_reply_problem(r, IMX_E_DB_UNAVAILABLE,
-                          "Every database connection is busy; try again shortly");
-    else
-        imx_reply_problem(r, IMX_E_DB_UNAVAILABLE, "The database cannot be reached");
-}
-
-struct imx_db_conn *imx_api_db(struct imx_req *r)
-{
-    if (r->db && !imx_db_is_read_conn(r->db))
-        return r->db;
-    /* A read connection taken earlier in this request goes back: writes go to the primary. */
-    imx_db_release(r->db);
-    enum imx_db_failure why;
-    r->db = imx_db_acquire(&why);
-    if (!r->db)
-        reply_unavailable(r, why);
-    return r->db;
-}
-
-void imx_api_db_put(struct imx_req *r)
-{
-    imx_db_release(r->db);
-    r->db = NULL;
-}
-
-struct imx_db_conn *imx_api_db_read(struct imx_req *r)
-{
-    /* Once the request holds a primary connection it keeps reading there: it sees its own
-     * writes, and one request never holds two connections. */
-    if (r->db)
-        return r->db;
-    enum imx_db_failure why;
-    r->db = imx_db_acquire_read(&why);
-    if (!r->db)
-        reply_unavailable(r, why);
-    return r->db;
-}
-
 void imx_api_db_error(struct imx_req *r, const struct imx_db_fault *f)
 {
     if (!f)
@@ -101,13 +58,13 @@ void imx_api_db_error(struct imx_req *r, const struct imx_db_fault *f)
 
 void imx_api_db_fail(struct imx_req *r)
 {
-    imx_api_db_error(r, imx_db_last_fault(r->db));
+    imx_api_db_error(r, imx_db_last_fault(imx_api_conn(r)));
 }
 
 void imx_api_reply_db_fail(struct imx_req *r, enum imx_db_status st)
 {
-    const struct imx_db_fault *f = imx_db_last_fault(r->db);
-    if (r->db && f->status == st)
+    const struct imx_db_fault *f = imx_db_last_fault(imx_api_conn(r));
+    if (imx_api_conn(r) && f->status == st)
         imx_api_db_error(r, f);
     else
         imx_api_reply_db_status(r, st);

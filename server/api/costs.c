@@ -105,15 +105,15 @@ static int type_put_tx(struct imx_req *r, void *cls)
     }
     bool created;
     enum imx_db_status st = imx_db_instance_type_put(
-        r->db, t->provider, t->type, t->gpu_model, t->gpu_count, t->gpu_mem, t->vcpus, t->mem,
-        t->arch, t->region, t->source, t->replace ? "true" : "false", &created);
-    if (st != IMX_DBS_OK && imx_db_last_fault(r->db)->cause == IMX_DBC_FOREIGN_KEY) {
+        imx_api_conn(r), t->provider, t->type, t->gpu_model, t->gpu_count, t->gpu_mem, t->vcpus,
+        t->mem, t->arch, t->region, t->source, t->replace ? "true" : "false", &created);
+    if (st != IMX_DBS_OK && imx_db_last_fault(imx_api_conn(r))->cause == IMX_DBC_FOREIGN_KEY) {
         json_t *errors = json_array();
         imx_verr(errors, "/gpu_model", "unknown GPU model (see the reference data)");
         imx_reply_invalid_steal(r, errors, "The instance type has invalid fields");
         return -1;
     }
-    if (st == IMX_DBS_CONFLICT && imx_db_last_fault(r->db)->status != IMX_DBS_CONFLICT) {
+    if (st == IMX_DBS_CONFLICT && imx_db_last_fault(imx_api_conn(r))->status != IMX_DBS_CONFLICT) {
         imx_reply_problem(r, IMX_E_CONFLICT, "Instance type %s/%s exists; PUT it to change it",
                           t->provider, t->type);
         return -1;
@@ -130,7 +130,7 @@ static int type_put_tx(struct imx_req *r, void *cls)
     if (rc != 0)
         return rc;
     struct imx_db_json j;
-    st = imx_db_instance_type_get(r->db, t->provider, t->type, &j);
+    st = imx_db_instance_type_get(imx_api_conn(r), t->provider, t->type, &j);
     if (st != IMX_DBS_OK && st != IMX_DBS_NOT_FOUND)
         return imx_api_tx_fail(r, st);
     char loc[160];
@@ -234,10 +234,10 @@ static int price_add_tx(struct imx_req *r, void *cls)
         return -1;
     struct imx_db_json j;
     enum imx_db_status st =
-        imx_db_instance_price_add(r->db, p->provider, p->type, p->pricing, p->region, p->price,
-                                  p->currency, p->valid_from, p->source, &j);
+        imx_db_instance_price_add(imx_api_conn(r), p->provider, p->type, p->pricing, p->region,
+                                  p->price, p->currency, p->valid_from, p->source, &j);
     if (st != IMX_DBS_OK && st != IMX_DBS_NOT_FOUND) {
-        enum imx_db_cause cause = imx_db_last_fault(r->db)->cause;
+        enum imx_db_cause cause = imx_db_last_fault(imx_api_conn(r))->cause;
         if (cause == IMX_DBC_FOREIGN_KEY || cause == IMX_DBC_VALUE) {
             bool missing = cause == IMX_DBC_FOREIGN_KEY;
             if (missing) {

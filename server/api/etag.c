@@ -40,7 +40,7 @@ bool imx_api_etag(struct imx_req *r, enum imx_db_rev kind, const char *k1, const
 int imx_api_etag_after(struct imx_req *r, enum imx_db_rev kind, const char *k1, const char *k2)
 {
     long long rev;
-    enum imx_db_status st = imx_db_rev_read(r->db, kind, k1, k2, &rev);
+    enum imx_db_status st = imx_db_rev_read(imx_api_conn(r), kind, k1, k2, &rev);
     if (st != IMX_DBS_OK && st != IMX_DBS_NOT_FOUND)
         return imx_api_tx_fail(r, st);
     if (st == IMX_DBS_OK)
@@ -53,7 +53,7 @@ int imx_api_if_match(struct imx_req *r, enum imx_db_rev kind, const char *k1, co
 {
     const char *if_match = imx_req_header(r, "If-Match");
     long long was;
-    enum imx_db_status st = imx_db_rev_bump(r->db, kind, k1, k2, &was);
+    enum imx_db_status st = imx_db_rev_bump(imx_api_conn(r), kind, k1, k2, &was);
     if (st != IMX_DBS_OK && st != IMX_DBS_NOT_FOUND)
         return imx_api_tx_fail(r, st);
     if (st == IMX_DBS_NOT_FOUND)

@@ -26,22 +26,24 @@ void imx_api_livez(struct imx_req *r)
     imx_reply_text(r, 200, "application/json", "{\"status\":\"ok\"}");
 }
 
-void imx_api_readyz(struct imx_req *r)
+/* readyz's checks on *c, a connection it takes (and the caller gives back): its own replies for
+ * an unavailable database, not imx_api_db's 503 problems. */
+static void readyz(struct imx_req *r, struct imx_db_conn **c)
 {
     if (imx_http_draining()) {
         imx_reply_problem(r, IMX_E_NOT_READY, "The server is shutting down");
         return;
     }
     enum imx_db_failure why;
-    r->db = imx_db_acquire(&why);
-    if (!r->db) {
+    *c = imx_db_acquire(&why);
+    if (!*c) {
         imx_reply_problem(r, IMX_E_NOT_READY,
                           why == IMX_DB_BUSY ? "Every database connection is busy"
                                              : "The database cannot be reached");
         return;
     }
     unsigned long long applied = 0;
-    if (imx_db_migrations_applied(r->db, &applied) != 0) {
+    if (imx_db_migrations_applied(*c, &applied) != 0) {
         imx_reply_problem(r, IMX_E_NOT_READY, "The database cannot be queried");
         return;
     }
@@ -56,10 +58,10 @@ void imx_api_readyz(struct imx_req *r)
 
     /* With a read replica, searches depend on it too: it must answer and carry the schema. */
     if (imx_db_has_read_pool()) {
-        imx_db_release(r->db);
-        r->db = imx_db_acquire_read(&why);
+        imx_db_release(*c);
+        *c = imx_db_acquire_read(&why);
         unsigned long long replica_applied = 0;
-        if (!r->db || imx_db_migrations_applied(r->db, &replica_applied) != 0) {
+        if (!*c || imx_db_migrations_applied(*c, &replica_applied) != 0) {
             json_decref(doc);
             imx_reply_problem(r, IMX_E_NOT_READY, "The read replica cannot be queried");
             return;
@@ -74,6 +76,13 @@ void imx_api_readyz(struct imx_req *r)
         json_object_set_new(doc, "read_database", json_string("ok"));
     }
     imx_reply_json_steal(r, 200, doc);
+}
+
+void imx_api_readyz(struct imx_req *r)
+{
+    struct imx_db_conn *c = NULL;
+    readyz(r, &c);
+    imx_db_release(c);
 }
 
 void imx_api_metrics(struct imx_req *r)

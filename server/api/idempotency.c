@@ -270,7 +270,7 @@ static int store(struct imx_req *r, const struct principal_ids *p, const char *k
     char status[8];
     snprintf(status, sizeof status, "%u", rp->status);
     enum imx_db_status st = imx_db_idempotency_put(
-        r->db, p->user, p->token, key, fp, status,
+        imx_api_conn(r), p->user, p->token, key, fp, status,
         rp->content_type ? rp->content_type : "application/json", headers, body);
     free(body);
     free(headers);
@@ -279,7 +279,8 @@ static int store(struct imx_req *r, const struct principal_ids *p, const char *k
         drop_headers(r, from);
         imx_api_reply_db_fail(r, st);
         rc = -1;
-    } else if (st == IMX_DBS_CONFLICT && imx_db_last_fault(r->db)->status != IMX_DBS_CONFLICT) {
+    } else if (st == IMX_DBS_CONFLICT &&
+               imx_db_last_fault(imx_api_conn(r))->status != IMX_DBS_CONFLICT) {
         /* Cannot happen while the key's lock is held; refuse rather than commit unkeyed. */
         drop_headers(r, from);
         imx_reply_header(r, "Retry-After", "1");
@@ -288,7 +289,7 @@ static int store(struct imx_req *r, const struct principal_ids *p, const char *k
         rc = -1;
     } else if (st == IMX_DBS_CONFLICT) {
         drop_headers(r, from);
-        imx_api_db_error(r, imx_db_last_fault(r->db));
+        imx_api_db_error(r, imx_db_last_fault(imx_api_conn(r)));
         rc = -1;
     }
     return rc;
@@ -350,10 +351,10 @@ void imx_api_idempotent(struct imx_req *r)
     }
 
     size_t from = r->reply.nheaders;
-    r->tx_outer = true;
+    imx_api_tx_outer(r, true);
     r->route->handler(r);
-    r->tx_outer = false;
-    if (r->db != c) {
+    imx_api_tx_outer(r, false);
+    if (imx_api_conn(r) != c) {
         /* The handler gave the connection back (it cannot: imx_api_db keeps a primary one). */
         imx_error("request %s: connection changed inside an Idempotency-Key transaction",
                   r->request_id);

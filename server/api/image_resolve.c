@@ -94,9 +94,27 @@ static int read_resolution(struct imx_db_conn *c, const char *user_id, void *cls
     return imx_db_pin_resolve_by_slug(c, a->team, user_id, a->name, a->region, out);
 }
 
-/* The team, the caller's role in it, the auth epoch and the resolve read by a statement shared
- * with the other pin resolves waiting (db/read_batch.c), then checked as imx_auth_team_with
- * checks its own statement's. */
+/* The one read of a pin resolve on a server with the principal cache: the team, the caller's
+ * role in it, the auth epoch and the resolve, read by a statement shared with the other pin
+ * resolves waiting (db/read_batch.c), entered on the event thread (resolve_pin_fast) or, when the
+ * request came to a worker, by resolve_pin_batched. Its row p is answered here, checked as
+ * imx_auth_team_with checks its own statement's. Returns 1 when answered, 0 when the principal
+ * was checked again in full (the row was read for the principal as it was: read it again). */
+static int answer_pin(struct imx_req *r, struct imx_db_pin_resolved *p, const char *pin,
+                      const char *team, const char *name, const char *region)
+{
+    int confirmed = imx_auth_confirm(r, p->epoch);
+    if (confirmed == 1 && imx_auth_team_read(r, team, p->team_id, p->role, IMX_ROLE_VIEWER)) {
+        if (p->doc)
+            reply_pin_resolution(r, p->doc, p->doc_len, pin, team, name, region);
+        else
+            imx_reply_problem(r, IMX_E_INTERNAL, NULL);
+    }
+    imx_db_pin_resolved_free(p);
+    return confirmed != 0;
+}
+
+/* The same read from a worker: waits for the shared statement. */
 static void resolve_pin_batched(struct imx_req *r, const char *pin, const char *team,
                                 const char *name, const char *region)
 {
@@ -112,26 +130,30 @@ static void resolve_pin_batched(struct imx_req *r, const char *pin, const char *
             imx_api_reply_db_status(r, rc);
             return;
         }
-        int confirmed = imx_auth_confirm(r, p.epoch);
-        if (confirmed == 1 && imx_auth_team_read(r, team, p.team_id, p.role, IMX_ROLE_VIEWER)) {
-            if (p.doc)
-                reply_pin_resolution(r, p.doc, p.doc_len, pin, team, name, region);
-            else
-                imx_reply_problem(r, IMX_E_INTERNAL, NULL);
-        }
-        imx_db_pin_resolved_free(&p);
-        if (confirmed != 0)
+        if (answer_pin(r, &p, pin, team, name, region))
             return;
-        /* checked again in full: the answer was read for the principal as it was */
     }
     imx_reply_problem(r, IMX_E_INTERNAL, NULL); /* a principal checked in full confirms at once */
 }
 
+/* Text PostgreSQL would refuse (not UTF-8) cannot join a shared statement: it would fail the
+ * others. */
+static bool shareable(const char *pin, const char *region)
+{
+    return imx_utf8_valid((const unsigned char *)pin, strlen(pin)) &&
+           imx_utf8_valid((const unsigned char *)region, strlen(region));
+}
+
 /* GET /v1/images/resolve?pin=TEAM/NAME&region=R: the pinned image's artifact, for callers who may
- * read TEAM (404 for everyone else, as for any team-owned object); never a revoked image. */
+ * read TEAM (404 for everyone else, as for any team-owned object); never a revoked image. Two
+ * paths: the shared read above (answer_pin), and the reference, which builds everything from
+ * scratch in one statement of the request's own (IMAXE_READ_CACHE=0, the tests' reference
+ * server; and text that cannot be shared). test_point_reads holds the first to the second, byte
+ * for byte. With a read replica the resolve reads the primary as every other point read does: its
+ * team check must (a lagging replica's auth epoch could let a token just revoked through). */
 static void resolve_pin(struct imx_req *r, const char *pin, const char *region)
 {
-    char team[PIN_ARG_MAX + 1], tid[24];
+    char team[PIN_ARG_MAX + 1];
     const char *slash = strchr(pin, '/');
     size_t tl = slash ? (size_t)(slash - pin) : 0;
     if (!slash || tl == 0 || tl > PIN_ARG_MAX || !slash[1] || strlen(slash + 1) > 63 ||
@@ -141,45 +163,23 @@ static void resolve_pin(struct imx_req *r, const char *pin, const char *region)
     }
     memcpy(team, pin, tl);
     team[tl] = '\0';
-    /* Text PostgreSQL would refuse goes alone: in a shared statement it would fail the others. */
-    if (imx_auth_settings.read_cache && !imx_db_has_read_pool() &&
-        imx_utf8_valid((const unsigned char *)pin, strlen(pin)) &&
-        imx_utf8_valid((const unsigned char *)region, strlen(region))) {
+    if (imx_auth_settings.read_cache && shareable(pin, region)) {
         resolve_pin_batched(r, pin, team, slash + 1, region);
         return;
     }
-    if (!imx_db_has_read_pool()) {
-        /* The team, the caller's role in it, the auth epoch and the resolve in one statement. */
-        struct resolve_args a = { team, slash + 1, region };
-        struct imx_db_team_read t;
-        if (!imx_auth_team_with(r, team, IMX_ROLE_VIEWER, read_resolution, &a, &t))
-            return;
-        size_t len = 0;
-        const char *doc = imx_db_pin_resolution(&t, &len);
-        if (doc)
-            reply_pin_resolution(r, doc, len, pin, team, slash + 1, region);
-        else
-            imx_reply_problem(r, IMX_E_INTERNAL, NULL);
-        imx_db_team_read_free(&t);
+    /* The reference: the team, the caller's role in it, the auth epoch and the resolve in one
+     * statement. */
+    struct resolve_args a = { team, slash + 1, region };
+    struct imx_db_team_read t;
+    if (!imx_auth_team_with(r, team, IMX_ROLE_VIEWER, read_resolution, &a, &t))
         return;
-    }
-    /* With a read replica the team check reads the primary (a lagging replica's auth epoch could
-     * let a token just revoked through) and the resolve the replica: two statements. */
-    int64_t team_id = imx_auth_team(r, team, IMX_ROLE_VIEWER); /* confirms the principal */
-    if (!team_id)
-        return;
-    snprintf(tid, sizeof tid, "%lld", (long long)team_id);
-    struct imx_db_conn *c = imx_api_db_read(r);
-    if (!c)
-        return;
-    char *doc;
-    enum imx_db_status rc = imx_db_pin_resolve(c, tid, slash + 1, region, &doc);
-    if (rc != IMX_DBS_OK) {
-        imx_api_reply_db_status(r, rc);
-        return;
-    }
-    reply_pin_resolution(r, doc, strlen(doc), pin, team, slash + 1, region);
-    free(doc);
+    size_t len = 0;
+    const char *doc = imx_db_pin_resolution(&t, &len);
+    if (doc)
+        reply_pin_resolution(r, doc, len, pin, team, slash + 1, region);
+    else
+        imx_reply_problem(r, IMX_E_INTERNAL, NULL);
+    imx_db_team_read_free(&t);
 }
 
 /* Answers with the image the index found (its summary) and its artifact id. */
@@ -348,20 +348,13 @@ static enum imx_fast resolve_pin_fast_read(struct imx_req *r)
         imx_api_reply_db_status(r, rc);
         return IMX_FAST_DONE;
     }
+    /* An older epoch needs the full check, which blocks: a worker does it (and reads again). */
     if (r->principal.epoch != p.epoch) {
         imx_db_pin_resolved_free(&p);
         return IMX_FAST_OFFLOAD;
     }
-    imx_auth_confirm(r, p.epoch);
-    if (imx_auth_team_read(r, f->team, p.team_id, p.role, IMX_ROLE_VIEWER)) {
-        const char *pin = imx_req_query(r, "pin");
-        if (p.doc)
-            reply_pin_resolution(r, p.doc, p.doc_len, pin, f->team, strchr(pin, '/') + 1,
-                                 imx_req_query(r, "region"));
-        else
-            imx_reply_problem(r, IMX_E_INTERNAL, NULL);
-    }
-    imx_db_pin_resolved_free(&p);
+    const char *pin = imx_req_query(r, "pin");
+    answer_pin(r, &p, pin, f->team, strchr(pin, '/') + 1, imx_req_query(r, "region"));
     return IMX_FAST_DONE;
 }
 
@@ -373,9 +366,7 @@ static enum imx_fast resolve_pin_fast(struct imx_req *r, const char *pin)
     /* What resolve_pin would refuse, or read otherwise, it answers itself. */
     if (imx_req_query(r, "family") || imx_req_query(r, "arch") || imx_req_query(r, "component") ||
         !region || !*region || !slash || tl == 0 || tl > PIN_ARG_MAX || !slash[1] ||
-        strlen(slash + 1) > 63 || strchr(slash + 1, '/') || imx_db_has_read_pool() ||
-        !imx_utf8_valid((const unsigned char *)pin, strlen(pin)) ||
-        !imx_utf8_valid((const unsigned char *)region, strlen(region)))
+        strlen(slash + 1) > 63 || strchr(slash + 1, '/') || !shareable(pin, region))
         return IMX_FAST_OFFLOAD;
     struct resolve_pin_fast *f = calloc(1, sizeof *f);
     if (!f)

@@ -210,7 +210,7 @@ static json_t *record(struct imx_req *r, const char *team_id, const json_t *o, c
     snprintf(uid, sizeof uid, "%lld", (long long)r->principal.user_id);
     char *text = json_dumps(o, JSON_COMPACT);
     struct imx_db_json j;
-    enum imx_db_status st = imx_db_measurement_record(r->db, team_id, uid, text, &j);
+    enum imx_db_status st = imx_db_measurement_record(imx_api_conn(r), team_id, uid, text, &j);
     free(text);
     if (st != IMX_DBS_OK && st != IMX_DBS_NOT_FOUND) {
         *failed = imx_api_tx_fail(r, st);
@@ -240,7 +240,7 @@ struct create_ctx {
 static int quota_room(struct imx_req *r, const char *team_id, size_t n)
 {
     long long today;
-    enum imx_db_status st = imx_db_measurements_today(r->db, team_id, &today);
+    enum imx_db_status st = imx_db_measurements_today(imx_api_conn(r), team_id, &today);
     if (st != IMX_DBS_OK)
         return imx_api_tx_fail(r, st);
     if ((unsigned long long)today + n > imx_api_quotas.measurements_per_day) {

@@ -231,7 +231,7 @@ static json_t *report_image(struct imx_req *r, json_t *img, struct lookups *lk)
     long long got = 0;
     char *manifest = NULL;
     enum imx_db_status rc =
-        imx_db_node_manifest(r->db, id ? idtxt : NULL, art, region, &got, &manifest);
+        imx_db_node_manifest(imx_api_conn(r), id ? idtxt : NULL, art, region, &got, &manifest);
     if (rc != IMX_DBS_OK && rc != IMX_DBS_NOT_FOUND) {
         imx_api_reply_db_status(r, rc);
         return NULL;
@@ -327,10 +327,9 @@ static int report_tx(struct imx_req *r, void *cls)
             .history_days = days,
         };
         char *out = NULL;
-        enum imx_db_status rc = imx_db_node_report(r->db, &in, &out);
+        enum imx_db_status rc = imx_db_node_report(imx_api_conn(r), &in, &out);
         if (rc == IMX_DBS_RETRY) {
-            r->tx_retry = true;
-            return -1;
+            return imx_api_tx_fail(r, IMX_DBS_RETRY);
         }
         if (rc != IMX_DBS_OK) {
             imx_api_reply_db_status(r, rc);

@@ -103,7 +103,7 @@ static json_t *check_constraints(const json_t *list, json_t *errors)
 static int check_image(struct imx_req *r, const char *image_id)
 {
     bool revoked;
-    enum imx_db_status st = imx_db_pin_image(r->db, image_id, &revoked);
+    enum imx_db_status st = imx_db_pin_image(imx_api_conn(r), image_id, &revoked);
     if (st == IMX_DBS_NOT_FOUND) {
         json_t *errors = json_array();
         imx_verr(errors, "/image", "no image has id %s", image_id);
@@ -125,7 +125,7 @@ static int check_image(struct imx_req *r, const char *image_id)
 static int check_unmet(struct imx_req *r, const char *pin_id, const char *image_id)
 {
     struct imx_db_json j;
-    enum imx_db_status st = imx_db_pin_unmet(r->db, pin_id, image_id, &j);
+    enum imx_db_status st = imx_db_pin_unmet(imx_api_conn(r), pin_id, image_id, &j);
     if (st != IMX_DBS_OK && st != IMX_DBS_NOT_FOUND)
         return imx_api_tx_fail(r, st);
     json_t *unmet = imx_api_json_load(&j);
@@ -175,7 +175,8 @@ static int reply_pin_doc(struct imx_req *r, unsigned status, const struct imx_db
 static int reply_pin(struct imx_req *r, unsigned status, const char *pin_id)
 {
     struct imx_db_pin_doc d;
-    enum imx_db_status st = imx_db_pin_read(r->db, pin_id, NULL, imx_auth_settings.read_cache, &d);
+    enum imx_db_status st =
+        imx_db_pin_read(imx_api_conn(r), pin_id, NULL, imx_auth_settings.read_cache, &d);
     if (st != IMX_DBS_OK && st != IMX_DBS_NOT_FOUND && st != IMX_DBS_ERROR)
         return imx_api_tx_fail(r, st);
     if (st != IMX_DBS_OK) {
@@ -199,7 +200,7 @@ static int pin_create_tx(struct imx_req *r, void *cls)
     if (check_image(r, p->image_id) != 0)
         return -1;
     long long held;
-    enum imx_db_status st = imx_db_pin_count(r->db, p->team_id, &held);
+    enum imx_db_status st = imx_db_pin_count(imx_api_conn(r), p->team_id, &held);
     if (st != IMX_DBS_OK)
         return imx_api_tx_fail(r, st);
     if (held >= imx_api_quotas.pins_per_team) {
@@ -207,8 +208,8 @@ static int pin_create_tx(struct imx_req *r, void *cls)
                             "the team has that many pins; delete one first");
         return -1;
     }
-    st = imx_db_pin_create(r->db, p->team_id, p->name, p->image_id, p->constraints, p->user_id,
-                           p->pin_id);
+    st = imx_db_pin_create(imx_api_conn(r), p->team_id, p->name, p->image_id, p->constraints,
+                           p->user_id, p->pin_id);
     if (st == IMX_DBS_CONFLICT) {
         imx_reply_problem(r, IMX_E_CONFLICT, "Team %s already has a pin named %s", p->team,
                           p->name);
@@ -218,7 +219,7 @@ static int pin_create_tx(struct imx_req *r, void *cls)
         return imx_api_tx_fail(r, st);
     if (check_unmet(r, p->pin_id, p->image_id) != 0)
         return -1;
-    st = imx_db_pin_refresh(r->db, p->pin_id);
+    st = imx_db_pin_refresh(imx_api_conn(r), p->pin_id);
     if (st != IMX_DBS_OK)
         return imx_api_tx_fail(r, st);
     json_t *detail =
@@ -539,7 +540,7 @@ struct pin_change {
 static int lock_for_change(struct imx_req *r, const char *id, char image[24])
 {
     int64_t team_id;
-    enum imx_db_status st = imx_db_pin_lock(r->db, id, &team_id, image);
+    enum imx_db_status st = imx_db_pin_lock(imx_api_conn(r), id, &team_id, image);
     if (st == IMX_DBS_NOT_FOUND) {
         imx_reply_problem(r, IMX_E_NOT_FOUND, "No such pin");
         return -1;
@@ -561,9 +562,9 @@ static int pin_move_tx(struct imx_req *r, void *cls)
         return reply_pin(r, 200, m->id);
     if (check_image(r, m->image_id) != 0 || check_unmet(r, m->id, m->image_id) != 0)
         return -1;
-    enum imx_db_status st = imx_db_pin_move(r->db, m->id, m->image_id, m->user_id);
+    enum imx_db_status st = imx_db_pin_move(imx_api_conn(r), m->id, m->image_id, m->user_id);
     if (st == IMX_DBS_OK)
-        st = imx_db_pin_refresh(r->db, m->id);
+        st = imx_db_pin_refresh(imx_api_conn(r), m->id);
     if (st != IMX_DBS_OK)
         return imx_api_tx_fail(r, st);
     json_t *detail = json_pack("{s:s, s:s}", "from_image", current, "to_image", m->image_id);
@@ -571,7 +572,7 @@ static int pin_move_tx(struct imx_req *r, void *cls)
     json_decref(detail);
     if (rc != 0)
         return -1;
-    st = imx_db_event_pin_moved(r->db, m->id, current, m->user_id);
+    st = imx_db_event_pin_moved(imx_api_conn(r), m->id, current, m->user_id);
     if (st != IMX_DBS_OK)
         return imx_api_tx_fail(r, st);
     return reply_pin(r, 200, m->id);
@@ -607,7 +608,7 @@ static int pin_delete_tx(struct imx_req *r, void *cls)
     if (lock_for_change(r, d->id, current) != 0 ||
         imx_api_if_match(r, IMX_REV_PIN, d->id, NULL, false) < 0)
         return -1;
-    enum imx_db_status st = imx_db_pin_delete(r->db, d->id);
+    enum imx_db_status st = imx_db_pin_delete(imx_api_conn(r), d->id);
     if (st != IMX_DBS_OK)
         return imx_api_tx_fail(r, st);
     if (imx_audit(r, "delete", "pin", d->id, NULL) != 0)

@@ -105,8 +105,8 @@ static int ref_write_tx(struct imx_req *r, void *cls)
     if (imx_api_if_match(r, IMX_REV_REFERENCE, NULL, NULL, w->is_update) < 0)
         return -1;
     struct imx_db_json j;
-    enum imx_db_status st = imx_db_ref_write(r->db, w->table, w->row, w->is_update, &j);
-    const struct imx_db_fault *f = imx_db_last_fault(r->db);
+    enum imx_db_status st = imx_db_ref_write(imx_api_conn(r), w->table, w->row, w->is_update, &j);
+    const struct imx_db_fault *f = imx_db_last_fault(imx_api_conn(r));
     if (st == IMX_DBS_NOT_FOUND) {
         imx_reply_problem(r, IMX_E_NOT_FOUND, "No %s row has that key", w->name);
         return -1;
@@ -235,9 +235,8 @@ static int import_refused(struct imx_req *r, const struct imx_db_fault *f)
         return -1;
     }
     if (f->status == IMX_DBS_RETRY)
-        r->tx_retry = true;
-    else
-        imx_api_db_error(r, f);
+        return imx_api_tx_fail(r, IMX_DBS_RETRY);
+    imx_api_db_error(r, f);
     return -1;
 }
 
@@ -251,8 +250,8 @@ static int ref_import_tx(struct imx_req *r, void *cls)
     strftime(today, sizeof today, "%Y-%m-%d", &tm);
     json_t *out = NULL;
     struct imx_db_fault failed;
-    if (imx_refimp_run(r->db, in->parsed, in->version, in->user_id, r->request_id, today, &out,
-                       &failed, err, sizeof err) != 0) {
+    if (imx_refimp_run(imx_api_conn(r), in->parsed, in->version, in->user_id, r->request_id, today,
+                       &out, &failed, err, sizeof err) != 0) {
         if (failed.status != IMX_DBS_OK)
             return import_refused(r, &failed);
         imx_reply_problem(r, IMX_E_INTERNAL, NULL);

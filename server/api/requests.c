@@ -66,7 +66,8 @@ static int create_tx(struct imx_req *r, void *cls)
              (long long)json_integer_value(json_object_get(rc->doc, "team_id")));
     snprintf(uid, sizeof uid, "%lld", (long long)r->principal.user_id);
     long long team_open, own_open;
-    enum imx_db_status st = imx_db_request_open_counts(r->db, team_id, uid, &team_open, &own_open);
+    enum imx_db_status st =
+        imx_db_request_open_counts(imx_api_conn(r), team_id, uid, &team_open, &own_open);
     if (st != IMX_DBS_OK)
         return imx_api_tx_fail(r, st);
     if (team_open >= imx_api_quotas.open_requests_per_team) {
@@ -80,7 +81,7 @@ static int create_tx(struct imx_req *r, void *cls)
         return -1;
     }
     int64_t catalog;
-    st = imx_db_catalog_team(r->db, imx_api_catalog_team, &catalog);
+    st = imx_db_catalog_team(imx_api_conn(r), imx_api_catalog_team, &catalog);
     if (st == IMX_DBS_NOT_FOUND) {
         imx_reply_problem(r, IMX_E_UNPROCESSABLE,
                           "No catalog team to address the request to (IMAXE_CATALOG_TEAM)");
@@ -91,13 +92,13 @@ static int create_tx(struct imx_req *r, void *cls)
     json_object_set_new(rc->doc, "catalog_team_id", json_integer(catalog));
     char *text = json_dumps(rc->doc, JSON_COMPACT);
     int64_t new_id;
-    st = imx_db_request_create(r->db, text, &new_id);
+    st = imx_db_request_create(imx_api_conn(r), text, &new_id);
     free(text);
     if (st != IMX_DBS_OK)
         return imx_api_tx_fail(r, st);
     char id[24];
     snprintf(id, sizeof id, "%lld", (long long)new_id);
-    st = imx_db_request_match_existing(r->db, id);
+    st = imx_db_request_match_existing(imx_api_conn(r), id);
     if (st != IMX_DBS_OK)
         return imx_api_tx_fail(r, st);
     json_t *detail =
@@ -106,11 +107,11 @@ static int create_tx(struct imx_req *r, void *cls)
     json_decref(detail);
     if (rcode != 0)
         return rcode;
-    st = imx_db_event_request(r->db, id, "created", NULL);
+    st = imx_db_event_request(imx_api_conn(r), id, "created", NULL);
     if (st != IMX_DBS_OK)
         return imx_api_tx_fail(r, st);
     struct imx_db_request q;
-    st = imx_db_request_get(r->db, id, false, &q);
+    st = imx_db_request_get(imx_api_conn(r), id, false, &q);
     if (st != IMX_DBS_OK)
         return imx_api_tx_fail(r, st);
     json_t *doc = json_loads(q.json, 0, NULL);
@@ -248,7 +249,7 @@ void imx_api_request_create(struct imx_req *r)
         return;
     }
     char err[256], day[16];
-    const struct imx_ref_snapshot *ref = imx_db_ref_acquire(r->db, err, sizeof err);
+    const struct imx_ref_snapshot *ref = imx_db_ref_acquire(imx_api_conn(r), err, sizeof err);
     if (!ref) {
         json_decref(stored);
         imx_reply_problem(r, IMX_E_DB_UNAVAILABLE, "The reference data cannot be read");
@@ -302,7 +303,7 @@ static int load(struct imx_req *r, const char *id, bool for_update, unsigned *ac
     }
     if (!imx_api_db(r))
         return -1;
-    enum imx_db_status st = imx_db_request_get(r->db, id, for_update, q);
+    enum imx_db_status st = imx_db_request_get(imx_api_conn(r), id, for_update, q);
     if (st != IMX_DBS_OK && st != IMX_DBS_NOT_FOUND) {
         if (for_update)
             imx_api_tx_fail(r, st);
@@ -370,8 +371,8 @@ void imx_api_request_matches(struct imx_req *r)
     snprintf(limit_txt, sizeof limit_txt, "%llu", limit);
     struct imx_db_page page;
     enum imx_db_status st =
-        imx_db_request_matches(r->db, imx_req_param(r, "id"), cursor ? ok : NULL, published,
-                               cursor ? id : NULL, limit_txt, &page);
+        imx_db_request_matches(imx_api_conn(r), imx_req_param(r, "id"), cursor ? ok : NULL,
+                               published, cursor ? id : NULL, limit_txt, &page);
     json_decref(key);
     imx_api_reply_page(r, st, &page, 0, limit, "IsI");
 }
@@ -397,8 +398,8 @@ void imx_api_request_list(struct imx_req *r)
         return;
     snprintf(limit_txt, sizeof limit_txt, "%llu", limit);
     struct imx_db_page page;
-    enum imx_db_status st = imx_db_request_list(r->db, sc.s.user_id, sc.s.token_team, sc.s.team,
-                                                state, before_id, limit_txt, &page);
+    enum imx_db_status st = imx_db_request_list(imx_api_conn(r), sc.s.user_id, sc.s.token_team,
+                                                sc.s.team, state, before_id, limit_txt, &page);
     imx_api_reply_page(r, st, &page, 0, limit, "I");
 }
 
@@ -463,7 +464,8 @@ static int transition_tx(struct imx_req *r, void *cls)
         imx_verr(errors, "/comment", "is required to reject a request: the reason");
     if (json_array_size(errors) == 0 && needs.image) {
         bool satisfied;
-        enum imx_db_status st = imx_db_request_satisfied_by(r->db, t->id, t->image, &satisfied);
+        enum imx_db_status st =
+            imx_db_request_satisfied_by(imx_api_conn(r), t->id, t->image, &satisfied);
         if (st != IMX_DBS_OK) {
             json_decref(errors);
             return imx_api_tx_fail(r, st);
@@ -480,8 +482,8 @@ static int transition_tx(struct imx_req *r, void *cls)
     json_decref(errors);
     char uid[24];
     snprintf(uid, sizeof uid, "%lld", (long long)r->principal.user_id);
-    enum imx_db_status st = imx_db_request_move(r->db, t->id, from, t->to, uid, t->comment,
-                                                t->has_image ? t->image : NULL);
+    enum imx_db_status st = imx_db_request_move(imx_api_conn(r), t->id, from, t->to, uid,
+                                                t->comment, t->has_image ? t->image : NULL);
     if (st != IMX_DBS_OK)
         return imx_api_tx_fail(r, st);
     json_t *detail = json_pack("{s:s, s:s}", "from", from, "to", t->to);
@@ -489,10 +491,10 @@ static int transition_tx(struct imx_req *r, void *cls)
     json_decref(detail);
     if (rc != 0)
         return rc;
-    st = imx_db_event_request(r->db, t->id, "transition", from);
+    st = imx_db_event_request(imx_api_conn(r), t->id, "transition", from);
     if (st != IMX_DBS_OK)
         return imx_api_tx_fail(r, st);
-    st = imx_db_request_get(r->db, t->id, false, &q);
+    st = imx_db_request_get(imx_api_conn(r), t->id, false, &q);
     if (st != IMX_DBS_OK)
         return imx_api_tx_fail(r, st);
     json_t *doc = json_loads(q.json, 0, NULL);
@@ -556,7 +558,7 @@ static int comment_tx(struct imx_req *r, void *cls)
     if (imx_api_if_match(r, IMX_REV_REQUEST, c->id, NULL, false) < 0)
         return -1;
     long long comments;
-    enum imx_db_status st = imx_db_request_comment_count(r->db, c->id, &comments);
+    enum imx_db_status st = imx_db_request_comment_count(imx_api_conn(r), c->id, &comments);
     if (st != IMX_DBS_OK)
         return imx_api_tx_fail(r, st);
     if (comments >= imx_api_quotas.comments_per_request) {
@@ -567,7 +569,7 @@ static int comment_tx(struct imx_req *r, void *cls)
     char uid[24];
     snprintf(uid, sizeof uid, "%lld", (long long)r->principal.user_id);
     struct imx_db_json j;
-    st = imx_db_request_comment(r->db, c->id, uid, c->body, &j);
+    st = imx_db_request_comment(imx_api_conn(r), c->id, uid, c->body, &j);
     if (st != IMX_DBS_OK)
         return imx_api_tx_fail(r, st);
     json_t *doc = imx_api_json_load(&j);

@@ -82,13 +82,12 @@ static int import_tx(struct imx_req *r, void *cls)
     struct feed_import *in = cls;
     char *out = NULL;
     enum imx_db_status rc =
-        in->doc
-            ? imx_db_kev_import(r->db, in->doc, in->user_id, &out)
-            : imx_db_epss_import(r->db, in->epss.model_version, in->epss.score_date, in->epss.cves,
-                                 in->epss.scores, in->epss.percentiles, in->user_id, &out);
+        in->doc ? imx_db_kev_import(imx_api_conn(r), in->doc, in->user_id, &out)
+                : imx_db_epss_import(imx_api_conn(r), in->epss.model_version, in->epss.score_date,
+                                     in->epss.cves, in->epss.scores, in->epss.percentiles,
+                                     in->user_id, &out);
     if (rc == IMX_DBS_RETRY) {
-        r->tx_retry = true;
-        return -1;
+        return imx_api_tx_fail(r, IMX_DBS_RETRY);
     }
     if (rc == IMX_DBS_INVALID) {
         /* What C did not check: a calendar date such as 2024-02-30. */

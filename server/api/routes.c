@@ -14,7 +14,7 @@
 #define NODE_REPORT IMX_ACCESS_NODE_REPORT
 /* The handler confirms a remembered principal itself, with the auth epoch its own statement
  * returns (or through imx_auth_team / imx_auth_team_id): the principal cache may let the caller
- * in without a query (server/auth/principal_cache.h). */
+ * in without a query (server/api/principal_cache.h). */
 #define EPOCH true
 /* A list that answers Accept: text/csv or application/x-ndjson with the whole list, streamed
  * (server/api/export.c). */

@@ -46,7 +46,7 @@ static int team_create_tx(struct imx_req *r, void *cls)
 {
     struct team_create *t = cls;
     struct imx_db_json j;
-    enum imx_db_status st = imx_db_team_create(r->db, t->slug, t->name, &j);
+    enum imx_db_status st = imx_db_team_create(imx_api_conn(r), t->slug, t->name, &j);
     if (st == IMX_DBS_CONFLICT) {
         imx_reply_problem(r, IMX_E_CONFLICT, "A team with slug '%s' exists", t->slug);
         return -1;
@@ -123,7 +123,7 @@ void imx_api_team_get(struct imx_req *r)
     if (!imx_api_etag(r, IMX_REV_TEAM, imx_req_param(r, "slug"), NULL))
         return;
     struct imx_db_json j;
-    enum imx_db_status st = imx_db_team_get(r->db, tid, &j);
+    enum imx_db_status st = imx_db_team_get(imx_api_conn(r), tid, &j);
     imx_api_reply_json_text(r, 200, st, &j, "No such team");
 }
 
@@ -138,7 +138,7 @@ static int member_put_tx(struct imx_req *r, void *cls)
     if (imx_api_if_match(r, IMX_REV_TEAM, m->slug, NULL, false) < 0)
         return -1;
     struct imx_db_json j;
-    enum imx_db_status st = imx_db_member_put(r->db, m->team_id, m->email, m->role, &j);
+    enum imx_db_status st = imx_db_member_put(imx_api_conn(r), m->team_id, m->email, m->role, &j);
     if (st == IMX_DBS_NOT_FOUND) {
         imx_reply_problem(r, IMX_E_NOT_FOUND, "No user with that email");
         return -1;
@@ -192,7 +192,7 @@ static int member_delete_tx(struct imx_req *r, void *cls)
     if (imx_api_if_match(r, IMX_REV_TEAM, m->slug, NULL, false) < 0)
         return -1;
     char old_role[16];
-    enum imx_db_status st = imx_db_member_delete(r->db, m->team_id, m->email, old_role);
+    enum imx_db_status st = imx_db_member_delete(imx_api_conn(r), m->team_id, m->email, old_role);
     if (st == IMX_DBS_NOT_FOUND) {
         imx_reply_problem(r, IMX_E_NOT_FOUND, "No member with that email in this team");
         return -1;

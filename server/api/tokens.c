@@ -33,7 +33,7 @@ static int token_create_tx(struct imx_req *r, void *cls)
     struct token_create *t = cls;
     long long of_user = 0, of_team = 0;
     enum imx_db_status st =
-        imx_db_token_active_counts(r->db, t->user_id, t->team_id, &of_user, &of_team);
+        imx_db_token_active_counts(imx_api_conn(r), t->user_id, t->team_id, &of_user, &of_team);
     if (st != IMX_DBS_OK)
         return imx_api_tx_fail(r, st);
     if (of_user >= imx_api_quotas.tokens_per_user) {
@@ -48,8 +48,8 @@ static int token_create_tx(struct imx_req *r, void *cls)
     }
     int64_t new_id;
     struct imx_db_json j;
-    st = imx_db_token_create(r->db, t->user_id, t->team_id, t->name, t->role, t->hash, t->days,
-                             t->scope, &new_id, &j);
+    st = imx_db_token_create(imx_api_conn(r), t->user_id, t->team_id, t->name, t->role, t->hash,
+                             t->days, t->scope, &new_id, &j);
     if (st != IMX_DBS_OK)
         return imx_api_tx_fail(r, st);
     json_t *doc = imx_api_json_load(&j);
@@ -156,7 +156,8 @@ struct token_revoke {
 static int token_revoke_tx(struct imx_req *r, void *cls)
 {
     struct token_revoke *t = cls;
-    enum imx_db_status st = imx_db_token_revoke(r->db, t->id, t->any_user ? NULL : t->user_id);
+    enum imx_db_status st =
+        imx_db_token_revoke(imx_api_conn(r), t->id, t->any_user ? NULL : t->user_id);
     if (st == IMX_DBS_NOT_FOUND) {
         imx_reply_problem(r, IMX_E_NOT_FOUND, "No token %s", t->id);
         return -1;

@@ -1,18 +1,121 @@
-/* Transactions for handlers: BEGIN, the work, COMMIT, retried on serialization failures and
- * deadlocks (api/tx.h). */
+/* The handler's database connection and its transactions: BEGIN, the work, COMMIT, retried on
+ * serialization failures and deadlocks (api/tx.h); imx_api_db and its kin (api/api.h). */
 #include "api/tx.h"
+
+#include <stdbool.h>
 
 #include "api/api.h"
 #include "db/pool.h"
 #include "util/log.h"
 
+/* What a handler holds of the database, kept here rather than in the request (http/ knows
+ * nothing of the database). A handler runs start to end on the worker thread that admitted its
+ * request (http/server.c), and one thread answers one request at a time, so the state is the
+ * thread's: req names the request it belongs to, and imx_api_db_put, called on that thread when
+ * the handler is done, clears it. */
+struct scope {
+    const struct imx_req *req;
+    struct imx_db_conn *db; /* pooled connection while the handler runs */
+    bool retry;             /* a statement in imx_api_tx failed with a retryable SQLSTATE */
+    bool outer; /* the handler runs inside an Idempotency-Key transaction: imx_api_tx nests */
+};
+static _Thread_local struct scope scope;
+
+/* The thread's scope made r's. A connection still held for another request (which cannot
+ * happen while every path ends in imx_api_db_put) goes back rather than cross over. */
+static struct scope *scope_of(const struct imx_req *r)
+{
+    if (scope.req != r) {
+        if (scope.db) {
+            imx_error("request %s: a connection of an earlier request was still held",
+                      r->request_id);
+            imx_db_release(scope.db);
+        }
+        scope = (struct scope){ .req = r };
+    }
+    return &scope;
+}
+
+/* Replies 503 for a failed acquire. */
+static void reply_unavailable(struct imx_req *r, enum imx_db_failure why)
+{
+    imx_reply_header(r, "Retry-After", "1");
+    if (why == IMX_DB_BUSY)
+        imx_reply_problem(r, IMX_E_DB_UNAVAILABLE,
+                          "Every database connection is busy; try again shortly");
+    else
+        imx_reply_problem(r, IMX_E_DB_UNAVAILABLE, "The database cannot be reached");
+}
+
+struct imx_db_conn *imx_api_db(struct imx_req *r)
+{
+    struct scope *s = scope_of(r);
+    if (s->db && !imx_db_is_read_conn(s->db))
+        return s->db;
+    /* A read connection taken earlier in this request goes back: writes go to the primary. */
+    imx_db_release(s->db);
+    enum imx_db_failure why;
+    s->db = imx_db_acquire(&why);
+    if (!s->db)
+        reply_unavailable(r, why);
+    return s->db;
+}
+
+struct imx_db_conn *imx_api_db_read(struct imx_req *r)
+{
+    struct scope *s = scope_of(r);
+    /* Once the request holds a primary connection it keeps reading there: it sees its own
+     * writes, and one request never holds two connections. */
+    if (s->db)
+        return s->db;
+    enum imx_db_failure why;
+    s->db = imx_db_acquire_read(&why);
+    if (!s->db)
+        reply_unavailable(r, why);
+    return s->db;
+}
+
+struct imx_db_conn *imx_api_db_quiet(struct imx_req *r)
+{
+    struct scope *s = scope_of(r);
+    enum imx_db_failure why;
+    if (!s->db)
+        s->db = imx_db_acquire(&why);
+    return s->db;
+}
+
+struct imx_db_conn *imx_api_conn(const struct imx_req *r)
+{
+    return scope.req == r ? scope.db : NULL;
+}
+
+void imx_api_db_put(struct imx_req *r)
+{
+    if (scope.req != r)
+        return;
+    imx_db_release(scope.db);
+    scope.db = NULL;
+}
+
+void imx_api_db_done(struct imx_req *r)
+{
+    imx_api_db_put(r);
+    if (scope.req == r)
+        scope = (struct scope){ 0 };
+}
+
 int imx_api_tx_fail(struct imx_req *r, enum imx_db_status st)
 {
     if (st == IMX_DBS_RETRY)
-        r->tx_retry = true;
+        scope_of(r)->retry = true;
     else
         imx_api_reply_db_fail(r, st);
     return -1;
+}
+
+void imx_api_tx_outer(struct imx_req *r, bool on)
+{
+    scope_of(r)->outer = on;
 }
 
 /* fn within a savepoint of the outer transaction (see api/tx.h). */
@@ -20,14 +123,14 @@ static int nested(struct imx_req *r, struct imx_db_conn *c, int (*fn)(struct imx
                   void *cls)
 {
     for (int attempt = 1; attempt <= IMX_API_TX_ATTEMPTS; attempt++) {
-        r->tx_retry = false;
+        scope.retry = false;
         if (imx_db_command(c, "SAVEPOINT imx_tx") != 0) {
             imx_api_db_error(r, NULL);
             return -1;
         }
         if (fn(r, cls) != 0) {
             imx_db_command(c, "ROLLBACK TO SAVEPOINT imx_tx");
-            if (r->tx_retry)
+            if (scope.retry)
                 continue;
             if (r->reply.status == 0) {
                 imx_error("transaction in request %s rolled back without a reply", r->request_id);
@@ -51,17 +154,17 @@ int imx_api_tx(struct imx_req *r, int (*fn)(struct imx_req *r, void *cls), void 
     struct imx_db_conn *c = imx_api_db(r);
     if (!c)
         return -1;
-    if (r->tx_outer)
+    if (scope.outer)
         return nested(r, c, fn, cls);
     for (int attempt = 1; attempt <= IMX_API_TX_ATTEMPTS; attempt++) {
-        r->tx_retry = false;
+        scope.retry = false;
         if (imx_db_command(c, "BEGIN") != 0) {
             imx_api_db_error(r, NULL);
             return -1;
         }
         if (fn(r, cls) != 0) {
             imx_db_command(c, "ROLLBACK");
-            if (r->tx_retry)
+            if (scope.retry)
                 continue;
             if (r->reply.status == 0) {
                 imx_error("transaction in request %s rolled back without a reply", r->request_id);

@@ -4,6 +4,8 @@
 #ifndef IMX_API_TX_H
 #define IMX_API_TX_H
 
+#include <stdbool.h>
+
 #include "db/status.h"
 #include "http/request.h"
 
@@ -17,9 +19,10 @@
  * through imx_api_db_error. Returns 0 when committed (fn's reply stands), -1 when rolled back (a
  * reply is set). */
 int imx_api_tx(struct imx_req *r, int (*fn)(struct imx_req *r, void *cls), void *cls);
-/* Inside an outer transaction (r->tx_outer: server/api/idempotency.c), imx_api_tx runs fn within
- * a savepoint instead: a retry or a refusal rolls back to it, success releases it, and the outer
- * transaction commits or rolls back everything once the handler has replied. */
+/* Inside an outer transaction (imx_api_tx_outer: server/api/idempotency.c), imx_api_tx runs fn
+ * within a savepoint instead: a retry or a refusal rolls back to it, success releases it, and the
+ * outer transaction commits or rolls back everything once the handler has replied. */
+void imx_api_tx_outer(struct imx_req *r, bool on);
 
 /* For fn: handles a failed db/ call's status: marks IMX_DBS_RETRY for a retry, or replies with
  * the problem for the connection's last fault (imx_api_db_error), or for the status when no

@@ -35,7 +35,7 @@ static int create_user_tx(struct imx_req *r, void *cls)
     struct create_user *u = cls;
     int64_t new_id;
     struct imx_db_json j;
-    enum imx_db_status st = imx_db_user_create(r->db, u->email, u->display_name, u->hash,
+    enum imx_db_status st = imx_db_user_create(imx_api_conn(r), u->email, u->display_name, u->hash,
                                                u->admin ? "true" : "false", &new_id, &j);
     if (st == IMX_DBS_CONFLICT) {
         imx_reply_problem(r, IMX_E_CONFLICT, "A user with this email exists");

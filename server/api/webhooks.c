@@ -232,7 +232,7 @@ static bool webhook_owned(struct imx_req *r, const char *id, enum imx_role min, 
 /* For a wrapper of db/webhooks.h that answered -1 without a result. */
 static int reply_db_failed(struct imx_req *r)
 {
-    if (!imx_db_alive(r->db)) {
+    if (!imx_db_alive(imx_api_conn(r))) {
         imx_reply_header(r, "Retry-After", "1");
         imx_reply_problem(r, IMX_E_DB_UNAVAILABLE, "The database connection was lost");
     } else {
@@ -272,7 +272,7 @@ static int create_tx(struct imx_req *r, void *cls)
 {
     struct webhook_create *w = cls;
     long long held;
-    enum imx_db_status st = imx_db_webhook_count(r->db, w->team_id, &held);
+    enum imx_db_status st = imx_db_webhook_count(imx_api_conn(r), w->team_id, &held);
     if (st != IMX_DBS_OK)
         return imx_api_tx_fail(r, st);
     if (held >= imx_api_quotas.webhooks_per_team) {
@@ -282,7 +282,7 @@ static int create_tx(struct imx_req *r, void *cls)
     }
     int64_t new_id;
     struct imx_db_json j;
-    st = imx_db_webhook_create(r->db, w->team_id, w->in.url, w->in.description, w->secret,
+    st = imx_db_webhook_create(imx_api_conn(r), w->team_id, w->in.url, w->in.description, w->secret,
                                w->in.events, w->in.families ? w->in.families : "[]",
                                w->in.pins ? w->in.pins : "[]", w->in.min_severity,
                                w->in.payload_format, &new_id, &j);
@@ -346,7 +346,8 @@ void imx_api_webhook_list(struct imx_req *r)
     snprintf(team_id, sizeof team_id, "%lld", (long long)id);
     snprintf(limit_txt, sizeof limit_txt, "%llu", limit);
     struct imx_db_page page;
-    enum imx_db_status st = imx_db_webhook_list(r->db, team_id, after_id, limit_txt, &page);
+    enum imx_db_status st =
+        imx_db_webhook_list(imx_api_conn(r), team_id, after_id, limit_txt, &page);
     imx_api_reply_page(r, st, &page, 0, limit, "I");
 }
 
@@ -357,7 +358,7 @@ void imx_api_webhook_get(struct imx_req *r)
         !imx_api_etag(r, IMX_REV_WEBHOOK, id, NULL))
         return;
     struct imx_db_json j;
-    enum imx_db_status st = imx_db_webhook_get(r->db, id, &j);
+    enum imx_db_status st = imx_db_webhook_get(imx_api_conn(r), id, &j);
     imx_api_reply_json_text(r, 200, st, &j, "No such webhook");
 }
 
@@ -372,10 +373,10 @@ static int update_tx(struct imx_req *r, void *cls)
     struct webhook_update *w = cls;
     if (imx_api_if_match(r, IMX_REV_WEBHOOK, w->id, NULL, false) < 0)
         return -1;
-    enum imx_db_status st =
-        imx_db_webhook_update(r->db, w->id, w->team_id, w->in.url, w->in.description, w->in.events,
-                              w->in.families, w->in.pins, w->in.has_severity ? "true" : "false",
-                              w->in.min_severity, w->in.payload_format);
+    enum imx_db_status st = imx_db_webhook_update(imx_api_conn(r), w->id, w->team_id, w->in.url,
+                                                  w->in.description, w->in.events, w->in.families,
+                                                  w->in.pins, w->in.has_severity ? "true" : "false",
+                                                  w->in.min_severity, w->in.payload_format);
     if (st == IMX_DBS_NOT_FOUND) {
         imx_reply_problem(r, IMX_E_NOT_FOUND, "No webhook %s", w->id);
         return -1;
@@ -383,8 +384,8 @@ static int update_tx(struct imx_req *r, void *cls)
     if (st != IMX_DBS_OK)
         return imx_api_tx_fail(r, st);
     if (w->in.enabled) {
-        st = imx_db_webhook_enable(r->db, w->id, json_is_true(w->in.enabled) ? "true" : "false",
-                                   w->reason);
+        st = imx_db_webhook_enable(imx_api_conn(r), w->id,
+                                   json_is_true(w->in.enabled) ? "true" : "false", w->reason);
         if (st != IMX_DBS_OK)
             return imx_api_tx_fail(r, st);
     }
@@ -392,7 +393,7 @@ static int update_tx(struct imx_req *r, void *cls)
         imx_api_etag_after(r, IMX_REV_WEBHOOK, w->id, NULL) != 0)
         return -1;
     struct imx_db_json j;
-    st = imx_db_webhook_get(r->db, w->id, &j);
+    st = imx_db_webhook_get(imx_api_conn(r), w->id, &j);
     if (st != IMX_DBS_OK)
         return imx_api_tx_fail(r, st);
     return reply_doc(r, 200, &j, NULL, NULL);
@@ -423,7 +424,7 @@ static int delete_tx(struct imx_req *r, void *cls)
     struct webhook_ref *w = cls;
     if (imx_api_if_match(r, IMX_REV_WEBHOOK, w->id, NULL, false) < 0)
         return -1;
-    enum imx_db_status st = imx_db_webhook_delete(r->db, w->id, w->team_id);
+    enum imx_db_status st = imx_db_webhook_delete(imx_api_conn(r), w->id, w->team_id);
     if (st == IMX_DBS_NOT_FOUND) {
         imx_reply_problem(r, IMX_E_NOT_FOUND, "No webhook %s", w->id);
         return -1;
@@ -454,8 +455,8 @@ static int rotate_tx(struct imx_req *r, void *cls)
     struct webhook_rotate *w = cls;
     if (imx_api_if_match(r, IMX_REV_WEBHOOK, w->id, NULL, false) < 0)
         return -1;
-    int found =
-        imx_webhooks_rotate_secret(r->db, strtoll(w->id, NULL, 10), w->secret, ROTATION_OVERLAP_S);
+    int found = imx_webhooks_rotate_secret(imx_api_conn(r), strtoll(w->id, NULL, 10), w->secret,
+                                           ROTATION_OVERLAP_S);
     if (found < 0)
         return reply_db_failed(r);
     if (!found) {
@@ -466,7 +467,7 @@ static int rotate_tx(struct imx_req *r, void *cls)
         imx_api_etag_after(r, IMX_REV_WEBHOOK, w->id, NULL) != 0)
         return -1;
     struct imx_db_json j;
-    enum imx_db_status st = imx_db_webhook_get(r->db, w->id, &j);
+    enum imx_db_status st = imx_db_webhook_get(imx_api_conn(r), w->id, &j);
     if (st != IMX_DBS_OK)
         return imx_api_tx_fail(r, st);
     return reply_doc(r, 200, &j, w->secret, NULL);
@@ -491,7 +492,7 @@ static int reply_delivery(struct imx_req *r, unsigned status, const char *id)
 {
     char loc[64];
     struct imx_db_json j;
-    enum imx_db_status st = imx_db_delivery_get(r->db, id, &j);
+    enum imx_db_status st = imx_db_delivery_get(imx_api_conn(r), id, &j);
     if (st != IMX_DBS_OK)
         return imx_api_tx_fail(r, st);
     snprintf(loc, sizeof loc, "/v1/deliveries/%s", id);
@@ -503,8 +504,8 @@ static int test_tx(struct imx_req *r, void *cls)
     struct webhook_ref *w = cls;
     int64_t delivery = 0;
     char id[24];
-    if (imx_webhooks_ping(r->db, strtoll(w->id, NULL, 10), &delivery, NULL) != 0) {
-        enum imx_db_cause cause = imx_db_last_fault(r->db)->cause;
+    if (imx_webhooks_ping(imx_api_conn(r), strtoll(w->id, NULL, 10), &delivery, NULL) != 0) {
+        enum imx_db_cause cause = imx_db_last_fault(imx_api_conn(r))->cause;
         if (cause == IMX_DBC_NOT_READY) {
             imx_reply_problem(r, IMX_E_CONFLICT,
                               "Webhook %s is disabled; enable it (PATCH enabled: true) first",
@@ -551,7 +552,7 @@ void imx_api_webhook_deliveries(struct imx_req *r)
     snprintf(limit_txt, sizeof limit_txt, "%llu", limit);
     struct imx_db_page page;
     enum imx_db_status st =
-        imx_db_webhook_deliveries(r->db, id, before_id, state, limit_txt, &page);
+        imx_db_webhook_deliveries(imx_api_conn(r), id, before_id, state, limit_txt, &page);
     imx_api_reply_page(r, st, &page, 0, limit, "I");
 }
 
@@ -586,14 +587,14 @@ void imx_api_delivery_get(struct imx_req *r)
     if (!param_id(r, "delivery", id) || !delivery_owned(r, id, IMX_ROLE_VIEWER, state, &enabled))
         return;
     struct imx_db_json j;
-    enum imx_db_status st = imx_db_delivery_get(r->db, id, &j);
+    enum imx_db_status st = imx_db_delivery_get(imx_api_conn(r), id, &j);
     imx_api_reply_json_text(r, 200, st, &j, "No such delivery");
 }
 
 static int redeliver_tx(struct imx_req *r, void *cls)
 {
     const char *id = cls;
-    int queued = imx_webhooks_redeliver(r->db, strtoll(id, NULL, 10));
+    int queued = imx_webhooks_redeliver(imx_api_conn(r), strtoll(id, NULL, 10));
     if (queued < 0)
         return reply_db_failed(r);
     if (!queued) {

@@ -1,5 +1,5 @@
-/* Who is calling and what they may do: the authenticator run before every non-public route,
- * role checks per team, and the audit log of writes. */
+/* Team roles, the auth settings, the signing secrets and the first admin. What a request's caller
+ * may do is decided in api/access.h, which builds on these. */
 #ifndef IMX_AUTH_H
 #define IMX_AUTH_H
 
@@ -8,8 +8,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "db/auth.h"
-#include "http/request.h"
 #include "util/config.h"
 
 /* Team roles, ordered: each includes the ones before it. */
@@ -37,70 +35,26 @@ const char *imx_role_name(enum imx_role role);
 /* The role named s; IMX_ROLE_NONE for NULL or an unknown name. */
 enum imx_role imx_role_parse(const char *s);
 
-/* Reads the JWT secrets (IMAXE_JWT_SECRET(_FILE), IMAXE_JWT_SECRET_PREVIOUS(_FILE)), derives the
- * cursor key and prepares password hashing. Returns 0, or -1 with a message for the operator. */
-int imx_auth_init(const struct imx_config *cfg, char *err, size_t errlen);
+/* Keys derived from IMAXE_JWT_SECRET (and the previous secret) for what else the server signs
+ * or seals: pagination cursors, and the idempotent replies it stores. */
+struct imx_auth_keys {
+    unsigned char cursor[32];
+    unsigned char seal[32];          /* seals and opens stored replies */
+    unsigned char seal_previous[32]; /* only opens them (set when has_previous) */
+    bool has_previous;
+};
+
+/* Wipes keys once they are handed on. */
+void imx_auth_keys_clear(struct imx_auth_keys *keys);
+
+/* Reads the JWT secrets (IMAXE_JWT_SECRET(_FILE), IMAXE_JWT_SECRET_PREVIOUS(_FILE)), derives
+ * *keys from them (the caller hands them on and clears them) and prepares password hashing.
+ * Returns 0, or -1 with a message for the operator. */
+int imx_auth_init(const struct imx_config *cfg, struct imx_auth_keys *keys, char *err,
+                  size_t errlen);
 
 /* First start: with no users yet, creates a global admin from IMAXE_ADMIN_EMAIL and
  * IMAXE_ADMIN_PASSWORD(_FILE). Returns 0, or -1 with a message. */
 int imx_auth_bootstrap(char *err, size_t errlen);
-
-/* The imx_http_auth_hook: reads the bearer token (an access token or an imx_ API token), fills
- * r->principal, and applies the route's access and min_role. Replies 401/403 and returns false
- * when the caller may not go on. */
-bool imx_auth_authenticate(struct imx_req *r);
-
-/* The same for a fast handler (on the event thread), without PostgreSQL: returns true when the
- * principal cache lets the caller in (as imx_auth_authenticate would); false, with nothing
- * replied and r->principal cleared, when imx_auth_authenticate is to decide. */
-bool imx_auth_remembered(struct imx_req *r);
-
-/* For a route marked epoch_auth: its read statement returned the current auth epoch (the
- * auth_epoch row, read in the same snapshot as the answer). Returns 1 when the principal the
- * request was let in with still stands (always, when it was checked in full this request); 0
- * when it came from the cache at an older epoch and was checked again and still passes (run the
- * statement again: its answer was read for the old principal); -1 after replying 401/403/5xx
- * (the credential no longer passes). */
-int imx_auth_confirm(struct imx_req *r, long long epoch);
-
-/* The same for a handler of such a route whose statement could not carry the epoch (a fallback
- * path): reads it on its own (one query, only when the principal came from the cache). Returns 1
- * when the request may go on, -1 after replying. */
-int imx_auth_confirm_now(struct imx_req *r);
-
-/* Resolves a team slug and checks the caller's role in it. Global admins pass; an API token is
- * capped to its team and role. Replies 404 when the team does not exist or the caller has no role
- * in it (and is not a global admin), 403 when the role is below min. Returns the team id (> 0), or
- * 0 after replying. Uses imx_api_db(r). */
-int64_t imx_auth_team(struct imx_req *r, const char *slug, enum imx_role min);
-/* A statement that reads the caller's team with what it answers (db/auth.h). */
-typedef int (*imx_auth_team_read_fn)(struct imx_db_conn *c, const char *user_id, void *cls,
-                                     struct imx_db_team_read *out);
-/* The same check made by the handler's own statement, so that the check and the read are one
- * round trip: runs read until its answer holds for the caller as they are (a remembered
- * principal is confirmed by the epoch read; one checked again in full is read again), then checks
- * the role read as imx_auth_team does. Returns the team id with *out filled (the caller frees it
- * with imx_db_team_read_free, or hands its result on), or 0 after replying (out freed). */
-int64_t imx_auth_team_with(struct imx_req *r, const char *slug, enum imx_role min,
-                           imx_auth_team_read_fn read, void *cls, struct imx_db_team_read *out);
-/* The same check with the team's id (0: no such team) and the user's membership role (text, or
- * NULL/"" for none) read by the caller's own statement, in the snapshot of an auth epoch it has
- * confirmed with imx_auth_confirm: no query of its own. slug names the team in the replies (NULL:
- * "the owning team"). Returns team_id, or 0 after replying 404/403. */
-int64_t imx_auth_team_read(struct imx_req *r, const char *slug, int64_t team_id,
-                           const char *member_role, enum imx_role min);
-/* The same for a team id read from a stored row (e.g. the owning team of an image). Returns true or
- * replies. */
-bool imx_auth_team_id(struct imx_req *r, int64_t team_id, enum imx_role min);
-/* The caller's effective role in a team (no reply; IMX_ROLE_NONE when none). */
-enum imx_role imx_auth_role(struct imx_req *r, int64_t team_id);
-/* Writes an audit row with r->db (call inside the write's transaction). detail is borrowed. Returns
- * 0 or -1. */
-int imx_audit(struct imx_req *r, const char *action, const char *resource, const char *resource_id,
-              const json_t *detail);
-
-/* The caller's effective role in the team with this slug (no reply; IMX_ROLE_NONE when the team
- * does not exist, the caller has no role there, or the database failed); *team_id gets its id. */
-enum imx_role imx_auth_role_slug(struct imx_req *r, const char *slug, int64_t *team_id);
 
 #endif

@@ -1219,16 +1219,22 @@ enum imx_db_status imx_db_image_lineage(struct imx_db_conn *c, long long id, con
         PQclear(r);
         return IMX_DBS_ERROR;
     }
-    out->res = r;
-    out->doc = doc;
+    /* A copy the caller owns: the page is a few kilobytes, copied once more into the reply
+     * anyway, and the result goes back to libpq here. */
     out->len = (size_t)(at - doc);
     out->next_after = strtoll(at + mlen, NULL, 10); /* "null" reads as 0 */
-    return IMX_DBS_OK;
+    out->text = malloc(out->len + 1);
+    if (out->text) {
+        memcpy(out->text, doc, out->len);
+        out->text[out->len] = '\0';
+    }
+    out->doc = out->text;
+    PQclear(r);
+    return out->text ? IMX_DBS_OK : IMX_DBS_ERROR;
 }
 
 void imx_db_lineage_free(struct imx_db_lineage *l)
 {
-    PQclear(l->res);
     free(l->text);
     memset(l, 0, sizeof *l);
 }

@@ -275,9 +275,8 @@ enum imx_db_status imx_db_image_set_status(struct imx_db_conn *c,
  * [entry, by id]} where an entry is a summary with parent_id, outdated_parent (the parent's
  * family has a newer usable image) and newer_parent ({id, family, version} or null). */
 struct imx_db_lineage {
-    PGresult *res; /* the statement's, or NULL */
-    char *text;    /* or the text made from the search index (new), or NULL */
-    /* the document's text without its closing brace (append members, then "}"); in res */
+    char *text; /* owned: the statement's text, or the one made from the search index */
+    /* the document's text without its closing brace (append members, then "}"); in text */
     const char *doc;
     size_t len;
     long long next_after; /* the last child shown when more follow (the next page's key), or 0 */

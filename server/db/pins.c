@@ -64,8 +64,6 @@ IMX_DB_STMT(q_list_stored, 4,
                          " imx_pin_json(p.id, false)::text)",
                          "LEFT JOIN pin_docs d ON d.pin_id = p.id"));
 
-IMX_DB_STMT(q_resolve, 3, "SELECT imx_pin_resolve($1::bigint, $2::text, $3::text)::text");
-
 /* Always one row: the auth epoch, the team's id (NULL: no such team), the user's role in it, and
  * the resolve's document (NULL without a team). */
 IMX_DB_STMT(q_resolve_by_slug, 4,
@@ -471,17 +469,4 @@ void imx_db_pin_resolved_free(struct imx_db_pin_resolved *p)
 void imx_db_pin_resolve_stats(unsigned long long *reads, unsigned long long *answered)
 {
     imx_db_batch_stats(&resolves, reads, answered);
-}
-
-enum imx_db_status imx_db_pin_resolve(struct imx_db_conn *c, const char *team_id, const char *name,
-                                      const char *region, char **json)
-{
-    const char *p[] = { team_id, name, region };
-    PGresult *res = imx_db_exec(c, &q_resolve, p);
-    enum imx_db_status rc = imx_db_ok(res) ? IMX_DBS_OK : imx_db_status_of(res);
-    *json = rc == IMX_DBS_OK && PQntuples(res) == 1 && !PQgetisnull(res, 0, 0)
-                ? strdup(PQgetvalue(res, 0, 0))
-                : NULL;
-    PQclear(res);
-    return rc == IMX_DBS_OK && !*json ? IMX_DBS_ERROR : rc;
 }

@@ -109,17 +109,11 @@ void imx_db_pin_page_free(struct imx_db_pin_page *p);
 /* Statements the batched pages were read with, and pages they read (/metrics). */
 void imx_db_pin_list_stats(unsigned long long *reads, unsigned long long *answered);
 
-/* Resolve through a pin (GET /v1/images/resolve?pin=TEAM/NAME&region=R): the caller has
- * already checked that it may read team_id (imx_auth_team(r, slug, IMX_ROLE_VIEWER)) -> *json, a
- * new string: {"pin":{id, team, name}|null, "image":summary|null, "artifact_id":text|null,
- * "emptied_by": null|"pin"|"status"|"region"}; never a revoked image. IMX_DBS_OK, or the failure
- * as imx_db_status_of names it (IMX_DBS_ERROR for no answer or no memory), *json NULL. */
-enum imx_db_status imx_db_pin_resolve(struct imx_db_conn *c, const char *team_id, const char *name,
-                                      const char *region, char **json);
-
-/* The same with what checking the caller needs, in one statement (for a server without a read
- * replica, where both would read the primary): *t as imx_db_team_read_take fills it, and the JSON
- * above (NULL without a team) for imx_db_pin_resolution. The caller checks the role before
+/* Resolve through a pin (GET /v1/images/resolve?pin=TEAM/NAME&region=R), from scratch, with what
+ * checking the caller needs, in one statement (the reference path, IMAXE_READ_CACHE=0): *t as
+ * imx_db_team_read_take fills it, and {"pin":{id, team, name}|null, "image":summary|null,
+ * "artifact_id":text|null, "emptied_by": null|"pin"|"status"|"region"} (NULL without a team) for
+ * imx_db_pin_resolution; never a revoked image. The caller checks the role before
  * replying with it. Returns 0 or -1. */
 int imx_db_pin_resolve_by_slug(struct imx_db_conn *c, const char *slug, const char *user_id,
                                const char *name, const char *region, struct imx_db_team_read *t);

@@ -16,7 +16,6 @@
 
 struct MHD_Connection;
 struct imx_route;
-struct imx_db_conn;
 
 #define IMX_MAX_PARAMS     8
 #define IMX_MAX_HEADERS    12
@@ -63,7 +62,7 @@ struct imx_principal {
     int token_role;     /* an API token's role cap */
     bool report_only;   /* a node-report token: it may call only routes marked reports */
     int max_role;       /* the highest team role reached (enum imx_role), with the caps applied */
-    /* How the principal was found: from the principal cache (server/auth/principal_cache.h)
+    /* How the principal was found: from the principal cache (server/api/principal_cache.h)
      * with the auth epoch it was read at, which the request's read statement confirms
      * (imx_auth_confirm), or by a full check in this request (cached false). */
     bool cached;
@@ -102,11 +101,8 @@ struct imx_req {
     const char *early_detail; /* static text for an early error refused at the head (400) */
     bool chunked;             /* the body came chunked: the connection closes after it */
     json_t *json;             /* parsed body (owned), after imx_req_json */
-    struct imx_db_conn *db;   /* pooled connection while the handler runs */
     struct imx_principal principal;
     struct imx_reply reply;
-    bool tx_retry; /* a statement in imx_api_tx failed with a retryable SQLSTATE */
-    bool tx_outer; /* the handler runs inside an Idempotency-Key transaction: imx_api_tx nests */
     size_t bytes_sent;
     bool queued; /* a response was handed to libmicrohttpd */
 

@@ -37,7 +37,7 @@ struct imx_route {
     bool creates;
     /* The handler reads the auth epoch with its answer and calls imx_auth_confirm(): the caller
      * may be let in with a remembered principal (no query of its own;
-     * server/auth/principal_cache.h); every other route checks the principal in full. */
+     * server/api/principal_cache.h); every other route checks the principal in full. */
     bool epoch_auth;
     /* The route answers Accept: text/csv and application/x-ndjson with the whole list
      * (imx_api_export_format is NONE on every other route). */

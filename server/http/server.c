@@ -444,8 +444,12 @@ static void work_request(struct imx_req *r)
         imx_static_serve(r, r->path_orig);
         return;
     }
-    if (!r->admitted && !admit(r))
+    if (!r->admitted && !admit(r)) {
+        /* The auth hook may have taken what the release hook gives back. */
+        if (imx_http_release_hook)
+            imx_http_release_hook(r);
         return;
+    }
     /* What the client sent is read within a CPU budget (util/budget.h): a costly document ends in
      * a 4xx, not a held worker. */
     imx_budget_begin(parse_budget_ms);
@@ -852,8 +856,6 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
         imx_req_client_addr(r, client, sizeof client);
         imx_log_access(r->request_id, r->method, route, status, secs * 1000, r->bytes_sent, client);
     }
-    if (imx_http_release_hook)
-        imx_http_release_hook(r);
     unhold_req(r);
     atomic_fetch_sub(&in_flight, 1);
     imx_req_free(r);

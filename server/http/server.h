@@ -26,8 +26,8 @@ typedef void (*imx_http_create_fn)(struct imx_req *r);
 extern imx_http_create_fn imx_http_create_hook;
 
 /* Gives back what the handler held of the layers above (its database connection, rolling back
- * what it left open): set by the api module, called after the handler and when the request is
- * freed. NULL: nothing to give back. */
+ * what it left open): set by the api module, called on the thread that ran the handler (or a
+ * refusing auth hook) as soon as it is done with the request. NULL: nothing to give back. */
 extern imx_http_create_fn imx_http_release_hook;
 
 /* Starts listening. Returns 0, or -1 with a message in err. */

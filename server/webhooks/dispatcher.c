@@ -16,7 +16,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "db/images.h"
 #include "db/listen.h"
 #include "db/pool.h"
 #include "db/webhooks.h"
@@ -362,20 +361,6 @@ static void deliver(CURL *curl, const char *worker, unsigned *seed,
     free(r);
 }
 
-/* The first worker also makes due scheduled revocations real, at most once a poll interval:
- * it is the one thread that wakes up regularly in every server (and in `worker` mode). */
-static void apply_due_revocations(struct imx_db_conn *db, unsigned index)
-{
-    static long long last_ms;
-    long long now = now_mono_ms();
-    if (!db || index != 0 || now - last_ms < (long long)d.poll_ms)
-        return;
-    last_ms = now;
-    int applied = 0;
-    if (imx_db_image_apply_due_revocations(db, &applied) == IMX_DBS_OK && applied > 0)
-        imx_info("applied %d scheduled image revocation%s", applied, applied == 1 ? "" : "s");
-}
-
 /* Retention: the first worker also prunes sent and failed deliveries and old events past
  * IMAXE_EVENT_RETENTION_DAYS, a batch at a time (at most RETENTION_BATCHES a pass, so a backlog
  * drains over several passes without holding a connection long), and records the outbox size
@@ -429,7 +414,6 @@ static void *worker_main(void *arg)
         struct imx_db_webhook_claim c;
         enum imx_db_failure why;
         struct imx_db_conn *db = imx_db_acquire(&why);
-        apply_due_revocations(db, index);
         prune_outbox(db, index);
         int got = db ? imx_db_webhook_claim(db, worker, lease_ms, &c) : -1;
         imx_db_release(db);

@@ -89,7 +89,7 @@ static void reads_go_to_the_read_pool_and_writes_to_the_primary(void **state)
     assert_non_null(c);
     assert_false(on_replica(c));
     assert_ptr_equal(imx_api_db_read(&req), c);
-    imx_db_release(req.db);
+    imx_api_db_done(&req); /* the release hook: the connection back to its pool */
     assert_true(imx_db_read_pool_stats(&s));
     assert_int_equal(s.busy, 0);
     imx_db_pool_shutdown();

@@ -1,6 +1,6 @@
 /* The principal cache: a direct-mapped table of IMX_PCACHE_SLOTS entries keyed by a string,
  * each slot with its own lock among IMX_PCACHE_LOCKS (a lookup holds one lock for a copy). */
-#include "auth/principal_cache.h"
+#include "api/principal_cache.h"
 
 #include <pthread.h>
 #include <string.h>
