@@ -2,6 +2,7 @@
  * role checks per team, and the audit log of writes. */
 #include "auth/auth.h"
 
+#include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
 #include <openssl/sha.h>
@@ -16,10 +17,13 @@
 #include "api/cursor.h"
 #include "api/idempotency.h"
 #include "auth/jwt.h"
+#include "auth/oidc.h"
 #include "auth/password.h"
 #include "auth/principal_cache.h"
+#include "auth/session.h"
 #include "auth/token.h"
 #include "db/auth.h"
+#include "db/sessions.h"
 #include "api/tx.h"
 #include "http/router.h"
 #include "util/log.h"
@@ -71,6 +75,24 @@ int imx_auth_init(const struct imx_config *cfg, char *err, size_t errlen)
     imx_auth_settings.login_max_failures = cfg->login_max_failures;
     imx_auth_settings.login_ip_max_failures = cfg->login_ip_max_failures;
     imx_auth_settings.read_cache = cfg->read_cache;
+    imx_session_settings.idle_s = cfg->session_idle_s;
+    imx_session_settings.absolute_s = cfg->session_absolute_s;
+    imx_session_settings.refresh_idle_s = cfg->refresh_idle_s;
+    imx_session_settings.refresh_ttl_s = cfg->refresh_ttl_s;
+    imx_session_settings.local_passwords = cfg->local_passwords;
+    if (imx_session_secure_parse(cfg->cookie_secure, &imx_session_settings.secure) != 0) {
+        snprintf(err, errlen, "IMAXE_COOKIE_SECURE must be auto, on or off (got '%s')",
+                 cfg->cookie_secure);
+        return -1;
+    }
+    if (imx_oidc_init(err, errlen) != 0)
+        return -1;
+    if (!cfg->local_passwords && !imx_oidc_enabled()) {
+        snprintf(err, errlen,
+                 "IMAXE_LOCAL_PASSWORDS=off needs single sign-on (IMAXE_OIDC_ISSUER): nobody "
+                 "could sign in");
+        return -1;
+    }
     if (imx_password_init(cfg->password_slots, cfg->password_wait_ms) != 0) {
         snprintf(err, errlen, "libsodium cannot be initialised");
         return -1;
@@ -415,8 +437,94 @@ bool imx_auth_remembered(struct imx_req *r)
     return false;
 }
 
+bool imx_auth_session_cookie(const struct imx_req *r, char *out, size_t len)
+{
+    return imx_session_cookie_in(imx_req_header(r, "Cookie"), IMX_SESSION_COOKIE, out, len);
+}
+
+static bool cookie_secure(const struct imx_req *r)
+{
+    return imx_session_cookie_secure(imx_req_header(r, "X-Forwarded-Proto"),
+                                     imx_req_header(r, "Host"));
+}
+
+void imx_auth_set_session_cookies(struct imx_req *r, const char *secret, const char *csrf,
+                                  long long max_age_s)
+{
+    char c[256];
+    bool secure = cookie_secure(r);
+    /* The session cookie is for the server only (HttpOnly); the CSRF cookie is read by the web
+     * UI, which echoes it in X-CSRF-Token on writes: a page on another site can neither read
+     * it nor set the header. SameSite=Lax keeps the cookie off cross-site subrequests too. */
+    imx_session_cookie_line(c, sizeof c, IMX_SESSION_COOKIE, secret, max_age_s, true, secure);
+    imx_reply_header(r, "Set-Cookie", c);
+    imx_session_cookie_line(c, sizeof c, IMX_CSRF_COOKIE, csrf, max_age_s, false, secure);
+    imx_reply_header(r, "Set-Cookie", c);
+}
+
+void imx_auth_clear_session_cookies(struct imx_req *r)
+{
+    char c[160];
+    bool secure = cookie_secure(r);
+    imx_session_cookie_line(c, sizeof c, IMX_SESSION_COOKIE, "", 0, true, secure);
+    imx_reply_header(r, "Set-Cookie", c);
+    imx_session_cookie_line(c, sizeof c, IMX_CSRF_COOKIE, "", 0, false, secure);
+    imx_reply_header(r, "Set-Cookie", c);
+}
+
+/* A web session's cookie: the session is looked up (and its use recorded) on every request, never
+ * remembered, so that a sign-out or a revocation counts at once on every replica. A write must
+ * carry the session's CSRF token in X-CSRF-Token. */
+static bool session_authenticate(struct imx_req *r, const char *secret)
+{
+    char hash[IMX_TOKEN_HASH_LEN + 1];
+    imx_token_hash(secret, hash);
+    if (!imx_api_db(r))
+        return false;
+    struct imx_db_session s;
+    enum imx_db_status st = imx_db_session_use(r->db, hash, "web", &s);
+    if (st == IMX_DBS_NOT_FOUND) {
+        imx_auth_clear_session_cookies(r);
+        imx_reply_header(r, "WWW-Authenticate", IMX_WWW_AUTHENTICATE);
+        imx_reply_problem(r, IMX_E_UNAUTHENTICATED,
+                          "The session has ended (signed out, revoked, idle too long or expired): "
+                          "sign in again");
+        return false;
+    }
+    if (st != IMX_DBS_OK) {
+        imx_api_reply_db_fail(r, st);
+        return false;
+    }
+    if (imx_session_unsafe_method(r->route->method)) {
+        const char *t = imx_req_header(r, IMX_CSRF_HEADER);
+        char got[IMX_TOKEN_HASH_LEN + 1] = "";
+        if (t && strlen(t) <= IMX_SESSION_SECRET_MAX)
+            imx_token_hash(t, got);
+        if (!t || strlen(got) != strlen(s.csrf_hash) ||
+            CRYPTO_memcmp(got, s.csrf_hash, strlen(got)) != 0) {
+            imx_reply_problem(r, IMX_E_FORBIDDEN,
+                              "A write with the session cookie needs the session's CSRF token "
+                              "in " IMX_CSRF_HEADER " (the " IMX_CSRF_COOKIE " cookie's value)");
+            return false;
+        }
+    }
+    struct imx_pcache_entry e = { .max_role = IMX_ROLE_NONE };
+    int ok = user_principal(r, s.user_id, &e);
+    if (ok < 0)
+        return false;
+    if (ok == 0)
+        return unauthenticated(r, false, "the session's user is disabled");
+    take_principal(r, &e, false);
+    r->principal.session_id = s.session_id;
+    return route_allows(r);
+}
+
 bool imx_auth_authenticate(struct imx_req *r)
 {
+    /* A script's bearer token wins over a cookie the same client may also hold. */
+    char secret[IMX_SESSION_SECRET_MAX + 1];
+    if (!imx_req_header(r, "Authorization") && imx_auth_session_cookie(r, secret, sizeof secret))
+        return session_authenticate(r, secret);
     bool api = false, with_error;
     char hash[IMX_TOKEN_HASH_LEN + 1] = "";
     int64_t uid = 0;
