@@ -149,6 +149,7 @@ int imx_config_load(struct imx_config *cfg, char *err, size_t errlen)
         { "IMAXE_NODE_STALE_S", 900, 10, 31536000 },
         { "IMAXE_ANSWER_STALL_S", 10, 1, 3600 },
         { "IMAXE_PIPELINE_MAX", 16, 1, 1000000 },
+        { "IMAXE_PARSE_BUDGET_MS", 2000, 1, 600000 },
         { "IMAXE_SESSION_IDLE_S", 28800, 60, 31536000 },
         { "IMAXE_SESSION_ABSOLUTE_S", 604800, 60, 31536000 },
         { "IMAXE_REFRESH_IDLE_S", 1209600, 60, 31536000 },
@@ -223,10 +224,11 @@ int imx_config_load(struct imx_config *cfg, char *err, size_t errlen)
     cfg->node_stale_s = (unsigned)v[48];
     cfg->answer_stall_s = (unsigned)v[49];
     cfg->pipeline_max = (unsigned)v[50];
-    cfg->session_idle_s = (unsigned)v[51];
-    cfg->session_absolute_s = (unsigned)v[52];
-    cfg->refresh_idle_s = (unsigned)v[53];
-    cfg->refresh_ttl_s = (unsigned)v[54];
+    cfg->parse_budget_ms = (unsigned)v[51];
+    cfg->session_idle_s = (unsigned)v[52];
+    cfg->session_absolute_s = (unsigned)v[53];
+    cfg->refresh_idle_s = (unsigned)v[54];
+    cfg->refresh_ttl_s = (unsigned)v[55];
     env_str(cfg->cookie_secure, sizeof cfg->cookie_secure, "IMAXE_COOKIE_SECURE", "auto");
     {
         /* on/off spelled as the other switches are, or as words */
