@@ -25,6 +25,8 @@ struct imx_cli_ctx {
     char url[1024];
     char token[4096];
     char profile[64]; /* --profile or IMAXE_PROFILE; "" for the default */
+    /* The stored sign-in's refresh token, when the token in use is the stored one ("" else). */
+    char refresh[128];
 };
 
 struct imx_cli_cmd;

@@ -341,6 +341,55 @@ static void print_problem(const struct imx_cli_resp *r)
     json_decref(doc);
 }
 
+/* The stored access token was refused: trades the stored refresh token for a new pair
+ * (POST /v1/auth/refresh; the old refresh token is spent) and stores them. Returns 0 when the
+ * request may be sent again with ctx's new token. */
+static int refresh_sign_in(struct imx_cli_ctx *ctx)
+{
+    json_t *req = json_pack("{s:s}", "refresh_token", ctx->refresh);
+    char *body = req ? json_dumps(req, JSON_COMPACT) : NULL;
+    json_decref(req);
+    memset(ctx->refresh, 0, sizeof ctx->refresh);
+    if (!body)
+        return -1;
+    struct imx_cli_resp r;
+    imx_cli_resp_init(&r);
+    const char *saved = ctx->http.token;
+    ctx->http.token = NULL;
+    int rc = imx_cli_http_do(&ctx->http, "POST", "/v1/auth/refresh", "application/json", body,
+                             strlen(body), NULL, &r);
+    ctx->http.token = saved;
+    memset(body, 0, strlen(body));
+    free(body);
+    json_t *doc = rc == 0 && r.status == 200
+                      ? json_loadb(imx_cli_buf_str(&r.body), r.body.len, 0, NULL)
+                      : NULL;
+    const char *access = json_string_value(json_object_get(doc, "access_token"));
+    const char *refresh = json_string_value(json_object_get(doc, "refresh_token"));
+    struct imx_cli_config cfg;
+    char err[512];
+    rc = -1;
+    if (access && refresh && strlen(access) < sizeof ctx->token &&
+        strlen(refresh) < sizeof cfg.refresh) {
+        memset(&cfg, 0, sizeof cfg);
+        snprintf(cfg.profile, sizeof cfg.profile, "%s", ctx->profile);
+        snprintf(cfg.url, sizeof cfg.url, "%s", ctx->url);
+        snprintf(cfg.token, sizeof cfg.token, "%s", access);
+        snprintf(cfg.refresh, sizeof cfg.refresh, "%s", refresh);
+        /* Stored before use: the old refresh token is already spent on the server. */
+        if (imx_cli_config_save(&cfg, err, sizeof err) != 0)
+            imx_cli_err("the sign-in was renewed but cannot be stored: %s", err);
+        snprintf(ctx->token, sizeof ctx->token, "%s", access);
+        snprintf(ctx->refresh, sizeof ctx->refresh, "%s", refresh);
+        ctx->http.token = ctx->token;
+        memset(&cfg, 0, sizeof cfg);
+        rc = 0;
+    }
+    json_decref(doc);
+    imx_cli_resp_free(&r);
+    return rc;
+}
+
 int imx_cli_call(struct imx_cli_ctx *ctx, const char *method, const char *path,
                  const char *content_type, const char *body, size_t body_len,
                  const char *const *headers, struct imx_cli_resp *r)
@@ -349,6 +398,18 @@ int imx_cli_call(struct imx_cli_ctx *ctx, const char *method, const char *path,
     if (imx_cli_http_do(&ctx->http, method, path, content_type, body, body_len, headers, r) != 0) {
         imx_cli_err("%s %s%s: %s", method, ctx->http.base, path, r->error);
         return IMX_CLI_EXIT_SERVER;
+    }
+    /* An access token lasts an hour (IMAXE_JWT_TTL_S); the sign-in lasts as long as its refresh
+     * token: renewed once, then the request is sent again. */
+    if (r->status == 401 && ctx->refresh[0] && ctx->http.token == ctx->token &&
+        refresh_sign_in(ctx) == 0) {
+        imx_cli_resp_free(r);
+        imx_cli_resp_init(r);
+        if (imx_cli_http_do(&ctx->http, method, path, content_type, body, body_len, headers, r) !=
+            0) {
+            imx_cli_err("%s %s%s: %s", method, ctx->http.base, path, r->error);
+            return IMX_CLI_EXIT_SERVER;
+        }
     }
     int code = imx_cli_exit_for_status(r->status);
     if (code != IMX_CLI_EXIT_OK)
@@ -612,6 +673,9 @@ static int run_login(const struct imx_cli_cmd *cmd, struct imx_cli_ctx *ctx)
     int code = IMX_CLI_EXIT_USAGE;
     const char *api_token = imx_cli_args_get(&ctx->args, "api-token");
     const char *email = imx_cli_args_get(&ctx->args, "email");
+    /* `imaxe login --token imx_...` (the global --token, given to login) stores that token. */
+    if (!api_token && !email)
+        api_token = imx_cli_args_get(&ctx->args, "token");
     memset(&cfg, 0, sizeof cfg);
     snprintf(cfg.profile, sizeof cfg.profile, "%s", ctx->profile);
     snprintf(cfg.url, sizeof cfg.url, "%s", ctx->url);
@@ -638,7 +702,8 @@ static int run_login(const struct imx_cli_cmd *cmd, struct imx_cli_ctx *ctx)
             imx_cli_err("no password: use --password-stdin or IMAXE_PASSWORD");
             goto out;
         }
-        json_t *req = json_pack("{s:s, s:s}", "email", email, "password", password);
+        json_t *req =
+            json_pack("{s:s, s:s, s:b}", "email", email, "password", password, "refresh", 1);
         body = req ? json_dumps(req, JSON_COMPACT) : NULL;
         json_decref(req);
         if (!body) {
@@ -659,6 +724,9 @@ static int run_login(const struct imx_cli_cmd *cmd, struct imx_cli_ctx *ctx)
             goto out;
         }
         strcpy(cfg.token, token);
+        const char *refresh = json_string_value(json_object_get(doc, "refresh_token"));
+        if (refresh && strlen(refresh) < sizeof cfg.refresh)
+            strcpy(cfg.refresh, refresh);
     }
     char path[4096];
     if (imx_cli_config_save(&cfg, err, sizeof err) != 0) {
@@ -676,6 +744,7 @@ out:
         free(body);
     }
     memset(cfg.token, 0, sizeof cfg.token);
+    memset(cfg.refresh, 0, sizeof cfg.refresh);
     json_decref(doc);
     imx_cli_resp_free(&r);
     return code;

@@ -75,6 +75,9 @@ int imx_cli_config_load(struct imx_cli_config *c, const char *profile, char *err
         strcpy(c->url, url);
     if (token && strlen(token) < sizeof c->token)
         strcpy(c->token, token);
+    const char *refresh = json_string_value(json_object_get(from, "refresh_token"));
+    if (refresh && strlen(refresh) < sizeof c->refresh)
+        strcpy(c->refresh, refresh);
     json_decref(doc);
     return 0;
 }
@@ -120,6 +123,10 @@ int imx_cli_config_save(const struct imx_cli_config *c, char *err, size_t errlen
     }
     json_object_set_new(into, "url", json_string(c->url));
     json_object_set_new(into, "token", json_string(c->token));
+    if (c->refresh[0])
+        json_object_set_new(into, "refresh_token", json_string(c->refresh));
+    else
+        json_object_del(into, "refresh_token");
     snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
     if (make_dirs(path) != 0) {
         snprintf(err, errlen, "cannot create the directory of %s: %s", path, strerror(errno));

@@ -9,6 +9,7 @@
 
 #define IMX_CLI_URL_MAX     1024
 #define IMX_CLI_TOKEN_MAX   4096
+#define IMX_CLI_REFRESH_MAX 128
 #define IMX_CLI_DEFAULT_URL "http://127.0.0.1:8080"
 
 #define IMX_CLI_PROFILE_MAX 64
@@ -17,6 +18,9 @@ struct imx_cli_config {
     char profile[IMX_CLI_PROFILE_MAX]; /* "" for the default */
     char url[IMX_CLI_URL_MAX];
     char token[IMX_CLI_TOKEN_MAX];
+    /* The refresh token of a password or SSO sign-in ("" for an API token): the CLI trades it
+     * for a new access token when the stored one is refused, so a sign-in outlasts it. */
+    char refresh[IMX_CLI_REFRESH_MAX];
 };
 
 /* Is name a usable profile name (1-63 of [A-Za-z0-9_.-])? */

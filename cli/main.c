@@ -209,8 +209,11 @@ static int resolve_server(struct imx_cli_ctx *ctx)
     const char *token = imx_cli_args_get(&ctx->args, "token");
     if ((!token || !token[0]) && !from_profile)
         token = getenv("IMAXE_TOKEN");
-    if ((!token || !token[0]) && cfg.token[0] && strcmp(cfg.url, ctx->url) == 0)
+    if ((!token || !token[0]) && cfg.token[0] && strcmp(cfg.url, ctx->url) == 0) {
         token = cfg.token;
+        snprintf(ctx->refresh, sizeof ctx->refresh, "%s", cfg.refresh);
+    }
+    memset(cfg.refresh, 0, sizeof cfg.refresh);
     if (token && token[0]) {
         snprintf(ctx->token, sizeof ctx->token, "%s", token);
         ctx->http.token = ctx->token;

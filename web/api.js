@@ -1,27 +1,25 @@
-// The only door to the /v1 API: bearer token from sessionStorage, JSON in and out, and
-// RFC 9457 problem+json turned into ApiError with readable messages and field pointers.
+// The only door to the /v1 API: the session cookie (HttpOnly, shared by every tab, set by
+// POST /v1/auth/session), the CSRF token echoed on writes, JSON in and out, and RFC 9457
+// problem+json turned into ApiError with readable messages and field pointers.
 
-const TOKEN_KEY = 'imaxe.token';
-const EXPIRES_KEY = 'imaxe.token_expires';
+const CSRF_COOKIE = 'imaxe_csrf';
+const CSRF_HEADER = 'X-CSRF-Token';
 
+function csrfToken() {
+  const m = document.cookie.match(new RegExp(`(?:^|;\\s*)${CSRF_COOKIE}=([^;]*)`));
+  return m ? decodeURIComponent(m[1]) : null;
+}
+
+// The session itself is an HttpOnly cookie the page cannot read; its readable CSRF cookie, set
+// and cleared with it, says whether this browser is signed in. Every tab sees the same cookies.
 export const session = {
+  /** Truthy while signed in (the CSRF token), null when not. */
   get token() {
-    const t = sessionStorage.getItem(TOKEN_KEY);
-    const exp = Number(sessionStorage.getItem(EXPIRES_KEY) || 0);
-    if (t && exp && Date.now() > exp) {
-      this.clear();
-      return null;
-    }
-    return t;
+    return csrfToken();
   },
-  set(token, expiresIn) {
-    sessionStorage.setItem(TOKEN_KEY, token);
-    if (expiresIn) sessionStorage.setItem(EXPIRES_KEY, String(Date.now() + expiresIn * 1000));
-    else sessionStorage.removeItem(EXPIRES_KEY);
-  },
+  /** Forgets the session on this side (the server has ended it, or is being told to). */
   clear() {
-    sessionStorage.removeItem(TOKEN_KEY);
-    sessionStorage.removeItem(EXPIRES_KEY);
+    document.cookie = `${CSRF_COOKIE}=; Max-Age=0; Path=/; SameSite=Lax`;
   },
 };
 
@@ -69,8 +67,8 @@ function queryString(query) {
  */
 export async function api(path, { method = 'GET', query, body, text, contentType, signal, auth = true, headers = {}, meta = false } = {}) {
   const h = { Accept: 'application/json, application/problem+json', ...headers };
-  const token = session.token;
-  if (auth && token) h.Authorization = `Bearer ${token}`;
+  const csrf = csrfToken();
+  if (csrf && !['GET', 'HEAD', 'OPTIONS'].includes(method)) h[CSRF_HEADER] = csrf;
   if (body !== undefined) h['Content-Type'] = 'application/json';
   else if (text !== undefined) h['Content-Type'] = contentType || 'text/plain';
   let res;

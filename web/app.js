@@ -200,7 +200,10 @@ document.addEventListener('keydown', (e) => {
     navToggle.focus();
   }
 });
-document.getElementById('sign-out').addEventListener('click', () => {
+document.getElementById('sign-out').addEventListener('click', async () => {
+  // The server ends the session (for every tab) and clears its cookies; a failure (already
+  // ended, server unreachable) still signs this browser out.
+  await api('/auth/session', { method: 'DELETE', auth: false }).catch(() => {});
   session.clear();
   user.me = null;
   tray.clear();

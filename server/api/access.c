@@ -3,6 +3,7 @@
  * reads principals through db/auth.h and remembers them in api/principal_cache.c. */
 #include "api/access.h"
 
+#include <openssl/crypto.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,8 +14,10 @@
 #include "api/principal_cache.h"
 #include "api/tx.h"
 #include "auth/jwt.h"
+#include "auth/session.h"
 #include "auth/token.h"
 #include "db/auth.h"
+#include "db/sessions.h"
 #include "http/router.h"
 #include "util/config.h"
 #include "util/log.h"
@@ -278,8 +281,95 @@ bool imx_auth_remembered(struct imx_req *r)
     return false;
 }
 
+bool imx_auth_session_cookie(const struct imx_req *r, char *out, size_t len)
+{
+    return imx_session_cookie_in(imx_req_header(r, "Cookie"), IMX_SESSION_COOKIE, out, len);
+}
+
+static bool cookie_secure(const struct imx_req *r)
+{
+    return imx_session_cookie_secure(imx_req_header(r, "X-Forwarded-Proto"),
+                                     imx_req_header(r, "Host"));
+}
+
+void imx_auth_set_session_cookies(struct imx_req *r, const char *secret, const char *csrf,
+                                  long long max_age_s)
+{
+    char c[256];
+    bool secure = cookie_secure(r);
+    /* The session cookie is for the server only (HttpOnly); the CSRF cookie is read by the web
+     * UI, which echoes it in X-CSRF-Token on writes: a page on another site can neither read
+     * it nor set the header. SameSite=Lax keeps the cookie off cross-site subrequests too. */
+    imx_session_cookie_line(c, sizeof c, IMX_SESSION_COOKIE, secret, max_age_s, true, secure);
+    imx_reply_header(r, "Set-Cookie", c);
+    imx_session_cookie_line(c, sizeof c, IMX_CSRF_COOKIE, csrf, max_age_s, false, secure);
+    imx_reply_header(r, "Set-Cookie", c);
+}
+
+void imx_auth_clear_session_cookies(struct imx_req *r)
+{
+    char c[160];
+    bool secure = cookie_secure(r);
+    imx_session_cookie_line(c, sizeof c, IMX_SESSION_COOKIE, "", 0, true, secure);
+    imx_reply_header(r, "Set-Cookie", c);
+    imx_session_cookie_line(c, sizeof c, IMX_CSRF_COOKIE, "", 0, false, secure);
+    imx_reply_header(r, "Set-Cookie", c);
+}
+
+/* A web session's cookie: the session is looked up (and its use recorded) on every request, never
+ * remembered, so that a sign-out or a revocation counts at once on every replica. A write must
+ * carry the session's CSRF token in X-CSRF-Token. */
+static bool session_authenticate(struct imx_req *r, const char *secret)
+{
+    char hash[IMX_TOKEN_HASH_LEN + 1];
+    imx_token_hash(secret, hash);
+    struct imx_db_conn *c = imx_api_db(r);
+    if (!c)
+        return false;
+    struct imx_db_session s;
+    enum imx_db_status st = imx_db_session_use(c, hash, "web", &s);
+    if (st == IMX_DBS_NOT_FOUND) {
+        imx_auth_clear_session_cookies(r);
+        imx_reply_header(r, "WWW-Authenticate", IMX_WWW_AUTHENTICATE);
+        imx_reply_problem(r, IMX_E_UNAUTHENTICATED,
+                          "The session has ended (signed out, revoked, idle too long or expired): "
+                          "sign in again");
+        return false;
+    }
+    if (st != IMX_DBS_OK) {
+        imx_api_reply_db_fail(r, st);
+        return false;
+    }
+    if (imx_session_unsafe_method(r->route->method)) {
+        const char *t = imx_req_header(r, IMX_CSRF_HEADER);
+        char got[IMX_TOKEN_HASH_LEN + 1] = "";
+        if (t && strlen(t) <= IMX_SESSION_SECRET_MAX)
+            imx_token_hash(t, got);
+        if (!t || strlen(got) != strlen(s.csrf_hash) ||
+            CRYPTO_memcmp(got, s.csrf_hash, strlen(got)) != 0) {
+            imx_reply_problem(r, IMX_E_FORBIDDEN,
+                              "A write with the session cookie needs the session's CSRF token "
+                              "in " IMX_CSRF_HEADER " (the " IMX_CSRF_COOKIE " cookie's value)");
+            return false;
+        }
+    }
+    struct imx_pcache_entry e = { .max_role = IMX_ROLE_NONE };
+    int ok = user_principal(r, s.user_id, &e);
+    if (ok < 0)
+        return false;
+    if (ok == 0)
+        return unauthenticated(r, false, "the session's user is disabled");
+    take_principal(r, &e, false);
+    r->principal.session_id = s.session_id;
+    return route_allows(r);
+}
+
 bool imx_auth_authenticate(struct imx_req *r)
 {
+    /* A script's bearer token wins over a cookie the same client may also hold. */
+    char secret[IMX_SESSION_SECRET_MAX + 1];
+    if (!imx_req_header(r, "Authorization") && imx_auth_session_cookie(r, secret, sizeof secret))
+        return session_authenticate(r, secret);
     bool api = false, with_error;
     char hash[IMX_TOKEN_HASH_LEN + 1] = "";
     int64_t uid = 0;

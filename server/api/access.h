@@ -70,4 +70,14 @@ int imx_audit(struct imx_req *r, const char *action, const char *resource, const
  * does not exist, the caller has no role there, or the database failed); *team_id gets its id. */
 enum imx_role imx_auth_role_slug(struct imx_req *r, const char *slug, int64_t *team_id);
 
+/* Web sessions' cookies (auth/session.h has the rules). The session cookie's value into out
+ * (len bytes); returns whether the request carries one that fits. */
+bool imx_auth_session_cookie(const struct imx_req *r, char *out, size_t len);
+/* Adds the Set-Cookie headers of a new web session (max_age_s seconds): the session cookie
+ * (HttpOnly) and the CSRF cookie the web UI reads. */
+void imx_auth_set_session_cookies(struct imx_req *r, const char *secret, const char *csrf,
+                                  long long max_age_s);
+/* Adds Set-Cookie headers that clear both. */
+void imx_auth_clear_session_cookies(struct imx_req *r);
+
 #endif

@@ -1,4 +1,5 @@
-/* Signing in (POST /v1/auth/login, throttled per account and per address) and GET /v1/me. */
+/* Signing in with a password (POST /v1/auth/login, throttled per account and per address; the
+ * web UI's cookie session in api/sessions.c shares the check) and GET /v1/me. */
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,7 +10,10 @@
 #include "auth/auth.h"
 #include "auth/jwt.h"
 #include "auth/password.h"
+#include "auth/session.h"
+#include "api/signin.h"
 #include "db/auth.h"
+#include "db/sessions.h"
 #include "util/log.h"
 
 #define EMAIL_MAX 254
@@ -17,6 +21,7 @@
 static const struct imx_api_field login_fields[] = {
     { "email", JSON_STRING, true },
     { "password", JSON_STRING, true },
+    { "refresh", JSON_TRUE, false },
     { NULL, JSON_NULL, false },
 };
 
@@ -29,22 +34,25 @@ static int throttle_ok(struct imx_req *r, enum imx_db_status st)
     return -1;
 }
 
-void imx_api_login(struct imx_req *r)
+int64_t imx_api_password_signin(struct imx_req *r, json_t *body, const struct imx_api_field *fields)
 {
-    json_t *body = imx_req_json(r);
-    if (!body)
-        return;
+    if (!imx_session_settings.local_passwords) {
+        imx_reply_problem(r, IMX_E_FORBIDDEN,
+                          "Sign-in with an imaxe password is off on this server "
+                          "(IMAXE_LOCAL_PASSWORDS=off): sign in with single sign-on");
+        return 0;
+    }
     json_t *errors = json_array();
-    if (imx_api_check_fields(body, login_fields, errors) > 0) {
+    if (imx_api_check_fields(body, fields, errors) > 0) {
         imx_reply_invalid_steal(r, errors, "Send {\"email\", \"password\"}");
-        return;
+        return 0;
     }
     json_decref(errors);
     const char *email = json_string_value(json_object_get(body, "email"));
     const char *password = json_string_value(json_object_get(body, "password"));
     struct imx_db_conn *c = imx_api_db(r);
     if (!c)
-        return;
+        return 0;
 
     char email_key[EMAIL_MAX + 16], ip_key[80], addr[64], window[16], max_email[16], max_ip[16];
     snprintf(email_key, sizeof email_key, "email:%.*s", EMAIL_MAX, email);
@@ -63,7 +71,7 @@ void imx_api_login(struct imx_req *r)
     if (st != IMX_DBS_OK) {
         free(th.password_hash);
         imx_api_reply_db_fail(r, st);
-        return;
+        return 0;
     }
     long wait = th.wait_s;
     if (wait > 0) {
@@ -76,7 +84,7 @@ void imx_api_login(struct imx_req *r)
         imx_reply_header(r, "Retry-After", ra);
         imx_reply_problem(r, IMX_E_RATE_LIMITED,
                           "Too many failed sign-ins; try again in %ld seconds", wait);
-        return;
+        return 0;
     }
     bool known = th.known && strlen(email) <= EMAIL_MAX;
     long long uid = known ? (long long)th.user_id : 0;
@@ -96,31 +104,55 @@ void imx_api_login(struct imx_req *r)
     }
     if (checked == IMX_PASSWORD_WRONG) {
         imx_reply_problem(r, IMX_E_UNAUTHENTICATED, "The email or the password is wrong");
-        return;
+        return 0;
     }
     c = imx_api_db(r);
     if (!c)
-        return;
+        return 0;
     if (checked == IMX_PASSWORD_NO_SLOT) {
         imx_db_throttle_give_back(c, email_key);
         imx_db_throttle_give_back(c, ip_key);
         imx_reply_header(r, "Retry-After", "1");
         imx_reply_problem(r, IMX_E_BUSY,
                           "Every password check slot is busy; try again in a second");
-        return;
+        return 0;
     }
     if (throttle_ok(r, imx_db_throttle_clear(c, email_key)) != 0 ||
         throttle_ok(r, imx_db_throttle_give_back(c, ip_key)) != 0)
+        return 0;
+    return (int64_t)uid;
+}
+
+void imx_api_login(struct imx_req *r)
+{
+    json_t *body = imx_req_json(r);
+    if (!body)
         return;
-    char *token = imx_jwt_issue(uid, (long long)time(NULL), imx_auth_settings.jwt_ttl_s);
-    if (!token) {
+    int64_t uid = imx_api_password_signin(r, body, login_fields);
+    if (uid <= 0)
+        return;
+    json_t *reply = imx_api_token_reply((long long)uid);
+    if (!reply) {
         imx_reply_problem(r, IMX_E_INTERNAL, NULL);
         return;
     }
-    imx_reply_json_steal(r, 200,
-                         json_pack("{s:s, s:s, s:i}", "access_token", token, "token_type", "Bearer",
-                                   "expires_in", (int)imx_auth_settings.jwt_ttl_s));
+    if (json_is_true(json_object_get(body, "refresh")) &&
+        imx_api_refresh_open(r, uid, "password", reply) != 0) {
+        json_decref(reply);
+        return;
+    }
+    imx_reply_json_steal(r, 200, reply);
+}
+
+json_t *imx_api_token_reply(long long uid)
+{
+    char *token = imx_jwt_issue(uid, (long long)time(NULL), imx_auth_settings.jwt_ttl_s);
+    if (!token)
+        return NULL;
+    json_t *reply = json_pack("{s:s, s:s, s:i}", "access_token", token, "token_type", "Bearer",
+                              "expires_in", (int)imx_auth_settings.jwt_ttl_s);
     free(token);
+    return reply;
 }
 
 void imx_api_me(struct imx_req *r)

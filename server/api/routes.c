@@ -2,6 +2,7 @@
  * api/openapi.yaml lists the same operations; tests/unit/test_routes_spec.c checks they agree. */
 #include "api/api.h"
 #include "api/costs_common.h"
+#include "api/signin.h"
 #include "auth/auth.h"
 #include "http/router.h"
 
@@ -49,6 +50,26 @@ const struct imx_route imx_routes[] = {
     { "POST", "/v1/auth/login", PUBLIC, imx_api_login, IMX_ROLE_NONE, NULL, false, false, false,
       NULL },
     { "GET", "/v1/me", SIGNED_IN, imx_api_me, IMX_ROLE_NONE, NULL, false, false, false, NULL },
+    /* Sessions that last (server/api/sessions.c): the web UI's cookie, the CLI's refresh. */
+    { "POST", "/v1/auth/session", PUBLIC, imx_api_session_create, IMX_ROLE_NONE, NULL, false, false,
+      false, NULL },
+    { "DELETE", "/v1/auth/session", SIGNED_IN, imx_api_session_delete, IMX_ROLE_NONE, NULL, false,
+      false, false, NULL },
+    { "POST", "/v1/auth/refresh", PUBLIC, imx_api_refresh, IMX_ROLE_NONE, NULL, false, false, false,
+      NULL },
+    /* Single sign-on with OpenID Connect (server/api/oidc.c). */
+    { "GET", "/v1/auth/providers", PUBLIC, imx_api_auth_providers, IMX_ROLE_NONE, NULL, false,
+      false, false, NULL },
+    { "GET", "/v1/auth/oidc/start", PUBLIC, imx_api_oidc_start, IMX_ROLE_NONE, "next", false, false,
+      false, NULL },
+    { "GET", "/v1/auth/oidc/callback", PUBLIC, imx_api_oidc_callback, IMX_ROLE_NONE,
+      "code state error error_description iss session_state", false, false, false, NULL },
+    { "GET", "/v1/sessions", SIGNED_IN, imx_api_session_list, IMX_ROLE_NONE, NULL, false, false,
+      false, NULL },
+    { "DELETE", "/v1/sessions/{id}", SIGNED_IN, imx_api_session_revoke, IMX_ROLE_NONE, NULL, false,
+      false, false, NULL },
+    { "DELETE", "/v1/users/{id}/sessions", ADMIN, imx_api_user_sessions_revoke, IMX_ROLE_NONE, NULL,
+      false, false, false, NULL },
     { "POST", "/v1/users", ADMIN, imx_api_user_create, IMX_ROLE_NONE, NULL, CREATES, false, false,
       NULL },
     { "GET", "/v1/users", ADMIN, imx_api_user_list, IMX_ROLE_NONE, "q limit cursor", false, false,

@@ -3,6 +3,7 @@
  * reads. */
 #include "auth/auth.h"
 
+#include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
 #include <openssl/sha.h>
@@ -12,7 +13,9 @@
 #include <string.h>
 
 #include "auth/jwt.h"
+#include "auth/oidc.h"
 #include "auth/password.h"
+#include "auth/session.h"
 #include "db/auth.h"
 #include "util/log.h"
 
@@ -65,6 +68,24 @@ int imx_auth_init(const struct imx_config *cfg, struct imx_auth_keys *keys, char
     imx_auth_settings.login_max_failures = cfg->login_max_failures;
     imx_auth_settings.login_ip_max_failures = cfg->login_ip_max_failures;
     imx_auth_settings.read_cache = cfg->read_cache;
+    imx_session_settings.idle_s = cfg->session_idle_s;
+    imx_session_settings.absolute_s = cfg->session_absolute_s;
+    imx_session_settings.refresh_idle_s = cfg->refresh_idle_s;
+    imx_session_settings.refresh_ttl_s = cfg->refresh_ttl_s;
+    imx_session_settings.local_passwords = cfg->local_passwords;
+    if (imx_session_secure_parse(cfg->cookie_secure, &imx_session_settings.secure) != 0) {
+        snprintf(err, errlen, "IMAXE_COOKIE_SECURE must be auto, on or off (got '%s')",
+                 cfg->cookie_secure);
+        return -1;
+    }
+    if (imx_oidc_init(err, errlen) != 0)
+        return -1;
+    if (!cfg->local_passwords && !imx_oidc_enabled()) {
+        snprintf(err, errlen,
+                 "IMAXE_LOCAL_PASSWORDS=off needs single sign-on (IMAXE_OIDC_ISSUER): nobody "
+                 "could sign in");
+        return -1;
+    }
     if (imx_password_init(cfg->password_slots, cfg->password_wait_ms) != 0) {
         snprintf(err, errlen, "libsodium cannot be initialised");
         return -1;

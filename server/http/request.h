@@ -58,6 +58,7 @@ struct imx_principal {
     bool admin;         /* global admin powers for this request (never through an API token) */
     bool user_admin;    /* the user is a global admin (caps what their API tokens can reach) */
     int64_t token_id;   /* the API token used, 0 for an access token (JWT) */
+    int64_t session_id; /* the web session (cookie) used, 0 for a bearer credential */
     int64_t token_team; /* an API token's team: the only team it reaches */
     int token_role;     /* an API token's role cap */
     bool report_only;   /* a node-report token: it may call only routes marked reports */

@@ -150,6 +150,10 @@ int imx_config_load(struct imx_config *cfg, char *err, size_t errlen)
         { "IMAXE_ANSWER_STALL_S", 10, 1, 3600 },
         { "IMAXE_PIPELINE_MAX", 16, 1, 1000000 },
         { "IMAXE_PARSE_BUDGET_MS", 2000, 1, 600000 },
+        { "IMAXE_SESSION_IDLE_S", 28800, 60, 31536000 },
+        { "IMAXE_SESSION_ABSOLUTE_S", 604800, 60, 31536000 },
+        { "IMAXE_REFRESH_IDLE_S", 1209600, 60, 31536000 },
+        { "IMAXE_REFRESH_TTL_S", 2592000, 60, 31536000 },
     };
     unsigned long long v[sizeof vars / sizeof vars[0]];
     int failed = 0;
@@ -221,6 +225,20 @@ int imx_config_load(struct imx_config *cfg, char *err, size_t errlen)
     cfg->answer_stall_s = (unsigned)v[49];
     cfg->pipeline_max = (unsigned)v[50];
     cfg->parse_budget_ms = (unsigned)v[51];
+    cfg->session_idle_s = (unsigned)v[52];
+    cfg->session_absolute_s = (unsigned)v[53];
+    cfg->refresh_idle_s = (unsigned)v[54];
+    cfg->refresh_ttl_s = (unsigned)v[55];
+    env_str(cfg->cookie_secure, sizeof cfg->cookie_secure, "IMAXE_COOKIE_SECURE", "auto");
+    {
+        /* on/off spelled as the other switches are, or as words */
+        const char *lp = getenv("IMAXE_LOCAL_PASSWORDS");
+        cfg->local_passwords = !lp || !*lp || strcmp(lp, "1") == 0 || strcmp(lp, "on") == 0;
+        if (lp && *lp && !cfg->local_passwords && strcmp(lp, "0") != 0 && strcmp(lp, "off") != 0) {
+            snprintf(err, errlen, "IMAXE_LOCAL_PASSWORDS must be on or off (got '%.40s')", lp);
+            return -1;
+        }
+    }
 
     env_str(cfg->bind, sizeof cfg->bind, "IMAXE_BIND", "127.0.0.1");
     env_str(cfg->log_level, sizeof cfg->log_level, "IMAXE_LOG_LEVEL", "info");

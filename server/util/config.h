@@ -76,6 +76,13 @@ struct imx_config {
     unsigned webhook_disable_after_s; /* IMAXE_WEBHOOK_DISABLE_AFTER_S: failing this long */
     char webhook_schedule[256];       /* IMAXE_WEBHOOK_SCHEDULE: retry delays, seconds */
     char webhook_allow_hosts[2048];   /* IMAXE_WEBHOOK_ALLOW_HOSTS: host:port,... */
+    /* Sessions that last (server/auth/session.h). */
+    unsigned session_idle_s;     /* IMAXE_SESSION_IDLE_S: a web session unused this long ends */
+    unsigned session_absolute_s; /* IMAXE_SESSION_ABSOLUTE_S: a web session's whole lifetime */
+    unsigned refresh_idle_s;     /* IMAXE_REFRESH_IDLE_S: a CLI sign-in unused this long ends */
+    unsigned refresh_ttl_s;      /* IMAXE_REFRESH_TTL_S: a CLI sign-in's whole lifetime */
+    char cookie_secure[8];       /* IMAXE_COOKIE_SECURE: auto, on or off */
+    bool local_passwords;        /* IMAXE_LOCAL_PASSWORDS: imaxe passwords sign in (0: SSO only) */
 };
 
 /* Fills cfg from the environment. Returns 0, or -1 with a message in err. */

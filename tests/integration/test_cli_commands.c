@@ -6,6 +6,9 @@
  * a stand-in NVML and fake tools, and for real on this machine. */
 #include "harness.h"
 
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -16,6 +19,8 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "util/base64.h"
 
 static struct imx_srv srv;
 static struct imx_rcv rcv;
@@ -249,6 +254,89 @@ static void sign_in_stores_the_token_and_bad_credentials_exit_4(void **state)
     r = CLI(NULL, no_token, "login", "--url", srv.base, "--api-token", "imx_bogus");
     expect_code(&r, 4, "login with a bad API token");
     run_free(&r);
+}
+
+/* The stored sign-in's access token, re-signed with the test server's key as if it had expired
+ * an hour ago (same header, so the same key id; the server's leeway is 60 s). */
+static void expired_copy(const char *token, char *out, size_t len)
+{
+    const char *dot = strchr(token, '.');
+    assert_non_null(dot);
+    long long now = (long long)time(NULL);
+    char payload[256], enc[512];
+    snprintf(payload, sizeof payload,
+             "{\"iss\":\"imaxe\",\"aud\":\"imaxe-api\",\"sub\":\"1\",\"iat\":%lld,"
+             "\"nbf\":%lld,\"exp\":%lld}",
+             now - 7200, now - 7200, now - 3600);
+    imx_b64url_encode((const unsigned char *)payload, strlen(payload), enc, sizeof enc);
+    snprintf(out, len, "%.*s.%s", (int)(dot - token), token, enc);
+    unsigned char mac[EVP_MAX_MD_SIZE];
+    unsigned int ml = 0;
+    HMAC(EVP_sha256(), IMX_T_JWT_SECRET, (int)strlen(IMX_T_JWT_SECRET), (const unsigned char *)out,
+         strlen(out), mac, &ml);
+    char sig[128];
+    imx_b64url_encode(mac, ml, sig, sizeof sig);
+    size_t used = strlen(out);
+    snprintf(out + used, len - used, ".%s", sig);
+}
+
+static void a_sign_in_outlasts_its_access_token(void **state)
+{
+    (void)state;
+    const char *no_token[] = { "IMAXE_TOKEN=", "IMAXE_URL=", NULL };
+    struct cli_run r = CLI(IMX_T_ADMIN_PASSWORD "\n", no_token, "login", "--url", srv.base,
+                           "--email", IMX_T_ADMIN_EMAIL, "--password-stdin");
+    expect_code(&r, 0, "login");
+    run_free(&r);
+    char cfg[800];
+    snprintf(cfg, sizeof cfg, "%s/xdg/imaxe/config.json", dir);
+    json_t *c = json_load_file(cfg, 0, NULL);
+    assert_non_null(c);
+    char refresh1[128], expired[4096];
+    snprintf(refresh1, sizeof refresh1, "%s",
+             json_string_value(json_object_get(c, "refresh_token")));
+    assert_int_equal(strncmp(refresh1, "imxr_", 5), 0);
+    expired_copy(json_string_value(json_object_get(c, "token")), expired, sizeof expired);
+    /* The access token has expired: the server refuses it... */
+    struct imx_res res;
+    assert_int_equal(imx_t_http_as(&srv, expired, "GET", "/v1/me", NULL, &res), 0);
+    assert_int_equal(res.status, 401);
+    imx_t_res_free(&res);
+    json_object_set_new(c, "token", json_string(expired));
+    assert_int_equal(json_dump_file(c, cfg, 0), 0);
+    chmod(cfg, 0600);
+    json_decref(c);
+    /* ...and the next command still works: the CLI renews the sign-in with its refresh token and
+     * stores the new pair. */
+    r = CLI(NULL, no_token, "images", "search", "-o", "json");
+    expect_code(&r, 0, "search after the access token expired");
+    run_free(&r);
+    c = json_load_file(cfg, 0, NULL);
+    const char *token2 = json_string_value(json_object_get(c, "token"));
+    const char *refresh2 = json_string_value(json_object_get(c, "refresh_token"));
+    assert_string_not_equal(token2, expired);
+    assert_string_not_equal(refresh2, refresh1);
+    assert_int_equal(imx_t_http_as(&srv, token2, "GET", "/v1/me", NULL, &res), 0);
+    assert_int_equal(res.status, 200);
+    imx_t_res_free(&res);
+    json_decref(c);
+    /* The refresh token used is spent. */
+    char body[256];
+    snprintf(body, sizeof body, "{\"refresh_token\":\"%s\"}", refresh1);
+    assert_int_equal(imx_t_http_as(&srv, NULL, "POST", "/v1/auth/refresh", body, &res), 0);
+    assert_int_equal(res.status, 401);
+    imx_t_res_free(&res);
+    /* `imaxe login --token` stores an API token (checked first) and no refresh token. */
+    r = CLI(NULL, no_token, "login", "--url", srv.base, "--token", "imx_bogus");
+    expect_code(&r, 4, "login --token with a bad API token");
+    run_free(&r);
+    r = CLI(NULL, no_token, "login", "--url", srv.base, "--token", pub);
+    expect_code(&r, 0, "login --token");
+    run_free(&r);
+    c = json_load_file(cfg, 0, NULL);
+    assert_string_equal(json_string_value(json_object_get(c, "token")), pub);
+    assert_null(json_object_get(c, "refresh_token"));
+    json_decref(c);
 }
 
 static void publish_get_search_all_resolve_and_lifecycle(void **state)
@@ -1631,6 +1719,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(sign_in_stores_the_token_and_bad_credentials_exit_4),
+        cmocka_unit_test(a_sign_in_outlasts_its_access_token),
         cmocka_unit_test(publish_get_search_all_resolve_and_lifecycle),
         cmocka_unit_test(pins_advisories_compat_costs_requests),
         cmocka_unit_test(webhooks_and_verify_on_real_deliveries),

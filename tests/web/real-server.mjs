@@ -69,7 +69,7 @@ function waitForListen(child, logFile, timeoutMs) {
  * Starts PostgreSQL, the server and the receiver, and seeds the catalog. Resolves
  * { url, receiver, data (ids from seed.mjs), stop() }.
  */
-export async function startRealServer({ server = path.join(ROOT, 'build/imaxe-server'), logDir = path.join(ROOT, 'build') } = {}) {
+export async function startRealServer({ server = path.join(ROOT, 'build/imaxe-server'), logDir = path.join(ROOT, 'build'), env = {}, seedCatalog = true, logName = 'web-test-server.log' } = {}) {
   if (!fs.existsSync(server)) throw new Error(`${server} is missing: run make build first`);
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'imaxe-web-'));
   fs.chmodSync(tmp, 0o755); // as root, pg.sh hands the cluster to `postgres`, who must reach it
@@ -121,10 +121,12 @@ export async function startRealServer({ server = path.join(ROOT, 'build/imaxe-se
         IMAXE_DB_POOL_SIZE: '8',
         // IMX_WEB_DIR serves another copy of the UI (e.g. main's, to see a new test fail on it).
         ...(process.env.IMX_WEB_DIR ? { IMAXE_WEB_DIR: process.env.IMX_WEB_DIR } : {}),
+        // A test's own settings (the single sign-on test's provider, a fixed port).
+        ...env,
       },
     });
-    const url = await waitForListen(child, path.join(logDir, 'web-test-server.log'), 30000);
-    const data = await seed(url, { receiverPort: receiver.port });
+    const url = await waitForListen(child, path.join(logDir, logName), 30000);
+    const data = seedCatalog ? await seed(url, { receiverPort: receiver.port }) : null;
     return { url, receiver, data, stop };
   } catch (e) {
     await stop();

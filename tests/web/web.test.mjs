@@ -76,7 +76,15 @@ async function signIn(page, next = '', who = { email: EMAIL, password: PASSWORD 
   await page.getByLabel('Email').fill(who.email);
   await page.getByLabel('Password').fill(who.password);
   await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.waitForFunction(() => sessionStorage.getItem('imaxe.token') && !location.hash.startsWith('#/signin'));
+  await page.waitForFunction(() => document.cookie.includes('imaxe_csrf=') && !location.hash.startsWith('#/signin'));
+}
+
+/** The page's session as request headers for Node's fetch: its cookies, and the CSRF token a
+ * write made with them needs. */
+async function sessionHeaders(page) {
+  const cookies = await page.context().cookies(base);
+  const csrf = cookies.find((c) => c.name === 'imaxe_csrf')?.value || '';
+  return { Cookie: cookies.map((c) => `${c.name}=${c.value}`).join('; '), 'X-CSRF-Token': csrf };
 }
 
 async function settle(page) {
@@ -95,8 +103,7 @@ async function axeCheck(page, label) {
 
 /** GET/POST /v1... with the page's token: what the server says, beside what the UI shows. */
 async function apiAs(page, method, p, body) {
-  const token = await page.evaluate(() => sessionStorage.getItem('imaxe.token'));
-  const res = await fetch(`${base}/v1${p}`, { method, headers: { Authorization: `Bearer ${token}`, ...(body ? { 'Content-Type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined });
+  const res = await fetch(`${base}/v1${p}`, { method, headers: { ...(await sessionHeaders(page)), ...(body ? { 'Content-Type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined });
   const text = await res.text();
   return { status: res.status, body: text && /json/.test(res.headers.get('content-type') || '') ? JSON.parse(text) : text };
 }
@@ -141,13 +148,48 @@ describe('web catalog', () => {
     assert.equal(await page.locator('#user-name').innerText(), 'Demo User');
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByText('You are signed out.').waitFor();
-    assert.equal(await page.evaluate(() => sessionStorage.getItem('imaxe.token')), null);
+    // Signing out ended the session on the server and cleared both cookies.
+    assert.deepEqual((await page.context().cookies(base)).filter((c) => c.name.startsWith('imaxe_')), []);
 
-    // A token the server refuses (expired, revoked) sends the user back to sign in.
-    await page.evaluate(() => sessionStorage.setItem('imaxe.token', 'expired-token'));
+    // A session the server refuses (expired, revoked) sends the user back to sign in.
+    await page.context().addCookies([
+      { name: 'imaxe_session', value: 'expired-session', url: base },
+      { name: 'imaxe_csrf', value: 'x', url: base },
+    ]);
     await page.goto(`${base}/#/webhooks`);
     await page.getByRole('heading', { name: 'Sign in to imaxe' }).waitFor();
     assert.match(page.url(), /next=%2Fwebhooks/);
+    await page.done();
+  });
+
+  test('session: one HttpOnly cookie signs in every tab and a reopened bookmark; a write needs the CSRF token; sign-out ends it everywhere', async () => {
+    const page = await newPage();
+    await signIn(page, '/pins');
+    await page.getByRole('heading', { name: 'Pins', level: 1 }).waitFor();
+    const cookies = await page.context().cookies(base);
+    const sess = cookies.find((c) => c.name === 'imaxe_session');
+    assert.ok(sess, 'a session cookie');
+    assert.equal(sess.httpOnly, true);
+    assert.equal(sess.sameSite, 'Lax');
+    assert.ok(sess.expires > Date.now() / 1000 + 3600, 'it outlives the tab (a persistent cookie)');
+    assert.equal(await page.evaluate(() => document.cookie.includes('imaxe_session')), false, 'the page cannot read it');
+    assert.equal(await page.evaluate(() => Object.keys(sessionStorage).filter((k) => /token/.test(k)).length), 0, 'no token in the tab');
+    // A second tab (a bookmark opened later) is signed in without a sign-in screen.
+    const tab = await page.context().newPage();
+    await tab.goto(`${base}/#/webhooks`);
+    await tab.locator('main h1').first().waitFor();
+    assert.doesNotMatch(await tab.locator('main h1').first().innerText(), /Sign in/);
+    // A write with the cookie but without the header is refused.
+    const cookie = cookies.map((c) => `${c.name}=${c.value}`).join('; ');
+    const refused = await fetch(`${base}/v1/tokens`, { method: 'POST', headers: { Cookie: cookie, 'Content-Type': 'application/json' }, body: JSON.stringify({ name: 'csrf', team: 'ml-platform', role: 'viewer' }) });
+    assert.equal(refused.status, 403);
+    // Signing out in one tab signs the other out too: its next screen asks to sign in.
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByText('You are signed out.').waitFor();
+    assert.equal((await fetch(`${base}/v1/me`, { headers: { Cookie: cookie } })).status, 401, 'ended on the server');
+    await tab.goto(`${base}/#/pins`);
+    await tab.getByRole('heading', { name: 'Sign in to imaxe' }).waitFor();
+    await tab.close();
     await page.done();
   });
 
@@ -395,8 +437,7 @@ describe('web catalog', () => {
     await card.locator('.timeline li').nth(1).waitFor();
     assert.match(await card.locator('.timeline').innerText(), /2026\.01\.10 → pytorch-2\.9-ubuntu24\.04 2026\.03\.17 by demo@imaxe\.test/);
     // The server agrees.
-    const token = await page.evaluate(() => sessionStorage.getItem('imaxe.token'));
-    const pin = await (await fetch(`${base}/v1/pins/${srv.data.pin}`, { headers: { Authorization: `Bearer ${token}` } })).json();
+    const pin = await (await fetch(`${base}/v1/pins/${srv.data.pin}`, { headers: await sessionHeaders(page) })).json();
     assert.equal(pin.image.id, ids['torch-new']);
     await page.done();
   });
@@ -528,10 +569,9 @@ describe('web catalog', () => {
   test('image page: a boot-time chart without data says so instead of drawing a made-up axis', async () => {
     const page = await newPage();
     await signIn(page, `/catalog`);
-    const token = await page.evaluate(() => sessionStorage.getItem('imaxe.token'));
     const res = await fetch(`${base}/v1/measurements`, {
       method: 'POST',
-      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+      headers: { ...(await sessionHeaders(page)), 'Content-Type': 'application/json' },
       body: JSON.stringify({ team: 'ml-platform', image: ids['base-new'], instance_type: 'g6.xlarge', gpu_count: 1, model: 'resnet50', precision: 'fp16', batch_size: 8, throughput_per_s: 900, latency_p50_ms: 9, latency_p99_ms: 14, pricing: 'on_demand', region: 'us-east-1', measured_at: '2026-10-02T10:00:00Z' }),
     });
     assert.equal(res.status, 201, await res.text());
@@ -559,10 +599,9 @@ describe('web catalog', () => {
   test('layout: the catalog table fits at 1280 px with a long family name; nothing scrolls sideways at 390 px', async () => {
     const page = await newPage();
     await signIn(page, '/catalog');
-    const token = await page.evaluate(() => sessionStorage.getItem('imaxe.token'));
     const res = await fetch(`${base}/v1/images`, {
       method: 'POST',
-      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+      headers: { ...(await sessionHeaders(page)), 'Content-Type': 'application/json' },
       body: JSON.stringify({ team: 'ml-platform', family: 'pytorch-2.9-cu128-ubuntu24.04-efa-hardened-fips', version: '2026.04.01', provider: 'aws', architecture: 'x86_64', os: { name: 'ubuntu', version: '24.04' }, layer: 'model', artifacts: [{ region: 'us-east-1', id: 'ami-0aaaabbbbccccdddd' }], components: [{ name: 'nvidia-driver', version: '580.95.05' }, { name: 'cuda', version: '12.8.1' }, { name: 'pytorch', version: '2.9.1' }], gpus: ['RTX PRO 6000', 'H100 NVL', 'L40S'], tags: ['fips'], boot_seconds: 90, size_gb: 64 }),
     });
     assert.equal(res.status, 201, await res.text());
@@ -754,8 +793,8 @@ describe('web catalog', () => {
     assert.equal((await apiAs(page, 'GET', `/images/${ndjson.id}`)).body.revoke_at, null);
 
     // Changed behind the page's back: the If-Match refusal says so and changes nothing.
-    const head = await fetch(`${base}/v1/images/${ndjson.id}`, { headers: { Authorization: `Bearer ${await page.evaluate(() => sessionStorage.getItem('imaxe.token'))}` } });
-    const patched = await fetch(`${base}/v1/images/${ndjson.id}`, { method: 'PATCH', headers: { Authorization: `Bearer ${await page.evaluate(() => sessionStorage.getItem('imaxe.token'))}`, 'If-Match': head.headers.get('etag'), 'Content-Type': 'application/json' }, body: JSON.stringify({ status: 'deprecated', reason: 'by a script' }) });
+    const head = await fetch(`${base}/v1/images/${ndjson.id}`, { headers: await sessionHeaders(page) });
+    const patched = await fetch(`${base}/v1/images/${ndjson.id}`, { method: 'PATCH', headers: { ...(await sessionHeaders(page)), 'If-Match': head.headers.get('etag'), 'Content-Type': 'application/json' }, body: JSON.stringify({ status: 'deprecated', reason: 'by a script' }) });
     assert.equal(patched.status, 200);
     await life.getByRole('button', { name: 'Deprecate…' }).click();
     await page.getByRole('dialog', { name: /^Deprecate/ }).getByRole('button', { name: 'Deprecate' }).click();
@@ -1268,10 +1307,10 @@ describe('web catalog', () => {
       await signIn(page);
       for (const [name, hash] of screens) {
         if (name === 'signin') {
-          await page.evaluate(() => sessionStorage.clear());
+          await page.context().clearCookies();
           await page.goto(`${base}/#/signin`);
         } else {
-          if (!(await page.evaluate(() => sessionStorage.getItem('imaxe.token')))) await signIn(page);
+          if (!(await page.context().cookies(base)).some((c) => c.name === 'imaxe_csrf')) await signIn(page);
           await page.goto(`${base}/#${hash}`);
         }
         await page.locator('main h1').first().waitFor();
@@ -1364,7 +1403,7 @@ describe('web catalog', () => {
   test('layout: with names as long as the API takes, no screen scrolls sideways at 390 px; the GPU filtered for is shown; one word per patch status', async () => {
     const page = await newPage({ width: 390, height: 800 });
     await signIn(page, '/catalog');
-    const token = await page.evaluate(() => sessionStorage.getItem('imaxe.token'));
+    const token = (await (await fetch(`${base}/v1/auth/login`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ email: EMAIL, password: PASSWORD }) })).json()).access_token;
     const adminToken = (await (await fetch(`${base}/v1/auth/login`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ email: ADMIN.email, password: ADMIN.password }) })).json()).access_token;
     const long = await seedLongNames(base, { token, adminToken });
     const screens = ['/catalog', '/catalog?status=any', `/catalog?gpu=${encodeURIComponent('H100 NVL 94GB PCIe')}`, `/images/${long.image}`, `/compare?ids=${long.image},${ids['torch-new']}`, '/pins', `/pins?new=${long.image}`,

@@ -1,5 +1,6 @@
-// Sign in: POST /v1/auth/login, token into sessionStorage, then back where the user was going.
-import { api, session } from '../api.js';
+// Sign in: POST /v1/auth/session sets the session cookie (every tab is signed in), then back
+// where the user was going.
+import { api } from '../api.js';
 import { h, put, field, showFormError, clearFieldErrors, busy } from '../ui.js';
 import { user } from '../state.js';
 
@@ -26,8 +27,7 @@ export async function render(ctx) {
     if (missing.length) return showFormError(form, { title: 'Both fields are needed', errors: missing });
     await busy(submit, async () => {
       try {
-        const tok = await api('/auth/login', { method: 'POST', auth: false, body: { email: email.value.trim(), password: password.value } });
-        session.set(tok.access_token, tok.expires_in);
+        await api('/auth/session', { method: 'POST', auth: false, body: { email: email.value.trim(), password: password.value } });
         user.me = null;
         ctx.navigate(next.startsWith('/') && !next.startsWith('/signin') ? next.split('?')[0] : '/catalog', new URLSearchParams(next.split('?')[1] || ''));
       } catch (err) {
@@ -37,6 +37,13 @@ export async function render(ctx) {
       }
     });
   });
+  // Single sign-on, when the server has a provider (GET /v1/auth/providers); without imaxe
+  // passwords (IMAXE_LOCAL_PASSWORDS=off) it is the only way in.
+  const providers = await api('/auth/providers', { auth: false }).catch(() => ({ local_passwords: true, oidc: false }));
+  const sso = providers.oidc
+    ? h('p', { class: 'signin-sso' }, h('a', { class: 'button', href: `/v1/auth/oidc/start?next=${encodeURIComponent(next.startsWith('/') && !next.startsWith('/signin') ? next : '/catalog')}` }, `Sign in with ${providers.oidc_name || 'single sign-on'}`))
+    : null;
+  if (!providers.local_passwords) form.hidden = true;
   put(ctx.root, 
     h(
       'div',
@@ -48,7 +55,7 @@ export async function render(ctx) {
         h('p', { class: 'lead' }, 'The catalog of GPU-ready machine images: drivers, CUDA and frameworks that fit together, patch status you can trust, and the cost of every inference.'),
         ctx.params.get('signed_out') ? h('p', { class: 'notice', role: 'status' }, 'You are signed out.') : null,
       ),
-      h('article', { class: 'signin-card' }, form),
+      h('article', { class: 'signin-card' }, sso, form),
     ),
   );
 }
