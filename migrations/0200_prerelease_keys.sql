@@ -27,6 +27,17 @@ BEGIN
   END LOOP;
 END $$;
 
+-- A CSAF import used to cut a range whose fix is a release candidate at the release: "0.0 to
+-- v1.3.0 rc14" fixed in 1.3.0rc15 was stored as "<1.3.0" (server/domain/csaf.c), which now holds
+-- the fix itself. Such a range ends before its fix again: "<1.3.0rc15".
+UPDATE advisory_ranges
+   SET range = left(range, length(range) - length(substring(fixed from '^(.*)rc[0-9]+$'))) || fixed,
+       hi = imx_version_key(fixed), hi_incl = false
+ WHERE fixed ~ '^[0-9][0-9.]*rc[0-9]+$'
+   AND NOT hi_incl
+   AND right(range, length(substring(fixed from '^(.*)rc[0-9]+$')) + 1)
+       = '<' || substring(fixed from '^(.*)rc[0-9]+$');
+
 -- A range is one to eight terms joined by ", "; the terms that bound it with an operator carry a
 -- version whose key is recomputed ("<1.3.0rc16" -> hi). Ranges of other forms ("1.3.*") cannot
 -- hold a pre-release (a wildcard follows plain numbers only).

@@ -152,7 +152,7 @@ static void sql_version_key_agrees_with_c(void **state)
 
 /* Migration 0200 recomputes the keys a pre-release had before pre-releases sorted first: an
  * advisory range stored as "<=1.3.0rc16" with hi {1,3,0,0,0,0} gets {1,3,-1,16,0,0}; a release
- * bound keeps its key. */
+ * bound keeps its key; "<1.3.0" fixed in 1.3.0rc15 (an old CSAF cut) becomes "<1.3.0rc15". */
 static void prerelease_migration_recomputes_stored_range_keys(void **state)
 {
     (void)state;
@@ -161,8 +161,9 @@ static void prerelease_migration_recomputes_stored_range_keys(void **state)
                 " VALUES ('RC-1', 'rc', '2026-01-01', 'high') RETURNING id)"
                 " INSERT INTO advisory_ranges (advisory_id, ord, component, range, lo, lo_incl,"
                 " hi, hi_incl, fixed) SELECT id, o, 'tensorrt-llm', r, '{0,0,0,0,0,0}', true,"
-                " h::int[], true, NULL FROM a, (VALUES (0, '>=0.0, <=1.3.0rc16', '{1,3,0,0,0,0}'),"
-                " (1, '<=1.2.1', '{1,2,1,0,0,0}')) x(o, r, h) RETURNING 1");
+                " h::int[], i, f FROM a, (VALUES (0, '>=0.0, <=1.3.0rc16', '{1,3,0,0,0,0}', true,"
+                " NULL), (1, '<=1.2.1', '{1,2,1,0,0,0}', true, NULL), (2, '<1.3.0',"
+                " '{1,3,0,0,0,0}', false, '1.3.0rc15')) x(o, r, h, i, f) RETURNING 1");
     assert_non_null(v);
     free(v);
     char path[1024];
@@ -177,10 +178,13 @@ static void prerelease_migration_recomputes_stored_range_keys(void **state)
     v = imx_t_sql(db_url, text);
     assert_non_null(v);
     free(v);
-    v = imx_t_sql(db_url, "SELECT string_agg(hi::text, ' ' ORDER BY ord) FROM advisory_ranges"
-                          " WHERE advisory_id = 'RC-1'");
+    v = imx_t_sql(db_url, "SELECT string_agg(range || ' ' || hi::text, '; ' ORDER BY ord)"
+                          " FROM advisory_ranges WHERE advisory_id = 'RC-1'");
     assert_non_null(v);
-    assert_string_equal(v, "{1,3,-1,16,0,0} {1,2,1,0,0,0}");
+    /* and a range an old CSAF import cut at the release of its release-candidate fix ends
+     * before the fix again */
+    assert_string_equal(v, ">=0.0, <=1.3.0rc16 {1,3,-1,16,0,0}; <=1.2.1 {1,2,1,0,0,0};"
+                           " <1.3.0rc15 {1,3,-1,15,0,0}");
     free(v);
     v = imx_t_sql(db_url, "DELETE FROM advisories WHERE id = 'RC-1' RETURNING 1");
     free(v);
