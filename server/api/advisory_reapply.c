@@ -14,6 +14,7 @@
 #include "auth/auth.h"
 #include "db/advisories.h"
 #include "db/product_map.h"
+#include "util/budget.h"
 #include "util/config.h"
 
 #define REAPPLY_LIMIT_DEFAULT 50
@@ -50,6 +51,10 @@ static json_t *reapply_one(struct imx_req *r, struct reapply *in, const json_t *
     const json_t *doc = json_object_get(item, "doc");
     if (!json_is_object(doc))
         return json_pack("{s:s, s:s}", "id", id, "outcome", "no_source");
+    /* Each kept bulletin gets the work budget its own POST had: a page reads up to 100. */
+    unsigned budget = imx_budget_ms();
+    if (budget > 0)
+        imx_budget_begin(budget);
     json_t *errors = json_array();
     json_t *now = imx_api_csaf_advisory(doc, map, errors);
     if (!now)
