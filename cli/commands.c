@@ -10,6 +10,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <termios.h>
 #include <time.h>
@@ -1030,6 +1031,74 @@ static int import_one(struct imx_cli_ctx *ctx, const char *where, const char *do
     return code;
 }
 
+/* The CSAF advisories the server holds: {advisory id: source_version} from every page of
+ * GET /v1/advisories (a catalog holds a few thousand; bounded by ADVISORY_BATCH_MAX), new, so
+ * that a bulletin the server holds at the same tracking.version is not sent again. NULL when
+ * the list cannot be read: every bulletin is then sent and the server answers for each. */
+static json_t *held_csaf_versions(struct imx_cli_ctx *ctx)
+{
+    json_t *held = json_object();
+    char *cursor = NULL;
+    for (size_t pages = 0; held && pages < ADVISORY_BATCH_MAX / 200; pages++) {
+        char path[1024];
+        snprintf(path, sizeof path, "/v1/advisories?limit=200%s%s", cursor ? "&cursor=" : "",
+                 cursor ? cursor : "");
+        struct imx_cli_resp r;
+        int code = imx_cli_call(ctx, "GET", path, NULL, NULL, 0, NULL, &r);
+        json_t *doc = code == 0 ? json_loadb(imx_cli_buf_str(&r.body), r.body.len, 0, NULL) : NULL;
+        imx_cli_resp_free(&r);
+        json_t *items = json_object_get(doc, "items"), *a;
+        if (!json_is_array(items)) {
+            json_decref(doc);
+            json_decref(held);
+            held = NULL;
+            break;
+        }
+        size_t i;
+        json_array_foreach(items, i, a)
+        {
+            const char *src = json_string_value(json_object_get(a, "source"));
+            const char *id = json_string_value(json_object_get(a, "id"));
+            json_t *ver = json_object_get(a, "source_version");
+            if (src && strcmp(src, "csaf") == 0 && id && json_is_string(ver))
+                json_object_set(held, id, ver);
+        }
+        const char *next = json_string_value(json_object_get(doc, "next_cursor"));
+        free(cursor);
+        cursor = next && next[0] && strlen(next) < 900 ? strdup(next) : NULL;
+        json_decref(doc);
+        if (!cursor)
+            break;
+    }
+    free(cursor);
+    return held;
+}
+
+/* Is doc a CSAF bulletin the server holds at its tracking.version (held from
+ * held_csaf_versions)? Its advisory id is built as the server builds it (server/domain/csaf.c:
+ * "NVIDIA-" + tracking.id for NVIDIA's). Sets id (the advisory id) when doc is a bulletin. */
+static bool held_unchanged(const json_t *held, const char *doc, size_t len, char id[128])
+{
+    id[0] = '\0';
+    if (!held)
+        return false;
+    json_t *d = json_loadb(doc, len, 0, NULL);
+    json_t *document = json_object_get(d, "document");
+    json_t *tracking = json_object_get(document, "tracking");
+    const char *tid = json_string_value(json_object_get(tracking, "id"));
+    const char *ver = json_string_value(json_object_get(tracking, "version"));
+    const char *pub =
+        json_string_value(json_object_get(json_object_get(document, "publisher"), "name"));
+    bool same = false;
+    if (tid && tid[0] && ver) {
+        snprintf(id, 128, "%s%s", pub && strncasecmp(pub, "NVIDIA", 6) == 0 ? "NVIDIA-" : "", tid);
+        const char *have = json_string_value(json_object_get(held, id));
+        same = have && strcmp(have, ver) == 0;
+    }
+    json_decref(d);
+    return same;
+}
+
 /* Appends name to a growing list (new copy); false when full or out of memory. */
 static bool add_name(char ***names, size_t *n, size_t *cap, const char *name)
 {
@@ -1117,7 +1186,8 @@ static int run_advisory_import(const struct imx_cli_cmd *cmd, struct imx_cli_ctx
     if (dir) {
         char **names = NULL;
         size_t count = 0, cap = 0;
-        if (checkout_bulletins(file, &names, &count, &cap) == 0) {
+        bool checkout = checkout_bulletins(file, &names, &count, &cap) > 0;
+        if (!checkout) {
             DIR *d = opendir(file);
             if (!d) {
                 imx_cli_err("%s: %s", file, strerror(errno));
@@ -1135,19 +1205,28 @@ static int run_advisory_import(const struct imx_cli_cmd *cmd, struct imx_cli_ctx
             closedir(d);
         }
         qsort(names, count, sizeof *names, cmp_names);
+        /* A checkout run again sends only what changed: one list of what the server holds. */
+        json_t *held = checkout ? held_csaf_versions(ctx) : NULL;
         for (size_t i = 0; i < count; i++) {
-            char path[4096];
+            char path[4096], id[128];
             struct imx_cli_buf in;
             snprintf(path, sizeof path, "%s/%s", file, names[i]);
-            if (imx_cli_read_input(path, &in) == 0) {
+            if (imx_cli_read_input(path, &in) != 0) {
+                worst = IMX_CLI_EXIT_USAGE;
+            } else if (held_unchanged(held, in.data, in.len, id)) {
+                /* not sent: the server holds this tracking.version */
+                json_array_append_new(rows, json_pack("{s:s, s:s, s:s}", "source", names[i],
+                                                      "outcome", "unchanged", "id", id));
+                n.unchanged++;
+                imx_cli_buf_free(&in);
+            } else {
                 int code = import_one(ctx, names[i], in.data, in.len, rows, &n);
                 worst = code > worst ? code : worst;
                 imx_cli_buf_free(&in);
-            } else {
-                worst = IMX_CLI_EXIT_USAGE;
             }
             free(names[i]);
         }
+        json_decref(held);
         free(names);
     } else {
         struct imx_cli_buf in;

@@ -86,7 +86,8 @@ $$;
 
 -- Publishes (p_revision NULL) or revises an advisory. p_doc: {id, title, published, severity,
 -- cvss, cvss_v4, cves, url, source, source_version, unmapped, warnings (a CSAF import: what it
--- left out and what it read with a warning), affected:[{component, range, lo, lo_incl,
+-- left out and what it read with a warning), csaf_doc (a CSAF import: the bulletin, kept in
+-- advisory_csaf_docs), affected:[{component, range, lo, lo_incl,
 -- hi, hi_incl, fixed} or, over a distro's packages, {ecosystem, package, range, lo, lo_incl, hi,
 -- hi_incl, fixed} with lo / hi imx_pkgver_key() hex or null]} as server/api/advisories.c
 -- checked it; on a revision only the keys
@@ -164,6 +165,11 @@ BEGIN
       DELETE FROM advisory_ranges WHERE advisory_id = v_id;
       DELETE FROM advisory_package_ranges WHERE advisory_id = v_id;
     END IF;
+  END IF;
+  -- the bulletin itself, for POST /v1/advisories:reapply (0201)
+  IF p_doc ? 'csaf_doc' THEN
+    INSERT INTO advisory_csaf_docs (advisory_id, doc) VALUES (v_id, p_doc->'csaf_doc')
+    ON CONFLICT (advisory_id) DO UPDATE SET doc = EXCLUDED.doc, stored_at = now();
   END IF;
   IF p_revision IS NULL OR p_doc ? 'affected' THEN
     INSERT INTO advisory_ranges (advisory_id, ord, component, range, lo, lo_incl, hi, hi_incl,

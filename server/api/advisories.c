@@ -471,6 +471,34 @@ static json_t *product_map(struct imx_req *r)
     return map;
 }
 
+json_t *imx_api_csaf_advisory(const json_t *body, const json_t *map, json_t *errors)
+{
+    struct imx_csaf_meta meta = { .cvss_v4 = -1 };
+    json_t *in = imx_csaf_to_advisory(body, map, errors, &meta);
+    if (!in)
+        return NULL;
+    json_t *notes = json_pack("{s:O?, s:O?}", "unmapped", json_object_get(in, "unmapped"),
+                              "warnings", json_object_get(in, "warnings"));
+    json_object_del(in, "unmapped");
+    json_object_del(in, "warnings");
+    json_t *doc = check_advisory(in, true, errors);
+    json_decref(in);
+    /* What the bulletin named that imaxe left out, and what it read with a warning, are kept
+     * with the advisory. */
+    if (doc) {
+        json_object_set(doc, "unmapped", json_object_get(notes, "unmapped"));
+        json_object_set(doc, "warnings", json_object_get(notes, "warnings"));
+        json_object_set_new(doc, "source", json_string("csaf"));
+        /* The bulletin's own version: importing a newer one revises the advisory. */
+        if (meta.version)
+            json_object_set_new(doc, "source_version", json_string(meta.version));
+        if (meta.cvss_v4 >= 0 && meta.cvss_v4 <= 10)
+            json_object_set_new(doc, "cvss_v4", json_real(meta.cvss_v4));
+    }
+    json_decref(notes);
+    return doc;
+}
+
 /* Validates body (imaxe JSON, OSV or CSAF) into a->doc and a->text; false after replying. */
 static bool read_advisory(struct imx_req *r, json_t *body, struct advisory_write *a)
 {
@@ -479,28 +507,21 @@ static bool read_advisory(struct imx_req *r, json_t *body, struct advisory_write
     if (csaf && !map)
         return false;
     json_t *errors = json_array();
-    struct imx_csaf_meta meta = { .cvss_v4 = -1 };
-    json_t *in = osv    ? imx_osv_to_advisory(body, errors)
-                 : csaf ? imx_csaf_to_advisory(body, map, errors, &meta)
-                        : json_deep_copy(body);
+    json_t *doc = NULL;
+    if (csaf) {
+        doc = imx_api_csaf_advisory(body, map, errors);
+        /* The bulletin itself is kept with the advisory, so that POST /v1/advisories:reapply
+         * can read it again through a newer product mapping (advisory_reapply.c). */
+        if (doc)
+            json_object_set(doc, "csaf_doc", body);
+    } else {
+        json_t *in = osv ? imx_osv_to_advisory(body, errors) : json_deep_copy(body);
+        doc = in ? check_advisory(in, a->ranges_kept, errors) : NULL;
+        json_decref(in);
+        if (doc)
+            json_object_set_new(doc, "source", json_string(osv ? "osv" : "imaxe"));
+    }
     json_decref(map);
-    json_t *notes = csaf && in
-                        ? json_pack("{s:O?, s:O?}", "unmapped", json_object_get(in, "unmapped"),
-                                    "warnings", json_object_get(in, "warnings"))
-                        : NULL;
-    if (notes) {
-        json_object_del(in, "unmapped");
-        json_object_del(in, "warnings");
-    }
-    json_t *doc = in ? check_advisory(in, csaf || a->ranges_kept, errors) : NULL;
-    /* What the bulletin named that imaxe left out, and what it read with a warning, are kept
-     * with the advisory. */
-    if (doc && csaf) {
-        json_object_set(doc, "unmapped", json_object_get(notes, "unmapped"));
-        json_object_set(doc, "warnings", json_object_get(notes, "warnings"));
-    }
-    json_decref(notes);
-    json_decref(in);
     if (!doc) {
         imx_reply_invalid_steal(r, errors,
                                 osv    ? "The OSV document cannot be imported"
@@ -509,12 +530,6 @@ static bool read_advisory(struct imx_req *r, json_t *body, struct advisory_write
         return false;
     }
     json_decref(errors);
-    json_object_set_new(doc, "source", json_string(osv ? "osv" : csaf ? "csaf" : "imaxe"));
-    /* The bulletin's own version: importing a newer one revises the advisory. */
-    if (csaf && meta.version)
-        json_object_set_new(doc, "source_version", json_string(meta.version));
-    if (csaf && meta.cvss_v4 >= 0 && meta.cvss_v4 <= 10)
-        json_object_set_new(doc, "cvss_v4", json_real(meta.cvss_v4));
     a->doc = doc;
     a->id = json_string_value(json_object_get(doc, "id"));
     snprintf(a->user_id, sizeof a->user_id, "%lld", (long long)r->principal.user_id);

@@ -168,6 +168,13 @@ void imx_api_pin_delete(struct imx_req *r);
  * smallest and largest keys), the form advisory ranges and pin constraints are stored in. Returns
  * a new object, or NULL with a message in err when the constraint is invalid or matches nothing. */
 json_t *imx_api_range_bounds(const char *range, char *err, size_t errlen);
+/* A CSAF 2.0 bulletin (body) read through the product mapping map (ref_nvidia_product rows, as
+ * imx_csaf_to_advisory() reads them) and checked as POST /v1/advisories checks a body: the
+ * advisory document with its ranges' bounds, "unmapped", "warnings", "source":"csaf",
+ * "source_version" and "cvss_v4". Returns a new object, or NULL with errors appended. */
+json_t *imx_api_csaf_advisory(const json_t *body, const json_t *map, json_t *errors);
+/* POST /v1/advisories:reapply (server/api/advisory_reapply.c). */
+void imx_api_advisory_reapply(struct imx_req *r);
 /* Webhook subscriptions and deliveries (server/api/webhooks.c). */
 /* Reads the SSRF allow list (IMAXE_WEBHOOK_ALLOW_HOSTS) that subscription URLs are checked
  * with. Call at start-up. Returns 0, or -1 with a message. */

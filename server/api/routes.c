@@ -111,6 +111,8 @@ const struct imx_route imx_routes[] = {
       false, false, false, NULL },
     { "GET", "/v1/advisories/{id}/affected", SIGNED_IN, imx_api_advisory_affected, IMX_ROLE_NONE,
       "limit cursor", false, false, EXPORTS, NULL },
+    { "POST", "/v1/advisories:reapply", ADMIN, imx_api_advisory_reapply, IMX_ROLE_NONE,
+      "after limit", false, false, false, NULL },
     /* The exploitation feeds (server/api/risk_feeds.c). */
     { "GET", "/v1/risk-feeds", SIGNED_IN, imx_api_risk_feeds, IMX_ROLE_NONE, NULL, false, false,
       false, NULL },

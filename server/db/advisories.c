@@ -224,3 +224,24 @@ void imx_db_image_patch_stats(unsigned long long *reads, unsigned long long *doc
 {
     imx_db_batch_stats(&patches, reads, docs);
 }
+
+/* The CSAF advisories that left products out, after id $1 (NULL: from the first), at most $2,
+ * with what re-applying them compares against: their stored ranges, unmapped and warnings, and
+ * the bulletin kept in advisory_csaf_docs (null when none was kept). */
+IMX_DB_STMT(q_reapply_batch, 2,
+            "SELECT coalesce(json_agg(json_build_object('id', a.id, 'revision', a.revision,"
+            " 'unmapped', a.unmapped, 'warnings', a.warnings, 'affected',"
+            " (SELECT coalesce(json_agg(json_build_object('component', r.component, 'range',"
+            "  r.range, 'fixed', r.fixed) ORDER BY r.ord), '[]') FROM advisory_ranges r"
+            "  WHERE r.advisory_id = a.id), 'doc', d.doc) ORDER BY a.id), '[]')::text"
+            " FROM (SELECT * FROM advisories WHERE source = 'csaf' AND withdrawn_at IS NULL"
+            "  AND jsonb_array_length(unmapped) > 0 AND ($1::text IS NULL OR id > $1::text)"
+            "  ORDER BY id LIMIT $2::int) a"
+            " LEFT JOIN advisory_csaf_docs d ON d.advisory_id = a.id");
+
+enum imx_db_status imx_db_advisory_reapply_batch(struct imx_db_conn *c, const char *after,
+                                                 const char *limit, struct imx_db_json *out)
+{
+    const char *p[] = { after, limit };
+    return imx_db_json_take(imx_db_exec(c, &q_reapply_batch, p), 0, out);
+}

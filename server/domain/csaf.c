@@ -817,16 +817,15 @@ static int arch_branch(const char *arch)
     return b >= 100 && b <= 9999 ? b : 0;
 }
 
-/* A version as a range bound: a release candidate ("1.3.0rc16") orders with its release in
- * imaxe's version keys, so it is bounded by the release ("1.3.0"). */
+/* A version as a range bound, as written: a release candidate ("1.3.0rc16") orders before its
+ * release in imaxe's version keys (domain/version.h, IMX_VER_PRE_RC), so it bounds the range
+ * itself. (It was cut to its release while the keys ignored the suffix.) */
 static const char *bound(const char *v, char *buf, size_t len, bool *rc)
 {
-    const char *at = strstr(v, "rc");
-    if (!at)
-        return v;
-    *rc = true;
-    snprintf(buf, len, "%.*s", (int)(at - v), v);
-    return buf;
+    (void)buf;
+    (void)len;
+    (void)rc;
+    return v;
 }
 
 /* The constraint of an affected leaf (the first of a LIST is its caller's business: one range
@@ -859,11 +858,6 @@ static bool range_of(struct out *o, const struct leaf *l, const struct label *b,
                  named, br, br);
     }
     *branch_out = br;
-    if (rc)
-        warn(o, b, l->text,
-             "a release candidate orders with its release in imaxe's versions: the range is "
-             "bounded by %s",
-             hi);
     if (f->qualified)
         warn(o, b, l->text,
              "the parenthesised condition cannot be checked from an image's components: every "

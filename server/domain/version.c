@@ -47,6 +47,69 @@ static int key_cmp(const int32_t a[IMX_VER_PARTS], const int32_t b[IMX_VER_PARTS
     return 0;
 }
 
+static char ascii_lower(char ch)
+{
+    return (ch >= 'A' && ch <= 'Z') ? (char)(ch - 'A' + 'a') : ch;
+}
+
+/* Does s start with word, in any case? */
+static bool starts_with_word(const char *s, const char *word)
+{
+    size_t i = 0;
+    for (; word[i] != '\0'; i++) {
+        if (ascii_lower(s[i]) != word[i]) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Reads a pre-release suffix, the whole of sfx: an optional separator (- . _ ~), a word (dev,
+ * alpha, a, beta, b, pre, rc; a and b only with a number) and an optional number of 1..9 digits
+ * (with an optional separator before it). "rc14", ".dev3", "-rc.1", "-alpha", "b2". Sets the
+ * marker (IMX_VER_PRE_*) and the number (0 when none); false when sfx is anything else. The
+ * regular expression in SQL imx_version_key() says the same. */
+static bool pre_release(const char *sfx, int32_t *marker, int32_t *number)
+{
+    static const struct {
+        const char *word;
+        int32_t marker;
+        bool needs_number;
+    } words[] = {
+        { "alpha", IMX_VER_PRE_ALPHA, false }, { "beta", IMX_VER_PRE_BETA, false },
+        { "dev", IMX_VER_PRE_DEV, false },     { "pre", IMX_VER_PRE_RC, false },
+        { "rc", IMX_VER_PRE_RC, false },       { "a", IMX_VER_PRE_ALPHA, true },
+        { "b", IMX_VER_PRE_BETA, true },
+    };
+    size_t i = 0;
+    if (sfx[i] == '-' || sfx[i] == '.' || sfx[i] == '_' || sfx[i] == '~') {
+        i++;
+    }
+    for (size_t w = 0; w < sizeof(words) / sizeof(words[0]); w++) {
+        if (!starts_with_word(sfx + i, words[w].word)) {
+            continue;
+        }
+        size_t j = i + strlen(words[w].word);
+        if ((sfx[j] == '-' || sfx[j] == '.' || sfx[j] == '_') && is_digit(sfx[j + 1])) {
+            j++;
+        }
+        int32_t n = 0;
+        int digits = 0;
+        while (digits < PART_DIGITS_MAX && is_digit(sfx[j])) {
+            n = n * 10 + (sfx[j] - '0');
+            digits++;
+            j++;
+        }
+        if (sfx[j] != '\0' || (digits == 0 && words[w].needs_number)) {
+            return false; /* more text ("rc1.post1", ten digits), or a bare "a" ("1.0a") */
+        }
+        *marker = words[w].marker;
+        *number = n;
+        return true;
+    }
+    return false;
+}
+
 int imx_ver_parse(const char *s, struct imx_ver *out)
 {
     struct imx_ver v;
@@ -90,6 +153,19 @@ int imx_ver_parse(const char *s, struct imx_ver *out)
     for (size_t j = i; j < len; j++) {
         if (!is_suffix_char(s[j])) {
             return -1;
+        }
+    }
+    int32_t marker = 0;
+    int32_t number = 0;
+    if (i < len && pre_release(s + i, &marker, &number)) {
+        /* 13.0.0rc1 and 13.0rc1 share a key; the marker needs two free parts. */
+        int k = v.nparts;
+        while (k > 2 && v.key[k - 1] == 0) {
+            k--;
+        }
+        if (k + 2 <= IMX_VER_PARTS) {
+            v.key[k] = marker;
+            v.key[k + 1] = number;
         }
     }
     memcpy(v.text, s, len);
@@ -424,19 +500,29 @@ int imx_constraint_parse(const char *s, struct imx_constraint *out, char *err, s
     return 0;
 }
 
-/* Sets next to the smallest valid key above key; false when key is the largest. */
+/* Sets next to the smallest key above key, in the same superset of keys as key_prev() (a part
+ * after the first carries over to IMX_VER_PRE_DEV); false when key is the largest. */
 static bool key_next(const int32_t key[IMX_VER_PARTS], int32_t next[IMX_VER_PARTS])
 {
     memcpy(next, key, sizeof(int32_t) * IMX_VER_PARTS);
-    return bump_prefix(next, IMX_VER_PARTS - 1);
+    for (int i = IMX_VER_PARTS - 1; i >= 0; i--) {
+        if (next[i] < IMX_VER_PART_MAX) {
+            next[i]++;
+            return true;
+        }
+        next[i] = i == 0 ? 0 : IMX_VER_PRE_DEV;
+    }
+    return false;
 }
 
-/* Sets prev to the largest valid key below key; false when key is all zeros. */
+/* Sets prev to the largest key below key, counting every part after the first from
+ * IMX_VER_PRE_DEV (a pre-release marker) up: a superset of the keys versions make, so that
+ * ">=1.3rc1, <1.3" is not empty; false when key is the smallest. */
 static bool key_prev(const int32_t key[IMX_VER_PARTS], int32_t prev[IMX_VER_PARTS])
 {
     memcpy(prev, key, sizeof(int32_t) * IMX_VER_PARTS);
     for (int i = IMX_VER_PARTS - 1; i >= 0; i--) {
-        if (prev[i] > 0) {
+        if (prev[i] > (i == 0 ? 0 : IMX_VER_PRE_DEV)) {
             prev[i]--;
             return true;
         }
@@ -447,8 +533,12 @@ static bool key_prev(const int32_t key[IMX_VER_PARTS], int32_t prev[IMX_VER_PART
 
 bool imx_constraint_is_empty(const struct imx_constraint *c)
 {
-    /* Keys are discrete, so turn both ends into inclusive ones before comparing. */
+    /* Keys are discrete, so turn both ends into inclusive ones before comparing. The smallest
+     * key of key_prev()'s superset is {0,-4,-4,-4,-4,-4}: "<0" holds 0rc1. */
     int32_t lo[IMX_VER_PARTS] = { 0 };
+    for (int i = 1; i < IMX_VER_PARTS; i++) {
+        lo[i] = IMX_VER_PRE_DEV;
+    }
     int32_t hi[IMX_VER_PARTS];
     for (int i = 0; i < IMX_VER_PARTS; i++) {
         hi[i] = IMX_VER_PART_MAX;
@@ -513,7 +603,8 @@ void imx_constraint_sql_bounds(const struct imx_constraint *c, char lo[IMX_VER_K
     }
 }
 
-/* Writes a key as a version with trailing zero parts dropped ("580", "12.4.1"). */
+/* Writes a key as a version with trailing zero parts dropped ("580", "12.4.1"), a pre-release
+ * marker as its word ("1.3rc14", "2.0dev3"). */
 static size_t format_key_version(const int32_t key[IMX_VER_PARTS], char *buf, size_t len)
 {
     int n = IMX_VER_PARTS;
@@ -522,7 +613,19 @@ static size_t format_key_version(const int32_t key[IMX_VER_PARTS], char *buf, si
     }
     size_t used = 0;
     for (int i = 0; i < n; i++) {
-        int w = snprintf(buf + used, len - used, i == 0 ? "%d" : ".%d", (int)key[i]);
+        int w;
+        if (key[i] < 0 && i + 1 < IMX_VER_PARTS) {
+            static const char *const words[] = { "dev", "a", "b", "rc" };
+            int m = key[i] - IMX_VER_PRE_DEV;
+            w = snprintf(buf + used, len - used, "%s%d", words[m >= 0 && m < 4 ? m : 3],
+                         (int)key[i + 1]);
+            if (w < 0 || (size_t)w >= len - used) {
+                return len;
+            }
+            used += (size_t)w;
+            break;
+        }
+        w = snprintf(buf + used, len - used, i == 0 ? "%d" : ".%d", (int)key[i]);
         if (w < 0 || (size_t)w >= len - used) {
             return len;
         }

@@ -30,8 +30,20 @@
 /* Buffer size that always fits a whole error message from imx_constraint_parse(). */
 #define IMX_CONSTRAINT_ERR_SIZE 384
 
+/* Pre-release markers: a pre-release suffix ("rc14", "a1", "b2", ".dev3", "-rc.1", "-alpha") puts
+ * one of these negative parts after the version's numeric parts (trailing zeros dropped down to
+ * two parts), then its number, so that 1.3.0rc14 = {1,3,-1,14,0,0} sorts after 1.2.x, after
+ * 1.3.0rc2 and before 1.3.0 = {1,3,0,0,0,0}: dev < alpha < beta < rc < the release (PEP 440's
+ * order). Release keys never hold a negative part, so they are unchanged by this rule. */
+#define IMX_VER_PRE_DEV   (-4)
+#define IMX_VER_PRE_ALPHA (-3)
+#define IMX_VER_PRE_BETA  (-2)
+#define IMX_VER_PRE_RC    (-1)
+
 /* A parsed version. The key orders versions; missing parts are zero, so "12.4" and "12.4.0"
- * share a key. The suffix ("+cu124", "-aws") is kept in text but never affects ordering. */
+ * share a key. A suffix ("+cu124", "-aws", ".post1") is kept in text but never affects ordering,
+ * except a pre-release suffix (see IMX_VER_PRE_RC), which sorts the version before its release;
+ * a suffix after one ("2.6.0a0+ecf3bae", NGC's PyTorch builds) makes it an ordinary suffix. */
 struct imx_ver {
     int32_t key[IMX_VER_PARTS];
     int nparts;                      /* numeric parts actually written, 1..6 */
@@ -55,7 +67,8 @@ struct imx_constraint {
 };
 
 /* Parses s by the rules of SQL imx_version_key() (v?, 1..6 runs of 1..9 digits joined by . or -,
- * suffix of [A-Za-z0-9.+_~-]). Returns 0, or -1 when invalid (out is then zeroed). */
+ * suffix of [A-Za-z0-9.+_~-]; a pre-release suffix goes into the key when the numeric parts, less
+ * trailing zeros, leave two parts free). Returns 0, or -1 when invalid (out is then zeroed). */
 IMX_VER_MUST_CHECK int imx_ver_parse(const char *s, struct imx_ver *out);
 
 /* Orders two versions by key only: <0, 0 or >0. */

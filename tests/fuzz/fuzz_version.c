@@ -67,19 +67,56 @@ static int sql_model_key(const char *v, int32_t key[IMX_VER_PARTS])
             return -1;
         }
     }
+    /* A pre-release suffix: marker and number after the parts, less trailing zeros down to
+     * two, when two parts are free (the migration's second expression). */
+    static regex_t pre_re;
+    static bool pre_compiled;
+    if (!pre_compiled) {
+        if (regcomp(
+                &pre_re,
+                "^[-._~]?((dev|alpha|beta|pre|rc)([-._]?([0-9]{1,9}))?|(a|b)[-._]?([0-9]{1,9}))$",
+                REG_EXTENDED | REG_ICASE) != 0) {
+            abort();
+        }
+        pre_compiled = true;
+    }
+    regmatch_t pm[7];
+    if (rest[0] != '\0' && regexec(&pre_re, rest, 7, pm, 0) == 0) {
+        int k = parts;
+        while (k > 2 && key[k - 1] == 0) {
+            k--;
+        }
+        if (k <= IMX_VER_PARTS - 2) {
+            int w = pm[2].rm_so >= 0 ? 2 : 5;
+            char word[8] = { 0 };
+            for (int i = 0; i < pm[w].rm_eo - pm[w].rm_so && i < 7; i++) {
+                char ch = rest[pm[w].rm_so + i];
+                word[i] = (char)(ch >= 'A' && ch <= 'Z' ? ch - 'A' + 'a' : ch);
+            }
+            int32_t marker = strcmp(word, "dev") == 0                               ? -4
+                             : strcmp(word, "alpha") == 0 || strcmp(word, "a") == 0 ? -3
+                             : strcmp(word, "beta") == 0 || strcmp(word, "b") == 0  ? -2
+                                                                                    : -1;
+            int d = pm[2].rm_so >= 0 ? 4 : 6;
+            int32_t n = 0;
+            for (regoff_t i = pm[d].rm_so; pm[d].rm_so >= 0 && i < pm[d].rm_eo; i++) {
+                n = n * 10 + (rest[i] - '0');
+            }
+            key[k] = marker;
+            key[k + 1] = n;
+        }
+    }
     return 0;
 }
 
-/* Builds a version from a key ("1.2.0.0.0.7"), so bound keys can be probed with matches(). */
+/* A version with a given key, so bound keys can be probed with matches(): keys, not texts,
+ * since the probes around a pre-release bound ({1,3,-1,14,0,1}) are no version's key; is_empty
+ * counts in that superset of keys (every part after the first from IMX_VER_PRE_DEV up). */
 static void ver_from_key(const int32_t key[IMX_VER_PARTS], struct imx_ver *v)
 {
-    char text[IMX_VER_TEXT_MAX + 1];
-    snprintf(text, sizeof(text), "%d.%d.%d.%d.%d.%d", (int)key[0], (int)key[1], (int)key[2],
-             (int)key[3], (int)key[4], (int)key[5]);
-    if (imx_ver_parse(text, v) != 0) {
-        fprintf(stderr, "key %s does not parse\n", text);
-        abort();
-    }
+    memset(v, 0, sizeof(*v));
+    memcpy(v->key, key, sizeof(v->key));
+    v->nparts = IMX_VER_PARTS;
 }
 
 static bool same_interval(const struct imx_constraint *a, const struct imx_constraint *b)
@@ -99,9 +136,15 @@ static void check_version(const char *s)
     }
     CHECK(memcmp(v.key, model, sizeof(model)) == 0, s);
     CHECK(v.nparts >= 1 && v.nparts <= IMX_VER_PARTS, s);
+    bool pre = false;
     for (int i = 0; i < IMX_VER_PARTS; i++) {
-        CHECK(v.key[i] >= 0 && v.key[i] <= IMX_VER_PART_MAX, s);
-        CHECK(i < v.nparts || v.key[i] == 0, s);
+        pre = pre || v.key[i] < 0;
+    }
+    for (int i = 0; i < IMX_VER_PARTS; i++) {
+        CHECK(pre || i < v.nparts || v.key[i] == 0, s);
+        /* a negative part is a pre-release marker, followed by its number */
+        CHECK(v.key[i] >= IMX_VER_PRE_DEV && v.key[i] <= IMX_VER_PART_MAX, s);
+        CHECK(v.key[i] >= 0 || (i > 0 && i + 1 < IMX_VER_PARTS && v.key[i + 1] >= 0), s);
     }
     CHECK(strcmp(v.text, s) == 0, s);
     const char *suffix = imx_ver_suffix(&v);
@@ -132,6 +175,7 @@ static void check_emptiness(const struct imx_constraint *c, const char *s)
     int n = 0;
     memset(probes, 0, sizeof(probes));
     for (int i = 0; i < IMX_VER_PARTS; i++) {
+        probes[0][i] = i == 0 ? 0 : IMX_VER_PRE_DEV;
         probes[1][i] = IMX_VER_PART_MAX;
     }
     n = 2;
@@ -149,12 +193,12 @@ static void check_emptiness(const struct imx_constraint *c, const char *s)
                 probes[n][i]++;
                 break;
             }
-            probes[n][i] = 0;
+            probes[n][i] = i == 0 ? 0 : IMX_VER_PRE_DEV;
         }
         n++;
         memcpy(probes[n], ends[e]->key, sizeof(probes[n]));
         for (int i = IMX_VER_PARTS - 1; i >= 0; i--) {
-            if (probes[n][i] > 0) {
+            if (probes[n][i] > (i == 0 ? 0 : IMX_VER_PRE_DEV)) {
                 probes[n][i]--;
                 break;
             }

@@ -754,6 +754,24 @@ static void pins_advisories_compat_costs_requests(void **state)
     rows = out_json(&r);
     assert_string_equal(json_string_value(json_object_get(json_array_get(rows, 2), "outcome")),
                         "revised");
+    /* the two the server holds at their tracking.version were not sent (no HTTP status) */
+    for (size_t i = 0; i < 2; i++) {
+        assert_string_equal(json_string_value(json_object_get(json_array_get(rows, i), "outcome")),
+                            "unchanged");
+        assert_null(json_object_get(json_array_get(rows, i), "status"));
+    }
+    assert_string_equal(json_string_value(json_object_get(json_array_get(rows, 0), "id")),
+                        "NVIDIA-5561");
+    json_decref(rows);
+    run_free(&r);
+    /* the same checkout again: nothing is sent, every bulletin unchanged */
+    r = CLI(NULL, as_admin, "advisories", "import", co, "-o", "json");
+    expect_code(&r, 0, "same checkout again");
+    assert_non_null(strstr(r.err, "3 advisories: 0 imported, 0 revised, 3 unchanged, 0 nothing "
+                                  "imaxe tracks, 0 refused"));
+    rows = out_json(&r);
+    for (size_t i = 0; i < 3; i++)
+        assert_null(json_object_get(json_array_get(rows, i), "status"));
     json_decref(rows);
     run_free(&r);
 

@@ -248,11 +248,152 @@ static void a_bulletin_about_nothing_imaxe_tracks_is_kept_as_such(void **state)
     free(n);
 }
 
+/* POST /v1/reference with the product mapping as tools/reference/nvidia_products.csv has it,
+ * less the lines that contain drop (NULL: none): the reference import an admin runs. */
+static void import_product_map(const char *drop)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/tools/reference/nvidia_products.csv",
+             getenv("IMX_TEST_SOURCE_DIR"));
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    char line[4096];
+    size_t cap = 1 << 16, used = 0;
+    char *csv = malloc(cap);
+    assert_non_null(csv);
+    while (fgets(line, sizeof line, f)) {
+        if (drop && strstr(line, drop))
+            continue;
+        size_t n = strlen(line);
+        if (used + n + 1 > cap) {
+            cap *= 2;
+            csv = realloc(csv, cap);
+            assert_non_null(csv);
+        }
+        memcpy(csv + used, line, n);
+        used += n;
+    }
+    csv[used] = '\0';
+    fclose(f);
+    json_t *body = json_pack("{s:s, s:{s:s}}", "data_version", drop ? "test-less" : "test-full",
+                             "tables", "nvidia_product", csv);
+    free(csv);
+    char *text = json_dumps(body, JSON_COMPACT);
+    json_decref(body);
+    struct imx_res res = call(admin, "POST", "/v1/reference", text, 200);
+    free(text);
+    imx_t_res_free(&res);
+}
+
+/* A product the mapping did not know at import is left out (unmapped, kept with the advisory);
+ * once a reference import adds its row, POST /v1/advisories:reapply reads the kept bulletin
+ * again: the image carrying it is marked with its fix, and the pinned team hears once. A
+ * second reapply changes nothing. */
+static void an_unmapped_product_is_reapplied_after_a_reference_update(void **state)
+{
+    (void)state;
+    import_product_map("cpe:nvidia_dali,");
+    char token[4096], body[1024], path[128];
+    assert_int_equal(
+        imx_t_user(&srv, admin, "team-dali", "dali@feed.test", "admin", token, sizeof token), 0);
+    long long old = publish("feed-dali", "1", "dali", "1.52.0");
+    long long fix = publish("feed-dali", "2", "dali", "2.1.0");
+    snprintf(body, sizeof body,
+             "{\"team\":\"team-dali\",\"url\":\"http://127.0.0.1:%u/dali\","
+             "\"events\":[\"patch.available\"]}",
+             rcv.port);
+    struct imx_res res = call(token, "POST", "/v1/webhooks", body, 201);
+    char ctl[256];
+    snprintf(ctl, sizeof ctl, "{\"secrets\": {\"/dali\": [\"%s\"]}}",
+             json_string_value(json_object_get(res.json, "secret")));
+    imx_t_res_free(&res);
+    imx_t_receiver_control(&rcv, ctl);
+    snprintf(body, sizeof body, "{\"team\":\"team-dali\",\"name\":\"prod\",\"image\":%lld}", old);
+    long long pin = call_id(token, "POST", "/v1/pins", body, 201);
+
+    /* imported without DALI: listed as unmapped, nothing marked */
+    char *doc = bulletin("2026", "5814");
+    res = call(admin, "POST", "/v1/advisories", doc, 201);
+    free(doc);
+    assert_int_equal(json_array_size(json_object_get(res.json, "affected")), 0);
+    assert_int_equal(json_array_size(json_object_get(res.json, "unmapped")), 1);
+    imx_t_res_free(&res);
+    snprintf(path, sizeof path, "/v1/images/%lld/patch", old);
+    res = call(pub, "GET", path, NULL, 200);
+    assert_string_equal(json_string_value(json_object_get(res.json, "status")), "ok");
+    imx_t_res_free(&res);
+
+    /* a re-application before the reference changes changes nothing; a viewer may not */
+    res = call(pub, "POST", "/v1/advisories:reapply", NULL, 403);
+    imx_t_res_free(&res);
+    res = call(admin, "POST", "/v1/advisories:reapply", NULL, 200);
+    assert_int_equal(json_integer_value(json_object_get(res.json, "revised")), 0);
+    assert_true(json_integer_value(json_object_get(res.json, "unchanged")) >= 1);
+    imx_t_res_free(&res);
+
+    /* the reference import adds DALI's row; re-applied, the bulletin now marks the image */
+    import_product_map(NULL);
+    res = call(admin, "POST", "/v1/advisories:reapply?limit=100", NULL, 200);
+    assert_int_equal(json_integer_value(json_object_get(res.json, "revised")), 1);
+    json_t *line, *lines = json_object_get(res.json, "advisories");
+    size_t i;
+    bool seen = false;
+    json_array_foreach(lines, i, line)
+    {
+        const char *id = json_string_value(json_object_get(line, "id"));
+        const char *o = json_string_value(json_object_get(line, "outcome"));
+        if (strcmp(id, "NVIDIA-5814") == 0) {
+            seen = true;
+            assert_string_equal(o, "revised");
+            assert_int_equal(json_integer_value(json_object_get(line, "affected_images")), 1);
+            assert_int_equal(json_integer_value(json_object_get(line, "unmapped")), 0);
+        } else {
+            assert_string_equal(o, "unchanged"); /* 5561: still nothing imaxe tracks */
+        }
+    }
+    assert_true(seen);
+    imx_t_res_free(&res);
+    res = call(pub, "GET", "/v1/advisories/NVIDIA-5814", NULL, 200);
+    json_t *r0 = json_array_get(json_object_get(res.json, "affected"), 0);
+    assert_string_equal(json_string_value(json_object_get(r0, "component")), "dali");
+    assert_string_equal(json_string_value(json_object_get(r0, "fixed")), "2.1");
+    assert_int_equal(json_array_size(json_object_get(res.json, "unmapped")), 0);
+    imx_t_res_free(&res);
+    snprintf(path, sizeof path, "/v1/images/%lld/patch", old);
+    res = call(pub, "GET", path, NULL, 200);
+    assert_string_equal(json_string_value(json_object_get(res.json, "status")), "patch_available");
+    json_t *a = json_array_get(json_object_get(res.json, "advisories"), 0);
+    assert_string_equal(json_string_value(json_object_get(a, "id")), "NVIDIA-5814");
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(a, "fixed_by"), "id")),
+                     fix);
+    imx_t_res_free(&res);
+
+    /* one patch.available for the pin; a second reapply revises nothing and sends nothing */
+    json_t *evs = received("/dali", 1);
+    json_decref(evs);
+    res = call(admin, "POST", "/v1/advisories:reapply", NULL, 200);
+    assert_int_equal(json_integer_value(json_object_get(res.json, "revised")), 0);
+    imx_t_res_free(&res);
+    imx_t_sleep_ms(300);
+    evs = received("/dali", 1);
+    assert_int_equal(json_array_size(evs), 1);
+    json_t *d = json_object_get(json_array_get(evs, 0), "data");
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(d, "pin"), "id")), pin);
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(d, "fixed_by"), "id")),
+                     fix);
+    json_decref(evs);
+    char *n = imx_t_sql(db, "SELECT count(*) FROM audit_log WHERE action = 'reapply'");
+    assert_non_null(n);
+    assert_string_equal(n, "1");
+    free(n);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(each_new_component_is_marked_by_its_bulletin_and_its_pin_hears_once),
         cmocka_unit_test(a_bulletin_about_nothing_imaxe_tracks_is_kept_as_such),
+        cmocka_unit_test(an_unmapped_product_is_reapplied_after_a_reference_update),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -1141,6 +1141,33 @@ describe('web catalog', () => {
     assert.equal(a.source, 'csaf');
     assert.deepEqual(a.affected, [{ component: 'nvidia-container-toolkit', range: '<=1.19.0', fixed: '1.19.1' }]);
     await page.locator('tbody tr', { hasText: 'NVIDIA-5850' }).waitFor();
+
+    // The advisory page shows what the import left out, with why, and what it read with a
+    // warning (NVIDIA-5857: DCGM Exporter "0.0 to 4.8.2" fixed in 4.8.2); an admin may re-apply
+    // the product mapping, which changes nothing while the mapping has not changed.
+    await page.goto(`${base}/#/advisories/NVIDIA-5747`);
+    const notes = page.getByRole('region', { name: 'Import notes' });
+    await notes.getByRole('heading', { name: /Left out \(\d+\)/ }).waitFor();
+    const left = notes.getByRole('list', { name: /Left out/ });
+    await left.getByText(/All R580 U7 drivers/).waitFor();
+    assert.match(await left.innerText(), /not understood|version/i);
+    await notes.getByRole('button', { name: 'Re-apply the product mapping' }).click();
+    await notes.getByText(/Re-applied: NVIDIA-5747 unchanged/).waitFor();
+    const dcgm = JSON.parse(fs.readFileSync(path.join(dir, 'feed/2026/5857/5857.json'), 'utf8'));
+    assert.equal((await apiAs(page, 'POST', '/advisories', dcgm)).status, 201);
+    await page.goto(`${base}/#/advisories/NVIDIA-5857`);
+    const warned = page.getByRole('list', { name: /Read with a warning/ });
+    await warned.waitFor();
+    assert.match(await warned.innerText(), /4\.8\.2/);
+    await page.done();
+  });
+
+  test('advisories: a publisher sees an advisory\'s import notes but no re-apply button', async () => {
+    const page = await newPage();
+    await signIn(page, '/advisories/NVIDIA-5747');
+    const notes = page.getByRole('region', { name: 'Import notes' });
+    await notes.getByText(/All R580 U7 drivers/).waitFor();
+    assert.equal(await notes.getByRole('button', { name: 'Re-apply the product mapping' }).count(), 0);
     await page.done();
   });
 

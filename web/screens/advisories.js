@@ -292,6 +292,42 @@ function manage(ctx, a, etag) {
     h('div', { class: 'panel-body' }, form, h('h3', {}, 'Withdraw'), h('p', { class: 'hint' }, 'For a bulletin published in error; a corrected one is a revision.'), withdraw, msg));
 }
 
+/** What a CSAF import left out (`unmapped`: product, its version text, why) and what it read
+ * with a warning (`warnings`), kept with the advisory (issue 30). Global admins may re-read the
+ * advisories that left products out through the current product mapping after a reference
+ * update (POST /v1/advisories:reapply). Nothing when the import left nothing out. */
+function importNotes(ctx, a) {
+  const unmapped = a.unmapped || [];
+  const warnings = a.warnings || [];
+  if (!unmapped.length && !warnings.length) return null;
+  const line = (x, why) => h('li', {}, h('strong', {}, x.product || '—'), x.text ? h('span', {}, ` “${x.text}”`) : null, why ? h('span', { class: 'sub' }, ` — ${why}`) : null);
+  const done = h('div', {});
+  const reapply = user.me?.admin && !a.withdrawn_at && unmapped.length
+    ? h('button', { type: 'button', class: 'btn', onclick: (e) => busy(e.currentTarget, async () => {
+      try {
+        const r = await api('/advisories:reapply', { method: 'POST' });
+        const mine = (r.advisories || []).find((x) => x.id === a.id);
+        const msg = mine?.outcome === 'revised'
+          ? `Re-applied: ${mine.affected_images ?? 0} image${mine.affected_images === 1 ? '' : 's'} affected, ${mine.unmapped} product${mine.unmapped === 1 ? '' : 's'} still left out.`
+          : `Re-applied: ${a.id} ${mine ? mine.outcome.replace('_', ' ') : 'unchanged'} (${r.revised} advisor${r.revised === 1 ? 'y' : 'ies'} revised).`;
+        if (mine?.outcome === 'revised') {
+          toast(msg);
+          await detail(ctx, a.id);
+        } else {
+          clear(done, h('p', { class: 'notice', role: 'status' }, msg));
+        }
+      } catch (err) {
+        clear(done, errorBox(err));
+      }
+    }) }, 'Re-apply the product mapping')
+    : null;
+  return h('section', { class: 'panel', 'aria-labelledby': 'adv-notes' }, h('div', { class: 'panel-head' }, h('h2', { id: 'adv-notes' }, 'Import notes')),
+    h('div', { class: 'panel-body' },
+      unmapped.length ? [h('h3', { id: 'adv-unmapped' }, `Left out (${unmapped.length})`), h('p', { class: 'hint' }, 'Products of the bulletin that no catalog component maps to, or whose version text was not understood: they affect no image.'), h('ul', { class: 'plain', 'aria-labelledby': 'adv-unmapped' }, unmapped.map((u) => line(u, u.why)))] : null,
+      warnings.length ? [h('h3', { id: 'adv-warnings' }, `Read with a warning (${warnings.length})`), h('ul', { class: 'plain', 'aria-labelledby': 'adv-warnings' }, warnings.map((w) => line(w, w.warning)))] : null,
+      reapply, done));
+}
+
 async function detail(ctx, id) {
   ctx.title(id);
   let a;
@@ -314,6 +350,7 @@ async function detail(ctx, id) {
       h('div', { class: 'panel-body' },
         (a.affected || []).length ? h('ul', { class: 'plain' }, a.affected.map((r) => h('li', {}, chip(r.component, r.range), r.fixed ? h('span', { class: 'sub' }, ` fixed in ${r.fixed}`) : null))) : h('p', { class: 'muted' }, 'No ranges recorded.'),
         h('p', { class: 'sub' }, 'Published ', fmtDate(a.published), a.revision > 1 ? ` · revision ${a.revision}, ${fmtDate(a.updated_at)}` : '', a.url ? [' · ', h('a', { href: a.url, rel: 'noopener noreferrer', target: '_blank' }, 'Vendor bulletin')] : null))),
+    importNotes(ctx, a),
     h('section', { class: 'panel', 'aria-labelledby': 'adv-images' }, h('div', { class: 'panel-head' }, h('h2', { id: 'adv-images' }, 'Affected images')), h('div', { class: 'panel-body' }, affected)),
   );
   try {
