@@ -82,6 +82,17 @@ bool imx_img_etag_listed(const char *header, const char *etag)
     return false;
 }
 
+/* Replies 400 with errors, or 422 when every one of them breaks a rule of the entries of a
+ * component listed more than once (the manifest is well formed but cannot be); steals errors. */
+void imx_img_reply_invalid(struct imx_req *r, json_t *errors, size_t rule_errors,
+                           const char *detail)
+{
+    if (rule_errors > 0 && rule_errors == json_array_size(errors))
+        imx_reply_unprocessable_steal(r, errors, detail);
+    else
+        imx_reply_invalid_steal(r, errors, detail);
+}
+
 /* Today as "YYYY-MM-DD" (UTC), for end-of-life checks. */
 static void today_utc(char out[16])
 {
@@ -117,9 +128,10 @@ static const struct imx_api_field compat_fields[] = {
  * most; NULL: "gpus" is refused). imx_img_check_entries holds them to the image's GPUs. */
 size_t imx_img_read_components(const json_t *arr, struct imx_compat_component *out,
                                struct imx_compat_served *served, size_t max, json_t *errors,
-                               bool check_versions, const char **pool, size_t pool_max)
+                               bool check_versions, const char **pool, size_t pool_max,
+                               size_t *rule_errors)
 {
-    size_t i, n = 0, used = 0;
+    size_t i, n = 0, used = 0, rules = 0;
     json_t *c;
     char ptr[64];
     size_t at[IMX_COMPAT_MAX_COMPONENTS > IMX_DBI_MAX_ROWS ? IMX_COMPAT_MAX_COMPONENTS
@@ -195,8 +207,8 @@ size_t imx_img_read_components(const json_t *arr, struct imx_compat_component *o
             snprintf(ptr, sizeof ptr, "/components/%zu/gpus", i);
             if (ne == 0 || served[k].n_gpus == 0) {
                 imx_verr(errors, ptr,
-                         "%s is listed more than once: each entry needs the gpus it serves",
-                         name);
+                         "%s is listed more than once: each entry needs the gpus it serves", name);
+                rules++;
                 ok = false;
                 break;
             }
@@ -205,6 +217,7 @@ size_t imx_img_read_components(const json_t *arr, struct imx_compat_component *o
                     if (strcasecmp(eg[a], served[k].gpus[b]) == 0) {
                         imx_verr(errors, ptr, "GPU %s is served by two %s entries (%s and %s)",
                                  eg[a], name, out[k].version, version);
+                        rules++;
                         ok = false;
                     }
                 }
@@ -213,6 +226,7 @@ size_t imx_img_read_components(const json_t *arr, struct imx_compat_component *o
         if (ok && same >= 8) {
             snprintf(ptr, sizeof ptr, "/components/%zu", i);
             imx_verr(errors, ptr, "%s: at most 8 entries", name);
+            rules++;
             ok = false;
         }
         if (ok) {
@@ -232,21 +246,25 @@ size_t imx_img_read_components(const json_t *arr, struct imx_compat_component *o
                 imx_verr(errors, ptr,
                          "%s is listed more than once: each entry needs the gpus it serves",
                          out[k].name);
+                rules++;
                 break;
             }
         }
     }
+    if (rule_errors)
+        *rule_errors += rules;
     return n;
 }
 
 /* Holds the entries' GPUs (imx_img_read_components) to the image's: each one of the image's
  * (same text ignoring case), and each image GPU served by exactly one entry of every component
- * that names GPUs. */
-void imx_img_check_entries(const struct imx_compat_component *comps,
-                           const struct imx_compat_served *served, size_t n,
-                           const char *const *gpus, size_t n_gpus, json_t *errors)
+ * that names GPUs. Returns how many errors it added. */
+size_t imx_img_check_entries(const struct imx_compat_component *comps,
+                             const struct imx_compat_served *served, size_t n,
+                             const char *const *gpus, size_t n_gpus, json_t *errors)
 {
     char ptr[64];
+    size_t added = 0;
     for (size_t k = 0; k < n; k++) {
         for (size_t a = 0; a < served[k].n_gpus; a++) {
             bool listed = false;
@@ -255,6 +273,7 @@ void imx_img_check_entries(const struct imx_compat_component *comps,
             if (!listed) {
                 snprintf(ptr, sizeof ptr, "/components/%zu/gpus/%zu", k, a);
                 imx_verr(errors, ptr, "%s is not one of the image's gpus", served[k].gpus[a]);
+                added++;
             }
         }
     }
@@ -275,9 +294,11 @@ void imx_img_check_entries(const struct imx_compat_component *comps,
             if (!hit) {
                 snprintf(ptr, sizeof ptr, "/gpus/%zu", g);
                 imx_verr(errors, ptr, "GPU %s is served by no %s entry", gpus[g], comps[k].name);
+                added++;
             }
         }
     }
+    return added;
 }
 
 /* Reads an array of distinct strings that pass ok (NULL: 1..64 characters) into out. Returns how
@@ -323,14 +344,15 @@ void imx_api_compat_check(struct imx_req *r)
     struct imx_compat_served served[IMX_COMPAT_MAX_COMPONENTS];
     const char *gpus[MANIFEST_MAX_GPUS];
     const char *entry_gpus[IMX_IMG_ENTRY_GPUS_MAX];
+    size_t rules = 0;
     size_t nc = imx_img_read_components(json_object_get(body, "components"), comps, served,
                                         IMX_COMPAT_MAX_COMPONENTS, errors, false, entry_gpus,
-                                        IMX_IMG_ENTRY_GPUS_MAX);
+                                        IMX_IMG_ENTRY_GPUS_MAX, &rules);
     size_t ng = imx_img_read_strings(json_object_get(body, "gpus"), "gpus", gpus, MANIFEST_MAX_GPUS,
                                      NULL, "a GPU name of 1 to 64 characters", errors);
-    imx_img_check_entries(comps, served, nc, gpus, ng, errors);
+    rules += imx_img_check_entries(comps, served, nc, gpus, ng, errors);
     if (json_array_size(errors) > 0) {
-        imx_reply_invalid_steal(r, errors, "The stack has invalid fields");
+        imx_img_reply_invalid(r, errors, rules, "The stack has invalid fields");
         return;
     }
     json_decref(errors);

@@ -30,9 +30,9 @@
  * (component_alt_keys: two driver trees) added under the same name, so that the index matches
  * a constraint by any entry as the SQL search does. */
 #define IX_COMPONENT_KEYS                                                                          \
-    "CASE WHEN i.component_alt_keys IS NULL THEN i.component_keys::text"                          \
-    " ELSE rtrim(i.component_keys::text, '}') || (SELECT string_agg(', ' || to_json(e.key)::text" \
-    " || ': ' || v.v::text, '') FROM jsonb_each(i.component_alt_keys) e,"                        \
+    "CASE WHEN i.component_alt_keys IS NULL THEN i.component_keys::text"                           \
+    " ELSE rtrim(i.component_keys::text, '}') || (SELECT string_agg(', ' || to_json(e.key)::text"  \
+    " || ': ' || v.v::text, '') FROM jsonb_each(i.component_alt_keys) e,"                          \
     " jsonb_array_elements(e.value) v(v)) || '}' END"
 
 /* The search keys of an images row, in this order (see struct imx_ix_row). */

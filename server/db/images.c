@@ -61,7 +61,7 @@
     " AND ($8::text[] IS NULL OR i.gpus && $8::text[])"                                            \
     " AND NOT EXISTS (SELECT 1 FROM want k WHERE NOT coalesce("                                    \
     "      i.component_keys -> k.name >= k.lo AND i.component_keys -> k.name <= k.hi, false)"      \
-    "      AND NOT (i.component_alt_keys IS NOT NULL AND EXISTS (SELECT 1 FROM"                   \
+    "      AND NOT (i.component_alt_keys IS NOT NULL AND EXISTS (SELECT 1 FROM"                    \
     "        jsonb_array_elements(i.component_alt_keys -> k.name) e(v)"                            \
     "        WHERE e.v >= k.lo AND e.v <= k.hi)))"                                                 \
     " AND i.tags @> $14::text[]"                                                                   \

@@ -1269,8 +1269,9 @@ static void report_dedupe(struct imx_compat_report *out)
     out->n = w;
 }
 
-static int check_chunks(const struct imx_ref_snapshot *ref, const struct imx_compat_component *comps,
-                        size_t n_comps, const char *const *gpus, size_t n_gpus, const char *today,
+static int check_chunks(const struct imx_ref_snapshot *ref,
+                        const struct imx_compat_component *comps, size_t n_comps,
+                        const char *const *gpus, size_t n_gpus, const char *today,
                         struct imx_compat_report *out)
 {
     size_t first = n_gpus < IMX_COMPAT_MAX_GPUS ? n_gpus : IMX_COMPAT_MAX_GPUS;
@@ -1329,8 +1330,7 @@ static bool entry_applies(const struct imx_ref_snapshot *ref,
 size_t imx_compat_components_for_gpu(const struct imx_ref_snapshot *ref,
                                      const struct imx_compat_component *comps,
                                      const struct imx_compat_served *served, size_t n_comps,
-                                     const char *gpu, struct imx_compat_component *out,
-                                     size_t max)
+                                     const char *gpu, struct imx_compat_component *out, size_t max)
 {
     size_t n = 0;
     for (size_t i = 0; i < n_comps && n < max; i++) {
@@ -1385,8 +1385,7 @@ json_t *imx_compat_report_full(const struct imx_ref_snapshot *ref,
 {
     struct imx_compat_report *rep = malloc(sizeof *rep);
     json_t *doc = NULL;
-    if (rep &&
-        imx_compat_check_entries(ref, comps, served, n_comps, gpus, n_gpus, today, rep) == 0)
+    if (rep && imx_compat_check_entries(ref, comps, served, n_comps, gpus, n_gpus, today, rep) == 0)
         doc = imx_compat_report_json(rep);
     if (!doc || !imx_compat_has_entries(served, n_comps) || n_gpus == 0) {
         free(rep);

@@ -299,8 +299,7 @@ bool imx_compat_has_entries(const struct imx_compat_served *served, size_t n_com
 size_t imx_compat_components_for_gpu(const struct imx_ref_snapshot *ref,
                                      const struct imx_compat_component *comps,
                                      const struct imx_compat_served *served, size_t n_comps,
-                                     const char *gpu, struct imx_compat_component *out,
-                                     size_t max);
+                                     const char *gpu, struct imx_compat_component *out, size_t max);
 
 /* imx_compat_check_many for a stack whose components may carry the GPUs they serve (served
  * parallel to comps; NULL: none do): each GPU is checked alone with the components that apply on
