@@ -82,8 +82,9 @@ bool imx_img_etag_listed(const char *header, const char *etag)
     return false;
 }
 
-/* Replies 400 with errors, or 422 when every one of them breaks a rule of the entries of a
- * component listed more than once (the manifest is well formed but cannot be); steals errors. */
+/* Replies 400 with errors, or 422 when every one of them breaks a rule of the GPUs that the
+ * entries of a component listed more than once serve (a GPU served twice or by none, a GPU not
+ * the image's: each field is well formed, together they cannot be); steals errors. */
 void imx_img_reply_invalid(struct imx_req *r, json_t *errors, size_t rule_errors,
                            const char *detail)
 {
@@ -204,11 +205,13 @@ size_t imx_img_read_components(const json_t *arr, struct imx_compat_component *o
             if (strcmp(out[k].name, name) != 0)
                 continue;
             same++;
-            snprintf(ptr, sizeof ptr, "/components/%zu/gpus", i);
+            /* without gpus a name listed again is malformed, as before (400, at its name) */
+            snprintf(ptr, sizeof ptr, ne == 0 ? "/components/%zu/name" : "/components/%zu/gpus", i);
             if (ne == 0 || served[k].n_gpus == 0) {
                 imx_verr(errors, ptr,
-                         "%s is listed more than once: each entry needs the gpus it serves", name);
-                rules++;
+                         "%s is listed twice: each entry needs the gpus it serves (two driver "
+                         "trees)",
+                         name);
                 ok = false;
                 break;
             }
@@ -243,10 +246,10 @@ size_t imx_img_read_components(const json_t *arr, struct imx_compat_component *o
         for (size_t j = k + 1; j < n; j++) {
             if (strcmp(out[j].name, out[k].name) == 0) {
                 snprintf(ptr, sizeof ptr, "/components/%zu/gpus", at[k]);
-                imx_verr(errors, ptr,
-                         "%s is listed more than once: each entry needs the gpus it serves",
-                         out[k].name);
-                rules++;
+                imx_verr(
+                    errors, ptr,
+                    "%s is listed twice: each entry needs the gpus it serves (two driver trees)",
+                    out[k].name);
                 break;
             }
         }

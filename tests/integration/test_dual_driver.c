@@ -93,10 +93,10 @@ static void manifests_with_entries_are_checked(void **state)
                     "[\"H100\",\"T4\"]", 422, "GPU T4 is served by two nvidia-driver entries");
     publish_refused("[{\"name\":\"nvidia-driver\",\"version\":\"580.126.09\"},{\"name\":"
                     "\"nvidia-driver\",\"version\":\"535.274.02\",\"gpus\":[\"T4\"]}]",
-                    "[\"H100\",\"T4\"]", 422, "each entry needs the gpus it serves");
+                    "[\"H100\",\"T4\"]", 400, "each entry needs the gpus it serves");
     publish_refused("[{\"name\":\"nvidia-driver\",\"version\":\"580.126.09\",\"gpus\":[\"H100\"]},"
                     "{\"name\":\"nvidia-driver\",\"version\":\"535.274.02\"}]",
-                    "[\"H100\",\"T4\"]", 422, "each entry needs the gpus it serves");
+                    "[\"H100\",\"T4\"]", 400, "each entry needs the gpus it serves");
     publish_refused("[{\"name\":\"nvidia-driver\",\"version\":\"580.126.09\",\"gpus\":[\"H100\"]},"
                     "{\"name\":\"nvidia-driver\",\"version\":\"535.274.02\",\"gpus\":[\"L4\"]}]",
                     "[\"H100\",\"T4\"]", 422, "L4 is not one of the image's gpus");
