@@ -122,31 +122,10 @@ static void load_openapi(const char *path)
 static int recompute_one(struct imx_db_conn *c, const struct imx_ref_snapshot *ref,
                          const json_t *img, const char *today)
 {
-    struct imx_compat_component comps[IMX_COMPAT_MAX_COMPONENTS];
-    const char *gpus[64];
-    size_t nc = 0, ng = 0, i;
-    json_t *v;
-    json_array_foreach(json_object_get(img, "components"), i, v)
-    {
-        if (nc < IMX_COMPAT_MAX_COMPONENTS)
-            comps[nc++] = (struct imx_compat_component){
-                json_string_value(json_object_get(v, "name")),
-                json_string_value(json_object_get(v, "version")),
-            };
-    }
-    json_array_foreach(json_object_get(img, "gpus"), i, v)
-    {
-        if (ng < 64)
-            gpus[ng++] = json_string_value(v);
-    }
-    struct imx_compat_report *rep = malloc(sizeof *rep);
-    char *text = NULL;
-    if (rep && imx_compat_check_many(ref, comps, nc, gpus, ng, today, rep) == 0) {
-        json_t *doc = imx_compat_report_json(rep);
-        text = doc ? json_dumps(doc, JSON_COMPACT) : NULL;
-        json_decref(doc);
-    }
-    free(rep);
+    json_t *doc = imx_compat_report_of_json(ref, json_object_get(img, "components"),
+                                            json_object_get(img, "gpus"), today);
+    char *text = doc ? json_dumps(doc, JSON_COMPACT) : NULL;
+    json_decref(doc);
     long long id = json_integer_value(json_object_get(img, "id"));
     int rc = text && imx_db_image_set_compat(c, id, text) == IMX_DBS_OK ? 0 : -1;
     free(text);

@@ -195,17 +195,29 @@ RETURNS TABLE (doc json)
 LANGUAGE sql STABLE AS $$
   SELECT json_build_object('image_id', i.id, 'family', i.family, 'version', i.version,
     'status', i.patch_status,
-    'advisories', coalesce((SELECT json_agg(json_build_object(
+    'advisories', coalesce((SELECT json_agg(CASE WHEN i.component_entries IS NULL THEN x.o
+        -- an image with a component listed more than once (two driver trees): which of its
+        -- components the advisory hits, each entry with the GPUs it serves (the image is
+        -- affected when any entry is)
+        ELSE (left(x.o::text, -1) || ', "affected_components" : ' || (
+          SELECT coalesce(json_agg(json_build_object('name', c.name, 'version', c.version,
+                                                     'gpus', to_json(c.gpus))
+                                   ORDER BY c.name, c.entry), '[]')::text
+            FROM image_components c
+           WHERE c.image_id = i.id AND EXISTS (
+             SELECT 1 FROM advisory_ranges r WHERE r.advisory_id = a.id AND r.component = c.name
+                AND imx_key_in(c.version_key, r.lo, r.lo_incl, r.hi, r.hi_incl))) || '}')::json
+        END ORDER BY a.published DESC, a.id)
+      FROM image_advisories ia JOIN advisories a ON a.id = ia.advisory_id
+      LEFT JOIN images fx ON fx.id = ia.fixed_by,
+      LATERAL (SELECT json_build_object(
         'id', a.id, 'title', a.title, 'severity', a.severity, 'cves', to_json(a.cves),
         'kev', imx_kev_json(a.cves), 'epss', imx_epss_json(a.cves),
         'fixed_by', CASE WHEN fx.id IS NOT NULL THEN json_build_object(
           'id', fx.id, 'family', fx.family, 'version', fx.version) END,
         'still_open_in_fix', CASE WHEN fx.id IS NOT NULL THEN (
           SELECT coalesce(json_agg(o.advisory_id ORDER BY o.advisory_id), '[]')
-          FROM image_advisories o WHERE o.image_id = fx.id) ELSE '[]'::json END)
-        ORDER BY a.published DESC, a.id)
-      FROM image_advisories ia JOIN advisories a ON a.id = ia.advisory_id
-      LEFT JOIN images fx ON fx.id = ia.fixed_by
+          FROM image_advisories o WHERE o.image_id = fx.id) ELSE '[]'::json END) AS o) x
       WHERE ia.image_id = i.id), '[]'))
     FROM images i WHERE i.id = p_image
 $$;

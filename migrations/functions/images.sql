@@ -7,6 +7,29 @@
 -- imx_image_index_commit, imx_image_index_deleted (0010); bench/gen_catalog.sh calls
 -- imx_image_denorm_refresh after a load with the triggers off.
 
+-- The entries of an image's components listed more than once (0210_component_entries.sql):
+-- [{name, version, gpus}] in (name, entry) order, NULL when every component is listed once.
+-- images.components gives such a name all its entries, [{version, gpus}], instead of a version.
+CREATE OR REPLACE FUNCTION imx_image_component_entries(p_image bigint) RETURNS jsonb
+LANGUAGE sql STABLE AS $$
+  SELECT jsonb_agg(jsonb_build_object('name', c.name, 'version', c.version,
+                                      'gpus', to_jsonb(c.gpus)) ORDER BY c.name, c.entry)
+    FROM image_components c
+   WHERE c.image_id = p_image
+     AND EXISTS (SELECT 1 FROM image_components o
+                  WHERE o.image_id = c.image_id AND o.name = c.name AND o.entry = 2)
+$$;
+
+-- The version keys of entries 2..n, {name: [key, ...]} (NULL when none): search matches a
+-- constraint against these as well as against component_keys (entry 1).
+CREATE OR REPLACE FUNCTION imx_image_component_alt_keys(p_image bigint) RETURNS jsonb
+LANGUAGE sql STABLE AS $$
+  SELECT jsonb_object_agg(x.name, x.keys)
+    FROM (SELECT c.name, jsonb_agg(imx_version_key_num(c.version_key) ORDER BY c.entry) AS keys
+            FROM image_components c WHERE c.image_id = p_image AND c.entry > 1
+           GROUP BY c.name) x
+$$;
+
 -- images.gpus, regions, tags, components and component_keys follow their child tables: after
 -- every statement that writes one (publish, tests, the demo), the images it touched are
 -- recomputed from that table, in the same transaction. Images are immutable after publish, so
@@ -16,11 +39,21 @@ CREATE OR REPLACE FUNCTION imx_image_denorm_refresh(ids bigint[], tbl text) RETU
 LANGUAGE sql AS $$
   UPDATE images i SET
     components = CASE WHEN tbl IS NULL OR tbl = 'image_components' THEN
-      coalesce((SELECT json_object_agg(c.name, c.version ORDER BY c.name)
-                  FROM image_components c WHERE c.image_id = i.id), '{}') ELSE i.components END,
+      coalesce((SELECT json_object_agg(c.name, CASE WHEN c.gpus IS NULL THEN to_json(c.version)
+                  ELSE (SELECT json_agg(json_build_object('version', e.version,
+                                                          'gpus', to_json(e.gpus)) ORDER BY e.entry)
+                          FROM image_components e WHERE e.image_id = c.image_id
+                           AND e.name = c.name) END ORDER BY c.name)
+                  FROM image_components c WHERE c.image_id = i.id AND c.entry = 1), '{}')
+      ELSE i.components END,
     component_keys = CASE WHEN tbl IS NULL OR tbl = 'image_components' THEN
       coalesce((SELECT jsonb_object_agg(c.name, imx_version_key_num(c.version_key))
-                  FROM image_components c WHERE c.image_id = i.id), '{}') ELSE i.component_keys END,
+                  FROM image_components c WHERE c.image_id = i.id AND c.entry = 1), '{}')
+      ELSE i.component_keys END,
+    component_entries = CASE WHEN tbl IS NULL OR tbl = 'image_components' THEN
+      imx_image_component_entries(i.id) ELSE i.component_entries END,
+    component_alt_keys = CASE WHEN tbl IS NULL OR tbl = 'image_components' THEN
+      imx_image_component_alt_keys(i.id) ELSE i.component_alt_keys END,
     gpus = CASE WHEN tbl IS NULL OR tbl = 'image_gpus' THEN
       ARRAY(SELECT g.gpu FROM image_gpus g WHERE g.image_id = i.id ORDER BY g.gpu) ELSE i.gpus END,
     regions = CASE WHEN tbl IS NULL OR tbl = 'image_artifacts' THEN

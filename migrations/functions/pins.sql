@@ -37,7 +37,8 @@ CREATE OR REPLACE FUNCTION imx_pin_unmet(p_pin bigint, p_image bigint) RETURNS j
 LANGUAGE sql STABLE PARALLEL SAFE AS $$
   SELECT coalesce(json_agg(json_build_object('component', k.component, 'range', k.range,
            'version', (SELECT c.version FROM image_components c
-                        WHERE c.image_id = p_image AND c.name = k.component))
+                        WHERE c.image_id = p_image AND c.name = k.component
+                        ORDER BY c.entry LIMIT 1))
            ORDER BY k.ord), '[]')
   FROM pin_constraints k WHERE k.pin_id = p_pin AND NOT EXISTS (
     SELECT 1 FROM image_components c WHERE c.image_id = p_image AND c.name = k.component

@@ -20,8 +20,13 @@ LANGUAGE sql STABLE AS $$
     'id', i.id, 'family', i.family, 'version', i.version, 'architecture', i.architecture,
     'os', json_build_object('name', i.os_name, 'version', i.os_version), 'kernel', i.kernel,
     'gpus', to_json(i.gpus),
-    'components', (SELECT coalesce(json_agg(json_build_object('name', c.name, 'version', c.version)
-                                            ORDER BY c.name), '[]')
+    -- a component listed more than once (two driver trees) comes once per entry with the GPUs
+    -- it serves: drift compares the node with the entry for its GPU
+    'components', (SELECT coalesce(json_agg(CASE WHEN c.gpus IS NULL
+                     THEN json_build_object('name', c.name, 'version', c.version)
+                     ELSE json_build_object('name', c.name, 'version', c.version,
+                                            'gpus', to_json(c.gpus)) END
+                                            ORDER BY c.name, c.entry), '[]')
                      FROM image_components c WHERE c.image_id = i.id),
     'packages', (SELECT coalesce(json_agg(json_build_object('name', o.name, 'version', o.version)
                                           ORDER BY o.name), '[]')

@@ -7,10 +7,14 @@
 -- p_docs: a JSON array of manifests as server/db/images.c writes them (every value already
 -- checked by the publish and import handlers of server/api/): {family, version, team_id, provider, architecture, os_name,
 -- os_version, kernel, layer, parent_id, boot_seconds, size_gb, description, compatibility,
--- components:[{name, version}], artifacts:[{region, artifact_id}], gpus:[...],
+-- components:[{name, version, gpus?}], artifacts:[{region, artifact_id}], gpus:[...],
 -- instance_families:[...], tags:[...], packages:[{ecosystem, name, version, key, order}],
 -- packages_source}, each component with "key", its imx_version_key(), and each package with
--- "key", its imx_pkgver_key() as hex (server/domain/pkgver.c).
+-- "key", its imx_pkgver_key() as hex (server/domain/pkgver.c). A component name may appear
+-- more than once (two driver trees, 0210_component_entries.sql), each entry then with the GPUs it
+-- serves ("gpus", checked by the handlers: disjoint, among the image's); entries are numbered in
+-- manifest order. images.components then gives that name every entry, [{version, gpus}];
+-- component_keys holds entry 1's key and component_alt_keys the others' (search).
 --
 -- Steps, in order:
 --   1. lock: the global patch lock (shared) and each family's lock, in name order;
@@ -55,25 +59,56 @@ BEGIN
     SELECT x.j, x.o FROM jsonb_array_elements(p_docs) WITH ORDINALITY AS x(j, o)
   ), comps AS MATERIALIZED (
     -- key: imx_version_key(version), computed by the caller (imx_ver_format_key, the same parse)
-    SELECT d.o, c->>'name' AS name, c->>'version' AS version, (c->>'key')::int[] AS k
-      FROM d, jsonb_array_elements(d.j->'components') c
-  ), cagg AS (
-    SELECT o, json_object_agg(name, version ORDER BY name) AS components,
-           jsonb_object_agg(name, imx_version_key_num(k)) AS keys, array_agg(name) AS names,
+    SELECT d.o, c.e->>'name' AS name, c.e->>'version' AS version, (c.e->>'key')::int[] AS k,
+           row_number() OVER (PARTITION BY d.o, c.e->>'name' ORDER BY c.n)::smallint AS entry,
+           count(*) OVER (PARTITION BY d.o, c.e->>'name') AS entries,
+           c.e->'gpus' AS gpus
+      FROM d, jsonb_array_elements(d.j->'components') WITH ORDINALITY AS c(e, n)
+  ), multi AS (
+    -- the entries of the components listed more than once, their GPUs made canonical (few: the
+    -- reference lookup runs for these alone)
+    SELECT comps.o, comps.name, comps.version, comps.k, comps.entry,
+           ARRAY(SELECT DISTINCT coalesce(imx_ref_gpu_canonical(x), x)
+                   FROM jsonb_array_elements_text(comps.gpus) x ORDER BY 1) AS gpus
+      FROM comps WHERE comps.entries > 1
+  ), byname AS (
+    -- one value per (image, name): the version, or for a name listed more than once every
+    -- entry as {version, gpus} (images.components; drift and compare read both spellings)
+    SELECT comps.o, comps.name,
+           CASE WHEN count(*) = 1 THEN to_json(min(comps.version))
+                ELSE (SELECT json_agg(json_build_object('version', mu.version,
+                                                        'gpus', to_json(mu.gpus)) ORDER BY mu.entry)
+                        FROM multi mu WHERE mu.o = comps.o AND mu.name = comps.name) END AS val,
+           min(imx_version_key_num(comps.k)) FILTER (WHERE comps.entry = 1) AS key1,
            bool_or(EXISTS (SELECT 1 FROM advisory_ranges r
                             JOIN advisories a ON a.id = r.advisory_id AND a.withdrawn_at IS NULL
                            WHERE r.component = comps.name
                              AND imx_key_in(comps.k, r.lo, r.lo_incl, r.hi, r.hi_incl))) AS hit
-      FROM comps GROUP BY o
+      FROM comps GROUP BY comps.o, comps.name
+  ), cagg AS (
+    SELECT o, json_object_agg(name, val ORDER BY name) AS components,
+           jsonb_object_agg(name, key1) AS keys, array_agg(name) AS names, bool_or(hit) AS hit
+      FROM byname GROUP BY o
   ), gpu AS MATERIALIZED (
     -- each GPU spelling of the batch resolved once (a reference lookup costs ~0.1 ms)
     SELECT x.g, coalesce(imx_ref_gpu_canonical(x.g), x.g) AS canon
       FROM (SELECT DISTINCT jsonb_array_elements_text(d.j->'gpus') AS g FROM d) x
+  ), magg AS (
+    SELECT multi.o,
+           jsonb_agg(jsonb_build_object('name', multi.name, 'version', multi.version,
+                                        'gpus', to_jsonb(multi.gpus))
+                     ORDER BY multi.name, multi.entry) AS entries,
+           (SELECT jsonb_object_agg(y.name, y.keys)
+              FROM (SELECT m2.name, jsonb_agg(imx_version_key_num(m2.k) ORDER BY m2.entry) AS keys
+                      FROM multi m2 WHERE m2.o = multi.o AND m2.entry > 1 GROUP BY m2.name) y)
+             AS alt_keys
+      FROM multi GROUP BY multi.o
   ), ins AS (
     INSERT INTO images (family, version, team_id, provider, architecture, os_name, os_version,
                         kernel, layer, parent_id, boot_seconds, size_gb, description,
                         compatibility, search, published_at, gpus, regions, tags, components,
-                        component_keys, patch_status, os_patch_status)
+                        component_keys, component_entries, component_alt_keys, patch_status,
+                        os_patch_status)
     SELECT j->>'family', j->>'version', (j->>'team_id')::bigint, j->>'provider',
            j->>'architecture', j->>'os_name', j->>'os_version', j->>'kernel', j->>'layer',
            (j->>'parent_id')::bigint, (j->>'boot_seconds')::int, (j->>'size_gb')::numeric,
@@ -84,17 +119,19 @@ BEGIN
                    JOIN gpu ON gpu.g = x ORDER BY 1),
            ARRAY(SELECT a->>'region' FROM jsonb_array_elements(j->'artifacts') a ORDER BY 1),
            ARRAY(SELECT DISTINCT t FROM jsonb_array_elements_text(j->'tags') t ORDER BY 1),
-           coalesce(ca.components, '{}'), coalesce(ca.keys, '{}'),
+           coalesce(ca.components, '{}'), coalesce(ca.keys, '{}'), mg.entries, mg.alt_keys,
            CASE WHEN ca.hit THEN 'vulnerable' ELSE 'ok' END,
            CASE WHEN jsonb_array_length(coalesce(j->'packages', '[]')) > 0 THEN 'ok' END
-      FROM d LEFT JOIN cagg ca ON ca.o = d.o ORDER BY d.o
+      FROM d LEFT JOIN cagg ca ON ca.o = d.o LEFT JOIN magg mg ON mg.o = d.o ORDER BY d.o
     RETURNING id, family, version
   ), m AS (
     SELECT ins.id, d.j, d.o FROM ins JOIN d ON d.j->>'family' = ins.family
      AND d.j->>'version' = ins.version
   ), c AS (
-    INSERT INTO image_components (image_id, name, version)
-    SELECT m.id, comps.name, comps.version FROM m JOIN comps ON comps.o = m.o
+    INSERT INTO image_components (image_id, name, version, entry, gpus)
+    SELECT m.id, comps.name, comps.version, comps.entry, mu.gpus
+      FROM m JOIN comps ON comps.o = m.o
+      LEFT JOIN multi mu ON mu.o = comps.o AND mu.name = comps.name AND mu.entry = comps.entry
     RETURNING 1
   ), a AS (
     INSERT INTO image_artifacts (image_id, region, artifact_id)

@@ -66,8 +66,12 @@ static bool tag_ok(const char *s)
 struct publish {
     struct imx_image_new in;
     struct imx_image_component comps[IMX_DBI_MAX_ROWS];
+    struct imx_compat_served served[IMX_DBI_MAX_ROWS]; /* the GPUs each component entry serves */
+    struct imx_image_served comp_gpus[IMX_DBI_MAX_ROWS];
     struct imx_image_artifact arts[IMX_DBI_MAX_ROWS];
     const char *gpus[MANIFEST_MAX_GPUS];
+    const char *entry_gpus[IMX_IMG_ENTRY_GPUS_MAX]; /* of components listed more than once */
+    size_t rule_errors; /* errors that break the rules of such entries (422) */
     const char *families[IMX_DBI_MAX_ROWS];
     const char *tags[IMX_DBI_MAX_ROWS];
     const char *team;
@@ -314,16 +318,21 @@ static void check_manifest(json_t *body, struct publish *p, json_t *errors)
     in->artifacts = p->arts;
 
     struct imx_compat_component comps[IMX_DBI_MAX_ROWS];
-    size_t nc = imx_img_read_components(json_object_get(body, "components"), comps,
-                                        IMX_DBI_MAX_ROWS, errors, true);
-    for (size_t i = 0; i < nc; i++)
+    size_t nc = imx_img_read_components(json_object_get(body, "components"), comps, p->served,
+                                        IMX_DBI_MAX_ROWS, errors, true, p->entry_gpus,
+                                        IMX_IMG_ENTRY_GPUS_MAX, &p->rule_errors);
+    for (size_t i = 0; i < nc; i++) {
         p->comps[i] = (struct imx_image_component){ comps[i].name, comps[i].version };
+        p->comp_gpus[i] = (struct imx_image_served){ p->served[i].gpus, p->served[i].n_gpus };
+    }
     in->components = p->comps;
+    in->component_gpus = p->comp_gpus;
     in->n_components = nc;
     in->n_gpus =
         imx_img_read_strings(json_object_get(body, "gpus"), "gpus", p->gpus, MANIFEST_MAX_GPUS,
                              NULL, "a GPU name of 1 to 64 characters", errors);
     in->gpus = p->gpus;
+    p->rule_errors += imx_img_check_entries(comps, p->served, nc, p->gpus, in->n_gpus, errors);
     in->n_instance_families =
         imx_img_read_strings(json_object_get(body, "instance_families"), "instance_families",
                              p->families, IMX_DBI_MAX_ROWS, instance_family_ok,
@@ -402,7 +411,7 @@ void imx_api_image_publish(struct imx_req *r)
     json_t *errors = json_array();
     check_manifest(body, p, errors);
     if (json_array_size(errors) > 0) {
-        imx_reply_invalid_steal(r, errors, "The manifest has invalid fields");
+        imx_img_reply_invalid(r, errors, p->rule_errors, "The manifest has invalid fields");
         errors = NULL;
         goto out;
     }
@@ -433,7 +442,8 @@ void imx_api_image_publish(struct imx_req *r)
     struct imx_compat_component comps[IMX_DBI_MAX_ROWS];
     for (size_t i = 0; i < p->in.n_components; i++)
         comps[i] = (struct imx_compat_component){ p->comps[i].name, p->comps[i].version };
-    json_t *report = imx_img_compat_report(ref, comps, p->in.n_components, p->gpus, p->in.n_gpus);
+    json_t *report =
+        imx_img_compat_report(ref, comps, p->served, p->in.n_components, p->gpus, p->in.n_gpus);
     imx_db_ref_release(ref);
     p->report = report ? json_dumps(report, JSON_COMPACT) : NULL;
     json_decref(report);
@@ -608,7 +618,7 @@ static int import_resolve(struct imx_req *r, struct import *im, json_t *errors)
         for (size_t k = 0; k < p->in.n_components; k++)
             comps[k] = (struct imx_compat_component){ p->comps[k].name, p->comps[k].version };
         json_t *report =
-            imx_img_compat_report(ref, comps, p->in.n_components, p->gpus, p->in.n_gpus);
+            imx_img_compat_report(ref, comps, p->served, p->in.n_components, p->gpus, p->in.n_gpus);
         p->report = report ? json_dumps(report, JSON_COMPACT) : NULL;
         json_decref(report);
         if (!p->report) {
@@ -703,7 +713,10 @@ void imx_api_image_import(struct imx_req *r)
     if (json_array_size(errors) == 0 && import_resolve(r, &im, errors) != 0)
         goto out;
     if (json_array_size(errors) > 0) {
-        imx_reply_invalid_steal(r, errors, "Some manifests are invalid; nothing was imported");
+        size_t rules = 0;
+        for (size_t i = 0; i < im.n; i++)
+            rules += im.p[i].rule_errors;
+        imx_img_reply_invalid(r, errors, rules, "Some manifests are invalid; nothing was imported");
         errors = NULL;
         goto out;
     }

@@ -82,6 +82,18 @@ bool imx_img_etag_listed(const char *header, const char *etag)
     return false;
 }
 
+/* Replies 400 with errors, or 422 when every one of them breaks a rule of the GPUs that the
+ * entries of a component listed more than once serve (a GPU served twice or by none, a GPU not
+ * the image's: each field is well formed, together they cannot be); steals errors. */
+void imx_img_reply_invalid(struct imx_req *r, json_t *errors, size_t rule_errors,
+                           const char *detail)
+{
+    if (rule_errors > 0 && rule_errors == json_array_size(errors))
+        imx_reply_unprocessable_steal(r, errors, detail);
+    else
+        imx_reply_invalid_steal(r, errors, detail);
+}
+
 /* Today as "YYYY-MM-DD" (UTC), for end-of-life checks. */
 static void today_utc(char out[16])
 {
@@ -94,17 +106,13 @@ static void today_utc(char out[16])
 /* The compatibility report of a stack against ref, as a new JSON document (NULL when out of
  * memory or the stack is over the validator's limits). */
 json_t *imx_img_compat_report(const struct imx_ref_snapshot *ref,
-                              const struct imx_compat_component *comps, size_t n_comps,
+                              const struct imx_compat_component *comps,
+                              const struct imx_compat_served *served, size_t n_comps,
                               const char *const *gpus, size_t n_gpus)
 {
     char today[16];
     today_utc(today);
-    struct imx_compat_report *rep = malloc(sizeof *rep);
-    json_t *doc = NULL;
-    if (rep && imx_compat_check_many(ref, comps, n_comps, gpus, n_gpus, today, rep) == 0)
-        doc = imx_compat_report_json(rep);
-    free(rep);
-    return doc;
+    return imx_compat_report_full(ref, comps, served, n_comps, gpus, n_gpus, today);
 }
 
 /* ---- POST /v1/compat/check ---- */
@@ -115,14 +123,21 @@ static const struct imx_api_field compat_fields[] = {
     { NULL, JSON_NULL, false },
 };
 
-/* Reads components [{name, version}] (validated) into out. Returns how many. */
-size_t imx_img_read_components(const json_t *arr, struct imx_compat_component *out, size_t max,
-                               json_t *errors, bool check_versions)
+/* Reads components [{name, version, gpus?}] (validated) into out. Returns how many. A name may
+ * be listed more than once (an image with two driver trees) when every entry of it names the GPUs
+ * it serves, none served by two of them; the GPUs are borrowed from arr into pool (pool_max at
+ * most; NULL: "gpus" is refused). imx_img_check_entries holds them to the image's GPUs. */
+size_t imx_img_read_components(const json_t *arr, struct imx_compat_component *out,
+                               struct imx_compat_served *served, size_t max, json_t *errors,
+                               bool check_versions, const char **pool, size_t pool_max,
+                               size_t *rule_errors)
 {
-    size_t i, n = 0;
+    size_t i, n = 0, used = 0, rules = 0;
     json_t *c;
     char ptr[64];
-    if (json_array_size(arr) > max) {
+    size_t at[IMX_COMPAT_MAX_COMPONENTS > IMX_DBI_MAX_ROWS ? IMX_COMPAT_MAX_COMPONENTS
+                                                           : IMX_DBI_MAX_ROWS];
+    if (json_array_size(arr) > max || max > sizeof at / sizeof at[0]) {
         imx_verr(errors, "/components", "at most %zu components", max);
         return 0;
     }
@@ -130,9 +145,12 @@ size_t imx_img_read_components(const json_t *arr, struct imx_compat_component *o
     {
         const char *name = json_string_value(json_object_get(c, "name"));
         const char *version = json_string_value(json_object_get(c, "version"));
+        json_t *gpus = json_object_get(c, "gpus");
         snprintf(ptr, sizeof ptr, "/components/%zu", i);
-        if (!json_is_object(c) || json_object_size(c) != 2 || !name || !version) {
-            imx_verr(errors, ptr, "must be an object with string members name and version");
+        if (!json_is_object(c) || json_object_size(c) != 2 + (gpus != NULL) || !name || !version) {
+            imx_verr(errors, ptr,
+                     pool ? "must be an object with string members name and version (and gpus)"
+                          : "must be an object with string members name and version");
             continue;
         }
         bool ok = true;
@@ -148,17 +166,142 @@ size_t imx_img_read_components(const json_t *arr, struct imx_compat_component *o
                      version);
             ok = false;
         }
-        for (size_t k = 0; ok && k < n; k++) {
-            if (strcmp(out[k].name, name) == 0) {
-                snprintf(ptr, sizeof ptr, "/components/%zu/name", i);
-                imx_verr(errors, ptr, "%s is listed twice", name);
+        const char **eg = pool ? pool + used : NULL;
+        size_t ne = 0;
+        if (gpus) {
+            snprintf(ptr, sizeof ptr, "/components/%zu/gpus", i);
+            if (!pool) {
+                imx_verr(errors, ptr, "is not accepted here");
                 ok = false;
+            } else if (!json_is_array(gpus) || json_array_size(gpus) < 1 ||
+                       json_array_size(gpus) > MANIFEST_MAX_GPUS ||
+                       used + json_array_size(gpus) > pool_max) {
+                imx_verr(errors, ptr, "must be an array of 1 to %d GPU names (the GPUs it serves)",
+                         MANIFEST_MAX_GPUS);
+                ok = false;
+            } else {
+                size_t k;
+                json_t *g;
+                json_array_foreach(gpus, k, g)
+                {
+                    const char *gs = json_string_value(g);
+                    bool dup = false;
+                    for (size_t j = 0; gs && j < ne && !dup; j++)
+                        dup = strcasecmp(eg[j], gs) == 0;
+                    if (!gs || strlen(gs) < 1 || strlen(gs) > 64 || dup) {
+                        snprintf(ptr, sizeof ptr, "/components/%zu/gpus/%zu", i, k);
+                        imx_verr(errors, ptr, "must be a GPU name of 1 to 64 characters, once");
+                        ok = false;
+                    } else {
+                        eg[ne++] = gs;
+                    }
+                }
             }
         }
-        if (ok)
+        /* A name listed again: each entry must say which GPUs it serves, and no GPU is served by
+         * two entries of the same name (the image loads one tree per GPU). */
+        size_t same = 0;
+        for (size_t k = 0; ok && k < n; k++) {
+            if (strcmp(out[k].name, name) != 0)
+                continue;
+            same++;
+            /* without gpus a name listed again is malformed, as before (400, at its name) */
+            snprintf(ptr, sizeof ptr, ne == 0 ? "/components/%zu/name" : "/components/%zu/gpus", i);
+            if (ne == 0 || served[k].n_gpus == 0) {
+                imx_verr(errors, ptr,
+                         "%s is listed twice: each entry needs the gpus it serves (two driver "
+                         "trees)",
+                         name);
+                ok = false;
+                break;
+            }
+            for (size_t a = 0; ok && a < ne; a++) {
+                for (size_t b = 0; ok && b < served[k].n_gpus; b++) {
+                    if (strcasecmp(eg[a], served[k].gpus[b]) == 0) {
+                        imx_verr(errors, ptr, "GPU %s is served by two %s entries (%s and %s)",
+                                 eg[a], name, out[k].version, version);
+                        rules++;
+                        ok = false;
+                    }
+                }
+            }
+        }
+        if (ok && same >= 8) {
+            snprintf(ptr, sizeof ptr, "/components/%zu", i);
+            imx_verr(errors, ptr, "%s: at most 8 entries", name);
+            rules++;
+            ok = false;
+        }
+        if (ok) {
+            at[n] = i;
+            served[n] = (struct imx_compat_served){ ne ? eg : NULL, ne };
             out[n++] = (struct imx_compat_component){ name, version };
+            used += ne;
+        }
     }
+    /* The first entry of a name listed more than once needs its gpus too. */
+    for (size_t k = 0; k < n; k++) {
+        if (served[k].n_gpus > 0)
+            continue;
+        for (size_t j = k + 1; j < n; j++) {
+            if (strcmp(out[j].name, out[k].name) == 0) {
+                snprintf(ptr, sizeof ptr, "/components/%zu/gpus", at[k]);
+                imx_verr(
+                    errors, ptr,
+                    "%s is listed twice: each entry needs the gpus it serves (two driver trees)",
+                    out[k].name);
+                break;
+            }
+        }
+    }
+    if (rule_errors)
+        *rule_errors += rules;
     return n;
+}
+
+/* Holds the entries' GPUs (imx_img_read_components) to the image's: each one of the image's
+ * (same text ignoring case), and each image GPU served by exactly one entry of every component
+ * that names GPUs. Returns how many errors it added. */
+size_t imx_img_check_entries(const struct imx_compat_component *comps,
+                             const struct imx_compat_served *served, size_t n,
+                             const char *const *gpus, size_t n_gpus, json_t *errors)
+{
+    char ptr[64];
+    size_t added = 0;
+    for (size_t k = 0; k < n; k++) {
+        for (size_t a = 0; a < served[k].n_gpus; a++) {
+            bool listed = false;
+            for (size_t g = 0; g < n_gpus && !listed; g++)
+                listed = strcasecmp(served[k].gpus[a], gpus[g]) == 0;
+            if (!listed) {
+                snprintf(ptr, sizeof ptr, "/components/%zu/gpus/%zu", k, a);
+                imx_verr(errors, ptr, "%s is not one of the image's gpus", served[k].gpus[a]);
+                added++;
+            }
+        }
+    }
+    for (size_t k = 0; k < n; k++) {
+        bool first = served[k].n_gpus > 0;
+        for (size_t j = 0; j < k && first; j++)
+            first = strcmp(comps[j].name, comps[k].name) != 0 || served[j].n_gpus == 0;
+        if (!first)
+            continue;
+        for (size_t g = 0; g < n_gpus; g++) {
+            bool hit = false;
+            for (size_t j = k; j < n && !hit; j++) {
+                if (strcmp(comps[j].name, comps[k].name) != 0)
+                    continue;
+                for (size_t a = 0; a < served[j].n_gpus && !hit; a++)
+                    hit = strcasecmp(served[j].gpus[a], gpus[g]) == 0;
+            }
+            if (!hit) {
+                snprintf(ptr, sizeof ptr, "/gpus/%zu", g);
+                imx_verr(errors, ptr, "GPU %s is served by no %s entry", gpus[g], comps[k].name);
+                added++;
+            }
+        }
+    }
+    return added;
 }
 
 /* Reads an array of distinct strings that pass ok (NULL: 1..64 characters) into out. Returns how
@@ -201,13 +344,18 @@ void imx_api_compat_check(struct imx_req *r)
     json_t *errors = json_array();
     imx_api_check_fields(body, compat_fields, errors);
     struct imx_compat_component comps[IMX_COMPAT_MAX_COMPONENTS];
+    struct imx_compat_served served[IMX_COMPAT_MAX_COMPONENTS];
     const char *gpus[MANIFEST_MAX_GPUS];
-    size_t nc = imx_img_read_components(json_object_get(body, "components"), comps,
-                                        IMX_COMPAT_MAX_COMPONENTS, errors, false);
+    const char *entry_gpus[IMX_IMG_ENTRY_GPUS_MAX];
+    size_t rules = 0;
+    size_t nc = imx_img_read_components(json_object_get(body, "components"), comps, served,
+                                        IMX_COMPAT_MAX_COMPONENTS, errors, false, entry_gpus,
+                                        IMX_IMG_ENTRY_GPUS_MAX, &rules);
     size_t ng = imx_img_read_strings(json_object_get(body, "gpus"), "gpus", gpus, MANIFEST_MAX_GPUS,
                                      NULL, "a GPU name of 1 to 64 characters", errors);
+    rules += imx_img_check_entries(comps, served, nc, gpus, ng, errors);
     if (json_array_size(errors) > 0) {
-        imx_reply_invalid_steal(r, errors, "The stack has invalid fields");
+        imx_img_reply_invalid(r, errors, rules, "The stack has invalid fields");
         return;
     }
     json_decref(errors);
@@ -221,7 +369,7 @@ void imx_api_compat_check(struct imx_req *r)
         imx_reply_problem(r, IMX_E_DB_UNAVAILABLE, "The reference data cannot be read");
         return;
     }
-    json_t *doc = imx_img_compat_report(ref, comps, nc, gpus, ng);
+    json_t *doc = imx_img_compat_report(ref, comps, served, nc, gpus, ng);
     imx_db_ref_release(ref);
     imx_reply_json_steal(r, 200, doc);
 }

@@ -30,11 +30,13 @@
 
 #define SEARCH_LIMIT_DEFAULT 50
 #define MANIFEST_MAX_GPUS    32 /* checked IMX_COMPAT_MAX_GPUS at a time */
-#define BOOT_SECONDS_MAX     86400
-#define SIZE_GB_MAX          999999.99
-#define LOWER_DIGITS         "abcdefghijklmnopqrstuvwxyz0123456789"
-#define ALNUM                LOWER_DIGITS "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-#define COMPONENT_ARG_MAX    (64 + 1 + IMX_CONSTRAINT_TEXT_MAX)
+/* GPUs named by the entries of components listed more than once, all together. */
+#define IMX_IMG_ENTRY_GPUS_MAX 128
+#define BOOT_SECONDS_MAX       86400
+#define SIZE_GB_MAX            999999.99
+#define LOWER_DIGITS           "abcdefghijklmnopqrstuvwxyz0123456789"
+#define ALNUM                  LOWER_DIGITS "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+#define COMPONENT_ARG_MAX      (64 + 1 + IMX_CONSTRAINT_TEXT_MAX)
 
 /* component=NAME:CONSTRAINT filters (repeatable), read by imx_img_read_constraints. */
 struct imx_img_constraint_args {
@@ -59,10 +61,18 @@ long long imx_img_path_id(struct imx_req *r);
 void imx_img_reply_json_text_steal(struct imx_req *r, unsigned status, char *json);
 bool imx_img_etag_listed(const char *header, const char *etag);
 json_t *imx_img_compat_report(const struct imx_ref_snapshot *ref,
-                              const struct imx_compat_component *comps, size_t n_comps,
+                              const struct imx_compat_component *comps,
+                              const struct imx_compat_served *served, size_t n_comps,
                               const char *const *gpus, size_t n_gpus);
-size_t imx_img_read_components(const json_t *arr, struct imx_compat_component *out, size_t max,
-                               json_t *errors, bool check_versions);
+size_t imx_img_read_components(const json_t *arr, struct imx_compat_component *out,
+                               struct imx_compat_served *served, size_t max, json_t *errors,
+                               bool check_versions, const char **pool, size_t pool_max,
+                               size_t *rule_errors);
+void imx_img_reply_invalid(struct imx_req *r, json_t *errors, size_t rule_errors,
+                           const char *detail);
+size_t imx_img_check_entries(const struct imx_compat_component *comps,
+                             const struct imx_compat_served *served, size_t n,
+                             const char *const *gpus, size_t n_gpus, json_t *errors);
 size_t imx_img_read_strings(const json_t *arr, const char *field, const char **out, size_t max,
                             bool (*ok)(const char *), const char *ok_text, json_t *errors);
 void imx_img_package_arg(void *cls, const char *value);

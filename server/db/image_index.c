@@ -26,13 +26,22 @@
 /* Longest array or component_keys text accepted from a row. */
 #define FIELD_TEXT_MAX 16384
 
+/* component_keys as text, with the keys of entries 2..n of a component listed more than once
+ * (component_alt_keys: two driver trees) added under the same name, so that the index matches
+ * a constraint by any entry as the SQL search does. */
+#define IX_COMPONENT_KEYS                                                                          \
+    "CASE WHEN i.component_alt_keys IS NULL THEN i.component_keys::text"                           \
+    " ELSE rtrim(i.component_keys::text, '}') || (SELECT string_agg(', ' || to_json(e.key)::text"  \
+    " || ': ' || v.v::text, '') FROM jsonb_each(i.component_alt_keys) e,"                          \
+    " jsonb_array_elements(e.value) v(v)) || '}' END"
+
 /* The search keys of an images row, in this order (see struct imx_ix_row). */
 #define IX_COLUMNS                                                                                 \
     "i.id, i.family, i.provider, i.architecture, i.os_name, i.os_version, i.layer, i.status,"      \
     " i.patch_status, (extract(epoch FROM i.published_at) * 1000000)::bigint,"                     \
     " (extract(epoch FROM i.revoke_at) * 1000000)::bigint, i.boot_seconds, i.size_gb,"             \
     " i.facet_cuda, i.facet_driver, i.gpus, i.regions, i.tags, i.facet_frameworks,"                \
-    " i.component_keys, coalesce(i.os_patch_status, 'unknown'), i.parent_id, i.version"
+    " " IX_COMPONENT_KEYS ", coalesce(i.os_patch_status, 'unknown'), i.parent_id, i.version"
 
 IMX_DB_STMT(stmt_state, 0,
             "SELECT s.instance, s.generation, s.deletions, pg_current_snapshot(),"

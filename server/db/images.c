@@ -26,7 +26,8 @@
 
 /* Search reads one row per image: the child tables' values are copied onto images (gpus,
  * regions, tags, component_keys: written by the publish, kept by 0004's copy triggers for rows
- * written with SQL), so every
+ * written with SQL; a component listed more than once, two driver trees, matches by any entry:
+ * entry 1 in component_keys, the others in component_alt_keys, NULL on nearly every row), so every
  * filter is a cheap per-row test and the planner can drive the scan from the keyset index (a
  * page stops after limit + 1 matches) or from the most selective index (GIN on the arrays, the
  * tsvector, family). Constraints become inclusive ranges of imx_version_key_num() numbers once,
@@ -59,7 +60,10 @@
     " AND ($7::text IS NULL OR i.os_version = $7::text)"                                           \
     " AND ($8::text[] IS NULL OR i.gpus && $8::text[])"                                            \
     " AND NOT EXISTS (SELECT 1 FROM want k WHERE NOT coalesce("                                    \
-    "      i.component_keys -> k.name >= k.lo AND i.component_keys -> k.name <= k.hi, false))"     \
+    "      i.component_keys -> k.name >= k.lo AND i.component_keys -> k.name <= k.hi, false)"      \
+    "      AND NOT (i.component_alt_keys IS NOT NULL AND EXISTS (SELECT 1 FROM"                    \
+    "        jsonb_array_elements(i.component_alt_keys -> k.name) e(v)"                            \
+    "        WHERE e.v >= k.lo AND e.v <= k.hi)))"                                                 \
     " AND i.tags @> $14::text[]"                                                                   \
     " AND ($15::text IS NULL OR (i.status = $15::text"                                             \
     "      AND (i.revoke_at IS NULL OR i.revoke_at > now()))"                                      \
@@ -797,8 +801,11 @@ static enum imx_db_status manifest_doc(const struct imx_image_new *in, json_t *d
             return IMX_DBS_INVALID;
         }
         for (size_t k = 0; k < i; k++) {
-            if (strcmp(in->components[k].name, in->components[i].name) == 0) {
-                set_err(err, errlen, "component %s is listed twice", in->components[i].name);
+            if (strcmp(in->components[k].name, in->components[i].name) == 0 &&
+                (!in->component_gpus || in->component_gpus[k].n == 0 ||
+                 in->component_gpus[i].n == 0)) {
+                set_err(err, errlen, "component %s is listed twice without the gpus each serves",
+                        in->components[i].name);
                 return IMX_DBS_INVALID;
             }
         }
@@ -827,9 +834,12 @@ static enum imx_db_status manifest_doc(const struct imx_image_new *in, json_t *d
         if (imx_ver_parse(in->components[i].version, &v) != 0 ||
             imx_ver_format_key(&v, key, sizeof key) != 0)
             key[0] = '\0';
-        json_array_append_new(comps, json_pack("{s:s, s:s, s:s?}", "name", in->components[i].name,
-                                               "version", in->components[i].version, "key",
-                                               key[0] ? key : NULL));
+        json_t *cj = json_pack("{s:s, s:s, s:s?}", "name", in->components[i].name, "version",
+                               in->components[i].version, "key", key[0] ? key : NULL);
+        if (cj && in->component_gpus && in->component_gpus[i].n > 0)
+            json_object_set_new(cj, "gpus",
+                                string_array(in->component_gpus[i].gpus, in->component_gpus[i].n));
+        json_array_append_new(comps, cj);
     }
     for (size_t i = 0; i < in->n_artifacts; i++)
         json_array_append_new(arts, json_pack("{s:s?, s:s?}", "region", in->artifacts[i].region,
@@ -1242,7 +1252,7 @@ void imx_db_lineage_free(struct imx_db_lineage *l)
 IMX_DB_STMT(stmt_compat_pending, 1,
             "SELECT coalesce(json_agg(json_build_object('id', i.id,"
             "  'components', (SELECT coalesce(json_agg(json_build_object('name', c.name,"
-            "     'version', c.version) ORDER BY c.name), '[]')"
+            "     'version', c.version, 'gpus', c.gpus) ORDER BY c.name, c.entry), '[]')"
             "     FROM image_components c WHERE c.image_id = i.id),"
             "  'gpus', (SELECT coalesce(json_agg(g.gpu ORDER BY g.gpu), '[]')"
             "     FROM image_gpus g WHERE g.image_id = i.id)) ORDER BY i.id), '[]')::text"

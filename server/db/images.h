@@ -25,6 +25,13 @@ struct imx_image_component {
     const char *version; /* "580.95.05" */
 };
 
+/* The GPUs a component entry serves when its name is listed more than once (two driver trees):
+ * every entry of such a name has them; n 0 otherwise. */
+struct imx_image_served {
+    const char *const *gpus;
+    size_t n;
+};
+
 struct imx_image_artifact {
     const char *region;      /* "us-east-1" */
     const char *artifact_id; /* "ami-0123456789abcdef0" */
@@ -46,6 +53,7 @@ struct imx_image_new {
     const char *compatibility_json; /* the report (imx_compat_report_json), JSON text; NULL: {} */
     const struct imx_image_component *components;
     size_t n_components;
+    const struct imx_image_served *component_gpus; /* parallel to components; NULL: none */
     const struct imx_image_artifact *artifacts;
     size_t n_artifacts;
     const char *const *gpus; /* any spelling; stored canonical (imx_ref_gpu_canonical) when known */

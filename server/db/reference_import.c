@@ -14,7 +14,7 @@ IMX_DB_STMT(
 IMX_DB_STMT(stmt_images_after, 2,
             "SELECT coalesce(json_agg(json_build_object('id', i.id,"
             "  'components', (SELECT coalesce(json_agg(json_build_object('name', c.name,"
-            "     'version', c.version) ORDER BY c.name), '[]')"
+            "     'version', c.version, 'gpus', c.gpus) ORDER BY c.name, c.entry), '[]')"
             "     FROM image_components c WHERE c.image_id = i.id),"
             "  'gpus', (SELECT coalesce(json_agg(g.gpu ORDER BY g.gpu), '[]')"
             "     FROM image_gpus g WHERE g.image_id = i.id),"
@@ -37,7 +37,7 @@ IMX_DB_STMT(stmt_images_scoped_after, 3,
             "  WHERE c.image_id > $1::bigint)"
             " SELECT coalesce(json_agg(json_build_object('id', i.id,"
             "  'components', (SELECT coalesce(json_agg(json_build_object('name', c.name,"
-            "     'version', c.version) ORDER BY c.name), '[]')"
+            "     'version', c.version, 'gpus', c.gpus) ORDER BY c.name, c.entry), '[]')"
             "     FROM image_components c WHERE c.image_id = i.id),"
             "  'gpus', (SELECT coalesce(json_agg(g.gpu ORDER BY g.gpu), '[]')"
             "     FROM image_gpus g WHERE g.image_id = i.id)) ORDER BY i.id), '[]')::text"

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /* The parsed stack: which recognized components are present and valid. */
 struct stack {
@@ -1317,10 +1318,39 @@ json_t *imx_compat_report_json(const struct imx_compat_report *r)
                      r->truncated);
 }
 
-int imx_compat_check_many(const struct imx_ref_snapshot *ref,
-                          const struct imx_compat_component *comps, size_t n_comps,
-                          const char *const *gpus, size_t n_gpus, const char *today,
-                          struct imx_compat_report *out)
+/* Appends more's findings to out (past IMX_COMPAT_MAX_FINDINGS out is truncated). */
+static void report_merge(struct imx_compat_report *out, const struct imx_compat_report *more)
+{
+    out->ok = out->ok && more->ok;
+    out->truncated = out->truncated || more->truncated;
+    for (size_t i = 0; i < more->n; i++) {
+        if (out->n == IMX_COMPAT_MAX_FINDINGS) {
+            out->truncated = true;
+            break;
+        }
+        out->findings[out->n++] = more->findings[i];
+    }
+}
+
+/* The findings sorted, each kept once (the component findings repeat in every run). */
+static void report_dedupe(struct imx_compat_report *out)
+{
+    qsort(out->findings, out->n, sizeof out->findings[0], finding_cmp);
+    size_t w = 0;
+    for (size_t i = 0; i < out->n; i++) {
+        if (w > 0 && finding_cmp(&out->findings[w - 1], &out->findings[i]) == 0)
+            continue;
+        if (w != i)
+            out->findings[w] = out->findings[i];
+        w++;
+    }
+    out->n = w;
+}
+
+static int check_chunks(const struct imx_ref_snapshot *ref,
+                        const struct imx_compat_component *comps, size_t n_comps,
+                        const char *const *gpus, size_t n_gpus, const char *today,
+                        struct imx_compat_report *out)
 {
     size_t first = n_gpus < IMX_COMPAT_MAX_GPUS ? n_gpus : IMX_COMPAT_MAX_GPUS;
     if (imx_compat_check(ref, comps, n_comps, gpus, first, today, out) != 0)
@@ -1336,27 +1366,178 @@ int imx_compat_check_many(const struct imx_ref_snapshot *ref,
             free(more);
             return -1;
         }
-        out->ok = out->ok && more->ok;
-        out->truncated = out->truncated || more->truncated;
-        for (size_t i = 0; i < more->n; i++) {
-            if (out->n == IMX_COMPAT_MAX_FINDINGS) {
-                out->truncated = true;
-                break;
-            }
-            out->findings[out->n++] = more->findings[i];
-        }
+        report_merge(out, more);
     }
     free(more);
-    /* The component findings repeat in every chunk: sort, then keep one of each. */
-    qsort(out->findings, out->n, sizeof out->findings[0], finding_cmp);
-    size_t w = 0;
-    for (size_t i = 0; i < out->n; i++) {
-        if (w > 0 && finding_cmp(&out->findings[w - 1], &out->findings[i]) == 0)
-            continue;
-        if (w != i)
-            out->findings[w] = out->findings[i];
-        w++;
-    }
-    out->n = w;
+    report_dedupe(out);
     return 0;
+}
+
+bool imx_compat_has_entries(const struct imx_compat_served *served, size_t n_comps)
+{
+    for (size_t i = 0; served && i < n_comps; i++)
+        if (served[i].n_gpus > 0)
+            return true;
+    return false;
+}
+
+/* Is gpu one of names (the same reference row, or the same text ignoring case)? */
+static bool gpu_listed(const struct imx_ref_snapshot *ref, const char *gpu,
+                       const char *const *names, size_t n)
+{
+    const struct imx_ref_gpu *row = imx_compat_find_gpu(ref, gpu);
+    for (size_t i = 0; i < n; i++) {
+        if (!names[i])
+            continue;
+        if (strcasecmp(names[i], gpu) == 0)
+            return true;
+        if (row && imx_compat_find_gpu(ref, names[i]) == row)
+            return true;
+    }
+    return false;
+}
+
+/* Does entry i apply on gpu? */
+static bool entry_applies(const struct imx_ref_snapshot *ref,
+                          const struct imx_compat_served *served, size_t i, const char *gpu)
+{
+    return !served || served[i].n_gpus == 0 ||
+           (gpu && gpu_listed(ref, gpu, served[i].gpus, served[i].n_gpus));
+}
+
+size_t imx_compat_components_for_gpu(const struct imx_ref_snapshot *ref,
+                                     const struct imx_compat_component *comps,
+                                     const struct imx_compat_served *served, size_t n_comps,
+                                     const char *gpu, struct imx_compat_component *out, size_t max)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < n_comps && n < max; i++) {
+        if (entry_applies(ref, served, i, gpu))
+            out[n++] = comps[i];
+    }
+    return n;
+}
+
+int imx_compat_check_many(const struct imx_ref_snapshot *ref,
+                          const struct imx_compat_component *comps, size_t n_comps,
+                          const char *const *gpus, size_t n_gpus, const char *today,
+                          struct imx_compat_report *out)
+{
+    return check_chunks(ref, comps, n_comps, gpus, n_gpus, today, out);
+}
+
+int imx_compat_check_entries(const struct imx_ref_snapshot *ref,
+                             const struct imx_compat_component *comps,
+                             const struct imx_compat_served *served, size_t n_comps,
+                             const char *const *gpus, size_t n_gpus, const char *today,
+                             struct imx_compat_report *out)
+{
+    if (!imx_compat_has_entries(served, n_comps) || n_gpus == 0)
+        return check_chunks(ref, comps, n_comps, gpus, n_gpus, today, out);
+    if (n_comps > IMX_COMPAT_MAX_COMPONENTS)
+        return -1;
+    /* Each GPU is checked alone with the entries that serve it. */
+    struct imx_compat_report *more = malloc(sizeof *more);
+    if (!more)
+        return -1;
+    struct imx_compat_component sel[IMX_COMPAT_MAX_COMPONENTS];
+    for (size_t g = 0; g < n_gpus; g++) {
+        size_t ns = imx_compat_components_for_gpu(ref, comps, served, n_comps, gpus[g], sel,
+                                                  IMX_COMPAT_MAX_COMPONENTS);
+        if (imx_compat_check(ref, sel, ns, gpus + g, 1, today, g == 0 ? out : more) != 0) {
+            free(more);
+            return -1;
+        }
+        if (g > 0)
+            report_merge(out, more);
+    }
+    free(more);
+    report_dedupe(out);
+    return 0;
+}
+
+json_t *imx_compat_report_full(const struct imx_ref_snapshot *ref,
+                               const struct imx_compat_component *comps,
+                               const struct imx_compat_served *served, size_t n_comps,
+                               const char *const *gpus, size_t n_gpus, const char *today)
+{
+    struct imx_compat_report *rep = malloc(sizeof *rep);
+    json_t *doc = NULL;
+    if (rep && imx_compat_check_entries(ref, comps, served, n_comps, gpus, n_gpus, today, rep) == 0)
+        doc = imx_compat_report_json(rep);
+    if (!doc || !imx_compat_has_entries(served, n_comps) || n_gpus == 0) {
+        free(rep);
+        return doc;
+    }
+    json_t *per = json_array();
+    struct imx_compat_component sel[IMX_COMPAT_MAX_COMPONENTS];
+    for (size_t g = 0; per && g < n_gpus; g++) {
+        size_t ns = imx_compat_components_for_gpu(ref, comps, served, n_comps, gpus[g], sel,
+                                                  IMX_COMPAT_MAX_COMPONENTS);
+        /* the entries chosen for this GPU, in manifest order */
+        json_t *chosen = json_array();
+        for (size_t i = 0; chosen && i < n_comps; i++) {
+            if (served[i].n_gpus > 0 && entry_applies(ref, served, i, gpus[g]))
+                json_array_append_new(chosen, json_pack("{s:s, s:s}", "name", comps[i].name,
+                                                        "version", comps[i].version));
+        }
+        if (!chosen || imx_compat_check(ref, sel, ns, gpus + g, 1, today, rep) != 0) {
+            json_decref(chosen);
+            json_decref(per);
+            per = NULL;
+            break;
+        }
+        size_t counts[3] = { 0, 0, 0 };
+        for (size_t i = 0; i < rep->n; i++)
+            counts[rep->findings[i].severity]++;
+        json_array_append_new(per, json_pack("{s:s, s:o, s:b, s:I, s:I}", "gpu", gpus[g],
+                                             "components", chosen, "ok", rep->ok, "errors",
+                                             (json_int_t)counts[IMX_COMPAT_ERROR], "warnings",
+                                             (json_int_t)counts[IMX_COMPAT_WARNING]));
+    }
+    free(rep);
+    if (!per) {
+        json_decref(doc);
+        return NULL;
+    }
+    json_object_set_new(doc, "per_gpu", per);
+    return doc;
+}
+
+#define JSON_GPUS_MAX 64
+
+json_t *imx_compat_report_of_json(const struct imx_ref_snapshot *ref, const json_t *components,
+                                  const json_t *gpus, const char *today)
+{
+    struct imx_compat_component comps[IMX_COMPAT_MAX_COMPONENTS];
+    struct imx_compat_served served[IMX_COMPAT_MAX_COMPONENTS];
+    const char *gpu_names[JSON_GPUS_MAX];
+    /* each entry's GPUs, borrowed from components */
+    static _Thread_local const char *entry_gpus[IMX_COMPAT_MAX_COMPONENTS][JSON_GPUS_MAX];
+    size_t nc = 0, ng = 0, i;
+    json_t *v;
+    json_array_foreach(components, i, v)
+    {
+        if (nc == IMX_COMPAT_MAX_COMPONENTS)
+            break;
+        size_t k, ne = 0;
+        json_t *g;
+        json_array_foreach(json_object_get(v, "gpus"), k, g)
+        {
+            if (ne < JSON_GPUS_MAX && json_string_value(g))
+                entry_gpus[nc][ne++] = json_string_value(g);
+        }
+        comps[nc] = (struct imx_compat_component){
+            json_string_value(json_object_get(v, "name")),
+            json_string_value(json_object_get(v, "version")),
+        };
+        served[nc] = (struct imx_compat_served){ ne ? entry_gpus[nc] : NULL, ne };
+        nc++;
+    }
+    json_array_foreach(gpus, i, v)
+    {
+        if (ng < JSON_GPUS_MAX)
+            gpu_names[ng++] = json_string_value(v);
+    }
+    return imx_compat_report_full(ref, comps, served, nc, gpu_names, ng, today);
 }

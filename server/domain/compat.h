@@ -197,6 +197,14 @@ struct imx_compat_component {
     const char *version;
 };
 
+/* The GPUs a component entry serves, parallel to an array of components: for a component listed
+ * more than once (an image with two driver trees loads one at boot by the GPU attached). n_gpus
+ * 0: the entry serves every GPU (a component listed once). */
+struct imx_compat_served {
+    const char *const *gpus;
+    size_t n_gpus;
+};
+
 enum imx_compat_severity {
     IMX_COMPAT_ERROR,   /* the stack does not work */
     IMX_COMPAT_WARNING, /* works with limits, or is unsupported */
@@ -285,6 +293,42 @@ int imx_compat_check_many(const struct imx_ref_snapshot *ref,
                           const struct imx_compat_component *comps, size_t n_comps,
                           const char *const *gpus, size_t n_gpus, const char *today,
                           struct imx_compat_report *out);
+
+/* Does the stack list a component more than once, its entries naming the GPUs they serve? */
+bool imx_compat_has_entries(const struct imx_compat_served *served, size_t n_comps);
+
+/* The components that apply on gpu: every component listed once, and for one listed more than
+ * once the entry whose gpus name gpu (the same ref row in any spelling, or the same text).
+ * Writes at most max into out; returns how many. */
+size_t imx_compat_components_for_gpu(const struct imx_ref_snapshot *ref,
+                                     const struct imx_compat_component *comps,
+                                     const struct imx_compat_served *served, size_t n_comps,
+                                     const char *gpu, struct imx_compat_component *out, size_t max);
+
+/* imx_compat_check_many for a stack whose components may carry the GPUs they serve (served
+ * parallel to comps; NULL: none do): each GPU is checked alone with the components that apply on
+ * it, and the reports are merged as imx_compat_check_many merges its runs. */
+int imx_compat_check_entries(const struct imx_ref_snapshot *ref,
+                             const struct imx_compat_component *comps,
+                             const struct imx_compat_served *served, size_t n_comps,
+                             const char *const *gpus, size_t n_gpus, const char *today,
+                             struct imx_compat_report *out);
+
+/* The whole report of an image's stack as JSON (imx_compat_report_json's document). With a
+ * component listed more than once, the rules run per GPU with the entries that apply on it
+ * (imx_compat_components_for_gpu: a K80 is never held to the 580 entry it is not served by), the
+ * findings are merged as in imx_compat_check_many, and the document gains "per_gpu": [{"gpu",
+ * "components": [{name, version}] (the entries chosen for it), "ok", "errors", "warnings"}].
+ * NULL when out of memory or over the limits. */
+json_t *imx_compat_report_full(const struct imx_ref_snapshot *ref,
+                               const struct imx_compat_component *comps,
+                               const struct imx_compat_served *served, size_t n_comps,
+                               const char *const *gpus, size_t n_gpus, const char *today);
+
+/* imx_compat_report_full for an image as the database spells it: components [{name, version,
+ * gpus?}] and gpus [names]. */
+json_t *imx_compat_report_of_json(const struct imx_ref_snapshot *ref, const json_t *components,
+                                  const json_t *gpus, const char *today);
 
 /* "error", "warning" or "info". Borrowed, static. */
 const char *imx_compat_severity_name(enum imx_compat_severity s);

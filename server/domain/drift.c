@@ -54,15 +54,18 @@ static void add_row(json_t *rows, const char *name, const char *image, const cha
 }
 
 /* The versions of component name in either spelling of a component list, appended to out as
- * borrowed strings: a manifest's array of {name, version} (a name may repeat) or an image's
- * {name: version} object (a value may be an array of versions or of {version}). */
-static void component_versions(json_t *components, const char *name, const char **out, size_t max,
-                               size_t *n)
+ * borrowed strings: a manifest's array of {name, version, gpus?} (a name may repeat) or an
+ * image's {name: version} object (a value may be an array of versions or of {version, gpus}).
+ * gpus (may be NULL) receives each entry's GPUs (borrowed; NULL when it names none). */
+static void component_versions(json_t *components, const char *name, const char **out,
+                               json_t **gpus, size_t max, size_t *n)
 {
     *n = 0;
     if (json_is_object(components)) {
         json_t *v = json_object_get(components, name);
         if (json_is_string(v)) {
+            if (gpus)
+                gpus[*n] = NULL;
             out[(*n)++] = json_string_value(v);
         } else if (json_is_array(v)) {
             size_t i;
@@ -72,8 +75,11 @@ static void component_versions(json_t *components, const char *name, const char 
                 const char *s = json_is_string(e)
                                     ? json_string_value(e)
                                     : json_string_value(json_object_get(e, "version"));
-                if (s && *n < max)
+                if (s && *n < max) {
+                    if (gpus)
+                        gpus[*n] = json_object_get(e, "gpus");
                     out[(*n)++] = s;
+                }
             }
         }
         return;
@@ -84,8 +90,11 @@ static void component_versions(json_t *components, const char *name, const char 
     {
         const char *nm = json_string_value(json_object_get(c, "name"));
         const char *v = json_string_value(json_object_get(c, "version"));
-        if (nm && v && strcmp(nm, name) == 0 && *n < max)
+        if (nm && v && strcmp(nm, name) == 0 && *n < max) {
+            if (gpus)
+                gpus[*n] = json_object_get(c, "gpus");
             out[(*n)++] = v;
+        }
     }
 }
 
@@ -127,33 +136,100 @@ static bool same_gpu(const char *a, const char *b)
     return strcasecmp(a, b) == 0;
 }
 
+/* How well a node's GPU name (what NVML says: "NVIDIA H100 80GB HBM3", "Tesla T4") matches a
+ * catalog GPU name ("H100", "T4"): the length of the catalog name when it is the same GPU or a
+ * word-boundary prefix of the node's (after an "NVIDIA " and a "Tesla " prefix), else 0. */
+static size_t gpu_match(const char *catalog, const char *node)
+{
+    if (same_gpu(catalog, node))
+        return strlen(catalog) + 1;
+    if (strncasecmp(node, "nvidia", 6) == 0 && (node[6] == '-' || node[6] == ' '))
+        node += 7;
+    if (strncasecmp(node, "tesla ", 6) == 0)
+        node += 6;
+    size_t n = strlen(catalog);
+    if (n == 0 || strncasecmp(node, catalog, n) != 0)
+        return strcasecmp(node, catalog) == 0 ? n + 1 : 0;
+    return node[n] == '\0' ? n + 1 : (node[n] == ' ' || node[n] == '-') ? n : 0;
+}
+
 #define ALTERNATIVES_MAX 8
 
-/* One component: the node's version against the one or more the image lists. */
-static void component_row(json_t *rows, const char *name, json_t *icomp, json_t *ncomp, bool *drift)
+/* Which of the entries serves the node: the entry whose GPUs best match one of the node's GPUs
+ * (the first node GPU any entry serves). -1 when none names GPUs or none serves the node. */
+static int entry_for_node(json_t *const *gpus, size_t ni, json_t *node_gpus)
+{
+    size_t k;
+    json_t *ng;
+    json_array_foreach(node_gpus, k, ng)
+    {
+        const char *name = json_string_value(ng);
+        if (!name)
+            continue;
+        int best = -1;
+        size_t best_len = 0;
+        for (size_t i = 0; i < ni; i++) {
+            size_t j;
+            json_t *g;
+            json_array_foreach(gpus[i], j, g)
+            {
+                size_t m = json_string_value(g) ? gpu_match(json_string_value(g), name) : 0;
+                if (m > best_len) {
+                    best_len = m;
+                    best = (int)i;
+                }
+            }
+        }
+        if (best >= 0)
+            return best;
+    }
+    return -1;
+}
+
+/* One component: the node's version against the one or more the image lists. With entries that
+ * name the GPUs they serve (two driver trees, loaded at boot by the GPU attached), the node is
+ * held to the entry serving its GPU: the other tree loaded is drift. */
+static void component_row(json_t *rows, const char *name, json_t *icomp, json_t *ncomp,
+                          json_t *node_gpus, bool *drift)
 {
     const char *iv[ALTERNATIVES_MAX], *nv[ALTERNATIVES_MAX];
+    json_t *ig[ALTERNATIVES_MAX];
     size_t ni, nn;
-    component_versions(icomp, name, iv, ALTERNATIVES_MAX, &ni);
-    component_versions(ncomp, name, nv, ALTERNATIVES_MAX, &nn);
+    component_versions(icomp, name, iv, ig, ALTERNATIVES_MAX, &ni);
+    component_versions(ncomp, name, nv, NULL, ALTERNATIVES_MAX, &nn);
     if (ni <= 1) {
         add_row(rows, name, ni ? iv[0] : NULL, nn ? nv[0] : NULL, drift);
         return;
     }
-    /* Two trees (or more): the one the node loaded is the one it matches. */
-    const char *match = NULL;
-    for (size_t i = 0; i < ni && nn && !match; i++)
-        if (imx_drift_version_matches(nv[0], iv[i]))
-            match = iv[i];
-    const char *state = !nn ? "missing" : match ? "same" : "differs";
+    /* Two trees (or more): which one the node loaded, and which one serves its GPU. */
+    const char *loaded = NULL;
+    int loaded_i = -1;
+    for (size_t i = 0; i < ni && nn && !loaded; i++)
+        if (imx_drift_version_matches(nv[0], iv[i])) {
+            loaded = iv[i];
+            loaded_i = (int)i;
+        }
+    int want = entry_for_node(ig, ni, node_gpus);
+    const char *state;
+    if (!nn)
+        state = "missing";
+    else if (want >= 0)
+        state = loaded_i == want ? "same" : "differs";
+    else
+        state = loaded ? "same" : "differs";
     if (imx_drift_state_counts(state))
         *drift = true;
     json_t *all = json_array();
     for (size_t i = 0; i < ni; i++)
         json_array_append_new(all, json_string(iv[i]));
-    append_row(rows, json_pack("{s:s, s:s?, s:s?, s:s, s:o}", "name", name, "image",
-                               match ? match : iv[0], "node", nn ? nv[0] : NULL, "state", state,
-                               "image_versions", all));
+    const char *shown = want >= 0 ? iv[want] : loaded ? loaded : iv[0];
+    json_t *row = json_pack("{s:s, s:s?, s:s?, s:s, s:o}", "name", name, "image", shown, "node",
+                            nn ? nv[0] : NULL, "state", state, "image_versions", all);
+    if (row && want >= 0 && json_is_array(ig[want]))
+        json_object_set(row, "serves", ig[want]);
+    if (row)
+        json_object_set_new(row, "loaded", loaded ? json_string(loaded) : json_null());
+    append_row(rows, row);
 }
 
 /* OS packages both list: older on the node is drift, newer is a patch taken (same). */
@@ -205,22 +281,23 @@ json_t *imx_drift_rows(json_t *node, json_t *image, bool *drift)
     *drift = false;
     json_t *icomp = json_object_get(image, "components");
     json_t *ncomp = json_object_get(node, "components");
+    json_t *ngpus = json_object_get(node, "gpus");
     json_t *inames = component_names(icomp);
     json_t *nnames = component_names(ncomp);
     size_t i;
     json_t *c;
     json_array_foreach(inames, i, c)
     {
-        component_row(rows, json_string_value(c), icomp, ncomp, drift);
+        component_row(rows, json_string_value(c), icomp, ncomp, ngpus, drift);
     }
     json_array_foreach(nnames, i, c)
     {
         const char *name = json_string_value(c);
         const char *iv[1];
         size_t ni;
-        component_versions(icomp, name, iv, 1, &ni);
+        component_versions(icomp, name, iv, NULL, 1, &ni);
         if (ni == 0)
-            component_row(rows, name, icomp, ncomp, drift);
+            component_row(rows, name, icomp, ncomp, ngpus, drift);
     }
     json_decref(inames);
     json_decref(nnames);

@@ -302,6 +302,11 @@ void imx_reply_invalid_steal(struct imx_req *r, json_t *errors, const char *deta
     reply_problem_doc(r, IMX_E_VALIDATION, detail, errors, NULL);
 }
 
+void imx_reply_unprocessable_steal(struct imx_req *r, json_t *errors, const char *detail)
+{
+    reply_problem_doc(r, IMX_E_UNPROCESSABLE, detail, errors, NULL);
+}
+
 void imx_reply_header(struct imx_req *r, const char *name, const char *value)
 {
     struct imx_reply *rp = &r->reply;

@@ -182,6 +182,8 @@ void imx_reply_bad_param(struct imx_req *r, const char *parameter, const char *d
 /* Replies 400 validation-failed with errors, an array of {pointer, detail}; steals errors. The
  * answer lists the first IMX_PROBLEM_ERRORS_MAX and error_count, the number in all. */
 void imx_reply_invalid_steal(struct imx_req *r, json_t *errors, const char *detail);
+/* The same as a 422 (IMX_E_UNPROCESSABLE): well-formed fields that break a rule together. */
+void imx_reply_unprocessable_steal(struct imx_req *r, json_t *errors, const char *detail);
 
 /* Adds a response header (copied). Extra headers past IMX_MAX_HEADERS are dropped and logged. */
 void imx_reply_header(struct imx_req *r, const char *name, const char *value);

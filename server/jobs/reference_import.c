@@ -69,31 +69,10 @@ json_t *imx_refimp_parse(const json_t *csv, char *err, size_t errlen)
 /* One image's report with the snapshot, as JSON text (new), or NULL. */
 static char *report_of(const struct imx_ref_snapshot *ref, const json_t *img, const char *today)
 {
-    struct imx_compat_component comps[IMX_COMPAT_MAX_COMPONENTS];
-    const char *gpus[MAX_GPUS];
-    size_t nc = 0, ng = 0, i;
-    json_t *v;
-    json_array_foreach(json_object_get(img, "components"), i, v)
-    {
-        if (nc < IMX_COMPAT_MAX_COMPONENTS)
-            comps[nc++] = (struct imx_compat_component){
-                json_string_value(json_object_get(v, "name")),
-                json_string_value(json_object_get(v, "version")),
-            };
-    }
-    json_array_foreach(json_object_get(img, "gpus"), i, v)
-    {
-        if (ng < MAX_GPUS)
-            gpus[ng++] = json_string_value(v);
-    }
-    struct imx_compat_report *rep = malloc(sizeof *rep);
-    char *text = NULL;
-    if (rep && imx_compat_check_many(ref, comps, nc, gpus, ng, today, rep) == 0) {
-        json_t *doc = imx_compat_report_json(rep);
-        text = doc ? json_dumps(doc, JSON_COMPACT) : NULL;
-        json_decref(doc);
-    }
-    free(rep);
+    json_t *doc = imx_compat_report_of_json(ref, json_object_get(img, "components"),
+                                            json_object_get(img, "gpus"), today);
+    char *text = doc ? json_dumps(doc, JSON_COMPACT) : NULL;
+    json_decref(doc);
     return text;
 }
 

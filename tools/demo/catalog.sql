@@ -1,6 +1,6 @@
 -- A small, realistic demo catalog: three teams, platform images on aws/gcp/azure/onprem and
 -- model containers (oci-container) built on them; V100..B200, CUDA 11.8..13.0, R525..R580,
--- PyTorch and TensorFlow. Idempotent: does nothing when the demo teams already exist.
+-- PyTorch and TensorFlow, and an EKS-like AMI with two driver trees. Idempotent: does nothing when the demo teams already exist.
 -- Compatibility reports are left empty ({}): the server computes them on publish.
 DO $demo$
 DECLARE
@@ -64,6 +64,27 @@ BEGIN
     INSERT INTO image_tags (image_id, tag) SELECT img, t FROM unnest(p.tags::text[]) t;
   END LOOP;
 
+  -- An EKS-like GPU AMI with two driver trees, one loaded at boot by the GPU attached (as the
+  -- EKS GPU AMIs do since 2026-09): the 580 open kernel modules for Turing and newer, the 570
+  -- proprietary ones for the V100 (migrations/0210_component_entries.sql).
+  INSERT INTO images (family, version, team_id, provider, architecture, os_name, os_version,
+                      kernel, layer, boot_seconds, size_gb, description, published_at, search)
+  VALUES ('eks-gpu-al2023', '2026.03.15', (SELECT id FROM teams WHERE slug = 'demo-platform'),
+          'aws', 'x86_64', 'amazonlinux', '2023', '6.12.40-63.114.amzn2023', 'platform', 48, 45.0,
+          'EKS GPU node AMI: NVIDIA drivers 580.105.08 (T4 and newer) and 570.195.03 (V100), CUDA 12.8',
+          now() - interval '20 days',
+          imx_image_search_doc('eks-gpu-al2023', 'EKS GPU node AMI: two NVIDIA driver trees, CUDA 12.8',
+                               ARRAY['nvidia-driver','cuda','nvidia-container-toolkit']))
+  RETURNING id INTO img;
+  INSERT INTO image_components (image_id, name, version, entry, gpus) VALUES
+    (img, 'nvidia-driver', '580.105.08', 1, '{A100,A10G,B200,H100,H200,L4,L40S,T4}'),
+    (img, 'nvidia-driver', '570.195.03', 2, '{V100}'),
+    (img, 'cuda', '12.8.1', 1, NULL), (img, 'nvidia-container-toolkit', '1.17.8', 1, NULL);
+  INSERT INTO image_artifacts (image_id, region, artifact_id)
+  SELECT img, r, 'ami-' || substr(md5(img || r), 1, 17) FROM unnest('{us-east-1,us-west-2}'::text[]) r;
+  INSERT INTO image_gpus (image_id, gpu)
+  SELECT img, g FROM unnest('{A100,A10G,B200,H100,H200,L4,L40S,T4,V100}'::text[]) g;
+
   -- Model containers on the newest platform of a family: family, version, parent family,
   -- framework, framework version, team, days ago.
   FOR p IN SELECT * FROM (VALUES
@@ -107,7 +128,7 @@ BEGIN
     WHERE c.image_id = parent AND c.name IN ('nvidia-driver', 'cuda', 'cudnn', 'nccl', 'python')
       AND c.name <> p.fw;
     INSERT INTO image_components (image_id, name, version)
-    VALUES (img, p.fw, p.fw_version) ON CONFLICT (image_id, name) DO UPDATE SET version = EXCLUDED.version;
+    VALUES (img, p.fw, p.fw_version) ON CONFLICT (image_id, name, entry) DO UPDATE SET version = EXCLUDED.version;
     INSERT INTO image_artifacts (image_id, region, artifact_id)
     VALUES (img, 'global', 'ghcr.io/demo/' || p.family || '@sha256:' || md5(p.family || p.version) || md5(p.version || p.family));
     INSERT INTO image_gpus (image_id, gpu) SELECT img, g.gpu FROM image_gpus g WHERE g.image_id = parent;
