@@ -279,7 +279,7 @@ static int serve(const struct imx_config *cfg, sigset_t *sigs)
         imx_db_pool_shutdown();
         return 1;
     }
-    if (imx_eol_job_start() != 0) {
+    if (imx_eol_job_start(cfg) != 0) {
         imx_webhooks_stop(0);
         imx_http_stop();
         imx_db_pool_shutdown();

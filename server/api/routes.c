@@ -100,10 +100,12 @@ const struct imx_route imx_routes[] = {
       false, false, NULL },
     { "GET", "/v1/pins/{id}/vex", SIGNED_IN, imx_api_pin_vex, IMX_ROLE_VIEWER, "format", false,
       false, false, NULL },
+    { "GET", "/v1/pins/{id}/eol", SIGNED_IN, imx_api_pin_eol, IMX_ROLE_VIEWER, NULL, false, false,
+      false, NULL },
     { "POST", "/v1/pins", SIGNED_IN, imx_api_pin_create, IMX_ROLE_VIEWER, NULL, CREATES, false,
       false, NULL },
-    { "GET", "/v1/pins", SIGNED_IN, imx_api_pin_list, IMX_ROLE_VIEWER, "team limit cursor", false,
-      EPOCH, false, imx_api_pin_list_fast },
+    { "GET", "/v1/pins", SIGNED_IN, imx_api_pin_list, IMX_ROLE_VIEWER,
+      "team limit cursor eol_before", false, EPOCH, false, imx_api_pin_list_fast },
     { "GET", "/v1/pins/{id}", SIGNED_IN, imx_api_pin_get, IMX_ROLE_VIEWER, NULL, false, EPOCH,
       false, imx_api_pin_get_fast },
     { "PUT", "/v1/pins/{id}", SIGNED_IN, imx_api_pin_move, IMX_ROLE_VIEWER, NULL, false, false,
@@ -174,7 +176,7 @@ const struct imx_route imx_routes[] = {
      * (checked by the handler), reference data writes a global admin. */
     { "GET", "/v1/images", SIGNED_IN, imx_api_image_search, IMX_ROLE_VIEWER,
       "q family provider region arch os gpu component* tag* status layer patch_status "
-      "os_patch_status package* sort limit facets cursor",
+      "os_patch_status eol_before package* sort limit facets cursor",
       false, EPOCH, EXPORTS, NULL },
     { "POST", "/v1/images", SIGNED_IN, imx_api_image_publish, IMX_ROLE_PUBLISHER, NULL, CREATES,
       false, false, NULL },

@@ -149,6 +149,7 @@ int imx_config_load(struct imx_config *cfg, char *err, size_t errlen)
         { "IMAXE_NODE_STALE_S", 900, 10, 31536000 },
         { "IMAXE_ANSWER_STALL_S", 10, 1, 3600 },
         { "IMAXE_PIPELINE_MAX", 16, 1, 1000000 },
+        { "IMAXE_EOL_CHECK_S", 3600, 0, 604800 },
     };
     unsigned long long v[sizeof vars / sizeof vars[0]];
     int failed = 0;
@@ -219,6 +220,7 @@ int imx_config_load(struct imx_config *cfg, char *err, size_t errlen)
     cfg->node_stale_s = (unsigned)v[48];
     cfg->answer_stall_s = (unsigned)v[49];
     cfg->pipeline_max = (unsigned)v[50];
+    cfg->eol_check_s = (unsigned)v[51];
 
     env_str(cfg->bind, sizeof cfg->bind, "IMAXE_BIND", "127.0.0.1");
     env_str(cfg->log_level, sizeof cfg->log_level, "IMAXE_LOG_LEVEL", "info");
@@ -231,6 +233,19 @@ int imx_config_load(struct imx_config *cfg, char *err, size_t errlen)
             IMX_CONFIG_WEBHOOK_SCHEDULE_DEFAULT);
     env_str(cfg->webhook_allow_hosts, sizeof cfg->webhook_allow_hosts, "IMAXE_WEBHOOK_ALLOW_HOSTS",
             "");
+    /* The end-of-life job's clock (server/jobs/eol.c): a test sets the date it runs for. */
+    const char *today = getenv("IMAXE_EOL_TODAY");
+    if (today && *today) {
+        int y = 0, m = 0, d = 0;
+        if (strlen(today) != 10 || strspn(today, "0123456789-") != 10 || today[4] != '-' ||
+            today[7] != '-' || sscanf(today, "%4d-%2d-%2d", &y, &m, &d) != 3 || m < 1 || m > 12 ||
+            d < 1 || d > 31) {
+            snprintf(err, errlen, "IMAXE_EOL_TODAY must be a date, YYYY-MM-DD (got '%.40s')",
+                     today);
+            return -1;
+        }
+        snprintf(cfg->eol_today, sizeof cfg->eol_today, "%s", today);
+    }
 
     cfg->database_url = imx_config_secret("IMAXE_DATABASE_URL", &failed);
     if (failed) {

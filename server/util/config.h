@@ -32,6 +32,7 @@ struct imx_config {
     unsigned per_ip_reading_limit; /* IMAXE_PER_IP_READING_LIMIT: the same, per address */
     unsigned answer_stall_s;       /* IMAXE_ANSWER_STALL_S: an answer the client takes nothing of */
     unsigned pipeline_max;         /* IMAXE_PIPELINE_MAX: answers queued unread on one connection */
+    unsigned eol_check_s;          /* IMAXE_EOL_CHECK_S: end-of-life announcements (0: never) */
     unsigned password_slots;       /* IMAXE_PASSWORD_SLOTS: Argon2id at once; 0 = half the cores */
     unsigned password_wait_ms;     /* IMAXE_PASSWORD_WAIT_MS: wait for a slot before 503 */
     unsigned quota_open_requests_team;   /* IMAXE_QUOTA_OPEN_REQUESTS_PER_TEAM */
@@ -75,6 +76,7 @@ struct imx_config {
     unsigned webhook_disable_after_s; /* IMAXE_WEBHOOK_DISABLE_AFTER_S: failing this long */
     char webhook_schedule[256];       /* IMAXE_WEBHOOK_SCHEDULE: retry delays, seconds */
     char webhook_allow_hosts[2048];   /* IMAXE_WEBHOOK_ALLOW_HOSTS: host:port,... */
+    char eol_today[11];               /* IMAXE_EOL_TODAY: the end-of-life job's date ("": today) */
 };
 
 /* Fills cfg from the environment. Returns 0, or -1 with a message in err. */
