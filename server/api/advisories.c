@@ -280,10 +280,12 @@ static json_t *check_advisory(json_t *doc, bool no_ranges, json_t *errors)
                      cves ? json_incref(cves) : json_array(), "url", url, "affected", ranges);
 }
 
-/* The ETag of an advisory: its revision, which every change moves. */
-static void advisory_etag(char out[32], const char *revision)
+/* The ETag of an advisory: "r<revision>.<risk>", its revision (which every write moves) and a
+ * digest of its kev and epss members (which a KEV or EPSS import moves, the revision unmoved:
+ * the document changed, so its ETag does). revision is that text as read. */
+static void advisory_etag(char out[40], const char *revision)
 {
-    snprintf(out, 32, "\"r%s\"", revision);
+    snprintf(out, 40, "\"r%s\"", revision);
 }
 
 /* Replies with advisory id as read on c, with its ETag. Returns 0, or -1 after replying. */
@@ -293,7 +295,7 @@ static int reply_advisory(struct imx_req *r, struct imx_db_conn *c, unsigned sta
     struct imx_db_json j;
     enum imx_db_status st = imx_db_advisory_get(c, id, revision, &j);
     if (st == IMX_DBS_OK) {
-        char etag[32];
+        char etag[40];
         advisory_etag(etag, revision);
         imx_reply_header(r, "ETag", etag);
     }
@@ -301,17 +303,30 @@ static int reply_advisory(struct imx_req *r, struct imx_db_conn *c, unsigned sta
     return st == IMX_DBS_OK ? 0 : -1;
 }
 
-/* The revision an If-Match names ("r3", quoted), into out; false when it names none. A
- * malformed If-Match is refused (400) before this, by imx_if_match. */
+/* The revision an If-Match names ("r3", or "r3.1a2b3c4d" as the ETag reads, quoted), into out;
+ * false when it names none. The risk part is not compared: a write changes what its author
+ * wrote, which the revision alone guards; the feeds' members are not written. A malformed
+ * If-Match is refused (400) before this, by imx_if_match. */
 static bool if_match_revision(const char *if_match, char out[16])
 {
     unsigned long long v;
     char buf[24];
     size_t n = if_match ? strlen(if_match) : 0;
-    if (n < 4 || n > 20 || if_match[0] != '"' || if_match[1] != 'r' || if_match[n - 1] != '"')
+    if (n < 4 || n > 32 || if_match[0] != '"' || if_match[1] != 'r' || if_match[n - 1] != '"')
         return false;
-    memcpy(buf, if_match + 2, n - 3);
-    buf[n - 3] = '\0';
+    const char *dot = memchr(if_match, '.', n);
+    size_t digits = dot ? (size_t)(dot - if_match) - 2 : n - 3;
+    if (digits == 0 || digits >= sizeof buf)
+        return false;
+    if (dot) { /* the risk part: 8 lowercase hex digits */
+        if ((size_t)(if_match + n - 1 - dot - 1) != 8)
+            return false;
+        for (const char *h = dot + 1; h < if_match + n - 1; h++)
+            if (!((*h >= '0' && *h <= '9') || (*h >= 'a' && *h <= 'f')))
+                return false;
+    }
+    memcpy(buf, if_match + 2, digits);
+    buf[digits] = '\0';
     if (imx_parse_uint(buf, 1, INT32_MAX, &v) != 0)
         return false;
     snprintf(out, 16, "%llu", v);
@@ -347,7 +362,7 @@ static json_t *outcome_of(struct imx_req *r, enum imx_db_status st, struct imx_d
 static int reply_refused(struct imx_req *r, const struct advisory_write *a, const json_t *out)
 {
     const char *o = json_string_value(json_object_get(out, "outcome"));
-    char etag[32], rev[24];
+    char etag[40], rev[24];
     snprintf(rev, sizeof rev, "%lld",
              (long long)json_integer_value(json_object_get(out, "revision")));
     advisory_etag(etag, rev);
