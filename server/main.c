@@ -40,6 +40,7 @@
 #include "http/ratelimit.h"
 #include "http/router.h"
 #include "http/server.h"
+#include "auth/docsign.h"
 #include "jobs/eol.h"
 #include "jobs/ratelimit_sync.h"
 #include "api/costs_common.h"
@@ -370,7 +371,8 @@ int main(int argc, char **argv)
     }
 
     if (imx_config_load(&cfg, err, sizeof err) != 0 ||
-        imx_webhooks_config_check(&cfg, err, sizeof err) != 0) {
+        imx_webhooks_config_check(&cfg, err, sizeof err) != 0 ||
+        imx_docsign_init(err, sizeof err) != 0) {
         imx_error("configuration: %s", err);
         return 1;
     }
@@ -388,6 +390,7 @@ int main(int argc, char **argv)
     else if (rc == 0 && strcmp(cmd, "admin") == 0)
         rc = imx_cli_admin(&cfg, argc - 2, argv + 2);
     imx_config_free(&cfg);
+    imx_docsign_free();
     free((char *)imx_server_info.openapi_json);
     curl_global_cleanup();
     return rc;

@@ -102,6 +102,8 @@ const struct imx_route imx_routes[] = {
       false, false, NULL },
     { "GET", "/v1/pins/{id}/eol", SIGNED_IN, imx_api_pin_eol, IMX_ROLE_VIEWER, NULL, false, false,
       false, NULL },
+    { "GET", "/v1/vex/keys", PUBLIC, imx_api_vex_keys, IMX_ROLE_NONE, NULL, false, false, false,
+      NULL },
     { "POST", "/v1/pins", SIGNED_IN, imx_api_pin_create, IMX_ROLE_VIEWER, NULL, CREATES, false,
       false, NULL },
     { "GET", "/v1/pins", SIGNED_IN, imx_api_pin_list, IMX_ROLE_VIEWER,
