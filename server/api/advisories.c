@@ -341,7 +341,6 @@ static int if_match_current(struct imx_req *r, const char *if_match, const char 
     memcpy(out, number, sizeof number);
     return 0;
 }
-}
 
 struct advisory_write {
     json_t *doc; /* owned */
