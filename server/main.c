@@ -41,6 +41,7 @@
 #include "http/ratelimit.h"
 #include "http/router.h"
 #include "http/server.h"
+#include "auth/docsign.h"
 #include "jobs/eol.h"
 #include "jobs/ratelimit_sync.h"
 #include "jobs/revocations.h"
@@ -277,7 +278,7 @@ static int serve(const struct imx_config *cfg, sigset_t *sigs)
         imx_db_pool_shutdown();
         return 1;
     }
-    if (imx_eol_job_start() != 0) {
+    if (imx_eol_job_start(cfg) != 0) {
         imx_webhooks_stop(0);
         imx_http_stop();
         imx_db_pool_shutdown();
@@ -384,7 +385,8 @@ int main(int argc, char **argv)
     }
 
     if (imx_config_load(&cfg, err, sizeof err) != 0 ||
-        imx_webhooks_config_check(&cfg, err, sizeof err) != 0) {
+        imx_webhooks_config_check(&cfg, err, sizeof err) != 0 ||
+        imx_docsign_init(err, sizeof err) != 0) {
         imx_error("configuration: %s", err);
         return 1;
     }
@@ -402,6 +404,7 @@ int main(int argc, char **argv)
     else if (rc == 0 && strcmp(cmd, "admin") == 0)
         rc = imx_cli_admin(&cfg, argc - 2, argv + 2);
     imx_config_free(&cfg);
+    imx_docsign_free();
     free((char *)imx_server_info.openapi_json);
     curl_global_cleanup();
     return rc;

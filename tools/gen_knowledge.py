@@ -7,11 +7,12 @@ tools/reference/knowledge_facts_NNNN.csv, generated with --src and --out into th
 migration, migrations/NNNN_knowledge_facts.sql, and listed in tests/reference/test_generated.sh.
 
 Usage:  tools/gen_knowledge.py [--src CSV] [--out FILE]   ('-' writes to standard output)
-        tools/gen_knowledge.py --table nccl|dcgm|nvidia_product [--src CSV] [--out FILE]
+        tools/gen_knowledge.py --table nccl|dcgm|nvidia_product|eol [--src CSV] [--out FILE]
                                   (migrations/0056_nccl_rows.sql from tools/reference/nccl.csv,
                                    migrations/0058_dcgm_rows.sql from tools/reference/dcgm.csv,
                                    migrations/0101_nvidia_product_rows.sql from
-                                   tools/reference/nvidia_products.csv)
+                                   tools/reference/nvidia_products.csv,
+                                   migrations/0261_eol_rows.sql from tools/reference/eol.csv)
 
 Facts added after migration 0016, one cell a line: table, key (the row's primary key), column,
 value, status (CONFIRMED / SECONDARY / UNCONFIRMED), source (an https URL) and notes. A
@@ -65,9 +66,11 @@ ROW_TABLES = {
              ['dcgm_version', 'driver_branch_min', 'driver_min', 'status', 'source', 'notes']),
     'nvidia_product': ('nvidia_products.csv', '0101_nvidia_product_rows.sql', 'ref_nvidia_product',
                        ['match', 'platform', 'component', 'branched', 'status', 'source', 'notes']),
+    'eol': ('eol.csv', '0261_eol_rows.sql', 'ref_eol',
+            ['kind', 'component', 'release', 'eol', 'basis', 'status', 'source', 'notes']),
 }
 # Tables keyed by more than their first column: how many leading columns make the key.
-KEY_WIDTH = {'nvidia_product': 2}
+KEY_WIDTH = {'nvidia_product': 2, 'eol': 3}
 MATCH = re.compile(r'^(cpe|cpe-prefix|name):[a-z0-9_ .+-]{1,120}$')
 PLATFORMS = ('any', 'linux', 'windows', 'macos', 'vgpu-host', 'vgpu-guest', 'cloud-gaming',
              'jetson')
@@ -128,7 +131,29 @@ def nvidia_product_values(r, where):
             sql_text(r['component']) if r['component'] else 'NULL', r['branched']]
 
 
-ROW_VALUES = {'nccl': nccl_values, 'dcgm': dcgm_values, 'nvidia_product': nvidia_product_values}
+def eol_values(r, where):
+    """One ref_eol row: an OS release (os-release ID and VERSION_ID prefix) or a component's
+    major.minor, its end of life and whose date it is; an UNCONFIRMED row has no date."""
+    if r['kind'] not in ('os', 'component'):
+        fail(where, 'kind must be os or component')
+    if not COMPONENT.match(r['component']):
+        fail(where, 'not a component or os-release ID: %r' % r['component'])
+    if not VERSION.match(r['release']):
+        fail(where, 'not a dotted release: %r' % r['release'])
+    if r['basis'] not in ('upstream', 'endoflife.date', 'aws-dlc'):
+        fail(where, 'basis must be upstream, endoflife.date or aws-dlc')
+    if (r['status'] == 'UNCONFIRMED') != (r['eol'] == ''):
+        fail(where, 'an UNCONFIRMED row has no date, and only it')
+    if r['eol'] and not DATE.match(r['eol']):
+        fail(where, 'eol must be YYYY-MM-DD: %r' % r['eol'])
+    if not r['notes']:
+        fail(where, 'notes must say what the date means')
+    return [sql_text(r['kind']), sql_text(r['component']), sql_text(r['release']),
+            sql_date(datetime.date.fromisoformat(r['eol'])) if r['eol'] else 'NULL', sql_text(r['basis'])]
+
+
+ROW_VALUES = {'nccl': nccl_values, 'dcgm': dcgm_values, 'nvidia_product': nvidia_product_values,
+              'eol': eol_values}
 
 
 def fail(where, msg):

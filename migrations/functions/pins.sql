@@ -101,6 +101,7 @@ DECLARE
   v_cand json;
   v_constraints json;
   v_advisories json;
+  v_kev_n bigint;
   v_history json;
 BEGIN
   SELECT x.id, x.name, x.image_id, x.created_at, x.updated_at, t.slug AS team,
@@ -124,18 +125,25 @@ BEGIN
   END IF;
   SELECT count(*), coalesce(bool_or(pa.fixed_by IS NOT NULL), false) INTO v_n, v_fixed
     FROM pin_advisories pa WHERE pa.pin_id = p_pin;
+  -- The five shown are the riskiest: in CISA's KEV catalog first, then newest; each with its
+  -- kev and epss (procedures/risk_feeds.sql), as the advisory itself shows them.
+  SELECT count(*) INTO v_kev_n
+    FROM pin_advisories pa JOIN advisories a ON a.id = pa.advisory_id
+   WHERE pa.pin_id = p_pin AND EXISTS (SELECT 1 FROM kev_entries k WHERE k.cve = ANY (a.cves));
   SELECT coalesce(json_agg(json_build_object(
            'id', f.id, 'title', f.title, 'severity', f.severity, 'cves', to_json(f.cves),
+           'kev', imx_kev_json(f.cves), 'epss', imx_epss_json(f.cves),
            'fixed_by', CASE WHEN f.fx_id IS NOT NULL THEN json_build_object(
              'id', f.fx_id, 'family', f.fx_family, 'version', f.fx_version) END)
-           ORDER BY f.published DESC, f.id), '[]')
+           ORDER BY f.in_kev DESC, f.published DESC, f.id), '[]')
     INTO v_advisories
     FROM (SELECT a.id, a.title, a.severity, a.cves, a.published, fx.id AS fx_id,
-                 fx.family AS fx_family, fx.version AS fx_version
+                 fx.family AS fx_family, fx.version AS fx_version,
+                 EXISTS (SELECT 1 FROM kev_entries k WHERE k.cve = ANY (a.cves)) AS in_kev
             FROM pin_advisories pa JOIN advisories a ON a.id = pa.advisory_id
             LEFT JOIN images fx ON fx.id = pa.fixed_by
            WHERE pa.pin_id = p_pin
-           ORDER BY a.published DESC, a.id LIMIT 5) f;
+           ORDER BY in_kev DESC, a.published DESC, a.id LIMIT 5) f;
   IF with_history THEN
     SELECT coalesce(json_agg(json_build_object(
              'from_image', h.from_image, 'to_image', h.to_image, 'moved_at', h.moved_at,
@@ -157,7 +165,9 @@ BEGIN
       ELSE 'current' END,
     'candidate', v_cand,
     'advisory_count', v_n,
+    'kev_count', v_kev_n,
     'advisories', v_advisories,
+    'eol', imx_image_eol_json(p.image_id),
     'created_at', p.created_at, 'updated_at', p.updated_at,
     'history', v_history);
 END

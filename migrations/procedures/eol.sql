@@ -1,26 +1,64 @@
 -- End of life ahead: when an image's stack stops being supported, from the knowledge tables, and
 -- the image.eol_approaching events for pinned images (migrations/0151_eol_events.sql).
--- Callers: server/db/eol.c (GET /v1/images/{id}/eol, and the announcing job server/jobs/eol.c). The
--- knowledge tables date the end of life of driver branches only (ref_driver_branch.eol: NVIDIA's
--- month, or endoflife.date's estimate, eol_basis says which); CUDA, OS, Python and framework
--- releases carry no end-of-life date there yet, so they reach none here.
+-- Callers: server/db/eol.c (GET /v1/images/{id}/eol, GET /v1/pins/{id}/eol, and the announcing
+-- job server/jobs/eol.c), server/db/images.c (the search's eol_before filter) and
+-- server/db/pins.c (the pin list's eol_before filter and the pin document's eol). Dated parts:
+-- the driver branch (ref_driver_branch.eol: NVIDIA's month, or endoflife.date's estimate), and
+-- the OS release, CUDA, Python, PyTorch and TensorFlow releases of ref_eol
+-- (migrations/0260_ref_eol.sql: whose date it is in basis; UNCONFIRMED rows have none).
+
+-- The dated parts of an image's stack, each {component, version, release, eol, basis, status,
+-- source}. An OS is matched by its os-release ID (Amazon Linux's spellings as amzn) and the
+-- longest release that is its VERSION_ID or a dotted prefix of it (rhel 9.4 -> 9); a component
+-- by the longest release that prefixes its version (python 3.10.12 -> 3.10).
+CREATE OR REPLACE FUNCTION imx_image_eol_parts(p_image bigint)
+RETURNS TABLE (component text, version text, release text, eol date, basis text, status text,
+               source text)
+LANGUAGE sql STABLE AS $$
+  SELECT c.name, c.version, 'R' || b.branch, b.eol, b.eol_basis, b.status,
+         coalesce(b.eol_source, b.source)
+    FROM image_components c JOIN ref_driver_branch b ON b.branch = c.version_key[1]
+   WHERE c.image_id = p_image AND c.name = 'nvidia-driver' AND b.eol IS NOT NULL
+  UNION ALL
+  SELECT 'os', i.os_name || ' ' || i.os_version, k.component || ' ' || k.release, k.eol, k.basis,
+         k.status, k.source
+    FROM images i CROSS JOIN LATERAL (
+      SELECT r.* FROM ref_eol r
+       WHERE r.kind = 'os' AND r.eol IS NOT NULL
+         AND r.component = CASE WHEN lower(i.os_name) IN ('amazon-linux', 'amazonlinux', 'al2',
+                                  'al2023', 'amazon') THEN 'amzn' ELSE lower(i.os_name) END
+         AND (i.os_version = r.release OR i.os_version LIKE r.release || '.%')
+       ORDER BY length(r.release) DESC LIMIT 1) k
+   WHERE i.id = p_image
+  UNION ALL
+  SELECT c.name, c.version, k.release, k.eol, k.basis, k.status, k.source
+    FROM image_components c CROSS JOIN LATERAL (
+      SELECT r.* FROM ref_eol r
+       WHERE r.kind = 'component' AND r.component = c.name AND r.eol IS NOT NULL
+         AND c.version_key[1:cardinality(r.release_key)] = r.release_key
+       ORDER BY cardinality(r.release_key) DESC LIMIT 1) k
+   WHERE c.image_id = p_image
+$$;
+
+-- An image's earliest end of life (NULL: no part dated): the filters' test.
+CREATE OR REPLACE FUNCTION imx_image_eol_date(p_image bigint) RETURNS date
+LANGUAGE sql STABLE AS $$
+  SELECT min(p.eol) FROM imx_image_eol_parts(p_image) p
+$$;
 
 -- An image's end of life: {"date": the earliest, "reaches": [what ends then], "stack": [every
--- dated part]}, each part {component, version, release, eol, basis}; NULL when no part is dated.
+-- dated part]}; NULL when no part is dated.
 CREATE OR REPLACE FUNCTION imx_image_eol_json(p_image bigint) RETURNS json
 LANGUAGE sql STABLE AS $$
-  WITH parts AS (
-    SELECT c.name AS component, c.version, 'R' || b.branch AS release, b.eol,
-           b.eol_basis AS basis
-      FROM image_components c JOIN ref_driver_branch b ON b.branch = c.version_key[1]
-     WHERE c.image_id = p_image AND c.name = 'nvidia-driver' AND b.eol IS NOT NULL
-  )
+  WITH parts AS (SELECT * FROM imx_image_eol_parts(p_image))
   SELECT json_build_object('date', min(p.eol),
            'reaches', json_agg(json_build_object('component', p.component, 'version', p.version,
-                        'release', p.release, 'eol', p.eol, 'basis', p.basis)
+                        'release', p.release, 'eol', p.eol, 'basis', p.basis,
+                        'status', p.status, 'source', p.source)
                         ORDER BY p.component) FILTER (WHERE p.eol = (SELECT min(eol) FROM parts)),
            'stack', json_agg(json_build_object('component', p.component, 'version', p.version,
-                      'release', p.release, 'eol', p.eol, 'basis', p.basis)
+                      'release', p.release, 'eol', p.eol, 'basis', p.basis,
+                      'status', p.status, 'source', p.source)
                       ORDER BY p.eol, p.component))
     FROM parts p HAVING count(*) > 0
 $$;

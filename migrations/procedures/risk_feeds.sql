@@ -2,8 +2,9 @@
 -- and FIRST's EPSS scores (each one use case, one transaction, the feed's own dates kept), the
 -- advisory.exploited events a KEV import sends, and the kev / epss members every advisory and
 -- patch-status entry shows. Callers: server/db/risk_feeds.c (POST /v1/risk-feeds/kev and /epss,
--- GET /v1/risk-feeds) and, for the kev / epss members, imx_advisory_json in functions/advisories.sql and
--- imx_image_patch_doc in functions/image_docs.sql read imx_kev_json and imx_epss_json from here).
+-- GET /v1/risk-feeds) and, for the kev / epss members, imx_advisory_json in functions/advisories.sql,
+-- imx_image_patch_doc in functions/image_docs.sql and imx_pin_doc in functions/pins.sql read
+-- imx_kev_json and imx_epss_json from here; server/db/advisories.c imx_advisory_risk_tag).
 
 
 -- The KEV entry of a list of CVEs: the one added first, as {cve, date_added, due_date,
@@ -24,6 +25,15 @@ LANGUAGE sql STABLE PARALLEL SAFE AS $$
                            'cve', e.cve, 'date', s.score_date)
     FROM epss_scores e CROSS JOIN epss_snapshot s WHERE e.cve = ANY (p_cves)
    ORDER BY e.epss DESC, e.cve LIMIT 1
+$$;
+
+-- What of an advisory's document the feeds decide (its kev and epss members), as 8 hex digits:
+-- the second part of the advisory's ETag (server/db/advisories.c q_get), so that a KEV or EPSS
+-- import that changes what the advisory shows changes its ETag, its revision unmoved.
+CREATE OR REPLACE FUNCTION imx_advisory_risk_tag(p_cves text[]) RETURNS text
+LANGUAGE sql STABLE PARALLEL SAFE AS $$
+  SELECT left(md5(coalesce(imx_kev_json(p_cves)::text, '-') || '|'
+                  || coalesce(imx_epss_json(p_cves)::text, '-')), 8)
 $$;
 
 -- The key that sorts advisories by risk, descending: in the KEV catalog first, then the highest
@@ -51,6 +61,16 @@ LANGUAGE sql STABLE AS $$
     'epss', (SELECT json_build_object('model_version', s.model_version,
                       'score_date', s.score_date, 'scores', s.scores,
                       'imported_at', s.imported_at) FROM epss_snapshot s))
+$$;
+
+-- After an import that changed the feeds: the stored documents of the pins an advisory affects
+-- are written again (their advisories show kev and epss; functions/pins.sql imx_pin_doc), their
+-- history kept. Pins without a stored document stay without. Returns how many were written.
+CREATE OR REPLACE FUNCTION imx_risk_pin_docs_refresh() RETURNS integer
+LANGUAGE sql AS $$
+  SELECT imx_pin_docs_write(ARRAY(SELECT DISTINCT d.pin_id FROM pin_docs d
+                                    JOIN pin_advisories pa ON pa.pin_id = d.pin_id
+                                   ORDER BY d.pin_id), false)
 $$;
 
 -- advisory.exploited for CVEs that just entered the catalog: once per (team, CVE), to each team
@@ -194,6 +214,9 @@ BEGIN
   IF cardinality(v_added) > 0 THEN
     v_events := imx_kev_announce(v_added);
   END IF;
+  IF cardinality(v_added) > 0 OR v_removed > 0 OR v_changed > 0 THEN
+    PERFORM imx_risk_pin_docs_refresh();
+  END IF;
   DROP TABLE imx_kev_in;
   RETURN json_build_object(
     'outcome', CASE WHEN cardinality(v_added) = 0 AND v_removed = 0 AND v_changed = 0
@@ -246,6 +269,9 @@ BEGIN
   ON CONFLICT (one) DO UPDATE
     SET model_version = EXCLUDED.model_version, score_date = EXCLUDED.score_date,
         scores = EXCLUDED.scores, imported_at = now(), imported_by = EXCLUDED.imported_by;
+  IF v_changed > 0 OR v_removed > 0 OR v_prev.score_date IS DISTINCT FROM p_date THEN
+    PERFORM imx_risk_pin_docs_refresh(); -- the epss member carries the scores' date
+  END IF;
   RETURN json_build_object(
     'outcome', CASE WHEN v_changed = 0 AND v_removed = 0
                          AND v_prev.score_date IS NOT DISTINCT FROM p_date

@@ -280,10 +280,12 @@ static json_t *check_advisory(json_t *doc, bool no_ranges, json_t *errors)
                      cves ? json_incref(cves) : json_array(), "url", url, "affected", ranges);
 }
 
-/* The ETag of an advisory: its revision, which every change moves. */
-static void advisory_etag(char out[32], const char *revision)
+/* The ETag of an advisory: "r<revision>.<risk>", its revision (which every write moves) and a
+ * digest of its kev and epss members (which a KEV or EPSS import moves, the revision unmoved:
+ * the document changed, so its ETag does). revision is that text as read. */
+static void advisory_etag(char out[40], const char *revision)
 {
-    snprintf(out, 32, "\"r%s\"", revision);
+    snprintf(out, 40, "\"r%s\"", revision);
 }
 
 /* Replies with advisory id as read on c, with its ETag. Returns 0, or -1 after replying. */
@@ -293,7 +295,7 @@ static int reply_advisory(struct imx_req *r, struct imx_db_conn *c, unsigned sta
     struct imx_db_json j;
     enum imx_db_status st = imx_db_advisory_get(c, id, revision, &j);
     if (st == IMX_DBS_OK) {
-        char etag[32];
+        char etag[40];
         advisory_etag(etag, revision);
         imx_reply_header(r, "ETag", etag);
     }
@@ -302,15 +304,17 @@ static int reply_advisory(struct imx_req *r, struct imx_db_conn *c, unsigned sta
 }
 
 /* Whether If-Match (RFC 9110: "*", or a list of strong tags) names the advisory's current
- * revision, as read on c; the revision goes to out for the write's compare-and-set, which
- * refuses the write if another lands in between. Returns 0, or -1 after replying (412 when the
- * list names no current revision, 404 for no advisory). */
+ * revision, as read on c: its whole current ETag, or "r<revision>" (the risk part left out: a
+ * write changes what its author wrote, which the revision alone guards; a feed import between
+ * the read and the write does not refuse it). The numeric revision goes to out for the write's
+ * compare-and-set, which refuses the write if another lands in between. Returns 0, or -1 after
+ * replying (412 when the list names no current revision, 404 for no advisory). */
 static int if_match_current(struct imx_req *r, const char *if_match, const char *id, char out[24])
 {
     struct imx_db_conn *c = imx_api_db(r);
     if (!c)
         return -1;
-    char revision[24], etag[32];
+    char revision[24], etag[40], bare[40];
     struct imx_db_json j;
     enum imx_db_status st = imx_db_advisory_get(c, id, revision, &j);
     if (st != IMX_DBS_OK) {
@@ -319,7 +323,14 @@ static int if_match_current(struct imx_req *r, const char *if_match, const char 
     }
     imx_db_json_free(&j);
     advisory_etag(etag, revision);
-    if (imx_if_match(if_match, etag) != IMX_IF_MATCH_YES) {
+    char number[24];
+    snprintf(number, sizeof number, "%s", revision);
+    char *dot = strchr(number, '.');
+    if (dot)
+        *dot = '\0';
+    snprintf(bare, sizeof bare, "\"r%s\"", number);
+    if (imx_if_match(if_match, etag) != IMX_IF_MATCH_YES &&
+        imx_if_match(if_match, bare) != IMX_IF_MATCH_YES) {
         imx_reply_header(r, "ETag", etag);
         imx_reply_problem(r, IMX_E_PRECONDITION_FAILED,
                           "If-Match names no current revision of this advisory (its ETag is %s); "
@@ -327,7 +338,7 @@ static int if_match_current(struct imx_req *r, const char *if_match, const char 
                           etag);
         return -1;
     }
-    memcpy(out, revision, sizeof revision);
+    memcpy(out, number, sizeof number);
     return 0;
 }
 
@@ -360,7 +371,7 @@ static json_t *outcome_of(struct imx_req *r, enum imx_db_status st, struct imx_d
 static int reply_refused(struct imx_req *r, const struct advisory_write *a, const json_t *out)
 {
     const char *o = json_string_value(json_object_get(out, "outcome"));
-    char etag[32], rev[24];
+    char etag[40], rev[24];
     snprintf(rev, sizeof rev, "%lld",
              (long long)json_integer_value(json_object_get(out, "revision")));
     advisory_etag(etag, rev);

@@ -154,6 +154,11 @@ void imx_api_image_vex(struct imx_req *r);
 void imx_api_pin_vex(struct imx_req *r);
 /* End of life ahead (server/api/eol.c). */
 void imx_api_image_eol(struct imx_req *r);
+void imx_api_pin_eol(struct imx_req *r);
+/* The public key VEX documents are signed with, as a JWK Set (server/api/vex.c). */
+void imx_api_vex_keys(struct imx_req *r);
+/* Is s a calendar date YYYY-MM-DD (the eol_before filters' argument)? */
+bool imx_api_eol_date_ok(const char *s);
 enum imx_fast imx_api_image_patch_status_fast(struct imx_req *r);
 void imx_api_pin_create(struct imx_req *r);
 void imx_api_pin_list(struct imx_req *r);

@@ -162,6 +162,7 @@ void imx_api_image_search(struct imx_req *r)
         .layer = imx_req_query(r, "layer"),
         .patch_status = imx_req_query(r, "patch_status"),
         .os_patch_status = imx_req_query(r, "os_patch_status"),
+        .eol_before = imx_req_query(r, "eol_before"),
         .limit = SEARCH_LIMIT_DEFAULT,
     };
     static const char *const OS_PATCH_STATUSES[] = { "ok",      "vulnerable", "patch_available",
@@ -194,6 +195,10 @@ void imx_api_image_search(struct imx_req *r)
     }
     if (s.os && (strlen(s.os) > 64 || s.os[0] == ':' || strchr(s.os, ':') != strrchr(s.os, ':'))) {
         imx_reply_problem(r, IMX_E_BAD_REQUEST, "os must be NAME or NAME:VERSION (ubuntu:24.04)");
+        return;
+    }
+    if (s.eol_before && !imx_api_eol_date_ok(s.eol_before)) {
+        imx_reply_problem(r, IMX_E_BAD_REQUEST, "eol_before must be a date, YYYY-MM-DD");
         return;
     }
     if (s.q && strlen(s.q) > 200) {

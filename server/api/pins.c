@@ -277,13 +277,15 @@ void imx_api_pin_create(struct imx_req *r)
 }
 
 struct page_args {
-    const char *slug, *after, *limit;
+    const char *slug, *after, *limit, *eol_before;
 };
 
 static int read_page(struct imx_db_conn *c, const char *user_id, void *cls,
                      struct imx_db_team_read *out)
 {
     const struct page_args *a = cls;
+    if (a->eol_before)
+        return imx_db_pin_list_eol(c, a->slug, user_id, a->after, a->limit, a->eol_before, out);
     return imx_db_pin_list(c, a->slug, user_id, a->after, a->limit, imx_auth_settings.read_cache,
                            out);
 }
@@ -320,7 +322,7 @@ static void pin_list_batched(struct imx_req *r, const char *team, const char *af
 /* The arguments of GET /v1/pins: team, the cursor's name (after, "" without a cursor) and the
  * limit. Returns false after replying 400. */
 struct list_args {
-    const char *team, *cursor;
+    const char *team, *cursor, *eol_before;
     char after[80], limit_txt[16];
     unsigned long long limit;
 };
@@ -329,9 +331,14 @@ static bool list_args(struct imx_req *r, struct list_args *a)
 {
     a->team = imx_req_query(r, "team");
     a->cursor = imx_req_query(r, "cursor");
+    a->eol_before = imx_req_query(r, "eol_before");
     a->after[0] = '\0';
     if (!a->team) {
         imx_reply_problem(r, IMX_E_BAD_REQUEST, "team is required (a team slug)");
+        return false;
+    }
+    if (a->eol_before && !imx_api_eol_date_ok(a->eol_before)) {
+        imx_reply_problem(r, IMX_E_BAD_REQUEST, "eol_before must be a date, YYYY-MM-DD");
         return false;
     }
     if (!imx_api_list_limit(r, &a->limit))
@@ -397,6 +404,8 @@ enum imx_fast imx_api_pin_list_fast(struct imx_req *r)
     r->fast_free = list_fast_free;
     if (!list_args(r, &f->a))
         return IMX_FAST_DONE;
+    if (f->a.eol_before) /* filtered pages are not shared: read on a worker */
+        return IMX_FAST_OFFLOAD;
     if (!imx_utf8_valid((const unsigned char *)f->a.team, strlen(f->a.team)))
         return IMX_FAST_OFFLOAD;
     char uid[24];
@@ -415,12 +424,13 @@ void imx_api_pin_list(struct imx_req *r)
     const char *team = la.team, *cursor = la.cursor, *after = la.after, *limit_txt = la.limit_txt;
     unsigned long long limit = la.limit;
     /* Text PostgreSQL would refuse goes alone: in a shared statement it would fail the others. */
-    if (imx_auth_settings.read_cache && imx_utf8_valid((const unsigned char *)team, strlen(team))) {
+    if (imx_auth_settings.read_cache && !la.eol_before &&
+        imx_utf8_valid((const unsigned char *)team, strlen(team))) {
         pin_list_batched(r, team, cursor ? after : NULL, limit_txt, limit);
         return;
     }
     /* One statement reads the team, the caller's role in it, the auth epoch and the page. */
-    struct page_args a = { team, cursor ? after : NULL, limit_txt };
+    struct page_args a = { team, cursor ? after : NULL, limit_txt, la.eol_before };
     struct imx_db_team_read t;
     if (imx_auth_team_with(r, team, IMX_ROLE_VIEWER, read_page, &a, &t)) {
         struct imx_db_rows rows = imx_db_team_read_rows(&t);

@@ -1,7 +1,8 @@
 /* VEX out: GET /v1/images/{id}/vex and GET /v1/pins/{id}/vex (the pinned image, for the pin's
  * team) as OpenVEX 0.2.0 (format=openvex, the default) or CycloneDX 1.6 (format=cyclonedx): for
  * every advisory imaxe holds about the image, affected / fixed / not_affected from its own facts
- * (migrations/procedures/vex.sql), the image's artifacts as the product identifiers. */
+ * (migrations/procedures/vex.sql), the image's artifacts as the product identifiers; each signed
+ * (Imaxe-Signature: a detached JWS over the body, auth/docsign.c; the key at GET /v1/vex/keys). */
 #include <openssl/rand.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -10,6 +11,7 @@
 
 #include "api/api.h"
 #include "auth/auth.h"
+#include "auth/docsign.h"
 #include "db/vex.h"
 #include "domain/vex.h"
 #include "util/config.h"
@@ -81,9 +83,28 @@ static void reply_vex(struct imx_req *r, struct imx_db_conn *c, long long image_
         imx_reply_problem(r, IMX_E_INTERNAL, NULL);
         return;
     }
+    /* Signed as sent: the signature covers these bytes, the document's timestamps with them. */
+    char *sig = imx_docsign_detached(body, strlen(body), cdx ? "cyclonedx+json" : "openvex+json");
+    if (!sig) {
+        free(body);
+        imx_reply_problem(r, IMX_E_INTERNAL, NULL);
+        return;
+    }
+    imx_reply_header(r, "Imaxe-Signature", sig);
+    free(sig);
     imx_reply_raw_steal(r, 200,
                         cdx ? "application/vnd.cyclonedx+json; version=1.6" : "application/json",
                         body, strlen(body), NULL, NULL);
+}
+
+void imx_api_vex_keys(struct imx_req *r)
+{
+    char *jwks = imx_docsign_jwks();
+    if (!jwks) {
+        imx_reply_problem(r, IMX_E_INTERNAL, NULL);
+        return;
+    }
+    imx_reply_raw_steal(r, 200, "application/jwk-set+json", jwks, strlen(jwks), NULL, NULL);
 }
 
 void imx_api_image_vex(struct imx_req *r)

@@ -14,7 +14,8 @@ IMX_DB_STMT(q_publish, 3, "SELECT imx_advisory_publish($1::jsonb, $2::bigint, $3
 IMX_DB_STMT(q_withdraw, 3, "SELECT imx_advisory_withdraw($1::text, $2::text, $3::int)::text");
 
 IMX_DB_STMT(q_get, 1,
-            "SELECT imx_advisory_json(a.id)::text, a.revision FROM advisories a"
+            "SELECT imx_advisory_json(a.id)::text,"
+            " a.revision || '.' || imx_advisory_risk_tag(a.cves) FROM advisories a"
             " WHERE a.id = $1::text");
 
 IMX_DB_STMT(q_affected, 5,

@@ -39,7 +39,8 @@ enum imx_db_status imx_db_advisory_withdraw(struct imx_db_conn *c, const char *i
 
 /* One advisory -> JSON {id, title, published, severity, cvss, cves, url, source, created_at,
  * revision, updated_at, withdrawn_at, withdrawn_reason, affected:[{component, range, fixed}],
- * affected_images} in doc, and its revision (IMX_DBS_NOT_FOUND: no such id). */
+ * affected_images} in doc, and its ETag text "<revision>.<risk>" (imx_advisory_risk_tag: what the
+ * KEV and EPSS feeds make it show) in revision (IMX_DBS_NOT_FOUND: no such id). */
 enum imx_db_status imx_db_advisory_get(struct imx_db_conn *c, const char *id, char revision[24],
                                        struct imx_db_json *doc);
 

@@ -630,9 +630,10 @@ static int query_of(const struct imx_image_search *s, struct imx_ix_query *q, ch
                     size_t os_len, char id_text[24])
 {
     memset(q, 0, sizeof *q);
-    /* Package filters are answered in SQL: the index keeps no inventories. */
-    if ((s->q && *s->q) || s->n_packages > 0 || s->n_constraints > IMX_IX_QUERY_CONS_MAX ||
-        s->n_tags > IMX_IX_QUERY_TAGS_MAX)
+    /* Package filters are answered in SQL: the index keeps no inventories; nor end-of-life
+     * dates (they follow the reference tables). */
+    if ((s->q && *s->q) || s->n_packages > 0 || (s->eol_before && *s->eol_before) ||
+        s->n_constraints > IMX_IX_QUERY_CONS_MAX || s->n_tags > IMX_IX_QUERY_TAGS_MAX)
         return -1;
 #define OPT(x) ((x) && *(x) ? (x) : NULL)
     q->family = OPT(s->family);

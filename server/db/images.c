@@ -74,45 +74,46 @@
     "      OR ($18::text = 'unknown' AND i.os_patch_status IS NULL))"                              \
     " AND ($19::jsonb IS NULL OR NOT EXISTS (SELECT 1 FROM pkgf WHERE NOT EXISTS ("                \
     "      SELECT 1 FROM image_packages ip"                                                        \
-    "       WHERE ip.image_id = i.id AND ip.chunks && pkgf.chunks)))"
+    "       WHERE ip.image_id = i.id AND ip.chunks && pkgf.chunks)))"                              \
+    " AND ($20::date IS NULL OR imx_image_eol_date(i.id) < $20::date)"
 
-#define SEARCH_NPARAMS 19
+#define SEARCH_NPARAMS 20
 
-/* One page: $20 cursor key (text, NULL = first page), $21 cursor id, $22 limit. The page is
+/* One page: $21 cursor key (text, NULL = first page), $22 cursor id, $23 limit. The page is
  * fetched with one extra row to know whether a next page exists, and turned into JSON by one
  * aggregate over the page rows (summaries are built for them only, after the LIMIT). */
 #define PAGE_SQL(code, key, order, after)                                                          \
     "WITH " SEARCH_CTE ", page AS (SELECT i.id, (" key                                             \
     ")::text AS k, row_number() OVER (ORDER BY " order ") AS rn"                                   \
-    " FROM images i WHERE" SEARCH_WHERE " AND ($20::text IS NULL OR " after ")"                    \
-    " ORDER BY " order " LIMIT $22::int + 1)"                                                      \
+    " FROM images i WHERE" SEARCH_WHERE " AND ($21::text IS NULL OR " after ")"                    \
+    " ORDER BY " order " LIMIT $23::int + 1)"                                                      \
     " SELECT json_build_object("                                                                   \
     "  'items', coalesce(json_agg(" STORED_SUMMARY_OF(                                             \
         "s") " ORDER BY p.rn)"                                                                     \
-             "    FILTER (WHERE p.rn <= $22::int), '[]'),"                                         \
-             "  'next_cursor', CASE WHEN max(p.rn) > $22::int"                                     \
-             "    THEN min(CASE WHEN p.rn = $22::int THEN '" code                                  \
+             "    FILTER (WHERE p.rn <= $23::int), '[]'),"                                         \
+             "  'next_cursor', CASE WHEN max(p.rn) > $23::int"                                     \
+             "    THEN min(CASE WHEN p.rn = $23::int THEN '" code                                  \
              ":' || p.id || ':' || p.k END) END)::text"                                            \
              " FROM page p JOIN images s ON s.id = p.id"
 
-IMX_DB_STMT(stmt_page_published, 22,
+IMX_DB_STMT(stmt_page_published, 23,
             PAGE_SQL("p", "(extract(epoch FROM i.published_at) * 1000000)::bigint",
                      "i.published_at DESC, i.id DESC",
-                     "(i.published_at, i.id) < (timestamptz 'epoch' + $20::text::bigint"
-                     " * interval '1 microsecond', $21::bigint)"));
-IMX_DB_STMT(stmt_page_family, 22,
+                     "(i.published_at, i.id) < (timestamptz 'epoch' + $21::text::bigint"
+                     " * interval '1 microsecond', $22::bigint)"));
+IMX_DB_STMT(stmt_page_family, 23,
             PAGE_SQL("f", "i.family", "i.family, i.id",
-                     "(i.family, i.id) > ($20::text, $21::bigint)"));
+                     "(i.family, i.id) > ($21::text, $22::bigint)"));
 IMX_DB_STMT(
-    stmt_page_boot, 22,
+    stmt_page_boot, 23,
     PAGE_SQL("b", "coalesce(i.boot_seconds, 2147483647)",
              "coalesce(i.boot_seconds, 2147483647), i.id",
-             "(coalesce(i.boot_seconds, 2147483647), i.id) > ($20::text::int, $21::bigint)"));
-IMX_DB_STMT(stmt_page_size, 22,
+             "(coalesce(i.boot_seconds, 2147483647), i.id) > ($21::text::int, $22::bigint)"));
+IMX_DB_STMT(stmt_page_size, 23,
             PAGE_SQL("s", "coalesce(i.size_gb, 'Infinity'::numeric)",
                      "coalesce(i.size_gb, 'Infinity'::numeric), i.id",
                      "(coalesce(i.size_gb, 'Infinity'::numeric), i.id)"
-                     " > ($20::text::numeric, $21::bigint)"));
+                     " > ($21::text::numeric, $22::bigint)"));
 
 #define FACET(name, value_sql, from_sql)                                                           \
     " '" name "', (SELECT coalesce(json_agg(json_build_object('value', x.v, 'count', x.n)"         \
@@ -489,7 +490,7 @@ static const char *empty_to_null(const char *s)
 
 /* The shared filter parameters $1..$17. os is split at ':' into os_buf. Returns 0 or -1. */
 struct search_params {
-    const char *v[22];
+    const char *v[23];
     char *packages; /* new: the package filters as JSON, $19 */
     char os_name[64];
     char id_text[24];
@@ -623,6 +624,7 @@ static enum imx_db_status search_filter_params(struct imx_db_conn *c, struct sea
     sp->v[15] = empty_to_null(s->layer);
     sp->v[16] = empty_to_null(s->patch_status);
     sp->v[17] = empty_to_null(s->os_patch_status);
+    sp->v[19] = empty_to_null(s->eol_before);
     sp->packages = NULL;
     if (s->n_packages > IMX_DBI_MAX_PACKAGE_FILTERS || (s->n_packages && !s->packages))
         return IMX_DBS_INVALID;
@@ -736,11 +738,11 @@ enum imx_db_status imx_db_image_search(struct imx_db_conn *c, const struct imx_i
         const char *key;
         if (imx_db_search_cursor_parse(s->cursor, s->sort, sp->id_text, &key) != 0)
             goto out;
-        sp->v[19] = key;
-        sp->v[20] = sp->id_text;
+        sp->v[20] = key;
+        sp->v[21] = sp->id_text;
     }
     snprintf(sp->limit_text, sizeof sp->limit_text, "%d", limit);
-    sp->v[21] = sp->limit_text;
+    sp->v[22] = sp->limit_text;
     struct imx_db_stmt *stmt = s->sort == IMX_SORT_FAMILY         ? &stmt_page_family
                                : s->sort == IMX_SORT_BOOT_SECONDS ? &stmt_page_boot
                                : s->sort == IMX_SORT_SIZE_GB      ? &stmt_page_size

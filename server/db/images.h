@@ -182,6 +182,7 @@ struct imx_image_search {
     const char *layer;
     const char *patch_status;
     const char *os_patch_status; /* ok, vulnerable, patch_available, revoked; unknown: none */
+    const char *eol_before;      /* YYYY-MM-DD: the stack's earliest end of life before it */
     const struct imx_image_package_filter *packages; /* all must hold */
     size_t n_packages;
     enum imx_image_sort sort;

@@ -64,6 +64,14 @@ IMX_DB_STMT(q_list_stored, 4,
                          " imx_pin_json(p.id, false)::text)",
                          "LEFT JOIN pin_docs d ON d.pin_id = p.id"));
 
+/* The eol_before filter as the join: a pin whose image has no dated part never passes. */
+IMX_DB_STMT(q_list_eol, 5,
+            LIST_BY_SLUG("coalesce(CASE WHEN " STORED_FRESH " THEN d.body || 'null}' END,"
+                         " imx_pin_json(p.id, false)::text)",
+                         "LEFT JOIN pin_docs d ON d.pin_id = p.id"
+                         " JOIN LATERAL (SELECT imx_image_eol_date(p.image_id) AS eol) x"
+                         " ON x.eol < $5::date"));
+
 /* Always one row: the auth epoch, the team's id (NULL: no such team), the user's role in it, and
  * the resolve's document (NULL without a team). */
 IMX_DB_STMT(q_resolve_by_slug, 4,
@@ -271,6 +279,14 @@ int imx_db_pin_list(struct imx_db_conn *c, const char *slug, const char *user_id
 {
     const char *p[] = { slug, user_id, after_name, limit };
     return imx_db_team_read_take(imx_db_exec(c, stored ? &q_list_stored : &q_list, p), t);
+}
+
+int imx_db_pin_list_eol(struct imx_db_conn *c, const char *slug, const char *user_id,
+                        const char *after_name, const char *limit, const char *eol_before,
+                        struct imx_db_team_read *t)
+{
+    const char *p[] = { slug, user_id, after_name, limit, eol_before };
+    return imx_db_team_read_take(imx_db_exec(c, &q_list_eol, p), t);
 }
 
 /* Pages of pins, coalesced (db/read_batch.c): for each waiter, in their order, q_list_stored's

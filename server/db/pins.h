@@ -85,6 +85,13 @@ int imx_db_pin_list(struct imx_db_conn *c, const char *slug, const char *user_id
                     const char *after_name, const char *limit, bool stored,
                     struct imx_db_team_read *t);
 
+/* As imx_db_pin_list, only the pins whose image's stack reaches its earliest end of life before
+ * eol_before (YYYY-MM-DD; imx_image_eol_date, migrations/procedures/eol.sql); always built, not
+ * stored. Returns 0 or -1. */
+int imx_db_pin_list_eol(struct imx_db_conn *c, const char *slug, const char *user_id,
+                        const char *after_name, const char *limit, const char *eol_before,
+                        struct imx_db_team_read *t);
+
 /* The same page read by a statement shared with the other pages waiting (db/read_batch.c; the
  * caller holds no connection meanwhile, and the texts must be valid UTF-8, or the statement would
  * fail for all): rows are the page's, their columns from IMX_DB_PIN_BATCH_PAGE_COL on as above;

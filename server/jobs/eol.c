@@ -11,6 +11,7 @@
 #include "db/eol.h"
 #include "db/pool.h"
 #include "util/config.h"
+#include "util/config.h"
 #include "util/log.h"
 
 static pthread_t thread;
@@ -52,22 +53,10 @@ static void *eol_main(void *arg)
     return NULL;
 }
 
-int imx_eol_job_start(void)
+int imx_eol_job_start(const struct imx_config *cfg)
 {
-    const char *every = getenv("IMAXE_EOL_CHECK_S");
-    unsigned long long v = 3600;
-    if (every && *every && imx_parse_uint(every, 0, 604800, &v) != 0) {
-        imx_error("IMAXE_EOL_CHECK_S must be a whole number from 0 to 604800 (got '%.40s')", every);
-        return -1;
-    }
-    const char *t = getenv("IMAXE_EOL_TODAY");
-    if (t && *t) {
-        if (strlen(t) != 10 || t[4] != '-' || t[7] != '-' || strspn(t, "0123456789-") != 10) {
-            imx_error("IMAXE_EOL_TODAY must be YYYY-MM-DD (got '%.40s')", t);
-            return -1;
-        }
-        snprintf(today, sizeof today, "%s", t);
-    }
+    snprintf(today, sizeof today, "%s", cfg->eol_today);
+    unsigned long long v = cfg->eol_check_s;
     interval_s = (unsigned)v;
     if (interval_s == 0)
         return 0;

@@ -4,8 +4,11 @@
 #ifndef IMX_JOBS_EOL_H
 #define IMX_JOBS_EOL_H
 
-/* Starts it. Returns 0, or -1 when IMAXE_EOL_CHECK_S or IMAXE_EOL_TODAY is malformed. */
-int imx_eol_job_start(void);
+struct imx_config;
+
+/* Starts it with cfg's eol_check_s and eol_today (util/config.c checks them). Returns 0, or -1
+ * when the thread cannot start. */
+int imx_eol_job_start(const struct imx_config *cfg);
 
 /* Stops it (before the pools shut down). */
 void imx_eol_job_stop(void);

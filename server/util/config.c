@@ -154,6 +154,7 @@ int imx_config_load(struct imx_config *cfg, char *err, size_t errlen)
         { "IMAXE_SESSION_ABSOLUTE_S", 604800, 60, 31536000 },
         { "IMAXE_REFRESH_IDLE_S", 1209600, 60, 31536000 },
         { "IMAXE_REFRESH_TTL_S", 2592000, 60, 31536000 },
+        { "IMAXE_EOL_CHECK_S", 3600, 0, 604800 },
     };
     unsigned long long v[sizeof vars / sizeof vars[0]];
     int failed = 0;
@@ -239,6 +240,7 @@ int imx_config_load(struct imx_config *cfg, char *err, size_t errlen)
             return -1;
         }
     }
+    cfg->eol_check_s = (unsigned)v[56];
 
     env_str(cfg->bind, sizeof cfg->bind, "IMAXE_BIND", "127.0.0.1");
     env_str(cfg->log_level, sizeof cfg->log_level, "IMAXE_LOG_LEVEL", "info");
@@ -251,6 +253,19 @@ int imx_config_load(struct imx_config *cfg, char *err, size_t errlen)
             IMX_CONFIG_WEBHOOK_SCHEDULE_DEFAULT);
     env_str(cfg->webhook_allow_hosts, sizeof cfg->webhook_allow_hosts, "IMAXE_WEBHOOK_ALLOW_HOSTS",
             "");
+    /* The end-of-life job's clock (server/jobs/eol.c): a test sets the date it runs for. */
+    const char *today = getenv("IMAXE_EOL_TODAY");
+    if (today && *today) {
+        int y = 0, m = 0, d = 0;
+        if (strlen(today) != 10 || strspn(today, "0123456789-") != 10 || today[4] != '-' ||
+            today[7] != '-' || sscanf(today, "%4d-%2d-%2d", &y, &m, &d) != 3 || m < 1 || m > 12 ||
+            d < 1 || d > 31) {
+            snprintf(err, errlen, "IMAXE_EOL_TODAY must be a date, YYYY-MM-DD (got '%.40s')",
+                     today);
+            return -1;
+        }
+        snprintf(cfg->eol_today, sizeof cfg->eol_today, "%s", today);
+    }
 
     cfg->database_url = imx_config_secret("IMAXE_DATABASE_URL", &failed);
     if (failed) {

@@ -33,6 +33,7 @@ struct imx_config {
     unsigned answer_stall_s;       /* IMAXE_ANSWER_STALL_S: an answer the client takes nothing of */
     unsigned pipeline_max;         /* IMAXE_PIPELINE_MAX: answers queued unread on one connection */
     unsigned parse_budget_ms; /* IMAXE_PARSE_BUDGET_MS: CPU a request may spend reading documents */
+    unsigned eol_check_s;     /* IMAXE_EOL_CHECK_S: end-of-life announcements (0: never) */
     unsigned password_slots;  /* IMAXE_PASSWORD_SLOTS: Argon2id at once; 0 = half the cores */
     unsigned password_wait_ms;           /* IMAXE_PASSWORD_WAIT_MS: wait for a slot before 503 */
     unsigned quota_open_requests_team;   /* IMAXE_QUOTA_OPEN_REQUESTS_PER_TEAM */
@@ -83,6 +84,7 @@ struct imx_config {
     unsigned refresh_ttl_s;      /* IMAXE_REFRESH_TTL_S: a CLI sign-in's whole lifetime */
     char cookie_secure[8];       /* IMAXE_COOKIE_SECURE: auto, on or off */
     bool local_passwords;        /* IMAXE_LOCAL_PASSWORDS: imaxe passwords sign in (0: SSO only) */
+    char eol_today[11];               /* IMAXE_EOL_TODAY: the end-of-life job's date ("": today) */
 };
 
 /* Fills cfg from the environment. Returns 0, or -1 with a message in err. */

@@ -86,6 +86,24 @@ static void restart_on(int days_from_eol)
     imx_t_sleep_ms(2500); /* the job runs at start and once more a second later */
 }
 
+/* Publishes family version 1 on os NAME VERSION with these components; returns its id. */
+static long long publish_os(const char *family, const char *os, const char *os_version,
+                            const char *components)
+{
+    char body[2048];
+    snprintf(body, sizeof body,
+             "{\"team\":\"team-a\",\"family\":\"%s\",\"version\":\"1\",\"provider\":\"aws\","
+             "\"architecture\":\"x86_64\",\"os\":{\"name\":\"%s\",\"version\":\"%s\"},"
+             "\"layer\":\"platform\",\"artifacts\":[{\"region\":\"us-east-1\",\"id\":\"ami-%s\"}],"
+             "\"components\":%s}",
+             family, os, os_version, family, components);
+    json_t *doc;
+    call(admin, "POST", "/v1/images", body, 201, &doc);
+    long long id = json_integer_value(json_object_get(doc, "id"));
+    json_decref(doc);
+    return id;
+}
+
 static void an_image_shows_its_earliest_end_of_life(void **state)
 {
     (void)state;
@@ -95,8 +113,9 @@ static void an_image_shows_its_earliest_end_of_life(void **state)
                          NULL);
     r580 = imx_t_publish(&srv, admin, "team-a", "eol-580", "1",
                          "[{\"name\":\"nvidia-driver\",\"version\":\"580.95.05\"}]", NULL);
-    long long none = imx_t_publish(&srv, admin, "team-a", "eol-none", "1",
-                                   "[{\"name\":\"cuda\",\"version\":\"13.0.2\"}]", NULL);
+    /* Rocky 9's end of life is UNCONFIRMED in ref_eol (no date), CUDA 12.2 has no row. */
+    long long none =
+        publish_os("eol-none", "rocky", "9.4", "[{\"name\":\"cuda\",\"version\":\"12.2.2\"}]");
     assert_true(r535 > 0 && r580 > 0 && none > 0);
     char path[64];
     json_t *doc;
@@ -181,11 +200,134 @@ static void thresholds_fire_once_each_as_the_clock_moves(void **state)
     assert_true(sql_count(q) <= 1);
 }
 
+/* The stack beyond the driver (ref_eol, tools/reference/eol.csv): OS release, CUDA, Python and
+ * framework, each with whose date it is; the earliest reaches; eol_before filters images and pins;
+ * a pin shows its image's end of life (in its document and at /v1/pins/{id}/eol). */
+static void the_whole_stack_is_dated_and_filters_by_it(void **state)
+{
+    (void)state;
+    long long full = publish_os("eol-full", "ubuntu", "22.04",
+                                "[{\"name\":\"nvidia-driver\",\"version\":\"580.95.05\"},"
+                                "{\"name\":\"cuda\",\"version\":\"12.9.1\"},"
+                                "{\"name\":\"python\",\"version\":\"3.10.12\"},"
+                                "{\"name\":\"pytorch\",\"version\":\"2.8.0\"}]");
+    long long al2 =
+        publish_os("eol-al2", "amzn", "2", "[{\"name\":\"python\",\"version\":\"3.12.1\"}]");
+    char path[128];
+    json_t *doc;
+    snprintf(path, sizeof path, "/v1/images/%lld/eol", full);
+    call(alice, "GET", path, NULL, 200, &doc);
+    json_t *eol = json_object_get(doc, "eol");
+    /* PyTorch 2.8: AWS's End of Patch 2026-08-06, earlier than Python 3.10 (2026-10-31), Ubuntu
+     * 22.04 (2027-06-01), CUDA 12.9 (2027-08-18) and R580. */
+    assert_string_equal(json_string_value(json_object_get(eol, "date")), "2026-08-06");
+    json_t *reaches = json_object_get(eol, "reaches");
+    assert_int_equal(json_array_size(reaches), 1);
+    json_t *r0 = json_array_get(reaches, 0);
+    assert_string_equal(json_string_value(json_object_get(r0, "component")), "pytorch");
+    assert_string_equal(json_string_value(json_object_get(r0, "release")), "2.8");
+    assert_string_equal(json_string_value(json_object_get(r0, "basis")), "aws-dlc");
+    assert_string_equal(json_string_value(json_object_get(r0, "status")), "SECONDARY");
+    json_t *stack = json_object_get(eol, "stack");
+    if (json_array_size(stack) != 5) {
+        char *t = json_dumps(stack, 0);
+        fail_msg("stack: %s", t);
+    }
+    const char *want[][3] = { { "pytorch", "2.8", "2026-08-06" },
+                              { "python", "3.10", "2026-10-31" },
+                              { "os", "ubuntu 22.04", "2027-06-01" },
+                              { "cuda", "12.9", "2027-08-18" } };
+    for (size_t i = 0; i < 4; i++) {
+        json_t *p = json_array_get(stack, i);
+        assert_string_equal(json_string_value(json_object_get(p, "component")), want[i][0]);
+        assert_string_equal(json_string_value(json_object_get(p, "release")), want[i][1]);
+        assert_string_equal(json_string_value(json_object_get(p, "eol")), want[i][2]);
+        assert_non_null(json_string_value(json_object_get(p, "source")));
+    }
+    assert_string_equal(json_string_value(json_object_get(json_array_get(stack, 4), "component")),
+                        "nvidia-driver");
+    json_decref(doc);
+    /* Amazon Linux 2 (os-release ID amzn): 2026-06-30, before Python 3.12's 2028-10-31. */
+    snprintf(path, sizeof path, "/v1/images/%lld/eol", al2);
+    call(alice, "GET", path, NULL, 200, &doc);
+    eol = json_object_get(doc, "eol");
+    assert_string_equal(json_string_value(json_object_get(eol, "date")), "2026-06-30");
+    assert_string_equal(json_string_value(json_object_get(
+                            json_array_get(json_object_get(eol, "reaches"), 0), "release")),
+                        "amzn 2");
+    json_decref(doc);
+
+    /* eol_before: strictly before the date; an image with no dated part never passes. */
+    call(alice, "GET", "/v1/images?family=eol-full&eol_before=2026-08-07", NULL, 200, &doc);
+    assert_int_equal(json_array_size(json_object_get(doc, "items")), 1);
+    json_decref(doc);
+    call(alice, "GET", "/v1/images?family=eol-full&eol_before=2026-08-06", NULL, 200, &doc);
+    assert_int_equal(json_array_size(json_object_get(doc, "items")), 0);
+    json_decref(doc);
+    call(alice, "GET", "/v1/images?family=eol-none&eol_before=9999-12-31", NULL, 200, &doc);
+    assert_int_equal(json_array_size(json_object_get(doc, "items")), 0);
+    json_decref(doc);
+    call(alice, "GET", "/v1/images?eol_before=2026-07-01&status=any&limit=100", NULL, 200, &doc);
+    size_t n = json_array_size(json_object_get(doc, "items"));
+    bool saw_al2 = false, saw_full = false;
+    for (size_t i = 0; i < n; i++) {
+        long long id = json_integer_value(
+            json_object_get(json_array_get(json_object_get(doc, "items"), i), "id"));
+        saw_al2 = saw_al2 || id == al2;
+        saw_full = saw_full || id == full;
+    }
+    assert_true(saw_al2 && !saw_full);
+    json_decref(doc);
+    call(alice, "GET", "/v1/images?eol_before=2026-02-30", NULL, 400, NULL);
+    call(alice, "GET", "/v1/images?eol_before=soon", NULL, 400, NULL);
+
+    /* Pins: the filter on the list, the pin's eol in its document and its own view. */
+    char body[256];
+    snprintf(body, sizeof body, "{\"team\":\"team-a\",\"name\":\"full\",\"image\":%lld}", full);
+    call(alice, "POST", "/v1/pins", body, 201, &doc);
+    long long pin = json_integer_value(json_object_get(doc, "id"));
+    assert_string_equal(json_string_value(json_object_get(json_object_get(doc, "eol"), "date")),
+                        "2026-08-06");
+    assert_int_equal(json_integer_value(json_object_get(doc, "kev_count")), 0);
+    json_decref(doc);
+    call(alice, "GET", "/v1/pins?team=team-a&eol_before=2026-09-01", NULL, 200, &doc);
+    json_t *items = json_object_get(doc, "items");
+    bool saw_pin = false;
+    for (size_t i = 0; i < json_array_size(items); i++) {
+        json_t *it = json_array_get(items, i);
+        const char *date = json_string_value(json_object_get(json_object_get(it, "eol"), "date"));
+        assert_non_null(date);
+        assert_true(strcmp(date, "2026-09-01") < 0);
+        saw_pin = saw_pin || json_integer_value(json_object_get(it, "id")) == pin;
+    }
+    assert_true(saw_pin);
+    json_decref(doc);
+    call(alice, "GET", "/v1/pins?team=team-a&eol_before=2026-08-06", NULL, 200, &doc);
+    items = json_object_get(doc, "items");
+    for (size_t i = 0; i < json_array_size(items); i++)
+        assert_true(json_integer_value(json_object_get(json_array_get(items, i), "id")) != pin);
+    json_decref(doc);
+    call(alice, "GET", "/v1/pins?team=team-a&eol_before=2026-13-01", NULL, 400, NULL);
+    snprintf(path, sizeof path, "/v1/pins/%lld/eol", pin);
+    call(alice, "GET", path, NULL, 200, &doc);
+    assert_int_equal(json_integer_value(json_object_get(doc, "image_id")), full);
+    assert_string_equal(json_string_value(json_object_get(doc, "name")), "full");
+    assert_string_equal(json_string_value(json_object_get(json_object_get(doc, "eol"), "date")),
+                        "2026-08-06");
+    json_decref(doc);
+    struct imx_res res; /* not bob's team's pin */
+    assert_int_equal(imx_t_http_as(&srv, bob, "GET", path, NULL, &res), 0);
+    assert_true(res.status == 403 || res.status == 404);
+    imx_t_res_free(&res);
+    call(alice, "GET", "/v1/pins/99999999/eol", NULL, 404, NULL);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(an_image_shows_its_earliest_end_of_life),
         cmocka_unit_test(thresholds_fire_once_each_as_the_clock_moves),
+        cmocka_unit_test(the_whole_stack_is_dated_and_filters_by_it),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

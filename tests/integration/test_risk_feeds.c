@@ -224,11 +224,11 @@ static void kev_import_is_idempotent_and_keeps_cisa_dates(void **state)
     assert_string_equal(json_string_value(json_object_get(k, "date_added")), "2024-04-12");
     assert_string_equal(json_string_value(json_object_get(k, "due_date")), "2024-04-19");
     assert_string_equal(json_string_value(json_object_get(k, "known_ransomware_campaign_use")),
-                        "Unknown");
+                        "Known");
     json_decref(a);
     feeds = call(alice, "GET", "/v1/risk-feeds", NULL, 200);
     json_t *fk = json_object_get(feeds, "kev");
-    assert_string_equal(json_string_value(json_object_get(fk, "catalog_version")), "2024.12.05");
+    assert_string_equal(json_string_value(json_object_get(fk, "catalog_version")), "2025.08.25");
     assert_int_equal(json_integer_value(json_object_get(fk, "entries")), 5);
     json_decref(feeds);
     /* The payload's data: the team, the CVE, its KEV entry, the advisory and both pins. */
@@ -258,12 +258,12 @@ static void a_cve_entering_the_catalog_is_announced_once(void **state)
         "\"dueDate\":\"2024-12-27\",\"knownRansomwareCampaignUse\":\"Unknown\",\"notes\":\"\","
         "\"cwes\":[\"CWE-367\"]}]";
     /* An older catalog is refused and changes nothing. */
-    char *old = kev_variant("2024-12-01T00:00:00.000Z", ctk, NULL);
+    char *old = kev_variant("2025-08-01T00:00:00.000Z", ctk, NULL);
     json_decref(call(admin, "POST", "/v1/risk-feeds/kev", old, 409));
     free(old);
     assert_int_equal(sql_count("SELECT count(*) FROM kev_entries"), 5);
 
-    char *next = kev_variant("2024-12-06T17:00:00.000Z", ctk, NULL);
+    char *next = kev_variant("2025-08-26T17:00:00.000Z", ctk, NULL);
     json_t *out = call(admin, "POST", "/v1/risk-feeds/kev", next, 200);
     assert_int_equal(json_integer_value(json_object_get(out, "added")), 1);
     assert_int_equal(json_integer_value(json_object_get(out, "exploited_events")), 2);
@@ -273,14 +273,14 @@ static void a_cve_entering_the_catalog_is_announced_once(void **state)
     assert_int_equal(exploited_events("team-c"), 0);
 
     /* Leaving the catalog and coming back sends nothing again. */
-    char *without = kev_variant("2024-12-07T17:00:00.000Z", NULL, "CVE-2024-3400");
+    char *without = kev_variant("2025-08-27T17:00:00.000Z", NULL, "CVE-2024-3400");
     out = call(admin, "POST", "/v1/risk-feeds/kev", without, 200);
     assert_int_equal(json_integer_value(json_object_get(out, "removed")), 2);
     json_decref(out);
     json_t *a = call(alice, "GET", "/v1/advisories/R-DRV-1", NULL, 200);
     assert_true(json_is_null(json_object_get(a, "kev")));
     json_decref(a);
-    char *back = kev_variant("2024-12-08T17:00:00.000Z", ctk, NULL);
+    char *back = kev_variant("2025-08-28T17:00:00.000Z", ctk, NULL);
     out = call(admin, "POST", "/v1/risk-feeds/kev", back, 200);
     assert_int_equal(json_integer_value(json_object_get(out, "added")), 2);
     assert_int_equal(json_integer_value(json_object_get(out, "exploited_events")), 0);
@@ -300,19 +300,20 @@ static void epss_import_shows_the_highest_score(void **state)
     json_decref(post_csv(admin, csv, "application/json", 415));
     json_t *out = post_csv(admin, csv, NULL, 200);
     assert_string_equal(json_string_value(json_object_get(out, "outcome")), "imported");
-    assert_int_equal(json_integer_value(json_object_get(out, "scores")), 10);
+    assert_int_equal(json_integer_value(json_object_get(out, "scores")), 3);
     assert_string_equal(json_string_value(json_object_get(out, "score_date")), "2024-12-05");
     json_decref(out);
     out = post_csv(admin, csv, NULL, 200);
     assert_string_equal(json_string_value(json_object_get(out, "outcome")), "unchanged");
     json_decref(out);
 
-    /* R-DRV-1 lists CVE-2025-23280 (0.00043) and CVE-2024-3400 (0.95823): the higher. */
+    /* R-DRV-1 lists CVE-2025-23280 (no score on 2024-12-05: published later) and CVE-2024-3400
+     * (0.96476): the highest scored. */
     json_t *a = call(alice, "GET", "/v1/advisories/R-DRV-1", NULL, 200);
     json_t *e = json_object_get(a, "epss");
     assert_string_equal(json_string_value(json_object_get(e, "cve")), "CVE-2024-3400");
-    assert_true(json_real_value(json_object_get(e, "score")) == 0.95823);
-    assert_true(json_real_value(json_object_get(e, "percentile")) == 0.99523);
+    assert_true(json_real_value(json_object_get(e, "score")) == 0.96476);
+    assert_true(json_real_value(json_object_get(e, "percentile")) == 0.99644);
     assert_string_equal(json_string_value(json_object_get(e, "date")), "2024-12-05");
     json_decref(a);
 
@@ -334,7 +335,7 @@ static void epss_import_shows_the_highest_score(void **state)
         assert_true(json_is_object(kev));
         if (strcmp(id, "R-CTK-1") == 0)
             assert_true(json_real_value(json_object_get(json_object_get(entry, "epss"), "score")) ==
-                        0.00233);
+                        0.00091);
     }
     json_decref(p);
 
@@ -343,6 +344,92 @@ static void epss_import_shows_the_highest_score(void **state)
     memcpy(strstr(older, "2024-12-05"), "2024-12-01", 10);
     json_decref(post_csv(admin, older, NULL, 409));
     free(older);
+    free(csv);
+}
+
+/* GET path as token: 200, its ETag into etag and its document (new reference). */
+static json_t *get_with_etag(const char *token, const char *path, char etag[128])
+{
+    struct imx_res res;
+    assert_int_equal(imx_t_http_as(&srv, token, "GET", path, NULL, &res), 0);
+    assert_int_equal(res.status, 200);
+    assert_non_null(imx_t_header(&res, "ETag", etag, 128));
+    json_t *j = json_incref(res.json);
+    imx_t_res_free(&res);
+    return j;
+}
+
+/* The pin named prod of team-a, from the team's list (new reference). */
+static json_t *prod_pin(void)
+{
+    json_t *page = call(alice, "GET", "/v1/pins?team=team-a", NULL, 200);
+    json_t *found = NULL, *it;
+    size_t i;
+    json_array_foreach(json_object_get(page, "items"), i, it)
+    {
+        if (strcmp(json_string_value(json_object_get(it, "name")), "prod") == 0)
+            found = json_incref(it);
+    }
+    json_decref(page);
+    assert_non_null(found);
+    return found;
+}
+
+/* An advisory's ETag follows what it shows: a feed import that changes its kev or epss changes
+ * the ETag, its revision unmoved; an import that changes nothing keeps it; If-Match still takes
+ * either form. Pin documents (stored) show the same kev and epss, KEV first, rewritten by the
+ * import. */
+static void feeds_move_etags_and_pin_documents(void **state)
+{
+    (void)state;
+    char e1[128], e2[128], e3[128];
+    json_t *a1 = get_with_etag(alice, "/v1/advisories/R-DRV-1", e1);
+    json_t *a2 = get_with_etag(alice, "/v1/advisories/R-DRV-1", e2);
+    assert_string_equal(e1, e2);
+    assert_true(e1[0] == '"' && e1[1] == 'r' && strchr(e1, '.') != NULL);
+    json_decref(a2);
+
+    json_t *p = prod_pin();
+    assert_int_equal(json_integer_value(json_object_get(p, "kev_count")), 2);
+    json_t *first = json_array_get(json_object_get(p, "advisories"), 0);
+    assert_true(json_is_object(json_object_get(first, "kev")));
+    assert_true(json_real_value(json_object_get(json_object_get(first, "epss"), "score")) > 0);
+    json_decref(p);
+
+    /* The next day's scores: CVE-2024-3400's moves. */
+    char *csv = read_data("epss/epss_scores-2024-12-05.csv", NULL);
+    char *next = strdup(csv);
+    memcpy(strstr(next, "2024-12-05"), "2024-12-06", 10);
+    memcpy(strstr(next, "0.96476,0.99644"), "0.96500,0.99650", 15);
+    json_decref(post_csv(admin, next, NULL, 200));
+    json_t *a3 = get_with_etag(alice, "/v1/advisories/R-DRV-1", e3);
+    assert_string_not_equal(e1, e3);
+    assert_int_equal(json_integer_value(json_object_get(a1, "revision")),
+                     json_integer_value(json_object_get(a3, "revision")));
+    assert_true(json_real_value(json_object_get(json_object_get(a3, "epss"), "score")) == 0.965);
+    json_decref(a1);
+    json_decref(a3);
+    /* The stored pin document was written again with the new score. */
+    p = prod_pin();
+    json_t *adv;
+    size_t i;
+    bool seen = false;
+    json_array_foreach(json_object_get(p, "advisories"), i, adv)
+    {
+        if (strcmp(json_string_value(json_object_get(adv, "id")), "R-DRV-1") == 0) {
+            seen = true;
+            assert_true(json_real_value(json_object_get(json_object_get(adv, "epss"), "score")) ==
+                        0.965);
+        }
+    }
+    assert_true(seen);
+    json_decref(p);
+    /* The same scores again: nothing changes, nor the ETag. */
+    json_decref(post_csv(admin, next, NULL, 200));
+    char e4[128];
+    json_decref(get_with_etag(alice, "/v1/advisories/R-DRV-1", e4));
+    assert_string_equal(e3, e4);
+    free(next);
     free(csv);
 }
 
@@ -416,7 +503,7 @@ static void patch_available_carries_kev_and_epss(void **state)
     assert_string_equal(json_string_value(json_object_get(adv, "id")), "R-DRV-1");
     assert_string_equal(json_string_value(json_object_get(json_object_get(adv, "kev"), "cve")),
                         "CVE-2024-3400");
-    assert_true(json_real_value(json_object_get(json_object_get(adv, "epss"), "score")) == 0.95823);
+    assert_true(json_real_value(json_object_get(json_object_get(adv, "epss"), "score")) == 0.96476);
     json_decref(d);
 }
 
@@ -490,7 +577,7 @@ static void cli_imports_gzipped_epss(void **state)
     if (!doc)
         fail_msg("imaxe advisories import-epss printed: %s", out);
     assert_string_equal(json_string_value(json_object_get(doc, "outcome")), "unchanged");
-    assert_int_equal(json_integer_value(json_object_get(doc, "scores")), 10);
+    assert_int_equal(json_integer_value(json_object_get(doc, "scores")), 3);
     json_decref(doc);
     snprintf(cmd, sizeof cmd,
              "IMAXE_URL=%s IMAXE_TOKEN=%s XDG_CONFIG_HOME=/nonexistent %s advisories import-kev "
@@ -511,6 +598,7 @@ int main(void)
         cmocka_unit_test(patch_available_carries_kev_and_epss),
         cmocka_unit_test(bad_feeds_change_nothing),
         cmocka_unit_test(cli_imports_gzipped_epss),
+        cmocka_unit_test(feeds_move_etags_and_pin_documents), /* last: moves the scores' date */
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

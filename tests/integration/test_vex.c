@@ -4,9 +4,12 @@
  * lists, with its fixing image as the action; fixed / not_affected where the component is past
  * the ranges or absent; every document validates (tests/integration/vex_validate.js: the OpenVEX
  * JSON schema and @cyclonedx/cyclonedx-library's strict 1.6 validator). Product identifiers of a
- * container digest and an AMI; the pin route; bad requests. IMX_VEX_SEED picks the catalog. */
+ * container digest and an AMI; the pin route; bad requests; every document's Imaxe-Signature
+ * verifies against GET /v1/vex/keys, and a changed byte does not. IMX_VEX_SEED picks the catalog.
+ */
 #include "harness.h"
 
+#include <openssl/evp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -357,6 +360,122 @@ static void a_pin_states_its_image_for_its_team(void **state)
     imx_t_res_free(&res);
 }
 
+/* base64url (no padding) of s[0..n) into out; returns the length, or -1. */
+static long b64url(const char *s, size_t n, unsigned char *out, size_t cap)
+{
+    static const char a[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    unsigned long acc = 0;
+    int bits = 0;
+    size_t o = 0;
+    for (size_t i = 0; i < n; i++) {
+        const char *p = memchr(a, s[i], 64);
+        if (!p || !s[i])
+            return -1;
+        acc = (acc << 6) | (unsigned long)(p - a);
+        bits += 6;
+        if (bits >= 8) {
+            bits -= 8;
+            if (o >= cap)
+                return -1;
+            out[o++] = (unsigned char)(acc >> bits);
+        }
+    }
+    return (long)o;
+}
+
+static char *b64url_enc(const unsigned char *in, size_t n)
+{
+    static const char a[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    char *out = malloc(n * 4 / 3 + 4);
+    size_t o = 0;
+    unsigned long acc = 0;
+    int bits = 0;
+    for (size_t i = 0; i < n; i++) {
+        acc = (acc << 8) | in[i];
+        bits += 8;
+        while (bits >= 6) {
+            bits -= 6;
+            out[o++] = a[(acc >> bits) & 63];
+        }
+    }
+    if (bits > 0)
+        out[o++] = a[(acc << (6 - bits)) & 63];
+    out[o] = '\0';
+    return out;
+}
+
+/* Does the detached JWS sig verify over body with the Ed25519 public key x (base64url)? */
+static bool jws_verifies(const char *sig, const char *body, size_t n, const char *x)
+{
+    const char *dots = strstr(sig, "..");
+    if (!dots)
+        return false;
+    char *payload = b64url_enc((const unsigned char *)body, n);
+    size_t hlen = (size_t)(dots - sig);
+    size_t inlen = hlen + 1 + strlen(payload);
+    char *input = malloc(inlen + 1);
+    memcpy(input, sig, hlen);
+    input[hlen] = '.';
+    memcpy(input + hlen + 1, payload, strlen(payload) + 1);
+    unsigned char raw[64], pub[32];
+    long slen = b64url(dots + 2, strlen(dots + 2), raw, sizeof raw);
+    long plen = b64url(x, strlen(x), pub, sizeof pub);
+    bool ok = false;
+    if (slen == 64 && plen == 32) {
+        EVP_PKEY *k = EVP_PKEY_new_raw_public_key(EVP_PKEY_ED25519, NULL, pub, 32);
+        EVP_MD_CTX *md = EVP_MD_CTX_new();
+        ok = k && md && EVP_DigestVerifyInit(md, NULL, NULL, NULL, k) == 1 &&
+             EVP_DigestVerify(md, raw, 64, (const unsigned char *)input, inlen) == 1;
+        EVP_MD_CTX_free(md);
+        EVP_PKEY_free(k);
+    }
+    free(input);
+    free(payload);
+    return ok;
+}
+
+/* Every VEX document is signed as sent: the detached JWS in Imaxe-Signature verifies over the
+ * body with the key GET /v1/vex/keys publishes (no sign-in needed), its header names that key;
+ * one changed byte of the body, or another key, does not verify. */
+static void documents_are_signed(void **state)
+{
+    (void)state;
+    struct imx_res keys;
+    assert_int_equal(imx_t_http(&srv, "GET", "/v1/vex/keys", NULL, NULL, &keys), 0);
+    assert_int_equal(keys.status, 200);
+    json_t *k0 = json_array_get(json_object_get(keys.json, "keys"), 0);
+    assert_string_equal(json_string_value(json_object_get(k0, "crv")), "Ed25519");
+    const char *x = json_string_value(json_object_get(k0, "x"));
+    const char *kid = json_string_value(json_object_get(k0, "kid"));
+    assert_non_null(x);
+    assert_non_null(kid);
+    const char *paths[] = { "/v1/images/%lld/vex", "/v1/images/%lld/vex?format=cyclonedx" };
+    for (size_t i = 0; i < 2; i++) {
+        char path[96], sig[2048];
+        snprintf(path, sizeof path, paths[i], ids[0]);
+        struct imx_res res = get(alice, path, 200);
+        assert_non_null(imx_t_header(&res, "Imaxe-Signature", sig, sizeof sig));
+        assert_true(jws_verifies(sig, res.body, res.len, x));
+        /* the protected header: EdDSA, this key */
+        unsigned char hdr[512];
+        long hl = b64url(sig, (size_t)(strstr(sig, "..") - sig), hdr, sizeof hdr - 1);
+        assert_true(hl > 0);
+        hdr[hl] = '\0';
+        json_t *h = json_loads((const char *)hdr, 0, NULL);
+        assert_string_equal(json_string_value(json_object_get(h, "alg")), "EdDSA");
+        assert_string_equal(json_string_value(json_object_get(h, "kid")), kid);
+        json_decref(h);
+        /* a changed byte, or another key, fails */
+        res.body[res.len / 2] ^= 1;
+        assert_false(jws_verifies(sig, res.body, res.len, x));
+        res.body[res.len / 2] ^= 1;
+        assert_false(
+            jws_verifies(sig, res.body, res.len, "11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo"));
+        imx_t_res_free(&res);
+    }
+    imx_t_res_free(&keys);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -364,6 +483,7 @@ int main(void)
         cmocka_unit_test(statements_match_patch_status_for_every_image),
         cmocka_unit_test(products_name_digests_and_amis),
         cmocka_unit_test(a_pin_states_its_image_for_its_team),
+        cmocka_unit_test(documents_are_signed),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

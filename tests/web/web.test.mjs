@@ -880,6 +880,46 @@ describe('web catalog', () => {
     await viewer.done({ allow: [403] });
   });
 
+  test('exposure: a pin hit by a KEV-listed advisory first with the KEV badge; the end-of-life calendar and its table', async () => {
+    // The admin imports a KEV catalog (CISA's format; this test's own entry) listing a CVE of NVIDIA-5703.
+    const adminToken = (await (await fetch(`${base}/v1/auth/login`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ email: ADMIN.email, password: ADMIN.password }) })).json()).access_token;
+    const kev = (released, cve) => ({ title: 'CISA Catalog of Known Exploited Vulnerabilities', catalogVersion: released.slice(0, 10).replaceAll('-', '.'), dateReleased: released, count: 1, vulnerabilities: [{ cveID: cve, vendorProject: 'NVIDIA', product: 'GPU Display Driver', vulnerabilityName: 'NVIDIA GPU Display Driver Vulnerability', dateAdded: released.slice(0, 10), shortDescription: 'Test entry.', requiredAction: 'Apply updates per vendor instructions.', dueDate: '2030-01-21', knownRansomwareCampaignUse: 'Unknown', notes: '', cwes: [] }] });
+    const post = (body) => fetch(`${base}/v1/risk-feeds/kev`, { method: 'POST', headers: { Authorization: `Bearer ${adminToken}`, 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+    assert.equal((await post(kev('2030-01-01T00:00:00.000Z', 'CVE-2025-23282'))).status, 200);
+    try {
+      const page = await newPage();
+      await signIn(page, '/exposure');
+      await settle(page);
+      const rows = page.locator('tr.exp-row');
+      await rows.first().waitFor();
+      // Pins hit by the KEV-listed advisory come first, their advisory with the distinct badge.
+      const texts = await rows.allInnerTexts();
+      const hit = texts.map((t, i) => (/NVIDIA-5703/.test(t) ? i : -1)).filter((i) => i >= 0);
+      assert.ok(hit.length >= 1 && hit.length < texts.length, texts.join('\n---\n'));
+      assert.deepEqual(hit, hit.map((_, i) => i), 'KEV-hit pins first');
+      for (const i of hit) assert.match(texts[i], /KEV: exploited High NVIDIA-5703/);
+      assert.equal(await rows.first().locator('.badge.is-kev').count(), 1);
+      assert.match(await rows.first().locator('.badge.is-kev').getAttribute('title'), /CVE-2025-23282 in CISA's KEV catalog since 2030-01-01, due 2030-01-21/);
+      // The end-of-life calendar: one entry per pin, and the table saying the same, earliest first.
+      const eol = page.getByRole('region', { name: 'End of life ahead' });
+      const table = eol.getByRole('table', { name: 'End of life of pinned images, earliest first' });
+      await table.waitFor();
+      const pins = (await apiAs(page, 'GET', '/pins?team=ml-platform')).body.items.filter((p) => p.eol);
+      assert.ok(pins.length >= 1, 'the seeded pins have dated stacks');
+      const dates = await table.locator('tbody tr td:first-child').allInnerTexts();
+      assert.deepEqual(dates, [...dates].sort(), 'earliest first');
+      assert.deepEqual([...dates].sort(), pins.map((p) => p.eol.date).sort());
+      const first = pins.sort((a, b) => a.eol.date.localeCompare(b.eol.date))[0];
+      assert.match(await table.locator('tbody tr').first().innerText(), new RegExp(`${first.eol.date}[\\s\\S]*ml-platform/${first.name}`));
+      assert.equal(await eol.locator('.eol-calendar[aria-hidden="true"] .eol-entry').count(), pins.length);
+      await axeCheck(page, 'exposure with KEV and end of life');
+      await page.done();
+    } finally {
+      // A later catalog without it: the CVE leaves the catalog (the other tests see no KEV).
+      assert.equal((await post(kev('2030-01-02T00:00:00.000Z', 'CVE-2021-44228'))).status, 200);
+    }
+  });
+
   test('exposure: pinned images with advisories and fixes, a CVE across the catalog with teams, CSV exports, one-click move', async () => {
     const page = await newPage();
     await signIn(page, '/exposure');

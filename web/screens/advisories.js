@@ -7,8 +7,9 @@ import { severitySummary } from '../charts.js';
 
 const SEVERITIES = ['critical', 'high', 'medium', 'low'];
 
-// In CISA's Known Exploited Vulnerabilities catalog: exploited now, with CISA's due date.
-function kevBadge(kev) {
+// In CISA's Known Exploited Vulnerabilities catalog: exploited now, with CISA's due date (the
+// exposure screen shows the same badge on pins).
+export function kevBadge(kev) {
   const el = badge('kev', { kind: 'kev', label: 'KEV: exploited' });
   el.title = `${kev.cve} in CISA's KEV catalog since ${kev.date_added}${kev.due_date ? `, due ${kev.due_date}` : ''}`;
   return el;

@@ -2,8 +2,11 @@
 // with each pin's advisories, fixes and candidate; a one-click move is PUT /v1/pins/{id}), and
 // for one CVE or advisory every affected image in the catalog with its team, family and fix
 // (GET /v1/advisories?cve= and /v1/advisories/{id}/affected), with the pins, teams and running
-// nodes it reaches (/v1/advisories/{id}/exposure). Both export as CSV.
+// nodes it reaches (/v1/advisories/{id}/exposure). Both export as CSV. Pins hit by an advisory in
+// CISA's KEV catalog come first, with the KEV badge; the end-of-life calendar dates each pinned
+// image's stack (the pin's eol: GET /v1/pins/{id}/eol), with a table saying the same.
 import { api, apiAll, mergeFamilies } from '../api.js';
+import { kevBadge } from './advisories.js';
 import { h, put, clear, badge, imageLink, fmtDate, loading, failure, emptyState, noTeamState, errorBox, table, toast, busy } from '../ui.js';
 import { teams, user } from '../state.js';
 import { hbarChart, altTable } from '../charts.js';
@@ -57,6 +60,36 @@ export async function render(ctx) {
   const cveInput = h('input', { type: 'search', name: 'cve', placeholder: 'CVE-2025-23280 or NVIDIA-5703', 'aria-label': 'CVE or advisory id', value: ctx.params.get('cve') || '', autocomplete: 'off', spellcheck: 'false' });
   const cveBox = h('div', {});
   const cveActions = h('div', { class: 'panel-actions' });
+  // End of life ahead: a month-by-month calendar of the pinned images' earliest end of life (for
+  // the eye; hidden from assistive technology) and the same dates as a table (for everyone).
+  const eolBox = h('div', {}, loading('Loading end-of-life dates…'));
+  function eolCalendar() {
+    const today = new Date().toISOString().slice(0, 10);
+    const daysLeft = (d) => Math.round((Date.parse(`${d}T00:00:00Z`) - Date.parse(`${today}T00:00:00Z`)) / 86400000);
+    const dated = pins.filter((p) => p.eol && p.eol.date).sort((a, b) => a.eol.date.localeCompare(b.eol.date) || `${a.team}/${a.name}`.localeCompare(`${b.team}/${b.name}`));
+    const undated = pins.length - dated.length;
+    if (!dated.length) return clear(eolBox, emptyState('No end of life known', 'No part of a pinned image’s stack has a date in the knowledge tables.'));
+    const reaches = (p) => (p.eol.reaches || []).map((r) => `${r.component === 'os' ? r.release : `${r.component} ${r.release}`}`).join(', ');
+    const months = new Map();
+    for (const p of dated) {
+      const m = p.eol.date.slice(0, 7);
+      months.set(m, [...(months.get(m) || []), p]);
+    }
+    const monthName = (m) => new Date(`${m}-01T00:00:00Z`).toLocaleString('en', { month: 'long', year: 'numeric', timeZone: 'UTC' });
+    const urgency = (d) => (d < 0 ? 'past' : d <= 30 ? 'soon' : d <= 90 ? 'near' : 'later');
+    clear(eolBox,
+      h('div', { class: 'eol-calendar', 'aria-hidden': 'true' }, [...months].map(([m, ps]) => h('div', { class: 'eol-month' }, h('div', { class: 'eol-month-name' }, monthName(m)), h('ul', { class: 'plain' }, ps.map((p) => h('li', { class: `eol-entry is-${urgency(daysLeft(p.eol.date))}` }, h('span', { class: 'eol-day' }, p.eol.date.slice(8)), ' ', h('strong', {}, `${p.team}/${p.name}`), h('div', { class: 'sub' }, reaches(p)))))))),
+      table([
+        { label: 'End of life', cell: (p) => p.eol.date },
+        { label: 'Days left', cell: (p) => { const d = daysLeft(p.eol.date); return d < 0 ? `${-d} days ago` : String(d); } },
+        { label: 'Pin', cell: (p) => `${p.team}/${p.name}` },
+        { label: 'Pinned image', cell: (p) => imageLink(p.image) },
+        { label: 'What reaches it', cell: (p) => h('ul', { class: 'plain' }, (p.eol.reaches || []).map((r) => h('li', {}, `${r.component === 'os' ? `OS ${r.release}` : `${r.component} ${r.release}`}`, h('span', { class: 'sub' }, ` (${r.basis === 'aws-dlc' ? 'AWS DLC end of patch' : r.basis === 'nvidia' ? 'NVIDIA' : r.basis}${r.status && r.status !== 'CONFIRMED' ? `, ${r.status.toLowerCase()}` : ''})`)))) },
+      ], dated, { caption: 'End of life of pinned images, earliest first', rowClass: () => 'eol-row' }),
+      undated ? h('p', { class: 'hint' }, `${undated} pinned image${undated === 1 ? ' has' : 's have'} no dated part in the knowledge tables.`) : null,
+    );
+  }
+
   const cveForm = h('form', { class: 'toolbar', role: 'search', 'aria-label': 'Advisory search', onsubmit: (e) => {
     e.preventDefault();
     const p = new URLSearchParams(ctx.params);
@@ -69,6 +102,7 @@ export async function render(ctx) {
   put(ctx.root,
     h('div', { class: 'page-head' }, h('h1', {}, 'Exposure'), h('p', { class: 'lead' }, 'Which pinned images security advisories hit, the fix each pin’s constraints allow, and every image a CVE affects.'), picker),
     h('section', { class: 'panel', 'aria-labelledby': 'exp-pins' }, h('div', { class: 'panel-head' }, h('h2', { id: 'exp-pins', tabindex: '-1' }, team === ALL ? 'Pinned images of all teams' : `Pinned images of ${team}`), pinsActions), h('div', { class: 'panel-body' }, pinsBox)),
+    h('section', { class: 'panel', 'aria-labelledby': 'exp-eol' }, h('div', { class: 'panel-head' }, h('h2', { id: 'exp-eol' }, 'End of life ahead')), h('div', { class: 'panel-body' }, eolBox)),
     h('section', { class: 'panel', 'aria-labelledby': 'exp-cve' }, h('div', { class: 'panel-head' }, h('h2', { id: 'exp-cve' }, 'Who does this CVE hit?'), cveActions), h('div', { class: 'panel-body' }, cveForm, cveBox)),
   );
 
@@ -76,14 +110,22 @@ export async function render(ctx) {
 
   async function loadPins() {
     const slugs = team === ALL ? all.map((t) => t.slug) : team ? [team] : [];
-    if (!slugs.length) return clear(pinsBox, noTeamState('Exposure shows the pins of your teams.', { admin: me.admin }));
+    if (!slugs.length) {
+      clear(eolBox);
+      return clear(pinsBox, noTeamState('Exposure shows the pins of your teams.', { admin: me.admin }));
+    }
     try {
       const lists = await Promise.all(slugs.map((slug) => api('/pins', { query: { team: slug, limit: 200 }, signal: ctx.signal }).then((d) => (d.items || []).map((p) => ({ ...p, team: p.team || slug })))));
-      pins = lists.flat();
+      // Exploited now first (a pin with an advisory in CISA's KEV catalog), the order kept otherwise.
+      pins = lists.flat().map((p, i) => [p, i]).sort((x, y) => (y[0].kev_count > 0) - (x[0].kev_count > 0) || x[1] - y[1]).map(([p]) => p);
     } catch (e) {
-      if (e.name !== 'AbortError') clear(pinsBox, failure(e, 'Pins'));
+      if (e.name !== 'AbortError') {
+        clear(pinsBox, failure(e, 'Pins'));
+        clear(eolBox);
+      }
       return;
     }
+    eolCalendar();
     const exposed = pins.filter((p) => (p.advisories || []).length).length;
     clear(pinsActions, pins.length ? h('button', { type: 'button', class: 'secondary outline', onclick: exportPins }, 'Export CSV') : null);
     if (!pins.length) {
@@ -99,7 +141,7 @@ export async function render(ctx) {
         // One badge per state: the pin's status is shown only when it says something the
         // image's patch status does not (a pin that is merely behind, say).
         { label: 'Pinned image', cell: (p) => h('span', {}, imageLink(p.image), h('div', {}, badge(p.image?.patch_status, { kind: 'patch' }), p.status !== p.image?.patch_status ? [' ', badge(p.status, { kind: 'pin' })] : null)) },
-        { label: 'Advisories', cell: (p) => ((p.advisories || []).length ? h('ul', { class: 'plain' }, p.advisories.map((a) => h('li', {}, badge(a.severity, { kind: 'sev' }), ' ', h('a', { href: `#/advisories/${encodeURIComponent(a.id)}` }, a.id), (a.cves || []).length ? h('div', { class: 'sub' }, a.cves.join(', ')) : null))) : h('span', { class: 'muted' }, 'none')) },
+        { label: 'Advisories', cell: (p) => ((p.advisories || []).length ? h('ul', { class: 'plain' }, p.advisories.map((a) => h('li', {}, a.kev ? [kevBadge(a.kev), ' '] : null, badge(a.severity, { kind: 'sev' }), ' ', h('a', { href: `#/advisories/${encodeURIComponent(a.id)}` }, a.id), (a.cves || []).length ? h('div', { class: 'sub' }, a.cves.join(', ')) : null))) : h('span', { class: 'muted' }, 'none')) },
         { label: 'First fixed in', cell: (p) => ((p.advisories || []).length ? h('ul', { class: 'plain' }, p.advisories.map((a) => h('li', {}, a.fixed_by ? imageLink(a.fixed_by) : h('span', { class: 'muted' }, `no fix for ${a.id} yet`)))) : '—') },
         { label: 'Move', cell: (p) => moveCell(p) },
       ], pins, { caption: 'Pinned images and the advisories that hit them', rowClass: (p) => `exp-row is-${p.status}` }),
