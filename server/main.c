@@ -41,6 +41,7 @@
 #include "http/router.h"
 #include "http/server.h"
 #include "jobs/eol.h"
+#include "jobs/exposure.h"
 #include "jobs/ratelimit_sync.h"
 #include "api/costs_common.h"
 #include "util/config.h"
@@ -279,7 +280,8 @@ static int serve(const struct imx_config *cfg, sigset_t *sigs)
         imx_db_pool_shutdown();
         return 1;
     }
-    if (imx_eol_job_start() != 0) {
+    if (imx_eol_job_start() != 0 || imx_exposure_job_start() != 0) {
+        imx_eol_job_stop();
         imx_webhooks_stop(0);
         imx_http_stop();
         imx_db_pool_shutdown();
@@ -300,6 +302,7 @@ static int serve(const struct imx_config *cfg, sigset_t *sigs)
     imx_http_stop();
     imx_ratelimit_sync_stop();
     imx_eol_job_stop();
+    imx_exposure_job_stop();
     imx_webhooks_stop(cfg->shutdown_s * 1000);
     imx_db_image_index_stop();
     imx_db_pool_shutdown();
@@ -376,6 +379,7 @@ int main(int argc, char **argv)
     }
     imx_log_set_level(cfg.log_level);
     imx_db_idempotency_set_ttl(cfg.idempotency_ttl_h);
+    imx_db_set_node_stale_s(cfg.node_stale_s);
     int rc = run_migrations(&cfg) == 0 ? 0 : 1;
     if (rc == 0 && strcmp(cmd, "serve") == 0)
         rc = serve(&cfg, &sigs);

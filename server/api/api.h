@@ -134,6 +134,8 @@ void imx_api_image_vex(struct imx_req *r);
 void imx_api_pin_vex(struct imx_req *r);
 /* End of life ahead (server/api/eol.c). */
 void imx_api_image_eol(struct imx_req *r);
+/* GET /v1/teams/{slug}/exposure/history (api/exposure.c). */
+void imx_api_exposure_history(struct imx_req *r);
 enum imx_fast imx_api_image_patch_status_fast(struct imx_req *r);
 void imx_api_pin_create(struct imx_req *r);
 void imx_api_pin_list(struct imx_req *r);

@@ -57,6 +57,8 @@ const struct imx_route imx_routes[] = {
       NULL },
     { "GET", "/v1/teams/{slug}", SIGNED_IN, imx_api_team_get, IMX_ROLE_VIEWER, NULL, false, false,
       false, NULL },
+    { "GET", "/v1/teams/{slug}/exposure/history", SIGNED_IN, imx_api_exposure_history,
+      IMX_ROLE_VIEWER, "days", false, false, false, NULL },
     { "PUT", "/v1/teams/{slug}/members/{email}", SIGNED_IN, imx_api_member_put, IMX_ROLE_ADMIN,
       NULL, false, false, false, NULL },
     { "DELETE", "/v1/teams/{slug}/members/{email}", SIGNED_IN, imx_api_member_delete,
