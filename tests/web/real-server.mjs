@@ -119,13 +119,15 @@ export async function startRealServer({ server = path.join(ROOT, 'build/imaxe-se
         IMAXE_ACCESS_LOG: '0',
         ...(process.env.IMAXE_CONFORMANCE_LOG ? { IMAXE_CONFORMANCE_LOG: process.env.IMAXE_CONFORMANCE_LOG } : {}),
         IMAXE_DB_POOL_SIZE: '8',
+        // The exposure snapshot every second, so today's row follows what the tests seed.
+        IMAXE_EXPOSURE_CHECK_S: '1',
         // IMX_WEB_DIR serves another copy of the UI (e.g. main's, to see a new test fail on it).
         ...(process.env.IMX_WEB_DIR ? { IMAXE_WEB_DIR: process.env.IMX_WEB_DIR } : {}),
       },
     });
     const url = await waitForListen(child, path.join(logDir, 'web-test-server.log'), 30000);
     const data = await seed(url, { receiverPort: receiver.port });
-    return { url, receiver, data, stop };
+    return { url, receiver, data, stop, dbUrl };
   } catch (e) {
     await stop();
     throw e;
