@@ -19,8 +19,9 @@ CREATE TABLE team_exposure_daily (
     nodes_high       integer NOT NULL,
     nodes_medium     integer NOT NULL,
     nodes_low        integer NOT NULL,
-    -- Days from the first sight of the oldest fix an exposed pin could move to (its family has
-    -- an image the advisory does not hit) to day; NULL when no exposed pin has a fix.
+    -- Days from when the oldest fix an exposed pin could move to was there (its family has a
+    -- newer image the advisory does not hit: that image's publication, or the advisory's if
+    -- later) to day; NULL when no exposed pin has a fix.
     oldest_fix_days  integer,
     taken_at         timestamptz NOT NULL DEFAULT now(),
     PRIMARY KEY (team_id, day),

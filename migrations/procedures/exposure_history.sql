@@ -7,8 +7,10 @@
 -- p_keep_days before p_day. A pin is exposed when an advisory hits its pinned image; a node when
 -- it runs (reported within imx_node_stale_s(), IMAXE_NODE_STALE_S, at the time of the run) an
 -- image an advisory hits. Each counts once, under its most severe advisory. oldest_fix_days:
--- the longest an exposed pin's image has had a fix in its family (image_advisories.fixed_by,
--- from fix_seen_at, or the fix's publication when unseen). Returns the rows written.
+-- the longest an exposed pin's image has had a fix in its family (image_advisories.fixed_by),
+-- counted from when that fix was there to take: the fix image's publication, or the advisory's
+-- when it came later (not fix_seen_at, the moment this server noticed, which a late import or a
+-- bulk load moves). Returns the rows written.
 CREATE OR REPLACE FUNCTION imx_exposure_snapshot(p_day date, p_keep_days int) RETURNS integer
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -21,7 +23,7 @@ BEGIN
     SELECT x.image_id,
            max(CASE a.severity WHEN 'critical' THEN 4 WHEN 'high' THEN 3
                                WHEN 'medium' THEN 2 ELSE 1 END) AS sev,
-           min(coalesce(x.fix_seen_at, f.published_at)) FILTER (WHERE x.fixed_by IS NOT NULL)
+           min(greatest(f.published_at, a.published::timestamptz)) FILTER (WHERE f.id IS NOT NULL)
              AS fix_since
       FROM image_advisories x JOIN advisories a ON a.id = x.advisory_id
       LEFT JOIN images f ON f.id = x.fixed_by

@@ -559,7 +559,7 @@ static void exposure_history_day_by_day(void **state)
     assert_string_equal(json_string_value(json_object_get(last, "day")), want_day);
     free(want_day);
     /* The pin 'prod' on image 1 and the 6 running nodes on images 1 and 2, all hit by
-     * NVIDIA-5747 (one severity), fixed by image 3 whose fix was first seen today; the team's
+     * NVIDIA-5747 (one severity), fixed by image 3 published today (after the advisory); the team's
      * other running node booted an image the catalog does not know. */
     json_t *pins = json_object_get(last, "pins"), *nodes = json_object_get(last, "nodes");
     char *sev = imx_t_sql(db, "SELECT severity FROM advisories WHERE id = 'NVIDIA-5747'");
