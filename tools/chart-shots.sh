@@ -65,6 +65,6 @@ start "$(day -9)"
 nodes 12 "$new" 580.105.08 train
 start "$(day -2)"
 start "$(day 0)"
-SHOTS_BASE=$base SHOTS_TOKEN=$token SHOTS_IMAGE="$(img onprem-dgx-rocky9 2025.11.20)" \
+SHOTS_BASE=$base SHOTS_TOKEN=$token SHOTS_IMAGE="$(img onprem-dgx-rocky9 2025.11.20)" SHOTS_SEVERITY=$rocky \
 SHOTS_COMPARE="$old,$mid,$new,$(img azure-hpc-ubuntu24.04 2026.01.15)" \
     node tools/chart-shots.mjs
