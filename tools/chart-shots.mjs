@@ -24,6 +24,8 @@ async function shot(p, hash, selector, name) {
   const el = p.locator(selector).first();
   await el.waitFor({ timeout: 20000 });
   await p.waitForTimeout(600); // charts draw once their box has a width
+  // The sticky header would cover the top of a tall element scrolled into view.
+  await p.addStyleTag({ content: '.site-header, thead th { position: static !important; }' });
   await el.scrollIntoViewIfNeeded();
   await el.screenshot({ path: path.join(OUT, `${name}.png`) });
   console.log(`docs/charts/${name}.png`);

@@ -189,15 +189,12 @@ $$;
 -- by db/read_batch.c) runs them in its own plan; 0021's PL/pgSQL imx_image_patch_json cost a
 -- statement and a function call a request. imx_image_patch_json is now this SELECT too (the
 -- path IMAXE_READ_CACHE=0 takes), the same document, byte for byte: 0021's body is the oracle in
--- tests/integration/point_reads_oracle.sql. nodes: the running nodes that booted the image
--- (procedures/nodes.sql's imx_node_stale_s, IMAXE_NODE_STALE_S), counted when read.
+-- tests/integration/point_reads_oracle.sql.
 CREATE OR REPLACE FUNCTION imx_image_patch_doc(p_image bigint)
 RETURNS TABLE (doc json)
 LANGUAGE sql STABLE AS $$
   SELECT json_build_object('image_id', i.id, 'family', i.family, 'version', i.version,
     'status', i.patch_status,
-    'nodes', (SELECT count(*) FROM nodes n WHERE n.image_id = i.id
-               AND n.last_seen >= now() - make_interval(secs => imx_node_stale_s())),
     'advisories', coalesce((SELECT json_agg(json_build_object(
         'id', a.id, 'title', a.title, 'severity', a.severity, 'cves', to_json(a.cves),
         'kev', imx_kev_json(a.cves), 'epss', imx_epss_json(a.cves),

@@ -101,7 +101,7 @@ LANGUAGE sql STABLE AS $$
 $$;
 
 -- An image's patch status as migrations/0021_point_read_plans.sql defined it, with the kev and
--- epss members of migrations/procedures/risk_feeds.sql and the nodes count of issue 34:
+-- epss members of migrations/procedures/risk_feeds.sql:
 CREATE FUNCTION pr_image_patch_0021(p_image bigint) RETURNS json
 LANGUAGE plpgsql STABLE AS $$
 DECLARE
@@ -109,8 +109,6 @@ DECLARE
 BEGIN
   SELECT json_build_object('image_id', i.id, 'family', i.family, 'version', i.version,
     'status', i.patch_status,
-    'nodes', (SELECT count(*) FROM nodes n WHERE n.image_id = i.id
-               AND n.last_seen >= now() - make_interval(secs => imx_node_stale_s())),
     'advisories', coalesce((SELECT json_agg(json_build_object(
         'id', a.id, 'title', a.title, 'severity', a.severity, 'cves', to_json(a.cves),
         'kev', imx_kev_json(a.cves), 'epss', imx_epss_json(a.cves),

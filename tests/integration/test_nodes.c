@@ -486,13 +486,21 @@ static void a_real_bulletin_counts_exposed_nodes(void **state)
     assert_int_equal(sql_count("SELECT (data->>'nodes_exposed')::int FROM webhook_events WHERE "
                                "type = 'patch.available' AND data->>'kind' = 'pin'"),
                      4);
-    /* GET /v1/images/{id}/patch counts them too: image 1's 4 running nodes. */
+    /* GET /v1/images/{id}/patch?nodes=true counts them too: image 1's 4 running nodes (not
+     * without it: the read every pipeline polls stays a count-free one); a bad value is refused. */
     char patch_path[64];
-    snprintf(patch_path, sizeof patch_path, "/v1/images/%lld/patch", img_a);
+    snprintf(patch_path, sizeof patch_path, "/v1/images/%lld/patch?nodes=true", img_a);
     res = call(bob, "GET", patch_path, NULL, 200);
     if (json_integer_value(json_object_get(res.json, "nodes")) != 4)
         fail_msg("patch nodes: %s", res.body);
     imx_t_res_free(&res);
+    char plain[64];
+    snprintf(plain, sizeof plain, "/v1/images/%lld/patch", img_a);
+    res = call(bob, "GET", plain, NULL, 200);
+    assert_null(json_object_get(res.json, "nodes"));
+    imx_t_res_free(&res);
+    snprintf(plain, sizeof plain, "/v1/images/%lld/patch?nodes=yes", img_a);
+    expect(bob, "GET", plain, NULL, 400);
     /* One setting decides stale everywhere: IMAXE_NODE_STALE_S is 600 here, so a node silent
      * for 700 s is stale in the fleet list and no longer counts in the patch document (with the
      * SQL default of 900 it would still count there). */
