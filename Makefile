@@ -36,7 +36,7 @@ fuzz: deps
 run: build-run
 	@tools/run.sh
 
-test: deps build build-asan build-tsan
+test: deps build build-asan
 	@tools/npm-deps.sh
 	@tools/test.sh
 

@@ -17,9 +17,11 @@ import re
 import sys
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-# ../shared next to the repository (as tools/gen_reference.py); IMX_SHARED_DIR overrides it.
-SHARED = os.environ.get("IMX_SHARED_DIR", os.path.join(REPO, "..", "shared"))
-DEFAULT_CSV = os.path.join(SHARED, "data", "reference", "advisories.csv")
+# The stored copy of ../shared/data/reference/advisories.csv (as tools/gen_reference.py reads its
+# CSVs from tools/reference/csv/); IMX_SHARED_DIR names a shared checkout to read instead.
+SHARED = os.environ.get("IMX_SHARED_DIR")
+DEFAULT_CSV = (os.path.join(SHARED, "data", "reference", "advisories.csv") if SHARED else
+               os.path.join(REPO, "tools", "reference", "csv", "advisories.csv"))
 VERSION = re.compile(r"v?(\d{1,9}(?:\.\d{1,9}){0,5})")
 
 

@@ -4,7 +4,7 @@
 Usage:  tools/gen_reference.py [--src DIR] [--out FILE]
 
   --src  directory holding the reference CSVs
-         (default: ../shared/data/reference relative to the repository root)
+         (default: tools/reference/csv, the stored copies of ../shared/data/reference)
   --out  output file (default: migrations/0003_reference.sql in the repository);
          '-' writes to standard output
 
@@ -32,7 +32,9 @@ import re
 import sys
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-DEFAULT_SRC = os.path.join(REPO, '..', 'shared', 'data', 'reference')
+# The stored copies of the sourced CSVs (copied from ../shared/data/reference, which is where they
+# were gathered): the repository regenerates 0003 from its own copies, so the drift test always runs.
+DEFAULT_SRC = os.path.join(REPO, 'tools', 'reference', 'csv')
 DEFAULT_OUT = os.path.join(REPO, 'migrations', '0003_reference.sql')
 
 INPUTS = ['cuda_driver.csv', 'gpu_arch_matrix.csv', 'gpu_arch.csv',

@@ -301,21 +301,34 @@ static int reply_advisory(struct imx_req *r, struct imx_db_conn *c, unsigned sta
     return st == IMX_DBS_OK ? 0 : -1;
 }
 
-/* The revision an If-Match names ("r3", quoted), into out; false when it names none. A
- * malformed If-Match is refused (400) before this, by imx_if_match. */
-static bool if_match_revision(const char *if_match, char out[16])
+/* Whether If-Match (RFC 9110: "*", or a list of strong tags) names the advisory's current
+ * revision, as read on c; the revision goes to out for the write's compare-and-set, which
+ * refuses the write if another lands in between. Returns 0, or -1 after replying (412 when the
+ * list names no current revision, 404 for no advisory). */
+static int if_match_current(struct imx_req *r, const char *if_match, const char *id, char out[24])
 {
-    unsigned long long v;
-    char buf[24];
-    size_t n = if_match ? strlen(if_match) : 0;
-    if (n < 4 || n > 20 || if_match[0] != '"' || if_match[1] != 'r' || if_match[n - 1] != '"')
-        return false;
-    memcpy(buf, if_match + 2, n - 3);
-    buf[n - 3] = '\0';
-    if (imx_parse_uint(buf, 1, INT32_MAX, &v) != 0)
-        return false;
-    snprintf(out, 16, "%llu", v);
-    return true;
+    struct imx_db_conn *c = imx_api_db(r);
+    if (!c)
+        return -1;
+    char revision[24], etag[32];
+    struct imx_db_json j;
+    enum imx_db_status st = imx_db_advisory_get(c, id, revision, &j);
+    if (st != IMX_DBS_OK) {
+        imx_api_reply_json_text(r, 200, st, &j, "No such advisory");
+        return -1;
+    }
+    imx_db_json_free(&j);
+    advisory_etag(etag, revision);
+    if (imx_if_match(if_match, etag) != IMX_IF_MATCH_YES) {
+        imx_reply_header(r, "ETag", etag);
+        imx_reply_problem(r, IMX_E_PRECONDITION_FAILED,
+                          "If-Match names no current revision of this advisory (its ETag is %s); "
+                          "read it again",
+                          etag);
+        return -1;
+    }
+    memcpy(out, revision, sizeof revision);
+    return 0;
 }
 
 struct advisory_write {
@@ -323,7 +336,7 @@ struct advisory_write {
     const char *id;
     char *text; /* owned */
     char user_id[24];
-    char revision[16];  /* "": publish; else the revision If-Match named */
+    char revision[24];  /* "": publish; else the revision If-Match named */
     const char *reason; /* withdraw */
     const char *action; /* audit: create | revise | withdraw */
     bool ranges_kept;   /* a revision that leaves the ranges as they are (possibly none) */
@@ -558,7 +571,7 @@ static const char *const revisable[] = { "title", "published", "severity", "cvss
 void imx_api_advisory_revise(struct imx_req *r)
 {
     const char *id = imx_req_param(r, "id");
-    char rev[16];
+    char rev[24];
     const char *if_match = imx_req_header(r, "If-Match");
     if (!if_match) {
         imx_reply_problem(r, IMX_E_PRECONDITION_REQUIRED,
@@ -592,11 +605,8 @@ void imx_api_advisory_revise(struct imx_req *r)
         return;
     }
     json_decref(errors);
-    if (!if_match_revision(if_match, rev)) {
-        imx_reply_problem(r, IMX_E_PRECONDITION_FAILED,
-                          "If-Match names no revision of this advisory; read it again");
+    if (if_match_current(r, if_match, id, rev) != 0)
         return;
-    }
     struct imx_db_conn *c = imx_api_db(r);
     if (!c)
         return;
@@ -646,11 +656,8 @@ void imx_api_advisory_withdraw(struct imx_req *r)
         imx_reply_problem(r, IMX_E_BAD_REQUEST, IMX_IF_MATCH_MALFORMED_TEXT);
         return;
     }
-    if (if_match && !if_match_revision(if_match, a.revision)) {
-        imx_reply_problem(r, IMX_E_PRECONDITION_FAILED,
-                          "If-Match names no revision of this advisory; read it again");
+    if (if_match && if_match_current(r, if_match, a.id, a.revision) != 0)
         return;
-    }
     if (a.reason && strlen(a.reason) > 1000) {
         imx_reply_problem(r, IMX_E_BAD_REQUEST, "reason must be at most 1000 characters");
         return;

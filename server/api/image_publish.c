@@ -5,6 +5,7 @@
 #include <strings.h>
 #include <time.h>
 #include "api/api.h"
+#include "util/budget.h"
 #include "api/export.h"
 #include "api/costs_common.h"
 #include "api/cursor.h"
@@ -511,6 +512,11 @@ static bool import_parse(struct imx_req *r, struct import *im, json_t *errors)
         if (b == e)
             continue; /* blank lines are allowed */
         size_t before = json_array_size(errors);
+        if (imx_budget_spent()) {
+            imx_verr(errors, "", "%s", IMX_BUDGET_SPENT_TEXT);
+            errors_at_line(errors, before, lineno);
+            return true;
+        }
         /* Every line that is not blank counts toward the cap, JSON or not: lines that do not
          * parse would otherwise each add an error with no bound. */
         if (taken++ == IMX_DBI_PUBLISH_MAX) {

@@ -9,6 +9,7 @@
 #include <strings.h>
 
 #include "api/api.h"
+#include "util/budget.h"
 #include "util/rfc3339.h"
 #include "api/export.h"
 #include "api/costs_common.h"
@@ -465,11 +466,17 @@ void imx_api_measurement_import(struct imx_req *r)
     if (csv && strncmp(from, "\xEF\xBB\xBF", 3) == 0)
         from += 3;
     char *text = strdup(from);
+    if (!text) {
+        imx_reply_problem(r, IMX_E_INTERNAL, NULL);
+        json_decref(c.lines);
+        json_decref(c.errors);
+        return;
+    }
     char *header[CSV_MAX_COLUMNS];
     int ncols = 0;
     long n = 0, data_lines = 0;
     char *save = NULL;
-    bool too_many = false;
+    bool too_many = false, spent = false;
     /* strtok_r would merge empty lines and lose the numbering; split by hand. */
     for (char *line = text; line && !too_many; line = save) {
         char *nl = strchr(line, '\n');
@@ -482,6 +489,10 @@ void imx_api_measurement_import(struct imx_req *r)
             line[--len] = '\0';
         if (len == 0)
             continue;
+        if (imx_budget_spent()) {
+            spent = true;
+            break;
+        }
         char ptr[48];
         snprintf(ptr, sizeof ptr, "/lines/%ld", n);
         if (++data_lines > IMPORT_MAX_LINES) {
@@ -524,6 +535,8 @@ void imx_api_measurement_import(struct imx_req *r)
     if (too_many) {
         imx_reply_problem(r, IMX_E_PAYLOAD_TOO_LARGE, "At most %d measurements per import",
                           IMPORT_MAX_LINES);
+    } else if (spent) {
+        imx_reply_problem(r, IMX_E_UNPROCESSABLE, "Line %ld: %s", n, IMX_BUDGET_SPENT_TEXT);
     } else if (json_array_size(c.lines) == 0 && json_array_size(c.errors) == 0) {
         imx_reply_problem(r, IMX_E_BAD_REQUEST, "The body holds no measurements");
     } else {

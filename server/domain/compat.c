@@ -33,6 +33,9 @@ struct cuda_use {
     const char *name; /* the component involved: "cuda" or "pytorch" */
     const char *text; /* its version as written */
     char what[192];   /* "CUDA 12.8.0", "PyTorch 2.7.1+cu126's own CUDA 12.6 runtime" */
+    /* A PyTorch wheel's CUDA: the architectures the wheel's kernels are built for (its
+     * ref_pytorch_build row's cuda_archs), NULL for a host toolkit or an unread list. */
+    const char *wheel_archs;
 };
 
 const char *imx_compat_severity_name(enum imx_compat_severity s)
@@ -435,6 +438,39 @@ static const char *gpu_first_cuda(const struct imx_ref_snapshot *ref, const stru
     return arch ? arch->first_cuda : NULL;
 }
 
+/* The newest compute capability of the GPU's major, below its own, that the toolkit cu can build
+ * for (its first CUDA is not newer than cu): code built for it runs on the GPU by CUDA binary
+ * compatibility ("a cubin generated for a certain compute capability is supported to run on any
+ * GPU with the same major revision and same or higher minor revision", NVIDIA's Blackwell
+ * compatibility guide): sm_100 code on a B300 (10.3), sm_120 on a GB10 (12.1). NULL when none. */
+static const struct imx_ref_compute_capability *
+same_major_buildable(const struct imx_ref_snapshot *ref, const struct imx_ver *cc,
+                     const struct imx_ver *cuda)
+{
+    const struct imx_ref_compute_capability *best = NULL;
+    struct imx_ver best_v = { 0 }, v, fv;
+    for (size_t i = 0; i < ref->n_ccs; i++) {
+        const struct imx_ref_compute_capability *r = &ref->ccs[i];
+        if (r->unconfirmed || !ref_ver(r->compute_capability, &v) || !ref_ver(r->first_cuda, &fv))
+            continue;
+        if (v.key[0] != cc->key[0] || key_cmp_n(v.key, cc->key, 2) >= 0 ||
+            key_cmp_n(fv.key, cuda->key, 2) > 0)
+            continue;
+        if (!best || key_cmp_n(v.key, best_v.key, 2) > 0) {
+            best = r;
+            best_v = v;
+        }
+    }
+    return best;
+}
+
+struct arch_probe {
+    const struct imx_ver *cc;
+};
+static bool arch_runs(const struct imx_ver *v, bool ptx, void *arg);
+static bool each_cc(const char *list, bool (*fn)(const struct imx_ver *cc, bool ptx, void *arg),
+                    void *arg);
+
 static void check_gpu_cuda(struct builder *b, const struct imx_ref_snapshot *ref,
                            const struct imx_ref_gpu *g, const struct imx_ref_gpu_arch *arch,
                            const struct cuda_use *cu)
@@ -442,10 +478,28 @@ static void check_gpu_cuda(struct builder *b, const struct imx_ref_snapshot *ref
     const char *first_src;
     bool unconfirmed;
     const char *first = gpu_first_cuda(ref, g, arch, &first_src, &unconfirmed);
-    struct imx_ver fv;
+    struct imx_ver fv, cc;
     struct imx_compat_finding *f;
+    const struct imx_ref_compute_capability *lower =
+        ref_ver(g->compute_capability, &cc) ? same_major_buildable(ref, &cc, cu->v) : NULL;
     /* Toolkits are compared by major.minor: "12.8" means any 12.8.x. */
-    if (ref_ver(first, &fv) && key_cmp_n(cu->v->key, fv.key, 2) < 0) {
+    if (ref_ver(first, &fv) && key_cmp_n(cu->v->key, fv.key, 2) < 0 && lower) {
+        /* The toolkit cannot target the capability itself, but code for a lower one of the same
+         * major runs on it. A wheel whose architecture list runs on the GPU has nothing to add
+         * (framework_gpu_arch_unsupported judges the list). */
+        struct arch_probe p = { &cc };
+        if (!cu->wheel_archs || !each_cc(cu->wheel_archs, arch_runs, &p)) {
+            f = add(b, IMX_COMPAT_WARNING, "gpu_cc_binary_compat", lower->source,
+                    "%s (%s, compute capability %s) is first targeted by CUDA %s; %s cannot build "
+                    "for it natively, but code it builds for compute capability %s runs on it by "
+                    "CUDA binary compatibility (same major, lower minor), without the newer "
+                    "capability's own features.",
+                    g->gpu_model, g->architecture, g->compute_capability, first, cu->what,
+                    lower->compute_capability);
+            involve(f, "gpu", g->gpu_model);
+            involve(f, cu->name, cu->text);
+        }
+    } else if (ref_ver(first, &fv) && key_cmp_n(cu->v->key, fv.key, 2) < 0) {
         f = add(b, IMX_COMPAT_ERROR, "gpu_too_new_for_cuda", first_src,
                 "%s (%s, compute capability %s) needs CUDA %s or newer; %s cannot build or run "
                 "code for it.",
@@ -633,6 +687,7 @@ static void check_cudnn(struct builder *b, const struct imx_ref_snapshot *ref,
     }
     const char *cuda_name = st->cuda_from_pytorch ? "pytorch" : "cuda";
     const char *cuda_text = st->cuda_from_pytorch ? st->pytorch.text : st->cuda.text;
+    bool cc_unread = false;
 
     /* The compute capabilities its kernels cover (support matrix): a set where one was read, else
      * a range. A GPU older than the oldest has no kernels; one newer than the list (or, with a
@@ -644,6 +699,16 @@ static void check_cudnn(struct builder *b, const struct imx_ref_snapshot *ref,
         if (!g || !ref_ver(g->compute_capability, &cc))
             continue;
         enum cc_fit fit = cudnn_cc_fit(row, &cc);
+        if (fit == CC_UNKNOWN && !cc_unread) {
+            /* The fact is missing, not fine: say so once (info), never a silent pass. */
+            cc_unread = true;
+            f = add(b, IMX_COMPAT_INFO, "unknown_component_version", row->source,
+                    "cuDNN %s's support matrix was not read, so the compute capabilities it "
+                    "has kernels for are not in the reference data and the GPUs (the %s, "
+                    "compute capability %s, ...) were not checked against it.",
+                    st->cudnn.text, g->gpu_model, g->compute_capability);
+            involve(f, "cudnn", st->cudnn.text);
+        }
         if (fit == CC_LISTED || fit == CC_UNKNOWN)
             continue;
         char listed[160];
@@ -755,10 +820,6 @@ static void check_pytorch(struct builder *b, const struct imx_ref_snapshot *ref,
     if (!st->pytorch_has_suffix_cuda)
         involve(f, "cuda", st->cuda.text);
 }
-
-struct arch_probe {
-    const struct imx_ver *cc;
-};
 
 /* Does one entry of a wheel's architecture list run on the GPU? A cubin runs on its own major
  * with the same or a higher minor (CUDA binary compatibility); PTX JIT-compiles for any newer
@@ -1089,6 +1150,20 @@ static void take(struct builder *b, const struct imx_compat_component *c, bool *
     involve(f, c->name, c->version);
 }
 
+/* The architecture list of PyTorch pt's wheel variant for cuda (NULL when not read). */
+static const char *wheel_archs(const struct imx_ref_snapshot *ref, const struct imx_ver *pt,
+                               const struct imx_ver *cuda)
+{
+    struct imx_ver pv, cv;
+    for (size_t i = 0; i < ref->n_pytorch; i++) {
+        const struct imx_ref_pytorch_build *r = &ref->pytorch[i];
+        if (ref_ver(r->pytorch_version, &pv) && key_cmp_n(pv.key, pt->key, 2) == 0 &&
+            ref_ver(r->cuda_version, &cv) && key_cmp_n(cv.key, cuda->key, 2) == 0)
+            return r->cuda_archs;
+    }
+    return NULL;
+}
+
 int imx_compat_check(const struct imx_ref_snapshot *ref, const struct imx_compat_component *comps,
                      size_t n_comps, const char *const *gpus, size_t n_gpus, const char *today,
                      struct imx_compat_report *out)
@@ -1156,6 +1231,8 @@ int imx_compat_check(const struct imx_ref_snapshot *ref, const struct imx_compat
         cu->v = &st.cuda;
         cu->name = st.cuda_from_pytorch ? "pytorch" : "cuda";
         cu->text = st.cuda_from_pytorch ? st.pytorch.text : st.cuda.text;
+        cu->wheel_archs =
+            st.cuda_from_pytorch ? wheel_archs(ref, &st.pytorch, &st.pytorch_cuda) : NULL;
         snprintf(cu->what, sizeof cu->what, "CUDA %s", st.cuda.text);
     }
     if (st.has_cuda && !st.cuda_from_pytorch && st.pytorch_has_suffix_cuda &&
@@ -1164,6 +1241,7 @@ int imx_compat_check(const struct imx_ref_snapshot *ref, const struct imx_compat
         cu->v = &st.pytorch_cuda;
         cu->name = "pytorch";
         cu->text = st.pytorch.text;
+        cu->wheel_archs = wheel_archs(ref, &st.pytorch, &st.pytorch_cuda);
         snprintf(cu->what, sizeof cu->what, "PyTorch %s's own CUDA %s runtime", st.pytorch.text,
                  st.pytorch_cuda.text);
     }

@@ -247,6 +247,10 @@ struct imx_compat_report {
  * Codes: driver_too_old_for_cuda (error), driver_mvc_only (warning),
  * driver_below_cuda_major_floor (error: a CUDA minor without a known minimum still needs its
  * major's floor), gpu_too_new_for_cuda (error; the first CUDA of the GPU's compute capability),
+ * gpu_cc_binary_compat (warning: the toolkit cannot target the GPU's capability but builds for a
+ * lower one of the same major, whose code runs on it by CUDA binary compatibility, e.g. CUDA 12.8
+ * on a B300 (10.3) or a GB10 (12.1); no finding for a PyTorch wheel whose architecture list runs
+ * on the GPU),
  * gpu_dropped_by_cuda (error), gpu_dropped_by_driver (error), gpu_driver_too_old (error),
  * cudnn_cuda_major_mismatch (error), cudnn_gpu_unsupported (error: the GPU's compute capability
  * is not among those the cuDNN release lists: older than all of them, or newer on cuDNN 8),

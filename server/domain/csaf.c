@@ -2,6 +2,7 @@
  * components by ref_nvidia_product rows) and affected and fixed versions in prose ("All driver
  * versions prior to 580.126.09"); each form becomes a constraint, product by product. */
 #include "domain/csaf.h"
+#include "util/budget.h"
 
 #include <ctype.h>
 #include <stdarg.h>
@@ -496,6 +497,7 @@ struct tree {
     size_t *lslots; /* the same over (architecture, product): label index + 1 */
     size_t nslots;  /* a power of two, at least twice the leaves */
     bool too_big;
+    bool spent; /* the request's work budget ran out (util/budget.h) */
 };
 
 static size_t hash_str(const char *s, const char *s2)
@@ -583,6 +585,10 @@ static int walk(struct tree *t, const json_t *branches, const char *arch, const 
     json_t *b;
     json_array_foreach(branches, i, b)
     {
+        if (imx_budget_spent()) {
+            t->spent = true;
+            return -1;
+        }
         char ptr[POINTER_MAX];
         int w = snprintf(ptr, sizeof ptr, "%s/%zu", pointer, i);
         if (w < 0 || (size_t)w >= sizeof ptr) {
@@ -1019,6 +1025,8 @@ static bool read_vulnerability(struct tree *t, struct out *o, const json_t *map,
         json_t *pid;
         json_array_foreach(json_object_get(status, fixed_lists[s]), k, pid)
         {
+            if (imx_budget_spent())
+                return false;
             struct leaf *f = leaf_by_id(t, json_string_value(pid));
             if (!f)
                 continue;
@@ -1041,6 +1049,8 @@ static bool read_vulnerability(struct tree *t, struct out *o, const json_t *map,
     json_t *pid;
     json_array_foreach(json_object_get(status, "known_affected"), k, pid)
     {
+        if (imx_budget_spent())
+            return any;
         struct leaf *l = leaf_by_id(t, json_string_value(pid));
         if (!l)
             continue;
@@ -1194,11 +1204,15 @@ json_t *imx_csaf_to_advisory(const json_t *doc, const json_t *map, json_t *error
     struct tree t = { 0 };
     const json_t *tree = json_object_get(doc, "product_tree");
     if (walk(&t, json_object_get(tree, "branches"), NULL, NULL, "/product_tree/branches", 0) != 0 ||
-        index_tree(&t) != 0)
-        add_error(errors, "/product_tree",
-                  t.too_big ? "is nested deeper than %d or has more than %d products"
-                            : "could not be read (out of memory; %d, %d)",
-                  TREE_DEPTH, LEAVES_MAX);
+        index_tree(&t) != 0) {
+        if (t.spent)
+            add_error(errors, "/product_tree", "%s", IMX_BUDGET_SPENT_TEXT);
+        else
+            add_error(errors, "/product_tree",
+                      t.too_big ? "is nested deeper than %d or has more than %d products"
+                                : "could not be read (out of memory; %d, %d)",
+                      TREE_DEPTH, LEAVES_MAX);
+    }
 
     struct out o = { json_array(), json_array(), json_array() };
     json_t *cves = json_array(), *all_cves = json_array();
@@ -1218,6 +1232,8 @@ json_t *imx_csaf_to_advisory(const json_t *doc, const json_t *map, json_t *error
             add_cve(cves, cve);
             max_scores(vuln, &v3, &v4);
         }
+        if (imx_budget_spent())
+            add_error(errors, "/vulnerabilities", "%s", IMX_BUDGET_SPENT_TEXT);
     }
     free(t.leaves);
     free(t.labels);

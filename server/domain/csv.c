@@ -1,5 +1,6 @@
 /* CSV tables to JSON rows and back, one field at a time, with named limits. */
 #include "domain/csv.h"
+#include "util/budget.h"
 
 #include <ctype.h>
 #include <stdarg.h>
@@ -160,6 +161,10 @@ json_t *imx_csv_rows(const char *text, size_t len, char *err, size_t errlen)
     }
     for (;;) {
         size_t at = line;
+        if (imx_budget_spent()) {
+            set_err(err, errlen, "line %zu: %s", at, IMX_BUDGET_SPENT_TEXT);
+            goto fail;
+        }
         rc = read_record(text, len, &pos, scratch, rec, &line, err, errlen);
         if (rc < 0)
             goto fail;

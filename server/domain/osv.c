@@ -1,6 +1,7 @@
 /* OSV documents to imaxe advisories: ranges events (introduced, fixed, last_affected) become
  * constraints such as ">=1.2.0, <1.2.5" or "<=1.16.1". */
 #include "domain/osv.h"
+#include "util/budget.h"
 
 #include "domain/pkgver.h"
 
@@ -252,6 +253,10 @@ json_t *imx_osv_to_advisory(const json_t *doc, json_t *errors)
         add_error(errors, "/affected", "must be a non-empty array");
     json_array_foreach(affected_in, i, a)
     {
+        if (imx_budget_spent()) {
+            add_error(errors, "/affected", "%s", IMX_BUDGET_SPENT_TEXT);
+            break;
+        }
         const char *name = str(json_object_get(a, "package"), "name");
         snprintf(p, sizeof p, "/affected/%zu/package/name", i);
         if (!name) {

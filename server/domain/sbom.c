@@ -1,6 +1,7 @@
 /* SBOMs (CycloneDX, SPDX) to OS package inventories, through their purls (package-url spec:
  * pkg:type/namespace/name@version?qualifiers#subpath). */
 #include "domain/sbom.h"
+#include "util/budget.h"
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -150,6 +151,7 @@ struct collect {
     json_t *out, *seen, *errors;
     bool full;
     size_t bad; /* purls that could not be read; the first SBOM_ERRORS_SHOWN are listed */
+    bool spent; /* the request's work budget ran out (util/budget.h) */
 };
 
 /* How many unreadable purls an SBOM's errors name one by one: past it one error counts the rest,
@@ -201,6 +203,10 @@ static void cyclonedx(struct collect *c, const json_t *components, const char *p
         return;
     json_array_foreach(components, i, e)
     {
+        if (imx_budget_spent()) {
+            c->spent = true;
+            return;
+        }
         const char *purl = json_string_value(json_object_get(e, "purl"));
         if (purl) {
             snprintf(p, sizeof p, "%s/%zu/purl", ptr, i);
@@ -221,6 +227,10 @@ static void spdx(struct collect *c, const json_t *packages)
     char p[256];
     json_array_foreach(packages, i, e)
     {
+        if (imx_budget_spent()) {
+            c->spent = true;
+            return;
+        }
         json_array_foreach(json_object_get(e, "externalRefs"), k, ref)
         {
             const char *type = json_string_value(json_object_get(ref, "referenceType"));
@@ -239,7 +249,7 @@ json_t *imx_sbom_packages(const json_t *doc, const char *default_eco, const char
     const char *format = imx_sbom_format(doc);
     size_t before = json_array_size(errors);
     struct collect c = {
-        default_eco, prefix ? prefix : "", json_array(), json_object(), errors, false, 0
+        default_eco, prefix ? prefix : "", json_array(), json_object(), errors, false, 0, false
     };
     if (!format)
         json_array_append_new(
@@ -250,6 +260,9 @@ json_t *imx_sbom_packages(const json_t *doc, const char *default_eco, const char
     else
         spdx(&c, json_object_get(doc, "packages"));
     json_decref(c.seen);
+    if (c.spent)
+        json_array_append_new(
+            errors, json_pack("{s:s, s:s}", "pointer", c.prefix, "detail", IMX_BUDGET_SPENT_TEXT));
     if (c.bad > SBOM_ERRORS_SHOWN) {
         char d[160];
         snprintf(d, sizeof d, "and %zu more purls that cannot be read (%zu in all)",

@@ -12,6 +12,7 @@
 #include <sys/socket.h>
 
 #include "http/router.h"
+#include "util/budget.h"
 #include "util/log.h"
 
 const char *imx_req_param(const struct imx_req *r, const char *name)
@@ -292,6 +293,12 @@ void imx_reply_bad_param(struct imx_req *r, const char *parameter, const char *d
 
 void imx_reply_invalid_steal(struct imx_req *r, json_t *errors, const char *detail)
 {
+    /* A parser that stopped because the request's work budget ran out says so among its errors;
+     * the document may be sound: 422, not a validation failure. */
+    if (imx_budget_spent()) {
+        reply_problem_doc(r, IMX_E_UNPROCESSABLE, IMX_BUDGET_SPENT_TEXT, errors, NULL);
+        return;
+    }
     reply_problem_doc(r, IMX_E_VALIDATION, detail, errors, NULL);
 }
 

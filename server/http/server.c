@@ -22,6 +22,7 @@
 #include "http/router.h"
 #include "http/static.h"
 #include "http/workers.h"
+#include "util/budget.h"
 #include "util/log.h"
 
 imx_http_auth_fn imx_http_auth_hook;
@@ -40,6 +41,7 @@ static atomic_ullong answered_event, answered_worker;
 static unsigned bound_port;
 static size_t max_body, max_url, max_header;
 static bool access_log, serve_static;
+static unsigned parse_budget_ms; /* IMAXE_PARSE_BUDGET_MS */
 
 /* Event threads run no handler; libmicrohttpd's default (the process default) would reserve 8
  * MiB of address space for each. */
@@ -444,10 +446,14 @@ static void work_request(struct imx_req *r)
     }
     if (!r->admitted && !admit(r))
         return;
+    /* What the client sent is read within a CPU budget (util/budget.h): a costly document ends in
+     * a 4xx, not a held worker. */
+    imx_budget_begin(parse_budget_ms);
     if (r->route->creates && imx_http_create_hook)
         imx_http_create_hook(r);
     else
         r->route->handler(r);
+    imx_budget_end();
     handler_done(r);
 }
 
@@ -888,6 +894,7 @@ int imx_http_start(const struct imx_config *cfg, char *err, size_t errlen)
     max_url = cfg->max_url;
     max_header = cfg->max_header;
     access_log = cfg->access_log;
+    parse_budget_ms = cfg->parse_budget_ms;
     serve_static = cfg->web_dir[0] != '\0';
     if (serve_static)
         imx_static_init(cfg->web_dir);

@@ -149,6 +149,7 @@ int imx_config_load(struct imx_config *cfg, char *err, size_t errlen)
         { "IMAXE_NODE_STALE_S", 900, 10, 31536000 },
         { "IMAXE_ANSWER_STALL_S", 10, 1, 3600 },
         { "IMAXE_PIPELINE_MAX", 16, 1, 1000000 },
+        { "IMAXE_PARSE_BUDGET_MS", 2000, 1, 600000 },
     };
     unsigned long long v[sizeof vars / sizeof vars[0]];
     int failed = 0;
@@ -219,6 +220,7 @@ int imx_config_load(struct imx_config *cfg, char *err, size_t errlen)
     cfg->node_stale_s = (unsigned)v[48];
     cfg->answer_stall_s = (unsigned)v[49];
     cfg->pipeline_max = (unsigned)v[50];
+    cfg->parse_budget_ms = (unsigned)v[51];
 
     env_str(cfg->bind, sizeof cfg->bind, "IMAXE_BIND", "127.0.0.1");
     env_str(cfg->log_level, sizeof cfg->log_level, "IMAXE_LOG_LEVEL", "info");

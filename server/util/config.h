@@ -32,8 +32,9 @@ struct imx_config {
     unsigned per_ip_reading_limit; /* IMAXE_PER_IP_READING_LIMIT: the same, per address */
     unsigned answer_stall_s;       /* IMAXE_ANSWER_STALL_S: an answer the client takes nothing of */
     unsigned pipeline_max;         /* IMAXE_PIPELINE_MAX: answers queued unread on one connection */
-    unsigned password_slots;       /* IMAXE_PASSWORD_SLOTS: Argon2id at once; 0 = half the cores */
-    unsigned password_wait_ms;     /* IMAXE_PASSWORD_WAIT_MS: wait for a slot before 503 */
+    unsigned parse_budget_ms; /* IMAXE_PARSE_BUDGET_MS: CPU a request may spend reading documents */
+    unsigned password_slots;  /* IMAXE_PASSWORD_SLOTS: Argon2id at once; 0 = half the cores */
+    unsigned password_wait_ms;           /* IMAXE_PASSWORD_WAIT_MS: wait for a slot before 503 */
     unsigned quota_open_requests_team;   /* IMAXE_QUOTA_OPEN_REQUESTS_PER_TEAM */
     unsigned quota_open_requests_member; /* IMAXE_QUOTA_OPEN_REQUESTS_PER_MEMBER */
     unsigned quota_comments_request;     /* IMAXE_QUOTA_COMMENTS_PER_REQUEST */

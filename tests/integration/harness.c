@@ -227,7 +227,9 @@ int imx_t_server_start(struct imx_srv *s, const char *db, const char *const *env
     char last[128] = "none sent";
     if (imx_t_server_spawn(s, db, env) != 0)
         return -1;
-    for (int i = 0; i < 600; i++) {
+    /* Up to 90 s: migrating a fresh database and hashing the first admin's password took 30 s
+     * on a machine shared by a dozen builds. */
+    for (int i = 0; i < 1800; i++) {
         int st;
         if (waitpid(s->pid, &st, WNOHANG) == s->pid) {
             fprintf(stderr, "harness: server exited at start-up; log %s\n", s->log_path);

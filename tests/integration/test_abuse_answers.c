@@ -261,6 +261,17 @@ static void every_answer_is_bounded(void **state)
 #define NR_LIMIT   64 /* IMAXE_CONNECTION_LIMIT */
 #define NR_CLIENTS 80 /* more than the limit: before, every fresh client was refused */
 
+/* 30 pipelined GET /openapi.json (about 2.8 MB of answers: more than the socket buffers hold) into
+ * buf; returns the length. */
+#define PIPELINED_ONE "GET /openapi.json HTTP/1.1\r\nHost: t\r\n\r\n"
+#define PIPELINED_LEN (30 * (sizeof PIPELINED_ONE - 1))
+static size_t pipelined(char buf[PIPELINED_LEN])
+{
+    for (size_t i = 0; i < 30; i++)
+        memcpy(buf + i * (sizeof PIPELINED_ONE - 1), PIPELINED_ONE, sizeof PIPELINED_ONE - 1);
+    return PIPELINED_LEN;
+}
+
 static void clients_that_never_read_do_not_lock_others_out(void **state)
 {
     (void)state;
@@ -275,13 +286,8 @@ static void clients_that_never_read_do_not_lock_others_out(void **state)
         imx_t_server_up(&s, "abuse_answers_nonreaders", env, db, sizeof db, admin, sizeof admin),
         0);
     long rss0 = imx_t_peak_rss_kib(s.pid);
-    static const char one[] = "GET /openapi.json HTTP/1.1\r\nHost: t\r\n\r\n";
-    char pipeline[sizeof one * 30];
-    size_t plen = 0;
-    for (int i = 0; i < 30; i++) {
-        memcpy(pipeline + plen, one, sizeof one - 1);
-        plen += sizeof one - 1;
-    }
+    char pipeline[PIPELINED_LEN];
+    size_t plen = pipelined(pipeline);
     int fds[NR_CLIENTS], opened = 0;
     for (int i = 0; i < NR_CLIENTS; i++) {
         char src[32];
@@ -318,8 +324,49 @@ static void clients_that_never_read_do_not_lock_others_out(void **state)
     for (int i = 0; i < NR_CLIENTS; i++)
         if (fds[i] >= 0)
             close(fds[i]);
+    /* Every fresh client answered (before: none for about 32 s); how fast is printed, not
+     * asserted: the machine may be shared. */
     assert_int_equal(answered, 10);
-    assert_true(worst < 1000);
+    assert_int_equal(imx_t_server_stop(&s, SIGTERM, 15), 0);
+}
+
+/* One client asks for more than the socket buffers hold and never reads: past
+ * IMAXE_ANSWER_STALL_S the server cuts the connection (it would otherwise hold it, and the
+ * answer's memory, until the client went away). */
+static void an_answer_nobody_takes_is_cut(void **state)
+{
+    (void)state;
+    struct imx_srv s;
+    char db[1024], admin[4096];
+    static const char *const env[] = { "IMAXE_ANSWER_STALL_S=1", "IMAXE_PIPELINE_MAX=1000",
+                                       "IMAXE_ACCESS_LOG=0", NULL };
+    assert_int_equal(
+        imx_t_server_up(&s, "abuse_answers_stall", env, db, sizeof db, admin, sizeof admin), 0);
+    char pipeline[PIPELINED_LEN];
+    size_t plen = pipelined(pipeline);
+    int fd = raw_connect(&s, "127.0.0.2", 4096);
+    assert_true(fd >= 0);
+    assert_int_equal(send(fd, pipeline, plen, MSG_NOSIGNAL), (ssize_t)plen);
+    const char *series = "imaxe_http_connections_closed_total{reason=\"stalled_answer\"}";
+    long long before = imx_t_metric(&s, series), after = before;
+    double t0 = now_ms();
+    /* The guard looks about every second: the cut comes within a few seconds of the limit. */
+    while (after <= before && now_ms() - t0 < 15000) {
+        imx_t_sleep_ms(250);
+        after = imx_t_metric(&s, series);
+    }
+    printf("an answer nobody reads (IMAXE_ANSWER_STALL_S=1): cut after %.1f s (stalled_answer "
+           "%lld -> %lld)\n",
+           (now_ms() - t0) / 1000.0, before, after);
+    assert_true(after > before && after >= 1);
+    /* The connection is gone: reading what was sent ends in end-of-file or a reset. */
+    char buf[65536];
+    ssize_t got;
+    long long total = 0;
+    while ((got = recv(fd, buf, sizeof buf, 0)) > 0)
+        total += got;
+    printf("  the client then read %lld bytes before the end\n", total);
+    close(fd);
     assert_int_equal(imx_t_server_stop(&s, SIGTERM, 15), 0);
 }
 
@@ -549,6 +596,44 @@ static void if_match_is_read_as_rfc_9110_says(void **state)
     assert_int_equal(sql_ll(st_db, "SELECT count(*) FROM images WHERE status <> 'active'"), 0);
 }
 
+/* An advisory's writes read If-Match with the same parser: a list names the current revision if
+ * any of its tags is it, "*" names whatever is current, a weak tag never matches. */
+static void advisory_if_match_reads_lists(void **state)
+{
+    (void)state;
+    struct imx_res res;
+    char h[192];
+    const char *admin = st_admin;
+    static const char adv[] =
+        "{\"id\":\"IMX-IFMATCH-1\",\"title\":\"x\",\"severity\":\"high\",\"published\":"
+        "\"2026-01-01\",\"affected\":[{\"component\":\"nvidia-driver\",\"range\":\"<1\"}]}";
+    req(&st_srv, admin, "POST", "/v1/advisories", "application/json", NULL, adv, &res);
+    assert_int_equal(res.status, 201);
+    imx_t_res_free(&res);
+    const char *path = "/v1/advisories/IMX-IFMATCH-1";
+    static const struct {
+        const char *if_match;
+        long status;
+    } cases[] = {
+        { "If-Match: \"r9\", \"r1\"", 200 }, /* r1 is current: now r2 */
+        { "If-Match: \"r1\"", 412 },         /* no longer current */
+        { "If-Match: W/\"r2\"", 412 },       /* weak: never for a write */
+        { "If-Match: \"r1\", \"r2\"", 200 }, /* now r3 */
+        { "If-Match: *", 200 },              /* now r4 */
+        { "If-Match: r4", 400 },             /* malformed: a tag is quoted */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        req(&st_srv, admin, "PATCH", path, "application/json", cases[i].if_match,
+            "{\"title\":\"revised\"}", &res);
+        printf("PATCH advisory with %-26s -> %ld (%s)\n", cases[i].if_match, res.status,
+               imx_t_header(&res, "ETag", h, sizeof h) ? h : "no ETag");
+        assert_int_equal(res.status, cases[i].status);
+        imx_t_res_free(&res);
+    }
+    assert_int_equal(sql_ll(st_db, "SELECT revision FROM advisories WHERE id = 'IMX-IFMATCH-1'"),
+                     4);
+}
+
 static void accept_q0_refuses_a_type(void **state)
 {
     (void)state;
@@ -729,6 +814,209 @@ static void reference_imports_refuse_contradictions(void **state)
     free(still);
 }
 
+/* ---- 4. Work bounded: a budget for reading documents ---- */
+
+/* A CSAF bulletin built for cost (new): products leaves in the tree, each listed by every one of
+ * vulns vulnerabilities as known_affected and fixed, so its translation does products x vulns
+ * lookups (before the product ids were indexed, known_affected x fixed x products). */
+static char *csaf_worst(int products, int vulns, const char *id)
+{
+    json_t *archs = json_array(), *known = json_array(), *fixed = json_array();
+    for (int i = 0; i < products; i++) {
+        char arch[48], a[16], f[16], av[64], fv[24];
+        snprintf(arch, sizeof arch, "Linux(R580) p%d", i);
+        snprintf(a, sizeof a, "a%d", i);
+        snprintf(f, sizeof f, "f%d", i);
+        snprintf(av, sizeof av, "All driver versions prior to 580.%d.01", i + 1);
+        snprintf(fv, sizeof fv, "580.%d.01", i + 1);
+        json_array_append_new(
+            archs, json_pack("{s:s, s:s, s:[{s:s, s:s, s:{s:s, s:s}}, {s:s, s:s, s:{s:s, s:s}}]}",
+                             "category", "architecture", "name", arch, "branches", "category",
+                             "product_version", "name", "Tesla", "product", "name", av,
+                             "product_id", a, "category", "product_version", "name", "Tesla",
+                             "product", "name", fv, "product_id", f));
+        json_array_append_new(known, json_string(a));
+        json_array_append_new(fixed, json_string(f));
+    }
+    json_t *vs = json_array();
+    for (int v = 0; v < vulns; v++) {
+        char cve[32];
+        snprintf(cve, sizeof cve, "CVE-2026-%d", 1000 + v);
+        json_array_append_new(vs, json_pack("{s:s, s:{s:O, s:O}}", "cve", cve, "product_status",
+                                            "known_affected", known, "fixed", fixed));
+    }
+    json_decref(known);
+    json_decref(fixed);
+    json_t *d = json_pack("{s:{s:s, s:s, s:{s:s}, s:{s:s}, s:{s:s, s:s, s:s}},"
+                          " s:{s:[{s:s, s:s, s:o}]}, s:o}",
+                          "document", "csaf_version", "2.0", "title", "Worst", "publisher", "name",
+                          "NVIDIA", "aggregate_severity", "text", "HIGH", "tracking", "id", id,
+                          "version", "1.0.0", "initial_release_date", "2026-02-03T00:00:00Z",
+                          "product_tree", "branches", "category", "vendor", "name", "NVIDIA",
+                          "branches", archs, "vulnerabilities", vs);
+    assert_non_null(d);
+    char *text = json_dumps(d, JSON_COMPACT);
+    json_decref(d);
+    assert_non_null(text);
+    return text;
+}
+
+/* The problem's text names the budget. */
+static void assert_over_budget(const struct imx_res *res, const char *what)
+{
+    printf("  %-40s %ld %.160s\n", what, res->status, res->body ? res->body : "");
+    assert_int_equal(res->status, 422);
+    assert_non_null(strstr(res->body, "IMAXE_PARSE_BUDGET_MS"));
+}
+
+/* Sends body (freed) and asserts the budget's 422. */
+static void send_over_budget(const struct imx_srv *s, const char *token, const char *path,
+                             const char *ctype, char *body, const char *what)
+{
+    struct imx_res res;
+    req(s, token, "POST", path, ctype, NULL, body, &res);
+    assert_over_budget(&res, what);
+    imx_t_res_free(&res);
+    free(body);
+}
+
+static void documents_over_the_work_budget_are_422(void **state)
+{
+    (void)state;
+    struct imx_srv s;
+    char db[1024], admin[4096], pub[4096], member[4096];
+    /* 1 ms of CPU: a document of a few dozen entries is read within it (the clock is read every
+     * 64 steps), a large one is not. */
+    static const char *const env[] = { "IMAXE_ACCESS_LOG=0", "IMAXE_PARSE_BUDGET_MS=1", NULL };
+    assert_int_equal(
+        imx_t_server_up(&s, "abuse_answers_budget", env, db, sizeof db, admin, sizeof admin), 0);
+    assert_int_equal(imx_t_user(&s, admin, "ml", "p@ml.test", "publisher", pub, sizeof pub), 0);
+    assert_int_equal(imx_t_user(&s, admin, "ml", "m@ml.test", "member", member, sizeof member), 0);
+    struct imx_res res;
+    printf("documents over a 1 ms budget:\n");
+
+    char *small = csaf_worst(4, 2, "9201");
+    req(&s, admin, "POST", "/v1/advisories", "application/json", NULL, small, &res);
+    printf("  %-40s %ld\n", "CSAF, 4 products x 2 CVEs", res.status);
+    assert_int_equal(res.status, 201);
+    imx_t_res_free(&res);
+    free(small);
+    char *big = csaf_worst(2000, 4, "9202");
+    send_over_budget(&s, admin, "/v1/advisories", "application/json", big,
+                     "CSAF, 2000 products x 4 CVEs");
+
+    char *osv = repeat("{\"schema_version\":\"1.6.0\",\"id\":\"GHSA-budg-et00-0001\",\"modified\":"
+                       "\"2026-01-01T00:00:00Z\",\"summary\":\"x\",\"affected\":[",
+                       "{\"package\":{\"ecosystem\":\"PyPI\",\"name\":\"torch\"},\"ranges\":[{"
+                       "\"type\":\"ECOSYSTEM\",\"events\":[{\"introduced\":\"0\"},{\"fixed\":"
+                       "\"2.6.0\"}]}]},",
+                       5000,
+                       "{\"package\":{\"ecosystem\":\"PyPI\",\"name\":\"torch\"},\"ranges\":[{"
+                       "\"type\":\"ECOSYSTEM\",\"events\":[{\"introduced\":\"0\"}]}]}]}");
+    send_over_budget(&s, admin, "/v1/advisories", "application/json", osv,
+                     "OSV, 5000 affected entries");
+
+    char *sbom = repeat("{\"team\":\"ml\",\"family\":\"budget\",\"version\":\"1\",\"sbom\":{"
+                        "\"bomFormat\":\"CycloneDX\",\"specVersion\":\"1.6\",\"components\":[",
+                        "{\"purl\":\"pkg:deb/ubuntu/libc6@2.39-0ubuntu8\"},", 20000,
+                        "{\"purl\":\"pkg:deb/ubuntu/zlib1g@1.3\"}]}}");
+    send_over_budget(&s, pub, "/v1/images", "application/json", sbom, "image, SBOM of 20000 purls");
+
+    char *lines = repeat("", "{\"team\":\"ml\"}\n", 1000, "");
+    send_over_budget(&s, pub, "/v1/images:import", "application/x-ndjson", lines,
+                     "images:import, 1000 lines");
+
+    /* Rows of 600 bytes: enough reading that no machine does 1,000 of them within 1 ms. */
+    char row[640];
+    snprintf(row, sizeof row, "1,\"resnet50-%0580d\",12.5\n", 0);
+    char *csv = repeat("image,model,p50_ms\n", row, 1000, "");
+    send_over_budget(&s, member, "/v1/measurements:import?team=ml", "text/csv", csv,
+                     "measurements:import CSV, 1000 rows");
+
+    /* A refused document changed nothing. */
+    assert_int_equal(sql_ll(db, "SELECT count(*) FROM advisories"), 1);
+    assert_int_equal(sql_ll(db, "SELECT count(*) FROM images"), 0);
+    assert_int_equal(sql_ll(db, "SELECT count(*) FROM measurements"), 0);
+    assert_int_equal(imx_t_server_stop(&s, SIGTERM, 15), 0);
+}
+
+/* Sixteen costly bulletins at once while another client lists advisories: before the product ids
+ * were indexed, sixteen 53 KB documents held every worker for 100 s and the list waited 88.8 s. */
+struct csaf_shot {
+    const struct imx_srv *s;
+    const char *token, *body;
+    long status;
+    double ms;
+};
+
+static void *csaf_post(void *arg)
+{
+    struct csaf_shot *c = arg;
+    char auth[8192];
+    snprintf(auth, sizeof auth, "Authorization: Bearer %s", c->token);
+    const char *h[] = { auth, "Content-Type: application/json", NULL };
+    struct imx_res res = { 0 };
+    double t0 = now_ms();
+    c->status = imx_t_http(c->s, "POST", "/v1/advisories", h, c->body, &res) == 0 ? res.status : 0;
+    c->ms = now_ms() - t0;
+    imx_t_res_free(&res);
+    return NULL;
+}
+
+static void costly_bulletins_hold_no_worker(void **state)
+{
+    (void)state;
+    enum { SHOTS = 16 };
+    struct imx_srv s;
+    char db[1024], admin[4096];
+    static const char *const env[] = { "IMAXE_ACCESS_LOG=0", NULL };
+    assert_int_equal(
+        imx_t_server_up(&s, "abuse_answers_costly", env, db, sizeof db, admin, sizeof admin), 0);
+    char *bodies[SHOTS];
+    struct csaf_shot shots[SHOTS];
+    pthread_t th[SHOTS];
+    size_t bytes = 0;
+    for (int i = 0; i < SHOTS; i++) {
+        char id[16];
+        snprintf(id, sizeof id, "93%02d", i);
+        bodies[i] = csaf_worst(240, 8, id);
+        bytes = strlen(bodies[i]);
+        shots[i] = (struct csaf_shot){ .s = &s, .token = admin, .body = bodies[i] };
+    }
+    /* One alone first: the figure for a single document. */
+    double t0 = now_ms();
+    csaf_post(&shots[0]);
+    printf("one %zu-byte bulletin (240 products x 8 CVEs): %ld in %.0f ms\n", bytes,
+           shots[0].status, now_ms() - t0);
+    assert_int_equal(shots[0].status, 201);
+    for (int i = 1; i < SHOTS; i++)
+        assert_int_equal(pthread_create(&th[i], NULL, csaf_post, &shots[i]), 0);
+    imx_t_sleep_ms(50);
+    struct imx_res res;
+    t0 = now_ms();
+    req(&s, admin, "GET", "/v1/advisories?limit=5", NULL, NULL, NULL, &res);
+    double list_ms = now_ms() - t0;
+    assert_int_equal(res.status, 200);
+    imx_t_res_free(&res);
+    double slowest = 0;
+    for (int i = 1; i < SHOTS; i++) {
+        pthread_join(th[i], NULL);
+        assert_int_equal(shots[i].status, 201);
+        if (shots[i].ms > slowest)
+            slowest = shots[i].ms;
+        free(bodies[i]);
+    }
+    free(bodies[0]);
+    printf("%d more at once: the slowest answered in %.0f ms; GET /v1/advisories meanwhile: "
+           "%.0f ms\n",
+           SHOTS - 1, slowest, list_ms);
+    /* Not a speed target (those are in bench/): a held worker pool answers in minutes (88.8 s
+     * before), a linear translation in well under this bound even on a loaded machine. */
+    assert_true(list_ms < 30000);
+    assert_int_equal(sql_ll(db, "SELECT count(*) FROM advisories"), SHOTS);
+    assert_int_equal(imx_t_server_stop(&s, SIGTERM, 15), 0);
+}
+
 static int strict_setup(void **state)
 {
     (void)state;
@@ -758,11 +1046,15 @@ int main(void)
     const struct CMUnitTest alone[] = {
         cmocka_unit_test(every_answer_is_bounded),
         cmocka_unit_test(clients_that_never_read_do_not_lock_others_out),
+        cmocka_unit_test(an_answer_nobody_takes_is_cut),
         cmocka_unit_test(a_key_on_another_query_is_422),
         cmocka_unit_test(parked_reads_answer_503_within_the_statement_timeout),
+        cmocka_unit_test(documents_over_the_work_budget_are_422),
+        cmocka_unit_test(costly_bulletins_hold_no_worker),
     };
     const struct CMUnitTest strict[] = {
         cmocka_unit_test(if_match_is_read_as_rfc_9110_says),
+        cmocka_unit_test(advisory_if_match_reads_lists),
         cmocka_unit_test(accept_q0_refuses_a_type),
         cmocka_unit_test(measurements_csv_with_a_bom_and_rfc3339_times),
         cmocka_unit_test(purl_types_are_case_insensitive),

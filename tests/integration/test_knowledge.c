@@ -129,11 +129,14 @@ static void each_new_rule_fires_on_the_shipped_rows(void **state)
           "[" C("nvidia-driver", "580.95.05") "," C("cuda", "13.4.1") "]", "[]",
           "unknown_component_version", "info", "cuda-toolkit-release-notes", "exact minimum",
           true },
-        { "B300 (10.3) arrived with CUDA 12.9", "[" C("cuda", "12.8.1") "]", "[\"B300\"]",
-          "gpu_too_new_for_cuda", "error", "cuda-features-archive", "12.9", false },
+        /* CUDA 12.9 added 10.3 and 12.1; 12.8's sm_100 / sm_120 code runs on them by binary
+         * compatibility (same major, lower minor): a warning naming the capability it falls on. */
+        { "B300 (10.3) arrived with CUDA 12.9; CUDA 12.8's sm_100 code runs on it",
+          "[" C("cuda", "12.8.1") "]", "[\"B300\"]", "gpu_cc_binary_compat", "warning",
+          "cuda-features-archive", "12.9", true },
         { "GB10 (12.1) is known now, and arrived with CUDA 12.9", "[" C("cuda", "12.8.1") "]",
-          "[\"DGX Spark\"]", "gpu_too_new_for_cuda", "error", "cuda-features-archive", "GB10",
-          false },
+          "[\"DGX Spark\"]", "gpu_cc_binary_compat", "warning", "cuda-features-archive",
+          "compute capability 12.0", true },
         { "Jetson Thor (11.0) needs CUDA 13", "[" C("cuda", "12.9.1") "]", "[\"Jetson AGX Thor\"]",
           "gpu_too_new_for_cuda", "error", "cuda-features-archive", "13.0", false },
         { "the Tesla P100 is known now: CUDA 13 dropped Pascal", "[" C("cuda", "13.0.2") "]",
@@ -185,6 +188,15 @@ static void each_new_rule_fires_on_the_shipped_rows(void **state)
     json_decref(fits);
     fits = check("[" C("nvidia-driver", "450.51.06") "," C("dcgm", "3.3.9") "]", "[]");
     assert_null(finding(fits, "dcgm_driver_too_old"));
+    json_decref(fits);
+    /* A +cu128 wheel's sm_100 / sm_120 cubins run on a B300 (10.3) and a GB10 (12.1) by binary
+     * compatibility: no gpu_too_new_for_cuda (it was a false positive) and no arch finding. */
+    fits = check("[" C("nvidia-driver", "580.65.06") "," C("pytorch", "2.8.0+cu128") "]",
+                 "[\"B300\", \"GB10\"]");
+    assert_null(finding(fits, "gpu_too_new_for_cuda"));
+    assert_null(finding(fits, "gpu_cc_binary_compat"));
+    assert_null(finding(fits, "framework_gpu_arch_unsupported"));
+    assert_true(json_is_true(json_object_get(fits, "ok")));
     json_decref(fits);
     /* PyTorch 2.10's cu128 wheels still carry Volta (it left in 2.11). */
     fits = check("[" C("nvidia-driver", "570.133.20") "," C("pytorch", "2.10.0+cu128") "]",

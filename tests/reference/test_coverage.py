@@ -21,7 +21,8 @@ import gen_sources  # noqa: E402
 # The size of each source's list as read (NVIDIA's two compute-capability pages, in scope:
 # data centre, workstation, Jetson, GeForce RTX 20-50 and the legacy page's GeForce GTX; PyTorch's support matrices for 2.8-2.14;
 # the cuDNN support matrices read). Change these only together with the source.
-EXPECTED = {'gpu': 166, 'pytorch_arch': 36, 'cudnn_cc': 7, 'jax': 2}
+EXPECTED = {'gpu': 166, 'pytorch_arch': 36, 'cudnn_cc': 7, 'jax': 2, 'pytorch_arch_0220': 6,
+            'cudnn_cc_0221': 1, 'cuda_releases': 58, 'driver_branches_450': 24}
 
 failures = []
 
@@ -55,34 +56,77 @@ for g in gpus:
     by_segment[g['segment']] = by_segment.get(g['segment'], 0) + 1
 print('  by segment: ' + ', '.join('%s %d' % kv for kv in sorted(by_segment.items())))
 
-# ref_pytorch_build.cuda_archs: every variant of every release whose list PyTorch published
-# (2.8 on) has its list; the releases before 2.8 are counted as not covered.
+# ref_pytorch_build.cuda_archs: every wheel variant of every release 2.0-2.14 has its list (0112,
+# then 0220 for 2.6 and 2.7's cu118/cu126; a later line for the same variant wins).
 archs, _ = gen_sources.pytorch_arch_facts()
 check(len(archs) == EXPECTED['pytorch_arch'],
       'pytorch-cuda-arch lists %d variants, want %d' % (len(archs), EXPECTED['pytorch_arch']))
+more, _ = gen_sources.pytorch_arch_facts('pytorch_arch_0220')
+check(len(more) == EXPECTED['pytorch_arch_0220'],
+      'pytorch-cuda-arch-0220 lists %d variants, want %d' % (len(more),
+                                                            EXPECTED['pytorch_arch_0220']))
 base = migration('0003_reference.sql')
 builds = re.findall(r"^  \('(2\.[0-9]+)', '([0-9.]+)', 'cu[0-9]+', '(?:stable|experimental)'",
                     base, re.M)
-have = set((a['rel'], a['cuda']) for a in archs)
-published = [b for b in builds if int(b[0].split('.')[1]) >= 8]
-missing = [b for b in published if b not in have]
-check(not missing, 'PyTorch builds 2.8+ without an architecture list: %s' % missing)
-gen = migration('0112_pytorch_arch.sql')
-check(all("pytorch_version = '%s' AND cuda_version = '%s'" % k in gen for k in have),
-      '0112 does not set every listed variant')
+have = set((a['rel'], a['cuda']) for a in archs + more)
+missing = [b for b in builds if b not in have]
+check(not missing, 'PyTorch wheel variants without an architecture list: %s' % missing)
+for name, facts in (('0112_pytorch_arch.sql', archs), ('0220_pytorch_arch_more.sql', more)):
+    gen = migration(name)
+    check(all("pytorch_version = '%s' AND cuda_version = '%s'" % (a['rel'], a['cuda']) in gen
+              for a in facts), '%s does not set every listed variant' % name)
 report('ref_pytorch_build', len(builds), len(builds), len(have & set(builds)))
-print('  architecture lists: %d of %d builds (2.8-2.14: %d of %d; 2.6 and 2.7 cu118/cu126 not read)' % (
-    len(have & set(builds)), len(builds), len(published) - len(missing), len(published)))
+confirmed = set((a['rel'], a['cuda']) for a in archs + more if a['status'] == 'CONFIRMED')
+print('  architecture lists: %d of %d builds (%d CONFIRMED from PyTorch, the rest SECONDARY)' % (
+    len(have & set(builds)), len(builds), len(confirmed & set(builds))))
 
-# ref_cudnn.cc_list
+# ref_cudnn.cc_list: the releases whose support matrix was read (0113, 0221). The others keep no
+# set and the validator says so (an info finding), so this share is the honest coverage.
 ccs, _ = gen_sources.cudnn_cc_facts()
 check(len(ccs) == EXPECTED['cudnn_cc'],
       'cudnn-cc lists %d releases, want %d' % (len(ccs), EXPECTED['cudnn_cc']))
-gen = migration('0113_cudnn_cc.sql')
-check(all("WHERE cudnn_version = '%s'" % c['ver'] in gen for c in ccs), '0113 misses a release')
-cudnn_rows = len(set(re.findall(r"^  \('([89]\.[0-9]+\.[0-9]+)', ",
-                                base + migration('0016_knowledge.sql'), re.M)))
-report('ref_cudnn (cc sets)', cudnn_rows, cudnn_rows, len(ccs))
+ccs2, _ = gen_sources.cudnn_cc_facts('cudnn_cc_0221')
+check(len(ccs2) == EXPECTED['cudnn_cc_0221'],
+      'cudnn-cc-0221 lists %d releases, want %d' % (len(ccs2), EXPECTED['cudnn_cc_0221']))
+for name, facts in (('0113_cudnn_cc.sql', ccs), ('0221_cudnn_cc_more.sql', ccs2)):
+    gen = migration(name)
+    check(all("WHERE cudnn_version = '%s'" % c['ver'] in gen for c in facts),
+          '%s misses a release' % name)
+cudnn_rows = set(re.findall(r"^  \('([89]\.[0-9]+\.[0-9]+)', ",
+                            base + migration('0016_knowledge.sql'), re.M))
+listed = set(c['ver'] for c in ccs + ccs2)
+check(listed <= cudnn_rows, 'cc sets for cuDNN releases with no row: %s' % sorted(listed - cudnn_rows))
+report('ref_cudnn (cc sets)', len(cudnn_rows), len(cudnn_rows), len(listed & cudnn_rows))
+
+# ref_cuda_driver: every CUDA release of NVIDIA's Table 3 (the stored cuda_driver.csv, 11.0.1 RC
+# to 13.5) is a row (0003, or 0016 for the unconfirmed 13.4.1 and 13.5), except 12.3.2, which
+# Table 3 has no row for (the validator checks it as 12.3.1 and says so).
+import csv  # noqa: E402
+with open(os.path.join(REPO, 'tools', 'reference', 'csv', 'cuda_driver.csv'), newline='') as fh:
+    cuda_list = [r['cuda_version'] for r in csv.DictReader(fh)]
+check(len(cuda_list) == EXPECTED['cuda_releases'],
+      'cuda_driver.csv lists %d releases, want %d' % (len(cuda_list), EXPECTED['cuda_releases']))
+k16 = migration('0016_knowledge.sql')
+cuda_rows = set(re.findall(r"^  \('(1[123]\.[0-9]+\.[0-9]+)', 1[123], ", base + k16, re.M))
+want = set({'13.4.x': '13.4.1', '13.5': '13.5.0'}.get(v, v) for v in cuda_list) - {'12.3.2'}
+check(want <= cuda_rows, 'CUDA releases without a row: %s' % sorted(want - cuda_rows))
+report('ref_cuda_driver', len(cuda_rows), len(cuda_list), len(cuda_rows & want))
+unconfirmed = re.findall(r"^  \('(1[123]\.[0-9]+\.[0-9]+)', 1[123], [^\n]*'UNCONFIRMED'", k16, re.M)
+print('  Table-3 minimum driver UNCONFIRMED (the major floor applies): %s; 12.3.2 has no Table-3 row'
+      % ', '.join(sorted(unconfirmed)))
+
+# ref_driver_branch: every data-centre branch from R450 on (the stored driver_branches.csv).
+with open(os.path.join(REPO, 'tools', 'reference', 'csv', 'driver_branches.csv'),
+          newline='') as fh:
+    branches = [int(r['branch'][1:]) for r in csv.DictReader(fh) if int(r['branch'][1:]) >= 450]
+check(len(branches) == EXPECTED['driver_branches_450'],
+      'driver_branches.csv lists %d branches from R450, want %d' % (
+          len(branches), EXPECTED['driver_branches_450']))
+branch_rows = set(int(b) for b in re.findall(r"^  \(([4-9][0-9]{2}), ", base + k16, re.M))
+check(set(branches) <= branch_rows, 'branches without a row: %s' % sorted(set(branches) -
+                                                                            branch_rows))
+report('ref_driver_branch', len([b for b in branch_rows if b >= 450]), len(branches),
+       len(set(branches) & branch_rows))
 
 # ref_jax: JAX ships two CUDA wheel variants (cuda12, cuda13), each a row of 0115.
 jax, _ = gen_sources.jax_facts()

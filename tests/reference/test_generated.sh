@@ -2,10 +2,10 @@
 # The reference data is single-sourced: each generated migration is what its generator makes of
 # its CSVs today. migrations/0035_knowledge_facts.sql from tools/reference/knowledge_facts.csv and
 # migrations/0056_nccl_rows.sql and 0058_dcgm_rows.sql from tools/reference/nccl.csv and dcgm.csv
-# and 0101_nvidia_product_rows.sql from tools/reference/nvidia_products.csv, and 0111-0113 from
-# tools/reference/sources/ (tools/gen_sources.py) (always); migrations/0003_reference.sql from
-# ../shared/data/reference when that checkout is
-# there (CI copies it). A difference fails, naming the file: regenerate and commit.
+# and 0101_nvidia_product_rows.sql from tools/reference/nvidia_products.csv, 0111-0113 and 0220-
+# from tools/reference/sources/ (tools/gen_sources.py), and migrations/0003_reference.sql from
+# tools/reference/csv/ (the stored copies of ../shared/data/reference). A difference fails, naming
+# the file: regenerate and commit.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 rc=0
@@ -35,9 +35,15 @@ check migrations/0111_gpu_rows.sql python3 tools/gen_sources.py --table gpu
 check migrations/0112_pytorch_arch.sql python3 tools/gen_sources.py --table pytorch_arch
 check migrations/0113_cudnn_cc.sql python3 tools/gen_sources.py --table cudnn_cc
 check migrations/0115_jax_rows.sql python3 tools/gen_sources.py --table jax
-if [ -d ../shared/data/reference ]; then
-    check migrations/0003_reference.sql python3 tools/gen_reference.py
+check migrations/0220_pytorch_arch_more.sql python3 tools/gen_sources.py --table pytorch_arch_0220
+check migrations/0221_cudnn_cc_more.sql python3 tools/gen_sources.py --table cudnn_cc_0221
+# 0003 from the stored copies of the sourced CSVs (tools/reference/csv/): always compared.
+check migrations/0003_reference.sql python3 tools/gen_reference.py
+# The demo catalog's advisories from the stored copy of advisories.csv (the tool writes stdout).
+if ! python3 tools/gen_advisories.py | diff -u tools/demo/advisories.sql - > /dev/null; then
+    echo "FAIL: tools/demo/advisories.sql differs from what tools/gen_advisories.py generates" >&2
+    rc=1
 else
-    echo "skip: ../shared/data/reference is not here, 0003 not compared"
+    echo "ok: tools/demo/advisories.sql is what tools/gen_advisories.py generates"
 fi
 exit $rc

@@ -336,9 +336,16 @@ static const struct compat_case cases[] = {
       { "B300" },
       DAY_2025,
       { "gpu_too_new_for_cuda" } },
-    { "B300 (10.3) arrived with CUDA 12.9, not 12.8",
+    /* CUDA 12.8 cannot target 10.3 (12.9 added it), but its sm_100 code runs on a B300 by CUDA
+     * binary compatibility (NVIDIA's Blackwell compatibility guide): a warning, not an error. */
+    { "B300 (10.3) arrived with CUDA 12.9; 12.8's sm_100 code runs on it",
       { CUDA("12.8.1") },
       { "B300" },
+      DAY_2025,
+      { "gpu_cc_binary_compat" } },
+    { "RTX 5090 (12.0) with CUDA 12.6: no 12.x capability to fall back on",
+      { CUDA("12.6.3") },
+      { "RTX 5090" },
       DAY_2025,
       { "gpu_too_new_for_cuda" } },
     { "B300 with CUDA 12.9", { CUDA("12.9.1") }, { "B300" }, DAY_2025, { NULL } },
@@ -348,18 +355,23 @@ static const struct compat_case cases[] = {
       DAY_2025,
       { "gpu_driver_too_old" } },
     { "B300 at the CUDA 12.9.0 floor", { DRV("575.51.03") }, { "B300" }, DAY_2025, { NULL } },
-    { "GB300's capability needs CUDA 12.9 though its row says 12.8",
+    { "GB300's capability is first targeted by CUDA 12.9 though its row says 12.8",
       { DRV("575.51.03"), CUDA("12.8.1") },
       { "GB300" },
       DAY_2025,
-      { "gpu_too_new_for_cuda" } },
+      { "gpu_cc_binary_compat" } },
     { "GB300 needs the CUDA 12.9 floor, not its row's 570.26",
       { DRV("570.133.20") },
       { "GB300" },
       DAY_2025,
       { "gpu_driver_too_old" } },
-    { "GB10 (12.1) before CUDA 12.9",
+    { "GB10 (12.1) before CUDA 12.9: sm_120 code runs on it",
       { CUDA("12.8.1") },
+      { "DGX Spark" },
+      DAY_2025,
+      { "gpu_cc_binary_compat" } },
+    { "GB10 (12.1) before CUDA 12.8: nothing of 12.x to run",
+      { CUDA("12.6.3") },
       { "DGX Spark" },
       DAY_2025,
       { "gpu_too_new_for_cuda" } },
@@ -606,6 +618,17 @@ static const struct compat_case cases[] = {
       { "B300" },
       DAY_2025,
       { "cudnn_gpu_forward_compat" } },
+    /* A release whose support matrix was not read: the GPU check is missing, and says so. */
+    { "cuDNN 9.11.0's compute capabilities were not read: an info finding, not a silent pass",
+      { CUDA("12.6.3"), CUDNN("9.11.0.98") },
+      { "H100", "A100" },
+      DAY_2025,
+      { "unknown_component_version" } },
+    { "cuDNN 9.11.0 without a GPU: nothing to check, nothing said",
+      { CUDA("12.6.3"), CUDNN("9.11.0.98") },
+      { NULL },
+      DAY_2025,
+      { NULL } },
     { "cuDNN 9.5.1 on an H100 with CUDA 12.6",
       { CUDA("12.6.3"), CUDNN("9.5.1.17") },
       { "H100" },
@@ -649,11 +672,18 @@ static const struct compat_case cases[] = {
       { "RTX 5090" },
       DAY_2025,
       { "framework_gpu_arch_unsupported", "gpu_too_new_for_cuda" } },
-    { "PyTorch 2.9 cu128: sm_100 cubins would run on B300 (10.3), but CUDA 12.8 predates it",
+    /* Was an error (CUDA 12.8 predates 10.3); NVIDIA's binary compatibility says the wheel's
+     * sm_100 cubins run on the B300, and its list decides: no finding. */
+    { "PyTorch 2.9 cu128: its sm_100 cubins run on a B300 (10.3)",
       { DRV("575.57.08"), CUDA("12.9.1"), TORCH("2.9.0+cu128") },
       { "B300" },
       DAY_2025,
-      { "gpu_too_new_for_cuda" } },
+      { NULL } },
+    { "PyTorch 2.9 cu128 without a host toolkit on a GB10 (12.1): sm_120 runs there",
+      { DRV("580.65.06"), TORCH("2.9.0+cu128") },
+      { "GB10" },
+      DAY_2025,
+      { NULL } },
     { "PyTorch 2.9 cu130: 12.0+PTX JIT-compiles for GB10 (12.1)",
       { DRV("580.65.06"), TORCH("2.9.0+cu130") },
       { "GB10" },
@@ -786,7 +816,8 @@ static enum imx_compat_severity severity_of(const char *code)
         return IMX_COMPAT_WARNING;
     if (strcmp(code, "cudnn_cuda_minor_unsupported") == 0 ||
         strcmp(code, "cudnn_gpu_forward_compat") == 0 ||
-        strcmp(code, "framework_cudnn_incompatible") == 0)
+        strcmp(code, "framework_cudnn_incompatible") == 0 ||
+        strcmp(code, "gpu_cc_binary_compat") == 0)
         return IMX_COMPAT_WARNING;
     if (strcmp(code, "driver_mvc_only") == 0 || strcmp(code, "driver_branch_eol") == 0)
         return IMX_COMPAT_WARNING;
