@@ -2,6 +2,7 @@
 # Node reports at scale on loopback (bench/nodes.py says what it measures; bench/RESULTS.md has
 # the figures): a private PostgreSQL and the server; BENCH_NODES nodes (20000) report over
 # BENCH_CLIENTS (8) connections with a node-report token. About 2 minutes on 2 busy cores.
+# At 100,000: BENCH_NODES=100000 BENCH_NDJSON=1 BENCH_DEADLINE_S=300 BENCH_READS=80 (bounded).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ -x build/imaxe-server ] || { echo "build first (cmake --build build)" >&2; exit 1; }
@@ -49,4 +50,6 @@ SELECT format('storage: nodes %s (%s bytes a node, %s rows), node_reports %s (%s
   pg_total_relation_size('node_reports') / greatest((SELECT count(*) FROM node_reports), 1))
 FROM nodes;
 SQL
+# The daily exposure snapshot over the whole fleet (server/jobs/exposure.c runs it hourly).
+psql "$url" -XAt -c '\timing on' -c "SELECT imx_exposure_snapshot(current_date, 365)" | sed -n 's/^Time: /exposure snapshot: /p'
 printf 'server peak RSS: %s MB\n' "$(awk '/VmHWM/ {printf "%.1f", $2/1024}' /proc/$pid/status)"

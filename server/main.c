@@ -43,6 +43,7 @@
 #include "http/server.h"
 #include "auth/docsign.h"
 #include "jobs/eol.h"
+#include "jobs/exposure.h"
 #include "jobs/ratelimit_sync.h"
 #include "jobs/revocations.h"
 #include "api/costs_common.h"
@@ -284,8 +285,10 @@ static int serve(const struct imx_config *cfg, sigset_t *sigs)
         imx_db_pool_shutdown();
         return 1;
     }
-    if (imx_revocation_job_start(revocation_interval_ms(cfg)) != 0) {
-        imx_error("cannot start the scheduled-revocation sweep");
+    if (imx_revocation_job_start(revocation_interval_ms(cfg)) != 0 ||
+        imx_exposure_job_start() != 0) {
+        imx_error("cannot start the scheduled-revocation sweep or the exposure snapshots");
+        imx_revocation_job_stop();
         imx_eol_job_stop();
         imx_webhooks_stop(0);
         imx_http_stop();
@@ -308,6 +311,7 @@ static int serve(const struct imx_config *cfg, sigset_t *sigs)
     imx_ratelimit_sync_stop();
     imx_eol_job_stop();
     imx_revocation_job_stop();
+    imx_exposure_job_stop();
     imx_webhooks_stop(cfg->shutdown_s * 1000);
     imx_db_image_index_stop();
     imx_db_pool_shutdown();
@@ -392,6 +396,7 @@ int main(int argc, char **argv)
     }
     imx_log_set_level(cfg.log_level);
     imx_db_idempotency_set_ttl(cfg.idempotency_ttl_h);
+    imx_db_set_node_stale_s(cfg.node_stale_s);
     int rc = run_migrations(&cfg) == 0 ? 0 : 1;
     if (rc == 0 && strcmp(cmd, "serve") == 0)
         rc = serve(&cfg, &sigs);

@@ -155,29 +155,44 @@ function marker(kind, cx, cy, r, cls) {
 export function familyTimeline(family, versions, { label = (s) => s } = {}) {
   const n = versions.length;
   const exposed = versions.filter((v) => v.patch_status !== 'ok').length;
-  const summary = `${n} version${n === 1 ? '' : 's'} of ${family}, oldest ${versions[0]?.version} to newest ${versions[n - 1]?.version}; ${exposed ? `${exposed} with a patch status other than OK` : 'all OK'}.`;
+  const day = (v) => String(v.published_at || '').slice(0, 10);
+  const summary = `${n} version${n === 1 ? '' : 's'} of ${family}, oldest ${versions[0]?.version} (${day(versions[0] || {})}) to newest ${versions[n - 1]?.version} (${day(versions[n - 1] || {})}); ${exposed ? `${exposed} with a patch status other than OK` : 'all OK'}.`;
+  // Spaced by publish date, not by order: a gap of months reads as one. Versions all published
+  // within a day have no time between them to show, and are spaced by order.
+  const ts = versions.map((v) => Date.parse(v.published_at) || 0);
+  const t0 = Math.min(...ts);
+  const t1 = Math.max(...ts) - t0 >= 86400000 ? Math.max(...ts) : t0;
   const graphic = responsive((w) => {
     const padX = 28;
     const H = 150;
     const y = 78;
-    const step = n > 1 ? (w - 2 * padX) / (n - 1) : 0;
-    const xs = versions.map((_, i) => (n > 1 ? padX + i * step : w / 2));
-    const every = Math.max(1, Math.ceil(74 / Math.max(step, 1))); // a version label every k markers
+    // All on one day: spaced by order, as there is no time between them to show.
+    const xs = ts.map((t, i) => (t1 > t0 ? padX + ((t - t0) / (t1 - t0)) * (w - 2 * padX) : n > 1 ? padX + (i * (w - 2 * padX)) / (n - 1) : w / 2));
     const g = svg('svg', { width: w, height: H, viewBox: `0 0 ${w} ${H}`, class: 'timeline' });
     g.append(svg('line', { x1: padX - 10, x2: w - padX + 10, y1: y, y2: y, class: 'axis' }));
+    const anchor = (i) => (n === 1 ? 'middle' : i === 0 ? 'start' : i === n - 1 ? 'end' : 'middle');
+    // Labels where they fit: the newest always, an older one only clear of the last one drawn
+    // (the table below lists every version).
+    const labelled = new Set([n - 1]);
+    let lastX = xs[n - 1];
+    for (let i = n - 2; i >= 0; i--) if (lastX - xs[i] >= 84) labelled.add(i), (lastX = xs[i]);
     let prevStack = '';
+    let stackX = -Infinity;
     versions.forEach((v, i) => {
       const stack = `${v.driver ? `R${String(v.driver).split('.')[0]}` : ''}${v.driver && v.cuda ? ' · ' : ''}${v.cuda ? `CUDA ${v.cuda.split('.').slice(0, 2).join('.')}` : ''}`;
       if (stack && stack !== prevStack) {
         g.append(svg('line', { x1: xs[i], x2: xs[i], y1: 34, y2: y - 10, class: 'tick' }));
-        g.append(svg('text', { x: xs[i], y: 28, class: 'stack-label', 'text-anchor': i === 0 ? 'start' : i === n - 1 ? 'end' : 'middle' }, stack));
+        if (xs[i] - stackX >= 120) {
+          g.append(svg('text', { x: xs[i], y: 28, class: 'stack-label', 'text-anchor': i === 0 || xs[i] < 70 ? 'start' : i === n - 1 || xs[i] > w - 70 ? 'end' : 'middle' }, stack));
+          stackX = xs[i];
+        }
       }
       prevStack = stack || prevStack;
       if (v.current) g.append(svg('circle', { cx: xs[i], cy: y, r: 12, class: 'current-ring' }));
       g.append(marker(STATUS_SHAPE[v.patch_status] || 'circle', xs[i], y, 6.5, `mark is-${v.patch_status}`));
-      if (i % every === 0 || i === n - 1) {
-        g.append(svg('text', { x: xs[i], y: y + 28, class: 'ver-label', 'text-anchor': n === 1 ? 'middle' : i === 0 ? 'start' : i === n - 1 ? 'end' : 'middle' }, v.version));
-        g.append(svg('text', { x: xs[i], y: y + 44, class: 'date-label', 'text-anchor': n === 1 ? 'middle' : i === 0 ? 'start' : i === n - 1 ? 'end' : 'middle' }, String(v.published_at || '').slice(0, 10)));
+      if (labelled.has(i)) {
+        g.append(svg('text', { x: xs[i], y: y + 28, class: 'ver-label', 'text-anchor': anchor(i) }, v.version));
+        g.append(svg('text', { x: xs[i], y: y + 44, class: 'date-label', 'text-anchor': anchor(i) }, day(v)));
       }
     });
     return g;
@@ -185,12 +200,51 @@ export function familyTimeline(family, versions, { label = (s) => s } = {}) {
   const legend = h('ul', { class: 'status-legend', 'aria-hidden': 'true' }, Object.entries(STATUS_SHAPE).map(([s, shape]) => h('li', {}, svgIcon(shape, s), label(s))));
   const alt = altTable(`Versions of ${family}`, [
     { label: 'Version', cell: (v) => (v.current ? h('span', {}, v.version, h('span', { class: 'sub' }, ' (this image)')) : h('a', { href: `#/images/${encodeURIComponent(v.id)}` }, v.version)) },
-    { label: 'Published', cell: (v) => String(v.published_at || '').slice(0, 10) },
+    { label: 'Published', cell: (v) => day(v) },
     { label: 'Driver', cell: (v) => v.driver || '—' },
     { label: 'CUDA', cell: (v) => v.cuda || '—' },
     { label: 'Patch status', cell: (v) => label(v.patch_status) },
   ], versions);
   return chartFigure('timeline', { title: `Versions of ${family} over time`, summary, graphic: h('div', {}, graphic, legend), alt });
+}
+
+/**
+ * Values over days (exposure history): a line with a point a day, x spaced by date (a day the
+ * job missed is a gap in time, not a missing slot), y from zero. points: [{day: 'YYYY-MM-DD',
+ * v}]; the numbers are in the table the caller puts beside it (alt, optional).
+ */
+export function timeChart(name, { title, points, fmt = String, summary, alt, cls = '' }) {
+  if (!points.length) return h('figure', { class: 'chart chart-fig chart-empty', 'data-chart': name }, h('figcaption', {}, title), h('p', { class: 'muted' }, 'No days recorded yet.'));
+  const ts = points.map((p) => Date.parse(`${p.day}T00:00:00Z`));
+  const t0 = Math.min(...ts);
+  const t1 = Math.max(...ts);
+  const hi = Math.max(...points.map((p) => p.v ?? 0), 1);
+  const graphic = responsive((w) => {
+    const H = 150;
+    const L = 44;
+    const R = 14;
+    const T = 12;
+    const B = 30;
+    const X = (t) => (t1 > t0 ? L + ((t - t0) / (t1 - t0)) * (w - L - R) : (L + w - R) / 2);
+    const top = Math.ceil(hi * 1.15);
+    const Y = (v) => T + (1 - v / top) * (H - T - B);
+    const g = svg('svg', { width: w, height: H, viewBox: `0 0 ${w} ${H}`, class: ['line-chart', 'time-chart', cls] });
+    const ticks = [...new Set([0, Math.round(top / 2), top])];
+    for (const v of ticks) g.append(svg('line', { x1: L, x2: w - R, y1: Y(v), y2: Y(v), class: 'grid' }), svg('text', { x: L - 6, y: Y(v) + 4, 'text-anchor': 'end', class: 'tick-label' }, fmt(v)));
+    let d = '';
+    points.forEach((p, i) => {
+      if (p.v == null) return;
+      d += `${d && points[i - 1]?.v != null ? 'L' : 'M'}${X(ts[i]).toFixed(1)},${Y(p.v).toFixed(1)} `;
+    });
+    g.append(svg('path', { d, class: 'line' }));
+    points.forEach((p, i) => p.v != null && g.append(svg('circle', { cx: X(ts[i]), cy: Y(p.v), r: points.length > 40 ? 2 : 3.5, class: 'point' })));
+    // Dates: the first and the last, and between them as many as fit 90 px apart.
+    const slots = Math.max(1, Math.floor((w - L - R) / 90));
+    const shown = t1 > t0 ? Array.from({ length: slots + 1 }, (_, k) => t0 + ((t1 - t0) * k) / slots) : [t0];
+    shown.forEach((t, k) => g.append(svg('text', { x: X(t), y: H - 10, 'text-anchor': shown.length === 1 ? 'middle' : k === 0 ? 'start' : k === shown.length - 1 ? 'end' : 'middle', class: 'tick-label' }, new Date(t).toISOString().slice(0, 10))));
+    return g;
+  });
+  return chartFigure(name, { title, summary, graphic, alt });
 }
 
 function svgIcon(shape, status) {

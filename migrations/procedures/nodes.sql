@@ -259,8 +259,12 @@ LANGUAGE sql STABLE AS $$
 $$;
 
 -- How long a node may stay silent and still count as running, for SQL that has no request to
--- ask (webhook payloads): the database setting imaxe.node_stale_s when set (ALTER DATABASE ...
--- SET imaxe.node_stale_s = 600), else IMAXE_NODE_STALE_S's default, 900.
+-- ask (webhook payloads, GET /v1/images/{id}/patch?nodes=true, the exposure snapshot):
+-- IMAXE_NODE_STALE_S, which the server sets on every connection it opens as the session
+-- setting imaxe.node_stale_s (server/db/pool.c); 900, its default, on a connection that did
+-- not (psql).
+-- Stale is decided when read, against now(): no job marks nodes, so a node is running or stale
+-- by the setting in force at the moment of the question.
 CREATE OR REPLACE FUNCTION imx_node_stale_s() RETURNS int
 LANGUAGE sql STABLE AS $$
   SELECT coalesce(nullif(current_setting('imaxe.node_stale_s', true), '')::int, 900)

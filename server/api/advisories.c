@@ -886,7 +886,7 @@ static enum imx_fast patch_fast_read(struct imx_req *r)
 enum imx_fast imx_api_image_patch_status_fast(struct imx_req *r)
 {
     unsigned long long id = 0;
-    if (!imx_auth_settings.read_cache || !r->principal.cached)
+    if (!imx_auth_settings.read_cache || !r->principal.cached || imx_req_query(r, "nodes"))
         return IMX_FAST_OFFLOAD;
     if (imx_parse_uint(imx_req_param(r, "id"), 1, INT64_MAX, &id) != 0) {
         imx_reply_problem(r, IMX_E_NOT_FOUND, "No such image");
@@ -908,7 +908,13 @@ void imx_api_image_patch_status(struct imx_req *r)
         imx_reply_problem(r, IMX_E_NOT_FOUND, "No such image");
         return;
     }
-    if (imx_auth_settings.read_cache) {
+    const char *nodes = imx_req_query(r, "nodes");
+    if (nodes && strcmp(nodes, "true") != 0 && strcmp(nodes, "false") != 0) {
+        imx_reply_problem(r, IMX_E_BAD_REQUEST, "nodes must be true or false");
+        return;
+    }
+    bool count = nodes && strcmp(nodes, "true") == 0;
+    if (imx_auth_settings.read_cache && !count) {
         image_patch_batched(r, (long long)id);
         return;
     }
@@ -918,7 +924,7 @@ void imx_api_image_patch_status(struct imx_req *r)
     for (int attempt = 0; c && attempt < 2; attempt++) {
         struct imx_db_json j;
         long long epoch;
-        enum imx_db_status st = imx_db_image_patch(c, idt, &j, &epoch);
+        enum imx_db_status st = imx_db_image_patch(c, idt, count, &j, &epoch);
         if (imx_api_reply_json_confirmed(r, 200, st, &j, epoch, "No such image"))
             return;
     }

@@ -90,7 +90,8 @@ static json_t *reapply_one(struct imx_req *r, struct reapply *in, const json_t *
     snprintf(revision, sizeof revision, "%lld",
              (long long)json_integer_value(json_object_get(item, "revision")));
     struct imx_db_json j;
-    enum imx_db_status st = imx_db_advisory_publish(imx_api_conn(r), text, in->user_id, revision, &j);
+    enum imx_db_status st =
+        imx_db_advisory_publish(imx_api_conn(r), text, in->user_id, revision, &j);
     free(text);
     if (st != IMX_DBS_OK) {
         imx_api_tx_fail(r, st);
@@ -132,7 +133,8 @@ static int reapply_tx(struct imx_req *r, void *cls)
     json_t *map = json_loads(maptext, 0, NULL);
     free(maptext);
     struct imx_db_json j;
-    st = map ? imx_db_advisory_reapply_batch(imx_api_conn(r), in->after, in->limit, &j) : IMX_DBS_ERROR;
+    st = map ? imx_db_advisory_reapply_batch(imx_api_conn(r), in->after, in->limit, &j)
+             : IMX_DBS_ERROR;
     if (st != IMX_DBS_OK) {
         json_decref(map);
         return imx_api_tx_fail(r, st);

@@ -159,6 +159,8 @@ void imx_api_pin_eol(struct imx_req *r);
 void imx_api_vex_keys(struct imx_req *r);
 /* Is s a calendar date YYYY-MM-DD (the eol_before filters' argument)? */
 bool imx_api_eol_date_ok(const char *s);
+/* GET /v1/teams/{slug}/exposure/history (api/exposure.c). */
+void imx_api_exposure_history(struct imx_req *r);
 enum imx_fast imx_api_image_patch_status_fast(struct imx_req *r);
 void imx_api_pin_create(struct imx_req *r);
 void imx_api_pin_list(struct imx_req *r);

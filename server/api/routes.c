@@ -84,6 +84,8 @@ const struct imx_route imx_routes[] = {
       false, NULL },
     { "PATCH", "/v1/teams/{slug}", ADMIN, imx_api_team_update, IMX_ROLE_NONE, NULL, false, false,
       false, NULL },
+    { "GET", "/v1/teams/{slug}/exposure/history", SIGNED_IN, imx_api_exposure_history,
+      IMX_ROLE_VIEWER, "days", false, false, false, NULL },
     { "PUT", "/v1/teams/{slug}/members/{email}", SIGNED_IN, imx_api_member_put, IMX_ROLE_ADMIN,
       NULL, false, false, false, NULL },
     { "DELETE", "/v1/teams/{slug}/members/{email}", SIGNED_IN, imx_api_member_delete,
@@ -120,7 +122,7 @@ const struct imx_route imx_routes[] = {
       false, false, NULL },
     { "POST", "/v1/risk-feeds/epss", ADMIN, imx_api_risk_feed_epss, IMX_ROLE_NONE, NULL, CREATES,
       false, false, NULL },
-    { "GET", "/v1/images/{id}/patch", SIGNED_IN, imx_api_image_patch_status, IMX_ROLE_NONE, NULL,
+    { "GET", "/v1/images/{id}/patch", SIGNED_IN, imx_api_image_patch_status, IMX_ROLE_NONE, "nodes",
       false, EPOCH, false, imx_api_image_patch_status_fast },
     /* VEX documents (server/api/vex.c) and the end of life ahead (server/api/eol.c). */
     { "GET", "/v1/images/{id}/vex", SIGNED_IN, imx_api_image_vex, IMX_ROLE_VIEWER, "format", false,

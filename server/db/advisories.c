@@ -54,6 +54,14 @@ IMX_DB_STMT(q_list_risk, 10,
 IMX_DB_STMT(q_image_patch, 1,
             "SELECT imx_image_patch_json($1::bigint)::text, (SELECT n FROM auth_epoch)");
 
+/* The same with "nodes": the running nodes that booted the image (imx_nodes_running,
+ * procedures/nodes.sql), counted when read: ?nodes=true only, as counting a large fleet's nodes
+ * (33,000 on one image: ~1 s on the bench) has no place on the path every pipeline polls. */
+IMX_DB_STMT(
+    q_image_patch_nodes, 1,
+    "SELECT (d::jsonb || jsonb_build_object('nodes', imx_nodes_running($1::bigint, NULL)))"
+    "::text, (SELECT n FROM auth_epoch) FROM (SELECT imx_image_patch_json($1::bigint)) x(d)");
+
 /* For the rest of the caller's transaction only (set_config(..., true)). */
 IMX_DB_STMT(q_timeout, 1, "SELECT set_config('statement_timeout', $1::text, true)");
 
@@ -140,11 +148,11 @@ enum imx_db_status imx_db_advisory_list(struct imx_db_conn *c,
     return imx_db_page_take(imx_db_exec(c, by_risk ? &q_list_risk : &q_list, p), out);
 }
 
-enum imx_db_status imx_db_image_patch(struct imx_db_conn *c, const char *image_id,
+enum imx_db_status imx_db_image_patch(struct imx_db_conn *c, const char *image_id, bool nodes,
                                       struct imx_db_json *doc, long long *epoch)
 {
     const char *p[] = { image_id };
-    PGresult *res = imx_db_exec(c, &q_image_patch, p);
+    PGresult *res = imx_db_exec(c, nodes ? &q_image_patch_nodes : &q_image_patch, p);
     *epoch = -1;
     if (imx_db_ok(res) && PQntuples(res) == 1 && PQnfields(res) >= 2)
         *epoch = strtoll(PQgetvalue(res, 0, 1), NULL, 10);

@@ -78,8 +78,9 @@ enum imx_db_status imx_db_advisory_list(struct imx_db_conn *c,
 
 /* GET /v1/images/{id}/patch -> JSON {image_id, family, version, status, advisories:[{id, title,
  * severity, cves, fixed_by:{id, family, version}|null, still_open_in_fix:[advisory ids]}]} (NULL:
- * no such image: IMX_DBS_NOT_FOUND), with the auth epoch it was read at. */
-enum imx_db_status imx_db_image_patch(struct imx_db_conn *c, const char *image_id,
+ * no such image: IMX_DBS_NOT_FOUND), with the auth epoch it was read at; nodes: with "nodes",
+ * the running nodes (every team's) that booted it, counted when read. */
+enum imx_db_status imx_db_image_patch(struct imx_db_conn *c, const char *image_id, bool nodes,
                                       struct imx_db_json *doc, long long *epoch);
 /* The same document read by a statement shared with the other patch reads waiting
  * (db/read_batch.c): the caller holds no connection meanwhile. IMX_DBS_OK with *out filled (json

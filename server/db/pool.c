@@ -49,15 +49,23 @@ static atomic_int next_slot = 1;
 /* Wait this long after a failed connect before trying again, so a down database answers fast. */
 #define RECONNECT_BACKOFF_MS 500
 
+static _Atomic unsigned node_stale_s = 900;
+
+void imx_db_set_node_stale_s(unsigned s)
+{
+    atomic_store(&node_stale_s, s);
+}
+
 PGconn *imx_db_connect_raw(const char *url, unsigned stmt_ms, char *err, size_t errlen)
 {
     /* jit=off: PostgreSQL JIT-compiles a statement whose estimate passes jit_above_cost, and a
      * publish's (JSON set functions are estimated at 100 rows each) crossed it: 138 ms of
      * compiling for 1 ms of work. No statement of ours runs long enough to win that back. */
-    char options[128];
+    char options[192];
     snprintf(options, sizeof options,
-             "-c statement_timeout=%u -c idle_in_transaction_session_timeout=%u -c jit=off",
-             stmt_ms, stmt_ms * 2 + 1000);
+             "-c statement_timeout=%u -c idle_in_transaction_session_timeout=%u -c jit=off"
+             " -c imaxe.node_stale_s=%u",
+             stmt_ms, stmt_ms * 2 + 1000, atomic_load(&node_stale_s));
     /* With expand_dbname the URL expands first; later keywords override it. */
     const char *keys[] = { "dbname", "connect_timeout", "options", "application_name", NULL };
     const char *vals[] = { url, "3", options, "imaxe", NULL };

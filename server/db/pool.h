@@ -112,6 +112,12 @@ PGcancel *imx_db_cancel_handle(struct imx_db_conn *c);
 /* The statement timeout every pooled connection was opened with (ms). */
 unsigned imx_db_statement_timeout_ms(void);
 
+/* IMAXE_NODE_STALE_S, set by main before any connection opens: every connection carries it as
+ * the session setting imaxe.node_stale_s, which imx_node_stale_s() (procedures/nodes.sql) reads,
+ * so SQL with no request to ask (webhook payloads, GET /v1/images/{id}/patch?nodes=true, the
+ * exposure snapshot) and the handlers that pass it count running nodes by the same setting. */
+void imx_db_set_node_stale_s(unsigned s);
+
 /* Did c come from the read pool? */
 bool imx_db_is_read_conn(const struct imx_db_conn *c);
 

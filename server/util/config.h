@@ -84,7 +84,7 @@ struct imx_config {
     unsigned refresh_ttl_s;      /* IMAXE_REFRESH_TTL_S: a CLI sign-in's whole lifetime */
     char cookie_secure[8];       /* IMAXE_COOKIE_SECURE: auto, on or off */
     bool local_passwords;        /* IMAXE_LOCAL_PASSWORDS: imaxe passwords sign in (0: SSO only) */
-    char eol_today[11];               /* IMAXE_EOL_TODAY: the end-of-life job's date ("": today) */
+    char eol_today[11];          /* IMAXE_EOL_TODAY: the end-of-life job's date ("": today) */
 };
 
 /* Fills cfg from the environment. Returns 0, or -1 with a message in err. */

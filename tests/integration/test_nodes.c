@@ -486,6 +486,122 @@ static void a_real_bulletin_counts_exposed_nodes(void **state)
     assert_int_equal(sql_count("SELECT (data->>'nodes_exposed')::int FROM webhook_events WHERE "
                                "type = 'patch.available' AND data->>'kind' = 'pin'"),
                      4);
+    /* GET /v1/images/{id}/patch?nodes=true counts them too: image 1's 4 running nodes (not
+     * without it: the read every pipeline polls stays a count-free one); a bad value is refused. */
+    char patch_path[64];
+    snprintf(patch_path, sizeof patch_path, "/v1/images/%lld/patch?nodes=true", img_a);
+    res = call(bob, "GET", patch_path, NULL, 200);
+    if (json_integer_value(json_object_get(res.json, "nodes")) != 4)
+        fail_msg("patch nodes: %s", res.body);
+    imx_t_res_free(&res);
+    char plain[64];
+    snprintf(plain, sizeof plain, "/v1/images/%lld/patch", img_a);
+    res = call(bob, "GET", plain, NULL, 200);
+    assert_null(json_object_get(res.json, "nodes"));
+    imx_t_res_free(&res);
+    snprintf(plain, sizeof plain, "/v1/images/%lld/patch?nodes=yes", img_a);
+    expect(bob, "GET", plain, NULL, 400);
+    /* One setting decides stale everywhere: IMAXE_NODE_STALE_S is 600 here, so a node silent
+     * for 700 s is stale in the fleet list and no longer counts in the patch document (with the
+     * SQL default of 900 it would still count there). */
+    assert_int_equal(sql_count("UPDATE nodes SET last_seen = now() - interval '700 seconds' "
+                               "WHERE name = 'gpu-1' RETURNING 1"),
+                     1);
+    res = call(bob, "GET", patch_path, NULL, 200);
+    if (json_integer_value(json_object_get(res.json, "nodes")) != 3)
+        fail_msg("patch nodes with gpu-1 silent for 700 s: %s", res.body);
+    imx_t_res_free(&res);
+    res = call(alice, "GET", "/v1/nodes?stale=true", NULL, 200);
+    assert_int_equal(json_array_size(json_object_get(res.json, "items")), 2); /* gpu-1, gpu-5 */
+    imx_t_res_free(&res);
+    assert_int_equal(sql_count("UPDATE nodes SET last_seen = now() WHERE name = 'gpu-1' "
+                               "RETURNING 1"),
+                     1);
+}
+
+/* Restarts the server with the exposure job's clock at days after today (the job runs at start
+ * and every second), and waits for a snapshot of that day. */
+static void restart_exposure_on(int days, const char *keep)
+{
+    assert_int_equal(imx_t_server_stop(&srv, SIGTERM, 15), 0);
+    char q[160], today[64], keep_env[64];
+    snprintf(q, sizeof q, "SELECT (current_date + %d)::text", days);
+    char *d = imx_t_sql(db, q);
+    assert_non_null(d);
+    snprintf(today, sizeof today, "IMAXE_EXPOSURE_TODAY=%s", d);
+    free(d);
+    snprintf(keep_env, sizeof keep_env, "IMAXE_EXPOSURE_HISTORY_DAYS=%s", keep);
+    const char *env[] = { "IMAXE_NODE_HISTORY_DAYS=7",
+                          "IMAXE_NODE_STALE_S=600",
+                          "IMAXE_WEBHOOK_WORKERS=0",
+                          "IMAXE_WEBHOOK_ALLOW_HOSTS=127.0.0.1:9",
+                          "IMAXE_EXPOSURE_CHECK_S=1",
+                          today,
+                          keep_env,
+                          NULL };
+    assert_int_equal(imx_t_server_start(&srv, db, env), 0);
+    snprintf(q, sizeof q, "SELECT count(*) FROM team_exposure_daily WHERE day = current_date + %d",
+             days);
+    for (int i = 0; i < 100 && sql_count(q) == 0; i++)
+        imx_t_sleep_ms(50);
+    imx_t_sleep_ms(1200); /* and a second run the same day */
+}
+
+/* Exposure over time (issue 36): the daily snapshot per team (one row a day however often the
+ * job runs, pruned to IMAXE_EXPOSURE_HISTORY_DAYS) and GET /v1/teams/{slug}/exposure/history. */
+static void exposure_history_day_by_day(void **state)
+{
+    (void)state;
+    restart_exposure_on(10, "30");
+    restart_exposure_on(11, "30");
+    /* One row per team and day, though the job ran at least twice on each. */
+    assert_int_equal(sql_count("SELECT count(*) FROM team_exposure_daily d JOIN teams t ON "
+                               "t.id = d.team_id WHERE t.slug = 'fleet-a' AND day > current_date"),
+                     2);
+    struct imx_res res = call(alice, "GET", "/v1/teams/fleet-a/exposure/history?days=2", NULL, 200);
+    json_t *days = json_object_get(res.json, "days");
+    if (json_array_size(days) != 2)
+        fail_msg("history: %s", res.body);
+    json_t *last = json_array_get(days, 1);
+    char *want_day = imx_t_sql(db, "SELECT (current_date + 11)::text");
+    assert_string_equal(json_string_value(json_object_get(last, "day")), want_day);
+    free(want_day);
+    /* The pin 'prod' on image 1 and the 6 running nodes on images 1 and 2, all hit by
+     * NVIDIA-5747 (one severity), fixed by image 3 published today (after the advisory); the team's
+     * other running node booted an image the catalog does not know. */
+    json_t *pins = json_object_get(last, "pins"), *nodes = json_object_get(last, "nodes");
+    char *sev = imx_t_sql(db, "SELECT severity FROM advisories WHERE id = 'NVIDIA-5747'");
+    assert_non_null(sev);
+    if (json_integer_value(json_object_get(pins, "total")) !=
+            sql_count("SELECT count(*) FROM pins p JOIN teams t ON t.id = p.team_id "
+                      "WHERE t.slug = 'fleet-a'") ||
+        json_integer_value(json_object_get(pins, "exposed")) != 1 ||
+        json_integer_value(json_object_get(pins, sev)) != 1 ||
+        json_integer_value(json_object_get(nodes, "total")) !=
+            sql_count("SELECT count(*) FROM nodes n JOIN teams t ON t.id = n.team_id WHERE "
+                      "t.slug = 'fleet-a' AND n.last_seen >= now() - interval '600 seconds'") ||
+        json_integer_value(json_object_get(nodes, "exposed")) != 6 ||
+        json_integer_value(json_object_get(nodes, sev)) != 6 ||
+        json_integer_value(json_object_get(last, "oldest_fix_days")) != 11)
+        fail_msg("history (%s): %s", sev, res.body);
+    free(sev);
+    /* The day before says 10 days. */
+    assert_int_equal(
+        json_integer_value(json_object_get(json_array_get(days, 0), "oldest_fix_days")), 10);
+    imx_t_res_free(&res);
+    /* Another team's history is not found; bad days are refused. */
+    expect(bob, "GET", "/v1/teams/fleet-a/exposure/history", NULL, 404);
+    expect(alice, "GET", "/v1/teams/fleet-a/exposure/history?days=0", NULL, 400);
+    expect(alice, "GET", "/v1/teams/fleet-a/exposure/history?days=x", NULL, 400);
+    expect(alice, "GET", "/v1/teams/fleet-a/exposure/history?days=3651", NULL, 400);
+    /* Forty days on, keeping 30: the days 10 and 11 are gone (and today's first snapshot). */
+    restart_exposure_on(50, "30");
+    assert_int_equal(sql_count("SELECT count(*) FROM team_exposure_daily d JOIN teams t ON "
+                               "t.id = d.team_id WHERE t.slug = 'fleet-a'"),
+                     1);
+    res = call(alice, "GET", "/v1/teams/fleet-a/exposure/history", NULL, 200);
+    assert_int_equal(json_array_size(json_object_get(res.json, "days")), 1);
+    imx_t_res_free(&res);
 }
 
 /* The planner over the same family: the fixed image on the same branch is the move; revoked, it
@@ -552,6 +668,7 @@ int main(void)
         cmocka_unit_test(fleet_counts_per_image_and_pin),
         cmocka_unit_test(cli_probe_report_from_the_fixture_root),
         cmocka_unit_test(a_real_bulletin_counts_exposed_nodes),
+        cmocka_unit_test(exposure_history_day_by_day),
         cmocka_unit_test(the_pin_plan_recommends_the_safe_move),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -119,6 +119,8 @@ export async function startRealServer({ server = path.join(ROOT, 'build/imaxe-se
         IMAXE_ACCESS_LOG: '0',
         ...(process.env.IMAXE_CONFORMANCE_LOG ? { IMAXE_CONFORMANCE_LOG: process.env.IMAXE_CONFORMANCE_LOG } : {}),
         IMAXE_DB_POOL_SIZE: '8',
+        // The exposure snapshot every second, so today's row follows what the tests seed.
+        IMAXE_EXPOSURE_CHECK_S: '1',
         // IMX_WEB_DIR serves another copy of the UI (e.g. main's, to see a new test fail on it).
         ...(process.env.IMX_WEB_DIR ? { IMAXE_WEB_DIR: process.env.IMX_WEB_DIR } : {}),
         // A test's own settings (the single sign-on test's provider, a fixed port).
@@ -127,7 +129,7 @@ export async function startRealServer({ server = path.join(ROOT, 'build/imaxe-se
     });
     const url = await waitForListen(child, path.join(logDir, logName), 30000);
     const data = seedCatalog ? await seed(url, { receiverPort: receiver.port }) : null;
-    return { url, receiver, data, stop };
+    return { url, receiver, data, stop, dbUrl };
   } catch (e) {
     await stop();
     throw e;

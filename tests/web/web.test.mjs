@@ -6,6 +6,7 @@
 import { test, before, after, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
@@ -350,7 +351,31 @@ describe('web catalog', () => {
       await page.locator('main h1').first().waitFor();
       await settle(page);
       await checkChart(page, 'exposure-days', /prod-training[\s\S]*\d+[\s\S]*staging-base/, width);
-      assert.match(await page.locator('.exposure-history').innerText(), /history this server does not keep/);
+      // Exposure over time: today's snapshot (the job runs every second here) and three earlier
+      // days, 30, 9 and 2 days back, as the job would have recorded them: a point a day, spaced
+      // by date, the numbers in a table.
+      if (width === 1280) {
+        execFileSync('psql', [srv.dbUrl, '-XAtq', '-v', 'ON_ERROR_STOP=1', '-c', `
+          INSERT INTO team_exposure_daily (team_id, day, pins, pins_exposed, pins_critical, pins_high,
+                 pins_medium, pins_low, nodes, nodes_exposed, nodes_critical, nodes_high, nodes_medium,
+                 nodes_low, oldest_fix_days)
+          SELECT d.team_id, d.day - k, d.pins + 2, d.pins_exposed + 2, d.pins_critical + 1, d.pins_high + 1,
+                 d.pins_medium, d.pins_low, d.nodes + k, d.nodes_exposed + k, d.nodes_critical, d.nodes_high + k,
+                 d.nodes_medium, d.nodes_low, k
+            FROM team_exposure_daily d JOIN teams t ON t.id = d.team_id, (VALUES (30), (9), (2)) v(k)
+           WHERE t.slug = 'ml-platform' AND d.day = current_date`]);
+      }
+      await page.reload();
+      await page.locator('main h1').first().waitFor();
+      await settle(page);
+      await checkChart(page, 'exposure-pins', /\d{4}-\d\d-\d\d\s*\d+ of \d+[\s\S]*(critical|high)/, width);
+      await checkChart(page, 'exposure-nodes', /\d{4}-\d\d-\d\d\s*\d+ of \d+/, width);
+      await checkChart(page, 'exposure-wait', /30 days/, width);
+      assert.match(await page.locator('figure[data-chart="exposure-pins"] .chart-summary').innerText(), /down from \d+/);
+      const xs = await page.locator('figure[data-chart="exposure-pins"] .chart-svg circle.point').evaluateAll((cs) => cs.map((c) => Number(c.getAttribute('cx'))));
+      assert.equal(xs.length, 4, 'a point a day');
+      // 30, 9, 2 and 0 days back: gaps of 21, 7 and 2 days, drawn in that proportion.
+      assert.ok(Math.abs((xs[1] - xs[0]) / (xs[2] - xs[1]) - 3) < 0.05 && Math.abs((xs[2] - xs[1]) / (xs[3] - xs[2]) - 3.5) < 0.05, `spaced by date: ${xs}`);
       await axeCheck(page, `exposure chart at ${width}px`);
       await page.done();
     }
@@ -593,6 +618,56 @@ describe('web catalog', () => {
     await row.waitFor();
     assert.match(await row.innerText(), /llama-3\.1-8b[\s\S]*\$0\.\d+\s+\$0\.\d+/);
     assert.match(await page.locator('tr[data-row="boot_measured"]').innerText(), /\d+ s\s+\d+ s/);
+    await page.done();
+  });
+
+  test('family timeline: versions spaced by publish date (by order when all share a day), labels clear of each other, at 1280 and 390 px', async () => {
+    for (const width of [1280, 390]) {
+      const page = await newPage({ width, height: 900 });
+      await signIn(page, '/catalog');
+      await page.locator('main h1').first().waitFor();
+      const got = await page.evaluate(async () => {
+        const { familyTimeline } = await import('/charts.js');
+        const v = (version, day, i) => ({ id: i, version, published_at: `${day}T10:00:00Z`, patch_status: i ? 'ok' : 'patch_available', driver: i > 1 ? '580.95.05' : '570.133.20', cuda: '12.8.1', current: i === 3 });
+        const spread = familyTimeline('a-family-with-a-rather-long-name-ubuntu24.04', [v('2025.01.01', '2025-01-01', 0), v('2025.01.11', '2025-01-11', 1), v('2025.01.12', '2025-01-12', 2), v('2025.04.11', '2025-04-11', 3)]);
+        const sameDay = familyTimeline('same-day', [v('a', '2025-01-01', 0), v('b', '2025-01-01', 1), v('c', '2025-01-01', 2)]);
+        document.querySelector('main').append(spread, sameDay);
+        await new Promise((r) => setTimeout(r, 300));
+        const xsOf = (f) => [...f.querySelectorAll('.chart-svg .mark')].map((m) => m.getBBox().x + m.getBBox().width / 2);
+        const labels = [...spread.querySelectorAll('.chart-svg .ver-label')].map((t) => t.getBBox());
+        const fig = spread.getBoundingClientRect();
+        return { spread: xsOf(spread), same: xsOf(sameDay), labels: labels.map((b) => [b.x, b.x + b.width]), width: spread.querySelector('.chart-svg svg').getBoundingClientRect().width, fig: fig.width, scroll: document.scrollingElement.scrollWidth - document.scrollingElement.clientWidth };
+      });
+      const [a, b, c, d] = got.spread;
+      // 10 days, 1 day and 89 days apart.
+      assert.ok(Math.abs((b - a) / (d - c) - 10 / 89) < 0.02 && Math.abs((c - b) / (b - a) - 0.1) < 0.02, `spaced by date at ${width}px: ${got.spread}`);
+      const [p, q, r] = got.same;
+      assert.ok(Math.abs(q - p - (r - q)) < 1, `same day: spaced by order at ${width}px: ${got.same}`);
+      for (let i = 1; i < got.labels.length; i++) assert.ok(got.labels[i][0] >= got.labels[i - 1][1], `version labels overlap at ${width}px: ${JSON.stringify(got.labels)}`);
+      assert.ok(got.width <= got.fig + 1 && got.scroll <= 0, `fits at ${width}px`);
+      await page.done();
+    }
+  });
+
+  test('compare at 390 px with three and four images: rows become labelled cards, nothing scrolls sideways; axe clean', async () => {
+    const page = await newPage({ width: 390, height: 800 });
+    await signIn(page, '/catalog');
+    for (const set of [['torch-new', 'torch-old', 'base-new'], ['torch-new', 'torch-old', 'base-new', 'base-old']]) {
+      await page.goto(`${base}/#/compare?ids=${set.map((k) => ids[k]).join(',')}`);
+      await page.getByRole('heading', { name: 'Compare images' }).waitFor();
+      await settle(page);
+      await page.locator('tr[data-row="advisory:NVIDIA-5703"]').waitFor();
+      const o = await page.evaluate(() => ({
+        page: document.documentElement.scrollWidth - document.documentElement.clientWidth,
+        wraps: [...document.querySelectorAll('main .table-wrap')].map((t) => t.scrollWidth - t.clientWidth).filter((d) => d > 1),
+        labels: [...document.querySelectorAll('tr[data-row="gpus"] td')].map((td) => getComputedStyle(td, '::before').content),
+      }));
+      assert.deepEqual({ page: o.page, wraps: o.wraps }, { page: 0, wraps: [] }, `${set.length} images at 390 px`);
+      assert.equal(o.labels.length, set.length);
+      assert.ok(o.labels.every((l) => /\d{4}\.\d\d\.\d\d/.test(l)), `each cell names its image: ${o.labels}`);
+      await axeCheck(page, `compare ${set.length} images at 390px`);
+      await page.screenshot({ path: path.join(SHOTS, `compare-${set.length}-390.png`), fullPage: true });
+    }
     await page.done();
   });
 

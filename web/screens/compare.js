@@ -51,7 +51,17 @@ export async function render(ctx) {
   const images = d.images || [];
   const toggle = h('input', { type: 'checkbox', role: 'switch', id: 'only-diff', checked: onlyDiff });
   const countDiff = () => tableEl.querySelectorAll('tbody tr.differs').length;
-  const tableEl = h('table', { class: ['data', 'compare-table', onlyDiff && 'only-diff'] });
+  // Three or four images do not fit side by side at phone widths: there each row becomes a card
+  // whose cells carry their image's name (app.css, .compare-stack), so nothing scrolls sideways.
+  const tableEl = h('table', { class: ['data', 'compare-table', onlyDiff && 'only-diff', images.length >= 3 && 'compare-stack'] });
+  const cellLabels = images.map((img) => `${img.family} ${img.version}`);
+  const labelCells = () => {
+    for (const tr of tableEl.querySelectorAll('tbody tr:not(.group-head)')) {
+      const tds = [...tr.children].filter((c) => c.tagName === 'TD' && !c.hasAttribute('colspan'));
+      tds.forEach((td, i) => td.dataset.label || (td.dataset.label = cellLabels[i] || ''));
+    }
+  };
+  new MutationObserver(labelCells).observe(tableEl, { childList: true, subtree: true });
   const diffCount = h('span', { class: 'muted', role: 'status' });
   const paintCount = () => {
     const n = countDiff();

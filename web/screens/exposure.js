@@ -9,7 +9,7 @@ import { api, apiAll, mergeFamilies } from '../api.js';
 import { kevBadge } from './advisories.js';
 import { h, put, clear, badge, imageLink, fmtDate, loading, failure, emptyState, noTeamState, errorBox, table, toast, busy } from '../ui.js';
 import { teams, user } from '../state.js';
-import { hbarChart, altTable } from '../charts.js';
+import { hbarChart, altTable, timeChart, SEVERITY_ORDER } from '../charts.js';
 
 const ALL = '*';
 
@@ -176,12 +176,13 @@ export async function render(ctx) {
   }
 
   /** Exposure at a glance: for each exposed pin, the days since an image that fixes it was
-   * published (the fix images' published_at, GET /v1/images/{id}). The API keeps no history
-   * of exposure, so the chart is today's picture and says so. */
+   * published (the fix images' published_at, GET /v1/images/{id}), and below it the team's
+   * exposure over time (historyCharts). */
   async function exposureChart() {
     const exposed = pins.filter((p) => (p.advisories || []).some((a) => a.fixed_by));
     const unfixed = pins.filter((p) => (p.advisories || []).length && !(p.advisories || []).some((a) => a.fixed_by)).length;
-    const note = h('p', { class: 'hint exposure-history' }, 'Exposure over time needs a history this server does not keep yet (a daily count of exposed pins and nodes per team); this is today’s picture.');
+    const note = h('div', { class: 'exposure-history' });
+    historyCharts(note).catch((e) => e.name !== 'AbortError' && clear(note, failure(e, 'Exposure over time')));
     if (!exposed.length) return clear(chartBox, note);
     const ids = [...new Set(exposed.flatMap((p) => p.advisories.filter((a) => a.fixed_by).map((a) => String(a.fixed_by.id))))].slice(0, 40);
     const published = new Map();
@@ -200,6 +201,61 @@ export async function render(ctx) {
       fmt: days,
       alt: altTable('Days since a fix was available', [{ label: 'Pin', cell: (r) => r.label }, { label: 'Fix published', cell: (r) => fmtDate(r.since) }, { label: 'Days', num: true, cell: (r) => String(r.value) }], rows),
     }), note);
+  }
+
+  /** Exposure over time (GET /v1/teams/{slug}/exposure/history: one snapshot a day): pins and
+   * running nodes exposed, and the longest a fix has waited; all teams add up by day. The
+   * charts' numbers are in the table after them. */
+  async function historyCharts(box) {
+    const slugs = team === ALL ? all.map((t) => t.slug) : [team];
+    const lists = await Promise.all(slugs.map((slug) => api(`/teams/${encodeURIComponent(slug)}/exposure/history`, { query: { days: 90 }, signal: ctx.signal }).then((d) => d.days || [], (e) => (e.name === 'AbortError' ? Promise.reject(e) : []))));
+    const byDay = new Map();
+    for (const d of lists.flat()) {
+      const x = byDay.get(d.day) || { day: d.day, pins: 0, pinsTotal: 0, nodes: 0, nodesTotal: 0, pinsSev: {}, nodesSev: {}, oldest: null };
+      x.pins += d.pins.exposed;
+      x.pinsTotal += d.pins.total;
+      x.nodes += d.nodes.exposed;
+      x.nodesTotal += d.nodes.total;
+      for (const s of SEVERITY_ORDER) {
+        x.pinsSev[s] = (x.pinsSev[s] || 0) + d.pins[s];
+        x.nodesSev[s] = (x.nodesSev[s] || 0) + d.nodes[s];
+      }
+      if (d.oldest_fix_days != null) x.oldest = Math.max(x.oldest ?? 0, d.oldest_fix_days);
+      byDay.set(d.day, x);
+    }
+    const days = [...byDay.values()].sort((a, b) => a.day.localeCompare(b.day));
+    if (!days.length) return clear(box, h('p', { class: 'hint' }, 'Exposure over time starts with the first daily snapshot (the server takes one when it starts and every hour).'));
+    const first = days[0];
+    const last = days[days.length - 1];
+    const trend = (a, b, what) => (b < a ? `down from ${a}` : b > a ? `up from ${a}` : `unchanged since ${first.day}`) + (what ? ` ${what}` : '');
+    const n = (v, one, many) => `${v} ${v === 1 ? one : many}`;
+    const span = `${first.day} to ${last.day}`;
+    const fmtDays = (v) => n(v, 'day', 'days');
+    const bySev = (c) => SEVERITY_ORDER.filter((s) => c[s]).map((s) => `${c[s]} ${s}`).join(', ') || '—';
+    const rows = days.slice().reverse(); // the tables newest first
+    clear(box,
+      h('h3', { class: 'chart-group-title' }, team === ALL ? 'Exposure over time, all teams' : `Exposure over time of ${team}`),
+      h('div', { class: 'history-charts' },
+        timeChart('exposure-pins', {
+          title: 'Pins exposed',
+          summary: `${n(last.pins, 'pin', 'pins')} of ${last.pinsTotal} exposed on ${last.day}, ${trend(first.pins, last.pins)} (${span}).`,
+          points: days.map((d) => ({ day: d.day, v: d.pins })),
+          alt: altTable('Pins exposed day by day', [{ label: 'Day', cell: (d) => d.day }, { label: 'Exposed', num: true, cell: (d) => `${d.pins} of ${d.pinsTotal}` }, { label: 'By worst severity', cell: (d) => bySev(d.pinsSev) }], rows),
+        }),
+        timeChart('exposure-nodes', {
+          title: 'Running nodes exposed',
+          summary: `${n(last.nodes, 'running node', 'running nodes')} of ${last.nodesTotal} exposed on ${last.day}, ${trend(first.nodes, last.nodes)} (${span}).`,
+          points: days.map((d) => ({ day: d.day, v: d.nodes })),
+          cls: 'is-nodes',
+          alt: altTable('Running nodes exposed day by day', [{ label: 'Day', cell: (d) => d.day }, { label: 'Exposed', num: true, cell: (d) => `${d.nodes} of ${d.nodesTotal}` }, { label: 'By worst severity', cell: (d) => bySev(d.nodesSev) }], rows),
+        }),
+        timeChart('exposure-wait', {
+          title: 'Days since a fix was available (oldest)',
+          summary: last.oldest == null ? `No exposed pin had a fix waiting on ${last.day}.` : `On ${last.day} the longest a fix had waited was ${fmtDays(last.oldest)} (${span}).`,
+          points: days.map((d) => ({ day: d.day, v: d.oldest })),
+          cls: 'is-wait',
+          alt: altTable('Oldest fix waiting, day by day', [{ label: 'Day', cell: (d) => d.day }, { label: 'Oldest fix waiting', num: true, cell: (d) => (d.oldest == null ? '—' : fmtDays(d.oldest)) }], rows),
+        })));
   }
 
   function exportPins() {

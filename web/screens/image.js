@@ -122,8 +122,10 @@ async function patchStatus(ctx, img, box) {
 async function family(ctx, img, box) {
   try {
     const d = await api('/images', { query: { family: img.family, status: 'any', limit: 40 }, signal: ctx.signal });
-    const list = (d.items || []).slice().sort((a, b) => String(a.published_at).localeCompare(String(b.published_at)) || a.id - b.id);
+    const list = (d.items || []).slice();
     if (!list.some((x) => String(x.id) === String(img.id))) list.push(img);
+    // Oldest first: the timeline places each by its publish date.
+    list.sort((a, b) => String(a.published_at).localeCompare(String(b.published_at)) || a.id - b.id);
     const versions = list.map((x) => ({ id: x.id, version: x.version, published_at: x.published_at, patch_status: x.patch_status, status: x.status, driver: x.components?.['nvidia-driver'], cuda: x.components?.cuda, boot: x.boot_seconds, current: String(x.id) === String(img.id) }));
     const here = versions.findIndex((v) => v.current);
     const kids = [familyTimeline(img.family, versions, { label: (s) => PATCH_LABEL[s] || humanize(s) })];
