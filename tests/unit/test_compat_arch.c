@@ -127,7 +127,7 @@ static void every_variant_against_every_capability(void **state)
     assert_non_null(r);
     size_t checked = 0;
     for (size_t v = 0; v < n_variants; v++) {
-        char torch[48], cu[8];
+        char torch[64], cu[16];
         snprintf(cu, sizeof cu, "%s", variants[v].cuda);
         char *dot = strchr(cu, '.');
         assert_non_null(dot);
