@@ -7,7 +7,7 @@
 -- imx_image_index_commit, imx_image_index_deleted (0010); bench/gen_catalog.sh calls
 -- imx_image_denorm_refresh after a load with the triggers off.
 
--- The entries of an image's components listed more than once (0210_component_entries.sql):
+-- The entries of an image's components listed more than once (0199_component_entries.sql):
 -- [{name, version, gpus}] in (name, entry) order, NULL when every component is listed once.
 -- images.components gives such a name all its entries, [{version, gpus}], instead of a version.
 CREATE OR REPLACE FUNCTION imx_image_component_entries(p_image bigint) RETURNS jsonb

@@ -11,7 +11,7 @@
 -- instance_families:[...], tags:[...], packages:[{ecosystem, name, version, key, order}],
 -- packages_source}, each component with "key", its imx_version_key(), and each package with
 -- "key", its imx_pkgver_key() as hex (server/domain/pkgver.c). A component name may appear
--- more than once (two driver trees, 0210_component_entries.sql), each entry then with the GPUs it
+-- more than once (two driver trees, 0199_component_entries.sql), each entry then with the GPUs it
 -- serves ("gpus", checked by the handlers: disjoint, among the image's); entries are numbered in
 -- manifest order. images.components then gives that name every entry, [{version, gpus}];
 -- component_keys holds entry 1's key and component_alt_keys the others' (search).

@@ -66,7 +66,7 @@ BEGIN
 
   -- An EKS-like GPU AMI with two driver trees, one loaded at boot by the GPU attached (as the
   -- EKS GPU AMIs do since 2026-09): the 580 open kernel modules for Turing and newer, the 570
-  -- proprietary ones for the V100 (migrations/0210_component_entries.sql).
+  -- proprietary ones for the V100 (migrations/0199_component_entries.sql).
   INSERT INTO images (family, version, team_id, provider, architecture, os_name, os_version,
                       kernel, layer, boot_seconds, size_gb, description, published_at, search)
   VALUES ('eks-gpu-al2023', '2026.03.15', (SELECT id FROM teams WHERE slug = 'demo-platform'),

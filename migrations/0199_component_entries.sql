@@ -1,4 +1,7 @@
--- Images that carry a component more than once (issue #31 part 3): since 2026-09 the EKS GPU
+-- Images that carry a component more than once (issue #31 part 3). Numbered before 0200: that
+-- migration recomputes stored version keys, which runs the copy triggers whose current bodies
+-- read these columns.
+-- Since 2026-09 the EKS GPU
 -- AMIs hold two NVIDIA driver trees and load one at boot by the GPU attached. A manifest lists
 -- such a component once per tree, each entry with the GPUs it serves; the use cases that read
 -- them are procedures/publish_images.sql (writes), functions/images.sql (the copies on images),
