@@ -197,6 +197,9 @@ static int serve(const struct imx_config *cfg, sigset_t *sigs)
         imx_error("route table: %s", err);
         return 1;
     }
+    if (imx_docsign_ephemeral())
+        imx_info("VEX signing key made for this process (set IMAXE_VEX_SIGNING_KEY_FILE to keep "
+                 "one across restarts)");
     struct imx_auth_keys keys;
     if (imx_auth_init(cfg, &keys, err, sizeof err) != 0) {
         imx_auth_keys_clear(&keys);

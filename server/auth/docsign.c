@@ -21,6 +21,13 @@
 static EVP_PKEY *key;
 static char kid[48];   /* base64url of the key's RFC 7638 thumbprint (SHA-256) */
 static char pub_x[48]; /* base64url of the 32-byte public key */
+/* The key was made at start-up (no IMAXE_VEX_SIGNING_KEY): it lasts this process only. */
+static bool ephemeral;
+
+bool imx_docsign_ephemeral(void)
+{
+    return ephemeral;
+}
 
 int imx_docsign_init(char *err, size_t errlen)
 {
@@ -51,8 +58,7 @@ int imx_docsign_init(char *err, size_t errlen)
             return -1;
         }
         EVP_PKEY_CTX_free(kc);
-        imx_info("VEX signing key made for this process (set IMAXE_VEX_SIGNING_KEY_FILE to keep "
-                 "one across restarts)");
+        ephemeral = true;
     }
     unsigned char raw[32];
     size_t rawlen = sizeof raw;

@@ -6,11 +6,14 @@
 #ifndef IMX_AUTH_DOCSIGN_H
 #define IMX_AUTH_DOCSIGN_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* Loads or makes the key. Returns 0, or -1 with err filled (a key that is not Ed25519 PEM). */
 int imx_docsign_init(char *err, size_t errlen);
 void imx_docsign_free(void);
+/* Whether the key was made at start-up for this process only (no IMAXE_VEX_SIGNING_KEY). */
+bool imx_docsign_ephemeral(void);
 
 /* The detached JWS of body (n bytes) with content type typ (the JWS "cty"): "HEADER..SIGNATURE"
  * (the payload left out: it is the body itself, base64url-encoded for the signing input). New

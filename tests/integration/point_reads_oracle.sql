@@ -3,7 +3,8 @@
 -- earlier bodies of what migrations 0064 and 0065 made inlinable SELECTs (pin resolve, patch
 -- status; byte for byte).
 -- The pin document as migrations/0040_team_quotas_bounded_pins.sql defined it (one SQL
--- statement, the candidate by a full walk of the family's newer images):
+-- statement, the candidate by a full walk of the family's newer images), with what issue 35 added
+-- (kev_count, each advisory's kev and epss with KEV-listed ones first, the stack's eol):
 CREATE FUNCTION pr_pin_json_0040(p_pin bigint, with_history boolean) RETURNS json
 LANGUAGE sql STABLE PARALLEL SAFE AS $$
   WITH p AS (SELECT p.*, t.slug AS team, i.family, i.published_at AS pub, i.status AS img_status
@@ -30,14 +31,19 @@ LANGUAGE sql STABLE PARALLEL SAFE AS $$
       ELSE 'current' END,
     'candidate', (SELECT imx_image_summary(cand.id) FROM cand),
     'advisory_count', (SELECT count(*) FROM adv),
+    'kev_count', (SELECT count(*) FROM adv JOIN advisories a ON a.id = adv.advisory_id
+                   WHERE EXISTS (SELECT 1 FROM kev_entries k WHERE k.cve = ANY (a.cves))),
     'advisories', (SELECT coalesce(json_agg(json_build_object(
         'id', f.id, 'title', f.title, 'severity', f.severity, 'cves', to_json(f.cves),
+        'kev', imx_kev_json(f.cves), 'epss', imx_epss_json(f.cves),
         'fixed_by', CASE WHEN f.fx_id IS NOT NULL THEN json_build_object(
           'id', f.fx_id, 'family', f.fx_family, 'version', f.fx_version) END)
-        ORDER BY f.published DESC, f.id), '[]')
-      FROM (SELECT a.*, fx.id AS fx_id, fx.family AS fx_family, fx.version AS fx_version
+        ORDER BY f.in_kev DESC, f.published DESC, f.id), '[]')
+      FROM (SELECT a.*, fx.id AS fx_id, fx.family AS fx_family, fx.version AS fx_version,
+                   EXISTS (SELECT 1 FROM kev_entries k WHERE k.cve = ANY (a.cves)) AS in_kev
             FROM adv JOIN advisories a ON a.id = adv.advisory_id LEFT JOIN images fx ON fx.id = adv.fix
-            ORDER BY a.published DESC, a.id LIMIT 5) f),
+            ORDER BY in_kev DESC, a.published DESC, a.id LIMIT 5) f),
+    'eol', imx_image_eol_json(p.image_id),
     'created_at', p.created_at, 'updated_at', p.updated_at,
     'history', CASE WHEN with_history THEN (SELECT coalesce(json_agg(json_build_object(
         'from_image', h.from_image, 'to_image', h.to_image, 'moved_at', h.moved_at,
