@@ -386,12 +386,23 @@ static int parse_term(const char *term, size_t len, struct imx_constraint *c, ch
     int32_t up[IMX_VER_PARTS];
     memcpy(up, v.key, sizeof(up));
     switch (op) {
-    case OP_PREFIX:
+    case OP_PREFIX: {
+        /* The last part written, or the part before a pre-release marker that took the place of
+         * trailing zeros (2.11.0.0rc1 is keyed 2.11rc1): bumping a part after the marker would
+         * make a bound that cannot be written back. */
+        int last = (int)v.nparts - 1;
+        for (int m = 1; m < IMX_VER_PARTS && m <= last; m++) {
+            if (v.key[m] < 0) {
+                last = m - 1;
+                break;
+            }
+        }
         set_bound(&lo, v.key, true);
-        if (bump_prefix(up, v.nparts - 1)) {
+        if (bump_prefix(up, last)) {
             set_bound(&hi, up, false);
         }
         break;
+    }
     case OP_TILDE:
         set_bound(&lo, v.key, true);
         if (bump_prefix(up, v.nparts >= 2 ? 1 : 0)) {
