@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -69,10 +70,33 @@ char *imx_config_secret(const char *name, int *failed)
     return buf;
 }
 
+/* One whole-number setting: its variable, default and bounds, and the field it sets (a bool,
+ * an unsigned or a size_t, told apart by the field's size). A new setting is one row. */
 struct uint_var {
     const char *name;
     unsigned long long def, min, max;
+    size_t offset, size;
 };
+#define SETTING(env, def, min, max, field)                                                         \
+    {                                                                                              \
+        env, def, min, max, offsetof(struct imx_config, field),                                    \
+            sizeof(((struct imx_config *)0)->field)                                                \
+    }
+
+static void setting_store(struct imx_config *cfg, const struct uint_var *v, unsigned long long x)
+{
+    char *field = (char *)cfg + v->offset;
+    if (v->size == sizeof(bool)) {
+        bool b = x != 0;
+        memcpy(field, &b, sizeof b);
+    } else if (v->size == sizeof(unsigned)) {
+        unsigned u = (unsigned)x;
+        memcpy(field, &u, sizeof u);
+    } else {
+        size_t z = (size_t)x;
+        memcpy(field, &z, sizeof z);
+    }
+}
 
 static int env_uint(const struct uint_var *v, unsigned long long *out, char *err, size_t errlen)
 {
@@ -98,113 +122,73 @@ static void env_str(char *dst, size_t len, const char *name, const char *def)
 int imx_config_load(struct imx_config *cfg, char *err, size_t errlen)
 {
     static const struct uint_var vars[] = {
-        { "IMAXE_PORT", 8080, 0, 65535 },
-        { "IMAXE_DB_POOL_SIZE", 16, 1, 512 },
-        { "IMAXE_DB_ACQUIRE_TIMEOUT_MS", 5000, 1, 600000 },
-        { "IMAXE_STATEMENT_TIMEOUT_MS", 5000, 1, 3600000 },
-        { "IMAXE_DB_WAIT_S", 30, 0, 3600 },
-        { "IMAXE_MAX_BODY_BYTES", 1048576, 1024, 268435456 },
-        { "IMAXE_MAX_URL_BYTES", 8192, 256, 65536 },
-        { "IMAXE_CONNECTION_LIMIT", 1024, 4, 65536 },
-        { "IMAXE_PER_IP_CONNECTION_LIMIT", 256, 1, 65536 },
-        { "IMAXE_CONNECTION_TIMEOUT_S", 30, 1, 3600 },
-        { "IMAXE_CONNECTION_MEMORY_BYTES", 65536, 8192, 16777216 },
-        { "IMAXE_SHUTDOWN_TIMEOUT_S", 10, 0, 3600 },
-        { "IMAXE_ACCESS_LOG", 1, 0, 1 },
-        { "IMAXE_JWT_TTL_S", 3600, 60, 86400 },
-        { "IMAXE_LOGIN_WINDOW_S", 900, 1, 86400 },
-        { "IMAXE_LOGIN_MAX_FAILURES", 5, 1, 1000 },
-        { "IMAXE_LOGIN_IP_MAX_FAILURES", 50, 1, 100000 },
-        { "IMAXE_WEBHOOK_WORKERS", 2, 0, 64 },
-        { "IMAXE_WEBHOOK_TIMEOUT_MS", 15000, 100, 300000 },
-        { "IMAXE_WEBHOOK_POLL_MS", 1000, 10, 60000 },
-        { "IMAXE_WEBHOOK_DISABLE_AFTER_S", 432000, 1, 31536000 },
-        { "IMAXE_SEARCH_INDEX", 1, 0, 1 },
-        { "IMAXE_SEARCH_INDEX_WALK", 4096, 1, 1000000 },
-        { "IMAXE_EVENT_RETENTION_DAYS", 30, 1, 3650 },
-        { "IMAXE_HEADER_TIMEOUT_S", 10, 1, 3600 },
-        { "IMAXE_BODY_MIN_BYTES_PER_S", 4096, 1, 1073741824 },
-        { "IMAXE_READING_CONNECTION_LIMIT", 256, 1, 65536 },
-        { "IMAXE_PER_IP_READING_LIMIT", 32, 1, 65536 },
-        { "IMAXE_PASSWORD_SLOTS", 0, 0, 1024 },
-        { "IMAXE_PASSWORD_WAIT_MS", 2000, 1, 600000 },
-        { "IMAXE_QUOTA_OPEN_REQUESTS_PER_TEAM", 100, 0, 1000000 },
-        { "IMAXE_QUOTA_OPEN_REQUESTS_PER_MEMBER", 20, 0, 1000000 },
-        { "IMAXE_QUOTA_COMMENTS_PER_REQUEST", 200, 0, 1000000 },
-        { "IMAXE_RATE_LIMIT_PER_MIN", 6000, 0, 100000000 },
-        { "IMAXE_QUOTA_TOKENS_PER_USER", 50, 0, 1000000 },
-        { "IMAXE_QUOTA_MEASUREMENTS_PER_DAY", 10000, 0, 100000000 },
-        { "IMAXE_ADVISORY_TIMEOUT_MS", 120000, 1000, 3600000 },
-        { "IMAXE_MAX_HEADER_BYTES", 16384, 1024, 1048576 },
-        { "IMAXE_QUOTA_PINS_PER_TEAM", 1000, 0, 1000000 },
-        { "IMAXE_QUOTA_WEBHOOKS_PER_TEAM", 50, 0, 100000 },
-        { "IMAXE_RATE_LIMIT_SYNC_MS", 1000, 0, 60000 },
-        { "IMAXE_READ_CACHE", 1, 0, 1 },
-        { "IMAXE_IDEMPOTENCY_TTL_H", 24, 1, 720 },
-        { "IMAXE_EXPORT_MAX_ROWS", 100000, 1, 10000000 },
-        { "IMAXE_QUOTA_TOKENS_PER_TEAM", 500, 0, 1000000 },
-        { "IMAXE_HTTP_THREADS", 0, 0, 64 },
-        { "IMAXE_HTTP_WORKERS", 16, 1, 1024 },
-        { "IMAXE_NODE_HISTORY_DAYS", 30, 1, 3650 },
-        { "IMAXE_NODE_STALE_S", 900, 10, 31536000 },
-        { "IMAXE_ANSWER_STALL_S", 10, 1, 3600 },
-        { "IMAXE_PIPELINE_MAX", 16, 1, 1000000 },
-        { "IMAXE_PARSE_BUDGET_MS", 2000, 1, 600000 },
-        { "IMAXE_SESSION_IDLE_S", 28800, 60, 31536000 },
-        { "IMAXE_SESSION_ABSOLUTE_S", 604800, 60, 31536000 },
-        { "IMAXE_REFRESH_IDLE_S", 1209600, 60, 31536000 },
-        { "IMAXE_REFRESH_TTL_S", 2592000, 60, 31536000 },
-        { "IMAXE_EOL_CHECK_S", 3600, 0, 604800 },
+        SETTING("IMAXE_PORT", 8080, 0, 65535, port),
+        SETTING("IMAXE_DB_POOL_SIZE", 16, 1, 512, db_pool_size),
+        SETTING("IMAXE_DB_ACQUIRE_TIMEOUT_MS", 5000, 1, 600000, db_acquire_ms),
+        SETTING("IMAXE_STATEMENT_TIMEOUT_MS", 5000, 1, 3600000, statement_ms),
+        SETTING("IMAXE_DB_WAIT_S", 30, 0, 3600, db_wait_s),
+        SETTING("IMAXE_MAX_BODY_BYTES", 1048576, 1024, 268435456, max_body),
+        SETTING("IMAXE_MAX_URL_BYTES", 8192, 256, 65536, max_url),
+        SETTING("IMAXE_CONNECTION_LIMIT", 1024, 4, 65536, conn_limit),
+        SETTING("IMAXE_PER_IP_CONNECTION_LIMIT", 256, 1, 65536, per_ip_limit),
+        SETTING("IMAXE_CONNECTION_TIMEOUT_S", 30, 1, 3600, conn_timeout_s),
+        SETTING("IMAXE_CONNECTION_MEMORY_BYTES", 65536, 8192, 16777216, conn_memory),
+        SETTING("IMAXE_SHUTDOWN_TIMEOUT_S", 10, 0, 3600, shutdown_s),
+        SETTING("IMAXE_ACCESS_LOG", 1, 0, 1, access_log),
+        SETTING("IMAXE_JWT_TTL_S", 3600, 60, 86400, jwt_ttl_s),
+        SETTING("IMAXE_LOGIN_WINDOW_S", 900, 1, 86400, login_window_s),
+        SETTING("IMAXE_LOGIN_MAX_FAILURES", 5, 1, 1000, login_max_failures),
+        SETTING("IMAXE_LOGIN_IP_MAX_FAILURES", 50, 1, 100000, login_ip_max_failures),
+        SETTING("IMAXE_WEBHOOK_WORKERS", 2, 0, 64, webhook_workers),
+        SETTING("IMAXE_WEBHOOK_TIMEOUT_MS", 15000, 100, 300000, webhook_timeout_ms),
+        SETTING("IMAXE_WEBHOOK_POLL_MS", 1000, 10, 60000, webhook_poll_ms),
+        SETTING("IMAXE_WEBHOOK_DISABLE_AFTER_S", 432000, 1, 31536000, webhook_disable_after_s),
+        SETTING("IMAXE_SEARCH_INDEX", 1, 0, 1, search_index),
+        SETTING("IMAXE_SEARCH_INDEX_WALK", 4096, 1, 1000000, search_index_walk),
+        SETTING("IMAXE_EVENT_RETENTION_DAYS", 30, 1, 3650, event_retention_days),
+        SETTING("IMAXE_HEADER_TIMEOUT_S", 10, 1, 3600, header_timeout_s),
+        SETTING("IMAXE_BODY_MIN_BYTES_PER_S", 4096, 1, 1073741824, body_min_rate),
+        SETTING("IMAXE_READING_CONNECTION_LIMIT", 256, 1, 65536, reading_limit),
+        SETTING("IMAXE_PER_IP_READING_LIMIT", 32, 1, 65536, per_ip_reading_limit),
+        SETTING("IMAXE_PASSWORD_SLOTS", 0, 0, 1024, password_slots),
+        SETTING("IMAXE_PASSWORD_WAIT_MS", 2000, 1, 600000, password_wait_ms),
+        SETTING("IMAXE_QUOTA_OPEN_REQUESTS_PER_TEAM", 100, 0, 1000000, quota_open_requests_team),
+        SETTING("IMAXE_QUOTA_OPEN_REQUESTS_PER_MEMBER", 20, 0, 1000000, quota_open_requests_member),
+        SETTING("IMAXE_QUOTA_COMMENTS_PER_REQUEST", 200, 0, 1000000, quota_comments_request),
+        SETTING("IMAXE_RATE_LIMIT_PER_MIN", 6000, 0, 100000000, rate_limit_per_min),
+        SETTING("IMAXE_QUOTA_TOKENS_PER_USER", 50, 0, 1000000, quota_tokens_user),
+        SETTING("IMAXE_QUOTA_MEASUREMENTS_PER_DAY", 10000, 0, 100000000, quota_measurements_day),
+        SETTING("IMAXE_ADVISORY_TIMEOUT_MS", 120000, 1000, 3600000, advisory_timeout_ms),
+        SETTING("IMAXE_MAX_HEADER_BYTES", 16384, 1024, 1048576, max_header),
+        SETTING("IMAXE_QUOTA_PINS_PER_TEAM", 1000, 0, 1000000, quota_pins_team),
+        SETTING("IMAXE_QUOTA_WEBHOOKS_PER_TEAM", 50, 0, 100000, quota_webhooks_team),
+        SETTING("IMAXE_RATE_LIMIT_SYNC_MS", 1000, 0, 60000, rate_limit_sync_ms),
+        SETTING("IMAXE_READ_CACHE", 1, 0, 1, read_cache),
+        SETTING("IMAXE_IDEMPOTENCY_TTL_H", 24, 1, 720, idempotency_ttl_h),
+        SETTING("IMAXE_EXPORT_MAX_ROWS", 100000, 1, 10000000, export_max_rows),
+        SETTING("IMAXE_QUOTA_TOKENS_PER_TEAM", 500, 0, 1000000, quota_tokens_team),
+        SETTING("IMAXE_HTTP_THREADS", 0, 0, 64, http_threads),
+        SETTING("IMAXE_HTTP_WORKERS", 16, 1, 1024, http_workers),
+        SETTING("IMAXE_NODE_HISTORY_DAYS", 30, 1, 3650, node_history_days),
+        SETTING("IMAXE_NODE_STALE_S", 900, 10, 31536000, node_stale_s),
+        SETTING("IMAXE_ANSWER_STALL_S", 10, 1, 3600, answer_stall_s),
+        SETTING("IMAXE_PIPELINE_MAX", 16, 1, 1000000, pipeline_max),
+        SETTING("IMAXE_PARSE_BUDGET_MS", 2000, 1, 600000, parse_budget_ms),
+        SETTING("IMAXE_SESSION_IDLE_S", 28800, 60, 31536000, session_idle_s),
+        SETTING("IMAXE_SESSION_ABSOLUTE_S", 604800, 60, 31536000, session_absolute_s),
+        SETTING("IMAXE_REFRESH_IDLE_S", 1209600, 60, 31536000, refresh_idle_s),
+        SETTING("IMAXE_REFRESH_TTL_S", 2592000, 60, 31536000, refresh_ttl_s),
+        SETTING("IMAXE_EOL_CHECK_S", 3600, 0, 604800, eol_check_s),
     };
-    unsigned long long v[sizeof vars / sizeof vars[0]];
     int failed = 0;
 
     memset(cfg, 0, sizeof *cfg);
-    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
-        if (env_uint(&vars[i], &v[i], err, errlen) != 0)
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+        unsigned long long x;
+        if (env_uint(&vars[i], &x, err, errlen) != 0)
             return -1;
-    cfg->port = (unsigned)v[0];
-    cfg->db_pool_size = (unsigned)v[1];
-    cfg->db_acquire_ms = (unsigned)v[2];
-    cfg->statement_ms = (unsigned)v[3];
-    cfg->db_wait_s = (unsigned)v[4];
-    cfg->max_body = (size_t)v[5];
-    cfg->max_url = (size_t)v[6];
-    cfg->conn_limit = (unsigned)v[7];
-    cfg->per_ip_limit = (unsigned)v[8];
-    cfg->conn_timeout_s = (unsigned)v[9];
-    cfg->conn_memory = (size_t)v[10];
-    cfg->shutdown_s = (unsigned)v[11];
-    cfg->access_log = v[12] != 0;
-    cfg->jwt_ttl_s = (unsigned)v[13];
-    cfg->login_window_s = (unsigned)v[14];
-    cfg->login_max_failures = (unsigned)v[15];
-    cfg->login_ip_max_failures = (unsigned)v[16];
-    cfg->webhook_workers = (unsigned)v[17];
-    cfg->webhook_timeout_ms = (unsigned)v[18];
-    cfg->webhook_poll_ms = (unsigned)v[19];
-    cfg->webhook_disable_after_s = (unsigned)v[20];
-    cfg->search_index = v[21] != 0;
-    cfg->search_index_walk = (unsigned)v[22];
-    cfg->event_retention_days = (unsigned)v[23];
-    cfg->header_timeout_s = (unsigned)v[24];
-    cfg->body_min_rate = (unsigned)v[25];
-    cfg->reading_limit = (unsigned)v[26];
-    cfg->per_ip_reading_limit = (unsigned)v[27];
-    cfg->password_slots = (unsigned)v[28];
-    cfg->password_wait_ms = (unsigned)v[29];
-    cfg->quota_open_requests_team = (unsigned)v[30];
-    cfg->quota_open_requests_member = (unsigned)v[31];
-    cfg->quota_comments_request = (unsigned)v[32];
-    cfg->rate_limit_per_min = (unsigned)v[33];
-    cfg->quota_tokens_user = (unsigned)v[34];
-    cfg->quota_measurements_day = (unsigned)v[35];
-    cfg->advisory_timeout_ms = (unsigned)v[36];
-    cfg->max_header = (size_t)v[37];
-    cfg->quota_pins_team = (unsigned)v[38];
-    cfg->quota_webhooks_team = (unsigned)v[39];
-    cfg->rate_limit_sync_ms = (unsigned)v[40];
-    cfg->read_cache = v[41] != 0;
+        setting_store(cfg, &vars[i], x);
+    }
     /* libmicrohttpd answers a head that overflows its buffer itself, in HTML; below that the
      * server answers 414 / 431 as problems. Leave room for both caps and the pool's own use. */
     if (cfg->conn_memory < cfg->max_url + cfg->max_header + 8192) {
@@ -214,22 +198,10 @@ int imx_config_load(struct imx_config *cfg, char *err, size_t errlen)
                  cfg->conn_memory, cfg->max_url + cfg->max_header + 8192);
         return -1;
     }
-    cfg->idempotency_ttl_h = (unsigned)v[42];
-    cfg->export_max_rows = (unsigned)v[43];
-    cfg->quota_tokens_team = (unsigned)v[44];
     /* 0: one event thread a CPU */
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    cfg->http_threads = v[45] ? (unsigned)v[45] : cpus > 0 && cpus < 64 ? (unsigned)cpus : 4;
-    cfg->http_workers = (unsigned)v[46];
-    cfg->node_history_days = (unsigned)v[47];
-    cfg->node_stale_s = (unsigned)v[48];
-    cfg->answer_stall_s = (unsigned)v[49];
-    cfg->pipeline_max = (unsigned)v[50];
-    cfg->parse_budget_ms = (unsigned)v[51];
-    cfg->session_idle_s = (unsigned)v[52];
-    cfg->session_absolute_s = (unsigned)v[53];
-    cfg->refresh_idle_s = (unsigned)v[54];
-    cfg->refresh_ttl_s = (unsigned)v[55];
+    if (cfg->http_threads == 0)
+        cfg->http_threads = cpus > 0 && cpus < 64 ? (unsigned)cpus : 4;
     env_str(cfg->cookie_secure, sizeof cfg->cookie_secure, "IMAXE_COOKIE_SECURE", "auto");
     {
         /* on/off spelled as the other switches are, or as words */
@@ -240,7 +212,6 @@ int imx_config_load(struct imx_config *cfg, char *err, size_t errlen)
             return -1;
         }
     }
-    cfg->eol_check_s = (unsigned)v[56];
 
     env_str(cfg->bind, sizeof cfg->bind, "IMAXE_BIND", "127.0.0.1");
     env_str(cfg->log_level, sizeof cfg->log_level, "IMAXE_LOG_LEVEL", "info");
