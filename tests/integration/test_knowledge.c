@@ -292,10 +292,14 @@ static void every_listed_gpu_is_known(void **state)
 static void new_rows_carry_sources_and_statuses(void **state)
 {
     (void)state;
-    assert_int_equal(rows("compute_capability", NULL, NULL), 11);
-    assert_int_equal(rows("cudnn", "status", "UNCONFIRMED"), 10);
-    assert_int_equal(rows("cuda_driver", "status", "UNCONFIRMED"), 2);
-    assert_int_equal(rows("driver_branch", "status", "UNCONFIRMED"), 1);
+    /* Issue 31 (0310-0314): every capability NVIDIA lists (21); cuDNN 9.22.0 and 9.24.0 read from
+     * NVIDIA's manifests (8 left known by existence only); CUDA 13.4.2 added without its Table-3
+     * driver; R615 typed NFB (SECONDARY), so no branch is UNCONFIRMED. */
+    assert_int_equal(rows("compute_capability", NULL, NULL), 21);
+    assert_int_equal(rows("cudnn", "status", "UNCONFIRMED"), 8);
+    assert_int_equal(rows("cudnn", NULL, NULL), 55);
+    assert_int_equal(rows("cuda_driver", "status", "UNCONFIRMED"), 3);
+    assert_int_equal(rows("driver_branch", "status", "UNCONFIRMED"), 0);
     assert_int_equal(rows("nccl", "status", "CONFIRMED"), 5);
     assert_int_equal(rows("nccl", NULL, NULL), 5);
     assert_int_equal(rows("dcgm", "status", "CONFIRMED"), 4);
