@@ -49,8 +49,9 @@ static const char *str(const json_t *o, const char *key)
 
 /* ---- the version forms ---- */
 
-/* A dotted number with an optional leading "v" or "r" ("v1.17.8", "r26.03", "580.126.09"), and
- * an optional release-candidate suffix ("1.3.0rc16"); copied without the prefix. */
+/* A dotted number with an optional leading "v" or "r" ("v1.17.8", "r26.03", "580.126.09",
+ * "24.10-3.2.5.0"), and an optional release-candidate suffix ("1.3.0rc16"); copied without the
+ * prefix. */
 static bool take_version(const char *tok, char *out)
 {
     const char *p = (tok[0] == 'v' || tok[0] == 'r') ? tok + 1 : tok;
@@ -58,8 +59,10 @@ static bool take_version(const char *tok, char *out)
     if (n == 0 || n > IMX_VER_TEXT_MAX || !isdigit((unsigned char)p[0]))
         return false;
     size_t i = 0;
-    while (i < n &&
-           (isdigit((unsigned char)p[i]) || (p[i] == '.' && isdigit((unsigned char)p[i + 1]))))
+    /* a dash between digits joins parts too ("5.8-7.0.6.1", as imx_ver_parse reads it) */
+    while (i < n && (isdigit((unsigned char)p[i]) ||
+                     ((p[i] == '.' || p[i] == '-') && i > 0 && isdigit((unsigned char)p[i - 1]) &&
+                      isdigit((unsigned char)p[i + 1]))))
         i++;
     if (i < n) {
         /* only "rcN" may follow */
@@ -229,12 +232,17 @@ static bool split_words(char *buf, char **t, size_t *k, size_t max)
             p++;
         if (*p)
             *p++ = '\0';
-        /* a span without spaces: both sides versions */
+        /* a span without spaces ("0.0-26.05", "9.0-9.2"): both sides versions, from zero or
+         * of one shape in order; else the dash is the version's own ("5.8-7.0.6.1",
+         * "2.5.3-0.1.2": MLNX_OFED and DOCA-Host, bulletin 5654) */
         char *dash = strchr(w, '-');
         char a[IMX_VER_TEXT_MAX + 1], b[IMX_VER_TEXT_MAX + 1];
         if (dash && dash != w && dash[1] && !strchr(dash + 1, '-')) {
             *dash = '\0';
-            if (take_version(w, a) && take_version(dash + 1, b)) {
+            struct imx_ver va, vb;
+            if (take_version(w, a) && take_version(dash + 1, b) && imx_ver_parse(a, &va) == 0 &&
+                imx_ver_parse(b, &vb) == 0 &&
+                (is_zero(a) || (va.nparts == vb.nparts && imx_ver_cmp(&va, &vb) <= 0))) {
                 if (*k + 3 > max)
                     return false;
                 t[(*k)++] = w;

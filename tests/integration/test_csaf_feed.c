@@ -1,10 +1,10 @@
 /* NVIDIA's real bulletins (tests/data/csaf/feed) against the real server, for the components
  * the product mapping added: images carrying triton-server, tensorrt, nemo, jetson-linux and the
- * vGPU guest driver (0101), riva, cuda-q, tao, isaac-lab and nemo-curator (0300) are marked by
- * the matching bulletin with the right fixed_by, and the team pinned to each gets exactly one
- * patch.available, delivered to a Node receiver that verifies its signature. A bulletin about
- * nothing imaxe tracks is stored as such: no ranges, its products listed as unmapped with the
- * reason their row states, no event. */
+ * vGPU guest driver (0101), riva, cuda-q, tao, isaac-lab, nemo-curator and mlnx-ofed (0300) are
+ * marked by the matching bulletin with the right fixed_by, and the team pinned to each gets
+ * exactly one patch.available, delivered to a Node receiver that verifies its signature. A
+ * bulletin about nothing imaxe tracks is stored as such: no ranges, its products listed as
+ * unmapped with the reason their row states, no event. */
 #include "harness.h"
 
 #include <signal.h>
@@ -135,6 +135,7 @@ static const struct family {
     { "tao", "2025", "5730", "6.25.7", "6.25.9", "=6.25.7" },
     { "isaac-lab", "2025", "5733", "2.2.1", "2.3.0", "<2.3.0" },
     { "nemo-curator", "2025", "5690", "25.06", "25.07", "<25.07" },
+    { "mlnx-ofed", "2025", "5654", "23.10-3.2.2.0", "23.10-5.1.4.0", ">=23, <23.10-5.1.4.0" },
 };
 
 static void each_new_component_is_marked_by_its_bulletin_and_its_pin_hears_once(void **state)

@@ -180,6 +180,12 @@ static void version_names_parse_by_form(void **state)
           "12.4", "" },
         { "CUDA Toolkit v12.4U1", "NVIDIA CUDA Toolkit", 0, IMX_CSAF_EXACT, "", "12.4.1", "" },
         { "All versions prior to r2.0.0rc0", "NeMo", 0, IMX_CSAF_BELOW, "", "2.0.0rc0", "" },
+        { "All versions prior to 2.5.3-0.1.2", "NVIDIA DOCA-Host", 0, IMX_CSAF_BELOW, "",
+          "2.5.3-0.1.2", "" },
+        { "23.10-5.1.4.0", "Mellanox OFED", 0, IMX_CSAF_EXACT, "", "23.10-5.1.4.0", "" },
+        { "3.0.0-058001", "NVIDIA DOCA-Host", 0, IMX_CSAF_EXACT, "", "3.0.0-058001", "" },
+        { "9.0-9.2", NULL, 0, IMX_CSAF_SPAN, "9.0", "9.2", "" },
+        { "0.0-26.05", NULL, 0, IMX_CSAF_UPTO, "", "26.05", "" },
         /* a name before a version is a fixed product's spelling, never a condition */
         { "All versions after 18.24.1000", NULL, -1, IMX_CSAF_ALL, "", "", "" },
         { "since 1.2", NULL, -1, IMX_CSAF_ALL, "", "", "" },
