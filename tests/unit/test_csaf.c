@@ -626,6 +626,41 @@ static void nvidias_bulletins_translate(void **state)
     json_decref(map);
 }
 
+/* The shipped mapping (0101, 0300) finds a tracked product by its name when NVIDIA spells its CPE
+ * anew (as it did for TensorRT-LLM, NeMo and Megatron-LM), and a product it does not know at all
+ * is left out with the generic reason. */
+static void a_new_cpe_spelling_maps_by_the_name(void **state)
+{
+    (void)state;
+    json_t *map = shipped_map();
+    json_t *d = doc_with(
+        "[" ARCH("All",
+                 PVC("TensorRT", "nvidia_tensorrt_sdk", "All versions prior to v10.17",
+                     "a") "," PVC("TensorRT", "nvidia_tensorrt_sdk", "v10.17",
+                                  "f") "," PVC("Riva", "nvidia_riva_speech", "2.20.0",
+                                               "r")) "," ARCH("Linux",
+                                                              PVC("NVIDIA Riva", "nvidia_riva_asr",
+                                                                  "All versions prior "
+                                                                  "to 2.21.0",
+                                                                  "q")) "]",
+        "[\"a\",\"r\",\"q\"]", "[\"f\"]");
+    json_t *errors = json_array();
+    json_t *out = imx_csaf_to_advisory(d, map, errors, NULL);
+    assert_non_null(out);
+    char got[512];
+    ranges_text(out, got, sizeof got);
+    assert_string_equal(got, "tensorrt <10.17 10.17|riva <2.21.0 -");
+    json_t *u = json_array_get(json_object_get(out, "unmapped"), 0);
+    assert_int_equal(json_array_size(json_object_get(out, "unmapped")), 1);
+    assert_string_equal(json_string_value(json_object_get(u, "product")), "All > Riva");
+    assert_non_null(strstr(json_string_value(json_object_get(u, "why")),
+                           "no product mapping for cpe:nvidia_riva_speech"));
+    json_decref(out);
+    json_decref(errors);
+    json_decref(d);
+    json_decref(map);
+}
+
 /* The translation is linear in the document: product ids and products are indexed once, so a
  * vulnerability listing thousands of affected and fixed products costs no more than reading
  * them (the quadratic known_affected x fixed x products lookup would take minutes here). */
@@ -842,6 +877,7 @@ int main(void)
         cmocka_unit_test(products_map_to_components_or_are_left_out),
         cmocka_unit_test(refusals_are_for_documents_only),
         cmocka_unit_test(nvidias_bulletins_translate),
+        cmocka_unit_test(a_new_cpe_spelling_maps_by_the_name),
         cmocka_unit_test(cost_is_linear_in_the_document),
         cmocka_unit_test(the_feed_imports_bulletin_by_bulletin),
     };
