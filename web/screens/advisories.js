@@ -8,7 +8,7 @@ import { severitySummary } from '../charts.js';
 const SEVERITIES = ['critical', 'high', 'medium', 'low'];
 
 // In CISA's Known Exploited Vulnerabilities catalog: exploited now, with CISA's due date (the
-// exposure screen shows the same badge on pins).
+// exposure and Pins screens and the image page show the same badge).
 export function kevBadge(kev) {
   const el = badge('kev', { kind: 'kev', label: 'KEV: exploited' });
   el.title = `${kev.cve} in CISA's KEV catalog since ${kev.date_added}${kev.due_date ? `, due ${kev.due_date}` : ''}`;
