@@ -470,8 +470,9 @@ int64_t imx_auth_team_with(struct imx_req *r, const char *slug, enum imx_role mi
         if (!imx_api_db(r))
             return 0;
         snprintf(uid, sizeof uid, "%lld", (long long)r->principal.user_id);
-        if (read(imx_api_conn(r), uid, cls, out) != 0) {
-            imx_api_db_fail(r);
+        enum imx_db_status st = read(imx_api_conn(r), uid, cls, out);
+        if (st != IMX_DBS_OK) {
+            imx_api_reply_db_fail(r, st);
             imx_db_team_read_free(out);
             return 0;
         }
@@ -492,8 +493,8 @@ int64_t imx_auth_team_with(struct imx_req *r, const char *slug, enum imx_role mi
     return 0;
 }
 
-static int read_team(struct imx_db_conn *c, const char *user_id, void *slug,
-                     struct imx_db_team_read *out)
+static enum imx_db_status read_team(struct imx_db_conn *c, const char *user_id, void *slug,
+                                    struct imx_db_team_read *out)
 {
     return imx_db_auth_team_read(c, slug, user_id, out);
 }

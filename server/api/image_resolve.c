@@ -87,8 +87,8 @@ struct resolve_args {
     const char *team, *name, *region;
 };
 
-static int read_resolution(struct imx_db_conn *c, const char *user_id, void *cls,
-                           struct imx_db_team_read *out)
+static enum imx_db_status read_resolution(struct imx_db_conn *c, const char *user_id, void *cls,
+                                          struct imx_db_team_read *out)
 {
     const struct resolve_args *a = cls;
     return imx_db_pin_resolve_by_slug(c, a->team, user_id, a->name, a->region, out);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "db/read_batch.h"
+#include "db/internal.h"
 
 /* The advisory use cases (migrations/procedures/advisory_publish.sql). */
 IMX_DB_STMT(q_publish, 3, "SELECT imx_advisory_publish($1::jsonb, $2::bigint, $3::int)::text");

@@ -1,11 +1,10 @@
 /* SQL for security advisories and patch status: publish, revise and withdraw (the use cases of
  * migrations/procedures/advisory_publish.sql), get, search, the affected images, and an image's
- * patch report. Every function runs one prepared statement and returns a new result
- * (PQclear it); string arguments are borrowed, NULL is SQL NULL. */
+ * patch report. Every function runs one prepared statement and returns its status with typed
+ * outputs or finished JSON text; string arguments are borrowed, NULL is SQL NULL. */
 #ifndef IMX_DB_ADVISORIES_H
 #define IMX_DB_ADVISORIES_H
 
-#include <libpq-fe.h>
 #include <stdbool.h>
 
 #include "db/images.h"

@@ -2,6 +2,7 @@
  * PostgreSQL's percentile_cont (linear interpolation: the mean of the middle two for an even
  * count); the cost formulas are the SQL functions of migrations/0007_costs_requests.sql. */
 #include "db/costs.h"
+#include "db/internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>

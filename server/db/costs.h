@@ -1,11 +1,10 @@
 /* SQL for instance types and their dated prices, cost measurements, and the cost rankings
- * (medians computed by PostgreSQL). Every function runs one prepared statement and returns a new
- * result (PQclear it) unless it says otherwise; string arguments are borrowed, NULL is SQL NULL.
- * JSON documents come back as text in column 0. */
+ * (medians computed by PostgreSQL). Every function runs one prepared statement and returns its
+ * status with typed outputs or finished JSON text; string arguments are borrowed, NULL is SQL
+ * NULL. */
 #ifndef IMX_DB_COSTS_H
 #define IMX_DB_COSTS_H
 
-#include <libpq-fe.h>
 #include <stddef.h>
 
 #include "db/pool.h"

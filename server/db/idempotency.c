@@ -1,5 +1,6 @@
 /* Idempotency-Key storage (see db/idempotency.h). */
 #include "db/idempotency.h"
+#include "db/internal.h"
 
 #include <stdlib.h>
 #include <stdatomic.h>

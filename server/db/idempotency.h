@@ -4,7 +4,6 @@
 #ifndef IMX_DB_IDEMPOTENCY_H
 #define IMX_DB_IDEMPOTENCY_H
 
-#include <libpq-fe.h>
 #include <stdbool.h>
 
 #include "db/pool.h"

@@ -11,6 +11,7 @@
 
 #include "db/images_search.h"
 #include "db/read_batch.h"
+#include "db/internal.h"
 #include "domain/image_index.h"
 #include "util/json_text.h"
 #include "util/log.h"

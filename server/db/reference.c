@@ -1,6 +1,7 @@
 /* Loads the reference snapshot from PostgreSQL (one statement returning JSON built by PostgreSQL,
  * parsed with jansson) and caches it per process, keyed by ref_generation. */
 #include "db/reference.h"
+#include "db/internal.h"
 
 #include <jansson.h>
 #include <pthread.h>

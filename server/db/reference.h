@@ -3,7 +3,6 @@
 #ifndef IMX_DB_REFERENCE_H
 #define IMX_DB_REFERENCE_H
 
-#include <libpq-fe.h>
 #include <stdbool.h>
 #include <stddef.h>
 

@@ -1,6 +1,7 @@
 /* SQL of a reference data import; the procedure itself is imx_ref_import() in
  * migrations/0018_reference_import.sql. */
 #include "db/reference_import.h"
+#include "db/internal.h"
 
 #include <stdlib.h>
 #include <string.h>

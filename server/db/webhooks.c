@@ -2,6 +2,7 @@
 #include "db/webhooks.h"
 
 #include "db/idempotency.h"
+#include "db/internal.h"
 
 #include <inttypes.h>
 #include <stdio.h>

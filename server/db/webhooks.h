@@ -6,7 +6,6 @@
 #define IMX_DB_WEBHOOKS_H
 
 #include <jansson.h>
-#include <libpq-fe.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -83,8 +82,8 @@ int imx_db_webhook_finish(struct imx_db_conn *db, const struct imx_db_webhook_cl
                           const struct imx_db_webhook_attempt *a, char *state, size_t len);
 
 /* The /v1/webhooks and /v1/deliveries API. Each function runs one prepared statement and
- * returns a new result (PQclear it); string arguments are borrowed, NULL is SQL NULL; lists of
- * strings are JSON arrays of strings. Responses never include a secret. */
+ * returns its status with typed outputs or finished JSON text; string arguments are borrowed, NULL
+ * is SQL NULL; lists of strings are JSON arrays of strings. Responses never include a secret. */
 
 /* The team's subscriptions -> count, after taking the team's webhook-quota lock (held to the end
  * of the transaction), so two creations at once cannot both take the last place. */
