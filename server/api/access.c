@@ -146,8 +146,7 @@ static int role_in(struct imx_req *r, int64_t team_id, enum imx_role *out, bool 
         if (reply)
             imx_api_reply_db_fail(r, st);
         else
-            imx_error("request %s: role lookup failed: %s", r->request_id,
-                      imx_db_last_fault(c)->sqlstate);
+            imx_error("request %s: role lookup failed: %s", r->request_id, imx_db_status_name(st));
         return -1;
     }
     if (st == IMX_DBS_OK)
@@ -426,9 +425,9 @@ enum imx_role imx_auth_role_slug(struct imx_req *r, const char *slug, int64_t *t
     snprintf(uid, sizeof uid, "%lld", (long long)r->principal.user_id);
     struct imx_db_team_read t;
     enum imx_role role = IMX_ROLE_NONE;
-    if (imx_db_auth_team_read(imx_api_conn(r), slug, uid, &t) != 0) {
-        imx_error("request %s: team lookup failed: %s", r->request_id,
-                  imx_db_last_fault(imx_api_conn(r))->sqlstate);
+    enum imx_db_status st = imx_db_auth_team_read(imx_api_conn(r), slug, uid, &t);
+    if (st != IMX_DBS_OK) {
+        imx_error("request %s: team lookup failed: %s", r->request_id, imx_db_status_name(st));
     } else if (t.team_id) {
         *team_id = t.team_id;
         role = cap(&r->principal, t.team_id, imx_role_parse(t.role));

@@ -125,16 +125,17 @@ int imx_api_tx(struct imx_req *r, int (*fn)(struct imx_req *r, void *cls), void 
     if (!c)
         return -1;
     bool nested = scope.outer;
-    const char *begin = nested ? "SAVEPOINT imx_tx" : "BEGIN";
-    const char *undo = nested ? "ROLLBACK TO SAVEPOINT imx_tx" : "ROLLBACK";
+    enum imx_db_tx_step begin = nested ? IMX_DB_TX_SAVEPOINT : IMX_DB_TX_BEGIN;
+    enum imx_db_tx_step undo = nested ? IMX_DB_TX_UNDO : IMX_DB_TX_ROLLBACK;
+    struct imx_db_fault why;
     for (int attempt = 1; attempt <= IMX_API_TX_ATTEMPTS; attempt++) {
         scope.retry = false;
-        if (imx_db_command(c, begin) != 0) {
-            imx_api_db_error(r, NULL);
+        if (imx_db_tx(c, begin, &why) != IMX_DBS_OK) {
+            imx_api_db_error(r, &why);
             return -1;
         }
         if (fn(r, cls) != 0) {
-            imx_db_command(c, undo);
+            imx_db_tx(c, undo, NULL);
             if (scope.retry)
                 continue;
             if (r->reply.status == 0) {
@@ -144,19 +145,19 @@ int imx_api_tx(struct imx_req *r, int (*fn)(struct imx_req *r, void *cls), void 
             return -1;
         }
         if (nested) {
-            if (imx_db_command(c, "RELEASE SAVEPOINT imx_tx") == 0)
+            if (imx_db_tx(c, IMX_DB_TX_RELEASE, &why) == IMX_DBS_OK)
                 return 0;
-            imx_api_db_error(r, NULL);
+            imx_api_db_error(r, &why);
             return -1;
         }
-        enum imx_db_status st = imx_db_commit(c);
+        enum imx_db_status st = imx_db_tx(c, IMX_DB_TX_COMMIT, &why);
         if (st == IMX_DBS_OK)
             return 0;
-        if (st != IMX_DBS_RETRY)
-            imx_api_db_error(r, imx_db_last_fault(c)); /* before ROLLBACK takes its place */
-        imx_db_command(c, "ROLLBACK");
-        if (st != IMX_DBS_RETRY)
+        imx_db_tx(c, IMX_DB_TX_ROLLBACK, NULL);
+        if (st != IMX_DBS_RETRY) {
+            imx_api_db_error(r, &why);
             return -1;
+        }
     }
     if (!nested)
         imx_warn("request %s: transaction gave up after %d serialization failures", r->request_id,

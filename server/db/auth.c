@@ -101,14 +101,14 @@ IMX_DB_STMT(q_bootstrap, 2,
             "ON CONFLICT DO NOTHING RETURNING id");
 
 enum imx_db_status imx_db_auth_bootstrap(struct imx_db_conn *c, const char *email, const char *hash,
-                                         bool *created)
+                                         bool *created, struct imx_db_fault *why)
 {
     const char *p[] = { email, hash };
     PGresult *res = imx_db_exec(c, &q_bootstrap, p);
     enum imx_db_status st = imx_db_status_of(res);
     *created = st == IMX_DBS_OK && PQntuples(res) == 1;
     PQclear(res);
-    return st;
+    return imx_db_why(c, st, why);
 }
 
 /* Always one row: the auth epoch, the team's id (NULL when there is none) and the user's role

@@ -38,7 +38,7 @@ enum imx_db_status imx_db_auth_user_active(struct imx_db_conn *c, const char *us
 int imx_db_auth_epoch(struct imx_db_conn *c, long long *epoch);
 /* Creates the first admin when there are no users (*created false when users exist). */
 enum imx_db_status imx_db_auth_bootstrap(struct imx_db_conn *c, const char *email, const char *hash,
-                                         bool *created);
+                                         bool *created, struct imx_db_fault *why);
 
 /* Roles */
 /* What a statement that checks the caller's team along with what it reads begins every row with:

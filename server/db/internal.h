@@ -80,6 +80,21 @@ enum imx_db_status imx_db_status_of(const PGresult *r);
  * succeeded, or NULL, reads as a lost one. Borrowed until c's next statement. */
 const struct imx_db_fault *imx_db_last_fault(const struct imx_db_conn *c);
 
+/* Returns st, and, for a caller that asked (why not NULL), its detail: c's last failure when
+ * st is that statement's, else the operation's own answer (cause IMX_DBC_NONE). */
+static inline enum imx_db_status imx_db_why(const struct imx_db_conn *c, enum imx_db_status st,
+                                            struct imx_db_fault *why)
+{
+    if (why) {
+        const struct imx_db_fault *f = imx_db_last_fault(c);
+        if (st != IMX_DBS_OK && f->status == st)
+            *why = *f;
+        else
+            *why = (struct imx_db_fault){ .status = st, .cause = IMX_DBC_NONE };
+    }
+    return st;
+}
+
 /* Takes res, whose row 0 starts (epoch, team id, role): IMX_DBS_OK with *t filled, or the
  * failure's status (t->res then holds the failed result, or NULL). */
 enum imx_db_status imx_db_team_read_take(PGresult *res, struct imx_db_team_read *t);

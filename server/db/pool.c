@@ -518,6 +518,26 @@ enum imx_db_status imx_db_commit(struct imx_db_conn *c)
     return st;
 }
 
+enum imx_db_status imx_db_tx(struct imx_db_conn *c, enum imx_db_tx_step step,
+                             struct imx_db_fault *why)
+{
+    static const char *const sql[] = {
+        [IMX_DB_TX_BEGIN] = "BEGIN",
+        [IMX_DB_TX_ROLLBACK] = "ROLLBACK",
+        [IMX_DB_TX_SAVEPOINT] = "SAVEPOINT imx_tx",
+        [IMX_DB_TX_RELEASE] = "RELEASE SAVEPOINT imx_tx",
+        [IMX_DB_TX_UNDO] = "ROLLBACK TO SAVEPOINT imx_tx",
+    };
+    enum imx_db_status st;
+    if (step == IMX_DB_TX_COMMIT)
+        st = imx_db_commit(c);
+    else
+        st = imx_db_command(c, sql[step]) == 0 ? IMX_DBS_OK : c->fault.status;
+    if (why && st != IMX_DBS_OK)
+        *why = c->fault;
+    return st;
+}
+
 void imx_db_json_owner_free(void *owner)
 {
     PQclear(owner);

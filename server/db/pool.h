@@ -125,9 +125,22 @@ void imx_db_release(struct imx_db_conn *c);
 /* Runs a parameterless command (BEGIN, COMMIT, ROLLBACK, SET ...). Returns 0 or -1. */
 int imx_db_command(struct imx_db_conn *c, const char *sql);
 
-/* COMMIT on c, prepared so that a serialization failure reads as IMX_DBS_RETRY (the fault is
- * c's last: imx_db_last_fault). */
+/* COMMIT on c, prepared so that a serialization failure reads as IMX_DBS_RETRY. */
 enum imx_db_status imx_db_commit(struct imx_db_conn *c);
+
+/* The steps of a transaction on one connection, as the handlers' runner (api/tx.c) and the
+ * Idempotency-Key's (api/idempotency.c) take them. */
+enum imx_db_tx_step {
+    IMX_DB_TX_BEGIN,
+    IMX_DB_TX_COMMIT, /* a serialization failure reads as IMX_DBS_RETRY */
+    IMX_DB_TX_ROLLBACK,
+    IMX_DB_TX_SAVEPOINT, /* a savepoint of its own inside the transaction ... */
+    IMX_DB_TX_RELEASE,   /* ... kept */
+    IMX_DB_TX_UNDO,      /* ... rolled back to */
+};
+/* Takes step on c: its status, and, when why is not NULL, a failure's detail in *why. */
+enum imx_db_status imx_db_tx(struct imx_db_conn *c, enum imx_db_tx_step step,
+                             struct imx_db_fault *why);
 
 /* A run of rows of a succeeded result, borrowed from it: what the shared page renderer reads
  * (api/cursor.c), so that it needs no libpq of its own.
