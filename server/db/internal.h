@@ -75,10 +75,6 @@ enum imx_db_status imx_db_fault_of(const PGresult *r, struct imx_db_fault *f);
  * A successful result is IMX_DBS_OK. */
 enum imx_db_status imx_db_status_of(const PGresult *r);
 
-/* The failure of c's last statement (imx_db_exec, imx_db_command), kept by the pool; what the
- * operations of server/db/ copy into the fault they hand back. A connection whose last statement
- * succeeded, or NULL, reads as a lost one. Borrowed until c's next statement. */
-const struct imx_db_fault *imx_db_last_fault(const struct imx_db_conn *c);
 
 /* Returns st, and, for a caller that asked (why not NULL), its detail: c's last failure when
  * st is that statement's, else the operation's own answer (cause IMX_DBC_NONE). */
