@@ -75,7 +75,6 @@ enum imx_db_status imx_db_fault_of(const PGresult *r, struct imx_db_fault *f);
  * A successful result is IMX_DBS_OK. */
 enum imx_db_status imx_db_status_of(const PGresult *r);
 
-
 /* Returns st, and, for a caller that asked (why not NULL), its detail: c's last failure when
  * st is that statement's, else the operation's own answer (cause IMX_DBC_NONE). */
 static inline enum imx_db_status imx_db_why(const struct imx_db_conn *c, enum imx_db_status st,
