@@ -146,8 +146,7 @@ static int role_in(struct imx_req *r, int64_t team_id, enum imx_role *out, bool 
         if (reply)
             imx_api_reply_db_fail(r, st);
         else
-            imx_error("request %s: role lookup failed: %s", r->request_id,
-                      imx_db_last_fault(c)->sqlstate);
+            imx_error("request %s: role lookup failed: %s", r->request_id, imx_db_status_name(st));
         return -1;
     }
     if (st == IMX_DBS_OK)
@@ -426,9 +425,9 @@ enum imx_role imx_auth_role_slug(struct imx_req *r, const char *slug, int64_t *t
     snprintf(uid, sizeof uid, "%lld", (long long)r->principal.user_id);
     struct imx_db_team_read t;
     enum imx_role role = IMX_ROLE_NONE;
-    if (imx_db_auth_team_read(imx_api_conn(r), slug, uid, &t) != 0) {
-        imx_error("request %s: team lookup failed: %s", r->request_id,
-                  imx_db_last_fault(imx_api_conn(r))->sqlstate);
+    enum imx_db_status st = imx_db_auth_team_read(imx_api_conn(r), slug, uid, &t);
+    if (st != IMX_DBS_OK) {
+        imx_error("request %s: team lookup failed: %s", r->request_id, imx_db_status_name(st));
     } else if (t.team_id) {
         *team_id = t.team_id;
         role = cap(&r->principal, t.team_id, imx_role_parse(t.role));
@@ -470,8 +469,9 @@ int64_t imx_auth_team_with(struct imx_req *r, const char *slug, enum imx_role mi
         if (!imx_api_db(r))
             return 0;
         snprintf(uid, sizeof uid, "%lld", (long long)r->principal.user_id);
-        if (read(imx_api_conn(r), uid, cls, out) != 0) {
-            imx_api_db_fail(r);
+        enum imx_db_status st = read(imx_api_conn(r), uid, cls, out);
+        if (st != IMX_DBS_OK) {
+            imx_api_reply_db_fail(r, st);
             imx_db_team_read_free(out);
             return 0;
         }
@@ -492,8 +492,8 @@ int64_t imx_auth_team_with(struct imx_req *r, const char *slug, enum imx_role mi
     return 0;
 }
 
-static int read_team(struct imx_db_conn *c, const char *user_id, void *slug,
-                     struct imx_db_team_read *out)
+static enum imx_db_status read_team(struct imx_db_conn *c, const char *user_id, void *slug,
+                                    struct imx_db_team_read *out)
 {
     return imx_db_auth_team_read(c, slug, user_id, out);
 }

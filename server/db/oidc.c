@@ -1,5 +1,6 @@
 /* SQL for OpenID Connect sign-in (db/oidc.h). */
 #include "db/oidc.h"
+#include "db/internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,5 +1,6 @@
 /* SQL for sessions that last: web cookie sessions and CLI refresh tokens (db/sessions.h). */
 #include "db/sessions.h"
+#include "db/internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>

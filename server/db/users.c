@@ -1,5 +1,6 @@
 /* SQL for the administration of people and teams: the user list, user changes, team renames. */
 #include "db/users.h"
+#include "db/internal.h"
 
 /* A user as an administrator sees them: the account, whether and since when it is disabled, and
  * its teams (at most 200 of them, in slug order). */
