@@ -1,5 +1,5 @@
 // Admin (global admins): users (GET/POST /v1/users, PATCH /v1/users/{id}: name, global admin
-// flag, disabled), teams (GET/POST /v1/teams, PATCH /v1/teams/{slug}: name), memberships
+// flag, disabled), teams (GET/POST /v1/teams, PATCH /v1/teams/{slug}: name, disabled), memberships
 // (PUT/DELETE /v1/teams/{slug}/members/{email}) and the audit log (GET /v1/audit), filtered by
 // actor, action and time, with the filters in the URL.
 import { api, apiAll } from '../api.js';
@@ -153,14 +153,32 @@ export async function render(ctx) {
         clear(msg, errorBox(e, { context: `Could not rename ${t.slug}` }));
       }
     } }, 'Rename');
+    const setDisabled = async (t, disabled) => {
+      clear(msg);
+      try {
+        await api(`/teams/${encodeURIComponent(t.slug)}`, { method: 'PATCH', body: { disabled } });
+        toast(`Team ${t.slug} ${disabled ? 'disabled' : 'enabled'}`);
+        await Promise.all([loadTeams(), loadAudit()]);
+        document.getElementById('admin-teams-title')?.focus();
+      } catch (e) {
+        clear(msg, errorBox(e, { context: `Could not ${disabled ? 'disable' : 'enable'} ${t.slug}` }));
+      }
+    };
+    const toggle = (t) => (t.disabled_at
+      ? h('button', { type: 'button', class: 'secondary outline small', 'aria-label': `Enable team ${t.slug}`, onclick: () => setDisabled(t, false) }, 'Enable')
+      : h('button', { type: 'button', class: 'secondary outline danger small', 'aria-label': `Disable team ${t.slug}`, onclick: async () => {
+          const ok = await confirmDialog({ title: `Disable team ${t.slug}?`, body: h('p', {}, 'Its members can still read its pins and webhooks but cannot change anything in it, and its webhooks stop sending. Nothing is deleted: enabling it again restores everything, and queued deliveries go out then.'), confirmLabel: 'Disable team', danger: true });
+          if (ok) await setDisabled(t, true);
+        } }, 'Disable'));
     clear(teamsBox, msg, allTeams.length
       ? table([
           { label: 'Slug', cell: (t) => h('code', {}, t.slug) },
           { label: 'Name', cell: (t) => t.name },
           { label: 'Members', cell: (t) => String(users.filter((u) => u.teams.some((x) => x.slug === t.slug)).length) },
           { label: 'Created', cell: (t) => fmtDateTime(t.created_at) },
-          { label: 'Actions', cell: rename },
-        ], allTeams, { caption: 'Teams', rowClass: () => 'team-row' })
+          { label: 'State', cell: (t) => (t.disabled_at ? badge('disabled', { kind: 'token', label: `disabled ${fmtDateTime(t.disabled_at)}` }) : badge('active', { kind: 'token' })) },
+          { label: 'Actions', cell: (t) => h('span', { class: 'row-actions' }, rename(t), toggle(t)) },
+        ], allTeams, { caption: 'Teams', rowClass: (t) => `team-row${t.disabled_at ? ' is-disabled' : ''}` })
       : emptyState('No teams yet', 'Create the first team above, then add people to it under Memberships.'));
     renderMembers();
   }
