@@ -26,4 +26,4 @@ tools/npm-deps.sh
 export CHROMIUM_PATH
 # Bounded: a hung browser or server fails the step instead of stalling make test. The file as a
 # whole runs in about 110 s on a quiet machine; 380 s leaves room for a loaded one.
-exec timeout -k 10 600 node --test --test-concurrency=1 --test-timeout=380000 tests/web/web.test.mjs tests/web/oidc.test.mjs
+exec timeout -k 10 600 node --test --test-concurrency=1 --test-timeout=380000 tests/web/web.test.mjs tests/web/oidc.test.mjs tests/web/oidc-device.test.mjs

@@ -64,6 +64,11 @@ const struct imx_route imx_routes[] = {
       false, NULL },
     { "GET", "/v1/auth/oidc/callback", PUBLIC, imx_api_oidc_callback, IMX_ROLE_NONE,
       "code state error error_description iss session_state", false, false, false, NULL },
+    /* The CLI's device sign-in (server/api/oidc_device.c). */
+    { "POST", "/v1/auth/oidc/device", PUBLIC, imx_api_oidc_device_start, IMX_ROLE_NONE, NULL, false,
+      false, false, NULL },
+    { "POST", "/v1/auth/oidc/device/token", PUBLIC, imx_api_oidc_device_token, IMX_ROLE_NONE, NULL,
+      false, false, false, NULL },
     { "GET", "/v1/sessions", SIGNED_IN, imx_api_session_list, IMX_ROLE_NONE, NULL, false, false,
       false, NULL },
     { "DELETE", "/v1/sessions/{id}", SIGNED_IN, imx_api_session_revoke, IMX_ROLE_NONE, NULL, false,
