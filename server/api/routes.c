@@ -75,6 +75,8 @@ const struct imx_route imx_routes[] = {
       false, false, NULL },
     { "DELETE", "/v1/users/{id}/sessions", ADMIN, imx_api_user_sessions_revoke, IMX_ROLE_NONE, NULL,
       false, false, false, NULL },
+    { "GET", "/v1/users/{id}/sessions", ADMIN, imx_api_user_session_list, IMX_ROLE_NONE, NULL,
+      false, false, false, NULL },
     { "POST", "/v1/users", ADMIN, imx_api_user_create, IMX_ROLE_NONE, NULL, CREATES, false, false,
       NULL },
     { "GET", "/v1/users", ADMIN, imx_api_user_list, IMX_ROLE_NONE, "q limit cursor", false, false,

@@ -34,6 +34,7 @@ void imx_api_session_delete(struct imx_req *r);
 void imx_api_session_list(struct imx_req *r);
 void imx_api_session_revoke(struct imx_req *r);
 void imx_api_user_sessions_revoke(struct imx_req *r);
+void imx_api_user_session_list(struct imx_req *r);
 void imx_api_refresh(struct imx_req *r);
 /* Single sign-on (server/api/oidc.c). */
 void imx_api_auth_providers(struct imx_req *r);
