@@ -463,6 +463,15 @@ static bool team_role_passes(struct imx_req *r, const char *slug, int64_t team_i
     return min <= IMX_ROLE_VIEWER || imx_auth_team_enabled(r, team_id, slug);
 }
 
+bool imx_auth_team_disabled(struct imx_req *r, int64_t team_id)
+{
+    struct imx_db_conn *c = quiet_db(r);
+    char tid[24], slug[64];
+    bool disabled = false;
+    snprintf(tid, sizeof tid, "%lld", (long long)team_id);
+    return c && imx_db_team_disabled(c, tid, &disabled, slug) == IMX_DBS_OK && disabled;
+}
+
 bool imx_auth_team_enabled(struct imx_req *r, int64_t team_id, const char *slug)
 {
     struct imx_db_conn *c = imx_api_db(r);

@@ -63,6 +63,9 @@ bool imx_auth_team_id(struct imx_req *r, int64_t team_id, enum imx_role min);
  * (or 5xx when that cannot be read). The team checks above make it for any min above viewer;
  * slug names the team in the reply (NULL: the slug read with it). */
 bool imx_auth_team_enabled(struct imx_req *r, int64_t team_id, const char *slug);
+/* Whether the team is disabled, without a reply (false when that cannot be read: the write it
+ * guards fails on its own then). */
+bool imx_auth_team_disabled(struct imx_req *r, int64_t team_id);
 /* The caller's effective role in a team (no reply; IMX_ROLE_NONE when none). */
 enum imx_role imx_auth_role(struct imx_req *r, int64_t team_id);
 /* Writes an audit row on the request's connection (call inside the write's transaction). detail is
