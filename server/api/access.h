@@ -59,6 +59,13 @@ int64_t imx_auth_team_read(struct imx_req *r, const char *slug, int64_t team_id,
 /* The same for a team id read from a stored row (e.g. the owning team of an image). Returns true or
  * replies. */
 bool imx_auth_team_id(struct imx_req *r, int64_t team_id, enum imx_role min);
+/* Whether the team may be written in: false after replying 403 when a global admin disabled it
+ * (or 5xx when that cannot be read). The team checks above make it for any min above viewer;
+ * slug names the team in the reply (NULL: the slug read with it). */
+bool imx_auth_team_enabled(struct imx_req *r, int64_t team_id, const char *slug);
+/* Whether the team is disabled, without a reply (false when that cannot be read: the write it
+ * guards fails on its own then). */
+bool imx_auth_team_disabled(struct imx_req *r, int64_t team_id);
 /* The caller's effective role in a team (no reply; IMX_ROLE_NONE when none). */
 enum imx_role imx_auth_role(struct imx_req *r, int64_t team_id);
 /* Writes an audit row on the request's connection (call inside the write's transaction). detail is

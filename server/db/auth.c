@@ -164,6 +164,23 @@ enum imx_db_status imx_db_auth_team_read(struct imx_db_conn *c, const char *slug
 IMX_DB_STMT(q_role_in_team, 2,
             "SELECT role FROM memberships WHERE team_id = $1::bigint AND user_id = $2::bigint");
 
+IMX_DB_STMT(q_team_disabled, 1,
+            "SELECT disabled_at IS NOT NULL, slug FROM teams WHERE id = $1::bigint");
+
+enum imx_db_status imx_db_team_disabled(struct imx_db_conn *c, const char *team_id, bool *disabled,
+                                        char slug[64])
+{
+    const char *p[] = { team_id };
+    PGresult *res = imx_db_exec(c, &q_team_disabled, p);
+    enum imx_db_status st = one_row(res);
+    *disabled = st == IMX_DBS_OK && PQgetvalue(res, 0, 0)[0] == 't';
+    slug[0] = '\0';
+    if (st == IMX_DBS_OK)
+        text_at(res, 1, slug, 64);
+    PQclear(res);
+    return st;
+}
+
 enum imx_db_status imx_db_auth_role_in_team(struct imx_db_conn *c, const char *team_id,
                                             const char *user_id, char role[16])
 {
@@ -266,7 +283,9 @@ enum imx_db_status imx_db_user_me(struct imx_db_conn *c, const char *user_id,
     return imx_db_json_take(imx_db_exec(c, &q_user_me, p), 0, out);
 }
 
-#define TEAM_JSON "json_build_object('slug', t.slug, 'name', t.name, 'created_at', t.created_at)"
+#define TEAM_JSON                                                                                  \
+    "json_build_object('slug', t.slug, 'name', t.name, 'created_at', t.created_at, "               \
+    "'disabled_at', t.disabled_at)"
 
 IMX_DB_STMT(q_team_create, 2,
             "WITH t AS (INSERT INTO teams (slug, name) VALUES ($1, $2) RETURNING *) "
@@ -281,7 +300,8 @@ enum imx_db_status imx_db_team_create(struct imx_db_conn *c, const char *slug, c
 
 IMX_DB_STMT(q_team_list, 5,
             "SELECT t.slug, json_build_object("
-            "'slug', t.slug, 'name', t.name, 'created_at', t.created_at, 'role', m.role)::text "
+            "'slug', t.slug, 'name', t.name, 'created_at', t.created_at, 'disabled_at', "
+            "t.disabled_at, 'role', m.role)::text "
             "FROM teams t LEFT JOIN memberships m "
             "ON m.team_id = t.id AND m.user_id = $1::bigint "
             "WHERE ($3::boolean OR m.user_id IS NOT NULL) "

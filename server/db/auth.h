@@ -62,6 +62,11 @@ enum imx_db_status imx_db_auth_team_read(struct imx_db_conn *c, const char *slug
 enum imx_db_status imx_db_auth_role_in_team(struct imx_db_conn *c, const char *team_id,
                                             const char *user_id, char role[16]);
 
+/* Whether the team is disabled (teams.disabled_at set), and its slug; IMX_DBS_NOT_FOUND when no
+ * such team. */
+enum imx_db_status imx_db_team_disabled(struct imx_db_conn *c, const char *team_id, bool *disabled,
+                                        char slug[64]);
+
 /* Login throttling */
 /* What counting a sign-in attempt answers. */
 struct imx_db_throttle {

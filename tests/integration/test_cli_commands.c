@@ -1169,6 +1169,20 @@ static void write_verbs_and_the_api_escape_hatch(void **state)
     expect_code(&r, 0, "teams update");
     assert_string_equal(r.out, "CLI operations\n");
     run_free(&r);
+    /* A disabled team: its writes are refused (exit 3, the reason shown), enabling restores. */
+    r = CLI(NULL, as_admin, "teams", "disable", "cli-ops", "-f", "slug");
+    expect_code(&r, 0, "teams disable");
+    assert_string_equal(r.out, "cli-ops\n");
+    run_free(&r);
+    r = CLI(NULL, as_admin, "api", "PUT", "/teams/cli-ops/members/ana@cli.test", "--data",
+            "{\"role\":\"viewer\"}");
+    expect_code(&r, 3, "a write in a disabled team");
+    assert_non_null(strstr(r.err, "is disabled"));
+    run_free(&r);
+    r = CLI(NULL, as_admin, "teams", "enable", "cli-ops", "-f", "disabled_at");
+    expect_code(&r, 0, "teams enable");
+    assert_string_equal(r.out, "null\n");
+    run_free(&r);
 
     /* Tokens: created (shown once), listed, revoked, then refused. */
     r = CLI("{\"name\":\"ci\",\"team\":\"cli-team\",\"role\":\"viewer\"}", NULL, "tokens", "create",
