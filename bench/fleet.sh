@@ -77,6 +77,13 @@ timed "/v1/nodes?limit=50"
 timed "/v1/images/${ids[0]}/patch?nodes=true"
 api /v1/fleet | jq -c '{nodes, drifted, stale, unknown_image, by_image: [.by_image[] | [.image.id, .nodes, .drifted, .stale]], by_pin: [.by_pin[] | [.name, .nodes, .stale]]}'
 uid=$(psql "$url" -XAtc "SELECT id FROM users WHERE email = '$IMAXE_ADMIN_EMAIL'")
+if [ -n "${BENCH_EXPLAIN:-}" ]; then # the plans inside imx_fleet_counts, with their times
+    psql "$url" -XA -c "LOAD 'auto_explain'" -c "SET auto_explain.log_min_duration = 0" \
+        -c "SET auto_explain.log_nested_statements = on" -c "SET auto_explain.log_analyze = on" \
+        -c "SET client_min_messages = log" -c "SELECT length(imx_fleet_counts($uid, NULL, NULL, 900, 100))" \
+        -c "SELECT length(imx_fleet_counts($uid, NULL, NULL, 900, 100))" 2>&1 | tail -120
+    exit 0
+fi
 # The same document counted from every node (the procedure before 0360) and from the kept
 # counts, five times each, in one session; and that both give the same text.
 sed "s/\$U/$uid/g; s/\$S/900/g" > "$dir/old.sql" <<'SQL'

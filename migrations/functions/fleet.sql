@@ -57,25 +57,38 @@ BEGIN
                                 (coalesce(NEW.drift, false))::int);
   END IF;
   IF TG_OP = 'INSERT' THEN
-    INSERT INTO node_seen (node_id, last_seen) VALUES (NEW.id, NEW.last_seen);
+    INSERT INTO node_seen (node_id, last_seen, team_id, image_id)
+    VALUES (NEW.id, NEW.last_seen, NEW.team_id, coalesce(NEW.image_id, 0));
+  ELSIF TG_OP = 'UPDATE' THEN
+    UPDATE node_seen s SET team_id = NEW.team_id, image_id = coalesce(NEW.image_id, 0)
+     WHERE s.node_id = NEW.id
+       AND (s.team_id, s.image_id) IS DISTINCT FROM (NEW.team_id, coalesce(NEW.image_id, 0));
   END IF;
   RETURN NULL;
 END
 $$;
 
--- AFTER UPDATE of nodes.last_seen (every report): node_seen follows, lagging by at most half
--- the stale time. Readers take node_seen's old rows as candidates and test nodes.last_seen
--- itself, so the lag costs no exactness: node_seen.last_seen is never later than the node's
--- (a step back is written at once) and a node silent for the stale time is always among the
--- candidates. What it saves: node_seen's row is rewritten (and its index entry added) on every
--- second report or fewer, not on each (a node reporting every 5 minutes, stale after 15).
+-- AFTER UPDATE of nodes.last_seen (every report): node_seen follows, lagging by at most
+-- imx_node_seen_lag_s() (300 s, or half the stale time when that is shorter). So the lag costs
+-- no exactness (imx_nodes_stale): node_seen.last_seen is never later than the node's (a step
+-- back is written at once), a node silent for the stale time is always among its old rows, and
+-- one older than that by more than the lag is stale for sure. What it saves: node_seen's row is
+-- rewritten (and its index entry added) on every second report or fewer, not on each (a node
+-- reporting every 5 minutes, stale after 15).
 CREATE OR REPLACE FUNCTION imx_nodes_seen_keep() RETURNS trigger
 LANGUAGE plpgsql AS $$
 BEGIN
   UPDATE node_seen s SET last_seen = NEW.last_seen
    WHERE s.node_id = NEW.id
      AND (s.last_seen > NEW.last_seen
-          OR s.last_seen < NEW.last_seen - make_interval(secs => imx_node_stale_s() / 2.0));
+          OR s.last_seen < NEW.last_seen - make_interval(secs => imx_node_seen_lag_s()));
   RETURN NULL;
 END
+$$;
+
+-- How far node_seen.last_seen may lag behind nodes.last_seen (imx_nodes_seen_keep); the stale
+-- reads (imx_nodes_stale) rely on its ceiling of 300 s.
+CREATE OR REPLACE FUNCTION imx_node_seen_lag_s() RETURNS numeric
+LANGUAGE sql STABLE AS $$
+  SELECT least(300, imx_node_stale_s() / 2.0)
 $$;

@@ -226,6 +226,25 @@ LANGUAGE sql STABLE AS $$
    ORDER BY n.team_id LIMIT 2
 $$;
 
+-- The stale nodes (silent for p_stale_s seconds), from node_seen (functions/fleet.sql): a row
+-- older than the cutoff by more than node_seen's greatest lag (300 s) is stale for sure and read
+-- from node_seen alone; the few in the last 300 s before the cutoff are candidates that
+-- nodes.last_seen decides. Planned on each call with the cutoff's value (EXECUTE), so that the
+-- planner sees how few rows the range holds. Callers: imx_fleet_counts, imx_nodes_running,
+-- imx_advisory_exposure.
+CREATE OR REPLACE FUNCTION imx_nodes_stale(p_stale_s int)
+RETURNS TABLE (node_id bigint, team_id bigint, image_id bigint)
+LANGUAGE plpgsql STABLE AS $$
+BEGIN
+  RETURN QUERY EXECUTE
+    'SELECT s.node_id, s.team_id, s.image_id FROM node_seen s WHERE s.last_seen < $1 - interval ''300 s''
+     UNION ALL
+     SELECT n.id, n.team_id, coalesce(n.image_id, 0) FROM node_seen s JOIN nodes n ON n.id = s.node_id
+      WHERE s.last_seen >= $1 - interval ''300 s'' AND s.last_seen < $1 AND n.last_seen < $1'
+    USING now() - make_interval(secs => p_stale_s);
+END
+$$;
+
 -- The fleet in counts for the caller's teams: nodes per image and per pin (the pin's team's
 -- nodes on the pinned image), each with how many drift and how many are stale; the largest
 -- p_limit of each. Reads the counts kept per (team, image) in fleet_counts and the stale nodes
@@ -241,11 +260,9 @@ LANGUAGE sql STABLE AS $$
       FROM fleet_counts f WHERE f.team_id IN (SELECT ct.id FROM callers ct)
      GROUP BY f.team_id, f.image_id HAVING sum(f.nodes) <> 0),
   stale AS (
-    SELECT n.team_id, coalesce(n.image_id, 0) AS image_id, count(*) AS stale
-      FROM node_seen s JOIN nodes n ON n.id = s.node_id
-     WHERE s.last_seen < now() - make_interval(secs => p_stale_s)
-       AND n.last_seen < now() - make_interval(secs => p_stale_s)
-       AND n.team_id IN (SELECT ct.id FROM callers ct)
+    SELECT st.team_id, st.image_id, count(*) AS stale
+      FROM imx_nodes_stale(p_stale_s) st
+     WHERE st.team_id IN (SELECT ct.id FROM callers ct)
      GROUP BY 1, 2),
   mine AS MATERIALIZED (
     SELECT c.team_id, c.image_id, c.nodes, c.drifted, coalesce(s.stale, 0) AS stale
@@ -294,10 +311,8 @@ CREATE OR REPLACE FUNCTION imx_nodes_running(p_image bigint, p_team bigint) RETU
 LANGUAGE sql STABLE AS $$
   SELECT coalesce((SELECT sum(f.nodes) FROM fleet_counts f
                     WHERE f.image_id = p_image AND (p_team IS NULL OR f.team_id = p_team)), 0)::bigint
-       - (SELECT count(*) FROM node_seen s JOIN nodes n ON n.id = s.node_id
-           WHERE s.last_seen < now() - make_interval(secs => imx_node_stale_s())
-             AND n.last_seen < now() - make_interval(secs => imx_node_stale_s())
-             AND n.image_id = p_image AND (p_team IS NULL OR n.team_id = p_team))
+       - (SELECT count(*) FROM imx_nodes_stale(imx_node_stale_s()) st
+           WHERE st.image_id = p_image AND (p_team IS NULL OR st.team_id = p_team))
 $$;
 
 -- An advisory's exposure: the images it affects (and how many of them have a fix), the pins on
@@ -314,10 +329,8 @@ LANGUAGE sql STABLE AS $$
     SELECT f.team_id, f.image_id, sum(f.nodes) AS nodes
       FROM fleet_counts f JOIN imgs ON imgs.image_id = f.image_id GROUP BY 1, 2),
   stale AS (
-    SELECT n.team_id, n.image_id, count(*) AS nodes
-      FROM node_seen s JOIN nodes n ON n.id = s.node_id JOIN imgs ON imgs.image_id = n.image_id
-     WHERE s.last_seen < now() - make_interval(secs => p_stale_s)
-       AND n.last_seen < now() - make_interval(secs => p_stale_s) GROUP BY 1, 2),
+    SELECT st.team_id, st.image_id, count(*) AS nodes
+      FROM imx_nodes_stale(p_stale_s) st JOIN imgs ON imgs.image_id = st.image_id GROUP BY 1, 2),
   running AS (
     SELECT c.team_id, c.image_id, (c.nodes - coalesce(s.nodes, 0))::bigint AS nodes
       FROM counted c LEFT JOIN stale s ON s.team_id = c.team_id AND s.image_id = c.image_id),

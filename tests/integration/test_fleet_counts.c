@@ -160,11 +160,12 @@ static void check(int step, const char *what)
            " WHERE k.nodes IS DISTINCT FROM c.nodes OR k.drifted IS DISTINCT FROM c.drifted");
     if (*diff)
         fail_msg("step %d (%s): counts differ: %s", step, what, diff);
-    /* node_seen: a row a node, never later than the node's last report, at most half the stale
-     * time earlier (the server's stale time: the psql default 900 here). */
+    /* node_seen: a row a node, with its team and image, never later than the node's last
+     * report and at most 300 s earlier (imx_node_seen_lag_s). */
     diff = q1(pg, "SELECT count(*) FROM node_seen s FULL JOIN nodes n ON n.id = s.node_id"
                   " WHERE s.last_seen IS NULL OR n.last_seen IS NULL OR s.last_seen > n.last_seen"
-                  " OR s.last_seen < n.last_seen - interval '450 s'");
+                  " OR s.last_seen < n.last_seen - interval '300 s' OR s.team_id <> n.team_id"
+                  " OR s.image_id <> coalesce(n.image_id, 0)");
     if (strcmp(diff, "0") != 0)
         fail_msg("step %d (%s): %s node_seen rows out of bounds", step, what, diff);
     /* The document GET /v1/fleet answers, against the one counted from every node. */
