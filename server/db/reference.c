@@ -73,7 +73,12 @@ IMX_DB_STMT(stmt_snapshot, 0,
             "     cuda12_max WHEN 13 THEN cuda13_max END ORDER BY u.o)"
             "     FROM unnest(cuda_majors) WITH ORDINALITY AS u(m, o)),"
             "   'cc_min', cc_min::text, 'cc_max', cc_max::text,"
-            "   'cc_list', array_to_string(cc_list, ';'),"
+            /* A set DERIVED from neighbouring matrices (cc_list_status UNCONFIRMED) is not
+             * passed as cc_list: the rules would take it for a read one. */
+            "   'cc_list', CASE WHEN cc_list_status IS DISTINCT FROM 'UNCONFIRMED'"
+            "     THEN array_to_string(cc_list, ';') END,"
+            "   'cc_list_unconfirmed', CASE WHEN cc_list_status = 'UNCONFIRMED'"
+            "     THEN array_to_string(cc_list, ';') END,"
             "   'unconfirmed', status = 'UNCONFIRMED') ORDER BY cudnn_version_key), '[]')"
             "   FROM ref_cudnn),"
             " 'pytorch', (SELECT coalesce(json_agg(json_build_object("
