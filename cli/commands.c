@@ -1024,6 +1024,16 @@ static int import_one(struct imx_cli_ctx *ctx, const char *where, const char *do
         json_object_set_new(
             row, "unmapped",
             json_integer((json_int_t)json_array_size(json_object_get(body, "unmapped"))));
+        /* why a bulletin affects nothing: its first product left out and the reason its
+         * ref_nvidia_product row (or the import) states */
+        json_t *u = json_array_get(json_object_get(body, "unmapped"), 0);
+        const char *product = json_string_value(json_object_get(u, "product"));
+        const char *why = json_string_value(json_object_get(u, "why"));
+        if (strcmp(outcome, "nothing imaxe tracks") == 0 && product && why) {
+            char reason[1024];
+            snprintf(reason, sizeof reason, "%s: %s", product, why);
+            json_object_set_new(row, "reason", json_string(reason));
+        }
     }
     json_array_append_new(rows, row);
     json_decref(body);
@@ -1254,8 +1264,8 @@ static int run_advisory_import(const struct imx_cli_cmd *cmd, struct imx_cli_ctx
     imx_cli_err("%zu advisories: %zu imported, %zu revised, %zu unchanged, %zu nothing imaxe "
                 "tracks, %zu refused",
                 json_array_size(rows), n.imported, n.revised, n.unchanged, n.nothing, n.refused);
-    int out =
-        imx_cli_print_doc(ctx, rows, "source,outcome,id,affected_images,unmapped,status,detail");
+    int out = imx_cli_print_doc(ctx, rows,
+                                "source,outcome,id,affected_images,unmapped,reason,status,detail");
     json_decref(rows);
     return worst ? worst : out;
 }

@@ -736,6 +736,11 @@ static void pins_advisories_compat_costs_requests(void **state)
                             outcomes[i]);
     assert_string_equal(json_string_value(json_object_get(json_array_get(rows, 0), "source")),
                         "2025/5561/5561.json");
+    /* the reason a bulletin affects nothing is shown with it; an imported one has none */
+    assert_string_equal(json_string_value(json_object_get(json_array_get(rows, 0), "reason")),
+                        "HMC > Hopper HGX 8-GPU: not tracked: HGX baseboard management controller "
+                        "(HMC) firmware: runs on the hardware, not in an image");
+    assert_null(json_object_get(json_array_get(rows, 1), "reason"));
     assert_non_null(strstr(r.err, "3 advisories: 2 imported, 0 revised, 0 unchanged, 1 nothing "
                                   "imaxe tracks, 0 refused"));
     json_decref(rows);
