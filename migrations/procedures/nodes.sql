@@ -179,8 +179,14 @@ BEGIN
   END IF;
   IF p_drift THEN v_where := v_where || ' AND n.drift';
   ELSIF p_drift = false THEN v_where := v_where || ' AND n.drift = false'; END IF;
-  IF p_stale IS NOT NULL THEN
-    v_where := v_where || ' AND (n.last_seen < now() - make_interval(secs => $5)) = $6';
+  -- The stale few through node_seen's index (the oldest reports); not stale: most nodes, so
+  -- walking them in id order and testing each row is the cheap way.
+  IF p_stale THEN
+    v_where := v_where || ' AND n.id IN (SELECT s.node_id FROM node_seen s'
+                       || ' WHERE s.last_seen < now() - make_interval(secs => $5))'
+                       || ' AND n.last_seen < now() - make_interval(secs => $5)';
+  ELSIF p_stale = false THEN
+    v_where := v_where || ' AND n.last_seen >= now() - make_interval(secs => $5)';
   END IF;
   IF p_gpu IS NOT NULL THEN v_where := v_where || ' AND n.gpus @> ARRAY[$7]'; END IF;
   IF p_patch IS NOT NULL THEN
@@ -220,32 +226,60 @@ LANGUAGE sql STABLE AS $$
    ORDER BY n.team_id LIMIT 2
 $$;
 
+-- The stale nodes (silent for p_stale_s seconds), from node_seen (functions/fleet.sql): a row
+-- older than the cutoff by more than node_seen's greatest lag (300 s) is stale for sure and read
+-- from node_seen alone; the few in the last 300 s before the cutoff are candidates that
+-- nodes.last_seen decides. Planned on each call with the cutoff's value (EXECUTE), so that the
+-- planner sees how few rows the range holds. Callers: imx_fleet_counts, imx_nodes_running,
+-- imx_advisory_exposure.
+CREATE OR REPLACE FUNCTION imx_nodes_stale(p_stale_s int)
+RETURNS TABLE (node_id bigint, team_id bigint, image_id bigint)
+LANGUAGE plpgsql STABLE AS $$
+BEGIN
+  RETURN QUERY EXECUTE
+    'SELECT s.node_id, s.team_id, s.image_id FROM node_seen s WHERE s.last_seen < $1 - interval ''300 s''
+     UNION ALL
+     SELECT n.id, n.team_id, coalesce(n.image_id, 0) FROM node_seen s JOIN nodes n ON n.id = s.node_id
+      WHERE s.last_seen >= $1 - interval ''300 s'' AND s.last_seen < $1 AND n.last_seen < $1'
+    USING now() - make_interval(secs => p_stale_s);
+END
+$$;
+
 -- The fleet in counts for the caller's teams: nodes per image and per pin (the pin's team's
 -- nodes on the pinned image), each with how many drift and how many are stale; the largest
--- p_limit of each.
+-- p_limit of each. Reads the counts kept per (team, image) in fleet_counts and the stale nodes
+-- alone through node_seen's index (0360_fleet_counts.sql), never every node: at 100,000 nodes
+-- counting the nodes themselves took 1.5 s (bench/RESULTS.md).
 CREATE OR REPLACE FUNCTION imx_fleet_counts(p_user bigint, p_token_team bigint, p_team bigint,
                                             p_stale_s int, p_limit int)
 RETURNS text
 LANGUAGE sql STABLE AS $$
-  WITH mine AS (
-    SELECT n.team_id, n.image_id, n.drift,
-           n.last_seen < now() - make_interval(secs => p_stale_s) AS stale
-      FROM nodes n WHERE n.team_id IN (SELECT imx_caller_teams(p_user, p_token_team, p_team))),
+  WITH callers AS MATERIALIZED (SELECT imx_caller_teams(p_user, p_token_team, p_team) AS id),
+  counts AS (
+    SELECT f.team_id, f.image_id, sum(f.nodes)::bigint AS nodes, sum(f.drifted)::bigint AS drifted
+      FROM fleet_counts f WHERE f.team_id IN (SELECT ct.id FROM callers ct)
+     GROUP BY f.team_id, f.image_id HAVING sum(f.nodes) <> 0),
+  stale AS (
+    SELECT st.team_id, st.image_id, count(*) AS stale
+      FROM imx_nodes_stale(p_stale_s) st
+     WHERE st.team_id IN (SELECT ct.id FROM callers ct)
+     GROUP BY 1, 2),
+  mine AS MATERIALIZED (
+    SELECT c.team_id, c.image_id, c.nodes, c.drifted, coalesce(s.stale, 0) AS stale
+      FROM counts c LEFT JOIN stale s ON s.team_id = c.team_id AND s.image_id = c.image_id),
   by_image AS (
-    SELECT m.image_id, count(*) AS nodes, count(*) FILTER (WHERE m.drift) AS drifted,
-           count(*) FILTER (WHERE m.stale) AS stale
-      FROM mine m GROUP BY m.image_id),
+    SELECT m.image_id, sum(m.nodes)::bigint AS nodes, sum(m.drifted)::bigint AS drifted,
+           sum(m.stale)::bigint AS stale
+      FROM mine m WHERE m.image_id <> 0 GROUP BY m.image_id),
   by_pin AS (
-    SELECT p.id, p.name, p.team_id, p.image_id, count(m.*) AS nodes,
-           count(*) FILTER (WHERE m.drift) AS drifted, count(*) FILTER (WHERE m.stale) AS stale
+    SELECT p.id, p.name, p.team_id, p.image_id, m.nodes, m.drifted, m.stale
       FROM pins p JOIN mine m ON m.team_id = p.team_id AND m.image_id = p.image_id
-     WHERE p.team_id IN (SELECT imx_caller_teams(p_user, p_token_team, p_team))
-     GROUP BY p.id)
+     WHERE p.team_id IN (SELECT ct.id FROM callers ct))
   SELECT json_build_object(
-    'nodes', (SELECT count(*) FROM mine),
-    'drifted', (SELECT count(*) FROM mine WHERE drift),
-    'stale', (SELECT count(*) FROM mine WHERE stale),
-    'unknown_image', (SELECT count(*) FROM mine WHERE image_id IS NULL),
+    'nodes', (SELECT coalesce(sum(m.nodes), 0)::bigint FROM mine m),
+    'drifted', (SELECT coalesce(sum(m.drifted), 0)::bigint FROM mine m),
+    'stale', (SELECT coalesce(sum(m.stale), 0)::bigint FROM mine m),
+    'unknown_image', (SELECT coalesce(sum(m.nodes), 0)::bigint FROM mine m WHERE m.image_id = 0),
     'by_image', (SELECT coalesce(json_agg(x ORDER BY x.nodes DESC, (x.image->>'id')::bigint), '[]') FROM (
         SELECT json_build_object('id', i.id, 'family', i.family, 'version', i.version,
                                  'patch_status', i.patch_status) AS image,
@@ -270,12 +304,15 @@ LANGUAGE sql STABLE AS $$
   SELECT coalesce(nullif(current_setting('imaxe.node_stale_s', true), '')::int, 900)
 $$;
 
--- Running (not stale) nodes that booted p_image, of team p_team (NULL: every team).
+-- Running (not stale) nodes that booted p_image, of team p_team (NULL: every team): the count
+-- kept in fleet_counts less the image's stale nodes, found through node_seen's index (its rows
+-- are candidates, nodes.last_seen decides).
 CREATE OR REPLACE FUNCTION imx_nodes_running(p_image bigint, p_team bigint) RETURNS bigint
 LANGUAGE sql STABLE AS $$
-  SELECT count(*) FROM nodes n
-   WHERE n.image_id = p_image AND (p_team IS NULL OR n.team_id = p_team)
-     AND n.last_seen >= now() - make_interval(secs => imx_node_stale_s())
+  SELECT coalesce((SELECT sum(f.nodes) FROM fleet_counts f
+                    WHERE f.image_id = p_image AND (p_team IS NULL OR f.team_id = p_team)), 0)::bigint
+       - (SELECT count(*) FROM imx_nodes_stale(imx_node_stale_s()) st
+           WHERE st.image_id = p_image AND (p_team IS NULL OR st.team_id = p_team))
 $$;
 
 -- An advisory's exposure: the images it affects (and how many of them have a fix), the pins on
@@ -287,13 +324,20 @@ RETURNS text
 LANGUAGE sql STABLE AS $$
   WITH a AS (SELECT * FROM advisories WHERE id = p_adv),
   imgs AS (SELECT x.image_id, x.fixed_by FROM image_advisories x WHERE x.advisory_id = p_adv),
+  -- running nodes per (team, image): the kept counts less the stale ones (0360_fleet_counts.sql)
+  counted AS (
+    SELECT f.team_id, f.image_id, sum(f.nodes) AS nodes
+      FROM fleet_counts f JOIN imgs ON imgs.image_id = f.image_id GROUP BY 1, 2),
+  stale AS (
+    SELECT st.team_id, st.image_id, count(*) AS nodes
+      FROM imx_nodes_stale(p_stale_s) st JOIN imgs ON imgs.image_id = st.image_id GROUP BY 1, 2),
   running AS (
-    SELECT n.image_id, n.team_id FROM nodes n JOIN imgs ON imgs.image_id = n.image_id
-     WHERE n.last_seen >= now() - make_interval(secs => p_stale_s)),
+    SELECT c.team_id, c.image_id, (c.nodes - coalesce(s.nodes, 0))::bigint AS nodes
+      FROM counted c LEFT JOIN stale s ON s.team_id = c.team_id AND s.image_id = c.image_id),
   mine AS (
-    SELECT r.image_id, count(*) AS nodes FROM running r
+    SELECT r.image_id, sum(r.nodes)::bigint AS nodes FROM running r
      WHERE r.team_id IN (SELECT imx_caller_teams(p_user, p_token_team, NULL))
-     GROUP BY r.image_id)
+     GROUP BY r.image_id HAVING sum(r.nodes) > 0)
   SELECT json_build_object(
     'advisory', json_build_object('id', a.id, 'title', a.title, 'severity', a.severity,
                                   'cves', to_json(a.cves)),
@@ -301,7 +345,7 @@ LANGUAGE sql STABLE AS $$
     'images_with_fix', (SELECT count(*) FROM imgs WHERE fixed_by IS NOT NULL),
     'pins', (SELECT count(*) FROM pins p JOIN imgs ON imgs.image_id = p.image_id),
     'teams', (SELECT count(DISTINCT p.team_id) FROM pins p JOIN imgs ON imgs.image_id = p.image_id),
-    'nodes', (SELECT count(*) FROM running),
+    'nodes', (SELECT coalesce(sum(r.nodes), 0)::bigint FROM running r),
     'your_nodes', (SELECT coalesce(sum(nodes), 0) FROM mine),
     'your_nodes_by_image', (SELECT coalesce(json_agg(json_build_object(
                                'image', json_build_object('id', i.id, 'family', i.family,

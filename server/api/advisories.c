@@ -20,6 +20,7 @@
 #include "domain/pkgver.h"
 #include "domain/version.h"
 #include "util/config.h"
+#include "util/rfc3339.h"
 
 #define AFFECTED_MAX 256 /* ranges in one advisory (a USN names each binary package) */
 #define CVES_MAX     200 /* CVE ids in one advisory */
@@ -70,16 +71,6 @@ static bool matches_pattern(const char *s, size_t max, const char *first, const 
 
 #define ALNUM "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
 #define LOWER "abcdefghijklmnopqrstuvwxyz0123456789"
-
-static bool date_shape_ok(const char *s)
-{
-    if (strlen(s) != 10 || s[4] != '-' || s[7] != '-')
-        return false;
-    for (int i = 0; i < 10; i++)
-        if (i != 4 && i != 7 && (s[i] < '0' || s[i] > '9'))
-            return false;
-    return true;
-}
 
 static bool cve_ok(const char *s)
 {
@@ -240,7 +231,7 @@ static json_t *check_advisory(json_t *doc, bool no_ranges, json_t *errors)
         imx_verr(errors, "/id", "must be 1 to 100 of A-Z, a-z, 0-9, '.', '_', ':' and '-'");
     if (title && (strlen(title) == 0 || strlen(title) > 500))
         imx_verr(errors, "/title", "must be 1 to 500 characters");
-    if (published && !date_shape_ok(published))
+    if (published && !imx_date_ok(published))
         imx_verr(errors, "/published", "must be a date, YYYY-MM-DD");
     if (severity && !severity_ok(severity))
         imx_verr(errors, "/severity", "must be low, medium, high or critical");
@@ -723,7 +714,7 @@ void imx_api_advisory_list(struct imx_req *r)
         imx_reply_problem(r, IMX_E_BAD_REQUEST, "severity must be low, medium, high or critical");
         return;
     }
-    if ((f.from && !date_shape_ok(f.from)) || (f.to && !date_shape_ok(f.to))) {
+    if ((f.from && !imx_date_ok(f.from)) || (f.to && !imx_date_ok(f.to))) {
         imx_reply_problem(r, IMX_E_BAD_REQUEST, "published_from and published_to are YYYY-MM-DD");
         return;
     }
@@ -747,7 +738,7 @@ void imx_api_advisory_list(struct imx_req *r)
         const char *a = json_string_value(json_array_get(key, 0));
         const char *b = json_string_value(json_array_get(key, 1));
         bool ok = by_risk ? json_array_size(key) == 1 && a && strlen(a) < sizeof after_id
-                          : json_array_size(key) == 2 && a && b && date_shape_ok(a) &&
+                          : json_array_size(key) == 2 && a && b && imx_date_ok(a) &&
                                 strlen(b) < sizeof after_id;
         if (!ok) {
             json_decref(key);

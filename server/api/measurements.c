@@ -9,6 +9,7 @@
 #include <strings.h>
 
 #include "api/api.h"
+#include "domain/csv.h"
 #include "util/budget.h"
 #include "util/rfc3339.h"
 #include "api/export.h"
@@ -21,7 +22,6 @@
 #include "util/config.h"
 
 #define IMPORT_MAX_LINES 10000
-#define CSV_MAX_COLUMNS  32
 
 int imx_api_cost_scope(struct imx_req *r, const char *team_slug, struct imx_api_scope *out)
 {
@@ -308,52 +308,11 @@ void imx_api_measurement_create(struct imx_req *r)
 
 /* ---- import ---- */
 
-/* Splits one CSV line into fields in place (RFC 4180 quoting within a line). Returns the count,
- * or -1 for a malformed line or too many fields. */
-static int csv_split(char *line, char **fields, int max)
-{
-    int n = 0;
-    char *p = line;
-    for (;;) {
-        if (n == max)
-            return -1;
-        if (*p == '"') {
-            char *w = ++p;
-            fields[n++] = w;
-            for (;;) {
-                if (*p == '\0')
-                    return -1;
-                if (*p == '"' && p[1] == '"') {
-                    *w++ = '"';
-                    p += 2;
-                } else if (*p == '"') {
-                    p++;
-                    break;
-                } else {
-                    *w++ = *p++;
-                }
-            }
-            *w = '\0';
-            if (*p == ',') {
-                p++;
-                continue;
-            }
-            return *p == '\0' ? n : -1;
-        }
-        fields[n++] = p;
-        char *comma = strchr(p, ',');
-        if (!comma)
-            return n;
-        *comma = '\0';
-        p = comma + 1;
-    }
-}
-
 /* A CSV cell as the JSON value its column needs; NULL for an empty cell (absent). Text that is
  * not a number stays a string, so the field check names it. */
 static json_t *csv_value(const char *name, const char *cell)
 {
-    if (!*cell)
+    if (!cell || !*cell)
         return NULL;
     const struct mfield *f = mfield(name);
     if (f && f->kind != K_STRING) {
@@ -439,6 +398,50 @@ static void import_add(struct import_ctx *c, json_t *o, long n)
     json_decref(o);
 }
 
+enum import_end { IMPORT_READ, IMPORT_TOO_MANY, IMPORT_SPENT };
+
+/* A CSV body (a header line of field names, RFC 4180 records: quoted fields may hold commas,
+ * quotes and line breaks), read by domain/csv.c as every CSV the server takes. A malformed
+ * table is one error at the line it names; each row is checked at the line it starts on. */
+static enum import_end import_csv(struct import_ctx *c, const char *text, long *at)
+{
+    char err[256];
+    json_t *lines = NULL;
+    size_t err_line = 0;
+    json_t *rows = imx_csv_rows_at(text, strlen(text), &lines, &err_line, err, sizeof err);
+    if (!rows) {
+        *at = (long)err_line;
+        if (imx_budget_spent())
+            return IMPORT_SPENT;
+        char ptr[48] = "";
+        if (err_line)
+            snprintf(ptr, sizeof ptr, "/lines/%zu", err_line);
+        imx_verr(c->errors, ptr, "%s", err);
+        return IMPORT_READ;
+    }
+    enum import_end end = IMPORT_READ;
+    if (json_array_size(rows) > IMPORT_MAX_LINES)
+        end = IMPORT_TOO_MANY;
+    size_t i;
+    json_t *row;
+    json_array_foreach(end == IMPORT_READ ? rows : NULL, i, row)
+    {
+        json_t *o = json_object();
+        const char *name;
+        json_t *cell;
+        json_object_foreach(row, name, cell)
+        {
+            json_t *v = csv_value(name, json_string_value(cell));
+            if (v)
+                json_object_set_new(o, name, v);
+        }
+        import_add(c, o, (long)json_integer_value(json_array_get(lines, i)));
+    }
+    json_decref(rows);
+    json_decref(lines);
+    return end;
+}
+
 void imx_api_measurement_import(struct imx_req *r)
 {
     const char *ct = imx_req_header(r, "Content-Type");
@@ -472,13 +475,17 @@ void imx_api_measurement_import(struct imx_req *r)
         json_decref(c.errors);
         return;
     }
-    char *header[CSV_MAX_COLUMNS];
-    int ncols = 0;
     long n = 0, data_lines = 0;
     char *save = NULL;
     bool too_many = false, spent = false;
-    /* strtok_r would merge empty lines and lose the numbering; split by hand. */
-    for (char *line = text; line && !too_many; line = save) {
+    if (csv) {
+        enum import_end end = import_csv(&c, text, &n);
+        too_many = end == IMPORT_TOO_MANY;
+        spent = end == IMPORT_SPENT;
+    }
+    /* NDJSON, a line at a time. strtok_r would merge empty lines and lose the numbering; split
+     * by hand. */
+    for (char *line = csv ? NULL : text; line && !too_many; line = save) {
         char *nl = strchr(line, '\n');
         save = nl ? nl + 1 : NULL;
         if (nl)
@@ -499,38 +506,14 @@ void imx_api_measurement_import(struct imx_req *r)
             too_many = true;
             break;
         }
-        if (ndjson) {
-            json_error_t jerr;
-            json_t *o = json_loads(line, JSON_REJECT_DUPLICATES, &jerr);
-            if (!json_is_object(o)) {
-                json_decref(o);
-                imx_verr(c.errors, ptr, "is not a JSON object: %s", o ? "" : jerr.text);
-                continue;
-            }
-            import_add(&c, o, n);
-        } else if (ncols == 0) {
-            data_lines--;
-            ncols = csv_split(line, header, CSV_MAX_COLUMNS);
-            if (ncols <= 0) {
-                imx_verr(c.errors, ptr, "is not a CSV header of at most %d field names",
-                         CSV_MAX_COLUMNS);
-                break;
-            }
-        } else {
-            char *cells[CSV_MAX_COLUMNS];
-            int k = csv_split(line, cells, CSV_MAX_COLUMNS);
-            if (k != ncols) {
-                imx_verr(c.errors, ptr, "has %d fields; the header has %d", k < 0 ? 0 : k, ncols);
-                continue;
-            }
-            json_t *o = json_object();
-            for (int i = 0; i < k; i++) {
-                json_t *v = csv_value(header[i], cells[i]);
-                if (v)
-                    json_object_set_new(o, header[i], v);
-            }
-            import_add(&c, o, n);
+        json_error_t jerr;
+        json_t *o = json_loads(line, JSON_REJECT_DUPLICATES, &jerr);
+        if (!json_is_object(o)) {
+            json_decref(o);
+            imx_verr(c.errors, ptr, "is not a JSON object: %s", o ? "" : jerr.text);
+            continue;
         }
+        import_add(&c, o, n);
     }
     if (too_many) {
         imx_reply_problem(r, IMX_E_PAYLOAD_TOO_LARGE, "At most %d measurements per import",

@@ -14,6 +14,7 @@
 #include "api/export.h"
 #include "auth/auth.h"
 #include "db/nodes.h"
+#include "db/reference.h"
 #include "api/tx.h"
 #include "domain/drift.h"
 
@@ -48,6 +49,20 @@ static bool node_name_ok(const char *s)
         return false;
     for (; *s; s++)
         if (!isalnum((unsigned char)*s) && !strchr("._:-", *s))
+            return false;
+    return true;
+}
+
+/* A GPU model as the node names it: nvidia-smi and NVML print names with spaces and
+ * parentheses ("NVIDIA H100 80GB HBM3", "NVIDIA GB10 (DGX Spark)"), so 1 to 64 printable ASCII
+ * characters, spaces inside only. */
+static bool gpu_name_ok(const char *s)
+{
+    size_t n = strlen(s);
+    if (n == 0 || n > 64 || s[0] == ' ' || s[n - 1] == ' ')
+        return false;
+    for (; *s; s++)
+        if ((unsigned char)*s < 0x20 || (unsigned char)*s >= 0x7f)
             return false;
     return true;
 }
@@ -99,8 +114,9 @@ static void check_report(json_t *rep, const char *prefix, json_t *errors)
     json_t *g;
     json_array_foreach(gpus, i, g)
     {
-        if (!json_is_string(g) || !short_text_ok(json_string_value(g), 64)) {
-            imx_verr(local, "/probe/gpus", "must hold GPU models of 1 to 64 characters");
+        if (!json_is_string(g) || !gpu_name_ok(json_string_value(g))) {
+            imx_verr(local, "/probe/gpus",
+                     "must hold GPU models of 1 to 64 printable ASCII characters (spaces inside)");
             break;
         }
     }
@@ -353,6 +369,30 @@ static int report_tx(struct imx_req *r, void *cls)
     return 0;
 }
 
+/* Each report's GPU models by their canonical name, as images store theirs, so that ?gpu=H100
+ * finds a node that named its GPU as nvidia-smi prints it ("NVIDIA H100 80GB HBM3"). A name
+ * the reference does not know is kept as sent, and so are all when the reference cannot be read
+ * (a report is not refused for it; drift matches spellings itself). */
+static void canonical_gpus(struct imx_req *r, json_t *reports)
+{
+    const struct imx_ref_snapshot *ref = imx_db_ref_acquire(imx_api_conn(r), NULL, 0);
+    if (!ref)
+        return;
+    size_t i, k;
+    json_t *rep, *g;
+    json_array_foreach(reports, i, rep)
+    {
+        json_t *gpus = json_object_get(json_object_get(rep, "probe"), "gpus");
+        json_array_foreach(gpus, k, g)
+        {
+            const struct imx_ref_gpu *row = imx_compat_find_gpu(ref, json_string_value(g));
+            if (row && strcmp(row->gpu_model, json_string_value(g)) != 0)
+                json_array_set_new(gpus, k, json_string(row->gpu_model));
+        }
+    }
+    imx_db_ref_release(ref);
+}
+
 void imx_api_node_report(struct imx_req *r)
 {
     bool ndjson = false;
@@ -379,6 +419,7 @@ void imx_api_node_report(struct imx_req *r)
     struct report_batch b = { calloc(json_array_size(reports), sizeof *b.p), 0, NULL };
     if (!b.p || !imx_api_db(r))
         goto out;
+    canonical_gpus(r, reports);
     json_array_foreach(reports, i, rep)
     {
         long long team = report_team(r, rep, &lk);

@@ -119,6 +119,17 @@ static bool blank(const struct record *r)
 
 json_t *imx_csv_rows(const char *text, size_t len, char *err, size_t errlen)
 {
+    return imx_csv_rows_at(text, len, NULL, NULL, err, errlen);
+}
+
+json_t *imx_csv_rows_at(const char *text, size_t len, json_t **lines, size_t *err_line, char *err,
+                        size_t errlen)
+{
+    size_t at = 1;
+    if (lines)
+        *lines = NULL;
+    if (err_line)
+        *err_line = 0;
     set_err(err, errlen, "%s", "");
     if (!text) {
         set_err(err, errlen, "no text");
@@ -132,14 +143,15 @@ json_t *imx_csv_rows(const char *text, size_t len, char *err, size_t errlen)
     char *scratch = malloc(2 * len + 2);
     struct record *header = malloc(sizeof *header), *rec = malloc(sizeof *rec);
     char *hscratch = malloc(len + 1);
-    json_t *rows = json_array();
+    json_t *rows = json_array(), *starts = json_array();
     size_t pos = 0, line = 1;
-    if (!scratch || !header || !rec || !hscratch || !rows) {
+    if (!scratch || !header || !rec || !hscratch || !rows || !starts) {
         set_err(err, errlen, "out of memory");
         goto fail;
     }
     int rc;
     do {
+        at = line;
         rc = read_record(text, len, &pos, hscratch, header, &line, err, errlen);
     } while (rc == 1 && blank(header));
     if (rc <= 0) {
@@ -160,7 +172,7 @@ json_t *imx_csv_rows(const char *text, size_t len, char *err, size_t errlen)
         }
     }
     for (;;) {
-        size_t at = line;
+        at = line;
         if (imx_budget_spent()) {
             set_err(err, errlen, "line %zu: %s", at, IMX_BUDGET_SPENT_TEXT);
             goto fail;
@@ -192,7 +204,8 @@ json_t *imx_csv_rows(const char *text, size_t len, char *err, size_t errlen)
             }
             json_object_set_new(o, header->field[i], v);
         }
-        if (!o || json_array_append_new(rows, o) != 0) {
+        if (!o || json_array_append_new(rows, o) != 0 ||
+            json_array_append_new(starts, json_integer((json_int_t)at)) != 0) {
             set_err(err, errlen, "out of memory");
             goto fail;
         }
@@ -201,13 +214,20 @@ json_t *imx_csv_rows(const char *text, size_t len, char *err, size_t errlen)
     free(hscratch);
     free(header);
     free(rec);
+    if (lines)
+        *lines = starts;
+    else
+        json_decref(starts);
     return rows;
 fail:
+    if (err_line)
+        *err_line = at;
     free(scratch);
     free(hscratch);
     free(header);
     free(rec);
     json_decref(rows);
+    json_decref(starts);
     return NULL;
 }
 

@@ -19,6 +19,13 @@
  * array of objects {column: string or null}, or NULL with a message naming the line in err. */
 json_t *imx_csv_rows(const char *text, size_t len, char *err, size_t errlen);
 
+/* imx_csv_rows, telling lines as well, for a caller that points at them (measurement import's
+ * /lines/N): *lines (when lines is not NULL) receives a new array, parallel to the rows, of the
+ * line each row starts on (1: the first line of text); on an error, *err_line (when not NULL)
+ * the line the message names. */
+json_t *imx_csv_rows_at(const char *text, size_t len, json_t **lines, size_t *err_line, char *err,
+                        size_t errlen);
+
 /* Appends one field to a CSV line being built in buf (size cap, used *n): NULL as nothing (an
  * empty unquoted field), any other value quoted when it holds a comma, quote, CR, LF or is
  * empty. Returns 0, or -1 when buf is full. */

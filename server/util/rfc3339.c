@@ -22,6 +22,19 @@ static int days_in(int year, int month)
     return month == 2 && leap ? 29 : days[month - 1];
 }
 
+/* A calendar date at s (YYYY-MM-DD; what follows is not looked at). */
+static bool date_at(const char *s)
+{
+    int y, mo, d;
+    return digits(s, 4, &y) && s[4] == '-' && digits(s + 5, 2, &mo) && s[7] == '-' &&
+           digits(s + 8, 2, &d) && y >= 1 && mo >= 1 && mo <= 12 && d >= 1 && d <= days_in(y, mo);
+}
+
+bool imx_date_ok(const char *s)
+{
+    return s && date_at(s) && s[10] == '\0';
+}
+
 bool imx_rfc3339_ok(const char *s)
 {
     int y, mo, d, h, mi, sec, oh, om;

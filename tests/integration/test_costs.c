@@ -335,6 +335,26 @@ static void import_is_all_or_nothing(void **state)
     imx_t_assert_problem(&res, 400);
     assert_true(has_pointer(&res, "/lines/2/bogus"));
     imx_t_res_free(&res);
+    /* The import reads CSV as every CSV the server takes (domain/csv.c): a quoted field may hold
+     * a line break, and a row's errors point at the line it starts on (4 here: the row before
+     * it spans lines 2 and 3); a duplicate column and a stray quote are refused. */
+    snprintf(csv, sizeof csv,
+             "image,instance_type,model,precision,batch_size,throughput_per_s,measured_at,notes\n"
+             "%lld,g5.xlarge,imp,fp16,1,10,2026-08-03T00:00:00Z,\"two\nlines\"\n"
+             "%lld,g5.xlarge,imp,fp16,1,fast,2026-08-03T00:00:00Z,\n",
+             img_m1, img_m1);
+    res = import("text/csv", csv);
+    imx_t_assert_problem(&res, 400);
+    assert_true(has_pointer(&res, "/lines/4/throughput_per_s"));
+    assert_int_equal(json_array_size(json_object_get(res.json, "errors")), 1);
+    imx_t_res_free(&res);
+    res = import("text/csv", "image,image\n1,2\n");
+    imx_t_assert_problem(&res, 400);
+    imx_t_res_free(&res);
+    res = import("text/csv", "image,notes\n1,say \"x\"\n");
+    imx_t_assert_problem(&res, 400);
+    assert_true(has_pointer(&res, "/lines/2"));
+    imx_t_res_free(&res);
     res = import("application/json", "{}");
     imx_t_assert_problem(&res, 415);
     imx_t_res_free(&res);

@@ -658,6 +658,56 @@ static void the_pin_plan_recommends_the_safe_move(void **state)
     imx_t_res_free(&res);
 }
 
+/* A raw API client sends GPU names as nvidia-smi prints them, spaces and all: taken, and
+ * stored by the canonical model so that ?gpu=H100 finds the node; names that are not printable
+ * ASCII, pad with spaces or run past 64 characters are refused and change nothing. */
+static void gpu_names_as_nvidia_smi_prints_them(void **state)
+{
+    (void)state;
+    static const char fmt[] =
+        "{\"name\":\"%s\",\"image\":{\"id\":%lld},\"probe\":{\"gpus\":[%s],"
+        "\"components\":[{\"name\":\"nvidia-driver\",\"version\":\"580.95.05\"}]}}";
+    char body[1024];
+    snprintf(body, sizeof body, fmt, "smi-1", img_a, "\"NVIDIA H100 80GB HBM3\"");
+    expect(node_token, "POST", "/v1/nodes/reports", body, 200);
+    /* Known to the reference by no alias: kept as sent. */
+    snprintf(body, sizeof body, fmt, "smi-2", img_a, "\"NVIDIA Future GPU (Rev 2)\"");
+    expect(node_token, "POST", "/v1/nodes/reports", body, 200);
+    json_t *one = node_get(alice, "smi-1"), *two = node_get(alice, "smi-2");
+    assert_string_equal(json_string_value(json_array_get(json_object_get(one, "gpus"), 0)), "H100");
+    assert_string_equal(json_string_value(json_array_get(json_object_get(two, "gpus"), 0)),
+                        "NVIDIA Future GPU (Rev 2)");
+    json_decref(one);
+    json_decref(two);
+    struct imx_res res = call(alice, "GET", "/v1/nodes?gpu=H100&limit=200", NULL, 200);
+    bool found = false;
+    size_t i;
+    json_t *n;
+    json_array_foreach(json_object_get(res.json, "items"), i, n)
+    {
+        found = found || strcmp(json_string_value(json_object_get(n, "name")), "smi-1") == 0;
+    }
+    assert_true(found);
+    imx_t_res_free(&res);
+    long long before = sql_count("SELECT count(*) FROM nodes");
+    static const char *const bad[] = {
+        "\" H100\"",
+        "\"H100 \"",
+        "\"H100\\tPCIe\"",
+        "\"H100\\u00e9\"",
+        "\"\"",
+        "\"NVIDIA H100 80GB HBM3 NVIDIA H100 80GB HBM3 NVIDIA H100 80GB HBM3 x\"", /* 67 */
+    };
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        snprintf(body, sizeof body, fmt, "smi-bad", img_a, bad[k]);
+        res = call(node_token, "POST", "/v1/nodes/reports", body, 400);
+        imx_t_assert_problem(&res, 400);
+        assert_non_null(strstr(res.body, "/probe/gpus"));
+        imx_t_res_free(&res);
+    }
+    assert_int_equal(sql_count("SELECT count(*) FROM nodes"), before);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -670,6 +720,7 @@ int main(void)
         cmocka_unit_test(a_real_bulletin_counts_exposed_nodes),
         cmocka_unit_test(exposure_history_day_by_day),
         cmocka_unit_test(the_pin_plan_recommends_the_safe_move),
+        cmocka_unit_test(gpu_names_as_nvidia_smi_prints_them),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

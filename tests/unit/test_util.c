@@ -142,6 +142,35 @@ static void rfc3339_cases(void **state)
             fail_msg("'%s' should be %s", cases[i].s, cases[i].ok ? "taken" : "refused");
 }
 
+static void date_cases(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *s;
+        bool ok;
+    } cases[] = {
+        { "2026-12-06", true },   { "2024-02-29", true }, /* leap year */
+        { "2000-02-29", true },                           /* divisible by 400 */
+        { "1900-02-29", false },                          /* divisible by 100, not 400 */
+        { "2025-02-29", false },  { "2026-02-28", true },
+        { "2026-04-30", true },   { "2026-04-31", false },
+        { "2026-01-31", true },   { "2026-12-31", true },
+        { "2026-13-45", false },  { "2026-13-01", false },
+        { "2026-00-10", false },  { "2026-01-00", false },
+        { "2026-01-32", false },  { "0000-01-01", false },
+        { "0001-01-01", true },   { "9999-12-31", true },
+        { "2026-1-05", false },   { "2026-01-5", false },
+        { "2026/01/05", false },  { "2026-01-05T00:00:00Z", false },
+        { "2026-01-05 ", false }, { "+2026-01-05", false },
+        { "2026-0a-05", false },  { "", false },
+        { NULL, false },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        if (imx_date_ok(cases[i].s) != cases[i].ok)
+            fail_msg("date '%s' should be %s", cases[i].s ? cases[i].s : "(null)",
+                     cases[i].ok ? "taken" : "refused");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -150,6 +179,7 @@ int main(void)
         cmocka_unit_test(problem_registry_is_complete),
         cmocka_unit_test(if_match_cases),
         cmocka_unit_test(rfc3339_cases),
+        cmocka_unit_test(date_cases),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
