@@ -13,6 +13,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "db/internal.h"
 #include "db/migrate.h"
 
 #define STEPS      150
