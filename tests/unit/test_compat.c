@@ -60,10 +60,10 @@ static const struct imx_ref_cuda_driver cuda_rows[] = {
 };
 
 static const struct imx_ref_compute_capability cc_rows[] = {
-    { "7.0", "9.0", SRC_ARCH, false },   { "9.0", "11.8", SRC_ARCH, false },
-    { "10.0", "12.8", SRC_FEAT, false }, { "10.3", "12.9", SRC_FEAT, false },
-    { "11.0", "13.0", SRC_FEAT, false }, { "12.0", "12.8", SRC_FEAT, false },
-    { "12.1", "12.9", SRC_FEAT, false },
+    { "7.0", "9.0", SRC_ARCH, false, NULL },   { "9.0", "11.8", SRC_ARCH, false, NULL },
+    { "10.0", "12.8", SRC_FEAT, false, NULL }, { "10.3", "12.9", SRC_FEAT, false, NULL },
+    { "11.0", "13.0", SRC_FEAT, false, NULL }, { "12.0", "12.8", SRC_FEAT, false, NULL },
+    { "12.1", "12.9", SRC_FEAT, false, NULL },
 };
 
 static const struct imx_ref_gpu_arch arch_rows[] = {
@@ -135,11 +135,11 @@ static const struct imx_ref_driver_branch branch_rows[] = {
 };
 
 static const struct imx_ref_cudnn cudnn_rows[] = {
-    { "8.9.7", { 11, 12 }, 2, SRC_CUDNN, { NULL }, "5.0", "9.0", false, NULL },
-    { "9.5.1", { 11, 12 }, 2, SRC_CUDNN_951, { "11.8", "12.6" }, "5.0", "9.0", false, NULL },
-    { "9.10.2", { 11, 12 }, 2, SRC_CUDNN, { "11.8", "12.9" }, "5.0", "12.0", false, NULL },
-    { "9.11.0", { 12 }, 1, SRC_CUDNN, { NULL }, NULL, NULL, false, NULL },
-    { "9.12.0", { 12, 13 }, 2, SRC_CUDNN, { NULL }, NULL, NULL, false, NULL },
+    { "8.9.7", { 11, 12 }, 2, SRC_CUDNN, { NULL }, "5.0", "9.0", false, NULL, false, false, false },
+    { "9.5.1", { 11, 12 }, 2, SRC_CUDNN_951, { "11.8", "12.6" }, "5.0", "9.0", false, NULL, false, false, false },
+    { "9.10.2", { 11, 12 }, 2, SRC_CUDNN, { "11.8", "12.9" }, "5.0", "12.0", false, NULL, false, false, false },
+    { "9.11.0", { 12 }, 1, SRC_CUDNN, { NULL }, NULL, NULL, false, NULL, false, false, false },
+    { "9.12.0", { 12, 13 }, 2, SRC_CUDNN, { NULL }, NULL, NULL, false, NULL, false, false, false },
     { "9.17.0",
       { 12, 13 },
       2,
@@ -148,9 +148,12 @@ static const struct imx_ref_cudnn cudnn_rows[] = {
       "7.5",
       "12.0",
       false,
-      "7.5;8.0;8.6;8.9;9.0;10.0;12.0" },
+      "7.5;8.0;8.6;8.9;9.0;10.0;12.0",
+      false,
+      false,
+      false },
     /* 0016: known to exist only; its CUDA 12/13 builds are assumed */
-    { "9.15.1", { 12, 13 }, 2, SRC_CONDA, { NULL }, NULL, NULL, true, NULL },
+    { "9.15.1", { 12, 13 }, 2, SRC_CONDA, { NULL }, NULL, NULL, true, NULL, false, false, false },
 };
 
 static const struct imx_ref_pytorch_build pytorch_rows[] = {
@@ -594,7 +597,8 @@ static const struct compat_case cases[] = {
       { DRV("570.133.20"), CUDA("12.8.0"), TORCH("2.7.1+cu126") },
       { "B200" },
       DAY_2025,
-      { "gpu_too_new_for_cuda" } },
+      /* this table holds no architecture list for the cu126 wheels: said, not passed */
+      { "gpu_too_new_for_cuda", "unknown_component_version" } },
     { "a +cu128 wheel on a CUDA 12.8 host with a B200",
       { DRV("570.133.20"), CUDA("12.8.1"), TORCH("2.9.0+cu128") },
       { "B200" },
@@ -689,11 +693,11 @@ static const struct compat_case cases[] = {
       { "GB10" },
       DAY_2025,
       { "framework_cuda_build_experimental" } },
-    { "a PyTorch wheel whose list was not read is not checked for the GPU",
+    { "a PyTorch wheel whose list was not read is not checked for the GPU, and says so",
       { DRV("570.133.20"), TORCH("2.7.1+cu128") },
       { "V100" },
       DAY_2025,
-      { "framework_cuda_build_experimental" } },
+      { "framework_cuda_build_experimental", "unknown_component_version" } },
 
     /* JAX's CUDA wheels: framework_driver_too_old, framework_gpu_arch_unsupported,
      * framework_cudnn_incompatible */
