@@ -287,8 +287,7 @@ static struct holder *holder_from_json(json_t *root)
         h->cudnn[i].cc_max = str(row, "cc_max");
         h->cudnn[i].cc_list = str(row, "cc_list");
         h->cudnn[i].unconfirmed = json_is_true(json_object_get(row, "unconfirmed"));
-        h->cudnn[i].cc_list_unconfirmed =
-            json_is_true(json_object_get(row, "cc_list_unconfirmed"));
+        h->cudnn[i].cc_list_unconfirmed = json_is_true(json_object_get(row, "cc_list_unconfirmed"));
         h->cudnn[i].forward_compat_known = json_is_boolean(json_object_get(row, "forward_compat"));
         h->cudnn[i].forward_compat = json_is_true(json_object_get(row, "forward_compat"));
         json_array_foreach(majors, k, v)

@@ -1002,10 +1002,9 @@ static bool python_in(const struct imx_ver *py, const char *lo, const char *hi)
 static void python_unknown(struct builder *b, const struct stack *st, const char *framework,
                            const char *version, const char *why)
 {
-    struct imx_compat_finding *f =
-        add(b, IMX_COMPAT_INFO, "unknown_component_version", NULL,
-            "%s %s %s, so Python %s was not checked against it.", framework, version, why,
-            st->python.text);
+    struct imx_compat_finding *f = add(b, IMX_COMPAT_INFO, "unknown_component_version", NULL,
+                                       "%s %s %s, so Python %s was not checked against it.",
+                                       framework, version, why, st->python.text);
     involve(f, "python", st->python.text);
     involve(f, strcmp(framework, "PyTorch") == 0 ? "pytorch" : "tensorflow", version);
 }
