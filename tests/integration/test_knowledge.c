@@ -8,50 +8,33 @@
 #include <stdlib.h>
 #include <string.h>
 
-static struct imx_srv srv;
-static char db[1024];
-static char admin[4096];
+static struct imx_t_compat ct;
 
 static int setup(void **state)
 {
     (void)state;
-    return imx_t_server_up(&srv, "knowledge", NULL, db, sizeof db, admin, sizeof admin);
+    return imx_t_compat_up(&ct, "knowledge");
 }
 
 static int teardown(void **state)
 {
     (void)state;
-    return imx_t_server_stop(&srv, SIGTERM, 15) == 0 ? 0 : -1;
+    return imx_t_compat_down(&ct);
 }
 
 /* The report of a stack; a new reference. */
 static json_t *check(const char *components, const char *gpus)
 {
-    char body[2048];
-    snprintf(body, sizeof body, "{\"components\":%s,\"gpus\":%s}", components, gpus);
-    struct imx_res res;
-    assert_int_equal(imx_t_http_as(&srv, admin, "POST", "/v1/compat/check", body, &res), 0);
-    if (res.status != 200)
-        fail_msg("compat check %s: %ld %s", body, res.status, res.body);
-    json_t *j = json_incref(res.json);
-    imx_t_res_free(&res);
-    return j;
+    return imx_t_compat_check(&ct, components, gpus);
 }
 
 /* The finding with code in report, or NULL. */
 static json_t *finding(json_t *report, const char *code)
 {
-    size_t i;
-    json_t *f;
-    json_array_foreach(json_object_get(report, "findings"), i, f)
-    {
-        if (strcmp(json_string_value(json_object_get(f, "code")), code) == 0)
-            return f;
-    }
-    return NULL;
+    return imx_t_compat_finding(report, code);
 }
 
-#define C(n, v) "{\"name\":\"" n "\",\"version\":\"" v "\"}"
+#define C(n, v) IMX_T_COMPONENT(n, v)
 
 static void each_new_rule_fires_on_the_shipped_rows(void **state)
 {
@@ -219,7 +202,7 @@ static size_t rows(const char *table, const char *column, const char *value)
     snprintf(path, sizeof path, "/v1/reference/%s?limit=7", table);
     for (;;) {
         struct imx_res res;
-        assert_int_equal(imx_t_http_as(&srv, admin, "GET", path, NULL, &res), 0);
+        assert_int_equal(imx_t_http_as(&ct.srv, ct.admin, "GET", path, NULL, &res), 0);
         assert_int_equal(res.status, 200);
         size_t i;
         json_t *r;
@@ -303,7 +286,7 @@ static void new_rows_carry_sources_and_statuses(void **state)
     /* GET /v1/reference lists every table with its rows (15 with ref_jax and ref_nvidia_product),
      * ref_nccl among them. */
     struct imx_res res;
-    assert_int_equal(imx_t_http_as(&srv, admin, "GET", "/v1/reference", NULL, &res), 0);
+    assert_int_equal(imx_t_http_as(&ct.srv, ct.admin, "GET", "/v1/reference", NULL, &res), 0);
     assert_int_equal(res.status, 200);
     json_t *tables = json_object_get(res.json, "tables"), *t;
     size_t i, seen = 0;
@@ -319,19 +302,19 @@ static void new_rows_carry_sources_and_statuses(void **state)
     }
     assert_int_equal(seen, 1);
     imx_t_res_free(&res);
-    char *n = imx_t_sql(db, "SELECT count(*) FROM ref_gpu WHERE gpu_model IN ('GB10', 'L40', 'A40',"
+    char *n = imx_t_sql(ct.db, "SELECT count(*) FROM ref_gpu WHERE gpu_model IN ('GB10', 'L40', 'A40',"
                             " 'A16', 'A2', 'A30', 'Jetson AGX Orin', 'Jetson Orin NX',"
                             " 'Jetson Orin Nano', 'Jetson T5000', 'Jetson T4000', 'P100', 'P40',"
                             " 'P4', 'M60', 'M40', 'K80') AND source LIKE 'https://%'");
     assert_string_equal(n, "17");
     free(n);
-    n = imx_t_sql(db, "SELECT eol || ' ' || eol_basis || ' ' || eol_endoflife_date"
+    n = imx_t_sql(ct.db, "SELECT eol || ' ' || eol_basis || ' ' || eol_endoflife_date"
                       " FROM ref_driver_branch WHERE branch = 610");
     assert_string_equal(n, "2026-08-01 nvidia 2027-08-03");
     free(n);
     /* R620's fields from NVIDIA's driver manifest (migrations/0035, generated from
      * tools/reference/knowledge_facts.csv); its first release stays unknown. */
-    n = imx_t_sql(db, "SELECT latest_version || ' ' || latest_version_date || ' ' || native_cuda"
+    n = imx_t_sql(ct.db, "SELECT latest_version || ' ' || latest_version_date || ' ' || native_cuda"
                       " || ' ' || coalesce(first_release::text, 'unknown') || ' '"
                       " || (source LIKE '%redistrib_620.70.06.json%') || ' '"
                       " || (notes LIKE '%native_cuda = 13.5 (SECONDARY%')"
