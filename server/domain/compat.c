@@ -649,14 +649,21 @@ struct cc_probe {
     bool any;
 };
 
+/* Does listed capability v cover cc: the same one, or, before Hopper, one of the same major with a
+ * lower minor (CUDA binary compatibility: a cubin runs on the same major with the same or a
+ * higher minor, so cuDNN 8.9's sm_50 kernels run on a Maxwell 5.2 and its sm_70 ones on a Volta
+ * 7.2, and NVIDIA's matrix lists "NVIDIA Maxwell" as supported hardware). From Hopper on cuDNN's
+ * fastest kernels use architecture-specific features (sm_90a, sm_100a) that run on their own
+ * capability only, so a GPU between two listed ones stays in forward-compatibility mode. */
 static bool cc_equal(const struct imx_ver *v, bool ptx, void *arg)
 {
     (void)ptx;
     struct cc_probe *p = arg;
     p->any = true;
-    if (key_cmp_n(v->key, p->cc->key, 2) <= 0)
+    int c = key_cmp_n(v->key, p->cc->key, 2);
+    if (c <= 0)
         p->lowest_above = false;
-    return key_cmp_n(v->key, p->cc->key, 2) == 0;
+    return c == 0 || (c < 0 && v->key[0] == p->cc->key[0] && v->key[0] < 9);
 }
 
 static enum cc_fit cudnn_cc_fit(const struct imx_ref_cudnn *row, const struct imx_ver *cc)
