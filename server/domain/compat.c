@@ -597,7 +597,28 @@ static void check_gpu(struct builder *b, const struct imx_ref_snapshot *ref, con
         }
     }
     struct imx_ver mv;
-    if (ref_ver(min, &mv) && imx_ver_cmp(&st->driver, &mv) < 0) {
+    if (!ref_ver(min, &mv)) {
+        /* The GPU predates the Table-3 rows (its first CUDA is older than any release held), so
+         * every driver from the oldest held floor on runs it; an older driver is not known to. */
+        const char *oldest = NULL;
+        struct imx_ver ov, best;
+        for (size_t i = 0; i < ref->n_cuda; i++) {
+            if (ref_ver(ref->cuda[i].linux_driver_min, &ov) &&
+                (!oldest || imx_ver_cmp(&ov, &best) < 0)) {
+                oldest = ref->cuda[i].linux_driver_min;
+                best = ov;
+            }
+        }
+        if (oldest && imx_ver_cmp(&st->driver, &best) < 0) {
+            f = add(b, IMX_COMPAT_INFO, "unknown_component_version", g->source,
+                    "The %s's minimum NVIDIA driver is not in the reference data (its first CUDA "
+                    "toolkit predates the Table-3 rows, which start at driver %s), so driver %s "
+                    "was not checked against it.",
+                    g->gpu_model, oldest, st->driver.text);
+            involve(f, "gpu", g->gpu_model);
+            involve(f, "nvidia-driver", st->driver.text);
+        }
+    } else if (imx_ver_cmp(&st->driver, &mv) < 0) {
         char why[160];
         if (g->min_driver_documented)
             snprintf(why, sizeof why, " (model-specific minimum)");

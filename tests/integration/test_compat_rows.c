@@ -366,6 +366,20 @@ static const char *minor_floor(const char *cuda)
     return best;
 }
 
+/* The oldest Table-3 driver of all the releases held. */
+static const char *oldest_floor(void)
+{
+    size_t i;
+    json_t *r;
+    const char *best = NULL;
+    json_array_foreach(cudas, i, r)
+    {
+        if (S(r, "floor") && (!best || FULL(S(r, "floor"), best) < 0))
+            best = S(r, "floor");
+    }
+    return best;
+}
+
 /* The oldest driver the GPU runs on: its documented minimum, else the newer of its derived one
  * and the floor of the first toolkit for it. NULL when none is known. */
 static const char *gpu_min_driver(json_t *g)
@@ -411,6 +425,13 @@ static void gpu_branch_batch(json_t *rep, size_t from, size_t n, void *arg)
                  S(g, "arch"), last, min ? min : "?", a->driver);
         expect(a->t, rep, "gpu_dropped_by_driver", m, dropped, "error", what);
         expect(a->t, rep, "gpu_driver_too_old", m, too_old, NULL, what);
+        /* no minimum known: said when the driver is older than every Table-3 floor */
+        a->t->verdicts++;
+        json_t *f = about(rep, "unknown_component_version", m);
+        bool said = f && strstr(S(f, "message"), "minimum NVIDIA driver");
+        if (said != (!min && FULL(a->driver, oldest_floor()) < 0))
+            wrong(a->t, rep, "%s: the unknown-minimum info is %s", what,
+                  said ? "there" : "missing");
         /* The branch's own list of architectures (0310, derived) agrees with the verdicts. */
         json_t *listed = json_object_get(a->b, "archs");
         if (json_is_array(listed)) {
