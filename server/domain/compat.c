@@ -673,9 +673,10 @@ struct cc_probe {
 /* Does listed capability v cover cc: the same one, or, before Hopper, one of the same major with a
  * lower minor (CUDA binary compatibility: a cubin runs on the same major with the same or a
  * higher minor, so cuDNN 8.9's sm_50 kernels run on a Maxwell 5.2 and its sm_70 ones on a Volta
- * 7.2, and NVIDIA's matrix lists "NVIDIA Maxwell" as supported hardware). From Hopper on cuDNN's
- * fastest kernels use architecture-specific features (sm_90a, sm_100a) that run on their own
- * capability only, so a GPU between two listed ones stays in forward-compatibility mode. */
+ * 7.2, and NVIDIA's 8.9.6 matrix lists "NVIDIA Maxwell" as supported hardware beside capability
+ * 5.0 alone: docs.nvidia.com/deeplearning/cudnn/archives/cudnn-896/support-matrix). From Hopper on
+ * cuDNN's fastest kernels use architecture-specific features (sm_90a, sm_100a) that run on their
+ * own capability only, so a GPU between two listed ones stays in forward-compatibility mode. */
 static bool cc_equal(const struct imx_ver *v, bool ptx, void *arg)
 {
     (void)ptx;
