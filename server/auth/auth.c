@@ -135,6 +135,23 @@ int imx_auth_bootstrap(char *err, size_t errlen)
         free_secret(password);
         return 0;
     }
+    /* A restart finds users: then the password is not hashed at all (Argon2id runs at the
+     * lowest priority and, on a busy host, held every start back by seconds). */
+    enum imx_db_failure why;
+    struct imx_db_conn *c = imx_db_acquire(&why);
+    bool any = false;
+    enum imx_db_status st = c ? imx_db_auth_has_users(c, &any) : IMX_DBS_UNAVAILABLE;
+    if (c)
+        imx_db_release(c);
+    if (st != IMX_DBS_OK) {
+        snprintf(err, errlen, "cannot reach PostgreSQL to look for the first admin");
+        free_secret(password);
+        return -1;
+    }
+    if (any && strlen(password) >= IMX_PASSWORD_MIN) {
+        free_secret(password);
+        return 0;
+    }
     if (strlen(password) < IMX_PASSWORD_MIN || imx_password_hash(password, hash) != 0) {
         snprintf(err, errlen, "IMAXE_ADMIN_PASSWORD must be at least %d characters",
                  IMX_PASSWORD_MIN);
@@ -142,8 +159,7 @@ int imx_auth_bootstrap(char *err, size_t errlen)
         return -1;
     }
     free_secret(password);
-    enum imx_db_failure why;
-    struct imx_db_conn *c = imx_db_acquire(&why);
+    c = imx_db_acquire(&why);
     if (!c) {
         snprintf(err, errlen, "cannot reach PostgreSQL to create the first admin");
         return -1;

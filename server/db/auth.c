@@ -94,6 +94,17 @@ int imx_db_auth_epoch(struct imx_db_conn *c, long long *epoch)
     return rc;
 }
 
+IMX_DB_STMT(q_has_users, 0, "SELECT EXISTS (SELECT 1 FROM users)");
+
+enum imx_db_status imx_db_auth_has_users(struct imx_db_conn *c, bool *any)
+{
+    PGresult *res = imx_db_exec(c, &q_has_users, NULL);
+    enum imx_db_status st = imx_db_status_of(res);
+    *any = st == IMX_DBS_OK && PQntuples(res) == 1 && PQgetvalue(res, 0, 0)[0] == 't';
+    PQclear(res);
+    return st;
+}
+
 IMX_DB_STMT(q_bootstrap, 2,
             "INSERT INTO users (email, display_name, password_hash, is_admin) "
             "SELECT $1, 'Administrator', $2, true WHERE NOT EXISTS (SELECT 1 FROM users) "

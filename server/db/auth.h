@@ -36,6 +36,8 @@ enum imx_db_status imx_db_auth_user_active(struct imx_db_conn *c, const char *us
 /* The auth epoch (migrations/0020_point_reads.sql) into *epoch. Returns 0, or -1 when the
  * database failed. */
 int imx_db_auth_epoch(struct imx_db_conn *c, long long *epoch);
+/* Whether any user exists (the first admin is made only when none does). */
+enum imx_db_status imx_db_auth_has_users(struct imx_db_conn *c, bool *any);
 /* Creates the first admin when there are no users (*created false when users exist). */
 enum imx_db_status imx_db_auth_bootstrap(struct imx_db_conn *c, const char *email, const char *hash,
                                          bool *created);

@@ -37,6 +37,10 @@ const char *imx_t_pg_conninfo(const char *dbname);
 
 /* Creates a fresh, empty database for this test and returns its connection string (static). */
 const char *imx_t_db_create(const char *name);
+/* The same, as a copy of the database a first server start leaves (migrated, with the first
+ * admin), when the fixture made one; else empty. */
+#define IMX_T_TEMPLATE_DB "imx_template"
+const char *imx_t_db_create_migrated(const char *name);
 
 /* Runs SQL on a database; returns the first value of the first row (new string) or NULL. */
 char *imx_t_sql(const char *conninfo, const char *sql);
@@ -58,7 +62,7 @@ int imx_t_server_start(struct imx_srv *s, const char *db, const char *const *env
 /* Starts the server without waiting for it (for start-up failure tests). */
 int imx_t_server_spawn(struct imx_srv *s, const char *db, const char *const *env);
 
-/* Creates database name (imx_t_db_create; its connection string into db when db is not NULL),
+/* Creates database name (imx_t_db_create_migrated; its connection string into db when db is not NULL),
  * starts the server on it with env (as imx_t_server_start) and signs in the bootstrap admin
  * (token into admin). Returns 0, or -1 (printing why). */
 int imx_t_server_up(struct imx_srv *s, const char *name, const char *const *env, char *db,

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "api/cursor.h"
+#include "auth/password.h"
 #include "auth/jwt.h"
 #include "util/base64.h"
 
@@ -149,6 +150,14 @@ struct b64_case {
     const char *in, *out;
 };
 
+/* Unknown accounts are checked against a fixed hash: it must cost what a real one costs. */
+static void the_unknown_account_hash_costs_what_a_real_one_does(void **state)
+{
+    (void)state;
+    assert_int_equal(sodium_init() >= 0, 1);
+    assert_true(imx_password_dummy_current());
+}
+
 static void base64url_is_canonical(void **state)
 {
     (void)state;
@@ -175,6 +184,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(claims_are_checked_with_leeway),
+        cmocka_unit_test(the_unknown_account_hash_costs_what_a_real_one_does),
         cmocka_unit_test(issue_verify_and_rotate),
         cmocka_unit_test(cursors_round_trip_and_detect_tampering),
         cmocka_unit_test(base64url_is_canonical),
