@@ -304,24 +304,23 @@ static void new_rows_carry_sources_and_statuses(void **state)
     }
     assert_int_equal(seen, 1);
     imx_t_res_free(&res);
-    char *n =
-        imx_t_sql(db, "SELECT count(*) FROM ref_gpu WHERE gpu_model IN ('GB10', 'L40', 'A40',"
-                         " 'A16', 'A2', 'A30', 'Jetson AGX Orin', 'Jetson Orin NX',"
-                         " 'Jetson Orin Nano', 'Jetson T5000', 'Jetson T4000', 'P100', 'P40',"
-                         " 'P4', 'M60', 'M40', 'K80') AND source LIKE 'https://%'");
+    char *n = imx_t_sql(db, "SELECT count(*) FROM ref_gpu WHERE gpu_model IN ('GB10', 'L40', 'A40',"
+                            " 'A16', 'A2', 'A30', 'Jetson AGX Orin', 'Jetson Orin NX',"
+                            " 'Jetson Orin Nano', 'Jetson T5000', 'Jetson T4000', 'P100', 'P40',"
+                            " 'P4', 'M60', 'M40', 'K80') AND source LIKE 'https://%'");
     assert_string_equal(n, "17");
     free(n);
     n = imx_t_sql(db, "SELECT eol || ' ' || eol_basis || ' ' || eol_endoflife_date"
-                         " FROM ref_driver_branch WHERE branch = 610");
+                      " FROM ref_driver_branch WHERE branch = 610");
     assert_string_equal(n, "2026-08-01 nvidia 2027-08-03");
     free(n);
     /* R620's fields from NVIDIA's driver manifest (migrations/0035, generated from
      * tools/reference/knowledge_facts.csv); its first release stays unknown. */
     n = imx_t_sql(db, "SELECT latest_version || ' ' || latest_version_date || ' ' || native_cuda"
-                         " || ' ' || coalesce(first_release::text, 'unknown') || ' '"
-                         " || (source LIKE '%redistrib_620.70.06.json%') || ' '"
-                         " || (notes LIKE '%native_cuda = 13.5 (SECONDARY%')"
-                         " FROM ref_driver_branch WHERE branch = 620");
+                      " || ' ' || coalesce(first_release::text, 'unknown') || ' '"
+                      " || (source LIKE '%redistrib_620.70.06.json%') || ' '"
+                      " || (notes LIKE '%native_cuda = 13.5 (SECONDARY%')"
+                      " FROM ref_driver_branch WHERE branch = 620");
     assert_string_equal(n, "620.70.06 2026-11-04 13.5 unknown true true");
     free(n);
 }
