@@ -74,10 +74,10 @@ IMX_DB_STMT(stmt_snapshot, 0,
             "     FROM unnest(cuda_majors) WITH ORDINALITY AS u(m, o)),"
             "   'cc_min', cc_min::text, 'cc_max', cc_max::text,"
             "   'cc_list', array_to_string(cc_list, ';'),"
-            /* cc_list_status, forward_compat and dropped_cuda (below) come with migration 0310;
-             * read through to_jsonb they are NULL on a database without them. */
-            "   'cc_list_unconfirmed', to_jsonb(d)->>'cc_list_status' = 'UNCONFIRMED',"
-            "   'forward_compat', to_jsonb(d)->'forward_compat',"
+            /* A set DERIVED from neighbouring matrices (cc_list_status UNCONFIRMED) is passed
+             * with that said: the rules never make an error of it (a warning at most). */
+            "   'cc_list_unconfirmed', cc_list_status = 'UNCONFIRMED',"
+            "   'forward_compat', forward_compat,"
             "   'unconfirmed', status = 'UNCONFIRMED') ORDER BY cudnn_version_key), '[]')"
             "   FROM ref_cudnn d),"
             " 'pytorch', (SELECT coalesce(json_agg(json_build_object("
@@ -92,7 +92,7 @@ IMX_DB_STMT(stmt_snapshot, 0,
             "   ORDER BY tensorflow_version_key), '[]') FROM ref_tensorflow),"
             " 'ccs', (SELECT coalesce(json_agg(json_build_object("
             "   'compute_capability', compute_capability::text, 'first_cuda', first_cuda,"
-            "   'dropped_cuda', to_jsonb(c)->>'dropped_cuda',"
+            "   'dropped_cuda', dropped_cuda,"
             "   'source', source, 'unconfirmed', status = 'UNCONFIRMED')"
             "   ORDER BY compute_capability), '[]') FROM ref_compute_capability c),"
             " 'pytorch_releases', (SELECT coalesce(json_agg(json_build_object("

@@ -774,6 +774,16 @@ static void check_cudnn(struct builder *b, const struct imx_ref_snapshot *ref,
                     st->cudnn.text, g->gpu_model, g->compute_capability);
             involve(f, "cudnn", st->cudnn.text);
         }
+        if (fit == CC_LISTED && row->cc_list_unconfirmed && !cc_unread) {
+            /* A pass that rests on a DERIVED set is not confirmed: say so once. */
+            cc_unread = true;
+            f = add(b, IMX_COMPAT_INFO, "unknown_component_version", row->source,
+                    "cuDNN %s's compute-capability set was derived from the support matrices "
+                    "around it, not read from its own, so its support for the GPUs (the %s, "
+                    "compute capability %s, ...) is unconfirmed.",
+                    st->cudnn.text, g->gpu_model, g->compute_capability);
+            involve(f, "cudnn", st->cudnn.text);
+        }
         if (fit == CC_LISTED || fit == CC_UNKNOWN)
             continue;
         char listed[160];

@@ -277,10 +277,14 @@ static void every_listed_gpu_is_known(void **state)
 static void new_rows_carry_sources_and_statuses(void **state)
 {
     (void)state;
-    assert_int_equal(rows("compute_capability", NULL, NULL), 11);
-    assert_int_equal(rows("cudnn", "status", "UNCONFIRMED"), 10);
-    assert_int_equal(rows("cuda_driver", "status", "UNCONFIRMED"), 2);
-    assert_int_equal(rows("driver_branch", "status", "UNCONFIRMED"), 1);
+    /* Issue 31 (0310-0314): every capability NVIDIA lists (21); cuDNN 9.22.0 and 9.24.0 read from
+     * NVIDIA's manifests (8 left known by existence only); CUDA 13.4.2 added without its Table-3
+     * driver; R615 typed NFB (SECONDARY), so no branch is UNCONFIRMED. */
+    assert_int_equal(rows("compute_capability", NULL, NULL), 21);
+    assert_int_equal(rows("cudnn", "status", "UNCONFIRMED"), 8);
+    assert_int_equal(rows("cudnn", NULL, NULL), 55);
+    assert_int_equal(rows("cuda_driver", "status", "UNCONFIRMED"), 3);
+    assert_int_equal(rows("driver_branch", "status", "UNCONFIRMED"), 0);
     assert_int_equal(rows("nccl", "status", "CONFIRMED"), 5);
     assert_int_equal(rows("nccl", NULL, NULL), 5);
     assert_int_equal(rows("dcgm", "status", "CONFIRMED"), 4);
@@ -325,12 +329,75 @@ static void new_rows_carry_sources_and_statuses(void **state)
     free(n);
 }
 
+/* Issue 31's tables, whole (0310-0314), as migrated: one SQL answer per fact, each from a row. */
+static void lists_whole_as_migrated(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *sql, *want;
+    } cases[] = {
+        /* Every cuDNN release has a set: 8 read from its own matrix, 9.1.0 from a verbatim copy of
+         * its matrix (SECONDARY), 46 DERIVED (UNCONFIRMED). */
+        { "SELECT count(*) FILTER (WHERE cc_list_status = 'CONFIRMED') || ' ' ||"
+          " count(*) FILTER (WHERE cc_list_status = 'UNCONFIRMED') || ' ' ||"
+          " count(*) FILTER (WHERE cc_list IS NULL) FROM ref_cudnn",
+          "8 46 0" },
+        { "SELECT array_to_string(cc_list, ';') || ' ' || cc_list_status FROM ref_cudnn"
+          " WHERE cudnn_version = '9.17.0'",
+          "7.5;8.0;8.6;8.9;9.0;10.0;12.0 CONFIRMED" },
+        /* A release only its manifest named is a row, its set derived. */
+        { "SELECT release_date || ' ' || array_to_string(cuda_majors, ',') || ' ' || status || ' '"
+          " || cc_list_status || ' ' || forward_compat FROM ref_cudnn WHERE cudnn_version = "
+          "'9.28.1'",
+          "2026-11-06 12,13 PARTIAL UNCONFIRMED true" },
+        { "SELECT string_agg(cudnn_version || '=' || forward_compat, ' ' ORDER BY "
+          "cudnn_version_key)"
+          " FROM ref_cudnn WHERE cudnn_version IN ('8.9.7', '9.0.0')",
+          "8.9.7=false 9.0.0=true" },
+        /* What each toolkit builds for: first_cuda <= toolkit < dropped_cuda. */
+        { "SELECT string_agg(compute_capability::text, ',' ORDER BY compute_capability)"
+          " FROM ref_compute_capability WHERE dropped_cuda = '13.0'",
+          "5.0,5.2,5.3,6.0,6.1,6.2,7.0,7.2" },
+        { "SELECT string_agg(compute_capability::text, ',' ORDER BY compute_capability)"
+          " FROM ref_compute_capability WHERE first_cuda_key <= imx_version_key('12.9')"
+          " AND (dropped_cuda IS NULL OR dropped_cuda_key > imx_version_key('12.9'))"
+          " AND compute_capability >= 10",
+          "10.0,10.3,12.0,12.1" },
+        { "SELECT first_cuda || ' ' || status FROM ref_compute_capability"
+          " WHERE compute_capability = 8.7",
+          "11.4 UNCONFIRMED" },
+        /* R615 typed; the architectures of a branch follow the first and last branches. */
+        { "SELECT branch_type || ' ' || type_basis || ' ' || status FROM ref_driver_branch"
+          " WHERE branch = 615",
+          "NFB nvidia_support_page_omission SECONDARY" },
+        { "SELECT string_agg(branch || ':' || array_to_string(architectures, ','), ' '"
+          " ORDER BY branch) FROM ref_driver_branch WHERE branch IN (470, 525, 580, 590)",
+          "470:Kepler,Maxwell,Pascal,Volta,Turing,Ampere"
+          " 525:Maxwell,Pascal,Volta,Turing,Ampere,Ada,Hopper"
+          " 580:Maxwell,Pascal,Volta,Turing,Ampere,Ada,Hopper,Blackwell"
+          " 590:Turing,Ampere,Ada,Hopper,Blackwell" },
+        { "SELECT count(*) FROM ref_driver_branch WHERE branch >= 450"
+          " AND (branch_type IS NULL OR architectures IS NULL)",
+          "0" },
+        { "SELECT coalesce(linux_driver_min, 'none') || ' ' || mvc_driver_min || ' ' || status"
+          " FROM ref_cuda_driver WHERE cuda_version = '13.4.2'",
+          "none 580.65.06 UNCONFIRMED" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *got = imx_t_sql(db, cases[i].sql);
+        if (!got || strcmp(got, cases[i].want) != 0)
+            fail_msg("%s\n got  %s\n want %s", cases[i].sql, got ? got : "(null)", cases[i].want);
+        free(got);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(each_new_rule_fires_on_the_shipped_rows),
         cmocka_unit_test(new_rows_carry_sources_and_statuses),
         cmocka_unit_test(every_listed_gpu_is_known),
+        cmocka_unit_test(lists_whole_as_migrated),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -22,7 +22,11 @@ import gen_sources  # noqa: E402
 # data centre, workstation, Jetson, GeForce RTX 20-50 and the legacy page's GeForce GTX; PyTorch's support matrices for 2.8-2.14;
 # the cuDNN support matrices read). Change these only together with the source.
 EXPECTED = {'gpu': 166, 'pytorch_arch': 36, 'cudnn_cc': 7, 'jax': 2, 'pytorch_arch_0220': 6,
-            'cudnn_cc_0221': 1, 'cuda_releases': 58, 'driver_branches_450': 24}
+            'cudnn_cc_0221': 1, 'cuda_releases': 58, 'driver_branches_450': 24,
+            # issue 31: NVIDIA's cuDNN 8.9.x/9.x manifests (55 releases), a set for each, every
+            # compute capability of NVIDIA's lists (21), CUDA releases 11.0.1 ... 13.5 (59 with
+            # 13.4.2, which 0310 adds to the stored csv's 58).
+            'cudnn_releases': 55, 'cudnn_sets': 55, 'cuda_cc': 21, 'cuda_releases_all': 59}
 
 failures = []
 
@@ -96,7 +100,76 @@ cudnn_rows = set(re.findall(r"^  \('([89]\.[0-9]+\.[0-9]+)', ",
                             base + migration('0016_knowledge.sql'), re.M))
 listed = set(c['ver'] for c in ccs + ccs2)
 check(listed <= cudnn_rows, 'cc sets for cuDNN releases with no row: %s' % sorted(listed - cudnn_rows))
-report('ref_cudnn (cc sets)', len(cudnn_rows), len(cudnn_rows), len(listed & cudnn_rows))
+report('ref_cudnn (0113, 0221)', len(cudnn_rows), len(cudnn_rows), len(listed & cudnn_rows))
+
+# ref_cudnn, whole (0311, 0312): every cuDNN 8.9.x / 9.x release is a row, and every row has a
+# compute-capability set with its status (CONFIRMED: the release's own matrix; UNCONFIRMED: DERIVED
+# from the matrices around it, good for warnings only).
+rels, _ = gen_sources.cudnn_release_facts()
+check(len(rels) == EXPECTED['cudnn_releases'],
+      'cudnn-releases lists %d releases, want %d' % (len(rels), EXPECTED['cudnn_releases']))
+gen = migration('0311_cudnn_releases.sql')
+check(all("'%s'" % r['ver'] in gen for r in rels), '0311 misses a cuDNN release')
+rel_vers = set(r['ver'] for r in rels)
+check(cudnn_rows <= rel_vers, 'cuDNN rows missing from cudnn-releases.txt: %s' % sorted(cudnn_rows - rel_vers))
+sets, _ = gen_sources.cudnn_set_facts()
+check(len(sets) == EXPECTED['cudnn_sets'],
+      'cudnn-cc-0312 lists %d sets, want %d' % (len(sets), EXPECTED['cudnn_sets']))
+set_vers = set(c['ver'] for c in sets)
+check(set_vers == rel_vers, 'releases without a set: %s; sets without a release: %s' % (
+    sorted(rel_vers - set_vers), sorted(set_vers - rel_vers)))
+gen = migration('0312_cudnn_cc_sets.sql')
+check(all("WHERE cudnn_version = '%s'" % c['ver'] in gen for c in sets), '0312 misses a set')
+read = set(c['ver'] for c in ccs + ccs2)
+check(all((c['status'] == 'CONFIRMED') == (c['ver'] in read) for c in sets),
+      'a set is CONFIRMED exactly when the release\'s own matrix was read (cudnn-cc*.txt)')
+report('ref_cudnn (rows)', len(rel_vers), len(rels), sum(1 for r in rels if "'%s'" % r['ver'] in
+                                                          migration('0311_cudnn_releases.sql')))
+by = {}
+for c in sets:
+    by[c['status']] = by.get(c['status'], 0) + 1
+report('ref_cudnn (cc sets)', len(sets), len(rels), len(set_vers & rel_vers))
+print('  sets: ' + ', '.join('%s %d' % kv for kv in sorted(by.items())))
+
+# ref_compute_capability (0313): every capability NVIDIA lists, with its first and dropped CUDA.
+ccr, _ = gen_sources.cuda_cc_facts()
+check(len(ccr) == EXPECTED['cuda_cc'],
+      'cuda-cc lists %d capabilities, want %d' % (len(ccr), EXPECTED['cuda_cc']))
+listed_ccs = set(g['cc'] for g in gpus)
+have_ccs = set(c['cc'] for c in ccr)
+check(listed_ccs <= have_ccs, 'capabilities NVIDIA lists with no row: %s' % sorted(listed_ccs - have_ccs))
+gen = migration('0313_cc_rows.sql')
+check(all("  (%s, '" % c['cc'] in gen for c in ccr), '0313 misses a capability')
+report('ref_compute_capability', len(ccr), len(listed_ccs), len(listed_ccs & have_ccs))
+by = {}
+for c in ccr:
+    by[c['status']] = by.get(c['status'], 0) + 1
+print('  rows: ' + ', '.join('%s %d' % kv for kv in sorted(by.items())))
+
+
+def builds(cuda):
+    k = [int(x) for x in cuda.split('.')]
+    return sorted((c['cc'] for c in ccr if [int(x) for x in c['first'].split('.')] <= k and
+                   (not c['dropped'] or k < [int(x) for x in c['dropped'].split('.')])),
+                  key=float)
+
+
+prev = None
+for tk in ('11.0', '11.1', '11.4', '11.8', '12.0', '12.8', '12.9', '13.0'):
+    now = builds(tk)
+    if prev is not None:
+        print('  CUDA %s: +%s -%s' % (tk, ','.join(sorted(set(now) - set(prev), key=float)) or '0',
+                                      ','.join(sorted(set(prev) - set(now), key=float)) or '0'))
+    prev = now
+check(builds('11.8') == builds('11.7') + ['8.9', '9.0'] or
+      set(builds('11.8')) - set(builds('11.7')) == {'8.9', '9.0'}, 'CUDA 11.8 adds 8.9 and 9.0')
+check(set(builds('12.0')) == set(builds('11.8')) - {'3.5', '3.7'}, 'CUDA 12.0 drops 3.5 and 3.7 only')
+check(set(builds('12.8')) - set(builds('12.6')) == {'10.0', '12.0'}, 'CUDA 12.8 adds 10.0 and 12.0')
+check(set(builds('12.9')) - set(builds('12.8')) == {'10.3', '12.1'}, 'CUDA 12.9 adds 10.3 and 12.1')
+check(set(builds('12.9')) - set(builds('13.0')) == {'5.0', '5.2', '5.3', '6.0', '6.1', '6.2',
+                                                    '7.0', '7.2'} and
+      set(builds('13.0')) - set(builds('12.9')) == {'11.0'},
+      'CUDA 13.0 drops 5.x, 6.x, 7.0, 7.2 and adds 11.0 (the renamed SM101)')
 
 # ref_cuda_driver: every CUDA release of NVIDIA's Table 3 (the stored cuda_driver.csv, 11.0.1 RC
 # to 13.5) is a row (0003, or 0016 for the unconfirmed 13.4.1 and 13.5), except 12.3.2, which
@@ -107,11 +180,17 @@ with open(os.path.join(REPO, 'tools', 'reference', 'csv', 'cuda_driver.csv'), ne
 check(len(cuda_list) == EXPECTED['cuda_releases'],
       'cuda_driver.csv lists %d releases, want %d' % (len(cuda_list), EXPECTED['cuda_releases']))
 k16 = migration('0016_knowledge.sql')
-cuda_rows = set(re.findall(r"^  \('(1[123]\.[0-9]+\.[0-9]+)', 1[123], ", base + k16, re.M))
+k310 = migration('0310_knowledge_sets.sql')
+cuda_rows = set(re.findall(r"^  \('(1[123]\.[0-9]+\.[0-9]+)', 1[123], ", base + k16 + k310, re.M))
+# NVIDIA's release notes archive also has 13.4 Update 1 (13.4.2), which the stored csv predates.
 want = set({'13.4.x': '13.4.1', '13.5': '13.5.0'}.get(v, v) for v in cuda_list) - {'12.3.2'}
+want |= {'13.4.2'}
+check(len(want) + 1 == EXPECTED['cuda_releases_all'],
+      'CUDA releases listed: %d, want %d' % (len(want) + 1, EXPECTED['cuda_releases_all']))
 check(want <= cuda_rows, 'CUDA releases without a row: %s' % sorted(want - cuda_rows))
-report('ref_cuda_driver', len(cuda_rows), len(cuda_list), len(cuda_rows & want))
-unconfirmed = re.findall(r"^  \('(1[123]\.[0-9]+\.[0-9]+)', 1[123], [^\n]*'UNCONFIRMED'", k16, re.M)
+report('ref_cuda_driver', len(cuda_rows), len(want) + 1, len(cuda_rows & want))
+unconfirmed = re.findall(r"^  \('(1[123]\.[0-9]+\.[0-9]+)', 1[123], [^\n]*'UNCONFIRMED'", k16 + k310,
+                         re.M)
 print('  Table-3 minimum driver UNCONFIRMED (the major floor applies): %s; 12.3.2 has no Table-3 row'
       % ', '.join(sorted(unconfirmed)))
 
@@ -127,6 +206,9 @@ check(set(branches) <= branch_rows, 'branches without a row: %s' % sorted(set(br
                                                                             branch_rows))
 report('ref_driver_branch', len([b for b in branch_rows if b >= 450]), len(branches),
        len(set(branches) & branch_rows))
+# Every branch has a type: R615's, the last unconfirmed one, is read in 0310 (NFB, SECONDARY).
+check("branch_type = 'NFB'" in k310 and 'WHERE branch = 615' in k310, '0310 does not type R615')
+check('architectures' in migration('0314_derived_sets.sql'), '0314 derives no architectures')
 
 # ref_jax: JAX ships two CUDA wheel variants (cuda12, cuda13), each a row of 0115.
 jax, _ = gen_sources.jax_facts()

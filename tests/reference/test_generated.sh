@@ -3,7 +3,7 @@
 # its CSVs today. migrations/0035_knowledge_facts.sql from tools/reference/knowledge_facts.csv and
 # migrations/0056_nccl_rows.sql and 0058_dcgm_rows.sql from tools/reference/nccl.csv and dcgm.csv
 # and 0101_nvidia_product_rows.sql from tools/reference/nvidia_products.csv, 0261_eol_rows.sql
-# from tools/reference/eol.csv, 0111-0113 and 0220- from tools/reference/sources/
+# from tools/reference/eol.csv, 0111-0113, 0220-0221 and 0311-0313 from tools/reference/sources/
 # (tools/gen_sources.py), and migrations/0003_reference.sql from tools/reference/csv/ (the stored
 # copies of ../shared/data/reference). A difference fails, naming the file: regenerate and commit.
 set -euo pipefail
@@ -38,6 +38,9 @@ check migrations/0113_cudnn_cc.sql python3 tools/gen_sources.py --table cudnn_cc
 check migrations/0115_jax_rows.sql python3 tools/gen_sources.py --table jax
 check migrations/0220_pytorch_arch_more.sql python3 tools/gen_sources.py --table pytorch_arch_0220
 check migrations/0221_cudnn_cc_more.sql python3 tools/gen_sources.py --table cudnn_cc_0221
+check migrations/0311_cudnn_releases.sql python3 tools/gen_sources.py --table cudnn_releases
+check migrations/0312_cudnn_cc_sets.sql python3 tools/gen_sources.py --table cudnn_cc_0312
+check migrations/0313_cc_rows.sql python3 tools/gen_sources.py --table cuda_cc
 # 0003 from the stored copies of the sourced CSVs (tools/reference/csv/): always compared.
 check migrations/0003_reference.sql python3 tools/gen_reference.py
 # The demo catalog's advisories from the stored copy of advisories.csv (the tool writes stdout).
