@@ -688,9 +688,21 @@ static bool cc_equal(const struct imx_ver *v, bool ptx, void *arg)
     return c == 0 || (c < 0 && v->key[0] == p->cc->key[0] && v->key[0] < 9);
 }
 
+/* The set the rules read: a set read from the release's own matrix; a DERIVED one only where no
+ * range was read (a read fact beats a derived one). */
+static bool cudnn_set_used(const struct imx_ref_cudnn *row)
+{
+    return row->cc_list && (!row->cc_list_unconfirmed || (!row->cc_min && !row->cc_max));
+}
+
+static bool cudnn_derived_used(const struct imx_ref_cudnn *row)
+{
+    return cudnn_set_used(row) && row->cc_list_unconfirmed;
+}
+
 static enum cc_fit cudnn_cc_fit(const struct imx_ref_cudnn *row, const struct imx_ver *cc)
 {
-    if (row->cc_list) {
+    if (cudnn_set_used(row)) {
         struct cc_probe p = { cc, true, false };
         if (each_cc(row->cc_list, cc_equal, &p))
             return CC_LISTED;
@@ -710,7 +722,7 @@ static enum cc_fit cudnn_cc_fit(const struct imx_ref_cudnn *row, const struct im
 /* "7.5, 8.0, ... 12.0" (a set) or "7.5 to 12.0" (a range) for messages. */
 static void cudnn_cc_text(const struct imx_ref_cudnn *row, char *out, size_t len)
 {
-    if (row->cc_list) {
+    if (cudnn_set_used(row)) {
         snprintf(out, len, "%s", row->cc_list);
         for (char *p = out; *p; p++) {
             if (*p == ';')
@@ -774,7 +786,7 @@ static void check_cudnn(struct builder *b, const struct imx_ref_snapshot *ref,
                     st->cudnn.text, g->gpu_model, g->compute_capability);
             involve(f, "cudnn", st->cudnn.text);
         }
-        if (fit == CC_LISTED && row->cc_list_unconfirmed && !cc_unread) {
+        if (fit == CC_LISTED && cudnn_derived_used(row) && !cc_unread) {
             /* A pass that rests on a DERIVED set is not confirmed: say so once. */
             cc_unread = true;
             f = add(b, IMX_COMPAT_INFO, "unknown_component_version", row->source,
@@ -805,7 +817,7 @@ static void check_cudnn(struct builder *b, const struct imx_ref_snapshot *ref,
                     fit == CC_OLDER
                         ? ""
                         : " (this release has no forward-compatibility mode for newer GPUs)");
-            soften(f, row->unconfirmed || row->cc_list_unconfirmed);
+            soften(f, row->unconfirmed || cudnn_derived_used(row));
         }
         involve(f, "cudnn", st->cudnn.text);
         involve(f, "gpu", g->gpu_model);

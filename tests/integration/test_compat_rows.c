@@ -792,6 +792,19 @@ static void every_jax_variant(void **state)
 
 enum fit { FIT_UNKNOWN, FIT_LISTED, FIT_OLDER, FIT_NEWER };
 
+/* A derived set gives way to a range read from the matrix. */
+static bool derived_set_ignored(json_t *row)
+{
+    return json_is_true(json_object_get(row, "list_unconfirmed")) && (S(row, "lo") || S(row, "hi"));
+}
+
+/* Is the set the rules read a derived one? */
+static bool derived_set_used(json_t *row)
+{
+    return json_is_array(json_object_get(row, "list")) &&
+           json_is_true(json_object_get(row, "list_unconfirmed")) && !derived_set_ignored(row);
+}
+
 /* Where capability cc stands against a cuDNN row: a listed capability runs, and so does one of
  * the same major below it before Hopper (a cubin runs on the same major with the same or a
  * higher minor; from Hopper on cuDNN's kernels use architecture-specific features). */
@@ -799,7 +812,7 @@ static enum fit cudnn_fit(json_t *row, const char *cc)
 {
     json_t *list = json_object_get(row, "list");
     struct ver want = V(cc);
-    if (json_is_array(list)) {
+    if (json_is_array(list) && !derived_set_ignored(row)) {
         size_t i;
         json_t *x;
         bool all_above = true;
@@ -844,8 +857,7 @@ static void cudnn_batch(json_t *rep, size_t from, size_t n, void *arg)
 {
     struct cudnn_arg *a = arg;
     json_t *row = a->row;
-    bool soft = json_is_true(json_object_get(row, "unconfirmed")) ||
-                json_is_true(json_object_get(row, "list_unconfirmed"));
+    bool soft = json_is_true(json_object_get(row, "unconfirmed")) || derived_set_used(row);
     json_t *fwd_col = json_object_get(row, "fwd");
     bool fwd = json_is_boolean(fwd_col)
                    ? json_is_true(fwd_col)
@@ -856,8 +868,7 @@ static void cudnn_batch(json_t *rep, size_t from, size_t n, void *arg)
         const char *m = S(g, "model");
         enum fit f = cudnn_fit(row, S(g, "cc"));
         /* unread, or passed by a set derived from the matrices around it: said */
-        any_unknown = any_unknown || f == FIT_UNKNOWN ||
-                      (f == FIT_LISTED && json_is_true(json_object_get(row, "list_unconfirmed")));
+        any_unknown = any_unknown || f == FIT_UNKNOWN || (f == FIT_LISTED && derived_set_used(row));
         char what[200];
         snprintf(what, sizeof what, "%s (cc %s) with cuDNN %s", m, S(g, "cc"), a->text);
         bool unsupported = f == FIT_OLDER || (f == FIT_NEWER && !fwd);
