@@ -87,6 +87,10 @@ int imx_cli_run_generic(const struct imx_cli_cmd *cmd, struct imx_cli_ctx *ctx);
 int imx_cli_run_api(const struct imx_cli_cmd *cmd, struct imx_cli_ctx *ctx);
 int imx_cli_run_member_set(const struct imx_cli_cmd *cmd, struct imx_cli_ctx *ctx);
 int imx_cli_run_user_state(const struct imx_cli_cmd *cmd, struct imx_cli_ctx *ctx);
+struct imx_cli_config;
+/* `imaxe login --sso` (cli/cmd_sso.c): the device sign-in; fills cfg's token and refresh.
+ * Returns an exit code. */
+int imx_cli_sso_sign_in(struct imx_cli_ctx *ctx, struct imx_cli_config *cfg);
 int imx_cli_run_conditional(const struct imx_cli_cmd *cmd, struct imx_cli_ctx *ctx);
 
 /* The handlers of cmd_probe.c. */

@@ -1,6 +1,6 @@
 /* The write verbs that are more than one route with a JSON file: `imaxe api` (any request, as
- * `gh api`), `members set` (the role from an option), `users disable|enable`, and writes that must
- * name the revision they change (read the ETag, then write with If-Match). */
+ * `gh api`), `members set` (the role from an option), `users|teams disable|enable`, and writes that
+ * must name the revision they change (read the ETag, then write with If-Match). */
 #include "cli.h"
 
 #include <ctype.h>
@@ -125,7 +125,8 @@ int imx_cli_run_member_set(const struct imx_cli_cmd *cmd, struct imx_cli_ctx *ct
     return code;
 }
 
-/* users disable ID, users enable ID: PATCH the user with {"disabled": true|false}. */
+/* users disable ID, users enable ID, teams disable SLUG, teams enable SLUG: PATCH the user or
+ * team with {"disabled": true|false}. */
 int imx_cli_run_user_state(const struct imx_cli_cmd *cmd, struct imx_cli_ctx *ctx)
 {
     struct imx_cli_buf path;

@@ -64,36 +64,13 @@ static void sleep_ms(long ms)
     nanosleep(&ts, NULL);
 }
 
-/* Connects for migrations, waiting up to wait_s for PostgreSQL to come up. */
-static PGconn *connect_waiting(const struct imx_config *cfg)
-{
-    char err[256];
-    time_t deadline = time(NULL) + cfg->db_wait_s;
-    for (unsigned attempt = 0;; attempt++) {
-        PGconn *pg = imx_db_connect_raw(cfg->database_url, 0, err, sizeof err);
-        if (pg)
-            return pg;
-        if (time(NULL) >= deadline) {
-            imx_error("cannot connect to PostgreSQL: %s", err);
-            return NULL;
-        }
-        if (attempt == 0)
-            imx_warn("waiting for PostgreSQL (up to %us): %s", cfg->db_wait_s, err);
-        sleep_ms(500);
-    }
-}
-
 static int run_migrations(const struct imx_config *cfg)
 {
     char err[1024];
-    PGconn *pg = connect_waiting(cfg);
-    if (!pg)
-        return -1;
     int latest = 0;
     sd_notify(0, "STATUS=applying migrations");
-    int rc = imx_migrate(pg, cfg->migrations_dir, &latest, err, sizeof err);
-    PQfinish(pg);
-    if (rc != 0) {
+    if (imx_db_migrate(cfg->database_url, cfg->db_wait_s, cfg->migrations_dir, &latest, err,
+                       sizeof err) != 0) {
         imx_error("%s; the server will not start until the migration is fixed", err);
         return -1;
     }

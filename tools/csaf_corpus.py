@@ -5,7 +5,7 @@ what the import reads (document.tracking, title, publisher, csaf_version, aggreg
 the "self" reference; the product tree; each vulnerability's cve, scores and product_status).
 The prose (notes, remediations, acknowledgments, threats) is dropped.
 
-  tools/csaf_corpus.py CHECKOUT [--years 2025,2026] [--out tests/data/csaf/feed]
+  tools/csaf_corpus.py CHECKOUT [--years 2022,2023,2024,2025,2026] [--out tests/data/csaf/feed]
 
 Writes YEAR/ID.json (the feed's own layout, so `imaxe advisories import` reads the corpus as it
 reads a checkout) and prints one line per bulletin."""
@@ -45,7 +45,7 @@ def trim(doc):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("checkout")
-    ap.add_argument("--years", default="2025,2026")
+    ap.add_argument("--years", default="2022,2023,2024,2025,2026")
     ap.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "..", "tests",
                                                   "data", "csaf", "feed"))
     a = ap.parse_args()

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The web UI's browser tests (tests/web/web.test.mjs tests/web/admin.test.mjs) against the real server: a throwaway
+# The web UI's browser tests (tests/web/web.test.mjs, admin.test.mjs, oidc.test.mjs and
+# oidc-device.test.mjs) against the real server: a throwaway
 # PostgreSQL cluster, build/imaxe-server on a free port and a catalog seeded through /v1
 # (tests/web/real-server.mjs). playwright-core drives Debian's chromium headless; axe-core checks
 # every screen; screenshots land in build/web-screenshots/. Installs chromium when root and it
@@ -26,4 +27,6 @@ tools/npm-deps.sh
 export CHROMIUM_PATH
 # Bounded: a hung browser or server fails the step instead of stalling make test. The file as a
 # whole runs in about 110 s on a quiet machine; 380 s leaves room for a loaded one.
-exec timeout -k 10 600 node --test --test-concurrency=1 --test-timeout=380000 tests/web/web.test.mjs tests/web/oidc.test.mjs
+# admin.test.mjs had dropped off this line in a merge; each file is its own process and server.
+exec timeout -k 10 1200 node --test --test-concurrency=1 --test-timeout=380000 tests/web/web.test.mjs \
+    tests/web/admin.test.mjs tests/web/oidc.test.mjs tests/web/oidc-device.test.mjs

@@ -29,6 +29,8 @@ RETURNS boolean
 LANGUAGE sql STABLE PARALLEL SAFE AS $$
   SELECT w.enabled
      AND (p_team_id IS NULL OR w.team_id = p_team_id)
+     -- A disabled team's webhooks get nothing new (migrations/0340_team_disabled.sql).
+     AND NOT EXISTS (SELECT 1 FROM teams t WHERE t.id = w.team_id AND t.disabled_at IS NOT NULL)
      AND p_type = ANY (w.event_types)
      AND (CASE WHEN p_listed_only THEN w.filter_families && coalesce(p_families, '{}')
                ELSE w.filter_families = '{}' OR coalesce(p_families, '{}') = '{}'
@@ -123,6 +125,8 @@ LANGUAGE sql AS $$
                            WHERE d.webhook_id = w.id AND d.state = 'pending'
                            ORDER BY d.id LIMIT 1) h
      WHERE w.enabled AND h.next_attempt_at <= clock_timestamp()
+       -- What a disabled team's webhooks had queued waits, pending, until it is enabled again.
+       AND NOT EXISTS (SELECT 1 FROM teams t WHERE t.id = w.team_id AND t.disabled_at IS NOT NULL)
   ), c AS (
     SELECT d.id
       FROM webhook_deliveries d JOIN heads h ON h.id = d.id

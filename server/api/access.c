@@ -146,8 +146,7 @@ static int role_in(struct imx_req *r, int64_t team_id, enum imx_role *out, bool 
         if (reply)
             imx_api_reply_db_fail(r, st);
         else
-            imx_error("request %s: role lookup failed: %s", r->request_id,
-                      imx_db_last_fault(c)->sqlstate);
+            imx_error("request %s: role lookup failed: %s", r->request_id, imx_db_status_name(st));
         return -1;
     }
     if (st == IMX_DBS_OK)
@@ -426,9 +425,9 @@ enum imx_role imx_auth_role_slug(struct imx_req *r, const char *slug, int64_t *t
     snprintf(uid, sizeof uid, "%lld", (long long)r->principal.user_id);
     struct imx_db_team_read t;
     enum imx_role role = IMX_ROLE_NONE;
-    if (imx_db_auth_team_read(imx_api_conn(r), slug, uid, &t) != 0) {
-        imx_error("request %s: team lookup failed: %s", r->request_id,
-                  imx_db_last_fault(imx_api_conn(r))->sqlstate);
+    enum imx_db_status st = imx_db_auth_team_read(imx_api_conn(r), slug, uid, &t);
+    if (st != IMX_DBS_OK) {
+        imx_error("request %s: team lookup failed: %s", r->request_id, imx_db_status_name(st));
     } else if (t.team_id) {
         *team_id = t.team_id;
         role = cap(&r->principal, t.team_id, imx_role_parse(t.role));
@@ -438,9 +437,10 @@ enum imx_role imx_auth_role_slug(struct imx_req *r, const char *slug, int64_t *t
 }
 
 /* The replies of a team check: 404 when the caller has no role (whether the team is missing or
- * merely someone else's: the same answer), 403 when it is below min. */
-static bool team_role_passes(struct imx_req *r, const char *slug, enum imx_role role,
-                             enum imx_role min)
+ * merely someone else's: the same answer), 403 when it is below min, and 403 for anything above
+ * reading in a disabled team (a write reads one row more; a read none). */
+static bool team_role_passes(struct imx_req *r, const char *slug, int64_t team_id,
+                             enum imx_role role, enum imx_role min)
 {
     if (role == IMX_ROLE_NONE) {
         if (slug)
@@ -459,6 +459,40 @@ static bool team_role_passes(struct imx_req *r, const char *slug, enum imx_role 
                               imx_role_name(role), imx_role_name(min));
         return false;
     }
+    return min <= IMX_ROLE_VIEWER || imx_auth_team_enabled(r, team_id, slug);
+}
+
+bool imx_auth_team_disabled(struct imx_req *r, int64_t team_id)
+{
+    struct imx_db_conn *c = quiet_db(r);
+    char tid[24], slug[64];
+    bool disabled = false;
+    snprintf(tid, sizeof tid, "%lld", (long long)team_id);
+    return c && imx_db_team_disabled(c, tid, &disabled, slug) == IMX_DBS_OK && disabled;
+}
+
+bool imx_auth_team_enabled(struct imx_req *r, int64_t team_id, const char *slug)
+{
+    struct imx_db_conn *c = imx_api_db(r);
+    if (!c)
+        return false;
+    char tid[24];
+    snprintf(tid, sizeof tid, "%lld", (long long)team_id);
+    bool disabled = false;
+    char name[64];
+    enum imx_db_status st = imx_db_team_disabled(c, tid, &disabled, name);
+    if (st != IMX_DBS_OK) {
+        imx_api_reply_db_fail(r, st);
+        return false;
+    }
+    if (disabled) {
+        imx_reply_problem(r, IMX_E_FORBIDDEN,
+                          "Team '%s' is disabled: it can be read, but its pins, webhooks and "
+                          "other writes are refused until a global admin enables it again "
+                          "(PATCH /v1/teams/%s with {\"disabled\": false})",
+                          slug ? slug : name, slug ? slug : name);
+        return false;
+    }
     return true;
 }
 
@@ -470,8 +504,9 @@ int64_t imx_auth_team_with(struct imx_req *r, const char *slug, enum imx_role mi
         if (!imx_api_db(r))
             return 0;
         snprintf(uid, sizeof uid, "%lld", (long long)r->principal.user_id);
-        if (read(imx_api_conn(r), uid, cls, out) != 0) {
-            imx_api_db_fail(r);
+        enum imx_db_status st = read(imx_api_conn(r), uid, cls, out);
+        if (st != IMX_DBS_OK) {
+            imx_api_reply_db_fail(r, st);
             imx_db_team_read_free(out);
             return 0;
         }
@@ -492,8 +527,8 @@ int64_t imx_auth_team_with(struct imx_req *r, const char *slug, enum imx_role mi
     return 0;
 }
 
-static int read_team(struct imx_db_conn *c, const char *user_id, void *slug,
-                     struct imx_db_team_read *out)
+static enum imx_db_status read_team(struct imx_db_conn *c, const char *user_id, void *slug,
+                                    struct imx_db_team_read *out)
 {
     return imx_db_auth_team_read(c, slug, user_id, out);
 }
@@ -513,7 +548,7 @@ int64_t imx_auth_team_read(struct imx_req *r, const char *slug, int64_t team_id,
     enum imx_role role = r->principal.authenticated && team_id
                              ? cap(&r->principal, team_id, imx_role_parse(member_role))
                              : IMX_ROLE_NONE;
-    return team_role_passes(r, slug, role, min) ? team_id : 0;
+    return team_role_passes(r, slug, team_id, role, min) ? team_id : 0;
 }
 
 bool imx_auth_team_id(struct imx_req *r, int64_t team_id, enum imx_role min)
@@ -521,7 +556,7 @@ bool imx_auth_team_id(struct imx_req *r, int64_t team_id, enum imx_role min)
     enum imx_role role;
     if (role_in(r, team_id, &role, true) != 0)
         return false;
-    return team_role_passes(r, NULL, role, min);
+    return team_role_passes(r, NULL, team_id, role, min);
 }
 
 enum imx_role imx_auth_role(struct imx_req *r, int64_t team_id)

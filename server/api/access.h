@@ -41,8 +41,8 @@ int imx_auth_confirm_now(struct imx_req *r);
  * 0 after replying. Uses imx_api_db(r). */
 int64_t imx_auth_team(struct imx_req *r, const char *slug, enum imx_role min);
 /* A statement that reads the caller's team with what it answers (db/auth.h). */
-typedef int (*imx_auth_team_read_fn)(struct imx_db_conn *c, const char *user_id, void *cls,
-                                     struct imx_db_team_read *out);
+typedef enum imx_db_status (*imx_auth_team_read_fn)(struct imx_db_conn *c, const char *user_id,
+                                                    void *cls, struct imx_db_team_read *out);
 /* The same check made by the handler's own statement, so that the check and the read are one
  * round trip: runs read until its answer holds for the caller as they are (a remembered
  * principal is confirmed by the epoch read; one checked again in full is read again), then checks
@@ -59,6 +59,13 @@ int64_t imx_auth_team_read(struct imx_req *r, const char *slug, int64_t team_id,
 /* The same for a team id read from a stored row (e.g. the owning team of an image). Returns true or
  * replies. */
 bool imx_auth_team_id(struct imx_req *r, int64_t team_id, enum imx_role min);
+/* Whether the team may be written in: false after replying 403 when a global admin disabled it
+ * (or 5xx when that cannot be read). The team checks above make it for any min above viewer;
+ * slug names the team in the reply (NULL: the slug read with it). */
+bool imx_auth_team_enabled(struct imx_req *r, int64_t team_id, const char *slug);
+/* Whether the team is disabled, without a reply (false when that cannot be read: the write it
+ * guards fails on its own then). */
+bool imx_auth_team_disabled(struct imx_req *r, int64_t team_id);
 /* The caller's effective role in a team (no reply; IMX_ROLE_NONE when none). */
 enum imx_role imx_auth_role(struct imx_req *r, int64_t team_id);
 /* Writes an audit row on the request's connection (call inside the write's transaction). detail is

@@ -1,7 +1,9 @@
 /* Global admins manage people and teams: GET /v1/users, PATCH /v1/users/{id} (name, admin flag,
- * disabled) and PATCH /v1/teams/{slug} (name). Every change is audited in its transaction. A
- * disabled user can neither sign in nor use a token from the next request on (the auth epoch
- * moves, server/auth/principal_cache.h). */
+ * disabled) and PATCH /v1/teams/{slug} (name, disabled). Every change is audited in its
+ * transaction. A disabled user can neither sign in nor use a token from the next request on (the
+ * auth epoch moves, server/auth/principal_cache.h); a disabled team keeps its members' reads and
+ * refuses their writes (api/access.c), and its webhooks hold (migrations/0340_team_disabled.sql).
+ */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -113,12 +115,14 @@ void imx_api_user_update(struct imx_req *r)
 }
 
 static const struct imx_api_field team_change_fields[] = {
-    { "name", JSON_STRING, true },
+    { "name", JSON_STRING, false },
+    { "disabled", JSON_TRUE, false },
     { NULL, JSON_NULL, false },
 };
 
 struct team_change {
-    const char *slug, *name;
+    const char *slug, *name, *disabled;
+    json_t *body; /* borrowed: the audit detail is the change asked for */
 };
 
 static int team_change_tx(struct imx_req *r, void *cls)
@@ -129,16 +133,19 @@ static int team_change_tx(struct imx_req *r, void *cls)
         return -1;
     struct imx_db_json j;
     enum imx_db_status st =
-        m == 1 ? IMX_DBS_NOT_FOUND : imx_db_team_rename(imx_api_conn(r), t->slug, t->name, &j);
+        m == 1 ? IMX_DBS_NOT_FOUND
+               : imx_db_team_change(imx_api_conn(r), t->slug, t->name, t->disabled, &j);
     if (st == IMX_DBS_NOT_FOUND) {
         imx_reply_problem(r, IMX_E_NOT_FOUND, "No team '%s'", t->slug);
         return -1;
     }
     if (st != IMX_DBS_OK)
         return imx_api_tx_fail(r, st);
-    json_t *detail = json_pack("{s:s}", "name", t->name);
-    int rc = imx_audit(r, "update", "team", t->slug, detail);
-    json_decref(detail);
+    /* A change of both is audited as what it does to the team's rights. */
+    const char *action = "update";
+    if (t->disabled)
+        action = strcmp(t->disabled, "true") == 0 ? "disable" : "enable";
+    int rc = imx_audit(r, action, "team", t->slug, t->body);
     if (rc == 0)
         rc = imx_api_etag_after(r, IMX_REV_TEAM, t->slug, NULL);
     if (rc == 0)
@@ -156,6 +163,9 @@ void imx_api_team_update(struct imx_req *r)
     json_t *errors = json_array();
     imx_api_check_fields(body, team_change_fields, errors);
     t.name = json_string_value(json_object_get(body, "name"));
+    json_t *disabled = json_object_get(body, "disabled");
+    if (!json_object_get(body, "name") && !disabled)
+        imx_verr(errors, "", "must hold name or disabled");
     if (t.name && (strlen(t.name) == 0 || strlen(t.name) > 200))
         imx_verr(errors, "/name", "must be 1 to 200 characters");
     if (json_array_size(errors) > 0) {
@@ -163,5 +173,8 @@ void imx_api_team_update(struct imx_req *r)
         return;
     }
     json_decref(errors);
+    if (json_is_boolean(disabled))
+        t.disabled = json_is_true(disabled) ? "true" : "false";
+    t.body = body;
     imx_api_tx(r, team_change_tx, &t);
 }

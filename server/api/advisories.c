@@ -417,12 +417,13 @@ static int advisory_write_tx(struct imx_req *r, void *cls)
     struct advisory_write *a = cls;
     const char *revision = a->revision[0] ? a->revision : NULL;
     struct imx_db_json j;
+    struct imx_db_fault why;
     enum imx_db_status st =
         strcmp(a->action, "withdraw") == 0
-            ? imx_db_advisory_withdraw(imx_api_conn(r), a->id, a->reason, revision, &j)
-            : imx_db_advisory_publish(imx_api_conn(r), a->text, a->user_id, revision, &j);
+            ? imx_db_advisory_withdraw(imx_api_conn(r), a->id, a->reason, revision, &j, &why)
+            : imx_db_advisory_publish(imx_api_conn(r), a->text, a->user_id, revision, &j, &why);
     if (st != IMX_DBS_OK && st != IMX_DBS_NOT_FOUND) {
-        enum imx_db_cause cause = imx_db_last_fault(imx_api_conn(r))->cause;
+        enum imx_db_cause cause = why.cause;
         if (cause == IMX_DBC_UNIQUE) {
             imx_reply_problem(r, IMX_E_CONFLICT, "Advisory %s exists", a->id);
             return -1;
@@ -767,7 +768,8 @@ void imx_api_advisory_list(struct imx_req *r)
     enum imx_db_status st =
         imx_db_advisory_list(c, &f, by_risk, cursor ? (by_risk ? after_id : after_pub) : NULL,
                              cursor && !by_risk ? after_id : NULL, limit_txt, &page);
-    if (st != IMX_DBS_OK && imx_db_last_fault(c)->cause == IMX_DBC_VALUE)
+    /* a refused value (class 22): a SELECT violates no constraint, so that is all INVALID means */
+    if (st == IMX_DBS_INVALID)
         imx_reply_problem(r, IMX_E_BAD_REQUEST, "published_from or published_to is not a date");
     else
         imx_api_reply_page(r, st, &page, 0, limit, by_risk ? "s" : "ss");

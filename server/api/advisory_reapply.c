@@ -91,7 +91,7 @@ static json_t *reapply_one(struct imx_req *r, struct reapply *in, const json_t *
              (long long)json_integer_value(json_object_get(item, "revision")));
     struct imx_db_json j;
     enum imx_db_status st =
-        imx_db_advisory_publish(imx_api_conn(r), text, in->user_id, revision, &j);
+        imx_db_advisory_publish(imx_api_conn(r), text, in->user_id, revision, &j, NULL);
     free(text);
     if (st != IMX_DBS_OK) {
         imx_api_tx_fail(r, st);

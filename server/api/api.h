@@ -57,6 +57,9 @@ void imx_api_reply_db_status(struct imx_req *r, enum imx_db_status rc);
 /* Replies for a failed db/ call's status st: with the connection's last fault when a statement
  * failed with st (imx_api_db_error's words), else as imx_api_reply_db_status. */
 void imx_api_reply_db_fail(struct imx_req *r, enum imx_db_status st);
+/* The same for a call that handed back its failure's detail (why, as db/ functions fill it). */
+void imx_api_reply_db_fault(struct imx_req *r, enum imx_db_status st,
+                            const struct imx_db_fault *why);
 
 /* Replies status with finished JSON text from a db/ call that returned st (steals j): 404 with
  * not_found_detail for IMX_DBS_NOT_FOUND, a failure as imx_api_reply_db_fail. */

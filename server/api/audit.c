@@ -75,7 +75,9 @@ void imx_api_audit_list(struct imx_req *r)
                               since, NULL, "0", &probe);
         imx_db_page_free(&probe);
         bool failed = st != IMX_DBS_OK;
-        bool bad_since = failed && imx_db_last_fault(c)->cause == IMX_DBC_VALUE;
+        /* a refused value (class 22): a SELECT violates no constraint, so that is all INVALID
+         * means */
+        bool bad_since = st == IMX_DBS_INVALID;
         if (failed && !bad_since)
             imx_api_reply_db_fail(r, st);
         if (bad_since)
@@ -97,7 +99,7 @@ void imx_api_audit_list(struct imx_req *r)
         imx_db_audit_list(c, actor, imx_req_query(r, "resource"), imx_req_query(r, "action"), since,
                           before_id, limit_txt, &page);
     /* A refused value: since was not a timestamp PostgreSQL accepts. */
-    if (st != IMX_DBS_OK && imx_db_last_fault(c)->cause == IMX_DBC_VALUE)
+    if (st == IMX_DBS_INVALID)
         imx_reply_problem(r, IMX_E_BAD_REQUEST, "since must be an RFC 3339 timestamp");
     else
         imx_api_reply_page(r, st, &page, 0, limit, "I");

@@ -11,8 +11,10 @@
 
 void imx_api_db_error(struct imx_req *r, const struct imx_db_fault *f)
 {
+    static const struct imx_db_fault lost = { .status = IMX_DBS_UNAVAILABLE,
+                                              .cause = IMX_DBC_LOST };
     if (!f)
-        f = imx_db_last_fault(NULL);
+        f = &lost;
     switch (f->cause) {
     case IMX_DBC_UNIQUE:
         imx_reply_problem(r, IMX_E_CONFLICT, "It already exists");
@@ -59,6 +61,15 @@ void imx_api_db_error(struct imx_req *r, const struct imx_db_fault *f)
 void imx_api_db_fail(struct imx_req *r)
 {
     imx_api_db_error(r, imx_db_last_fault(imx_api_conn(r)));
+}
+
+void imx_api_reply_db_fault(struct imx_req *r, enum imx_db_status st,
+                            const struct imx_db_fault *why)
+{
+    if (why->status == st && why->cause != IMX_DBC_NONE)
+        imx_api_db_error(r, why);
+    else
+        imx_api_reply_db_status(r, st);
 }
 
 void imx_api_reply_db_fail(struct imx_req *r, enum imx_db_status st)

@@ -104,16 +104,17 @@ static int type_put_tx(struct imx_req *r, void *cls)
         }
     }
     bool created;
+    struct imx_db_fault why;
     enum imx_db_status st = imx_db_instance_type_put(
         imx_api_conn(r), t->provider, t->type, t->gpu_model, t->gpu_count, t->gpu_mem, t->vcpus,
-        t->mem, t->arch, t->region, t->source, t->replace ? "true" : "false", &created);
-    if (st != IMX_DBS_OK && imx_db_last_fault(imx_api_conn(r))->cause == IMX_DBC_FOREIGN_KEY) {
+        t->mem, t->arch, t->region, t->source, t->replace ? "true" : "false", &created, &why);
+    if (st != IMX_DBS_OK && why.cause == IMX_DBC_FOREIGN_KEY) {
         json_t *errors = json_array();
         imx_verr(errors, "/gpu_model", "unknown GPU model (see the reference data)");
         imx_reply_invalid_steal(r, errors, "The instance type has invalid fields");
         return -1;
     }
-    if (st == IMX_DBS_CONFLICT && imx_db_last_fault(imx_api_conn(r))->status != IMX_DBS_CONFLICT) {
+    if (st == IMX_DBS_CONFLICT && why.cause != IMX_DBC_UNIQUE) {
         imx_reply_problem(r, IMX_E_CONFLICT, "Instance type %s/%s exists; PUT it to change it",
                           t->provider, t->type);
         return -1;
@@ -233,11 +234,12 @@ static int price_add_tx(struct imx_req *r, void *cls)
     if (imx_api_if_match(r, IMX_REV_INSTANCE_TYPE, p->provider, p->type, false) < 0)
         return -1;
     struct imx_db_json j;
+    struct imx_db_fault why;
     enum imx_db_status st =
         imx_db_instance_price_add(imx_api_conn(r), p->provider, p->type, p->pricing, p->region,
-                                  p->price, p->currency, p->valid_from, p->source, &j);
+                                  p->price, p->currency, p->valid_from, p->source, &j, &why);
     if (st != IMX_DBS_OK && st != IMX_DBS_NOT_FOUND) {
-        enum imx_db_cause cause = imx_db_last_fault(imx_api_conn(r))->cause;
+        enum imx_db_cause cause = why.cause;
         if (cause == IMX_DBC_FOREIGN_KEY || cause == IMX_DBC_VALUE) {
             bool missing = cause == IMX_DBC_FOREIGN_KEY;
             if (missing) {

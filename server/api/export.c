@@ -238,8 +238,7 @@ static int fill(struct exporter *e)
         snprintf(limit, sizeof limit, "%d", ask);
         enum imx_db_status st = e->page(c, e->cls, e->has_after ? e->after : NULL, limit, &res);
         if (st != IMX_DBS_OK) {
-            imx_error("request %s: export page failed: %s %.300s", e->request_id,
-                      imx_db_status_name(st), imx_db_last_fault(c)->message);
+            imx_error("request %s: export page failed: %s", e->request_id, imx_db_status_name(st));
             rc = -1;
         }
         imx_db_release(c);

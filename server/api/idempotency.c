@@ -269,18 +269,18 @@ static int store(struct imx_req *r, const struct principal_ids *p, const char *k
     }
     char status[8];
     snprintf(status, sizeof status, "%u", rp->status);
+    struct imx_db_fault why;
     enum imx_db_status st = imx_db_idempotency_put(
         imx_api_conn(r), p->user, p->token, key, fp, status,
-        rp->content_type ? rp->content_type : "application/json", headers, body);
+        rp->content_type ? rp->content_type : "application/json", headers, body, &why);
     free(body);
     free(headers);
     int rc = 0;
     if (st != IMX_DBS_OK && st != IMX_DBS_CONFLICT) {
         drop_headers(r, from);
-        imx_api_reply_db_fail(r, st);
+        imx_api_reply_db_fault(r, st, &why);
         rc = -1;
-    } else if (st == IMX_DBS_CONFLICT &&
-               imx_db_last_fault(imx_api_conn(r))->status != IMX_DBS_CONFLICT) {
+    } else if (st == IMX_DBS_CONFLICT && why.cause != IMX_DBC_UNIQUE) {
         /* Cannot happen while the key's lock is held; refuse rather than commit unkeyed. */
         drop_headers(r, from);
         imx_reply_header(r, "Retry-After", "1");
@@ -289,7 +289,7 @@ static int store(struct imx_req *r, const struct principal_ids *p, const char *k
         rc = -1;
     } else if (st == IMX_DBS_CONFLICT) {
         drop_headers(r, from);
-        imx_api_db_error(r, imx_db_last_fault(imx_api_conn(r)));
+        imx_api_db_error(r, &why);
         rc = -1;
     }
     return rc;
@@ -317,20 +317,21 @@ void imx_api_idempotent(struct imx_req *r)
     struct imx_db_conn *c = imx_api_db(r);
     if (!c)
         return;
-    if (imx_db_command(c, "BEGIN") != 0) {
-        imx_api_db_error(r, NULL);
+    struct imx_db_fault why;
+    if (imx_db_tx(c, IMX_DB_TX_BEGIN, &why) != IMX_DBS_OK) {
+        imx_api_db_error(r, &why);
         return;
     }
-    enum imx_db_status st = imx_db_idempotency_lock(c, p.user, p.token, key);
+    enum imx_db_status st = imx_db_idempotency_lock(c, p.user, p.token, key, &why);
     if (st != IMX_DBS_OK) {
-        if (st != IMX_DBS_CONFLICT || imx_db_last_fault(c)->status == IMX_DBS_CONFLICT)
-            imx_api_reply_db_fail(r, st);
+        if (st != IMX_DBS_CONFLICT || why.cause == IMX_DBC_UNIQUE)
+            imx_api_reply_db_fault(r, st, &why);
         else {
             imx_reply_header(r, "Retry-After", "1");
             imx_reply_problem(r, IMX_E_CONFLICT,
                               "Another request with this Idempotency-Key is in progress; retry");
         }
-        imx_db_command(c, "ROLLBACK");
+        imx_db_tx(c, IMX_DB_TX_ROLLBACK, NULL);
         return;
     }
     struct imx_db_idempotency_reply res;
@@ -346,7 +347,7 @@ void imx_api_idempotent(struct imx_req *r)
         else
             replay(r, &res, fp);
         imx_db_idempotency_reply_free(&res);
-        imx_db_command(c, "ROLLBACK");
+        imx_db_tx(c, IMX_DB_TX_ROLLBACK, NULL);
         return;
     }
 
@@ -362,12 +363,12 @@ void imx_api_idempotent(struct imx_req *r)
         return;
     }
     if (r->reply.status == 0 || r->reply.status >= 400 || store(r, &p, key, fp, from) < 0) {
-        imx_db_command(c, "ROLLBACK");
+        imx_db_tx(c, IMX_DB_TX_ROLLBACK, NULL);
         return;
     }
-    if (imx_db_commit(c) != IMX_DBS_OK) {
+    if (imx_db_tx(c, IMX_DB_TX_COMMIT, &why) != IMX_DBS_OK) {
         drop_headers(r, from);
-        imx_api_db_error(r, imx_db_last_fault(c));
-        imx_db_command(c, "ROLLBACK");
+        imx_api_db_error(r, &why);
+        imx_db_tx(c, IMX_DB_TX_ROLLBACK, NULL);
     }
 }

@@ -61,6 +61,8 @@ static int status_tx(struct imx_req *r, void *cls)
                           "Only publishers of the team that owns this image may change it");
         return -1;
     }
+    if (!imx_auth_team_enabled(r, team_id, NULL))
+        return -1;
     if (imx_if_match(sp->if_match, etag) != IMX_IF_MATCH_YES) {
         imx_reply_header(r, "ETag", etag);
         imx_reply_problem(r, IMX_E_PRECONDITION_FAILED,

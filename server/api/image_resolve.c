@@ -87,8 +87,8 @@ struct resolve_args {
     const char *team, *name, *region;
 };
 
-static int read_resolution(struct imx_db_conn *c, const char *user_id, void *cls,
-                           struct imx_db_team_read *out)
+static enum imx_db_status read_resolution(struct imx_db_conn *c, const char *user_id, void *cls,
+                                          struct imx_db_team_read *out)
 {
     const struct resolve_args *a = cls;
     return imx_db_pin_resolve_by_slug(c, a->team, user_id, a->name, a->region, out);
@@ -182,7 +182,7 @@ static void resolve_pin(struct imx_req *r, const char *pin, const char *region)
     imx_db_team_read_free(&t);
 }
 
-/* Answers with the image the index found (its summary) and its artifact id. */
+/* Answers with the image found (its summary) and its artifact id. */
 static void reply_resolved_family(struct imx_req *r, const char *summary, const char *artifact)
 {
     struct imx_jspan image = { summary, strlen(summary) };
@@ -192,6 +192,45 @@ static void reply_resolved_family(struct imx_req *r, const char *summary, const 
     else
         imx_reply_problem(r, IMX_E_INTERNAL, NULL);
     imx_jbuf_free(&art);
+}
+
+/* The 404 of a resolve that found nothing: by names the first filter that left nothing (the SQL
+ * resolve's emptied_by), with the constraint's name and text when it was one. */
+static void reply_emptied(struct imx_req *r, const struct imx_image_resolve *q, const char *by,
+                          const char *cons_name, const char *cons_text)
+{
+    if (!by) {
+        imx_reply_problem(r, IMX_E_INTERNAL, NULL);
+    } else if (strcmp(by, "family") == 0) {
+        imx_reply_problem(r, IMX_E_NOT_FOUND, "family: no image of family %s", q->family);
+    } else if (strcmp(by, "status") == 0) {
+        imx_reply_problem(r, IMX_E_NOT_FOUND,
+                          "status: family %s has no active image that is not revoked", q->family);
+    } else if (strcmp(by, "region") == 0) {
+        imx_reply_problem(r, IMX_E_NOT_FOUND, "region: no active image of %s has an artifact in %s",
+                          q->family, q->region);
+    } else if (strcmp(by, "arch") == 0) {
+        imx_reply_problem(r, IMX_E_NOT_FOUND, "arch: no active image of %s in %s is %s", q->family,
+                          q->region, q->arch);
+    } else {
+        imx_reply_problem(r, IMX_E_NOT_FOUND,
+                          "component=%s:%s: no active image of %s in %s satisfies it", cons_name,
+                          cons_text, q->family, q->region);
+    }
+}
+
+/* Answers with what the index's read found (found, or the filter that emptied the set). */
+static void reply_indexed(struct imx_req *r, const struct imx_image_resolve *q,
+                          const struct imx_db_resolved *d)
+{
+    if (d->summary) {
+        reply_resolved_family(r, d->summary, d->artifact_id);
+    } else {
+        bool cons = d->emptied_by && strcmp(d->emptied_by, "constraint") == 0 &&
+                    d->constraint < q->n_constraints;
+        reply_emptied(r, q, d->emptied_by, cons ? q->constraints[d->constraint].name : NULL,
+                      cons ? q->constraints[d->constraint].constraint.text : NULL);
+    }
 }
 
 void imx_api_image_resolve(struct imx_req *r)
@@ -232,24 +271,22 @@ void imx_api_image_resolve(struct imx_req *r)
         goto done;
     q.constraints = ca->list;
     q.n_constraints = ca->n;
-    /* The in-memory index finds the image (a statement shared with the other resolves waiting
-     * reads it, its artifact and the epoch; waiting holds no connection, and a principal checked
-     * in full took one); the SQL resolve answers when the index cannot, and says which filter
-     * emptied the set. */
-    char *summary = NULL, *artifact = NULL;
-    long long epoch = 0;
-    bool served = false;
+    /* Two paths. The read: the in-memory index finds the image, or the filter that emptied the
+     * set, and a statement shared with the other resolves waiting reads the image's summary, its
+     * artifact and the epoch in the state the index was made in (waiting holds no connection,
+     * and a principal checked in full took one). The reference: the SQL resolve, from scratch
+     * in one statement of the request's own (IMAXE_READ_CACHE=0, the tests' reference server;
+     * and when the index cannot answer: off, or it could not catch up). test_point_reads holds
+     * the first to the second. */
+    struct imx_db_resolved d = { 0 };
     imx_api_db_put(r);
     enum imx_db_status rc =
-        imx_auth_settings.read_cache
-            ? imx_db_image_resolve_indexed(&q, &summary, &artifact, &epoch, &served)
-            : IMX_DBS_OK;
-    if (rc == IMX_DBS_OK && served) {
-        int confirmed = imx_auth_confirm(r, epoch);
+        imx_auth_settings.read_cache ? imx_db_image_resolve_indexed(&q, &d) : IMX_DBS_OK;
+    if (rc == IMX_DBS_OK && d.served) {
+        int confirmed = imx_auth_confirm(r, d.epoch);
         if (confirmed == 1)
-            reply_resolved_family(r, summary, artifact);
-        free(summary);
-        free(artifact);
+            reply_indexed(r, &q, &d);
+        imx_db_resolved_free(&d);
         if (confirmed != 0)
             goto done;
     }
@@ -272,27 +309,10 @@ void imx_api_image_resolve(struct imx_req *r)
                                        json_object_get(doc, "artifact_id")));
         goto done;
     }
-    const char *by = json_string_value(json_object_get(doc, "emptied_by"));
     json_t *cons = json_object_get(doc, "constraint");
-    if (!by) {
-        imx_reply_problem(r, IMX_E_INTERNAL, NULL);
-    } else if (strcmp(by, "family") == 0) {
-        imx_reply_problem(r, IMX_E_NOT_FOUND, "family: no image of family %s", q.family);
-    } else if (strcmp(by, "status") == 0) {
-        imx_reply_problem(r, IMX_E_NOT_FOUND,
-                          "status: family %s has no active image that is not revoked", q.family);
-    } else if (strcmp(by, "region") == 0) {
-        imx_reply_problem(r, IMX_E_NOT_FOUND, "region: no active image of %s has an artifact in %s",
-                          q.family, q.region);
-    } else if (strcmp(by, "arch") == 0) {
-        imx_reply_problem(r, IMX_E_NOT_FOUND, "arch: no active image of %s in %s is %s", q.family,
-                          q.region, q.arch);
-    } else {
-        imx_reply_problem(
-            r, IMX_E_NOT_FOUND, "component=%s:%s: no active image of %s in %s satisfies it",
-            json_string_value(json_object_get(cons, "name")),
-            json_string_value(json_object_get(cons, "constraint")), q.family, q.region);
-    }
+    reply_emptied(r, &q, json_string_value(json_object_get(doc, "emptied_by")),
+                  json_string_value(json_object_get(cons, "name")),
+                  json_string_value(json_object_get(cons, "constraint")));
 done:
     json_decref(doc);
     free(text);
@@ -305,23 +325,32 @@ done:
  * on a worker. */
 static enum imx_fast resolve_fast_read(struct imx_req *r)
 {
-    char *summary = NULL, *artifact = NULL;
-    long long epoch = 0;
-    bool served = false;
-    enum imx_db_status rc =
-        imx_db_image_resolve_result(r->fast_state, &summary, &artifact, &epoch, &served);
+    struct imx_db_resolved d;
+    enum imx_db_status rc = imx_db_image_resolve_result(r->fast_state, &d);
     if (rc != IMX_DBS_OK) {
         imx_api_reply_db_status(r, rc);
         return IMX_FAST_DONE;
     }
     enum imx_fast f = IMX_FAST_OFFLOAD;
-    if (served && r->principal.epoch == epoch) {
-        imx_auth_confirm(r, epoch);
-        reply_resolved_family(r, summary, artifact);
-        f = IMX_FAST_DONE;
+    if (d.served && r->principal.epoch == d.epoch) {
+        struct imx_image_resolve q = {
+            .family = imx_req_query(r, "family"),
+            .region = imx_req_query(r, "region"),
+            .arch = imx_req_query(r, "arch"),
+        };
+        struct imx_img_constraint_args *ca = d.summary ? NULL : malloc(sizeof *ca);
+        if (d.summary || (ca && imx_img_read_constraints(r, ca) == 0)) {
+            if (ca) {
+                q.constraints = ca->list;
+                q.n_constraints = ca->n;
+            }
+            imx_auth_confirm(r, d.epoch);
+            reply_indexed(r, &q, &d);
+            f = IMX_FAST_DONE;
+        }
+        free(ca);
     }
-    free(summary);
-    free(artifact);
+    imx_db_resolved_free(&d);
     return f;
 }
 

@@ -183,8 +183,10 @@ static long long report_team(struct imx_req *r, json_t *rep, struct lookups *lk)
 {
     const char *slug = json_string_value(json_object_get(rep, "team"));
     if (!slug) {
+        /* A node token's own team: refused as the team's other writes are while it is disabled. */
         if (r->principal.token_id)
-            return r->principal.token_team;
+            return imx_auth_team_enabled(r, r->principal.token_team, NULL) ? r->principal.token_team
+                                                                           : 0;
         json_t *errors = json_array();
         imx_verr(errors, "/team",
                  "is required when signed in as a person (a node token "

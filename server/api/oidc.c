@@ -114,6 +114,49 @@ static void array_literal(char *out, size_t len, const struct imx_oidc_grant *g,
         snprintf(out + at, len - at, "}");
 }
 
+int64_t imx_api_oidc_land(struct imx_req *r, const struct imx_oidc_identity *id, const char *via)
+{
+    struct imx_oidc_grant grants[IMX_OIDC_MAP_MAX];
+    size_t ng = imx_oidc_grants(imx_oidc_group_map(), (const char *const *)id->groups, id->ngroups,
+                                grants, IMX_OIDC_MAP_MAX);
+    char teams[IMX_OIDC_MAP_MAX * 66 + 4], roles[IMX_OIDC_MAP_MAX * 18 + 4];
+    array_literal(teams, sizeof teams, grants, ng, false);
+    array_literal(roles, sizeof roles, grants, ng, true);
+    struct imx_db_conn *c = imx_api_db(r);
+    if (!c)
+        return 0;
+    int64_t uid = 0;
+    bool created = false;
+    int changed = 0;
+    enum imx_db_status st =
+        imx_db_oidc_sign_in(c, id->issuer, id->subject, id->email, id->name, id->email_verified,
+                            teams, roles, &uid, &created, &changed);
+    if (st == IMX_DBS_NOT_FOUND || st == IMX_DBS_CONFLICT) {
+        imx_reply_problem(r, IMX_E_FORBIDDEN,
+                          st == IMX_DBS_CONFLICT
+                              ? "The email %s belongs to another imaxe user and the provider "
+                                "does not vouch for it (email_verified)"
+                              : "The imaxe account for %s is disabled",
+                          id->email);
+        return 0;
+    }
+    if (st != IMX_DBS_OK) {
+        imx_api_reply_db_fail(r, st);
+        return 0;
+    }
+    imx_info("request %s: %s sign-in of %s (user %lld%s, %d memberships changed)", r->request_id,
+             via, id->email, (long long)uid, created ? ", new" : "", changed);
+    r->principal.user_id = uid;
+    r->principal.authenticated = true;
+    char uid_s[24];
+    snprintf(uid_s, sizeof uid_s, "%lld", (long long)uid);
+    json_t *detail = json_pack("{s:s, s:b, s:i}", "via", via, "created", created,
+                               "memberships_changed", changed);
+    int rc = imx_audit(r, "sign_in", "user", uid_s, detail);
+    json_decref(detail);
+    return rc == 0 ? uid : 0;
+}
+
 void imx_api_oidc_callback(struct imx_req *r)
 {
     if (refuse_off(r))
@@ -180,48 +223,10 @@ void imx_api_oidc_callback(struct imx_req *r)
             imx_reply_problem(r, IMX_E_UNAUTHENTICATED, "Single sign-on refused: %s", err);
         return;
     }
-    struct imx_oidc_grant grants[IMX_OIDC_MAP_MAX];
-    size_t ng = imx_oidc_grants(imx_oidc_group_map(), (const char *const *)id.groups, id.ngroups,
-                                grants, IMX_OIDC_MAP_MAX);
-    char teams[IMX_OIDC_MAP_MAX * 66 + 4], roles[IMX_OIDC_MAP_MAX * 18 + 4];
-    array_literal(teams, sizeof teams, grants, ng, false);
-    array_literal(roles, sizeof roles, grants, ng, true);
-    c = imx_api_db(r);
-    if (!c) {
-        imx_oidc_identity_free(&id);
-        return;
-    }
-    int64_t uid = 0;
-    bool created = false;
-    int changed = 0;
-    st = imx_db_oidc_sign_in(c, id.issuer, id.subject, id.email, id.name, id.email_verified, teams,
-                             roles, &uid, &created, &changed);
-    if (st == IMX_DBS_NOT_FOUND || st == IMX_DBS_CONFLICT) {
-        imx_reply_problem(r, IMX_E_FORBIDDEN,
-                          st == IMX_DBS_CONFLICT
-                              ? "The email %s belongs to another imaxe user and the provider "
-                                "does not vouch for it (email_verified)"
-                              : "The imaxe account for %s is disabled",
-                          id.email);
-        imx_oidc_identity_free(&id);
-        return;
-    }
-    if (st != IMX_DBS_OK) {
-        imx_oidc_identity_free(&id);
-        imx_api_reply_db_fail(r, st);
-        return;
-    }
-    imx_info("request %s: oidc sign-in of %s (user %lld%s, %d memberships changed)", r->request_id,
-             id.email, (long long)uid, created ? ", new" : "", changed);
-    r->principal.user_id = uid;
-    r->principal.authenticated = true;
-    char uid_s[24];
-    snprintf(uid_s, sizeof uid_s, "%lld", (long long)uid);
-    json_t *detail = json_pack("{s:s, s:b, s:i}", "via", "oidc", "created", created,
-                               "memberships_changed", changed);
-    imx_audit(r, "sign_in", "user", uid_s, detail);
-    json_decref(detail);
+    int64_t uid = imx_api_oidc_land(r, &id, "oidc");
     imx_oidc_identity_free(&id);
+    if (!uid)
+        return;
     if (imx_api_web_session_open(r, uid, "oidc", NULL, NULL) != 0)
         return;
     char clear[160], location[NEXT_MAX + 8];

@@ -280,8 +280,8 @@ struct page_args {
     const char *slug, *after, *limit, *eol_before;
 };
 
-static int read_page(struct imx_db_conn *c, const char *user_id, void *cls,
-                     struct imx_db_team_read *out)
+static enum imx_db_status read_page(struct imx_db_conn *c, const char *user_id, void *cls,
+                                    struct imx_db_team_read *out)
 {
     const struct page_args *a = cls;
     if (a->eol_before)

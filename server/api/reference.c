@@ -105,8 +105,10 @@ static int ref_write_tx(struct imx_req *r, void *cls)
     if (imx_api_if_match(r, IMX_REV_REFERENCE, NULL, NULL, w->is_update) < 0)
         return -1;
     struct imx_db_json j;
-    enum imx_db_status st = imx_db_ref_write(imx_api_conn(r), w->table, w->row, w->is_update, &j);
-    const struct imx_db_fault *f = imx_db_last_fault(imx_api_conn(r));
+    struct imx_db_fault why;
+    enum imx_db_status st =
+        imx_db_ref_write(imx_api_conn(r), w->table, w->row, w->is_update, &j, &why);
+    const struct imx_db_fault *f = &why;
     if (st == IMX_DBS_NOT_FOUND) {
         imx_reply_problem(r, IMX_E_NOT_FOUND, "No %s row has that key", w->name);
         return -1;

@@ -279,14 +279,17 @@ void imx_api_request_create(struct imx_req *r)
 
 /* The caller's actor mask for a request (0: may not see it). Global admins act as the catalog
  * team. An API token reaches only its team. */
-static unsigned actors_of(struct imx_req *r, int64_t team, int64_t catalog, bool *visible)
+static unsigned actors_of(struct imx_req *r, int64_t team, int64_t catalog, bool *visible,
+                          bool writing)
 {
     unsigned a = 0;
     enum imx_role on_team = imx_auth_role(r, team), on_catalog = imx_auth_role(r, catalog);
     *visible = on_team >= IMX_ROLE_VIEWER || on_catalog >= IMX_ROLE_VIEWER;
-    if (on_team >= IMX_ROLE_MEMBER)
+    /* A disabled team acts on nothing (its members keep seeing its requests): checked for a
+     * write only, so that a read costs no more. */
+    if (on_team >= IMX_ROLE_MEMBER && !(writing && imx_auth_team_disabled(r, team)))
         a |= IMX_REQ_ACTOR_REQUESTER;
-    if (on_catalog >= IMX_ROLE_PUBLISHER)
+    if (on_catalog >= IMX_ROLE_PUBLISHER && !(writing && imx_auth_team_disabled(r, catalog)))
         a |= IMX_REQ_ACTOR_CATALOG;
     return a;
 }
@@ -313,7 +316,7 @@ static int load(struct imx_req *r, const char *id, bool for_update, unsigned *ac
     }
     bool visible = false;
     if (st == IMX_DBS_OK)
-        *actors = actors_of(r, q->team_id, q->catalog_team_id, &visible);
+        *actors = actors_of(r, q->team_id, q->catalog_team_id, &visible, for_update);
     if (!visible) {
         imx_db_request_free(q);
         imx_reply_problem(r, IMX_E_NOT_FOUND, "No such request");
@@ -449,7 +452,8 @@ static int transition_tx(struct imx_req *r, void *cls)
             imx_reply_problem(r, IMX_E_CONFLICT, "A request cannot go from %s to %s; allowed: %s",
                               from, t->to, n ? list : "none (the request is final)");
         else
-            imx_reply_problem(r, IMX_E_FORBIDDEN, "Only %s may move a request from %s to %s",
+            imx_reply_problem(r, IMX_E_FORBIDDEN,
+                              "Only %s (not disabled) may move a request from %s to %s",
                               ts == IMX_REQ_WITHDRAWN ? "members of the requesting team"
                                                       : "publishers of the catalog team",
                               from, t->to);

@@ -214,6 +214,25 @@ void imx_api_session_list(struct imx_req *r)
     imx_api_reply_json_text(r, 200, st, &j, "No such user");
 }
 
+void imx_api_user_session_list(struct imx_req *r)
+{
+    unsigned long long id = 0;
+    const char *raw = imx_req_param(r, "id");
+    if (imx_parse_uint(raw, 1, INT64_MAX, &id) != 0) {
+        imx_reply_problem(r, IMX_E_NOT_FOUND, "No user %s", raw);
+        return;
+    }
+    struct imx_db_conn *c = imx_api_db(r);
+    if (!c)
+        return;
+    char uid[24], current[24];
+    snprintf(uid, sizeof uid, "%llu", id);
+    snprintf(current, sizeof current, "%lld", (long long)r->principal.session_id);
+    struct imx_db_json j;
+    enum imx_db_status st = imx_db_session_list(c, uid, current, &j);
+    imx_api_reply_json_text(r, 200, st, &j, "No such user");
+}
+
 void imx_api_refresh(struct imx_req *r)
 {
     json_t *body = imx_req_json(r);

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "api/api.h"
+#include "auth/oidc.h"
 
 /* Checks body's {"email", "password"} (fields: what else the body may hold), throttled per
  * account and address. Returns the user's id, or 0 after replying 401/403/422/429/503. */
@@ -33,10 +34,18 @@ void imx_api_session_delete(struct imx_req *r);
 void imx_api_session_list(struct imx_req *r);
 void imx_api_session_revoke(struct imx_req *r);
 void imx_api_user_sessions_revoke(struct imx_req *r);
+void imx_api_user_session_list(struct imx_req *r);
 void imx_api_refresh(struct imx_req *r);
 /* Single sign-on (server/api/oidc.c). */
 void imx_api_auth_providers(struct imx_req *r);
 void imx_api_oidc_start(struct imx_req *r);
 void imx_api_oidc_callback(struct imx_req *r);
+/* The user a validated identity signs in as (provisioned, teams set from the group map), with
+ * the sign-in audited (via: "oidc", "oidc-device") and r->principal set to them. Returns the
+ * user's id, or 0 after replying (403 disabled or a contested email, 5xx). */
+int64_t imx_api_oidc_land(struct imx_req *r, const struct imx_oidc_identity *id, const char *via);
+/* The CLI's device sign-in (server/api/oidc_device.c). */
+void imx_api_oidc_device_start(struct imx_req *r);
+void imx_api_oidc_device_token(struct imx_req *r);
 
 #endif

@@ -118,6 +118,9 @@ void imx_api_token_create(struct imx_req *r)
         return;
     }
     json_decref(errors);
+    /* A token for a disabled team could do nothing there: refused as the team's writes are. */
+    if (t.team && !imx_auth_team_enabled(r, (int64_t)strtoll(t.team_id, NULL, 10), t.team))
+        return;
     snprintf(t.user_id, sizeof t.user_id, "%lld", (long long)p->user_id);
     snprintf(t.days, sizeof t.days, "%lld", (long long)d);
     if (imx_token_new(t.secret) != 0) {

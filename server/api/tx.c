@@ -47,41 +47,38 @@ static void reply_unavailable(struct imx_req *r, enum imx_db_failure why)
         imx_reply_problem(r, IMX_E_DB_UNAVAILABLE, "The database cannot be reached");
 }
 
-struct imx_db_conn *imx_api_db(struct imx_req *r)
+/* The one acquire path. Keeps the connection r holds when it serves: any for a read (once the
+ * request holds a primary connection it keeps reading there: it sees its own writes, and one
+ * request never holds two connections), a primary one for a write (a read connection taken
+ * earlier in this request goes back: writes go to the primary). Else takes one from the pool;
+ * replies 503 when none comes, unless quiet. */
+static struct imx_db_conn *take(struct imx_req *r, bool write, bool quiet)
 {
     struct scope *s = scope_of(r);
-    if (s->db && !imx_db_is_read_conn(s->db))
+    if (s->db && (!write || !imx_db_is_read_conn(s->db)))
         return s->db;
-    /* A read connection taken earlier in this request goes back: writes go to the primary. */
     imx_db_release(s->db);
     enum imx_db_failure why;
-    s->db = imx_db_acquire(&why);
-    if (!s->db)
+    s->db = write ? imx_db_acquire(&why) : imx_db_acquire_read(&why);
+    if (!s->db && !quiet)
         reply_unavailable(r, why);
     return s->db;
+}
+
+struct imx_db_conn *imx_api_db(struct imx_req *r)
+{
+    return take(r, true, false);
 }
 
 struct imx_db_conn *imx_api_db_read(struct imx_req *r)
 {
-    struct scope *s = scope_of(r);
-    /* Once the request holds a primary connection it keeps reading there: it sees its own
-     * writes, and one request never holds two connections. */
-    if (s->db)
-        return s->db;
-    enum imx_db_failure why;
-    s->db = imx_db_acquire_read(&why);
-    if (!s->db)
-        reply_unavailable(r, why);
-    return s->db;
+    return take(r, false, false);
 }
 
 struct imx_db_conn *imx_api_db_quiet(struct imx_req *r)
 {
-    struct scope *s = scope_of(r);
-    enum imx_db_failure why;
-    if (!s->db)
-        s->db = imx_db_acquire(&why);
-    return s->db;
+    /* any connection held serves the principal checks it is for */
+    return imx_api_conn(r) ? imx_api_conn(r) : take(r, true, true);
 }
 
 struct imx_db_conn *imx_api_conn(const struct imx_req *r)
@@ -118,52 +115,27 @@ void imx_api_tx_outer(struct imx_req *r, bool on)
     scope_of(r)->outer = on;
 }
 
-/* fn within a savepoint of the outer transaction (see api/tx.h). */
-static int nested(struct imx_req *r, struct imx_db_conn *c, int (*fn)(struct imx_req *r, void *cls),
-                  void *cls)
-{
-    for (int attempt = 1; attempt <= IMX_API_TX_ATTEMPTS; attempt++) {
-        scope.retry = false;
-        if (imx_db_command(c, "SAVEPOINT imx_tx") != 0) {
-            imx_api_db_error(r, NULL);
-            return -1;
-        }
-        if (fn(r, cls) != 0) {
-            imx_db_command(c, "ROLLBACK TO SAVEPOINT imx_tx");
-            if (scope.retry)
-                continue;
-            if (r->reply.status == 0) {
-                imx_error("transaction in request %s rolled back without a reply", r->request_id);
-                imx_reply_problem(r, IMX_E_INTERNAL, NULL);
-            }
-            return -1;
-        }
-        if (imx_db_command(c, "RELEASE SAVEPOINT imx_tx") != 0) {
-            imx_api_db_error(r, NULL);
-            return -1;
-        }
-        return 0;
-    }
-    imx_reply_header(r, "Retry-After", "1");
-    imx_reply_problem(r, IMX_E_CONFLICT, "Concurrent changes kept conflicting; try again");
-    return -1;
-}
-
+/* The one transaction loop: fn between BEGIN and COMMIT, or, inside the outer transaction of an
+ * Idempotency-Key (see api/tx.h), between a savepoint and its release; run again when a statement
+ * of fn asked for it (imx_api_tx_fail with IMX_DBS_RETRY) or, for a transaction of its own, when
+ * COMMIT failed to serialize. */
 int imx_api_tx(struct imx_req *r, int (*fn)(struct imx_req *r, void *cls), void *cls)
 {
     struct imx_db_conn *c = imx_api_db(r);
     if (!c)
         return -1;
-    if (scope.outer)
-        return nested(r, c, fn, cls);
+    bool nested = scope.outer;
+    enum imx_db_tx_step begin = nested ? IMX_DB_TX_SAVEPOINT : IMX_DB_TX_BEGIN;
+    enum imx_db_tx_step undo = nested ? IMX_DB_TX_UNDO : IMX_DB_TX_ROLLBACK;
+    struct imx_db_fault why;
     for (int attempt = 1; attempt <= IMX_API_TX_ATTEMPTS; attempt++) {
         scope.retry = false;
-        if (imx_db_command(c, "BEGIN") != 0) {
-            imx_api_db_error(r, NULL);
+        if (imx_db_tx(c, begin, &why) != IMX_DBS_OK) {
+            imx_api_db_error(r, &why);
             return -1;
         }
         if (fn(r, cls) != 0) {
-            imx_db_command(c, "ROLLBACK");
+            imx_db_tx(c, undo, NULL);
             if (scope.retry)
                 continue;
             if (r->reply.status == 0) {
@@ -172,19 +144,24 @@ int imx_api_tx(struct imx_req *r, int (*fn)(struct imx_req *r, void *cls), void 
             }
             return -1;
         }
-        enum imx_db_status st = imx_db_commit(c);
+        if (nested) {
+            if (imx_db_tx(c, IMX_DB_TX_RELEASE, &why) == IMX_DBS_OK)
+                return 0;
+            imx_api_db_error(r, &why);
+            return -1;
+        }
+        enum imx_db_status st = imx_db_tx(c, IMX_DB_TX_COMMIT, &why);
         if (st == IMX_DBS_OK)
             return 0;
-        if (st == IMX_DBS_RETRY) {
-            imx_db_command(c, "ROLLBACK");
-            continue;
+        imx_db_tx(c, IMX_DB_TX_ROLLBACK, NULL);
+        if (st != IMX_DBS_RETRY) {
+            imx_api_db_error(r, &why);
+            return -1;
         }
-        imx_api_db_error(r, imx_db_last_fault(c));
-        imx_db_command(c, "ROLLBACK");
-        return -1;
     }
-    imx_warn("request %s: transaction gave up after %d serialization failures", r->request_id,
-             IMX_API_TX_ATTEMPTS);
+    if (!nested)
+        imx_warn("request %s: transaction gave up after %d serialization failures", r->request_id,
+                 IMX_API_TX_ATTEMPTS);
     imx_reply_header(r, "Retry-After", "1");
     imx_reply_problem(r, IMX_E_CONFLICT, "Concurrent changes kept conflicting; try again");
     return -1;

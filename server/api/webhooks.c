@@ -504,8 +504,10 @@ static int test_tx(struct imx_req *r, void *cls)
     struct webhook_ref *w = cls;
     int64_t delivery = 0;
     char id[24];
-    if (imx_webhooks_ping(imx_api_conn(r), strtoll(w->id, NULL, 10), &delivery, NULL) != 0) {
-        enum imx_db_cause cause = imx_db_last_fault(imx_api_conn(r))->cause;
+    struct imx_db_fault why;
+    if (imx_webhooks_ping(imx_api_conn(r), strtoll(w->id, NULL, 10), &delivery, &why) !=
+        IMX_DBS_OK) {
+        enum imx_db_cause cause = why.cause;
         if (cause == IMX_DBC_NOT_READY) {
             imx_reply_problem(r, IMX_E_CONFLICT,
                               "Webhook %s is disabled; enable it (PATCH enabled: true) first",

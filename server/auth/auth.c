@@ -166,9 +166,9 @@ int imx_auth_bootstrap(char *err, size_t errlen)
     }
     bool created = false;
     int rc = 0;
-    if (imx_db_auth_bootstrap(c, email, hash, &created) != IMX_DBS_OK) {
-        snprintf(err, errlen, "creating the first admin failed: %.200s",
-                 imx_db_last_fault(c)->message);
+    struct imx_db_fault fault;
+    if (imx_db_auth_bootstrap(c, email, hash, &created, &fault) != IMX_DBS_OK) {
+        snprintf(err, errlen, "creating the first admin failed: %.200s", fault.message);
         rc = -1;
     } else if (created) {
         imx_info("no users yet: created the global admin %s (IMAXE_ADMIN_EMAIL)", email);

@@ -168,8 +168,11 @@ const char *imx_oidc_claims_check(const json_t *c, const struct imx_oidc_expect 
         return "the ID token has expired (exp)";
     if (!json_is_integer(iat) || json_integer_value(iat) > x->now + IMX_OIDC_LEEWAY_S)
         return "the ID token was issued in the future (iat)";
-    const char *nonce = json_string_value(json_object_get(c, "nonce"));
-    if (!nonce || !x->nonce || strcmp(nonce, x->nonce) != 0)
+    const json_t *nj = json_object_get(c, "nonce");
+    const char *nonce = json_string_value(nj);
+    if (x->nonce_optional && !nj)
+        ; /* a device sign-in: the provider need not echo the nonce (RFC 8628 has none) */
+    else if (!nonce || !x->nonce || strcmp(nonce, x->nonce) != 0)
         return "the ID token's nonce is not the one this sign-in sent";
     const char *sub = json_string_value(json_object_get(c, "sub"));
     if (!sub || !*sub || strlen(sub) > 255)
@@ -674,39 +677,12 @@ static char *dup_or_empty(const char *s)
     return strdup(s ? s : "");
 }
 
-int imx_oidc_finish(const char *code, const char *verifier, const char *nonce,
-                    struct imx_oidc_identity *out, bool *upstream, char *err, size_t errlen)
+/* Who signed in, from the token endpoint's answer tok (borrowed) with HTTP status: the ID token
+ * verified and its claims checked. Returns 0 with *out filled, or -1 with why (*upstream as
+ * imx_oidc_finish says). */
+static int identity_from(json_t *tok, long status, const char *nonce, bool nonce_optional,
+                         struct imx_oidc_identity *out, bool *upstream, char *err, size_t errlen)
 {
-    memset(out, 0, sizeof *out);
-    *upstream = true;
-    pthread_mutex_lock(&lock);
-    json_t *d = discovered(err, errlen);
-    const char *te = d ? json_string_value(json_object_get(d, "token_endpoint")) : NULL;
-    char *token_endpoint = te ? strdup(te) : NULL;
-    pthread_mutex_unlock(&lock);
-    if (!token_endpoint)
-        return -1;
-    CURL *c = curl_easy_init();
-    char form[4096] = "";
-    if (!c) {
-        free(token_endpoint);
-        snprintf(err, errlen, "libcurl cannot start");
-        return -1;
-    }
-    param(c, form, sizeof form, "grant_type", "authorization_code");
-    param(c, form, sizeof form, "code", code);
-    param(c, form, sizeof form, "redirect_uri", cfg.redirect_url);
-    param(c, form, sizeof form, "client_id", cfg.client_id);
-    param(c, form, sizeof form, "code_verifier", verifier);
-    if (cfg.client_secret)
-        param(c, form, sizeof form, "client_secret", cfg.client_secret);
-    curl_easy_cleanup(c);
-    long status;
-    json_t *tok = fetch_json(token_endpoint, form, &status, err, errlen);
-    OPENSSL_cleanse(form, sizeof form);
-    free(token_endpoint);
-    if (!tok)
-        return -1;
     const char *id_token = json_string_value(json_object_get(tok, "id_token"));
     if (status != 200 || !id_token) {
         const char *e = json_string_value(json_object_get(tok, "error"));
@@ -714,16 +690,18 @@ int imx_oidc_finish(const char *code, const char *verifier, const char *nonce,
         *upstream = !(status == 400 && e);
         snprintf(err, errlen, "the provider's token endpoint answered %ld (%.80s)", status,
                  e ? e : "no id_token");
-        json_decref(tok);
         return -1;
     }
     *upstream = false;
     json_t *claims = id_token_verified(id_token, upstream, err, errlen);
-    json_decref(tok);
     if (!claims)
         return -1;
     struct imx_oidc_expect x = {
-        .issuer = cfg.issuer, .client_id = cfg.client_id, .nonce = nonce, .now = time(NULL)
+        .issuer = cfg.issuer,
+        .client_id = cfg.client_id,
+        .nonce = nonce,
+        .nonce_optional = nonce_optional,
+        .now = time(NULL),
     };
     const char *why = imx_oidc_claims_check(claims, &x);
     if (why) {
@@ -761,4 +739,189 @@ int imx_oidc_finish(const char *code, const char *verifier, const char *nonce,
         return -1;
     }
     return 0;
+}
+
+int imx_oidc_finish(const char *code, const char *verifier, const char *nonce,
+                    struct imx_oidc_identity *out, bool *upstream, char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    *upstream = true;
+    pthread_mutex_lock(&lock);
+    json_t *d = discovered(err, errlen);
+    const char *te = d ? json_string_value(json_object_get(d, "token_endpoint")) : NULL;
+    char *token_endpoint = te ? strdup(te) : NULL;
+    pthread_mutex_unlock(&lock);
+    if (!token_endpoint)
+        return -1;
+    CURL *c = curl_easy_init();
+    char form[4096] = "";
+    if (!c) {
+        free(token_endpoint);
+        snprintf(err, errlen, "libcurl cannot start");
+        return -1;
+    }
+    param(c, form, sizeof form, "grant_type", "authorization_code");
+    param(c, form, sizeof form, "code", code);
+    param(c, form, sizeof form, "redirect_uri", cfg.redirect_url);
+    param(c, form, sizeof form, "client_id", cfg.client_id);
+    param(c, form, sizeof form, "code_verifier", verifier);
+    if (cfg.client_secret)
+        param(c, form, sizeof form, "client_secret", cfg.client_secret);
+    curl_easy_cleanup(c);
+    long status;
+    json_t *tok = fetch_json(token_endpoint, form, &status, err, errlen);
+    OPENSSL_cleanse(form, sizeof form);
+    free(token_endpoint);
+    if (!tok)
+        return -1;
+    int rc = identity_from(tok, status, nonce, false, out, upstream, err, errlen);
+    json_decref(tok);
+    return rc;
+}
+
+/* ---- the device authorization grant (RFC 8628) ---------------------------------------------- */
+
+/* The discovery document's endpoint name, copied (new), or NULL with why. */
+static char *endpoint_of(const char *name, char *err, size_t errlen)
+{
+    pthread_mutex_lock(&lock);
+    json_t *d = discovered(err, errlen);
+    const char *e = d ? json_string_value(json_object_get(d, name)) : NULL;
+    char *copy = e ? strdup(e) : NULL;
+    pthread_mutex_unlock(&lock);
+    if (d && !e)
+        snprintf(err, errlen, "the provider's discovery document has no %s", name);
+    return copy;
+}
+
+void imx_oidc_device_free(struct imx_oidc_device *d)
+{
+    free(d->device_code);
+    free(d->user_code);
+    free(d->verification_uri);
+    free(d->verification_uri_complete);
+    free(d->nonce);
+    memset(d, 0, sizeof *d);
+}
+
+/* A string member of at most max bytes, copied (new), or NULL. */
+static char *member_dup(const json_t *o, const char *name, size_t max)
+{
+    const char *v = json_string_value(json_object_get(o, name));
+    return v && *v && strlen(v) <= max ? strdup(v) : NULL;
+}
+
+int imx_oidc_device_start(struct imx_oidc_device *out, bool *upstream, char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    *upstream = true;
+    char *endpoint = endpoint_of("device_authorization_endpoint", err, errlen);
+    if (!endpoint)
+        return -1;
+    out->nonce = random_b64(32);
+    CURL *c = curl_easy_init();
+    char form[2048] = "";
+    if (!c || !out->nonce) {
+        snprintf(err, errlen, "out of memory or randomness");
+        if (c)
+            curl_easy_cleanup(c);
+        free(endpoint);
+        imx_oidc_device_free(out);
+        return -1;
+    }
+    param(c, form, sizeof form, "client_id", cfg.client_id);
+    param(c, form, sizeof form, "scope", cfg.scopes);
+    param(c, form, sizeof form, "nonce", out->nonce);
+    if (cfg.client_secret)
+        param(c, form, sizeof form, "client_secret", cfg.client_secret);
+    curl_easy_cleanup(c);
+    long status;
+    json_t *doc = fetch_json(endpoint, form, &status, err, errlen);
+    OPENSSL_cleanse(form, sizeof form);
+    free(endpoint);
+    if (!doc) {
+        imx_oidc_device_free(out);
+        return -1;
+    }
+    const char *e = json_string_value(json_object_get(doc, "error"));
+    if (status != 200 || e) {
+        /* unauthorized_client, invalid_scope...: the client is not set up for device sign-in. */
+        *upstream = !(status >= 400 && status < 500 && e);
+        snprintf(err, errlen, "the provider's device authorization endpoint answered %ld (%.80s)",
+                 status, e ? e : "no error named");
+        json_decref(doc);
+        imx_oidc_device_free(out);
+        return -1;
+    }
+    out->device_code = member_dup(doc, "device_code", 2048);
+    out->user_code = member_dup(doc, "user_code", 64);
+    out->verification_uri = member_dup(doc, "verification_uri", 1024);
+    out->verification_uri_complete = member_dup(doc, "verification_uri_complete", 1024);
+    json_t *ei = json_object_get(doc, "expires_in"), *iv = json_object_get(doc, "interval");
+    out->expires_in = json_is_integer(ei) ? (long)json_integer_value(ei) : 0;
+    out->interval = json_is_integer(iv) ? (long)json_integer_value(iv) : IMX_OIDC_DEVICE_INTERVAL_S;
+    json_decref(doc);
+    /* The URIs are shown to a person to open: https (or a loopback provider's http) only. */
+    if (!out->device_code || !out->user_code || !out->verification_uri ||
+        !url_allowed(out->verification_uri) ||
+        (out->verification_uri_complete && !url_allowed(out->verification_uri_complete)) ||
+        out->expires_in < 1 || out->interval < 1 || out->interval > 60) {
+        snprintf(err, errlen,
+                 "the provider's device authorization answer lacks a device_code, user_code, "
+                 "https verification_uri, expires_in or a sane interval");
+        imx_oidc_device_free(out);
+        return -1;
+    }
+    if (out->expires_in > IMX_OIDC_DEVICE_TTL_MAX_S)
+        out->expires_in = IMX_OIDC_DEVICE_TTL_MAX_S;
+    *upstream = false;
+    return 0;
+}
+
+enum imx_oidc_poll imx_oidc_device_poll(const char *device_code, const char *nonce,
+                                        struct imx_oidc_identity *out, char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    char *endpoint = endpoint_of("token_endpoint", err, errlen);
+    if (!endpoint)
+        return IMX_OIDC_POLL_UPSTREAM;
+    CURL *c = curl_easy_init();
+    char form[4096] = "";
+    if (!c) {
+        free(endpoint);
+        snprintf(err, errlen, "libcurl cannot start");
+        return IMX_OIDC_POLL_UPSTREAM;
+    }
+    param(c, form, sizeof form, "grant_type", "urn:ietf:params:oauth:grant-type:device_code");
+    param(c, form, sizeof form, "device_code", device_code);
+    param(c, form, sizeof form, "client_id", cfg.client_id);
+    if (cfg.client_secret)
+        param(c, form, sizeof form, "client_secret", cfg.client_secret);
+    curl_easy_cleanup(c);
+    long status;
+    json_t *tok = fetch_json(endpoint, form, &status, err, errlen);
+    OPENSSL_cleanse(form, sizeof form);
+    free(endpoint);
+    if (!tok)
+        return IMX_OIDC_POLL_UPSTREAM;
+    const char *e = json_string_value(json_object_get(tok, "error"));
+    enum imx_oidc_poll res = IMX_OIDC_POLL_DONE;
+    if (status == 400 && e && strcmp(e, "authorization_pending") == 0)
+        res = IMX_OIDC_POLL_PENDING;
+    else if (status == 400 && e && strcmp(e, "slow_down") == 0)
+        res = IMX_OIDC_POLL_SLOW_DOWN;
+    else if (status == 400 && e && strcmp(e, "access_denied") == 0)
+        res = IMX_OIDC_POLL_DENIED;
+    else if (status == 400 && e && strcmp(e, "expired_token") == 0)
+        res = IMX_OIDC_POLL_EXPIRED;
+    if (res != IMX_OIDC_POLL_DONE) {
+        json_decref(tok);
+        return res;
+    }
+    bool upstream = false;
+    int rc = identity_from(tok, status, nonce, true, out, &upstream, err, errlen);
+    json_decref(tok);
+    if (rc == 0)
+        return IMX_OIDC_POLL_DONE;
+    return upstream ? IMX_OIDC_POLL_UPSTREAM : IMX_OIDC_POLL_REFUSED;
 }

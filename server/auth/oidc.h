@@ -49,6 +49,7 @@ struct imx_oidc_expect {
     const char *issuer;
     const char *client_id;
     const char *nonce;
+    bool nonce_optional; /* a token without a nonce claim passes (device sign-in); another fails */
     long long now;
 };
 /* Checks the claims of a verified ID token: iss, aud (and azp when there are several
@@ -87,6 +88,36 @@ void imx_oidc_identity_free(struct imx_oidc_identity *id);
  * the sign-in itself is refused (401). */
 int imx_oidc_finish(const char *code, const char *verifier, const char *nonce,
                     struct imx_oidc_identity *out, bool *upstream, char *err, size_t errlen);
+
+/* The device authorization grant (RFC 8628) for `imaxe login --sso`: imaxe asks the provider for
+ * a device code as the same client that signs in browsers, keeps it, and polls the provider's
+ * token endpoint for the CLI; the ID token never leaves the server. */
+#define IMX_OIDC_DEVICE_INTERVAL_S 5    /* the poll interval when the provider names none */
+#define IMX_OIDC_DEVICE_TTL_MAX_S  1800 /* a device sign-in lasts at most this long */
+struct imx_oidc_device {
+    char *device_code, *user_code, *verification_uri, *verification_uri_complete, *nonce;
+    long expires_in, interval;
+};
+/* Asks the provider's device_authorization_endpoint for a device code (new strings in *out; the
+ * complete URI may be NULL). Returns 0, or -1 with why in err: *upstream true when the provider
+ * could not be reached or has no device endpoint, false when it refused this client. */
+int imx_oidc_device_start(struct imx_oidc_device *out, bool *upstream, char *err, size_t errlen);
+void imx_oidc_device_free(struct imx_oidc_device *d);
+
+/* What one poll of the token endpoint with a device code found. */
+enum imx_oidc_poll {
+    IMX_OIDC_POLL_DONE,      /* signed in: the identity is filled */
+    IMX_OIDC_POLL_PENDING,   /* authorization_pending: the person has not finished yet */
+    IMX_OIDC_POLL_SLOW_DOWN, /* slow_down: poll less often */
+    IMX_OIDC_POLL_DENIED,    /* access_denied: the person said no */
+    IMX_OIDC_POLL_EXPIRED,   /* expired_token: the code ran out */
+    IMX_OIDC_POLL_REFUSED,   /* the ID token or the provider's answer does not pass (why in err) */
+    IMX_OIDC_POLL_UPSTREAM,  /* the provider could not be used (why in err) */
+};
+/* Polls once for device_code; nonce is the one sent with it (the ID token may omit it; a
+ * different one is refused). */
+enum imx_oidc_poll imx_oidc_device_poll(const char *device_code, const char *nonce,
+                                        struct imx_oidc_identity *out, char *err, size_t errlen);
 
 /* The group map read from IMAXE_OIDC_GROUP_MAP (borrowed). */
 const struct imx_oidc_map *imx_oidc_group_map(void);

@@ -166,11 +166,12 @@ static int export_one(struct imx_db_conn *c, const char *dir, const char *table)
     char name[64], path[4096];
     snprintf(name, sizeof name, "ref_%s", table);
     struct imx_db_json j;
-    enum imx_db_status st = imx_db_ref_export(c, name, &j);
+    struct imx_db_fault why;
+    enum imx_db_status st = imx_db_ref_export(c, name, &j, &why);
     json_t *doc = st == IMX_DBS_OK ? json_loadb(j.text, j.len, 0, NULL) : NULL;
     imx_db_json_free(&j);
     if (!doc) {
-        print_db_error("export", imx_db_last_fault(c));
+        print_db_error("export", &why);
         return -1;
     }
     snprintf(path, sizeof path, "%s/%s.csv", dir, table);

@@ -1,5 +1,6 @@
 /* Headless administration's SQL: the procedure calls behind imaxe-server admin. */
 #include "db/admin.h"
+#include "db/internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "db/read_batch.h"
+#include "db/internal.h"
 
 /* The advisory use cases (migrations/procedures/advisory_publish.sql). */
 IMX_DB_STMT(q_publish, 3, "SELECT imx_advisory_publish($1::jsonb, $2::bigint, $3::int)::text");
@@ -85,18 +86,18 @@ static PGresult *exec_long(struct imx_db_conn *c, struct imx_db_stmt *stmt, cons
 
 enum imx_db_status imx_db_advisory_publish(struct imx_db_conn *c, const char *doc,
                                            const char *user_id, const char *revision,
-                                           struct imx_db_json *outcome)
+                                           struct imx_db_json *outcome, struct imx_db_fault *why)
 {
     const char *p[] = { doc, user_id, revision };
-    return imx_db_json_take(exec_long(c, &q_publish, p), 0, outcome);
+    return imx_db_why(c, imx_db_json_take(exec_long(c, &q_publish, p), 0, outcome), why);
 }
 
 enum imx_db_status imx_db_advisory_withdraw(struct imx_db_conn *c, const char *id,
                                             const char *reason, const char *revision,
-                                            struct imx_db_json *outcome)
+                                            struct imx_db_json *outcome, struct imx_db_fault *why)
 {
     const char *p[] = { id, reason, revision };
-    return imx_db_json_take(exec_long(c, &q_withdraw, p), 0, outcome);
+    return imx_db_why(c, imx_db_json_take(exec_long(c, &q_withdraw, p), 0, outcome), why);
 }
 
 enum imx_db_status imx_db_advisory_get(struct imx_db_conn *c, const char *id, char revision[24],

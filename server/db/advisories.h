@@ -1,11 +1,10 @@
 /* SQL for security advisories and patch status: publish, revise and withdraw (the use cases of
  * migrations/procedures/advisory_publish.sql), get, search, the affected images, and an image's
- * patch report. Every function runs one prepared statement and returns a new result
- * (PQclear it); string arguments are borrowed, NULL is SQL NULL. */
+ * patch report. Every function runs one prepared statement and returns its status with typed
+ * outputs or finished JSON text; string arguments are borrowed, NULL is SQL NULL. */
 #ifndef IMX_DB_ADVISORIES_H
 #define IMX_DB_ADVISORIES_H
 
-#include <libpq-fe.h>
 #include <stdbool.h>
 
 #include "db/images.h"
@@ -25,17 +24,17 @@ void imx_db_advisory_set_timeout(unsigned ms);
  * "withdrawn" | "stale", "revision", "affected_images", "patch_status_changed", "patch_events"}.
  * The affected images' patch statuses, pins and patch.available events follow in the same
  * statement -> that JSON in outcome. IMX_DBS_CONFLICT: the id exists (publish); cause
- * IMX_DBC_VALUE: a bad value. */
+ * IMX_DBC_VALUE: a bad value (the failure's detail in *why when asked). */
 enum imx_db_status imx_db_advisory_publish(struct imx_db_conn *c, const char *doc,
                                            const char *user_id, const char *revision,
-                                           struct imx_db_json *outcome);
+                                           struct imx_db_json *outcome, struct imx_db_fault *why);
 
 /* Withdraws advisory id (reason may be NULL; revision NULL: any). One row: JSON {"outcome":
  * "withdrawn" | "not_found" | "already_withdrawn" | "stale", "revision", "patch_status_changed"}.
  */
 enum imx_db_status imx_db_advisory_withdraw(struct imx_db_conn *c, const char *id,
                                             const char *reason, const char *revision,
-                                            struct imx_db_json *outcome);
+                                            struct imx_db_json *outcome, struct imx_db_fault *why);
 
 /* One advisory -> JSON {id, title, published, severity, cvss, cves, url, source, created_at,
  * revision, updated_at, withdrawn_at, withdrawn_reason, affected:[{component, range, fixed}],

@@ -1,6 +1,7 @@
 /* SQL for who may see and change what: users, teams, memberships, API tokens, login throttling
  * and the audit log. */
 #include "db/auth.h"
+#include "db/internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -111,14 +112,14 @@ IMX_DB_STMT(q_bootstrap, 2,
             "ON CONFLICT DO NOTHING RETURNING id");
 
 enum imx_db_status imx_db_auth_bootstrap(struct imx_db_conn *c, const char *email, const char *hash,
-                                         bool *created)
+                                         bool *created, struct imx_db_fault *why)
 {
     const char *p[] = { email, hash };
     PGresult *res = imx_db_exec(c, &q_bootstrap, p);
     enum imx_db_status st = imx_db_status_of(res);
     *created = st == IMX_DBS_OK && PQntuples(res) == 1;
     PQclear(res);
-    return st;
+    return imx_db_why(c, st, why);
 }
 
 /* Always one row: the auth epoch, the team's id (NULL when there is none) and the user's role
@@ -127,31 +128,34 @@ IMX_DB_STMT(q_team_by_slug, 2,
             "SELECT e.n, t.id, m.role FROM auth_epoch e LEFT JOIN teams t ON t.slug = $1"
             " LEFT JOIN memberships m ON m.team_id = t.id AND m.user_id = $2::bigint");
 
-int imx_db_team_read_take(PGresult *res, struct imx_db_team_read *t)
+enum imx_db_status imx_db_team_read_take(PGresult *res, struct imx_db_team_read *t)
 {
     memset(t, 0, sizeof *t);
-    t->res = res;
-    if (!imx_db_ok(res) || PQntuples(res) < 1 || PQnfields(res) < 3)
-        return -1;
+    t->res = imx_db_result_of(res);
+    enum imx_db_status st = imx_db_status_of(res);
+    if (st != IMX_DBS_OK)
+        return st;
+    if (PQntuples(res) < 1 || PQnfields(res) < 3)
+        return IMX_DBS_ERROR;
     t->epoch = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
     t->team_id = strtoll(PQgetvalue(res, 0, 1), NULL, 10);
     t->role = PQgetvalue(res, 0, 2);
-    return 0;
+    return IMX_DBS_OK;
 }
 
 struct imx_db_rows imx_db_team_read_rows(const struct imx_db_team_read *t)
 {
-    return imx_db_rows_all(t->res);
+    return imx_db_rows_all(imx_db_pg(t->res));
 }
 
 void imx_db_team_read_free(struct imx_db_team_read *t)
 {
-    PQclear(t->res);
+    PQclear(imx_db_pg_mut(t->res));
     memset(t, 0, sizeof *t);
 }
 
-int imx_db_auth_team_read(struct imx_db_conn *c, const char *slug, const char *user_id,
-                          struct imx_db_team_read *t)
+enum imx_db_status imx_db_auth_team_read(struct imx_db_conn *c, const char *slug,
+                                         const char *user_id, struct imx_db_team_read *t)
 {
     const char *p[] = { slug, user_id };
     return imx_db_team_read_take(imx_db_exec(c, &q_team_by_slug, p), t);
@@ -159,6 +163,23 @@ int imx_db_auth_team_read(struct imx_db_conn *c, const char *slug, const char *u
 
 IMX_DB_STMT(q_role_in_team, 2,
             "SELECT role FROM memberships WHERE team_id = $1::bigint AND user_id = $2::bigint");
+
+IMX_DB_STMT(q_team_disabled, 1,
+            "SELECT disabled_at IS NOT NULL, slug FROM teams WHERE id = $1::bigint");
+
+enum imx_db_status imx_db_team_disabled(struct imx_db_conn *c, const char *team_id, bool *disabled,
+                                        char slug[64])
+{
+    const char *p[] = { team_id };
+    PGresult *res = imx_db_exec(c, &q_team_disabled, p);
+    enum imx_db_status st = one_row(res);
+    *disabled = st == IMX_DBS_OK && PQgetvalue(res, 0, 0)[0] == 't';
+    slug[0] = '\0';
+    if (st == IMX_DBS_OK)
+        text_at(res, 1, slug, 64);
+    PQclear(res);
+    return st;
+}
 
 enum imx_db_status imx_db_auth_role_in_team(struct imx_db_conn *c, const char *team_id,
                                             const char *user_id, char role[16])
@@ -262,7 +283,9 @@ enum imx_db_status imx_db_user_me(struct imx_db_conn *c, const char *user_id,
     return imx_db_json_take(imx_db_exec(c, &q_user_me, p), 0, out);
 }
 
-#define TEAM_JSON "json_build_object('slug', t.slug, 'name', t.name, 'created_at', t.created_at)"
+#define TEAM_JSON                                                                                  \
+    "json_build_object('slug', t.slug, 'name', t.name, 'created_at', t.created_at, "               \
+    "'disabled_at', t.disabled_at)"
 
 IMX_DB_STMT(q_team_create, 2,
             "WITH t AS (INSERT INTO teams (slug, name) VALUES ($1, $2) RETURNING *) "
@@ -277,7 +300,8 @@ enum imx_db_status imx_db_team_create(struct imx_db_conn *c, const char *slug, c
 
 IMX_DB_STMT(q_team_list, 5,
             "SELECT t.slug, json_build_object("
-            "'slug', t.slug, 'name', t.name, 'created_at', t.created_at, 'role', m.role)::text "
+            "'slug', t.slug, 'name', t.name, 'created_at', t.created_at, 'disabled_at', "
+            "t.disabled_at, 'role', m.role)::text "
             "FROM teams t LEFT JOIN memberships m "
             "ON m.team_id = t.id AND m.user_id = $1::bigint "
             "WHERE ($3::boolean OR m.user_id IS NOT NULL) "

@@ -40,29 +40,32 @@ int imx_db_auth_epoch(struct imx_db_conn *c, long long *epoch);
 enum imx_db_status imx_db_auth_has_users(struct imx_db_conn *c, bool *any);
 /* Creates the first admin when there are no users (*created false when users exist). */
 enum imx_db_status imx_db_auth_bootstrap(struct imx_db_conn *c, const char *email, const char *hash,
-                                         bool *created);
+                                         bool *created, struct imx_db_fault *why);
 
 /* Roles */
 /* What a statement that checks the caller's team along with what it reads begins every row with:
  * the auth epoch, the team with the slug (team_id 0 when there is none) and the user's role there
  * (role "" when none). res holds them and the rest of what was read. */
 struct imx_db_team_read {
-    PGresult *res; /* after a failed call, the failed result (or NULL); imx_db_team_read_free() */
+    struct imx_db_result *res; /* what was read (opaque); imx_db_team_read_free() */
     long long epoch, team_id;
     const char *role;
 };
-/* Takes res, whose row 0 starts (epoch, team id, role): 0 with *t filled, or -1 with the failed
- * result in t->res. */
-int imx_db_team_read_take(PGresult *res, struct imx_db_team_read *t);
 void imx_db_team_read_free(struct imx_db_team_read *t);
 /* Every row the statement read (borrowed from t, which must have succeeded). */
 struct imx_db_rows imx_db_team_read_rows(const struct imx_db_team_read *t);
-/* A team by slug and the user's role there, with the auth epoch (one row, nothing after). */
-int imx_db_auth_team_read(struct imx_db_conn *c, const char *slug, const char *user_id,
-                          struct imx_db_team_read *t);
+/* A team by slug and the user's role there, with the auth epoch (one row, nothing after). On
+ * failure t->res may hold the failed read: imx_db_team_read_free it all the same. */
+enum imx_db_status imx_db_auth_team_read(struct imx_db_conn *c, const char *slug,
+                                         const char *user_id, struct imx_db_team_read *t);
 /* The user's role in a team into role; IMX_DBS_NOT_FOUND when none. */
 enum imx_db_status imx_db_auth_role_in_team(struct imx_db_conn *c, const char *team_id,
                                             const char *user_id, char role[16]);
+
+/* Whether the team is disabled (teams.disabled_at set), and its slug; IMX_DBS_NOT_FOUND when no
+ * such team. */
+enum imx_db_status imx_db_team_disabled(struct imx_db_conn *c, const char *team_id, bool *disabled,
+                                        char slug[64]);
 
 /* Login throttling */
 /* What counting a sign-in attempt answers. */

@@ -2,6 +2,7 @@
  * PostgreSQL's percentile_cont (linear interpolation: the mean of the middle two for an even
  * count); the cost formulas are the SQL functions of migrations/0007_costs_requests.sql. */
 #include "db/costs.h"
+#include "db/internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -76,7 +77,8 @@ enum imx_db_status imx_db_instance_type_put(struct imx_db_conn *c, const char *p
                                             const char *gpu_count, const char *gpu_memory_gib,
                                             const char *vcpus, const char *memory_gib,
                                             const char *host_arch, const char *region,
-                                            const char *source, const char *replace, bool *created)
+                                            const char *source, const char *replace, bool *created,
+                                            struct imx_db_fault *why)
 {
     const char *p[] = { provider,   type,      gpu_model, gpu_count, gpu_memory_gib, vcpus,
                         memory_gib, host_arch, region,    source,    replace };
@@ -87,7 +89,7 @@ enum imx_db_status imx_db_instance_type_put(struct imx_db_conn *c, const char *p
         st = IMX_DBS_CONFLICT;
     *created = st == IMX_DBS_OK && strcmp(PQgetvalue(res, 0, 2), "true") == 0;
     PQclear(res);
-    return st;
+    return imx_db_why(c, st, why);
 }
 
 IMX_DB_STMT(q_price_add, 8,
@@ -103,10 +105,11 @@ enum imx_db_status imx_db_instance_price_add(struct imx_db_conn *c, const char *
                                              const char *type, const char *pricing,
                                              const char *region, const char *price,
                                              const char *currency, const char *valid_from,
-                                             const char *source, struct imx_db_json *out)
+                                             const char *source, struct imx_db_json *out,
+                                             struct imx_db_fault *why)
 {
     const char *p[] = { provider, type, pricing, region, price, currency, valid_from, source };
-    return imx_db_json_take(imx_db_exec(c, &q_price_add, p), 0, out);
+    return imx_db_why(c, imx_db_json_take(imx_db_exec(c, &q_price_add, p), 0, out), why);
 }
 
 IMX_DB_STMT(q_measurement_record, 3,

@@ -1,11 +1,10 @@
 /* SQL for instance types and their dated prices, cost measurements, and the cost rankings
- * (medians computed by PostgreSQL). Every function runs one prepared statement and returns a new
- * result (PQclear it) unless it says otherwise; string arguments are borrowed, NULL is SQL NULL.
- * JSON documents come back as text in column 0. */
+ * (medians computed by PostgreSQL). Every function runs one prepared statement and returns its
+ * status with typed outputs or finished JSON text; string arguments are borrowed, NULL is SQL
+ * NULL. */
 #ifndef IMX_DB_COSTS_H
 #define IMX_DB_COSTS_H
 
-#include <libpq-fe.h>
 #include <stddef.h>
 
 #include "db/pool.h"
@@ -33,21 +32,24 @@ enum imx_db_status imx_db_instance_type_get(struct imx_db_conn *c, const char *p
                                             const char *type, struct imx_db_json *out);
 /* Creates (replace "false": IMX_DBS_CONFLICT when it exists) or creates/replaces (replace
  * "true") a type, *created telling which. gpu_model in any spelling (stored canonical).
- * A failure with cause IMX_DBC_FOREIGN_KEY: an unknown GPU. */
+ * Its detail in *why when asked: cause IMX_DBC_FOREIGN_KEY, an unknown GPU; IMX_DBS_CONFLICT
+ * with cause IMX_DBC_NONE, it exists (replace "false"). */
 enum imx_db_status imx_db_instance_type_put(struct imx_db_conn *c, const char *provider,
                                             const char *type, const char *gpu_model,
                                             const char *gpu_count, const char *gpu_memory_gib,
                                             const char *vcpus, const char *memory_gib,
                                             const char *host_arch, const char *region,
-                                            const char *source, const char *replace, bool *created);
-/* Adds a dated price (valid_from NULL: now) -> price JSON; failures by cause:
+                                            const char *source, const char *replace, bool *created,
+                                            struct imx_db_fault *why);
+/* Adds a dated price (valid_from NULL: now) -> price JSON; failures by cause (in *why when asked):
  * IMX_DBC_FOREIGN_KEY no such type, IMX_DBC_VALUE a bad valid_from, IMX_DBC_UNIQUE that price
  * already has a row for that moment. */
 enum imx_db_status imx_db_instance_price_add(struct imx_db_conn *c, const char *provider,
                                              const char *type, const char *pricing,
                                              const char *region, const char *price,
                                              const char *currency, const char *valid_from,
-                                             const char *source, struct imx_db_json *out);
+                                             const char *source, struct imx_db_json *out,
+                                             struct imx_db_fault *why);
 
 /* Measurements */
 /* Records one measurement (j: its JSON object, checked for types and ranges) for team_id by

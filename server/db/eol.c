@@ -1,5 +1,6 @@
 /* SQL for end of life ahead (see eol.h). */
 #include "db/eol.h"
+#include "db/internal.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,5 +1,6 @@
 /* Webhook events from the catalog, advisories, pins and requests (see db/events.h). */
 #include "db/events.h"
+#include "db/internal.h"
 
 IMX_DB_STMT(q_pin_moved, 3, "SELECT imx_pin_moved_event($1::bigint, $2::bigint, $3::bigint)");
 

@@ -1,5 +1,6 @@
 /* SQL for exposure over time (see exposure.h). */
 #include "db/exposure.h"
+#include "db/internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,5 +1,6 @@
 /* Idempotency-Key storage (see db/idempotency.h). */
 #include "db/idempotency.h"
+#include "db/internal.h"
 
 #include <stdlib.h>
 #include <stdatomic.h>
@@ -51,7 +52,8 @@ static const char *ttl_text(char *buf, size_t len)
 }
 
 enum imx_db_status imx_db_idempotency_lock(struct imx_db_conn *c, const char *user_id,
-                                           const char *token_id, const char *key)
+                                           const char *token_id, const char *key,
+                                           struct imx_db_fault *why)
 {
     const char *p[] = { user_id, token_id, key };
     PGresult *r = imx_db_exec(c, &q_lock, p);
@@ -62,7 +64,7 @@ enum imx_db_status imx_db_idempotency_lock(struct imx_db_conn *c, const char *us
     else if (st == IMX_DBS_OK && strcmp(PQgetvalue(r, 0, 0), "t") != 0)
         st = IMX_DBS_CONFLICT;
     PQclear(r);
-    return st;
+    return imx_db_why(c, st, why);
 }
 
 void imx_db_idempotency_reply_free(struct imx_db_idempotency_reply *out)
@@ -104,7 +106,7 @@ enum imx_db_status imx_db_idempotency_put(struct imx_db_conn *c, const char *use
                                           const char *token_id, const char *key,
                                           const char *fingerprint, const char *status,
                                           const char *content_type, const char *headers,
-                                          const char *body)
+                                          const char *body, struct imx_db_fault *why)
 {
     char ttl[16];
     const char *p[] = { user_id,     token_id, key,
@@ -116,7 +118,7 @@ enum imx_db_status imx_db_idempotency_put(struct imx_db_conn *c, const char *use
     if (st == IMX_DBS_OK && PQntuples(r) != 1)
         st = IMX_DBS_CONFLICT;
     PQclear(r);
-    return st;
+    return imx_db_why(c, st, why);
 }
 
 enum imx_db_status imx_db_idempotency_prune(struct imx_db_conn *c, const char *batch)

@@ -4,7 +4,6 @@
 #ifndef IMX_DB_IDEMPOTENCY_H
 #define IMX_DB_IDEMPOTENCY_H
 
-#include <libpq-fe.h>
 #include <stdbool.h>
 
 #include "db/pool.h"
@@ -14,10 +13,11 @@ void imx_db_idempotency_set_ttl(unsigned hours);
 unsigned imx_db_idempotency_ttl(void);
 
 /* Inside a transaction: takes the key's transaction lock without waiting: IMX_DBS_OK taken,
- * IMX_DBS_CONFLICT held by another transaction (the same key still in flight). The lock ends with
- * the transaction. */
+ * IMX_DBS_CONFLICT held by another transaction (the same key still in flight; cause IMX_DBC_NONE in
+ * *why, where a failed statement's is its own). The lock ends with the transaction. */
 enum imx_db_status imx_db_idempotency_lock(struct imx_db_conn *c, const char *user_id,
-                                           const char *token_id, const char *key);
+                                           const char *token_id, const char *key,
+                                           struct imx_db_fault *why);
 
 /* A stored reply. The strings are malloc'd (imx_db_idempotency_reply_free). */
 struct imx_db_idempotency_reply {
@@ -39,7 +39,7 @@ enum imx_db_status imx_db_idempotency_put(struct imx_db_conn *c, const char *use
                                           const char *token_id, const char *key,
                                           const char *fingerprint, const char *status,
                                           const char *content_type, const char *headers,
-                                          const char *body);
+                                          const char *body, struct imx_db_fault *why);
 
 /* Removes up to batch expired keys. */
 enum imx_db_status imx_db_idempotency_prune(struct imx_db_conn *c, const char *batch);

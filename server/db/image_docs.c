@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "db/read_batch.h"
+#include "db/internal.h"
 
 /* Documents one statement fetches at most. */
 #define BATCH_MAX IMX_DB_BATCH_MAX

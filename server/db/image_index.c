@@ -11,6 +11,7 @@
 
 #include "db/images_search.h"
 #include "db/read_batch.h"
+#include "db/internal.h"
 #include "domain/image_index.h"
 #include "util/json_text.h"
 #include "util/log.h"
@@ -1031,11 +1032,11 @@ static void read_resolves(struct imx_db_waiter **w, size_t n)
 static struct imx_db_batcher resolves = IMX_DB_BATCHER(read_resolves, RESOLVE_BATCH_MAX);
 
 /* What the resolves' read gave self for the index made at: *current when the row was read in the
- * state the index was made in (then *served with new strings, unless out of memory). Releases
- * self's batch. */
+ * state the index was made in (then out->served, with new strings when found, unless out of
+ * memory). found: the ask was an image the index found (else the index's "nothing matches", whose
+ * row has no image). Releases self's batch. */
 static enum imx_db_status resolved_row(struct imx_db_waiter *self, const struct made_at *at,
-                                       char **summary, char **artifact_id, long long *epoch,
-                                       bool *served, bool *current)
+                                       bool found, struct imx_db_resolved *out, bool *current)
 {
     if (self->rc != IMX_DBS_OK)
         return self->rc;
@@ -1046,17 +1047,20 @@ static enum imx_db_status resolved_row(struct imx_db_waiter *self, const struct 
                strtoll(PQgetvalue(r, k, 1), NULL, 10) == at->generation &&
                strtoll(PQgetvalue(r, k, 2), NULL, 10) == at->deletions &&
                strtoll(PQgetvalue(r, k, 3), NULL, 10) == at->ref_generation &&
-               !PQgetisnull(r, k, 5) && !PQgetisnull(r, k, 6);
+               (!found || (!PQgetisnull(r, k, 5) && !PQgetisnull(r, k, 6)));
     if (*current) {
-        *epoch = strtoll(PQgetvalue(r, k, 4), NULL, 10);
-        *summary = strdup(PQgetvalue(r, k, 5));
-        *artifact_id = strdup(PQgetvalue(r, k, 6));
-        *served = *summary && *artifact_id;
-        if (!*served) {
-            free(*summary);
-            free(*artifact_id);
-            *summary = *artifact_id = NULL;
-            rc = IMX_DBS_ERROR;
+        out->epoch = strtoll(PQgetvalue(r, k, 4), NULL, 10);
+        out->served = true;
+        if (found) {
+            out->summary = strdup(PQgetvalue(r, k, 5));
+            out->artifact_id = strdup(PQgetvalue(r, k, 6));
+            if (!out->summary || !out->artifact_id) {
+                free(out->summary);
+                free(out->artifact_id);
+                out->summary = out->artifact_id = NULL;
+                out->served = false;
+                rc = IMX_DBS_ERROR;
+            }
         }
     }
     imx_db_batch_unref(self->batch);
@@ -1064,12 +1068,55 @@ static enum imx_db_status resolved_row(struct imx_db_waiter *self, const struct 
     return rc;
 }
 
+/* Does the index hold an image for q? Under g.lock; p is scratch. */
+static bool any_in_index(const struct imx_ix_query *q, struct imx_ix_page *p)
+{
+    return imx_ix_page(g.ix, q, p) == 0 && p->n > 0;
+}
+
+/* Why nothing matched q (a resolve's query, which found nothing), as the SQL resolve
+ * (db/images.c stmt_resolve) says it: the first of its filters, in its order (family, status,
+ * region, arch, then each constraint), that left nothing. NULL when every step still holds an
+ * image (which the full query contradicts: the caller asks the reference). Under g.lock. */
+static const char *emptied_by(const struct imx_ix_query *full, struct imx_ix_page *p,
+                              size_t *constraint)
+{
+    struct imx_ix_query q = *full;
+    q.status = NULL;
+    q.region = NULL;
+    q.architecture = NULL;
+    q.n_cons = 0;
+    if (!any_in_index(&q, p))
+        return "family";
+    q.status = full->status;
+    if (!any_in_index(&q, p))
+        return "status";
+    q.region = full->region;
+    if (!any_in_index(&q, p))
+        return "region";
+    q.architecture = full->architecture;
+    if (q.architecture && !any_in_index(&q, p))
+        return "arch";
+    for (size_t j = 0; j < full->n_cons; j++) {
+        q.n_cons = j + 1;
+        if (!any_in_index(&q, p)) {
+            *constraint = j;
+            return "constraint";
+        }
+    }
+    return NULL;
+}
+
 /* The newest image the index holds for rq, as its id's text in id_text and the state the index
- * was made at: 1, or 0 when the index cannot say (off, or nothing matches: SQL says which filter
- * emptied the set), NOT_LOADED, or -1 out of memory. */
+ * was made at: FOUND; EMPTIED when nothing matches, with *by and *constraint as emptied_by gives
+ * them (id_text then "0", which names no image: the read gives the state and the epoch alone); 0
+ * when the index cannot say (off, or a query it does not take), NOT_LOADED, or -1 out of
+ * memory. */
+#define FOUND      1
 #define NOT_LOADED 2
+#define EMPTIED    3
 static int resolve_in_index(const struct imx_image_resolve *rq, char id_text[24],
-                            struct made_at *at)
+                            struct made_at *at, const char **by, size_t *constraint)
 {
     struct imx_image_search s = {
         .family = rq->family,
@@ -1088,16 +1135,21 @@ static int resolve_in_index(const struct imx_image_resolve *rq, char id_text[24]
     if (!w)
         return -1;
     int found = 0;
+    *by = NULL;
     if (g.enabled && query_of(&s, &w->q, w->os_name, sizeof w->os_name, w->id_text) == 0) {
         pthread_rwlock_rdlock(&g.lock);
         if (!g.ix)
             found = NOT_LOADED;
-        else
-            found = imx_ix_page(g.ix, &w->q, &w->p) == 0 && w->p.n > 0;
+        else if (any_in_index(&w->q, &w->p))
+            found = FOUND;
+        else if ((*by = emptied_by(&w->q, &w->p, constraint)))
+            found = EMPTIED;
         *at = g.at;
         pthread_rwlock_unlock(&g.lock);
-        if (found == 1)
+        if (found == FOUND)
             snprintf(id_text, 24, "%lld", (long long)w->p.ids[0]);
+        else if (found == EMPTIED)
+            snprintf(id_text, 24, "0");
     }
     free(w);
     return found;
@@ -1108,8 +1160,17 @@ struct imx_db_resolve_call {
     char *region;
     const char *ask[2];
     struct made_at at;
+    const char *by; /* NULL: the index found the image */
+    size_t constraint;
     struct imx_db_call call;
 };
+
+/* What out says when the index found nothing: the filter that emptied the set. */
+static void emptied(struct imx_db_resolved *out, const char *by, size_t constraint)
+{
+    out->emptied_by = by;
+    out->constraint = constraint;
+}
 
 struct imx_db_resolve_call *imx_db_image_resolve_start(const struct imx_image_resolve *rq,
                                                        void (*wake)(void *cls), void *cls)
@@ -1117,7 +1178,8 @@ struct imx_db_resolve_call *imx_db_image_resolve_start(const struct imx_image_re
     struct imx_db_resolve_call *c = calloc(1, sizeof *c);
     if (!c)
         return NULL;
-    if (resolve_in_index(rq, c->id_text, &c->at) != 1 || !(c->region = strdup(rq->region))) {
+    int found = resolve_in_index(rq, c->id_text, &c->at, &c->by, &c->constraint);
+    if ((found != FOUND && found != EMPTIED) || !(c->region = strdup(rq->region))) {
         free(c);
         return NULL;
     }
@@ -1127,13 +1189,15 @@ struct imx_db_resolve_call *imx_db_image_resolve_start(const struct imx_image_re
     return c;
 }
 
-enum imx_db_status imx_db_image_resolve_result(struct imx_db_resolve_call *c, char **summary,
-                                               char **artifact_id, long long *epoch, bool *served)
+enum imx_db_status imx_db_image_resolve_result(struct imx_db_resolve_call *c,
+                                               struct imx_db_resolved *out)
 {
-    *summary = *artifact_id = NULL;
-    *served = false;
+    *out = (struct imx_db_resolved){ 0 };
     bool current = false;
-    return resolved_row(&c->call.self, &c->at, summary, artifact_id, epoch, served, &current);
+    enum imx_db_status rc = resolved_row(&c->call.self, &c->at, !c->by, out, &current);
+    if (out->served && c->by)
+        emptied(out, c->by, c->constraint);
+    return rc;
 }
 
 void imx_db_resolve_call_free(void *call)
@@ -1146,32 +1210,42 @@ void imx_db_resolve_call_free(void *call)
     free(c);
 }
 
-enum imx_db_status imx_db_image_resolve_indexed(const struct imx_image_resolve *rq, char **summary,
-                                                char **artifact_id, long long *epoch, bool *served)
+void imx_db_resolved_free(struct imx_db_resolved *r)
 {
-    *summary = *artifact_id = NULL;
-    *served = false;
+    free(r->summary);
+    free(r->artifact_id);
+    *r = (struct imx_db_resolved){ 0 };
+}
+
+enum imx_db_status imx_db_image_resolve_indexed(const struct imx_image_resolve *rq,
+                                                struct imx_db_resolved *out)
+{
+    *out = (struct imx_db_resolved){ 0 };
     if (!g.enabled)
         return IMX_DBS_OK;
     enum imx_db_status rc = IMX_DBS_OK;
     for (int attempt = 0; attempt < 2; attempt++) {
         struct made_at at;
         char idt[24];
-        int found = resolve_in_index(rq, idt, &at);
+        const char *by;
+        size_t constraint = 0;
+        int found = resolve_in_index(rq, idt, &at, &by, &constraint);
         if (found == NOT_LOADED) {
             if (!synced_on(NULL, &rc))
                 goto out;
             continue;
         }
-        if (found != 1) {
+        if (found != FOUND && found != EMPTIED) {
             rc = found < 0 ? IMX_DBS_ERROR : IMX_DBS_OK;
-            goto out; /* nothing matches (SQL says which filter emptied it), or out of memory */
+            goto out; /* a query the index does not take, or out of memory */
         }
         const char *ask[] = { idt, rq->region };
         struct imx_db_waiter self = { .arg = ask };
         imx_db_batch_wait(&resolves, &self);
         bool current = false;
-        rc = resolved_row(&self, &at, summary, artifact_id, epoch, served, &current);
+        rc = resolved_row(&self, &at, found == FOUND, out, &current);
+        if (out->served && found == EMPTIED)
+            emptied(out, by, constraint);
         if (rc != IMX_DBS_OK || current)
             goto out;
         /* Something was committed since the index was made: catch up, then look again. */

@@ -30,25 +30,39 @@ enum imx_db_status imx_db_image_search_indexed(struct imx_db_conn *c,
                                                char **page, char **facets, bool *served,
                                                long long *epoch);
 
-/* Resolve (family, region, arch, constraints) from the index when it can: *served true with the
- * newest matching image's summary and its artifact id in the region (new strings), and the auth
- * epoch read with them by a statement shared with the other resolves waiting (db/read_batch.c;
- * the caller holds no connection meanwhile, and the index catches up on one of the pool's).
- * *served false when the caller should run the SQL resolve: the index is off, not loaded or being
- * brought up to date, or nothing matches (the SQL resolve says which filter emptied the set). */
-enum imx_db_status imx_db_image_resolve_indexed(const struct imx_image_resolve *rq, char **summary,
-                                                char **artifact_id, long long *epoch, bool *served);
+/* What a resolve by family read: with served, either the newest matching image (its summary
+ * and its artifact id in the region, new strings), or, both NULL, why nothing matched: the first
+ * filter that left nothing, in the SQL resolve's words and order (emptied_by "family", "status",
+ * "region", "arch" or "constraint", then constraint is its index among the request's); and the
+ * auth epoch read with it. served false: the caller runs the SQL resolve (the reference). */
+struct imx_db_resolved {
+    bool served;
+    char *summary, *artifact_id;
+    const char *emptied_by; /* static text */
+    size_t constraint;
+    long long epoch;
+};
+void imx_db_resolved_free(struct imx_db_resolved *r);
 
-/* The same without waiting, for a fast handler: finds the image in the index and queues its
- * read; wake(cls) is called on another thread once it is read, and imx_db_image_resolve_result
- * then gives what imx_db_image_resolve_indexed would (*served false: run that, or the SQL
- * resolve). NULL when the index cannot answer here (off, not loaded, nothing matches, out of
- * memory): the caller runs imx_db_image_resolve_indexed. */
+/* Resolve (family, region, arch, constraints) from the index: the image it finds, or the filter
+ * that emptied the set, with the auth epoch, read by a statement shared with the other resolves
+ * waiting (db/read_batch.c; the caller holds no connection meanwhile, and the index catches up on
+ * one of the pool's), so that the answer is the state it was checked against. out->served false
+ * only when the index cannot answer: it is off, a query it does not take, or it could not catch up
+ * with what was committed meanwhile (twice). */
+enum imx_db_status imx_db_image_resolve_indexed(const struct imx_image_resolve *rq,
+                                                struct imx_db_resolved *out);
+
+/* The same without waiting, for a fast handler: looks in the index and queues the read; wake(cls)
+ * is called on another thread once it is read, and imx_db_image_resolve_result then gives what
+ * imx_db_image_resolve_indexed would (out->served false: run that, which catches the index up).
+ * NULL when the index cannot answer here (off, not loaded, out of memory): the caller runs
+ * imx_db_image_resolve_indexed. */
 struct imx_db_resolve_call;
 struct imx_db_resolve_call *imx_db_image_resolve_start(const struct imx_image_resolve *rq,
                                                        void (*wake)(void *cls), void *cls);
-enum imx_db_status imx_db_image_resolve_result(struct imx_db_resolve_call *c, char **summary,
-                                               char **artifact_id, long long *epoch, bool *served);
+enum imx_db_status imx_db_image_resolve_result(struct imx_db_resolve_call *c,
+                                               struct imx_db_resolved *out);
 /* Frees a call after its wake. */
 void imx_db_resolve_call_free(void *call);
 /* Statements the resolves were read with, and resolves they answered, since start (/metrics). */

@@ -3,6 +3,7 @@
 #include "db/images.h"
 #include "db/images_search.h"
 #include "db/read_batch.h"
+#include "db/internal.h"
 
 #include <ctype.h>
 #include <jansson.h>

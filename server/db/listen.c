@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "db/pool.h"
+#include "db/internal.h"
 
 struct imx_db_listener {
     PGconn *pg;

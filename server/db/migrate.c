@@ -17,8 +17,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "db/pool.h"
+#include "db/internal.h"
 #include "util/config.h"
 #include "util/log.h"
 
@@ -513,6 +515,42 @@ int imx_migrate(PGconn *pg, const char *dir, int *latest, char *err, size_t errl
         rc = load_reapplied(pg, dir, lf, err, errlen);
     free(lf);
     PQclear(PQexec(pg, "SELECT pg_advisory_unlock(" MIGRATION_LOCK_KEY ")"));
+    return rc;
+}
+
+static void sleep_ms(long ms)
+{
+    struct timespec ts = { ms / 1000, (ms % 1000) * 1000000 };
+    nanosleep(&ts, NULL);
+}
+
+/* Connects for migrations, waiting up to wait_s for PostgreSQL to come up. */
+static PGconn *connect_waiting(const char *url, unsigned wait_s, char *err, size_t errlen)
+{
+    time_t deadline = time(NULL) + wait_s;
+    for (unsigned attempt = 0;; attempt++) {
+        PGconn *pg = imx_db_connect_raw(url, 0, err, errlen);
+        if (pg)
+            return pg;
+        if (time(NULL) >= deadline)
+            return NULL;
+        if (attempt == 0)
+            imx_warn("waiting for PostgreSQL (up to %us): %s", wait_s, err);
+        sleep_ms(500);
+    }
+}
+
+int imx_db_migrate(const char *url, unsigned wait_s, const char *dir, int *latest, char *err,
+                   size_t errlen)
+{
+    char why[256];
+    PGconn *pg = connect_waiting(url, wait_s, why, sizeof why);
+    if (!pg) {
+        snprintf(err, errlen, "cannot connect to PostgreSQL: %s", why);
+        return -1;
+    }
+    int rc = imx_migrate(pg, dir, latest, err, errlen);
+    PQfinish(pg);
     return rc;
 }
 

@@ -1,6 +1,7 @@
 /* SQL for the fleet: one statement each, over the functions of migrations/procedures/nodes.sql
  * (see db/nodes.h). */
 #include "db/nodes.h"
+#include "db/internal.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,5 +1,6 @@
 /* SQL for OpenID Connect sign-in (db/oidc.h). */
 #include "db/oidc.h"
+#include "db/internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,4 +67,93 @@ enum imx_db_status imx_db_oidc_sign_in(struct imx_db_conn *c, const char *issuer
     }
     PQclear(res);
     return st;
+}
+
+/* The live ones are counted so that anonymous starts cannot fill the table. */
+IMX_DB_STMT(q_device_put, 6,
+            "WITH old AS (DELETE FROM oidc_device_logins WHERE expires_at < now())"
+            " INSERT INTO oidc_device_logins"
+            " (handle_hash, device_code, nonce, interval_s, next_poll_at, expires_at)"
+            " SELECT $1, $2, $3, $4::integer, now() + make_interval(secs => $4::integer),"
+            " now() + make_interval(secs => $5::integer)"
+            " WHERE (SELECT count(*) FROM oidc_device_logins WHERE expires_at >= now())"
+            " < $6::integer");
+
+enum imx_db_status imx_db_oidc_device_put(struct imx_db_conn *c, const char *handle_hash,
+                                          const char *device_code, const char *nonce,
+                                          const char *interval_s, const char *expires_s,
+                                          const char *max)
+{
+    const char *p[] = { handle_hash, device_code, nonce, interval_s, expires_s, max };
+    PGresult *res = imx_db_exec(c, &q_device_put, p);
+    enum imx_db_status st = imx_db_status_of(res);
+    if (st == IMX_DBS_OK && strcmp(PQcmdTuples(res), "1") != 0)
+        st = IMX_DBS_CONFLICT;
+    PQclear(res);
+    return st;
+}
+
+/* One statement, the row locked: of two polls at once, the second finds the first's next time
+ * and is early. A second of slack keeps a client polling exactly at its interval on time. An
+ * expired one is deleted and answered as expired. */
+IMX_DB_STMT(q_device_poll, 1,
+            "WITH cur AS (SELECT handle_hash, next_poll_at > now() + interval '1 second' AS early,"
+            " expires_at <= now() AS expired FROM oidc_device_logins WHERE handle_hash = $1"
+            " FOR UPDATE), gone AS (DELETE FROM oidc_device_logins d USING cur"
+            " WHERE d.handle_hash = cur.handle_hash AND cur.expired RETURNING d.handle_hash),"
+            " upd AS (UPDATE oidc_device_logins d SET interval_s = CASE WHEN cur.early"
+            " THEN least(d.interval_s + 5, 300) ELSE d.interval_s END,"
+            " next_poll_at = now() + make_interval(secs => CASE WHEN cur.early"
+            " THEN least(d.interval_s + 5, 300) ELSE d.interval_s END)"
+            " FROM cur WHERE d.handle_hash = cur.handle_hash AND NOT cur.expired"
+            " RETURNING d.device_code, d.nonce, d.interval_s)"
+            " SELECT upd.device_code, upd.nonce, upd.interval_s, cur.early, cur.expired"
+            " FROM cur LEFT JOIN upd ON true");
+
+enum imx_db_status imx_db_oidc_device_poll(struct imx_db_conn *c, const char *handle_hash,
+                                           struct imx_db_oidc_device *out)
+{
+    const char *p[] = { handle_hash };
+    memset(out, 0, sizeof *out);
+    PGresult *res = imx_db_exec(c, &q_device_poll, p);
+    enum imx_db_status st = imx_db_status_of(res);
+    if (st == IMX_DBS_OK && PQntuples(res) != 1)
+        st = IMX_DBS_NOT_FOUND;
+    if (st == IMX_DBS_OK) {
+        out->expired = strcmp(PQgetvalue(res, 0, 4), "t") == 0;
+        out->early = strcmp(PQgetvalue(res, 0, 3), "t") == 0;
+        if (!out->expired) {
+            snprintf(out->device_code, sizeof out->device_code, "%s", PQgetvalue(res, 0, 0));
+            snprintf(out->nonce, sizeof out->nonce, "%s", PQgetvalue(res, 0, 1));
+            out->interval_s = atoi(PQgetvalue(res, 0, 2));
+        }
+    }
+    PQclear(res);
+    return st;
+}
+
+IMX_DB_STMT(q_device_slow, 1,
+            "UPDATE oidc_device_logins SET interval_s = least(interval_s + 5, 300),"
+            " next_poll_at = now() + make_interval(secs => least(interval_s + 5, 300))"
+            " WHERE handle_hash = $1 RETURNING interval_s");
+
+enum imx_db_status imx_db_oidc_device_slow(struct imx_db_conn *c, const char *handle_hash,
+                                           int *interval_s)
+{
+    const char *p[] = { handle_hash };
+    PGresult *res = imx_db_exec(c, &q_device_slow, p);
+    enum imx_db_status st = imx_db_status_of(res);
+    if (st == IMX_DBS_OK && PQntuples(res) != 1)
+        st = IMX_DBS_NOT_FOUND;
+    *interval_s = st == IMX_DBS_OK ? atoi(PQgetvalue(res, 0, 0)) : 0;
+    PQclear(res);
+    return st;
+}
+
+IMX_DB_STMT(q_device_end, 1, "DELETE FROM oidc_device_logins WHERE handle_hash = $1");
+
+enum imx_db_status imx_db_oidc_device_end(struct imx_db_conn *c, const char *handle_hash)
+{
+    const char *p[] = { handle_hash };
+    return imx_db_done(imx_db_exec(c, &q_device_end, p));
 }

@@ -22,6 +22,29 @@ struct imx_db_oidc_login {
 enum imx_db_status imx_db_oidc_login_take(struct imx_db_conn *c, const char *state_hash,
                                           const char *ttl_s, struct imx_db_oidc_login *out);
 
+/* Device sign-ins (migrations/0341_oidc_device.sql). Stores one under way for expires_s seconds
+ * and forgets expired ones. IMX_DBS_CONFLICT: max are under way already. */
+enum imx_db_status imx_db_oidc_device_put(struct imx_db_conn *c, const char *handle_hash,
+                                          const char *device_code, const char *nonce,
+                                          const char *interval_s, const char *expires_s,
+                                          const char *max);
+
+/* A device sign-in's poll, reserved: the provider may be asked now unless early (the caller came
+ * before its interval was up: the interval grew by 5 s) or expired (then it is taken). */
+struct imx_db_oidc_device {
+    char device_code[2049], nonce[129];
+    int interval_s;
+    bool early, expired;
+};
+/* IMX_DBS_NOT_FOUND: no such handle (never issued, or ended). */
+enum imx_db_status imx_db_oidc_device_poll(struct imx_db_conn *c, const char *handle_hash,
+                                           struct imx_db_oidc_device *out);
+/* The provider answered slow_down: 5 s more between polls; *interval_s gets the new interval. */
+enum imx_db_status imx_db_oidc_device_slow(struct imx_db_conn *c, const char *handle_hash,
+                                           int *interval_s);
+/* Ends (deletes) a device sign-in: signed in, refused, denied or expired. */
+enum imx_db_status imx_db_oidc_device_end(struct imx_db_conn *c, const char *handle_hash);
+
 /* The user a sign-in lands as (provisioned and linked as needed), with the memberships of the
  * mapped teams set: teams and roles are PostgreSQL array literals of equal length.
  * IMX_DBS_NOT_FOUND: the user is disabled; IMX_DBS_CONFLICT: the email is another user's and

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "db/read_batch.h"
+#include "db/internal.h"
 
 IMX_DB_STMT(q_image, 1, "SELECT family, status FROM images WHERE id = $1::bigint");
 
@@ -273,17 +274,17 @@ enum imx_db_status imx_db_pin_delete(struct imx_db_conn *c, const char *pin_id)
     return imx_db_done(imx_db_exec(c, &q_delete, p));
 }
 
-int imx_db_pin_list(struct imx_db_conn *c, const char *slug, const char *user_id,
-                    const char *after_name, const char *limit, bool stored,
-                    struct imx_db_team_read *t)
+enum imx_db_status imx_db_pin_list(struct imx_db_conn *c, const char *slug, const char *user_id,
+                                   const char *after_name, const char *limit, bool stored,
+                                   struct imx_db_team_read *t)
 {
     const char *p[] = { slug, user_id, after_name, limit };
     return imx_db_team_read_take(imx_db_exec(c, stored ? &q_list_stored : &q_list, p), t);
 }
 
-int imx_db_pin_list_eol(struct imx_db_conn *c, const char *slug, const char *user_id,
-                        const char *after_name, const char *limit, const char *eol_before,
-                        struct imx_db_team_read *t)
+enum imx_db_status imx_db_pin_list_eol(struct imx_db_conn *c, const char *slug, const char *user_id,
+                                       const char *after_name, const char *limit,
+                                       const char *eol_before, struct imx_db_team_read *t)
 {
     const char *p[] = { slug, user_id, after_name, limit, eol_before };
     return imx_db_team_read_take(imx_db_exec(c, &q_list_eol, p), t);
@@ -347,7 +348,7 @@ static enum imx_db_status page_of(struct imx_db_waiter *self, struct imx_db_pin_
         rows++;
     out->owner = self->batch;
     self->batch = NULL;
-    out->rows = (struct imx_db_rows){ .res = res, .row0 = row0, .n = rows };
+    out->rows = (struct imx_db_rows){ .src = imx_db_result_const(res), .row0 = row0, .n = rows };
     out->epoch = strtoll(PQgetvalue(res, row0, 1), NULL, 10);
     out->team_id = strtoll(PQgetvalue(res, row0, 2), NULL, 10);
     out->role = PQgetvalue(res, row0, 3);
@@ -388,8 +389,9 @@ void imx_db_pin_list_stats(unsigned long long *reads, unsigned long long *answer
     imx_db_batch_stats(&pages, reads, answered);
 }
 
-int imx_db_pin_resolve_by_slug(struct imx_db_conn *c, const char *slug, const char *user_id,
-                               const char *name, const char *region, struct imx_db_team_read *t)
+enum imx_db_status imx_db_pin_resolve_by_slug(struct imx_db_conn *c, const char *slug,
+                                              const char *user_id, const char *name,
+                                              const char *region, struct imx_db_team_read *t)
 {
     const char *p[] = { slug, user_id, name, region };
     return imx_db_team_read_take(imx_db_exec(c, &q_resolve_by_slug, p), t);
@@ -397,10 +399,11 @@ int imx_db_pin_resolve_by_slug(struct imx_db_conn *c, const char *slug, const ch
 
 const char *imx_db_pin_resolution(const struct imx_db_team_read *t, size_t *len)
 {
-    if (!t->res || PQnfields(t->res) < 4 || PQgetisnull(t->res, 0, 3))
+    const PGresult *res = imx_db_pg(t->res);
+    if (!res || PQnfields(res) < 4 || PQgetisnull(res, 0, 3))
         return NULL;
-    *len = (size_t)PQgetlength(t->res, 0, 3);
-    return PQgetvalue(t->res, 0, 3);
+    *len = (size_t)PQgetlength(res, 0, 3);
+    return PQgetvalue(res, 0, 3);
 }
 
 /* Pin resolves, coalesced (db/read_batch.c): for each waiter, in their order, q_resolve_by_slug's

@@ -76,26 +76,26 @@ enum imx_db_status imx_db_pin_read_result(struct imx_db_texts_call *c, struct im
 void imx_db_pin_read_stats(unsigned long long *reads, unsigned long long *answered);
 
 /* The pins of the team with this slug by name, with what checking the caller needs, in one
- * statement: *t as imx_db_team_read_take fills it; t->res's rows go on with (name, JSON as
+ * statement: *t as imx_db_auth_team_read fills it; t->res's rows go on with (name, JSON as
  * imx_db_pin_read with history null) from column IMX_DB_PIN_PAGE_COL, at most limit + 1 of them,
  * one row with a NULL name when the page is empty. after_name from the last row of the previous
- * page (NULL: first page); stored as for imx_db_pin_read. Returns 0 or -1. */
+ * page (NULL: first page); stored as for imx_db_pin_read. */
 #define IMX_DB_PIN_PAGE_COL 3
-int imx_db_pin_list(struct imx_db_conn *c, const char *slug, const char *user_id,
-                    const char *after_name, const char *limit, bool stored,
-                    struct imx_db_team_read *t);
+enum imx_db_status imx_db_pin_list(struct imx_db_conn *c, const char *slug, const char *user_id,
+                                   const char *after_name, const char *limit, bool stored,
+                                   struct imx_db_team_read *t);
 
 /* As imx_db_pin_list, only the pins whose image's stack reaches its earliest end of life before
  * eol_before (YYYY-MM-DD; imx_image_eol_date, migrations/procedures/eol.sql); always built, not
- * stored. Returns 0 or -1. */
-int imx_db_pin_list_eol(struct imx_db_conn *c, const char *slug, const char *user_id,
-                        const char *after_name, const char *limit, const char *eol_before,
-                        struct imx_db_team_read *t);
+ * stored. */
+enum imx_db_status imx_db_pin_list_eol(struct imx_db_conn *c, const char *slug, const char *user_id,
+                                       const char *after_name, const char *limit,
+                                       const char *eol_before, struct imx_db_team_read *t);
 
 /* The same page read by a statement shared with the other pages waiting (db/read_batch.c; the
  * caller holds no connection meanwhile, and the texts must be valid UTF-8, or the statement would
  * fail for all): rows are the page's, their columns from IMX_DB_PIN_BATCH_PAGE_COL on as above;
- * the rest as imx_db_team_read_take fills them. Borrowed from owner until imx_db_pin_page_free. */
+ * the rest as imx_db_auth_team_read fills them. Borrowed from owner until imx_db_pin_page_free. */
 #define IMX_DB_PIN_BATCH_PAGE_COL (IMX_DB_PIN_PAGE_COL + 1)
 struct imx_db_batch;
 struct imx_db_pin_page {
@@ -118,12 +118,13 @@ void imx_db_pin_list_stats(unsigned long long *reads, unsigned long long *answer
 
 /* Resolve through a pin (GET /v1/images/resolve?pin=TEAM/NAME&region=R), from scratch, with what
  * checking the caller needs, in one statement (the reference path, IMAXE_READ_CACHE=0): *t as
- * imx_db_team_read_take fills it, and {"pin":{id, team, name}|null, "image":summary|null,
+ * imx_db_auth_team_read fills it, and {"pin":{id, team, name}|null, "image":summary|null,
  * "artifact_id":text|null, "emptied_by": null|"pin"|"status"|"region"} (NULL without a team) for
  * imx_db_pin_resolution; never a revoked image. The caller checks the role before
- * replying with it. Returns 0 or -1. */
-int imx_db_pin_resolve_by_slug(struct imx_db_conn *c, const char *slug, const char *user_id,
-                               const char *name, const char *region, struct imx_db_team_read *t);
+ * replying with it. */
+enum imx_db_status imx_db_pin_resolve_by_slug(struct imx_db_conn *c, const char *slug,
+                                              const char *user_id, const char *name,
+                                              const char *region, struct imx_db_team_read *t);
 /* The JSON text of a read from imx_db_pin_resolve_by_slug (borrowed from t), its length in *len;
  * NULL when there is none. */
 const char *imx_db_pin_resolution(const struct imx_db_team_read *t, size_t *len);

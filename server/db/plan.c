@@ -1,5 +1,6 @@
 /* SQL for the upgrade planner: one statement for an image's plan facts, one for a pin's. */
 #include "db/plan.h"
+#include "db/internal.h"
 
 #include <stdlib.h>
 #include <string.h>

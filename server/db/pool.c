@@ -1,6 +1,7 @@
 /* Pools of libpq connections with lazily prepared statements and automatic reconnect: one for the
  * primary (reads and writes) and, optionally, one for a read replica (reads that may lag). */
 #include "db/pool.h"
+#include "db/internal.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -373,16 +374,16 @@ bool imx_db_ok(const PGresult *res)
 
 struct imx_db_rows imx_db_rows_all(const PGresult *res)
 {
-    return (struct imx_db_rows){ .res = res, .row0 = 0, .n = PQntuples(res) };
+    return (struct imx_db_rows){ .src = imx_db_result_const(res), .row0 = 0, .n = PQntuples(res) };
 }
 
 const char *imx_db_rows_text(const struct imx_db_rows *v, int i, int col, size_t *len)
 {
     int row = v->row0 + i;
-    bool null = PQgetisnull(v->res, row, col);
+    bool null = PQgetisnull(imx_db_pg(v->src), row, col);
     if (len)
-        *len = null ? 0 : (size_t)PQgetlength(v->res, row, col);
-    return null ? NULL : PQgetvalue(v->res, row, col);
+        *len = null ? 0 : (size_t)PQgetlength(imx_db_pg(v->src), row, col);
+    return null ? NULL : PQgetvalue(imx_db_pg(v->src), row, col);
 }
 
 const struct imx_db_fault *imx_db_last_fault(const struct imx_db_conn *c)
@@ -514,6 +515,26 @@ enum imx_db_status imx_db_commit(struct imx_db_conn *c)
     PGresult *res = imx_db_exec(c, &q_commit, NULL);
     enum imx_db_status st = imx_db_status_of(res);
     PQclear(res);
+    return st;
+}
+
+enum imx_db_status imx_db_tx(struct imx_db_conn *c, enum imx_db_tx_step step,
+                             struct imx_db_fault *why)
+{
+    static const char *const sql[] = {
+        [IMX_DB_TX_BEGIN] = "BEGIN",
+        [IMX_DB_TX_ROLLBACK] = "ROLLBACK",
+        [IMX_DB_TX_SAVEPOINT] = "SAVEPOINT imx_tx",
+        [IMX_DB_TX_RELEASE] = "RELEASE SAVEPOINT imx_tx",
+        [IMX_DB_TX_UNDO] = "ROLLBACK TO SAVEPOINT imx_tx",
+    };
+    enum imx_db_status st;
+    if (step == IMX_DB_TX_COMMIT)
+        st = imx_db_commit(c);
+    else
+        st = imx_db_command(c, sql[step]) == 0 ? IMX_DBS_OK : c->fault.status;
+    if (why && st != IMX_DBS_OK)
+        *why = c->fault;
     return st;
 }
 

@@ -3,7 +3,7 @@
 #ifndef IMX_DB_POOL_H
 #define IMX_DB_POOL_H
 
-#include <libpq-fe.h>
+#include <stddef.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -29,6 +29,7 @@ struct imx_db_stmt {
 #define IMX_DB_STMT_CUSTOM(var, n, sqltext) static struct imx_db_stmt var = { sqltext, n, 0, true }
 
 struct imx_db_conn;
+struct imx_db_result;
 
 enum imx_db_failure {
     IMX_DB_OK,
@@ -105,10 +106,6 @@ struct imx_db_conn *imx_db_acquire_batch(enum imx_db_failure *why);
  * is configured, else from the primary. Returns NULL with *why set. */
 struct imx_db_conn *imx_db_acquire_read(enum imx_db_failure *why);
 
-/* A cancel handle for the statement c runs next (PQcancel it from another thread; PQfreeCancel
- * it), or NULL. For db/read_batch.c's deadlines. */
-PGcancel *imx_db_cancel_handle(struct imx_db_conn *c);
-
 /* The statement timeout every pooled connection was opened with (ms). */
 unsigned imx_db_statement_timeout_ms(void);
 
@@ -125,38 +122,43 @@ bool imx_db_is_read_conn(const struct imx_db_conn *c);
  * NULL is a no-op. */
 void imx_db_release(struct imx_db_conn *c);
 
-/* Runs a prepared statement with text parameters (NULL = SQL NULL). Returns a new result
- * (PQclear it), never NULL. A broken connection outside a transaction is re-established and the
- * statement retried once. */
-PGresult *imx_db_exec(struct imx_db_conn *c, struct imx_db_stmt *stmt, const char *const *params);
-
 /* Runs a parameterless command (BEGIN, COMMIT, ROLLBACK, SET ...). Returns 0 or -1. */
 int imx_db_command(struct imx_db_conn *c, const char *sql);
 
-/* COMMIT on c, prepared so that a serialization failure reads as IMX_DBS_RETRY (the fault is
- * c's last: imx_db_last_fault). */
+/* COMMIT on c, prepared so that a serialization failure reads as IMX_DBS_RETRY. */
 enum imx_db_status imx_db_commit(struct imx_db_conn *c);
 
-/* Was the result a success (tuples or command ok)? */
-bool imx_db_ok(const PGresult *res);
+/* The steps of a transaction on one connection, as the handlers' runner (api/tx.c) and the
+ * Idempotency-Key's (api/idempotency.c) take them. */
+enum imx_db_tx_step {
+    IMX_DB_TX_BEGIN,
+    IMX_DB_TX_COMMIT, /* a serialization failure reads as IMX_DBS_RETRY */
+    IMX_DB_TX_ROLLBACK,
+    IMX_DB_TX_SAVEPOINT, /* a savepoint of its own inside the transaction ... */
+    IMX_DB_TX_RELEASE,   /* ... kept */
+    IMX_DB_TX_UNDO,      /* ... rolled back to */
+};
+/* Takes step on c: its status, and, when why is not NULL, a failure's detail in *why. */
+enum imx_db_status imx_db_tx(struct imx_db_conn *c, enum imx_db_tx_step step,
+                             struct imx_db_fault *why);
 
 /* A run of rows of a succeeded result, borrowed from it: what the shared page renderer reads
- * (api/cursor.c), so that it needs no libpq of its own. Row i of the view is row row0 + i. */
+ * (api/cursor.c), so that it needs no libpq of its own.
+ * struct imx_db_result is opaque above server/db/. Row i of the view is row row0 + i. */
 struct imx_db_rows {
-    const PGresult *res;
+    const struct imx_db_result *src; /* what it is is server/db/'s (db/internal.h) */
     int row0, n;
 };
-
-/* Every row of res (which must have succeeded). */
-struct imx_db_rows imx_db_rows_all(const PGresult *res);
 
 /* The text of column col in row i of v (NULL for SQL NULL), its length in *len when len is not
  * NULL. Borrowed from the result. */
 const char *imx_db_rows_text(const struct imx_db_rows *v, int i, int col, size_t *len);
 
-/* How the last failed statement on c failed (imx_db_exec, imx_db_command), for the handler's
- * problem text; a connection whose last statement succeeded, or NULL, reads as a lost one.
- * Borrowed until c's next statement. */
+/* How the last failed statement on c failed (imx_db_exec, imx_db_command); a connection whose
+ * last statement succeeded, or NULL, reads as a lost one. Borrowed until c's next statement.
+ * Above server/db/ only api/common.c's imx_api_reply_db_fail reads it, for the operations that
+ * hand back a status alone (an operation whose caller needs the detail takes a why instead,
+ * db/internal.h imx_db_why); to go once every operation hands its detail back. */
 const struct imx_db_fault *imx_db_last_fault(const struct imx_db_conn *c);
 
 /* Finished JSON text PostgreSQL built, owned by the caller: zero copy out of the statement's
@@ -183,20 +185,6 @@ struct imx_db_page {
 
 void imx_db_page_free(struct imx_db_page *p);
 
-/* For server/db/ functions: turns a statement's result (stolen) into the status, and, with
- * out, column col of row 0 as JSON text (no row, or SQL NULL there: IMX_DBS_NOT_FOUND). A
- * failure or NOT_FOUND leaves *out zeroed. */
-enum imx_db_status imx_db_json_take(PGresult *res, int col, struct imx_db_json *out);
-/* The same for every row, as a page (an empty page is IMX_DBS_OK). */
-enum imx_db_status imx_db_page_take(PGresult *res, struct imx_db_page *out);
-/* The status of a statement whose rows nobody reads (stolen). */
-enum imx_db_status imx_db_done(PGresult *res);
-/* Column col of row 0 as an integer (no row: IMX_DBS_NOT_FOUND; SQL NULL reads 0), stolen. */
-enum imx_db_status imx_db_int_take(PGresult *res, int col, long long *out);
-
-/* The SQLSTATE of a failed result ("" when none: the connection is gone). Borrowed. */
-const char *imx_db_sqlstate(const PGresult *res);
-
 /* Is this connection usable (not broken)? */
 bool imx_db_alive(const struct imx_db_conn *c);
 
@@ -205,9 +193,5 @@ void imx_db_pool_stats(struct imx_db_pool_stats *s);
 
 /* Snapshot of the read pool's counters; false (and zeros) when there is none. */
 bool imx_db_read_pool_stats(struct imx_db_pool_stats *s);
-
-/* Opens a standalone connection with the pool's settings (for migrations, LISTEN). NULL on error,
- * with the reason in err. */
-PGconn *imx_db_connect_raw(const char *url, unsigned stmt_ms, char *err, size_t errlen);
 
 #endif

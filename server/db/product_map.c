@@ -1,5 +1,6 @@
 /* SQL of the product mapping a CSAF import reads (ref_nvidia_product, migration 0100). */
 #include "db/product_map.h"
+#include "db/internal.h"
 
 #include <stdlib.h>
 #include <string.h>

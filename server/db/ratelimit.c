@@ -2,6 +2,7 @@
  * most one limit (greatest(-limit, ...)), so a burst of overspending is repaid within a minute.
  * Keys arrive sorted, so concurrent replicas lock the rows in the same order. */
 #include "db/ratelimit.h"
+#include "db/internal.h"
 
 #include <inttypes.h>
 #include <stdio.h>

@@ -6,6 +6,7 @@
  * whose statement has not been sent, so the snapshot it reads is taken after the request
  * arrived, and a write that committed before that is seen, whichever server made it. */
 #include "db/read_batch.h"
+#include "db/internal.h"
 
 #include <linux/futex.h>
 #include <stdlib.h>

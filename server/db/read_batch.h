@@ -3,7 +3,6 @@
 #ifndef IMX_DB_READ_BATCH_H
 #define IMX_DB_READ_BATCH_H
 
-#include <libpq-fe.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <time.h>
@@ -13,11 +12,8 @@
 #include "util/json_text.h"
 
 /* One statement's result, shared by the requests it answered; freed with the last reference
- * (imx_db_batch_unref). */
-struct imx_db_batch {
-    PGresult *res;
-    atomic_int refs;
-};
+ * (imx_db_batch_unref). Opaque above server/db/ (db/internal.h). */
+struct imx_db_batch;
 
 /* A request waiting for its read; lives on its caller's stack. arg is the caller's, for the
  * batcher's read; rc, batch and row are filled by the read (batch holds a reference for this

@@ -1,6 +1,7 @@
 /* Loads the reference snapshot from PostgreSQL (one statement returning JSON built by PostgreSQL,
  * parsed with jansson) and caches it per process, keyed by ref_generation. */
 #include "db/reference.h"
+#include "db/internal.h"
 
 #include <jansson.h>
 #include <pthread.h>
@@ -534,8 +535,9 @@ enum imx_db_status imx_db_ref_rows(struct imx_db_conn *c, const char *table, con
 }
 
 enum imx_db_status imx_db_ref_write(struct imx_db_conn *c, const char *table, const char *row_json,
-                                    bool is_update, struct imx_db_json *stored)
+                                    bool is_update, struct imx_db_json *stored,
+                                    struct imx_db_fault *why)
 {
     const char *params[] = { table, row_json, is_update ? "t" : "f" };
-    return imx_db_json_take(imx_db_exec(c, &stmt_ref_write, params), 0, stored);
+    return imx_db_why(c, imx_db_json_take(imx_db_exec(c, &stmt_ref_write, params), 0, stored), why);
 }

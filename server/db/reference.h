@@ -3,7 +3,6 @@
 #ifndef IMX_DB_REFERENCE_H
 #define IMX_DB_REFERENCE_H
 
-#include <libpq-fe.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -37,10 +36,11 @@ enum imx_db_status imx_db_ref_rows(struct imx_db_conn *c, const char *table, con
 
 /* Inserts a row (is_update false) or updates, by the primary key it names, the columns row_json
  * names (is_update true) -> the stored row as JSON; IMX_DBS_NOT_FOUND when no row had that key.
- * Failures (the connection's imx_db_last_fault): IMX_DBC_UNKNOWN_COLUMN (detail: the names),
+ * Failures, by cause in *why when asked: IMX_DBC_UNKNOWN_COLUMN (detail: the names),
  * IMX_DBC_NOT_NULL (a missing key or NOT NULL column), IMX_DBC_UNIQUE (a duplicate key),
  * IMX_DBC_CHECK/IMX_DBC_VALUE/IMX_DBC_GENERATED_COLUMN (bad values). */
 enum imx_db_status imx_db_ref_write(struct imx_db_conn *c, const char *table, const char *row_json,
-                                    bool is_update, struct imx_db_json *stored);
+                                    bool is_update, struct imx_db_json *stored,
+                                    struct imx_db_fault *why);
 
 #endif

@@ -1,6 +1,7 @@
 /* SQL of a reference data import; the procedure itself is imx_ref_import() in
  * migrations/0018_reference_import.sql. */
 #include "db/reference_import.h"
+#include "db/internal.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -86,7 +87,8 @@ IMX_DB_STMT(stmt_check, 1, "SELECT imx_ref_import_check($1::jsonb)");
 
 enum imx_db_status imx_db_ref_import(struct imx_db_conn *c, const char *tables_json,
                                      const char *version, const char *user_id,
-                                     const char *request_id, struct imx_db_json *changes)
+                                     const char *request_id, struct imx_db_json *changes,
+                                     struct imx_db_fault *why)
 {
     const char *check[] = { tables_json };
     PGresult *r = imx_db_exec(c, &stmt_check, check);
@@ -94,28 +96,28 @@ enum imx_db_status imx_db_ref_import(struct imx_db_conn *c, const char *tables_j
         *changes = (struct imx_db_json){ 0 };
         enum imx_db_status st = imx_db_status_of(r);
         PQclear(r);
-        return st;
+        return imx_db_why(c, st, why);
     }
     PQclear(r);
     const char *params[] = { tables_json, version, user_id, request_id };
-    return imx_db_json_take(imx_db_exec(c, &stmt_import, params), 0, changes);
+    return imx_db_why(c, imx_db_json_take(imx_db_exec(c, &stmt_import, params), 0, changes), why);
 }
 
 enum imx_db_status imx_db_ref_images_after(struct imx_db_conn *c, long long after_id, int limit,
-                                           struct imx_db_json *out)
+                                           struct imx_db_json *out, struct imx_db_fault *why)
 {
     char a[24], l[16];
     snprintf(a, sizeof a, "%lld", after_id);
     snprintf(l, sizeof l, "%d", limit);
     const char *params[] = { a, l };
-    return imx_db_json_take(imx_db_exec(c, &stmt_images_after, params), 0, out);
+    return imx_db_why(c, imx_db_json_take(imx_db_exec(c, &stmt_images_after, params), 0, out), why);
 }
 
 enum imx_db_status imx_db_ref_export(struct imx_db_conn *c, const char *table,
-                                     struct imx_db_json *out)
+                                     struct imx_db_json *out, struct imx_db_fault *why)
 {
     const char *params[] = { table };
-    return imx_db_json_take(imx_db_exec(c, &stmt_export, params), 0, out);
+    return imx_db_why(c, imx_db_json_take(imx_db_exec(c, &stmt_export, params), 0, out), why);
 }
 
 enum imx_db_status imx_db_ref_data_version(struct imx_db_conn *c, struct imx_db_json *out)
@@ -125,19 +127,21 @@ enum imx_db_status imx_db_ref_data_version(struct imx_db_conn *c, struct imx_db_
 
 enum imx_db_status imx_db_ref_images_scoped_after(struct imx_db_conn *c, long long after_id,
                                                   int limit, const char *prefixes_json,
-                                                  struct imx_db_json *out)
+                                                  struct imx_db_json *out, struct imx_db_fault *why)
 {
     char a[24], l[16];
     snprintf(a, sizeof a, "%lld", after_id);
     snprintf(l, sizeof l, "%d", limit);
     const char *params[] = { a, l, prefixes_json };
-    return imx_db_json_take(imx_db_exec(c, &stmt_images_scoped_after, params), 0, out);
+    return imx_db_why(
+        c, imx_db_json_take(imx_db_exec(c, &stmt_images_scoped_after, params), 0, out), why);
 }
 
 enum imx_db_status imx_db_ref_page_reports(struct imx_db_conn *c, const char *ids,
                                            const char *reports_json, const char *report_of,
                                            const char *version,
-                                           struct imx_db_report_change **changes, size_t *n)
+                                           struct imx_db_report_change **changes, size_t *n,
+                                           struct imx_db_fault *why)
 {
     const char *params[] = { ids, reports_json, report_of, version };
     *changes = NULL;
@@ -157,11 +161,13 @@ enum imx_db_status imx_db_ref_page_reports(struct imx_db_conn *c, const char *id
         (*n)++;
     }
     PQclear(res);
-    return st;
+    return imx_db_why(c, st, why);
 }
 
-enum imx_db_status imx_db_ref_requests_after_report(struct imx_db_conn *c, const char *ids, bool ok)
+enum imx_db_status imx_db_ref_requests_after_report(struct imx_db_conn *c, const char *ids, bool ok,
+                                                    struct imx_db_fault *why)
 {
     const char *params[] = { ids };
-    return imx_db_done(imx_db_exec(c, ok ? &stmt_match : &stmt_unmatch, params));
+    return imx_db_why(c, imx_db_done(imx_db_exec(c, ok ? &stmt_match : &stmt_unmatch, params)),
+                      why);
 }

@@ -2,6 +2,7 @@
  * same predicate the publish use case uses (migrations/procedures/publish_images.sql), so a
  * request's matches mean one thing. */
 #include "db/requests.h"
+#include "db/internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>

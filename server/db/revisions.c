@@ -1,6 +1,7 @@
 /* Revisions of the mutable resources (see db/revisions.h): one read and one lock-and-move
  * statement a kind, each by primary (or unique) key. */
 #include "db/revisions.h"
+#include "db/internal.h"
 
 #include <stdlib.h>
 

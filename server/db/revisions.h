@@ -3,8 +3,6 @@
 #ifndef IMX_DB_REVISIONS_H
 #define IMX_DB_REVISIONS_H
 
-#include <libpq-fe.h>
-
 #include "db/pool.h"
 
 enum imx_db_rev {

@@ -1,5 +1,6 @@
 /* SQL for the exploitation feeds (see risk_feeds.h). */
 #include "db/risk_feeds.h"
+#include "db/internal.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,5 +1,6 @@
 /* SQL for sessions that last: web cookie sessions and CLI refresh tokens (db/sessions.h). */
 #include "db/sessions.h"
+#include "db/internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -109,15 +110,18 @@ enum imx_db_status imx_db_session_revoke_user(struct imx_db_conn *c, const char 
     return imx_db_int_take(imx_db_exec(c, &q_revoke_user, p), 0, count);
 }
 
-IMX_DB_STMT(
-    q_list, 2,
-    "SELECT json_build_object('items', coalesce(json_agg(json_build_object("
-    "'id', s.id, 'kind', s.kind, 'via', s.via, 'user_agent', s.user_agent,"
-    " 'created_at', s.created_at, 'last_seen_at', s.last_seen_at,"
-    " 'expires_at', least(s.expires_at, s.last_seen_at + make_interval(secs => s.idle_s)),"
-    " 'current', s.id = $2::bigint) ORDER BY s.id DESC), '[]'))::text"
-    " FROM sessions s WHERE s.user_id = $1::bigint AND s.revoked_at IS NULL"
-    " AND s.expires_at > now() AND s.last_seen_at + make_interval(secs => s.idle_s) > now()");
+/* From the user, so that a user who does not exist is no row (IMX_DBS_NOT_FOUND) and one with no
+ * live session an empty list. */
+IMX_DB_STMT(q_list, 2,
+            "SELECT json_build_object('items', coalesce(json_agg(json_build_object("
+            "'id', s.id, 'kind', s.kind, 'via', s.via, 'user_agent', s.user_agent,"
+            " 'created_at', s.created_at, 'last_seen_at', s.last_seen_at,"
+            " 'expires_at', least(s.expires_at, s.last_seen_at + make_interval(secs => s.idle_s)),"
+            " 'current', s.id = $2::bigint) ORDER BY s.id DESC) FILTER (WHERE s.id IS NOT NULL),"
+            " '[]'))::text FROM users u LEFT JOIN sessions s ON s.user_id = u.id"
+            " AND s.revoked_at IS NULL AND s.expires_at > now()"
+            " AND s.last_seen_at + make_interval(secs => s.idle_s) > now()"
+            " WHERE u.id = $1::bigint GROUP BY u.id");
 
 enum imx_db_status imx_db_session_list(struct imx_db_conn *c, const char *user_id,
                                        const char *current, struct imx_db_json *out)

@@ -50,7 +50,8 @@ enum imx_db_status imx_db_session_revoke_user(struct imx_db_conn *c, const char 
                                               long long *count);
 
 /* The live sessions of a user as {"items":[...]} JSON text, newest first (bounded: the open
- * procedure keeps each user's live sessions bounded). current marks the caller's own. */
+ * procedure keeps each user's live sessions bounded). current marks the caller's own.
+ * IMX_DBS_NOT_FOUND: no such user. */
 enum imx_db_status imx_db_session_list(struct imx_db_conn *c, const char *user_id,
                                        const char *current, struct imx_db_json *out);
 

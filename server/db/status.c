@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "db/pool.h"
+#include "db/internal.h"
 
 enum imx_db_status imx_db_status_of(const PGresult *r)
 {

@@ -4,8 +4,6 @@
 #ifndef IMX_DB_STATUS_H
 #define IMX_DB_STATUS_H
 
-#include <libpq-fe.h>
-
 enum imx_db_status {
     IMX_DBS_OK,
     IMX_DBS_NOT_FOUND,   /* no such row (or, for a list of ids, one of them) */
@@ -50,14 +48,6 @@ struct imx_db_fault {
     char message[320];   /* PG_DIAG_MESSAGE_PRIMARY */
     char detail[4096];   /* PG_DIAG_MESSAGE_DETAIL (a reference import's contradictions list) */
 };
-
-/* Fills f from r (NULL: the connection is gone) and returns f->status. A successful result
- * gives IMX_DBS_OK with an empty fault. */
-enum imx_db_status imx_db_fault_of(const PGresult *r, struct imx_db_fault *f);
-
-/* What a failed statement's result means; NULL (no answer at all) is IMX_DBS_UNAVAILABLE.
- * A successful result is IMX_DBS_OK. */
-enum imx_db_status imx_db_status_of(const PGresult *r);
 
 /* The status as a short lower-case word for logs and metrics ("not_found"). Static text. */
 const char *imx_db_status_name(enum imx_db_status s);

@@ -1,5 +1,6 @@
-/* SQL for the administration of people and teams: the user list, user changes, team renames. */
+/* SQL for the administration of people and teams: the user list, user changes, team changes. */
 #include "db/users.h"
+#include "db/internal.h"
 
 /* A user as an administrator sees them: the account, whether and since when it is disabled, and
  * its teams (at most 200 of them, in slug order). */
@@ -38,13 +39,20 @@ enum imx_db_status imx_db_user_change(struct imx_db_conn *c, const char *id,
     return imx_db_json_take(imx_db_exec(c, &q_user_change, p), 0, out);
 }
 
-IMX_DB_STMT(q_team_rename, 2,
-            "UPDATE teams t SET name = $2 WHERE t.slug = $1 RETURNING json_build_object("
-            "'slug', t.slug, 'name', t.name, 'created_at', t.created_at)::text");
+/* disabled_at keeps the first time a team was disabled, as a user's does. Enabling wakes the
+ * webhook dispatchers (at commit), so that what the team's webhooks held goes out now. */
+IMX_DB_STMT(q_team_change, 3,
+            "WITH t AS (UPDATE teams t SET name = coalesce($2, t.name),"
+            " disabled_at = CASE WHEN $3::boolean IS NULL THEN t.disabled_at"
+            " WHEN $3::boolean THEN coalesce(t.disabled_at, now()) END"
+            " WHERE t.slug = $1 RETURNING t.*)"
+            " SELECT json_build_object('slug', t.slug, 'name', t.name,"
+            " 'created_at', t.created_at, 'disabled_at', t.disabled_at)::text,"
+            " CASE WHEN NOT $3::boolean THEN pg_notify('imx_webhooks', '') END FROM t");
 
-enum imx_db_status imx_db_team_rename(struct imx_db_conn *c, const char *slug, const char *name,
-                                      struct imx_db_json *out)
+enum imx_db_status imx_db_team_change(struct imx_db_conn *c, const char *slug, const char *name,
+                                      const char *disabled, struct imx_db_json *out)
 {
-    const char *p[] = { slug, name };
-    return imx_db_json_take(imx_db_exec(c, &q_team_rename, p), 0, out);
+    const char *p[] = { slug, name, disabled };
+    return imx_db_json_take(imx_db_exec(c, &q_team_change, p), 0, out);
 }

@@ -26,8 +26,9 @@ struct imx_db_user_change {
 enum imx_db_status imx_db_user_change(struct imx_db_conn *c, const char *id,
                                       const struct imx_db_user_change *ch, struct imx_db_json *out);
 
-/* Renames the team with this slug -> team JSON; IMX_DBS_NOT_FOUND: none. */
-enum imx_db_status imx_db_team_rename(struct imx_db_conn *c, const char *slug, const char *name,
-                                      struct imx_db_json *out);
+/* Changes the team with this slug: its name (NULL: kept) and whether it is disabled ("true",
+ * "false", NULL: kept) -> team JSON; IMX_DBS_NOT_FOUND: none. */
+enum imx_db_status imx_db_team_change(struct imx_db_conn *c, const char *slug, const char *name,
+                                      const char *disabled, struct imx_db_json *out);
 
 #endif

@@ -1,5 +1,6 @@
 /* SQL for VEX documents (see vex.h). */
 #include "db/vex.h"
+#include "db/internal.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -2,6 +2,7 @@
 #include "db/webhooks.h"
 
 #include "db/idempotency.h"
+#include "db/internal.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -89,15 +90,17 @@ int imx_webhooks_enqueue(struct imx_db_conn *db, int64_t team_id, const char *ty
     return rc;
 }
 
-int imx_webhooks_ping(struct imx_db_conn *db, int64_t webhook_id, int64_t *delivery_id,
-                      char sqlstate[6])
+enum imx_db_status imx_webhooks_ping(struct imx_db_conn *db, int64_t webhook_id,
+                                     int64_t *delivery_id, struct imx_db_fault *why)
 {
     char id[24];
     snprintf(id, sizeof id, "%" PRId64, webhook_id);
     const char *params[] = { id };
-    char *v = exec_value(db, &stmt_ping, params, sqlstate);
-    if (!v)
-        return -1;
+    char *v = exec_value(db, &stmt_ping, params, NULL);
+    if (!v) {
+        const struct imx_db_fault *f = imx_db_last_fault(db);
+        return imx_db_why(db, f->status != IMX_DBS_OK ? f->status : IMX_DBS_ERROR, why);
+    }
     if (delivery_id)
         *delivery_id = strtoll(v, NULL, 10);
     free(v);

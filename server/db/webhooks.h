@@ -6,7 +6,6 @@
 #define IMX_DB_WEBHOOKS_H
 
 #include <jansson.h>
-#include <libpq-fe.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -28,10 +27,11 @@ int imx_webhooks_enqueue(struct imx_db_conn *db, int64_t team_id, const char *ty
                          const json_t *data, const char *const *families, const char *const *pins,
                          const char *severity, int64_t *event_id, char sqlstate[6]);
 
-/* Queues a 'ping' event for one subscription (POST /v1/webhooks/{id}/test). Returns 0 with the
- * delivery id, or -1 (sqlstate P0002: no such webhook; 55000: it is disabled). */
-int imx_webhooks_ping(struct imx_db_conn *db, int64_t webhook_id, int64_t *delivery_id,
-                      char sqlstate[6]);
+/* Queues a 'ping' event for one subscription (POST /v1/webhooks/{id}/test). IMX_DBS_OK with the
+ * delivery id, or the failure, its detail in *why when asked (cause IMX_DBC_NO_DATA: no such
+ * webhook; IMX_DBC_NOT_READY: it is disabled). */
+enum imx_db_status imx_webhooks_ping(struct imx_db_conn *db, int64_t webhook_id,
+                                     int64_t *delivery_id, struct imx_db_fault *why);
 
 /* Re-queues a delivered or failed delivery. Returns 1 when queued, 0 when it is pending
  * already, missing or its subscription is disabled, -1 on a database error. */
@@ -83,8 +83,8 @@ int imx_db_webhook_finish(struct imx_db_conn *db, const struct imx_db_webhook_cl
                           const struct imx_db_webhook_attempt *a, char *state, size_t len);
 
 /* The /v1/webhooks and /v1/deliveries API. Each function runs one prepared statement and
- * returns a new result (PQclear it); string arguments are borrowed, NULL is SQL NULL; lists of
- * strings are JSON arrays of strings. Responses never include a secret. */
+ * returns its status with typed outputs or finished JSON text; string arguments are borrowed, NULL
+ * is SQL NULL; lists of strings are JSON arrays of strings. Responses never include a secret. */
 
 /* The team's subscriptions -> count, after taking the team's webhook-quota lock (held to the end
  * of the transaction), so two creations at once cannot both take the last place. */

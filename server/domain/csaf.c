@@ -49,8 +49,9 @@ static const char *str(const json_t *o, const char *key)
 
 /* ---- the version forms ---- */
 
-/* A dotted number with an optional leading "v" or "r" ("v1.17.8", "r26.03", "580.126.09"), and
- * an optional release-candidate suffix ("1.3.0rc16"); copied without the prefix. */
+/* A dotted number with an optional leading "v" or "r" ("v1.17.8", "r26.03", "580.126.09",
+ * "24.10-3.2.5.0"), and an optional release-candidate suffix ("1.3.0rc16"); copied without the
+ * prefix. */
 static bool take_version(const char *tok, char *out)
 {
     const char *p = (tok[0] == 'v' || tok[0] == 'r') ? tok + 1 : tok;
@@ -58,8 +59,10 @@ static bool take_version(const char *tok, char *out)
     if (n == 0 || n > IMX_VER_TEXT_MAX || !isdigit((unsigned char)p[0]))
         return false;
     size_t i = 0;
-    while (i < n &&
-           (isdigit((unsigned char)p[i]) || (p[i] == '.' && isdigit((unsigned char)p[i + 1]))))
+    /* a dash between digits joins parts too ("5.8-7.0.6.1", as imx_ver_parse reads it) */
+    while (i < n && (isdigit((unsigned char)p[i]) ||
+                     ((p[i] == '.' || p[i] == '-') && i > 0 && isdigit((unsigned char)p[i - 1]) &&
+                      isdigit((unsigned char)p[i + 1]))))
         i++;
     if (i < n) {
         /* only "rcN" may follow */
@@ -80,8 +83,10 @@ static bool take_version(const char *tok, char *out)
 static bool is_filler(const char *w)
 {
     static const char *const fillers[] = {
-        "all",    "driver",  "drivers",  "version",  "versions",
-        "nvidia", "release", "releases", "software", "platforms"
+        "all", "driver", "drivers", "version", "versions", "nvidia", "release", "releases",
+        "software", "platforms",
+        /* "Main branch prior to 0.5.0 release" (bulletin 5746) */
+        "main", "branch"
     };
     for (size_t i = 0; i < sizeof fillers / sizeof fillers[0]; i++) {
         if (strcmp(w, fillers[i]) == 0)
@@ -120,6 +125,45 @@ static bool is_product_word(const char *w, const char *product)
     return false;
 }
 
+/* Is w (lower case) a word of a product's own name, as NVIDIA puts one before the version of a
+ * fixed product ("Isaac Sim v2.3.0" under product "Isaac Lab", bulletin 5733)? Letters only,
+ * and none of the words that make a range or a condition. */
+static bool is_name_word(const char *w)
+{
+    static const char *const not_names[] = {
+        "and",     "or",         "to",      "prior",   "up",         "including", "earlier",
+        "than",    "before",     "from",    "through", "between",    "newer",     "later",
+        "older",   "lower",      "higher",  "above",   "below",      "after",     "since",
+        "until",   "till",       "only",    "except",  "not",        "without",   "excluding",
+        "less",    "greater",    "under",   "over",    "starting",   "beginning", "affected",
+        "fixed",   "vulnerable", "any",     "every",   "no",         "none",      "patch",
+        "commit",  "code",       "update",  "newest",  "latest",     "earliest",  "onward",
+        "onwards", "upward",     "upwards", "plus",    "unsupported"
+    };
+    if (!*w)
+        return false;
+    for (const char *p = w; *p; p++)
+        if (!isalpha((unsigned char)*p) && *p != '-')
+            return false;
+    for (size_t i = 0; i < sizeof not_names / sizeof not_names[0]; i++)
+        if (strcmp(w, not_names[i]) == 0)
+            return false;
+    return true;
+}
+
+/* "0.9" -> "0.10": the version after every 0.9.x, for a span that ends in "v0.9.x". */
+static bool bump_last(char *v)
+{
+    char *dot = strrchr(v, '.');
+    char *num = dot ? dot + 1 : v;
+    if (strspn(num, "0123456789") != strlen(num) || strlen(num) > 8)
+        return false;
+    long n = strtol(num, NULL, 10) + 1;
+    size_t at = (size_t)(num - v);
+    int w = snprintf(num, IMX_VER_TEXT_MAX + 1 - at, "%ld", n);
+    return w > 0 && (size_t)w < IMX_VER_TEXT_MAX + 1 - at;
+}
+
 static bool words_are(char *const *t, size_t n, const char *const *want)
 {
     for (size_t i = 0; i < n; i++) {
@@ -153,8 +197,10 @@ static int vgpu_form(const char *buf, struct imx_csaf_version_form *out)
     size_t b = 0;
     while (b < n && buf[b] == ' ')
         b++;
-    const char *sp = strchr(buf + b, ' ');
-    if (n - b == 0 || n - b > IMX_VER_TEXT_MAX || (sp && sp < open))
+    /* a blank between the version and its parenthesis ("510.73.06\t(All versions ...)",
+     * bulletin 5383) is not a second word */
+    const char *sp = memchr(buf + b, ' ', n - b);
+    if (n - b == 0 || n - b > IMX_VER_TEXT_MAX || sp)
         return 0;
     memcpy(v, buf + b, n - b);
     v[n - b] = '\0';
@@ -186,12 +232,17 @@ static bool split_words(char *buf, char **t, size_t *k, size_t max)
             p++;
         if (*p)
             *p++ = '\0';
-        /* a span without spaces: both sides versions */
+        /* a span without spaces ("0.0-26.05", "9.0-9.2"): both sides versions, from zero or
+         * of one shape in order; else the dash is the version's own ("5.8-7.0.6.1",
+         * "2.5.3-0.1.2": MLNX_OFED and DOCA-Host, bulletin 5654) */
         char *dash = strchr(w, '-');
         char a[IMX_VER_TEXT_MAX + 1], b[IMX_VER_TEXT_MAX + 1];
         if (dash && dash != w && dash[1] && !strchr(dash + 1, '-')) {
             *dash = '\0';
-            if (take_version(w, a) && take_version(dash + 1, b)) {
+            struct imx_ver va, vb;
+            if (take_version(w, a) && take_version(dash + 1, b) && imx_ver_parse(a, &va) == 0 &&
+                imx_ver_parse(b, &vb) == 0 &&
+                (is_zero(a) || (va.nparts == vb.nparts && imx_ver_cmp(&va, &vb) <= 0))) {
                 if (*k + 3 > max)
                     return false;
                 t[(*k)++] = w;
@@ -271,6 +322,7 @@ int imx_csaf_parse_form(const char *text, const char *product, struct imx_csaf_v
     if (!split_words(buf, raw, &nraw, FORM_TOKENS))
         return -1;
     char joined[FORM_TOKENS][IMX_VER_TEXT_MAX + 8];
+    bool wild[FORM_TOKENS] = { false }; /* t[i] was written "0.9.x" */
     for (size_t i = 0; i < nraw; i++) {
         char *w = raw[i];
         size_t wl = strlen(w);
@@ -295,6 +347,8 @@ int imx_csaf_parse_form(const char *text, const char *product, struct imx_csaf_v
             w[wl - 2] = '\0';
             if (!take_version(w, v))
                 w[wl - 2] = '.';
+            else
+                wild[k] = true;
         }
         if (i + 2 < nraw + 1 && i + 1 < nraw && take_version(w, v) && !strstr(v, "rc")) {
             const char *nx = raw[i + 1];
@@ -340,6 +394,14 @@ int imx_csaf_parse_form(const char *text, const char *product, struct imx_csaf_v
         return 0;
     }
     if (k == 1 && take_version(t[0], out->hi)) {
+        out->form = IMX_CSAF_EXACT;
+        return 0;
+    }
+    /* "Isaac Sim v2.3.0", "Curator 25.07": a name, then one version */
+    size_t lead = 0;
+    while (lead < k && is_name_word(t[lead]))
+        lead++;
+    if (lead > 0 && k - lead == 1 && !wild[lead] && take_version(t[lead], out->hi)) {
         out->form = IMX_CSAF_EXACT;
         return 0;
     }
@@ -395,19 +457,33 @@ int imx_csaf_parse_form(const char *text, const char *product, struct imx_csaf_v
         out->form = IMX_CSAF_FROM;
         return 0;
     }
-    bool span = false;
+    bool span = false, open_end = false;
     if (k == 3 &&
-        (strcmp(t[1], "to") == 0 || strcmp(t[1], "through") == 0 || strcmp(t[1], "-") == 0))
+        (strcmp(t[1], "to") == 0 || strcmp(t[1], "through") == 0 || strcmp(t[1], "-") == 0)) {
         span = take_version(t[0], out->lo) && take_version(t[2], out->hi);
-    else if (k == 4 && (words_are(t, 4, from_to) || words_are(t, 4, from_through) ||
-                        words_are(t, 4, between)))
+        open_end = wild[2];
+    } else if (k == 4 && (words_are(t, 4, from_to) || words_are(t, 4, from_through) ||
+                          words_are(t, 4, between))) {
         span = take_version(t[1], out->lo) && take_version(t[3], out->hi);
+        open_end = wild[3];
+    }
     if (span) {
         struct imx_ver lo, hi;
         if (imx_ver_parse(out->lo, &lo) != 0 || imx_ver_parse(out->hi, &hi) != 0 ||
             imx_ver_cmp(&lo, &hi) > 0) {
             memset(out, 0, sizeof *out);
             return -1;
+        }
+        /* "v0.1.x - v0.9.x" (bulletin 5560): every 0.9 release too, so below 0.10 */
+        if (open_end) {
+            if (!bump_last(out->hi)) {
+                memset(out, 0, sizeof *out);
+                return -1;
+            }
+            out->form = IMX_CSAF_BELOW;
+            if (is_zero(out->lo))
+                out->lo[0] = '\0';
+            return 0;
         }
         /* "0.0 to 4.5.2": from the beginning */
         if (is_zero(out->lo)) {
@@ -1008,6 +1084,34 @@ static bool add_range(struct tree *t, struct out *o, struct leaf *l, struct labe
     return true;
 }
 
+/* Does every version of "prior to A and B" name a fix of this vulnerability (each release line
+ * before its own fix: "prior to 0.13.1 and 0.12.3")? When one does not, the list names an
+ * affected release besides the line: "Main branch prior to 0.5.0 release and 0.4.1", fixed in
+ * 0.5.0 alone (bulletin 5746), is every version before 0.5.0. */
+static bool list_names_fixes(const struct tree *t, const struct label *b, const struct leaf *l)
+{
+    for (int i = 0; i < l->form.nlist; i++) {
+        struct imx_ver want;
+        bool found = false;
+        if (imx_ver_parse(l->form.list[i], &want) != 0)
+            return false;
+        for (long k = b->fixed_head; k >= 0 && !found; k = t->leaves[k].next_fixed) {
+            const struct leaf *f = &t->leaves[k];
+            if (!f->parsed || f->bad)
+                continue;
+            int nv = f->form.form == IMX_CSAF_LIST ? f->form.nlist : 1;
+            for (int j = 0; j < nv && !found; j++) {
+                struct imx_ver v;
+                const char *fv = f->form.form == IMX_CSAF_LIST ? f->form.list[j] : f->form.hi;
+                found = imx_ver_parse(fv, &v) == 0 && imx_ver_cmp(&v, &want) == 0;
+            }
+        }
+        if (!found)
+            return false;
+    }
+    return true;
+}
+
 /* One vulnerability: its fixed products chained per product, then each affected one mapped.
  * True when it gave a range. */
 static bool read_vulnerability(struct tree *t, struct out *o, const json_t *map,
@@ -1064,7 +1168,20 @@ static bool read_vulnerability(struct tree *t, struct out *o, const json_t *map,
                      "and including X\", \"X to Y\", a version X, ...), so it was not guessed");
             continue;
         }
-        if (l->form.form == IMX_CSAF_LIST || l->form.nlist >= 2) {
+        if (l->form.form == IMX_CSAF_BELOW && l->form.nlist >= 2 && !list_names_fixes(t, b, l)) {
+            /* below the highest of them, read from a copy: the leaf may serve another CVE */
+            struct leaf whole = *l;
+            struct imx_ver hi, v;
+            int top = 0;
+            for (int i = 1; i < l->form.nlist; i++)
+                if (imx_ver_parse(l->form.list[i], &v) == 0 &&
+                    imx_ver_parse(l->form.list[top], &hi) == 0 && imx_ver_cmp(&v, &hi) > 0)
+                    top = i;
+            memcpy(whole.form.hi, l->form.list[top], sizeof whole.form.hi);
+            whole.form.nlist = 0;
+            any = add_range(t, o, &whole, b, NULL) || any;
+            l->reported = l->reported || whole.reported;
+        } else if (l->form.form == IMX_CSAF_LIST || l->form.nlist >= 2) {
             for (int i = 0; i < l->form.nlist; i++)
                 any = add_range(t, o, l, b, l->form.list[i]) || any;
         } else {

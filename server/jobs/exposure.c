@@ -1,56 +1,30 @@
-/* One snapshot per interval on a pooled primary connection, held only for its statement. A run
- * the same day replaces that day's rows, so hourly runs keep one row per team and day. */
+/* One snapshot per interval (jobs/periodic.h runs it on a pooled primary connection, held only
+ * for its statement). A run the same day replaces that day's rows, so hourly runs keep one row
+ * per team and day. */
 #include "jobs/exposure.h"
 
-#include <pthread.h>
-#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "db/exposure.h"
-#include "db/pool.h"
+#include "jobs/periodic.h"
 #include "util/config.h"
 #include "util/log.h"
 
-static pthread_t thread;
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t wake = PTHREAD_COND_INITIALIZER;
-static bool running, stopping;
-static unsigned interval_s, keep_days;
+static unsigned keep_days;
 static char today[11]; /* "" : PostgreSQL's current_date */
 
-static void *exposure_main(void *arg)
+static enum imx_db_status exposure_run(struct imx_db_conn *c, void *arg)
 {
     (void)arg;
-    time_t last_warn = 0;
-    pthread_mutex_lock(&lock);
-    while (!stopping) {
-        pthread_mutex_unlock(&lock);
-        enum imx_db_failure why;
-        struct imx_db_conn *c = imx_db_acquire(&why);
-        int rows = 0;
-        enum imx_db_status rc =
-            c ? imx_db_exposure_snapshot(c, today[0] ? today : NULL, keep_days, &rows)
-              : IMX_DBS_UNAVAILABLE;
-        if (c)
-            imx_db_release(c);
-        if (rc != IMX_DBS_OK && time(NULL) - last_warn >= 600) {
-            last_warn = time(NULL);
-            imx_warn("exposure history: cannot take the snapshot (%s); trying again in %us",
-                     imx_db_status_name(rc), interval_s);
-        }
-        pthread_mutex_lock(&lock);
-        struct timespec until;
-        clock_gettime(CLOCK_REALTIME, &until);
-        until.tv_sec += interval_s;
-        if (!stopping)
-            pthread_cond_timedwait(&wake, &lock, &until);
-    }
-    pthread_mutex_unlock(&lock);
-    return NULL;
+    int rows = 0;
+    return imx_db_exposure_snapshot(c, today[0] ? today : NULL, keep_days, &rows);
 }
+
+static struct imx_periodic job = { .name = "exposure history",
+                                   .failing = "take the snapshot",
+                                   .run = exposure_run };
 
 int imx_exposure_job_start(void)
 {
@@ -75,25 +49,12 @@ int imx_exposure_job_start(void)
         }
         snprintf(today, sizeof today, "%s", t);
     }
-    interval_s = (unsigned)v;
     keep_days = (unsigned)keep;
-    if (interval_s == 0)
-        return 0;
-    stopping = false;
-    if (pthread_create(&thread, NULL, exposure_main, NULL) != 0)
-        return -1;
-    running = true;
-    return 0;
+    job.interval_ms = (unsigned)v * 1000u;
+    return imx_periodic_start(&job);
 }
 
 void imx_exposure_job_stop(void)
 {
-    if (!running)
-        return;
-    pthread_mutex_lock(&lock);
-    stopping = true;
-    pthread_cond_signal(&wake);
-    pthread_mutex_unlock(&lock);
-    pthread_join(thread, NULL);
-    running = false;
+    imx_periodic_stop(&job);
 }

@@ -295,10 +295,9 @@ static int page_store(struct imx_db_conn *c, const long long *ids, struct stack_
     }
     struct imx_db_report_change *rows;
     size_t nrows;
-    if (imx_db_ref_page_reports(c, idt.p, reps.p, kt.p, version, &rows, &nrows) != IMX_DBS_OK) {
-        *failed = *imx_db_last_fault(c);
+    if (imx_db_ref_page_reports(c, idt.p, reps.p, kt.p, version, &rows, &nrows, failed) !=
+        IMX_DBS_OK)
         goto out;
-    }
     for (size_t i = 0; i < nrows; i++) {
         long long id = rows[i].image_id;
         json_array_append_new(changed, json_integer(id));
@@ -321,10 +320,8 @@ static int page_store(struct imx_db_conn *c, const long long *ids, struct stack_
     for (size_t m = 0; m < 2; m++) {
         if (moves[m].ids->len <= 2)
             continue;
-        if (imx_db_ref_requests_after_report(c, moves[m].ids->p, moves[m].ok) != IMX_DBS_OK) {
-            *failed = *imx_db_last_fault(c);
+        if (imx_db_ref_requests_after_report(c, moves[m].ids->p, moves[m].ok, failed) != IMX_DBS_OK)
             goto out;
-        }
     }
     rc = 0;
 out:
@@ -373,14 +370,13 @@ static int recompute(struct imx_db_conn *c, const json_t *changes, const char *v
     while (rc == 0) {
         struct imx_db_json page;
         enum imx_db_status got =
-            sc.all ? imx_db_ref_images_after(c, after, IMAGES_CHUNK, &page)
-                   : imx_db_ref_images_scoped_after(c, after, IMAGES_CHUNK, prefixes, &page);
+            sc.all
+                ? imx_db_ref_images_after(c, after, IMAGES_CHUNK, &page, failed)
+                : imx_db_ref_images_scoped_after(c, after, IMAGES_CHUNK, prefixes, &page, failed);
         json_t *list = got == IMX_DBS_OK ? json_loadb(page.text, page.len, 0, NULL) : NULL;
         imx_db_json_free(&page);
         if (!list) {
-            if (got != IMX_DBS_OK)
-                *failed = *imx_db_last_fault(c);
-            else
+            if (got == IMX_DBS_OK)
                 snprintf(err, errlen, "the images to check were no JSON");
             rc = -1;
             break;
@@ -439,12 +435,10 @@ int imx_refimp_run(struct imx_db_conn *c, const json_t *parsed, const char *vers
         return -1;
     }
     struct imx_db_json j;
-    enum imx_db_status st = imx_db_ref_import(c, text, version, user_id, request_id, &j);
+    enum imx_db_status st = imx_db_ref_import(c, text, version, user_id, request_id, &j, failed);
     free(text);
-    if (st != IMX_DBS_OK) {
-        *failed = *imx_db_last_fault(c);
+    if (st != IMX_DBS_OK)
         return -1;
-    }
     json_t *changes = json_loadb(j.text, j.len, 0, NULL);
     imx_db_json_free(&j);
     json_t *changed = json_array();

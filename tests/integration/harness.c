@@ -96,9 +96,9 @@ const char *imx_t_db_create(const char *name)
  * admin's password took 3-20 s a test, at nice 19 behind every other build on the machine. */
 const char *imx_t_db_create_migrated(const char *name)
 {
-    char *have = imx_t_sql(imx_t_pg_conninfo("postgres"),
-                           "SELECT count(*) FROM pg_database WHERE datname = '" IMX_T_TEMPLATE_DB
-                           "'");
+    char *have =
+        imx_t_sql(imx_t_pg_conninfo("postgres"),
+                  "SELECT count(*) FROM pg_database WHERE datname = '" IMX_T_TEMPLATE_DB "'");
     bool copy = have && strcmp(have, "1") == 0;
     free(have);
     return db_create(name, copy ? IMX_T_TEMPLATE_DB : NULL);

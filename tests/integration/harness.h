@@ -62,8 +62,8 @@ int imx_t_server_start(struct imx_srv *s, const char *db, const char *const *env
 /* Starts the server without waiting for it (for start-up failure tests). */
 int imx_t_server_spawn(struct imx_srv *s, const char *db, const char *const *env);
 
-/* Creates database name (imx_t_db_create_migrated; its connection string into db when db is not NULL),
- * starts the server on it with env (as imx_t_server_start) and signs in the bootstrap admin
+/* Creates database name (imx_t_db_create_migrated; its connection string into db when db is not
+ * NULL), starts the server on it with env (as imx_t_server_start) and signs in the bootstrap admin
  * (token into admin). Returns 0, or -1 (printing why). */
 int imx_t_server_up(struct imx_srv *s, const char *name, const char *const *env, char *db,
                     size_t db_len, char *admin, size_t admin_len);

@@ -3,7 +3,9 @@
  * changes and removals; that a disabled user's sign-in and API token stop working on their very
  * next request (after both were remembered by the principal cache), that enabling restores them,
  * that an admin cannot lock themselves out, bad input is refused changing nothing, only global
- * admins may do any of it, and every change lands in the audit log. */
+ * admins may do any of it, and every change lands in the audit log; that a disabled team keeps
+ * its reads, refuses every write in it (sign-ins and API tokens alike), queues nothing for its
+ * webhooks and holds what they had queued, and that enabling it restores all of that. */
 #include "harness.h"
 
 #include <signal.h>
@@ -12,6 +14,7 @@
 #include <string.h>
 
 static struct imx_srv srv;
+static char db[1024];
 static char admin[4096], ana[4096], vic[4096];
 static char ana_api[128];
 static long long ana_id, admin_id;
@@ -32,8 +35,9 @@ static long long user_id_of(const char *token)
 static int setup(void **state)
 {
     (void)state;
-    char db[1024];
-    if (imx_t_server_up(&srv, "admin_users", NULL, db, sizeof db, admin, sizeof admin) != 0)
+    /* Webhooks to a port where nothing listens: every delivery attempt fails, and is counted. */
+    static const char *const env[] = { "IMAXE_WEBHOOK_ALLOW_HOSTS=127.0.0.1:9", NULL };
+    if (imx_t_server_up(&srv, "admin_users", env, db, sizeof db, admin, sizeof admin) != 0)
         return -1;
     if (imx_t_user(&srv, admin, "ops", ANA, "admin", ana, sizeof ana) != 0 ||
         imx_t_user(&srv, admin, "ops", VIC, "viewer", vic, sizeof vic) != 0)
@@ -243,6 +247,124 @@ static void teams_are_renamed_and_roles_change(void **state)
     json_decref(call(vic, "GET", "/v1/teams/ops", NULL, 403));
 }
 
+/* An SQL value as a number (the test's own database). */
+static long long sql_ll(const char *sql)
+{
+    char *v = imx_t_sql(db, sql);
+    long long n = v ? atoll(v) : -1;
+    free(v);
+    return n;
+}
+
+/* Whether the problem answered to a write names the disabled team. */
+static void refused_as_disabled(const char *token, const char *method, const char *path,
+                                const char *body)
+{
+    struct imx_res res;
+    assert_int_equal(imx_t_http_as(&srv, token, method, path, body, &res), 0);
+    if (res.status != 403)
+        fail_msg("%s %s: expected 403, got %ld: %s", method, path, res.status, res.body);
+    const char *detail = json_string_value(json_object_get(res.json, "detail"));
+    assert_non_null(detail);
+    assert_non_null(strstr(detail, "Team 'ops' is disabled"));
+    imx_t_res_free(&res);
+}
+
+static void a_disabled_team_reads_refuses_writes_and_holds_its_webhooks(void **state)
+{
+    (void)state;
+    json_t *w = call(ana, "POST", "/v1/webhooks",
+                     "{\"team\":\"ops\",\"url\":\"http://127.0.0.1:9/hook\","
+                     "\"events\":[\"pin.moved\"]}",
+                     201);
+    long long wid = json_integer_value(json_object_get(w, "id"));
+    json_decref(w);
+    long long team_id = sql_ll("SELECT id FROM teams WHERE slug = 'ops'");
+    assert_true(wid > 0 && team_id > 0);
+
+    json_t *t = call(admin, "PATCH", "/v1/teams/ops", "{\"disabled\":true}", 200);
+    assert_true(json_is_string(json_object_get(t, "disabled_at")));
+    json_decref(t);
+    json_t *row = last_audit("team", "disable");
+    assert_string_equal(json_string_value(json_object_get(row, "resource_id")), "ops");
+    json_decref(row);
+    /* Disabling again keeps the first time. */
+    json_decref(call(admin, "PATCH", "/v1/teams/ops", "{\"disabled\":true}", 200));
+
+    /* Reads stay, for members and global admins, and the team says it is disabled. */
+    t = call(ana, "GET", "/v1/teams/ops", NULL, 200);
+    assert_true(json_is_string(json_object_get(t, "disabled_at")));
+    json_decref(t);
+    json_decref(call(ana, "GET", "/v1/webhooks?team=ops", NULL, 200));
+    json_decref(call(ana, "GET", "/v1/pins?team=ops", NULL, 200));
+
+    /* Writes are refused with a 403 that says why: pins, webhooks, tokens, members; for the
+     * team's admin, its API token and a global admin alike. */
+    refused_as_disabled(ana, "POST", "/v1/pins", "{\"team\":\"ops\",\"name\":\"p1\",\"image\":1}");
+    refused_as_disabled(ana_api, "POST", "/v1/pins",
+                        "{\"team\":\"ops\",\"name\":\"p1\",\"image\":1}");
+    refused_as_disabled(admin, "POST", "/v1/pins",
+                        "{\"team\":\"ops\",\"name\":\"p1\",\"image\":1}");
+    refused_as_disabled(ana, "POST", "/v1/webhooks",
+                        "{\"team\":\"ops\",\"url\":\"http://127.0.0.1:9/h2\","
+                        "\"events\":[\"pin.moved\"]}");
+    char path[128];
+    snprintf(path, sizeof path, "/v1/webhooks/%lld", wid);
+    refused_as_disabled(ana, "DELETE", path, NULL);
+    snprintf(path, sizeof path, "/v1/webhooks/%lld/test", wid);
+    refused_as_disabled(ana, "POST", path, NULL);
+    refused_as_disabled(ana, "POST", "/v1/tokens",
+                        "{\"name\":\"ci2\",\"team\":\"ops\",\"role\":\"member\"}");
+    refused_as_disabled(ana, "PUT", "/v1/teams/ops/members/" VIC, "{\"role\":\"member\"}");
+
+    /* Its webhooks get nothing new, and what they had queued is not sent. */
+    char sql[512];
+    snprintf(sql, sizeof sql,
+             "SELECT coalesce(imx_webhook_enqueue(%lld, 'pin.moved', '{}'::jsonb), 0)", team_id);
+    assert_int_equal(sql_ll(sql), 0);
+    snprintf(sql, sizeof sql,
+             "WITH e AS (INSERT INTO webhook_events (team_id, type, data, body) VALUES (%lld, "
+             "'pin.moved', '{}', '{}') RETURNING id), d AS (INSERT INTO webhook_deliveries "
+             "(event_id, webhook_id, next_attempt_at) SELECT e.id, %lld, now() FROM e RETURNING "
+             "id) SELECT d.id, pg_notify('imx_webhooks', '') FROM d",
+             team_id, wid);
+    long long held = sql_ll(sql);
+    assert_true(held > 0);
+    snprintf(sql, sizeof sql, "SELECT attempts FROM webhook_deliveries WHERE id = %lld", held);
+    for (int i = 0; i < 20; i++) {
+        assert_int_equal(sql_ll(sql), 0);
+        imx_t_sleep_ms(100);
+    }
+    snprintf(path, sizeof path, "SELECT count(*) FROM webhooks WHERE id = %lld", wid);
+    assert_int_equal(sql_ll(path), 1);
+
+    /* Enabled again: the held delivery is attempted, new events are queued, writes pass. */
+    t = call(admin, "PATCH", "/v1/teams/ops", "{\"disabled\":false}", 200);
+    assert_true(json_is_null(json_object_get(t, "disabled_at")));
+    json_decref(t);
+    json_decref(last_audit("team", "enable"));
+    long long attempts = 0;
+    for (int i = 0; i < 100 && attempts < 1; i++) {
+        attempts = sql_ll(sql);
+        if (attempts < 1)
+            imx_t_sleep_ms(100);
+    }
+    assert_true(attempts >= 1);
+    snprintf(sql, sizeof sql,
+             "SELECT coalesce(imx_webhook_enqueue(%lld, 'pin.moved', '{}'::jsonb), 0)", team_id);
+    assert_true(sql_ll(sql) > 0);
+    snprintf(path, sizeof path, "/v1/webhooks/%lld", wid);
+    json_decref(call(ana, "DELETE", path, NULL, 204));
+
+    /* Only global admins disable; bad values change nothing. */
+    json_decref(call(ana, "PATCH", "/v1/teams/ops", "{\"disabled\":true}", 403));
+    json_decref(call(admin, "PATCH", "/v1/teams/ops", "{\"disabled\":\"yes\"}", 400));
+    json_decref(call(admin, "PATCH", "/v1/teams/ops", "{}", 400));
+    t = call(ana, "GET", "/v1/teams/ops", NULL, 200);
+    assert_true(json_is_null(json_object_get(t, "disabled_at")));
+    json_decref(t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -250,6 +372,7 @@ int main(void)
         cmocka_unit_test(a_disabled_user_is_out_at_once_and_back_when_enabled),
         cmocka_unit_test(names_and_the_admin_flag_change_and_are_audited),
         cmocka_unit_test(bad_changes_are_refused_and_change_nothing),
+        cmocka_unit_test(a_disabled_team_reads_refuses_writes_and_holds_its_webhooks),
         cmocka_unit_test(teams_are_renamed_and_roles_change),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

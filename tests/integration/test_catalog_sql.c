@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "db/images.h"
+#include "db/internal.h"
 #include "db/migrate.h"
 #include "db/pool.h"
 #include "db/reference.h"

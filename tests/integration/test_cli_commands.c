@@ -736,6 +736,11 @@ static void pins_advisories_compat_costs_requests(void **state)
                             outcomes[i]);
     assert_string_equal(json_string_value(json_object_get(json_array_get(rows, 0), "source")),
                         "2025/5561/5561.json");
+    /* the reason a bulletin affects nothing is shown with it; an imported one has none */
+    assert_string_equal(json_string_value(json_object_get(json_array_get(rows, 0), "reason")),
+                        "HMC > Hopper HGX 8-GPU: not tracked: HGX baseboard management controller "
+                        "(HMC) firmware: runs on the hardware, not in an image");
+    assert_null(json_object_get(json_array_get(rows, 1), "reason"));
     assert_non_null(strstr(r.err, "3 advisories: 2 imported, 0 revised, 0 unchanged, 1 nothing "
                                   "imaxe tracks, 0 refused"));
     json_decref(rows);
@@ -1163,6 +1168,20 @@ static void write_verbs_and_the_api_escape_hatch(void **state)
     r = CLI("{\"name\":\"CLI operations\"}", as_admin, "teams", "update", "cli-ops", "-f", "name");
     expect_code(&r, 0, "teams update");
     assert_string_equal(r.out, "CLI operations\n");
+    run_free(&r);
+    /* A disabled team: its writes are refused (exit 3, the reason shown), enabling restores. */
+    r = CLI(NULL, as_admin, "teams", "disable", "cli-ops", "-f", "slug");
+    expect_code(&r, 0, "teams disable");
+    assert_string_equal(r.out, "cli-ops\n");
+    run_free(&r);
+    r = CLI(NULL, as_admin, "api", "PUT", "/teams/cli-ops/members/ana@cli.test", "--data",
+            "{\"role\":\"viewer\"}");
+    expect_code(&r, 3, "a write in a disabled team");
+    assert_non_null(strstr(r.err, "is disabled"));
+    run_free(&r);
+    r = CLI(NULL, as_admin, "teams", "enable", "cli-ops", "-f", "disabled_at");
+    expect_code(&r, 0, "teams enable");
+    assert_string_equal(r.out, "null\n");
     run_free(&r);
 
     /* Tokens: created (shown once), listed, revoked, then refused. */

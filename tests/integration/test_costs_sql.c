@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "db/costs.h"
+#include "db/internal.h"
 #include "db/migrate.h"
 #include "db/pool.h"
 #include "domain/cost.h"

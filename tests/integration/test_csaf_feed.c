@@ -1,9 +1,10 @@
-/* NVIDIA's real bulletins of 2025-2026 (tests/data/csaf/feed) against the real server, for the
- * components the product mapping added: images carrying triton-server, tensorrt, nemo,
- * jetson-linux and the vGPU guest driver are marked by the matching bulletin with the right
- * fixed_by, and the team pinned to each gets exactly one patch.available, delivered to a Node
- * receiver that verifies its signature. A bulletin about nothing imaxe tracks is stored as such:
- * no ranges, its products listed as unmapped, no event. */
+/* NVIDIA's real bulletins (tests/data/csaf/feed) against the real server, for the components
+ * the product mapping added: images carrying triton-server, tensorrt, nemo, jetson-linux and the
+ * vGPU guest driver (0101), riva, cuda-q, tao, isaac-lab, nemo-curator and mlnx-ofed (0300) are
+ * marked by the matching bulletin with the right fixed_by, and the team pinned to each gets
+ * exactly one patch.available, delivered to a Node receiver that verifies its signature. A
+ * bulletin about nothing imaxe tracks is stored as such: no ranges, its products listed as
+ * unmapped with the reason their row states, no event. */
 #include "harness.h"
 
 #include <signal.h>
@@ -128,6 +129,13 @@ static const struct family {
     { "nemo", "2026", "5839", "2.6.2", "2.7.3", "<=2.7.2" },
     { "jetson-linux", "2026", "5797", "36.4.4", "36.5", ">=36, <36.5" },
     { "vgpu-driver", "2026", "5821", "580.105.08", "580.159.03", ">=580, <=580.126.09" },
+    /* mapped by migration 0300 (tools/reference/nvidia_products_0300.csv) */
+    { "riva", "2025", "5625", "2.18.0", "2.19.0", "<=2.18.0" },
+    { "cuda-q", "2026", "5820", "0.13.0", "0.14.0", "<0.14.0" },
+    { "tao", "2025", "5730", "6.25.7", "6.25.9", "=6.25.7" },
+    { "isaac-lab", "2025", "5733", "2.2.1", "2.3.0", "<2.3.0" },
+    { "nemo-curator", "2025", "5690", "25.06", "25.07", "<25.07" },
+    { "mlnx-ofed", "2025", "5654", "23.10-3.2.2.0", "23.10-5.1.4.0", ">=23, <23.10-5.1.4.0" },
 };
 
 static void each_new_component_is_marked_by_its_bulletin_and_its_pin_hears_once(void **state)
@@ -222,7 +230,10 @@ static void a_bulletin_about_nothing_imaxe_tracks_is_kept_as_such(void **state)
     free(doc);
     assert_int_equal(json_array_size(json_object_get(res.json, "affected")), 0);
     json_t *u = json_array_get(json_object_get(res.json, "unmapped"), 0);
-    assert_non_null(strstr(json_string_value(json_object_get(u, "why")), "hopper_hgx_8gpu"));
+    assert_string_equal(json_string_value(json_object_get(u, "product")), "HMC > Hopper HGX 8-GPU");
+    assert_string_equal(json_string_value(json_object_get(u, "why")),
+                        "not tracked: HGX baseboard management controller (HMC) firmware: runs on "
+                        "the hardware, not in an image");
     assert_int_equal(json_integer_value(json_object_get(res.json, "affected_images")), 0);
     imx_t_res_free(&res);
     /* kept with the advisory, and announced to no one */
@@ -248,33 +259,40 @@ static void a_bulletin_about_nothing_imaxe_tracks_is_kept_as_such(void **state)
     free(n);
 }
 
-/* POST /v1/reference with the product mapping as tools/reference/nvidia_products.csv has it,
- * less the lines that contain drop (NULL: none): the reference import an admin runs. */
+/* POST /v1/reference with the product mapping as migrations 0101 and 0300 ship it
+ * (tools/reference/nvidia_products.csv, then nvidia_products_0300.csv without its header), less
+ * the lines that contain drop (NULL: none): the reference import an admin runs. */
 static void import_product_map(const char *drop)
 {
-    char path[1024];
-    snprintf(path, sizeof path, "%s/tools/reference/nvidia_products.csv",
-             getenv("IMX_TEST_SOURCE_DIR"));
-    FILE *f = fopen(path, "r");
-    assert_non_null(f);
+    static const char *const csvs[] = { "nvidia_products.csv", "nvidia_products_0300.csv" };
     char line[4096];
     size_t cap = 1 << 16, used = 0;
     char *csv = malloc(cap);
     assert_non_null(csv);
-    while (fgets(line, sizeof line, f)) {
-        if (drop && strstr(line, drop))
-            continue;
-        size_t n = strlen(line);
-        if (used + n + 1 > cap) {
-            cap *= 2;
-            csv = realloc(csv, cap);
-            assert_non_null(csv);
+    for (size_t c = 0; c < sizeof csvs / sizeof csvs[0]; c++) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/tools/reference/%s", getenv("IMX_TEST_SOURCE_DIR"),
+                 csvs[c]);
+        FILE *f = fopen(path, "r");
+        assert_non_null(f);
+        bool header = true;
+        while (fgets(line, sizeof line, f)) {
+            bool skip = header && c > 0;
+            header = false;
+            if (skip || (drop && strstr(line, drop)))
+                continue;
+            size_t n = strlen(line);
+            if (used + n + 1 > cap) {
+                cap *= 2;
+                csv = realloc(csv, cap);
+                assert_non_null(csv);
+            }
+            memcpy(csv + used, line, n);
+            used += n;
         }
-        memcpy(csv + used, line, n);
-        used += n;
+        fclose(f);
     }
     csv[used] = '\0';
-    fclose(f);
     json_t *body = json_pack("{s:s, s:{s:s}}", "data_version", drop ? "test-less" : "test-full",
                              "tables", "nvidia_product", csv);
     free(csv);
@@ -292,7 +310,7 @@ static void import_product_map(const char *drop)
 static void an_unmapped_product_is_reapplied_after_a_reference_update(void **state)
 {
     (void)state;
-    import_product_map("cpe:nvidia_dali,");
+    import_product_map(",dali,"); /* its CPE row and its name row */
     char token[4096], body[1024], path[128];
     assert_int_equal(
         imx_t_user(&srv, admin, "team-dali", "dali@feed.test", "admin", token, sizeof token), 0);

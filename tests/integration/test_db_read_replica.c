@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "api/api.h"
+#include "db/internal.h"
 #include "db/pool.h"
 
 IMX_DB_STMT(q_marker, 0, "SELECT to_regclass('replica_marker') IS NOT NULL");

@@ -113,9 +113,16 @@ static void an_image_shows_its_earliest_end_of_life(void **state)
                          NULL);
     r580 = imx_t_publish(&srv, admin, "team-a", "eol-580", "1",
                          "[{\"name\":\"nvidia-driver\",\"version\":\"580.95.05\"}]", NULL);
-    /* Rocky 9's end of life is UNCONFIRMED in ref_eol (no date), CUDA 12.2 has no row. */
-    long long none =
-        publish_os("eol-none", "rocky", "9.4", "[{\"name\":\"cuda\",\"version\":\"12.2.2\"}]");
+    /* An OS release whose end of life is UNCONFIRMED in ref_eol (no date: the row is never
+     * used), and CUDA 12.2, which has no row. Every shipped OS row is dated since 0350, so the
+     * test adds its own. */
+    char *ins = imx_t_sql(db, "INSERT INTO ref_eol (kind, component, release, basis, status, "
+                              "source, notes) VALUES ('os', 'imx-test-os', '1', 'upstream', "
+                              "'UNCONFIRMED', 'https://example.com/', 'undated on purpose')");
+    assert_non_null(ins);
+    free(ins);
+    long long none = publish_os("eol-none", "imx-test-os", "1.4",
+                                "[{\"name\":\"cuda\",\"version\":\"12.2.2\"}]");
     assert_true(r535 > 0 && r580 > 0 && none > 0);
     char path[64];
     json_t *doc;
@@ -256,6 +263,29 @@ static void the_whole_stack_is_dated_and_filters_by_it(void **state)
                             json_array_get(json_object_get(eol, "reaches"), 0), "release")),
                         "amzn 2");
     json_decref(doc);
+    /* The Enterprise Linux releases dated by 0350 (tools/reference/eol_0350.csv): Red Hat's end
+     * of Maintenance Support, and Rocky's own end of life (the same day for 9). */
+    const char *el[][4] = { { "eol-rhel8", "rhel", "8.10", "2029-05-31" },
+                            { "eol-rhel9", "rhel", "9.6", "2032-05-31" },
+                            { "eol-rocky9", "rocky", "9.5", "2032-05-31" } };
+    for (size_t i = 0; i < sizeof el / sizeof el[0]; i++) {
+        long long id = publish_os(el[i][0], el[i][1], el[i][2],
+                                  "[{\"name\":\"nccl\",\"version\":\"2.26.2\"}]");
+        assert_true(id > 0);
+        snprintf(path, sizeof path, "/v1/images/%lld/eol", id);
+        call(alice, "GET", path, NULL, 200, &doc);
+        eol = json_object_get(doc, "eol");
+        const char *date = json_string_value(json_object_get(eol, "date"));
+        if (!date || strcmp(date, el[i][3]) != 0)
+            fail_msg("%s %s: end of life %s, want %s", el[i][1], el[i][2], date ? date : "none",
+                     el[i][3]);
+        json_t *r = json_array_get(json_object_get(eol, "reaches"), 0);
+        char release[32];
+        snprintf(release, sizeof release, "%s %c", el[i][1], el[i][2][0]);
+        assert_string_equal(json_string_value(json_object_get(r, "release")), release);
+        assert_string_equal(json_string_value(json_object_get(r, "basis")), "upstream");
+        json_decref(doc);
+    }
 
     /* eol_before: strictly before the date; an image with no dated part never passes. */
     call(alice, "GET", "/v1/images?family=eol-full&eol_before=2026-08-07", NULL, 200, &doc);

@@ -162,6 +162,11 @@ static const char *const RESOLVES[] = {
     "family=pr-fam-3&region=eu-west-1",
     "family=pr-fam-0&region=nowhere-1",
     "family=pr-none&region=us-east-1",
+    /* what the index says emptied the set (an arch, the first constraint, the second), as the SQL
+     * resolve says it */
+    "family=pr-fam-1&region=us-east-1&arch=arm64",
+    "family=pr-fam-2&region=us-east-1&component=nvidia-driver:%3C1",
+    "family=pr-fam-1&region=us-east-1&component=nvidia-driver:~580&component=cuda:%3C1",
     "pin=pr-team/prod&region=us-east-1",
     "pin=pr-team/stage&region=us-east-1",
     "pin=pr-team/dev&region=eu-west-1",

@@ -229,7 +229,7 @@ static void sign_out_and_revoke(void **state)
     web_signin(ALICE, ALICE_PW, NULL, &a, s, c, sizeof s);
     web_signin(ALICE, ALICE_PW, NULL, &b, s, c, sizeof s);
     web_signin(ALICE, ALICE_PW, NULL, &c2, s, c, sizeof s);
-    long long b_id = current_id(&b);
+    long long a_id = current_id(&a), b_id = current_id(&b), c_id = current_id(&c2);
 
     /* Sign-out ends this session only, and clears its cookies. */
     struct imx_res res;
@@ -257,6 +257,26 @@ static void sign_out_and_revoke(void **state)
     imx_t_res_free(&res);
     snprintf(path, sizeof path, "/v1/users/%lld/sessions", alice_id);
     assert_int_equal(web_status(&c2, c2.csrf, "DELETE", path, NULL), 403);
+    /* The admin sees them first (the user cannot list another's; a missing user is 404): the
+     * live one of the three, not the signed-out or the revoked one. */
+    assert_int_equal(web_status(&c2, NULL, "GET", path, NULL), 403);
+    assert_int_equal(imx_t_http_as(&srv, admin, "GET", path, NULL, &res), 0);
+    assert_int_equal(res.status, 200);
+    json_t *items = json_object_get(res.json, "items");
+    size_t i, listed = 0;
+    json_t *it;
+    json_array_foreach(items, i, it)
+    {
+        long long id = json_integer_value(json_object_get(it, "id"));
+        assert_true(id != a_id && id != b_id);
+        assert_true(json_is_false(json_object_get(it, "current")));
+        listed += id == c_id;
+    }
+    assert_int_equal(listed, 1);
+    imx_t_res_free(&res);
+    assert_int_equal(imx_t_http_as(&srv, admin, "GET", "/v1/users/999999/sessions", NULL, &res), 0);
+    imx_t_assert_problem(&res, 404);
+    imx_t_res_free(&res);
     assert_int_equal(imx_t_http_as(&srv, admin, "DELETE", path, NULL, &res), 0);
     assert_int_equal(res.status, 200);
     assert_true(json_integer_value(json_object_get(res.json, "revoked")) >= 1);

@@ -1,15 +1,18 @@
-/* VEX out against the real server: for every image of a random catalog (random driver, toolkit
- * and CUDA versions over several families, random advisories, one revoked image), the OpenVEX
+/* VEX out against the real server: for every image of a random catalog (over several families,
+ * a random number of images each with random driver, toolkit and CUDA versions, one of them
+ * revoked; advisories on those components, past and within their ranges), the OpenVEX
  * and CycloneDX documents state `affected` for exactly the advisories GET /v1/images/{id}/patch
  * lists, with its fixing image as the action; fixed / not_affected where the component is past
  * the ranges or absent; every document validates (tests/integration/vex_validate.js: the OpenVEX
  * JSON schema and @cyclonedx/cyclonedx-library's strict 1.6 validator). Product identifiers of a
  * container digest and an AMI; the pin route; bad requests; every document's Imaxe-Signature
- * verifies against GET /v1/vex/keys, and a changed byte does not. IMX_VEX_SEED picks the catalog.
+ * verifies against GET /v1/vex/keys, and a changed byte does not. Each run draws a new catalog
+ * and prints its seed; IMX_VEX_SEED=N draws that one again.
  */
 #include "harness.h"
 
 #include <openssl/evp.h>
+#include <openssl/rand.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,7 +22,7 @@
 static struct imx_srv srv;
 static char db[1024];
 static char admin[4096], alice[4096], bob[4096];
-static unsigned rng = 20261206u;
+static unsigned seed, rng;
 
 #define FAMILIES     4
 #define PER_FAMILY   6
@@ -28,7 +31,7 @@ static unsigned rng = 20261206u;
 
 static long long ids[MAX_IMAGES];
 static size_t n_ids;
-static long long container_id, ami_id;
+static long long container_id, ami_id, revoked_id;
 
 static unsigned next_rand(void)
 {
@@ -39,9 +42,13 @@ static unsigned next_rand(void)
 static int setup(void **state)
 {
     (void)state;
-    const char *seed = getenv("IMX_VEX_SEED");
-    if (seed)
-        rng = (unsigned)strtoul(seed, NULL, 10);
+    const char *given = getenv("IMX_VEX_SEED");
+    if (given && *given)
+        seed = (unsigned)strtoul(given, NULL, 10);
+    else if (RAND_bytes((unsigned char *)&seed, sizeof seed) != 1)
+        return -1;
+    rng = seed;
+    fprintf(stderr, "vex: catalog seed %u (IMX_VEX_SEED=%u draws it again)\n", seed, seed);
     if (imx_t_server_up(&srv, "vex", NULL, db, sizeof db, admin, sizeof admin) != 0)
         return -1;
     if (imx_t_user(&srv, admin, "team-a", "alice@a.test", "publisher", alice, sizeof alice) != 0 ||
@@ -133,7 +140,9 @@ static void build_random_catalog(void)
     for (int f = 0; f < FAMILIES; f++) {
         char family[32];
         snprintf(family, sizeof family, "vex-f%d", f);
-        for (int v = 0; v < PER_FAMILY; v++) {
+        /* 2 to PER_FAMILY images: a family's newest fixes what its older ones have, or not. */
+        int versions = 2 + (int)(next_rand() % (PER_FAMILY - 1));
+        for (int v = 0; v < versions; v++) {
             char version[16], comps[512];
             snprintf(version, sizeof version, "%d", v + 1);
             snprintf(comps, sizeof comps,
@@ -145,12 +154,14 @@ static void build_random_catalog(void)
             assert_true(ids[n_ids - 1] > 0);
         }
     }
+    size_t random_images = n_ids;
     ids[n_ids++] = ami_id;
     ids[n_ids++] = container_id;
     /* One revoked image: it fixes nothing any more. */
-    assert_int_equal(imx_t_image_patch(&srv, alice, ids[next_rand() % (FAMILIES * PER_FAMILY)],
-                                       "{\"status\":\"revoked\",\"reason\":\"test\"}"),
-                     200);
+    revoked_id = ids[next_rand() % random_images];
+    assert_int_equal(
+        imx_t_image_patch(&srv, alice, revoked_id, "{\"status\":\"revoked\",\"reason\":\"test\"}"),
+        200);
     static const char *const ranges[][3] = {
         { "nvidia-driver", ">=580,<580.95.05", "580.95.05" },
         { "nvidia-driver", ">=535,<535.274.02", "535.274.02" },
@@ -295,9 +306,9 @@ static void statements_match_patch_status_for_every_image(void **state)
         imx_t_res_free(&cdx);
     }
     fprintf(stderr,
-            "vex: %zu images, %zu affected, %zu fixed, %zu vulnerable code absent, %zu "
+            "vex: seed %u: %zu images, %zu affected, %zu fixed, %zu vulnerable code absent, %zu "
             "component absent\n",
-            n_ids, affected, fixed, code_absent, comp_absent);
+            seed, n_ids, affected, fixed, code_absent, comp_absent);
     assert_true(affected > 0 && fixed > 0 && code_absent > 0 && comp_absent > 0);
 
     /* Every document validates. */
@@ -337,7 +348,9 @@ static void a_pin_states_its_image_for_its_team(void **state)
 {
     (void)state;
     char body[256], path[96];
-    snprintf(body, sizeof body, "{\"team\":\"team-a\",\"name\":\"prod\",\"image\":%lld}", ids[0]);
+    /* A revoked image cannot be pinned: the first of the catalog that is not. */
+    long long image = ids[0] != revoked_id ? ids[0] : ids[1];
+    snprintf(body, sizeof body, "{\"team\":\"team-a\",\"name\":\"prod\",\"image\":%lld}", image);
     struct imx_res res;
     assert_int_equal(imx_t_http_as(&srv, alice, "POST", "/v1/pins", body, &res), 0);
     assert_int_equal(res.status, 201);
@@ -345,10 +358,26 @@ static void a_pin_states_its_image_for_its_team(void **state)
     imx_t_res_free(&res);
     snprintf(path, sizeof path, "/v1/pins/%lld/vex", pin);
     struct imx_res by_pin = get(alice, path, 200);
-    snprintf(path, sizeof path, "/v1/images/%lld/vex", ids[0]);
+    snprintf(path, sizeof path, "/v1/images/%lld/vex", image);
     struct imx_res by_image = get(alice, path, 200);
-    assert_true(json_equal(json_object_get(by_pin.json, "statements"),
-                           json_object_get(by_image.json, "statements")));
+    /* The same statements but for when each document made its action statements (it says so
+     * when it is issued, so two requests a moment apart differ there). */
+    json_t *docs[2] = { by_pin.json, by_image.json };
+    for (int d = 0; d < 2; d++) {
+        size_t i;
+        json_t *st;
+        json_array_foreach(json_object_get(docs[d], "statements"), i, st)
+        {
+            const char *status = json_string_value(json_object_get(st, "status"));
+            assert_true(strcmp(status, "affected") != 0 ||
+                        json_is_string(json_object_get(st, "action_statement_timestamp")));
+            json_object_del(st, "action_statement_timestamp");
+        }
+    }
+    if (!json_equal(json_object_get(by_pin.json, "statements"),
+                    json_object_get(by_image.json, "statements")))
+        fail_msg("pin %lld states otherwise than its image %lld:\n%.1500s\n%.1500s", pin, image,
+                 by_pin.body, by_image.body);
     imx_t_res_free(&by_pin);
     imx_t_res_free(&by_image);
     /* another team's member does not read it */

@@ -2,7 +2,8 @@
 # The include graph of server/ against its layers (server/README.md):
 #   main -> api -> {auth, webhooks, jobs} -> db -> domain -> util, http used by api only,
 #   cli (a front like api, for the command line) -> {auth, jobs, db, domain, util}.
-# Reads every #include "dir/..." line and fails on an edge the graph does not allow. Edges still
+# Reads every #include "dir/..." line and fails on an edge the graph does not allow, and on a
+# file outside server/db/ that includes db/internal.h or libpq. Edges still
 # to be removed are listed in KNOWN, file by file; a listed edge that is gone fails too, so the
 # list only shrinks.
 set -euo pipefail
@@ -41,6 +42,20 @@ while IFS=: read -r f to; do
     fi
 done < <(find . -name '*.[ch]' -print0 | xargs -0 grep -Ho '^#include "[a-z_]*/' |
     sed 's|^\./||; s|:#include "|:|; s|/$||' | sort -u)
+
+# server/db/internal.h (libpq's types, the statement runner, the result helpers) is server/db/'s
+# own: no file above it includes it, nor libpq itself.
+while IFS= read -r f; do
+    echo "layering: server/$f includes db/internal.h or libpq (only server/db/ may)" >&2
+    bad=1
+done < <(grep -rlE '^#include ("db/internal\.h"|<libpq-fe\.h>)' --include='*.[ch]' . |
+    sed 's|^\./||' | grep -v '^db/' || true)
+
+# The other headers of server/db/ are what the layers above see: no libpq type in them.
+while IFS= read -r f; do
+    echo "layering: server/$f names a libpq type (keep those in db/internal.h)" >&2
+    bad=1
+done < <(grep -lE 'PGresult|PGconn|PGcancel|libpq-fe' db/*.h | grep -v '^db/internal\.h$' || true)
 
 for edge in $KNOWN; do
     if [[ " $seen " != *" $edge "* ]]; then

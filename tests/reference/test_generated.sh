@@ -2,10 +2,12 @@
 # The reference data is single-sourced: each generated migration is what its generator makes of
 # its CSVs today. migrations/0035_knowledge_facts.sql from tools/reference/knowledge_facts.csv and
 # migrations/0056_nccl_rows.sql and 0058_dcgm_rows.sql from tools/reference/nccl.csv and dcgm.csv
-# and 0101_nvidia_product_rows.sql from tools/reference/nvidia_products.csv, 0261_eol_rows.sql
-# from tools/reference/eol.csv, 0111-0113, 0220-0221 and 0311-0313 from tools/reference/sources/
-# (tools/gen_sources.py), and migrations/0003_reference.sql from tools/reference/csv/ (the stored
-# copies of ../shared/data/reference). A difference fails, naming the file: regenerate and commit.
+# and 0101_nvidia_product_rows.sql from tools/reference/nvidia_products.csv (0300 from
+# nvidia_products_0300.csv), 0261_eol_rows.sql from tools/reference/eol.csv and
+# 0350_eol_rows_more.sql from tools/reference/eol_0350.csv, 0111-0113, 0220-0221 and 0311-0313
+# from tools/reference/sources/ (tools/gen_sources.py), and migrations/0003_reference.sql from
+# tools/reference/csv/ (the stored copies of ../shared/data/reference). A difference fails, naming
+# the file: regenerate and commit.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 rc=0
@@ -30,7 +32,9 @@ check migrations/0035_knowledge_facts.sql python3 tools/gen_knowledge.py
 check migrations/0056_nccl_rows.sql python3 tools/gen_knowledge.py --table nccl
 check migrations/0058_dcgm_rows.sql python3 tools/gen_knowledge.py --table dcgm
 check migrations/0101_nvidia_product_rows.sql python3 tools/gen_knowledge.py --table nvidia_product
+check migrations/0300_nvidia_product_rows_more.sql python3 tools/gen_knowledge.py --table nvidia_product_0300
 check migrations/0261_eol_rows.sql python3 tools/gen_knowledge.py --table eol
+check migrations/0350_eol_rows_more.sql python3 tools/gen_knowledge.py --table eol_0350
 # The tables read whole from stored source copies (tools/reference/sources/).
 check migrations/0111_gpu_rows.sql python3 tools/gen_sources.py --table gpu
 check migrations/0112_pytorch_arch.sql python3 tools/gen_sources.py --table pytorch_arch

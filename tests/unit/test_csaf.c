@@ -1,6 +1,7 @@
 /* CSAF 2.0 documents mapped to advisories: the version-name forms as a table of every spelling in
  * NVIDIA's 2025-2026 feed and malformed ones, the product mapping product by product, NVIDIA's
- * two shared bulletins end to end, and the whole 2025-2026 feed against its expected ranges. */
+ * two shared bulletins end to end, and the whole 2022-2026 feed (181 bulletins) against its
+ * expected ranges and the reason for every product left out. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -152,6 +153,43 @@ static void version_names_parse_by_form(void **state)
         { "1.6.0 and later", NULL, 0, IMX_CSAF_FROM, "", "1.6.0", "" },
         { "All versions", NULL, 0, IMX_CSAF_ALL, "", "", "" },
         { "1.2.", NULL, 0, IMX_CSAF_EXACT, "", "1.2", "" },
+        /* the spellings of 2022-2024 and of the products mapped since (tests/data/csaf/feed) */
+        { "510.73.06\t(All versions prior to and including vGPU 14.1)",
+          "vGPU software (Virtual GPU Manager)", 0, IMX_CSAF_UPTO, "", "510.73.06", "" },
+        { "Main branch prior to 0.5.0 release", "NVIDIA Resiliency Extension", 0, IMX_CSAF_BELOW,
+          "", "0.5.0", "" },
+        /* a list whose 0.4.1 is not a fix: the translation reads it as below 0.5.0 (5746) */
+        { "Main branch prior to 0.5.0 release and 0.4.1", "NVIDIA Resiliency Extension", 0,
+          IMX_CSAF_BELOW, "", "0.4.1", "0.5.0 0.4.1" },
+        { "Isaac Sim v2.3.0", "Isaac Lab", 0, IMX_CSAF_EXACT, "", "2.3.0", "" },
+        { "Isaac Sim  v2.2.1", "Isaac Lab component of NVIDIA Isaac Sim", 0, IMX_CSAF_EXACT, "",
+          "2.2.1", "" },
+        { "All versions prior to Curator 25.07", "NVIDIA NeMo Curator", 0, IMX_CSAF_BELOW, "",
+          "25.07", "" },
+        { "Curator 25.07", "NVIDIA NeMo Curator", 0, IMX_CSAF_EXACT, "", "25.07", "" },
+        { "v0.1.x - v0.9.x", "NVIDIA CV-CUDA", 0, IMX_CSAF_BELOW, "0.1", "0.10", "" },
+        { "0.x - 1.9.x", NULL, 0, IMX_CSAF_BELOW, "", "1.10", "" },
+        { "v0.10.0", "NVIDIA CV-CUDA", 0, IMX_CSAF_EXACT, "", "0.10.0", "" },
+        { "6.25.7", "NVIDIA TAO", 0, IMX_CSAF_EXACT, "", "6.25.7", "" },
+        { "All versions up to and including 2.18.0", "NVIDIA Riva", 0, IMX_CSAF_UPTO, "", "2.18.0",
+          "" },
+        { "Versions 35.1 and 34.1.1", NULL, 0, IMX_CSAF_LIST, "", "34.1.1", "35.1 34.1.1" },
+        { "All 32.x versions prior to 32.7.1", NULL, 0, IMX_CSAF_BELOW, "32", "32.7.1", "" },
+        { "v19.11 through v24.08", NULL, 0, IMX_CSAF_SPAN, "19.11", "24.08", "" },
+        { "All versions prior to CUDA Toolkit v12.4", "NVIDIA CUDA Toolkit", 0, IMX_CSAF_BELOW, "",
+          "12.4", "" },
+        { "CUDA Toolkit v12.4U1", "NVIDIA CUDA Toolkit", 0, IMX_CSAF_EXACT, "", "12.4.1", "" },
+        { "All versions prior to r2.0.0rc0", "NeMo", 0, IMX_CSAF_BELOW, "", "2.0.0rc0", "" },
+        { "All versions prior to 2.5.3-0.1.2", "NVIDIA DOCA-Host", 0, IMX_CSAF_BELOW, "",
+          "2.5.3-0.1.2", "" },
+        { "23.10-5.1.4.0", "Mellanox OFED", 0, IMX_CSAF_EXACT, "", "23.10-5.1.4.0", "" },
+        { "3.0.0-058001", "NVIDIA DOCA-Host", 0, IMX_CSAF_EXACT, "", "3.0.0-058001", "" },
+        { "9.0-9.2", NULL, 0, IMX_CSAF_SPAN, "9.0", "9.2", "" },
+        { "0.0-26.05", NULL, 0, IMX_CSAF_UPTO, "", "26.05", "" },
+        /* a name before a version is a fixed product's spelling, never a condition */
+        { "All versions after 18.24.1000", NULL, -1, IMX_CSAF_ALL, "", "", "" },
+        { "since 1.2", NULL, -1, IMX_CSAF_ALL, "", "", "" },
+        { "v0.1.x - v0.9", NULL, 0, IMX_CSAF_SPAN, "0.1", "0.9", "" },
         /* malformed or not understood: refused, never guessed */
         { "", NULL, -1, IMX_CSAF_ALL, "", "", "" },
         { "latest", NULL, -1, IMX_CSAF_ALL, "", "", "" },
@@ -497,18 +535,26 @@ static json_t *load_shared(const char *name)
 /* The product mapping imaxe ships (tools/reference/nvidia_products.csv, migration 0101). */
 static json_t *shipped_map(void)
 {
-    char path[1024];
-    snprintf(path, sizeof path, "%s/tools/reference/nvidia_products.csv", IMX_SOURCE_DIR);
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        fail_msg("%s: cannot open", path);
-    static char text[1 << 16];
-    size_t n = fread(text, 1, sizeof text, f);
-    fclose(f);
-    char err[128];
-    json_t *map = imx_csv_rows(text, n, err, sizeof err);
-    if (!map)
-        fail_msg("%s: %s", path, err);
+    /* 0101's rows, then 0300's (new keys only: tools/gen_knowledge.py checks) */
+    static const char *const csvs[] = { "nvidia_products.csv", "nvidia_products_0300.csv" };
+    json_t *map = json_array();
+    for (size_t i = 0; i < N_ELEMS(csvs); i++) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/tools/reference/%s", IMX_SOURCE_DIR, csvs[i]);
+        FILE *f = fopen(path, "rb");
+        if (!f)
+            fail_msg("%s: cannot open", path);
+        static char text[1 << 16];
+        size_t n = fread(text, 1, sizeof text, f);
+        assert_true(n < sizeof text);
+        fclose(f);
+        char err[128];
+        json_t *rows = imx_csv_rows(text, n, err, sizeof err);
+        if (!rows)
+            fail_msg("%s: %s", path, err);
+        json_array_extend(map, rows);
+        json_decref(rows);
+    }
     return map;
 }
 
@@ -580,6 +626,41 @@ static void nvidias_bulletins_translate(void **state)
     json_decref(map);
 }
 
+/* The shipped mapping (0101, 0300) finds a tracked product by its name when NVIDIA spells its CPE
+ * anew (as it did for TensorRT-LLM, NeMo and Megatron-LM), and a product it does not know at all
+ * is left out with the generic reason. */
+static void a_new_cpe_spelling_maps_by_the_name(void **state)
+{
+    (void)state;
+    json_t *map = shipped_map();
+    json_t *d = doc_with(
+        "[" ARCH("All",
+                 PVC("TensorRT", "nvidia_tensorrt_sdk", "All versions prior to v10.17",
+                     "a") "," PVC("TensorRT", "nvidia_tensorrt_sdk", "v10.17",
+                                  "f") "," PVC("Riva", "nvidia_riva_speech", "2.20.0",
+                                               "r")) "," ARCH("Linux",
+                                                              PVC("NVIDIA Riva", "nvidia_riva_asr",
+                                                                  "All versions prior "
+                                                                  "to 2.21.0",
+                                                                  "q")) "]",
+        "[\"a\",\"r\",\"q\"]", "[\"f\"]");
+    json_t *errors = json_array();
+    json_t *out = imx_csaf_to_advisory(d, map, errors, NULL);
+    assert_non_null(out);
+    char got[512];
+    ranges_text(out, got, sizeof got);
+    assert_string_equal(got, "tensorrt <10.17 10.17|riva <2.21.0 -");
+    json_t *u = json_array_get(json_object_get(out, "unmapped"), 0);
+    assert_int_equal(json_array_size(json_object_get(out, "unmapped")), 1);
+    assert_string_equal(json_string_value(json_object_get(u, "product")), "All > Riva");
+    assert_non_null(strstr(json_string_value(json_object_get(u, "why")),
+                           "no product mapping for cpe:nvidia_riva_speech"));
+    json_decref(out);
+    json_decref(errors);
+    json_decref(d);
+    json_decref(map);
+}
+
 /* The translation is linear in the document: product ids and products are indexed once, so a
  * vulnerability listing thousands of affected and fixed products costs no more than reading
  * them (the quadratic known_affected x fixed x products lookup would take minutes here). */
@@ -634,7 +715,7 @@ static void cost_is_linear_in_the_document(void **state)
     json_decref(map);
 }
 
-/* ---- the whole 2025-2026 feed (tests/data/csaf/feed, tools/csaf_corpus.py) ---- */
+/* ---- the whole 2022-2026 feed (tests/data/csaf/feed, tools/csaf_corpus.py) ---- */
 
 static int by_name(const void *a, const void *b)
 {
@@ -676,7 +757,8 @@ static size_t feed_files(const char *root, char **out, size_t max)
 }
 
 /* Every bulletin of the feed either imports with the ranges tests/data/csaf/feed/expected.txt
- * names, or is "nothing imaxe tracks" with the reason it states (its first product left out).
+ * names, or is "nothing imaxe tracks"; either way each product left out is listed once with its
+ * reason, and each warning with its text.
  * IMX_CSAF_EXPECTED=write rewrites the file from what the translation gives, to be reviewed. */
 static void the_feed_imports_bulletin_by_bulletin(void **state)
 {
@@ -687,7 +769,7 @@ static void the_feed_imports_bulletin_by_bulletin(void **state)
     snprintf(expected_path, sizeof expected_path, "%s/expected.txt", root);
     char *files[400];
     size_t n = feed_files(root, files, N_ELEMS(files));
-    assert_true(n >= 115);
+    assert_true(n >= 181); /* 66 of 2022-2024, 115 of 2025-2026 */
     size_t cap = 1 << 20, len = 0, imported = 0;
     char *got = malloc(cap);
     assert_non_null(got);
@@ -718,8 +800,34 @@ static void the_feed_imports_bulletin_by_bulletin(void **state)
             const char *why = json_string_value(json_object_get(u, "why"));
             if (!why)
                 fail_msg("%s: nothing imported and no reason", id);
-            len += (size_t)snprintf(got + len, cap - len, "%s nothing imaxe tracks: %s: %s\n", id,
-                                    json_string_value(json_object_get(u, "product")), why);
+            len += (size_t)snprintf(got + len, cap - len, "%s nothing imaxe tracks\n", id);
+        }
+        /* every product left out, once, with its reason; then every warning */
+        json_t *u, *w;
+        size_t k;
+        json_array_foreach(json_object_get(out, "unmapped"), k, u)
+        {
+            const char *product = json_string_value(json_object_get(u, "product"));
+            const char *why = json_string_value(json_object_get(u, "why"));
+            if (!why)
+                fail_msg("%s: %s left out with no reason", id, product);
+            bool again = false;
+            for (size_t j = 0; j < k && !again; j++) {
+                json_t *v = json_array_get(json_object_get(out, "unmapped"), j);
+                again = strcmp(json_string_value(json_object_get(v, "product")), product) == 0 &&
+                        strcmp(json_string_value(json_object_get(v, "why")), why) == 0;
+            }
+            if (!again)
+                len += (size_t)snprintf(got + len, cap - len, "  - %s: %s\n", product, why);
+            assert_true(len < cap - 1024);
+        }
+        json_array_foreach(json_object_get(out, "warnings"), k, w)
+        {
+            len += (size_t)snprintf(got + len, cap - len, "  ! %s \"%s\": %s\n",
+                                    json_string_value(json_object_get(w, "product")),
+                                    json_string_value(json_object_get(w, "text")),
+                                    json_string_value(json_object_get(w, "warning")));
+            assert_true(len < cap - 1024);
         }
         assert_true(len < cap - 1024);
         json_decref(out);
@@ -769,6 +877,7 @@ int main(void)
         cmocka_unit_test(products_map_to_components_or_are_left_out),
         cmocka_unit_test(refusals_are_for_documents_only),
         cmocka_unit_test(nvidias_bulletins_translate),
+        cmocka_unit_test(a_new_cpe_spelling_maps_by_the_name),
         cmocka_unit_test(cost_is_linear_in_the_document),
         cmocka_unit_test(the_feed_imports_bulletin_by_bulletin),
     };

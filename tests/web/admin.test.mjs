@@ -3,6 +3,9 @@
 // - the Admin screen creates a team and a user, adds the user to the team, disables and
 //   enables a user, renames a team, and filters the audit log by actor, action and time; the
 //   new user then signs in with their password and sees their team;
+// - a team disabled there refuses its members' writes and reads as before, until enabled; a
+//   user's sign-ins (browser and CLI) are listed and revoked by an admin, and by the user on the
+//   account screen, where revoking this session signs out;
 // - /docs opens with how to get a token (not the HTTP framing rules), and its rate limit agrees
 //   with the README: one budget shared by every replica;
 // - every screen walked as a user in no team and as a global admin in no team shows what to do
@@ -168,6 +171,61 @@ describe('administration and team-less screens', () => {
     assert.equal(await newbie.locator('#admin-nav').isVisible(), false);
     await newbie.goto(`${base}/#/admin`);
     await newbie.getByText('Only global admins administer imaxe').waitFor();
+    await newbie.done();
+  });
+
+  test('a team is disabled and enabled from the admin screen; sign-ins are listed and revoked on the account and admin screens', async () => {
+    // NEWBIE (from the test above, whose browser session still lives) signs in twice more:
+    // this browser, and a CLI sign-in.
+    const cli = await call('POST', '/auth/login', { body: { email: NEWBIE.email, password: NEWBIE.password, refresh: true } });
+    assert.equal(cli.status, 200);
+    const newbie = await newPage();
+    await signIn(newbie, '/account', NEWBIE);
+    await newbie.getByRole('heading', { name: 'Your sign-ins' }).waitFor();
+    await newbie.locator('tr.session-row').nth(2).waitFor();
+    assert.equal(await newbie.locator('tr.session-row').count(), 3);
+    assert.equal(await newbie.locator('tr.session-row', { hasText: 'Command line' }).count(), 1);
+    assert.match(await newbie.locator('tr.session-row', { hasText: 'This session' }).innerText(), /Web browser[\s\S]*password/);
+
+    const page = await newPage();
+    await signIn(page, '/admin', ADMIN);
+    await settle(page);
+    // Disabled: the row says so, the team's writes are refused with the reason, reads stay.
+    await page.getByRole('button', { name: 'Disable team vision' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Disable team' }).click();
+    await page.getByRole('button', { name: 'Enable team vision' }).waitFor();
+    assert.match(await page.locator('tr.team-row', { hasText: 'vision' }).innerText(), /Disabled/);
+    const tok = await adminToken();
+    const nt = (await call('POST', '/auth/login', { body: { email: NEWBIE.email, password: NEWBIE.password } })).body.access_token;
+    const refused = await call('POST', '/pins', { token: nt, body: { team: 'vision', name: 'p1', image: 1 } });
+    assert.equal(refused.status, 403);
+    assert.match(refused.body.detail, /Team 'vision' is disabled/);
+    assert.equal((await call('GET', '/teams/vision', { token: nt })).status, 200);
+    await page.getByRole('button', { name: 'Enable team vision' }).click();
+    await page.getByRole('button', { name: 'Disable team vision' }).waitFor();
+    assert.equal((await call('GET', '/teams/vision', { token: tok })).body.disabled_at, null);
+    const audit = await call('GET', '/audit?resource=team&action=disable&limit=1', { token: tok });
+    assert.equal(audit.body.items[0].resource_id, 'vision');
+
+    // The admin lists NEWBIE's sign-ins and revokes the CLI one: its refresh token stops.
+    await page.getByRole('button', { name: `Sign-ins of ${NEWBIE.email}` }).click();
+    await page.getByRole('heading', { name: `Sign-ins of ${NEWBIE.email}` }).waitFor();
+    await page.locator('.sessions-panel tr.session-row').nth(2).waitFor();
+    const cliRow = page.locator('.sessions-panel tr.session-row', { hasText: 'Command line' });
+    await cliRow.getByRole('button', { name: /Revoke the command-line sign-in/ }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Revoke' }).click();
+    await page.waitForFunction(() => document.querySelectorAll('.sessions-panel tr.session-row').length === 2);
+    assert.equal((await call('POST', '/auth/refresh', { body: { refresh_token: cli.body.refresh_token } })).status, 401);
+    await page.done();
+
+    // NEWBIE sees the two browser sessions left, and signs out here from the list.
+    await newbie.reload();
+    await newbie.getByRole('heading', { name: 'Your sign-ins' }).waitFor();
+    await newbie.waitForFunction(() => document.querySelectorAll('tr.session-row').length === 2);
+    assert.equal(await newbie.locator('tr.session-row', { hasText: 'Command line' }).count(), 0);
+    await newbie.locator('tr.session-row', { hasText: 'This session' }).getByRole('button', { name: 'Sign out here (this browser session)' }).click();
+    await newbie.getByRole('dialog').getByRole('button', { name: 'Sign out' }).click();
+    await newbie.waitForFunction(() => location.hash.startsWith('#/signin'));
     await newbie.done();
   });
 

@@ -1,5 +1,7 @@
 // A real OpenID provider for the tests: the certified npm oidc-provider on 127.0.0.1, with one
-// confidential client (imaxe) and a few people whose `groups` claim the sign-in maps to teams.
+// confidential client (imaxe: the browser's authorization code and the CLI's device code, RFC
+// 8628, whose verification page is the provider's own) and a few people whose `groups` claim
+// the sign-in maps to teams.
 // Run as a child process: node oidc-provider.mjs PORT REDIRECT_URL KEY_FILE; prints "ready" when
 // it listens. KEY_FILE holds the private JWK it signs with: a test restarts the provider with
 // another key to rotate it. Its own login page takes any password (devInteractions).
@@ -23,7 +25,7 @@ const provider = new Provider(`http://127.0.0.1:${port}`, {
       client_id: 'imaxe',
       client_secret: 'imaxe-test-client-secret',
       redirect_uris: [redirect],
-      grant_types: ['authorization_code'],
+      grant_types: ['authorization_code', 'urn:ietf:params:oauth:grant-type:device_code'],
       response_types: ['code'],
       token_endpoint_auth_method: 'client_secret_post',
       id_token_signed_response_alg: alg,
@@ -35,7 +37,7 @@ const provider = new Provider(`http://127.0.0.1:${port}`, {
   // The profile, email and groups claims ride in the ID token itself, as imaxe reads them there.
   conformIdTokenClaims: false,
   pkce: { required: () => true },
-  features: { devInteractions: { enabled: true } },
+  features: { devInteractions: { enabled: true }, deviceFlow: { enabled: true } },
   async findAccount(ctx, id) {
     const p = people[id];
     if (!p) return undefined;

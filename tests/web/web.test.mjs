@@ -995,6 +995,74 @@ describe('web catalog', () => {
     }
   });
 
+  test('pins and the image page: KEV-hit pins and exploited advisories first with the KEV badge; EPSS shown', async () => {
+    const adminToken = (await (await fetch(`${base}/v1/auth/login`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ email: ADMIN.email, password: ADMIN.password }) })).json()).access_token;
+    const asAdmin = (method, p, body, type = 'application/json') => fetch(`${base}/v1${p}`, { method, headers: { Authorization: `Bearer ${adminToken}`, ...(body ? { 'Content-Type': type } : {}) }, body: body == null ? undefined : type === 'application/json' ? JSON.stringify(body) : body });
+    // CISA's and FIRST's formats, this test's own entries; dated after the exposure test's catalog.
+    const kev = (released, cves) => ({ title: 'CISA Catalog of Known Exploited Vulnerabilities', catalogVersion: released.slice(0, 10).replaceAll('-', '.'), dateReleased: released, count: cves.length, vulnerabilities: cves.map((cve) => ({ cveID: cve, vendorProject: 'Example', product: 'Probe', vulnerabilityName: 'Test entry', dateAdded: released.slice(0, 10), shortDescription: 'Test entry.', requiredAction: 'Apply updates per vendor instructions.', dueDate: '2030-02-21', knownRansomwareCampaignUse: 'Unknown', notes: '', cwes: [] })) });
+    const epss = (day, rows) => `#model_version:v2025.03.14,score_date:${day}T00:00:00+0000\ncve,epss,percentile\n${rows.map(([c, e, p]) => `${c},${e},${p}`).join('\n')}\n`;
+    // An image of its own family with a component only it has, and two advisories on that
+    // component: the newer one scored high by EPSS but not exploited, the older one in KEV. The
+    // API lists the newer first; the page puts the exploited one first.
+    const user = await newPage();
+    await signIn(user, '/pins');
+    const pub = await apiAs(user, 'POST', '/images', { team: 'ml-platform', family: 'kev-order-probe-ubuntu24.04', version: '2026.04.01', provider: 'oci-container', architecture: 'x86_64', os: { name: 'ubuntu', version: '24.04' }, layer: 'platform', artifacts: [{ region: 'global', id: `ghcr.io/example/kev-order-probe@sha256:${'ab'.repeat(32)}` }], components: [{ name: 'kev-order-probe', version: '1.0.0' }], gpus: ['L4'], instance_families: [], tags: [], description: 'The KEV ordering test image.' });
+    assert.equal(pub.status, 201, JSON.stringify(pub.body));
+    const image = pub.body.id;
+    const advisory = (id, published, cve) => ({ id, title: `Probe advisory ${id}`, published, severity: 'medium', cvss: 5.0, cves: [cve], url: `https://example.com/${id}`, affected: [{ component: 'kev-order-probe', range: '>=1.0, <2.0' }] });
+    assert.equal((await asAdmin('POST', '/advisories', advisory('GHSA-kevx-0001', '2026-01-01', 'CVE-2030-0001'))).status, 201);
+    assert.equal((await asAdmin('POST', '/advisories', advisory('GHSA-kevx-0002', '2026-03-01', 'CVE-2030-0002'))).status, 201);
+    assert.equal((await asAdmin('POST', '/risk-feeds/kev', kev('2030-02-01T00:00:00.000Z', ['CVE-2025-23282', 'CVE-2030-0001']))).status, 200);
+    assert.equal((await asAdmin('POST', '/risk-feeds/epss', epss('2030-02-01', [['CVE-2030-0001', '0.01234', '0.50000'], ['CVE-2030-0002', '0.87654', '0.99000'], ['CVE-2025-23282', '0.04200', '0.80000']]), 'text/csv')).status, 200);
+    try {
+      // Pins: those whose image NVIDIA-5703 hits (its CVE-2025-23282 is in KEV: staging-base, and
+      // prod-training until a test moves it) first, though the API lists pins by name
+      // (inference first); their advisory with the advisories list's badge and EPSS.
+      await user.reload();
+      await settle(user);
+      const cards = user.locator('li.pin-card');
+      await cards.first().waitFor();
+      const api = (await apiAs(user, 'GET', '/pins?team=ml-platform')).body.items;
+      const kevPins = api.filter((p) => p.kev_count > 0).map((p) => p.name);
+      assert.ok(kevPins.includes('staging-base') && kevPins.length < api.length, JSON.stringify(api.map((p) => [p.name, p.kev_count])));
+      assert.equal(api[0].kev_count, 0, 'the API does not put a KEV-hit pin first: the page does');
+      const shown = await cards.evaluateAll((els) => els.map((e) => e.dataset.pin));
+      assert.deepEqual(shown, [...kevPins, ...api.map((p) => p.name).filter((n) => !kevPins.includes(n))]);
+      const first = cards.first();
+      assert.match(await first.getAttribute('class'), /has-kev/);
+      assert.equal(await first.locator('.pin-advisories .badge.is-kev').count(), 1);
+      assert.match(await first.locator('.pin-advisories .badge.is-kev').getAttribute('title'), /CVE-2025-23282 in CISA's KEV catalog since 2030-02-01, due 2030-02-21/);
+      assert.match(await first.locator('.pin-advisories').innerText(), /KEV: exploited\s+High\s+NVIDIA-5703[\s\S]*EPSS 4\.2% \(CVE-2025-23282\)/);
+      assert.equal(await user.locator('li.pin-card.has-kev').count(), kevPins.length);
+      assert.equal(await user.locator('li.pin-card:not(.has-kev) .badge.is-kev').count(), 0, 'no badge on pins KEV does not hit');
+      await axeCheck(user, 'pins with KEV');
+
+      // The image page: the API lists the newer advisory first; the page the exploited one.
+      const patch = (await apiAs(user, 'GET', `/images/${image}/patch`)).body;
+      assert.deepEqual(patch.advisories.map((a) => [a.id, !!a.kev]), [['GHSA-kevx-0002', false], ['GHSA-kevx-0001', true]]);
+      await user.goto(`${base}/#/images/${image}`);
+      await user.getByRole('heading', { level: 1, name: /kev-order-probe/ }).waitFor();
+      await settle(user);
+      const items = user.locator('#patch ul.advisories > li');
+      await items.nth(1).waitFor();
+      const texts = await items.allInnerTexts();
+      assert.equal(texts.length, 2);
+      assert.match(texts[0], /^KEV: exploited\s+Medium\s+GHSA-kevx-0001[\s\S]*EPSS 1\.2% \(CVE-2030-0001\)/);
+      assert.match(texts[1], /^Medium\s+GHSA-kevx-0002[\s\S]*EPSS 87\.7% \(CVE-2030-0002\)/);
+      assert.equal(await items.nth(0).locator('.badge.is-kev').count(), 1);
+      assert.equal(await items.nth(1).locator('.badge.is-kev').count(), 0);
+      assert.match(await items.nth(0).locator('.badge.is-kev').getAttribute('title'), /CVE-2030-0001 in CISA's KEV catalog since 2030-02-01, due 2030-02-21/);
+      await axeCheck(user, 'image page with KEV');
+      await user.done();
+    } finally {
+      // Later catalogs and scores without them, and the advisories withdrawn: the other tests
+      // see neither KEV nor EPSS, and the probe image no advisory.
+      assert.equal((await asAdmin('POST', '/risk-feeds/kev', kev('2030-02-02T00:00:00.000Z', ['CVE-2021-44228']))).status, 200);
+      assert.equal((await asAdmin('POST', '/risk-feeds/epss', epss('2030-02-02', [['CVE-2021-44228', '0.96886', '0.99760']]), 'text/csv')).status, 200);
+      for (const id of ['GHSA-kevx-0001', 'GHSA-kevx-0002']) assert.equal((await asAdmin('DELETE', `/advisories/${id}?reason=test%20done`)).status, 200);
+    }
+  });
+
   test('exposure: pinned images with advisories and fixes, a CVE across the catalog with teams, CSV exports, one-click move', async () => {
     const page = await newPage();
     await signIn(page, '/exposure');

@@ -1,9 +1,11 @@
 // Account: the caller's API tokens (GET/POST /v1/tokens, DELETE /v1/tokens/{id}; the secret is
 // shown once) and their teams' members and roles (GET /v1/teams/{slug}, PUT/DELETE
-// /v1/teams/{slug}/members/{email}; team admins change them).
+// /v1/teams/{slug}/members/{email}; team admins change them), and where they are signed in
+// (web sessions and CLI sign-ins, with revoke: web/sessions.js).
 import { api, apiAll } from '../api.js';
 import { h, put, clear, badge, fmtDate, loading, failure, emptyState, noTeamState, errorBox, table, field, showFormError, clearFieldErrors, confirmDialog, toast, busy, copyButton } from '../ui.js';
 import { teams, user } from '../state.js';
+import { sessionsPanel } from '../sessions.js';
 
 const ROLES = ['viewer', 'member', 'publisher', 'admin'];
 
@@ -15,11 +17,13 @@ export async function render(ctx) {
   const tokensBox = h('div', {}, loading('Loading tokens…'));
   const teamsBox = h('div', {});
   const secretSlot = h('div', { class: 'secret-slot' });
+  const sessions = sessionsPanel({ signal: ctx.signal });
   put(
     ctx.root,
     h('div', { class: 'page-head' }, h('h1', {}, 'Account'), h('p', { class: 'lead' }, 'Signed in as ', h('strong', {}, me.email || 'you'), me.admin ? ' (global admin)' : '', '. API tokens for scripts and CI, and the members of your teams.')),
     secretSlot,
     h('section', { class: 'panel', 'aria-labelledby': 'tokens-title' }, h('div', { class: 'panel-head' }, h('h2', { id: 'tokens-title' }, 'API tokens')), h('div', { class: 'panel-body' }, tokenForm(), tokensBox)),
+    sessions.panel,
     teamsBox,
   );
 
@@ -194,5 +198,5 @@ export async function render(ctx) {
     return panel;
   }
 
-  await Promise.all([loadTokens(), loadTeams()]);
+  await Promise.all([loadTokens(), loadTeams(), sessions.load()]);
 }

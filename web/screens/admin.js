@@ -1,10 +1,12 @@
 // Admin (global admins): users (GET/POST /v1/users, PATCH /v1/users/{id}: name, global admin
-// flag, disabled), teams (GET/POST /v1/teams, PATCH /v1/teams/{slug}: name), memberships
+// flag, disabled), teams (GET/POST /v1/teams, PATCH /v1/teams/{slug}: name, disabled), memberships
 // (PUT/DELETE /v1/teams/{slug}/members/{email}) and the audit log (GET /v1/audit), filtered by
-// actor, action and time, with the filters in the URL.
+// actor, action and time, with the filters in the URL; a user's sign-ins with revoke
+// (web/sessions.js).
 import { api, apiAll } from '../api.js';
 import { h, put, clear, badge, fmtDateTime, loading, failure, emptyState, errorBox, table, field, showFormError, clearFieldErrors, confirmDialog, dialog, toast, busy } from '../ui.js';
 import { user } from '../state.js';
+import { sessionsPanel } from '../sessions.js';
 
 const ROLES = ['viewer', 'member', 'publisher', 'admin'];
 
@@ -18,6 +20,7 @@ export async function render(ctx) {
   const usersBox = h('div', {}, loading('Loading users…'));
   const teamsBox = h('div', {}, loading('Loading teams…'));
   const memberBox = h('div', {});
+  const sessionsSlot = h('div', { class: 'sessions-slot' });
   const auditBox = h('div', {}, loading('Loading the audit log…'));
   let users = [];
   let allTeams = [];
@@ -27,6 +30,7 @@ export async function render(ctx) {
     ctx.root,
     h('div', { class: 'page-head' }, h('h1', {}, 'Admin'), h('p', { class: 'lead' }, 'People, teams and who belongs where; every change is in the audit log below.')),
     h('section', { class: 'panel', 'aria-labelledby': 'admin-users-title' }, h('div', { class: 'panel-head' }, h('h2', { id: 'admin-users-title', tabindex: '-1' }, 'Users')), h('div', { class: 'panel-body' }, userForm(), usersBox)),
+    sessionsSlot,
     h('section', { class: 'panel', 'aria-labelledby': 'admin-teams-title' }, h('div', { class: 'panel-head' }, h('h2', { id: 'admin-teams-title', tabindex: '-1' }, 'Teams')), h('div', { class: 'panel-body' }, teamForm(), teamsBox)),
     h('section', { class: 'panel', 'aria-labelledby': 'admin-members-title' }, h('div', { class: 'panel-head' }, h('h2', { id: 'admin-members-title', tabindex: '-1' }, 'Memberships')), h('div', { class: 'panel-body' }, memberBox)),
     h('section', { class: 'panel', 'aria-labelledby': 'admin-audit-title' }, h('div', { class: 'panel-head' }, h('h2', { id: 'admin-audit-title' }, 'Audit log')), h('div', { class: 'panel-body' }, auditForm(), auditBox)),
@@ -110,7 +114,13 @@ export async function render(ctx) {
         const v = await dialog({ title: `Rename ${u.email}`, fields: [{ name: 'display_name', label: 'Display name', value: u.display_name }], confirmLabel: 'Save' });
         if (v) await change(u, { display_name: v.display_name }, `${u.email} renamed`);
       } }, 'Rename');
-      if (self) return h('span', { class: 'row-actions' }, rename);
+      const signIns = h('button', { type: 'button', class: 'secondary outline small', 'aria-label': `Sign-ins of ${u.email}`, onclick: async () => {
+        const p = sessionsPanel({ userId: u.id, email: u.email, signal: ctx.signal });
+        sessionsSlot.replaceChildren(p.panel);
+        await p.load();
+        document.getElementById(`sessions-title-${u.id}`)?.focus();
+      } }, 'Sign-ins');
+      if (self) return h('span', { class: 'row-actions' }, rename, signIns);
       const toggle = u.disabled_at
         ? h('button', { type: 'button', class: 'secondary outline small', 'aria-label': `Enable ${u.email}`, onclick: () => change(u, { disabled: false }, `${u.email} enabled`) }, 'Enable')
         : h('button', { type: 'button', class: 'secondary outline danger small', 'aria-label': `Disable ${u.email}`, onclick: async () => {
@@ -118,7 +128,7 @@ export async function render(ctx) {
             if (ok) await change(u, { disabled: true }, `${u.email} disabled`);
           } }, 'Disable');
       const adminBtn = h('button', { type: 'button', class: 'secondary outline small', 'aria-label': `${u.admin ? 'Take the global admin flag from' : 'Make global admin:'} ${u.email}`, onclick: () => change(u, { admin: !u.admin }, u.admin ? `${u.email} is no longer a global admin` : `${u.email} is a global admin`) }, u.admin ? 'Remove admin' : 'Make admin');
-      return h('span', { class: 'row-actions' }, rename, toggle, adminBtn);
+      return h('span', { class: 'row-actions' }, rename, toggle, adminBtn, signIns);
     };
     clear(usersBox, msg, users.length
       ? table([
@@ -153,14 +163,32 @@ export async function render(ctx) {
         clear(msg, errorBox(e, { context: `Could not rename ${t.slug}` }));
       }
     } }, 'Rename');
+    const setDisabled = async (t, disabled) => {
+      clear(msg);
+      try {
+        await api(`/teams/${encodeURIComponent(t.slug)}`, { method: 'PATCH', body: { disabled } });
+        toast(`Team ${t.slug} ${disabled ? 'disabled' : 'enabled'}`);
+        await Promise.all([loadTeams(), loadAudit()]);
+        document.getElementById('admin-teams-title')?.focus();
+      } catch (e) {
+        clear(msg, errorBox(e, { context: `Could not ${disabled ? 'disable' : 'enable'} ${t.slug}` }));
+      }
+    };
+    const toggle = (t) => (t.disabled_at
+      ? h('button', { type: 'button', class: 'secondary outline small', 'aria-label': `Enable team ${t.slug}`, onclick: () => setDisabled(t, false) }, 'Enable')
+      : h('button', { type: 'button', class: 'secondary outline danger small', 'aria-label': `Disable team ${t.slug}`, onclick: async () => {
+          const ok = await confirmDialog({ title: `Disable team ${t.slug}?`, body: h('p', {}, 'Its members can still read its pins and webhooks but cannot change anything in it, and its webhooks stop sending. Nothing is deleted: enabling it again restores everything, and queued deliveries go out then.'), confirmLabel: 'Disable team', danger: true });
+          if (ok) await setDisabled(t, true);
+        } }, 'Disable'));
     clear(teamsBox, msg, allTeams.length
       ? table([
           { label: 'Slug', cell: (t) => h('code', {}, t.slug) },
           { label: 'Name', cell: (t) => t.name },
           { label: 'Members', cell: (t) => String(users.filter((u) => u.teams.some((x) => x.slug === t.slug)).length) },
           { label: 'Created', cell: (t) => fmtDateTime(t.created_at) },
-          { label: 'Actions', cell: rename },
-        ], allTeams, { caption: 'Teams', rowClass: () => 'team-row' })
+          { label: 'State', cell: (t) => (t.disabled_at ? badge('disabled', { kind: 'token', label: `disabled ${fmtDateTime(t.disabled_at)}` }) : badge('active', { kind: 'token' })) },
+          { label: 'Actions', cell: (t) => h('span', { class: 'row-actions' }, rename(t), toggle(t)) },
+        ], allTeams, { caption: 'Teams', rowClass: (t) => `team-row${t.disabled_at ? ' is-disabled' : ''}` })
       : emptyState('No teams yet', 'Create the first team above, then add people to it under Memberships.'));
     renderMembers();
   }

@@ -8,11 +8,22 @@ import { severitySummary } from '../charts.js';
 const SEVERITIES = ['critical', 'high', 'medium', 'low'];
 
 // In CISA's Known Exploited Vulnerabilities catalog: exploited now, with CISA's due date (the
-// exposure screen shows the same badge on pins).
+// exposure and Pins screens and the image page show the same badge).
 export function kevBadge(kev) {
   const el = badge('kev', { kind: 'kev', label: 'KEV: exploited' });
   el.title = `${kev.cve} in CISA's KEV catalog since ${kev.date_added}${kev.due_date ? `, due ${kev.due_date}` : ''}`;
   return el;
+}
+
+// FIRST's EPSS: the highest score among the advisory's CVEs, as a percentage and whose it is.
+export function epssNote(epss) {
+  return epss ? h('div', { class: 'sub epss' }, `EPSS ${(epss.score * 100).toFixed(1)}% (${epss.cve})`) : null;
+}
+
+// Exploited now first (CISA KEV), the order given kept otherwise: how the pins and image pages
+// list advisories and pins (kev: what makes an item exploited).
+export function kevFirst(items, kev) {
+  return items.map((x, i) => [x, i]).sort((x, y) => !!kev(y[0]) - !!kev(x[0]) || x[1] - y[1]).map(([x]) => x);
 }
 
 export async function render(ctx) {
@@ -47,7 +58,7 @@ export async function render(ctx) {
           [
             { label: 'Severity', cell: (a) => h('span', { class: 'badges' }, a.kev ? kevBadge(a.kev) : null, badge(a.severity, { kind: 'sev' })) },
             { label: 'Advisory', cell: (a) => h('span', {}, h('a', { href: `#/advisories/${encodeURIComponent(a.id)}` }, a.id), a.withdrawn_at ? [' ', badge('withdrawn')] : null, h('div', { class: 'sub' }, a.title)) },
-            { label: 'CVEs', cell: (a) => h('span', {}, (a.cves || []).join(', ') || '—', a.epss ? h('div', { class: 'sub' }, `EPSS ${(a.epss.score * 100).toFixed(1)}% (${a.epss.cve})`) : null) },
+            { label: 'CVEs', cell: (a) => h('span', {}, (a.cves || []).join(', ') || '—', epssNote(a.epss)) },
             { label: 'CVSS', numeric: true, cell: (a) => a.cvss ?? '—' },
             { label: 'Images', numeric: true, cell: (a) => (a.affected_images != null ? String(a.affected_images) : '—') },
             { label: 'Published', cell: (a) => fmtDate(a.published) },

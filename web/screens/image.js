@@ -4,6 +4,7 @@ import { api, apiAll } from '../api.js';
 import { h, put, clear, badge, PATCH_LABEL, chip, imageLink, fmtDateTime, fmtNum, fmtMoney, loading, failure, errorBox, section, table, copyButton, toast, humanize, dialog } from '../ui.js';
 import { tray, MAX_COMPARE, teams, user } from '../state.js';
 import { barChart, severitySummary, familyTimeline, lineChart } from '../charts.js';
+import { kevBadge, epssNote, kevFirst } from './advisories.js';
 
 function dl(pairs) {
   return h('dl', { class: 'facts' }, pairs.filter(([, v]) => v !== undefined && v !== null && v !== '').map(([k, v]) => [h('dt', {}, k), h('dd', {}, v)]));
@@ -83,12 +84,14 @@ async function lineage(ctx, img, box) {
  * image yet"), so a dozen unfixed ones read as one group, not a dozen lines. */
 function advisoryGroups(advs, item) {
   const groups = new Map();
-  for (const a of advs) {
+  // Exploited now (CISA KEV) first: within a group, and the groups holding one before the rest.
+  for (const a of kevFirst(advs, (x) => x.kev)) {
     const key = a.fixed_by ? String(a.fixed_by.id) : '';
     if (!groups.has(key)) groups.set(key, { fix: a.fixed_by || null, list: [] });
     groups.get(key).list.push(a);
   }
-  const order = [...groups.values()].sort((x, y) => (x.fix ? 0 : 1) - (y.fix ? 0 : 1));
+  const kev = (g) => (g.list.some((a) => a.kev) ? 0 : 1);
+  const order = [...groups.values()].sort((x, y) => kev(x) - kev(y) || (x.fix ? 0 : 1) - (y.fix ? 0 : 1));
   return h('div', { class: 'advisory-groups' }, order.map((g) => h('div', { class: 'advisory-group' },
     h('h3', { class: 'group-title' }, g.fix ? ['Fixed in ', imageLink(g.fix), ` (${g.list.length})`] : `No fixed image yet (${g.list.length})`),
     h('ul', { class: 'advisories' }, g.list.map(item)))));
@@ -106,7 +109,7 @@ async function patchStatus(ctx, img, box) {
       h('p', {}, badge(p.status, { kind: 'patch' }), ' ', says[p.status] || ''),
       all.length ? severitySummary(all, { title: 'Advisories on this image by severity (driver, toolkit and OS)', what: 'advisories' }) : null,
       advs.length
-        ? advisoryGroups(advs, (a) => h('li', {}, badge(a.severity, { kind: 'sev' }), ' ', h('a', { href: `#/advisories/${encodeURIComponent(a.id)}` }, a.id), ' ', a.title, (a.cves || []).length ? h('span', { class: 'sub' }, ` (${a.cves.join(', ')})`) : null,
+        ? advisoryGroups(advs, (a) => h('li', {}, a.kev ? [kevBadge(a.kev), ' '] : null, badge(a.severity, { kind: 'sev' }), ' ', h('a', { href: `#/advisories/${encodeURIComponent(a.id)}` }, a.id), ' ', a.title, (a.cves || []).length ? h('span', { class: 'sub' }, ` (${a.cves.join(', ')})`) : null, epssNote(a.epss),
             a.fixed_by && (a.still_open_in_fix || []).length ? h('div', { class: 'fixed-by muted' }, `Still open in the fix: ${a.still_open_in_fix.join(', ')}`) : null))
         : null,
     );

@@ -3,6 +3,7 @@
 import { api } from '../api.js';
 import { h, put, clear, badge, imageLink, fmtDateTime, loading, failure, emptyState, noTeamState, confirmDialog, toast, errorBox, chip, table, field, showFormError, clearFieldErrors, busy, debounce } from '../ui.js';
 import { teams, user } from '../state.js';
+import { kevBadge, epssNote, kevFirst } from './advisories.js';
 
 const STATUS_HELP = {
   current: 'On the newest image its constraints allow.',
@@ -151,7 +152,8 @@ export async function render(ctx) {
       if (e.name === 'AbortError') return;
       return clear(box, failure(e, 'Pins'));
     }
-    const pins = d.items || [];
+    // Pins whose image an exploited advisory (CISA KEV) hits come first, as on the exposure screen.
+    const pins = kevFirst(d.items || [], (p) => p.kev_count > 0);
     if (!pins.length) return clear(box, emptyState('No pins yet', 'Create one with “New pin” above, or “Pin this image” on an image page.'));
     clear(box, h('ul', { class: 'pin-list' }, pins.map(pinCard)));
   }
@@ -231,13 +233,13 @@ export async function render(ctx) {
     }
     return h(
       'li',
-      { class: `pin-card is-${pin.status}`, 'data-pin': pin.name },
+      { class: `pin-card is-${pin.status}${pin.kev_count > 0 ? ' has-kev' : ''}`, 'data-pin': pin.name },
       h('div', { class: 'pin-main' },
         h('h2', { tabindex: '-1' }, pin.name),
         h('p', { class: 'pin-image' }, 'Pinned to ', imgOf(pin.image)),
         (pin.constraints || []).length ? h('p', { class: 'pin-cons' }, pin.constraints.map((c) => chip(c.component, c.range))) : null,
         (pin.advisories || []).length
-          ? [h('ul', { class: 'plain pin-advisories' }, pin.advisories.map((a) => h('li', {}, badge(a.severity, { kind: 'sev' }), ' ', h('a', { href: `#/advisories/${encodeURIComponent(a.id)}` }, a.id), a.fixed_by ? [' fixed in ', imageLink(a.fixed_by)] : h('span', { class: 'muted' }, ' no fix within the constraints')))),
+          ? [h('ul', { class: 'plain pin-advisories' }, kevFirst(pin.advisories, (a) => a.kev).map((a) => h('li', {}, a.kev ? [kevBadge(a.kev), ' '] : null, badge(a.severity, { kind: 'sev' }), ' ', h('a', { href: `#/advisories/${encodeURIComponent(a.id)}` }, a.id), a.fixed_by ? [' fixed in ', imageLink(a.fixed_by)] : h('span', { class: 'muted' }, ' no fix within the constraints'), epssNote(a.epss)))),
             pin.advisory_count > pin.advisories.length ? h('p', { class: 'muted' }, `and ${pin.advisory_count - pin.advisories.length} older; the image's patch status lists every one`) : null]
           : null),
       h('div', { class: 'pin-state' },
