@@ -74,14 +74,13 @@ IMX_DB_STMT(stmt_snapshot, 0,
             "     cuda12_max WHEN 13 THEN cuda13_max END ORDER BY u.o)"
             "     FROM unnest(cuda_majors) WITH ORDINALITY AS u(m, o)),"
             "   'cc_min', cc_min::text, 'cc_max', cc_max::text,"
-            /* A set DERIVED from neighbouring matrices (cc_list_status UNCONFIRMED) is not
-             * passed as cc_list: the rules would take it for a read one. */
-            "   'cc_list', CASE WHEN cc_list_status IS DISTINCT FROM 'UNCONFIRMED'"
-            "     THEN array_to_string(cc_list, ';') END,"
-            "   'cc_list_unconfirmed', CASE WHEN cc_list_status = 'UNCONFIRMED'"
-            "     THEN array_to_string(cc_list, ';') END,"
+            "   'cc_list', array_to_string(cc_list, ';'),"
+            /* A set DERIVED from neighbouring matrices (cc_list_status UNCONFIRMED) is passed
+             * with that said: the rules never make an error of it (a warning at most). */
+            "   'cc_list_unconfirmed', cc_list_status = 'UNCONFIRMED',"
+            "   'forward_compat', forward_compat,"
             "   'unconfirmed', status = 'UNCONFIRMED') ORDER BY cudnn_version_key), '[]')"
-            "   FROM ref_cudnn),"
+            "   FROM ref_cudnn d),"
             " 'pytorch', (SELECT coalesce(json_agg(json_build_object("
             "   'pytorch_version', pytorch_version, 'cuda_version', cuda_version,"
             "   'experimental', channel = 'experimental', 'source', source,"
@@ -94,8 +93,9 @@ IMX_DB_STMT(stmt_snapshot, 0,
             "   ORDER BY tensorflow_version_key), '[]') FROM ref_tensorflow),"
             " 'ccs', (SELECT coalesce(json_agg(json_build_object("
             "   'compute_capability', compute_capability::text, 'first_cuda', first_cuda,"
+            "   'dropped_cuda', dropped_cuda,"
             "   'source', source, 'unconfirmed', status = 'UNCONFIRMED')"
-            "   ORDER BY compute_capability), '[]') FROM ref_compute_capability),"
+            "   ORDER BY compute_capability), '[]') FROM ref_compute_capability c),"
             " 'pytorch_releases', (SELECT coalesce(json_agg(json_build_object("
             "   'pytorch_version', pytorch_version, 'python_min', python_min,"
             "   'python_max', python_max, 'source', source)"
@@ -288,6 +288,9 @@ static struct holder *holder_from_json(json_t *root)
         h->cudnn[i].cc_max = str(row, "cc_max");
         h->cudnn[i].cc_list = str(row, "cc_list");
         h->cudnn[i].unconfirmed = json_is_true(json_object_get(row, "unconfirmed"));
+        h->cudnn[i].cc_list_unconfirmed = json_is_true(json_object_get(row, "cc_list_unconfirmed"));
+        h->cudnn[i].forward_compat_known = json_is_boolean(json_object_get(row, "forward_compat"));
+        h->cudnn[i].forward_compat = json_is_true(json_object_get(row, "forward_compat"));
         json_array_foreach(majors, k, v)
         {
             size_t n = h->cudnn[i].n_cuda_majors;
@@ -333,6 +336,7 @@ static struct holder *holder_from_json(json_t *root)
             .first_cuda = str(row, "first_cuda"),
             .source = str(row, "source"),
             .unconfirmed = json_is_true(json_object_get(row, "unconfirmed")),
+            .dropped_cuda = str(row, "dropped_cuda"),
         };
         if (!h->ccs[i].compute_capability || !h->ccs[i].first_cuda)
             goto fail;

@@ -457,6 +457,9 @@ same_major_buildable(const struct imx_ref_snapshot *ref, const struct imx_ver *c
         if (v.key[0] != cc->key[0] || key_cmp_n(v.key, cc->key, 2) >= 0 ||
             key_cmp_n(fv.key, cuda->key, 2) > 0)
             continue;
+        struct imx_ver dv;
+        if (ref_ver(r->dropped_cuda, &dv) && key_cmp_n(cuda->key, dv.key, 2) >= 0)
+            continue;
         if (!best || key_cmp_n(v.key, best_v.key, 2) > 0) {
             best = r;
             best_v = v;
@@ -509,7 +512,32 @@ static void check_gpu_cuda(struct builder *b, const struct imx_ref_snapshot *ref
         involve(f, "gpu", g->gpu_model);
         involve(f, cu->name, cu->text);
     }
-    if (arch && arch->last_cuda_major > 0 && cu->v->key[0] > arch->last_cuda_major) {
+    if (!ref_ver(first, &fv)) {
+        /* The fact is missing, not fine: say so (info), never a silent pass. */
+        f = add(b, IMX_COMPAT_INFO, "unknown_component_version", g->source,
+                "The first CUDA toolkit for the %s (%s, compute capability %s) is not in the "
+                "reference data, so whether %s is too old for it was not checked.",
+                g->gpu_model, g->architecture, g->compute_capability, cu->what);
+        involve(f, "gpu", g->gpu_model);
+        involve(f, cu->name, cu->text);
+    }
+    /* The toolkit that dropped the capability (ref_compute_capability.dropped_cuda, one per
+     * capability: CUDA 13.0 dropped 7.0 and 7.2 but kept 7.5), else the architecture's last
+     * CUDA major. */
+    const struct imx_ref_compute_capability *ccr = find_cc(ref, g->compute_capability);
+    struct imx_ver dv;
+    if (ccr && ref_ver(ccr->dropped_cuda, &dv)) {
+        if (key_cmp_n(cu->v->key, dv.key, 2) >= 0) {
+            f = add(b, IMX_COMPAT_ERROR, "gpu_dropped_by_cuda", ccr->source,
+                    "CUDA %s dropped compute capability %s (%s GPUs such as the %s): %s cannot "
+                    "build or run code for it.",
+                    ccr->dropped_cuda, g->compute_capability, g->architecture, g->gpu_model,
+                    cu->what);
+            soften(f, ccr->unconfirmed);
+            involve(f, "gpu", g->gpu_model);
+            involve(f, cu->name, cu->text);
+        }
+    } else if (arch && arch->last_cuda_major > 0 && cu->v->key[0] > arch->last_cuda_major) {
         f = add(b, IMX_COMPAT_ERROR, "gpu_dropped_by_cuda", arch->source,
                 "CUDA %d dropped %s GPUs such as the %s: CUDA %d.x is the last to support "
                 "compute capability %s, and %s cannot run on it.",
@@ -532,6 +560,13 @@ static void check_gpu(struct builder *b, const struct imx_ref_snapshot *ref, con
         return;
     }
     const struct imx_ref_gpu_arch *arch = find_arch(ref, g->architecture);
+    if (!arch) {
+        f = add(b, IMX_COMPAT_INFO, "unknown_component_version", g->source,
+                "The %s's architecture (%s) is not in the reference data, so the last CUDA and "
+                "driver branch that support it were not checked.",
+                g->gpu_model, g->architecture);
+        involve(f, "gpu", g->gpu_model);
+    }
     for (size_t i = 0; i < n_cus; i++)
         check_gpu_cuda(b, ref, g, arch, &cus[i]);
     if (!st->has_driver)
@@ -562,7 +597,28 @@ static void check_gpu(struct builder *b, const struct imx_ref_snapshot *ref, con
         }
     }
     struct imx_ver mv;
-    if (ref_ver(min, &mv) && imx_ver_cmp(&st->driver, &mv) < 0) {
+    if (!ref_ver(min, &mv)) {
+        /* The GPU predates the Table-3 rows (its first CUDA is older than any release held), so
+         * every driver from the oldest held floor on runs it; an older driver is not known to. */
+        const char *oldest = NULL;
+        struct imx_ver ov, best;
+        for (size_t i = 0; i < ref->n_cuda; i++) {
+            if (ref_ver(ref->cuda[i].linux_driver_min, &ov) &&
+                (!oldest || imx_ver_cmp(&ov, &best) < 0)) {
+                oldest = ref->cuda[i].linux_driver_min;
+                best = ov;
+            }
+        }
+        if (oldest && imx_ver_cmp(&st->driver, &best) < 0) {
+            f = add(b, IMX_COMPAT_INFO, "unknown_component_version", g->source,
+                    "The %s's minimum NVIDIA driver is not in the reference data (its first CUDA "
+                    "toolkit predates the Table-3 rows, which start at driver %s), so driver %s "
+                    "was not checked against it.",
+                    g->gpu_model, oldest, st->driver.text);
+            involve(f, "gpu", g->gpu_model);
+            involve(f, "nvidia-driver", st->driver.text);
+        }
+    } else if (imx_ver_cmp(&st->driver, &mv) < 0) {
         char why[160];
         if (g->min_driver_documented)
             snprintf(why, sizeof why, " (model-specific minimum)");
@@ -614,19 +670,39 @@ struct cc_probe {
     bool any;
 };
 
+/* Does listed capability v cover cc: the same one, or, before Hopper, one of the same major with a
+ * lower minor (CUDA binary compatibility: a cubin runs on the same major with the same or a
+ * higher minor, so cuDNN 8.9's sm_50 kernels run on a Maxwell 5.2 and its sm_70 ones on a Volta
+ * 7.2, and NVIDIA's 8.9.6 matrix lists "NVIDIA Maxwell" as supported hardware beside capability
+ * 5.0 alone: docs.nvidia.com/deeplearning/cudnn/archives/cudnn-896/support-matrix). From Hopper on
+ * cuDNN's fastest kernels use architecture-specific features (sm_90a, sm_100a) that run on their
+ * own capability only, so a GPU between two listed ones stays in forward-compatibility mode. */
 static bool cc_equal(const struct imx_ver *v, bool ptx, void *arg)
 {
     (void)ptx;
     struct cc_probe *p = arg;
     p->any = true;
-    if (key_cmp_n(v->key, p->cc->key, 2) <= 0)
+    int c = key_cmp_n(v->key, p->cc->key, 2);
+    if (c <= 0)
         p->lowest_above = false;
-    return key_cmp_n(v->key, p->cc->key, 2) == 0;
+    return c == 0 || (c < 0 && v->key[0] == p->cc->key[0] && v->key[0] < 9);
+}
+
+/* The set the rules read: a set read from the release's own matrix; a DERIVED one only where no
+ * range was read (a read fact beats a derived one). */
+static bool cudnn_set_used(const struct imx_ref_cudnn *row)
+{
+    return row->cc_list && (!row->cc_list_unconfirmed || (!row->cc_min && !row->cc_max));
+}
+
+static bool cudnn_derived_used(const struct imx_ref_cudnn *row)
+{
+    return cudnn_set_used(row) && row->cc_list_unconfirmed;
 }
 
 static enum cc_fit cudnn_cc_fit(const struct imx_ref_cudnn *row, const struct imx_ver *cc)
 {
-    if (row->cc_list) {
+    if (cudnn_set_used(row)) {
         struct cc_probe p = { cc, true, false };
         if (each_cc(row->cc_list, cc_equal, &p))
             return CC_LISTED;
@@ -646,7 +722,7 @@ static enum cc_fit cudnn_cc_fit(const struct imx_ref_cudnn *row, const struct im
 /* "7.5, 8.0, ... 12.0" (a set) or "7.5 to 12.0" (a range) for messages. */
 static void cudnn_cc_text(const struct imx_ref_cudnn *row, char *out, size_t len)
 {
-    if (row->cc_list) {
+    if (cudnn_set_used(row)) {
         snprintf(out, len, "%s", row->cc_list);
         for (char *p = out; *p; p++) {
             if (*p == ';')
@@ -710,11 +786,23 @@ static void check_cudnn(struct builder *b, const struct imx_ref_snapshot *ref,
                     st->cudnn.text, g->gpu_model, g->compute_capability);
             involve(f, "cudnn", st->cudnn.text);
         }
+        if (fit == CC_LISTED && cudnn_derived_used(row) && !cc_unread) {
+            /* A pass that rests on a DERIVED set is not confirmed: say so once. */
+            cc_unread = true;
+            f = add(b, IMX_COMPAT_INFO, "unknown_component_version", row->source,
+                    "cuDNN %s's compute-capability set was derived from the support matrices "
+                    "around it, not read from its own, so its support for the GPUs (the %s, "
+                    "compute capability %s, ...) is unconfirmed.",
+                    st->cudnn.text, g->gpu_model, g->compute_capability);
+            involve(f, "cudnn", st->cudnn.text);
+        }
         if (fit == CC_LISTED || fit == CC_UNKNOWN)
             continue;
         char listed[160];
         cudnn_cc_text(row, listed, sizeof listed);
-        bool fwd = fit == CC_NEWER && st->cudnn.key[0] >= 9 && cudnn_has_cuda12_build(row);
+        bool fwd = fit == CC_NEWER && (row->forward_compat_known
+                                           ? row->forward_compat
+                                           : st->cudnn.key[0] >= 9 && cudnn_has_cuda12_build(row));
         if (fwd) {
             f = add(b, IMX_COMPAT_WARNING, "cudnn_gpu_forward_compat", row->source,
                     "cuDNN %s lists compute capabilities %s; the %s (%s, compute capability %s) "
@@ -728,8 +816,8 @@ static void check_cudnn(struct builder *b, const struct imx_ref_snapshot *ref,
                     st->cudnn.text, listed, g->gpu_model, g->architecture, g->compute_capability,
                     fit == CC_OLDER
                         ? ""
-                        : " (cuDNN 8 has no forward-compatibility mode for newer GPUs)");
-            soften(f, row->unconfirmed);
+                        : " (this release has no forward-compatibility mode for newer GPUs)");
+            soften(f, row->unconfirmed || cudnn_derived_used(row));
         }
         involve(f, "cudnn", st->cudnn.text);
         involve(f, "gpu", g->gpu_model);
@@ -851,8 +939,20 @@ static void check_pytorch_arch(struct builder *b, const struct imx_ref_snapshot 
             ref_ver(r->cuda_version, &cv) && key_cmp_n(cv.key, cuda->key, 2) == 0)
             build = r;
     }
-    if (!build || !build->cuda_archs)
+    if (!build)
         return;
+    if (!build->cuda_archs) {
+        if (n_gpus > 0) {
+            struct imx_compat_finding *f =
+                add(b, IMX_COMPAT_INFO, "unknown_component_version", build->source,
+                    "The architecture list of PyTorch %d.%d's CUDA %d.%d wheels is not in the "
+                    "reference data, so the GPUs were not checked against its kernels.",
+                    (int)st->pytorch.key[0], (int)st->pytorch.key[1], (int)cuda->key[0],
+                    (int)cuda->key[1]);
+            involve(f, "pytorch", st->pytorch.text);
+        }
+        return;
+    }
     for (size_t i = 0; i < n_gpus; i++) {
         const struct imx_ref_gpu *g = imx_compat_find_gpu(ref, gpus[i]);
         struct imx_ver cc;
@@ -900,7 +1000,14 @@ static void check_tensorflow(struct builder *b, const struct imx_ref_snapshot *r
     }
     /* TensorFlow loads the cuDNN major it was built with (libcudnn.so.9 for cuDNN 9). */
     struct imx_ver dv;
-    if (st->has_cudnn && ref_ver(row->cudnn, &dv) && dv.key[0] != st->cudnn.key[0]) {
+    if (st->has_cudnn && !ref_ver(row->cudnn, &dv)) {
+        f = add(b, IMX_COMPAT_INFO, "unknown_component_version", row->source,
+                "The cuDNN TensorFlow %s is built with is not in the reference data, so cuDNN %s "
+                "was not checked against it.",
+                st->tf.text, st->cudnn.text);
+        involve(f, "tensorflow", st->tf.text);
+        involve(f, "cudnn", st->cudnn.text);
+    } else if (st->has_cudnn && dv.key[0] != st->cudnn.key[0]) {
         f = add(b, IMX_COMPAT_ERROR, "framework_cudnn_major_mismatch", row->source,
                 "TensorFlow %s is built and tested with cuDNN %s; cuDNN %s is another major "
                 "version, so TensorFlow cannot load it (it needs libcudnn.so.%d).",
@@ -942,42 +1049,61 @@ static bool python_in(const struct imx_ver *py, const char *lo, const char *hi)
     return !(ref_ver(hi, &v) && key_cmp_n(py->key, v.key, 2) > 0);
 }
 
-/* A framework release has wheels / tested builds for a range of Python minors only. */
+/* An info finding: framework's Python range (or release) is not in the reference data. */
+static void python_unknown(struct builder *b, const struct stack *st, const char *framework,
+                           const char *version, const char *why)
+{
+    struct imx_compat_finding *f = add(b, IMX_COMPAT_INFO, "unknown_component_version", NULL,
+                                       "%s %s %s, so Python %s was not checked against it.",
+                                       framework, version, why, st->python.text);
+    involve(f, "python", st->python.text);
+    involve(f, strcmp(framework, "PyTorch") == 0 ? "pytorch" : "tensorflow", version);
+}
+
+/* A framework release has wheels / tested builds for a range of Python minors only. A release
+ * or a range the reference data does not hold is said (info), never a silent pass. */
 static void check_python(struct builder *b, const struct imx_ref_snapshot *ref,
                          const struct stack *st)
 {
     struct imx_ver v;
     struct imx_compat_finding *f;
-    for (size_t i = 0; st->has_pytorch && i < ref->n_pytorch_releases; i++) {
-        const struct imx_ref_pytorch *r = &ref->pytorch_releases[i];
-        if (!ref_ver(r->pytorch_version, &v) || key_cmp_n(v.key, st->pytorch.key, 2) != 0)
-            continue;
-        if (!python_in(&st->python, r->python_min, r->python_max)) {
-            f = add(b, IMX_COMPAT_ERROR, "python_unsupported_by_framework", r->source,
-                    "PyTorch %d.%d has wheels for Python %s to %s only, not for Python %s.",
-                    (int)st->pytorch.key[0], (int)st->pytorch.key[1],
-                    r->python_min ? r->python_min : "?", r->python_max ? r->python_max : "?",
-                    st->python.text);
-            involve(f, "python", st->python.text);
-            involve(f, "pytorch", st->pytorch.text);
-        }
-        break;
+    const struct imx_ref_pytorch *pr = NULL;
+    for (size_t i = 0; st->has_pytorch && i < ref->n_pytorch_releases && !pr; i++) {
+        if (ref_ver(ref->pytorch_releases[i].pytorch_version, &v) &&
+            key_cmp_n(v.key, st->pytorch.key, 2) == 0)
+            pr = &ref->pytorch_releases[i];
     }
-    for (size_t i = 0; st->has_tf && i < ref->n_tensorflow; i++) {
-        const struct imx_ref_tensorflow *r = &ref->tensorflow[i];
-        if (!ref_ver(r->tensorflow_version, &v) || key_cmp_n(v.key, st->tf.key, 2) != 0)
-            continue;
-        if ((r->python_min || r->python_max) &&
-            !python_in(&st->python, r->python_min, r->python_max)) {
-            f = add(b, IMX_COMPAT_ERROR, "python_unsupported_by_framework", r->source,
-                    "TensorFlow %s is built and tested with Python %s to %s only, not with "
-                    "Python %s.",
-                    r->tensorflow_version, r->python_min ? r->python_min : "?",
-                    r->python_max ? r->python_max : "?", st->python.text);
-            involve(f, "python", st->python.text);
-            involve(f, "tensorflow", st->tf.text);
-        }
-        break;
+    if (st->has_pytorch && (!pr || (!pr->python_min && !pr->python_max))) {
+        python_unknown(b, st, "PyTorch", st->pytorch.text,
+                       pr ? "has no Python range in the reference data"
+                          : "is not in the reference data's releases");
+    } else if (st->has_pytorch && !python_in(&st->python, pr->python_min, pr->python_max)) {
+        f = add(b, IMX_COMPAT_ERROR, "python_unsupported_by_framework", pr->source,
+                "PyTorch %d.%d has wheels for Python %s to %s only, not for Python %s.",
+                (int)st->pytorch.key[0], (int)st->pytorch.key[1],
+                pr->python_min ? pr->python_min : "?", pr->python_max ? pr->python_max : "?",
+                st->python.text);
+        involve(f, "python", st->python.text);
+        involve(f, "pytorch", st->pytorch.text);
+    }
+    const struct imx_ref_tensorflow *tr = NULL;
+    for (size_t i = 0; st->has_tf && i < ref->n_tensorflow && !tr; i++) {
+        if (ref_ver(ref->tensorflow[i].tensorflow_version, &v) &&
+            key_cmp_n(v.key, st->tf.key, 2) == 0)
+            tr = &ref->tensorflow[i];
+    }
+    /* A TensorFlow release not in the data already has its info finding (check_tensorflow). */
+    if (tr && !tr->python_min && !tr->python_max) {
+        python_unknown(b, st, "TensorFlow", st->tf.text,
+                       "has no tested Python range in the reference data");
+    } else if (tr && !python_in(&st->python, tr->python_min, tr->python_max)) {
+        f = add(b, IMX_COMPAT_ERROR, "python_unsupported_by_framework", tr->source,
+                "TensorFlow %s is built and tested with Python %s to %s only, not with "
+                "Python %s.",
+                tr->tensorflow_version, tr->python_min ? tr->python_min : "?",
+                tr->python_max ? tr->python_max : "?", st->python.text);
+        involve(f, "python", st->python.text);
+        involve(f, "tensorflow", st->tf.text);
     }
 }
 

@@ -38,6 +38,9 @@ struct imx_ref_compute_capability {
     const char *first_cuda;         /* "12.9" */
     const char *source;
     bool unconfirmed; /* status UNCONFIRMED: never an error */
+    /* The first toolkit that no longer builds for it ("13.0" for 7.0); NULL while every toolkit
+     * since first_cuda does, or when not read (the architecture's last CUDA major applies). */
+    const char *dropped_cuda;
 };
 
 /* ref_gpu_arch: architecture -> first CUDA, last CUDA major and last driver branch (0 = ongoing).
@@ -90,6 +93,12 @@ struct imx_ref_cudnn {
     /* The compute capabilities the support matrix lists, as a set ("7.5;8.0;...;12.0"), or NULL
      * when only cc_min/cc_max were read. A capability between two listed ones is not listed. */
     const char *cc_list;
+    /* cc_list was DERIVED from the matrices around it, not read from its own: never an error. */
+    bool cc_list_unconfirmed;
+    /* NVIDIA's hardware forward-compatibility mode (a GPU newer than the list runs, with limits):
+     * forward_compat_known says whether the row states it; when not, cuDNN 9 with a build for
+     * CUDA 12 or later has it. */
+    bool forward_compat_known, forward_compat;
 };
 
 /* ref_pytorch_build: one official PyTorch CUDA wheel build. */

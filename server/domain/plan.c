@@ -67,15 +67,102 @@ int imx_plan_rank(struct imx_plan_candidate *c, size_t n, int cur_open_max, int 
 
 /* ---- From facts to a plan ---- */
 
-/* The driver branch (the major) of a components object, or -1. */
-static long driver_branch(json_t *components)
+/* The branch (the major) of a driver version text, or -1. */
+static long branch_of(const char *v)
 {
-    const char *v = json_string_value(json_object_get(components, "nvidia-driver"));
     if (!v)
         return -1;
     char *end;
     long b = strtol(v, &end, 10);
     return end == v ? -1 : b;
+}
+
+/* Does a components object hold one driver tree per GPU group: nvidia-driver listed more than
+ * once is [{version, gpus}] (migration 0199), not a version? */
+static bool driver_trees(json_t *components)
+{
+    return json_is_array(json_object_get(components, "nvidia-driver"));
+}
+
+static bool listed(json_t *arr, const char *s);
+
+/* The driver branch that serves gpu in a components object: the nvidia-driver version, or for an
+ * image with a driver tree per GPU group the entry whose gpus name gpu (NULL gpu, or no entry
+ * names it: -1). -1 when there is no driver. */
+static long driver_branch(json_t *components, const char *gpu)
+{
+    json_t *d = json_object_get(components, "nvidia-driver");
+    if (!json_is_array(d))
+        return branch_of(json_string_value(d));
+    size_t i;
+    json_t *e;
+    json_array_foreach(d, i, e)
+    {
+        if (gpu && listed(json_object_get(e, "gpus"), gpu))
+            return branch_of(json_string_value(json_object_get(e, "version")));
+    }
+    return -1;
+}
+
+/* "R580", or for driver trees their branches in manifest order ("R580, R535"); NULL (JSON null)
+ * when there is no driver. A new reference. */
+static json_t *branch_text(json_t *components)
+{
+    json_t *d = json_object_get(components, "nvidia-driver");
+    if (!json_is_array(d)) {
+        long b = branch_of(json_string_value(d));
+        return b >= 0 ? json_sprintf("R%ld", b) : json_null();
+    }
+    char buf[128] = "";
+    size_t i, used = 0;
+    json_t *e;
+    json_array_foreach(d, i, e)
+    {
+        long b = branch_of(json_string_value(json_object_get(e, "version")));
+        if (b >= 0 && used < sizeof buf)
+            used += (size_t)snprintf(buf + used, sizeof buf - used, "%sR%ld", used ? ", " : "", b);
+    }
+    return used ? json_string(buf) : json_null();
+}
+
+/* {from, to, kept} of the driver branch between two components objects. With a driver tree per
+ * GPU group on either side the branch is judged per GPU in use (a T4 is served by its own tree,
+ * whatever happens to the H100's), "per_gpu": [{gpu, from, to, kept}], and kept only when every
+ * GPU keeps its branch. Sets *kept. A new reference. */
+static json_t *branch_move(json_t *cc, json_t *nc, json_t *gpus_in_use, bool *kept)
+{
+    if (!driver_trees(cc) && !driver_trees(nc)) {
+        long bf = driver_branch(cc, NULL), bt = driver_branch(nc, NULL);
+        *kept = bf == bt;
+        return json_pack("{s:o, s:o, s:b}", "from", branch_text(cc), "to", branch_text(nc), "kept",
+                         *kept);
+    }
+    json_t *per = json_array();
+    size_t i;
+    json_t *g;
+    *kept = true;
+    json_array_foreach(gpus_in_use, i, g)
+    {
+        const char *gpu = json_string_value(g);
+        if (!gpu)
+            continue;
+        long bf = driver_branch(cc, gpu), bt = driver_branch(nc, gpu);
+        bool k = bf == bt;
+        *kept = *kept && k;
+        json_array_append_new(per, json_pack("{s:s, s:o, s:o, s:b}", "gpu", gpu, "from",
+                                             bf >= 0 ? json_sprintf("R%ld", bf) : json_null(), "to",
+                                             bt >= 0 ? json_sprintf("R%ld", bt) : json_null(),
+                                             "kept", k));
+    }
+    /* No GPU in use to judge by: the trees must be the same branches. */
+    if (json_array_size(per) == 0) {
+        json_t *f = branch_text(cc), *t = branch_text(nc);
+        *kept = json_equal(f, t);
+        json_decref(f);
+        json_decref(t);
+    }
+    return json_pack("{s:o, s:o, s:b, s:o}", "from", branch_text(cc), "to", branch_text(nc), "kept",
+                     *kept, "per_gpu", per);
 }
 
 static bool listed(json_t *arr, const char *s)
@@ -190,11 +277,7 @@ static json_t *weigh(json_t *cur, json_t *cand, json_t *gpus_in_use, long long o
             json_object_set_new(diff, name, json_pack("{s:n, s:O}", "from", "to", v));
     }
     c->changes = (int)json_object_size(diff);
-    long bf = driver_branch(cc), bt = driver_branch(nc);
-    c->branch_kept = bf == bt;
-    json_t *branch =
-        json_pack("{s:o, s:o, s:b}", "from", bf >= 0 ? json_sprintf("R%ld", bf) : json_null(), "to",
-                  bt >= 0 ? json_sprintf("R%ld", bt) : json_null(), "kept", c->branch_kept);
+    json_t *branch = branch_move(cc, nc, gpus_in_use, &c->branch_kept);
     return json_pack(
         "{s:I, s:O?, s:O?, s:O?, s:O?, s:{s:o, s:o, s:s}, s:b, s:o, s:b, s:o, s:o, s:o, s:o}", "id",
         (json_int_t)c->id, "version", json_object_get(cand, "version"), "status",

@@ -718,3 +718,44 @@ long imx_t_peak_rss_kib(pid_t pid)
     fclose(f);
     return kib;
 }
+
+/* ---- the compatibility tests' shared setup ---- */
+
+int imx_t_compat_up(struct imx_t_compat *t, const char *name)
+{
+    return imx_t_server_up(&t->srv, name, NULL, t->db, sizeof t->db, t->admin, sizeof t->admin);
+}
+
+int imx_t_compat_down(struct imx_t_compat *t)
+{
+    return imx_t_server_stop(&t->srv, SIGTERM, 15) == 0 ? 0 : -1;
+}
+
+json_t *imx_t_compat_check(const struct imx_t_compat *t, const char *components, const char *gpus)
+{
+    size_t len = strlen(components) + strlen(gpus) + 32;
+    char *body = malloc(len);
+    assert_non_null(body);
+    snprintf(body, len, "{\"components\":%s,\"gpus\":%s}", components, gpus);
+    struct imx_res res;
+    assert_int_equal(imx_t_http_as(&t->srv, t->admin, "POST", "/v1/compat/check", body, &res), 0);
+    if (res.status != 200)
+        fail_msg("compat check %s: %ld %s", body, res.status, res.body);
+    free(body);
+    json_t *j = json_incref(res.json);
+    imx_t_res_free(&res);
+    return j;
+}
+
+json_t *imx_t_compat_finding(json_t *report, const char *code)
+{
+    size_t i;
+    json_t *f;
+    json_array_foreach(json_object_get(report, "findings"), i, f)
+    {
+        const char *c = json_string_value(json_object_get(f, "code"));
+        if (c && strcmp(c, code) == 0)
+            return f;
+    }
+    return NULL;
+}

@@ -176,6 +176,30 @@ void imx_t_receiver_control(const struct imx_rcv *r, const char *json);
  * (new array). Asserts every line is JSON. */
 json_t *imx_t_receiver_log(const struct imx_rcv *r, const char *path);
 
+/* The compatibility tests' shared setup (test_knowledge, test_compat_stacks, test_compat_rows):
+ * one server on a fresh database that holds the shipped reference rows, and its admin. */
+struct imx_t_compat {
+    struct imx_srv srv;
+    char db[1024];
+    char admin[4096];
+};
+
+/* Starts t's server on a fresh database name (imx_t_server_up). Returns 0, or -1. */
+int imx_t_compat_up(struct imx_t_compat *t, const char *name);
+
+/* Stops t's server. Returns 0, or -1 when it did not exit cleanly. */
+int imx_t_compat_down(struct imx_t_compat *t);
+
+/* POST /v1/compat/check {"components": components, "gpus": gpus} (JSON array texts) as the admin;
+ * fails the test unless it answers 200. Returns the report (a new reference). */
+json_t *imx_t_compat_check(const struct imx_t_compat *t, const char *components, const char *gpus);
+
+/* The first finding of report with code (borrowed), or NULL. */
+json_t *imx_t_compat_finding(json_t *report, const char *code);
+
+/* One component of a stack as JSON text: IMX_T_COMPONENT("cuda", "12.8.0"). */
+#define IMX_T_COMPONENT(n, v) "{\"name\":\"" n "\",\"version\":\"" v "\"}"
+
 /* The peak resident set (VmHWM) of process pid in KiB, or -1 when /proc cannot tell. */
 long imx_t_peak_rss_kib(pid_t pid);
 

@@ -9,48 +9,31 @@
 #include <stdlib.h>
 #include <string.h>
 
-static struct imx_srv srv;
-static char db[1024];
-static char admin[4096];
+static struct imx_t_compat ct;
 
 static int setup(void **state)
 {
     (void)state;
-    return imx_t_server_up(&srv, "compat_stacks", NULL, db, sizeof db, admin, sizeof admin);
+    return imx_t_compat_up(&ct, "compat_stacks");
 }
 
 static int teardown(void **state)
 {
     (void)state;
-    return imx_t_server_stop(&srv, SIGTERM, 15) == 0 ? 0 : -1;
+    return imx_t_compat_down(&ct);
 }
 
 static json_t *check(const char *components, const char *gpus)
 {
-    char body[2048];
-    snprintf(body, sizeof body, "{\"components\":%s,\"gpus\":%s}", components, gpus);
-    struct imx_res res;
-    assert_int_equal(imx_t_http_as(&srv, admin, "POST", "/v1/compat/check", body, &res), 0);
-    if (res.status != 200)
-        fail_msg("compat check %s: %ld %s", body, res.status, res.body);
-    json_t *j = json_incref(res.json);
-    imx_t_res_free(&res);
-    return j;
+    return imx_t_compat_check(&ct, components, gpus);
 }
 
 static bool has(json_t *report, const char *code)
 {
-    size_t i;
-    json_t *f;
-    json_array_foreach(json_object_get(report, "findings"), i, f)
-    {
-        if (strcmp(json_string_value(json_object_get(f, "code")), code) == 0)
-            return true;
-    }
-    return false;
+    return imx_t_compat_finding(report, code) != NULL;
 }
 
-#define C(n, v) "{\"name\":\"" n "\",\"version\":\"" v "\"}"
+#define C(n, v) IMX_T_COMPONENT(n, v)
 #define DRV(v)  C("nvidia-driver", v)
 #define CUDA(v) C("cuda", v)
 
@@ -182,6 +165,12 @@ static const struct stack_case cases[] = {
     { "cuDNN 8.9.1 on an RTX 5090: cuDNN 8 has no forward compatibility [CDNN 8.9.1]",
       "[" CUDA("12.8.0") "," C("cudnn", "8.9.1.23") "]", "[\"RTX 5090\"]", false,
       "cudnn_gpu_unsupported", NULL },
+    { "cuDNN 8.9.1 on a Tesla M60 (5.2): its sm_50 kernels run on Maxwell 5.2 [CDNN 8.9.1]",
+      "[" CUDA("12.1.1") "," C("cudnn", "8.9.1.23") "]", "[\"Tesla M60\"]", true, NULL,
+      "cudnn_gpu_unsupported" },
+    { "cuDNN 9.5.1 on a Tesla M60: listed hardware, no forward-compatibility mode needed [CDNN]",
+      "[" CUDA("12.6.3") "," C("cudnn", "9.5.1.17") "]", "[\"Tesla M60\"]", true, NULL,
+      "cudnn_gpu_forward_compat" },
     { "A10 on R470: Ampere is supported [ARCH]", "[" DRV("470.256.02") "]", "[\"A10\"]", true, NULL,
       "gpu_driver_too_old" },
     { "L40S with CUDA 12.4.1 on 550.163.01 [T3 12.4.1 >= 550.54.15]",

@@ -370,6 +370,53 @@ static void nodes_are_held_to_the_entry_for_their_gpu(void **state)
     }
 }
 
+/* The planner judges the driver branch per tree (the GPUs in use are the nodes' T4 and H100): the
+ * fixed AMI (2) keeps R535 for the T4s and R580 for the H100s; an AMI (3) that moves the T4 tree
+ * to R580 changes the branch for the T4 nodes, and the plan says so per GPU. */
+static void the_plan_weighs_each_tree(void **state)
+{
+    (void)state;
+    long long moved = imx_t_publish(
+        &srv, alice, "eks", "eks-gpu-al2023", "3",
+        "[{\"name\":\"nvidia-driver\",\"version\":\"580.126.09\",\"gpus\":[\"H100\",\"B200\"]},"
+        "{\"name\":\"nvidia-driver\",\"version\":\"580.126.09\",\"gpus\":[\"T4\",\"V100\"]},"
+        "{\"name\":\"nvidia-container-toolkit\",\"version\":\"1.18.1\"}]",
+        GPUS);
+    assert_true(moved > 0);
+    long long fixed = sql_count("SELECT id FROM images WHERE family = 'eks-gpu-al2023'"
+                                " AND version = '2'");
+    char path[128];
+    snprintf(path, sizeof path, "/v1/images/%lld/plan", dual);
+    struct imx_res res = call(&srv, alice, "GET", path, NULL, 200);
+    if (json_integer_value(json_object_get(res.json, "recommended")) != fixed)
+        fail_msg("the fix on the T4's own branch is the move: %s", res.body);
+    size_t i, seen = 0;
+    json_t *c;
+    json_array_foreach(json_object_get(res.json, "candidates"), i, c)
+    {
+        long long id = json_integer_value(json_object_get(c, "id"));
+        json_t *b = json_object_get(c, "branch");
+        assert_string_equal(json_string_value(json_object_get(b, "from")), "R580, R535");
+        size_t k;
+        json_t *g;
+        json_array_foreach(json_object_get(b, "per_gpu"), k, g)
+        {
+            const char *gpu = json_string_value(json_object_get(g, "gpu"));
+            bool t4 = strcmp(gpu, "T4") == 0;
+            assert_string_equal(json_string_value(json_object_get(g, "from")),
+                                t4 ? "R535" : "R580");
+            assert_string_equal(json_string_value(json_object_get(g, "to")),
+                                t4 && id == fixed ? "R535" : "R580");
+            assert_true(json_is_true(json_object_get(g, "kept")) == (!t4 || id == fixed));
+            seen++;
+        }
+        assert_true(json_is_true(json_object_get(b, "kept")) == (id == fixed));
+    }
+    if (seen != 4)
+        fail_msg("two GPUs in use for each of two candidates: %s", res.body);
+    imx_t_res_free(&res);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -378,6 +425,7 @@ int main(void)
         cmocka_unit_test(search_and_compare_see_both_entries),
         cmocka_unit_test(a_real_bulletin_hits_one_driver),
         cmocka_unit_test(nodes_are_held_to_the_entry_for_their_gpu),
+        cmocka_unit_test(the_plan_weighs_each_tree),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -8,50 +8,35 @@
 #include <stdlib.h>
 #include <string.h>
 
-static struct imx_srv srv;
-static char db[1024];
-static char admin[4096];
+static struct imx_t_compat ct;
+/* its database (the name the SQL checks here use) */
+static const char *const db = ct.db;
 
 static int setup(void **state)
 {
     (void)state;
-    return imx_t_server_up(&srv, "knowledge", NULL, db, sizeof db, admin, sizeof admin);
+    return imx_t_compat_up(&ct, "knowledge");
 }
 
 static int teardown(void **state)
 {
     (void)state;
-    return imx_t_server_stop(&srv, SIGTERM, 15) == 0 ? 0 : -1;
+    return imx_t_compat_down(&ct);
 }
 
 /* The report of a stack; a new reference. */
 static json_t *check(const char *components, const char *gpus)
 {
-    char body[2048];
-    snprintf(body, sizeof body, "{\"components\":%s,\"gpus\":%s}", components, gpus);
-    struct imx_res res;
-    assert_int_equal(imx_t_http_as(&srv, admin, "POST", "/v1/compat/check", body, &res), 0);
-    if (res.status != 200)
-        fail_msg("compat check %s: %ld %s", body, res.status, res.body);
-    json_t *j = json_incref(res.json);
-    imx_t_res_free(&res);
-    return j;
+    return imx_t_compat_check(&ct, components, gpus);
 }
 
 /* The finding with code in report, or NULL. */
 static json_t *finding(json_t *report, const char *code)
 {
-    size_t i;
-    json_t *f;
-    json_array_foreach(json_object_get(report, "findings"), i, f)
-    {
-        if (strcmp(json_string_value(json_object_get(f, "code")), code) == 0)
-            return f;
-    }
-    return NULL;
+    return imx_t_compat_finding(report, code);
 }
 
-#define C(n, v) "{\"name\":\"" n "\",\"version\":\"" v "\"}"
+#define C(n, v) IMX_T_COMPONENT(n, v)
 
 static void each_new_rule_fires_on_the_shipped_rows(void **state)
 {
@@ -219,7 +204,7 @@ static size_t rows(const char *table, const char *column, const char *value)
     snprintf(path, sizeof path, "/v1/reference/%s?limit=7", table);
     for (;;) {
         struct imx_res res;
-        assert_int_equal(imx_t_http_as(&srv, admin, "GET", path, NULL, &res), 0);
+        assert_int_equal(imx_t_http_as(&ct.srv, ct.admin, "GET", path, NULL, &res), 0);
         assert_int_equal(res.status, 200);
         size_t i;
         json_t *r;
@@ -307,7 +292,7 @@ static void new_rows_carry_sources_and_statuses(void **state)
     /* GET /v1/reference lists every table with its rows (15 with ref_jax and ref_nvidia_product),
      * ref_nccl among them. */
     struct imx_res res;
-    assert_int_equal(imx_t_http_as(&srv, admin, "GET", "/v1/reference", NULL, &res), 0);
+    assert_int_equal(imx_t_http_as(&ct.srv, ct.admin, "GET", "/v1/reference", NULL, &res), 0);
     assert_int_equal(res.status, 200);
     json_t *tables = json_object_get(res.json, "tables"), *t;
     size_t i, seen = 0;

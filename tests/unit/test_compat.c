@@ -60,10 +60,10 @@ static const struct imx_ref_cuda_driver cuda_rows[] = {
 };
 
 static const struct imx_ref_compute_capability cc_rows[] = {
-    { "7.0", "9.0", SRC_ARCH, false },   { "9.0", "11.8", SRC_ARCH, false },
-    { "10.0", "12.8", SRC_FEAT, false }, { "10.3", "12.9", SRC_FEAT, false },
-    { "11.0", "13.0", SRC_FEAT, false }, { "12.0", "12.8", SRC_FEAT, false },
-    { "12.1", "12.9", SRC_FEAT, false },
+    { "7.0", "9.0", SRC_ARCH, false, NULL },   { "9.0", "11.8", SRC_ARCH, false, NULL },
+    { "10.0", "12.8", SRC_FEAT, false, NULL }, { "10.3", "12.9", SRC_FEAT, false, NULL },
+    { "11.0", "13.0", SRC_FEAT, false, NULL }, { "12.0", "12.8", SRC_FEAT, false, NULL },
+    { "12.1", "12.9", SRC_FEAT, false, NULL },
 };
 
 static const struct imx_ref_gpu_arch arch_rows[] = {
@@ -135,11 +135,33 @@ static const struct imx_ref_driver_branch branch_rows[] = {
 };
 
 static const struct imx_ref_cudnn cudnn_rows[] = {
-    { "8.9.7", { 11, 12 }, 2, SRC_CUDNN, { NULL }, "5.0", "9.0", false, NULL },
-    { "9.5.1", { 11, 12 }, 2, SRC_CUDNN_951, { "11.8", "12.6" }, "5.0", "9.0", false, NULL },
-    { "9.10.2", { 11, 12 }, 2, SRC_CUDNN, { "11.8", "12.9" }, "5.0", "12.0", false, NULL },
-    { "9.11.0", { 12 }, 1, SRC_CUDNN, { NULL }, NULL, NULL, false, NULL },
-    { "9.12.0", { 12, 13 }, 2, SRC_CUDNN, { NULL }, NULL, NULL, false, NULL },
+    { "8.9.7", { 11, 12 }, 2, SRC_CUDNN, { NULL }, "5.0", "9.0", false, NULL, false, false, false },
+    { "9.5.1",
+      { 11, 12 },
+      2,
+      SRC_CUDNN_951,
+      { "11.8", "12.6" },
+      "5.0",
+      "9.0",
+      false,
+      NULL,
+      false,
+      false,
+      false },
+    { "9.10.2",
+      { 11, 12 },
+      2,
+      SRC_CUDNN,
+      { "11.8", "12.9" },
+      "5.0",
+      "12.0",
+      false,
+      NULL,
+      false,
+      false,
+      false },
+    { "9.11.0", { 12 }, 1, SRC_CUDNN, { NULL }, NULL, NULL, false, NULL, false, false, false },
+    { "9.12.0", { 12, 13 }, 2, SRC_CUDNN, { NULL }, NULL, NULL, false, NULL, false, false, false },
     { "9.17.0",
       { 12, 13 },
       2,
@@ -148,9 +170,12 @@ static const struct imx_ref_cudnn cudnn_rows[] = {
       "7.5",
       "12.0",
       false,
-      "7.5;8.0;8.6;8.9;9.0;10.0;12.0" },
+      "7.5;8.0;8.6;8.9;9.0;10.0;12.0",
+      false,
+      false,
+      false },
     /* 0016: known to exist only; its CUDA 12/13 builds are assumed */
-    { "9.15.1", { 12, 13 }, 2, SRC_CONDA, { NULL }, NULL, NULL, true, NULL },
+    { "9.15.1", { 12, 13 }, 2, SRC_CONDA, { NULL }, NULL, NULL, true, NULL, false, false, false },
 };
 
 static const struct imx_ref_pytorch_build pytorch_rows[] = {
@@ -594,7 +619,8 @@ static const struct compat_case cases[] = {
       { DRV("570.133.20"), CUDA("12.8.0"), TORCH("2.7.1+cu126") },
       { "B200" },
       DAY_2025,
-      { "gpu_too_new_for_cuda" } },
+      /* this table holds no architecture list for the cu126 wheels: said, not passed */
+      { "gpu_too_new_for_cuda", "unknown_component_version" } },
     { "a +cu128 wheel on a CUDA 12.8 host with a B200",
       { DRV("570.133.20"), CUDA("12.8.1"), TORCH("2.9.0+cu128") },
       { "B200" },
@@ -689,11 +715,11 @@ static const struct compat_case cases[] = {
       { "GB10" },
       DAY_2025,
       { "framework_cuda_build_experimental" } },
-    { "a PyTorch wheel whose list was not read is not checked for the GPU",
+    { "a PyTorch wheel whose list was not read is not checked for the GPU, and says so",
       { DRV("570.133.20"), TORCH("2.7.1+cu128") },
       { "V100" },
       DAY_2025,
-      { "framework_cuda_build_experimental" } },
+      { "framework_cuda_build_experimental", "unknown_component_version" } },
 
     /* JAX's CUDA wheels: framework_driver_too_old, framework_gpu_arch_unsupported,
      * framework_cudnn_incompatible */
@@ -1052,6 +1078,142 @@ static void new_rules_name_their_sources(void **state)
     free(r);
 }
 
+/* The finding with code in r whose message holds part (NULL: any), or NULL. */
+static const struct imx_compat_finding *finding_with(const struct imx_compat_report *r,
+                                                     const char *code, const char *part)
+{
+    for (size_t i = 0; i < r->n; i++) {
+        if (strcmp(r->findings[i].code, code) == 0 &&
+            (!part || strstr(r->findings[i].message, part)))
+            return &r->findings[i];
+    }
+    return NULL;
+}
+
+/* Facts a rule needs and the data lacks are said (info), never a silent ok; facts the data has
+ * are read from the row that holds them (a capability's own dropped toolkit, cuDNN's
+ * forward-compatibility flag, a derived set), and a listed capability covers a GPU of its major
+ * with a higher minor before Hopper. */
+static void missing_facts_are_said_and_row_facts_read(void **state)
+{
+    (void)state;
+    static const struct imx_ref_gpu_arch archs[] = {
+        { "Maxwell", "6.5", 12, 580, SRC_ARCH },
+        { "Turing", "10.0", 0, 0, SRC_ARCH },
+        { "Mystery", NULL, 0, 0, SRC_ARCH },
+    };
+    static const struct imx_ref_gpu gpus[] = {
+        { "M60", "Tesla M60", "Maxwell", "5.2", NULL, NULL, NULL, NULL, 0, SRC_GPU },
+        { "T4", "Tesla T4", "Turing", "7.5", NULL, NULL, NULL, NULL, 0, SRC_GPU },
+        { "X1", "no architecture row", "Unlisted", "8.0", "11.0", NULL, NULL, NULL, 0, SRC_GPU },
+        { "X2", "no first CUDA anywhere", "Mystery", "8.0", NULL, NULL, NULL, NULL, 0, SRC_GPU },
+    };
+    static const struct imx_ref_compute_capability ccs[] = {
+        /* dropped by 13.0 here, though Turing's architecture row has no last CUDA */
+        { "7.5", "10.0", SRC_ARCH, false, "13.0" },
+    };
+    static const struct imx_ref_cuda_driver cudas[] = {
+        { "12.4.1", 12, "550.54.15", SRC_CUDA },
+        { "13.0.0", 13, "580.65.06", SRC_CUDA },
+    };
+    static const struct imx_ref_cudnn cudnns[] = {
+        { "8.9.6",
+          { 11, 12 },
+          2,
+          SRC_CUDNN,
+          { NULL },
+          "5.0",
+          "9.0",
+          false,
+          "5.0;6.0;7.0;9.0",
+          false,
+          false,
+          false },
+        /* the row says it has no forward-compatibility mode, and its set is derived */
+        { "9.20.0",
+          { 12, 13 },
+          2,
+          SRC_CUDNN,
+          { NULL },
+          NULL,
+          NULL,
+          false,
+          "7.0;7.5",
+          true,
+          true,
+          false },
+    };
+    static const struct imx_ref_pytorch releases[] = { { "2.4", NULL, NULL, SRC_TORCH } };
+    static const struct imx_ref_pytorch_build builds[] = {
+        { "2.4", "12.4", false, SRC_TORCH, NULL, NULL },
+    };
+    static const struct imx_ref_tensorflow tfs[] = { { "2.99.0", "12.5", SRC_TF, NULL, NULL,
+                                                       NULL } };
+    static const struct imx_ref_snapshot r = {
+        .generation = 1,
+        .mvc = mvc_rows,
+        .n_mvc = N_ELEMS(mvc_rows),
+        .cuda = cudas,
+        .n_cuda = N_ELEMS(cudas),
+        .archs = archs,
+        .n_archs = N_ELEMS(archs),
+        .gpus = gpus,
+        .n_gpus = N_ELEMS(gpus),
+        .cudnn = cudnns,
+        .n_cudnn = N_ELEMS(cudnns),
+        .pytorch = builds,
+        .n_pytorch = N_ELEMS(builds),
+        .tensorflow = tfs,
+        .n_tensorflow = N_ELEMS(tfs),
+        .ccs = ccs,
+        .n_ccs = N_ELEMS(ccs),
+        .pytorch_releases = releases,
+        .n_pytorch_releases = N_ELEMS(releases),
+    };
+    struct imx_compat_report *rep = malloc(sizeof *rep);
+    assert_non_null(rep);
+    const char *const all[] = { "M60", "T4", "X1", "X2" };
+    const struct imx_compat_component a[] = { CUDA("13.0.0"), CUDNN("8.9.6.50") };
+    assert_int_equal(imx_compat_check(&r, a, 2, all, 4, DAY_2025, rep), 0);
+    assert_non_null(finding_with(rep, "unknown_component_version", "architecture (Unlisted)"));
+    assert_non_null(
+        finding_with(rep, "unknown_component_version", "first CUDA toolkit for the X2"));
+    /* T4: dropped by its capability's row; M60: by its architecture's last CUDA major */
+    assert_non_null(finding_with(rep, "gpu_dropped_by_cuda", "dropped compute capability 7.5"));
+    assert_non_null(finding_with(rep, "gpu_dropped_by_cuda", "Maxwell GPUs such as the M60"));
+    /* cuDNN 8.9.6's sm_50 kernels run on the M60 (5.2); the T4 (7.5) runs its sm_70 ones */
+    assert_null(finding_with(rep, "cudnn_gpu_unsupported", "M60"));
+    assert_null(finding_with(rep, "cudnn_gpu_unsupported", "T4"));
+    /* X1 (8.0) sits between 7.0 and 9.0 of cuDNN 8: Ampere is a new major, no kernels */
+    assert_non_null(finding_with(rep, "cudnn_gpu_unsupported", "X1"));
+
+    const struct imx_compat_component b[] = { CUDA("12.4.1"), CUDNN("9.20.0.1") };
+    assert_int_equal(imx_compat_check(&r, b, 2, all + 2, 1, DAY_2025, rep), 0);
+    /* X1 (8.0) is past 7.5 in a set with no forward compatibility, derived: a warning */
+    const struct imx_compat_finding *f = finding_with(rep, "cudnn_gpu_unsupported", "X1");
+    assert_non_null(f);
+    assert_int_equal(f->severity, IMX_COMPAT_WARNING);
+    assert_null(finding_with(rep, "cudnn_gpu_forward_compat", NULL));
+
+    const struct imx_compat_component c[] = { TORCH("2.4.1+cu124"), PY("3.12.1"), TF("2.99.0"),
+                                              CUDNN("9.3.0.75") };
+    assert_int_equal(imx_compat_check(&r, c, 4, all + 1, 1, DAY_2025, rep), 0);
+    assert_non_null(finding_with(rep, "unknown_component_version", "architecture list"));
+    assert_non_null(finding_with(rep, "unknown_component_version", "PyTorch 2.4.1+cu124 has no"));
+    assert_non_null(finding_with(rep, "unknown_component_version", "TensorFlow 2.99.0 has no"));
+    assert_non_null(finding_with(rep, "unknown_component_version", "The cuDNN TensorFlow"));
+    assert_true(rep->ok);
+
+    /* a driver older than every Table-3 floor on a GPU whose own minimum is unknown */
+    const struct imx_compat_component d[] = { DRV("418.197.02") };
+    assert_int_equal(imx_compat_check(&r, d, 1, all + 1, 1, DAY_2025, rep), 0);
+    assert_non_null(finding_with(rep, "unknown_component_version", "minimum NVIDIA driver"));
+    const struct imx_compat_component e[] = { DRV("550.54.15") }; /* the oldest floor here */
+    assert_int_equal(imx_compat_check(&r, e, 1, all + 1, 1, DAY_2025, rep), 0);
+    assert_null(finding_with(rep, "unknown_component_version", "minimum NVIDIA driver"));
+    free(rep);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1062,6 +1224,7 @@ int main(void)
         cmocka_unit_test(gpu_names_resolve_like_sql),
         cmocka_unit_test(eol_prefers_nvidia_and_cites_its_page),
         cmocka_unit_test(new_rules_name_their_sources),
+        cmocka_unit_test(missing_facts_are_said_and_row_facts_read),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -242,10 +242,81 @@ static void the_smallest_safe_move_wins(void **state)
     json_decref(facts);
 }
 
+/* An image with a driver tree per GPU group (migration 0199: nvidia-driver is [{version, gpus}])
+ * is planned per tree: the branch that matters is the one serving the GPUs in use. A candidate
+ * that moves the T4 tree from R535 to R580 changes the branch for T4 nodes, not for H100 ones. */
+static json_t *dual_plan(const char *gpus_in_use)
+{
+    char text[2048];
+    snprintf(text, sizeof text,
+             "{\"current\":{\"id\":1,\"version\":\"1\",\"status\":\"active\",\"components\":"
+             "{\"nvidia-driver\":[{\"version\":\"580.95.05\",\"gpus\":[\"H100\"]},"
+             "{\"version\":\"535.274.02\",\"gpus\":[\"T4\"]}]},\"gpus\":[\"H100\",\"T4\"],"
+             "\"advisories\":[{\"id\":\"NVIDIA-5747\",\"severity\":\"high\"}]},"
+             "\"gpus_in_use\":%s,\"pin\":null,\"candidates\":["
+             "{\"id\":2,\"version\":\"2\",\"status\":\"active\",\"components\":"
+             "{\"nvidia-driver\":[{\"version\":\"580.95.05\",\"gpus\":[\"H100\"]},"
+             "{\"version\":\"580.126.09\",\"gpus\":[\"T4\"]}]},\"gpus\":[\"H100\",\"T4\"],"
+             "\"advisories\":[]},"
+             "{\"id\":3,\"version\":\"3\",\"status\":\"active\",\"components\":"
+             "{\"nvidia-driver\":[{\"version\":\"580.95.05\",\"gpus\":[\"H100\"]},"
+             "{\"version\":\"535.288.01\",\"gpus\":[\"T4\"]}]},\"gpus\":[\"H100\",\"T4\"],"
+             "\"advisories\":[]}]}",
+             gpus_in_use);
+    json_t *facts = json_loads(text, 0, NULL);
+    assert_non_null(facts);
+    json_t *plan = imx_plan_build(facts);
+    json_decref(facts);
+    assert_non_null(plan);
+    return plan;
+}
+
+/* The candidate entry with id in plan (borrowed). */
+static json_t *candidate(json_t *plan, long long id)
+{
+    size_t i;
+    json_t *c;
+    json_array_foreach(json_object_get(plan, "candidates"), i, c)
+    {
+        if (json_integer_value(json_object_get(c, "id")) == id)
+            return c;
+    }
+    fail_msg("no candidate %lld", id);
+    return NULL;
+}
+
+static void driver_trees_are_planned_per_gpu(void **state)
+{
+    (void)state;
+    json_t *plan = dual_plan("[\"T4\"]");
+    /* For T4 nodes the fix on R535 keeps the branch; the move to R580 does not. */
+    assert_int_equal(json_integer_value(json_object_get(plan, "recommended")), 3);
+    json_t *b = json_object_get(candidate(plan, 2), "branch");
+    assert_true(json_is_false(json_object_get(b, "kept")));
+    assert_string_equal(json_string_value(json_object_get(b, "from")), "R580, R535");
+    assert_string_equal(json_string_value(json_object_get(b, "to")), "R580, R580");
+    json_t *t4 = json_array_get(json_object_get(b, "per_gpu"), 0);
+    assert_string_equal(json_string_value(json_object_get(t4, "gpu")), "T4");
+    assert_string_equal(json_string_value(json_object_get(t4, "from")), "R535");
+    assert_string_equal(json_string_value(json_object_get(t4, "to")), "R580");
+    b = json_object_get(candidate(plan, 3), "branch");
+    assert_true(json_is_true(json_object_get(b, "kept")));
+    json_decref(plan);
+    /* For H100 nodes both keep R580: the older (shorter) move wins. */
+    plan = dual_plan("[\"H100\"]");
+    assert_int_equal(json_integer_value(json_object_get(plan, "recommended")), 2);
+    b = json_object_get(candidate(plan, 2), "branch");
+    assert_true(json_is_true(json_object_get(b, "kept")));
+    json_t *h = json_array_get(json_object_get(b, "per_gpu"), 0);
+    assert_string_equal(json_string_value(json_object_get(h, "from")), "R580");
+    json_decref(plan);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(the_smallest_safe_move_wins),
+        cmocka_unit_test(driver_trees_are_planned_per_gpu),
         cmocka_unit_test(recommended_move_is_never_worse_than_another),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
