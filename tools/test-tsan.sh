@@ -21,7 +21,8 @@ tests=${TSAN_TESTS:-test_event_loop|test_http_core|test_etags|test_db_read_repli
 # builds everything.
 cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DIMX_TSAN=ON -DIMX_BUILD_TESTS=ON >/dev/null || exit 1
 IFS='|' read -ra tsan_targets <<<"$tests"
-cmake --build build-tsan -j"${JOBS:-2}" --target imaxe-server imaxe "${tsan_targets[@]}" || exit 1
+# make_template: the fixture pg.template that every integration test needs.
+cmake --build build-tsan -j"${JOBS:-2}" --target imaxe-server imaxe make_template "${tsan_targets[@]}" || exit 1
 reports="$PWD/build-tsan/tsan-reports"
 rm -rf "$reports" && mkdir -p "$reports"
 export TSAN_OPTIONS="log_path=$reports/tsan suppressions=$PWD/tools/tsan.supp second_deadlock_stack=1 ${TSAN_OPTIONS:-}"
