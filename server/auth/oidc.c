@@ -608,14 +608,23 @@ static void param(CURL *c, char *buf, size_t len, const char *name, const char *
     curl_free(v);
 }
 
+/* The discovery document's endpoint name, copied (new), or NULL with why. */
+static char *endpoint_of(const char *name, char *err, size_t errlen)
+{
+    pthread_mutex_lock(&lock);
+    json_t *d = discovered(err, errlen);
+    const char *e = d ? json_string_value(json_object_get(d, name)) : NULL;
+    char *copy = e ? strdup(e) : NULL;
+    pthread_mutex_unlock(&lock);
+    if (d && !e)
+        snprintf(err, errlen, "the provider's discovery document has no %s", name);
+    return copy;
+}
+
 int imx_oidc_start(struct imx_oidc_start *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
-    pthread_mutex_lock(&lock);
-    json_t *d = discovered(err, errlen);
-    const char *auth = d ? json_string_value(json_object_get(d, "authorization_endpoint")) : NULL;
-    char *endpoint = auth ? strdup(auth) : NULL;
-    pthread_mutex_unlock(&lock);
+    char *endpoint = endpoint_of("authorization_endpoint", err, errlen);
     if (!endpoint)
         return -1;
     out->state = random_b64(32);
@@ -746,11 +755,7 @@ int imx_oidc_finish(const char *code, const char *verifier, const char *nonce,
 {
     memset(out, 0, sizeof *out);
     *upstream = true;
-    pthread_mutex_lock(&lock);
-    json_t *d = discovered(err, errlen);
-    const char *te = d ? json_string_value(json_object_get(d, "token_endpoint")) : NULL;
-    char *token_endpoint = te ? strdup(te) : NULL;
-    pthread_mutex_unlock(&lock);
+    char *token_endpoint = endpoint_of("token_endpoint", err, errlen);
     if (!token_endpoint)
         return -1;
     CURL *c = curl_easy_init();
@@ -780,19 +785,6 @@ int imx_oidc_finish(const char *code, const char *verifier, const char *nonce,
 }
 
 /* ---- the device authorization grant (RFC 8628) ---------------------------------------------- */
-
-/* The discovery document's endpoint name, copied (new), or NULL with why. */
-static char *endpoint_of(const char *name, char *err, size_t errlen)
-{
-    pthread_mutex_lock(&lock);
-    json_t *d = discovered(err, errlen);
-    const char *e = d ? json_string_value(json_object_get(d, name)) : NULL;
-    char *copy = e ? strdup(e) : NULL;
-    pthread_mutex_unlock(&lock);
-    if (d && !e)
-        snprintf(err, errlen, "the provider's discovery document has no %s", name);
-    return copy;
-}
 
 void imx_oidc_device_free(struct imx_oidc_device *d)
 {
