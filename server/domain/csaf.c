@@ -22,6 +22,8 @@
 #define CPE_PRODUCT_MAX 128
 #define NOTES_MAX       256 /* unmapped products and warnings kept per bulletin */
 #define AFFECTED_MAX    256 /* ranges: as POST /v1/advisories takes */
+#define ALIASES_MAX     512 /* a product's release pairs read (ref_version_alias) */
+#define ALIAS_NOTE_MAX  200
 
 bool imx_csaf_is_csaf(const json_t *doc)
 {
@@ -545,6 +547,7 @@ struct label {
     bool looked_up;
     const char *component; /* borrowed from the map; NULL: not tracked */
     bool branched;
+    const json_t *aliases;     /* borrowed from the map row: [[own version, release]], or NULL */
     char why[LABEL_MAX + 200]; /* not tracked: why */
     /* the fixed products of the vulnerability being read, chained through leaf.next_fixed */
     size_t stamp;
@@ -559,6 +562,7 @@ struct leaf {
     size_t label; /* index into tree.labels */
     bool parsed, bad, reported;
     struct imx_csaf_version_form form;
+    char alias_note[ALIAS_NOTE_MAX]; /* its versions read in another numbering: how; or why not */
     char pointer[POINTER_MAX]; /* to the version name */
     long next_fixed;
     size_t fixed_stamp; /* the vulnerability whose fixed chain holds it */
@@ -809,6 +813,8 @@ static void look_up(struct label *b, const json_t *map)
     if (best && str(best, "component")) {
         b->component = str(best, "component");
         b->branched = row_branched(best);
+        const json_t *aliases = json_object_get(best, "aliases");
+        b->aliases = json_array_size(aliases) > 0 ? aliases : NULL;
     } else if (best) {
         snprintf(b->why, sizeof b->why, "not tracked: %s",
                  str(best, "notes") ? str(best, "notes") : "no component");
@@ -864,12 +870,147 @@ static void warn(struct out *o, const struct label *b, const char *text, const c
                                                      text, "warning", w));
 }
 
-/* Parses a leaf's version name once. */
+/* ---- a product numbered two ways (ref_version_alias) ---- */
+
+/* Triton's server has its own version (2.40.0) and ships as an NGC container release (23.11),
+ * which is what the catalog records; a bulletin may use either. The map row gives the pairs
+ * [[own version, release]]. A version is in the product's own numbering when its major is the
+ * major of an own version and of no release (the two never share one: 0-2 against 18-26), so the
+ * test is the data's, not a rule about Triton. */
+enum alias_role {
+    ALIAS_BELOW, /* an exclusive upper bound: the first release at or after it */
+    ALIAS_UPTO,  /* an inclusive upper bound: the last release at or before it */
+    ALIAS_FROM,  /* a lower bound: the first release at or after it */
+    ALIAS_EXACT, /* a version (a fix): its own release, else the first after it */
+};
+
+static bool alias_pair(const json_t *pair, struct imx_ver *own, struct imx_ver *rel,
+                       const char **rel_text)
+{
+    const char *o = json_string_value(json_array_get(pair, 0));
+    const char *r = json_string_value(json_array_get(pair, 1));
+    *rel_text = r;
+    return o && r && imx_ver_parse(o, own) == 0 && imx_ver_parse(r, rel) == 0;
+}
+
+/* Is v written in the product's own numbering (and not as a release)? */
+static bool in_own_numbering(const json_t *aliases, const char *v)
+{
+    struct imx_ver p, own, rel;
+    const char *rt;
+    if (!v[0] || imx_ver_parse(v, &p) != 0)
+        return false;
+    bool own_major = false;
+    for (size_t i = 0; i < json_array_size(aliases) && i < ALIASES_MAX; i++) {
+        if (!alias_pair(json_array_get(aliases, i), &own, &rel, &rt))
+            continue;
+        if (rel.key[0] == p.key[0])
+            return false;
+        own_major = own_major || own.key[0] == p.key[0];
+    }
+    return own_major;
+}
+
+/* The release that stands for own version v in its role (borrowed from aliases); NULL when the
+ * pairs hold none (v past the last release known, or below the first for ALIAS_UPTO). */
+static const char *alias_release(const json_t *aliases, const char *v, enum alias_role role)
+{
+    struct imx_ver want, own, rel, best = { 0 };
+    const char *rt, *found = NULL, *exact = NULL;
+    if (imx_ver_parse(v, &want) != 0)
+        return NULL;
+    for (size_t i = 0; i < json_array_size(aliases) && i < ALIASES_MAX; i++) {
+        if (!alias_pair(json_array_get(aliases, i), &own, &rel, &rt))
+            continue;
+        int c = imx_ver_cmp(&own, &want);
+        if (c == 0)
+            exact = rt;
+        bool take = role == ALIAS_UPTO ? c <= 0 && (!found || imx_ver_cmp(&rel, &best) > 0)
+                                       : c >= 0 && (!found || imx_ver_cmp(&rel, &best) < 0);
+        if (take) {
+            found = rt;
+            best = rel;
+        }
+    }
+    return role == ALIAS_EXACT && exact ? exact : found;
+}
+
+/* Rewrites one bound in place; false (with *note saying why) when no release stands for it. */
+static bool alias_bound(const json_t *aliases, char *v, enum alias_role role, char *note,
+                        size_t len)
+{
+    if (!in_own_numbering(aliases, v))
+        return true;
+    const char *r = alias_release(aliases, v, role);
+    if (!r) {
+        snprintf(note, len,
+                 "%s is in the product's own version numbering and no release in "
+                 "ref_version_alias stands for it",
+                 v);
+        return false;
+    }
+    size_t used = strlen(note);
+    if (used < len)
+        snprintf(note + used, len - used, "%s%s is release %s", used ? ", " : "", v, r);
+    snprintf(v, IMX_VER_TEXT_MAX + 1, "%s", r);
+    return true;
+}
+
+/* A parsed form in the product's own numbering, rewritten in its releases: "prior to 2.40"
+ * (2.40.0 = 23.11) is "prior to 23.11", and its fix "2.40" is 23.11. */
+static bool alias_form(const json_t *aliases, struct imx_csaf_version_form *f, char *note,
+                       size_t len)
+{
+    note[0] = '\0';
+    bool ok = true;
+    switch (f->form) {
+    case IMX_CSAF_BELOW:
+        ok = alias_bound(aliases, f->lo, ALIAS_FROM, note, len) &&
+             alias_bound(aliases, f->hi, ALIAS_BELOW, note, len);
+        for (int i = 0; ok && i < f->nlist; i++)
+            ok = alias_bound(aliases, f->list[i], ALIAS_BELOW, note, len);
+        break;
+    case IMX_CSAF_UPTO:
+        ok = alias_bound(aliases, f->lo, ALIAS_FROM, note, len) &&
+             alias_bound(aliases, f->hi, ALIAS_UPTO, note, len);
+        break;
+    case IMX_CSAF_SPAN:
+        ok = alias_bound(aliases, f->lo, ALIAS_FROM, note, len) &&
+             alias_bound(aliases, f->hi, ALIAS_UPTO, note, len);
+        break;
+    case IMX_CSAF_FROM:
+        ok = alias_bound(aliases, f->hi, ALIAS_FROM, note, len);
+        break;
+    case IMX_CSAF_EXACT:
+        ok = alias_bound(aliases, f->hi, ALIAS_EXACT, note, len);
+        break;
+    case IMX_CSAF_LIST: {
+        int lowest = -1; /* hi is the lowest of the list: the same one, rewritten */
+        for (int i = 0; i < f->nlist && lowest < 0; i++)
+            lowest = strcmp(f->list[i], f->hi) == 0 ? i : -1;
+        for (int i = 0; ok && i < f->nlist; i++)
+            ok = alias_bound(aliases, f->list[i], ALIAS_EXACT, note, len);
+        if (ok && lowest >= 0)
+            snprintf(f->hi, sizeof f->hi, "%s", f->list[lowest]);
+        break;
+    }
+    case IMX_CSAF_ALL:
+        break;
+    }
+    return ok;
+}
+
+/* Parses a leaf's version name once (and reads it in the product's releases, when the map row
+ * gives them). */
 static bool leaf_form(struct leaf *l, const struct label *b)
 {
     if (!l->parsed) {
         l->parsed = true;
         l->bad = imx_csaf_parse_form(l->text, b->product, &l->form) != 0;
+        if (!l->bad && b->aliases)
+            l->bad = !alias_form(b->aliases, &l->form, l->alias_note, sizeof l->alias_note);
+        else
+            l->alias_note[0] = '\0';
     }
     return !l->bad;
 }
@@ -1137,6 +1278,7 @@ static bool read_vulnerability(struct tree *t, struct out *o, const json_t *map,
                 continue; /* listed twice */
             f->fixed_stamp = vi;
             long idx = f - t->leaves;
+            look_up(b, map); /* a fix may be in the product's own numbering */
             leaf_form(f, b);
             f->next_fixed = b->fixed_head;
             b->fixed_head = idx;
@@ -1164,10 +1306,16 @@ static bool read_vulnerability(struct tree *t, struct out *o, const json_t *map,
         }
         if (!leaf_form(l, b)) {
             unmapped(o, l, b,
-                     "the version text is not one imaxe understands (\"prior to X\", \"up to "
-                     "and including X\", \"X to Y\", a version X, ...), so it was not guessed");
+                     l->alias_note[0]
+                         ? l->alias_note
+                         : "the version text is not one imaxe understands (\"prior to X\", \"up "
+                           "to and including X\", \"X to Y\", a version X, ...), so it was not "
+                           "guessed");
             continue;
         }
+        if (l->alias_note[0])
+            warn(o, b, l->text, "read in the product's releases (ref_version_alias): %s",
+                 l->alias_note);
         if (l->form.form == IMX_CSAF_BELOW && l->form.nlist >= 2 && !list_names_fixes(t, b, l)) {
             /* below the highest of them, read from a copy: the leaf may serve another CVE */
             struct leaf whole = *l;
