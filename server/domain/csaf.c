@@ -563,7 +563,7 @@ struct leaf {
     bool parsed, bad, reported;
     struct imx_csaf_version_form form;
     char alias_note[ALIAS_NOTE_MAX]; /* its versions read in another numbering: how; or why not */
-    char pointer[POINTER_MAX]; /* to the version name */
+    char pointer[POINTER_MAX];       /* to the version name */
     long next_fixed;
     size_t fixed_stamp; /* the vulnerability whose fixed chain holds it */
 };

@@ -83,8 +83,9 @@ const char *imx_csaf_platform(const char *architecture);
  * unmapped, with why. A product whose row has aliases is numbered two ways (Triton: server 2.40.0
  * is NGC release 23.11): a version in its own numbering (a major of the own versions, none of the
  * releases) is read as the release standing for it, with a warning that says so, and a product
- * whose version no release stands for is unmapped. "affected" may be empty: a bulletin about nothing imaxe tracks. CVEs and
- * scores are those of the vulnerabilities with a range (all of them when none has one).
+ * whose version no release stands for is unmapped. "affected" may be empty: a bulletin about
+ * nothing imaxe tracks. CVEs and scores are those of the vulnerabilities with a range (all of them
+ * when none has one).
  *
  * The cost is linear in the document: product ids and products are indexed once. Returns a new
  * object, or NULL after appending {pointer, detail} errors to errors for a document that is not

@@ -771,8 +771,8 @@ static void a_product_numbered_two_ways_is_read_in_its_releases(void **state)
         const char *warned; /* a word of the one warning; NULL: none */
     } cases[] = {
         { "5509: prior to the server's 2.40, fixed in 2.40 (= 23.11)",
-          TRITON("All versions prior to 2.40", "a") "," TRITON("2.40", "f"), "[\"a\"]",
-          "[\"f\"]", "triton-server <23.11 23.11", 0, "2.40 is release 23.11" },
+          TRITON("All versions prior to 2.40", "a") "," TRITON("2.40", "f"), "[\"a\"]", "[\"f\"]",
+          "triton-server <23.11 23.11", 0, "2.40 is release 23.11" },
         { "in releases already (5734): read as written, no warning",
           TRITON("All versions prior to r25.10", "a") "," TRITON("r25.10", "f"), "[\"a\"]",
           "[\"f\"]", "triton-server <25.10 25.10", 0, NULL },
@@ -789,8 +789,8 @@ static void a_product_numbered_two_ways_is_read_in_its_releases(void **state)
           TRITON("All versions up to and including 1.12.0", "a"), "[\"a\"]", "[]",
           "triton-server <=20.03 -", 0, "1.12.0 is release 20.03" },
         { "a server version past every known release is left out, not guessed",
-          TRITON("All versions prior to 2.99", "a") "," TRITON("2.99", "f"), "[\"a\"]",
-          "[\"f\"]", "", 1, NULL },
+          TRITON("All versions prior to 2.99", "a") "," TRITON("2.99", "f"), "[\"a\"]", "[\"f\"]",
+          "", 1, NULL },
     };
 #undef TRITON
     for (size_t i = 0; i < N_ELEMS(cases); i++) {
