@@ -21,7 +21,7 @@ const char *const imx_refimp_tables[] = {
     "cuda_mvc",      "cuda_driver",   "gpu_arch",       "compute_capability",
     "gpu",           "driver_branch", "cudnn",          "pytorch",
     "pytorch_build", "tensorflow",    "instance_type",  "nccl",
-    "dcgm",          "jax",           "nvidia_product",
+    "dcgm",          "jax",           "nvidia_product", "version_alias",
 };
 const size_t imx_refimp_n_tables = sizeof imx_refimp_tables / sizeof imx_refimp_tables[0];
 
