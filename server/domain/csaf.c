@@ -1034,6 +1034,37 @@ static int arch_branch(const char *arch)
     return b >= 100 && b <= 9999 ? b : 0;
 }
 
+/* The release line an architecture names in parentheses, "Linux(DOCA 2.9)" or "Linux(OFED
+ * 23.10)", into line when hi lies on it (its first two parts are the line's): DOCA-Host and
+ * MLNX_OFED ship parallel major.minor lines (2.5, 2.9, 3.0; 5.8, 23.10, 24.10), each with its own
+ * fix, so "prior to 2.9.2-0.1.6" under DOCA 2.9 is the 2.9 line below its fix, and a 2.5.3
+ * image (the 2.5 line's fix) is not in it. False when the architecture names no such line. */
+static bool arch_line(const char *arch, const char *hi, char *line, size_t len)
+{
+    const char *open = arch ? strrchr(arch, '(') : NULL;
+    struct imx_ver h, l;
+    if (!open || imx_ver_parse(hi, &h) != 0)
+        return false;
+    char buf[64];
+    size_t n = strcspn(open + 1, ")");
+    if (n >= sizeof buf)
+        return false;
+    memcpy(buf, open + 1, n);
+    buf[n] = '\0';
+    char *save = NULL;
+    for (char *w = strtok_r(buf, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
+        size_t d = strspn(w, "0123456789"), dot = d > 0 && w[d] == '.' ? d + 1 : 0;
+        if (!dot || strspn(w + dot, "0123456789") == 0 || w[dot + strspn(w + dot, "0123456789")])
+            continue; /* only "X.Y" */
+        if (imx_ver_parse(w, &l) == 0 && l.key[0] == h.key[0] && l.key[1] == h.key[1] &&
+            strlen(w) < len) {
+            snprintf(line, len, "%s", w);
+            return true;
+        }
+    }
+    return false;
+}
+
 /* A version as a range bound, as written: a release candidate ("1.3.0rc16") orders before its
  * release in imaxe's version keys (domain/version.h, IMX_VER_PRE_RC), so it bounds the range
  * itself. (It was cut to its release while the keys ignored the suffix.) */
@@ -1048,7 +1079,7 @@ static const char *bound(const char *v, char *buf, size_t len, bool *rc)
 /* The constraint of an affected leaf (the first of a LIST is its caller's business: one range
  * per version). lo_out gets the lower bound text to keep when the range is cut at a fix. */
 static bool range_of(struct out *o, const struct leaf *l, const struct label *b, const char *ver,
-                     char *range, size_t len, int *branch_out)
+                     char *range, size_t len, int *branch_out, char *floor, size_t flen)
 {
     const struct imx_csaf_version_form *f = &l->form;
     char hb[IMX_VER_TEXT_MAX + 1], lb[IMX_VER_TEXT_MAX + 1];
@@ -1075,6 +1106,12 @@ static bool range_of(struct out *o, const struct leaf *l, const struct label *b,
                  named, br, br);
     }
     *branch_out = br;
+    /* the lower bound of a branched range: its release line when the architecture names one
+     * ("Linux(DOCA 2.9)": >=2.9), else its branch (>=580) */
+    if (br > 0 && !arch_line(b->arch, hi, floor, flen))
+        snprintf(floor, flen, "%d", br);
+    else if (br <= 0)
+        floor[0] = '\0';
     if (f->qualified)
         warn(o, b, l->text,
              "the parenthesised condition cannot be checked from an image's components: every "
@@ -1084,13 +1121,13 @@ static bool range_of(struct out *o, const struct leaf *l, const struct label *b,
         if (lo[0])
             snprintf(range, len, ">=%s, <%s", lo, hi);
         else if (br > 0)
-            snprintf(range, len, ">=%d, <%s", br, hi);
+            snprintf(range, len, ">=%s, <%s", floor, hi);
         else
             snprintf(range, len, "<%s", hi);
         break;
     case IMX_CSAF_UPTO:
         if (br > 0)
-            snprintf(range, len, ">=%d, <=%s", br, hi);
+            snprintf(range, len, ">=%s, <=%s", floor, hi);
         else
             snprintf(range, len, "<=%s", hi);
         break;
@@ -1185,7 +1222,8 @@ static bool add_range(struct tree *t, struct out *o, struct leaf *l, struct labe
 {
     char range[RANGE_MAX];
     int branch = 0;
-    if (!range_of(o, l, b, ver, range, sizeof range, &branch)) {
+    char floor[IMX_VER_TEXT_MAX + 1] = "";
+    if (!range_of(o, l, b, ver, range, sizeof range, &branch, floor, sizeof floor)) {
         unmapped(o, l, b, "its versions make no range");
         return false;
     }
@@ -1200,7 +1238,7 @@ static bool add_range(struct tree *t, struct out *o, struct leaf *l, struct labe
         if (f->form == IMX_CSAF_SPAN || (f->form == IMX_CSAF_BELOW && f->lo[0]))
             snprintf(range, sizeof range, ">=%s, <%s", f->lo, cut);
         else if (branch > 0)
-            snprintf(range, sizeof range, ">=%d, <%s", branch, cut);
+            snprintf(range, sizeof range, ">=%s, <%s", floor, cut);
         else
             snprintf(range, sizeof range, "<%s", cut);
         struct imx_constraint c;

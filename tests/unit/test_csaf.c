@@ -311,6 +311,7 @@ static json_t *test_map(void)
         "cpe:guest_driver,vgpu-guest,vgpu-driver,true,vGPU guest\n"
         "cpe:dcgm_exporter,any,dcgm-exporter,false,exporter\n"
         "cpe-prefix:jetson,jetson,jetson-linux,true,Jetson Linux\n"
+        "cpe:nvidia_docahost,linux,doca-host,true,DOCA-Host\n"
         "name:tesla,linux,nvidia-driver,true,data-centre driver\n"
         "name:nvidia container toolkit,any,nvidia-container-toolkit,false,toolkit\n"
         "name:nvidia gpu operator,any,,false,an operator\n"
@@ -414,6 +415,20 @@ static void products_map_to_components_or_are_left_out(void **state)
                    PVC("Jetson Orin Series", "jetson_orin_series", "All versions prior to 36.5",
                        "j") "," PVC("Jetson Orin Series", "jetson_orin_series", "36.5", "jf")) "]",
           "[\"j\"]", "[\"jf\"]", "jetson-linux >=36, <36.5 36.5", 0, NULL },
+        { "DOCA-Host (5654): each release line its architecture names bounds its range, so the "
+          "2.5 line's fix is not inside the 2.9 line's range",
+          "[" ARCH("Linux(DOCA 2.5)",
+                   PVC("NVIDIA DOCA-Host", "nvidia_docahost", "All versions prior to 2.5.3-0.1.2",
+                       "a") "," PVC("NVIDIA DOCA-Host", "nvidia_docahost", "2.5.3-0.1.2",
+                                    "af")) "," ARCH("Linux(DOCA 2.9)",
+                                                    PVC("NVIDIA DOCA-Host", "nvidia_docahost",
+                                                        "All versions prior to 2.9.2-0.1.6",
+                                                        "b") "," PVC("NVIDIA DOCA-Host",
+                                                                     "nvidia_docahost",
+                                                                     "2.9.2-0.1.6", "bf")) "]",
+          "[\"a\",\"b\"]", "[\"af\",\"bf\"]",
+          "doca-host >=2.5, <2.5.3-0.1.2 2.5.3-0.1.2|doca-host >=2.9, <2.9.2-0.1.6 2.9.2-0.1.6", 0,
+          NULL },
         { "Triton with r-prefixed releases on Linux; its Windows build is left out",
           "[" ARCH("Linux",
                    PV("Triton Inference Server", "All versions prior to r26.02", "t") "," PV(
