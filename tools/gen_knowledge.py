@@ -7,7 +7,8 @@ tools/reference/knowledge_facts_NNNN.csv, generated with --src and --out into th
 migration, migrations/NNNN_knowledge_facts.sql, and listed in tests/reference/test_generated.sh.
 
 Usage:  tools/gen_knowledge.py [--src CSV] [--out FILE]   ('-' writes to standard output)
-        tools/gen_knowledge.py --table nccl|dcgm|nvidia_product|nvidia_product_0300|eol|eol_0350|version_alias_0371
+        tools/gen_knowledge.py --table nccl|dcgm|nvidia_product|nvidia_product_0300|eol|eol_0350|
+                                  version_alias_0371|nvidia_product_0372
                                   [--src CSV] [--out FILE]
                                   (migrations/0056_nccl_rows.sql from tools/reference/nccl.csv,
                                    migrations/0058_dcgm_rows.sql from tools/reference/dcgm.csv,
@@ -19,7 +20,9 @@ Usage:  tools/gen_knowledge.py [--src CSV] [--out FILE]   ('-' writes to standar
                                    migrations/0350_eol_rows_more.sql from
                                    tools/reference/eol_0350.csv: rows new or replacing,
                                    migrations/0371_version_alias_rows.sql from
-                                   tools/reference/version_alias_0371.csv)
+                                   tools/reference/version_alias_0371.csv,
+                                   migrations/0372_nvidia_product_rows_more.sql from
+                                   tools/reference/nvidia_products_0372.csv (new keys only))
 
 Facts added after migration 0016, one cell a line: table, key (the row's primary key), column,
 value, status (CONFIRMED / SECONDARY / UNCONFIRMED), source (an https URL) and notes. A
@@ -89,15 +92,22 @@ ROW_TABLES = {
     # A component's own version -> the release the catalog records (Triton server 2.40.0 = NGC
     # container 23.11), read by the CSAF import; the CSV is what tools/triton_releases.py reads
     # from the server repository's release branches (schema in 0370).
+    # nvJPEG2000, nvTIFF and NemoClaw on the platforms an image carries them (new keys: their
+    # 'any' rows of 0300 keep answering for Windows and macOS).
+    'nvidia_product_0372': ('nvidia_products_0372.csv', '0372_nvidia_product_rows_more.sql',
+                            'ref_nvidia_product',
+                            ['match', 'platform', 'component', 'branched', 'status', 'source',
+                             'notes']),
     'version_alias_0371': ('version_alias_0371.csv', '0371_version_alias_rows.sql',
                            'ref_version_alias',
                            ['component', 'version', 'release', 'status', 'source', 'notes']),
 }
 # Tables whose rows continue another's: name -> the earlier CSVs, whose keys they may not repeat.
-CONTINUES = {'nvidia_product_0300': ['nvidia_products.csv']}
+CONTINUES = {'nvidia_product_0300': ['nvidia_products.csv'],
+             'nvidia_product_0372': ['nvidia_products.csv', 'nvidia_products_0300.csv']}
 # Tables keyed by more than their first column: how many leading columns make the key.
 KEY_WIDTH = {'nvidia_product': 2, 'eol': 3, 'nvidia_product_0300': 2, 'eol_0350': 3,
-             'version_alias_0371': 2}
+             'version_alias_0371': 2, 'nvidia_product_0372': 2}
 # Tables whose rows replace an earlier migration's row of the same key (an upsert), rather than
 # only adding rows.
 UPSERT = {'eol_0350'}
@@ -196,6 +206,7 @@ def version_alias_values(r, where):
 
 ROW_VALUES = {'version_alias_0371': version_alias_values, 'nccl': nccl_values, 'dcgm': dcgm_values, 'nvidia_product': nvidia_product_values,
               'eol': eol_values, 'nvidia_product_0300': nvidia_product_values,
+              'nvidia_product_0372': nvidia_product_values,
               'eol_0350': eol_values}
 
 

@@ -279,7 +279,8 @@ static void a_bulletin_about_nothing_imaxe_tracks_is_kept_as_such(void **state)
  * the lines that contain drop (NULL: none): the reference import an admin runs. */
 static void import_product_map(const char *drop)
 {
-    static const char *const csvs[] = { "nvidia_products.csv", "nvidia_products_0300.csv" };
+    static const char *const csvs[] = { "nvidia_products.csv", "nvidia_products_0300.csv",
+                                        "nvidia_products_0372.csv" };
     char line[4096];
     size_t cap = 1 << 16, used = 0;
     char *csv = malloc(cap);

@@ -589,8 +589,9 @@ static void attach_aliases(json_t *map)
 /* The product mapping imaxe ships (tools/reference/nvidia_products.csv, migration 0101). */
 static json_t *shipped_map(void)
 {
-    /* 0101's rows, then 0300's (new keys only: tools/gen_knowledge.py checks) */
-    static const char *const csvs[] = { "nvidia_products.csv", "nvidia_products_0300.csv" };
+    /* 0101's rows, then 0300's and 0372's (new keys only: tools/gen_knowledge.py checks) */
+    static const char *const csvs[] = { "nvidia_products.csv", "nvidia_products_0300.csv",
+                                        "nvidia_products_0372.csv" };
     json_t *map = json_array();
     for (size_t i = 0; i < N_ELEMS(csvs); i++) {
         char path[1024];
