@@ -97,8 +97,10 @@ static bool is_filler(const char *w)
     return false;
 }
 
-/* Is w (lower case) a word of product ("NVIDIA CUDA Toolkit"), which some names repeat? Only
- * words of letters count, so a version is never taken for one. */
+/* Is w (lower case) a word of product ("NVIDIA CUDA Toolkit"), which some names repeat? A word
+ * that starts with a letter counts, digits inside it too ("nvJPEG2000 v0.7.x" under product
+ * "nvJPEG2000 Library", bulletin 5517), but never one that reads as a version ("v100",
+ * "r26.03"). */
 static bool is_product_word(const char *w, const char *product)
 {
     /* the grammar's own words stay, even where a product's name has them ("Orin NX and Orin
@@ -112,9 +114,17 @@ static bool is_product_word(const char *w, const char *product)
     size_t n = strlen(w);
     if (!product || n == 0)
         return false;
-    for (size_t i = 0; i < n; i++)
-        if (!isalpha((unsigned char)w[i]) && w[i] != '-')
+    if (!isalpha((unsigned char)w[0]))
+        return false;
+    bool digits = false;
+    for (size_t i = 0; i < n; i++) {
+        if (!isalnum((unsigned char)w[i]) && w[i] != '-')
             return false;
+        digits = digits || isdigit((unsigned char)w[i]);
+    }
+    char v[IMX_VER_TEXT_MAX + 1];
+    if (digits && take_version(w, v))
+        return false;
     for (const char *p = product; *p;) {
         while (*p && !isalnum((unsigned char)*p))
             p++;

@@ -162,6 +162,10 @@ static void version_names_parse_by_form(void **state)
         { "Main branch prior to 0.5.0 release and 0.4.1", "NVIDIA Resiliency Extension", 0,
           IMX_CSAF_BELOW, "", "0.4.1", "0.5.0 0.4.1" },
         { "Isaac Sim v2.3.0", "Isaac Lab", 0, IMX_CSAF_EXACT, "", "2.3.0", "" },
+        /* 5517: a product word with digits in it */
+        { "All versions prior to nvJPEG2000 v0.7.x", "nvJPEG2000 Library", 0, IMX_CSAF_BELOW, "",
+          "0.7", "" },
+        { "nvJPEG2000 v0.7.x", "nvJPEG2000 Library", 0, IMX_CSAF_EXACT, "", "0.7", "" },
         { "Isaac Sim  v2.2.1", "Isaac Lab component of NVIDIA Isaac Sim", 0, IMX_CSAF_EXACT, "",
           "2.2.1", "" },
         { "All versions prior to Curator 25.07", "NVIDIA NeMo Curator", 0, IMX_CSAF_BELOW, "",
