@@ -6,6 +6,8 @@
  * lines it moves.
  *
  *   csaf_ranges MAP.csv[,MAP2.csv] FILE.json...      one line per entry of each bulletin
+ *   csaf_ranges --tracked MAP.csv[,...] FILE.json...  only the entries of products that map, with
+ *                                                   their CPE's product field (the review table)
  *   csaf_ranges --unparsed MAP.csv[,...] FILE.json... only the version texts the grammar refuses
  *   csaf_ranges --forms < LINES                     "PRODUCT<TAB>TEXT" lines (version texts from
  *                                                   elsewhere, e.g. NVIDIA's CVE records): the parse
@@ -207,7 +209,8 @@ int main(int argc, char **argv)
         return forms();
     int a = 1;
     bool unparsed_only = argc > 1 && strcmp(argv[1], "--unparsed") == 0;
-    a += unparsed_only;
+    bool tracked_only = argc > 1 && strcmp(argv[1], "--tracked") == 0;
+    a += unparsed_only || tracked_only;
     if (argc - a < 2) {
         fprintf(stderr, "usage: csaf_ranges [--unparsed] MAP.csv[,MAP2.csv] FILE.json...\n");
         return 2;
@@ -258,10 +261,22 @@ int main(int argc, char **argv)
                             component_of(doc, map, vi, p->id, comp, sizeof comp);
                             snprintf(range, sizeof range, "%s", "");
                         }
+                        if (tracked_only && strcmp(comp, "-") == 0)
+                            continue;
+                        char cpe[256];
+                        snprintf(cpe, sizeof cpe, "%s", p->cpe ? p->cpe : "-");
+                        if (tracked_only && strncmp(cpe, "cpe:2.3:", 8) == 0) {
+                            /* the field the mapping reads: cpe:2.3:a:nvidia:PRODUCT:... */
+                            const char *f = cpe + 8;
+                            for (int field = 0; field < 2 && f; field++)
+                                f = strchr(f, ':') ? strchr(f, ':') + 1 : NULL;
+                            if (f)
+                                snprintf(cpe, sizeof cpe, "cpe:%.*s", (int)strcspn(f, ":"), f);
+                        }
                         snprintf(line, sizeof line, "NVIDIA-%s %s | %s > %s | \"%s\" | %s | %s | %s%s%s",
                                  tid ? tid : "?", statuses[s], p->arch ? p->arch : "",
-                                 p->name ? p->name : "", p->text ? p->text : "",
-                                 p->cpe ? p->cpe : "-", comp, form, range[0] ? " | " : "", range);
+                                 p->name ? p->name : "", p->text ? p->text : "", cpe, comp, form,
+                                 range[0] ? " | " : "", range);
                     }
                     /* the same entry under several CVEs: once, unless it reads otherwise */
                     bool again = false;

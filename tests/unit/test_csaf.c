@@ -20,15 +20,13 @@
 
 #define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
 
-static void version_names_parse_by_form(void **state)
-{
-    (void)state;
-    static const struct {
-        const char *text, *product;
-        int rc;
-        enum imx_csaf_form form;
-        const char *lo, *hi, *list; /* list: the versions of a list, space-separated */
-    } cases[] = {
+/* The grammar's table: every spelling with its parse. */
+static const struct form_case {
+    const char *text, *product;
+    int rc;
+    enum imx_csaf_form form;
+    const char *lo, *hi, *list; /* list: the versions of a list, space-separated */
+} form_cases[] = {
         /* Every distinct spelling of a tracked product's version in NVIDIA's 2025-2026 feed
          * (tests/data/csaf/feed; digits aside), with its product as the bulletin names it. */
         { "All driver version prior to 570.172.08", "Tesla", 0, IMX_CSAF_BELOW, "", "570.172.08",
@@ -186,6 +184,53 @@ static void version_names_parse_by_form(void **state)
         { "3.0.0-058001", "NVIDIA DOCA-Host", 0, IMX_CSAF_EXACT, "", "3.0.0-058001", "" },
         { "9.0-9.2", NULL, 0, IMX_CSAF_SPAN, "9.0", "9.2", "" },
         { "0.0-26.05", NULL, 0, IMX_CSAF_UPTO, "", "26.05", "" },
+        /* DOCA-Host and MLNX_OFED (bulletin 5654): a dash inside the version */
+        { "All versions prior to 24.10-3.2.5.0", "Mellanox OFED", 0, IMX_CSAF_BELOW, "",
+          "24.10-3.2.5.0", "" },
+        { "All versions prior to 3.0.0-058001", "NVIDIA DOCA-Host", 0, IMX_CSAF_BELOW, "",
+          "3.0.0-058001", "" },
+        { "2.5.3-0.1.2", "NVIDIA DOCA-Host", 0, IMX_CSAF_EXACT, "", "2.5.3-0.1.2", "" },
+        /* Spellings of the feed's other products (firmware, switch software, Windows drivers),
+         * read by the same rules a tracked product's would be */
+        { "25.10.6 or newer", NULL, 0, IMX_CSAF_FROM, "", "25.10.6", "" },
+        { "24.10.50 or newer,", NULL, 0, IMX_CSAF_FROM, "", "24.10.50", "" },
+        { "24.11.3 LTS", NULL, 0, IMX_CSAF_EXACT, "", "24.11.3", "" },
+        { "All versions prior to 24.11.3 LTS", NULL, 0, IMX_CSAF_BELOW, "", "24.11.3", "" },
+        { "6.15.x LTS prior to 6.15.6-4 LTS", NULL, 0, IMX_CSAF_BELOW, "6.15", "6.15.6-4", "" },
+        { "2.6.1-4 LTS", NULL, 0, IMX_CSAF_EXACT, "", "2.6.1-4", "" },
+        { "All BMC firmware versions prior to 00.19.07", NULL, 0, IMX_CSAF_BELOW, "", "00.19.07",
+          "" },
+        { "All SBIOS versions prior to 1.25", NULL, 0, IMX_CSAF_BELOW, "", "1.25", "" },
+        /* a qualifier that is not in parentheses: a second sentence, a "for" clause */
+        { "All driver versions prior to 582.53. Only GPUs based on the NVIDIA Maxwell, Volta, and "
+          "Pascal GPU architectures are affected.",
+          "GeForce", 0, IMX_CSAF_BELOW, "", "582.53", "" },
+        { "All drivers versions prior to 474.44 for support of GeForce Kepler desktop", "GeForce",
+          0, IMX_CSAF_BELOW, "", "474.44", "" },
+        /* forms no bulletin of the corpus uses yet, for the bulletins to come */
+        { "All versions prior to CUDA Toolkit 12.8 U1", "NVIDIA CUDA Toolkit", 0, IMX_CSAF_BELOW,
+          "", "12.8.1", "" },
+        { "v1.3.0-rc16", "TensorRT-LLM", 0, IMX_CSAF_EXACT, "", "1.3.0rc16", "" },
+        { "0.0 to 1.3.0.rc2", "TensorRT-LLM", 0, IMX_CSAF_UPTO, "", "1.3.0rc2", "" },
+        { "2.1 and below", NULL, 0, IMX_CSAF_UPTO, "", "2.1", "" },
+        { "2.1 or older", NULL, 0, IMX_CSAF_UPTO, "", "2.1", "" },
+        { "2.1 or prior", NULL, 0, IMX_CSAF_UPTO, "", "2.1", "" },
+        { "2.1 or lower", NULL, 0, IMX_CSAF_UPTO, "", "2.1", "" },
+        { "2.2 or higher", NULL, 0, IMX_CSAF_FROM, "", "2.2", "" },
+        { "2.2 and higher", NULL, 0, IMX_CSAF_FROM, "", "2.2", "" },
+        { ">= 2.2", NULL, 0, IMX_CSAF_FROM, "", "2.2", "" },
+        { "All versions less than 2.2", NULL, 0, IMX_CSAF_BELOW, "", "2.2", "" },
+        { "Versions below 2.2", NULL, 0, IMX_CSAF_BELOW, "", "2.2", "" },
+        { "All versions up to but not including 2.2", NULL, 0, IMX_CSAF_BELOW, "", "2.2", "" },
+        { "Jetson Linux versions prior to 36.4.4", "Jetson Orin Series", 0, IMX_CSAF_BELOW, "",
+          "36.4.4", "" },
+        { "0.0 \xe2\x80\x93 2.0", "NVIDIA DALI", 0, IMX_CSAF_UPTO, "", "2.0", "" },
+        { "All\xc2\xa0versions prior to 2.0", NULL, 0, IMX_CSAF_BELOW, "", "2.0", "" },
+        /* a driver release named by its branch is no version: "R580 Update 7" is not 580.7 */
+        { "R580 Update 7", "Tesla", -1, IMX_CSAF_ALL, "", "", "" },
+        { "v1 update 2", NULL, -1, IMX_CSAF_ALL, "", "", "" },
+        { "1.3.0-rcx", NULL, -1, IMX_CSAF_ALL, "", "", "" },
+        { "0.0 \xe2\x80\x94\xe2 2.0", NULL, -1, IMX_CSAF_ALL, "", "", "" },
         /* a name before a version is a fixed product's spelling, never a condition */
         { "All versions after 18.24.1000", NULL, -1, IMX_CSAF_ALL, "", "", "" },
         { "since 1.2", NULL, -1, IMX_CSAF_ALL, "", "", "" },
@@ -214,8 +259,13 @@ static void version_names_parse_by_form(void **state)
           "dant 1.2",
           NULL, -1, IMX_CSAF_ALL, "", "", "" },
         { "prior\nto 1.2", NULL, -1, IMX_CSAF_ALL, "", "", "" },
-    };
-    for (size_t i = 0; i < N_ELEMS(cases); i++) {
+};
+
+static void version_names_parse_by_form(void **state)
+{
+    (void)state;
+    const struct form_case *cases = form_cases;
+    for (size_t i = 0; i < N_ELEMS(form_cases); i++) {
         struct imx_csaf_version_form f;
         int rc = imx_csaf_parse_form(cases[i].text, cases[i].product, &f);
         if (rc != cases[i].rc)
@@ -237,6 +287,71 @@ static void version_names_parse_by_form(void **state)
     memset(longer, '1', sizeof longer - 1);
     longer[sizeof longer - 1] = '\0';
     assert_int_equal(imx_csaf_parse_form(longer, NULL, &(struct imx_csaf_version_form){ 0 }), -1);
+}
+
+/* text with every run of digits as one 'N': a spelling, digits aside. */
+static void shape_of(const char *text, char *out, size_t len)
+{
+    size_t n = 0;
+    for (const char *p = text; *p && n + 1 < len; p++) {
+        if (*p >= '0' && *p <= '9') {
+            if (n == 0 || out[n - 1] != 'N' || !(p > text && p[-1] >= '0' && p[-1] <= '9'))
+                out[n++] = 'N';
+        } else {
+            out[n++] = *p;
+        }
+    }
+    out[n] = '\0';
+}
+
+/* Every spelling of a mapped product's version in the 2025-2026 feed, digits aside, has a row in
+ * the grammar's table: tests/data/csaf/feed/ranges.txt lists each product_status entry of a
+ * product that maps ("NVIDIA-ID status | product | "text" | ..."; unit.csaf_ranges keeps it true
+ * to the import), and the bulletins of 2025 and 2026 are those of the feed's folders. */
+static void the_table_holds_every_spelling_of_the_feed(void **state)
+{
+    (void)state;
+    char path[1100];
+    snprintf(path, sizeof path, "%s/tests/data/csaf/feed/ranges.txt", IMX_SOURCE_DIR);
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        fail_msg("%s: cannot open", path);
+    char line[4096];
+    size_t checked = 0, missing = 0;
+    while (fgets(line, sizeof line, f)) {
+        char id[32], dir[1300];
+        if (sscanf(line, "NVIDIA-%31[0-9] ", id) != 1)
+            fail_msg("ranges.txt: %.80s", line);
+        int in_years = 0;
+        for (int year = 2025; year <= 2026 && !in_years; year++) {
+            snprintf(dir, sizeof dir, "%s/tests/data/csaf/feed/%d/%s", IMX_SOURCE_DIR, year, id);
+            in_years = access(dir, R_OK) == 0;
+        }
+        if (!in_years)
+            continue;
+        /* the text is the third field, between its quotes */
+        char *a = strstr(line, " | \"");
+        char *b = a ? strstr(a + 4, "\" | ") : NULL;
+        if (!a || !b)
+            fail_msg("ranges.txt: no text in %.120s", line);
+        *b = '\0';
+        char want[512], have[512];
+        shape_of(a + 4, want, sizeof want);
+        bool found = false;
+        for (size_t i = 0; i < N_ELEMS(form_cases) && !found; i++) {
+            shape_of(form_cases[i].text, have, sizeof have);
+            found = strcmp(have, want) == 0;
+        }
+        checked++;
+        if (!found) {
+            missing++;
+            print_message("not in the table: \"%s\" (NVIDIA-%s)\n", a + 4, id);
+        }
+    }
+    fclose(f);
+    print_message("%zu entries of 2025-2026 checked against the table\n", checked);
+    assert_true(checked >= 300);
+    assert_int_equal(missing, 0);
 }
 
 /* The platform an architecture branch names. */
@@ -873,6 +988,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(version_names_parse_by_form),
+        cmocka_unit_test(the_table_holds_every_spelling_of_the_feed),
         cmocka_unit_test(architectures_name_platforms),
         cmocka_unit_test(products_map_to_components_or_are_left_out),
         cmocka_unit_test(refusals_are_for_documents_only),
