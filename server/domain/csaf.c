@@ -107,11 +107,11 @@ static bool is_product_word(const char *w, const char *product)
 {
     /* the grammar's own words stay, even where a product's name has them ("Orin NX and Orin
      * Nano") */
-    static const char *const grammar[] = {
-        "and",   "or",      "to",    "prior", "up",    "including", "earlier", "than",
-        "before", "from",   "through", "between", "newer", "later", "older", "below",
-        "above", "higher",  "lower", "less",  "greater", "but",     "not",     "for"
-    };
+    static const char *const grammar[] = { "and",       "or",      "to",     "prior",  "up",
+                                           "including", "earlier", "than",   "before", "from",
+                                           "through",   "between", "newer",  "later",  "older",
+                                           "below",     "above",   "higher", "lower",  "less",
+                                           "greater",   "but",     "not",    "for" };
     for (size_t i = 0; i < sizeof grammar / sizeof grammar[0]; i++)
         if (strcmp(w, grammar[i]) == 0)
             return false;
@@ -413,9 +413,10 @@ int imx_csaf_parse_form(const char *text, const char *product, struct imx_csaf_v
             const char *nx = raw[i + 1];
             /* an update of a dotted release ("12.8 Update 1", "12.8 U1"); "R580 Update 7"
              * names a driver release by its branch, not a version, and is not read */
-            bool upd = (strcmp(nx, "update") == 0 ||
-                        (nx[0] == 'u' && nx[1] && strspn(nx + 1, "0123456789") == strlen(nx + 1))) &&
-                       strchr(v, '.');
+            bool upd =
+                (strcmp(nx, "update") == 0 ||
+                 (nx[0] == 'u' && nx[1] && strspn(nx + 1, "0123456789") == strlen(nx + 1))) &&
+                strchr(v, '.');
             if (upd && strcmp(nx, "update") == 0 && i + 2 >= nraw)
                 upd = false;
             bool rc = strncmp(nx, "rc", 2) == 0 && nx[2] &&
@@ -526,9 +527,9 @@ int imx_csaf_parse_form(const char *text, const char *product, struct imx_csaf_v
         (k == 2 && strcmp(t[0], "through") == 0 && take_version(t[1], out->hi)) ||
         (k == 3 &&
          (words_are(t, 3, and_earlier) || words_are(t, 3, and_prior) ||
-          words_are(t, 3, or_earlier) || words_are(t, 3, and_older) ||
-          words_are(t, 3, and_below) || words_are(t, 3, or_below) || words_are(t, 3, or_older) ||
-          words_are(t, 3, or_prior) || words_are(t, 3, and_lower) || words_are(t, 3, or_lower)) &&
+          words_are(t, 3, or_earlier) || words_are(t, 3, and_older) || words_are(t, 3, and_below) ||
+          words_are(t, 3, or_below) || words_are(t, 3, or_older) || words_are(t, 3, or_prior) ||
+          words_are(t, 3, and_lower) || words_are(t, 3, or_lower)) &&
          take_version(t[0], out->hi)) ||
         (k == 2 && strcmp(t[0], "<=") == 0 && take_version(t[1], out->hi))) {
         out->form = IMX_CSAF_UPTO;
@@ -1192,8 +1193,7 @@ static bool add_range(struct tree *t, struct out *o, struct leaf *l, struct labe
     } else if (fx && f->form == IMX_CSAF_BELOW) {
         /* "prior to 36.4", fixed in 36.4.3: the words leave 36.4 to 36.4.2 out of both */
         struct imx_ver vh, vf;
-        if (imx_ver_parse(hi, &vh) == 0 && imx_ver_parse(fx, &vf) == 0 &&
-            imx_ver_cmp(&vf, &vh) > 0)
+        if (imx_ver_parse(hi, &vh) == 0 && imx_ver_parse(fx, &vf) == 0 && imx_ver_cmp(&vf, &vh) > 0)
             warn(o, b, l->text,
                  "the affected versions end before %s but the fix is %s: the versions between "
                  "are named neither affected nor fixed, and are not marked",

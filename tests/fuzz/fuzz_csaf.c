@@ -179,7 +179,8 @@ static const char *const seeds[] = {
     "",
 };
 
-static const char alphabet[] = "0123456789. vVtoprialndugchTrcxU:<=>-(),LTSbwfhsq\xe2\x80\x93\xc2\xa0";
+static const char alphabet[] =
+    "0123456789. vVtoprialndugchTrcxU:<=>-(),LTSbwfhsq\xe2\x80\x93\xc2\xa0";
 
 static uint64_t rng_state = 0x2545f4914f6cdd1du;
 

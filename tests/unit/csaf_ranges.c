@@ -10,7 +10,8 @@
  *                                                   their CPE's product field (the review table)
  *   csaf_ranges --unparsed MAP.csv[,...] FILE.json... only the version texts the grammar refuses
  *   csaf_ranges --forms < LINES                     "PRODUCT<TAB>TEXT" lines (version texts from
- *                                                   elsewhere, e.g. NVIDIA's CVE records): the parse
+ *                                                   elsewhere, e.g. NVIDIA's CVE records): the
+ * parse
  *
  * An affected entry's range is the translation's own (imx_csaf_to_advisory) over the bulletin
  * with that vulnerability's known_affected cut to the entry, so the fix it names is chosen as an
@@ -62,8 +63,8 @@ static void walk(struct products *ps, const json_t *branches, const char *arch, 
             ps->p[ps->n++] = (struct product){
                 json_string_value(json_object_get(p, "product_id")), a,
                 bn && text && strcmp(bn, text) != 0 ? bn : nm, text,
-                json_string_value(json_object_get(
-                    json_object_get(p, "product_identification_helper"), "cpe"))
+                json_string_value(
+                    json_object_get(json_object_get(p, "product_identification_helper"), "cpe"))
             };
         }
         walk(ps, json_object_get(b, "branches"), a, nm);
@@ -172,8 +173,8 @@ static void stored(const json_t *doc, const json_t *map, size_t vi, const char *
 
 /* The component the product's row names, found by translating it as if affected (with no fix,
  * which a fixed product would be of itself). */
-static void component_of(const json_t *doc, const json_t *map, size_t vi, const char *id,
-                         char *out, size_t len)
+static void component_of(const json_t *doc, const json_t *map, size_t vi, const char *id, char *out,
+                         size_t len)
 {
     char s[LINE_MAX];
     stored(doc, map, vi, id, true, s, sizeof s);
@@ -273,7 +274,8 @@ int main(int argc, char **argv)
                             if (f)
                                 snprintf(cpe, sizeof cpe, "cpe:%.*s", (int)strcspn(f, ":"), f);
                         }
-                        snprintf(line, sizeof line, "NVIDIA-%s %s | %s > %s | \"%s\" | %s | %s | %s%s%s",
+                        snprintf(line, sizeof line,
+                                 "NVIDIA-%s %s | %s > %s | \"%s\" | %s | %s | %s%s%s",
                                  tid ? tid : "?", statuses[s], p->arch ? p->arch : "",
                                  p->name ? p->name : "", p->text ? p->text : "", cpe, comp, form,
                                  range[0] ? " | " : "", range);
