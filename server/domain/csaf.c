@@ -602,11 +602,14 @@ const char *imx_csaf_platform(const char *arch)
         return "linux";
     if (strcasestr(arch, "gaming"))
         return "cloud-gaming";
-    static const char *const hypervisors[] = { "citrix",    "vmware", "vsphere",
-                                               "xenserver", "kvm",    "hypervisor" };
+    /* the hypervisors NVIDIA's vGPU software supports, as its bulletins name them ("Nutanix
+     * AHV", "Proxmox VE" since vGPU 18) */
+    static const char *const hypervisors[] = { "citrix", "vmware",     "vsphere", "xenserver",
+                                               "kvm",    "hypervisor", "nutanix", "proxmox" };
     /* "Windows(R580 vGPU 19)", "Azure Local, Windows Server(...)", "Azure Stack HCI(...)": the
      * Windows guest drivers and Windows-hosted vGPU managers */
-    if ((strcasestr(arch, "windows") || strcasestr(arch, "azure")) && !strcasestr(arch, "linux"))
+    if ((strcasestr(arch, "windows") || strcasestr(arch, "azure") || strcasestr(arch, "hyper-v")) &&
+        !strcasestr(arch, "linux"))
         return "windows";
     /* "Citrix Hypervisor, VMware vSphere, Red Hat Enterprise Linux KVM(R470)": vGPU hosts, with
      * or without "vGPU" in the name; "Ubuntu(R550 vGPU 17)" too */

@@ -375,6 +375,10 @@ static void architectures_name_platforms(void **state)
         { "Red Hat Enterprise Linux KVM, VMware vSphere(Gaming)", "cloud-gaming" },
         { "Jetson Linux(36)", "jetson" },
         { "macOS", "macos" },
+        /* hypervisors of the vGPU releases to come, without "vGPU" in the branch */
+        { "Nutanix AHV(R580)", "vgpu-host" },
+        { "Proxmox VE(R580)", "vgpu-host" },
+        { "Microsoft Hyper-V(R580 vGPU 19)", "windows" },
     };
     for (size_t i = 0; i < N_ELEMS(cases); i++)
         if (strcmp(imx_csaf_platform(cases[i][0]), cases[i][1]) != 0)
