@@ -402,6 +402,15 @@ int imx_csaf_parse_form(const char *text, const char *product, struct imx_csaf_v
             }
             *u = 'u';
         }
+        /* "<2.1", "<=2.1", ">=2.2": the operator is a word of its own */
+        if ((w[0] == '<' || w[0] == '>') && w[1] && (w[1] != '=' || w[2])) {
+            if (k + 2 > FORM_TOKENS)
+                return -1;
+            bool eq = w[1] == '=';
+            t[k++] = w[0] == '<' ? (eq ? "<=" : "<") : (eq ? ">=" : ">");
+            w += eq ? 2 : 1;
+            wl = strlen(w);
+        }
         if (wl > 2 && strcmp(w + wl - 2, ".x") == 0) {
             w[wl - 2] = '\0';
             if (!take_version(w, v))
@@ -468,6 +477,10 @@ int imx_csaf_parse_form(const char *text, const char *product, struct imx_csaf_v
     static const char *const from_to[] = { "from", NULL, "to", NULL };
     static const char *const from_through[] = { "from", NULL, "through", NULL };
     static const char *const between[] = { "between", NULL, "and", NULL };
+    static const char *const from_upto[] = { "from", NULL, "up", "to", NULL };
+    static const char *const from_upto_incl[] = {
+        "from", NULL, "up", "to", "and", "including", NULL
+    };
     static const char *const lo_prior[] = { NULL, "prior", "to", NULL };
 
     if (k == 0) {
@@ -476,6 +489,15 @@ int imx_csaf_parse_form(const char *text, const char *product, struct imx_csaf_v
     }
     if (k == 1 && take_version(t[0], out->hi)) {
         out->form = IMX_CSAF_EXACT;
+        /* "1.17.x", "CUDA 12.x": the whole line, below the next */
+        if (wild[0]) {
+            memcpy(out->lo, out->hi, sizeof out->lo);
+            if (!bump_last(out->hi)) {
+                memset(out, 0, sizeof *out);
+                return -1;
+            }
+            out->form = IMX_CSAF_BELOW;
+        }
         return 0;
     }
     /* "Isaac Sim v2.3.0", "Curator 25.07": a name, then one version */
@@ -533,6 +555,14 @@ int imx_csaf_parse_form(const char *text, const char *product, struct imx_csaf_v
          take_version(t[0], out->hi)) ||
         (k == 2 && strcmp(t[0], "<=") == 0 && take_version(t[1], out->hi))) {
         out->form = IMX_CSAF_UPTO;
+        /* "2.3.x and earlier", "up to 2.3.x": every 2.3 release too, so below 2.4 */
+        if (wild[k - 1] || (k == 3 && wild[0])) {
+            if (!bump_last(out->hi)) {
+                memset(out, 0, sizeof *out);
+                return -1;
+            }
+            out->form = IMX_CSAF_BELOW;
+        }
         return 0;
     }
     if (k == 3 &&
@@ -557,6 +587,11 @@ int imx_csaf_parse_form(const char *text, const char *product, struct imx_csaf_v
                           words_are(t, 4, between))) {
         span = take_version(t[1], out->lo) && take_version(t[3], out->hi);
         open_end = wild[3];
+    } else if ((k == 5 && words_are(t, 5, from_upto)) ||
+               (k == 7 && words_are(t, 7, from_upto_incl))) {
+        /* "from 0.10 up to 0.13", "from 0.10 up to and including 0.13" */
+        span = take_version(t[1], out->lo) && take_version(t[k - 1], out->hi);
+        open_end = wild[k - 1];
     }
     if (span) {
         struct imx_ver lo, hi;

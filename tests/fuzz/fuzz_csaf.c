@@ -175,6 +175,10 @@ static const char *const seeds[] = {
     "0.0 \xe2\x80\x93 2.0",
     "All\xc2\xa0versions prior to 2.0",
     "R580 Update 7",
+    "<2.1",
+    "2.3.x and earlier",
+    "1.17.x",
+    "From v0.10 up to and including v0.13.2",
     "38.2",
     "",
 };
