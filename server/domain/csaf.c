@@ -13,7 +13,7 @@
 #include <strings.h>
 
 #define FORM_TEXT_MAX   256 /* longest product version name looked at */
-#define FORM_TOKENS     16  /* words in one */
+#define FORM_TOKENS     48  /* words in one (a qualifying sentence may follow the form) */
 #define TREE_DEPTH      32  /* product tree nesting refused past this */
 #define LEAVES_MAX      4096
 #define LABEL_MAX       200
@@ -116,11 +116,15 @@ static bool is_product_word(const char *w, const char *product)
         if (strcmp(w, grammar[i]) == 0)
             return false;
     size_t n = strlen(w);
-    if (!product || n == 0)
+    if (!product || n == 0 || !isalpha((unsigned char)w[0]))
         return false;
+    /* letters, and digits after them ("nvJPEG2000"), but never a version ("v12", "r25") */
+    char v[IMX_VER_TEXT_MAX + 1];
     for (size_t i = 0; i < n; i++)
-        if (!isalpha((unsigned char)w[i]) && w[i] != '-')
+        if (!isalnum((unsigned char)w[i]) && w[i] != '-')
             return false;
+    if (take_version(w, v))
+        return false;
     for (const char *p = product; *p;) {
         while (*p && !isalnum((unsigned char)*p))
             p++;
@@ -382,9 +386,11 @@ int imx_csaf_parse_form(const char *text, const char *product, struct imx_csaf_v
         if (k == 0 && names_versions(raw, i, nraw))
             continue;
         char v[IMX_VER_TEXT_MAX + 1];
-        /* "prior to 474.44 for support of GeForce Kepler desktop": a condition on who is
-         * affected, after the versions; read without it, and the caller says so */
-        if (strcmp(w, "for") == 0 && k > 0 && take_version(t[k - 1], v)) {
+        /* "prior to 474.44 for support of GeForce Kepler desktop", "prior to 582.53 Only GPUs
+         * based on ...": a condition on who is affected, after the versions; read without it,
+         * and the caller says so */
+        if ((strcmp(w, "for") == 0 || strcmp(w, "only") == 0) && k > 0 &&
+            take_version(t[k - 1], v)) {
             out->qualified = true;
             break;
         }
@@ -497,6 +503,7 @@ int imx_csaf_parse_form(const char *text, const char *product, struct imx_csaf_v
                 return -1;
             }
             out->form = IMX_CSAF_BELOW;
+            out->line = true;
         }
         return 0;
     }
@@ -1139,11 +1146,14 @@ static const char *fix_of(struct tree *t, const struct label *b, const char *ran
         struct leaf *f = &t->leaves[k];
         if (!f->parsed || f->bad ||
             (f->form.form != IMX_CSAF_EXACT && f->form.form != IMX_CSAF_FROM &&
-             f->form.form != IMX_CSAF_LIST))
+             f->form.form != IMX_CSAF_LIST && !f->form.line))
             continue;
         int nv = f->form.form == IMX_CSAF_LIST ? f->form.nlist : 1;
         for (int i = 0; i < nv; i++) {
-            const char *fv = f->form.form == IMX_CSAF_LIST ? f->form.list[i] : f->form.hi;
+            /* a fixed release line ("v0.7.x") is fixed from its first version */
+            const char *fv = f->form.form == IMX_CSAF_LIST ? f->form.list[i]
+                             : f->form.line                ? f->form.lo
+                                                           : f->form.hi;
             struct imx_ver v;
             if (imx_ver_parse(fv, &v) != 0)
                 continue;

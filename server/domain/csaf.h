@@ -37,7 +37,8 @@ struct imx_csaf_version_form {
     char hi[IMX_VER_TEXT_MAX + 1]; /* every form but ALL; LIST: the lowest */
     char list[IMX_CSAF_LIST_MAX][IMX_VER_TEXT_MAX + 1]; /* LIST only */
     int nlist;
-    bool qualified; /* a parenthesised qualifier was dropped: "(CDI mode only ...)" */
+    bool qualified; /* a qualifier was dropped: "(CDI mode only ...)", "for support of ..." */
+    bool line;      /* BELOW written as a release line ("1.17.x"): lo is its first version */
 };
 
 /* Parses one product version name. product (may be NULL) is the product it belongs to

@@ -178,6 +178,8 @@ static const char *const seeds[] = {
     "<2.1",
     "2.3.x and earlier",
     "1.17.x",
+    "nvJPEG2000 v0.7.x",
+    "All versions prior to 2.0 only on Linux",
     "From v0.10 up to and including v0.13.2",
     "38.2",
     "",

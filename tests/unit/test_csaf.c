@@ -274,6 +274,14 @@ static void version_names_parse_by_form(void **state)
           "GeForce", 0, IMX_CSAF_BELOW, "", "582.53", "" },
         { "All drivers versions prior to 474.44 for support of GeForce Kepler desktop", "GeForce",
           0, IMX_CSAF_BELOW, "", "474.44", "" },
+        { "All driver versions prior to 582.53 Only GPUs based on the NVIDIA Maxwell, Volta, and "
+          "Pascal GPU architectures are affected.",
+          "GeForce", 0, IMX_CSAF_BELOW, "", "582.53", "" },
+        /* a product word with digits ("nvJPEG2000"); a release line written "v0.7.x" */
+        { "All versions prior to nvJPEG2000 v0.7.x", "nvJPEG2000 Library", 0, IMX_CSAF_BELOW, "",
+          "0.7", "" },
+        { "nvJPEG2000 v0.7.x", "nvJPEG2000 Library", 0, IMX_CSAF_BELOW, "0.7", "0.8", "" },
+        { "GB200 1.2", "HGX & DGX GB200", 0, IMX_CSAF_EXACT, "", "1.2", "" },
         /* forms no bulletin of the corpus uses yet, for the bulletins to come */
         { "All versions prior to CUDA Toolkit 12.8 U1", "NVIDIA CUDA Toolkit", 0, IMX_CSAF_BELOW,
           "", "12.8.1", "" },
@@ -598,6 +606,11 @@ static void products_map_to_components_or_are_left_out(void **state)
         { "a driver release named by branch and update is no version (\"R580 Update 7\")",
           "[" ARCH("Linux(R580)", PV("Tesla", "R580 Update 7", "a")) "]", "[\"a\"]", "[]", "", 1,
           NULL },
+        { "a release line as the fix (\"v0.7.x\"): fixed from its first version",
+          "[" ARCH("Linux", PV("NVIDIA Container Toolkit",
+                               "All versions prior to NVIDIA Container Toolkit v1.17.x",
+                               "c") "," PV("NVIDIA Container Toolkit", "v1.17.x", "cf")) "]",
+          "[\"c\"]", "[\"cf\"]", "nvidia-container-toolkit <1.17 1.17", 0, NULL },
         { "nothing imaxe tracks: stored as such, every product listed",
           "[" ARCH("Windows(R580)",
                    PVC("Tesla", "tesla", "All driver versions prior to 582.16",
