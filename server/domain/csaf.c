@@ -125,6 +125,10 @@ static bool is_product_word(const char *w, const char *product)
             return false;
     if (take_version(w, v))
         return false;
+    /* an update or a release candidate ("U1", "rc16") is part of the version after it */
+    if ((w[0] == 'u' && strspn(w + 1, "0123456789") == n - 1) ||
+        (strncmp(w, "rc", 2) == 0 && strspn(w + 2, "0123456789") == n - 2))
+        return false;
     for (const char *p = product; *p;) {
         while (*p && !isalnum((unsigned char)*p))
             p++;

@@ -437,6 +437,10 @@ static void version_names_parse_by_form(void **state)
         { "All versions prior to CUDA Toolkit 12.8 U1", "NVIDIA CUDA Toolkit", 0, IMX_CSAF_BELOW,
           "", "12.8.1", "" },
         { "v1.3.0-rc16", "TensorRT-LLM", 0, IMX_CSAF_EXACT, "", "1.3.0rc16", "" },
+        /* a product named with an update or an rc keeps it as the version's */
+        { "All versions prior to CUDA Toolkit 12.8 U1", "CUDA Toolkit 12.8 U1", 0, IMX_CSAF_BELOW,
+          "", "12.8.1", "" },
+        { "v1.3.0 rc16", "TensorRT-LLM 1.3.0 rc16", 0, IMX_CSAF_EXACT, "", "1.3.0rc16", "" },
         { "0.0 to 1.3.0.rc2", "TensorRT-LLM", 0, IMX_CSAF_UPTO, "", "1.3.0rc2", "" },
         { "2.1 and below", NULL, 0, IMX_CSAF_UPTO, "", "2.1", "" },
         { "2.1 or older", NULL, 0, IMX_CSAF_UPTO, "", "2.1", "" },
