@@ -3,7 +3,7 @@
 # (tests/data/csaf/feed), with the grammar's parse and the range the import stores, against the
 # reviewed table tests/data/csaf/feed/ranges.txt. IMX_CSAF_RANGES=write rewrites the table from
 # what the import gives, to be reviewed as a diff.
-#   tests/csaf_ranges.sh BUILD/tests/csaf_ranges SOURCE_DIR
+#   tests/csaf/test_ranges.sh BUILD/tests/csaf_ranges SOURCE_DIR
 set -eu
 tool=$1
 src=$2
