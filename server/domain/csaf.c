@@ -1004,6 +1004,27 @@ static void warn(struct out *o, const struct label *b, const char *text, const c
                                                      text, "warning", w));
 }
 
+/* A known_affected product id that no product_version branch of the tree names (a flat
+ * full_product_names list or a relationship, which NVIDIA does not use): listed once, so that
+ * nothing is left out unsaid. */
+static void unknown_product(struct out *o, const char *id)
+{
+    if (!id || json_array_size(o->unmapped) >= NOTES_MAX)
+        return;
+    size_t i;
+    json_t *e;
+    json_array_foreach(o->unmapped, i, e)
+    {
+        if (strcmp(str(e, "product"), id) == 0 && strcmp(str(e, "text"), "") == 0)
+            return;
+    }
+    json_array_append_new(o->unmapped,
+                          json_pack("{s:s, s:s, s:s}", "product", id, "text", "", "why",
+                                    "the product id names no product_version branch of the "
+                                    "product tree (a flat full_product_names list or a "
+                                    "relationship is not read)"));
+}
+
 /* Parses a leaf's version name once. */
 static bool leaf_form(struct leaf *l, const struct label *b)
 {
@@ -1335,8 +1356,10 @@ static bool read_vulnerability(struct tree *t, struct out *o, const json_t *map,
         if (imx_budget_spent())
             return any;
         struct leaf *l = leaf_by_id(t, json_string_value(pid));
-        if (!l)
+        if (!l) {
+            unknown_product(o, json_string_value(pid));
             continue;
+        }
         struct label *b = &t->labels[l->label];
         if (b->stamp != vi) {
             b->stamp = vi;
