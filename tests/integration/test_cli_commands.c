@@ -586,6 +586,19 @@ static void pins_advisories_compat_costs_requests(void **state)
     expect_code(&r, 0, "pins list");
     assert_non_null(strstr(r.out, "prod"));
     assert_int_equal(count_lines(r.out), 2);
+    /* The table a person reads: the pin's status and the candidate it can move to (version 2). */
+    if (!strstr(r.out, "STATUS") || !strstr(r.out, "CANDIDATE.VERSION") ||
+        !strstr(r.out, "behind") || !strstr(strchr(r.out, '\n'), "  2"))
+        fail_msg("pins list -o table: %s", r.out);
+    run_free(&r);
+    /* Images as a table: GPUs, driver, CUDA and status columns. */
+    r = CLI(NULL, NULL, "images", "search", "--family", "cli-pinned", "-o", "table");
+    expect_code(&r, 0, "images search -o table");
+    static const char *const image_cols[] = { "GPUS", "NVIDIA-DRIVER", "CUDA", "STATUS" };
+    for (size_t i = 0; i < sizeof image_cols / sizeof image_cols[0]; i++)
+        if (!strstr(r.out, image_cols[i]))
+            fail_msg("images search -o table has no %s column: %s", image_cols[i], r.out);
+    assert_non_null(strstr(r.out, "580.95.05"));
     run_free(&r);
     r = CLI(NULL, NULL, "pins", "move", pid, "--image", bid, "-f", "image.id");
     expect_code(&r, 0, "pins move");
@@ -880,6 +893,19 @@ static void pins_advisories_compat_costs_requests(void **state)
     assert_true(count_lines(r.out) >= 1);
     assert_non_null(strstr(r.out, "cli-pinned"));
     run_free(&r);
+    /* As a table: the image and its cost, rounded for the reader (at most 4 significant digits
+     * after the point's zeros, never JSON's 15). */
+    r = CLI(NULL, NULL, "costs", "--model", "resnet50", "--team", "cli-team", "-o", "table");
+    expect_code(&r, 0, "costs -o table");
+    if (!strstr(r.out, "FAMILY") || !strstr(r.out, "MEDIAN_COST_PER_1K_INFERENCES") ||
+        !strstr(r.out, "cli-pinned"))
+        fail_msg("costs -o table: %s", r.out);
+    for (const char *p = strchr(r.out, '.'); p; p = strchr(p + 1, '.')) {
+        size_t digits = strspn(p + 1, "0123456789");
+        if (digits > 8)
+            fail_msg("costs -o table: an unrounded number: %s", r.out);
+    }
+    run_free(&r);
 
     /* Requests: created from a file, listed for the team. */
     snprintf(path, sizeof path, "%s/req.json", dir);
@@ -1130,6 +1156,11 @@ static void write_verbs_and_the_api_escape_hatch(void **state)
     r = CLI(NULL, as_admin, "members", "set", "cli-ops", "ana@cli.test");
     expect_code(&r, 1, "members set without --role");
     run_free(&r);
+    /* teams list (the completion of --team reads it too). */
+    r = CLI(NULL, as_admin, "teams", "list", "-f", "slug");
+    expect_code(&r, 0, "teams list");
+    assert_non_null(strstr(r.out, "cli-ops\n"));
+    run_free(&r);
     r = CLI(NULL, as_admin, "teams", "get", "cli-ops", "-f", "members");
     expect_code(&r, 0, "teams get");
     assert_non_null(strstr(r.out, "ana@cli.test"));
@@ -1316,6 +1347,22 @@ static void usage_help_and_network_errors(void **state)
     run_free(&r);
     r = CLI(NULL, NULL, "-o", "yaml", "images", "search");
     expect_code(&r, 1, "unknown format");
+    run_free(&r);
+    /* A mistyped noun, verb or option: "did you mean" the nearest. */
+    r = CLI(NULL, NULL, "imgaes", "search");
+    expect_code(&r, 1, "a mistyped noun");
+    if (!strstr(r.err, "did you mean 'images'"))
+        fail_msg("mistyped noun: %s", r.err);
+    run_free(&r);
+    r = CLI(NULL, NULL, "images", "serach");
+    expect_code(&r, 1, "a mistyped verb");
+    if (!strstr(r.err, "did you mean 'images search'"))
+        fail_msg("mistyped verb: %s", r.err);
+    run_free(&r);
+    r = CLI(NULL, NULL, "images", "search", "--famly", "x");
+    expect_code(&r, 1, "a mistyped option");
+    if (!strstr(r.err, "did you mean --family?"))
+        fail_msg("mistyped option: %s", r.err);
     run_free(&r);
     const char *down[] = { "IMAXE_URL=http://127.0.0.1:1", NULL };
     r = CLI(NULL, down, "images", "search");
