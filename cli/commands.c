@@ -42,7 +42,8 @@ static const struct imx_cli_opt login_opts[] = {
     { "email", 'e', V, NULL, "sign in as this user" },
     { "password-stdin", 0, F, NULL,
       "read the password from stdin (else IMAXE_PASSWORD, else a prompt)" },
-    { "api-token", 0, V, NULL, "store this API token (imx_...) instead of signing in" },
+    { "api-token", 0, V, NULL,
+      "store this API token (imx_...) instead of signing in (as --token)" },
     { "sso", 0, F, NULL,
       "sign in with the identity provider: open the URL shown and enter the code (RFC 8628)" },
     { NULL, 0, 0, NULL, NULL },
@@ -697,7 +698,7 @@ static int run_login(const struct imx_cli_cmd *cmd, struct imx_cli_ctx *ctx)
             goto out;
     } else {
         if (!email) {
-            imx_cli_err("login needs --email, --sso or --api-token");
+            imx_cli_err("login needs --email, --sso or --token (an API token, imx_...)");
             goto out;
         }
         const char *env = getenv("IMAXE_PASSWORD");
@@ -1463,7 +1464,8 @@ const struct imx_cli_cmd imx_cli_commands[] = {
     { "login", NULL, "", 0, 0, "Sign in and store the token (mode 0600) for later commands",
       "imaxe login --url http://127.0.0.1:8080 --email admin@imaxe.local --password-stdin"
       " <<<imaxe-demo-admin\n"
-      "imaxe login --api-token \"$IMAXE_TOKEN\"",
+      "imaxe login --url https://imaxe.example.com --sso\n"
+      "imaxe login --url http://127.0.0.1:8080 --token imx_...",
       login_opts, NULL, NULL, IMX_CLI_BODY_NONE, NULL, run_login, true },
     { "images", "search", "", 0, 0, "Search the catalog (keyset pages; --all for every page)",
       "imaxe images search --gpu hopper -c 'cuda:>=12.4' --region us-east-1\n"
