@@ -925,7 +925,9 @@ static int run_images_import(const struct imx_cli_cmd *cmd, struct imx_cli_ctx *
         imx_cli_err("%s holds no manifest", file);
         return IMX_CLI_EXIT_USAGE;
     }
-    bool progress = isatty(2) && total > IMPORT_BATCH;
+    /* On a terminal, a line after each request says how far the import is (a line each, so that
+     * an error of the next request starts a line of its own). */
+    bool progress = isatty(2);
     json_t *results = json_array();
     int code = IMX_CLI_EXIT_OK;
     for (size_t from = 0; from < total && code == IMX_CLI_EXIT_OK; from += IMPORT_BATCH) {
@@ -967,14 +969,12 @@ static int run_images_import(const struct imx_cli_cmd *cmd, struct imx_cli_ctx *
             imx_cli_err("manifests %zu-%zu were refused (nothing of them imported); 1-%zu were "
                         "imported by the requests before",
                         from + 1, to, from);
-        else if (progress)
-            fprintf(stderr, "\rimported %zu of %zu", to, total);
+        else if (progress && code == 0)
+            fprintf(stderr, "imported %zu of %zu\n", to, total);
         json_decref(doc);
         imx_cli_resp_free(&r);
         imx_cli_buf_free(&nd);
     }
-    if (progress)
-        fputc('\n', stderr);
     int out = json_array_size(results) ? imx_cli_print_doc(ctx, results, "line,family,version,id")
                                        : IMX_CLI_EXIT_OK;
     json_decref(results);

@@ -1091,6 +1091,27 @@ static void a_terminal_gets_a_table_and_no_color_is_honoured(void **state)
             fail_msg("NO_COLOR=%d: %s", no_color, text);
         free(text);
     }
+    /* images import on a terminal says how far it is (a line after each request). */
+    char manifests[700];
+    snprintf(manifests, sizeof manifests, "%s/tty-import.ndjson", dir);
+    write_file(manifests,
+               "{\"team\":\"cli-team\",\"family\":\"cli-tty-import\",\"version\":\"1\","
+               "\"provider\":\"aws\",\"architecture\":\"x86_64\",\"os\":{\"name\":\"ubuntu\","
+               "\"version\":\"24.04\"},\"layer\":\"platform\",\"artifacts\":[{\"region\":"
+               "\"us-east-1\",\"id\":\"ami-t1\"}],\"components\":[]}\n"
+               "{\"team\":\"cli-team\",\"family\":\"cli-tty-import\",\"version\":\"2\","
+               "\"provider\":\"aws\",\"architecture\":\"x86_64\",\"os\":{\"name\":\"ubuntu\","
+               "\"version\":\"24.04\"},\"layer\":\"platform\",\"artifacts\":[{\"region\":"
+               "\"us-east-1\",\"id\":\"ami-t2\"}],\"components\":[]}\n");
+    snprintf(cmd, sizeof cmd,
+             "env IMAXE_URL='%s' IMAXE_TOKEN='%s' script -qec \"'%s' images import '%s'\" "
+             "/dev/null > '%s' 2>&1",
+             srv.base, pub, cli_bin, manifests, out);
+    assert_int_equal(imx_t_system("%s", cmd), 0);
+    char *text = slurp(out);
+    if (!strstr(text, "imported 2 of 2") || !strstr(text, "cli-tty-import"))
+        fail_msg("images import on a terminal: %s", text);
+    free(text);
 }
 
 /* Named profiles: one sign-in per server (or per user) in the config file, chosen with --profile
