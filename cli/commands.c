@@ -79,6 +79,20 @@ static const struct imx_cli_opt limit_opts[] = {
     { NULL, 0, 0, NULL, NULL },
 };
 
+static const struct imx_cli_opt reapply_opts[] = {
+    { "after", 0, V, "after", "start after this advisory id (the last page's next_after)" },
+    { "limit", 'n', V, "limit", "advisories this request applies" },
+    { NULL, 0, 0, NULL, NULL },
+};
+
+static const struct imx_cli_opt instance_type_opts[] = {
+    { "provider", 0, V, "provider", "aws, gcp, azure, ..." },
+    { "gpu", 0, V, "gpu", "GPU model, e.g. H100" },
+    { "family", 0, V, "family", "instance family, e.g. p5" },
+    { "limit", 'n', V, "limit", "items a page" },
+    { NULL, 0, 0, NULL, NULL },
+};
+
 static const struct imx_cli_opt user_list_opts[] = {
     { "query", 'q', V, "q", "part of the email" },
     { "limit", 'n', V, "limit", "items a page" },
@@ -1671,6 +1685,57 @@ const struct imx_cli_cmd imx_cli_commands[] = {
     { "advisories", "withdraw", "ID", 1, 1, "Withdraw an advisory (it then affects nothing)",
       "imaxe advisories withdraw NVIDIA-5703 --reason 'published in error'", withdraw_opts,
       "DELETE", "/v1/advisories/{0}", IMX_CLI_BODY_NONE, NULL, imx_cli_run_conditional, false },
+    /* The remaining writes of the API: reference data, instance types and prices, re-applying
+     * advisories, and sign-ins (sessions). */
+    { "advisories", "reapply", "", 0, 0,
+      "Apply kept bulletins again after a reference change, a page a call (global admins)",
+      "imaxe advisories reapply --limit 100", reapply_opts, "POST", "/v1/advisories:reapply",
+      IMX_CLI_BODY_NONE, NULL, NULL, false },
+    { "reference", "list", "TABLE", 1, 1, "Rows of a reference table (gpu, driver_branch, ...)",
+      "imaxe reference list gpu --all -o ndjson", limit_opts, "GET", "/v1/reference/{0}",
+      IMX_CLI_BODY_NONE, NULL, NULL, false },
+    { "reference", "import", "[FILE]", 0, 1,
+      "Import a reference data set, all or nothing (JSON; global admins)",
+      "imaxe reference import knowledge.json", no_opts, "POST", "/v1/reference", IMX_CLI_BODY_JSON,
+      NULL, NULL, false },
+    { "reference", "create", "TABLE [FILE]", 1, 2, "Add a row to a reference table (JSON)",
+      "imaxe reference create driver_branch row.json", no_opts, "POST", "/v1/reference/{0}",
+      IMX_CLI_BODY_JSON, NULL, NULL, false },
+    { "reference", "update", "TABLE [FILE]", 1, 2,
+      "Correct a row of a reference table (JSON; the table's ETag is sent as If-Match)",
+      "imaxe reference update driver_branch row.json", no_opts, "PUT", "/v1/reference/{0}",
+      IMX_CLI_BODY_JSON, NULL, imx_cli_run_conditional, false },
+    { "instance-types", "list", "", 0, 0, "Instance types with their GPUs",
+      "imaxe instance-types list --gpu H100", instance_type_opts, "GET", "/v1/instance-types",
+      IMX_CLI_BODY_NONE, "provider,instance_type,gpu_model,gpu_count,vcpus,memory_gib", NULL,
+      false },
+    { "instance-types", "get", "PROVIDER TYPE", 2, 2, "One instance type with its dated prices",
+      "imaxe instance-types get aws p5.48xlarge", no_opts, "GET", "/v1/instance-types/{0}/{1}",
+      IMX_CLI_BODY_NONE, NULL, NULL, false },
+    { "instance-types", "create", "[FILE]", 0, 1, "Add an instance type (JSON; global admins)",
+      "imaxe instance-types create type.json", no_opts, "POST", "/v1/instance-types",
+      IMX_CLI_BODY_JSON, NULL, NULL, false },
+    { "instance-types", "update", "PROVIDER TYPE [FILE]", 2, 3,
+      "Correct an instance type (JSON; its ETag is sent as If-Match)",
+      "imaxe instance-types update aws p5.48xlarge type.json", no_opts, "PUT",
+      "/v1/instance-types/{0}/{1}", IMX_CLI_BODY_JSON, NULL, imx_cli_run_conditional, false },
+    { "instance-types", "price", "PROVIDER TYPE [FILE]", 2, 3,
+      "Add a dated price (JSON: pricing, region, price_per_hour, valid_from)",
+      "echo '{\"pricing\":\"spot\",\"region\":\"us-east-1\",\"price_per_hour\":21.5}' | "
+      "imaxe instance-types price aws p5.48xlarge",
+      no_opts, "POST", "/v1/instance-types/{0}/{1}/prices", IMX_CLI_BODY_JSON, NULL, NULL, false },
+    { "sessions", "list", "", 0, 0, "Your sign-ins: browser sessions and command lines",
+      "imaxe sessions list", no_opts, "GET", "/v1/sessions", IMX_CLI_BODY_NONE,
+      "id,kind,via,user_agent,last_seen_at,current", NULL, false },
+    { "sessions", "revoke", "ID", 1, 1, "End a sign-in at once (yours; anyone's for global admins)",
+      "imaxe sessions revoke 12", no_opts, "DELETE", "/v1/sessions/{0}", IMX_CLI_BODY_NONE, NULL,
+      NULL, false },
+    { "users", "sessions", "ID", 1, 1, "A user's sign-ins (global admins)",
+      "imaxe users sessions 2", no_opts, "GET", "/v1/users/{0}/sessions", IMX_CLI_BODY_NONE,
+      "id,kind,via,user_agent,last_seen_at", NULL, false },
+    { "users", "sign-out", "ID", 1, 1, "End every sign-in of a user at once (global admins)",
+      "imaxe users sign-out 2", no_opts, "DELETE", "/v1/users/{0}/sessions", IMX_CLI_BODY_NONE,
+      NULL, NULL, false },
     { "api", NULL, "METHOD PATH", 2, 2,
       "Any API request with your sign-in (as `gh api`), for what no verb covers",
       "imaxe api GET /images/4/patch\nimaxe api POST /v1/pins --data @pin.json\n"

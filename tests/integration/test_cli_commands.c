@@ -1071,6 +1071,150 @@ static void webhooks_and_verify_on_real_deliveries(void **state)
     run_free(&r);
 }
 
+/* The rest of the API's writes have verbs too: reference rows added and corrected (If-Match read
+ * first), instance types and their dated prices, advisories re-applied, and sign-ins listed and
+ * ended (one's own, and all of a user's by a global admin). */
+static void reference_prices_reapply_and_sessions(void **state)
+{
+    (void)state;
+    char atok[4200];
+    snprintf(atok, sizeof atok, "IMAXE_TOKEN=%s", admin);
+    const char *as_admin[] = { atok, NULL };
+    struct cli_run r = CLI(NULL, NULL, "reference", "list", "gpu", "--all", "-f", "gpu_model");
+    expect_code(&r, 0, "reference list");
+    assert_non_null(strstr(r.out, "H100\n"));
+    run_free(&r);
+    r = CLI("{\"branch\":997,\"branch_type\":\"NFB\",\"type_basis\":\"releases.json\","
+            "\"status\":\"CONFIRMED\",\"source\":\"https://example.com\"}",
+            NULL, "reference", "create", "driver_branch");
+    expect_code(&r, 3, "reference create by a team admin");
+    run_free(&r);
+    r = CLI("{\"branch\":997,\"branch_type\":\"NFB\",\"type_basis\":\"releases.json\","
+            "\"status\":\"CONFIRMED\",\"source\":\"https://example.com\"}",
+            as_admin, "reference", "create", "driver_branch", "-f", "branch_type");
+    expect_code(&r, 0, "reference create");
+    assert_string_equal(r.out, "NFB\n");
+    run_free(&r);
+    r = CLI("{\"branch\":997,\"branch_type\":\"PB\"}", as_admin, "reference", "update",
+            "driver_branch", "-f", "branch_type");
+    expect_code(&r, 0, "reference update");
+    assert_string_equal(r.out, "PB\n");
+    run_free(&r);
+    r = CLI("{\"branch\":997,\"colour\":\"red\"}", as_admin, "reference", "update",
+            "driver_branch");
+    expect_code(&r, 3, "reference update with an unknown field");
+    assert_non_null(strstr(r.err, "/colour"));
+    run_free(&r);
+
+    r = CLI("{\"provider\":\"aws\",\"instance_type\":\"zz.cli\",\"gpu_model\":\"H100\","
+            "\"gpu_count\":1,\"gpu_memory_gib\":80,\"vcpus\":8,\"memory_gib\":64,"
+            "\"host_arch\":\"x86_64\"}",
+            as_admin, "instance-types", "create", "-f", "instance_type");
+    expect_code(&r, 0, "instance-types create");
+    assert_string_equal(r.out, "zz.cli\n");
+    run_free(&r);
+    r = CLI("{\"gpu_model\":\"H100\",\"gpu_count\":1,\"gpu_memory_gib\":80,\"vcpus\":16,"
+            "\"memory_gib\":64,\"host_arch\":\"x86_64\"}",
+            as_admin, "instance-types", "update", "aws", "zz.cli", "-f", "vcpus");
+    expect_code(&r, 0, "instance-types update");
+    assert_string_equal(r.out, "16\n");
+    run_free(&r);
+    r = CLI("{\"pricing\":\"spot\",\"region\":\"us-east-1\",\"price_per_hour\":1.25}", as_admin,
+            "instance-types", "price", "aws", "zz.cli", "-f", "price_per_hour");
+    expect_code(&r, 0, "instance-types price");
+    assert_string_equal(r.out, "1.25\n");
+    run_free(&r);
+    r = CLI(NULL, NULL, "instance-types", "list", "--gpu", "H100", "--all", "-f", "instance_type");
+    expect_code(&r, 0, "instance-types list");
+    assert_non_null(strstr(r.out, "zz.cli\n"));
+    run_free(&r);
+    r = CLI(NULL, NULL, "instance-types", "get", "aws", "zz.cli", "-f", "vcpus");
+    expect_code(&r, 0, "instance-types get");
+    assert_string_equal(r.out, "16\n");
+    run_free(&r);
+    r = CLI(NULL, NULL, "instance-types", "get", "aws", "zz.none");
+    expect_code(&r, 2, "instance-types get of a missing type");
+    run_free(&r);
+
+    r = CLI(NULL, NULL, "advisories", "reapply");
+    expect_code(&r, 3, "advisories reapply by a team admin");
+    run_free(&r);
+    r = CLI(NULL, as_admin, "advisories", "reapply", "--limit", "5", "-o", "json");
+    expect_code(&r, 0, "advisories reapply");
+    json_t *doc = out_json(&r);
+    assert_true(json_is_array(json_object_get(doc, "advisories")));
+    json_decref(doc);
+    run_free(&r);
+
+    /* Sign-ins: a fresh CLI sign-in of the admin is listed, then ended with its refresh token. */
+    struct imx_res res;
+    assert_int_equal(imx_t_http_as(&srv, NULL, "POST", "/v1/auth/login",
+                                   "{\"email\":\"" IMX_T_ADMIN_EMAIL
+                                   "\",\"password\":\"" IMX_T_ADMIN_PASSWORD "\",\"refresh\":true}",
+                                   &res),
+                     0);
+    assert_int_equal(res.status, 200);
+    char refresh[256], access[4096], env_access[4200];
+    snprintf(refresh, sizeof refresh, "%s",
+             json_string_value(json_object_get(res.json, "refresh_token")));
+    snprintf(access, sizeof access, "%s",
+             json_string_value(json_object_get(res.json, "access_token")));
+    imx_t_res_free(&res);
+    snprintf(env_access, sizeof env_access, "IMAXE_TOKEN=%s", access);
+    const char *as_fresh[] = { env_access, NULL };
+    r = CLI(NULL, as_fresh, "sessions", "list", "-f", "id");
+    expect_code(&r, 0, "sessions list");
+    long long newest = atoll(r.out);
+    assert_true(newest > 0);
+    run_free(&r);
+    char sid[32], uid[32], body[400];
+    snprintf(sid, sizeof sid, "%lld", newest);
+    r = CLI(NULL, as_fresh, "sessions", "revoke", sid);
+    expect_code(&r, 0, "sessions revoke");
+    run_free(&r);
+    snprintf(body, sizeof body, "{\"refresh_token\":\"%s\"}", refresh);
+    assert_int_equal(imx_t_http_as(&srv, NULL, "POST", "/v1/auth/refresh", body, &res), 0);
+    assert_int_equal(res.status, 401);
+    imx_t_res_free(&res);
+    r = CLI(NULL, as_admin, "sessions", "revoke", "987654");
+    expect_code(&r, 2, "sessions revoke of no session");
+    run_free(&r);
+    /* A global admin lists a user's sign-ins (the viewer's, signed in from a command line) and
+     * ends them all. */
+    assert_int_equal(imx_t_http_as(&srv, NULL, "POST", "/v1/auth/login",
+                                   "{\"email\":\"view@cli.test\",\"password\":"
+                                   "\"pw-view@cli.test\",\"refresh\":true}",
+                                   &res),
+                     0);
+    assert_int_equal(res.status, 200);
+    snprintf(refresh, sizeof refresh, "%s",
+             json_string_value(json_object_get(res.json, "refresh_token")));
+    imx_t_res_free(&res);
+    snprintf(env_access, sizeof env_access, "IMAXE_TOKEN=%s", viewer);
+    const char *as_viewer[] = { env_access, NULL };
+    r = CLI(NULL, as_viewer, "api", "GET", "/me", "-f", "id");
+    snprintf(uid, sizeof uid, "%lld", atoll(r.out));
+    run_free(&r);
+    r = CLI(NULL, as_admin, "users", "sessions", uid, "-f", "kind");
+    expect_code(&r, 0, "users sessions");
+    assert_non_null(strstr(r.out, "cli\n"));
+    run_free(&r);
+    r = CLI(NULL, as_admin, "users", "sign-out", uid);
+    expect_code(&r, 0, "users sign-out");
+    run_free(&r);
+    r = CLI(NULL, as_admin, "users", "sessions", uid, "-f", "id");
+    expect_code(&r, 0, "users sessions after sign-out");
+    assert_string_equal(r.out, "");
+    run_free(&r);
+    snprintf(body, sizeof body, "{\"refresh_token\":\"%s\"}", refresh);
+    assert_int_equal(imx_t_http_as(&srv, NULL, "POST", "/v1/auth/refresh", body, &res), 0);
+    assert_int_equal(res.status, 401);
+    imx_t_res_free(&res);
+    r = CLI(NULL, NULL, "users", "sign-out", uid);
+    expect_code(&r, 3, "users sign-out by a team admin");
+    run_free(&r);
+}
+
 /* On a terminal (script(1) gives one) the default is a table with a bold header; NO_COLOR
  * takes the bold away. */
 static void a_terminal_gets_a_table_and_no_color_is_honoured(void **state)
@@ -1829,6 +1973,7 @@ int main(void)
         cmocka_unit_test(pins_advisories_compat_costs_requests),
         cmocka_unit_test(webhooks_and_verify_on_real_deliveries),
         cmocka_unit_test(write_verbs_and_the_api_escape_hatch),
+        cmocka_unit_test(reference_prices_reapply_and_sessions),
         cmocka_unit_test(profiles_keep_one_sign_in_each),
         cmocka_unit_test(a_terminal_gets_a_table_and_no_color_is_honoured),
         cmocka_unit_test(usage_help_and_network_errors),
