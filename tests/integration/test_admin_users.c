@@ -265,7 +265,7 @@ static void refused_as_disabled(const char *token, const char *method, const cha
     struct imx_res res;
     char auth[4200];
     snprintf(auth, sizeof auth, "Authorization: Bearer %s", token);
-    /* The bulk import takes NDJSON; everything else JSON. An image's change needs the ETag
+    /* The bulk imports take NDJSON and CSV; everything else JSON. An image's change needs the ETag
      * read first as If-Match (without it the answer is 428, before any team is looked at). */
     char if_match[160] = "X-None: 1", etag[128];
     if (strcmp(method, "PATCH") == 0 && strncmp(path, "/v1/images/", 11) == 0) {
@@ -274,10 +274,10 @@ static void refused_as_disabled(const char *token, const char *method, const cha
         snprintf(if_match, sizeof if_match, "If-Match: %s", etag);
         imx_t_res_free(&res);
     }
-    const char *headers[] = { auth,
-                              strstr(path, ":import") ? "Content-Type: application/x-ndjson"
-                                                      : "Content-Type: application/json",
-                              if_match, NULL };
+    const char *type = strstr(path, "/v1/images:import") ? "Content-Type: application/x-ndjson"
+                       : strstr(path, "/v1/measurements:import") ? "Content-Type: text/csv"
+                                                                 : "Content-Type: application/json";
+    const char *headers[] = { auth, type, if_match, NULL };
     assert_int_equal(imx_t_http(&srv, method, path, headers, body, &res), 0);
     if (res.status != 403)
         fail_msg("%s %s: expected 403, got %ld: %s", method, path, res.status, res.body);
@@ -390,10 +390,30 @@ static void a_disabled_team_reads_refuses_writes_and_holds_its_webhooks(void **s
              img);
     refused_as_disabled(ana, "POST", "/v1/measurements", body);
     snprintf(body, sizeof body,
+             "image,instance_type,model,precision,batch_size,throughput_per_s,measured_at\n"
+             "%lld,g5.xlarge,m,fp16,8,100,2026-08-01T00:00:00Z\n",
+             img);
+    refused_as_disabled(ana, "POST", "/v1/measurements:import?team=ops", body);
+    snprintf(body, sizeof body,
              "{\"name\":\"n1\",\"team\":\"ops\",\"image\":{\"id\":%lld},\"probe\":"
              "{\"architecture\":\"x86_64\",\"components\":[]}}",
              img);
     refused_as_disabled(ana, "POST", "/v1/nodes/reports", body);
+    /* Taking rights away stays possible: the team's API token is revoked (then refused). */
+    json_t *toks = call(ana, "GET", "/v1/tokens", NULL, 200);
+    long long tok_id = 0;
+    size_t k;
+    json_t *tk;
+    json_array_foreach(json_object_get(toks, "items"), k, tk)
+    {
+        if (strcmp(json_string_value(json_object_get(tk, "name")), "ci") == 0)
+            tok_id = json_integer_value(json_object_get(tk, "id"));
+    }
+    json_decref(toks);
+    assert_true(tok_id > 0);
+    snprintf(path, sizeof path, "/v1/tokens/%lld", tok_id);
+    json_decref(call(ana, "DELETE", path, NULL, 204));
+    json_decref(call(ana_api, "GET", "/v1/pins?team=ops", NULL, 401));
     /* A transition the request's state does not allow is still a 409 that says so. */
     snprintf(path, sizeof path, "/v1/requests/%lld/transitions", rid);
     json_decref(call(ana, "POST", path, "{\"to\":\"fulfilled\"}", 409));
