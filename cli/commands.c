@@ -760,7 +760,8 @@ static int run_login(const struct imx_cli_cmd *cmd, struct imx_cli_ctx *ctx)
         goto out;
     }
     imx_cli_config_path(path, sizeof path);
-    fprintf(stderr, "imaxe: signed in to %s; token stored in %s\n", cfg.url, path);
+    fprintf(stderr, "imaxe: signed in to %s; token stored in %s%s%s%s\n", cfg.url, path,
+            cfg.profile[0] ? " (profile " : "", cfg.profile, cfg.profile[0] ? ")" : "");
     code = IMX_CLI_EXIT_OK;
 out:
     memset(password, 0, sizeof password);

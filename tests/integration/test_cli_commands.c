@@ -1267,6 +1267,7 @@ static void profiles_keep_one_sign_in_each(void **state)
     struct cli_run r = CLI(IMX_T_ADMIN_PASSWORD "\n", no_token, "--profile", "ops", "login",
                            "--url", srv.base, "--email", IMX_T_ADMIN_EMAIL, "--password-stdin");
     expect_code(&r, 0, "login --profile ops");
+    assert_non_null(strstr(r.err, "(profile ops)"));
     run_free(&r);
     char cfg[800];
     snprintf(cfg, sizeof cfg, "%s/xdg/imaxe/config.json", dir);
