@@ -933,7 +933,8 @@ int imx_http_start(const struct imx_config *cfg, char *err, size_t errlen)
         return -1;
     }
 
-    /* The logger first: libmicrohttpd warns at every start when another option precedes it. */
+    /* The logger goes first: libmicrohttpd logs the options it parses before it (and warns
+     * on stderr, past our logger, when it is not first). */
     daemon_ = MHD_start_daemon(
         flags, (uint16_t)cfg->port, accept_policy, NULL, on_request, NULL,
         MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
