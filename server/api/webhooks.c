@@ -455,11 +455,11 @@ static int rotate_tx(struct imx_req *r, void *cls)
     struct webhook_rotate *w = cls;
     if (imx_api_if_match(r, IMX_REV_WEBHOOK, w->id, NULL, false) < 0)
         return -1;
-    int found = imx_webhooks_rotate_secret(imx_api_conn(r), strtoll(w->id, NULL, 10), w->secret,
-                                           ROTATION_OVERLAP_S);
-    if (found < 0)
+    enum imx_db_status found = imx_webhooks_rotate_secret(
+        imx_api_conn(r), strtoll(w->id, NULL, 10), w->secret, ROTATION_OVERLAP_S);
+    if (found != IMX_DBS_OK && found != IMX_DBS_NOT_FOUND)
         return reply_db_failed(r);
-    if (!found) {
+    if (found == IMX_DBS_NOT_FOUND) {
         imx_reply_problem(r, IMX_E_NOT_FOUND, "No webhook %s", w->id);
         return -1;
     }
@@ -596,10 +596,10 @@ void imx_api_delivery_get(struct imx_req *r)
 static int redeliver_tx(struct imx_req *r, void *cls)
 {
     const char *id = cls;
-    int queued = imx_webhooks_redeliver(imx_api_conn(r), strtoll(id, NULL, 10));
-    if (queued < 0)
+    enum imx_db_status queued = imx_webhooks_redeliver(imx_api_conn(r), strtoll(id, NULL, 10));
+    if (queued != IMX_DBS_OK && queued != IMX_DBS_NOT_FOUND)
         return reply_db_failed(r);
-    if (!queued) {
+    if (queued == IMX_DBS_NOT_FOUND) {
         /* Raced with the dispatcher or a PATCH since the checks before the transaction. */
         imx_reply_problem(r, IMX_E_CONFLICT,
                           "Delivery %s is pending already, or its webhook is disabled", id);
