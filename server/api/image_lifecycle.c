@@ -50,7 +50,7 @@ static int status_tx(struct imx_req *r, void *cls)
     long long team_id;
     char etag[IMX_DBI_ETAG_SIZE], now_status[16];
     enum imx_db_status rc =
-        imx_db_image_lock(imx_api_conn(r), sp->change.id, &team_id, etag, now_status);
+        imx_db_image_lock(imx_api_conn(r), sp->change.id, &team_id, etag, now_status, NULL);
     if (rc != IMX_DBS_OK) {
         imx_api_reply_db_status(r, rc);
         return -1;
@@ -70,7 +70,7 @@ static int status_tx(struct imx_req *r, void *cls)
         return -1;
     }
     char *result = NULL;
-    rc = imx_db_image_set_status(imx_api_conn(r), &sp->change, &result);
+    rc = imx_db_image_set_status(imx_api_conn(r), &sp->change, &result, NULL);
     if (rc == IMX_DBS_INVALID) {
         json_t *errors = json_array();
         imx_verr(errors, "/revoke_at", "must be an RFC 3339 time");

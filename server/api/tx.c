@@ -101,12 +101,12 @@ void imx_api_db_done(struct imx_req *r)
         scope = (struct scope){ 0 };
 }
 
-int imx_api_tx_fail(struct imx_req *r, enum imx_db_status st)
+int imx_api_tx_fail(struct imx_req *r, enum imx_db_status st, const struct imx_db_fault *why)
 {
     if (st == IMX_DBS_RETRY)
         scope_of(r)->retry = true;
     else
-        imx_api_reply_db_fail(r, st);
+        imx_api_reply_db_fault(r, st, why);
     return -1;
 }
 

@@ -902,7 +902,7 @@ static enum imx_db_status summaries_taken(struct imx_db_stmt *stmt, PGresult *r,
 enum imx_db_status imx_db_image_search_indexed(struct imx_db_conn *c,
                                                const struct imx_image_search *s, bool want_facets,
                                                char **page, char **facets, bool *served,
-                                               long long *epoch)
+                                               long long *epoch, struct imx_db_fault *why)
 {
     *page = NULL;
     *facets = NULL;
@@ -910,7 +910,7 @@ enum imx_db_status imx_db_image_search_indexed(struct imx_db_conn *c,
     /* The index follows the primary (where signed-in requests read); a search on the read
      * replica runs in SQL there rather than mixing two databases' generations. */
     if (!g.enabled || imx_db_is_read_conn(c))
-        return IMX_DBS_OK;
+        return imx_db_why(c, IMX_DBS_OK, why);
     struct {
         struct imx_ix_query q;
         struct imx_ix_page p;
@@ -919,7 +919,7 @@ enum imx_db_status imx_db_image_search_indexed(struct imx_db_conn *c,
         const char *gpu_list[IMX_IX_QUERY_GPUS_MAX];
     } *w = malloc(sizeof *w);
     if (!w)
-        return IMX_DBS_ERROR;
+        return imx_db_why(c, IMX_DBS_ERROR, why);
     enum imx_db_status rc = IMX_DBS_OK;
     if (query_of(s, &w->q, w->os_name, sizeof w->os_name, w->id_text) != 0)
         goto out;
@@ -999,7 +999,7 @@ out:
         *facets = NULL;
     }
     free(w);
-    return rc;
+    return imx_db_why(c, rc, why);
 }
 
 /* ---- resolve from the index ---- */
@@ -1303,18 +1303,19 @@ static char *lineage_text(const struct imx_ix_lineage *l, char *const *texts, si
 
 enum imx_db_status imx_db_image_lineage_indexed(struct imx_db_conn *c, long long id,
                                                 long long after, unsigned limit,
-                                                struct imx_db_lineage *out, bool *served)
+                                                struct imx_db_lineage *out, bool *served,
+                                                struct imx_db_fault *why)
 {
     memset(out, 0, sizeof *out);
     *served = false;
     if (!g.enabled || imx_db_is_read_conn(c))
-        return IMX_DBS_OK;
+        return imx_db_why(c, IMX_DBS_OK, why);
     struct {
         struct imx_ix_lineage l;
         char *texts[IMX_IX_LINEAGE_MAX];
     } *w = malloc(sizeof *w);
     if (!w)
-        return IMX_DBS_ERROR;
+        return imx_db_why(c, IMX_DBS_ERROR, why);
     enum imx_db_status rc = IMX_DBS_OK;
     for (int attempt = 0; attempt < 2; attempt++) {
         struct made_at at;
@@ -1358,7 +1359,7 @@ enum imx_db_status imx_db_image_lineage_indexed(struct imx_db_conn *c, long long
     }
 out:
     free(w);
-    return rc;
+    return imx_db_why(c, rc, why);
 }
 
 struct imx_db_lineage_call {

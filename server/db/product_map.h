@@ -8,6 +8,6 @@
 /* The rows of ref_nvidia_product as one JSON text, new (free() it) in *json:
  * [{"match", "platform", "component" (null: not tracked), "branched", "notes"}], the shape
  * imx_csaf_to_advisory() reads. */
-enum imx_db_status imx_db_product_map(struct imx_db_conn *c, char **json);
+enum imx_db_status imx_db_product_map(struct imx_db_conn *c, char **json, struct imx_db_fault *why);
 
 #endif

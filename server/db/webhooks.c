@@ -113,22 +113,24 @@ static enum imx_db_status exec_bool(struct imx_db_conn *db, struct imx_db_stmt *
     return st;
 }
 
-enum imx_db_status imx_webhooks_redeliver(struct imx_db_conn *db, int64_t delivery_id)
+enum imx_db_status imx_webhooks_redeliver(struct imx_db_conn *db, int64_t delivery_id,
+                                          struct imx_db_fault *why)
 {
     char id[24];
     snprintf(id, sizeof id, "%" PRId64, delivery_id);
     const char *params[] = { id };
-    return exec_bool(db, &stmt_redeliver, params);
+    return imx_db_why(db, exec_bool(db, &stmt_redeliver, params), why);
 }
 
 enum imx_db_status imx_webhooks_rotate_secret(struct imx_db_conn *db, int64_t webhook_id,
-                                              const char *new_secret, unsigned overlap_s)
+                                              const char *new_secret, unsigned overlap_s,
+                                              struct imx_db_fault *why)
 {
     char id[24], overlap[16];
     snprintf(id, sizeof id, "%" PRId64, webhook_id);
     snprintf(overlap, sizeof overlap, "%u", overlap_s);
     const char *params[] = { id, new_secret, overlap };
-    return exec_bool(db, &stmt_rotate, params);
+    return imx_db_why(db, exec_bool(db, &stmt_rotate, params), why);
 }
 
 static char *dup_field(const PGresult *res, int col)
@@ -243,10 +245,10 @@ IMX_DB_STMT(q_webhook_count, 1,
             "'webhook-quota:' || $1, 0))) l, webhooks w WHERE w.team_id = $1::bigint");
 
 enum imx_db_status imx_db_webhook_count(struct imx_db_conn *c, const char *team_id,
-                                        long long *count)
+                                        long long *count, struct imx_db_fault *why)
 {
     const char *p[] = { team_id };
-    return imx_db_int_take(imx_db_exec(c, &q_webhook_count, p), 0, count);
+    return imx_db_why(c, imx_db_int_take(imx_db_exec(c, &q_webhook_count, p), 0, count), why);
 }
 
 IMX_DB_STMT(q_webhook_create, 9,
@@ -263,24 +265,26 @@ enum imx_db_status imx_db_webhook_create(struct imx_db_conn *c, const char *team
                                          const char *secret, const char *events,
                                          const char *families, const char *pins,
                                          const char *min_severity, const char *payload_format,
-                                         int64_t *id, struct imx_db_json *doc)
+                                         int64_t *id, struct imx_db_json *doc,
+                                         struct imx_db_fault *why)
 {
     const char *p[] = { team_id,  url,  description,  secret,        events,
                         families, pins, min_severity, payload_format };
     PGresult *res = imx_db_exec(c, &q_webhook_create, p);
     *id = imx_db_ok(res) && PQntuples(res) == 1 ? strtoll(PQgetvalue(res, 0, 0), NULL, 10) : 0;
-    return imx_db_json_take(res, 1, doc);
+    return imx_db_why(c, imx_db_json_take(res, 1, doc), why);
 }
 
 IMX_DB_STMT(q_webhook_owner, 1, "SELECT team_id, enabled FROM webhooks WHERE id = $1::bigint");
 
-enum imx_db_status imx_db_webhook_owner(struct imx_db_conn *c, const char *id, int64_t *team_id)
+enum imx_db_status imx_db_webhook_owner(struct imx_db_conn *c, const char *id, int64_t *team_id,
+                                        struct imx_db_fault *why)
 {
     const char *p[] = { id };
     long long v;
     enum imx_db_status st = imx_db_int_take(imx_db_exec(c, &q_webhook_owner, p), 0, &v);
     *team_id = v;
-    return st;
+    return imx_db_why(c, st, why);
 }
 
 IMX_DB_STMT(q_webhook_get, 1,
@@ -288,10 +292,10 @@ IMX_DB_STMT(q_webhook_get, 1,
             "WHERE w.id = $1::bigint");
 
 enum imx_db_status imx_db_webhook_get(struct imx_db_conn *c, const char *id,
-                                      struct imx_db_json *out)
+                                      struct imx_db_json *out, struct imx_db_fault *why)
 {
     const char *p[] = { id };
-    return imx_db_json_take(imx_db_exec(c, &q_webhook_get, p), 0, out);
+    return imx_db_why(c, imx_db_json_take(imx_db_exec(c, &q_webhook_get, p), 0, out), why);
 }
 
 IMX_DB_STMT(q_webhook_list, 3,
@@ -301,10 +305,10 @@ IMX_DB_STMT(q_webhook_list, 3,
 
 enum imx_db_status imx_db_webhook_list(struct imx_db_conn *c, const char *team_id,
                                        const char *after_id, const char *limit,
-                                       struct imx_db_page *out)
+                                       struct imx_db_page *out, struct imx_db_fault *why)
 {
     const char *p[] = { team_id, after_id, limit };
-    return imx_db_page_take(imx_db_exec(c, &q_webhook_list, p), out);
+    return imx_db_why(c, imx_db_page_take(imx_db_exec(c, &q_webhook_list, p), out), why);
 }
 
 IMX_DB_STMT(
@@ -326,12 +330,12 @@ enum imx_db_status imx_db_webhook_update(struct imx_db_conn *c, const char *id, 
                                          const char *url, const char *description,
                                          const char *events, const char *families, const char *pins,
                                          const char *set_severity, const char *min_severity,
-                                         const char *payload_format)
+                                         const char *payload_format, struct imx_db_fault *why)
 {
     const char *p[] = { id,       team_id, url,          description,  events,
                         families, pins,    set_severity, min_severity, payload_format };
     long long v;
-    return imx_db_int_take(imx_db_exec(c, &q_webhook_update, p), 0, &v);
+    return imx_db_why(c, imx_db_int_take(imx_db_exec(c, &q_webhook_update, p), 0, &v), why);
 }
 
 /* Disabling a disabled subscription would overwrite why it was disabled: skip it. */
@@ -340,20 +344,21 @@ IMX_DB_STMT(q_webhook_enable, 3,
             "WHERE id = $1::bigint AND ($2::boolean OR enabled)");
 
 enum imx_db_status imx_db_webhook_enable(struct imx_db_conn *c, const char *id, const char *enabled,
-                                         const char *reason)
+                                         const char *reason, struct imx_db_fault *why)
 {
     const char *p[] = { id, enabled, reason };
-    return imx_db_done(imx_db_exec(c, &q_webhook_enable, p));
+    return imx_db_why(c, imx_db_done(imx_db_exec(c, &q_webhook_enable, p)), why);
 }
 
 IMX_DB_STMT(q_webhook_delete, 2,
             "DELETE FROM webhooks WHERE id = $1::bigint AND team_id = $2::bigint RETURNING id");
 
-enum imx_db_status imx_db_webhook_delete(struct imx_db_conn *c, const char *id, const char *team_id)
+enum imx_db_status imx_db_webhook_delete(struct imx_db_conn *c, const char *id, const char *team_id,
+                                         struct imx_db_fault *why)
 {
     const char *p[] = { id, team_id };
     long long v;
-    return imx_db_int_take(imx_db_exec(c, &q_webhook_delete, p), 0, &v);
+    return imx_db_why(c, imx_db_int_take(imx_db_exec(c, &q_webhook_delete, p), 0, &v), why);
 }
 
 IMX_DB_STMT(q_webhook_deliveries, 4,
@@ -367,10 +372,11 @@ IMX_DB_STMT(q_webhook_deliveries, 4,
 
 enum imx_db_status imx_db_webhook_deliveries(struct imx_db_conn *c, const char *webhook_id,
                                              const char *before_id, const char *state,
-                                             const char *limit, struct imx_db_page *out)
+                                             const char *limit, struct imx_db_page *out,
+                                             struct imx_db_fault *why)
 {
     const char *p[] = { webhook_id, before_id, state, limit };
-    return imx_db_page_take(imx_db_exec(c, &q_webhook_deliveries, p), out);
+    return imx_db_why(c, imx_db_page_take(imx_db_exec(c, &q_webhook_deliveries, p), out), why);
 }
 
 IMX_DB_STMT(q_delivery_owner, 1,
@@ -378,7 +384,8 @@ IMX_DB_STMT(q_delivery_owner, 1,
             "JOIN webhooks w ON w.id = d.webhook_id WHERE d.id = $1::bigint");
 
 enum imx_db_status imx_db_delivery_owner(struct imx_db_conn *c, const char *id,
-                                         struct imx_db_delivery_owner *out)
+                                         struct imx_db_delivery_owner *out,
+                                         struct imx_db_fault *why)
 {
     const char *p[] = { id };
     memset(out, 0, sizeof *out);
@@ -393,7 +400,7 @@ enum imx_db_status imx_db_delivery_owner(struct imx_db_conn *c, const char *id,
         out->enabled = strcmp(PQgetvalue(res, 0, 3), "t") == 0;
     }
     PQclear(res);
-    return st;
+    return imx_db_why(c, st, why);
 }
 
 IMX_DB_STMT(
@@ -404,10 +411,10 @@ IMX_DB_STMT(
                                                          "WHERE d.id = $1::bigint");
 
 enum imx_db_status imx_db_delivery_get(struct imx_db_conn *c, const char *id,
-                                       struct imx_db_json *out)
+                                       struct imx_db_json *out, struct imx_db_fault *why)
 {
     const char *p[] = { id };
-    return imx_db_json_take(imx_db_exec(c, &q_delivery_get, p), 0, out);
+    return imx_db_why(c, imx_db_json_take(imx_db_exec(c, &q_delivery_get, p), 0, out), why);
 }
 
 /* Retention (migrations/procedures/webhook_outbox.sql, db/idempotency.h). */

@@ -36,12 +36,14 @@ enum imx_db_status imx_webhooks_ping(struct imx_db_conn *db, int64_t webhook_id,
 
 /* Re-queues a delivered or failed delivery: IMX_DBS_OK when queued, IMX_DBS_NOT_FOUND when it
  * is pending already, missing or its subscription is disabled, or the failure. */
-enum imx_db_status imx_webhooks_redeliver(struct imx_db_conn *db, int64_t delivery_id);
+enum imx_db_status imx_webhooks_redeliver(struct imx_db_conn *db, int64_t delivery_id,
+                                          struct imx_db_fault *why);
 
 /* Makes new_secret the signing secret; the previous one signs too for overlap_s seconds
  * (86400 in the API): IMX_DBS_OK, IMX_DBS_NOT_FOUND, or the failure. */
 enum imx_db_status imx_webhooks_rotate_secret(struct imx_db_conn *db, int64_t webhook_id,
-                                              const char *new_secret, unsigned overlap_s);
+                                              const char *new_secret, unsigned overlap_s,
+                                              struct imx_db_fault *why);
 
 /* One claimed delivery. Strings are new (imx_db_webhook_claim_free). */
 struct imx_db_webhook_claim {
@@ -88,7 +90,7 @@ enum imx_db_status imx_db_webhook_finish(struct imx_db_conn *db,
 /* The team's subscriptions -> count, after taking the team's webhook-quota lock (held to the end
  * of the transaction), so two creations at once cannot both take the last place. */
 enum imx_db_status imx_db_webhook_count(struct imx_db_conn *c, const char *team_id,
-                                        long long *count);
+                                        long long *count, struct imx_db_fault *why);
 
 /* Creates a subscription -> its id and webhook JSON (the quota is checked with
  * imx_db_webhook_count first, in the same transaction). */
@@ -97,17 +99,19 @@ enum imx_db_status imx_db_webhook_create(struct imx_db_conn *c, const char *team
                                          const char *secret, const char *events,
                                          const char *families, const char *pins,
                                          const char *min_severity, const char *payload_format,
-                                         int64_t *id, struct imx_db_json *doc);
+                                         int64_t *id, struct imx_db_json *doc,
+                                         struct imx_db_fault *why);
 /* Who owns a subscription -> its team (IMX_DBS_NOT_FOUND: none). */
-enum imx_db_status imx_db_webhook_owner(struct imx_db_conn *c, const char *id, int64_t *team_id);
+enum imx_db_status imx_db_webhook_owner(struct imx_db_conn *c, const char *id, int64_t *team_id,
+                                        struct imx_db_fault *why);
 /* -> webhook JSON, with its last delivery (IMX_DBS_NOT_FOUND: none). */
 enum imx_db_status imx_db_webhook_get(struct imx_db_conn *c, const char *id,
-                                      struct imx_db_json *out);
+                                      struct imx_db_json *out, struct imx_db_fault *why);
 /* A team's subscriptions by id, after the keyset id (NULL: from the start), at most limit+1 ->
  * a page of (id, webhook JSON). */
 enum imx_db_status imx_db_webhook_list(struct imx_db_conn *c, const char *team_id,
                                        const char *after_id, const char *limit,
-                                       struct imx_db_page *out);
+                                       struct imx_db_page *out, struct imx_db_fault *why);
 /* Changes the fields given (NULL: unchanged); min_severity changes only when set_severity is
  * "true" (NULL then clears it); payload_format: "imaxe" | "cloudevents" (NULL: keep);
  * IMX_DBS_NOT_FOUND: none. */
@@ -115,19 +119,20 @@ enum imx_db_status imx_db_webhook_update(struct imx_db_conn *c, const char *id, 
                                          const char *url, const char *description,
                                          const char *events, const char *families, const char *pins,
                                          const char *set_severity, const char *min_severity,
-                                         const char *payload_format);
+                                         const char *payload_format, struct imx_db_fault *why);
 /* Enables ("true": clears the failure streak) or disables ("false", with reason; a no-op when
  * disabled already). */
 enum imx_db_status imx_db_webhook_enable(struct imx_db_conn *c, const char *id, const char *enabled,
-                                         const char *reason);
+                                         const char *reason, struct imx_db_fault *why);
 /* Deletes a subscription with its deliveries (IMX_DBS_NOT_FOUND: none). */
-enum imx_db_status imx_db_webhook_delete(struct imx_db_conn *c, const char *id,
-                                         const char *team_id);
+enum imx_db_status imx_db_webhook_delete(struct imx_db_conn *c, const char *id, const char *team_id,
+                                         struct imx_db_fault *why);
 /* A subscription's deliveries, newest first, before the keyset id (NULL: from the newest), in
  * state (NULL: any), at most limit+1 -> a page of (id, delivery JSON with its attempts). */
 enum imx_db_status imx_db_webhook_deliveries(struct imx_db_conn *c, const char *webhook_id,
                                              const char *before_id, const char *state,
-                                             const char *limit, struct imx_db_page *out);
+                                             const char *limit, struct imx_db_page *out,
+                                             struct imx_db_fault *why);
 /* What one retention pass did and saw (imx_db_webhook_prune). */
 struct imx_db_outbox {
     long long deliveries_pruned, events_pruned; /* removed in this pass */
@@ -149,10 +154,11 @@ struct imx_db_delivery_owner {
 };
 /* IMX_DBS_NOT_FOUND: no such delivery. */
 enum imx_db_status imx_db_delivery_owner(struct imx_db_conn *c, const char *id,
-                                         struct imx_db_delivery_owner *out);
+                                         struct imx_db_delivery_owner *out,
+                                         struct imx_db_fault *why);
 /* -> delivery JSON with the payload and every attempt with its response (IMX_DBS_NOT_FOUND:
  * none). */
 enum imx_db_status imx_db_delivery_get(struct imx_db_conn *c, const char *id,
-                                       struct imx_db_json *out);
+                                       struct imx_db_json *out, struct imx_db_fault *why);
 
 #endif
