@@ -92,9 +92,9 @@ enum imx_db_status imx_db_image_insert(struct imx_db_conn *c, const struct imx_i
  * kernel, layer, parent_id, boot_seconds, size_gb, description, status, status_reason,
  * revoke_at, patch_status, published_at, updated_at, components:{name:version}, artifacts:
  * {region:artifact_id}, gpus:[...], instance_families:[...], tags:[...], children:[ids],
- * compatibility:{...}, os_packages: imx_image_os_json() (migrations/0025_os_packages.sql)}. *json
- * is new (free() it); *etag is new (free() it): a strong ETag value with its quotes, which changes
- * whenever the JSON does. NOT_FOUND when no such id. */
+ * compatibility:{...}, os_packages: imx_image_os_json() (migrations/functions/image_docs.sql)}.
+ * *json is new (free() it); *etag is new (free() it): a strong ETag value with its quotes, which
+ * changes whenever the JSON does. NOT_FOUND when no such id. */
 enum imx_db_status imx_db_image_get(struct imx_db_conn *c, long long id, char **json, char **etag,
                                     struct imx_db_fault *why);
 
@@ -309,9 +309,9 @@ void imx_db_lineage_free(struct imx_db_lineage *l);
  * JSON array of {id, components:[{name, version}], gpus:[...]}. *json is new. */
 enum imx_db_status imx_db_image_compat_pending(struct imx_db_conn *c, int limit, char **json);
 
-/* Is when (text) a time after now? 1 yes, 0 no, -1 not a time PostgreSQL reads, -2 the database
- * failed. */
-int imx_db_time_is_future(struct imx_db_conn *c, const char *when);
+/* Is when (text) a time after now? IMX_DBS_OK with the answer in *future, IMX_DBS_INVALID when
+ * it is not a time PostgreSQL reads, or the failure. */
+enum imx_db_status imx_db_time_is_future(struct imx_db_conn *c, const char *when, bool *future);
 
 /* Stores an image's compatibility report (JSON text). */
 enum imx_db_status imx_db_image_set_compat(struct imx_db_conn *c, long long id,
