@@ -595,7 +595,7 @@ int imx_auth_confirm_now(struct imx_req *r)
     if (!c)
         return -1;
     long long epoch;
-    if (imx_db_auth_epoch(c, &epoch) != 0) {
+    if (imx_db_auth_epoch(c, &epoch) != IMX_DBS_OK) {
         imx_api_db_error(r, NULL);
         return -1;
     }

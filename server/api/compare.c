@@ -511,7 +511,7 @@ static void compare_from_scratch(struct imx_req *r, const long long *ids, size_t
     json_t *doc = json_loads(json, 0, NULL), *cdoc = NULL;
     free(json);
     if (imx_api_cost_scope(r, NULL, &sc) != 0 ||
-        imx_db_costs_for_images(c, ids, n, &sc.s, &costs) != 0 || !doc ||
+        imx_db_costs_for_images(c, ids, n, &sc.s, &costs) != IMX_DBS_OK || !doc ||
         !(cdoc = json_loads(costs, 0, NULL))) {
         imx_reply_problem(r, IMX_E_INTERNAL, "Request %s failed; the server log has details",
                           r->request_id);

@@ -87,14 +87,9 @@ enum imx_db_status imx_db_auth_user_active(struct imx_db_conn *c, const char *us
 
 IMX_DB_STMT(q_epoch, 0, "SELECT n FROM auth_epoch");
 
-int imx_db_auth_epoch(struct imx_db_conn *c, long long *epoch)
+enum imx_db_status imx_db_auth_epoch(struct imx_db_conn *c, long long *epoch)
 {
-    PGresult *res = imx_db_exec(c, &q_epoch, NULL);
-    int rc = imx_db_ok(res) && PQntuples(res) == 1 ? 0 : -1;
-    if (rc == 0)
-        *epoch = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
-    PQclear(res);
-    return rc;
+    return imx_db_int_take(imx_db_exec(c, &q_epoch, NULL), 0, epoch);
 }
 
 IMX_DB_STMT(q_has_users, 0, "SELECT EXISTS (SELECT 1 FROM users)");

@@ -35,9 +35,8 @@ enum imx_db_status imx_db_auth_user_active(struct imx_db_conn *c, const char *us
                                            struct imx_db_user_principal *out,
                                            struct imx_db_fault *why);
 
-/* The auth epoch (migrations/0020_point_reads.sql) into *epoch. Returns 0, or -1 when the
- * database failed. */
-int imx_db_auth_epoch(struct imx_db_conn *c, long long *epoch);
+/* The auth epoch (migrations/0020_point_reads.sql) into *epoch: IMX_DBS_OK, or the failure. */
+enum imx_db_status imx_db_auth_epoch(struct imx_db_conn *c, long long *epoch);
 /* Whether any user exists (the first admin is made only when none does). */
 enum imx_db_status imx_db_auth_has_users(struct imx_db_conn *c, bool *any);
 /* Creates the first admin when there are no users (*created false when users exist). */

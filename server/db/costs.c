@@ -317,12 +317,12 @@ IMX_DB_STMT(
 
 #define COSTS_FOR_IMAGES_MAX 100
 
-int imx_db_costs_for_images(struct imx_db_conn *c, const long long *ids, size_t n,
-                            const struct imx_cost_scope *scope, char **json)
+enum imx_db_status imx_db_costs_for_images(struct imx_db_conn *c, const long long *ids, size_t n,
+                                           const struct imx_cost_scope *scope, char **json)
 {
     *json = NULL;
     if (n == 0 || n > COSTS_FOR_IMAGES_MAX || !ids || !scope)
-        return -1;
+        return IMX_DBS_INVALID;
     char list[COSTS_FOR_IMAGES_MAX * 22 + 4] = "{";
     size_t len = 1;
     for (size_t i = 0; i < n; i++)
@@ -330,10 +330,13 @@ int imx_db_costs_for_images(struct imx_db_conn *c, const long long *ids, size_t 
     snprintf(list + len, sizeof list - len, "}");
     const char *p[] = { scope->user_id, scope->token_team, scope->team, list };
     PGresult *res = imx_db_exec(c, &q_costs_for_images, p);
-    if (imx_db_ok(res) && PQntuples(res) == 1)
-        *json = strdup(PQgetvalue(res, 0, 0));
+    enum imx_db_status st = imx_db_status_of(res);
+    if (st == IMX_DBS_OK && PQntuples(res) != 1)
+        st = IMX_DBS_ERROR; /* the statement answers one row */
+    if (st == IMX_DBS_OK && !(*json = strdup(PQgetvalue(res, 0, 0))))
+        st = IMX_DBS_ERROR;
     PQclear(res);
-    return *json ? 0 : -1;
+    return st;
 }
 
 /* The team's lock serialises recording, so two at once cannot both take the last places. */

@@ -109,9 +109,9 @@ enum imx_db_status imx_db_cost_ranking(struct imx_db_conn *c, const struct imx_c
 /* For /v1/compare: each image's best (lowest) median cost per 1k inferences per model over its
  * (instance type, pricing) groups, and its median boot seconds, over the scope's measurements
  * only: {"<image id>": {"best_cost_per_1k": {"<model>": value}, "boot_seconds_median":
- * value|null}} with every id present. *json is new (free() it). Returns 0, or -1 (n == 0, more
- * than 100 ids, or a database failure: *json NULL). */
-int imx_db_costs_for_images(struct imx_db_conn *c, const long long *ids, size_t n,
-                            const struct imx_cost_scope *scope, char **json);
+ * value|null}} with every id present. *json is new (free() it): IMX_DBS_OK, IMX_DBS_INVALID for
+ * n == 0 or more than 100 ids, or the failure (*json NULL). */
+enum imx_db_status imx_db_costs_for_images(struct imx_db_conn *c, const long long *ids, size_t n,
+                                           const struct imx_cost_scope *scope, char **json);
 
 #endif

@@ -366,14 +366,12 @@ static void cache_put(int64_t id, const char *text, long long generation)
 
 /* ---- loading and catching up ---- */
 
+/* A load statement's outcome: OK, UNAVAILABLE (tried again later), or ERROR for anything else
+ * (imx_db_status_of classifies). */
 static enum imx_db_status result_rc(PGresult *r)
 {
-    if (imx_db_ok(r))
-        return IMX_DBS_OK;
-    const char *state = imx_db_sqlstate(r);
-    return state[0] == '\0' || strcmp(state, "57014") == 0 || strncmp(state, "08", 2) == 0
-               ? IMX_DBS_UNAVAILABLE
-               : IMX_DBS_ERROR;
+    enum imx_db_status st = imx_db_status_of(r);
+    return st == IMX_DBS_OK || st == IMX_DBS_UNAVAILABLE ? st : IMX_DBS_ERROR;
 }
 
 static double now_ms(void)
@@ -437,7 +435,7 @@ static void install(struct imx_ix *ix, const struct made_at *at, char *snapshot)
 /* Load or catch up, with g.sync held, in one REPEATABLE READ snapshot. */
 static enum imx_db_status sync_locked(struct imx_db_conn *c)
 {
-    if (imx_db_command(c, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") != 0)
+    if (imx_db_command(c, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") != IMX_DBS_OK)
         return IMX_DBS_UNAVAILABLE;
     PGresult *r = imx_db_exec(c, &stmt_state, NULL);
     enum imx_db_status rc = result_rc(r);

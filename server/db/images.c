@@ -1359,15 +1359,14 @@ enum imx_db_status imx_db_image_set_compat(struct imx_db_conn *c, long long id,
 
 IMX_DB_STMT(stmt_is_future, 1, "SELECT $1::timestamptz > now()");
 
-int imx_db_time_is_future(struct imx_db_conn *c, const char *when)
+enum imx_db_status imx_db_time_is_future(struct imx_db_conn *c, const char *when, bool *future)
 {
     const char *params[] = { when };
     PGresult *r = imx_db_exec(c, &stmt_is_future, params);
-    int rc = -1;
-    if (imx_db_ok(r) && PQntuples(r) == 1)
-        rc = strcmp(PQgetvalue(r, 0, 0), "t") == 0 ? 1 : 0;
-    else if (!imx_db_ok(r) && strncmp(imx_db_sqlstate(r), "22", 2) != 0)
-        rc = -2;
+    enum imx_db_status st = imx_db_status_of(r);
+    if (st == IMX_DBS_OK && PQntuples(r) != 1)
+        st = IMX_DBS_ERROR;
+    *future = st == IMX_DBS_OK && strcmp(PQgetvalue(r, 0, 0), "t") == 0;
     PQclear(r);
-    return rc;
+    return st;
 }

@@ -122,8 +122,8 @@ bool imx_db_is_read_conn(const struct imx_db_conn *c);
  * NULL is a no-op. */
 void imx_db_release(struct imx_db_conn *c);
 
-/* Runs a parameterless command (BEGIN, COMMIT, ROLLBACK, SET ...). Returns 0 or -1. */
-int imx_db_command(struct imx_db_conn *c, const char *sql);
+/* Runs a parameterless command (BEGIN, COMMIT, ROLLBACK, SET ...): IMX_DBS_OK, or the failure. */
+enum imx_db_status imx_db_command(struct imx_db_conn *c, const char *sql);
 
 /* COMMIT on c, prepared so that a serialization failure reads as IMX_DBS_RETRY. */
 enum imx_db_status imx_db_commit(struct imx_db_conn *c);
