@@ -16,7 +16,7 @@
 struct scope {
     const struct imx_req *req;
     struct imx_db_conn *db; /* pooled connection while the handler runs */
-    bool retry;             /* a statement in imx_api_tx failed with a retryable SQLSTATE */
+    bool retry;             /* a statement in imx_api_tx failed with IMX_DBS_RETRY */
     bool outer; /* the handler runs inside an Idempotency-Key transaction: imx_api_tx nests */
 };
 static _Thread_local struct scope scope;
