@@ -3,7 +3,7 @@
 -- changes.
 -- Callers: server/db/image_docs.c (imx_image_docs_read, the coalesced point reads);
 -- server/db/advisories.c (imx_image_patch_doc / imx_image_patch_json for GET .../patch);
--- server/db/images.c (imx_image_os_json); the procedures that write images
+-- functions/costs.sql (imx_image_os_json, for the compare rows); the procedures that write images
 -- (procedures/publish_images.sql, image_status.sql, advisory_publish.sql: imx_image_docs_write,
 -- imx_image_docs_refresh_os); imx_image_docs_sync is the trigger function of images_docs_sync
 -- (0020_point_reads.sql).

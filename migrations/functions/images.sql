@@ -2,7 +2,8 @@
 -- (tables in 0004_catalog.sql, 0009_image_summary.sql, 0010_search_index.sql). Re-applied by
 -- server/db/migrate.c whenever this file changes.
 -- Callers: server/db/images.c (imx_image_json, imx_image_status, imx_image_summary; the search
--- statements of server/db/images_search.h inline imx_image_summary); trigger functions
+-- statements of server/db/images_search.h inline imx_image_summary); server/db/requests.c
+-- (imx_image_summary of a request's matches); trigger functions
 -- imx_image_denorm (0004's copy triggers), imx_image_summary_store (0009), imx_image_written,
 -- imx_image_index_commit, imx_image_index_deleted (0010); bench/gen_catalog.sh calls
 -- imx_image_denorm_refresh after a load with the triggers off.

@@ -1,7 +1,8 @@
 -- The fleet's use cases (issue #34): the manifest a node's report is compared with, recording a
 -- report (the latest per node, a bounded history of changes, node.drifted once per change), and
--- the fleet's reads. Called only from server/db/nodes.c; drift itself is computed in C by
--- server/domain/drift.c, the code `imaxe probe --check` runs.
+-- the fleet's reads. Called from server/db/nodes.c, and imx_nodes_running from
+-- server/db/advisories.c too (an image's patch document with its running nodes); drift itself is
+-- computed in C by server/domain/drift.c, the code `imaxe probe --check` runs.
 
 -- imx_node_manifest: the catalog image a node booted, named by id or by artifact id (an AMI id)
 -- with or without its region, as drift compares it: {id, family, version, architecture, os,

@@ -11,6 +11,7 @@
 --                 component_not_present: the image has none of the components it names.
 -- Advisories with only OS package ranges appear when they affect the image (an inventory holds
 -- thousands of packages that no advisory names). Withdrawn advisories state nothing.
+-- Caller: server/db/vex.c (imx_db_image_vex_facts, for GET /v1/images/{id}/vex and the pin's).
 
 CREATE OR REPLACE FUNCTION imx_image_vex_facts(p_image bigint) RETURNS json
 LANGUAGE sql STABLE AS $$

@@ -51,10 +51,11 @@ static enum imx_role cap(const struct imx_principal *p, int64_t team_id, enum im
  * replying. */
 static int api_token_principal(struct imx_req *r, const char *hash, struct imx_pcache_entry *e)
 {
+    struct imx_db_fault why = { 0 };
     struct imx_db_token_principal t;
-    enum imx_db_status st = imx_db_auth_api_token(imx_api_conn(r), hash, &t);
+    enum imx_db_status st = imx_db_auth_api_token(imx_api_conn(r), hash, &t, &why);
     if (st != IMX_DBS_OK && st != IMX_DBS_NOT_FOUND) {
-        imx_api_reply_db_fail(r, st);
+        imx_api_reply_db_fault(r, st, &why);
         return -1;
     }
     int ok = st == IMX_DBS_OK;
@@ -80,12 +81,13 @@ static int api_token_principal(struct imx_req *r, const char *hash, struct imx_p
  * (the JWT is verified on every request). Returns 1, 0 or -1. */
 static int user_principal(struct imx_req *r, int64_t uid, struct imx_pcache_entry *e)
 {
+    struct imx_db_fault why = { 0 };
     char id[24];
     snprintf(id, sizeof id, "%lld", (long long)uid);
     struct imx_db_user_principal u;
-    enum imx_db_status st = imx_db_auth_user_active(imx_api_conn(r), id, &u);
+    enum imx_db_status st = imx_db_auth_user_active(imx_api_conn(r), id, &u, &why);
     if (st != IMX_DBS_OK && st != IMX_DBS_NOT_FOUND) {
-        imx_api_reply_db_fail(r, st);
+        imx_api_reply_db_fault(r, st, &why);
         return -1;
     }
     int ok = st == IMX_DBS_OK;
@@ -124,6 +126,7 @@ static struct imx_db_conn *quiet_db(struct imx_req *r)
 /* The caller's role in team_id. Returns 0, or -1 on a database failure (replied when reply). */
 static int role_in(struct imx_req *r, int64_t team_id, enum imx_role *out, bool reply)
 {
+    struct imx_db_fault why = { 0 };
     const struct imx_principal *p = &r->principal;
     *out = IMX_ROLE_NONE;
     if (p->cached && reply && imx_auth_confirm_now(r) < 0)
@@ -141,10 +144,10 @@ static int role_in(struct imx_req *r, int64_t team_id, enum imx_role *out, bool 
     snprintf(tid, sizeof tid, "%lld", (long long)team_id);
     snprintf(uid, sizeof uid, "%lld", (long long)p->user_id);
     char role[16];
-    enum imx_db_status st = imx_db_auth_role_in_team(c, tid, uid, role);
+    enum imx_db_status st = imx_db_auth_role_in_team(c, tid, uid, role, &why);
     if (st != IMX_DBS_OK && st != IMX_DBS_NOT_FOUND) {
         if (reply)
-            imx_api_reply_db_fail(r, st);
+            imx_api_reply_db_fault(r, st, &why);
         else
             imx_error("request %s: role lookup failed: %s", r->request_id, imx_db_status_name(st));
         return -1;
@@ -320,13 +323,14 @@ void imx_auth_clear_session_cookies(struct imx_req *r)
  * carry the session's CSRF token in X-CSRF-Token. */
 static bool session_authenticate(struct imx_req *r, const char *secret)
 {
+    struct imx_db_fault why = { 0 };
     char hash[IMX_TOKEN_HASH_LEN + 1];
     imx_token_hash(secret, hash);
     struct imx_db_conn *c = imx_api_db(r);
     if (!c)
         return false;
     struct imx_db_session s;
-    enum imx_db_status st = imx_db_session_use(c, hash, "web", &s);
+    enum imx_db_status st = imx_db_session_use(c, hash, "web", &s, &why);
     if (st == IMX_DBS_NOT_FOUND) {
         imx_auth_clear_session_cookies(r);
         imx_reply_header(r, "WWW-Authenticate", IMX_WWW_AUTHENTICATE);
@@ -336,7 +340,7 @@ static bool session_authenticate(struct imx_req *r, const char *secret)
         return false;
     }
     if (st != IMX_DBS_OK) {
-        imx_api_reply_db_fail(r, st);
+        imx_api_reply_db_fault(r, st, &why);
         return false;
     }
     if (imx_session_unsafe_method(r->route->method)) {
@@ -425,7 +429,7 @@ enum imx_role imx_auth_role_slug(struct imx_req *r, const char *slug, int64_t *t
     snprintf(uid, sizeof uid, "%lld", (long long)r->principal.user_id);
     struct imx_db_team_read t;
     enum imx_role role = IMX_ROLE_NONE;
-    enum imx_db_status st = imx_db_auth_team_read(imx_api_conn(r), slug, uid, &t);
+    enum imx_db_status st = imx_db_auth_team_read(imx_api_conn(r), slug, uid, &t, NULL);
     if (st != IMX_DBS_OK) {
         imx_error("request %s: team lookup failed: %s", r->request_id, imx_db_status_name(st));
     } else if (t.team_id) {
@@ -468,11 +472,12 @@ bool imx_auth_team_disabled(struct imx_req *r, int64_t team_id)
     char tid[24], slug[64];
     bool disabled = false;
     snprintf(tid, sizeof tid, "%lld", (long long)team_id);
-    return c && imx_db_team_disabled(c, tid, &disabled, slug) == IMX_DBS_OK && disabled;
+    return c && imx_db_team_disabled(c, tid, &disabled, slug, NULL) == IMX_DBS_OK && disabled;
 }
 
 bool imx_auth_team_enabled(struct imx_req *r, int64_t team_id, const char *slug)
 {
+    struct imx_db_fault why = { 0 };
     struct imx_db_conn *c = imx_api_db(r);
     if (!c)
         return false;
@@ -480,9 +485,9 @@ bool imx_auth_team_enabled(struct imx_req *r, int64_t team_id, const char *slug)
     snprintf(tid, sizeof tid, "%lld", (long long)team_id);
     bool disabled = false;
     char name[64];
-    enum imx_db_status st = imx_db_team_disabled(c, tid, &disabled, name);
+    enum imx_db_status st = imx_db_team_disabled(c, tid, &disabled, name, &why);
     if (st != IMX_DBS_OK) {
-        imx_api_reply_db_fail(r, st);
+        imx_api_reply_db_fault(r, st, &why);
         return false;
     }
     if (disabled) {
@@ -499,14 +504,15 @@ bool imx_auth_team_enabled(struct imx_req *r, int64_t team_id, const char *slug)
 int64_t imx_auth_team_with(struct imx_req *r, const char *slug, enum imx_role min,
                            imx_auth_team_read_fn read, void *cls, struct imx_db_team_read *out)
 {
+    struct imx_db_fault why = { 0 };
     char uid[24];
     for (int attempt = 0; attempt < 2; attempt++) {
         if (!imx_api_db(r))
             return 0;
         snprintf(uid, sizeof uid, "%lld", (long long)r->principal.user_id);
-        enum imx_db_status st = read(imx_api_conn(r), uid, cls, out);
+        enum imx_db_status st = read(imx_api_conn(r), uid, cls, out, &why);
         if (st != IMX_DBS_OK) {
-            imx_api_reply_db_fail(r, st);
+            imx_api_reply_db_fault(r, st, &why);
             imx_db_team_read_free(out);
             return 0;
         }
@@ -528,9 +534,9 @@ int64_t imx_auth_team_with(struct imx_req *r, const char *slug, enum imx_role mi
 }
 
 static enum imx_db_status read_team(struct imx_db_conn *c, const char *user_id, void *slug,
-                                    struct imx_db_team_read *out)
+                                    struct imx_db_team_read *out, struct imx_db_fault *why)
 {
-    return imx_db_auth_team_read(c, slug, user_id, out);
+    return imx_db_auth_team_read(c, slug, user_id, out, why);
 }
 
 int64_t imx_auth_team(struct imx_req *r, const char *slug, enum imx_role min)
@@ -568,16 +574,17 @@ enum imx_role imx_auth_role(struct imx_req *r, int64_t team_id)
 int imx_audit(struct imx_req *r, const char *action, const char *resource, const char *resource_id,
               const json_t *detail)
 {
+    struct imx_db_fault why = { 0 };
     char uid[24], tid[24];
     const struct imx_principal *p = &r->principal;
     snprintf(uid, sizeof uid, "%lld", (long long)p->user_id);
     snprintf(tid, sizeof tid, "%lld", (long long)p->token_id);
     char *text = detail ? json_dumps(detail, JSON_COMPACT) : NULL;
-    enum imx_db_status st = imx_db_audit_insert(imx_api_conn(r), p->authenticated ? uid : NULL,
-                                                p->token_id ? tid : NULL, action, resource,
-                                                resource_id, r->request_id, text ? text : "{}");
+    enum imx_db_status st = imx_db_audit_insert(
+        imx_api_conn(r), p->authenticated ? uid : NULL, p->token_id ? tid : NULL, action, resource,
+        resource_id, r->request_id, text ? text : "{}", &why);
     free(text);
-    return st == IMX_DBS_OK ? 0 : imx_api_tx_fail(r, st);
+    return st == IMX_DBS_OK ? 0 : imx_api_tx_fail(r, st, &why);
 }
 
 int imx_auth_confirm_now(struct imx_req *r)
@@ -588,7 +595,7 @@ int imx_auth_confirm_now(struct imx_req *r)
     if (!c)
         return -1;
     long long epoch;
-    if (imx_db_auth_epoch(c, &epoch) != 0) {
+    if (imx_db_auth_epoch(c, &epoch) != IMX_DBS_OK) {
         imx_api_db_error(r, NULL);
         return -1;
     }

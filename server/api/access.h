@@ -40,9 +40,11 @@ int imx_auth_confirm_now(struct imx_req *r);
  * in it (and is not a global admin), 403 when the role is below min. Returns the team id (> 0), or
  * 0 after replying. Uses imx_api_db(r). */
 int64_t imx_auth_team(struct imx_req *r, const char *slug, enum imx_role min);
-/* A statement that reads the caller's team with what it answers (db/auth.h). */
+/* A statement that reads the caller's team with what it answers (db/auth.h), and a failure's
+ * detail in *why. */
 typedef enum imx_db_status (*imx_auth_team_read_fn)(struct imx_db_conn *c, const char *user_id,
-                                                    void *cls, struct imx_db_team_read *out);
+                                                    void *cls, struct imx_db_team_read *out,
+                                                    struct imx_db_fault *why);
 /* The same check made by the handler's own statement, so that the check and the read are one
  * round trip: runs read until its answer holds for the caller as they are (a remembered
  * principal is confirmed by the epoch read; one checked again in full is read again), then checks

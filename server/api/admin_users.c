@@ -18,6 +18,7 @@
 
 void imx_api_user_list(struct imx_req *r)
 {
+    struct imx_db_fault why = { 0 };
     const char *q = imx_req_query(r, "q");
     if (q && strlen(q) > 254) {
         imx_reply_problem(r, IMX_E_BAD_REQUEST, "q must be at most 254 characters");
@@ -33,8 +34,8 @@ void imx_api_user_list(struct imx_req *r)
         return;
     snprintf(lim, sizeof lim, "%llu", limit);
     struct imx_db_page page;
-    enum imx_db_status st = imx_db_user_list(c, before_id, q && *q ? q : NULL, lim, &page);
-    imx_api_reply_page(r, st, &page, 0, limit, "I");
+    enum imx_db_status st = imx_db_user_list(c, before_id, q && *q ? q : NULL, lim, &page, &why);
+    imx_api_reply_page(r, st, &why, &page, 0, limit, "I");
 }
 
 /* JSON_TRUE stands for either boolean (imx_api_check_fields). */
@@ -53,15 +54,16 @@ struct user_change {
 
 static int user_change_tx(struct imx_req *r, void *cls)
 {
+    struct imx_db_fault why = { 0 };
     struct user_change *u = cls;
     struct imx_db_json j;
-    enum imx_db_status st = imx_db_user_change(imx_api_conn(r), u->id, &u->ch, &j);
+    enum imx_db_status st = imx_db_user_change(imx_api_conn(r), u->id, &u->ch, &j, &why);
     if (st == IMX_DBS_NOT_FOUND) {
         imx_reply_problem(r, IMX_E_NOT_FOUND, "No user %s", u->id);
         return -1;
     }
     if (st != IMX_DBS_OK)
-        return imx_api_tx_fail(r, st);
+        return imx_api_tx_fail(r, st, &why);
     const char *action = "update";
     if (u->ch.disabled)
         action = strcmp(u->ch.disabled, "true") == 0 ? "disable" : "enable";
@@ -127,6 +129,7 @@ struct team_change {
 
 static int team_change_tx(struct imx_req *r, void *cls)
 {
+    struct imx_db_fault why = { 0 };
     struct team_change *t = cls;
     int m = imx_api_if_match(r, IMX_REV_TEAM, t->slug, NULL, false);
     if (m < 0)
@@ -134,13 +137,13 @@ static int team_change_tx(struct imx_req *r, void *cls)
     struct imx_db_json j;
     enum imx_db_status st =
         m == 1 ? IMX_DBS_NOT_FOUND
-               : imx_db_team_change(imx_api_conn(r), t->slug, t->name, t->disabled, &j);
+               : imx_db_team_change(imx_api_conn(r), t->slug, t->name, t->disabled, &j, &why);
     if (st == IMX_DBS_NOT_FOUND) {
         imx_reply_problem(r, IMX_E_NOT_FOUND, "No team '%s'", t->slug);
         return -1;
     }
     if (st != IMX_DBS_OK)
-        return imx_api_tx_fail(r, st);
+        return imx_api_tx_fail(r, st, &why);
     /* A change of both is audited as what it does to the team's rights. */
     const char *action = "update";
     if (t->disabled)

@@ -282,15 +282,16 @@ static void advisory_etag(char out[40], const char *revision)
 /* Replies with advisory id as read on c, with its ETag. Returns 0, or -1 after replying. */
 static int reply_advisory(struct imx_req *r, struct imx_db_conn *c, unsigned status, const char *id)
 {
+    struct imx_db_fault why = { 0 };
     char revision[24];
     struct imx_db_json j;
-    enum imx_db_status st = imx_db_advisory_get(c, id, revision, &j);
+    enum imx_db_status st = imx_db_advisory_get(c, id, revision, &j, &why);
     if (st == IMX_DBS_OK) {
         char etag[40];
         advisory_etag(etag, revision);
         imx_reply_header(r, "ETag", etag);
     }
-    imx_api_reply_json_text(r, status, st, &j, "No such advisory");
+    imx_api_reply_json_text(r, status, st, &why, &j, "No such advisory");
     return st == IMX_DBS_OK ? 0 : -1;
 }
 
@@ -302,14 +303,15 @@ static int reply_advisory(struct imx_req *r, struct imx_db_conn *c, unsigned sta
  * replying (412 when the list names no current revision, 404 for no advisory). */
 static int if_match_current(struct imx_req *r, const char *if_match, const char *id, char out[24])
 {
+    struct imx_db_fault why = { 0 };
     struct imx_db_conn *c = imx_api_db(r);
     if (!c)
         return -1;
     char revision[24], etag[40], bare[40];
     struct imx_db_json j;
-    enum imx_db_status st = imx_db_advisory_get(c, id, revision, &j);
+    enum imx_db_status st = imx_db_advisory_get(c, id, revision, &j, &why);
     if (st != IMX_DBS_OK) {
-        imx_api_reply_json_text(r, 200, st, &j, "No such advisory");
+        imx_api_reply_json_text(r, 200, st, &why, &j, "No such advisory");
         return -1;
     }
     imx_db_json_free(&j);
@@ -344,12 +346,13 @@ struct advisory_write {
     bool ranges_kept;   /* a revision that leaves the ranges as they are (possibly none) */
 };
 
-/* The outcome a use case returned (j, freed), or NULL after replying for a failed statement.
- * New. */
-static json_t *outcome_of(struct imx_req *r, enum imx_db_status st, struct imx_db_json *j)
+/* The outcome a use case returned (j, freed), or NULL after replying for a failed statement
+ * (st, with the detail why the use case handed back). New. */
+static json_t *outcome_of(struct imx_req *r, enum imx_db_status st, const struct imx_db_fault *why,
+                          struct imx_db_json *j)
 {
     if (st != IMX_DBS_OK && st != IMX_DBS_NOT_FOUND) {
-        imx_api_tx_fail(r, st);
+        imx_api_tx_fail(r, st, why);
         return NULL;
     }
     json_t *out = imx_api_json_load(j);
@@ -426,9 +429,9 @@ static int advisory_write_tx(struct imx_req *r, void *cls)
             imx_reply_invalid_steal(r, errors, "The advisory has invalid fields");
             return -1;
         }
-        return imx_api_tx_fail(r, st);
+        return imx_api_tx_fail(r, st, &why);
     }
-    json_t *out = outcome_of(r, st, &j);
+    json_t *out = outcome_of(r, st, &why, &j);
     if (!out)
         return -1;
     if (reply_refused(r, a, out) != 0) {
@@ -464,7 +467,7 @@ static json_t *product_map(struct imx_req *r)
     if (!c)
         return NULL;
     char *text = NULL;
-    enum imx_db_status rc = imx_db_product_map(c, &text);
+    enum imx_db_status rc = imx_db_product_map(c, &text, NULL);
     json_t *map = rc == IMX_DBS_OK ? json_loads(text, 0, NULL) : NULL;
     free(text);
     if (rc != IMX_DBS_OK)
@@ -589,6 +592,7 @@ static const char *const revisable[] = { "title", "published", "severity", "cvss
  * new advisory would be; only "affected" changes which images it touches. */
 void imx_api_advisory_revise(struct imx_req *r)
 {
+    struct imx_db_fault why = { 0 };
     const char *id = imx_req_param(r, "id");
     char rev[24];
     const char *if_match = imx_req_header(r, "If-Match");
@@ -631,9 +635,9 @@ void imx_api_advisory_revise(struct imx_req *r)
         return;
     char revision[24];
     struct imx_db_json j;
-    enum imx_db_status st = imx_db_advisory_get(c, id, revision, &j);
+    enum imx_db_status st = imx_db_advisory_get(c, id, revision, &j, &why);
     if (st != IMX_DBS_OK) {
-        imx_api_reply_json_text(r, 200, st, &j, "No such advisory");
+        imx_api_reply_json_text(r, 200, st, &why, &j, "No such advisory");
         return;
     }
     json_t *merged = imx_api_json_load(&j);
@@ -694,6 +698,7 @@ static bool epss_shape_ok(const char *s)
 
 void imx_api_advisory_list(struct imx_req *r)
 {
+    struct imx_db_fault why = { 0 };
     unsigned long long limit;
     struct imx_db_advisory_filter f = {
         .component = imx_req_query(r, "component"),
@@ -758,12 +763,12 @@ void imx_api_advisory_list(struct imx_req *r)
     struct imx_db_page page;
     enum imx_db_status st =
         imx_db_advisory_list(c, &f, by_risk, cursor ? (by_risk ? after_id : after_pub) : NULL,
-                             cursor && !by_risk ? after_id : NULL, limit_txt, &page);
+                             cursor && !by_risk ? after_id : NULL, limit_txt, &page, &why);
     /* a refused value (class 22): a SELECT violates no constraint, so that is all INVALID means */
     if (st == IMX_DBS_INVALID)
         imx_reply_problem(r, IMX_E_BAD_REQUEST, "published_from or published_to is not a date");
     else
-        imx_api_reply_page(r, st, &page, 0, limit, by_risk ? "s" : "ss");
+        imx_api_reply_page(r, st, &why, &page, 0, limit, by_risk ? "s" : "ss");
 }
 
 void imx_api_advisory_get(struct imx_req *r)
@@ -776,7 +781,7 @@ void imx_api_advisory_get(struct imx_req *r)
 static enum imx_db_status affected_page(struct imx_db_conn *c, const void *cls, const char *after,
                                         const char *limit, struct imx_db_page *out)
 {
-    return imx_db_advisory_affected_rows(c, cls, after, limit, out);
+    return imx_db_advisory_affected_rows(c, cls, after, limit, out, NULL);
 }
 
 static const char *const affected_columns[] = {
@@ -787,6 +792,7 @@ static const char *const affected_columns[] = {
 
 void imx_api_advisory_affected(struct imx_req *r)
 {
+    struct imx_db_fault why = { 0 };
     unsigned long long limit;
     json_t *key;
     if (!imx_api_list_limit(r, &limit) || !imx_api_cursor_key(r, "ssI", &key))
@@ -802,11 +808,11 @@ void imx_api_advisory_affected(struct imx_req *r)
         const char *none[3] = { NULL, NULL, NULL };
         struct imx_db_page first;
         enum imx_db_status st =
-            imx_db_advisory_affected(c, imx_req_param(r, "id"), none, "1", &first);
+            imx_db_advisory_affected(c, imx_req_param(r, "id"), none, "1", &first, &why);
         bool found = st == IMX_DBS_OK && first.rows.n == 1;
         imx_db_page_free(&first);
         if (st != IMX_DBS_OK)
-            imx_api_reply_db_fail(r, st);
+            imx_api_reply_db_fault(r, st, &why);
         else if (!found)
             imx_reply_problem(r, IMX_E_NOT_FOUND, "No such advisory");
         char *advisory = found ? strdup(imx_req_param(r, "id")) : NULL;
@@ -817,8 +823,8 @@ void imx_api_advisory_affected(struct imx_req *r)
     } else if (c) {
         struct imx_db_page page;
         enum imx_db_status st =
-            imx_db_advisory_affected(c, imx_req_param(r, "id"), after, lim, &page);
-        imx_api_reply_doc_page(r, st, &page, "No such advisory");
+            imx_db_advisory_affected(c, imx_req_param(r, "id"), after, lim, &page, &why);
+        imx_api_reply_doc_page(r, st, &why, &page, "No such advisory");
     }
     json_decref(key);
 }
@@ -896,6 +902,7 @@ enum imx_fast imx_api_image_patch_status_fast(struct imx_req *r)
 
 void imx_api_image_patch_status(struct imx_req *r)
 {
+    struct imx_db_fault why = { 0 };
     unsigned long long id = 0;
     if (imx_parse_uint(imx_req_param(r, "id"), 1, INT64_MAX, &id) != 0) {
         imx_reply_problem(r, IMX_E_NOT_FOUND, "No such image");
@@ -917,8 +924,8 @@ void imx_api_image_patch_status(struct imx_req *r)
     for (int attempt = 0; c && attempt < 2; attempt++) {
         struct imx_db_json j;
         long long epoch;
-        enum imx_db_status st = imx_db_image_patch(c, idt, count, &j, &epoch);
-        if (imx_api_reply_json_confirmed(r, 200, st, &j, epoch, "No such image"))
+        enum imx_db_status st = imx_db_image_patch(c, idt, count, &j, &epoch, &why);
+        if (imx_api_reply_json_confirmed(r, 200, st, &why, &j, epoch, "No such image"))
             return;
     }
 }

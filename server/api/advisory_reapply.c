@@ -90,11 +90,12 @@ static json_t *reapply_one(struct imx_req *r, struct reapply *in, const json_t *
     snprintf(revision, sizeof revision, "%lld",
              (long long)json_integer_value(json_object_get(item, "revision")));
     struct imx_db_json j;
+    struct imx_db_fault why;
     enum imx_db_status st =
-        imx_db_advisory_publish(imx_api_conn(r), text, in->user_id, revision, &j, NULL);
+        imx_db_advisory_publish(imx_api_conn(r), text, in->user_id, revision, &j, &why);
     free(text);
     if (st != IMX_DBS_OK) {
-        imx_api_tx_fail(r, st);
+        imx_api_tx_fail(r, st, &why);
         return NULL;
     }
     json_t *out = imx_api_json_load(&j);
@@ -125,19 +126,20 @@ static json_t *reapply_one(struct imx_req *r, struct reapply *in, const json_t *
 
 static int reapply_tx(struct imx_req *r, void *cls)
 {
+    struct imx_db_fault why = { 0 };
     struct reapply *in = cls;
     char *maptext = NULL;
-    enum imx_db_status st = imx_db_product_map(imx_api_conn(r), &maptext);
+    enum imx_db_status st = imx_db_product_map(imx_api_conn(r), &maptext, &why);
     if (st != IMX_DBS_OK)
-        return imx_api_tx_fail(r, st);
+        return imx_api_tx_fail(r, st, &why);
     json_t *map = json_loads(maptext, 0, NULL);
     free(maptext);
     struct imx_db_json j;
-    st = map ? imx_db_advisory_reapply_batch(imx_api_conn(r), in->after, in->limit, &j)
+    st = map ? imx_db_advisory_reapply_batch(imx_api_conn(r), in->after, in->limit, &j, &why)
              : IMX_DBS_ERROR;
     if (st != IMX_DBS_OK) {
         json_decref(map);
-        return imx_api_tx_fail(r, st);
+        return imx_api_tx_fail(r, st, &why);
     }
     json_t *batch = imx_api_json_load(&j);
     if (!json_is_array(batch)) {

@@ -46,32 +46,30 @@ struct imx_db_conn *imx_api_db_read(struct imx_req *r);
  * for a refused value, 503 for an unavailable database or a timed-out query, else 500 (details
  * logged, never sent). NULL is a lost connection. */
 void imx_api_db_error(struct imx_req *r, const struct imx_db_fault *f);
-/* The same for the last failed statement on the request's connection. */
-void imx_api_db_fail(struct imx_req *r);
 
 /* Replies with the problem for a db/ status other than IMX_DBS_OK: 404 for NOT_FOUND ("No such
  * image": resources with another name say so themselves before calling this), 409 CONFLICT,
  * 400 INVALID, 503 with Retry-After for UNAVAILABLE and RETRY, else 500 (logged, never sent). */
 void imx_api_reply_db_status(struct imx_req *r, enum imx_db_status rc);
 
-/* Replies for a failed db/ call's status st: with the connection's last fault when a statement
- * failed with st (imx_api_db_error's words), else as imx_api_reply_db_status. */
-void imx_api_reply_db_fail(struct imx_req *r, enum imx_db_status st);
-/* The same for a call that handed back its failure's detail (why, as db/ functions fill it). */
+/* Replies for a failed db/ call's status st and the detail it handed back (why, as db/ functions
+ * fill it): with the failed statement's fault when one failed with st (imx_api_db_error's
+ * words), else as imx_api_reply_db_status. why may be NULL (a status alone). */
 void imx_api_reply_db_fault(struct imx_req *r, enum imx_db_status st,
                             const struct imx_db_fault *why);
 
-/* Replies status with finished JSON text from a db/ call that returned st (steals j): 404 with
- * not_found_detail for IMX_DBS_NOT_FOUND, a failure as imx_api_reply_db_fail. */
+/* Replies status with finished JSON text from a db/ call that returned st and why (steals j):
+ * 404 with not_found_detail for IMX_DBS_NOT_FOUND, a failure as imx_api_reply_db_fault. */
 void imx_api_reply_json_text(struct imx_req *r, unsigned status, enum imx_db_status st,
-                             struct imx_db_json *j, const char *not_found_detail);
+                             const struct imx_db_fault *why, struct imx_db_json *j,
+                             const char *not_found_detail);
 
 /* The same for an epoch_auth route (struct imx_route, epoch_auth): epoch, read with the text,
  * confirms the caller first (imx_auth_confirm). Returns 1 after replying, 0 when the principal
  * was checked again and the caller should read once more (j is freed either way). */
 int imx_api_reply_json_confirmed(struct imx_req *r, unsigned status, enum imx_db_status st,
-                                 struct imx_db_json *j, long long epoch,
-                                 const char *not_found_detail);
+                                 const struct imx_db_fault *why, struct imx_db_json *j,
+                                 long long epoch, const char *not_found_detail);
 
 /* Parses j's text into a new JSON value (NULL for SQL NULL or bad text) and frees j. */
 json_t *imx_api_json_load(struct imx_db_json *j);

@@ -28,7 +28,8 @@ static enum imx_db_status audit_page(struct imx_db_conn *c, const void *cls, con
                                      const char *limit, struct imx_db_page *out)
 {
     const struct audit_filter *f = cls;
-    return imx_db_audit_list(c, f->actor, f->resource, f->action, f->since, after, limit, out);
+    return imx_db_audit_list(c, f->actor, f->resource, f->action, f->since, after, limit, out,
+                             NULL);
 }
 
 static const char *const audit_columns[] = {
@@ -43,6 +44,7 @@ static char *dup_or_null(const char *s)
 
 void imx_api_audit_list(struct imx_req *r)
 {
+    struct imx_db_fault why = { 0 };
     unsigned long long v = 0, limit;
     const char *actor = imx_req_query(r, "actor");
     const char *since = imx_req_query(r, "since");
@@ -72,14 +74,14 @@ void imx_api_audit_list(struct imx_req *r)
         struct imx_db_page probe;
         enum imx_db_status st =
             imx_db_audit_list(c, actor, imx_req_query(r, "resource"), imx_req_query(r, "action"),
-                              since, NULL, "0", &probe);
+                              since, NULL, "0", &probe, &why);
         imx_db_page_free(&probe);
         bool failed = st != IMX_DBS_OK;
         /* a refused value (class 22): a SELECT violates no constraint, so that is all INVALID
          * means */
         bool bad_since = st == IMX_DBS_INVALID;
         if (failed && !bad_since)
-            imx_api_reply_db_fail(r, st);
+            imx_api_reply_db_fault(r, st, &why);
         if (bad_since)
             imx_reply_problem(r, IMX_E_BAD_REQUEST, "since must be an RFC 3339 timestamp");
         if (failed)
@@ -97,10 +99,10 @@ void imx_api_audit_list(struct imx_req *r)
     struct imx_db_page page;
     enum imx_db_status st =
         imx_db_audit_list(c, actor, imx_req_query(r, "resource"), imx_req_query(r, "action"), since,
-                          before_id, limit_txt, &page);
+                          before_id, limit_txt, &page, &why);
     /* A refused value: since was not a timestamp PostgreSQL accepts. */
     if (st == IMX_DBS_INVALID)
         imx_reply_problem(r, IMX_E_BAD_REQUEST, "since must be an RFC 3339 timestamp");
     else
-        imx_api_reply_page(r, st, &page, 0, limit, "I");
+        imx_api_reply_page(r, st, &why, &page, 0, limit, "I");
 }

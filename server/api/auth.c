@@ -25,17 +25,19 @@ static const struct imx_api_field login_fields[] = {
     { NULL, JSON_NULL, false },
 };
 
-/* A throttle statement's status, which only matters when it failed. Returns 0 or -1. */
-static int throttle_ok(struct imx_req *r, enum imx_db_status st)
+/* A throttle statement's status (and the detail it handed back), which only matters when it
+ * failed. Returns 0 or -1. */
+static int throttle_ok(struct imx_req *r, enum imx_db_status st, const struct imx_db_fault *why)
 {
     if (st == IMX_DBS_OK)
         return 0;
-    imx_api_reply_db_fail(r, st);
+    imx_api_reply_db_fault(r, st, why);
     return -1;
 }
 
 int64_t imx_api_password_signin(struct imx_req *r, json_t *body, const struct imx_api_field *fields)
 {
+    struct imx_db_fault why = { 0 };
     if (!imx_session_settings.local_passwords) {
         imx_reply_problem(r, IMX_E_FORBIDDEN,
                           "Sign-in with an imaxe password is off on this server "
@@ -67,10 +69,10 @@ int64_t imx_api_password_signin(struct imx_req *r, json_t *body, const struct im
      * attempts (on any replica) never check more passwords than the limit. */
     struct imx_db_throttle th;
     enum imx_db_status st =
-        imx_db_throttle_take(c, email_key, ip_key, window, max_email, max_ip, email, &th);
+        imx_db_throttle_take(c, email_key, ip_key, window, max_email, max_ip, email, &th, &why);
     if (st != IMX_DBS_OK) {
         free(th.password_hash);
-        imx_api_reply_db_fail(r, st);
+        imx_api_reply_db_fault(r, st, &why);
         return 0;
     }
     long wait = th.wait_s;
@@ -110,15 +112,15 @@ int64_t imx_api_password_signin(struct imx_req *r, json_t *body, const struct im
     if (!c)
         return 0;
     if (checked == IMX_PASSWORD_NO_SLOT) {
-        imx_db_throttle_give_back(c, email_key);
-        imx_db_throttle_give_back(c, ip_key);
+        imx_db_throttle_give_back(c, email_key, &why);
+        imx_db_throttle_give_back(c, ip_key, &why);
         imx_reply_header(r, "Retry-After", "1");
         imx_reply_problem(r, IMX_E_BUSY,
                           "Every password check slot is busy; try again in a second");
         return 0;
     }
-    if (throttle_ok(r, imx_db_throttle_clear(c, email_key)) != 0 ||
-        throttle_ok(r, imx_db_throttle_give_back(c, ip_key)) != 0)
+    if (throttle_ok(r, imx_db_throttle_clear(c, email_key, &why), &why) != 0 ||
+        throttle_ok(r, imx_db_throttle_give_back(c, ip_key, &why), &why) != 0)
         return 0;
     return (int64_t)uid;
 }
@@ -157,6 +159,7 @@ json_t *imx_api_token_reply(long long uid)
 
 void imx_api_me(struct imx_req *r)
 {
+    struct imx_db_fault why = { 0 };
     const struct imx_principal *p = &r->principal;
     char uid[24], team[24];
     struct imx_db_conn *c = imx_api_db(r);
@@ -167,6 +170,6 @@ void imx_api_me(struct imx_req *r)
     struct imx_db_json j;
     enum imx_db_status st =
         imx_db_user_me(c, uid, p->token_id ? team : NULL,
-                       p->token_id ? imx_role_name((enum imx_role)p->token_role) : NULL, &j);
-    imx_api_reply_json_text(r, 200, st, &j, "No such user");
+                       p->token_id ? imx_role_name((enum imx_role)p->token_role) : NULL, &j, &why);
+    imx_api_reply_json_text(r, 200, st, &why, &j, "No such user");
 }

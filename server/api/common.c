@@ -58,25 +58,11 @@ void imx_api_db_error(struct imx_req *r, const struct imx_db_fault *f)
     }
 }
 
-void imx_api_db_fail(struct imx_req *r)
-{
-    imx_api_db_error(r, imx_db_last_fault(imx_api_conn(r)));
-}
-
 void imx_api_reply_db_fault(struct imx_req *r, enum imx_db_status st,
                             const struct imx_db_fault *why)
 {
-    if (why->status == st && why->cause != IMX_DBC_NONE)
+    if (why && why->status == st && why->cause != IMX_DBC_NONE)
         imx_api_db_error(r, why);
-    else
-        imx_api_reply_db_status(r, st);
-}
-
-void imx_api_reply_db_fail(struct imx_req *r, enum imx_db_status st)
-{
-    const struct imx_db_fault *f = imx_db_last_fault(imx_api_conn(r));
-    if (imx_api_conn(r) && f->status == st)
-        imx_api_db_error(r, f);
     else
         imx_api_reply_db_status(r, st);
 }
@@ -119,14 +105,15 @@ void imx_api_reply_quota(struct imx_req *r, const char *name, unsigned limit, co
 }
 
 void imx_api_reply_json_text(struct imx_req *r, unsigned status, enum imx_db_status st,
-                             struct imx_db_json *j, const char *not_found_detail)
+                             const struct imx_db_fault *why, struct imx_db_json *j,
+                             const char *not_found_detail)
 {
     if (st == IMX_DBS_NOT_FOUND) {
         imx_reply_problem(r, IMX_E_NOT_FOUND, "%s", not_found_detail);
         return;
     }
     if (st != IMX_DBS_OK) {
-        imx_api_reply_db_fail(r, st);
+        imx_api_reply_db_fault(r, st, why);
         return;
     }
     /* Zero copy: the response owns the text and frees it after sending. */
@@ -136,8 +123,8 @@ void imx_api_reply_json_text(struct imx_req *r, unsigned status, enum imx_db_sta
 }
 
 int imx_api_reply_json_confirmed(struct imx_req *r, unsigned status, enum imx_db_status st,
-                                 struct imx_db_json *j, long long epoch,
-                                 const char *not_found_detail)
+                                 const struct imx_db_fault *why, struct imx_db_json *j,
+                                 long long epoch, const char *not_found_detail)
 {
     /* A row carries the epoch even when its document is NULL (no such thing): the caller is
      * confirmed before it learns that. */
@@ -148,7 +135,7 @@ int imx_api_reply_json_confirmed(struct imx_req *r, unsigned status, enum imx_db
             return confirmed == 0 ? 0 : 1;
         }
     }
-    imx_api_reply_json_text(r, status, st, j, not_found_detail);
+    imx_api_reply_json_text(r, status, st, why, j, not_found_detail);
     return 1;
 }
 

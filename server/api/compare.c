@@ -471,7 +471,7 @@ static int add_os_fields(struct imx_req *r, struct imx_db_conn *c, const long lo
                          json_t *doc)
 {
     char *text = NULL;
-    enum imx_db_status rc = imx_db_image_compare_os(c, ids, n, &text);
+    enum imx_db_status rc = imx_db_image_compare_os(c, ids, n, &text, NULL);
     json_t *os = rc == IMX_DBS_OK ? json_loads(text, 0, NULL) : NULL;
     free(text);
     if (rc != IMX_DBS_OK || !json_is_array(os)) {
@@ -496,7 +496,7 @@ static void compare_from_scratch(struct imx_req *r, const long long *ids, size_t
         return;
     char *json;
     long long missing = 0;
-    enum imx_db_status rc = imx_db_image_compare(c, ids, n, &json, &missing);
+    enum imx_db_status rc = imx_db_image_compare(c, ids, n, &json, &missing, NULL);
     if (rc == IMX_DBS_NOT_FOUND) {
         imx_reply_problem(r, IMX_E_NOT_FOUND, "No image has id %lld", missing);
         return;
@@ -511,7 +511,7 @@ static void compare_from_scratch(struct imx_req *r, const long long *ids, size_t
     json_t *doc = json_loads(json, 0, NULL), *cdoc = NULL;
     free(json);
     if (imx_api_cost_scope(r, NULL, &sc) != 0 ||
-        imx_db_costs_for_images(c, ids, n, &sc.s, &costs) != 0 || !doc ||
+        imx_db_costs_for_images(c, ids, n, &sc.s, &costs) != IMX_DBS_OK || !doc ||
         !(cdoc = json_loads(costs, 0, NULL))) {
         imx_reply_problem(r, IMX_E_INTERNAL, "Request %s failed; the server log has details",
                           r->request_id);

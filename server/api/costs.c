@@ -21,6 +21,7 @@
 
 void imx_api_instance_type_list(struct imx_req *r)
 {
+    struct imx_db_fault why = { 0 };
     unsigned long long limit;
     json_t *key;
     if (!imx_api_list_limit(r, &limit) || !imx_api_cursor_key(r, "ssIIs", &key))
@@ -39,21 +40,22 @@ void imx_api_instance_type_list(struct imx_req *r)
     struct imx_db_page page;
     enum imx_db_status st =
         imx_db_instance_type_list(c, imx_req_query(r, "provider"), imx_req_query(r, "gpu"),
-                                  imx_req_query(r, "family"), after, lim, &page);
-    imx_api_reply_page(r, st, &page, 0, limit, "ssIIs");
+                                  imx_req_query(r, "family"), after, lim, &page, &why);
+    imx_api_reply_page(r, st, &why, &page, 0, limit, "ssIIs");
     json_decref(key);
 }
 
 void imx_api_instance_type_get(struct imx_req *r)
 {
+    struct imx_db_fault why = { 0 };
     struct imx_db_conn *c = imx_api_db_read(r);
     if (!c || !imx_api_etag(r, IMX_REV_INSTANCE_TYPE, imx_req_param(r, "provider"),
                             imx_req_param(r, "type")))
         return;
     struct imx_db_json j;
-    enum imx_db_status st =
-        imx_db_instance_type_get(c, imx_req_param(r, "provider"), imx_req_param(r, "type"), &j);
-    imx_api_reply_json_text(r, 200, st, &j, "No such instance type");
+    enum imx_db_status st = imx_db_instance_type_get(c, imx_req_param(r, "provider"),
+                                                     imx_req_param(r, "type"), &j, &why);
+    imx_api_reply_json_text(r, 200, st, &why, &j, "No such instance type");
 }
 
 static const struct imx_api_field type_fields[] = {
@@ -120,7 +122,7 @@ static int type_put_tx(struct imx_req *r, void *cls)
         return -1;
     }
     if (st != IMX_DBS_OK)
-        return imx_api_tx_fail(r, st);
+        return imx_api_tx_fail(r, st, &why);
     char rid[128];
     snprintf(rid, sizeof rid, "%s/%s", t->provider, t->type);
     json_t *detail = json_pack("{s:s, s:s}", "gpu_model", t->gpu_model, "gpu_count", t->gpu_count);
@@ -131,13 +133,13 @@ static int type_put_tx(struct imx_req *r, void *cls)
     if (rc != 0)
         return rc;
     struct imx_db_json j;
-    st = imx_db_instance_type_get(imx_api_conn(r), t->provider, t->type, &j);
+    st = imx_db_instance_type_get(imx_api_conn(r), t->provider, t->type, &j, &why);
     if (st != IMX_DBS_OK && st != IMX_DBS_NOT_FOUND)
-        return imx_api_tx_fail(r, st);
+        return imx_api_tx_fail(r, st, &why);
     char loc[160];
     snprintf(loc, sizeof loc, "/v1/instance-types/%s", rid);
     imx_reply_header(r, "Location", loc);
-    imx_api_reply_json_text(r, created ? 201 : 200, st, &j, "No such instance type");
+    imx_api_reply_json_text(r, created ? 201 : 200, st, &why, &j, "No such instance type");
     return 0;
 }
 
@@ -257,7 +259,7 @@ static int price_add_tx(struct imx_req *r, void *cls)
                               "at that moment");
             return -1;
         }
-        return imx_api_tx_fail(r, st);
+        return imx_api_tx_fail(r, st, &why);
     }
     json_t *doc = imx_api_json_load(&j);
     char rid[128];
@@ -332,8 +334,8 @@ static int image_costs_page(struct imx_db_conn *c, const void *cls, const char *
     const struct image_costs_export *x = cls;
     char place[24];
     struct imx_db_page page;
-    enum imx_db_status st = imx_db_image_costs(c, x->image, &x->sc.s,
-                                               rank_of(after, place, sizeof place), limit, &page);
+    enum imx_db_status st = imx_db_image_costs(
+        c, x->image, &x->sc.s, rank_of(after, place, sizeof place), limit, &page, NULL);
     return imx_api_export_doc_page(st, &page, doc, next_key);
 }
 
@@ -357,6 +359,7 @@ static const char *const image_costs_columns[] = {
 
 void imx_api_image_costs(struct imx_req *r)
 {
+    struct imx_db_fault why = { 0 };
     unsigned long long v;
     const char *id = imx_req_param(r, "id");
     if (imx_parse_uint(id, 1, INT64_MAX, &v) != 0) {
@@ -377,12 +380,12 @@ void imx_api_image_costs(struct imx_req *r)
     if (c && format != IMX_EXPORT_NONE) {
         /* The first page says whether the image exists: 404 before the stream starts. */
         struct imx_db_page first;
-        enum imx_db_status st = imx_db_image_costs(c, id, &sc.s, NULL, "1", &first);
+        enum imx_db_status st = imx_db_image_costs(c, id, &sc.s, NULL, "1", &first, &why);
         bool found = st == IMX_DBS_OK && first.rows.n == 1 &&
                      imx_db_rows_text(&first.rows, 0, 0, NULL) != NULL;
         imx_db_page_free(&first);
         if (st != IMX_DBS_OK)
-            imx_api_reply_db_fail(r, st);
+            imx_api_reply_db_fault(r, st, &why);
         else if (!found)
             imx_reply_problem(r, IMX_E_NOT_FOUND, "No such image");
         struct image_costs_export *x = found ? calloc(1, sizeof *x) : NULL;
@@ -397,8 +400,8 @@ void imx_api_image_costs(struct imx_req *r)
     } else if (c) {
         struct imx_db_page page;
         enum imx_db_status st = imx_db_image_costs(
-            c, id, &sc.s, imx_api_key_text(key, 0, after, sizeof after), lim, &page);
-        imx_api_reply_doc_page(r, st, &page, "No such image");
+            c, id, &sc.s, imx_api_key_text(key, 0, after, sizeof after), lim, &page, &why);
+        imx_api_reply_doc_page(r, st, &why, &page, "No such image");
     }
     json_decref(key);
 }
@@ -472,7 +475,7 @@ static int ranking_page(struct imx_db_conn *c, const void *cls, const char *afte
         .after_rank = rank_of(after, rank, sizeof rank),
     };
     struct imx_db_page page;
-    enum imx_db_status st = imx_db_cost_ranking(c, &x->sc.s, &q, &page);
+    enum imx_db_status st = imx_db_cost_ranking(c, &x->sc.s, &q, &page, NULL);
     return imx_api_export_doc_page(st, &page, doc, next_key);
 }
 
@@ -529,6 +532,7 @@ static void ranking_export(struct imx_req *r, enum imx_export_format format,
 
 void imx_api_cost_ranking(struct imx_req *r)
 {
+    struct imx_db_fault why = { 0 };
     struct imx_cost_ranking q = {
         .model = imx_req_query(r, "model"),
         .gpu = imx_req_query(r, "gpu"),
@@ -565,8 +569,8 @@ void imx_api_cost_ranking(struct imx_req *r)
         c = imx_api_db_read(r);
     if (c) {
         struct imx_db_page page;
-        enum imx_db_status st = imx_db_cost_ranking(c, &sc.s, &q, &page);
-        imx_api_reply_doc_page(r, st, &page, "No ranking");
+        enum imx_db_status st = imx_db_cost_ranking(c, &sc.s, &q, &page, &why);
+        imx_api_reply_doc_page(r, st, &why, &page, "No ranking");
     }
     json_decref(key);
 }

@@ -216,11 +216,12 @@ static size_t json_compact_copy(char *out, const char *in, size_t n)
     return o;
 }
 
-void imx_api_reply_page(struct imx_req *r, enum imx_db_status st, struct imx_db_page *page,
-                        int col0, unsigned long long limit, const char *key)
+void imx_api_reply_page(struct imx_req *r, enum imx_db_status st, const struct imx_db_fault *why,
+                        struct imx_db_page *page, int col0, unsigned long long limit,
+                        const char *key)
 {
     if (st != IMX_DBS_OK) {
-        imx_api_reply_db_fail(r, st);
+        imx_api_reply_db_fault(r, st, why);
         return;
     }
     imx_api_reply_page_rows(r, &page->rows, col0, limit, key);
@@ -315,11 +316,12 @@ const char *imx_api_key_text(const json_t *key, size_t i, char *buf, size_t len)
     return buf;
 }
 
-void imx_api_reply_doc_page(struct imx_req *r, enum imx_db_status st, struct imx_db_page *page,
+void imx_api_reply_doc_page(struct imx_req *r, enum imx_db_status st,
+                            const struct imx_db_fault *why, struct imx_db_page *page,
                             const char *not_found)
 {
     if (st != IMX_DBS_OK) {
-        imx_api_reply_db_fail(r, st);
+        imx_api_reply_db_fault(r, st, why);
         return;
     }
     const char *doc_text = page->rows.n == 1 ? imx_db_rows_text(&page->rows, 0, 0, NULL) : NULL;

@@ -53,8 +53,10 @@ const char *imx_api_key_text(const json_t *key, size_t i, char *buf, size_t len)
 /* Replies 200 with one page that is a document, not a list of rows: row 0 holds the document
  * (column 0, a JSON object) and the key of its last item when a next page exists (column 1, a
  * JSON array text, or NULL), which becomes "next_cursor" in the document and Link rel=next. No row
- * replies 404 with not_found. A failure st replies as imx_api_reply_db_fail. Steals page. */
-void imx_api_reply_doc_page(struct imx_req *r, enum imx_db_status st, struct imx_db_page *page,
+ * replies 404 with not_found. A failure st replies as imx_api_reply_db_fault with why, the
+ * detail the db/ call handed back. Steals page. */
+void imx_api_reply_doc_page(struct imx_req *r, enum imx_db_status st,
+                            const struct imx_db_fault *why, struct imx_db_page *page,
                             const char *not_found);
 
 /* Replies 200 {"items": [...], "next_cursor": ...} from one page of rows: each row is its key
@@ -63,9 +65,10 @@ void imx_api_reply_doc_page(struct imx_req *r, enum imx_db_status st, struct imx
  * when col0 > 0, one row whose column col0 is NULL is an empty page). At most limit rows are
  * shown; a further row means a next page, whose cursor is the key of the last shown row (also
  * sent as Link rel=next); else next_cursor is null. This one takes a db/ call's page (stolen)
- * and its status st: a failure replies as imx_api_reply_db_fail. */
-void imx_api_reply_page(struct imx_req *r, enum imx_db_status st, struct imx_db_page *page,
-                        int col0, unsigned long long limit, const char *key);
+ * with its status st and detail why: a failure replies as imx_api_reply_db_fault. */
+void imx_api_reply_page(struct imx_req *r, enum imx_db_status st, const struct imx_db_fault *why,
+                        struct imx_db_page *page, int col0, unsigned long long limit,
+                        const char *key);
 /* The same from rows (borrowed; their result stays the caller's). */
 void imx_api_reply_page_rows(struct imx_req *r, const struct imx_db_rows *rows, int col0,
                              unsigned long long limit, const char *key);

@@ -24,7 +24,7 @@ void imx_api_image_eol(struct imx_req *r)
         return;
     char ids[24], *out;
     snprintf(ids, sizeof ids, "%llu", id);
-    enum imx_db_status rc = imx_db_image_eol(c, ids, &out);
+    enum imx_db_status rc = imx_db_image_eol(c, ids, &out, NULL);
     if (rc == IMX_DBS_NOT_FOUND) {
         imx_reply_problem(r, IMX_E_NOT_FOUND, "No such image");
         return;
@@ -49,7 +49,7 @@ void imx_api_pin_eol(struct imx_req *r)
     char pin[24], *out;
     snprintf(pin, sizeof pin, "%llu", id);
     int64_t team_id, image_id;
-    enum imx_db_status rc = imx_db_pin_target(c, pin, &team_id, &image_id);
+    enum imx_db_status rc = imx_db_pin_target(c, pin, &team_id, &image_id, NULL);
     if (rc == IMX_DBS_NOT_FOUND) {
         imx_reply_problem(r, IMX_E_NOT_FOUND, "No such pin");
         return;
@@ -60,7 +60,7 @@ void imx_api_pin_eol(struct imx_req *r)
     }
     if (!imx_auth_team_id(r, team_id, IMX_ROLE_VIEWER))
         return;
-    rc = imx_db_pin_eol(c, pin, &out);
+    rc = imx_db_pin_eol(c, pin, &out, NULL);
     if (rc == IMX_DBS_NOT_FOUND) { /* deleted meanwhile */
         imx_reply_problem(r, IMX_E_NOT_FOUND, "No such pin");
         return;

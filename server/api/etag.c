@@ -23,13 +23,14 @@ void imx_api_etag_set(struct imx_req *r, const char *revision)
 
 bool imx_api_etag(struct imx_req *r, enum imx_db_rev kind, const char *k1, const char *k2)
 {
+    struct imx_db_fault why = { 0 };
     struct imx_db_conn *c = imx_api_db_read(r);
     if (!c)
         return false;
     long long rev;
-    enum imx_db_status st = imx_db_rev_read(c, kind, k1, k2, &rev);
+    enum imx_db_status st = imx_db_rev_read(c, kind, k1, k2, &rev, &why);
     if (st != IMX_DBS_OK && st != IMX_DBS_NOT_FOUND) {
-        imx_api_reply_db_fail(r, st);
+        imx_api_reply_db_fault(r, st, &why);
         return false;
     }
     if (st == IMX_DBS_OK)
@@ -39,10 +40,11 @@ bool imx_api_etag(struct imx_req *r, enum imx_db_rev kind, const char *k1, const
 
 int imx_api_etag_after(struct imx_req *r, enum imx_db_rev kind, const char *k1, const char *k2)
 {
+    struct imx_db_fault why = { 0 };
     long long rev;
-    enum imx_db_status st = imx_db_rev_read(imx_api_conn(r), kind, k1, k2, &rev);
+    enum imx_db_status st = imx_db_rev_read(imx_api_conn(r), kind, k1, k2, &rev, &why);
     if (st != IMX_DBS_OK && st != IMX_DBS_NOT_FOUND)
-        return imx_api_tx_fail(r, st);
+        return imx_api_tx_fail(r, st, &why);
     if (st == IMX_DBS_OK)
         set_etag(r, rev);
     return 0;
@@ -51,11 +53,12 @@ int imx_api_etag_after(struct imx_req *r, enum imx_db_rev kind, const char *k1, 
 int imx_api_if_match(struct imx_req *r, enum imx_db_rev kind, const char *k1, const char *k2,
                      bool required)
 {
+    struct imx_db_fault why = { 0 };
     const char *if_match = imx_req_header(r, "If-Match");
     long long was;
-    enum imx_db_status st = imx_db_rev_bump(imx_api_conn(r), kind, k1, k2, &was);
+    enum imx_db_status st = imx_db_rev_bump(imx_api_conn(r), kind, k1, k2, &was, &why);
     if (st != IMX_DBS_OK && st != IMX_DBS_NOT_FOUND)
-        return imx_api_tx_fail(r, st);
+        return imx_api_tx_fail(r, st, &why);
     if (st == IMX_DBS_NOT_FOUND)
         return 1;
     if (!if_match && required) {

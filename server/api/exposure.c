@@ -11,6 +11,7 @@
 
 void imx_api_exposure_history(struct imx_req *r)
 {
+    struct imx_db_fault why = { 0 };
     const char *slug = imx_req_param(r, "slug");
     const char *days = imx_req_query(r, "days");
     unsigned long long n = 90;
@@ -27,6 +28,6 @@ void imx_api_exposure_history(struct imx_req *r)
     char tid[24];
     snprintf(tid, sizeof tid, "%lld", (long long)id);
     struct imx_db_json j;
-    enum imx_db_status st = imx_db_exposure_history(c, tid, (unsigned)n, &j);
-    imx_api_reply_json_text(r, 200, st, &j, "No such team");
+    enum imx_db_status st = imx_db_exposure_history(c, tid, (unsigned)n, &j, &why);
+    imx_api_reply_json_text(r, 200, st, &why, &j, "No such team");
 }

@@ -43,7 +43,7 @@ static void readyz(struct imx_req *r, struct imx_db_conn **c)
         return;
     }
     unsigned long long applied = 0;
-    if (imx_db_migrations_applied(*c, &applied) != 0) {
+    if (imx_db_migrations_applied(*c, &applied) != IMX_DBS_OK) {
         imx_reply_problem(r, IMX_E_NOT_READY, "The database cannot be queried");
         return;
     }
@@ -61,7 +61,7 @@ static void readyz(struct imx_req *r, struct imx_db_conn **c)
         imx_db_release(*c);
         *c = imx_db_acquire_read(&why);
         unsigned long long replica_applied = 0;
-        if (!*c || imx_db_migrations_applied(*c, &replica_applied) != 0) {
+        if (!*c || imx_db_migrations_applied(*c, &replica_applied) != IMX_DBS_OK) {
             json_decref(doc);
             imx_reply_problem(r, IMX_E_NOT_READY, "The read replica cannot be queried");
             return;

@@ -335,10 +335,10 @@ void imx_api_idempotent(struct imx_req *r)
         return;
     }
     struct imx_db_idempotency_reply res;
-    st = imx_db_idempotency_get(c, p.user, p.token, key, &res);
+    st = imx_db_idempotency_get(c, p.user, p.token, key, &res, &why);
     if (st != IMX_DBS_NOT_FOUND) {
         if (st != IMX_DBS_OK)
-            imx_api_reply_db_fail(r, st);
+            imx_api_reply_db_fault(r, st, &why);
         else if (strcmp(res.fingerprint, fp) != 0)
             imx_reply_problem(r, IMX_E_UNPROCESSABLE,
                               "This Idempotency-Key was used with a different request (method, "

@@ -156,7 +156,7 @@ void imx_api_image_get(struct imx_req *r)
     if (!c)
         return;
     char *json, *etag;
-    enum imx_db_status rc = imx_db_image_get(c, id, &json, &etag);
+    enum imx_db_status rc = imx_db_image_get(c, id, &json, &etag, NULL);
     if (rc != IMX_DBS_OK) {
         imx_api_reply_db_status(r, rc);
         return;

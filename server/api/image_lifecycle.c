@@ -50,7 +50,7 @@ static int status_tx(struct imx_req *r, void *cls)
     long long team_id;
     char etag[IMX_DBI_ETAG_SIZE], now_status[16];
     enum imx_db_status rc =
-        imx_db_image_lock(imx_api_conn(r), sp->change.id, &team_id, etag, now_status);
+        imx_db_image_lock(imx_api_conn(r), sp->change.id, &team_id, etag, now_status, NULL);
     if (rc != IMX_DBS_OK) {
         imx_api_reply_db_status(r, rc);
         return -1;
@@ -70,7 +70,7 @@ static int status_tx(struct imx_req *r, void *cls)
         return -1;
     }
     char *result = NULL;
-    rc = imx_db_image_set_status(imx_api_conn(r), &sp->change, &result);
+    rc = imx_db_image_set_status(imx_api_conn(r), &sp->change, &result, NULL);
     if (rc == IMX_DBS_INVALID) {
         json_t *errors = json_array();
         imx_verr(errors, "/revoke_at", "must be an RFC 3339 time");
@@ -158,15 +158,16 @@ void imx_api_image_patch(struct imx_req *r)
         struct imx_db_conn *c = imx_api_db(r);
         if (!c)
             return;
-        int future = imx_db_time_is_future(c, revoke_at);
-        if (future == -2) {
+        bool future = false;
+        enum imx_db_status st = imx_db_time_is_future(c, revoke_at, &future);
+        if (st != IMX_DBS_OK && st != IMX_DBS_INVALID) {
             imx_reply_problem(r, IMX_E_DB_UNAVAILABLE, "The database is unavailable");
             return;
         }
-        if (future != 1) {
+        if (!future) {
             errors = json_array();
             imx_verr(errors, "/revoke_at",
-                     future == 0 ? "must be in the future" : "must be an RFC 3339 time");
+                     st == IMX_DBS_OK ? "must be in the future" : "must be an RFC 3339 time");
             imx_reply_invalid_steal(r, errors, "The change has invalid fields");
             return;
         }

@@ -122,14 +122,14 @@ void imx_api_image_lineage(struct imx_req *r)
         enum imx_db_status rc =
             imx_auth_settings.read_cache
                 ? imx_db_image_lineage_indexed(NULL, id, after ? strtoll(after, NULL, 10) : 0,
-                                               (unsigned)limit, &l, &served)
+                                               (unsigned)limit, &l, &served, NULL)
                 : IMX_DBS_OK;
         if (rc == IMX_DBS_OK && !served) {
             struct imx_db_conn *c = imx_api_db(r);
             if (!c)
                 return;
             imx_db_image_index_count_lineage_sql();
-            rc = imx_db_image_lineage(c, id, after, (unsigned)limit, &l);
+            rc = imx_db_image_lineage(c, id, after, (unsigned)limit, &l, NULL);
         }
         if (rc != IMX_DBS_OK && rc != IMX_DBS_NOT_FOUND) {
             imx_api_reply_db_status(r, rc);

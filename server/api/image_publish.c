@@ -349,7 +349,7 @@ static void check_manifest(json_t *body, struct publish *p, json_t *errors)
 int imx_img_reply_image(struct imx_req *r, unsigned status, long long id)
 {
     char *json, *etag;
-    enum imx_db_status rc = imx_db_image_get(imx_api_conn(r), id, &json, &etag);
+    enum imx_db_status rc = imx_db_image_get(imx_api_conn(r), id, &json, &etag, NULL);
     if (rc != IMX_DBS_OK) {
         imx_api_reply_db_status(r, rc);
         return -1;
@@ -373,7 +373,8 @@ static int publish_tx(struct imx_req *r, void *cls)
     struct publish *p = cls;
     long long id;
     char err[256] = "";
-    enum imx_db_status rc = imx_db_image_insert(imx_api_conn(r), &p->in, &id, err, sizeof err);
+    enum imx_db_status rc =
+        imx_db_image_insert(imx_api_conn(r), &p->in, &id, err, sizeof err, NULL);
     if (rc == IMX_DBS_CONFLICT) {
         imx_reply_problem(r, IMX_E_CONFLICT, "%s %s is already published", p->in.family,
                           p->in.version);
@@ -420,7 +421,7 @@ void imx_api_image_publish(struct imx_req *r)
         goto out;
     p->in.team_id = team_id;
     if (p->in.parent_id) {
-        enum imx_db_status rc = imx_db_image_exists(imx_api_conn(r), p->in.parent_id);
+        enum imx_db_status rc = imx_db_image_exists(imx_api_conn(r), p->in.parent_id, NULL);
         if (rc == IMX_DBS_NOT_FOUND) {
             imx_verr(errors, "/parent", "no image has id %lld", p->in.parent_id);
             imx_reply_invalid_steal(r, errors, "The manifest has invalid fields");
@@ -589,7 +590,7 @@ static int import_resolve(struct imx_req *r, struct import *im, json_t *errors)
         parents[i] = p->in.parent_id;
     }
     /* Every parent in one statement, not one round trip a line. */
-    enum imx_db_status prc = imx_db_images_missing(imx_api_conn(r), parents, im->n, missing);
+    enum imx_db_status prc = imx_db_images_missing(imx_api_conn(r), parents, im->n, missing, NULL);
     for (size_t i = 0; prc == IMX_DBS_OK && i < im->n; i++) {
         if (missing[i]) {
             size_t before = json_array_size(errors);
@@ -645,7 +646,7 @@ static int import_tx(struct imx_req *r, void *cls)
     }
     char *result = NULL;
     enum imx_db_status rc =
-        imx_db_images_publish(imx_api_conn(r), im->in, im->n, ids, &result, err, sizeof err);
+        imx_db_images_publish(imx_api_conn(r), im->in, im->n, ids, &result, err, sizeof err, NULL);
     if (rc != IMX_DBS_OK) {
         free(ids);
         if (rc == IMX_DBS_CONFLICT)

@@ -88,10 +88,10 @@ struct resolve_args {
 };
 
 static enum imx_db_status read_resolution(struct imx_db_conn *c, const char *user_id, void *cls,
-                                          struct imx_db_team_read *out)
+                                          struct imx_db_team_read *out, struct imx_db_fault *why)
 {
     const struct resolve_args *a = cls;
-    return imx_db_pin_resolve_by_slug(c, a->team, user_id, a->name, a->region, out);
+    return imx_db_pin_resolve_by_slug(c, a->team, user_id, a->name, a->region, out, why);
 }
 
 /* The one read of a pin resolve on a server with the principal cache: the team, the caller's
@@ -296,7 +296,7 @@ void imx_api_image_resolve(struct imx_req *r)
     if (rc == IMX_DBS_OK && imx_auth_confirm_now(r) < 0)
         goto done;
     if (rc == IMX_DBS_OK)
-        rc = imx_db_image_resolve(c, &q, &text);
+        rc = imx_db_image_resolve(c, &q, &text, NULL);
     if (rc != IMX_DBS_OK) {
         imx_api_reply_db_status(r, rc);
         goto done;

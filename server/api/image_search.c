@@ -124,9 +124,9 @@ static int search_page(struct imx_db_conn *c, const void *cls, const char *after
     bool served;
     long long epoch; /* the principal was confirmed before the export began */
     enum imx_db_status rc =
-        imx_db_image_search_indexed(c, &s, false, &page, &facets, &served, &epoch);
+        imx_db_image_search_indexed(c, &s, false, &page, &facets, &served, &epoch, NULL);
     if (rc == IMX_DBS_OK && !served)
-        rc = imx_db_image_search(c, &s, &page);
+        rc = imx_db_image_search(c, &s, &page, NULL);
     free(facets);
     *doc = *next_key = NULL;
     json_t *j = rc == IMX_DBS_OK && page ? json_loads(page, 0, NULL) : NULL;
@@ -278,7 +278,7 @@ void imx_api_image_search(struct imx_req *r)
     bool want_facets = facets_arg && strcmp(facets_arg, "true") == 0, served;
     long long epoch = 0;
     enum imx_db_status rc =
-        imx_db_image_search_indexed(c, &s, want_facets, &page, &facets, &served, &epoch);
+        imx_db_image_search_indexed(c, &s, want_facets, &page, &facets, &served, &epoch, NULL);
     if (rc == IMX_DBS_OK && served) {
         int confirmed = imx_auth_confirm(r, epoch);
         if (confirmed < 0)
@@ -294,10 +294,10 @@ void imx_api_image_search(struct imx_req *r)
         if (imx_auth_confirm_now(r) < 0)
             goto done;
         imx_db_image_index_count_sql();
-        rc = imx_db_image_search(c, &s, &page);
+        rc = imx_db_image_search(c, &s, &page, NULL);
     }
     if (rc == IMX_DBS_OK && !served && want_facets)
-        rc = imx_db_image_facets(c, &s, &facets);
+        rc = imx_db_image_facets(c, &s, &facets, NULL);
     if (rc == IMX_DBS_INVALID) {
         imx_reply_problem(r, IMX_E_BAD_REQUEST,
                           cursor ? "The cursor belongs to another sort or search"

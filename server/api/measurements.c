@@ -206,14 +206,16 @@ static size_t check_measurement(const json_t *o, const char *prefix, json_t *err
 static json_t *record(struct imx_req *r, const char *team_id, const json_t *o, const char *prefix,
                       json_t *errors, int *failed)
 {
+    struct imx_db_fault why = { 0 };
     char uid[24];
     snprintf(uid, sizeof uid, "%lld", (long long)r->principal.user_id);
     char *text = json_dumps(o, JSON_COMPACT);
     struct imx_db_json j;
-    enum imx_db_status st = imx_db_measurement_record(imx_api_conn(r), team_id, uid, text, &j);
+    enum imx_db_status st =
+        imx_db_measurement_record(imx_api_conn(r), team_id, uid, text, &j, &why);
     free(text);
     if (st != IMX_DBS_OK && st != IMX_DBS_NOT_FOUND) {
-        *failed = imx_api_tx_fail(r, st);
+        *failed = imx_api_tx_fail(r, st, &why);
         return NULL;
     }
     json_t *doc = imx_api_json_load(&j);
@@ -239,10 +241,11 @@ struct create_ctx {
  * returns -1 when not. */
 static int quota_room(struct imx_req *r, const char *team_id, size_t n)
 {
+    struct imx_db_fault why = { 0 };
     long long today;
-    enum imx_db_status st = imx_db_measurements_today(imx_api_conn(r), team_id, &today);
+    enum imx_db_status st = imx_db_measurements_today(imx_api_conn(r), team_id, &today, &why);
     if (st != IMX_DBS_OK)
-        return imx_api_tx_fail(r, st);
+        return imx_api_tx_fail(r, st, &why);
     if ((unsigned long long)today + n > imx_api_quotas.measurements_per_day) {
         imx_api_reply_quota(r, "measurements-per-day", imx_api_quotas.measurements_per_day,
                             "the team recorded that many measurements in the last 24 hours");
@@ -553,7 +556,7 @@ static enum imx_db_status measurement_page(struct imx_db_conn *c, const void *cl
 {
     const struct measurement_filter *f = cls;
     return imx_db_measurement_list(c, &f->sc.s, f->image, f->model, f->instance_type, after, limit,
-                                   out);
+                                   out, NULL);
 }
 
 static const char *const measurement_columns[] = {
@@ -611,6 +614,7 @@ static void measurement_export(struct imx_req *r, enum imx_export_format format,
 
 void imx_api_measurement_list(struct imx_req *r)
 {
+    struct imx_db_fault why = { 0 };
     struct imx_api_scope sc;
     unsigned long long limit, v;
     const char *image = imx_req_query(r, "image");
@@ -636,14 +640,15 @@ void imx_api_measurement_list(struct imx_req *r)
         return;
     snprintf(limit_txt, sizeof limit_txt, "%llu", limit);
     struct imx_db_page page;
-    enum imx_db_status st =
-        imx_db_measurement_list(c, &sc.s, image, imx_req_query(r, "model"),
-                                imx_req_query(r, "instance_type"), before_id, limit_txt, &page);
-    imx_api_reply_page(r, st, &page, 0, limit, "I");
+    enum imx_db_status st = imx_db_measurement_list(c, &sc.s, image, imx_req_query(r, "model"),
+                                                    imx_req_query(r, "instance_type"), before_id,
+                                                    limit_txt, &page, &why);
+    imx_api_reply_page(r, st, &why, &page, 0, limit, "I");
 }
 
 void imx_api_measurement_get(struct imx_req *r)
 {
+    struct imx_db_fault why = { 0 };
     unsigned long long v;
     const char *id = imx_req_param(r, "id");
     if (imx_parse_uint(id, 1, INT64_MAX, &v) != 0) {
@@ -655,10 +660,10 @@ void imx_api_measurement_get(struct imx_req *r)
         return;
     int64_t team;
     struct imx_db_json j;
-    enum imx_db_status st = imx_db_measurement_get(c, id, &team, &j);
+    enum imx_db_status st = imx_db_measurement_get(c, id, &team, &j, &why);
     if (st != IMX_DBS_OK) {
         if (st != IMX_DBS_NOT_FOUND)
-            imx_api_reply_db_fail(r, st);
+            imx_api_reply_db_fault(r, st, &why);
         else
             imx_reply_problem(r, IMX_E_NOT_FOUND, "No such measurement");
         return;

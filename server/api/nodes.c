@@ -248,8 +248,8 @@ static json_t *report_image(struct imx_req *r, json_t *img, struct lookups *lk)
     }
     long long got = 0;
     char *manifest = NULL;
-    enum imx_db_status rc =
-        imx_db_node_manifest(imx_api_conn(r), id ? idtxt : NULL, art, region, &got, &manifest);
+    enum imx_db_status rc = imx_db_node_manifest(imx_api_conn(r), id ? idtxt : NULL, art, region,
+                                                 &got, &manifest, NULL);
     if (rc != IMX_DBS_OK && rc != IMX_DBS_NOT_FOUND) {
         imx_api_reply_db_status(r, rc);
         return NULL;
@@ -324,6 +324,7 @@ static int prepare(struct prepared *p, json_t *rep, long long team, json_t *mani
 
 static int report_tx(struct imx_req *r, void *cls)
 {
+    struct imx_db_fault why = { 0 };
     struct report_batch *b = cls;
     char days[16];
     snprintf(days, sizeof days, "%u", imx_api_nodes.history_days);
@@ -345,9 +346,9 @@ static int report_tx(struct imx_req *r, void *cls)
             .history_days = days,
         };
         char *out = NULL;
-        enum imx_db_status rc = imx_db_node_report(imx_api_conn(r), &in, &out);
+        enum imx_db_status rc = imx_db_node_report(imx_api_conn(r), &in, &out, &why);
         if (rc == IMX_DBS_RETRY) {
-            return imx_api_tx_fail(r, IMX_DBS_RETRY);
+            return imx_api_tx_fail(r, IMX_DBS_RETRY, &why);
         }
         if (rc != IMX_DBS_OK) {
             imx_api_reply_db_status(r, rc);
@@ -540,7 +541,7 @@ static int node_export_page(struct imx_db_conn *c, const void *cls, const char *
 {
     struct imx_db_node_filter f = filter_of(cls);
     char buf[24];
-    return imx_db_nodes_page(c, &f, after_id(after, buf, sizeof buf), limit, doc, next_key) ==
+    return imx_db_nodes_page(c, &f, after_id(after, buf, sizeof buf), limit, doc, next_key, NULL) ==
                    IMX_DBS_OK
                ? 0
                : -1;
@@ -635,7 +636,7 @@ void imx_api_node_list(struct imx_req *r)
     struct imx_db_node_filter f = filter_of(x);
     char *doc = NULL, *next = NULL;
     enum imx_db_status rc =
-        imx_db_nodes_page(c, &f, imx_api_key_text(key, 0, buf, sizeof buf), lim, &doc, &next);
+        imx_db_nodes_page(c, &f, imx_api_key_text(key, 0, buf, sizeof buf), lim, &doc, &next, NULL);
     if (rc != IMX_DBS_OK)
         imx_api_reply_db_status(r, rc);
     else
@@ -668,7 +669,7 @@ void imx_api_node_get(struct imx_req *r)
     snprintf(htxt, sizeof htxt, "%llu", h);
     struct imx_db_node_scope s = { sc.s.user_id, sc.s.token_team, sc.s.team };
     char *json = NULL;
-    enum imx_db_status rc = imx_db_node_get(c, &s, name, stale_s(), htxt, &json);
+    enum imx_db_status rc = imx_db_node_get(c, &s, name, stale_s(), htxt, &json, NULL);
     if (rc == IMX_DBS_NOT_FOUND)
         imx_reply_problem(r, IMX_E_NOT_FOUND, "No node '%s'", name);
     else if (rc == IMX_DBS_CONFLICT)
@@ -695,7 +696,7 @@ void imx_api_fleet(struct imx_req *r)
     snprintf(lim, sizeof lim, "%llu", limit);
     struct imx_db_node_scope s = { sc.s.user_id, sc.s.token_team, sc.s.team };
     char *json = NULL;
-    enum imx_db_status rc = imx_db_fleet_counts(c, &s, stale_s(), lim, &json);
+    enum imx_db_status rc = imx_db_fleet_counts(c, &s, stale_s(), lim, &json, NULL);
     if (rc != IMX_DBS_OK)
         imx_api_reply_db_status(r, rc);
     else
@@ -722,7 +723,7 @@ void imx_api_advisory_exposure(struct imx_req *r)
     snprintf(lim, sizeof lim, "%llu", limit);
     struct imx_db_node_scope s = { sc.s.user_id, sc.s.token_team, NULL };
     char *json = NULL;
-    enum imx_db_status rc = imx_db_advisory_exposure(c, id, &s, stale_s(), lim, &json);
+    enum imx_db_status rc = imx_db_advisory_exposure(c, id, &s, stale_s(), lim, &json, NULL);
     if (rc == IMX_DBS_NOT_FOUND)
         imx_reply_problem(r, IMX_E_NOT_FOUND, "No advisory '%s'", id);
     else if (rc != IMX_DBS_OK)

@@ -51,6 +51,7 @@ static bool refuse_off(struct imx_req *r)
 
 void imx_api_oidc_start(struct imx_req *r)
 {
+    struct imx_db_fault why = { 0 };
     if (refuse_off(r))
         return;
     const char *next = imx_req_query(r, "next");
@@ -73,7 +74,7 @@ void imx_api_oidc_start(struct imx_req *r)
     snprintf(ttl, sizeof ttl, "%d", IMX_OIDC_STATE_TTL_S);
     struct imx_db_conn *c = imx_api_db(r);
     enum imx_db_status st =
-        c ? imx_db_oidc_login_put(c, state_hash, s.nonce, s.verifier, next ? next : "", ttl)
+        c ? imx_db_oidc_login_put(c, state_hash, s.nonce, s.verifier, next ? next : "", ttl, &why)
           : IMX_DBS_UNAVAILABLE;
     if (!c) {
         imx_oidc_start_free(&s);
@@ -81,7 +82,7 @@ void imx_api_oidc_start(struct imx_req *r)
     }
     if (st != IMX_DBS_OK) {
         imx_oidc_start_free(&s);
-        imx_api_reply_db_fail(r, st);
+        imx_api_reply_db_fault(r, st, &why);
         return;
     }
     /* The state also rides in a cookie of this browser's: a callback carrying a state that some
@@ -116,6 +117,7 @@ static void array_literal(char *out, size_t len, const struct imx_oidc_grant *g,
 
 int64_t imx_api_oidc_land(struct imx_req *r, const struct imx_oidc_identity *id, const char *via)
 {
+    struct imx_db_fault why = { 0 };
     struct imx_oidc_grant grants[IMX_OIDC_MAP_MAX];
     size_t ng = imx_oidc_grants(imx_oidc_group_map(), (const char *const *)id->groups, id->ngroups,
                                 grants, IMX_OIDC_MAP_MAX);
@@ -130,7 +132,7 @@ int64_t imx_api_oidc_land(struct imx_req *r, const struct imx_oidc_identity *id,
     int changed = 0;
     enum imx_db_status st =
         imx_db_oidc_sign_in(c, id->issuer, id->subject, id->email, id->name, id->email_verified,
-                            teams, roles, &uid, &created, &changed);
+                            teams, roles, &uid, &created, &changed, &why);
     if (st == IMX_DBS_NOT_FOUND || st == IMX_DBS_CONFLICT) {
         imx_reply_problem(r, IMX_E_FORBIDDEN,
                           st == IMX_DBS_CONFLICT
@@ -141,7 +143,7 @@ int64_t imx_api_oidc_land(struct imx_req *r, const struct imx_oidc_identity *id,
         return 0;
     }
     if (st != IMX_DBS_OK) {
-        imx_api_reply_db_fail(r, st);
+        imx_api_reply_db_fault(r, st, &why);
         return 0;
     }
     imx_info("request %s: %s sign-in of %s (user %lld%s, %d memberships changed)", r->request_id,
@@ -159,6 +161,7 @@ int64_t imx_api_oidc_land(struct imx_req *r, const struct imx_oidc_identity *id,
 
 void imx_api_oidc_callback(struct imx_req *r)
 {
+    struct imx_db_fault why = { 0 };
     if (refuse_off(r))
         return;
     const char *state = imx_req_query(r, "state"), *code = imx_req_query(r, "code");
@@ -176,7 +179,7 @@ void imx_api_oidc_callback(struct imx_req *r)
     if (!c)
         return;
     struct imx_db_oidc_login login;
-    enum imx_db_status st = imx_db_oidc_login_take(c, state_hash, ttl, &login);
+    enum imx_db_status st = imx_db_oidc_login_take(c, state_hash, ttl, &login, &why);
     if (st == IMX_DBS_NOT_FOUND) {
         imx_reply_problem(r, IMX_E_BAD_REQUEST,
                           "This sign-in is unknown, already used or older than %d minutes: "
@@ -185,7 +188,7 @@ void imx_api_oidc_callback(struct imx_req *r)
         return;
     }
     if (st != IMX_DBS_OK) {
-        imx_api_reply_db_fail(r, st);
+        imx_api_reply_db_fault(r, st, &why);
         return;
     }
     char bound[160];

@@ -46,6 +46,7 @@ static bool refuse_off(struct imx_req *r)
 
 void imx_api_oidc_device_start(struct imx_req *r)
 {
+    struct imx_db_fault why = { 0 };
     if (refuse_off(r))
         return;
     /* The provider is called without a database connection held. */
@@ -83,13 +84,13 @@ void imx_api_oidc_device_start(struct imx_req *r)
         return;
     }
     enum imx_db_status st =
-        imx_db_oidc_device_put(c, hash, d.device_code, d.nonce, interval, expires, max);
+        imx_db_oidc_device_put(c, hash, d.device_code, d.nonce, interval, expires, max, &why);
     if (st == IMX_DBS_CONFLICT) {
         imx_reply_problem(r, IMX_E_BUSY,
                           "%d device sign-ins are under way; try again in a few minutes",
                           DEVICE_MAX);
     } else if (st != IMX_DBS_OK) {
-        imx_api_reply_db_fail(r, st);
+        imx_api_reply_db_fault(r, st, &why);
     } else {
         json_t *reply = json_pack("{s:s, s:s, s:s, s:i, s:i}", "device_id", handle, "user_code",
                                   d.user_code, "verification_uri", d.verification_uri, "expires_in",
@@ -113,12 +114,13 @@ static void reply_wait(struct imx_req *r, const char *status, int interval)
 static void end(struct imx_req *r, const char *hash)
 {
     struct imx_db_conn *c = imx_api_db(r);
-    if (c && imx_db_oidc_device_end(c, hash) != IMX_DBS_OK)
+    if (c && imx_db_oidc_device_end(c, hash, NULL) != IMX_DBS_OK)
         imx_warn("request %s: a device sign-in could not be ended", r->request_id);
 }
 
 void imx_api_oidc_device_token(struct imx_req *r)
 {
+    struct imx_db_fault why = { 0 };
     if (refuse_off(r))
         return;
     json_t *body = imx_req_json(r);
@@ -141,7 +143,7 @@ void imx_api_oidc_device_token(struct imx_req *r)
     if (!c)
         return;
     struct imx_db_oidc_device dev;
-    enum imx_db_status st = imx_db_oidc_device_poll(c, hash, &dev);
+    enum imx_db_status st = imx_db_oidc_device_poll(c, hash, &dev, &why);
     if (st == IMX_DBS_NOT_FOUND || (st == IMX_DBS_OK && dev.expired)) {
         imx_reply_problem(r, IMX_E_BAD_REQUEST,
                           "This device sign-in is unknown, finished or expired: run imaxe login "
@@ -149,7 +151,7 @@ void imx_api_oidc_device_token(struct imx_req *r)
         return;
     }
     if (st != IMX_DBS_OK) {
-        imx_api_reply_db_fail(r, st);
+        imx_api_reply_db_fault(r, st, &why);
         return;
     }
     if (dev.early) {
@@ -169,9 +171,9 @@ void imx_api_oidc_device_token(struct imx_req *r)
     case IMX_OIDC_POLL_SLOW_DOWN:
         if (!(c = imx_api_db(r)))
             return;
-        st = imx_db_oidc_device_slow(c, hash, &interval);
+        st = imx_db_oidc_device_slow(c, hash, &interval, &why);
         if (st != IMX_DBS_OK) {
-            imx_api_reply_db_fail(r, st);
+            imx_api_reply_db_fault(r, st, &why);
             return;
         }
         reply_wait(r, "slow_down", interval);

@@ -102,8 +102,9 @@ static json_t *check_constraints(const json_t *list, json_t *errors)
 /* Checks that image exists and is not revoked. Returns 0, or -1 after replying. */
 static int check_image(struct imx_req *r, const char *image_id)
 {
+    struct imx_db_fault why = { 0 };
     bool revoked;
-    enum imx_db_status st = imx_db_pin_image(imx_api_conn(r), image_id, &revoked);
+    enum imx_db_status st = imx_db_pin_image(imx_api_conn(r), image_id, &revoked, &why);
     if (st == IMX_DBS_NOT_FOUND) {
         json_t *errors = json_array();
         imx_verr(errors, "/image", "no image has id %s", image_id);
@@ -111,7 +112,7 @@ static int check_image(struct imx_req *r, const char *image_id)
         return -1;
     }
     if (st != IMX_DBS_OK)
-        return imx_api_tx_fail(r, st);
+        return imx_api_tx_fail(r, st, &why);
     if (revoked) {
         imx_reply_problem(r, IMX_E_UNPROCESSABLE, "Image %s is revoked; a pin cannot point at it",
                           image_id);
@@ -124,10 +125,11 @@ static int check_image(struct imx_req *r, const char *image_id)
  * all hold, -1 after replying. */
 static int check_unmet(struct imx_req *r, const char *pin_id, const char *image_id)
 {
+    struct imx_db_fault why = { 0 };
     struct imx_db_json j;
-    enum imx_db_status st = imx_db_pin_unmet(imx_api_conn(r), pin_id, image_id, &j);
+    enum imx_db_status st = imx_db_pin_unmet(imx_api_conn(r), pin_id, image_id, &j, &why);
     if (st != IMX_DBS_OK && st != IMX_DBS_NOT_FOUND)
-        return imx_api_tx_fail(r, st);
+        return imx_api_tx_fail(r, st, &why);
     json_t *unmet = imx_api_json_load(&j);
     if (json_array_size(unmet) == 0) {
         json_decref(unmet);
@@ -174,11 +176,12 @@ static int reply_pin_doc(struct imx_req *r, unsigned status, const struct imx_db
 /* Replies with the pin's document and its ETag, as the write left them. */
 static int reply_pin(struct imx_req *r, unsigned status, const char *pin_id)
 {
+    struct imx_db_fault why = { 0 };
     struct imx_db_pin_doc d;
     enum imx_db_status st =
-        imx_db_pin_read(imx_api_conn(r), pin_id, NULL, imx_auth_settings.read_cache, &d);
+        imx_db_pin_read(imx_api_conn(r), pin_id, NULL, imx_auth_settings.read_cache, &d, &why);
     if (st != IMX_DBS_OK && st != IMX_DBS_NOT_FOUND && st != IMX_DBS_ERROR)
-        return imx_api_tx_fail(r, st);
+        return imx_api_tx_fail(r, st, &why);
     if (st != IMX_DBS_OK) {
         imx_reply_problem(r, IMX_E_INTERNAL, NULL);
         return -1;
@@ -196,32 +199,33 @@ struct pin_create {
 
 static int pin_create_tx(struct imx_req *r, void *cls)
 {
+    struct imx_db_fault why = { 0 };
     struct pin_create *p = cls;
     if (check_image(r, p->image_id) != 0)
         return -1;
     long long held;
-    enum imx_db_status st = imx_db_pin_count(imx_api_conn(r), p->team_id, &held);
+    enum imx_db_status st = imx_db_pin_count(imx_api_conn(r), p->team_id, &held, &why);
     if (st != IMX_DBS_OK)
-        return imx_api_tx_fail(r, st);
+        return imx_api_tx_fail(r, st, &why);
     if (held >= imx_api_quotas.pins_per_team) {
         imx_api_reply_quota(r, "pins-per-team", imx_api_quotas.pins_per_team,
                             "the team has that many pins; delete one first");
         return -1;
     }
     st = imx_db_pin_create(imx_api_conn(r), p->team_id, p->name, p->image_id, p->constraints,
-                           p->user_id, p->pin_id);
+                           p->user_id, p->pin_id, &why);
     if (st == IMX_DBS_CONFLICT) {
         imx_reply_problem(r, IMX_E_CONFLICT, "Team %s already has a pin named %s", p->team,
                           p->name);
         return -1;
     }
     if (st != IMX_DBS_OK)
-        return imx_api_tx_fail(r, st);
+        return imx_api_tx_fail(r, st, &why);
     if (check_unmet(r, p->pin_id, p->image_id) != 0)
         return -1;
-    st = imx_db_pin_refresh(imx_api_conn(r), p->pin_id);
+    st = imx_db_pin_refresh(imx_api_conn(r), p->pin_id, &why);
     if (st != IMX_DBS_OK)
-        return imx_api_tx_fail(r, st);
+        return imx_api_tx_fail(r, st, &why);
     json_t *detail =
         json_pack("{s:s, s:s, s:s}", "team", p->team, "name", p->name, "image", p->image_id);
     int rc = imx_audit(r, "create", "pin", p->pin_id, detail);
@@ -281,13 +285,14 @@ struct page_args {
 };
 
 static enum imx_db_status read_page(struct imx_db_conn *c, const char *user_id, void *cls,
-                                    struct imx_db_team_read *out)
+                                    struct imx_db_team_read *out, struct imx_db_fault *why)
 {
     const struct page_args *a = cls;
     if (a->eol_before)
-        return imx_db_pin_list_eol(c, a->slug, user_id, a->after, a->limit, a->eol_before, out);
+        return imx_db_pin_list_eol(c, a->slug, user_id, a->after, a->limit, a->eol_before, out,
+                                   why);
     return imx_db_pin_list(c, a->slug, user_id, a->after, a->limit, imx_auth_settings.read_cache,
-                           out);
+                           out, why);
 }
 
 /* The page read by a statement shared with the other pages waiting (db/read_batch.c), with the
@@ -453,6 +458,7 @@ static bool pin_id_param(struct imx_req *r, char id[24])
 
 void imx_api_pin_get(struct imx_req *r)
 {
+    struct imx_db_fault why = { 0 };
     char id[24], uid[24];
     if (!pin_id_param(r, id))
         return;
@@ -475,9 +481,9 @@ void imx_api_pin_get(struct imx_req *r)
             struct imx_db_conn *c = imx_api_db(r);
             if (!c)
                 return;
-            enum imx_db_status st = imx_db_pin_read(c, id, uid, false, &d);
+            enum imx_db_status st = imx_db_pin_read(c, id, uid, false, &d, &why);
             if (st != IMX_DBS_OK && st != IMX_DBS_NOT_FOUND) {
-                imx_api_reply_db_fail(r, st);
+                imx_api_reply_db_fault(r, st, &why);
                 return;
             }
             found = st == IMX_DBS_OK;
@@ -549,19 +555,21 @@ struct pin_change {
  * gets its current image id. */
 static int lock_for_change(struct imx_req *r, const char *id, char image[24])
 {
+    struct imx_db_fault why = { 0 };
     int64_t team_id;
-    enum imx_db_status st = imx_db_pin_lock(imx_api_conn(r), id, &team_id, image);
+    enum imx_db_status st = imx_db_pin_lock(imx_api_conn(r), id, &team_id, image, &why);
     if (st == IMX_DBS_NOT_FOUND) {
         imx_reply_problem(r, IMX_E_NOT_FOUND, "No such pin");
         return -1;
     }
     if (st != IMX_DBS_OK)
-        return imx_api_tx_fail(r, st);
+        return imx_api_tx_fail(r, st, &why);
     return imx_auth_team_id(r, team_id, IMX_ROLE_MEMBER) ? 0 : -1;
 }
 
 static int pin_move_tx(struct imx_req *r, void *cls)
 {
+    struct imx_db_fault why = { 0 };
     struct pin_change *m = cls;
     char current[24];
     if (lock_for_change(r, m->id, current) != 0 ||
@@ -572,19 +580,19 @@ static int pin_move_tx(struct imx_req *r, void *cls)
         return reply_pin(r, 200, m->id);
     if (check_image(r, m->image_id) != 0 || check_unmet(r, m->id, m->image_id) != 0)
         return -1;
-    enum imx_db_status st = imx_db_pin_move(imx_api_conn(r), m->id, m->image_id, m->user_id);
+    enum imx_db_status st = imx_db_pin_move(imx_api_conn(r), m->id, m->image_id, m->user_id, &why);
     if (st == IMX_DBS_OK)
-        st = imx_db_pin_refresh(imx_api_conn(r), m->id);
+        st = imx_db_pin_refresh(imx_api_conn(r), m->id, &why);
     if (st != IMX_DBS_OK)
-        return imx_api_tx_fail(r, st);
+        return imx_api_tx_fail(r, st, &why);
     json_t *detail = json_pack("{s:s, s:s}", "from_image", current, "to_image", m->image_id);
     int rc = imx_audit(r, "move", "pin", m->id, detail);
     json_decref(detail);
     if (rc != 0)
         return -1;
-    st = imx_db_event_pin_moved(imx_api_conn(r), m->id, current, m->user_id);
+    st = imx_db_event_pin_moved(imx_api_conn(r), m->id, current, m->user_id, &why);
     if (st != IMX_DBS_OK)
-        return imx_api_tx_fail(r, st);
+        return imx_api_tx_fail(r, st, &why);
     return reply_pin(r, 200, m->id);
 }
 
@@ -613,14 +621,15 @@ void imx_api_pin_move(struct imx_req *r)
 
 static int pin_delete_tx(struct imx_req *r, void *cls)
 {
+    struct imx_db_fault why = { 0 };
     struct pin_change *d = cls;
     char current[24];
     if (lock_for_change(r, d->id, current) != 0 ||
         imx_api_if_match(r, IMX_REV_PIN, d->id, NULL, false) < 0)
         return -1;
-    enum imx_db_status st = imx_db_pin_delete(imx_api_conn(r), d->id);
+    enum imx_db_status st = imx_db_pin_delete(imx_api_conn(r), d->id, &why);
     if (st != IMX_DBS_OK)
-        return imx_api_tx_fail(r, st);
+        return imx_api_tx_fail(r, st, &why);
     if (imx_audit(r, "delete", "pin", d->id, NULL) != 0)
         return -1;
     imx_reply_empty(r, 204);

@@ -30,8 +30,9 @@ static void reply_plan(struct imx_req *r, bool pin)
     snprintf(tt, sizeof tt, "%lld", (long long)r->principal.token_team);
     snprintf(lim, sizeof lim, "%llu", limit);
     char *facts_text = NULL;
-    enum imx_db_status rc = imx_db_plan_facts(c, pin ? NULL : id, pin ? id : NULL, uid,
-                                              r->principal.token_id ? tt : NULL, lim, &facts_text);
+    enum imx_db_status rc =
+        imx_db_plan_facts(c, pin ? NULL : id, pin ? id : NULL, uid,
+                          r->principal.token_id ? tt : NULL, lim, &facts_text, NULL);
     if (rc == IMX_DBS_NOT_FOUND) {
         imx_reply_problem(r, IMX_E_NOT_FOUND, pin ? "No pin %s" : "No image %s", id);
         return;

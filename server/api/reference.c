@@ -33,16 +33,18 @@ static const char *table_of(struct imx_req *r, char *buf, size_t len)
 
 void imx_api_reference_version(struct imx_req *r)
 {
+    struct imx_db_fault why = { 0 };
     struct imx_db_conn *c = imx_api_db_read(r);
     if (!c)
         return;
     struct imx_db_json j;
-    enum imx_db_status st = imx_db_ref_data_version(c, &j);
-    imx_api_reply_json_text(r, 200, st, &j, "No reference data");
+    enum imx_db_status st = imx_db_ref_data_version(c, &j, &why);
+    imx_api_reply_json_text(r, 200, st, &why, &j, "No reference data");
 }
 
 void imx_api_reference_list(struct imx_req *r)
 {
+    struct imx_db_fault why = { 0 };
     char table[64];
     if (!table_of(r, table, sizeof table))
         return;
@@ -60,8 +62,8 @@ void imx_api_reference_list(struct imx_req *r)
     snprintf(lim, sizeof lim, "%llu", limit);
     struct imx_db_page page;
     enum imx_db_status st =
-        imx_db_ref_rows(c, table, imx_api_key_text(key, 0, after, sizeof after), lim, &page);
-    imx_api_reply_doc_page(r, st, &page, "No such table");
+        imx_db_ref_rows(c, table, imx_api_key_text(key, 0, after, sizeof after), lim, &page, &why);
+    imx_api_reply_doc_page(r, st, &why, &page, "No such table");
     json_decref(key);
 }
 
@@ -128,7 +130,7 @@ static int ref_write_tx(struct imx_req *r, void *cls)
         return -1;
     }
     if (st != IMX_DBS_OK)
-        return imx_api_tx_fail(r, st);
+        return imx_api_tx_fail(r, st, &why);
     json_t *stored = imx_api_json_load(&j);
     json_t *detail = json_pack("{s:O*}", "row", stored);
     int rc = imx_audit(r, w->is_update ? "update" : "create", w->table, w->name, detail);
@@ -238,7 +240,7 @@ static int import_refused(struct imx_req *r, const struct imx_db_fault *f)
         return -1;
     }
     if (f->status == IMX_DBS_RETRY)
-        return imx_api_tx_fail(r, IMX_DBS_RETRY);
+        return imx_api_tx_fail(r, IMX_DBS_RETRY, f);
     imx_api_db_error(r, f);
     return -1;
 }

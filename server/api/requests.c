@@ -60,6 +60,7 @@ static void today(char buf[16])
 
 static int create_tx(struct imx_req *r, void *cls)
 {
+    struct imx_db_fault why = { 0 };
     struct request_create *rc = cls;
     char team_id[24], uid[24];
     snprintf(team_id, sizeof team_id, "%lld",
@@ -67,9 +68,9 @@ static int create_tx(struct imx_req *r, void *cls)
     snprintf(uid, sizeof uid, "%lld", (long long)r->principal.user_id);
     long long team_open, own_open;
     enum imx_db_status st =
-        imx_db_request_open_counts(imx_api_conn(r), team_id, uid, &team_open, &own_open);
+        imx_db_request_open_counts(imx_api_conn(r), team_id, uid, &team_open, &own_open, &why);
     if (st != IMX_DBS_OK)
-        return imx_api_tx_fail(r, st);
+        return imx_api_tx_fail(r, st, &why);
     if (team_open >= imx_api_quotas.open_requests_per_team) {
         imx_api_reply_quota(r, "open-requests-per-team", imx_api_quotas.open_requests_per_team,
                             "the team has that many requests open, approved or building");
@@ -81,39 +82,39 @@ static int create_tx(struct imx_req *r, void *cls)
         return -1;
     }
     int64_t catalog;
-    st = imx_db_catalog_team(imx_api_conn(r), imx_api_catalog_team, &catalog);
+    st = imx_db_catalog_team(imx_api_conn(r), imx_api_catalog_team, &catalog, &why);
     if (st == IMX_DBS_NOT_FOUND) {
         imx_reply_problem(r, IMX_E_UNPROCESSABLE,
                           "No catalog team to address the request to (IMAXE_CATALOG_TEAM)");
         return -1;
     }
     if (st != IMX_DBS_OK)
-        return imx_api_tx_fail(r, st);
+        return imx_api_tx_fail(r, st, &why);
     json_object_set_new(rc->doc, "catalog_team_id", json_integer(catalog));
     char *text = json_dumps(rc->doc, JSON_COMPACT);
     int64_t new_id;
-    st = imx_db_request_create(imx_api_conn(r), text, &new_id);
+    st = imx_db_request_create(imx_api_conn(r), text, &new_id, &why);
     free(text);
     if (st != IMX_DBS_OK)
-        return imx_api_tx_fail(r, st);
+        return imx_api_tx_fail(r, st, &why);
     char id[24];
     snprintf(id, sizeof id, "%lld", (long long)new_id);
-    st = imx_db_request_match_existing(imx_api_conn(r), id);
+    st = imx_db_request_match_existing(imx_api_conn(r), id, &why);
     if (st != IMX_DBS_OK)
-        return imx_api_tx_fail(r, st);
+        return imx_api_tx_fail(r, st, &why);
     json_t *detail =
         json_pack("{s:s, s:O}", "team", rc->team, "title", json_object_get(rc->doc, "title"));
     int rcode = imx_audit(r, "create", "request", id, detail);
     json_decref(detail);
     if (rcode != 0)
         return rcode;
-    st = imx_db_event_request(imx_api_conn(r), id, "created", NULL);
+    st = imx_db_event_request(imx_api_conn(r), id, "created", NULL, &why);
     if (st != IMX_DBS_OK)
-        return imx_api_tx_fail(r, st);
+        return imx_api_tx_fail(r, st, &why);
     struct imx_db_request q;
-    st = imx_db_request_get(imx_api_conn(r), id, false, &q);
+    st = imx_db_request_get(imx_api_conn(r), id, false, &q, &why);
     if (st != IMX_DBS_OK)
-        return imx_api_tx_fail(r, st);
+        return imx_api_tx_fail(r, st, &why);
     json_t *doc = json_loads(q.json, 0, NULL);
     imx_db_request_free(&q);
     char loc[64];
@@ -318,6 +319,7 @@ static int load(struct imx_req *r, const char *id, bool for_update, unsigned *ac
     unsigned held_here = 0;
     if (!held)
         held = &held_here;
+    struct imx_db_fault why = { 0 };
     unsigned long long v;
     if (!id || imx_parse_uint(id, 1, INT64_MAX, &v) != 0) {
         imx_reply_problem(r, IMX_E_NOT_FOUND, "No such request");
@@ -325,12 +327,12 @@ static int load(struct imx_req *r, const char *id, bool for_update, unsigned *ac
     }
     if (!imx_api_db(r))
         return -1;
-    enum imx_db_status st = imx_db_request_get(imx_api_conn(r), id, for_update, q);
+    enum imx_db_status st = imx_db_request_get(imx_api_conn(r), id, for_update, q, &why);
     if (st != IMX_DBS_OK && st != IMX_DBS_NOT_FOUND) {
         if (for_update)
-            imx_api_tx_fail(r, st);
+            imx_api_tx_fail(r, st, &why);
         else
-            imx_api_reply_db_fail(r, st);
+            imx_api_reply_db_fault(r, st, &why);
         return -1;
     }
     bool visible = false;
@@ -365,6 +367,7 @@ void imx_api_request_get(struct imx_req *r)
 
 void imx_api_request_matches(struct imx_req *r)
 {
+    struct imx_db_fault why = { 0 };
     unsigned actors;
     unsigned long long limit;
     struct imx_db_request q;
@@ -394,13 +397,14 @@ void imx_api_request_matches(struct imx_req *r)
     struct imx_db_page page;
     enum imx_db_status st =
         imx_db_request_matches(imx_api_conn(r), imx_req_param(r, "id"), cursor ? ok : NULL,
-                               published, cursor ? id : NULL, limit_txt, &page);
+                               published, cursor ? id : NULL, limit_txt, &page, &why);
     json_decref(key);
-    imx_api_reply_page(r, st, &page, 0, limit, "IsI");
+    imx_api_reply_page(r, st, &why, &page, 0, limit, "IsI");
 }
 
 void imx_api_request_list(struct imx_req *r)
 {
+    struct imx_db_fault why = { 0 };
     const char *state = imx_req_query(r, "state"), *team = imx_req_query(r, "team");
     unsigned long long limit;
     char before[24], limit_txt[16];
@@ -420,9 +424,10 @@ void imx_api_request_list(struct imx_req *r)
         return;
     snprintf(limit_txt, sizeof limit_txt, "%llu", limit);
     struct imx_db_page page;
-    enum imx_db_status st = imx_db_request_list(imx_api_conn(r), sc.s.user_id, sc.s.token_team,
-                                                sc.s.team, state, before_id, limit_txt, &page);
-    imx_api_reply_page(r, st, &page, 0, limit, "I");
+    enum imx_db_status st =
+        imx_db_request_list(imx_api_conn(r), sc.s.user_id, sc.s.token_team, sc.s.team, state,
+                            before_id, limit_txt, &page, &why);
+    imx_api_reply_page(r, st, &why, &page, 0, limit, "I");
 }
 
 static const struct imx_api_field transition_fields[] = {
@@ -440,6 +445,7 @@ struct transition {
 
 static int transition_tx(struct imx_req *r, void *cls)
 {
+    struct imx_db_fault why = { 0 };
     struct transition *t = cls;
     unsigned actors = 0, held = 0;
     struct imx_db_request q;
@@ -501,10 +507,10 @@ static int transition_tx(struct imx_req *r, void *cls)
     if (json_array_size(errors) == 0 && needs.image) {
         bool satisfied;
         enum imx_db_status st =
-            imx_db_request_satisfied_by(imx_api_conn(r), t->id, t->image, &satisfied);
+            imx_db_request_satisfied_by(imx_api_conn(r), t->id, t->image, &satisfied, &why);
         if (st != IMX_DBS_OK) {
             json_decref(errors);
-            return imx_api_tx_fail(r, st);
+            return imx_api_tx_fail(r, st, &why);
         }
         if (!satisfied)
             imx_verr(errors, "/image",
@@ -519,20 +525,20 @@ static int transition_tx(struct imx_req *r, void *cls)
     char uid[24];
     snprintf(uid, sizeof uid, "%lld", (long long)r->principal.user_id);
     enum imx_db_status st = imx_db_request_move(imx_api_conn(r), t->id, from, t->to, uid,
-                                                t->comment, t->has_image ? t->image : NULL);
+                                                t->comment, t->has_image ? t->image : NULL, &why);
     if (st != IMX_DBS_OK)
-        return imx_api_tx_fail(r, st);
+        return imx_api_tx_fail(r, st, &why);
     json_t *detail = json_pack("{s:s, s:s}", "from", from, "to", t->to);
     int rc = imx_audit(r, "transition", "request", t->id, detail);
     json_decref(detail);
     if (rc != 0)
         return rc;
-    st = imx_db_event_request(imx_api_conn(r), t->id, "transition", from);
+    st = imx_db_event_request(imx_api_conn(r), t->id, "transition", from, &why);
     if (st != IMX_DBS_OK)
-        return imx_api_tx_fail(r, st);
-    st = imx_db_request_get(imx_api_conn(r), t->id, false, &q);
+        return imx_api_tx_fail(r, st, &why);
+    st = imx_db_request_get(imx_api_conn(r), t->id, false, &q, &why);
     if (st != IMX_DBS_OK)
-        return imx_api_tx_fail(r, st);
+        return imx_api_tx_fail(r, st, &why);
     json_t *doc = json_loads(q.json, 0, NULL);
     imx_api_etag_set(r, q.revision);
     imx_db_request_free(&q);
@@ -578,6 +584,7 @@ struct comment {
 
 static int comment_tx(struct imx_req *r, void *cls)
 {
+    struct imx_db_fault why = { 0 };
     struct comment *c = cls;
     unsigned actors = 0, held = 0;
     struct imx_db_request q;
@@ -597,9 +604,9 @@ static int comment_tx(struct imx_req *r, void *cls)
     if (imx_api_if_match(r, IMX_REV_REQUEST, c->id, NULL, false) < 0)
         return -1;
     long long comments;
-    enum imx_db_status st = imx_db_request_comment_count(imx_api_conn(r), c->id, &comments);
+    enum imx_db_status st = imx_db_request_comment_count(imx_api_conn(r), c->id, &comments, &why);
     if (st != IMX_DBS_OK)
-        return imx_api_tx_fail(r, st);
+        return imx_api_tx_fail(r, st, &why);
     if (comments >= imx_api_quotas.comments_per_request) {
         imx_api_reply_quota(r, "comments-per-request", imx_api_quotas.comments_per_request,
                             "the request has that many comments");
@@ -608,9 +615,9 @@ static int comment_tx(struct imx_req *r, void *cls)
     char uid[24];
     snprintf(uid, sizeof uid, "%lld", (long long)r->principal.user_id);
     struct imx_db_json j;
-    st = imx_db_request_comment(imx_api_conn(r), c->id, uid, c->body, &j);
+    st = imx_db_request_comment(imx_api_conn(r), c->id, uid, c->body, &j, &why);
     if (st != IMX_DBS_OK)
-        return imx_api_tx_fail(r, st);
+        return imx_api_tx_fail(r, st, &why);
     json_t *doc = imx_api_json_load(&j);
     int rc = imx_audit(r, "comment", "request", c->id, NULL);
     if (rc != 0) {

@@ -19,7 +19,7 @@ void imx_api_risk_feeds(struct imx_req *r)
     if (!c)
         return;
     char *out;
-    enum imx_db_status rc = imx_db_risk_feeds(c, &out);
+    enum imx_db_status rc = imx_db_risk_feeds(c, &out, NULL);
     if (rc != IMX_DBS_OK) {
         imx_api_reply_db_status(r, rc);
         return;
@@ -79,15 +79,16 @@ static int reply_outcome(struct imx_req *r, struct feed_import *in, char *out)
 
 static int import_tx(struct imx_req *r, void *cls)
 {
+    struct imx_db_fault why = { 0 };
     struct feed_import *in = cls;
     char *out = NULL;
     enum imx_db_status rc =
-        in->doc ? imx_db_kev_import(imx_api_conn(r), in->doc, in->user_id, &out)
+        in->doc ? imx_db_kev_import(imx_api_conn(r), in->doc, in->user_id, &out, &why)
                 : imx_db_epss_import(imx_api_conn(r), in->epss.model_version, in->epss.score_date,
                                      in->epss.cves, in->epss.scores, in->epss.percentiles,
-                                     in->user_id, &out);
+                                     in->user_id, &out, &why);
     if (rc == IMX_DBS_RETRY) {
-        return imx_api_tx_fail(r, IMX_DBS_RETRY);
+        return imx_api_tx_fail(r, IMX_DBS_RETRY, &why);
     }
     if (rc == IMX_DBS_INVALID) {
         /* What C did not check: a calendar date such as 2024-02-30. */

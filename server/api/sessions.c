@@ -31,6 +31,7 @@ static int open_session(struct imx_req *r, int64_t uid, const char *kind, const 
                         char secret[IMX_SESSION_SECRET_MAX + 1], char *csrf,
                         struct imx_db_session_opened *opened)
 {
+    struct imx_db_fault why = { 0 };
     bool web = strcmp(kind, "web") == 0;
     char secret_hash[IMX_TOKEN_HASH_LEN + 1], csrf_hash[IMX_TOKEN_HASH_LEN + 1];
     if (imx_session_secret_new(web ? "" : IMX_REFRESH_PREFIX, secret) != 0 ||
@@ -52,14 +53,15 @@ static int open_session(struct imx_req *r, int64_t uid, const char *kind, const 
     struct imx_db_conn *c = imx_api_db(r);
     if (!c)
         return -1;
-    enum imx_db_status st = imx_db_session_open(c, user, kind, secret_hash, web ? csrf_hash : NULL,
-                                                via, ua ? ua : "", idle, absolute, max, opened);
+    enum imx_db_status st =
+        imx_db_session_open(c, user, kind, secret_hash, web ? csrf_hash : NULL, via, ua ? ua : "",
+                            idle, absolute, max, opened, &why);
     if (st == IMX_DBS_NOT_FOUND) {
         imx_reply_problem(r, IMX_E_UNAUTHENTICATED, "The account is disabled");
         return -1;
     }
     if (st != IMX_DBS_OK) {
-        imx_api_reply_db_fail(r, st);
+        imx_api_reply_db_fault(r, st, &why);
         return -1;
     }
     return 0;
@@ -121,15 +123,16 @@ struct revoke {
 
 static int revoke_tx(struct imx_req *r, void *cls)
 {
+    struct imx_db_fault why = { 0 };
     struct revoke *v = cls;
     enum imx_db_status st =
-        imx_db_session_revoke(imx_api_conn(r), v->id, v->any_user ? NULL : v->user_id);
+        imx_db_session_revoke(imx_api_conn(r), v->id, v->any_user ? NULL : v->user_id, &why);
     if (st == IMX_DBS_NOT_FOUND) {
         imx_reply_problem(r, IMX_E_NOT_FOUND, "No live session %s", v->id);
         return -1;
     }
     if (st != IMX_DBS_OK)
-        return imx_api_tx_fail(r, st);
+        return imx_api_tx_fail(r, st, &why);
     if (imx_audit(r, v->sign_out ? "sign_out" : "revoke", "session", v->id, NULL) != 0)
         return -1;
     if (v->sign_out)
@@ -174,11 +177,12 @@ struct revoke_user {
 
 static int revoke_user_tx(struct imx_req *r, void *cls)
 {
+    struct imx_db_fault why = { 0 };
     struct revoke_user *v = cls;
     long long n = 0;
-    enum imx_db_status st = imx_db_session_revoke_user(imx_api_conn(r), v->user_id, &n);
+    enum imx_db_status st = imx_db_session_revoke_user(imx_api_conn(r), v->user_id, &n, &why);
     if (st != IMX_DBS_OK)
-        return imx_api_tx_fail(r, st);
+        return imx_api_tx_fail(r, st, &why);
     json_t *detail = json_pack("{s:I}", "revoked", (json_int_t)n);
     int rc = imx_audit(r, "revoke_all", "session", v->user_id, detail);
     json_decref(detail);
@@ -203,6 +207,7 @@ void imx_api_user_sessions_revoke(struct imx_req *r)
 
 void imx_api_session_list(struct imx_req *r)
 {
+    struct imx_db_fault why = { 0 };
     struct imx_db_conn *c = imx_api_db(r);
     if (!c)
         return;
@@ -210,12 +215,13 @@ void imx_api_session_list(struct imx_req *r)
     snprintf(uid, sizeof uid, "%lld", (long long)r->principal.user_id);
     snprintf(current, sizeof current, "%lld", (long long)r->principal.session_id);
     struct imx_db_json j;
-    enum imx_db_status st = imx_db_session_list(c, uid, current, &j);
-    imx_api_reply_json_text(r, 200, st, &j, "No such user");
+    enum imx_db_status st = imx_db_session_list(c, uid, current, &j, &why);
+    imx_api_reply_json_text(r, 200, st, &why, &j, "No such user");
 }
 
 void imx_api_user_session_list(struct imx_req *r)
 {
+    struct imx_db_fault why = { 0 };
     unsigned long long id = 0;
     const char *raw = imx_req_param(r, "id");
     if (imx_parse_uint(raw, 1, INT64_MAX, &id) != 0) {
@@ -229,12 +235,13 @@ void imx_api_user_session_list(struct imx_req *r)
     snprintf(uid, sizeof uid, "%llu", id);
     snprintf(current, sizeof current, "%lld", (long long)r->principal.session_id);
     struct imx_db_json j;
-    enum imx_db_status st = imx_db_session_list(c, uid, current, &j);
-    imx_api_reply_json_text(r, 200, st, &j, "No such user");
+    enum imx_db_status st = imx_db_session_list(c, uid, current, &j, &why);
+    imx_api_reply_json_text(r, 200, st, &why, &j, "No such user");
 }
 
 void imx_api_refresh(struct imx_req *r)
 {
+    struct imx_db_fault why = { 0 };
     json_t *body = imx_req_json(r);
     if (!body)
         return;
@@ -263,7 +270,7 @@ void imx_api_refresh(struct imx_req *r)
         return;
     int64_t uid = 0;
     long long expires_at = 0;
-    enum imx_db_status st = imx_db_session_rotate(c, old_hash, new_hash, &uid, &expires_at);
+    enum imx_db_status st = imx_db_session_rotate(c, old_hash, new_hash, &uid, &expires_at, &why);
     if (st == IMX_DBS_NOT_FOUND) {
         imx_reply_problem(r, IMX_E_UNAUTHENTICATED,
                           "The refresh token is unknown, already used, revoked, idle too long or "
@@ -271,7 +278,7 @@ void imx_api_refresh(struct imx_req *r)
         return;
     }
     if (st != IMX_DBS_OK) {
-        imx_api_reply_db_fail(r, st);
+        imx_api_reply_db_fault(r, st, &why);
         return;
     }
     json_t *reply = imx_api_token_reply((long long)uid);

@@ -44,15 +44,16 @@ struct team_create {
 
 static int team_create_tx(struct imx_req *r, void *cls)
 {
+    struct imx_db_fault why = { 0 };
     struct team_create *t = cls;
     struct imx_db_json j;
-    enum imx_db_status st = imx_db_team_create(imx_api_conn(r), t->slug, t->name, &j);
+    enum imx_db_status st = imx_db_team_create(imx_api_conn(r), t->slug, t->name, &j, &why);
     if (st == IMX_DBS_CONFLICT) {
         imx_reply_problem(r, IMX_E_CONFLICT, "A team with slug '%s' exists", t->slug);
         return -1;
     }
     if (st != IMX_DBS_OK)
-        return imx_api_tx_fail(r, st);
+        return imx_api_tx_fail(r, st, &why);
     json_t *detail = json_pack("{s:s, s:s}", "slug", t->slug, "name", t->name);
     int rc = imx_audit(r, "create", "team", t->slug, detail);
     json_decref(detail);
@@ -91,6 +92,7 @@ void imx_api_team_create(struct imx_req *r)
 
 void imx_api_team_list(struct imx_req *r)
 {
+    struct imx_db_fault why = { 0 };
     const struct imx_principal *p = &r->principal;
     char uid[24], team[24];
     struct imx_db_conn *c = imx_api_db(r);
@@ -107,13 +109,14 @@ void imx_api_team_list(struct imx_req *r)
     struct imx_db_page page;
     enum imx_db_status st =
         imx_db_team_list(c, uid, p->token_id ? team : NULL, p->admin ? "true" : "false",
-                         imx_api_key_text(key, 0, buf, sizeof buf), lim, &page);
-    imx_api_reply_page(r, st, &page, 0, limit, "s");
+                         imx_api_key_text(key, 0, buf, sizeof buf), lim, &page, &why);
+    imx_api_reply_page(r, st, &why, &page, 0, limit, "s");
     json_decref(key);
 }
 
 void imx_api_team_get(struct imx_req *r)
 {
+    struct imx_db_fault why = { 0 };
     int64_t id = imx_auth_team(r, imx_req_param(r, "slug"), IMX_ROLE_VIEWER);
     if (!id)
         return;
@@ -123,8 +126,8 @@ void imx_api_team_get(struct imx_req *r)
     if (!imx_api_etag(r, IMX_REV_TEAM, imx_req_param(r, "slug"), NULL))
         return;
     struct imx_db_json j;
-    enum imx_db_status st = imx_db_team_get(imx_api_conn(r), tid, &j);
-    imx_api_reply_json_text(r, 200, st, &j, "No such team");
+    enum imx_db_status st = imx_db_team_get(imx_api_conn(r), tid, &j, &why);
+    imx_api_reply_json_text(r, 200, st, &why, &j, "No such team");
 }
 
 struct member_change {
@@ -134,17 +137,19 @@ struct member_change {
 
 static int member_put_tx(struct imx_req *r, void *cls)
 {
+    struct imx_db_fault why = { 0 };
     struct member_change *m = cls;
     if (imx_api_if_match(r, IMX_REV_TEAM, m->slug, NULL, false) < 0)
         return -1;
     struct imx_db_json j;
-    enum imx_db_status st = imx_db_member_put(imx_api_conn(r), m->team_id, m->email, m->role, &j);
+    enum imx_db_status st =
+        imx_db_member_put(imx_api_conn(r), m->team_id, m->email, m->role, &j, &why);
     if (st == IMX_DBS_NOT_FOUND) {
         imx_reply_problem(r, IMX_E_NOT_FOUND, "No user with that email");
         return -1;
     }
     if (st != IMX_DBS_OK)
-        return imx_api_tx_fail(r, st);
+        return imx_api_tx_fail(r, st, &why);
     char rid[400];
     snprintf(rid, sizeof rid, "%s/%s", m->slug, m->email);
     json_t *detail = json_pack("{s:s}", "role", m->role);
@@ -188,17 +193,19 @@ void imx_api_member_put(struct imx_req *r)
 
 static int member_delete_tx(struct imx_req *r, void *cls)
 {
+    struct imx_db_fault why = { 0 };
     struct member_change *m = cls;
     if (imx_api_if_match(r, IMX_REV_TEAM, m->slug, NULL, false) < 0)
         return -1;
     char old_role[16];
-    enum imx_db_status st = imx_db_member_delete(imx_api_conn(r), m->team_id, m->email, old_role);
+    enum imx_db_status st =
+        imx_db_member_delete(imx_api_conn(r), m->team_id, m->email, old_role, &why);
     if (st == IMX_DBS_NOT_FOUND) {
         imx_reply_problem(r, IMX_E_NOT_FOUND, "No member with that email in this team");
         return -1;
     }
     if (st != IMX_DBS_OK)
-        return imx_api_tx_fail(r, st);
+        return imx_api_tx_fail(r, st, &why);
     char rid[400];
     snprintf(rid, sizeof rid, "%s/%s", m->slug, m->email);
     json_t *detail = json_pack("{s:s}", "old_role", old_role);

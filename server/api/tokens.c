@@ -30,12 +30,13 @@ struct token_create {
 
 static int token_create_tx(struct imx_req *r, void *cls)
 {
+    struct imx_db_fault why = { 0 };
     struct token_create *t = cls;
     long long of_user = 0, of_team = 0;
-    enum imx_db_status st =
-        imx_db_token_active_counts(imx_api_conn(r), t->user_id, t->team_id, &of_user, &of_team);
+    enum imx_db_status st = imx_db_token_active_counts(imx_api_conn(r), t->user_id, t->team_id,
+                                                       &of_user, &of_team, &why);
     if (st != IMX_DBS_OK)
-        return imx_api_tx_fail(r, st);
+        return imx_api_tx_fail(r, st, &why);
     if (of_user >= imx_api_quotas.tokens_per_user) {
         imx_api_reply_quota(r, "api-tokens-per-user", imx_api_quotas.tokens_per_user,
                             "you have that many API tokens neither revoked nor expired");
@@ -49,9 +50,9 @@ static int token_create_tx(struct imx_req *r, void *cls)
     int64_t new_id;
     struct imx_db_json j;
     st = imx_db_token_create(imx_api_conn(r), t->user_id, t->team_id, t->name, t->role, t->hash,
-                             t->days, t->scope, &new_id, &j);
+                             t->days, t->scope, &new_id, &j, &why);
     if (st != IMX_DBS_OK)
-        return imx_api_tx_fail(r, st);
+        return imx_api_tx_fail(r, st, &why);
     json_t *doc = imx_api_json_load(&j);
     char id[24];
     snprintf(id, sizeof id, "%lld", (long long)new_id);
@@ -134,6 +135,7 @@ void imx_api_token_create(struct imx_req *r)
 
 void imx_api_token_list(struct imx_req *r)
 {
+    struct imx_db_fault why = { 0 };
     char uid[24];
     struct imx_db_conn *c = imx_api_db(r);
     if (!c)
@@ -146,8 +148,8 @@ void imx_api_token_list(struct imx_req *r)
         return;
     snprintf(lim, sizeof lim, "%llu", limit);
     struct imx_db_page page;
-    enum imx_db_status st = imx_db_token_list(c, uid, before_id, lim, &page);
-    imx_api_reply_page(r, st, &page, 0, limit, "I");
+    enum imx_db_status st = imx_db_token_list(c, uid, before_id, lim, &page, &why);
+    imx_api_reply_page(r, st, &why, &page, 0, limit, "I");
 }
 
 struct token_revoke {
@@ -158,15 +160,16 @@ struct token_revoke {
 
 static int token_revoke_tx(struct imx_req *r, void *cls)
 {
+    struct imx_db_fault why = { 0 };
     struct token_revoke *t = cls;
     enum imx_db_status st =
-        imx_db_token_revoke(imx_api_conn(r), t->id, t->any_user ? NULL : t->user_id);
+        imx_db_token_revoke(imx_api_conn(r), t->id, t->any_user ? NULL : t->user_id, &why);
     if (st == IMX_DBS_NOT_FOUND) {
         imx_reply_problem(r, IMX_E_NOT_FOUND, "No token %s", t->id);
         return -1;
     }
     if (st != IMX_DBS_OK)
-        return imx_api_tx_fail(r, st);
+        return imx_api_tx_fail(r, st, &why);
     if (imx_audit(r, "revoke", "api_token", t->id, NULL) != 0)
         return -1;
     imx_reply_empty(r, 204);

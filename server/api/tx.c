@@ -16,7 +16,7 @@
 struct scope {
     const struct imx_req *req;
     struct imx_db_conn *db; /* pooled connection while the handler runs */
-    bool retry;             /* a statement in imx_api_tx failed with a retryable SQLSTATE */
+    bool retry;             /* a statement in imx_api_tx failed with IMX_DBS_RETRY */
     bool outer; /* the handler runs inside an Idempotency-Key transaction: imx_api_tx nests */
 };
 static _Thread_local struct scope scope;
@@ -101,12 +101,12 @@ void imx_api_db_done(struct imx_req *r)
         scope = (struct scope){ 0 };
 }
 
-int imx_api_tx_fail(struct imx_req *r, enum imx_db_status st)
+int imx_api_tx_fail(struct imx_req *r, enum imx_db_status st, const struct imx_db_fault *why)
 {
     if (st == IMX_DBS_RETRY)
         scope_of(r)->retry = true;
     else
-        imx_api_reply_db_fail(r, st);
+        imx_api_reply_db_fault(r, st, why);
     return -1;
 }
 

@@ -24,9 +24,10 @@ int imx_api_tx(struct imx_req *r, int (*fn)(struct imx_req *r, void *cls), void 
  * outer transaction commits or rolls back everything once the handler has replied. */
 void imx_api_tx_outer(struct imx_req *r, bool on);
 
-/* For fn: handles a failed db/ call's status: marks IMX_DBS_RETRY for a retry, or replies with
- * the problem for the connection's last fault (imx_api_db_error), or for the status when no
- * statement failed (imx_api_reply_db_status). Returns -1, for `return imx_api_tx_fail(r, st);`. */
-int imx_api_tx_fail(struct imx_req *r, enum imx_db_status st);
+/* For fn: handles a failed db/ call's status and the detail it handed back (why, may be NULL):
+ * marks IMX_DBS_RETRY for a retry, or replies with the problem for the failed statement
+ * (imx_api_db_error), or for the status when no statement failed (imx_api_reply_db_status).
+ * Returns -1, for `return imx_api_tx_fail(r, st, &why);`. */
+int imx_api_tx_fail(struct imx_req *r, enum imx_db_status st, const struct imx_db_fault *why);
 
 #endif

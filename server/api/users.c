@@ -32,17 +32,18 @@ static bool email_ok(const char *s)
 
 static int create_user_tx(struct imx_req *r, void *cls)
 {
+    struct imx_db_fault why = { 0 };
     struct create_user *u = cls;
     int64_t new_id;
     struct imx_db_json j;
     enum imx_db_status st = imx_db_user_create(imx_api_conn(r), u->email, u->display_name, u->hash,
-                                               u->admin ? "true" : "false", &new_id, &j);
+                                               u->admin ? "true" : "false", &new_id, &j, &why);
     if (st == IMX_DBS_CONFLICT) {
         imx_reply_problem(r, IMX_E_CONFLICT, "A user with this email exists");
         return -1;
     }
     if (st != IMX_DBS_OK)
-        return imx_api_tx_fail(r, st);
+        return imx_api_tx_fail(r, st, &why);
     json_t *user = imx_api_json_load(&j);
     char id[24];
     snprintf(id, sizeof id, "%lld", (long long)new_id);

@@ -41,7 +41,7 @@ static void reply_vex(struct imx_req *r, struct imx_db_conn *c, long long image_
     }
     char id[24], *text;
     snprintf(id, sizeof id, "%lld", image_id);
-    enum imx_db_status rc = imx_db_image_vex_facts(c, id, &text);
+    enum imx_db_status rc = imx_db_image_vex_facts(c, id, &text, NULL);
     if (rc == IMX_DBS_NOT_FOUND) {
         imx_reply_problem(r, IMX_E_NOT_FOUND, "No such image");
         return;
@@ -132,7 +132,7 @@ void imx_api_pin_vex(struct imx_req *r)
     char pin[24];
     snprintf(pin, sizeof pin, "%llu", id);
     int64_t team_id, image_id;
-    enum imx_db_status rc = imx_db_pin_target(c, pin, &team_id, &image_id);
+    enum imx_db_status rc = imx_db_pin_target(c, pin, &team_id, &image_id, NULL);
     if (rc == IMX_DBS_NOT_FOUND) {
         imx_reply_problem(r, IMX_E_NOT_FOUND, "No such pin");
         return;

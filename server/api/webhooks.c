@@ -212,17 +212,18 @@ static bool param_id(struct imx_req *r, const char *what, char id[24])
  * for a missing one or another team's (never revealing which), 403 for a role too low. */
 static bool webhook_owned(struct imx_req *r, const char *id, enum imx_role min, char team_id[24])
 {
+    struct imx_db_fault why = { 0 };
     struct imx_db_conn *c = imx_api_db(r);
     if (!c)
         return false;
     int64_t team;
-    enum imx_db_status st = imx_db_webhook_owner(c, id, &team);
+    enum imx_db_status st = imx_db_webhook_owner(c, id, &team, &why);
     if (st == IMX_DBS_NOT_FOUND) {
         imx_reply_problem(r, IMX_E_NOT_FOUND, "No webhook %s", id);
         return false;
     }
     if (st != IMX_DBS_OK) {
-        imx_api_reply_db_fail(r, st);
+        imx_api_reply_db_fault(r, st, &why);
         return false;
     }
     snprintf(team_id, 24, "%lld", (long long)team);
@@ -270,11 +271,12 @@ struct webhook_create {
 
 static int create_tx(struct imx_req *r, void *cls)
 {
+    struct imx_db_fault why = { 0 };
     struct webhook_create *w = cls;
     long long held;
-    enum imx_db_status st = imx_db_webhook_count(imx_api_conn(r), w->team_id, &held);
+    enum imx_db_status st = imx_db_webhook_count(imx_api_conn(r), w->team_id, &held, &why);
     if (st != IMX_DBS_OK)
-        return imx_api_tx_fail(r, st);
+        return imx_api_tx_fail(r, st, &why);
     if (held >= imx_api_quotas.webhooks_per_team) {
         imx_api_reply_quota(r, "webhooks-per-team", imx_api_quotas.webhooks_per_team,
                             "the team has that many webhook subscriptions; delete one first");
@@ -285,9 +287,9 @@ static int create_tx(struct imx_req *r, void *cls)
     st = imx_db_webhook_create(imx_api_conn(r), w->team_id, w->in.url, w->in.description, w->secret,
                                w->in.events, w->in.families ? w->in.families : "[]",
                                w->in.pins ? w->in.pins : "[]", w->in.min_severity,
-                               w->in.payload_format, &new_id, &j);
+                               w->in.payload_format, &new_id, &j, &why);
     if (st != IMX_DBS_OK)
-        return imx_api_tx_fail(r, st);
+        return imx_api_tx_fail(r, st, &why);
     char id[24], loc[64];
     snprintf(id, sizeof id, "%lld", (long long)new_id);
     json_t *detail =
@@ -330,6 +332,7 @@ void imx_api_webhook_create(struct imx_req *r)
 
 void imx_api_webhook_list(struct imx_req *r)
 {
+    struct imx_db_fault why = { 0 };
     const char *team = imx_req_query(r, "team");
     unsigned long long limit;
     char after[24], team_id[24], limit_txt[16];
@@ -347,19 +350,20 @@ void imx_api_webhook_list(struct imx_req *r)
     snprintf(limit_txt, sizeof limit_txt, "%llu", limit);
     struct imx_db_page page;
     enum imx_db_status st =
-        imx_db_webhook_list(imx_api_conn(r), team_id, after_id, limit_txt, &page);
-    imx_api_reply_page(r, st, &page, 0, limit, "I");
+        imx_db_webhook_list(imx_api_conn(r), team_id, after_id, limit_txt, &page, &why);
+    imx_api_reply_page(r, st, &why, &page, 0, limit, "I");
 }
 
 void imx_api_webhook_get(struct imx_req *r)
 {
+    struct imx_db_fault why = { 0 };
     char id[24], team_id[24];
     if (!param_id(r, "webhook", id) || !webhook_owned(r, id, IMX_ROLE_VIEWER, team_id) ||
         !imx_api_etag(r, IMX_REV_WEBHOOK, id, NULL))
         return;
     struct imx_db_json j;
-    enum imx_db_status st = imx_db_webhook_get(imx_api_conn(r), id, &j);
-    imx_api_reply_json_text(r, 200, st, &j, "No such webhook");
+    enum imx_db_status st = imx_db_webhook_get(imx_api_conn(r), id, &j, &why);
+    imx_api_reply_json_text(r, 200, st, &why, &j, "No such webhook");
 }
 
 struct webhook_update {
@@ -370,32 +374,33 @@ struct webhook_update {
 
 static int update_tx(struct imx_req *r, void *cls)
 {
+    struct imx_db_fault why = { 0 };
     struct webhook_update *w = cls;
     if (imx_api_if_match(r, IMX_REV_WEBHOOK, w->id, NULL, false) < 0)
         return -1;
     enum imx_db_status st = imx_db_webhook_update(imx_api_conn(r), w->id, w->team_id, w->in.url,
                                                   w->in.description, w->in.events, w->in.families,
                                                   w->in.pins, w->in.has_severity ? "true" : "false",
-                                                  w->in.min_severity, w->in.payload_format);
+                                                  w->in.min_severity, w->in.payload_format, &why);
     if (st == IMX_DBS_NOT_FOUND) {
         imx_reply_problem(r, IMX_E_NOT_FOUND, "No webhook %s", w->id);
         return -1;
     }
     if (st != IMX_DBS_OK)
-        return imx_api_tx_fail(r, st);
+        return imx_api_tx_fail(r, st, &why);
     if (w->in.enabled) {
         st = imx_db_webhook_enable(imx_api_conn(r), w->id,
-                                   json_is_true(w->in.enabled) ? "true" : "false", w->reason);
+                                   json_is_true(w->in.enabled) ? "true" : "false", w->reason, &why);
         if (st != IMX_DBS_OK)
-            return imx_api_tx_fail(r, st);
+            return imx_api_tx_fail(r, st, &why);
     }
     if (imx_audit(r, "update", "webhook", w->id, w->body) != 0 ||
         imx_api_etag_after(r, IMX_REV_WEBHOOK, w->id, NULL) != 0)
         return -1;
     struct imx_db_json j;
-    st = imx_db_webhook_get(imx_api_conn(r), w->id, &j);
+    st = imx_db_webhook_get(imx_api_conn(r), w->id, &j, &why);
     if (st != IMX_DBS_OK)
-        return imx_api_tx_fail(r, st);
+        return imx_api_tx_fail(r, st, &why);
     return reply_doc(r, 200, &j, NULL, NULL);
 }
 
@@ -421,16 +426,17 @@ struct webhook_ref {
 
 static int delete_tx(struct imx_req *r, void *cls)
 {
+    struct imx_db_fault why = { 0 };
     struct webhook_ref *w = cls;
     if (imx_api_if_match(r, IMX_REV_WEBHOOK, w->id, NULL, false) < 0)
         return -1;
-    enum imx_db_status st = imx_db_webhook_delete(imx_api_conn(r), w->id, w->team_id);
+    enum imx_db_status st = imx_db_webhook_delete(imx_api_conn(r), w->id, w->team_id, &why);
     if (st == IMX_DBS_NOT_FOUND) {
         imx_reply_problem(r, IMX_E_NOT_FOUND, "No webhook %s", w->id);
         return -1;
     }
     if (st != IMX_DBS_OK)
-        return imx_api_tx_fail(r, st);
+        return imx_api_tx_fail(r, st, &why);
     if (imx_audit(r, "delete", "webhook", w->id, NULL) != 0)
         return -1;
     imx_reply_empty(r, 204);
@@ -452,14 +458,15 @@ struct webhook_rotate {
 
 static int rotate_tx(struct imx_req *r, void *cls)
 {
+    struct imx_db_fault why = { 0 };
     struct webhook_rotate *w = cls;
     if (imx_api_if_match(r, IMX_REV_WEBHOOK, w->id, NULL, false) < 0)
         return -1;
-    int found = imx_webhooks_rotate_secret(imx_api_conn(r), strtoll(w->id, NULL, 10), w->secret,
-                                           ROTATION_OVERLAP_S);
-    if (found < 0)
+    enum imx_db_status found = imx_webhooks_rotate_secret(imx_api_conn(r), strtoll(w->id, NULL, 10),
+                                                          w->secret, ROTATION_OVERLAP_S, &why);
+    if (found != IMX_DBS_OK && found != IMX_DBS_NOT_FOUND)
         return reply_db_failed(r);
-    if (!found) {
+    if (found == IMX_DBS_NOT_FOUND) {
         imx_reply_problem(r, IMX_E_NOT_FOUND, "No webhook %s", w->id);
         return -1;
     }
@@ -467,9 +474,9 @@ static int rotate_tx(struct imx_req *r, void *cls)
         imx_api_etag_after(r, IMX_REV_WEBHOOK, w->id, NULL) != 0)
         return -1;
     struct imx_db_json j;
-    enum imx_db_status st = imx_db_webhook_get(imx_api_conn(r), w->id, &j);
+    enum imx_db_status st = imx_db_webhook_get(imx_api_conn(r), w->id, &j, &why);
     if (st != IMX_DBS_OK)
-        return imx_api_tx_fail(r, st);
+        return imx_api_tx_fail(r, st, &why);
     return reply_doc(r, 200, &j, w->secret, NULL);
 }
 
@@ -490,11 +497,12 @@ void imx_api_webhook_rotate_secret(struct imx_req *r)
 /* Replies status with delivery id's JSON and its Location (inside the transaction). */
 static int reply_delivery(struct imx_req *r, unsigned status, const char *id)
 {
+    struct imx_db_fault why = { 0 };
     char loc[64];
     struct imx_db_json j;
-    enum imx_db_status st = imx_db_delivery_get(imx_api_conn(r), id, &j);
+    enum imx_db_status st = imx_db_delivery_get(imx_api_conn(r), id, &j, &why);
     if (st != IMX_DBS_OK)
-        return imx_api_tx_fail(r, st);
+        return imx_api_tx_fail(r, st, &why);
     snprintf(loc, sizeof loc, "/v1/deliveries/%s", id);
     return reply_doc(r, status, &j, NULL, loc);
 }
@@ -537,6 +545,7 @@ void imx_api_webhook_test(struct imx_req *r)
 
 void imx_api_webhook_deliveries(struct imx_req *r)
 {
+    struct imx_db_fault why = { 0 };
     char id[24], team_id[24], before[24], limit_txt[16];
     const char *before_id, *state = imx_req_query(r, "state");
     unsigned long long limit;
@@ -554,8 +563,8 @@ void imx_api_webhook_deliveries(struct imx_req *r)
     snprintf(limit_txt, sizeof limit_txt, "%llu", limit);
     struct imx_db_page page;
     enum imx_db_status st =
-        imx_db_webhook_deliveries(imx_api_conn(r), id, before_id, state, limit_txt, &page);
-    imx_api_reply_page(r, st, &page, 0, limit, "I");
+        imx_db_webhook_deliveries(imx_api_conn(r), id, before_id, state, limit_txt, &page, &why);
+    imx_api_reply_page(r, st, &why, &page, 0, limit, "I");
 }
 
 /* A delivery the caller may act on with at least min in its subscription's team. Fills its
@@ -564,17 +573,18 @@ void imx_api_webhook_deliveries(struct imx_req *r)
 static bool delivery_owned(struct imx_req *r, const char *id, enum imx_role min, char state[16],
                            bool *enabled)
 {
+    struct imx_db_fault why = { 0 };
     struct imx_db_conn *c = imx_api_db(r);
     if (!c)
         return false;
     struct imx_db_delivery_owner o;
-    enum imx_db_status st = imx_db_delivery_owner(c, id, &o);
+    enum imx_db_status st = imx_db_delivery_owner(c, id, &o, &why);
     if (st == IMX_DBS_NOT_FOUND) {
         imx_reply_problem(r, IMX_E_NOT_FOUND, "No delivery %s", id);
         return false;
     }
     if (st != IMX_DBS_OK) {
-        imx_api_reply_db_fail(r, st);
+        imx_api_reply_db_fault(r, st, &why);
         return false;
     }
     snprintf(state, 16, "%s", o.state);
@@ -584,22 +594,24 @@ static bool delivery_owned(struct imx_req *r, const char *id, enum imx_role min,
 
 void imx_api_delivery_get(struct imx_req *r)
 {
+    struct imx_db_fault why = { 0 };
     char id[24], state[16];
     bool enabled;
     if (!param_id(r, "delivery", id) || !delivery_owned(r, id, IMX_ROLE_VIEWER, state, &enabled))
         return;
     struct imx_db_json j;
-    enum imx_db_status st = imx_db_delivery_get(imx_api_conn(r), id, &j);
-    imx_api_reply_json_text(r, 200, st, &j, "No such delivery");
+    enum imx_db_status st = imx_db_delivery_get(imx_api_conn(r), id, &j, &why);
+    imx_api_reply_json_text(r, 200, st, &why, &j, "No such delivery");
 }
 
 static int redeliver_tx(struct imx_req *r, void *cls)
 {
     const char *id = cls;
-    int queued = imx_webhooks_redeliver(imx_api_conn(r), strtoll(id, NULL, 10));
-    if (queued < 0)
+    enum imx_db_status queued =
+        imx_webhooks_redeliver(imx_api_conn(r), strtoll(id, NULL, 10), NULL);
+    if (queued != IMX_DBS_OK && queued != IMX_DBS_NOT_FOUND)
         return reply_db_failed(r);
-    if (!queued) {
+    if (queued == IMX_DBS_NOT_FOUND) {
         /* Raced with the dispatcher or a PATCH since the checks before the transaction. */
         imx_reply_problem(r, IMX_E_CONFLICT,
                           "Delivery %s is pending already, or its webhook is disabled", id);

@@ -128,7 +128,7 @@ static int import(struct imx_db_conn *c, const char *dir, bool dry_run)
     struct tm tm;
     gmtime_r(&now, &tm);
     strftime(today, sizeof today, "%Y-%m-%d", &tm);
-    if (imx_db_command(c, "BEGIN") != 0) {
+    if (imx_db_tx(c, IMX_DB_TX_BEGIN, NULL) != IMX_DBS_OK) {
         json_decref(parsed);
         fprintf(stderr, "reference import: cannot start a transaction; nothing was changed\n");
         return 1;
@@ -143,12 +143,12 @@ static int import(struct imx_db_conn *c, const char *dir, bool dry_run)
         else
             fprintf(stderr, "reference import: %s; nothing was changed\n", err);
     }
-    if (rc == 0 && !dry_run && imx_db_command(c, "COMMIT") != 0) {
+    if (rc == 0 && !dry_run && imx_db_tx(c, IMX_DB_TX_COMMIT, NULL) != IMX_DBS_OK) {
         fprintf(stderr, "reference import: the commit failed; nothing was changed\n");
         rc = -1;
     }
     if (rc != 0 || dry_run)
-        imx_db_command(c, "ROLLBACK");
+        imx_db_tx(c, IMX_DB_TX_ROLLBACK, NULL);
     if (rc == 0) {
         json_object_set_new(out, "data_version", json_string(version));
         json_object_set_new(out, "dry_run", json_boolean(dry_run));

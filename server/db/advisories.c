@@ -101,14 +101,14 @@ enum imx_db_status imx_db_advisory_withdraw(struct imx_db_conn *c, const char *i
 }
 
 enum imx_db_status imx_db_advisory_get(struct imx_db_conn *c, const char *id, char revision[24],
-                                       struct imx_db_json *doc)
+                                       struct imx_db_json *doc, struct imx_db_fault *why)
 {
     const char *p[] = { id };
     PGresult *res = imx_db_exec(c, &q_get, p);
     revision[0] = '\0';
     if (imx_db_ok(res) && PQntuples(res) == 1)
         snprintf(revision, 24, "%s", PQgetvalue(res, 0, 1));
-    return imx_db_json_take(res, 0, doc);
+    return imx_db_why(c, imx_db_json_take(res, 0, doc), why);
 }
 
 IMX_DB_STMT(q_affected_rows, 3,
@@ -125,39 +125,41 @@ IMX_DB_STMT(q_affected_rows, 3,
 
 enum imx_db_status imx_db_advisory_affected_rows(struct imx_db_conn *c, const char *id,
                                                  const char *after, const char *limit,
-                                                 struct imx_db_page *out)
+                                                 struct imx_db_page *out, struct imx_db_fault *why)
 {
     const char *p[] = { id, after, limit };
-    return imx_db_page_take(imx_db_exec(c, &q_affected_rows, p), out);
+    return imx_db_why(c, imx_db_page_take(imx_db_exec(c, &q_affected_rows, p), out), why);
 }
 
 enum imx_db_status imx_db_advisory_affected(struct imx_db_conn *c, const char *id,
                                             const char *const after[3], const char *limit,
-                                            struct imx_db_page *out)
+                                            struct imx_db_page *out, struct imx_db_fault *why)
 {
     const char *p[] = { id, after[0], after[1], after[2], limit };
-    return imx_db_page_take(imx_db_exec(c, &q_affected, p), out);
+    return imx_db_why(c, imx_db_page_take(imx_db_exec(c, &q_affected, p), out), why);
 }
 
 enum imx_db_status imx_db_advisory_list(struct imx_db_conn *c,
                                         const struct imx_db_advisory_filter *f, bool by_risk,
                                         const char *after_a, const char *after_b, const char *limit,
-                                        struct imx_db_page *out)
+                                        struct imx_db_page *out, struct imx_db_fault *why)
 {
     const char *p[] = { f->component, f->severity, f->from, f->to,  f->cve,
                         after_a,      after_b,     limit,   f->kev, f->min_epss };
-    return imx_db_page_take(imx_db_exec(c, by_risk ? &q_list_risk : &q_list, p), out);
+    return imx_db_why(c, imx_db_page_take(imx_db_exec(c, by_risk ? &q_list_risk : &q_list, p), out),
+                      why);
 }
 
 enum imx_db_status imx_db_image_patch(struct imx_db_conn *c, const char *image_id, bool nodes,
-                                      struct imx_db_json *doc, long long *epoch)
+                                      struct imx_db_json *doc, long long *epoch,
+                                      struct imx_db_fault *why)
 {
     const char *p[] = { image_id };
     PGresult *res = imx_db_exec(c, nodes ? &q_image_patch_nodes : &q_image_patch, p);
     *epoch = -1;
     if (imx_db_ok(res) && PQntuples(res) == 1 && PQnfields(res) >= 2)
         *epoch = strtoll(PQgetvalue(res, 0, 1), NULL, 10);
-    return imx_db_json_take(res, 0, doc);
+    return imx_db_why(c, imx_db_json_take(res, 0, doc), why);
 }
 
 /* Patch reads, coalesced (db/read_batch.c): for each waiter, in their order, the auth epoch and
@@ -256,8 +258,9 @@ IMX_DB_STMT(q_reapply_batch, 2,
             " LEFT JOIN advisory_csaf_docs d ON d.advisory_id = a.id");
 
 enum imx_db_status imx_db_advisory_reapply_batch(struct imx_db_conn *c, const char *after,
-                                                 const char *limit, struct imx_db_json *out)
+                                                 const char *limit, struct imx_db_json *out,
+                                                 struct imx_db_fault *why)
 {
     const char *p[] = { after, limit };
-    return imx_db_json_take(imx_db_exec(c, &q_reapply_batch, p), 0, out);
+    return imx_db_why(c, imx_db_json_take(imx_db_exec(c, &q_reapply_batch, p), 0, out), why);
 }

@@ -41,7 +41,7 @@ enum imx_db_status imx_db_advisory_withdraw(struct imx_db_conn *c, const char *i
  * affected_images} in doc, and its ETag text "<revision>.<risk>" (imx_advisory_risk_tag: what the
  * KEV and EPSS feeds make it show) in revision (IMX_DBS_NOT_FOUND: no such id). */
 enum imx_db_status imx_db_advisory_get(struct imx_db_conn *c, const char *id, char revision[24],
-                                       struct imx_db_json *doc);
+                                       struct imx_db_json *doc, struct imx_db_fault *why);
 
 /* One page of the images it affects, in (family, published_at, id) order after the key after
  * (family, published_at, id as text; all NULL: from the first), at most limit -> JSON {advisory,
@@ -50,14 +50,14 @@ enum imx_db_status imx_db_advisory_get(struct imx_db_conn *c, const char *id, ch
  * NULL), as a page of one row (imx_api_reply_doc_page); no row: no such id. */
 enum imx_db_status imx_db_advisory_affected(struct imx_db_conn *c, const char *id,
                                             const char *const after[3], const char *limit,
-                                            struct imx_db_page *out);
+                                            struct imx_db_page *out, struct imx_db_fault *why);
 
 /* The same images one a row, for an export: (key, image JSON with its advisory and family) in
  * (family, published_at, id) order after the key after (a previous row's column 0; NULL: from the
  * first), at most limit rows. */
 enum imx_db_status imx_db_advisory_affected_rows(struct imx_db_conn *c, const char *id,
                                                  const char *after, const char *limit,
-                                                 struct imx_db_page *out);
+                                                 struct imx_db_page *out, struct imx_db_fault *why);
 
 /* Search filters (NULL: none): component (an affected range names it), severity, published on
  * or after from / on or before to (YYYY-MM-DD), cve (listed), kev ("true": one of its CVEs is in
@@ -73,14 +73,15 @@ struct imx_db_advisory_filter {
 enum imx_db_status imx_db_advisory_list(struct imx_db_conn *c,
                                         const struct imx_db_advisory_filter *f, bool by_risk,
                                         const char *after_a, const char *after_b, const char *limit,
-                                        struct imx_db_page *out);
+                                        struct imx_db_page *out, struct imx_db_fault *why);
 
 /* GET /v1/images/{id}/patch -> JSON {image_id, family, version, status, advisories:[{id, title,
  * severity, cves, fixed_by:{id, family, version}|null, still_open_in_fix:[advisory ids]}]} (NULL:
  * no such image: IMX_DBS_NOT_FOUND), with the auth epoch it was read at; nodes: with "nodes",
  * the running nodes (every team's) that booted it, counted when read. */
 enum imx_db_status imx_db_image_patch(struct imx_db_conn *c, const char *image_id, bool nodes,
-                                      struct imx_db_json *doc, long long *epoch);
+                                      struct imx_db_json *doc, long long *epoch,
+                                      struct imx_db_fault *why);
 /* The same document read by a statement shared with the other patch reads waiting
  * (db/read_batch.c): the caller holds no connection meanwhile. IMX_DBS_OK with *out filled (json
  * borrowed from out->owner until imx_db_batch_unref), IMX_DBS_NOT_FOUND (no such image; epoch
@@ -111,6 +112,7 @@ void imx_db_image_patch_stats(unsigned long long *reads, unsigned long long *doc
  * [{id, revision, unmapped, warnings, affected:[{component, range, fixed}], doc: the bulletin as
  * posted, or null when none was kept}]. */
 enum imx_db_status imx_db_advisory_reapply_batch(struct imx_db_conn *c, const char *after,
-                                                 const char *limit, struct imx_db_json *out);
+                                                 const char *limit, struct imx_db_json *out,
+                                                 struct imx_db_fault *why);
 
 #endif

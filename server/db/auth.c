@@ -40,7 +40,8 @@ static enum imx_db_status id_and_json(PGresult *res, int64_t *id, struct imx_db_
 }
 
 enum imx_db_status imx_db_auth_api_token(struct imx_db_conn *c, const char *token_hash,
-                                         struct imx_db_token_principal *out)
+                                         struct imx_db_token_principal *out,
+                                         struct imx_db_fault *why)
 {
     const char *p[] = { token_hash };
     memset(out, 0, sizeof *out);
@@ -58,7 +59,7 @@ enum imx_db_status imx_db_auth_api_token(struct imx_db_conn *c, const char *toke
         text_at(res, 8, out->scope, sizeof out->scope);
     }
     PQclear(res);
-    return st;
+    return imx_db_why(c, st, why);
 }
 
 /* A signed-in user: admin flag, highest team role and the auth epoch it was read at. */
@@ -68,7 +69,8 @@ IMX_DB_STMT(q_user_active, 1,
             " FROM users u WHERE u.id = $1::bigint AND u.disabled_at IS NULL");
 
 enum imx_db_status imx_db_auth_user_active(struct imx_db_conn *c, const char *user_id,
-                                           struct imx_db_user_principal *out)
+                                           struct imx_db_user_principal *out,
+                                           struct imx_db_fault *why)
 {
     const char *p[] = { user_id };
     memset(out, 0, sizeof *out);
@@ -80,19 +82,14 @@ enum imx_db_status imx_db_auth_user_active(struct imx_db_conn *c, const char *us
         out->epoch = strtoll(PQgetvalue(res, 0, 2), NULL, 10);
     }
     PQclear(res);
-    return st;
+    return imx_db_why(c, st, why);
 }
 
 IMX_DB_STMT(q_epoch, 0, "SELECT n FROM auth_epoch");
 
-int imx_db_auth_epoch(struct imx_db_conn *c, long long *epoch)
+enum imx_db_status imx_db_auth_epoch(struct imx_db_conn *c, long long *epoch)
 {
-    PGresult *res = imx_db_exec(c, &q_epoch, NULL);
-    int rc = imx_db_ok(res) && PQntuples(res) == 1 ? 0 : -1;
-    if (rc == 0)
-        *epoch = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
-    PQclear(res);
-    return rc;
+    return imx_db_int_take(imx_db_exec(c, &q_epoch, NULL), 0, epoch);
 }
 
 IMX_DB_STMT(q_has_users, 0, "SELECT EXISTS (SELECT 1 FROM users)");
@@ -155,10 +152,11 @@ void imx_db_team_read_free(struct imx_db_team_read *t)
 }
 
 enum imx_db_status imx_db_auth_team_read(struct imx_db_conn *c, const char *slug,
-                                         const char *user_id, struct imx_db_team_read *t)
+                                         const char *user_id, struct imx_db_team_read *t,
+                                         struct imx_db_fault *why)
 {
     const char *p[] = { slug, user_id };
-    return imx_db_team_read_take(imx_db_exec(c, &q_team_by_slug, p), t);
+    return imx_db_why(c, imx_db_team_read_take(imx_db_exec(c, &q_team_by_slug, p), t), why);
 }
 
 IMX_DB_STMT(q_role_in_team, 2,
@@ -168,7 +166,7 @@ IMX_DB_STMT(q_team_disabled, 1,
             "SELECT disabled_at IS NOT NULL, slug FROM teams WHERE id = $1::bigint");
 
 enum imx_db_status imx_db_team_disabled(struct imx_db_conn *c, const char *team_id, bool *disabled,
-                                        char slug[64])
+                                        char slug[64], struct imx_db_fault *why)
 {
     const char *p[] = { team_id };
     PGresult *res = imx_db_exec(c, &q_team_disabled, p);
@@ -178,11 +176,12 @@ enum imx_db_status imx_db_team_disabled(struct imx_db_conn *c, const char *team_
     if (st == IMX_DBS_OK)
         text_at(res, 1, slug, 64);
     PQclear(res);
-    return st;
+    return imx_db_why(c, st, why);
 }
 
 enum imx_db_status imx_db_auth_role_in_team(struct imx_db_conn *c, const char *team_id,
-                                            const char *user_id, char role[16])
+                                            const char *user_id, char role[16],
+                                            struct imx_db_fault *why)
 {
     const char *p[] = { team_id, user_id };
     PGresult *res = imx_db_exec(c, &q_role_in_team, p);
@@ -191,7 +190,7 @@ enum imx_db_status imx_db_auth_role_in_team(struct imx_db_conn *c, const char *t
     if (st == IMX_DBS_OK)
         text_at(res, 0, role, 16);
     PQclear(res);
-    return st;
+    return imx_db_why(c, st, why);
 }
 
 /* One attempt counted for both keys in one INSERT, which locks its rows in VALUES order (the
@@ -214,7 +213,8 @@ IMX_DB_STMT(q_throttle_take, 6,
 enum imx_db_status imx_db_throttle_take(struct imx_db_conn *c, const char *email_key,
                                         const char *ip_key, const char *window_s,
                                         const char *max_email, const char *max_ip,
-                                        const char *email, struct imx_db_throttle *out)
+                                        const char *email, struct imx_db_throttle *out,
+                                        struct imx_db_fault *why)
 {
     const char *p[] = { email_key, ip_key, window_s, max_email, max_ip, email };
     memset(out, 0, sizeof *out);
@@ -231,24 +231,26 @@ enum imx_db_status imx_db_throttle_take(struct imx_db_conn *c, const char *email
         }
     }
     PQclear(res);
-    return st;
+    return imx_db_why(c, st, why);
 }
 
 IMX_DB_STMT(q_throttle_clear, 1, "DELETE FROM login_throttle WHERE key = $1");
 
-enum imx_db_status imx_db_throttle_clear(struct imx_db_conn *c, const char *key)
+enum imx_db_status imx_db_throttle_clear(struct imx_db_conn *c, const char *key,
+                                         struct imx_db_fault *why)
 {
     const char *p[] = { key };
-    return imx_db_done(imx_db_exec(c, &q_throttle_clear, p));
+    return imx_db_why(c, imx_db_done(imx_db_exec(c, &q_throttle_clear, p)), why);
 }
 
 IMX_DB_STMT(q_throttle_give_back, 1,
             "UPDATE login_throttle SET failures = greatest(failures - 1, 0) WHERE key = $1");
 
-enum imx_db_status imx_db_throttle_give_back(struct imx_db_conn *c, const char *key)
+enum imx_db_status imx_db_throttle_give_back(struct imx_db_conn *c, const char *key,
+                                             struct imx_db_fault *why)
 {
     const char *p[] = { key };
-    return imx_db_done(imx_db_exec(c, &q_throttle_give_back, p));
+    return imx_db_why(c, imx_db_done(imx_db_exec(c, &q_throttle_give_back, p)), why);
 }
 
 #define USER_JSON                                                                                  \
@@ -261,10 +263,11 @@ IMX_DB_STMT(q_user_create, 4,
 
 enum imx_db_status imx_db_user_create(struct imx_db_conn *c, const char *email,
                                       const char *display_name, const char *hash,
-                                      const char *is_admin, int64_t *id, struct imx_db_json *user)
+                                      const char *is_admin, int64_t *id, struct imx_db_json *user,
+                                      struct imx_db_fault *why)
 {
     const char *p[] = { email, display_name, hash, is_admin };
-    return id_and_json(imx_db_exec(c, &q_user_create, p), id, user);
+    return imx_db_why(c, id_and_json(imx_db_exec(c, &q_user_create, p), id, user), why);
 }
 
 IMX_DB_STMT(q_user_me, 3,
@@ -277,10 +280,10 @@ IMX_DB_STMT(q_user_me, 3,
 
 enum imx_db_status imx_db_user_me(struct imx_db_conn *c, const char *user_id,
                                   const char *token_team, const char *token_role,
-                                  struct imx_db_json *out)
+                                  struct imx_db_json *out, struct imx_db_fault *why)
 {
     const char *p[] = { user_id, token_team, token_role };
-    return imx_db_json_take(imx_db_exec(c, &q_user_me, p), 0, out);
+    return imx_db_why(c, imx_db_json_take(imx_db_exec(c, &q_user_me, p), 0, out), why);
 }
 
 #define TEAM_JSON                                                                                  \
@@ -292,10 +295,10 @@ IMX_DB_STMT(q_team_create, 2,
             "SELECT t.id, " TEAM_JSON " FROM t");
 
 enum imx_db_status imx_db_team_create(struct imx_db_conn *c, const char *slug, const char *name,
-                                      struct imx_db_json *team)
+                                      struct imx_db_json *team, struct imx_db_fault *why)
 {
     const char *p[] = { slug, name };
-    return imx_db_json_take(imx_db_exec(c, &q_team_create, p), 1, team);
+    return imx_db_why(c, imx_db_json_take(imx_db_exec(c, &q_team_create, p), 1, team), why);
 }
 
 IMX_DB_STMT(q_team_list, 5,
@@ -310,10 +313,11 @@ IMX_DB_STMT(q_team_list, 5,
 
 enum imx_db_status imx_db_team_list(struct imx_db_conn *c, const char *user_id,
                                     const char *only_team, const char *all, const char *after_slug,
-                                    const char *limit, struct imx_db_page *out)
+                                    const char *limit, struct imx_db_page *out,
+                                    struct imx_db_fault *why)
 {
     const char *p[] = { user_id, only_team, all, after_slug, limit };
-    return imx_db_page_take(imx_db_exec(c, &q_team_list, p), out);
+    return imx_db_why(c, imx_db_page_take(imx_db_exec(c, &q_team_list, p), out), why);
 }
 
 IMX_DB_STMT(q_team_get, 1,
@@ -324,10 +328,10 @@ IMX_DB_STMT(q_team_get, 1,
             "FROM teams t WHERE t.id = $1::bigint");
 
 enum imx_db_status imx_db_team_get(struct imx_db_conn *c, const char *team_id,
-                                   struct imx_db_json *out)
+                                   struct imx_db_json *out, struct imx_db_fault *why)
 {
     const char *p[] = { team_id };
-    return imx_db_json_take(imx_db_exec(c, &q_team_get, p), 0, out);
+    return imx_db_why(c, imx_db_json_take(imx_db_exec(c, &q_team_get, p), 0, out), why);
 }
 
 IMX_DB_STMT(q_member_put, 3,
@@ -338,10 +342,11 @@ IMX_DB_STMT(q_member_put, 3,
             "FROM m JOIN users u ON u.id = m.user_id JOIN teams t ON t.id = m.team_id");
 
 enum imx_db_status imx_db_member_put(struct imx_db_conn *c, const char *team_id, const char *email,
-                                     const char *role, struct imx_db_json *out)
+                                     const char *role, struct imx_db_json *out,
+                                     struct imx_db_fault *why)
 {
     const char *p[] = { team_id, email, role };
-    return imx_db_json_take(imx_db_exec(c, &q_member_put, p), 0, out);
+    return imx_db_why(c, imx_db_json_take(imx_db_exec(c, &q_member_put, p), 0, out), why);
 }
 
 IMX_DB_STMT(q_member_delete, 2,
@@ -349,7 +354,8 @@ IMX_DB_STMT(q_member_delete, 2,
             "AND m.user_id = u.id AND lower(u.email) = lower($2) RETURNING m.user_id, m.role");
 
 enum imx_db_status imx_db_member_delete(struct imx_db_conn *c, const char *team_id,
-                                        const char *email, char old_role[16])
+                                        const char *email, char old_role[16],
+                                        struct imx_db_fault *why)
 {
     const char *p[] = { team_id, email };
     PGresult *res = imx_db_exec(c, &q_member_delete, p);
@@ -358,7 +364,7 @@ enum imx_db_status imx_db_member_delete(struct imx_db_conn *c, const char *team_
     if (st == IMX_DBS_OK)
         text_at(res, 1, old_role, 16);
     PQclear(res);
-    return st;
+    return imx_db_why(c, st, why);
 }
 
 #define TOKEN_JSON                                                                                 \
@@ -375,10 +381,11 @@ IMX_DB_STMT(q_token_create, 7,
 enum imx_db_status imx_db_token_create(struct imx_db_conn *c, const char *user_id,
                                        const char *team_id, const char *name, const char *role,
                                        const char *hash, const char *days, const char *scope,
-                                       int64_t *id, struct imx_db_json *token)
+                                       int64_t *id, struct imx_db_json *token,
+                                       struct imx_db_fault *why)
 {
     const char *p[] = { user_id, team_id, name, role, hash, days, scope };
-    return id_and_json(imx_db_exec(c, &q_token_create, p), id, token);
+    return imx_db_why(c, id_and_json(imx_db_exec(c, &q_token_create, p), id, token), why);
 }
 
 /* The user's lock serialises token creations, so two at once cannot both take the last place. */
@@ -394,7 +401,7 @@ IMX_DB_STMT(q_token_active_counts, 2,
 
 enum imx_db_status imx_db_token_active_counts(struct imx_db_conn *c, const char *user_id,
                                               const char *team_id, long long *of_user,
-                                              long long *of_team)
+                                              long long *of_team, struct imx_db_fault *why)
 {
     const char *p[] = { user_id, team_id };
     PGresult *res = imx_db_exec(c, &q_token_active_counts, p);
@@ -404,7 +411,7 @@ enum imx_db_status imx_db_token_active_counts(struct imx_db_conn *c, const char 
         *of_team = strtoll(PQgetvalue(res, 0, 1), NULL, 10);
     }
     PQclear(res);
-    return st;
+    return imx_db_why(c, st, why);
 }
 
 IMX_DB_STMT(q_token_list, 3,
@@ -415,10 +422,10 @@ IMX_DB_STMT(q_token_list, 3,
 
 enum imx_db_status imx_db_token_list(struct imx_db_conn *c, const char *user_id,
                                      const char *before_id, const char *limit,
-                                     struct imx_db_page *out)
+                                     struct imx_db_page *out, struct imx_db_fault *why)
 {
     const char *p[] = { user_id, before_id, limit };
-    return imx_db_page_take(imx_db_exec(c, &q_token_list, p), out);
+    return imx_db_why(c, imx_db_page_take(imx_db_exec(c, &q_token_list, p), out), why);
 }
 
 IMX_DB_STMT(q_token_revoke, 2,
@@ -426,13 +433,14 @@ IMX_DB_STMT(q_token_revoke, 2,
             "WHERE id = $1::bigint AND ($2::bigint IS NULL OR user_id = $2::bigint) "
             "RETURNING id, team_id");
 
-enum imx_db_status imx_db_token_revoke(struct imx_db_conn *c, const char *id, const char *user_id)
+enum imx_db_status imx_db_token_revoke(struct imx_db_conn *c, const char *id, const char *user_id,
+                                       struct imx_db_fault *why)
 {
     const char *p[] = { id, user_id };
     PGresult *res = imx_db_exec(c, &q_token_revoke, p);
     enum imx_db_status st = one_row(res);
     PQclear(res);
-    return st;
+    return imx_db_why(c, st, why);
 }
 
 IMX_DB_STMT(q_audit_insert, 7,
@@ -442,10 +450,11 @@ IMX_DB_STMT(q_audit_insert, 7,
 enum imx_db_status imx_db_audit_insert(struct imx_db_conn *c, const char *user_id,
                                        const char *token_id, const char *action,
                                        const char *resource, const char *resource_id,
-                                       const char *request_id, const char *detail)
+                                       const char *request_id, const char *detail,
+                                       struct imx_db_fault *why)
 {
     const char *p[] = { user_id, token_id, action, resource, resource_id, request_id, detail };
-    return imx_db_done(imx_db_exec(c, &q_audit_insert, p));
+    return imx_db_why(c, imx_db_done(imx_db_exec(c, &q_audit_insert, p)), why);
 }
 
 /* A detail over 4 KiB (a request body can be 1 MiB) is listed as {truncated, bytes}, so a page of
@@ -465,8 +474,9 @@ IMX_DB_STMT(q_audit_list, 6,
 
 enum imx_db_status imx_db_audit_list(struct imx_db_conn *c, const char *actor, const char *resource,
                                      const char *action, const char *since, const char *before_id,
-                                     const char *limit, struct imx_db_page *out)
+                                     const char *limit, struct imx_db_page *out,
+                                     struct imx_db_fault *why)
 {
     const char *p[] = { actor, resource, action, since, before_id, limit };
-    return imx_db_page_take(imx_db_exec(c, &q_audit_list, p), out);
+    return imx_db_why(c, imx_db_page_take(imx_db_exec(c, &q_audit_list, p), out), why);
 }

@@ -33,11 +33,11 @@ IMX_DB_STMT(
 enum imx_db_status imx_db_instance_type_list(struct imx_db_conn *c, const char *provider,
                                              const char *gpu, const char *family,
                                              const char *const after[5], const char *limit,
-                                             struct imx_db_page *out)
+                                             struct imx_db_page *out, struct imx_db_fault *why)
 {
     const char *p[] = { provider, gpu,      family,   after[0], after[1],
                         after[2], after[3], after[4], limit };
-    return imx_db_page_take(imx_db_exec(c, &q_type_list, p), out);
+    return imx_db_why(c, imx_db_page_take(imx_db_exec(c, &q_type_list, p), out), why);
 }
 
 IMX_DB_STMT(q_type_get, 2,
@@ -50,10 +50,11 @@ IMX_DB_STMT(q_type_get, 2,
             " FROM ref_instance_type t WHERE t.provider = $1 AND t.instance_type = $2");
 
 enum imx_db_status imx_db_instance_type_get(struct imx_db_conn *c, const char *provider,
-                                            const char *type, struct imx_db_json *out)
+                                            const char *type, struct imx_db_json *out,
+                                            struct imx_db_fault *why)
 {
     const char *p[] = { provider, type };
-    return imx_db_json_take(imx_db_exec(c, &q_type_get, p), 0, out);
+    return imx_db_why(c, imx_db_json_take(imx_db_exec(c, &q_type_get, p), 0, out), why);
 }
 
 IMX_DB_STMT(q_type_put, 11,
@@ -117,10 +118,10 @@ IMX_DB_STMT(q_measurement_record, 3,
 
 enum imx_db_status imx_db_measurement_record(struct imx_db_conn *c, const char *team_id,
                                              const char *user_id, const char *j,
-                                             struct imx_db_json *out)
+                                             struct imx_db_json *out, struct imx_db_fault *why)
 {
     const char *p[] = { team_id, user_id, j };
-    return imx_db_json_take(imx_db_exec(c, &q_measurement_record, p), 0, out);
+    return imx_db_why(c, imx_db_json_take(imx_db_exec(c, &q_measurement_record, p), 0, out), why);
 }
 
 IMX_DB_STMT(q_measurement_get, 1,
@@ -128,12 +129,12 @@ IMX_DB_STMT(q_measurement_get, 1,
             " WHERE m.id = $1::bigint");
 
 enum imx_db_status imx_db_measurement_get(struct imx_db_conn *c, const char *id, int64_t *team_id,
-                                          struct imx_db_json *doc)
+                                          struct imx_db_json *doc, struct imx_db_fault *why)
 {
     const char *p[] = { id };
     PGresult *res = imx_db_exec(c, &q_measurement_get, p);
     *team_id = imx_db_ok(res) && PQntuples(res) == 1 ? strtoll(PQgetvalue(res, 0, 0), NULL, 10) : 0;
-    return imx_db_json_take(res, 1, doc);
+    return imx_db_why(c, imx_db_json_take(res, 1, doc), why);
 }
 
 IMX_DB_STMT(q_measurement_list, 8,
@@ -147,11 +148,12 @@ IMX_DB_STMT(q_measurement_list, 8,
 enum imx_db_status imx_db_measurement_list(struct imx_db_conn *c, const struct imx_cost_scope *s,
                                            const char *image, const char *model,
                                            const char *instance_type, const char *before_id,
-                                           const char *limit, struct imx_db_page *out)
+                                           const char *limit, struct imx_db_page *out,
+                                           struct imx_db_fault *why)
 {
     const char *p[] = { s->user_id, s->token_team, s->team,   image,
                         model,      instance_type, before_id, limit };
-    return imx_db_page_take(imx_db_exec(c, &q_measurement_list, p), out);
+    return imx_db_why(c, imx_db_page_take(imx_db_exec(c, &q_measurement_list, p), out), why);
 }
 
 #define MEDIAN(x) "percentile_cont(0.5) WITHIN GROUP (ORDER BY " x ")"
@@ -208,10 +210,11 @@ IMX_DB_STMT(
 
 enum imx_db_status imx_db_image_costs(struct imx_db_conn *c, const char *image_id,
                                       const struct imx_cost_scope *s, const char *after_rank,
-                                      const char *limit, struct imx_db_page *out)
+                                      const char *limit, struct imx_db_page *out,
+                                      struct imx_db_fault *why)
 {
     const char *p[] = { s->user_id, s->token_team, s->team, image_id, limit, after_rank };
-    return imx_db_page_take(imx_db_exec(c, &q_image_costs, p), out);
+    return imx_db_why(c, imx_db_page_take(imx_db_exec(c, &q_image_costs, p), out), why);
 }
 
 IMX_DB_STMT(
@@ -283,14 +286,15 @@ IMX_DB_STMT(
                                                   "$12::int)::text END");
 
 enum imx_db_status imx_db_cost_ranking(struct imx_db_conn *c, const struct imx_cost_scope *s,
-                                       const struct imx_cost_ranking *q, struct imx_db_page *out)
+                                       const struct imx_cost_ranking *q, struct imx_db_page *out,
+                                       struct imx_db_fault *why)
 {
     const char *p[] = { s->user_id,    s->token_team,       s->team,
                         q->model,      q->pricing,          q->region,
                         q->gpu,        q->family,           q->instance_family,
                         q->max_p99_ms, q->daily_inferences, q->limit ? q->limit : "50",
                         q->after_rank };
-    return imx_db_page_take(imx_db_exec(c, &q_ranking, p), out);
+    return imx_db_why(c, imx_db_page_take(imx_db_exec(c, &q_ranking, p), out), why);
 }
 
 IMX_DB_STMT(
@@ -313,12 +317,12 @@ IMX_DB_STMT(
 
 #define COSTS_FOR_IMAGES_MAX 100
 
-int imx_db_costs_for_images(struct imx_db_conn *c, const long long *ids, size_t n,
-                            const struct imx_cost_scope *scope, char **json)
+enum imx_db_status imx_db_costs_for_images(struct imx_db_conn *c, const long long *ids, size_t n,
+                                           const struct imx_cost_scope *scope, char **json)
 {
     *json = NULL;
     if (n == 0 || n > COSTS_FOR_IMAGES_MAX || !ids || !scope)
-        return -1;
+        return IMX_DBS_INVALID;
     char list[COSTS_FOR_IMAGES_MAX * 22 + 4] = "{";
     size_t len = 1;
     for (size_t i = 0; i < n; i++)
@@ -326,10 +330,13 @@ int imx_db_costs_for_images(struct imx_db_conn *c, const long long *ids, size_t 
     snprintf(list + len, sizeof list - len, "}");
     const char *p[] = { scope->user_id, scope->token_team, scope->team, list };
     PGresult *res = imx_db_exec(c, &q_costs_for_images, p);
-    if (imx_db_ok(res) && PQntuples(res) == 1)
-        *json = strdup(PQgetvalue(res, 0, 0));
+    enum imx_db_status st = imx_db_status_of(res);
+    if (st == IMX_DBS_OK && PQntuples(res) != 1)
+        st = IMX_DBS_ERROR; /* the statement answers one row */
+    if (st == IMX_DBS_OK && !(*json = strdup(PQgetvalue(res, 0, 0))))
+        st = IMX_DBS_ERROR;
     PQclear(res);
-    return *json ? 0 : -1;
+    return st;
 }
 
 /* The team's lock serialises recording, so two at once cannot both take the last places. */
@@ -339,8 +346,8 @@ IMX_DB_STMT(q_measurements_today, 1,
             "AND m.created_at > now() - interval '1 day'");
 
 enum imx_db_status imx_db_measurements_today(struct imx_db_conn *c, const char *team_id,
-                                             long long *count)
+                                             long long *count, struct imx_db_fault *why)
 {
     const char *p[] = { team_id };
-    return imx_db_int_take(imx_db_exec(c, &q_measurements_today, p), 0, count);
+    return imx_db_why(c, imx_db_int_take(imx_db_exec(c, &q_measurements_today, p), 0, count), why);
 }

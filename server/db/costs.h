@@ -25,11 +25,12 @@ struct imx_cost_scope {
 enum imx_db_status imx_db_instance_type_list(struct imx_db_conn *c, const char *provider,
                                              const char *gpu, const char *family,
                                              const char *const after[5], const char *limit,
-                                             struct imx_db_page *out);
+                                             struct imx_db_page *out, struct imx_db_fault *why);
 /* -> instance type JSON with "price_history" (every dated price, newest first);
  * IMX_DBS_NOT_FOUND: none. */
 enum imx_db_status imx_db_instance_type_get(struct imx_db_conn *c, const char *provider,
-                                            const char *type, struct imx_db_json *out);
+                                            const char *type, struct imx_db_json *out,
+                                            struct imx_db_fault *why);
 /* Creates (replace "false": IMX_DBS_CONFLICT when it exists) or creates/replaces (replace
  * "true") a type, *created telling which. gpu_model in any spelling (stored canonical).
  * Its detail in *why when asked: cause IMX_DBC_FOREIGN_KEY, an unknown GPU; IMX_DBS_CONFLICT
@@ -57,20 +58,21 @@ enum imx_db_status imx_db_instance_price_add(struct imx_db_conn *c, const char *
 /* Takes the team's measurement-quota lock for the transaction -> the measurements the team
  * recorded in the last 24 hours. */
 enum imx_db_status imx_db_measurements_today(struct imx_db_conn *c, const char *team_id,
-                                             long long *count);
+                                             long long *count, struct imx_db_fault *why);
 
 enum imx_db_status imx_db_measurement_record(struct imx_db_conn *c, const char *team_id,
                                              const char *user_id, const char *j,
-                                             struct imx_db_json *out);
+                                             struct imx_db_json *out, struct imx_db_fault *why);
 /* -> its team and measurement JSON (IMX_DBS_NOT_FOUND: none). */
 enum imx_db_status imx_db_measurement_get(struct imx_db_conn *c, const char *id, int64_t *team_id,
-                                          struct imx_db_json *doc);
+                                          struct imx_db_json *doc, struct imx_db_fault *why);
 /* The scope's measurements, newest id first, filtered (NULL: any), after the keyset id, at most
  * limit+1 -> id, measurement JSON. */
 enum imx_db_status imx_db_measurement_list(struct imx_db_conn *c, const struct imx_cost_scope *s,
                                            const char *image, const char *model,
                                            const char *instance_type, const char *before_id,
-                                           const char *limit, struct imx_db_page *out);
+                                           const char *limit, struct imx_db_page *out,
+                                           struct imx_db_fault *why);
 
 /* Rankings */
 /* Per (model, instance type, pricing) of one image over the scope's measurements: count, median
@@ -80,7 +82,8 @@ enum imx_db_status imx_db_measurement_list(struct imx_db_conn *c, const struct i
  * image. */
 enum imx_db_status imx_db_image_costs(struct imx_db_conn *c, const char *image_id,
                                       const struct imx_cost_scope *s, const char *after_rank,
-                                      const char *limit, struct imx_db_page *out);
+                                      const char *limit, struct imx_db_page *out,
+                                      struct imx_db_fault *why);
 
 struct imx_cost_ranking {
     const char *model;            /* required */
@@ -100,14 +103,15 @@ struct imx_cost_ranking {
  * monthly_cost}]}: the ranks after q->after_rank, at most q->limit; column 1 the key ([rank]) of
  * a next page, else NULL. */
 enum imx_db_status imx_db_cost_ranking(struct imx_db_conn *c, const struct imx_cost_scope *s,
-                                       const struct imx_cost_ranking *q, struct imx_db_page *out);
+                                       const struct imx_cost_ranking *q, struct imx_db_page *out,
+                                       struct imx_db_fault *why);
 
 /* For /v1/compare: each image's best (lowest) median cost per 1k inferences per model over its
  * (instance type, pricing) groups, and its median boot seconds, over the scope's measurements
  * only: {"<image id>": {"best_cost_per_1k": {"<model>": value}, "boot_seconds_median":
- * value|null}} with every id present. *json is new (free() it). Returns 0, or -1 (n == 0, more
- * than 100 ids, or a database failure: *json NULL). */
-int imx_db_costs_for_images(struct imx_db_conn *c, const long long *ids, size_t n,
-                            const struct imx_cost_scope *scope, char **json);
+ * value|null}} with every id present. *json is new (free() it): IMX_DBS_OK, IMX_DBS_INVALID for
+ * n == 0 or more than 100 ids, or the failure (*json NULL). */
+enum imx_db_status imx_db_costs_for_images(struct imx_db_conn *c, const long long *ids, size_t n,
+                                           const struct imx_cost_scope *scope, char **json);
 
 #endif

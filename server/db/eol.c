@@ -41,12 +41,14 @@ enum imx_db_status imx_db_eol_announce(struct imx_db_conn *c, const char *today,
     return rc;
 }
 
-enum imx_db_status imx_db_image_eol(struct imx_db_conn *c, const char *image_id, char **out)
+enum imx_db_status imx_db_image_eol(struct imx_db_conn *c, const char *image_id, char **out,
+                                    struct imx_db_fault *why)
 {
-    return one_doc(c, &q_image, image_id, out);
+    return imx_db_why(c, one_doc(c, &q_image, image_id, out), why);
 }
 
-enum imx_db_status imx_db_pin_eol(struct imx_db_conn *c, const char *pin_id, char **out)
+enum imx_db_status imx_db_pin_eol(struct imx_db_conn *c, const char *pin_id, char **out,
+                                  struct imx_db_fault *why)
 {
-    return one_doc(c, &q_pin, pin_id, out);
+    return imx_db_why(c, one_doc(c, &q_pin, pin_id, out), why);
 }

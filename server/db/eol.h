@@ -12,10 +12,12 @@ enum imx_db_status imx_db_eol_announce(struct imx_db_conn *c, const char *today,
 
 /* GET /v1/images/{id}/eol: {"image_id", "eol": imx_image_eol_json | null} as text in *out (new);
  * IMX_DBS_NOT_FOUND when no such image. */
-enum imx_db_status imx_db_image_eol(struct imx_db_conn *c, const char *image_id, char **out);
+enum imx_db_status imx_db_image_eol(struct imx_db_conn *c, const char *image_id, char **out,
+                                    struct imx_db_fault *why);
 
 /* GET /v1/pins/{id}/eol: {"pin_id", "name", "team", "image_id", "family", "version", "eol":
  * imx_image_eol_json | null} as text in *out (new); IMX_DBS_NOT_FOUND: no such pin. */
-enum imx_db_status imx_db_pin_eol(struct imx_db_conn *c, const char *pin_id, char **out);
+enum imx_db_status imx_db_pin_eol(struct imx_db_conn *c, const char *pin_id, char **out,
+                                  struct imx_db_fault *why);
 
 #endif

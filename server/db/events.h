@@ -12,11 +12,13 @@
 
 /* pin.moved for pin_id (already moved from from_image by user_id), to the pin's team. */
 enum imx_db_status imx_db_event_pin_moved(struct imx_db_conn *c, const char *pin_id,
-                                          const char *from_image, const char *user_id);
+                                          const char *from_image, const char *user_id,
+                                          struct imx_db_fault *why);
 
 /* request.updated for request_id, to the requesting team: change is "created" or "transition",
  * from_state the state before (NULL on creation). */
 enum imx_db_status imx_db_event_request(struct imx_db_conn *c, const char *request_id,
-                                        const char *change, const char *from_state);
+                                        const char *change, const char *from_state,
+                                        struct imx_db_fault *why);
 
 #endif

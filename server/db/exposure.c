@@ -23,10 +23,11 @@ enum imx_db_status imx_db_exposure_snapshot(struct imx_db_conn *c, const char *d
 }
 
 enum imx_db_status imx_db_exposure_history(struct imx_db_conn *c, const char *team_id,
-                                           unsigned days, struct imx_db_json *out)
+                                           unsigned days, struct imx_db_json *out,
+                                           struct imx_db_fault *why)
 {
     char n[16];
     snprintf(n, sizeof n, "%u", days);
     const char *p[] = { team_id, n };
-    return imx_db_json_take(imx_db_exec(c, &q_history, p), 0, out);
+    return imx_db_why(c, imx_db_json_take(imx_db_exec(c, &q_history, p), 0, out), why);
 }

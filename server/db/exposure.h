@@ -14,6 +14,7 @@ enum imx_db_status imx_db_exposure_snapshot(struct imx_db_conn *c, const char *d
 /* GET /v1/teams/{slug}/exposure/history: team team_id's last days days (back from its newest
  * row) as JSON text {"team", "days": [...]} in *out (IMX_DBS_NOT_FOUND: no team). */
 enum imx_db_status imx_db_exposure_history(struct imx_db_conn *c, const char *team_id,
-                                           unsigned days, struct imx_db_json *out);
+                                           unsigned days, struct imx_db_json *out,
+                                           struct imx_db_fault *why);
 
 #endif

@@ -78,7 +78,8 @@ void imx_db_idempotency_reply_free(struct imx_db_idempotency_reply *out)
 
 enum imx_db_status imx_db_idempotency_get(struct imx_db_conn *c, const char *user_id,
                                           const char *token_id, const char *key,
-                                          struct imx_db_idempotency_reply *out)
+                                          struct imx_db_idempotency_reply *out,
+                                          struct imx_db_fault *why)
 {
     char ttl[16];
     const char *p[] = { user_id, token_id, key, ttl_text(ttl, sizeof ttl) };
@@ -99,7 +100,7 @@ enum imx_db_status imx_db_idempotency_get(struct imx_db_conn *c, const char *use
         }
     }
     PQclear(r);
-    return st;
+    return imx_db_why(c, st, why);
 }
 
 enum imx_db_status imx_db_idempotency_put(struct imx_db_conn *c, const char *user_id,

@@ -31,7 +31,8 @@ void imx_db_idempotency_reply_free(struct imx_db_idempotency_reply *out);
 /* The live stored reply of the key (IMX_DBS_NOT_FOUND: none, or expired). */
 enum imx_db_status imx_db_idempotency_get(struct imx_db_conn *c, const char *user_id,
                                           const char *token_id, const char *key,
-                                          struct imx_db_idempotency_reply *out);
+                                          struct imx_db_idempotency_reply *out,
+                                          struct imx_db_fault *why);
 
 /* Stores a reply, inside the transaction of the change it describes (an expired row of the key
  * is replaced); IMX_DBS_CONFLICT when a live row holds the key. */

@@ -366,14 +366,12 @@ static void cache_put(int64_t id, const char *text, long long generation)
 
 /* ---- loading and catching up ---- */
 
+/* A load statement's outcome: OK, UNAVAILABLE (tried again later), or ERROR for anything else
+ * (imx_db_status_of classifies). */
 static enum imx_db_status result_rc(PGresult *r)
 {
-    if (imx_db_ok(r))
-        return IMX_DBS_OK;
-    const char *state = imx_db_sqlstate(r);
-    return state[0] == '\0' || strcmp(state, "57014") == 0 || strncmp(state, "08", 2) == 0
-               ? IMX_DBS_UNAVAILABLE
-               : IMX_DBS_ERROR;
+    enum imx_db_status st = imx_db_status_of(r);
+    return st == IMX_DBS_OK || st == IMX_DBS_UNAVAILABLE ? st : IMX_DBS_ERROR;
 }
 
 static double now_ms(void)
@@ -437,7 +435,7 @@ static void install(struct imx_ix *ix, const struct made_at *at, char *snapshot)
 /* Load or catch up, with g.sync held, in one REPEATABLE READ snapshot. */
 static enum imx_db_status sync_locked(struct imx_db_conn *c)
 {
-    if (imx_db_command(c, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") != 0)
+    if (imx_db_command(c, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") != IMX_DBS_OK)
         return IMX_DBS_UNAVAILABLE;
     PGresult *r = imx_db_exec(c, &stmt_state, NULL);
     enum imx_db_status rc = result_rc(r);
@@ -902,7 +900,7 @@ static enum imx_db_status summaries_taken(struct imx_db_stmt *stmt, PGresult *r,
 enum imx_db_status imx_db_image_search_indexed(struct imx_db_conn *c,
                                                const struct imx_image_search *s, bool want_facets,
                                                char **page, char **facets, bool *served,
-                                               long long *epoch)
+                                               long long *epoch, struct imx_db_fault *why)
 {
     *page = NULL;
     *facets = NULL;
@@ -910,7 +908,7 @@ enum imx_db_status imx_db_image_search_indexed(struct imx_db_conn *c,
     /* The index follows the primary (where signed-in requests read); a search on the read
      * replica runs in SQL there rather than mixing two databases' generations. */
     if (!g.enabled || imx_db_is_read_conn(c))
-        return IMX_DBS_OK;
+        return imx_db_why(c, IMX_DBS_OK, why);
     struct {
         struct imx_ix_query q;
         struct imx_ix_page p;
@@ -919,7 +917,7 @@ enum imx_db_status imx_db_image_search_indexed(struct imx_db_conn *c,
         const char *gpu_list[IMX_IX_QUERY_GPUS_MAX];
     } *w = malloc(sizeof *w);
     if (!w)
-        return IMX_DBS_ERROR;
+        return imx_db_why(c, IMX_DBS_ERROR, why);
     enum imx_db_status rc = IMX_DBS_OK;
     if (query_of(s, &w->q, w->os_name, sizeof w->os_name, w->id_text) != 0)
         goto out;
@@ -999,7 +997,7 @@ out:
         *facets = NULL;
     }
     free(w);
-    return rc;
+    return imx_db_why(c, rc, why);
 }
 
 /* ---- resolve from the index ---- */
@@ -1303,18 +1301,19 @@ static char *lineage_text(const struct imx_ix_lineage *l, char *const *texts, si
 
 enum imx_db_status imx_db_image_lineage_indexed(struct imx_db_conn *c, long long id,
                                                 long long after, unsigned limit,
-                                                struct imx_db_lineage *out, bool *served)
+                                                struct imx_db_lineage *out, bool *served,
+                                                struct imx_db_fault *why)
 {
     memset(out, 0, sizeof *out);
     *served = false;
     if (!g.enabled || imx_db_is_read_conn(c))
-        return IMX_DBS_OK;
+        return imx_db_why(c, IMX_DBS_OK, why);
     struct {
         struct imx_ix_lineage l;
         char *texts[IMX_IX_LINEAGE_MAX];
     } *w = malloc(sizeof *w);
     if (!w)
-        return IMX_DBS_ERROR;
+        return imx_db_why(c, IMX_DBS_ERROR, why);
     enum imx_db_status rc = IMX_DBS_OK;
     for (int attempt = 0; attempt < 2; attempt++) {
         struct made_at at;
@@ -1358,7 +1357,7 @@ enum imx_db_status imx_db_image_lineage_indexed(struct imx_db_conn *c, long long
     }
 out:
     free(w);
-    return rc;
+    return imx_db_why(c, rc, why);
 }
 
 struct imx_db_lineage_call {

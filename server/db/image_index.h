@@ -28,7 +28,7 @@ void imx_db_image_index_stop(void);
 enum imx_db_status imx_db_image_search_indexed(struct imx_db_conn *c,
                                                const struct imx_image_search *s, bool want_facets,
                                                char **page, char **facets, bool *served,
-                                               long long *epoch);
+                                               long long *epoch, struct imx_db_fault *why);
 
 /* What a resolve by family read: with served, either the newest matching image (its summary
  * and its artifact id in the region, new strings), or, both NULL, why nothing matched: the first
@@ -80,7 +80,8 @@ void imx_db_resolve_stats(unsigned long long *reads, unsigned long long *answere
  * imx_db_lineage_free. */
 enum imx_db_status imx_db_image_lineage_indexed(struct imx_db_conn *c, long long id,
                                                 long long after, unsigned limit,
-                                                struct imx_db_lineage *out, bool *served);
+                                                struct imx_db_lineage *out, bool *served,
+                                                struct imx_db_fault *why);
 /* The same without waiting, for a fast handler (with c NULL): the index's answer on the calling
  * thread, the summaries' read queued; wake(cls) is called on another thread once it is read, and
  * imx_db_image_lineage_result then gives what imx_db_image_lineage_indexed would (*served false:

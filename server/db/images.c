@@ -721,12 +721,12 @@ int imx_db_search_cursor_parse(const char *cursor, enum imx_image_sort sort, cha
 /* ---- the API ---- */
 
 enum imx_db_status imx_db_image_search(struct imx_db_conn *c, const struct imx_image_search *s,
-                                       char **json)
+                                       char **json, struct imx_db_fault *why)
 {
     *json = NULL;
     struct search_params *sp = malloc(sizeof *sp);
     if (!sp)
-        return IMX_DBS_ERROR;
+        return imx_db_why(c, IMX_DBS_ERROR, why);
     sp->packages = NULL;
     enum imx_db_status rc = IMX_DBS_INVALID;
     int limit = s->limit == 0 ? 20 : s->limit;
@@ -752,23 +752,23 @@ enum imx_db_status imx_db_image_search(struct imx_db_conn *c, const struct imx_i
 out:
     free(sp->packages);
     free(sp);
-    return rc;
+    return imx_db_why(c, rc, why);
 }
 
 enum imx_db_status imx_db_image_facets(struct imx_db_conn *c, const struct imx_image_search *s,
-                                       char **json)
+                                       char **json, struct imx_db_fault *why)
 {
     *json = NULL;
     struct search_params *sp = malloc(sizeof *sp);
     if (!sp)
-        return IMX_DBS_ERROR;
+        return imx_db_why(c, IMX_DBS_ERROR, why);
     sp->packages = NULL;
     enum imx_db_status rc = search_filter_params(c, sp, s);
     if (rc == IMX_DBS_OK)
         rc = exec_json(c, &stmt_facets, sp->v, json);
     free(sp->packages);
     free(sp);
-    return rc;
+    return imx_db_why(c, rc, why);
 }
 
 static json_t *string_array(const char *const *v, size_t n)
@@ -876,29 +876,29 @@ static enum imx_db_status manifest_doc(const struct imx_image_new *in, json_t *d
 
 enum imx_db_status imx_db_images_publish(struct imx_db_conn *c, const struct imx_image_new *in,
                                          size_t n, long long *ids, char **result, char *err,
-                                         size_t errlen)
+                                         size_t errlen, struct imx_db_fault *why)
 {
     if (result)
         *result = NULL;
     if (n == 0 || n > IMX_DBI_PUBLISH_MAX) {
         set_err(err, errlen, "too many images at once%s", NULL);
-        return IMX_DBS_INVALID;
+        return imx_db_why(c, IMX_DBS_INVALID, why);
     }
     json_t *docs = json_array();
     if (!docs)
-        return IMX_DBS_ERROR;
+        return imx_db_why(c, IMX_DBS_ERROR, why);
     for (size_t i = 0; i < n; i++) {
         ids[i] = 0;
         enum imx_db_status rc = manifest_doc(&in[i], docs, err, errlen);
         if (rc != IMX_DBS_OK) {
             json_decref(docs);
-            return rc;
+            return imx_db_why(c, rc, why);
         }
     }
     char *text = json_dumps(docs, JSON_COMPACT);
     json_decref(docs);
     if (!text)
-        return IMX_DBS_ERROR;
+        return imx_db_why(c, IMX_DBS_ERROR, why);
     const char *params[] = { text };
     PGresult *r = imx_db_exec(c, &stmt_publish, params);
     free(text);
@@ -919,16 +919,18 @@ enum imx_db_status imx_db_images_publish(struct imx_db_conn *c, const struct imx
     }
     json_decref(out);
     PQclear(r);
-    return rc;
+    return imx_db_why(c, rc, why);
 }
 
 enum imx_db_status imx_db_image_insert(struct imx_db_conn *c, const struct imx_image_new *in,
-                                       long long *id, char *err, size_t errlen)
+                                       long long *id, char *err, size_t errlen,
+                                       struct imx_db_fault *why)
 {
-    return imx_db_images_publish(c, in, 1, id, NULL, err, errlen);
+    return imx_db_why(c, imx_db_images_publish(c, in, 1, id, NULL, err, errlen, NULL), why);
 }
 
-enum imx_db_status imx_db_image_get(struct imx_db_conn *c, long long id, char **json, char **etag)
+enum imx_db_status imx_db_image_get(struct imx_db_conn *c, long long id, char **json, char **etag,
+                                    struct imx_db_fault *why)
 {
     *json = NULL;
     *etag = NULL;
@@ -945,7 +947,7 @@ enum imx_db_status imx_db_image_get(struct imx_db_conn *c, long long id, char **
         }
     }
     PQclear(r);
-    return rc;
+    return imx_db_why(c, rc, why);
 }
 
 /* ---- stored documents (migrations/0020_point_reads.sql) ---- */
@@ -1102,34 +1104,34 @@ void imx_db_compare_stats(unsigned long long *reads, unsigned long long *answere
 }
 
 enum imx_db_status imx_db_image_compare_os(struct imx_db_conn *c, const long long *ids, size_t n,
-                                           char **json)
+                                           char **json, struct imx_db_fault *why)
 {
     *json = NULL;
     if (n < IMX_DBI_COMPARE_MIN || n > IMX_DBI_COMPARE_MAX || !ids)
-        return IMX_DBS_INVALID;
+        return imx_db_why(c, IMX_DBS_INVALID, why);
     char list[IMX_DBI_COMPARE_MAX * 22 + 4] = "{";
     size_t len = 1;
     for (size_t i = 0; i < n; i++)
         len += (size_t)snprintf(list + len, sizeof list - len, "%s%lld", i ? "," : "", ids[i]);
     snprintf(list + len, sizeof list - len, "}");
     const char *params[] = { list };
-    return exec_json(c, &stmt_compare_os, params, json);
+    return imx_db_why(c, exec_json(c, &stmt_compare_os, params, json), why);
 }
 
 enum imx_db_status imx_db_image_compare(struct imx_db_conn *c, const long long *ids, size_t n,
-                                        char **json, long long *missing)
+                                        char **json, long long *missing, struct imx_db_fault *why)
 {
     *json = NULL;
     if (missing)
         *missing = 0;
     if (n < IMX_DBI_COMPARE_MIN || n > IMX_DBI_COMPARE_MAX || !ids)
-        return IMX_DBS_INVALID;
+        return imx_db_why(c, IMX_DBS_INVALID, why);
     char list[IMX_DBI_COMPARE_MAX * 22 + 4] = "{";
     size_t len = 1;
     for (size_t i = 0; i < n; i++) {
         for (size_t k = 0; k < i; k++) {
             if (ids[k] == ids[i])
-                return IMX_DBS_INVALID;
+                return imx_db_why(c, IMX_DBS_INVALID, why);
         }
         len += (size_t)snprintf(list + len, sizeof list - len, "%s%lld", i ? "," : "", ids[i]);
     }
@@ -1150,18 +1152,18 @@ enum imx_db_status imx_db_image_compare(struct imx_db_conn *c, const long long *
         rc = *json ? IMX_DBS_OK : IMX_DBS_ERROR;
     }
     PQclear(r);
-    return rc;
+    return imx_db_why(c, rc, why);
 }
 
 enum imx_db_status imx_db_image_resolve(struct imx_db_conn *c, const struct imx_image_resolve *r,
-                                        char **json)
+                                        char **json, struct imx_db_fault *why)
 {
     *json = NULL;
     if (!empty_to_null(r->family) || !empty_to_null(r->region))
-        return IMX_DBS_INVALID;
+        return imx_db_why(c, IMX_DBS_INVALID, why);
     struct constraint_arrays *ca = malloc(sizeof *ca);
     if (!ca)
-        return IMX_DBS_ERROR;
+        return imx_db_why(c, IMX_DBS_ERROR, why);
     const char *cparams[6];
     enum imx_db_status rc = IMX_DBS_INVALID;
     if (build_constraints(ca, r->constraints, r->n_constraints, cparams) == 0) {
@@ -1171,7 +1173,7 @@ enum imx_db_status imx_db_image_resolve(struct imx_db_conn *c, const struct imx_
         rc = exec_json(c, &stmt_resolve, params, json);
     }
     free(ca);
-    return rc;
+    return imx_db_why(c, rc, why);
 }
 
 /* ---- lifecycle, lineage, existence, stored compatibility ---- */
@@ -1202,7 +1204,8 @@ IMX_DB_STMT(
     "SELECT imx_image_lineage($1::bigint, $2::bigint, $3::int), (SELECT n FROM auth_epoch)");
 
 enum imx_db_status imx_db_image_lineage(struct imx_db_conn *c, long long id, const char *after,
-                                        unsigned limit, struct imx_db_lineage *out)
+                                        unsigned limit, struct imx_db_lineage *out,
+                                        struct imx_db_fault *why)
 {
     memset(out, 0, sizeof *out);
     char idt[24], lim[16];
@@ -1213,12 +1216,12 @@ enum imx_db_status imx_db_image_lineage(struct imx_db_conn *c, long long id, con
     if (!imx_db_ok(r) || PQntuples(r) != 1) {
         enum imx_db_status rc = imx_db_ok(r) ? IMX_DBS_ERROR : failure_rc(r, NULL, 0);
         PQclear(r);
-        return rc;
+        return imx_db_why(c, rc, why);
     }
     out->epoch = strtoll(PQgetvalue(r, 0, 1), NULL, 10);
     if (PQgetisnull(r, 0, 0)) {
         PQclear(r);
-        return IMX_DBS_NOT_FOUND;
+        return imx_db_why(c, IMX_DBS_NOT_FOUND, why);
     }
     /* The text ends with its next page's key: , "next_after" : ID or null, then "}". */
     static const char member[] = ", \"next_after\" : ";
@@ -1230,7 +1233,7 @@ enum imx_db_status imx_db_image_lineage(struct imx_db_conn *c, long long id, con
             at = doc + k;
     if (!at || doc[len - 1] != '}') {
         PQclear(r);
-        return IMX_DBS_ERROR;
+        return imx_db_why(c, IMX_DBS_ERROR, why);
     }
     /* A copy the caller owns: the page is a few kilobytes, copied once more into the reply
      * anyway, and the result goes back to libpq here. */
@@ -1243,7 +1246,7 @@ enum imx_db_status imx_db_image_lineage(struct imx_db_conn *c, long long id, con
     }
     out->doc = out->text;
     PQclear(r);
-    return out->text ? IMX_DBS_OK : IMX_DBS_ERROR;
+    return imx_db_why(c, out->text ? IMX_DBS_OK : IMX_DBS_ERROR, why);
 }
 
 void imx_db_lineage_free(struct imx_db_lineage *l)
@@ -1266,7 +1269,7 @@ IMX_DB_STMT(stmt_set_compat, 2,
             "UPDATE images SET compatibility = $2::jsonb WHERE id = $1::bigint RETURNING id");
 
 enum imx_db_status imx_db_images_missing(struct imx_db_conn *c, const long long *ids, size_t n,
-                                         bool *missing)
+                                         bool *missing, struct imx_db_fault *why)
 {
     json_t *arr = json_array();
     for (size_t i = 0; arr && i < n; i++) {
@@ -1276,7 +1279,7 @@ enum imx_db_status imx_db_images_missing(struct imx_db_conn *c, const long long 
     char *text = arr ? json_dumps(arr, JSON_COMPACT) : NULL;
     json_decref(arr);
     if (!text)
-        return IMX_DBS_ERROR;
+        return imx_db_why(c, IMX_DBS_ERROR, why);
     /* A JSON array of integers is also a PostgreSQL array literal once its brackets are braces. */
     text[0] = '{';
     text[strlen(text) - 1] = '}';
@@ -1290,18 +1293,20 @@ enum imx_db_status imx_db_images_missing(struct imx_db_conn *c, const long long 
             missing[i] = true;
     }
     PQclear(r);
-    return rc;
+    return imx_db_why(c, rc, why);
 }
 
-enum imx_db_status imx_db_image_exists(struct imx_db_conn *c, long long id)
+enum imx_db_status imx_db_image_exists(struct imx_db_conn *c, long long id,
+                                       struct imx_db_fault *why)
 {
     enum imx_db_status rc;
     PQclear(exec_for_id(c, &stmt_exists, id, NULL, &rc));
-    return rc;
+    return imx_db_why(c, rc, why);
 }
 
 enum imx_db_status imx_db_image_lock(struct imx_db_conn *c, long long id, long long *team_id,
-                                     char etag[IMX_DBI_ETAG_SIZE], char status[16])
+                                     char etag[IMX_DBI_ETAG_SIZE], char status[16],
+                                     struct imx_db_fault *why)
 {
     enum imx_db_status rc;
     PGresult *r = exec_for_id(c, &stmt_lock, id, NULL, &rc);
@@ -1311,17 +1316,18 @@ enum imx_db_status imx_db_image_lock(struct imx_db_conn *c, long long id, long l
         snprintf(status, 16, "%s", PQgetvalue(r, 0, 2));
     }
     PQclear(r);
-    return rc;
+    return imx_db_why(c, rc, why);
 }
 
 enum imx_db_status imx_db_image_set_status(struct imx_db_conn *c,
-                                           const struct imx_image_status_change *s, char **result)
+                                           const struct imx_image_status_change *s, char **result,
+                                           struct imx_db_fault *why)
 {
     char idt[24];
     snprintf(idt, sizeof idt, "%lld", s->id);
     const char *params[] = { idt,     s->status, s->reason, s->revoke_at, s->cascade ? "t" : "f",
                              s->event };
-    return exec_json(c, &stmt_set_status, params, result);
+    return imx_db_why(c, exec_json(c, &stmt_set_status, params, result), why);
 }
 
 enum imx_db_status imx_db_image_apply_due_revocations(struct imx_db_conn *c, int *applied)
@@ -1353,15 +1359,14 @@ enum imx_db_status imx_db_image_set_compat(struct imx_db_conn *c, long long id,
 
 IMX_DB_STMT(stmt_is_future, 1, "SELECT $1::timestamptz > now()");
 
-int imx_db_time_is_future(struct imx_db_conn *c, const char *when)
+enum imx_db_status imx_db_time_is_future(struct imx_db_conn *c, const char *when, bool *future)
 {
     const char *params[] = { when };
     PGresult *r = imx_db_exec(c, &stmt_is_future, params);
-    int rc = -1;
-    if (imx_db_ok(r) && PQntuples(r) == 1)
-        rc = strcmp(PQgetvalue(r, 0, 0), "t") == 0 ? 1 : 0;
-    else if (!imx_db_ok(r) && strncmp(imx_db_sqlstate(r), "22", 2) != 0)
-        rc = -2;
+    enum imx_db_status st = imx_db_status_of(r);
+    if (st == IMX_DBS_OK && PQntuples(r) != 1)
+        st = IMX_DBS_ERROR;
+    *future = st == IMX_DBS_OK && strcmp(PQgetvalue(r, 0, 0), "t") == 0;
     PQclear(r);
-    return rc;
+    return st;
 }

@@ -81,20 +81,22 @@ struct imx_image_new {
  * CONFLICT naming the constraint broken. */
 enum imx_db_status imx_db_images_publish(struct imx_db_conn *c, const struct imx_image_new *in,
                                          size_t n, long long *ids, char **result, char *err,
-                                         size_t errlen);
+                                         size_t errlen, struct imx_db_fault *why);
 
 /* imx_db_images_publish of one image. */
 enum imx_db_status imx_db_image_insert(struct imx_db_conn *c, const struct imx_image_new *in,
-                                       long long *id, char *err, size_t errlen);
+                                       long long *id, char *err, size_t errlen,
+                                       struct imx_db_fault *why);
 
 /* One image as JSON: {id, family, version, team_id, provider, architecture, os:{name,version},
  * kernel, layer, parent_id, boot_seconds, size_gb, description, status, status_reason,
  * revoke_at, patch_status, published_at, updated_at, components:{name:version}, artifacts:
  * {region:artifact_id}, gpus:[...], instance_families:[...], tags:[...], children:[ids],
- * compatibility:{...}, os_packages: imx_image_os_json() (migrations/0025_os_packages.sql)}. *json
- * is new (free() it); *etag is new (free() it): a strong ETag value with its quotes, which changes
- * whenever the JSON does. NOT_FOUND when no such id. */
-enum imx_db_status imx_db_image_get(struct imx_db_conn *c, long long id, char **json, char **etag);
+ * compatibility:{...}, os_packages: imx_image_os_json() (migrations/functions/image_docs.sql)}.
+ * *json is new (free() it); *etag is new (free() it): a strong ETag value with its quotes, which
+ * changes whenever the JSON does. NOT_FOUND when no such id. */
+enum imx_db_status imx_db_image_get(struct imx_db_conn *c, long long id, char **json, char **etag,
+                                    struct imx_db_fault *why);
 
 /* What compare reads of one image: its summary (JSON text as search items are), kernel,
  * {ok, errors, warnings} of its stored compatibility report, and the costs the caller's scope
@@ -197,14 +199,14 @@ struct imx_image_search {
  * *json is new (free() it). INVALID for a malformed cursor or one of another sort, or too many
  * constraints or tags. */
 enum imx_db_status imx_db_image_search(struct imx_db_conn *c, const struct imx_image_search *s,
-                                       char **json);
+                                       char **json, struct imx_db_fault *why);
 
 /* Facet counts over every image matching s (sort, cursor and limit are ignored), in one
  * statement: {"total":n, "gpu":[{"value","count"}], "os", "provider", "cuda" (major.minor),
  * "driver_branch" ("R580"), "framework" ("pytorch 2.9"), "tag"}; each list by count descending,
  * then value. *json is new (free() it). */
 enum imx_db_status imx_db_image_facets(struct imx_db_conn *c, const struct imx_image_search *s,
-                                       char **json);
+                                       char **json, struct imx_db_fault *why);
 
 /* Side-by-side data for 2..10 distinct ids: {"images":[summary, in the order given],
  * "components":[{"name", "values":[version|null per image], "differs":bool}], "fields":[{"name":
@@ -216,10 +218,10 @@ enum imx_db_status imx_db_image_facets(struct imx_db_conn *c, const struct imx_i
  * {"name": "os_advisories", ...}], each image's value as os_packages of its detail document
  * (null without an inventory). *json is new (free() it). */
 enum imx_db_status imx_db_image_compare_os(struct imx_db_conn *c, const long long *ids, size_t n,
-                                           char **json);
+                                           char **json, struct imx_db_fault *why);
 
 enum imx_db_status imx_db_image_compare(struct imx_db_conn *c, const long long *ids, size_t n,
-                                        char **json, long long *missing);
+                                        char **json, long long *missing, struct imx_db_fault *why);
 
 /* What resolve looks for: the newest active image of family (status active, patch_status not
  * revoked, revoke_at not passed) with an artifact in region, of arch (optional), satisfying
@@ -238,15 +240,16 @@ struct imx_image_resolve {
  * and for "constraint" which one (constraints applied in the order given). *json is new.
  * OK also when nothing matched (image null). */
 enum imx_db_status imx_db_image_resolve(struct imx_db_conn *c, const struct imx_image_resolve *r,
-                                        char **json);
+                                        char **json, struct imx_db_fault *why);
 
 /* Which of ids[0..n) name no image, in one statement: missing[i] is set for those (0 ids are
  * never missing: "no parent"). OK, or the failure. */
 enum imx_db_status imx_db_images_missing(struct imx_db_conn *c, const long long *ids, size_t n,
-                                         bool *missing);
+                                         bool *missing, struct imx_db_fault *why);
 
 /* OK when an image with this id exists, else NOT_FOUND. */
-enum imx_db_status imx_db_image_exists(struct imx_db_conn *c, long long id);
+enum imx_db_status imx_db_image_exists(struct imx_db_conn *c, long long id,
+                                       struct imx_db_fault *why);
 
 /* Size of an ETag value with its quotes ("\"" + 32 hex + "\"") and NUL. */
 #define IMX_DBI_ETAG_SIZE 40
@@ -255,7 +258,8 @@ enum imx_db_status imx_db_image_exists(struct imx_db_conn *c, long long id);
  * its current ETag (as imx_db_image_get gives) and its status now ("revoked" once revoke_at has
  * passed). NOT_FOUND when no such id. */
 enum imx_db_status imx_db_image_lock(struct imx_db_conn *c, long long id, long long *team_id,
-                                     char etag[IMX_DBI_ETAG_SIZE], char status[16]);
+                                     char etag[IMX_DBI_ETAG_SIZE], char status[16],
+                                     struct imx_db_fault *why);
 
 /* A lifecycle change. Strings are borrowed; NULL is SQL NULL. */
 struct imx_image_status_change {
@@ -278,7 +282,8 @@ enum imx_db_status imx_db_image_apply_due_revocations(struct imx_db_conn *c, int
  * order], "patch_status_changed": [ids], "patch_events": n}. INVALID when the schema refuses a
  * value (revoke_at not a time). */
 enum imx_db_status imx_db_image_set_status(struct imx_db_conn *c,
-                                           const struct imx_image_status_change *s, char **result);
+                                           const struct imx_image_status_change *s, char **result,
+                                           struct imx_db_fault *why);
 
 /* A page of an image's lineage: {"image": entry, "parents": [entry, nearest first], "children":
  * [entry, by id]} where an entry is a summary with parent_id, outdated_parent (the parent's
@@ -296,16 +301,17 @@ struct imx_db_lineage {
  * (migrations/0061). IMX_DBS_OK; IMX_DBS_NOT_FOUND when there is no such image (epoch still
  * set); else a failure, with nothing to free. Free *out with imx_db_lineage_free. */
 enum imx_db_status imx_db_image_lineage(struct imx_db_conn *c, long long id, const char *after,
-                                        unsigned limit, struct imx_db_lineage *out);
+                                        unsigned limit, struct imx_db_lineage *out,
+                                        struct imx_db_fault *why);
 void imx_db_lineage_free(struct imx_db_lineage *l);
 
 /* Up to limit images whose stored compatibility report is still empty ({}), oldest first, as a
  * JSON array of {id, components:[{name, version}], gpus:[...]}. *json is new. */
 enum imx_db_status imx_db_image_compat_pending(struct imx_db_conn *c, int limit, char **json);
 
-/* Is when (text) a time after now? 1 yes, 0 no, -1 not a time PostgreSQL reads, -2 the database
- * failed. */
-int imx_db_time_is_future(struct imx_db_conn *c, const char *when);
+/* Is when (text) a time after now? IMX_DBS_OK with the answer in *future, IMX_DBS_INVALID when
+ * it is not a time PostgreSQL reads, or the failure. */
+enum imx_db_status imx_db_time_is_future(struct imx_db_conn *c, const char *when, bool *future);
 
 /* Stores an image's compatibility report (JSON text). */
 enum imx_db_status imx_db_image_set_compat(struct imx_db_conn *c, long long id,

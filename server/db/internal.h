@@ -75,6 +75,12 @@ enum imx_db_status imx_db_fault_of(const PGresult *r, struct imx_db_fault *f);
  * A successful result is IMX_DBS_OK. */
 enum imx_db_status imx_db_status_of(const PGresult *r);
 
+/* How the last failed statement on c failed (imx_db_exec, imx_db_command); a connection whose
+ * last statement succeeded, or NULL, reads as a lost one. Borrowed until c's next statement.
+ * Only server/db/ reads it, through imx_db_why: an operation hands its failure's detail back in
+ * its own why, so nothing above server/db/ asks the connection what went wrong. */
+const struct imx_db_fault *imx_db_last_fault(const struct imx_db_conn *c);
+
 /* Returns st, and, for a caller that asked (why not NULL), its detail: c's last failure when
  * st is that statement's, else the operation's own answer (cause IMX_DBC_NONE). */
 static inline enum imx_db_status imx_db_why(const struct imx_db_conn *c, enum imx_db_status st,

@@ -561,13 +561,13 @@ int imx_db_migrate(const char *url, unsigned wait_s, const char *dir, int *lates
 
 IMX_DB_STMT(q_migrations_applied, 0, "SELECT coalesce(max(version), 0) FROM schema_migrations");
 
-int imx_db_migrations_applied(struct imx_db_conn *c, unsigned long long *applied)
+enum imx_db_status imx_db_migrations_applied(struct imx_db_conn *c, unsigned long long *applied)
 {
     PGresult *res = imx_db_exec(c, &q_migrations_applied, NULL);
-    int rc = -1;
-    if (imx_db_ok(res) && PQntuples(res) == 1 &&
-        imx_parse_uint(PQgetvalue(res, 0, 0), 0, 1000000, applied) == 0)
-        rc = 0;
+    enum imx_db_status st = imx_db_status_of(res);
+    if (st == IMX_DBS_OK &&
+        (PQntuples(res) != 1 || imx_parse_uint(PQgetvalue(res, 0, 0), 0, 1000000, applied) != 0))
+        st = IMX_DBS_ERROR;
     PQclear(res);
-    return rc;
+    return st;
 }

@@ -5,6 +5,8 @@
 
 #include <stddef.h>
 
+#include "db/status.h"
+
 struct imx_db_conn;
 
 /* Connects to url (waiting up to wait_s for PostgreSQL to come up, and logging that it waits)
@@ -18,7 +20,8 @@ int imx_db_migrate(const char *url, unsigned wait_s, const char *dir, int *lates
 /* The highest migration version in dir, or -1 with a message. */
 int imx_migrations_latest(const char *dir, char *err, size_t errlen);
 
-/* Reads the highest applied migration on a pooled connection into *applied. Returns 0 or -1. */
-int imx_db_migrations_applied(struct imx_db_conn *c, unsigned long long *applied);
+/* Reads the highest applied migration on a pooled connection into *applied: IMX_DBS_OK, or the
+ * failure. */
+enum imx_db_status imx_db_migrations_applied(struct imx_db_conn *c, unsigned long long *applied);
 
 #endif

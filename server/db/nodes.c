@@ -59,7 +59,8 @@ static enum imx_db_status one_row(struct imx_db_conn *c, struct imx_db_stmt *stm
 
 enum imx_db_status imx_db_node_manifest(struct imx_db_conn *c, const char *image_id,
                                         const char *artifact_id, const char *region,
-                                        long long *out_id, char **manifest)
+                                        long long *out_id, char **manifest,
+                                        struct imx_db_fault *why)
 {
     const char *p[] = { image_id, artifact_id, region };
     PGresult *res;
@@ -71,11 +72,11 @@ enum imx_db_status imx_db_node_manifest(struct imx_db_conn *c, const char *image
         *manifest = copy(res, 1, &rc);
     }
     PQclear(res);
-    return rc;
+    return imx_db_why(c, rc, why);
 }
 
 enum imx_db_status imx_db_node_report(struct imx_db_conn *c, const struct imx_db_node_report *in,
-                                      char **result)
+                                      char **result, struct imx_db_fault *why)
 {
     const char *p[] = { in->team_id,       in->name,   in->image_id,    in->booted,
                         in->instance_type, in->gpus,   in->gpu_count,   in->drift,
@@ -86,12 +87,12 @@ enum imx_db_status imx_db_node_report(struct imx_db_conn *c, const struct imx_db
     if (rc == IMX_DBS_OK)
         *result = copy(res, 0, &rc);
     PQclear(res);
-    return rc;
+    return imx_db_why(c, rc, why);
 }
 
 enum imx_db_status imx_db_nodes_page(struct imx_db_conn *c, const struct imx_db_node_filter *f,
                                      const char *after, const char *limit, char **doc,
-                                     char **next_key)
+                                     char **next_key, struct imx_db_fault *why)
 {
     const char *p[] = { f->scope.user_id,
                         f->scope.token_team,
@@ -121,12 +122,12 @@ enum imx_db_status imx_db_nodes_page(struct imx_db_conn *c, const struct imx_db_
         free(*next_key);
         *doc = *next_key = NULL;
     }
-    return rc;
+    return imx_db_why(c, rc, why);
 }
 
 enum imx_db_status imx_db_node_get(struct imx_db_conn *c, const struct imx_db_node_scope *s,
                                    const char *name, const char *stale_s, const char *history,
-                                   char **json)
+                                   char **json, struct imx_db_fault *why)
 {
     const char *p[] = { s->user_id, s->token_team, s->team, name, stale_s, history };
     PGresult *res;
@@ -137,11 +138,12 @@ enum imx_db_status imx_db_node_get(struct imx_db_conn *c, const struct imx_db_no
     else if (rc == IMX_DBS_OK)
         *json = copy(res, 0, &rc);
     PQclear(res);
-    return rc;
+    return imx_db_why(c, rc, why);
 }
 
 enum imx_db_status imx_db_fleet_counts(struct imx_db_conn *c, const struct imx_db_node_scope *s,
-                                       const char *stale_s, const char *limit, char **json)
+                                       const char *stale_s, const char *limit, char **json,
+                                       struct imx_db_fault *why)
 {
     const char *p[] = { s->user_id, s->token_team, s->team, stale_s, limit };
     PGresult *res;
@@ -150,12 +152,13 @@ enum imx_db_status imx_db_fleet_counts(struct imx_db_conn *c, const struct imx_d
     if (rc == IMX_DBS_OK)
         *json = copy(res, 0, &rc);
     PQclear(res);
-    return rc;
+    return imx_db_why(c, rc, why);
 }
 
 enum imx_db_status imx_db_advisory_exposure(struct imx_db_conn *c, const char *advisory,
                                             const struct imx_db_node_scope *s, const char *stale_s,
-                                            const char *limit, char **json)
+                                            const char *limit, char **json,
+                                            struct imx_db_fault *why)
 {
     const char *p[] = { advisory, s->user_id, s->token_team, stale_s, limit };
     PGresult *res;
@@ -166,5 +169,5 @@ enum imx_db_status imx_db_advisory_exposure(struct imx_db_conn *c, const char *a
     else if (rc == IMX_DBS_OK)
         *json = copy(res, 0, &rc);
     PQclear(res);
-    return rc;
+    return imx_db_why(c, rc, why);
 }

@@ -19,7 +19,8 @@ struct imx_db_node_scope {
  * gpus, components, packages}), or IMX_DBS_NOT_FOUND. */
 enum imx_db_status imx_db_node_manifest(struct imx_db_conn *c, const char *image_id,
                                         const char *artifact_id, const char *region,
-                                        long long *out_id, char **manifest);
+                                        long long *out_id, char **manifest,
+                                        struct imx_db_fault *why);
 
 /* One report, as imx_node_report() takes it. */
 struct imx_db_node_report {
@@ -38,7 +39,7 @@ struct imx_db_node_report {
 /* Records one report (call inside the caller's transaction) -> *result, imx_node_report()'s
  * {"id", "name", "created", "changed", "drift", "drift_changed", "event"}. */
 enum imx_db_status imx_db_node_report(struct imx_db_conn *c, const struct imx_db_node_report *in,
-                                      char **result);
+                                      char **result, struct imx_db_fault *why);
 
 /* The fleet list's filters (NULL: any). */
 struct imx_db_node_filter {
@@ -51,24 +52,26 @@ struct imx_db_node_filter {
  * *doc {"items": [...]}, *next_key the next page's key as a JSON array text (NULL on the last). */
 enum imx_db_status imx_db_nodes_page(struct imx_db_conn *c, const struct imx_db_node_filter *f,
                                      const char *after, const char *limit, char **doc,
-                                     char **next_key);
+                                     char **next_key, struct imx_db_fault *why);
 
 /* The node named name the scope sees, with its latest report and up to history history rows:
  * IMX_DBS_OK with *json, IMX_DBS_NOT_FOUND, or IMX_DBS_CONFLICT when several teams the caller
  * sees have a node of that name (the caller names the team). */
 enum imx_db_status imx_db_node_get(struct imx_db_conn *c, const struct imx_db_node_scope *s,
                                    const char *name, const char *stale_s, const char *history,
-                                   char **json);
+                                   char **json, struct imx_db_fault *why);
 
 /* Node counts per image and per pin for the scope (the largest limit of each) -> *json. */
 enum imx_db_status imx_db_fleet_counts(struct imx_db_conn *c, const struct imx_db_node_scope *s,
-                                       const char *stale_s, const char *limit, char **json);
+                                       const char *stale_s, const char *limit, char **json,
+                                       struct imx_db_fault *why);
 
 /* An advisory's exposure (imx_advisory_exposure): images, pins, teams, running nodes, and the
  * caller's running nodes per image (the largest limit) -> *json; IMX_DBS_NOT_FOUND when no such
  * advisory. */
 enum imx_db_status imx_db_advisory_exposure(struct imx_db_conn *c, const char *advisory,
                                             const struct imx_db_node_scope *s, const char *stale_s,
-                                            const char *limit, char **json);
+                                            const char *limit, char **json,
+                                            struct imx_db_fault *why);
 
 #endif

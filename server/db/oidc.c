@@ -13,10 +13,10 @@ IMX_DB_STMT(q_login_put, 5,
 
 enum imx_db_status imx_db_oidc_login_put(struct imx_db_conn *c, const char *state_hash,
                                          const char *nonce, const char *verifier, const char *next,
-                                         const char *ttl_s)
+                                         const char *ttl_s, struct imx_db_fault *why)
 {
     const char *p[] = { state_hash, nonce, verifier, next, ttl_s };
-    return imx_db_done(imx_db_exec(c, &q_login_put, p));
+    return imx_db_why(c, imx_db_done(imx_db_exec(c, &q_login_put, p)), why);
 }
 
 IMX_DB_STMT(q_login_take, 2,
@@ -25,7 +25,8 @@ IMX_DB_STMT(q_login_take, 2,
             " created_at > now() - make_interval(secs => $2::integer)");
 
 enum imx_db_status imx_db_oidc_login_take(struct imx_db_conn *c, const char *state_hash,
-                                          const char *ttl_s, struct imx_db_oidc_login *out)
+                                          const char *ttl_s, struct imx_db_oidc_login *out,
+                                          struct imx_db_fault *why)
 {
     const char *p[] = { state_hash, ttl_s };
     memset(out, 0, sizeof *out);
@@ -40,7 +41,7 @@ enum imx_db_status imx_db_oidc_login_take(struct imx_db_conn *c, const char *sta
         snprintf(out->next, sizeof out->next, "%s", PQgetvalue(res, 0, 2));
     }
     PQclear(res);
-    return st;
+    return imx_db_why(c, st, why);
 }
 
 IMX_DB_STMT(q_sign_in, 7,
@@ -50,7 +51,8 @@ IMX_DB_STMT(q_sign_in, 7,
 enum imx_db_status imx_db_oidc_sign_in(struct imx_db_conn *c, const char *issuer,
                                        const char *subject, const char *email, const char *name,
                                        bool email_verified, const char *teams, const char *roles,
-                                       int64_t *user_id, bool *created, int *changed)
+                                       int64_t *user_id, bool *created, int *changed,
+                                       struct imx_db_fault *why)
 {
     const char *p[] = { issuer, subject, email, name, email_verified ? "t" : "f", teams, roles };
     *user_id = 0;
@@ -66,7 +68,7 @@ enum imx_db_status imx_db_oidc_sign_in(struct imx_db_conn *c, const char *issuer
         *changed = atoi(PQgetvalue(res, 0, 2));
     }
     PQclear(res);
-    return st;
+    return imx_db_why(c, st, why);
 }
 
 /* The live ones are counted so that anonymous starts cannot fill the table. */
@@ -82,7 +84,7 @@ IMX_DB_STMT(q_device_put, 6,
 enum imx_db_status imx_db_oidc_device_put(struct imx_db_conn *c, const char *handle_hash,
                                           const char *device_code, const char *nonce,
                                           const char *interval_s, const char *expires_s,
-                                          const char *max)
+                                          const char *max, struct imx_db_fault *why)
 {
     const char *p[] = { handle_hash, device_code, nonce, interval_s, expires_s, max };
     PGresult *res = imx_db_exec(c, &q_device_put, p);
@@ -90,7 +92,7 @@ enum imx_db_status imx_db_oidc_device_put(struct imx_db_conn *c, const char *han
     if (st == IMX_DBS_OK && strcmp(PQcmdTuples(res), "1") != 0)
         st = IMX_DBS_CONFLICT;
     PQclear(res);
-    return st;
+    return imx_db_why(c, st, why);
 }
 
 /* One statement, the row locked: of two polls at once, the second finds the first's next time
@@ -111,7 +113,7 @@ IMX_DB_STMT(q_device_poll, 1,
             " FROM cur LEFT JOIN upd ON true");
 
 enum imx_db_status imx_db_oidc_device_poll(struct imx_db_conn *c, const char *handle_hash,
-                                           struct imx_db_oidc_device *out)
+                                           struct imx_db_oidc_device *out, struct imx_db_fault *why)
 {
     const char *p[] = { handle_hash };
     memset(out, 0, sizeof *out);
@@ -129,7 +131,7 @@ enum imx_db_status imx_db_oidc_device_poll(struct imx_db_conn *c, const char *ha
         }
     }
     PQclear(res);
-    return st;
+    return imx_db_why(c, st, why);
 }
 
 IMX_DB_STMT(q_device_slow, 1,
@@ -138,7 +140,7 @@ IMX_DB_STMT(q_device_slow, 1,
             " WHERE handle_hash = $1 RETURNING interval_s");
 
 enum imx_db_status imx_db_oidc_device_slow(struct imx_db_conn *c, const char *handle_hash,
-                                           int *interval_s)
+                                           int *interval_s, struct imx_db_fault *why)
 {
     const char *p[] = { handle_hash };
     PGresult *res = imx_db_exec(c, &q_device_slow, p);
@@ -147,13 +149,14 @@ enum imx_db_status imx_db_oidc_device_slow(struct imx_db_conn *c, const char *ha
         st = IMX_DBS_NOT_FOUND;
     *interval_s = st == IMX_DBS_OK ? atoi(PQgetvalue(res, 0, 0)) : 0;
     PQclear(res);
-    return st;
+    return imx_db_why(c, st, why);
 }
 
 IMX_DB_STMT(q_device_end, 1, "DELETE FROM oidc_device_logins WHERE handle_hash = $1");
 
-enum imx_db_status imx_db_oidc_device_end(struct imx_db_conn *c, const char *handle_hash)
+enum imx_db_status imx_db_oidc_device_end(struct imx_db_conn *c, const char *handle_hash,
+                                          struct imx_db_fault *why)
 {
     const char *p[] = { handle_hash };
-    return imx_db_done(imx_db_exec(c, &q_device_end, p));
+    return imx_db_why(c, imx_db_done(imx_db_exec(c, &q_device_end, p)), why);
 }

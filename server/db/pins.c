@@ -172,7 +172,8 @@ void imx_db_pin_read_stats(unsigned long long *reads, unsigned long long *answer
 }
 
 enum imx_db_status imx_db_pin_read(struct imx_db_conn *c, const char *pin_id, const char *user_id,
-                                   bool stored, struct imx_db_pin_doc *out)
+                                   bool stored, struct imx_db_pin_doc *out,
+                                   struct imx_db_fault *why)
 {
     memset(out, 0, sizeof *out);
     const char *p[] = { pin_id, user_id };
@@ -181,7 +182,7 @@ enum imx_db_status imx_db_pin_read(struct imx_db_conn *c, const char *pin_id, co
         /* The statement always answers one row (the epoch): none is a connection gone bad. */
         enum imx_db_status st = imx_db_ok(res) ? IMX_DBS_UNAVAILABLE : imx_db_status_of(res);
         PQclear(res);
-        return st;
+        return imx_db_why(c, st, why);
     }
     out->epoch = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
     int found = !PQgetisnull(res, 0, 1);
@@ -193,11 +194,12 @@ enum imx_db_status imx_db_pin_read(struct imx_db_conn *c, const char *pin_id, co
     }
     PQclear(res);
     if (found && !out->json)
-        return IMX_DBS_ERROR;
-    return found ? IMX_DBS_OK : IMX_DBS_NOT_FOUND;
+        return imx_db_why(c, IMX_DBS_ERROR, why);
+    return imx_db_why(c, found ? IMX_DBS_OK : IMX_DBS_NOT_FOUND, why);
 }
 
-enum imx_db_status imx_db_pin_image(struct imx_db_conn *c, const char *image_id, bool *revoked)
+enum imx_db_status imx_db_pin_image(struct imx_db_conn *c, const char *image_id, bool *revoked,
+                                    struct imx_db_fault *why)
 {
     const char *p[] = { image_id };
     PGresult *res = imx_db_exec(c, &q_image, p);
@@ -206,45 +208,47 @@ enum imx_db_status imx_db_pin_image(struct imx_db_conn *c, const char *image_id,
         st = IMX_DBS_NOT_FOUND;
     *revoked = st == IMX_DBS_OK && strcmp(PQgetvalue(res, 0, 1), "revoked") == 0;
     PQclear(res);
-    return st;
+    return imx_db_why(c, st, why);
 }
 
 enum imx_db_status imx_db_pin_create(struct imx_db_conn *c, const char *team_id, const char *name,
                                      const char *image_id, const char *constraints,
-                                     const char *user_id, char pin_id[24])
+                                     const char *user_id, char pin_id[24], struct imx_db_fault *why)
 {
     const char *p[] = { team_id, name, image_id, constraints, user_id };
     long long id;
     enum imx_db_status st = imx_db_int_take(imx_db_exec(c, &q_create, p), 0, &id);
     snprintf(pin_id, 24, "%lld", id);
-    return st;
+    return imx_db_why(c, st, why);
 }
 
 IMX_DB_STMT(q_count, 1,
             "SELECT count(*) FROM (SELECT pg_advisory_xact_lock(hashtextextended("
             "'pin-quota:' || $1, 0))) l, pins p WHERE p.team_id = $1::bigint");
 
-enum imx_db_status imx_db_pin_count(struct imx_db_conn *c, const char *team_id, long long *count)
+enum imx_db_status imx_db_pin_count(struct imx_db_conn *c, const char *team_id, long long *count,
+                                    struct imx_db_fault *why)
 {
     const char *p[] = { team_id };
-    return imx_db_int_take(imx_db_exec(c, &q_count, p), 0, count);
+    return imx_db_why(c, imx_db_int_take(imx_db_exec(c, &q_count, p), 0, count), why);
 }
 
 enum imx_db_status imx_db_pin_unmet(struct imx_db_conn *c, const char *pin_id, const char *image_id,
-                                    struct imx_db_json *unmet)
+                                    struct imx_db_json *unmet, struct imx_db_fault *why)
 {
     const char *p[] = { pin_id, image_id };
-    return imx_db_json_take(imx_db_exec(c, &q_unmet, p), 0, unmet);
+    return imx_db_why(c, imx_db_json_take(imx_db_exec(c, &q_unmet, p), 0, unmet), why);
 }
 
-enum imx_db_status imx_db_pin_refresh(struct imx_db_conn *c, const char *pin_id)
+enum imx_db_status imx_db_pin_refresh(struct imx_db_conn *c, const char *pin_id,
+                                      struct imx_db_fault *why)
 {
     const char *p[] = { pin_id };
-    return imx_db_done(imx_db_exec(c, &q_refresh, p));
+    return imx_db_why(c, imx_db_done(imx_db_exec(c, &q_refresh, p)), why);
 }
 
 enum imx_db_status imx_db_pin_lock(struct imx_db_conn *c, const char *pin_id, int64_t *team_id,
-                                   char image_id[24])
+                                   char image_id[24], struct imx_db_fault *why)
 {
     const char *p[] = { pin_id };
     PGresult *res = imx_db_exec(c, &q_lock, p);
@@ -258,36 +262,39 @@ enum imx_db_status imx_db_pin_lock(struct imx_db_conn *c, const char *pin_id, in
         snprintf(image_id, 24, "%s", PQgetvalue(res, 0, 1));
     }
     PQclear(res);
-    return st;
+    return imx_db_why(c, st, why);
 }
 
 enum imx_db_status imx_db_pin_move(struct imx_db_conn *c, const char *pin_id, const char *image_id,
-                                   const char *user_id)
+                                   const char *user_id, struct imx_db_fault *why)
 {
     const char *p[] = { pin_id, image_id, user_id };
-    return imx_db_done(imx_db_exec(c, &q_move, p));
+    return imx_db_why(c, imx_db_done(imx_db_exec(c, &q_move, p)), why);
 }
 
-enum imx_db_status imx_db_pin_delete(struct imx_db_conn *c, const char *pin_id)
+enum imx_db_status imx_db_pin_delete(struct imx_db_conn *c, const char *pin_id,
+                                     struct imx_db_fault *why)
 {
     const char *p[] = { pin_id };
-    return imx_db_done(imx_db_exec(c, &q_delete, p));
+    return imx_db_why(c, imx_db_done(imx_db_exec(c, &q_delete, p)), why);
 }
 
 enum imx_db_status imx_db_pin_list(struct imx_db_conn *c, const char *slug, const char *user_id,
                                    const char *after_name, const char *limit, bool stored,
-                                   struct imx_db_team_read *t)
+                                   struct imx_db_team_read *t, struct imx_db_fault *why)
 {
     const char *p[] = { slug, user_id, after_name, limit };
-    return imx_db_team_read_take(imx_db_exec(c, stored ? &q_list_stored : &q_list, p), t);
+    return imx_db_why(
+        c, imx_db_team_read_take(imx_db_exec(c, stored ? &q_list_stored : &q_list, p), t), why);
 }
 
 enum imx_db_status imx_db_pin_list_eol(struct imx_db_conn *c, const char *slug, const char *user_id,
                                        const char *after_name, const char *limit,
-                                       const char *eol_before, struct imx_db_team_read *t)
+                                       const char *eol_before, struct imx_db_team_read *t,
+                                       struct imx_db_fault *why)
 {
     const char *p[] = { slug, user_id, after_name, limit, eol_before };
-    return imx_db_team_read_take(imx_db_exec(c, &q_list_eol, p), t);
+    return imx_db_why(c, imx_db_team_read_take(imx_db_exec(c, &q_list_eol, p), t), why);
 }
 
 /* Pages of pins, coalesced (db/read_batch.c): for each waiter, in their order, q_list_stored's
@@ -391,10 +398,11 @@ void imx_db_pin_list_stats(unsigned long long *reads, unsigned long long *answer
 
 enum imx_db_status imx_db_pin_resolve_by_slug(struct imx_db_conn *c, const char *slug,
                                               const char *user_id, const char *name,
-                                              const char *region, struct imx_db_team_read *t)
+                                              const char *region, struct imx_db_team_read *t,
+                                              struct imx_db_fault *why)
 {
     const char *p[] = { slug, user_id, name, region };
-    return imx_db_team_read_take(imx_db_exec(c, &q_resolve_by_slug, p), t);
+    return imx_db_why(c, imx_db_team_read_take(imx_db_exec(c, &q_resolve_by_slug, p), t), why);
 }
 
 const char *imx_db_pin_resolution(const struct imx_db_team_read *t, size_t *len)

@@ -12,40 +12,45 @@
 #include "db/pool.h"
 
 /* Whether an image is revoked (IMX_DBS_NOT_FOUND: no such image). */
-enum imx_db_status imx_db_pin_image(struct imx_db_conn *c, const char *image_id, bool *revoked);
+enum imx_db_status imx_db_pin_image(struct imx_db_conn *c, const char *image_id, bool *revoked,
+                                    struct imx_db_fault *why);
 
 /* Creates a pin with its constraints (JSON text [{"component","range","lo","lo_incl","hi",
  * "hi_incl"}], bounds as in imx_db_advisory_create) and its first history row -> its id.
  * IMX_DBS_CONFLICT: the team has a pin of that name. */
 enum imx_db_status imx_db_pin_create(struct imx_db_conn *c, const char *team_id, const char *name,
                                      const char *image_id, const char *constraints,
-                                     const char *user_id, char pin_id[24]);
+                                     const char *user_id, char pin_id[24],
+                                     struct imx_db_fault *why);
 
 /* The team's pins -> count, after taking the team's pin-quota lock (held to the end of the
  * transaction), so two creations at once cannot both take the last place. */
-enum imx_db_status imx_db_pin_count(struct imx_db_conn *c, const char *team_id, long long *count);
+enum imx_db_status imx_db_pin_count(struct imx_db_conn *c, const char *team_id, long long *count,
+                                    struct imx_db_fault *why);
 
 /* The constraints of pin that image does not satisfy -> JSON [{component, range, version|null}]
  * (empty array: all hold). */
 enum imx_db_status imx_db_pin_unmet(struct imx_db_conn *c, const char *pin_id, const char *image_id,
-                                    struct imx_db_json *unmet);
+                                    struct imx_db_json *unmet, struct imx_db_fault *why);
 
 /* The pin's patch rows for its current image (migrations/procedures/pin_refresh.sql): each
  * advisory affecting it with the pin's fix; fixes that exist now count as known, so only fixes
  * appearing later are announced. Call after create and move, in the same transaction. */
-enum imx_db_status imx_db_pin_refresh(struct imx_db_conn *c, const char *pin_id);
+enum imx_db_status imx_db_pin_refresh(struct imx_db_conn *c, const char *pin_id,
+                                      struct imx_db_fault *why);
 
 /* The pin, locked for the rest of the transaction (FOR UPDATE) -> its team and image
  * (IMX_DBS_NOT_FOUND: no such pin). */
 enum imx_db_status imx_db_pin_lock(struct imx_db_conn *c, const char *pin_id, int64_t *team_id,
-                                   char image_id[24]);
+                                   char image_id[24], struct imx_db_fault *why);
 
 /* Points the pin at image and appends a history row. */
 enum imx_db_status imx_db_pin_move(struct imx_db_conn *c, const char *pin_id, const char *image_id,
-                                   const char *user_id);
+                                   const char *user_id, struct imx_db_fault *why);
 
 /* Deletes the pin (its constraints and history go with it). */
-enum imx_db_status imx_db_pin_delete(struct imx_db_conn *c, const char *pin_id);
+enum imx_db_status imx_db_pin_delete(struct imx_db_conn *c, const char *pin_id,
+                                     struct imx_db_fault *why);
 
 /* One pin: its document {id, team, name, image:summary, constraints:[{component, range}], status,
  * candidate:summary|null, advisory_count, advisories (the newest 5), created_at, updated_at,
@@ -60,7 +65,8 @@ struct imx_db_pin_doc {
  * current, else build it (IMAXE_READ_CACHE=0 always builds: the reference). IMX_DBS_OK with
  * *out filled, IMX_DBS_NOT_FOUND for no such pin (out->epoch still set), or a failure. */
 enum imx_db_status imx_db_pin_read(struct imx_db_conn *c, const char *pin_id, const char *user_id,
-                                   bool stored, struct imx_db_pin_doc *out);
+                                   bool stored, struct imx_db_pin_doc *out,
+                                   struct imx_db_fault *why);
 /* The stored read by a statement shared with the other pin reads waiting (db/read_batch.c): the
  * caller holds no connection meanwhile. pin_id and user_id decimal ids. IMX_DBS_OK with *found
  * and, when found, *out filled (free out->json), or a failure. */
@@ -83,14 +89,15 @@ void imx_db_pin_read_stats(unsigned long long *reads, unsigned long long *answer
 #define IMX_DB_PIN_PAGE_COL 3
 enum imx_db_status imx_db_pin_list(struct imx_db_conn *c, const char *slug, const char *user_id,
                                    const char *after_name, const char *limit, bool stored,
-                                   struct imx_db_team_read *t);
+                                   struct imx_db_team_read *t, struct imx_db_fault *why);
 
 /* As imx_db_pin_list, only the pins whose image's stack reaches its earliest end of life before
  * eol_before (YYYY-MM-DD; imx_image_eol_date, migrations/procedures/eol.sql); always built, not
  * stored. */
 enum imx_db_status imx_db_pin_list_eol(struct imx_db_conn *c, const char *slug, const char *user_id,
                                        const char *after_name, const char *limit,
-                                       const char *eol_before, struct imx_db_team_read *t);
+                                       const char *eol_before, struct imx_db_team_read *t,
+                                       struct imx_db_fault *why);
 
 /* The same page read by a statement shared with the other pages waiting (db/read_batch.c; the
  * caller holds no connection meanwhile, and the texts must be valid UTF-8, or the statement would
@@ -124,9 +131,10 @@ void imx_db_pin_list_stats(unsigned long long *reads, unsigned long long *answer
  * replying with it. */
 enum imx_db_status imx_db_pin_resolve_by_slug(struct imx_db_conn *c, const char *slug,
                                               const char *user_id, const char *name,
-                                              const char *region, struct imx_db_team_read *t);
-/* The JSON text of a read from imx_db_pin_resolve_by_slug (borrowed from t), its length in *len;
- * NULL when there is none. */
+                                              const char *region, struct imx_db_team_read *t,
+                                              struct imx_db_fault *why);
+/* The JSON text of a read from imx_db_pin_resolve_by_slug (borrowed from t, NULL), its length in
+ * *len; NULL when there is none. */
 const char *imx_db_pin_resolution(const struct imx_db_team_read *t, size_t *len);
 
 /* The same read by a statement shared with the other pin resolves waiting (db/read_batch.c): the

@@ -10,7 +10,8 @@ IMX_DB_STMT(q_pin, 4, "SELECT imx_plan_pin_facts($1::bigint, $2::bigint, $3::big
 
 enum imx_db_status imx_db_plan_facts(struct imx_db_conn *c, const char *image_id,
                                      const char *pin_id, const char *user_id,
-                                     const char *token_team, const char *limit, char **facts)
+                                     const char *token_team, const char *limit, char **facts,
+                                     struct imx_db_fault *why)
 {
     const char *p[] = { image_id ? image_id : pin_id, user_id, token_team, limit };
     PGresult *r = imx_db_exec(c, image_id ? &q_image : &q_pin, p);
@@ -21,5 +22,5 @@ enum imx_db_status imx_db_plan_facts(struct imx_db_conn *c, const char *image_id
     if (rc == IMX_DBS_OK && !(*facts = strdup(PQgetvalue(r, 0, 0))))
         rc = IMX_DBS_ERROR;
     PQclear(r);
-    return rc;
+    return imx_db_why(c, rc, why);
 }

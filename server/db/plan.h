@@ -11,6 +11,7 @@
  * and limit are decimal text; token_team NULL unless an API token. */
 enum imx_db_status imx_db_plan_facts(struct imx_db_conn *c, const char *image_id,
                                      const char *pin_id, const char *user_id,
-                                     const char *token_team, const char *limit, char **facts);
+                                     const char *token_team, const char *limit, char **facts,
+                                     struct imx_db_fault *why);
 
 #endif

@@ -460,16 +460,17 @@ PGresult *imx_db_exec(struct imx_db_conn *c, struct imx_db_stmt *stmt, const cha
     return res;
 }
 
-int imx_db_command(struct imx_db_conn *c, const char *sql)
+enum imx_db_status imx_db_command(struct imx_db_conn *c, const char *sql)
 {
     PGresult *res = PQexec(c->pg, sql);
-    int rc = imx_db_ok(res) ? 0 : -1;
-    if (rc != 0 && PQstatus(c->pg) != CONNECTION_OK)
-        c->broken = true;
-    if (rc != 0)
-        imx_db_fault_of(res, &c->fault);
+    enum imx_db_status st = IMX_DBS_OK;
+    if (!imx_db_ok(res)) {
+        if (PQstatus(c->pg) != CONNECTION_OK)
+            c->broken = true;
+        st = imx_db_fault_of(res, &c->fault);
+    }
     PQclear(res);
-    return rc;
+    return st;
 }
 
 void imx_db_pool_stats_of(struct imx_db_pool *p, struct imx_db_pool_stats *s)
@@ -532,7 +533,7 @@ enum imx_db_status imx_db_tx(struct imx_db_conn *c, enum imx_db_tx_step step,
     if (step == IMX_DB_TX_COMMIT)
         st = imx_db_commit(c);
     else
-        st = imx_db_command(c, sql[step]) == 0 ? IMX_DBS_OK : c->fault.status;
+        st = imx_db_command(c, sql[step]);
     if (why && st != IMX_DBS_OK)
         *why = c->fault;
     return st;

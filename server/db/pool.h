@@ -122,8 +122,8 @@ bool imx_db_is_read_conn(const struct imx_db_conn *c);
  * NULL is a no-op. */
 void imx_db_release(struct imx_db_conn *c);
 
-/* Runs a parameterless command (BEGIN, COMMIT, ROLLBACK, SET ...). Returns 0 or -1. */
-int imx_db_command(struct imx_db_conn *c, const char *sql);
+/* Runs a parameterless command (BEGIN, COMMIT, ROLLBACK, SET ...): IMX_DBS_OK, or the failure. */
+enum imx_db_status imx_db_command(struct imx_db_conn *c, const char *sql);
 
 /* COMMIT on c, prepared so that a serialization failure reads as IMX_DBS_RETRY. */
 enum imx_db_status imx_db_commit(struct imx_db_conn *c);
@@ -153,13 +153,6 @@ struct imx_db_rows {
 /* The text of column col in row i of v (NULL for SQL NULL), its length in *len when len is not
  * NULL. Borrowed from the result. */
 const char *imx_db_rows_text(const struct imx_db_rows *v, int i, int col, size_t *len);
-
-/* How the last failed statement on c failed (imx_db_exec, imx_db_command); a connection whose
- * last statement succeeded, or NULL, reads as a lost one. Borrowed until c's next statement.
- * Above server/db/ only api/common.c's imx_api_reply_db_fail reads it, for the operations that
- * hand back a status alone (an operation whose caller needs the detail takes a why instead,
- * db/internal.h imx_db_why); to go once every operation hands its detail back. */
-const struct imx_db_fault *imx_db_last_fault(const struct imx_db_conn *c);
 
 /* Finished JSON text PostgreSQL built, owned by the caller: zero copy out of the statement's
  * result, so a handler sends it as it is (imx_api_reply_json_text). text is valid until

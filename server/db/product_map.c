@@ -17,7 +17,7 @@ IMX_DB_STMT(q_product_map, 0,
             " AND a.status <> 'UNCONFIRMED')) ORDER BY p.match, p.platform), '[]')::text"
             " FROM ref_nvidia_product p");
 
-enum imx_db_status imx_db_product_map(struct imx_db_conn *c, char **json)
+enum imx_db_status imx_db_product_map(struct imx_db_conn *c, char **json, struct imx_db_fault *why)
 {
     PGresult *res = imx_db_exec(c, &q_product_map, NULL);
     enum imx_db_status rc = imx_db_ok(res) ? IMX_DBS_OK : imx_db_status_of(res);
@@ -25,5 +25,5 @@ enum imx_db_status imx_db_product_map(struct imx_db_conn *c, char **json)
                 ? strdup(PQgetvalue(res, 0, 0))
                 : NULL;
     PQclear(res);
-    return rc == IMX_DBS_OK && !*json ? IMX_DBS_ERROR : rc;
+    return imx_db_why(c, rc == IMX_DBS_OK && !*json ? IMX_DBS_ERROR : rc, why);
 }

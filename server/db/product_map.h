@@ -9,6 +9,6 @@
  * [{"match", "platform", "component" (null: not tracked), "branched", "notes", "aliases"
  * (null but for a component ref_version_alias numbers two ways: [[own version, release]])}], the
  * shape imx_csaf_to_advisory() reads. */
-enum imx_db_status imx_db_product_map(struct imx_db_conn *c, char **json);
+enum imx_db_status imx_db_product_map(struct imx_db_conn *c, char **json, struct imx_db_fault *why);
 
 #endif

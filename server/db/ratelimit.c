@@ -92,10 +92,7 @@ int imx_db_ratelimit_exchange(void *cls, struct imx_ratelimit_delta *d, size_t n
     return rc;
 }
 
-int imx_db_ratelimit_prune(struct imx_db_conn *c)
+enum imx_db_status imx_db_ratelimit_prune(struct imx_db_conn *c)
 {
-    PGresult *res = imx_db_exec(c, &q_prune, NULL);
-    int rc = imx_db_ok(res) ? 0 : -1;
-    PQclear(res);
-    return rc;
+    return imx_db_done(imx_db_exec(c, &q_prune, NULL));
 }

@@ -20,7 +20,7 @@ int imx_db_ratelimit_exchange(void *cls, struct imx_ratelimit_delta *d, size_t n
                               unsigned *replicas);
 
 /* Forgets buckets idle five minutes (full again by then) and replicas silent an hour, at most
- * 10,000 of each. Returns 0 or -1. */
-int imx_db_ratelimit_prune(struct imx_db_conn *c);
+ * 10,000 of each: IMX_DBS_OK, or the failure. */
+enum imx_db_status imx_db_ratelimit_prune(struct imx_db_conn *c);
 
 #endif

@@ -528,10 +528,11 @@ const char *imx_db_ref_table(const char *name, char *buf, size_t len)
 }
 
 enum imx_db_status imx_db_ref_rows(struct imx_db_conn *c, const char *table, const char *after,
-                                   const char *limit, struct imx_db_page *out)
+                                   const char *limit, struct imx_db_page *out,
+                                   struct imx_db_fault *why)
 {
     const char *params[] = { table, after, limit };
-    return imx_db_page_take(imx_db_exec(c, &stmt_ref_rows, params), out);
+    return imx_db_why(c, imx_db_page_take(imx_db_exec(c, &stmt_ref_rows, params), out), why);
 }
 
 enum imx_db_status imx_db_ref_write(struct imx_db_conn *c, const char *table, const char *row_json,

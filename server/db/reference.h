@@ -32,7 +32,8 @@ const char *imx_db_ref_table(const char *name, char *buf, size_t len);
  * limit rows, as a page of one row: the page's JSON text in column 0, column 1 the last row's
  * key ([object]) when more follow, else NULL (imx_api_reply_doc_page). */
 enum imx_db_status imx_db_ref_rows(struct imx_db_conn *c, const char *table, const char *after,
-                                   const char *limit, struct imx_db_page *out);
+                                   const char *limit, struct imx_db_page *out,
+                                   struct imx_db_fault *why);
 
 /* Inserts a row (is_update false) or updates, by the primary key it names, the columns row_json
  * names (is_update true) -> the stored row as JSON; IMX_DBS_NOT_FOUND when no row had that key.

@@ -120,9 +120,10 @@ enum imx_db_status imx_db_ref_export(struct imx_db_conn *c, const char *table,
     return imx_db_why(c, imx_db_json_take(imx_db_exec(c, &stmt_export, params), 0, out), why);
 }
 
-enum imx_db_status imx_db_ref_data_version(struct imx_db_conn *c, struct imx_db_json *out)
+enum imx_db_status imx_db_ref_data_version(struct imx_db_conn *c, struct imx_db_json *out,
+                                           struct imx_db_fault *why)
 {
-    return imx_db_json_take(imx_db_exec(c, &stmt_data_version, NULL), 0, out);
+    return imx_db_why(c, imx_db_json_take(imx_db_exec(c, &stmt_data_version, NULL), 0, out), why);
 }
 
 enum imx_db_status imx_db_ref_images_scoped_after(struct imx_db_conn *c, long long after_id,

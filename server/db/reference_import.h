@@ -61,6 +61,7 @@ enum imx_db_status imx_db_ref_export(struct imx_db_conn *c, const char *table,
                                      struct imx_db_json *out, struct imx_db_fault *why);
 
 /* The data version in use: {"data_version", "loaded_at", "generation", "changed_at"}. */
-enum imx_db_status imx_db_ref_data_version(struct imx_db_conn *c, struct imx_db_json *out);
+enum imx_db_status imx_db_ref_data_version(struct imx_db_conn *c, struct imx_db_json *out,
+                                           struct imx_db_fault *why);
 
 #endif

@@ -12,13 +12,14 @@ IMX_DB_STMT(q_catalog_team, 1,
             "SELECT id, slug FROM teams WHERE ($1::text IS NOT NULL AND slug = $1::text)"
             " OR ($1::text IS NULL AND id = (SELECT min(id) FROM teams))");
 
-enum imx_db_status imx_db_catalog_team(struct imx_db_conn *c, const char *slug, int64_t *id)
+enum imx_db_status imx_db_catalog_team(struct imx_db_conn *c, const char *slug, int64_t *id,
+                                       struct imx_db_fault *why)
 {
     const char *p[] = { slug };
     long long v;
     enum imx_db_status st = imx_db_int_take(imx_db_exec(c, &q_catalog_team, p), 0, &v);
     *id = v;
-    return st;
+    return imx_db_why(c, st, why);
 }
 
 IMX_DB_STMT(
@@ -42,13 +43,14 @@ IMX_DB_STMT(
     "  SELECT r.id, (d.j->>'created_by')::bigint, NULL, 'open' FROM r, d RETURNING 1)"
     " SELECT id FROM r");
 
-enum imx_db_status imx_db_request_create(struct imx_db_conn *c, const char *j, int64_t *id)
+enum imx_db_status imx_db_request_create(struct imx_db_conn *c, const char *j, int64_t *id,
+                                         struct imx_db_fault *why)
 {
     const char *p[] = { j };
     long long v;
     enum imx_db_status st = imx_db_int_take(imx_db_exec(c, &q_create, p), 0, &v);
     *id = v;
-    return st;
+    return imx_db_why(c, st, why);
 }
 
 /* A separate statement: the constraints inserted by q_create are visible only after it. */
@@ -82,7 +84,7 @@ void imx_db_request_free(struct imx_db_request *q)
 }
 
 enum imx_db_status imx_db_request_get(struct imx_db_conn *c, const char *id, bool for_update,
-                                      struct imx_db_request *out)
+                                      struct imx_db_request *out, struct imx_db_fault *why)
 {
     const char *p[] = { id, for_update ? "true" : "false" };
     *out = (struct imx_db_request){ 0 };
@@ -100,7 +102,7 @@ enum imx_db_status imx_db_request_get(struct imx_db_conn *c, const char *id, boo
             st = IMX_DBS_ERROR;
     }
     PQclear(res);
-    return st;
+    return imx_db_why(c, st, why);
 }
 
 IMX_DB_STMT(q_list, 6,
@@ -119,16 +121,17 @@ IMX_DB_STMT(q_list, 6,
 enum imx_db_status imx_db_request_list(struct imx_db_conn *c, const char *user_id,
                                        const char *token_team, const char *team_id,
                                        const char *state, const char *before_id, const char *limit,
-                                       struct imx_db_page *out)
+                                       struct imx_db_page *out, struct imx_db_fault *why)
 {
     const char *p[] = { user_id, token_team, team_id, state, before_id, limit };
-    return imx_db_page_take(imx_db_exec(c, &q_list, p), out);
+    return imx_db_why(c, imx_db_page_take(imx_db_exec(c, &q_list, p), out), why);
 }
 
 IMX_DB_STMT(q_satisfied, 2, "SELECT imx_request_satisfied_by($1::bigint, $2::bigint)::text");
 
 enum imx_db_status imx_db_request_satisfied_by(struct imx_db_conn *c, const char *request_id,
-                                               const char *image_id, bool *satisfied)
+                                               const char *image_id, bool *satisfied,
+                                               struct imx_db_fault *why)
 {
     const char *p[] = { request_id, image_id };
     PGresult *res = imx_db_exec(c, &q_satisfied, p);
@@ -136,7 +139,7 @@ enum imx_db_status imx_db_request_satisfied_by(struct imx_db_conn *c, const char
     *satisfied =
         st == IMX_DBS_OK && PQntuples(res) == 1 && strcmp(PQgetvalue(res, 0, 0), "true") == 0;
     PQclear(res);
-    return st;
+    return imx_db_why(c, st, why);
 }
 
 IMX_DB_STMT(q_move, 6,
@@ -151,10 +154,10 @@ IMX_DB_STMT(q_move, 6,
 
 enum imx_db_status imx_db_request_move(struct imx_db_conn *c, const char *id, const char *from,
                                        const char *to, const char *user_id, const char *comment,
-                                       const char *image_id)
+                                       const char *image_id, struct imx_db_fault *why)
 {
     const char *p[] = { id, from, to, user_id, comment, image_id };
-    return imx_db_done(imx_db_exec(c, &q_move, p));
+    return imx_db_why(c, imx_db_done(imx_db_exec(c, &q_move, p)), why);
 }
 
 IMX_DB_STMT(q_comment, 3,
@@ -165,16 +168,17 @@ IMX_DB_STMT(q_comment, 3,
 
 enum imx_db_status imx_db_request_comment(struct imx_db_conn *c, const char *id,
                                           const char *user_id, const char *body,
-                                          struct imx_db_json *out)
+                                          struct imx_db_json *out, struct imx_db_fault *why)
 {
     const char *p[] = { id, user_id, body };
-    return imx_db_json_take(imx_db_exec(c, &q_comment, p), 0, out);
+    return imx_db_why(c, imx_db_json_take(imx_db_exec(c, &q_comment, p), 0, out), why);
 }
 
-enum imx_db_status imx_db_request_match_existing(struct imx_db_conn *c, const char *id)
+enum imx_db_status imx_db_request_match_existing(struct imx_db_conn *c, const char *id,
+                                                 struct imx_db_fault *why)
 {
     const char *p[] = { id };
-    return imx_db_done(imx_db_exec(c, &q_match_existing, p));
+    return imx_db_why(c, imx_db_done(imx_db_exec(c, &q_match_existing, p)), why);
 }
 
 IMX_DB_STMT(q_matches, 5,
@@ -191,10 +195,10 @@ IMX_DB_STMT(q_matches, 5,
 enum imx_db_status imx_db_request_matches(struct imx_db_conn *c, const char *id,
                                           const char *after_ok, const char *after_published,
                                           const char *after_image, const char *limit,
-                                          struct imx_db_page *out)
+                                          struct imx_db_page *out, struct imx_db_fault *why)
 {
     const char *p[] = { id, after_ok, after_published, after_image, limit };
-    return imx_db_page_take(imx_db_exec(c, &q_matches, p), out);
+    return imx_db_why(c, imx_db_page_take(imx_db_exec(c, &q_matches, p), out), why);
 }
 
 /* The team's lock serialises creations in one team, so two at once cannot both take the last
@@ -208,7 +212,7 @@ IMX_DB_STMT(q_open_counts, 2,
 
 enum imx_db_status imx_db_request_open_counts(struct imx_db_conn *c, const char *team_id,
                                               const char *user_id, long long *team_open,
-                                              long long *own_open)
+                                              long long *own_open, struct imx_db_fault *why)
 {
     const char *p[] = { team_id, user_id };
     PGresult *res = imx_db_exec(c, &q_open_counts, p);
@@ -219,15 +223,15 @@ enum imx_db_status imx_db_request_open_counts(struct imx_db_conn *c, const char 
         *own_open = strtoll(PQgetvalue(res, 0, 1), NULL, 10);
     }
     PQclear(res);
-    return st;
+    return imx_db_why(c, st, why);
 }
 
 IMX_DB_STMT(q_comment_count, 1,
             "SELECT count(*) FROM request_comments WHERE request_id = $1::bigint");
 
 enum imx_db_status imx_db_request_comment_count(struct imx_db_conn *c, const char *id,
-                                                long long *count)
+                                                long long *count, struct imx_db_fault *why)
 {
     const char *p[] = { id };
-    return imx_db_int_take(imx_db_exec(c, &q_comment_count, p), 0, count);
+    return imx_db_why(c, imx_db_int_take(imx_db_exec(c, &q_comment_count, p), 0, count), why);
 }

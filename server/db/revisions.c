@@ -49,13 +49,13 @@ static enum imx_db_status one(struct imx_db_conn *c, struct imx_db_stmt *stmt, c
 }
 
 enum imx_db_status imx_db_rev_read(struct imx_db_conn *c, enum imx_db_rev kind, const char *k1,
-                                   const char *k2, long long *rev)
+                                   const char *k2, long long *rev, struct imx_db_fault *why)
 {
-    return one(c, reads[kind], k1, k2, rev);
+    return imx_db_why(c, one(c, reads[kind], k1, k2, rev), why);
 }
 
 enum imx_db_status imx_db_rev_bump(struct imx_db_conn *c, enum imx_db_rev kind, const char *k1,
-                                   const char *k2, long long *was)
+                                   const char *k2, long long *was, struct imx_db_fault *why)
 {
-    return one(c, bumps[kind], k1, k2, was);
+    return imx_db_why(c, one(c, bumps[kind], k1, k2, was), why);
 }

@@ -18,12 +18,12 @@ enum imx_db_rev {
 /* The current revision of the resource into *rev (IMX_DBS_NOT_FOUND: no such resource). k2 only
  * for two-part keys (else NULL). */
 enum imx_db_status imx_db_rev_read(struct imx_db_conn *c, enum imx_db_rev kind, const char *k1,
-                                   const char *k2, long long *rev);
+                                   const char *k2, long long *rev, struct imx_db_fault *why);
 
 /* Inside a write transaction, before the change: locks the resource and moves its revision (the
  * reference generation is only locked: the write itself moves it) -> *was, the revision before
  * (IMX_DBS_NOT_FOUND: no such resource). */
 enum imx_db_status imx_db_rev_bump(struct imx_db_conn *c, enum imx_db_rev kind, const char *k1,
-                                   const char *k2, long long *was);
+                                   const char *k2, long long *was, struct imx_db_fault *why);
 
 #endif

@@ -37,21 +37,22 @@ static enum imx_db_status one_text(struct imx_db_conn *c, struct imx_db_stmt *st
 }
 
 enum imx_db_status imx_db_kev_import(struct imx_db_conn *c, const char *doc, const char *user_id,
-                                     char **out)
+                                     char **out, struct imx_db_fault *why)
 {
     const char *p[] = { doc, user_id };
-    return one_text(c, &q_kev_import, p, true, out);
+    return imx_db_why(c, one_text(c, &q_kev_import, p, true, out), why);
 }
 
 enum imx_db_status imx_db_epss_import(struct imx_db_conn *c, const char *model,
                                       const char *score_date, const char *cves, const char *scores,
-                                      const char *percentiles, const char *user_id, char **out)
+                                      const char *percentiles, const char *user_id, char **out,
+                                      struct imx_db_fault *why)
 {
     const char *p[] = { model, score_date, cves, scores, percentiles, user_id };
-    return one_text(c, &q_epss_import, p, true, out);
+    return imx_db_why(c, one_text(c, &q_epss_import, p, true, out), why);
 }
 
-enum imx_db_status imx_db_risk_feeds(struct imx_db_conn *c, char **out)
+enum imx_db_status imx_db_risk_feeds(struct imx_db_conn *c, char **out, struct imx_db_fault *why)
 {
-    return one_text(c, &q_feeds, NULL, false, out);
+    return imx_db_why(c, one_text(c, &q_feeds, NULL, false, out), why);
 }

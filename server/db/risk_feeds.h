@@ -11,15 +11,16 @@
  * with the advisory statement limit. *out: {"outcome": "imported" | "unchanged" | "stale" |
  * "invalid", ...} (imx_kev_import). */
 enum imx_db_status imx_db_kev_import(struct imx_db_conn *c, const char *doc, const char *user_id,
-                                     char **out);
+                                     char **out, struct imx_db_fault *why);
 
 /* Imports one day of EPSS scores (PostgreSQL array literals of the same length). *out:
  * {"outcome": "imported" | "unchanged" | "stale" | "invalid", ...} (imx_epss_import). */
 enum imx_db_status imx_db_epss_import(struct imx_db_conn *c, const char *model,
                                       const char *score_date, const char *cves, const char *scores,
-                                      const char *percentiles, const char *user_id, char **out);
+                                      const char *percentiles, const char *user_id, char **out,
+                                      struct imx_db_fault *why);
 
 /* {"kev": {...} | null, "epss": {...} | null}: the snapshots in use. */
-enum imx_db_status imx_db_risk_feeds(struct imx_db_conn *c, char **out);
+enum imx_db_status imx_db_risk_feeds(struct imx_db_conn *c, char **out, struct imx_db_fault *why);
 
 #endif

@@ -14,7 +14,7 @@ enum imx_db_status imx_db_session_open(struct imx_db_conn *c, const char *user_i
                                        const char *secret_hash, const char *csrf_hash,
                                        const char *via, const char *user_agent, const char *idle_s,
                                        const char *absolute_s, const char *max_live,
-                                       struct imx_db_session_opened *out)
+                                       struct imx_db_session_opened *out, struct imx_db_fault *why)
 {
     const char *p[] = { user_id,    kind,   secret_hash, csrf_hash, via,
                         user_agent, idle_s, absolute_s,  max_live };
@@ -28,7 +28,7 @@ enum imx_db_status imx_db_session_open(struct imx_db_conn *c, const char *user_i
         out->expires_at = strtoll(PQgetvalue(res, 0, 1), NULL, 10);
     }
     PQclear(res);
-    return st;
+    return imx_db_why(c, st, why);
 }
 
 /* The live session, with its last use written only when older than 30 s. */
@@ -43,7 +43,8 @@ IMX_DB_STMT(
     " SELECT id, user_id, coalesce(csrf_hash, '') FROM s");
 
 enum imx_db_status imx_db_session_use(struct imx_db_conn *c, const char *secret_hash,
-                                      const char *kind, struct imx_db_session *out)
+                                      const char *kind, struct imx_db_session *out,
+                                      struct imx_db_fault *why)
 {
     const char *p[] = { secret_hash, kind };
     memset(out, 0, sizeof *out);
@@ -57,14 +58,14 @@ enum imx_db_status imx_db_session_use(struct imx_db_conn *c, const char *secret_
         snprintf(out->csrf_hash, sizeof out->csrf_hash, "%s", PQgetvalue(res, 0, 2));
     }
     PQclear(res);
-    return st;
+    return imx_db_why(c, st, why);
 }
 
 IMX_DB_STMT(q_rotate, 2, "SELECT session_id, user_id, expires_at FROM imx_session_rotate($1, $2)");
 
 enum imx_db_status imx_db_session_rotate(struct imx_db_conn *c, const char *old_hash,
                                          const char *new_hash, int64_t *user_id,
-                                         long long *expires_at)
+                                         long long *expires_at, struct imx_db_fault *why)
 {
     const char *p[] = { old_hash, new_hash };
     *user_id = 0;
@@ -78,7 +79,7 @@ enum imx_db_status imx_db_session_rotate(struct imx_db_conn *c, const char *old_
         *expires_at = strtoll(PQgetvalue(res, 0, 2), NULL, 10);
     }
     PQclear(res);
-    return st;
+    return imx_db_why(c, st, why);
 }
 
 IMX_DB_STMT(q_revoke, 2,
@@ -87,7 +88,7 @@ IMX_DB_STMT(q_revoke, 2,
             " AND expires_at > now() RETURNING id");
 
 enum imx_db_status imx_db_session_revoke(struct imx_db_conn *c, const char *session_id,
-                                         const char *user_id)
+                                         const char *user_id, struct imx_db_fault *why)
 {
     const char *p[] = { session_id, user_id };
     PGresult *res = imx_db_exec(c, &q_revoke, p);
@@ -95,7 +96,7 @@ enum imx_db_status imx_db_session_revoke(struct imx_db_conn *c, const char *sess
     if (st == IMX_DBS_OK && PQntuples(res) != 1)
         st = IMX_DBS_NOT_FOUND;
     PQclear(res);
-    return st;
+    return imx_db_why(c, st, why);
 }
 
 IMX_DB_STMT(q_revoke_user, 1,
@@ -104,10 +105,10 @@ IMX_DB_STMT(q_revoke_user, 1,
             " SELECT count(*) FROM r");
 
 enum imx_db_status imx_db_session_revoke_user(struct imx_db_conn *c, const char *user_id,
-                                              long long *count)
+                                              long long *count, struct imx_db_fault *why)
 {
     const char *p[] = { user_id };
-    return imx_db_int_take(imx_db_exec(c, &q_revoke_user, p), 0, count);
+    return imx_db_why(c, imx_db_int_take(imx_db_exec(c, &q_revoke_user, p), 0, count), why);
 }
 
 /* From the user, so that a user who does not exist is no row (IMX_DBS_NOT_FOUND) and one with no
@@ -124,8 +125,9 @@ IMX_DB_STMT(q_list, 2,
             " WHERE u.id = $1::bigint GROUP BY u.id");
 
 enum imx_db_status imx_db_session_list(struct imx_db_conn *c, const char *user_id,
-                                       const char *current, struct imx_db_json *out)
+                                       const char *current, struct imx_db_json *out,
+                                       struct imx_db_fault *why)
 {
     const char *p[] = { user_id, current };
-    return imx_db_json_take(imx_db_exec(c, &q_list, p), 0, out);
+    return imx_db_why(c, imx_db_json_take(imx_db_exec(c, &q_list, p), 0, out), why);
 }

@@ -38,7 +38,10 @@ enum imx_db_cause {
 };
 
 /* A failed statement copied out of its result, so that no libpq type crosses server/db/: the
- * status, the cause and PostgreSQL's own words (empty strings where it gave none). */
+ * status, the cause and PostgreSQL's own words (empty strings where it gave none). Every
+ * operation a handler calls takes one as its last parameter, why (NULL: not wanted), and fills
+ * it on every return: the failed statement's fault when the status is that statement's, else
+ * the status with cause IMX_DBC_NONE (db/internal.h, imx_db_why). */
 struct imx_db_fault {
     enum imx_db_status status;
     enum imx_db_cause cause;

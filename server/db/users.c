@@ -18,10 +18,11 @@ IMX_DB_STMT_CUSTOM(q_user_list, 3,
                    " ORDER BY u.id DESC LIMIT $3::int + 1");
 
 enum imx_db_status imx_db_user_list(struct imx_db_conn *c, const char *before_id, const char *q,
-                                    const char *limit, struct imx_db_page *out)
+                                    const char *limit, struct imx_db_page *out,
+                                    struct imx_db_fault *why)
 {
     const char *p[] = { before_id, q, limit };
-    return imx_db_page_take(imx_db_exec(c, &q_user_list, p), out);
+    return imx_db_why(c, imx_db_page_take(imx_db_exec(c, &q_user_list, p), out), why);
 }
 
 /* disabled_at keeps the first time a user was disabled (a second disable changes nothing). */
@@ -33,10 +34,11 @@ IMX_DB_STMT(q_user_change, 4,
             " WHERE u.id = $1::bigint RETURNING " ADMIN_USER_JSON);
 
 enum imx_db_status imx_db_user_change(struct imx_db_conn *c, const char *id,
-                                      const struct imx_db_user_change *ch, struct imx_db_json *out)
+                                      const struct imx_db_user_change *ch, struct imx_db_json *out,
+                                      struct imx_db_fault *why)
 {
     const char *p[] = { id, ch->display_name, ch->admin, ch->disabled };
-    return imx_db_json_take(imx_db_exec(c, &q_user_change, p), 0, out);
+    return imx_db_why(c, imx_db_json_take(imx_db_exec(c, &q_user_change, p), 0, out), why);
 }
 
 /* disabled_at keeps the first time a team was disabled, as a user's does. Enabling wakes the
@@ -51,8 +53,9 @@ IMX_DB_STMT(q_team_change, 3,
             " CASE WHEN NOT $3::boolean THEN pg_notify('imx_webhooks', '') END FROM t");
 
 enum imx_db_status imx_db_team_change(struct imx_db_conn *c, const char *slug, const char *name,
-                                      const char *disabled, struct imx_db_json *out)
+                                      const char *disabled, struct imx_db_json *out,
+                                      struct imx_db_fault *why)
 {
     const char *p[] = { slug, name, disabled };
-    return imx_db_json_take(imx_db_exec(c, &q_team_change, p), 0, out);
+    return imx_db_why(c, imx_db_json_take(imx_db_exec(c, &q_team_change, p), 0, out), why);
 }

@@ -17,7 +17,6 @@ IMX_DB_STMT(stmt_ping, 1, "SELECT imx_webhook_ping($1::bigint)");
 IMX_DB_STMT(stmt_redeliver, 1, "SELECT imx_webhook_redeliver($1::bigint)");
 IMX_DB_STMT(stmt_rotate, 3,
             "SELECT imx_webhook_rotate_secret($1::bigint, $2, make_interval(secs => $3::int))");
-IMX_DB_STMT(stmt_set_enabled, 3, "SELECT imx_webhook_set_enabled($1::bigint, $2::boolean, $3)");
 /* The body in the subscription's payload format (migrations/procedures/cloudevents.sql). */
 IMX_DB_STMT(stmt_claim, 2,
             "SELECT c.delivery_id, c.lease_seq, c.attempt, c.webhook_id, c.url, c.secret,"
@@ -28,12 +27,6 @@ IMX_DB_STMT(stmt_claim, 2,
 IMX_DB_STMT(stmt_finish, 11,
             "SELECT imx_webhook_finish($1::bigint, $2::bigint, $3, to_timestamp($4::float8),"
             " $5::int, $6::int, $7, $8, $9, $10::bigint, make_interval(secs => $11::int))");
-
-static void copy_state(const PGresult *res, char sqlstate[6])
-{
-    if (sqlstate)
-        snprintf(sqlstate, 6, "%s", imx_db_sqlstate(res));
-}
 
 /* A JSON array of the NULL-ended strings (new text), or NULL when out of memory. */
 static char *json_list(const char *const *items)
@@ -49,45 +42,48 @@ static char *json_list(const char *const *items)
     return text;
 }
 
-/* Runs a one-value statement. Returns the value as a new string, or NULL (sqlstate set). */
-static char *exec_value(struct imx_db_conn *db, struct imx_db_stmt *stmt, const char *const *params,
-                        char sqlstate[6])
+/* Runs a one-value statement: IMX_DBS_OK with the value as a new string in *out ("" for SQL
+ * NULL), or the failure (IMX_DBS_NOT_FOUND: no row; IMX_DBS_ERROR: out of memory). */
+static enum imx_db_status exec_value(struct imx_db_conn *db, struct imx_db_stmt *stmt,
+                                     const char *const *params, char **out)
 {
     PGresult *res = imx_db_exec(db, stmt, params);
-    char *out = NULL;
-    if (imx_db_ok(res) && PQntuples(res) == 1)
-        out = strdup(PQgetisnull(res, 0, 0) ? "" : PQgetvalue(res, 0, 0));
-    copy_state(res, sqlstate);
+    enum imx_db_status st = imx_db_status_of(res);
+    *out = NULL;
+    if (st == IMX_DBS_OK && PQntuples(res) != 1)
+        st = IMX_DBS_NOT_FOUND;
+    if (st == IMX_DBS_OK) {
+        *out = strdup(PQgetisnull(res, 0, 0) ? "" : PQgetvalue(res, 0, 0));
+        if (!*out)
+            st = IMX_DBS_ERROR;
+    }
     PQclear(res);
-    return out;
+    return st;
 }
 
-int imx_webhooks_enqueue(struct imx_db_conn *db, int64_t team_id, const char *type,
-                         const json_t *data, const char *const *families, const char *const *pins,
-                         const char *severity, int64_t *event_id, char sqlstate[6])
+enum imx_db_status imx_webhooks_enqueue(struct imx_db_conn *db, int64_t team_id, const char *type,
+                                        const json_t *data, const char *const *families,
+                                        const char *const *pins, const char *severity,
+                                        int64_t *event_id)
 {
     char team[24];
-    int rc = -1;
+    enum imx_db_status st = IMX_DBS_ERROR; /* out of memory */
     snprintf(team, sizeof team, "%" PRId64, team_id > 0 ? team_id : 0);
     char *data_text = data ? json_dumps(data, JSON_COMPACT) : strdup("{}");
     char *fam = json_list(families);
     char *pin = json_list(pins);
-    if (sqlstate)
-        sqlstate[0] = '\0';
     if (data_text && fam && pin) {
         const char *params[] = { team, type, data_text, fam, pin, severity };
-        char *id = exec_value(db, &stmt_enqueue, params, sqlstate);
-        if (id) {
-            if (event_id)
-                *event_id = strtoll(id, NULL, 10);
-            rc = 0;
-        }
+        char *id = NULL;
+        st = exec_value(db, &stmt_enqueue, params, &id);
+        if (st == IMX_DBS_OK && event_id)
+            *event_id = strtoll(id, NULL, 10);
         free(id);
     }
     free(data_text);
     free(fam);
     free(pin);
-    return rc;
+    return st;
 }
 
 enum imx_db_status imx_webhooks_ping(struct imx_db_conn *db, int64_t webhook_id,
@@ -96,51 +92,45 @@ enum imx_db_status imx_webhooks_ping(struct imx_db_conn *db, int64_t webhook_id,
     char id[24];
     snprintf(id, sizeof id, "%" PRId64, webhook_id);
     const char *params[] = { id };
-    char *v = exec_value(db, &stmt_ping, params, NULL);
-    if (!v) {
-        const struct imx_db_fault *f = imx_db_last_fault(db);
-        return imx_db_why(db, f->status != IMX_DBS_OK ? f->status : IMX_DBS_ERROR, why);
-    }
-    if (delivery_id)
+    char *v = NULL;
+    enum imx_db_status st = exec_value(db, &stmt_ping, params, &v);
+    if (st == IMX_DBS_OK && delivery_id)
         *delivery_id = strtoll(v, NULL, 10);
     free(v);
-    return 0;
+    return imx_db_why(db, st, why);
 }
 
-/* Runs a statement answering one boolean: 1 (true), 0 (false or NULL) or -1. */
-static int exec_bool(struct imx_db_conn *db, struct imx_db_stmt *stmt, const char *const *params)
+/* Runs a statement answering one boolean: IMX_DBS_OK when true, IMX_DBS_NOT_FOUND when false
+ * or NULL, or the failure. */
+static enum imx_db_status exec_bool(struct imx_db_conn *db, struct imx_db_stmt *stmt,
+                                    const char *const *params)
 {
-    char *v = exec_value(db, stmt, params, NULL);
-    int rc = v ? strcmp(v, "t") == 0 : -1;
+    char *v = NULL;
+    enum imx_db_status st = exec_value(db, stmt, params, &v);
+    if (st == IMX_DBS_OK && strcmp(v, "t") != 0)
+        st = IMX_DBS_NOT_FOUND;
     free(v);
-    return rc;
+    return st;
 }
 
-int imx_webhooks_redeliver(struct imx_db_conn *db, int64_t delivery_id)
+enum imx_db_status imx_webhooks_redeliver(struct imx_db_conn *db, int64_t delivery_id,
+                                          struct imx_db_fault *why)
 {
     char id[24];
     snprintf(id, sizeof id, "%" PRId64, delivery_id);
     const char *params[] = { id };
-    return exec_bool(db, &stmt_redeliver, params);
+    return imx_db_why(db, exec_bool(db, &stmt_redeliver, params), why);
 }
 
-int imx_webhooks_rotate_secret(struct imx_db_conn *db, int64_t webhook_id, const char *new_secret,
-                               unsigned overlap_s)
+enum imx_db_status imx_webhooks_rotate_secret(struct imx_db_conn *db, int64_t webhook_id,
+                                              const char *new_secret, unsigned overlap_s,
+                                              struct imx_db_fault *why)
 {
     char id[24], overlap[16];
     snprintf(id, sizeof id, "%" PRId64, webhook_id);
     snprintf(overlap, sizeof overlap, "%u", overlap_s);
     const char *params[] = { id, new_secret, overlap };
-    return exec_bool(db, &stmt_rotate, params);
-}
-
-int imx_webhooks_set_enabled(struct imx_db_conn *db, int64_t webhook_id, int enabled,
-                             const char *reason)
-{
-    char id[24];
-    snprintf(id, sizeof id, "%" PRId64, webhook_id);
-    const char *params[] = { id, enabled ? "true" : "false", reason };
-    return exec_bool(db, &stmt_set_enabled, params);
+    return imx_db_why(db, exec_bool(db, &stmt_rotate, params), why);
 }
 
 static char *dup_field(const PGresult *res, int col)
@@ -148,20 +138,21 @@ static char *dup_field(const PGresult *res, int col)
     return PQgetisnull(res, 0, col) ? NULL : strdup(PQgetvalue(res, 0, col));
 }
 
-int imx_db_webhook_claim(struct imx_db_conn *db, const char *worker, unsigned lease_ms,
-                         struct imx_db_webhook_claim *c)
+enum imx_db_status imx_db_webhook_claim(struct imx_db_conn *db, const char *worker,
+                                        unsigned lease_ms, struct imx_db_webhook_claim *c)
 {
     char lease[16];
     snprintf(lease, sizeof lease, "%u", lease_ms);
     const char *params[] = { worker, lease };
     memset(c, 0, sizeof *c);
     PGresult *res = imx_db_exec(db, &stmt_claim, params);
-    int rc = -1;
-    if (!imx_db_ok(res))
+    enum imx_db_status st = imx_db_status_of(res);
+    if (st != IMX_DBS_OK)
         goto out;
-    rc = 0;
-    if (PQntuples(res) != 1)
+    if (PQntuples(res) != 1) {
+        st = IMX_DBS_NOT_FOUND;
         goto out;
+    }
     c->delivery_id = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
     c->lease_seq = strtoll(PQgetvalue(res, 0, 1), NULL, 10);
     c->attempt = atoi(PQgetvalue(res, 0, 2));
@@ -176,13 +167,11 @@ int imx_db_webhook_claim(struct imx_db_conn *db, const char *worker, unsigned le
     if (!c->url || !c->secret || !c->msg_id || !c->body) {
         /* Out of memory: the lease runs out and the delivery is claimed again. */
         imx_db_webhook_claim_free(c);
-        rc = -1;
-        goto out;
+        st = IMX_DBS_ERROR;
     }
-    rc = 1;
 out:
     PQclear(res);
-    return rc;
+    return st;
 }
 
 void imx_db_webhook_claim_free(struct imx_db_webhook_claim *c)
@@ -195,8 +184,10 @@ void imx_db_webhook_claim_free(struct imx_db_webhook_claim *c)
     memset(c, 0, sizeof *c);
 }
 
-int imx_db_webhook_finish(struct imx_db_conn *db, const struct imx_db_webhook_claim *c,
-                          const struct imx_db_webhook_attempt *a, char *state, size_t len)
+enum imx_db_status imx_db_webhook_finish(struct imx_db_conn *db,
+                                         const struct imx_db_webhook_claim *c,
+                                         const struct imx_db_webhook_attempt *a, char *state,
+                                         size_t len)
 {
     char id[24], seq[24], started[32], status[16], latency[24], retry[24], disable[16];
     snprintf(id, sizeof id, "%" PRId64, c->delivery_id);
@@ -211,12 +202,12 @@ int imx_db_webhook_finish(struct imx_db_conn *db, const struct imx_db_webhook_cl
         latency, a->error, a->response, a->outcome, a->retry_ms >= 0 ? retry : NULL,
         disable
     };
-    char *v = exec_value(db, &stmt_finish, params, NULL);
-    if (!v)
-        return -1;
-    snprintf(state, len, "%s", v);
+    char *v = NULL;
+    enum imx_db_status st = exec_value(db, &stmt_finish, params, &v);
+    if (st == IMX_DBS_OK)
+        snprintf(state, len, "%s", v);
     free(v);
-    return 0;
+    return st;
 }
 
 /* The HTTP API: subscriptions and their deliveries. */
@@ -254,10 +245,10 @@ IMX_DB_STMT(q_webhook_count, 1,
             "'webhook-quota:' || $1, 0))) l, webhooks w WHERE w.team_id = $1::bigint");
 
 enum imx_db_status imx_db_webhook_count(struct imx_db_conn *c, const char *team_id,
-                                        long long *count)
+                                        long long *count, struct imx_db_fault *why)
 {
     const char *p[] = { team_id };
-    return imx_db_int_take(imx_db_exec(c, &q_webhook_count, p), 0, count);
+    return imx_db_why(c, imx_db_int_take(imx_db_exec(c, &q_webhook_count, p), 0, count), why);
 }
 
 IMX_DB_STMT(q_webhook_create, 9,
@@ -274,24 +265,26 @@ enum imx_db_status imx_db_webhook_create(struct imx_db_conn *c, const char *team
                                          const char *secret, const char *events,
                                          const char *families, const char *pins,
                                          const char *min_severity, const char *payload_format,
-                                         int64_t *id, struct imx_db_json *doc)
+                                         int64_t *id, struct imx_db_json *doc,
+                                         struct imx_db_fault *why)
 {
     const char *p[] = { team_id,  url,  description,  secret,        events,
                         families, pins, min_severity, payload_format };
     PGresult *res = imx_db_exec(c, &q_webhook_create, p);
     *id = imx_db_ok(res) && PQntuples(res) == 1 ? strtoll(PQgetvalue(res, 0, 0), NULL, 10) : 0;
-    return imx_db_json_take(res, 1, doc);
+    return imx_db_why(c, imx_db_json_take(res, 1, doc), why);
 }
 
 IMX_DB_STMT(q_webhook_owner, 1, "SELECT team_id, enabled FROM webhooks WHERE id = $1::bigint");
 
-enum imx_db_status imx_db_webhook_owner(struct imx_db_conn *c, const char *id, int64_t *team_id)
+enum imx_db_status imx_db_webhook_owner(struct imx_db_conn *c, const char *id, int64_t *team_id,
+                                        struct imx_db_fault *why)
 {
     const char *p[] = { id };
     long long v;
     enum imx_db_status st = imx_db_int_take(imx_db_exec(c, &q_webhook_owner, p), 0, &v);
     *team_id = v;
-    return st;
+    return imx_db_why(c, st, why);
 }
 
 IMX_DB_STMT(q_webhook_get, 1,
@@ -299,10 +292,10 @@ IMX_DB_STMT(q_webhook_get, 1,
             "WHERE w.id = $1::bigint");
 
 enum imx_db_status imx_db_webhook_get(struct imx_db_conn *c, const char *id,
-                                      struct imx_db_json *out)
+                                      struct imx_db_json *out, struct imx_db_fault *why)
 {
     const char *p[] = { id };
-    return imx_db_json_take(imx_db_exec(c, &q_webhook_get, p), 0, out);
+    return imx_db_why(c, imx_db_json_take(imx_db_exec(c, &q_webhook_get, p), 0, out), why);
 }
 
 IMX_DB_STMT(q_webhook_list, 3,
@@ -312,10 +305,10 @@ IMX_DB_STMT(q_webhook_list, 3,
 
 enum imx_db_status imx_db_webhook_list(struct imx_db_conn *c, const char *team_id,
                                        const char *after_id, const char *limit,
-                                       struct imx_db_page *out)
+                                       struct imx_db_page *out, struct imx_db_fault *why)
 {
     const char *p[] = { team_id, after_id, limit };
-    return imx_db_page_take(imx_db_exec(c, &q_webhook_list, p), out);
+    return imx_db_why(c, imx_db_page_take(imx_db_exec(c, &q_webhook_list, p), out), why);
 }
 
 IMX_DB_STMT(
@@ -337,12 +330,12 @@ enum imx_db_status imx_db_webhook_update(struct imx_db_conn *c, const char *id, 
                                          const char *url, const char *description,
                                          const char *events, const char *families, const char *pins,
                                          const char *set_severity, const char *min_severity,
-                                         const char *payload_format)
+                                         const char *payload_format, struct imx_db_fault *why)
 {
     const char *p[] = { id,       team_id, url,          description,  events,
                         families, pins,    set_severity, min_severity, payload_format };
     long long v;
-    return imx_db_int_take(imx_db_exec(c, &q_webhook_update, p), 0, &v);
+    return imx_db_why(c, imx_db_int_take(imx_db_exec(c, &q_webhook_update, p), 0, &v), why);
 }
 
 /* Disabling a disabled subscription would overwrite why it was disabled: skip it. */
@@ -351,20 +344,21 @@ IMX_DB_STMT(q_webhook_enable, 3,
             "WHERE id = $1::bigint AND ($2::boolean OR enabled)");
 
 enum imx_db_status imx_db_webhook_enable(struct imx_db_conn *c, const char *id, const char *enabled,
-                                         const char *reason)
+                                         const char *reason, struct imx_db_fault *why)
 {
     const char *p[] = { id, enabled, reason };
-    return imx_db_done(imx_db_exec(c, &q_webhook_enable, p));
+    return imx_db_why(c, imx_db_done(imx_db_exec(c, &q_webhook_enable, p)), why);
 }
 
 IMX_DB_STMT(q_webhook_delete, 2,
             "DELETE FROM webhooks WHERE id = $1::bigint AND team_id = $2::bigint RETURNING id");
 
-enum imx_db_status imx_db_webhook_delete(struct imx_db_conn *c, const char *id, const char *team_id)
+enum imx_db_status imx_db_webhook_delete(struct imx_db_conn *c, const char *id, const char *team_id,
+                                         struct imx_db_fault *why)
 {
     const char *p[] = { id, team_id };
     long long v;
-    return imx_db_int_take(imx_db_exec(c, &q_webhook_delete, p), 0, &v);
+    return imx_db_why(c, imx_db_int_take(imx_db_exec(c, &q_webhook_delete, p), 0, &v), why);
 }
 
 IMX_DB_STMT(q_webhook_deliveries, 4,
@@ -378,10 +372,11 @@ IMX_DB_STMT(q_webhook_deliveries, 4,
 
 enum imx_db_status imx_db_webhook_deliveries(struct imx_db_conn *c, const char *webhook_id,
                                              const char *before_id, const char *state,
-                                             const char *limit, struct imx_db_page *out)
+                                             const char *limit, struct imx_db_page *out,
+                                             struct imx_db_fault *why)
 {
     const char *p[] = { webhook_id, before_id, state, limit };
-    return imx_db_page_take(imx_db_exec(c, &q_webhook_deliveries, p), out);
+    return imx_db_why(c, imx_db_page_take(imx_db_exec(c, &q_webhook_deliveries, p), out), why);
 }
 
 IMX_DB_STMT(q_delivery_owner, 1,
@@ -389,7 +384,8 @@ IMX_DB_STMT(q_delivery_owner, 1,
             "JOIN webhooks w ON w.id = d.webhook_id WHERE d.id = $1::bigint");
 
 enum imx_db_status imx_db_delivery_owner(struct imx_db_conn *c, const char *id,
-                                         struct imx_db_delivery_owner *out)
+                                         struct imx_db_delivery_owner *out,
+                                         struct imx_db_fault *why)
 {
     const char *p[] = { id };
     memset(out, 0, sizeof *out);
@@ -404,7 +400,7 @@ enum imx_db_status imx_db_delivery_owner(struct imx_db_conn *c, const char *id,
         out->enabled = strcmp(PQgetvalue(res, 0, 3), "t") == 0;
     }
     PQclear(res);
-    return st;
+    return imx_db_why(c, st, why);
 }
 
 IMX_DB_STMT(
@@ -415,10 +411,10 @@ IMX_DB_STMT(
                                                          "WHERE d.id = $1::bigint");
 
 enum imx_db_status imx_db_delivery_get(struct imx_db_conn *c, const char *id,
-                                       struct imx_db_json *out)
+                                       struct imx_db_json *out, struct imx_db_fault *why)
 {
     const char *p[] = { id };
-    return imx_db_json_take(imx_db_exec(c, &q_delivery_get, p), 0, out);
+    return imx_db_why(c, imx_db_json_take(imx_db_exec(c, &q_delivery_get, p), 0, out), why);
 }
 
 /* Retention (migrations/procedures/webhook_outbox.sql, db/idempotency.h). */
@@ -426,24 +422,25 @@ IMX_DB_STMT(q_prune, 2,
             "SELECT x->>'deliveries', x->>'events', x->>'pending', x->>'stored_events'"
             " FROM imx_webhook_prune(make_interval(days => $1::int), $2::int) x");
 
-int imx_db_webhook_prune(struct imx_db_conn *db, unsigned retention_days, unsigned batch,
-                         struct imx_db_outbox *out)
+enum imx_db_status imx_db_webhook_prune(struct imx_db_conn *db, unsigned retention_days,
+                                        unsigned batch, struct imx_db_outbox *out)
 {
     char days[16], n[16];
     snprintf(days, sizeof days, "%u", retention_days);
     snprintf(n, sizeof n, "%u", batch);
     const char *p[] = { days, n };
     PGresult *r = imx_db_exec(db, &q_prune, p);
-    int rc = -1;
-    if (imx_db_ok(r) && PQntuples(r) == 1) {
+    enum imx_db_status st = imx_db_status_of(r);
+    if (st == IMX_DBS_OK && PQntuples(r) != 1)
+        st = IMX_DBS_ERROR; /* the function returns one row */
+    if (st == IMX_DBS_OK) {
         out->deliveries_pruned = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
         out->events_pruned = strtoll(PQgetvalue(r, 0, 1), NULL, 10);
         out->pending = strtoll(PQgetvalue(r, 0, 2), NULL, 10);
         out->events = strtoll(PQgetvalue(r, 0, 3), NULL, 10);
-        rc = 0;
     }
     PQclear(r);
-    if (rc == 0)
+    if (st == IMX_DBS_OK)
         (void)imx_db_idempotency_prune(db, n);
-    return rc;
+    return st;
 }

@@ -21,11 +21,12 @@
  *   families  NULL-ended image families the event is about, or NULL
  *   pins      NULL-ended pin names the event is about, or NULL
  *   severity  none|low|medium|high|critical, or NULL
- * Returns 0 with the event id in *event_id (may be NULL), or -1 when PostgreSQL refused
- * (*sqlstate, when not NULL, receives the SQLSTATE: "" for a broken connection). */
-int imx_webhooks_enqueue(struct imx_db_conn *db, int64_t team_id, const char *type,
-                         const json_t *data, const char *const *families, const char *const *pins,
-                         const char *severity, int64_t *event_id, char sqlstate[6]);
+ * IMX_DBS_OK with the event id in *event_id (may be NULL), or the failure's status
+ * (IMX_DBS_INVALID: PostgreSQL refused the type or the severity). */
+enum imx_db_status imx_webhooks_enqueue(struct imx_db_conn *db, int64_t team_id, const char *type,
+                                        const json_t *data, const char *const *families,
+                                        const char *const *pins, const char *severity,
+                                        int64_t *event_id);
 
 /* Queues a 'ping' event for one subscription (POST /v1/webhooks/{id}/test). IMX_DBS_OK with the
  * delivery id, or the failure, its detail in *why when asked (cause IMX_DBC_NO_DATA: no such
@@ -33,19 +34,16 @@ int imx_webhooks_enqueue(struct imx_db_conn *db, int64_t team_id, const char *ty
 enum imx_db_status imx_webhooks_ping(struct imx_db_conn *db, int64_t webhook_id,
                                      int64_t *delivery_id, struct imx_db_fault *why);
 
-/* Re-queues a delivered or failed delivery. Returns 1 when queued, 0 when it is pending
- * already, missing or its subscription is disabled, -1 on a database error. */
-int imx_webhooks_redeliver(struct imx_db_conn *db, int64_t delivery_id);
+/* Re-queues a delivered or failed delivery: IMX_DBS_OK when queued, IMX_DBS_NOT_FOUND when it
+ * is pending already, missing or its subscription is disabled, or the failure. */
+enum imx_db_status imx_webhooks_redeliver(struct imx_db_conn *db, int64_t delivery_id,
+                                          struct imx_db_fault *why);
 
 /* Makes new_secret the signing secret; the previous one signs too for overlap_s seconds
- * (86400 in the API). Returns 1, 0 when not found, -1 on a database error. */
-int imx_webhooks_rotate_secret(struct imx_db_conn *db, int64_t webhook_id, const char *new_secret,
-                               unsigned overlap_s);
-
-/* Enables (clearing the failure record) or disables with a reason (failing pending deliveries).
- * Returns 1, 0 when not found, -1 on a database error. */
-int imx_webhooks_set_enabled(struct imx_db_conn *db, int64_t webhook_id, int enabled,
-                             const char *reason);
+ * (86400 in the API): IMX_DBS_OK, IMX_DBS_NOT_FOUND, or the failure. */
+enum imx_db_status imx_webhooks_rotate_secret(struct imx_db_conn *db, int64_t webhook_id,
+                                              const char *new_secret, unsigned overlap_s,
+                                              struct imx_db_fault *why);
 
 /* One claimed delivery. Strings are new (imx_db_webhook_claim_free). */
 struct imx_db_webhook_claim {
@@ -57,10 +55,10 @@ struct imx_db_webhook_claim {
     bool cloudevents; /* a CloudEvents 1.0 structured event: application/cloudevents+json */
 };
 
-/* Leases the next due delivery to worker for lease_ms. Returns 1 with *c filled, 0 when none
- * is due, -1 on a database error. */
-int imx_db_webhook_claim(struct imx_db_conn *db, const char *worker, unsigned lease_ms,
-                         struct imx_db_webhook_claim *c);
+/* Leases the next due delivery to worker for lease_ms: IMX_DBS_OK with *c filled,
+ * IMX_DBS_NOT_FOUND when none is due, or the failure. */
+enum imx_db_status imx_db_webhook_claim(struct imx_db_conn *db, const char *worker,
+                                        unsigned lease_ms, struct imx_db_webhook_claim *c);
 
 void imx_db_webhook_claim_free(struct imx_db_webhook_claim *c);
 
@@ -77,10 +75,13 @@ struct imx_db_webhook_attempt {
     unsigned disable_after_s;
 };
 
-/* Records the attempt and moves the delivery on (imx_webhook_finish). Returns 0 with the
- * resulting state ("pending", "delivered", "failed", "stale") copied into state, or -1. */
-int imx_db_webhook_finish(struct imx_db_conn *db, const struct imx_db_webhook_claim *c,
-                          const struct imx_db_webhook_attempt *a, char *state, size_t len);
+/* Records the attempt and moves the delivery on (imx_webhook_finish): IMX_DBS_OK with the
+ * resulting state ("pending", "delivered", "failed", "stale") copied into state, or the
+ * failure. */
+enum imx_db_status imx_db_webhook_finish(struct imx_db_conn *db,
+                                         const struct imx_db_webhook_claim *c,
+                                         const struct imx_db_webhook_attempt *a, char *state,
+                                         size_t len);
 
 /* The /v1/webhooks and /v1/deliveries API. Each function runs one prepared statement and
  * returns its status with typed outputs or finished JSON text; string arguments are borrowed, NULL
@@ -89,7 +90,7 @@ int imx_db_webhook_finish(struct imx_db_conn *db, const struct imx_db_webhook_cl
 /* The team's subscriptions -> count, after taking the team's webhook-quota lock (held to the end
  * of the transaction), so two creations at once cannot both take the last place. */
 enum imx_db_status imx_db_webhook_count(struct imx_db_conn *c, const char *team_id,
-                                        long long *count);
+                                        long long *count, struct imx_db_fault *why);
 
 /* Creates a subscription -> its id and webhook JSON (the quota is checked with
  * imx_db_webhook_count first, in the same transaction). */
@@ -98,17 +99,19 @@ enum imx_db_status imx_db_webhook_create(struct imx_db_conn *c, const char *team
                                          const char *secret, const char *events,
                                          const char *families, const char *pins,
                                          const char *min_severity, const char *payload_format,
-                                         int64_t *id, struct imx_db_json *doc);
+                                         int64_t *id, struct imx_db_json *doc,
+                                         struct imx_db_fault *why);
 /* Who owns a subscription -> its team (IMX_DBS_NOT_FOUND: none). */
-enum imx_db_status imx_db_webhook_owner(struct imx_db_conn *c, const char *id, int64_t *team_id);
+enum imx_db_status imx_db_webhook_owner(struct imx_db_conn *c, const char *id, int64_t *team_id,
+                                        struct imx_db_fault *why);
 /* -> webhook JSON, with its last delivery (IMX_DBS_NOT_FOUND: none). */
 enum imx_db_status imx_db_webhook_get(struct imx_db_conn *c, const char *id,
-                                      struct imx_db_json *out);
+                                      struct imx_db_json *out, struct imx_db_fault *why);
 /* A team's subscriptions by id, after the keyset id (NULL: from the start), at most limit+1 ->
  * a page of (id, webhook JSON). */
 enum imx_db_status imx_db_webhook_list(struct imx_db_conn *c, const char *team_id,
                                        const char *after_id, const char *limit,
-                                       struct imx_db_page *out);
+                                       struct imx_db_page *out, struct imx_db_fault *why);
 /* Changes the fields given (NULL: unchanged); min_severity changes only when set_severity is
  * "true" (NULL then clears it); payload_format: "imaxe" | "cloudevents" (NULL: keep);
  * IMX_DBS_NOT_FOUND: none. */
@@ -116,19 +119,20 @@ enum imx_db_status imx_db_webhook_update(struct imx_db_conn *c, const char *id, 
                                          const char *url, const char *description,
                                          const char *events, const char *families, const char *pins,
                                          const char *set_severity, const char *min_severity,
-                                         const char *payload_format);
+                                         const char *payload_format, struct imx_db_fault *why);
 /* Enables ("true": clears the failure streak) or disables ("false", with reason; a no-op when
  * disabled already). */
 enum imx_db_status imx_db_webhook_enable(struct imx_db_conn *c, const char *id, const char *enabled,
-                                         const char *reason);
+                                         const char *reason, struct imx_db_fault *why);
 /* Deletes a subscription with its deliveries (IMX_DBS_NOT_FOUND: none). */
-enum imx_db_status imx_db_webhook_delete(struct imx_db_conn *c, const char *id,
-                                         const char *team_id);
+enum imx_db_status imx_db_webhook_delete(struct imx_db_conn *c, const char *id, const char *team_id,
+                                         struct imx_db_fault *why);
 /* A subscription's deliveries, newest first, before the keyset id (NULL: from the newest), in
  * state (NULL: any), at most limit+1 -> a page of (id, delivery JSON with its attempts). */
 enum imx_db_status imx_db_webhook_deliveries(struct imx_db_conn *c, const char *webhook_id,
                                              const char *before_id, const char *state,
-                                             const char *limit, struct imx_db_page *out);
+                                             const char *limit, struct imx_db_page *out,
+                                             struct imx_db_fault *why);
 /* What one retention pass did and saw (imx_db_webhook_prune). */
 struct imx_db_outbox {
     long long deliveries_pruned, events_pruned; /* removed in this pass */
@@ -138,9 +142,9 @@ struct imx_db_outbox {
 
 /* Removes up to batch delivered or failed deliveries (and their attempts) older than
  * retention_days, up to batch events as old with no delivery left, and up to batch expired
- * Idempotency-Key replies; never anything pending. Returns 0 (out filled) or -1. */
-int imx_db_webhook_prune(struct imx_db_conn *db, unsigned retention_days, unsigned batch,
-                         struct imx_db_outbox *out);
+ * Idempotency-Key replies; never anything pending: IMX_DBS_OK (out filled) or the failure. */
+enum imx_db_status imx_db_webhook_prune(struct imx_db_conn *db, unsigned retention_days,
+                                        unsigned batch, struct imx_db_outbox *out);
 
 /* Who owns a delivery. */
 struct imx_db_delivery_owner {
@@ -150,10 +154,11 @@ struct imx_db_delivery_owner {
 };
 /* IMX_DBS_NOT_FOUND: no such delivery. */
 enum imx_db_status imx_db_delivery_owner(struct imx_db_conn *c, const char *id,
-                                         struct imx_db_delivery_owner *out);
+                                         struct imx_db_delivery_owner *out,
+                                         struct imx_db_fault *why);
 /* -> delivery JSON with the payload and every attempt with its response (IMX_DBS_NOT_FOUND:
  * none). */
 enum imx_db_status imx_db_delivery_get(struct imx_db_conn *c, const char *id,
-                                       struct imx_db_json *out);
+                                       struct imx_db_json *out, struct imx_db_fault *why);
 
 #endif

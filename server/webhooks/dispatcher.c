@@ -343,9 +343,10 @@ static void deliver(CURL *curl, const char *worker, unsigned *seed,
     for (int i = 0; i < FINISH_TRIES; i++) {
         enum imx_db_failure why;
         struct imx_db_conn *db = imx_db_acquire(&why);
-        int rc = db ? imx_db_webhook_finish(db, c, &a, state, sizeof state) : -1;
+        enum imx_db_status st =
+            db ? imx_db_webhook_finish(db, c, &a, state, sizeof state) : IMX_DBS_UNAVAILABLE;
         imx_db_release(db);
-        if (rc == 0)
+        if (st == IMX_DBS_OK)
             break;
         struct timespec ts = { 0, 200000000L * (i + 1) };
         nanosleep(&ts, NULL);
@@ -379,7 +380,7 @@ static void prune_outbox(struct imx_db_conn *db, unsigned index)
     long long deliveries = 0, events = 0;
     for (int i = 0; i < RETENTION_BATCHES; i++) {
         struct imx_db_outbox o;
-        if (imx_db_webhook_prune(db, d.retention_days, RETENTION_BATCH, &o) != 0)
+        if (imx_db_webhook_prune(db, d.retention_days, RETENTION_BATCH, &o) != IMX_DBS_OK)
             break;
         deliveries += o.deliveries_pruned;
         events += o.events_pruned;
@@ -415,14 +416,17 @@ static void *worker_main(void *arg)
         enum imx_db_failure why;
         struct imx_db_conn *db = imx_db_acquire(&why);
         prune_outbox(db, index);
-        int got = db ? imx_db_webhook_claim(db, worker, lease_ms, &c) : -1;
+        enum imx_db_status got =
+            db ? imx_db_webhook_claim(db, worker, lease_ms, &c) : IMX_DBS_UNAVAILABLE;
         imx_db_release(db);
-        if (got == 1) {
+        if (got == IMX_DBS_OK) {
             deliver(curl, worker, &seed, &c);
             imx_db_webhook_claim_free(&c);
             continue;
         }
-        wait_for_work(gen, got < 0 && d.poll_ms < 1000 ? 1000 : d.poll_ms);
+        /* None due waits the poll interval; a failure at least a second. */
+        bool failed = got != IMX_DBS_NOT_FOUND;
+        wait_for_work(gen, failed && d.poll_ms < 1000 ? 1000 : d.poll_ms);
     }
     curl_easy_cleanup(curl);
     pthread_mutex_lock(&d.lock);

@@ -226,7 +226,7 @@ static long long publish(const char *family, const char *version, const char *dr
     struct imx_db_conn *c = conn();
     long long id = 0;
     char err[256];
-    enum imx_db_status rc = imx_db_image_insert(c, &in, &id, err, sizeof err);
+    enum imx_db_status rc = imx_db_image_insert(c, &in, &id, err, sizeof err, NULL);
     imx_db_release(c);
     if (rc != IMX_DBS_OK)
         fprintf(stderr, "insert %s %s: %d %s\n", family, version, rc, err);
@@ -238,7 +238,7 @@ static json_t *search(const struct imx_image_search *s)
 {
     struct imx_db_conn *c = conn();
     char *text = NULL;
-    assert_int_equal(imx_db_image_search(c, s, &text), IMX_DBS_OK);
+    assert_int_equal(imx_db_image_search(c, s, &text, NULL), IMX_DBS_OK);
     imx_db_release(c);
     json_t *j = json_loads(text, 0, NULL);
     free(text);
@@ -301,7 +301,7 @@ static void facet_counts_equal_filtered_counts(void **state)
     struct imx_image_search all = { .family = "facet-test", .limit = 200 };
     struct imx_db_conn *c = conn();
     char *text;
-    assert_int_equal(imx_db_image_facets(c, &all, &text), IMX_DBS_OK);
+    assert_int_equal(imx_db_image_facets(c, &all, &text, NULL), IMX_DBS_OK);
     imx_db_release(c);
     json_t *f = json_loads(text, 0, NULL);
     free(text);
@@ -389,9 +389,9 @@ static void keyset_pages_never_repeat_or_skip(void **state)
                                     .cursor = "p:1:123" };
     struct imx_db_conn *c = conn();
     char *text;
-    assert_int_equal(imx_db_image_search(c, &bad, &text), IMX_DBS_INVALID);
+    assert_int_equal(imx_db_image_search(c, &bad, &text, NULL), IMX_DBS_INVALID);
     bad.cursor = "f:1:x' OR 1=1";
-    assert_int_equal(imx_db_image_search(c, &bad, &text), IMX_DBS_INVALID);
+    assert_int_equal(imx_db_image_search(c, &bad, &text, NULL), IMX_DBS_INVALID);
     imx_db_release(c);
 }
 
@@ -406,7 +406,7 @@ static json_t *resolve(const char *family, const char *region, const char *drive
     }
     struct imx_db_conn *c = conn();
     char *text;
-    assert_int_equal(imx_db_image_resolve(c, &r, &text), IMX_DBS_OK);
+    assert_int_equal(imx_db_image_resolve(c, &r, &text, NULL), IMX_DBS_OK);
     imx_db_release(c);
     json_t *j = json_loads(text, 0, NULL);
     free(text);
@@ -467,7 +467,7 @@ static void get_compare_and_lineage(void **state)
     long long m = publish("lineage-model", "1", "580.105.08", "13.0.2", "us-east-1", "H100", p);
     struct imx_db_conn *c = conn();
     char *json, *etag;
-    assert_int_equal(imx_db_image_get(c, p, &json, &etag), IMX_DBS_OK);
+    assert_int_equal(imx_db_image_get(c, p, &json, &etag, NULL), IMX_DBS_OK);
     json_t *j = json_loads(json, 0, NULL);
     /* The detail does not list children (unbounded): the lineage does. */
     assert_null(json_object_get(j, "children"));
@@ -477,10 +477,10 @@ static void get_compare_and_lineage(void **state)
     json_decref(j);
     free(json);
     free(etag);
-    assert_int_equal(imx_db_image_get(c, 999999, &json, &etag), IMX_DBS_NOT_FOUND);
+    assert_int_equal(imx_db_image_get(c, 999999, &json, &etag, NULL), IMX_DBS_NOT_FOUND);
 
     long long ids[] = { p, m };
-    assert_int_equal(imx_db_image_compare(c, ids, 2, &json, NULL), IMX_DBS_OK);
+    assert_int_equal(imx_db_image_compare(c, ids, 2, &json, NULL, NULL), IMX_DBS_OK);
     j = json_loads(json, 0, NULL);
     json_t *e;
     size_t k;
@@ -497,7 +497,7 @@ static void get_compare_and_lineage(void **state)
     free(json);
     long long bad[] = { p, 999999 };
     long long missing;
-    assert_int_equal(imx_db_image_compare(c, bad, 2, &json, &missing), IMX_DBS_NOT_FOUND);
+    assert_int_equal(imx_db_image_compare(c, bad, 2, &json, &missing, NULL), IMX_DBS_NOT_FOUND);
     assert_int_equal(missing, 999999);
 
     /* Duplicate family+version is a conflict. */
@@ -512,10 +512,10 @@ static void get_compare_and_lineage(void **state)
                                  .boot_seconds = -1,
                                  .size_gb = -1 };
     long long id;
-    assert_int_equal(imx_db_image_insert(c, &dup, &id, NULL, 0), IMX_DBS_CONFLICT);
+    assert_int_equal(imx_db_image_insert(c, &dup, &id, NULL, 0, NULL), IMX_DBS_CONFLICT);
     dup.version = "2";
     dup.provider = "ibm";
-    assert_int_equal(imx_db_image_insert(c, &dup, &id, NULL, 0), IMX_DBS_INVALID);
+    assert_int_equal(imx_db_image_insert(c, &dup, &id, NULL, 0, NULL), IMX_DBS_INVALID);
     imx_db_release(c);
 }
 

@@ -115,7 +115,7 @@ static void costs_for_images_best_per_model_and_scoped(void **state)
     long long ids[] = { img1, img2 };
     struct imx_cost_scope sa = { .user_id = user_a }, sb = { .user_id = user_b };
     char *text = NULL;
-    assert_int_equal(imx_db_costs_for_images(c, ids, 2, &sa, &text), 0);
+    assert_int_equal(imx_db_costs_for_images(c, ids, 2, &sa, &text), IMX_DBS_OK);
     json_t *j = json_loads(text, 0, NULL);
     free(text);
     char key[24];
@@ -139,14 +139,14 @@ static void costs_for_images_best_per_model_and_scoped(void **state)
     json_decref(j);
 
     /* Team b's member sees no costs for the same images. */
-    assert_int_equal(imx_db_costs_for_images(c, ids, 2, &sb, &text), 0);
+    assert_int_equal(imx_db_costs_for_images(c, ids, 2, &sb, &text), IMX_DBS_OK);
     j = json_loads(text, 0, NULL);
     free(text);
     snprintf(key, sizeof key, "%lld", img1);
     assert_int_equal(json_object_size(json_object_get(json_object_get(j, key), "best_cost_per_1k")),
                      0);
     json_decref(j);
-    assert_int_equal(imx_db_costs_for_images(c, ids, 0, &sa, &text), -1);
+    assert_int_equal(imx_db_costs_for_images(c, ids, 0, &sa, &text), IMX_DBS_INVALID);
     assert_null(text);
     imx_db_release(c);
 }

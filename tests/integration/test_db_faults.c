@@ -1,5 +1,6 @@
 /* Database faults and start-up: readiness while PostgreSQL is down and after it returns, two
- * servers migrating one empty database at once, a broken migration, and the SIGTERM drain. */
+ * servers migrating one empty database at once, a broken migration, the SIGTERM drain, and a
+ * statement past its timeout. */
 #include "harness.h"
 
 #include <arpa/inet.h>
@@ -197,6 +198,42 @@ static void sigterm_finishes_in_flight_requests_then_exits(void **state)
     assert_true(imx_t_log_contains(&srv, "\"msg\":\"stopped\""));
 }
 
+/* A statement that runs past IMAXE_STATEMENT_TIMEOUT_MS answers 503 query-timeout, not a lost
+ * database: the operation hands its failure's detail back (db/status.h, why) to the generic
+ * replies, on a read (a page of teams) and inside a write's transaction (a new team). */
+static void a_timed_out_statement_answers_query_timeout(void **state)
+{
+    (void)state;
+    struct imx_srv s;
+    char db[1024], admin[4096];
+    static const char *const env[] = { "IMAXE_STATEMENT_TIMEOUT_MS=1000", NULL };
+    assert_int_equal(imx_t_server_up(&s, "faults_timeout", env, db, sizeof db, admin, sizeof admin),
+                     0);
+    /* A second session holds the table both statements need. */
+    PGconn *lock = PQconnectdb(db);
+    assert_int_equal(PQstatus(lock), CONNECTION_OK);
+    PQclear(PQexec(lock, "BEGIN"));
+    PGresult *lr = PQexec(lock, "LOCK TABLE teams IN ACCESS EXCLUSIVE MODE");
+    assert_int_equal(PQresultStatus(lr), PGRES_COMMAND_OK);
+    PQclear(lr);
+    static const char *const calls[][3] = {
+        { "GET", "/v1/teams", NULL },
+        { "POST", "/v1/teams", "{\"slug\":\"late\",\"name\":\"Late\"}" },
+    };
+    for (size_t i = 0; i < sizeof calls / sizeof calls[0]; i++) {
+        struct imx_res res;
+        assert_int_equal(imx_t_http_as(&s, admin, calls[i][0], calls[i][1], calls[i][2], &res), 0);
+        printf("%s %s with teams locked -> %ld %s\n", calls[i][0], calls[i][1], res.status,
+               res.body);
+        imx_t_assert_problem(&res, 503);
+        assert_non_null(strstr(res.body, "/problems/query-timeout"));
+        imx_t_res_free(&res);
+    }
+    PQclear(PQexec(lock, "ROLLBACK"));
+    PQfinish(lock);
+    assert_int_equal(imx_t_server_stop(&s, SIGTERM, 15), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -205,6 +242,7 @@ int main(void)
         cmocka_unit_test(broken_migration_refuses_to_start_and_keeps_nothing),
         cmocka_unit_test(migrate_subcommand_applies_and_exits),
         cmocka_unit_test(sigterm_finishes_in_flight_requests_then_exits),
+        cmocka_unit_test(a_timed_out_statement_answers_query_timeout),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -93,9 +93,8 @@ static void enqueue(long long team, const char *type, int n, long long *ids)
         json_t *data = json_pack("{s:i, s:s}", "seq", i, "family", "pytorch-2.9-ubuntu24.04");
         const char *fam[] = { "pytorch-2.9-ubuntu24.04", NULL };
         int64_t id = 0;
-        char state[6];
-        assert_int_equal(imx_webhooks_enqueue(c, team, type, data, fam, NULL, "high", &id, state),
-                         0);
+        assert_int_equal(imx_webhooks_enqueue(c, team, type, data, fam, NULL, "high", &id),
+                         IMX_DBS_OK);
         if (ids)
             ids[i] = id;
         json_decref(data);
@@ -182,7 +181,7 @@ static void signatures_verify_with_standardwebhooks_across_rotation(void **state
 
     enum imx_db_failure why;
     struct imx_db_conn *c = imx_db_acquire(&why);
-    assert_int_equal(imx_webhooks_rotate_secret(c, wh, s2, 86400), 1);
+    assert_int_equal(imx_webhooks_rotate_secret(c, wh, s2, 86400, NULL), IMX_DBS_OK);
     imx_db_release(c);
     enqueue(f.team, "pin.moved", 2, ids + 3);
     assert_sql(f.db, "SELECT count(*) FROM webhook_deliveries WHERE state = 'delivered'", "5",
@@ -244,8 +243,9 @@ static void signatures_verify_with_standardwebhooks_across_rotation(void **state
     /* Both in one transaction: a dispatcher woken by the first could otherwise deliver it
      * before the second call looks. */
     assert_int_equal(imx_db_command(c, "BEGIN"), 0);
-    assert_int_equal(imx_webhooks_redeliver(c, ping), 1);
-    assert_int_equal(imx_webhooks_redeliver(c, ping), 0); /* pending already */
+    assert_int_equal(imx_webhooks_redeliver(c, ping, NULL), IMX_DBS_OK);
+    assert_int_equal(imx_webhooks_redeliver(c, ping, NULL),
+                     IMX_DBS_NOT_FOUND); /* pending already */
     assert_int_equal(imx_db_command(c, "COMMIT"), 0);
     imx_db_release(c);
     assert_sql(f.db, "SELECT count(*) FROM webhook_attempts", "7", 20000);
