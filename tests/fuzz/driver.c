@@ -2,6 +2,7 @@
  * fixed-seed generator and byte edits, and the deterministic run ctest uses (unit.fuzz_*). */
 #include "driver.h"
 
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -89,8 +90,8 @@ int main(int argc, char **argv)
     if (!buf)
         return 1;
     uint64_t rng = r->rng;
-    if (r->setup)
-        r->setup();
+    if (r->jansson_seed)
+        json_object_seed(1);
     for (size_t i = 0; i < r->nseeds; i++)
         LLVMFuzzerTestOneInput((const uint8_t *)r->seeds[i], seed_len(r, r->seeds[i]));
     for (long it = 0; it < r->iterations; it++) {

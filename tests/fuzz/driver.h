@@ -6,6 +6,7 @@
 #ifndef IMX_FUZZ_DRIVER_H
 #define IMX_FUZZ_DRIVER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -50,10 +51,10 @@ struct imx_fuzz_replay {
     size_t head;
     const char *alphabet;
     unsigned max_edits, raw_one_in;
-    size_t cap;          /* the longest input the edits make */
-    long iterations;     /* mutants, after the seeds */
-    uint64_t rng;        /* the generator's fixed, nonzero start */
-    void (*setup)(void); /* before the first input (e.g. jansson's hash seed) */
+    size_t cap;        /* the longest input the edits make */
+    long iterations;   /* mutants, after the seeds */
+    uint64_t rng;      /* the generator's fixed, nonzero start */
+    bool jansson_seed; /* a fixed hash seed, so that objects iterate in the same order */
     /* Instead of the default edits: varies buf[0..*len) in place, at most cap bytes. */
     void (*mutate)(uint64_t *rng, unsigned char *buf, size_t *len, size_t cap);
     /* Instead of picking a seed at all: writes one input of at most cap bytes, returns its

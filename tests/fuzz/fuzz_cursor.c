@@ -82,11 +82,6 @@ static const char *const seeds[] = {
     ".",
 };
 
-static void setup(void)
-{
-    json_object_seed(1);
-}
-
 const struct imx_fuzz_replay imx_fuzz_replay = {
     IMX_FUZZ_SEEDS(seeds),
     .alphabet = "[]{}\",:0123456789-.eAZaz_\\u ",
@@ -95,7 +90,7 @@ const struct imx_fuzz_replay imx_fuzz_replay = {
     .cap = FUZZ_INPUT_MAX - 1,
     .iterations = 20000,
     .rng = 0xda3e39cb94b95bdbu,
-    .setup = setup,
+    .jansson_seed = true,
 };
 
 #endif /* IMX_LIBFUZZER */

@@ -125,11 +125,6 @@ static const char *const seeds[] = {
     "{} x",
 };
 
-static void setup(void)
-{
-    json_object_seed(1);
-}
-
 static void report(void)
 {
     printf(", %ld of them JSON", loaded);
@@ -143,7 +138,7 @@ const struct imx_fuzz_replay imx_fuzz_replay = {
     .cap = FUZZ_INPUT_MAX,
     .iterations = 1000000,
     .rng = 0x9e3779b97f4a7c15u,
-    .setup = setup,
+    .jansson_seed = true,
     .report = report,
 };
 

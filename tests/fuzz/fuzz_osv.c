@@ -66,11 +66,6 @@ static const char *const seeds[] = {
     "[{\"ranges\":[{\"type\":\"GIT\",\"events\":[{\"introduced\":\"abc\"}]}]}]}",
 };
 
-static void setup(void)
-{
-    json_object_seed(1);
-}
-
 const struct imx_fuzz_replay imx_fuzz_replay = {
     IMX_FUZZ_SEEDS(seeds),
     /* Edits that keep JSON often well-formed: digits, quotes, separators, UTF-8 bytes. */
@@ -79,7 +74,7 @@ const struct imx_fuzz_replay imx_fuzz_replay = {
     .cap = FUZZ_INPUT_MAX - 1,
     .iterations = 40000,
     .rng = 0x9e3779b97f4a7c15u,
-    .setup = setup,
+    .jansson_seed = true,
 };
 
 #endif /* IMX_LIBFUZZER */

@@ -90,11 +90,6 @@ static const char *const seeds[] = {
     "pkg:rpm/amzn/glibc@2.34-100.amzn2023?distro=amazonlinux-2023&epoch=0",
 };
 
-static void setup(void)
-{
-    json_object_seed(1);
-}
-
 const struct imx_fuzz_replay imx_fuzz_replay = {
     IMX_FUZZ_SEEDS(seeds),
     .alphabet = "pkg:deb/rpmubntu@%3A2B?&=.-_0123456789\"{}[],:",
@@ -103,7 +98,7 @@ const struct imx_fuzz_replay imx_fuzz_replay = {
     .cap = FUZZ_INPUT_MAX - 1,
     .iterations = 30000,
     .rng = 0x2545f4914f6cdd1du,
-    .setup = setup,
+    .jansson_seed = true,
 };
 
 #endif /* IMX_LIBFUZZER */
