@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "api/api.h"
-#include "auth/auth.h"
+#include "api/images_internal.h"
 #include "auth/docsign.h"
 #include "db/vex.h"
 #include "domain/vex.h"
@@ -122,38 +122,17 @@ void imx_api_vex_keys(struct imx_req *r)
 
 void imx_api_image_vex(struct imx_req *r)
 {
-    unsigned long long id;
-    if (imx_parse_uint(imx_req_param(r, "id"), 1, INT64_MAX, &id) != 0) {
-        imx_reply_problem(r, IMX_E_NOT_FOUND, "No such image");
-        return;
-    }
-    struct imx_db_conn *c = imx_api_db_read(r);
+    long long id = imx_img_path_id(r);
+    struct imx_db_conn *c = id ? imx_api_db_read(r) : NULL;
     if (c)
-        reply_vex(r, c, (long long)id);
+        reply_vex(r, c, id);
 }
 
 void imx_api_pin_vex(struct imx_req *r)
 {
-    unsigned long long id;
-    if (imx_parse_uint(imx_req_param(r, "id"), 1, INT64_MAX, &id) != 0) {
-        imx_reply_problem(r, IMX_E_NOT_FOUND, "No such pin");
-        return;
-    }
-    struct imx_db_conn *c = imx_api_db_read(r);
-    if (!c)
-        return;
     char pin[24];
-    snprintf(pin, sizeof pin, "%llu", id);
-    int64_t team_id, image_id;
-    enum imx_db_status rc = imx_db_pin_target(c, pin, &team_id, &image_id);
-    if (rc == IMX_DBS_NOT_FOUND) {
-        imx_reply_problem(r, IMX_E_NOT_FOUND, "No such pin");
-        return;
-    }
-    if (rc != IMX_DBS_OK) {
-        imx_api_reply_db_status(r, rc);
-        return;
-    }
-    if (imx_auth_team_id(r, team_id, IMX_ROLE_VIEWER))
+    int64_t image_id;
+    struct imx_db_conn *c = imx_api_pin_image(r, pin, &image_id);
+    if (c)
         reply_vex(r, c, (long long)image_id);
 }
