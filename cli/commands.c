@@ -42,7 +42,8 @@ static const struct imx_cli_opt login_opts[] = {
     { "email", 'e', V, NULL, "sign in as this user" },
     { "password-stdin", 0, F, NULL,
       "read the password from stdin (else IMAXE_PASSWORD, else a prompt)" },
-    { "api-token", 0, V, NULL, "store this API token (imx_...) instead of signing in" },
+    { "api-token", 0, V, NULL,
+      "store this API token (imx_...) instead of signing in (as --token)" },
     { "sso", 0, F, NULL,
       "sign in with the identity provider: open the URL shown and enter the code (RFC 8628)" },
     { NULL, 0, 0, NULL, NULL },
@@ -74,6 +75,20 @@ static const struct imx_cli_opt api_opts[] = {
 };
 
 static const struct imx_cli_opt limit_opts[] = {
+    { "limit", 'n', V, "limit", "items a page" },
+    { NULL, 0, 0, NULL, NULL },
+};
+
+static const struct imx_cli_opt reapply_opts[] = {
+    { "after", 0, V, "after", "start after this advisory id (the last page's next_after)" },
+    { "limit", 'n', V, "limit", "advisories this request applies" },
+    { NULL, 0, 0, NULL, NULL },
+};
+
+static const struct imx_cli_opt instance_type_opts[] = {
+    { "provider", 0, V, "provider", "aws, gcp, azure, ..." },
+    { "gpu", 0, V, "gpu", "GPU model, e.g. H100" },
+    { "family", 0, V, "family", "instance family, e.g. p5" },
     { "limit", 'n', V, "limit", "items a page" },
     { NULL, 0, 0, NULL, NULL },
 };
@@ -697,7 +712,7 @@ static int run_login(const struct imx_cli_cmd *cmd, struct imx_cli_ctx *ctx)
             goto out;
     } else {
         if (!email) {
-            imx_cli_err("login needs --email, --sso or --api-token");
+            imx_cli_err("login needs --email, --sso or --token (an API token, imx_...)");
             goto out;
         }
         const char *env = getenv("IMAXE_PASSWORD");
@@ -745,7 +760,8 @@ static int run_login(const struct imx_cli_cmd *cmd, struct imx_cli_ctx *ctx)
         goto out;
     }
     imx_cli_config_path(path, sizeof path);
-    fprintf(stderr, "imaxe: signed in to %s; token stored in %s\n", cfg.url, path);
+    fprintf(stderr, "imaxe: signed in to %s; token stored in %s%s%s%s\n", cfg.url, path,
+            cfg.profile[0] ? " (profile " : "", cfg.profile, cfg.profile[0] ? ")" : "");
     code = IMX_CLI_EXIT_OK;
 out:
     memset(password, 0, sizeof password);
@@ -924,7 +940,9 @@ static int run_images_import(const struct imx_cli_cmd *cmd, struct imx_cli_ctx *
         imx_cli_err("%s holds no manifest", file);
         return IMX_CLI_EXIT_USAGE;
     }
-    bool progress = isatty(2) && total > IMPORT_BATCH;
+    /* On a terminal, a line after each request says how far the import is (a line each, so that
+     * an error of the next request starts a line of its own). */
+    bool progress = isatty(2);
     json_t *results = json_array();
     int code = IMX_CLI_EXIT_OK;
     for (size_t from = 0; from < total && code == IMX_CLI_EXIT_OK; from += IMPORT_BATCH) {
@@ -966,14 +984,12 @@ static int run_images_import(const struct imx_cli_cmd *cmd, struct imx_cli_ctx *
             imx_cli_err("manifests %zu-%zu were refused (nothing of them imported); 1-%zu were "
                         "imported by the requests before",
                         from + 1, to, from);
-        else if (progress)
-            fprintf(stderr, "\rimported %zu of %zu", to, total);
+        else if (progress && code == 0)
+            fprintf(stderr, "imported %zu of %zu\n", to, total);
         json_decref(doc);
         imx_cli_resp_free(&r);
         imx_cli_buf_free(&nd);
     }
-    if (progress)
-        fputc('\n', stderr);
     int out = json_array_size(results) ? imx_cli_print_doc(ctx, results, "line,family,version,id")
                                        : IMX_CLI_EXIT_OK;
     json_decref(results);
@@ -1463,7 +1479,8 @@ const struct imx_cli_cmd imx_cli_commands[] = {
     { "login", NULL, "", 0, 0, "Sign in and store the token (mode 0600) for later commands",
       "imaxe login --url http://127.0.0.1:8080 --email admin@imaxe.local --password-stdin"
       " <<<imaxe-demo-admin\n"
-      "imaxe login --api-token \"$IMAXE_TOKEN\"",
+      "imaxe login --url https://imaxe.example.com --sso\n"
+      "imaxe login --url http://127.0.0.1:8080 --token imx_...",
       login_opts, NULL, NULL, IMX_CLI_BODY_NONE, NULL, run_login, true },
     { "images", "search", "", 0, 0, "Search the catalog (keyset pages; --all for every page)",
       "imaxe images search --gpu hopper -c 'cuda:>=12.4' --region us-east-1\n"
@@ -1669,6 +1686,57 @@ const struct imx_cli_cmd imx_cli_commands[] = {
     { "advisories", "withdraw", "ID", 1, 1, "Withdraw an advisory (it then affects nothing)",
       "imaxe advisories withdraw NVIDIA-5703 --reason 'published in error'", withdraw_opts,
       "DELETE", "/v1/advisories/{0}", IMX_CLI_BODY_NONE, NULL, imx_cli_run_conditional, false },
+    /* The remaining writes of the API: reference data, instance types and prices, re-applying
+     * advisories, and sign-ins (sessions). */
+    { "advisories", "reapply", "", 0, 0,
+      "Apply kept bulletins again after a reference change, a page a call (global admins)",
+      "imaxe advisories reapply --limit 100", reapply_opts, "POST", "/v1/advisories:reapply",
+      IMX_CLI_BODY_NONE, NULL, NULL, false },
+    { "reference", "list", "TABLE", 1, 1, "Rows of a reference table (gpu, driver_branch, ...)",
+      "imaxe reference list gpu --all -o ndjson", limit_opts, "GET", "/v1/reference/{0}",
+      IMX_CLI_BODY_NONE, NULL, NULL, false },
+    { "reference", "import", "[FILE]", 0, 1,
+      "Import a reference data set, all or nothing (JSON; global admins)",
+      "imaxe reference import knowledge.json", no_opts, "POST", "/v1/reference", IMX_CLI_BODY_JSON,
+      NULL, NULL, false },
+    { "reference", "create", "TABLE [FILE]", 1, 2, "Add a row to a reference table (JSON)",
+      "imaxe reference create driver_branch row.json", no_opts, "POST", "/v1/reference/{0}",
+      IMX_CLI_BODY_JSON, NULL, NULL, false },
+    { "reference", "update", "TABLE [FILE]", 1, 2,
+      "Correct a row of a reference table (JSON; the table's ETag is sent as If-Match)",
+      "imaxe reference update driver_branch row.json", no_opts, "PUT", "/v1/reference/{0}",
+      IMX_CLI_BODY_JSON, NULL, imx_cli_run_conditional, false },
+    { "instance-types", "list", "", 0, 0, "Instance types with their GPUs",
+      "imaxe instance-types list --gpu H100", instance_type_opts, "GET", "/v1/instance-types",
+      IMX_CLI_BODY_NONE, "provider,instance_type,gpu_model,gpu_count,vcpus,memory_gib", NULL,
+      false },
+    { "instance-types", "get", "PROVIDER TYPE", 2, 2, "One instance type with its dated prices",
+      "imaxe instance-types get aws p5.48xlarge", no_opts, "GET", "/v1/instance-types/{0}/{1}",
+      IMX_CLI_BODY_NONE, NULL, NULL, false },
+    { "instance-types", "create", "[FILE]", 0, 1, "Add an instance type (JSON; global admins)",
+      "imaxe instance-types create type.json", no_opts, "POST", "/v1/instance-types",
+      IMX_CLI_BODY_JSON, NULL, NULL, false },
+    { "instance-types", "update", "PROVIDER TYPE [FILE]", 2, 3,
+      "Correct an instance type (JSON; its ETag is sent as If-Match)",
+      "imaxe instance-types update aws p5.48xlarge type.json", no_opts, "PUT",
+      "/v1/instance-types/{0}/{1}", IMX_CLI_BODY_JSON, NULL, imx_cli_run_conditional, false },
+    { "instance-types", "price", "PROVIDER TYPE [FILE]", 2, 3,
+      "Add a dated price (JSON: pricing, region, price_per_hour, valid_from)",
+      "echo '{\"pricing\":\"spot\",\"region\":\"us-east-1\",\"price_per_hour\":21.5}' | "
+      "imaxe instance-types price aws p5.48xlarge",
+      no_opts, "POST", "/v1/instance-types/{0}/{1}/prices", IMX_CLI_BODY_JSON, NULL, NULL, false },
+    { "sessions", "list", "", 0, 0, "Your sign-ins: browser sessions and command lines",
+      "imaxe sessions list", no_opts, "GET", "/v1/sessions", IMX_CLI_BODY_NONE,
+      "id,kind,via,user_agent,last_seen_at,current", NULL, false },
+    { "sessions", "revoke", "ID", 1, 1, "End a sign-in at once (yours; anyone's for global admins)",
+      "imaxe sessions revoke 12", no_opts, "DELETE", "/v1/sessions/{0}", IMX_CLI_BODY_NONE, NULL,
+      NULL, false },
+    { "users", "sessions", "ID", 1, 1, "A user's sign-ins (global admins)",
+      "imaxe users sessions 2", no_opts, "GET", "/v1/users/{0}/sessions", IMX_CLI_BODY_NONE,
+      "id,kind,via,user_agent,last_seen_at", NULL, false },
+    { "users", "sign-out", "ID", 1, 1, "End every sign-in of a user at once (global admins)",
+      "imaxe users sign-out 2", no_opts, "DELETE", "/v1/users/{0}/sessions", IMX_CLI_BODY_NONE,
+      NULL, NULL, false },
     { "api", NULL, "METHOD PATH", 2, 2,
       "Any API request with your sign-in (as `gh api`), for what no verb covers",
       "imaxe api GET /images/4/patch\nimaxe api POST /v1/pins --data @pin.json\n"

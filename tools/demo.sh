@@ -9,7 +9,12 @@ cd "$(dirname "$0")/.."
 # The catalog and advisory tables appear when the server first migrates; wait a little for them.
 for _ in $(seq 1 50); do
     if [ "$(psql "$IMAXE_DATABASE_URL" -XAtqc "SELECT to_regclass('public.advisory_ranges') IS NOT NULL" 2>/dev/null)" = t ]; then
-        psql "$IMAXE_DATABASE_URL" -Xq -v ON_ERROR_STOP=1 -f tools/demo/catalog.sql
+        # Said here rather than as psql's raw "NOTICE: demo catalog already loaded".
+        if [ "$(psql "$IMAXE_DATABASE_URL" -XAtqc "SELECT EXISTS (SELECT FROM teams WHERE slug = 'demo-platform')")" = t ]; then
+            echo "demo: the demo catalog is already loaded"
+        else
+            psql "$IMAXE_DATABASE_URL" -Xq -v ON_ERROR_STOP=1 -f tools/demo/catalog.sql
+        fi
         psql "$IMAXE_DATABASE_URL" -Xq -v ON_ERROR_STOP=1 -f tools/demo/advisories.sql
         # Rows written with SQL bypass the publish and advisory use cases: compute every image's
         # and pin's patch status from scratch once (announcing nothing).

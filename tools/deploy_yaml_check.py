@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Checks deploy/compose.yaml, deploy/nginx.conf and deploy/k8s/ parse and hang together.
+"""Checks deploy/compose.yaml, deploy/nginx.conf and deploy/k8s/ parse and hang together, and
+that every recipe (those two and the systemd unit) sets the first admin from a secret.
 
   deploy_yaml_check.py             the files under deploy/
   deploy_yaml_check.py --rendered  `kubectl kustomize` output of the example overlay, on stdin
@@ -54,6 +55,16 @@ def check_compose():
     for name, s in services.items():
         for secret in s.get("secrets", []):
             check(secret in declared, f"compose: {name} uses undeclared secret {secret}")
+
+    # The first admin: its email from the environment, its password from a secret of the service.
+    for name in servers:
+        s = services[name]
+        env = s.get("environment", {})
+        pw = env.get("IMAXE_ADMIN_PASSWORD_FILE", "")
+        check("IMAXE_ADMIN_EMAIL" in env, f"compose: {name} sets no IMAXE_ADMIN_EMAIL")
+        check(pw.startswith("/run/secrets/") and pw[len("/run/secrets/"):] in s.get("secrets", []),
+              f"compose: {name}'s IMAXE_ADMIN_PASSWORD_FILE ({pw or 'unset'}) is not one of its "
+              "secrets")
 
     # nginx balances exactly the serving replicas.
     with open(os.path.join(DEPLOY, "nginx.conf"), encoding="utf-8") as f:
@@ -123,9 +134,42 @@ def check_objects(objs, where):
         check(sc.get("capabilities", {}).get("drop") == ["ALL"], f"{where}: capabilities kept")
         res = c.get("resources", {})
         check("requests" in res and "limits" in res, f"{where}: no resource requests/limits")
+        # The first admin's password is a file of a mounted Secret that holds that key.
+        env = {e["name"]: e.get("value", "") for e in c.get("env", [])}
+        pw = env.get("IMAXE_ADMIN_PASSWORD_FILE", "")
+        secret_vols = {v["name"]: v["secret"]["secretName"] for v in pod.get("volumes", [])
+                       if "secret" in v}
+        mounted = [(m["mountPath"].rstrip("/") + "/", secret_vols[m["name"]])
+                   for m in c.get("volumeMounts", []) if m["name"] in secret_vols]
+        holder = [(sec, pw[len(path):]) for path, sec in mounted if pw.startswith(path)]
+        check(holder, f"{where}: IMAXE_ADMIN_PASSWORD_FILE ({pw or 'unset'}) is not in a mounted "
+              "Secret")
+        for sec, key in holder:
+            keys = [k for d in objs.get("Secret", []) if d["metadata"]["name"] == sec
+                    for k in list(d.get("stringData", {})) + list(d.get("data", {}))]
+            check(key in keys, f"{where}: Secret {sec} has no {key} for the first admin")
+        check(any("IMAXE_ADMIN_EMAIL" in d.get("data", {}) for d in objs.get("ConfigMap", [])),
+              f"{where}: no ConfigMap sets IMAXE_ADMIN_EMAIL")
     for job in objs.get("Job", []):
         (c,) = job["spec"]["template"]["spec"]["containers"]
         check(c.get("args") == ["migrate"], f"{where}: the Job does not run `imaxe-server migrate`")
+
+
+def check_systemd():
+    """The unit hands the first admin's password over as a credential, never the environment."""
+    with open(os.path.join(DEPLOY, "imaxe.service"), encoding="utf-8") as f:
+        unit = f.read()
+    cred = re.search(r"^LoadCredential=admin-password:(\S+)$", unit, re.M)
+    check(cred, "imaxe.service: no LoadCredential=admin-password:...")
+    check(re.search(r"^Environment=IMAXE_ADMIN_PASSWORD_FILE=%d/admin-password$", unit, re.M),
+          "imaxe.service: IMAXE_ADMIN_PASSWORD_FILE is not the admin-password credential")
+    check(not re.search(r"^Environment=IMAXE_ADMIN_PASSWORD=", unit, re.M),
+          "imaxe.service: the admin password is in the environment")
+    with open(os.path.join(DEPLOY, "imaxe.env.example"), encoding="utf-8") as f:
+        check(re.search(r"^IMAXE_ADMIN_EMAIL=\S+", f.read(), re.M),
+              "imaxe.env.example: no IMAXE_ADMIN_EMAIL")
+    print("imaxe.service: the first admin from the admin-password credential "
+          f"({cred.group(1) if cred else '?'})")
 
 
 def check_rendered():
@@ -152,6 +196,7 @@ def main():
         else:
             check_compose()
             check_kustomizations()
+            check_systemd()
     except (yaml.YAMLError, OSError, KeyError, TypeError, ValueError) as e:
         problems.append(f"{type(e).__name__}: {e}")
     for p in problems:

@@ -7,7 +7,8 @@ tools/reference/knowledge_facts_NNNN.csv, generated with --src and --out into th
 migration, migrations/NNNN_knowledge_facts.sql, and listed in tests/reference/test_generated.sh.
 
 Usage:  tools/gen_knowledge.py [--src CSV] [--out FILE]   ('-' writes to standard output)
-        tools/gen_knowledge.py --table nccl|dcgm|nvidia_product|nvidia_product_0300|eol|eol_0350
+        tools/gen_knowledge.py --table nccl|dcgm|nvidia_product|nvidia_product_0300|eol|eol_0350|
+                                  version_alias_0371|nvidia_product_0372
                                   [--src CSV] [--out FILE]
                                   (migrations/0056_nccl_rows.sql from tools/reference/nccl.csv,
                                    migrations/0058_dcgm_rows.sql from tools/reference/dcgm.csv,
@@ -17,7 +18,11 @@ Usage:  tools/gen_knowledge.py [--src CSV] [--out FILE]   ('-' writes to standar
                                    tools/reference/nvidia_products_0300.csv (new keys only),
                                    migrations/0261_eol_rows.sql from tools/reference/eol.csv,
                                    migrations/0350_eol_rows_more.sql from
-                                   tools/reference/eol_0350.csv: rows new or replacing)
+                                   tools/reference/eol_0350.csv: rows new or replacing,
+                                   migrations/0371_version_alias_rows.sql from
+                                   tools/reference/version_alias_0371.csv,
+                                   migrations/0372_nvidia_product_rows_more.sql from
+                                   tools/reference/nvidia_products_0372.csv (new keys only))
 
 Facts added after migration 0016, one cell a line: table, key (the row's primary key), column,
 value, status (CONFIRMED / SECONDARY / UNCONFIRMED), source (an https URL) and notes. A
@@ -84,11 +89,25 @@ ROW_TABLES = {
     # replacing its key's row of an earlier file (RHEL and Rocky 9, undated in 0261).
     'eol_0350': ('eol_0350.csv', '0350_eol_rows_more.sql', 'ref_eol',
                  ['kind', 'component', 'release', 'eol', 'basis', 'status', 'source', 'notes']),
+    # A component's own version -> the release the catalog records (Triton server 2.40.0 = NGC
+    # container 23.11), read by the CSAF import; the CSV is what tools/triton_releases.py reads
+    # from the server repository's release branches (schema in 0370).
+    # nvJPEG2000, nvTIFF and NemoClaw on the platforms an image carries them (new keys: their
+    # 'any' rows of 0300 keep answering for Windows and macOS).
+    'nvidia_product_0372': ('nvidia_products_0372.csv', '0372_nvidia_product_rows_more.sql',
+                            'ref_nvidia_product',
+                            ['match', 'platform', 'component', 'branched', 'status', 'source',
+                             'notes']),
+    'version_alias_0371': ('version_alias_0371.csv', '0371_version_alias_rows.sql',
+                           'ref_version_alias',
+                           ['component', 'version', 'release', 'status', 'source', 'notes']),
 }
 # Tables whose rows continue another's: name -> the earlier CSVs, whose keys they may not repeat.
-CONTINUES = {'nvidia_product_0300': ['nvidia_products.csv']}
+CONTINUES = {'nvidia_product_0300': ['nvidia_products.csv'],
+             'nvidia_product_0372': ['nvidia_products.csv', 'nvidia_products_0300.csv']}
 # Tables keyed by more than their first column: how many leading columns make the key.
-KEY_WIDTH = {'nvidia_product': 2, 'eol': 3, 'nvidia_product_0300': 2, 'eol_0350': 3}
+KEY_WIDTH = {'nvidia_product': 2, 'eol': 3, 'nvidia_product_0300': 2, 'eol_0350': 3,
+             'version_alias_0371': 2, 'nvidia_product_0372': 2}
 # Tables whose rows replace an earlier migration's row of the same key (an upsert), rather than
 # only adding rows.
 UPSERT = {'eol_0350'}
@@ -173,8 +192,21 @@ def eol_values(r, where):
             sql_date(datetime.date.fromisoformat(r['eol'])) if r['eol'] else 'NULL', sql_text(r['basis'])]
 
 
-ROW_VALUES = {'nccl': nccl_values, 'dcgm': dcgm_values, 'nvidia_product': nvidia_product_values,
+def version_alias_values(r, where):
+    """One ref_version_alias row: a component, its own version and the release standing for it."""
+    if not COMPONENT.match(r['component']):
+        fail(where, 'not a component name: %r' % r['component'])
+    for col in ('version', 'release'):
+        if not VERSION.match(r[col]):
+            fail(where, '%s: not a dotted version: %r' % (col, r[col]))
+    if not r['notes']:
+        fail(where, 'notes must say where the pair was read')
+    return [sql_text(r['component']), sql_text(r['version']), sql_text(r['release'])]
+
+
+ROW_VALUES = {'version_alias_0371': version_alias_values, 'nccl': nccl_values, 'dcgm': dcgm_values, 'nvidia_product': nvidia_product_values,
               'eol': eol_values, 'nvidia_product_0300': nvidia_product_values,
+              'nvidia_product_0372': nvidia_product_values,
               'eol_0350': eol_values}
 
 

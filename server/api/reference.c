@@ -25,7 +25,8 @@ static const char *table_of(struct imx_req *r, char *buf, size_t len)
         imx_reply_problem(r, IMX_E_NOT_FOUND,
                           "No reference table %.40s; the tables are cuda_mvc, cuda_driver, "
                           "gpu_arch, gpu, driver_branch, cudnn, pytorch, pytorch_build, "
-                          "tensorflow, instance_type, compute_capability, nccl, dcgm, jax",
+                          "tensorflow, instance_type, compute_capability, nccl, dcgm, jax, "
+                          "nvidia_product, version_alias",
                           name ? name : "");
     return t;
 }

@@ -278,27 +278,46 @@ void imx_api_request_create(struct imx_req *r)
 }
 
 /* The caller's actor mask for a request (0: may not see it). Global admins act as the catalog
- * team. An API token reaches only its team. */
+ * team. An API token reaches only its team. *held gets the actors the caller would be but for a
+ * disabled team, so that a refusal can say so rather than name a role the caller has. */
 static unsigned actors_of(struct imx_req *r, int64_t team, int64_t catalog, bool *visible,
-                          bool writing)
+                          bool writing, unsigned *held)
 {
     unsigned a = 0;
+    *held = 0;
     enum imx_role on_team = imx_auth_role(r, team), on_catalog = imx_auth_role(r, catalog);
     *visible = on_team >= IMX_ROLE_VIEWER || on_catalog >= IMX_ROLE_VIEWER;
     /* A disabled team acts on nothing (its members keep seeing its requests): checked for a
      * write only, so that a read costs no more. */
-    if (on_team >= IMX_ROLE_MEMBER && !(writing && imx_auth_team_disabled(r, team)))
-        a |= IMX_REQ_ACTOR_REQUESTER;
-    if (on_catalog >= IMX_ROLE_PUBLISHER && !(writing && imx_auth_team_disabled(r, catalog)))
-        a |= IMX_REQ_ACTOR_CATALOG;
+    if (on_team >= IMX_ROLE_MEMBER)
+        *(writing && imx_auth_team_disabled(r, team) ? held : &a) |= IMX_REQ_ACTOR_REQUESTER;
+    if (on_catalog >= IMX_ROLE_PUBLISHER)
+        *(writing && imx_auth_team_disabled(r, catalog) ? held : &a) |= IMX_REQ_ACTOR_CATALOG;
     return a;
 }
 
-/* Reads request id (locked when for_update) into q and checks the caller may see it. Returns 0,
- * or -1 after replying (404 when there is none or the caller may not see it). */
-static int load(struct imx_req *r, const char *id, bool for_update, unsigned *actors,
-                struct imx_db_request *q)
+/* When the caller may not make a write only because the team that would let it (the requesting
+ * team for `want` REQUESTER, the catalog team for CATALOG) is disabled, replies the disabled
+ * team's 403, which says how to enable it again (api/access.c), and returns true. */
+static bool refused_as_disabled(struct imx_req *r, unsigned want, unsigned held, int64_t team,
+                                int64_t catalog)
 {
+    if (want & held & IMX_REQ_ACTOR_REQUESTER)
+        return !imx_auth_team_enabled(r, team, NULL);
+    if (want & held & IMX_REQ_ACTOR_CATALOG)
+        return !imx_auth_team_enabled(r, catalog, NULL);
+    return false;
+}
+
+/* Reads request id (locked when for_update) into q and checks the caller may see it. Returns 0,
+ * or -1 after replying (404 when there is none or the caller may not see it). *held: see
+ * actors_of (may be NULL). */
+static int load(struct imx_req *r, const char *id, bool for_update, unsigned *actors,
+                unsigned *held, struct imx_db_request *q)
+{
+    unsigned held_here = 0;
+    if (!held)
+        held = &held_here;
     unsigned long long v;
     if (!id || imx_parse_uint(id, 1, INT64_MAX, &v) != 0) {
         imx_reply_problem(r, IMX_E_NOT_FOUND, "No such request");
@@ -316,7 +335,7 @@ static int load(struct imx_req *r, const char *id, bool for_update, unsigned *ac
     }
     bool visible = false;
     if (st == IMX_DBS_OK)
-        *actors = actors_of(r, q->team_id, q->catalog_team_id, &visible, for_update);
+        *actors = actors_of(r, q->team_id, q->catalog_team_id, &visible, for_update, held);
     if (!visible) {
         imx_db_request_free(q);
         imx_reply_problem(r, IMX_E_NOT_FOUND, "No such request");
@@ -329,7 +348,7 @@ void imx_api_request_get(struct imx_req *r)
 {
     unsigned actors;
     struct imx_db_request q;
-    if (load(r, imx_req_param(r, "id"), false, &actors, &q) != 0)
+    if (load(r, imx_req_param(r, "id"), false, &actors, NULL, &q) != 0)
         return;
     json_t *doc = json_loads(q.json, 0, NULL);
     enum imx_request_state out[IMX_REQ__COUNT];
@@ -349,7 +368,7 @@ void imx_api_request_matches(struct imx_req *r)
     unsigned actors;
     unsigned long long limit;
     struct imx_db_request q;
-    if (load(r, imx_req_param(r, "id"), false, &actors, &q) != 0)
+    if (load(r, imx_req_param(r, "id"), false, &actors, NULL, &q) != 0)
         return;
     imx_db_request_free(&q);
     if (!imx_api_list_limit(r, &limit))
@@ -422,12 +441,13 @@ struct transition {
 static int transition_tx(struct imx_req *r, void *cls)
 {
     struct transition *t = cls;
-    unsigned actors = 0;
+    unsigned actors = 0, held = 0;
     struct imx_db_request q;
-    if (load(r, t->id, true, &actors, &q) != 0)
+    if (load(r, t->id, true, &actors, &held, &q) != 0)
         return -1;
     char from[16];
     snprintf(from, sizeof from, "%s", q.state);
+    int64_t team = q.team_id, catalog = q.catalog_team_id;
     imx_db_request_free(&q);
     /* A transition sent with If-Match is made only from the revision its sender read. */
     if (imx_api_if_match(r, IMX_REV_REQUEST, t->id, NULL, false) < 0)
@@ -438,6 +458,18 @@ static int transition_tx(struct imx_req *r, void *cls)
         ts < 0 ? IMX_REQ_MOVE_ILLEGAL
                : imx_request_move_check((enum imx_request_state)fs, (enum imx_request_state)ts,
                                         actors, &needs);
+    /* Refused only because the team that would make the move is disabled: say that, and how to
+     * enable it, rather than name a role the caller has. */
+    if (mv == IMX_REQ_MOVE_FORBIDDEN) {
+        enum imx_request_state fst = (enum imx_request_state)fs, tst = (enum imx_request_state)ts;
+        unsigned want = 0;
+        if (imx_request_move_check(fst, tst, IMX_REQ_ACTOR_REQUESTER, NULL) == IMX_REQ_MOVE_OK)
+            want |= IMX_REQ_ACTOR_REQUESTER;
+        if (imx_request_move_check(fst, tst, IMX_REQ_ACTOR_CATALOG, NULL) == IMX_REQ_MOVE_OK)
+            want |= IMX_REQ_ACTOR_CATALOG;
+        if (refused_as_disabled(r, want, held, team, catalog))
+            return -1;
+    }
     if (mv != IMX_REQ_MOVE_OK) {
         enum imx_request_state out[IMX_REQ__COUNT];
         size_t n = imx_request_moves_from((enum imx_request_state)fs,
@@ -547,11 +579,14 @@ struct comment {
 static int comment_tx(struct imx_req *r, void *cls)
 {
     struct comment *c = cls;
-    unsigned actors = 0;
+    unsigned actors = 0, held = 0;
     struct imx_db_request q;
-    if (load(r, c->id, true, &actors, &q) != 0)
+    if (load(r, c->id, true, &actors, &held, &q) != 0)
         return -1;
+    int64_t team = q.team_id, catalog = q.catalog_team_id;
     imx_db_request_free(&q);
+    if (actors == 0 && refused_as_disabled(r, held, held, team, catalog))
+        return -1;
     if (actors == 0) {
         imx_reply_problem(r, IMX_E_FORBIDDEN,
                           "Commenting needs the member role in the "

@@ -106,7 +106,8 @@ void imx_db_image_patch_call_free(void *call);
 void imx_db_image_patch_stats(unsigned long long *reads, unsigned long long *docs);
 
 /* For POST /v1/advisories:reapply: the CSAF advisories (not withdrawn) that list unmapped
- * products, by id after after (NULL: from the first), at most limit -> one JSON array
+ * products or have a range of a component ref_version_alias numbers two ways, by id after after
+ * (NULL: from the first), at most limit -> one JSON array
  * [{id, revision, unmapped, warnings, affected:[{component, range, fixed}], doc: the bulletin as
  * posted, or null when none was kept}]. */
 enum imx_db_status imx_db_advisory_reapply_batch(struct imx_db_conn *c, const char *after,

@@ -457,7 +457,12 @@ int imx_migrate(PGconn *pg, const char *dir, int *latest, char *err, size_t errl
         snprintf(err, errlen, "cannot take the migration lock: %s", msg);
         return -1;
     }
-    int rc = run(pg,
+    /* libpq prints a NOTICE raw on stderr, between the JSON log lines: "relation
+     * schema_migrations already exists, skipping" on every start but the first, and the like
+     * from IF [NOT] EXISTS in migrations. Warnings and errors still come through. */
+    int rc = run(pg, "SET client_min_messages = warning", msg, sizeof msg);
+    if (rc == 0)
+        rc = run(pg,
                  "CREATE TABLE IF NOT EXISTS schema_migrations ("
                  " version integer PRIMARY KEY,"
                  " name text NOT NULL,"

@@ -5,12 +5,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A few dozen rows: read whole on each import rather than cached, so a reference import is seen
- * by the next bulletin on every replica. */
+/* A few hundred rows: read whole on each import rather than cached, so a reference import is
+ * seen by the next bulletin on every replica. A component numbered two ways (ref_version_alias,
+ * 0370) carries its pairs [own version, release] on each of its rows; unconfirmed pairs are not
+ * read. */
 IMX_DB_STMT(q_product_map, 0,
-            "SELECT coalesce(json_agg(json_build_object('match', match, 'platform', platform,"
-            " 'component', component, 'branched', branched, 'notes', notes)"
-            " ORDER BY match, platform), '[]')::text FROM ref_nvidia_product");
+            "SELECT coalesce(json_agg(json_build_object('match', p.match,"
+            " 'platform', p.platform, 'component', p.component, 'branched', p.branched,"
+            " 'notes', p.notes, 'aliases', (SELECT json_agg(json_build_array(a.version, a.release)"
+            " ORDER BY a.release_key) FROM ref_version_alias a WHERE a.component = p.component"
+            " AND a.status <> 'UNCONFIRMED')) ORDER BY p.match, p.platform), '[]')::text"
+            " FROM ref_nvidia_product p");
 
 enum imx_db_status imx_db_product_map(struct imx_db_conn *c, char **json)
 {

@@ -22,6 +22,8 @@
 #define CPE_PRODUCT_MAX 128
 #define NOTES_MAX       256 /* unmapped products and warnings kept per bulletin */
 #define AFFECTED_MAX    256 /* ranges: as POST /v1/advisories takes */
+#define ALIASES_MAX     512 /* a product's release pairs read (ref_version_alias) */
+#define ALIAS_NOTE_MAX  200
 
 bool imx_csaf_is_csaf(const json_t *doc)
 {
@@ -101,8 +103,10 @@ static bool is_filler(const char *w)
     return false;
 }
 
-/* Is w (lower case) a word of product ("NVIDIA CUDA Toolkit"), which some names repeat? Only
- * words of letters count, so a version is never taken for one. */
+/* Is w (lower case) a word of product ("NVIDIA CUDA Toolkit"), which some names repeat? A word
+ * that starts with a letter counts, digits inside it too ("nvJPEG2000 v0.7.x" under product
+ * "nvJPEG2000 Library", bulletin 5517), but never one that reads as a version ("v100",
+ * "r26.03"). */
 static bool is_product_word(const char *w, const char *product)
 {
     /* the grammar's own words stay, even where a product's name has them ("Orin NX and Orin
@@ -685,6 +689,7 @@ struct label {
     bool looked_up;
     const char *component; /* borrowed from the map; NULL: not tracked */
     bool branched;
+    const json_t *aliases;     /* borrowed from the map row: [[own version, release]], or NULL */
     char why[LABEL_MAX + 200]; /* not tracked: why */
     /* the fixed products of the vulnerability being read, chained through leaf.next_fixed */
     size_t stamp;
@@ -699,7 +704,8 @@ struct leaf {
     size_t label; /* index into tree.labels */
     bool parsed, bad, reported;
     struct imx_csaf_version_form form;
-    char pointer[POINTER_MAX]; /* to the version name */
+    char alias_note[ALIAS_NOTE_MAX]; /* its versions read in another numbering: how; or why not */
+    char pointer[POINTER_MAX];       /* to the version name */
     long next_fixed;
     size_t fixed_stamp; /* the vulnerability whose fixed chain holds it */
 };
@@ -949,6 +955,8 @@ static void look_up(struct label *b, const json_t *map)
     if (best && str(best, "component")) {
         b->component = str(best, "component");
         b->branched = row_branched(best);
+        const json_t *aliases = json_object_get(best, "aliases");
+        b->aliases = json_array_size(aliases) > 0 ? aliases : NULL;
     } else if (best) {
         snprintf(b->why, sizeof b->why, "not tracked: %s",
                  str(best, "notes") ? str(best, "notes") : "no component");
@@ -1025,12 +1033,147 @@ static void unknown_product(struct out *o, const char *id)
                                     "relationship is not read)"));
 }
 
-/* Parses a leaf's version name once. */
+/* ---- a product numbered two ways (ref_version_alias) ---- */
+
+/* Triton's server has its own version (2.40.0) and ships as an NGC container release (23.11),
+ * which is what the catalog records; a bulletin may use either. The map row gives the pairs
+ * [[own version, release]]. A version is in the product's own numbering when its major is the
+ * major of an own version and of no release (the two never share one: 0-2 against 18-26), so the
+ * test is the data's, not a rule about Triton. */
+enum alias_role {
+    ALIAS_BELOW, /* an exclusive upper bound: the first release at or after it */
+    ALIAS_UPTO,  /* an inclusive upper bound: the last release at or before it */
+    ALIAS_FROM,  /* a lower bound: the first release at or after it */
+    ALIAS_EXACT, /* a version (a fix): its own release, else the first after it */
+};
+
+static bool alias_pair(const json_t *pair, struct imx_ver *own, struct imx_ver *rel,
+                       const char **rel_text)
+{
+    const char *o = json_string_value(json_array_get(pair, 0));
+    const char *r = json_string_value(json_array_get(pair, 1));
+    *rel_text = r;
+    return o && r && imx_ver_parse(o, own) == 0 && imx_ver_parse(r, rel) == 0;
+}
+
+/* Is v written in the product's own numbering (and not as a release)? */
+static bool in_own_numbering(const json_t *aliases, const char *v)
+{
+    struct imx_ver p, own, rel;
+    const char *rt;
+    if (!v[0] || imx_ver_parse(v, &p) != 0)
+        return false;
+    bool own_major = false;
+    for (size_t i = 0; i < json_array_size(aliases) && i < ALIASES_MAX; i++) {
+        if (!alias_pair(json_array_get(aliases, i), &own, &rel, &rt))
+            continue;
+        if (rel.key[0] == p.key[0])
+            return false;
+        own_major = own_major || own.key[0] == p.key[0];
+    }
+    return own_major;
+}
+
+/* The release that stands for own version v in its role (borrowed from aliases); NULL when the
+ * pairs hold none (v past the last release known, or below the first for ALIAS_UPTO). */
+static const char *alias_release(const json_t *aliases, const char *v, enum alias_role role)
+{
+    struct imx_ver want, own, rel, best = { 0 };
+    const char *rt, *found = NULL, *exact = NULL;
+    if (imx_ver_parse(v, &want) != 0)
+        return NULL;
+    for (size_t i = 0; i < json_array_size(aliases) && i < ALIASES_MAX; i++) {
+        if (!alias_pair(json_array_get(aliases, i), &own, &rel, &rt))
+            continue;
+        int c = imx_ver_cmp(&own, &want);
+        if (c == 0)
+            exact = rt;
+        bool take = role == ALIAS_UPTO ? c <= 0 && (!found || imx_ver_cmp(&rel, &best) > 0)
+                                       : c >= 0 && (!found || imx_ver_cmp(&rel, &best) < 0);
+        if (take) {
+            found = rt;
+            best = rel;
+        }
+    }
+    return role == ALIAS_EXACT && exact ? exact : found;
+}
+
+/* Rewrites one bound in place; false (with *note saying why) when no release stands for it. */
+static bool alias_bound(const json_t *aliases, char *v, enum alias_role role, char *note,
+                        size_t len)
+{
+    if (!in_own_numbering(aliases, v))
+        return true;
+    const char *r = alias_release(aliases, v, role);
+    if (!r) {
+        snprintf(note, len,
+                 "%s is in the product's own version numbering and no release in "
+                 "ref_version_alias stands for it",
+                 v);
+        return false;
+    }
+    size_t used = strlen(note);
+    if (used < len)
+        snprintf(note + used, len - used, "%s%s is release %s", used ? ", " : "", v, r);
+    snprintf(v, IMX_VER_TEXT_MAX + 1, "%s", r);
+    return true;
+}
+
+/* A parsed form in the product's own numbering, rewritten in its releases: "prior to 2.40"
+ * (2.40.0 = 23.11) is "prior to 23.11", and its fix "2.40" is 23.11. */
+static bool alias_form(const json_t *aliases, struct imx_csaf_version_form *f, char *note,
+                       size_t len)
+{
+    note[0] = '\0';
+    bool ok = true;
+    switch (f->form) {
+    case IMX_CSAF_BELOW:
+        ok = alias_bound(aliases, f->lo, ALIAS_FROM, note, len) &&
+             alias_bound(aliases, f->hi, ALIAS_BELOW, note, len);
+        for (int i = 0; ok && i < f->nlist; i++)
+            ok = alias_bound(aliases, f->list[i], ALIAS_BELOW, note, len);
+        break;
+    case IMX_CSAF_UPTO:
+        ok = alias_bound(aliases, f->lo, ALIAS_FROM, note, len) &&
+             alias_bound(aliases, f->hi, ALIAS_UPTO, note, len);
+        break;
+    case IMX_CSAF_SPAN:
+        ok = alias_bound(aliases, f->lo, ALIAS_FROM, note, len) &&
+             alias_bound(aliases, f->hi, ALIAS_UPTO, note, len);
+        break;
+    case IMX_CSAF_FROM:
+        ok = alias_bound(aliases, f->hi, ALIAS_FROM, note, len);
+        break;
+    case IMX_CSAF_EXACT:
+        ok = alias_bound(aliases, f->hi, ALIAS_EXACT, note, len);
+        break;
+    case IMX_CSAF_LIST: {
+        int lowest = -1; /* hi is the lowest of the list: the same one, rewritten */
+        for (int i = 0; i < f->nlist && lowest < 0; i++)
+            lowest = strcmp(f->list[i], f->hi) == 0 ? i : -1;
+        for (int i = 0; ok && i < f->nlist; i++)
+            ok = alias_bound(aliases, f->list[i], ALIAS_EXACT, note, len);
+        if (ok && lowest >= 0)
+            snprintf(f->hi, sizeof f->hi, "%s", f->list[lowest]);
+        break;
+    }
+    case IMX_CSAF_ALL:
+        break;
+    }
+    return ok;
+}
+
+/* Parses a leaf's version name once (and reads it in the product's releases, when the map row
+ * gives them). */
 static bool leaf_form(struct leaf *l, const struct label *b)
 {
     if (!l->parsed) {
         l->parsed = true;
         l->bad = imx_csaf_parse_form(l->text, b->product, &l->form) != 0;
+        if (!l->bad && b->aliases)
+            l->bad = !alias_form(b->aliases, &l->form, l->alias_note, sizeof l->alias_note);
+        else
+            l->alias_note[0] = '\0';
     }
     return !l->bad;
 }
@@ -1054,6 +1197,37 @@ static int arch_branch(const char *arch)
     return b >= 100 && b <= 9999 ? b : 0;
 }
 
+/* The release line an architecture names in parentheses, "Linux(DOCA 2.9)" or "Linux(OFED
+ * 23.10)", into line when hi lies on it (its first two parts are the line's): DOCA-Host and
+ * MLNX_OFED ship parallel major.minor lines (2.5, 2.9, 3.0; 5.8, 23.10, 24.10), each with its own
+ * fix, so "prior to 2.9.2-0.1.6" under DOCA 2.9 is the 2.9 line below its fix, and a 2.5.3
+ * image (the 2.5 line's fix) is not in it. False when the architecture names no such line. */
+static bool arch_line(const char *arch, const char *hi, char *line, size_t len)
+{
+    const char *open = arch ? strrchr(arch, '(') : NULL;
+    struct imx_ver h, l;
+    if (!open || imx_ver_parse(hi, &h) != 0)
+        return false;
+    char buf[64];
+    size_t n = strcspn(open + 1, ")");
+    if (n >= sizeof buf)
+        return false;
+    memcpy(buf, open + 1, n);
+    buf[n] = '\0';
+    char *save = NULL;
+    for (char *w = strtok_r(buf, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
+        size_t d = strspn(w, "0123456789"), dot = d > 0 && w[d] == '.' ? d + 1 : 0;
+        if (!dot || strspn(w + dot, "0123456789") == 0 || w[dot + strspn(w + dot, "0123456789")])
+            continue; /* only "X.Y" */
+        if (imx_ver_parse(w, &l) == 0 && l.key[0] == h.key[0] && l.key[1] == h.key[1] &&
+            strlen(w) < len) {
+            snprintf(line, len, "%s", w);
+            return true;
+        }
+    }
+    return false;
+}
+
 /* A version as a range bound, as written: a release candidate ("1.3.0rc16") orders before its
  * release in imaxe's version keys (domain/version.h, IMX_VER_PRE_RC), so it bounds the range
  * itself. (It was cut to its release while the keys ignored the suffix.) */
@@ -1068,7 +1242,7 @@ static const char *bound(const char *v, char *buf, size_t len, bool *rc)
 /* The constraint of an affected leaf (the first of a LIST is its caller's business: one range
  * per version). lo_out gets the lower bound text to keep when the range is cut at a fix. */
 static bool range_of(struct out *o, const struct leaf *l, const struct label *b, const char *ver,
-                     char *range, size_t len, int *branch_out)
+                     char *range, size_t len, int *branch_out, char *floor, size_t flen)
 {
     const struct imx_csaf_version_form *f = &l->form;
     char hb[IMX_VER_TEXT_MAX + 1], lb[IMX_VER_TEXT_MAX + 1];
@@ -1095,6 +1269,12 @@ static bool range_of(struct out *o, const struct leaf *l, const struct label *b,
                  named, br, br);
     }
     *branch_out = br;
+    /* the lower bound of a branched range: its release line when the architecture names one
+     * ("Linux(DOCA 2.9)": >=2.9), else its branch (>=580) */
+    if (br > 0 && !arch_line(b->arch, hi, floor, flen))
+        snprintf(floor, flen, "%d", br);
+    else if (br <= 0)
+        floor[0] = '\0';
     if (f->qualified)
         warn(o, b, l->text,
              "the parenthesised condition cannot be checked from an image's components: every "
@@ -1104,13 +1284,13 @@ static bool range_of(struct out *o, const struct leaf *l, const struct label *b,
         if (lo[0])
             snprintf(range, len, ">=%s, <%s", lo, hi);
         else if (br > 0)
-            snprintf(range, len, ">=%d, <%s", br, hi);
+            snprintf(range, len, ">=%s, <%s", floor, hi);
         else
             snprintf(range, len, "<%s", hi);
         break;
     case IMX_CSAF_UPTO:
         if (br > 0)
-            snprintf(range, len, ">=%d, <=%s", br, hi);
+            snprintf(range, len, ">=%s, <=%s", floor, hi);
         else
             snprintf(range, len, "<=%s", hi);
         break;
@@ -1225,7 +1405,8 @@ static bool add_range(struct tree *t, struct out *o, struct leaf *l, struct labe
 {
     char range[RANGE_MAX];
     int branch = 0;
-    if (!range_of(o, l, b, ver, range, sizeof range, &branch)) {
+    char floor[IMX_VER_TEXT_MAX + 1] = "";
+    if (!range_of(o, l, b, ver, range, sizeof range, &branch, floor, sizeof floor)) {
         unmapped(o, l, b, "its versions make no range");
         return false;
     }
@@ -1251,7 +1432,7 @@ static bool add_range(struct tree *t, struct out *o, struct leaf *l, struct labe
         if (f->form == IMX_CSAF_SPAN || (f->form == IMX_CSAF_BELOW && f->lo[0]))
             snprintf(range, sizeof range, ">=%s, <%s", f->lo, cut);
         else if (branch > 0)
-            snprintf(range, sizeof range, ">=%d, <%s", branch, cut);
+            snprintf(range, sizeof range, ">=%s, <%s", floor, cut);
         else
             snprintf(range, sizeof range, "<%s", cut);
         struct imx_constraint c;
@@ -1343,6 +1524,7 @@ static bool read_vulnerability(struct tree *t, struct out *o, const json_t *map,
                 continue; /* listed twice */
             f->fixed_stamp = vi;
             long idx = f - t->leaves;
+            look_up(b, map); /* a fix may be in the product's own numbering */
             leaf_form(f, b);
             f->next_fixed = b->fixed_head;
             b->fixed_head = idx;
@@ -1372,10 +1554,16 @@ static bool read_vulnerability(struct tree *t, struct out *o, const json_t *map,
         }
         if (!leaf_form(l, b)) {
             unmapped(o, l, b,
-                     "the version text is not one imaxe understands (\"prior to X\", \"up to "
-                     "and including X\", \"X to Y\", a version X, ...), so it was not guessed");
+                     l->alias_note[0]
+                         ? l->alias_note
+                         : "the version text is not one imaxe understands (\"prior to X\", \"up "
+                           "to and including X\", \"X to Y\", a version X, ...), so it was not "
+                           "guessed");
             continue;
         }
+        if (l->alias_note[0])
+            warn(o, b, l->text, "read in the product's releases (ref_version_alias): %s",
+                 l->alias_note);
         if (l->form.form == IMX_CSAF_BELOW && l->form.nlist >= 2 && !list_names_fixes(t, b, l)) {
             /* below the highest of them, read from a copy: the leaf may serve another CVE */
             struct leaf whole = *l;

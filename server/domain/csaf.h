@@ -76,7 +76,8 @@ const char *imx_csaf_platform(const char *architecture);
  * "self" reference, else for NVIDIA the bulletin's file in github.com/NVIDIA/product-security.
  *
  * map (borrowed; may be NULL: nothing maps) is ref_nvidia_product as rows {"match", "platform",
- * "component" (null: not tracked), "branched" ("true"/"false" or a boolean), "notes"}. Each
+ * "component" (null: not tracked), "branched" ("true"/"false" or a boolean), "notes", "aliases"
+ * (optional: [[own version, release]], ref_version_alias)}. Each
  * known_affected product of a vulnerability is found in it by the product field of its CPE
  * ("cpe:tesla"), a prefix of that ("cpe-prefix:jetson") or its lower-case name ("name:..."), on
  * the platform of its architecture (a row's own platform before "any"). A mapped product whose
@@ -84,8 +85,12 @@ const char *imx_csaf_platform(const char *architecture);
  * same architecture and product (and branch) in that vulnerability that is not inside the range;
  * when every one is inside it, the range ends before the lowest (NVIDIA's "0.0 to 4.8.2" fixed
  * in "4.8.2") and a warning says so. Every other known_affected product is listed once in
- * unmapped, with why. "affected" may be empty: a bulletin about nothing imaxe tracks. CVEs and
- * scores are those of the vulnerabilities with a range (all of them when none has one).
+ * unmapped, with why. A product whose row has aliases is numbered two ways (Triton: server 2.40.0
+ * is NGC release 23.11): a version in its own numbering (a major of the own versions, none of the
+ * releases) is read as the release standing for it, with a warning that says so, and a product
+ * whose version no release stands for is unmapped. "affected" may be empty: a bulletin about
+ * nothing imaxe tracks. CVEs and scores are those of the vulnerabilities with a range (all of them
+ * when none has one).
  *
  * The cost is linear in the document: product ids and products are indexed once. Returns a new
  * object, or NULL after appending {pointer, detail} errors to errors for a document that is not

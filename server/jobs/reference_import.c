@@ -21,7 +21,7 @@ const char *const imx_refimp_tables[] = {
     "cuda_mvc",      "cuda_driver",   "gpu_arch",       "compute_capability",
     "gpu",           "driver_branch", "cudnn",          "pytorch",
     "pytorch_build", "tensorflow",    "instance_type",  "nccl",
-    "dcgm",          "jax",           "nvidia_product",
+    "dcgm",          "jax",           "nvidia_product", "version_alias",
 };
 const size_t imx_refimp_n_tables = sizeof imx_refimp_tables / sizeof imx_refimp_tables[0];
 
@@ -136,10 +136,10 @@ static void scope_of(const json_t *changes, struct scope *sc)
         size_t n = 0;
         for (size_t k = 0; k < 3; k++)
             n += json_array_size(json_object_get(d, kinds[k]));
-        /* Instance types and NVIDIA's product mapping (read by the advisory import) reach no
-         * report. */
+        /* Instance types and NVIDIA's product mapping and release numbering (read by the
+         * advisory import) reach no report. */
         if (n == 0 || strcmp(table, "ref_instance_type") == 0 ||
-            strcmp(table, "ref_nvidia_product") == 0)
+            strcmp(table, "ref_nvidia_product") == 0 || strcmp(table, "ref_version_alias") == 0)
             continue;
         size_t s = 0;
         while (s < sizeof SCOPED / sizeof SCOPED[0] && strcmp(SCOPED[s].table, table) != 0)

@@ -64,9 +64,13 @@ static void check_document(const char *s)
     if (!doc)
         return; /* not UTF-8: jansson refuses the string */
     static json_t *map;
+    /* with release pairs (ref_version_alias), so a version in the "own" numbering (majors 1 and
+     * 2 here) is read through them as Triton's are */
     if (!map)
-        map = json_pack("[{s:s, s:s, s:s, s:s, s:s}]", "match", "name:tesla", "platform", "linux",
-                        "component", "nvidia-driver", "branched", "true", "notes", "driver");
+        map = json_pack("[{s:s, s:s, s:s, s:s, s:s, s:[[s,s],[s,s],[s,s]]}]", "match", "name:tesla",
+                        "platform", "linux", "component", "nvidia-driver", "branched", "true",
+                        "notes", "driver", "aliases", "2.40.0", "23.11", "2.41.0", "23.12", "1.0.0",
+                        "19.03");
     json_t *errors = json_array();
     json_t *out = imx_csaf_to_advisory(doc, map, errors, NULL);
     CHECK(out != NULL && json_array_size(errors) == 0);
@@ -106,6 +110,9 @@ int imx_fuzz_one(const uint8_t *data, size_t size)
 
 static const char *const seeds[] = {
     "All driver versions prior to 580.126.09",
+    "All versions prior to 2.40", /* a version in the own numbering, read through the pairs */
+    "2.40.1 to 2.40.5",           /* no release between them: no range */
+    "All versions up to and including 2.99",
     "All versions up to and including 1.19.0",
     "All versions prior to CUDA Toolkit 13.1",
     "0.0  to 4.5.2",

@@ -4,7 +4,9 @@
  * next request (after both were remembered by the principal cache), that enabling restores them,
  * that an admin cannot lock themselves out, bad input is refused changing nothing, only global
  * admins may do any of it, and every change lands in the audit log; that a disabled team keeps
- * its reads, refuses every write in it (sign-ins and API tokens alike), queues nothing for its
+ * its reads, refuses every write in it with a 403 that says how to enable it again (pins, webhooks,
+ * tokens, members, images, requests and their transitions and comments, measurements, node
+ * reports; sign-ins and API tokens alike), queues nothing for its
  * webhooks and holds what they had queued, and that enabling it restores all of that. */
 #include "harness.h"
 
@@ -256,17 +258,34 @@ static long long sql_ll(const char *sql)
     return n;
 }
 
-/* Whether the problem answered to a write names the disabled team. */
+/* Whether the problem answered to a write names the disabled team and how to enable it. */
 static void refused_as_disabled(const char *token, const char *method, const char *path,
                                 const char *body)
 {
     struct imx_res res;
-    assert_int_equal(imx_t_http_as(&srv, token, method, path, body, &res), 0);
+    char auth[4200];
+    snprintf(auth, sizeof auth, "Authorization: Bearer %s", token);
+    /* The bulk imports take NDJSON and CSV; everything else JSON. An image's change needs the ETag
+     * read first as If-Match (without it the answer is 428, before any team is looked at). */
+    char if_match[160] = "X-None: 1", etag[128];
+    if (strcmp(method, "PATCH") == 0 && strncmp(path, "/v1/images/", 11) == 0) {
+        assert_int_equal(imx_t_http_as(&srv, token, "GET", path, NULL, &res), 0);
+        assert_non_null(imx_t_header(&res, "ETag", etag, sizeof etag));
+        snprintf(if_match, sizeof if_match, "If-Match: %s", etag);
+        imx_t_res_free(&res);
+    }
+    const char *type = strstr(path, "/v1/images:import") ? "Content-Type: application/x-ndjson"
+                       : strstr(path, "/v1/measurements:import") ? "Content-Type: text/csv"
+                                                                 : "Content-Type: application/json";
+    const char *headers[] = { auth, type, if_match, NULL };
+    assert_int_equal(imx_t_http(&srv, method, path, headers, body, &res), 0);
     if (res.status != 403)
         fail_msg("%s %s: expected 403, got %ld: %s", method, path, res.status, res.body);
     const char *detail = json_string_value(json_object_get(res.json, "detail"));
     assert_non_null(detail);
-    assert_non_null(strstr(detail, "Team 'ops' is disabled"));
+    if (!strstr(detail, "Team 'ops' is disabled") ||
+        !strstr(detail, "PATCH /v1/teams/ops with {\"disabled\": false}"))
+        fail_msg("%s %s: not the disabled team's answer: %s", method, path, detail);
     imx_t_res_free(&res);
 }
 
@@ -281,6 +300,20 @@ static void a_disabled_team_reads_refuses_writes_and_holds_its_webhooks(void **s
     json_decref(w);
     long long team_id = sql_ll("SELECT id FROM teams WHERE slug = 'ops'");
     assert_true(wid > 0 && team_id > 0);
+    /* What the team has before it is disabled: an image, a pin on it, an open request. */
+    long long img =
+        imx_t_publish(&srv, ana, "ops", "ops-base", "2026.12.01",
+                      "[{\"name\":\"nvidia-driver\",\"version\":\"580.105.08\"}]", NULL);
+    assert_true(img > 0);
+    char body[1024];
+    snprintf(body, sizeof body, "{\"team\":\"ops\",\"name\":\"p0\",\"image\":%lld}", img);
+    json_t *pin = call(ana, "POST", "/v1/pins", body, 201);
+    long long pid = json_integer_value(json_object_get(pin, "id"));
+    json_decref(pin);
+    json_t *rq = call(ana, "POST", "/v1/requests", "{\"team\":\"ops\",\"title\":\"t\"}", 201);
+    long long rid = json_integer_value(json_object_get(rq, "id"));
+    json_decref(rq);
+    assert_true(pid > 0 && rid > 0);
 
     json_t *t = call(admin, "PATCH", "/v1/teams/ops", "{\"disabled\":true}", 200);
     assert_true(json_is_string(json_object_get(t, "disabled_at")));
@@ -316,6 +349,74 @@ static void a_disabled_team_reads_refuses_writes_and_holds_its_webhooks(void **s
     refused_as_disabled(ana, "POST", "/v1/tokens",
                         "{\"name\":\"ci2\",\"team\":\"ops\",\"role\":\"member\"}");
     refused_as_disabled(ana, "PUT", "/v1/teams/ops/members/" VIC, "{\"role\":\"member\"}");
+    refused_as_disabled(ana, "DELETE", "/v1/teams/ops/members/" VIC, NULL);
+    /* Every other team-scoped write says the same, not a role the caller has: pins moved and
+     * deleted, webhooks changed and rotated, images published, imported and changed, requests
+     * made, moved (withdrawn by the requesting team, approved by the catalog team) and commented
+     * on, measurements and node reports. */
+    snprintf(path, sizeof path, "/v1/pins/%lld", pid);
+    snprintf(body, sizeof body, "{\"image\":%lld}", img);
+    refused_as_disabled(ana, "PUT", path, body);
+    refused_as_disabled(ana, "DELETE", path, NULL);
+    snprintf(path, sizeof path, "/v1/webhooks/%lld", wid);
+    refused_as_disabled(ana, "PATCH", path, "{\"events\":[\"ping\"]}");
+    snprintf(path, sizeof path, "/v1/webhooks/%lld/rotate-secret", wid);
+    refused_as_disabled(ana, "POST", path, NULL);
+    refused_as_disabled(ana, "POST", "/v1/images",
+                        "{\"team\":\"ops\",\"family\":\"ops-base\",\"version\":\"2026.12.02\","
+                        "\"provider\":\"aws\",\"architecture\":\"x86_64\",\"os\":{\"name\":"
+                        "\"ubuntu\",\"version\":\"24.04\"},\"layer\":\"platform\","
+                        "\"artifacts\":[{\"region\":\"us-east-1\",\"id\":\"ami-2\"}],"
+                        "\"components\":[]}");
+    refused_as_disabled(ana, "POST", "/v1/images:import",
+                        "{\"team\":\"ops\",\"family\":\"ops-base\",\"version\":\"2026.12.03\","
+                        "\"provider\":\"aws\",\"architecture\":\"x86_64\",\"os\":{\"name\":"
+                        "\"ubuntu\",\"version\":\"24.04\"},\"layer\":\"platform\","
+                        "\"artifacts\":[{\"region\":\"us-east-1\",\"id\":\"ami-3\"}],"
+                        "\"components\":[]}\n");
+    snprintf(path, sizeof path, "/v1/images/%lld", img);
+    refused_as_disabled(ana, "PATCH", path, "{\"status\":\"deprecated\"}");
+    refused_as_disabled(ana, "POST", "/v1/requests", "{\"team\":\"ops\",\"title\":\"t2\"}");
+    snprintf(path, sizeof path, "/v1/requests/%lld/transitions", rid);
+    refused_as_disabled(ana, "POST", path, "{\"to\":\"withdrawn\"}");
+    refused_as_disabled(ana, "POST", path, "{\"to\":\"approved\"}");
+    refused_as_disabled(admin, "POST", path, "{\"to\":\"approved\"}");
+    snprintf(path, sizeof path, "/v1/requests/%lld/comments", rid);
+    refused_as_disabled(ana, "POST", path, "{\"body\":\"still wanted\"}");
+    snprintf(body, sizeof body,
+             "{\"team\":\"ops\",\"image\":%lld,\"instance_type\":\"g5.xlarge\",\"model\":"
+             "\"m\",\"precision\":\"fp16\",\"batch_size\":8,\"throughput_per_s\":100,"
+             "\"measured_at\":\"2026-08-01T00:00:00Z\"}",
+             img);
+    refused_as_disabled(ana, "POST", "/v1/measurements", body);
+    snprintf(body, sizeof body,
+             "image,instance_type,model,precision,batch_size,throughput_per_s,measured_at\n"
+             "%lld,g5.xlarge,m,fp16,8,100,2026-08-01T00:00:00Z\n",
+             img);
+    refused_as_disabled(ana, "POST", "/v1/measurements:import?team=ops", body);
+    snprintf(body, sizeof body,
+             "{\"name\":\"n1\",\"team\":\"ops\",\"image\":{\"id\":%lld},\"probe\":"
+             "{\"architecture\":\"x86_64\",\"components\":[]}}",
+             img);
+    refused_as_disabled(ana, "POST", "/v1/nodes/reports", body);
+    /* Taking rights away stays possible: the team's API token is revoked (then refused). */
+    json_t *toks = call(ana, "GET", "/v1/tokens", NULL, 200);
+    long long tok_id = 0;
+    size_t k;
+    json_t *tk;
+    json_array_foreach(json_object_get(toks, "items"), k, tk)
+    {
+        if (strcmp(json_string_value(json_object_get(tk, "name")), "ci") == 0)
+            tok_id = json_integer_value(json_object_get(tk, "id"));
+    }
+    json_decref(toks);
+    assert_true(tok_id > 0);
+    snprintf(path, sizeof path, "/v1/tokens/%lld", tok_id);
+    json_decref(call(ana, "DELETE", path, NULL, 204));
+    json_decref(call(ana_api, "GET", "/v1/pins?team=ops", NULL, 401));
+    /* A transition the request's state does not allow is still a 409 that says so. */
+    snprintf(path, sizeof path, "/v1/requests/%lld/transitions", rid);
+    json_decref(call(ana, "POST", path, "{\"to\":\"fulfilled\"}", 409));
 
     /* Its webhooks get nothing new, and what they had queued is not sent. */
     char sql[512];
@@ -330,6 +431,8 @@ static void a_disabled_team_reads_refuses_writes_and_holds_its_webhooks(void **s
              team_id, wid);
     long long held = sql_ll(sql);
     assert_true(held > 0);
+    snprintf(path, sizeof path, "/v1/deliveries/%lld/redeliver", held);
+    refused_as_disabled(ana, "POST", path, NULL);
     snprintf(sql, sizeof sql, "SELECT attempts FROM webhook_deliveries WHERE id = %lld", held);
     for (int i = 0; i < 20; i++) {
         assert_int_equal(sql_ll(sql), 0);
@@ -355,6 +458,10 @@ static void a_disabled_team_reads_refuses_writes_and_holds_its_webhooks(void **s
     assert_true(sql_ll(sql) > 0);
     snprintf(path, sizeof path, "/v1/webhooks/%lld", wid);
     json_decref(call(ana, "DELETE", path, NULL, 204));
+    snprintf(path, sizeof path, "/v1/requests/%lld/comments", rid);
+    json_decref(call(ana, "POST", path, "{\"body\":\"still wanted\"}", 201));
+    snprintf(path, sizeof path, "/v1/requests/%lld/transitions", rid);
+    json_decref(call(ana, "POST", path, "{\"to\":\"withdrawn\"}", 200));
 
     /* Only global admins disable; bad values change nothing. */
     json_decref(call(ana, "PATCH", "/v1/teams/ops", "{\"disabled\":true}", 403));

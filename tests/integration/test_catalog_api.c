@@ -809,6 +809,15 @@ static void compat_check_and_reference_data(void **state)
     assert_int_equal(res.status, 200);
     assert_true(json_array_size(json_object_get(res.json, "items")) > 10);
     imx_t_res_free(&res);
+    /* The NVIDIA feed's product map and Triton's two numberings read like any other table. */
+    req(viewer, "GET", "/v1/reference/nvidia_product?limit=200", NULL, NULL, &res);
+    assert_int_equal(res.status, 200);
+    assert_true(json_array_size(json_object_get(res.json, "items")) > 50);
+    imx_t_res_free(&res);
+    req(viewer, "GET", "/v1/reference/version_alias?limit=200", NULL, NULL, &res);
+    assert_int_equal(res.status, 200);
+    assert_true(json_array_size(json_object_get(res.json, "items")) > 80);
+    imx_t_res_free(&res);
     req(viewer, "GET", "/v1/reference/users", NULL, NULL, &res);
     imx_t_assert_problem(&res, 404);
     imx_t_res_free(&res);

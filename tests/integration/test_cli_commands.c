@@ -586,6 +586,19 @@ static void pins_advisories_compat_costs_requests(void **state)
     expect_code(&r, 0, "pins list");
     assert_non_null(strstr(r.out, "prod"));
     assert_int_equal(count_lines(r.out), 2);
+    /* The table a person reads: the pin's status and the candidate it can move to (version 2). */
+    if (!strstr(r.out, "STATUS") || !strstr(r.out, "CANDIDATE.VERSION") ||
+        !strstr(r.out, "behind") || !strstr(strchr(r.out, '\n'), "  2"))
+        fail_msg("pins list -o table: %s", r.out);
+    run_free(&r);
+    /* Images as a table: GPUs, driver, CUDA and status columns. */
+    r = CLI(NULL, NULL, "images", "search", "--family", "cli-pinned", "-o", "table");
+    expect_code(&r, 0, "images search -o table");
+    static const char *const image_cols[] = { "GPUS", "NVIDIA-DRIVER", "CUDA", "STATUS" };
+    for (size_t i = 0; i < sizeof image_cols / sizeof image_cols[0]; i++)
+        if (!strstr(r.out, image_cols[i]))
+            fail_msg("images search -o table has no %s column: %s", image_cols[i], r.out);
+    assert_non_null(strstr(r.out, "580.95.05"));
     run_free(&r);
     r = CLI(NULL, NULL, "pins", "move", pid, "--image", bid, "-f", "image.id");
     expect_code(&r, 0, "pins move");
@@ -880,6 +893,19 @@ static void pins_advisories_compat_costs_requests(void **state)
     assert_true(count_lines(r.out) >= 1);
     assert_non_null(strstr(r.out, "cli-pinned"));
     run_free(&r);
+    /* As a table: the image and its cost, rounded for the reader (at most 4 significant digits
+     * after the point's zeros, never JSON's 15). */
+    r = CLI(NULL, NULL, "costs", "--model", "resnet50", "--team", "cli-team", "-o", "table");
+    expect_code(&r, 0, "costs -o table");
+    if (!strstr(r.out, "FAMILY") || !strstr(r.out, "MEDIAN_COST_PER_1K_INFERENCES") ||
+        !strstr(r.out, "cli-pinned"))
+        fail_msg("costs -o table: %s", r.out);
+    for (const char *p = strchr(r.out, '.'); p; p = strchr(p + 1, '.')) {
+        size_t digits = strspn(p + 1, "0123456789");
+        if (digits > 8)
+            fail_msg("costs -o table: an unrounded number: %s", r.out);
+    }
+    run_free(&r);
 
     /* Requests: created from a file, listed for the team. */
     snprintf(path, sizeof path, "%s/req.json", dir);
@@ -1045,6 +1071,150 @@ static void webhooks_and_verify_on_real_deliveries(void **state)
     run_free(&r);
 }
 
+/* The rest of the API's writes have verbs too: reference rows added and corrected (If-Match read
+ * first), instance types and their dated prices, advisories re-applied, and sign-ins listed and
+ * ended (one's own, and all of a user's by a global admin). */
+static void reference_prices_reapply_and_sessions(void **state)
+{
+    (void)state;
+    char atok[4200];
+    snprintf(atok, sizeof atok, "IMAXE_TOKEN=%s", admin);
+    const char *as_admin[] = { atok, NULL };
+    struct cli_run r = CLI(NULL, NULL, "reference", "list", "gpu", "--all", "-f", "gpu_model");
+    expect_code(&r, 0, "reference list");
+    assert_non_null(strstr(r.out, "H100\n"));
+    run_free(&r);
+    r = CLI("{\"branch\":997,\"branch_type\":\"NFB\",\"type_basis\":\"releases.json\","
+            "\"status\":\"CONFIRMED\",\"source\":\"https://example.com\"}",
+            NULL, "reference", "create", "driver_branch");
+    expect_code(&r, 3, "reference create by a team admin");
+    run_free(&r);
+    r = CLI("{\"branch\":997,\"branch_type\":\"NFB\",\"type_basis\":\"releases.json\","
+            "\"status\":\"CONFIRMED\",\"source\":\"https://example.com\"}",
+            as_admin, "reference", "create", "driver_branch", "-f", "branch_type");
+    expect_code(&r, 0, "reference create");
+    assert_string_equal(r.out, "NFB\n");
+    run_free(&r);
+    r = CLI("{\"branch\":997,\"branch_type\":\"PB\"}", as_admin, "reference", "update",
+            "driver_branch", "-f", "branch_type");
+    expect_code(&r, 0, "reference update");
+    assert_string_equal(r.out, "PB\n");
+    run_free(&r);
+    r = CLI("{\"branch\":997,\"colour\":\"red\"}", as_admin, "reference", "update",
+            "driver_branch");
+    expect_code(&r, 3, "reference update with an unknown field");
+    assert_non_null(strstr(r.err, "/colour"));
+    run_free(&r);
+
+    r = CLI("{\"provider\":\"aws\",\"instance_type\":\"zz.cli\",\"gpu_model\":\"H100\","
+            "\"gpu_count\":1,\"gpu_memory_gib\":80,\"vcpus\":8,\"memory_gib\":64,"
+            "\"host_arch\":\"x86_64\"}",
+            as_admin, "instance-types", "create", "-f", "instance_type");
+    expect_code(&r, 0, "instance-types create");
+    assert_string_equal(r.out, "zz.cli\n");
+    run_free(&r);
+    r = CLI("{\"gpu_model\":\"H100\",\"gpu_count\":1,\"gpu_memory_gib\":80,\"vcpus\":16,"
+            "\"memory_gib\":64,\"host_arch\":\"x86_64\"}",
+            as_admin, "instance-types", "update", "aws", "zz.cli", "-f", "vcpus");
+    expect_code(&r, 0, "instance-types update");
+    assert_string_equal(r.out, "16\n");
+    run_free(&r);
+    r = CLI("{\"pricing\":\"spot\",\"region\":\"us-east-1\",\"price_per_hour\":1.25}", as_admin,
+            "instance-types", "price", "aws", "zz.cli", "-f", "price_per_hour");
+    expect_code(&r, 0, "instance-types price");
+    assert_string_equal(r.out, "1.25\n");
+    run_free(&r);
+    r = CLI(NULL, NULL, "instance-types", "list", "--gpu", "H100", "--all", "-f", "instance_type");
+    expect_code(&r, 0, "instance-types list");
+    assert_non_null(strstr(r.out, "zz.cli\n"));
+    run_free(&r);
+    r = CLI(NULL, NULL, "instance-types", "get", "aws", "zz.cli", "-f", "vcpus");
+    expect_code(&r, 0, "instance-types get");
+    assert_string_equal(r.out, "16\n");
+    run_free(&r);
+    r = CLI(NULL, NULL, "instance-types", "get", "aws", "zz.none");
+    expect_code(&r, 2, "instance-types get of a missing type");
+    run_free(&r);
+
+    r = CLI(NULL, NULL, "advisories", "reapply");
+    expect_code(&r, 3, "advisories reapply by a team admin");
+    run_free(&r);
+    r = CLI(NULL, as_admin, "advisories", "reapply", "--limit", "5", "-o", "json");
+    expect_code(&r, 0, "advisories reapply");
+    json_t *doc = out_json(&r);
+    assert_true(json_is_array(json_object_get(doc, "advisories")));
+    json_decref(doc);
+    run_free(&r);
+
+    /* Sign-ins: a fresh CLI sign-in of the admin is listed, then ended with its refresh token. */
+    struct imx_res res;
+    assert_int_equal(imx_t_http_as(&srv, NULL, "POST", "/v1/auth/login",
+                                   "{\"email\":\"" IMX_T_ADMIN_EMAIL
+                                   "\",\"password\":\"" IMX_T_ADMIN_PASSWORD "\",\"refresh\":true}",
+                                   &res),
+                     0);
+    assert_int_equal(res.status, 200);
+    char refresh[256], access[4096], env_access[4200];
+    snprintf(refresh, sizeof refresh, "%s",
+             json_string_value(json_object_get(res.json, "refresh_token")));
+    snprintf(access, sizeof access, "%s",
+             json_string_value(json_object_get(res.json, "access_token")));
+    imx_t_res_free(&res);
+    snprintf(env_access, sizeof env_access, "IMAXE_TOKEN=%s", access);
+    const char *as_fresh[] = { env_access, NULL };
+    r = CLI(NULL, as_fresh, "sessions", "list", "-f", "id");
+    expect_code(&r, 0, "sessions list");
+    long long newest = atoll(r.out);
+    assert_true(newest > 0);
+    run_free(&r);
+    char sid[32], uid[32], body[400];
+    snprintf(sid, sizeof sid, "%lld", newest);
+    r = CLI(NULL, as_fresh, "sessions", "revoke", sid);
+    expect_code(&r, 0, "sessions revoke");
+    run_free(&r);
+    snprintf(body, sizeof body, "{\"refresh_token\":\"%s\"}", refresh);
+    assert_int_equal(imx_t_http_as(&srv, NULL, "POST", "/v1/auth/refresh", body, &res), 0);
+    assert_int_equal(res.status, 401);
+    imx_t_res_free(&res);
+    r = CLI(NULL, as_admin, "sessions", "revoke", "987654");
+    expect_code(&r, 2, "sessions revoke of no session");
+    run_free(&r);
+    /* A global admin lists a user's sign-ins (the viewer's, signed in from a command line) and
+     * ends them all. */
+    assert_int_equal(imx_t_http_as(&srv, NULL, "POST", "/v1/auth/login",
+                                   "{\"email\":\"view@cli.test\",\"password\":"
+                                   "\"pw-view@cli.test\",\"refresh\":true}",
+                                   &res),
+                     0);
+    assert_int_equal(res.status, 200);
+    snprintf(refresh, sizeof refresh, "%s",
+             json_string_value(json_object_get(res.json, "refresh_token")));
+    imx_t_res_free(&res);
+    snprintf(env_access, sizeof env_access, "IMAXE_TOKEN=%s", viewer);
+    const char *as_viewer[] = { env_access, NULL };
+    r = CLI(NULL, as_viewer, "api", "GET", "/me", "-f", "id");
+    snprintf(uid, sizeof uid, "%lld", atoll(r.out));
+    run_free(&r);
+    r = CLI(NULL, as_admin, "users", "sessions", uid, "-f", "kind");
+    expect_code(&r, 0, "users sessions");
+    assert_non_null(strstr(r.out, "cli\n"));
+    run_free(&r);
+    r = CLI(NULL, as_admin, "users", "sign-out", uid);
+    expect_code(&r, 0, "users sign-out");
+    run_free(&r);
+    r = CLI(NULL, as_admin, "users", "sessions", uid, "-f", "id");
+    expect_code(&r, 0, "users sessions after sign-out");
+    assert_string_equal(r.out, "");
+    run_free(&r);
+    snprintf(body, sizeof body, "{\"refresh_token\":\"%s\"}", refresh);
+    assert_int_equal(imx_t_http_as(&srv, NULL, "POST", "/v1/auth/refresh", body, &res), 0);
+    assert_int_equal(res.status, 401);
+    imx_t_res_free(&res);
+    r = CLI(NULL, NULL, "users", "sign-out", uid);
+    expect_code(&r, 3, "users sign-out by a team admin");
+    run_free(&r);
+}
+
 /* On a terminal (script(1) gives one) the default is a table with a bold header; NO_COLOR
  * takes the bold away. */
 static void a_terminal_gets_a_table_and_no_color_is_honoured(void **state)
@@ -1065,6 +1235,27 @@ static void a_terminal_gets_a_table_and_no_color_is_honoured(void **state)
             fail_msg("NO_COLOR=%d: %s", no_color, text);
         free(text);
     }
+    /* images import on a terminal says how far it is (a line after each request). */
+    char manifests[700];
+    snprintf(manifests, sizeof manifests, "%s/tty-import.ndjson", dir);
+    write_file(manifests,
+               "{\"team\":\"cli-team\",\"family\":\"cli-tty-import\",\"version\":\"1\","
+               "\"provider\":\"aws\",\"architecture\":\"x86_64\",\"os\":{\"name\":\"ubuntu\","
+               "\"version\":\"24.04\"},\"layer\":\"platform\",\"artifacts\":[{\"region\":"
+               "\"us-east-1\",\"id\":\"ami-t1\"}],\"components\":[]}\n"
+               "{\"team\":\"cli-team\",\"family\":\"cli-tty-import\",\"version\":\"2\","
+               "\"provider\":\"aws\",\"architecture\":\"x86_64\",\"os\":{\"name\":\"ubuntu\","
+               "\"version\":\"24.04\"},\"layer\":\"platform\",\"artifacts\":[{\"region\":"
+               "\"us-east-1\",\"id\":\"ami-t2\"}],\"components\":[]}\n");
+    snprintf(cmd, sizeof cmd,
+             "env IMAXE_URL='%s' IMAXE_TOKEN='%s' script -qec \"'%s' images import '%s'\" "
+             "/dev/null > '%s' 2>&1",
+             srv.base, pub, cli_bin, manifests, out);
+    assert_int_equal(imx_t_system("%s", cmd), 0);
+    char *text = slurp(out);
+    if (!strstr(text, "imported 2 of 2") || !strstr(text, "cli-tty-import"))
+        fail_msg("images import on a terminal: %s", text);
+    free(text);
 }
 
 /* Named profiles: one sign-in per server (or per user) in the config file, chosen with --profile
@@ -1076,6 +1267,7 @@ static void profiles_keep_one_sign_in_each(void **state)
     struct cli_run r = CLI(IMX_T_ADMIN_PASSWORD "\n", no_token, "--profile", "ops", "login",
                            "--url", srv.base, "--email", IMX_T_ADMIN_EMAIL, "--password-stdin");
     expect_code(&r, 0, "login --profile ops");
+    assert_non_null(strstr(r.err, "(profile ops)"));
     run_free(&r);
     char cfg[800];
     snprintf(cfg, sizeof cfg, "%s/xdg/imaxe/config.json", dir);
@@ -1129,6 +1321,11 @@ static void write_verbs_and_the_api_escape_hatch(void **state)
     run_free(&r);
     r = CLI(NULL, as_admin, "members", "set", "cli-ops", "ana@cli.test");
     expect_code(&r, 1, "members set without --role");
+    run_free(&r);
+    /* teams list (the completion of --team reads it too). */
+    r = CLI(NULL, as_admin, "teams", "list", "-f", "slug");
+    expect_code(&r, 0, "teams list");
+    assert_non_null(strstr(r.out, "cli-ops\n"));
     run_free(&r);
     r = CLI(NULL, as_admin, "teams", "get", "cli-ops", "-f", "members");
     expect_code(&r, 0, "teams get");
@@ -1316,6 +1513,22 @@ static void usage_help_and_network_errors(void **state)
     run_free(&r);
     r = CLI(NULL, NULL, "-o", "yaml", "images", "search");
     expect_code(&r, 1, "unknown format");
+    run_free(&r);
+    /* A mistyped noun, verb or option: "did you mean" the nearest. */
+    r = CLI(NULL, NULL, "imgaes", "search");
+    expect_code(&r, 1, "a mistyped noun");
+    if (!strstr(r.err, "did you mean 'images'"))
+        fail_msg("mistyped noun: %s", r.err);
+    run_free(&r);
+    r = CLI(NULL, NULL, "images", "serach");
+    expect_code(&r, 1, "a mistyped verb");
+    if (!strstr(r.err, "did you mean 'images search'"))
+        fail_msg("mistyped verb: %s", r.err);
+    run_free(&r);
+    r = CLI(NULL, NULL, "images", "search", "--famly", "x");
+    expect_code(&r, 1, "a mistyped option");
+    if (!strstr(r.err, "did you mean --family?"))
+        fail_msg("mistyped option: %s", r.err);
     run_free(&r);
     const char *down[] = { "IMAXE_URL=http://127.0.0.1:1", NULL };
     r = CLI(NULL, down, "images", "search");
@@ -1761,6 +1974,7 @@ int main(void)
         cmocka_unit_test(pins_advisories_compat_costs_requests),
         cmocka_unit_test(webhooks_and_verify_on_real_deliveries),
         cmocka_unit_test(write_verbs_and_the_api_escape_hatch),
+        cmocka_unit_test(reference_prices_reapply_and_sessions),
         cmocka_unit_test(profiles_keep_one_sign_in_each),
         cmocka_unit_test(a_terminal_gets_a_table_and_no_color_is_honoured),
         cmocka_unit_test(usage_help_and_network_errors),

@@ -1,5 +1,6 @@
 /* NVIDIA's real bulletins (tests/data/csaf/feed) against the real server, for the components
- * the product mapping added: images carrying triton-server, tensorrt, nemo, jetson-linux and the
+ * the product mapping added: images carrying triton-server (by NGC release, also from a bulletin
+ * that names Triton's server version: 5509), tensorrt, nemo, jetson-linux and the
  * vGPU guest driver (0101), riva, cuda-q, tao, isaac-lab, nemo-curator and mlnx-ofed (0300) are
  * marked by the matching bulletin with the right fixed_by, and the team pinned to each gets
  * exactly one patch.available, delivered to a Node receiver that verifies its signature. A
@@ -123,20 +124,29 @@ static const struct family {
     const char *component, *year, *bulletin; /* the real bulletin that names it */
     const char *old, *fixed;                 /* an affected version, the fix */
     const char *range;                       /* the range the bulletin gives it */
+    const char *image_fixed; /* the version the family's fixed image carries; NULL: fixed */
 } families[] = {
-    { "triton-server", "2026", "5860", "26.01", "26.03", "<=26.02" },
-    { "tensorrt", "2026", "5836", "10.13.3", "10.16.1", "<10.16.1" },
-    { "nemo", "2026", "5839", "2.6.2", "2.7.3", "<=2.7.2" },
-    { "jetson-linux", "2026", "5797", "36.4.4", "36.5", ">=36, <36.5" },
-    { "vgpu-driver", "2026", "5821", "580.105.08", "580.159.03", ">=580, <=580.126.09" },
+    /* 5509 names Triton by its server version ("prior to 2.40"), the catalog by NGC release:
+     * 2.40.0 is 23.11 (ref_version_alias, 0371), so 23.10 is affected and 23.12 is not. First,
+     * before 5860 (<=26.02) marks every image of the family below 26.03. */
+    { "triton-server", "2023", "5509", "23.10", "23.11", "<23.11", "23.12" },
+    { "triton-server", "2026", "5860", "26.01", "26.03", "<=26.02", NULL },
+    { "tensorrt", "2026", "5836", "10.13.3", "10.16.1", "<10.16.1", NULL },
+    { "nemo", "2026", "5839", "2.6.2", "2.7.3", "<=2.7.2", NULL },
+    { "jetson-linux", "2026", "5797", "36.4.4", "36.5", ">=36, <36.5", NULL },
+    { "vgpu-driver", "2026", "5821", "580.105.08", "580.159.03", ">=580, <=580.126.09", NULL },
     /* mapped by migration 0300 (tools/reference/nvidia_products_0300.csv) */
-    { "riva", "2025", "5625", "2.18.0", "2.19.0", "<=2.18.0" },
-    { "cuda-q", "2026", "5820", "0.13.0", "0.14.0", "<0.14.0" },
-    { "tao", "2025", "5730", "6.25.7", "6.25.9", "=6.25.7" },
-    { "isaac-lab", "2025", "5733", "2.2.1", "2.3.0", "<2.3.0" },
-    { "nemo-curator", "2025", "5690", "25.06", "25.07", "<25.07" },
-    { "mlnx-ofed", "2025", "5654", "23.10-3.2.2.0", "23.10-5.1.4.0", ">=23, <23.10-5.1.4.0" },
+    { "riva", "2025", "5625", "2.18.0", "2.19.0", "<=2.18.0", NULL },
+    { "cuda-q", "2026", "5820", "0.13.0", "0.14.0", "<0.14.0", NULL },
+    { "tao", "2025", "5730", "6.25.7", "6.25.9", "=6.25.7", NULL },
+    { "isaac-lab", "2025", "5733", "2.2.1", "2.3.0", "<2.3.0", NULL },
+    { "nemo-curator", "2025", "5690", "25.06", "25.07", "<25.07", NULL },
+    { "mlnx-ofed", "2025", "5654", "23.10-3.2.2.0", "23.10-5.1.4.0", ">=23.10, <23.10-5.1.4.0",
+      NULL },
 };
+
+/* The images of 5509's family (Triton 23.10 and 23.12), for the reapply test. */
+static long long triton_23_10, triton_23_12;
 
 static void each_new_component_is_marked_by_its_bulletin_and_its_pin_hears_once(void **state)
 {
@@ -144,20 +154,25 @@ static void each_new_component_is_marked_by_its_bulletin_and_its_pin_hears_once(
     for (size_t f = 0; f < sizeof families / sizeof families[0]; f++) {
         const struct family *F = &families[f];
         char family[64], team[32], email[64], token[4096], body[1024], path[128];
-        snprintf(family, sizeof family, "feed-%s", F->component);
+        snprintf(family, sizeof family, "feed-%s-%zu", F->component, f);
         snprintf(team, sizeof team, "team-%zu", f);
         snprintf(email, sizeof email, "t%zu@feed.test", f);
         assert_int_equal(imx_t_user(&srv, admin, team, email, "admin", token, sizeof token), 0);
 
         long long old = publish(family, "1", F->component, F->old);
-        long long fix = publish(family, "2", F->component, F->fixed);
+        long long fix =
+            publish(family, "2", F->component, F->image_fixed ? F->image_fixed : F->fixed);
+        if (strcmp(F->bulletin, "5509") == 0) {
+            triton_23_10 = old;
+            triton_23_12 = fix;
+        }
         snprintf(body, sizeof body,
-                 "{\"team\":\"%s\",\"url\":\"http://127.0.0.1:%u/%s\","
+                 "{\"team\":\"%s\",\"url\":\"http://127.0.0.1:%u/%s-%zu\","
                  "\"events\":[\"patch.available\"]}",
-                 team, rcv.port, F->component);
+                 team, rcv.port, F->component, f);
         struct imx_res res = call(token, "POST", "/v1/webhooks", body, 201);
         char ctl[256];
-        snprintf(ctl, sizeof ctl, "{\"secrets\": {\"/%s\": [\"%s\"]}}", F->component,
+        snprintf(ctl, sizeof ctl, "{\"secrets\": {\"/%s-%zu\": [\"%s\"]}}", F->component, f,
                  json_string_value(json_object_get(res.json, "secret")));
         imx_t_res_free(&res);
         imx_t_receiver_control(&rcv, ctl);
@@ -203,7 +218,7 @@ static void each_new_component_is_marked_by_its_bulletin_and_its_pin_hears_once(
         imx_t_res_free(&res);
 
         /* One patch.available to the pinned team, for this pin, advisory and fix. */
-        snprintf(path, sizeof path, "/%s", F->component);
+        snprintf(path, sizeof path, "/%s-%zu", F->component, f);
         json_t *evs = received(path, 1);
         imx_t_sleep_ms(300); /* a second one would have come by now */
         json_decref(evs);
@@ -264,7 +279,8 @@ static void a_bulletin_about_nothing_imaxe_tracks_is_kept_as_such(void **state)
  * the lines that contain drop (NULL: none): the reference import an admin runs. */
 static void import_product_map(const char *drop)
 {
-    static const char *const csvs[] = { "nvidia_products.csv", "nvidia_products_0300.csv" };
+    static const char *const csvs[] = { "nvidia_products.csv", "nvidia_products_0300.csv",
+                                        "nvidia_products_0372.csv" };
     char line[4096];
     size_t cap = 1 << 16, used = 0;
     char *csv = malloc(cap);
@@ -406,12 +422,106 @@ static void an_unmapped_product_is_reapplied_after_a_reference_update(void **sta
     free(n);
 }
 
+/* POST /v1/reference with Triton's release pairs (tools/reference/version_alias_0371.csv, as 0371
+ * ships them), only the header and the lines that contain keep when keep is given. */
+static void import_version_alias(const char *keep)
+{
+    char path[1024], line[4096];
+    snprintf(path, sizeof path, "%s/tools/reference/version_alias_0371.csv",
+             getenv("IMX_TEST_SOURCE_DIR"));
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    size_t cap = 1 << 16, used = 0;
+    char *csv = malloc(cap);
+    assert_non_null(csv);
+    bool header = true;
+    while (fgets(line, sizeof line, f)) {
+        size_t n = strlen(line);
+        if ((header || !keep || strstr(line, keep)) && used + n + 1 < cap) {
+            memcpy(csv + used, line, n);
+            used += n;
+        }
+        header = false;
+    }
+    fclose(f);
+    csv[used] = '\0';
+    json_t *body =
+        json_pack("{s:s, s:{s:s}}", "data_version", keep ? "test-pairs-less" : "test-pairs",
+                  "tables", "version_alias", csv);
+    free(csv);
+    char *text = json_dumps(body, JSON_COMPACT);
+    json_decref(body);
+    struct imx_res res = call(admin, "POST", "/v1/reference", text, 200);
+    free(text);
+    imx_t_res_free(&res);
+}
+
+/* The outcome POST /v1/advisories:reapply gives id, and the advisory's first range after it. */
+static void reapply_gives(const char *id, const char *outcome, const char *range, const char *fixed)
+{
+    struct imx_res res = call(admin, "POST", "/v1/advisories:reapply?limit=100", NULL, 200);
+    json_t *line;
+    size_t i;
+    bool seen = false;
+    json_array_foreach(json_object_get(res.json, "advisories"), i, line)
+    {
+        if (strcmp(json_string_value(json_object_get(line, "id")), id) == 0) {
+            seen = true;
+            assert_string_equal(json_string_value(json_object_get(line, "outcome")), outcome);
+        }
+    }
+    if (!seen)
+        fail_msg("%s not re-applied: %s", id, res.body);
+    imx_t_res_free(&res);
+    char path[64];
+    snprintf(path, sizeof path, "/v1/advisories/%s", id);
+    res = call(pub, "GET", path, NULL, 200);
+    json_t *r0 = json_array_get(json_object_get(res.json, "affected"), 0);
+    assert_string_equal(json_string_value(json_object_get(r0, "range")), range);
+    assert_string_equal(json_string_value(json_object_get(r0, "fixed")), fixed);
+    imx_t_res_free(&res);
+}
+
+/* An advisory of a component numbered two ways is re-read when the pairs change: without the
+ * pairs of Triton's 2.x line, 5509 keeps the server's numbering ("<2.40", which no image in the
+ * catalog's NGC numbering matches); once a reference import brings them back, reapply revises
+ * it to "<23.11" and the 23.10 image is marked again, with the 23.12 image as its fix. */
+static void a_bulletin_in_the_servers_numbering_is_reapplied_when_the_pairs_change(void **state)
+{
+    (void)state;
+    import_version_alias("'1.0.0'"); /* no line has it: the header alone, no pairs */
+    reapply_gives("NVIDIA-5509", "revised", "<2.40", "2.40");
+    import_version_alias(NULL);
+    reapply_gives("NVIDIA-5509", "revised", "<23.11", "23.11");
+    reapply_gives("NVIDIA-5509", "unchanged", "<23.11", "23.11");
+    /* the 23.10 image of the first test is marked by 5509 again, its 23.12 image the fix */
+    char path[64];
+    snprintf(path, sizeof path, "/v1/images/%lld/patch", triton_23_10);
+    struct imx_res res = call(pub, "GET", path, NULL, 200);
+    json_t *a;
+    size_t i;
+    bool marked = false;
+    json_array_foreach(json_object_get(res.json, "advisories"), i, a)
+    {
+        if (strcmp(json_string_value(json_object_get(a, "id")), "NVIDIA-5509") == 0) {
+            marked = true;
+            assert_int_equal(
+                json_integer_value(json_object_get(json_object_get(a, "fixed_by"), "id")),
+                triton_23_12);
+        }
+    }
+    if (!marked)
+        fail_msg("the 23.10 image is not marked by NVIDIA-5509: %s", res.body);
+    imx_t_res_free(&res);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(each_new_component_is_marked_by_its_bulletin_and_its_pin_hears_once),
         cmocka_unit_test(a_bulletin_about_nothing_imaxe_tracks_is_kept_as_such),
         cmocka_unit_test(an_unmapped_product_is_reapplied_after_a_reference_update),
+        cmocka_unit_test(a_bulletin_in_the_servers_numbering_is_reapplied_when_the_pairs_change),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -97,6 +97,11 @@ done
 # As make run does once the server has created the demo admin: the owner of the demo teams.
 psql --no-psqlrc -X -Atq -v ON_ERROR_STOP=1 "$conninfo" -v email="$IMAXE_ADMIN_EMAIL" \
     -f "$src_dir/tools/demo/admin_teams.sql" >/dev/null || fail "tools/demo/admin_teams.sql"
+owned=$(psql --no-psqlrc -X -Atq "$conninfo" -c "SELECT string_agg(t.slug || ':' || m.role, ' ' ORDER BY t.slug)
+    FROM memberships m JOIN teams t ON t.id = m.team_id JOIN users u ON u.id = m.user_id
+    WHERE u.email = '$IMAXE_ADMIN_EMAIL'")
+[ "$owned" = "demo-ml:admin demo-platform:admin demo-research:admin" ] ||
+    fail "the demo admin does not own the demo teams: '$owned'"
 
 # The examples, one file each, named by the file and line they start on.
 python3 - "$src_dir" "$tmp/blocks" "$port" "$rcv_port" "${docs[@]}" <<'PY'

@@ -79,9 +79,34 @@ static const struct product *find(const struct products *ps, const char *id)
     return NULL;
 }
 
+/* A release-pairs file (ref_version_alias's CSV: component, version, release, status, ...) is
+ * not product rows: its confirmed pairs go on every map row of their component as "aliases", as
+ * server/db/product_map.c gives them. */
+static void attach_aliases(json_t *map, const json_t *pairs)
+{
+    size_t i, k;
+    json_t *row, *pair;
+    json_array_foreach(map, i, row)
+    {
+        const char *component = json_string_value(json_object_get(row, "component"));
+        json_t *aliases = json_array();
+        json_array_foreach(pairs, k, pair)
+        {
+            const char *c = json_string_value(json_object_get(pair, "component"));
+            const char *st = json_string_value(json_object_get(pair, "status"));
+            if (component && c && st && strcmp(c, component) == 0 && strcmp(st, "UNCONFIRMED") != 0)
+                json_array_append_new(aliases, json_pack("[O, O]", json_object_get(pair, "version"),
+                                                         json_object_get(pair, "release")));
+        }
+        if (json_array_size(aliases) > 0)
+            json_object_set(row, "aliases", aliases);
+        json_decref(aliases);
+    }
+}
+
 static json_t *load_map(char *paths)
 {
-    json_t *map = json_array();
+    json_t *map = json_array(), *pairs = json_array();
     for (char *path = strtok(paths, ","); path; path = strtok(NULL, ",")) {
         FILE *f = fopen(path, "rb");
         if (!f) {
@@ -97,9 +122,12 @@ static json_t *load_map(char *paths)
             fprintf(stderr, "%s: not read\n", path);
             exit(2);
         }
-        json_array_extend(map, rows);
+        bool release_pairs = json_object_get(json_array_get(rows, 0), "release") != NULL;
+        json_array_extend(release_pairs ? pairs : map, rows);
         json_decref(rows);
     }
+    attach_aliases(map, pairs);
+    json_decref(pairs);
     return map;
 }
 

@@ -604,6 +604,7 @@ static json_t *test_map(void)
         "cpe:guest_driver,vgpu-guest,vgpu-driver,true,vGPU guest\n"
         "cpe:dcgm_exporter,any,dcgm-exporter,false,exporter\n"
         "cpe-prefix:jetson,jetson,jetson-linux,true,Jetson Linux\n"
+        "cpe:nvidia_docahost,linux,doca-host,true,DOCA-Host\n"
         "name:tesla,linux,nvidia-driver,true,data-centre driver\n"
         "name:nvidia container toolkit,any,nvidia-container-toolkit,false,toolkit\n"
         "name:nvidia gpu operator,any,,false,an operator\n"
@@ -707,6 +708,20 @@ static void products_map_to_components_or_are_left_out(void **state)
                    PVC("Jetson Orin Series", "jetson_orin_series", "All versions prior to 36.5",
                        "j") "," PVC("Jetson Orin Series", "jetson_orin_series", "36.5", "jf")) "]",
           "[\"j\"]", "[\"jf\"]", "jetson-linux >=36, <36.5 36.5", 0, NULL },
+        { "DOCA-Host (5654): each release line its architecture names bounds its range, so the "
+          "2.5 line's fix is not inside the 2.9 line's range",
+          "[" ARCH("Linux(DOCA 2.5)",
+                   PVC("NVIDIA DOCA-Host", "nvidia_docahost", "All versions prior to 2.5.3-0.1.2",
+                       "a") "," PVC("NVIDIA DOCA-Host", "nvidia_docahost", "2.5.3-0.1.2",
+                                    "af")) "," ARCH("Linux(DOCA 2.9)",
+                                                    PVC("NVIDIA DOCA-Host", "nvidia_docahost",
+                                                        "All versions prior to 2.9.2-0.1.6",
+                                                        "b") "," PVC("NVIDIA DOCA-Host",
+                                                                     "nvidia_docahost",
+                                                                     "2.9.2-0.1.6", "bf")) "]",
+          "[\"a\",\"b\"]", "[\"af\",\"bf\"]",
+          "doca-host >=2.5, <2.5.3-0.1.2 2.5.3-0.1.2|doca-host >=2.9, <2.9.2-0.1.6 2.9.2-0.1.6", 0,
+          NULL },
         { "Triton with r-prefixed releases on Linux; its Windows build is left out",
           "[" ARCH("Linux",
                    PV("Triton Inference Server", "All versions prior to r26.02", "t") "," PV(
@@ -859,11 +874,51 @@ static json_t *load_shared(const char *name)
     return load_path(path);
 }
 
+/* The release pairs imaxe ships (tools/reference/version_alias_0371.csv, migration 0371), on
+ * each map row of their component, as server/db/product_map.c reads them (unconfirmed pairs
+ * left out). */
+static void attach_aliases(json_t *map)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/tools/reference/version_alias_0371.csv", IMX_SOURCE_DIR);
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        fail_msg("%s: cannot open", path);
+    static char text[1 << 16];
+    size_t n = fread(text, 1, sizeof text, f);
+    assert_true(n < sizeof text);
+    fclose(f);
+    char err[128];
+    json_t *rows = imx_csv_rows(text, n, err, sizeof err);
+    if (!rows)
+        fail_msg("%s: %s", path, err);
+    size_t i, k;
+    json_t *row, *pair;
+    json_array_foreach(map, i, row)
+    {
+        const char *component = json_string_value(json_object_get(row, "component"));
+        json_t *aliases = json_array();
+        json_array_foreach(rows, k, pair)
+        {
+            if (component &&
+                strcmp(json_string_value(json_object_get(pair, "component")), component) == 0 &&
+                strcmp(json_string_value(json_object_get(pair, "status")), "UNCONFIRMED") != 0)
+                json_array_append_new(aliases, json_pack("[O, O]", json_object_get(pair, "version"),
+                                                         json_object_get(pair, "release")));
+        }
+        if (json_array_size(aliases) > 0)
+            json_object_set(row, "aliases", aliases);
+        json_decref(aliases);
+    }
+    json_decref(rows);
+}
+
 /* The product mapping imaxe ships (tools/reference/nvidia_products.csv, migration 0101). */
 static json_t *shipped_map(void)
 {
-    /* 0101's rows, then 0300's (new keys only: tools/gen_knowledge.py checks) */
-    static const char *const csvs[] = { "nvidia_products.csv", "nvidia_products_0300.csv" };
+    /* 0101's rows, then 0300's and 0372's (new keys only: tools/gen_knowledge.py checks) */
+    static const char *const csvs[] = { "nvidia_products.csv", "nvidia_products_0300.csv",
+                                        "nvidia_products_0372.csv" };
     json_t *map = json_array();
     for (size_t i = 0; i < N_ELEMS(csvs); i++) {
         char path[1024];
@@ -882,6 +937,7 @@ static json_t *shipped_map(void)
         json_array_extend(map, rows);
         json_decref(rows);
     }
+    attach_aliases(map);
     return map;
 }
 
@@ -1039,6 +1095,76 @@ static void cost_is_linear_in_the_document(void **state)
     json_decref(out);
     json_decref(errors);
     json_decref(d);
+    json_decref(map);
+}
+
+/* Triton is numbered two ways: its server's version (2.40.0) and the NGC container release
+ * (23.11) the catalog records. Through the shipped pairs (ref_version_alias, 0371) a bulletin in
+ * either numbering gives ranges in releases; a server version no release stands for is left out
+ * with that reason, never guessed. */
+static void a_product_numbered_two_ways_is_read_in_its_releases(void **state)
+{
+    (void)state;
+    json_t *map = shipped_map();
+#define TRITON(version, id) PV("Triton Inference Server", version, id)
+    static const struct {
+        const char *what, *versions, *affected, *fixed;
+        const char *want;   /* as in products_map_to_components_or_are_left_out */
+        size_t unmapped;    /* products listed as left out */
+        const char *warned; /* a word of the one warning; NULL: none */
+    } cases[] = {
+        { "5509: prior to the server's 2.40, fixed in 2.40 (= 23.11)",
+          TRITON("All versions prior to 2.40", "a") "," TRITON("2.40", "f"), "[\"a\"]", "[\"f\"]",
+          "triton-server <23.11 23.11", 0, "2.40 is release 23.11" },
+        { "in releases already (5734): read as written, no warning",
+          TRITON("All versions prior to r25.10", "a") "," TRITON("r25.10", "f"), "[\"a\"]",
+          "[\"f\"]", "triton-server <25.10 25.10", 0, NULL },
+        { "up to and including a patch release: the last container carrying it",
+          TRITON("All versions up to and including 2.59.1", "a") "," TRITON("2.60.0", "f"),
+          "[\"a\"]", "[\"f\"]", "triton-server <=25.07 25.08", 0, "2.59.1 is release 25.07" },
+        { "a span of server versions: from the first to the last container",
+          TRITON("2.39.0 to 2.41.0", "a") "," TRITON("2.42.0", "f"), "[\"a\"]", "[\"f\"]",
+          "triton-server >=23.10, <=23.12 24.01", 0, "2.39.0 is release 23.10" },
+        { "a fix no container was numbered after: the first container carrying it",
+          TRITON("All versions prior to 2.40.1", "a") "," TRITON("2.40.1", "f"), "[\"a\"]",
+          "[\"f\"]", "triton-server <23.12 23.12", 0, "2.40.1 is release 23.12" },
+        { "the server's own 1.x line (TensorRT Inference Server, 19.xx)",
+          TRITON("All versions up to and including 1.12.0", "a"), "[\"a\"]", "[]",
+          "triton-server <=20.03 -", 0, "1.12.0 is release 20.03" },
+        { "a server version past every known release is left out, not guessed",
+          TRITON("All versions prior to 2.99", "a") "," TRITON("2.99", "f"), "[\"a\"]", "[\"f\"]",
+          "", 1, NULL },
+    };
+#undef TRITON
+    for (size_t i = 0; i < N_ELEMS(cases); i++) {
+        char branches[2048];
+        snprintf(branches, sizeof branches, "[" ARCH("Linux", "%s") "]", cases[i].versions);
+        json_t *d = doc_with(branches, cases[i].affected, cases[i].fixed);
+        json_t *errors = json_array();
+        json_t *out = imx_csaf_to_advisory(d, map, errors, NULL);
+        if (!out)
+            fail_msg("%s: %s", cases[i].what, json_dumps(errors, 0));
+        char got[1024];
+        ranges_text(out, got, sizeof got);
+        if (strcmp(got, cases[i].want) != 0)
+            fail_msg("%s: got \"%s\", expected \"%s\"", cases[i].what, got, cases[i].want);
+        json_t *un = json_object_get(out, "unmapped"), *warn = json_object_get(out, "warnings");
+        if (json_array_size(un) != cases[i].unmapped)
+            fail_msg("%s: unmapped %s", cases[i].what, json_dumps(un, 0));
+        if (cases[i].unmapped)
+            assert_non_null(strstr(json_string_value(json_object_get(json_array_get(un, 0), "why")),
+                                   "no release in ref_version_alias stands for it"));
+        if (cases[i].warned) {
+            const char *w = json_string_value(json_object_get(json_array_get(warn, 0), "warning"));
+            if (json_array_size(warn) != 1 || !strstr(w, cases[i].warned))
+                fail_msg("%s: warnings %s", cases[i].what, json_dumps(warn, 0));
+        } else if (json_array_size(warn) != 0) {
+            fail_msg("%s: unexpected warnings %s", cases[i].what, json_dumps(warn, 0));
+        }
+        json_decref(out);
+        json_decref(errors);
+        json_decref(d);
+    }
     json_decref(map);
 }
 
@@ -1206,6 +1332,7 @@ int main(void)
         cmocka_unit_test(nvidias_bulletins_translate),
         cmocka_unit_test(a_new_cpe_spelling_maps_by_the_name),
         cmocka_unit_test(cost_is_linear_in_the_document),
+        cmocka_unit_test(a_product_numbered_two_ways_is_read_in_its_releases),
         cmocka_unit_test(the_feed_imports_bulletin_by_bulletin),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
