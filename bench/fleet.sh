@@ -10,38 +10,10 @@
 # on 2 busy cores.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-[ -x build/imaxe-server ] || { echo "build first (cmake --build build)" >&2; exit 1; }
 nodes=${BENCH_NODES:-100000} reads=${BENCH_READS:-20}
-dir=$(mktemp -d /tmp/imaxe-bench-fleet.XXXXXX)
-chmod 755 "$dir"
-url=$(tools/pg.sh start "$dir/pg" "${BENCH_PG_PORT:-55463}" fast)
-pid=""
-cleanup() {
-    [ -n "$pid" ] && { kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; }
-    tools/pg.sh stop "$dir/pg"
-    rm -rf "$dir"
-}
-trap cleanup EXIT
-export IMAXE_DATABASE_URL=$url IMAXE_JWT_SECRET=bench-secret-0123456789abcdef0123456789
-export IMAXE_ADMIN_EMAIL=bench@imaxe.local IMAXE_ADMIN_PASSWORD=bench-password-1
-export IMAXE_RATE_LIMIT_PER_MIN=0 IMAXE_WEBHOOK_WORKERS=0
-build/imaxe-server migrate >/dev/null 2>&1
-IMAXE_PORT=0 IMAXE_ACCESS_LOG=0 build/imaxe-server > "$dir/server.log" 2>&1 & pid=$!
-for _ in $(seq 100); do grep -q 'listening on' "$dir/server.log" && break; sleep 0.1; done
-port=$(grep -o 'listening on http://[0-9.]*:[0-9]*/' "$dir/server.log" | sed 's/.*://; s/\/$//')
-api() { curl -sf "http://127.0.0.1:$port$1" -H "Authorization: Bearer $token" -H 'Content-Type: application/json' "${@:2}"; }
-token=$(curl -sf "http://127.0.0.1:$port/v1/auth/login" -H 'Content-Type: application/json' \
-    -d "{\"email\":\"$IMAXE_ADMIN_EMAIL\",\"password\":\"$IMAXE_ADMIN_PASSWORD\"}" | jq -r .access_token)
-api /v1/teams -d '{"slug":"fleet","name":"fleet"}' >/dev/null
-api /v1/teams/fleet/members/bench@imaxe.local -X PUT -d '{"role":"admin"}' >/dev/null
-ids=()
-for v in 1 2 3; do
-    ids+=("$(api /v1/images -d "{\"team\":\"fleet\",\"family\":\"gpu-node\",\"version\":\"$v\",
-      \"provider\":\"aws\",\"architecture\":\"x86_64\",\"os\":{\"name\":\"ubuntu\",\"version\":\"24.04\"},
-      \"kernel\":\"6.8.0-1015-aws\",\"layer\":\"platform\",\"gpus\":[\"H100\"],
-      \"artifacts\":[{\"region\":\"us-east-1\",\"id\":\"ami-$v\"}],
-      \"components\":[{\"name\":\"nvidia-driver\",\"version\":\"580.95.05\"}]}" | jq -r .id)")
-done
+. bench/fleet_setup.sh
+bench_fleet_start fleet 55463
+bench_fleet_images '[{"name":"nvidia-driver","version":"580.95.05"}]'
 api /v1/pins -d "{\"team\":\"fleet\",\"name\":\"prod\",\"image\":${ids[0]}}" >/dev/null
 t0=$(date +%s.%N)
 # A report the size bench/nodes.py sends (~700 bytes), the same for every node.

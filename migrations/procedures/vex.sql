@@ -12,6 +12,11 @@
 -- Advisories with only OS package ranges appear when they affect the image (an inventory holds
 -- thousands of packages that no advisory names). Withdrawn advisories state nothing.
 -- Caller: server/db/vex.c (imx_db_image_vex_facts, for GET /v1/images/{id}/vex and the pin's).
+-- Every time in the facts comes from the data, never from the clock, so that the same facts give
+-- the same signed document (api/vex.c): an affected statement's action_at is when its action
+-- became what it says (the latest of the advisory's last revision, the image's publication and
+-- its fixing image's publication), and as_of, the documents' timestamp, is the latest time the
+-- facts hold (and the latest withdrawal of an advisory with ranges, which drops a statement).
 
 CREATE OR REPLACE FUNCTION imx_image_vex_facts(p_image bigint) RETURNS json
 LANGUAGE sql STABLE AS $$
@@ -25,6 +30,7 @@ LANGUAGE sql STABLE AS $$
     -- affected: the patch status's rows
     SELECT a.id, a.title, a.cves, a.url, coalesce(a.updated_at, a.created_at) AS at,
            'affected' AS status, NULL::text AS justification, ia.fixed_by,
+           (SELECT f.published_at FROM images f WHERE f.id = ia.fixed_by) AS fix_at,
            (SELECT json_agg(json_build_object('name', c.name, 'version', c.version)
                             ORDER BY c.name)
               FROM image_components c JOIN advisory_ranges r ON r.component = c.name
@@ -41,7 +47,7 @@ LANGUAGE sql STABLE AS $$
            CASE WHEN h.named = 0 THEN 'component_not_present'
                 WHEN h.carries_fix THEN NULL
                 ELSE 'vulnerable_code_not_present' END,
-           NULL::bigint, h.components
+           NULL::bigint, NULL::timestamptz, h.components
       FROM comp_adv a, LATERAL (
         SELECT count(*) AS named,
                coalesce(bool_or(EXISTS (
@@ -64,10 +70,17 @@ LANGUAGE sql STABLE AS $$
                'artifacts', (SELECT coalesce(json_agg(json_build_object('region', x.region,
                                 'artifact_id', x.artifact_id) ORDER BY x.region), '[]')
                                FROM image_artifacts x WHERE x.image_id = i.id)),
-    'generated_at', now(),
+    'as_of', greatest(i.published_at, i.updated_at,
+                      (SELECT max(greatest(st.at, st.fix_at)) FROM st),
+                      (SELECT max(a.withdrawn_at) FROM advisories a
+                        WHERE a.withdrawn_at IS NOT NULL
+                          AND EXISTS (SELECT 1 FROM advisory_ranges r
+                                       WHERE r.advisory_id = a.id))),
     'statements', (SELECT coalesce(json_agg(json_build_object(
         'advisory', st.id, 'title', st.title, 'cves', to_json(st.cves), 'url', st.url,
         'at', st.at, 'status', st.status, 'justification', st.justification,
+        'action_at', CASE WHEN st.status = 'affected'
+                          THEN greatest(st.at, i.published_at, st.fix_at) END,
         'components', coalesce(st.components, '[]'),
         'fixed_by', (SELECT json_build_object('id', f.id, 'family', f.family,
                              'version', f.version) FROM images f WHERE f.id = st.fixed_by))

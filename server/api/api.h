@@ -156,6 +156,10 @@ void imx_api_pin_vex(struct imx_req *r);
 /* End of life ahead (server/api/eol.c). */
 void imx_api_image_eol(struct imx_req *r);
 void imx_api_pin_eol(struct imx_req *r);
+/* For those two: the path's pin {id} (into pin, as text) and the image it points at, for a viewer
+ * of the pin's team. The request's read connection (borrowed), or NULL once it has replied (404
+ * for no such pin, the role check's answer, a database failure). server/api/pin_image.c. */
+struct imx_db_conn *imx_api_pin_image(struct imx_req *r, char pin[24], int64_t *image_id);
 /* The public key VEX documents are signed with, as a JWK Set (server/api/vex.c). */
 void imx_api_vex_keys(struct imx_req *r);
 /* Is s a calendar date YYYY-MM-DD (the eol_before filters' argument)? */

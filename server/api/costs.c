@@ -326,7 +326,6 @@ struct image_costs_export {
 };
 
 static void scope_copy(struct imx_api_scope *dst, const struct imx_api_scope *src);
-static const char *rank_of(const char *key, char *buf, size_t len);
 
 static int image_costs_page(struct imx_db_conn *c, const void *cls, const char *after,
                             const char *limit, char **doc, char **next_key)
@@ -334,8 +333,9 @@ static int image_costs_page(struct imx_db_conn *c, const void *cls, const char *
     const struct image_costs_export *x = cls;
     char place[24];
     struct imx_db_page page;
-    enum imx_db_status st = imx_db_image_costs(
-        c, x->image, &x->sc.s, rank_of(after, place, sizeof place), limit, &page, NULL);
+    enum imx_db_status st =
+        imx_db_image_costs(c, x->image, &x->sc.s, imx_api_key_text_int0(after, place, sizeof place),
+                           limit, &page, NULL);
     return imx_api_export_doc_page(st, &page, doc, next_key);
 }
 
@@ -444,19 +444,6 @@ static void ranking_export_free(void *cls)
     free(x);
 }
 
-/* The rank in a next-page key "[rank]" as text into buf; NULL for none. */
-static const char *rank_of(const char *key, char *buf, size_t len)
-{
-    json_t *k = key ? json_loads(key, 0, NULL) : NULL;
-    const char *out = NULL;
-    if (json_is_integer(json_array_get(k, 0))) {
-        snprintf(buf, len, "%lld", (long long)json_integer_value(json_array_get(k, 0)));
-        out = buf;
-    }
-    json_decref(k);
-    return out;
-}
-
 static int ranking_page(struct imx_db_conn *c, const void *cls, const char *after,
                         const char *limit, char **doc, char **next_key)
 {
@@ -472,7 +459,7 @@ static int ranking_page(struct imx_db_conn *c, const void *cls, const char *afte
         .max_p99_ms = x->max_p99_ms,
         .daily_inferences = x->daily,
         .limit = limit,
-        .after_rank = rank_of(after, rank, sizeof rank),
+        .after_rank = imx_api_key_text_int0(after, rank, sizeof rank),
     };
     struct imx_db_page page;
     enum imx_db_status st = imx_db_cost_ranking(c, &x->sc.s, &q, &page, NULL);

@@ -330,10 +330,26 @@ void imx_api_reply_doc_page(struct imx_req *r, enum imx_db_status st,
         imx_reply_problem(r, IMX_E_NOT_FOUND, "%s", not_found);
         return;
     }
-    const char *last_text = imx_db_rows_text(&page->rows, 0, 1, NULL);
-    json_t *doc = json_loads(doc_text, 0, NULL);
-    json_t *last = last_text ? json_loads(last_text, 0, NULL) : NULL;
+    imx_api_reply_doc_next(r, doc_text, imx_db_rows_text(&page->rows, 0, 1, NULL));
     imx_db_page_free(page);
+}
+
+const char *imx_api_key_text_int0(const char *key_text, char *buf, size_t len)
+{
+    json_t *k = key_text ? json_loads(key_text, 0, NULL) : NULL;
+    const char *out = NULL;
+    if (json_is_integer(json_array_get(k, 0))) {
+        snprintf(buf, len, "%lld", (long long)json_integer_value(json_array_get(k, 0)));
+        out = buf;
+    }
+    json_decref(k);
+    return out;
+}
+
+void imx_api_reply_doc_next(struct imx_req *r, const char *doc_text, const char *next_key)
+{
+    json_t *doc = json_loads(doc_text, 0, NULL);
+    json_t *last = next_key ? json_loads(next_key, 0, NULL) : NULL;
     char next[IMX_CURSOR_MAX];
     if (!json_is_object(doc)) {
         json_decref(doc);

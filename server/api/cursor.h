@@ -50,6 +50,15 @@ bool imx_api_cursor_key(struct imx_req *r, const char *spec, json_t **key);
  * it is (borrowed from key), an integer or object printed into buf; NULL when key is NULL. */
 const char *imx_api_key_text(const json_t *key, size_t i, char *buf, size_t len);
 
+/* The integer a next-page key text "[n, ...]" starts with, as text into buf; NULL when key_text
+ * is NULL or starts with no integer. */
+const char *imx_api_key_text_int0(const char *key_text, char *buf, size_t len);
+
+/* Replies 200 with doc_text, a page that is a JSON object, adding "next_cursor" from next_key
+ * (the JSON array key of its last item when a next page exists, else NULL) and Link rel=next;
+ * both borrowed. A doc_text that is no object replies 500. */
+void imx_api_reply_doc_next(struct imx_req *r, const char *doc_text, const char *next_key);
+
 /* Replies 200 with one page that is a document, not a list of rows: row 0 holds the document
  * (column 0, a JSON object) and the key of its last item when a next page exists (column 1, a
  * JSON array text, or NULL), which becomes "next_cursor" in the document and Link rel=next. No row

@@ -7,23 +7,18 @@
 #include <string.h>
 
 #include "api/api.h"
-#include "auth/auth.h"
 #include "db/eol.h"
-#include "db/vex.h"
+#include "api/images_internal.h"
 #include "util/config.h"
 
 void imx_api_image_eol(struct imx_req *r)
 {
-    unsigned long long id;
-    if (imx_parse_uint(imx_req_param(r, "id"), 1, INT64_MAX, &id) != 0) {
-        imx_reply_problem(r, IMX_E_NOT_FOUND, "No such image");
-        return;
-    }
-    struct imx_db_conn *c = imx_api_db_read(r);
+    long long id = imx_img_path_id(r);
+    struct imx_db_conn *c = id ? imx_api_db_read(r) : NULL;
     if (!c)
         return;
     char ids[24], *out;
-    snprintf(ids, sizeof ids, "%llu", id);
+    snprintf(ids, sizeof ids, "%lld", id);
     enum imx_db_status rc = imx_db_image_eol(c, ids, &out, NULL);
     if (rc == IMX_DBS_NOT_FOUND) {
         imx_reply_problem(r, IMX_E_NOT_FOUND, "No such image");
@@ -38,29 +33,12 @@ void imx_api_image_eol(struct imx_req *r)
 
 void imx_api_pin_eol(struct imx_req *r)
 {
-    unsigned long long id;
-    if (imx_parse_uint(imx_req_param(r, "id"), 1, INT64_MAX, &id) != 0) {
-        imx_reply_problem(r, IMX_E_NOT_FOUND, "No such pin");
-        return;
-    }
-    struct imx_db_conn *c = imx_api_db_read(r);
+    char pin[24], *out;
+    int64_t image_id;
+    struct imx_db_conn *c = imx_api_pin_image(r, pin, &image_id);
     if (!c)
         return;
-    char pin[24], *out;
-    snprintf(pin, sizeof pin, "%llu", id);
-    int64_t team_id, image_id;
-    enum imx_db_status rc = imx_db_pin_target(c, pin, &team_id, &image_id, NULL);
-    if (rc == IMX_DBS_NOT_FOUND) {
-        imx_reply_problem(r, IMX_E_NOT_FOUND, "No such pin");
-        return;
-    }
-    if (rc != IMX_DBS_OK) {
-        imx_api_reply_db_status(r, rc);
-        return;
-    }
-    if (!imx_auth_team_id(r, team_id, IMX_ROLE_VIEWER))
-        return;
-    rc = imx_db_pin_eol(c, pin, &out, NULL);
+    enum imx_db_status rc = imx_db_pin_eol(c, pin, &out, NULL);
     if (rc == IMX_DBS_NOT_FOUND) { /* deleted meanwhile */
         imx_reply_problem(r, IMX_E_NOT_FOUND, "No such pin");
         return;

@@ -523,26 +523,13 @@ static struct imx_db_node_filter filter_of(const struct node_list *x)
     };
 }
 
-/* The id in a key text "[id]" into buf (NULL when after is NULL or not such a key). */
-static const char *after_id(const char *after, char *buf, size_t len)
-{
-    json_t *k = after ? json_loads(after, 0, NULL) : NULL;
-    const char *out = NULL;
-    if (json_is_integer(json_array_get(k, 0))) {
-        snprintf(buf, len, "%lld", (long long)json_integer_value(json_array_get(k, 0)));
-        out = buf;
-    }
-    json_decref(k);
-    return out;
-}
-
 static int node_export_page(struct imx_db_conn *c, const void *cls, const char *after,
                             const char *limit, char **doc, char **next_key)
 {
     struct imx_db_node_filter f = filter_of(cls);
     char buf[24];
-    return imx_db_nodes_page(c, &f, after_id(after, buf, sizeof buf), limit, doc, next_key, NULL) ==
-                   IMX_DBS_OK
+    return imx_db_nodes_page(c, &f, imx_api_key_text_int0(after, buf, sizeof buf), limit, doc,
+                             next_key, NULL) == IMX_DBS_OK
                ? 0
                : -1;
 }
@@ -556,25 +543,9 @@ static const char *const node_columns[] = {
 /* Replies 200 with a page document and its next key (both new texts, freed here). */
 static void reply_page(struct imx_req *r, char *doc_text, char *next_key)
 {
-    json_t *doc = json_loads(doc_text, 0, NULL);
-    json_t *last = next_key ? json_loads(next_key, 0, NULL) : NULL;
+    imx_api_reply_doc_next(r, doc_text, next_key);
     free(doc_text);
     free(next_key);
-    char next[IMX_CURSOR_MAX];
-    if (!json_is_object(doc)) {
-        json_decref(doc);
-        json_decref(last);
-        imx_reply_problem(r, IMX_E_INTERNAL, NULL);
-        return;
-    }
-    if (last && imx_cursor_encode(last, next, sizeof next) == 0) {
-        imx_api_link_next(r, next);
-        json_object_set_new(doc, "next_cursor", json_string(next));
-    } else {
-        json_object_set_new(doc, "next_cursor", json_null());
-    }
-    json_decref(last);
-    imx_reply_json_steal(r, 200, doc);
 }
 
 static const char *const patch_statuses[] = { "ok", "vulnerable", "patch_available", "revoked" };

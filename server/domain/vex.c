@@ -161,7 +161,8 @@ json_t *imx_vex_openvex(const json_t *facts, const char *doc_id)
 {
     const json_t *image = json_object_get(facts, "image");
     const json_t *sts = json_object_get(facts, "statements");
-    const char *now = json_string_value(json_object_get(facts, "generated_at"));
+    /* The facts' latest time, never the clock: the same facts write the same bytes. */
+    const char *now = json_string_value(json_object_get(facts, "as_of"));
     if (!json_is_object(image) || !json_is_array(sts) || !now || json_array_size(sts) == 0)
         return NULL;
     json_t *out = json_array();
@@ -194,7 +195,9 @@ json_t *imx_vex_openvex(const json_t *facts, const char *doc_id)
                 char action[512];
                 action_of(st, action, sizeof action);
                 json_object_set_new(s, "action_statement", json_string(action));
-                json_object_set_new(s, "action_statement_timestamp", json_string(now));
+                const char *action_at = json_string_value(json_object_get(st, "action_at"));
+                json_object_set_new(s, "action_statement_timestamp",
+                                    json_string(action_at ? action_at : now));
             }
             json_array_append_new(out, s);
         }
@@ -211,7 +214,7 @@ json_t *imx_vex_cyclonedx(const json_t *facts, const char *serial)
 {
     const json_t *image = json_object_get(facts, "image");
     const json_t *sts = json_object_get(facts, "statements");
-    const char *now = json_string_value(json_object_get(facts, "generated_at"));
+    const char *now = json_string_value(json_object_get(facts, "as_of"));
     if (!json_is_object(image) || !json_is_array(sts) || !now)
         return NULL;
     const char *provider = json_string_value(json_object_get(image, "provider"));

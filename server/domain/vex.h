@@ -1,7 +1,9 @@
 /* VEX documents about an image, OpenVEX 0.2.0 and CycloneDX 1.6, written from the facts
  * imx_image_vex_facts (migrations/procedures/vex.sql) gives: the image with its artifacts, and
  * one statement per advisory (affected with its fixing image, fixed, or not_affected with
- * component_not_present / vulnerable_code_not_present). Pure C: nothing here decides a status. */
+ * component_not_present / vulnerable_code_not_present). Pure C: nothing here decides a status,
+ * and nothing reads the clock: every timestamp written is one of the facts' (as_of, at,
+ * action_at), so the same facts give the same bytes. */
 #ifndef IMX_DOMAIN_VEX_H
 #define IMX_DOMAIN_VEX_H
 

@@ -7,8 +7,8 @@
 #include "db/pool.h"
 #include "util/log.h"
 
-/* A database that stays down is reported at most this often: each run loses nothing by failing
- * (what it would do is still due next interval). */
+/* A database that stays down is reported at most this often unless the job says otherwise: each
+ * run loses nothing by failing (what it would do is still due next interval). */
 #define WARN_EVERY_S 600
 
 static void *periodic_main(void *arg)
@@ -23,7 +23,8 @@ static void *periodic_main(void *arg)
         enum imx_db_status rc = c ? p->run(c, p->arg) : IMX_DBS_UNAVAILABLE;
         if (c)
             imx_db_release(c);
-        if (rc != IMX_DBS_OK && time(NULL) - last_warn >= WARN_EVERY_S) {
+        if (rc != IMX_DBS_OK &&
+            time(NULL) - last_warn >= (p->warn_every_s ? p->warn_every_s : WARN_EVERY_S)) {
             last_warn = time(NULL);
             bool whole_s = p->interval_ms % 1000 == 0;
             imx_warn("%s: cannot %s (%s); trying again in %u%s", p->name, p->failing,

@@ -1,6 +1,7 @@
 /* A named job that runs every interval on its own thread, on a pooled primary connection held
- * only for its run: the loop jobs/eol.c, jobs/exposure.c and jobs/revocations.c share (start,
- * wait until due or stopped, run, report a failure at most every ten minutes, stop cleanly). */
+ * only for its run: the loop jobs/eol.c, jobs/exposure.c, jobs/ratelimit_sync.c and
+ * jobs/revocations.c share (start, wait until due or stopped, run, report a failure at most every
+ * ten minutes or as the job asks, stop cleanly). */
 #ifndef IMX_JOBS_PERIODIC_H
 #define IMX_JOBS_PERIODIC_H
 
@@ -20,6 +21,7 @@ struct imx_periodic {
     const char *name;    /* how the log names it: "end of life" */
     const char *failing; /* what a failed run could not do: "announce" */
     unsigned interval_ms;
+    unsigned warn_every_s; /* how often a failing run is logged at most; 0: every ten minutes */
     imx_periodic_run_fn run;
     void *arg;
     /* The loop's own. */

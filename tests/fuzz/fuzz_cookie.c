@@ -17,17 +17,6 @@
 #define FUZZ_INPUT_MAX 4096
 #define NAME           IMX_SESSION_COOKIE
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-#define CHECK(cond, input)                                                                         \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "%s:%d: invariant failed: %s\ninput: '%s'\n", __FILE__, __LINE__,      \
-                    #cond, (input));                                                               \
-            abort();                                                                               \
-        }                                                                                          \
-    } while (0)
-
 /* Whether h holds "NAME=" + v at the start of a pair (after the start, ' ' or ';'). */
 static bool carried(const char *h, const char *v)
 {
@@ -38,7 +27,7 @@ static bool carried(const char *h, const char *v)
     return false;
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+int imx_fuzz_one(const uint8_t *data, size_t size)
 {
     if (size < 1 || size > FUZZ_INPUT_MAX)
         return 0;
@@ -53,34 +42,32 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     char out[66];
     memset(out, 0x5a, sizeof out);
     bool found = imx_session_cookie_in(h, NAME, out, len);
-    CHECK(out[len] == 0x5a && out[65] == 0x5a, h);
+    CHECK(out[len] == 0x5a && out[65] == 0x5a);
     if (found) {
         size_t vl = strnlen(out, len);
-        CHECK(vl > 0 && vl < len, h);
-        CHECK(!strchr(out, ';') && out[vl - 1] != ' ', h);
-        CHECK(carried(h, out), h);
+        CHECK(vl > 0 && vl < len);
+        CHECK(!strchr(out, ';') && out[vl - 1] != ' ');
+        CHECK(carried(h, out));
     }
     /* No room at all: nothing is found and nothing written. */
     char none[1] = { 0x5a };
-    CHECK(!imx_session_cookie_in(h, NAME, none, 0) && none[0] == 0x5a, h);
+    CHECK(!imx_session_cookie_in(h, NAME, none, 0) && none[0] == 0x5a);
     static char more[FUZZ_INPUT_MAX + 64];
     /* A pair put first wins whatever follows. */
     snprintf(more, sizeof more, "%s=first; %s", NAME, h);
-    CHECK(imx_session_cookie_in(more, NAME, out, sizeof out - 1) && strcmp(out, "first") == 0,
-          more);
+    CHECK_ON(imx_session_cookie_in(more, NAME, out, sizeof out - 1) && strcmp(out, "first") == 0,
+             more);
     /* A header that names no such cookie finds one appended to it. */
     if (!strstr(h, NAME "=")) {
         snprintf(more, sizeof more, "%s; %s=last", h, NAME);
-        CHECK(imx_session_cookie_in(more, NAME, out, sizeof out - 1) && strcmp(out, "last") == 0,
-              more);
+        CHECK_ON(imx_session_cookie_in(more, NAME, out, sizeof out - 1) && strcmp(out, "last") == 0,
+                 more);
     }
     free(h);
     return 0;
 }
 
 #ifndef IMX_LIBFUZZER
-
-#define FUZZ_ITERATIONS 200000
 
 static const char *const seeds[] = {
     "\x40imaxe_session=imxs_abc; imaxe_csrf=x",
@@ -93,25 +80,18 @@ static const char *const seeds[] = {
     "\x40",
 };
 
-static uint64_t rng_state = 0x9e3779b97f4a7c15u;
-
-int main(void)
+/* A new buffer size (the first byte) and edits of the header. */
+static void mutate(uint64_t *rng, unsigned char *buf, size_t *len, size_t cap)
 {
-    static const char alphabet[] = "imaxe_sion=; xy\t";
-    static char buf[FUZZ_INPUT_MAX];
-    size_t nseeds = sizeof seeds / sizeof seeds[0];
-    for (size_t i = 0; i < nseeds; i++)
-        LLVMFuzzerTestOneInput((const uint8_t *)seeds[i], strlen(seeds[i]));
-    for (long it = 0; it < FUZZ_ITERATIONS; it++) {
-        const char *seed = seeds[imx_fuzz_rng(&rng_state) % nseeds];
-        size_t len = strlen(seed) - 1;
-        buf[0] = (char)(imx_fuzz_rng(&rng_state) % 256);
-        memcpy(buf + 1, seed + 1, len);
-        imx_fuzz_edit(&rng_state, (unsigned char *)buf + 1, &len, sizeof buf - 2, alphabet, 4, 50);
-        LLVMFuzzerTestOneInput((const uint8_t *)buf, len + 1);
-    }
-    printf("fuzz_cookie: %ld inputs ok\n", FUZZ_ITERATIONS + (long)nseeds);
-    return 0;
+    size_t text = *len - 1;
+    buf[0] = (unsigned char)(imx_fuzz_rng(rng) % 256);
+    imx_fuzz_edit(rng, buf + 1, &text, cap - 1, "imaxe_sion=; xy\t", 4, 50);
+    *len = text + 1;
 }
+
+const struct imx_fuzz_replay imx_fuzz_replay = {
+    IMX_FUZZ_SEEDS(seeds),      .head = 1,        .cap = FUZZ_INPUT_MAX - 1, .iterations = 200000,
+    .rng = 0x9e3779b97f4a7c15u, .mutate = mutate,
+};
 
 #endif /* IMX_LIBFUZZER */

@@ -15,47 +15,34 @@
 
 #define FUZZ_INPUT_MAX 512
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-#define CHECK(cond, input)                                                                         \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "%s:%d: invariant failed: %s\ninput: '%s'\n", __FILE__, __LINE__,      \
-                    #cond, (input));                                                               \
-            abort();                                                                               \
-        }                                                                                          \
-    } while (0)
-
 /* A parsed form's versions are versions (a release candidate "1.3.0rc16" at most as a suffix), a
  * span is ordered, a list names its lowest as hi, and the result does not depend on letter case. */
 static void check_form(const char *s)
 {
     struct imx_csaf_version_form f, g;
     int rc = imx_csaf_parse_form(s, "CUDA Toolkit", &f);
-    CHECK(rc == 0 || rc == -1, s);
+    CHECK(rc == 0 || rc == -1);
     if (rc != 0)
         return;
     struct imx_ver lo, hi;
     if (f.form != IMX_CSAF_ALL)
         CHECK(imx_ver_parse(f.hi, &hi) == 0 &&
-                  (imx_ver_suffix(&hi)[0] == 0 || strncmp(imx_ver_suffix(&hi), "rc", 2) == 0),
-              s);
+              (imx_ver_suffix(&hi)[0] == 0 || strncmp(imx_ver_suffix(&hi), "rc", 2) == 0));
     if (f.form == IMX_CSAF_SPAN)
-        CHECK(imx_ver_parse(f.lo, &lo) == 0 && imx_ver_cmp(&lo, &hi) <= 0, s);
+        CHECK(imx_ver_parse(f.lo, &lo) == 0 && imx_ver_cmp(&lo, &hi) <= 0);
     else if (f.form != IMX_CSAF_BELOW)
-        CHECK(f.lo[0] == '\0', s);
-    CHECK(f.form == IMX_CSAF_LIST ? f.nlist >= 2 : (f.nlist == 0 || f.form == IMX_CSAF_BELOW), s);
+        CHECK(f.lo[0] == '\0');
+    CHECK(f.form == IMX_CSAF_LIST ? f.nlist >= 2 : (f.nlist == 0 || f.form == IMX_CSAF_BELOW));
     for (int i = 0; i < f.nlist; i++) {
         struct imx_ver v;
-        CHECK(imx_ver_parse(f.list[i], &v) == 0 && imx_ver_cmp(&hi, &v) <= 0, s);
+        CHECK(imx_ver_parse(f.list[i], &v) == 0 && imx_ver_cmp(&hi, &v) <= 0);
     }
     char upper[FUZZ_INPUT_MAX + 1];
     size_t n = strlen(s);
     for (size_t i = 0; i <= n; i++)
         upper[i] = (s[i] >= 'a' && s[i] <= 'z') ? (char)(s[i] - 32) : s[i];
     CHECK(imx_csaf_parse_form(upper, "CUDA Toolkit", &g) == 0 && g.form == f.form &&
-              strcmp(g.lo, f.lo) == 0 && strcmp(g.hi, f.hi) == 0,
-          s);
+          strcmp(g.lo, f.lo) == 0 && strcmp(g.hi, f.hi) == 0);
 }
 
 /* The translator never refuses a bulletin for its products: it gives an advisory whose ranges
@@ -86,31 +73,29 @@ static void check_document(const char *s)
                         "19.03");
     json_t *errors = json_array();
     json_t *out = imx_csaf_to_advisory(doc, map, errors, NULL);
-    CHECK(out != NULL && json_array_size(errors) == 0, s);
+    CHECK(out != NULL && json_array_size(errors) == 0);
     CHECK(json_array_size(json_object_get(out, "affected")) +
-                  json_array_size(json_object_get(out, "unmapped")) >=
-              1,
-          s);
+              json_array_size(json_object_get(out, "unmapped")) >=
+          1);
     size_t i;
     json_t *e;
     json_array_foreach(json_object_get(out, "affected"), i, e)
     {
-        CHECK(strcmp(json_string_value(json_object_get(e, "component")), "nvidia-driver") == 0, s);
+        CHECK(strcmp(json_string_value(json_object_get(e, "component")), "nvidia-driver") == 0);
         struct imx_constraint c;
         CHECK(imx_constraint_parse(json_string_value(json_object_get(e, "range")), &c, NULL, 0) ==
-                  0,
-              s);
-        CHECK(!imx_constraint_is_empty(&c), s);
+              0);
+        CHECK(!imx_constraint_is_empty(&c));
         const char *fx = json_string_value(json_object_get(e, "fixed"));
         struct imx_ver v;
-        CHECK(!fx || (imx_ver_parse(fx, &v) == 0 && !imx_constraint_matches(&c, &v)), s);
+        CHECK(!fx || (imx_ver_parse(fx, &v) == 0 && !imx_constraint_matches(&c, &v)));
     }
     json_decref(out);
     json_decref(errors);
     json_decref(doc);
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+int imx_fuzz_one(const uint8_t *data, size_t size)
 {
     char s[FUZZ_INPUT_MAX + 1];
     size_t n = size < FUZZ_INPUT_MAX ? size : FUZZ_INPUT_MAX;
@@ -122,8 +107,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 }
 
 #ifndef IMX_LIBFUZZER
-
-#define FUZZ_ITERATIONS 300000
 
 static const char *const seeds[] = {
     "All driver versions prior to 580.126.09",
@@ -195,43 +178,31 @@ static const char *const seeds[] = {
 static const char alphabet[] =
     "0123456789. vVtoprialndugchTrcxU:<=>-(),LTSbwfhsq\xe2\x80\x93\xc2\xa0";
 
-static uint64_t rng_state = 0x2545f4914f6cdd1du;
-
-static uint32_t rng(void)
-{
-    return imx_fuzz_rng(&rng_state);
-}
-
-static size_t pick(size_t n)
-{
-    return (size_t)(rng() % n);
-}
-
-static void mutate(char *buf, size_t *len, size_t cap)
+static void mutate_once(uint64_t *rng, char *buf, size_t *len, size_t cap)
 {
     size_t nseeds = sizeof seeds / sizeof seeds[0];
-    switch (pick(6)) {
+    switch (imx_fuzz_pick(rng, 6)) {
     case 0: /* insert a character */
         if (*len + 1 < cap) {
-            size_t at = pick(*len + 1);
+            size_t at = imx_fuzz_pick(rng, *len + 1);
             memmove(buf + at + 1, buf + at, *len - at + 1);
-            buf[at] = alphabet[pick(sizeof alphabet - 1)];
+            buf[at] = alphabet[imx_fuzz_pick(rng, sizeof alphabet - 1)];
             (*len)++;
         }
         break;
     case 1: /* delete one */
         if (*len > 0) {
-            size_t at = pick(*len);
+            size_t at = imx_fuzz_pick(rng, *len);
             memmove(buf + at, buf + at + 1, *len - at);
             (*len)--;
         }
         break;
     case 2: /* replace one */
         if (*len > 0)
-            buf[pick(*len)] = alphabet[pick(sizeof alphabet - 1)];
+            buf[imx_fuzz_pick(rng, *len)] = alphabet[imx_fuzz_pick(rng, sizeof alphabet - 1)];
         break;
     case 3: { /* append another seed */
-        const char *seed = seeds[pick(nseeds)];
+        const char *seed = seeds[imx_fuzz_pick(rng, nseeds)];
         size_t sl = strlen(seed);
         if (*len + sl + 1 < cap) {
             buf[(*len)++] = ' ';
@@ -241,32 +212,26 @@ static void mutate(char *buf, size_t *len, size_t cap)
         break;
     }
     case 4: /* cut */
-        *len = pick(*len + 1);
+        *len = imx_fuzz_pick(rng, *len + 1);
         buf[*len] = '\0';
         break;
     default: /* a random byte, sometimes outside ASCII */
         if (*len > 0)
-            buf[pick(*len)] = (char)(1 + pick(255));
+            buf[imx_fuzz_pick(rng, *len)] = (char)(1 + imx_fuzz_pick(rng, 255));
         break;
     }
 }
 
-int main(void)
+/* One to four edits; the buffer holds cap + 1 bytes. */
+static void mutate(uint64_t *rng, unsigned char *buf, size_t *len, size_t cap)
 {
-    size_t nseeds = sizeof seeds / sizeof seeds[0];
-    char buf[FUZZ_INPUT_MAX + 1];
-    for (size_t i = 0; i < nseeds; i++)
-        LLVMFuzzerTestOneInput((const uint8_t *)seeds[i], strlen(seeds[i]));
-    for (long it = 0; it < FUZZ_ITERATIONS; it++) {
-        const char *seed = seeds[pick(nseeds)];
-        size_t len = strlen(seed);
-        memcpy(buf, seed, len + 1);
-        for (size_t k = 1 + pick(4); k > 0; k--)
-            mutate(buf, &len, sizeof buf);
-        LLVMFuzzerTestOneInput((const uint8_t *)buf, len);
-    }
-    printf("fuzz_csaf: %d inputs checked\n", FUZZ_ITERATIONS + (int)nseeds);
-    return 0;
+    for (size_t k = 1 + imx_fuzz_pick(rng, 4); k > 0; k--)
+        mutate_once(rng, (char *)buf, len, cap + 1);
 }
 
-#endif
+const struct imx_fuzz_replay imx_fuzz_replay = {
+    IMX_FUZZ_SEEDS(seeds),      .cap = FUZZ_INPUT_MAX, .iterations = 300000,
+    .rng = 0x2545f4914f6cdd1du, .mutate = mutate,
+};
+
+#endif /* IMX_LIBFUZZER */

@@ -16,17 +16,6 @@
 
 #define FUZZ_INPUT_MAX 1024
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-#define CHECK(cond, input)                                                                         \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "%s:%d: invariant failed: %s\ninput: '%s'\n", __FILE__, __LINE__,      \
-                    #cond, (input));                                                               \
-            abort();                                                                               \
-        }                                                                                          \
-    } while (0)
-
 static void set_key(void)
 {
     static bool done;
@@ -37,26 +26,26 @@ static void set_key(void)
 
 /* key encodes (or is too long to) and, when it does, decodes to itself; every one-byte edit of
  * its cursor is refused or decodes to the same key. */
-static void round_trip(const json_t *key, const char *input)
+static void round_trip(const json_t *key)
 {
     char cur[IMX_CURSOR_MAX];
     if (imx_cursor_encode(key, cur, sizeof cur) != 0)
         return;
     json_t *back = imx_cursor_decode(cur);
-    CHECK(back && json_equal(back, key), input);
+    CHECK(back && json_equal(back, key));
     json_decref(back);
     size_t n = strlen(cur);
     for (size_t i = 0; i < n; i += 1 + n / 16) {
         char saved = cur[i];
         cur[i] = saved == 'A' ? 'B' : 'A';
         json_t *edited = imx_cursor_decode(cur);
-        CHECK(!edited || json_equal(edited, key), input);
+        CHECK(!edited || json_equal(edited, key));
         json_decref(edited);
         cur[i] = saved;
     }
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+int imx_fuzz_one(const uint8_t *data, size_t size)
 {
     if (size > FUZZ_INPUT_MAX)
         return 0;
@@ -69,21 +58,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     /* As a cursor someone sent. */
     json_t *k = imx_cursor_decode(s);
     if (k)
-        round_trip(k, s);
+        round_trip(k);
     json_decref(k);
     /* As a key the server would put in a cursor. */
     json_t *j =
         json_loadb((const char *)data, size, JSON_DECODE_ANY | JSON_REJECT_DUPLICATES, NULL);
     if (j)
-        round_trip(j, s);
+        round_trip(j);
     json_decref(j);
     free(s);
     return 0;
 }
 
 #ifndef IMX_LIBFUZZER
-
-#define FUZZ_ITERATIONS 20000
 
 static const char *const seeds[] = {
     "[42]",
@@ -95,25 +82,15 @@ static const char *const seeds[] = {
     ".",
 };
 
-static uint64_t rng_state = 0xda3e39cb94b95bdbu;
-
-int main(void)
-{
-    static const char alphabet[] = "[]{}\",:0123456789-.eAZaz_\\u ";
-    static char buf[FUZZ_INPUT_MAX];
-    size_t nseeds = sizeof seeds / sizeof seeds[0];
-    json_object_seed(1);
-    for (size_t i = 0; i < nseeds; i++)
-        LLVMFuzzerTestOneInput((const uint8_t *)seeds[i], strlen(seeds[i]));
-    for (long it = 0; it < FUZZ_ITERATIONS; it++) {
-        const char *seed = seeds[imx_fuzz_rng(&rng_state) % nseeds];
-        size_t len = strlen(seed);
-        memcpy(buf, seed, len);
-        imx_fuzz_edit(&rng_state, (unsigned char *)buf, &len, sizeof buf - 1, alphabet, 3, 32);
-        LLVMFuzzerTestOneInput((const uint8_t *)buf, len);
-    }
-    printf("fuzz_cursor: %ld inputs ok\n", FUZZ_ITERATIONS + (long)nseeds);
-    return 0;
-}
+const struct imx_fuzz_replay imx_fuzz_replay = {
+    IMX_FUZZ_SEEDS(seeds),
+    .alphabet = "[]{}\",:0123456789-.eAZaz_\\u ",
+    .max_edits = 3,
+    .raw_one_in = 32,
+    .cap = FUZZ_INPUT_MAX - 1,
+    .iterations = 20000,
+    .rng = 0xda3e39cb94b95bdbu,
+    .jansson_seed = true,
+};
 
 #endif /* IMX_LIBFUZZER */

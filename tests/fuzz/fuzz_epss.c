@@ -13,8 +13,6 @@
 
 #define FUZZ_INPUT_MAX 2048
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
 /* Items of a braced array literal made of allowed characters; -1 when it is not one. */
 static long items(const char *lit, const char *allowed)
 {
@@ -33,32 +31,27 @@ static long items(const char *lit, const char *allowed)
     return count;
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+int imx_fuzz_one(const uint8_t *data, size_t size)
 {
     struct imx_epss e;
     char err[256];
     if (imx_epss_read((const char *)data, size, &e, err, sizeof err) != 0) {
-        if (!err[0])
-            abort(); /* a refusal always says why */
+        CHECK(err[0]); /* a refusal always says why */
         return 0;
     }
     long c = items(e.cves, "CVE-0123456789"), s = items(e.scores, "0123456789."),
          p = items(e.percentiles, "0123456789.");
-    if (c < 0 || c != s || c != p || (size_t)c != e.rows || strlen(e.score_date) != 10)
-        abort();
+    CHECK(c >= 0 && c == s && c == p && (size_t)c == e.rows && strlen(e.score_date) == 10);
     /* Every score lies between 0 and 1. */
     for (const char *lists[] = { e.scores, e.percentiles, NULL }, **l = lists; *l; l++)
         for (const char *q = *l + 1; *q && *q != '}';
              q += strcspn(q, ",}") + (q[strcspn(q, ",}")] == ','))
-            if (strtod(q, NULL) < 0 || strtod(q, NULL) > 1)
-                abort();
+            CHECK(strtod(q, NULL) >= 0 && strtod(q, NULL) <= 1);
     imx_epss_free(&e);
     return 0;
 }
 
 #ifndef IMX_LIBFUZZER
-
-#define FUZZ_ITERATIONS 40000
 
 static const char *const seeds[] = {
     "#model_version:v2023.03.01,score_date:2024-12-05T00:00:00+0000\ncve,epss,percentile\n"
@@ -68,23 +61,14 @@ static const char *const seeds[] = {
     "#model_version:v4,score_date:2024-12-05\ncve,epss,percentile\nCVE-2014-6271,1,1.00000",
 };
 
-int main(void)
-{
-    static const char alphabet[] = "0123456789.,-:#\n\rCVEcve";
-    static unsigned char buf[FUZZ_INPUT_MAX];
-    uint64_t rng = 0x2545f4914f6cdd1du;
-    size_t nseeds = sizeof seeds / sizeof seeds[0];
-    for (size_t i = 0; i < nseeds; i++)
-        LLVMFuzzerTestOneInput((const uint8_t *)seeds[i], strlen(seeds[i]));
-    for (long it = 0; it < FUZZ_ITERATIONS; it++) {
-        const char *seed = seeds[imx_fuzz_rng(&rng) % nseeds];
-        size_t len = strlen(seed);
-        memcpy(buf, seed, len);
-        imx_fuzz_edit(&rng, buf, &len, sizeof buf - 1, alphabet, 4, 8);
-        LLVMFuzzerTestOneInput(buf, len);
-    }
-    printf("fuzz_epss: %ld inputs ok\n", FUZZ_ITERATIONS + (long)nseeds);
-    return 0;
-}
+const struct imx_fuzz_replay imx_fuzz_replay = {
+    IMX_FUZZ_SEEDS(seeds),
+    .alphabet = "0123456789.,-:#\n\rCVEcve",
+    .max_edits = 4,
+    .raw_one_in = 8,
+    .cap = FUZZ_INPUT_MAX - 1,
+    .iterations = 40000,
+    .rng = 0x2545f4914f6cdd1du,
+};
 
 #endif /* IMX_LIBFUZZER */

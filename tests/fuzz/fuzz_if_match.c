@@ -16,17 +16,6 @@
 
 #define FUZZ_INPUT_MAX 2048
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-#define CHECK(cond, input)                                                                         \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "%s:%d: invariant failed: %s\ninput: '%s'\n", __FILE__, __LINE__,      \
-                    #cond, (input));                                                               \
-            abort();                                                                               \
-        }                                                                                          \
-    } while (0)
-
 /* Does s list want as a strong tag (want not preceded by W/)? */
 static bool lists_strongly(const char *s, const char *want)
 {
@@ -49,7 +38,7 @@ static bool star_alone(const char *s)
     return *s == '\0';
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+int imx_fuzz_one(const uint8_t *data, size_t size)
 {
     if (size < 2 || size > FUZZ_INPUT_MAX)
         return 0;
@@ -63,21 +52,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     char want[32];
     snprintf(want, sizeof want, "\"r%lld\"", rev);
     enum imx_if_match m = imx_if_match(s, want);
-    CHECK(m == IMX_IF_MATCH_YES || m == IMX_IF_MATCH_NO || m == IMX_IF_MATCH_MALFORMED, s);
+    CHECK(m == IMX_IF_MATCH_YES || m == IMX_IF_MATCH_NO || m == IMX_IF_MATCH_MALFORMED);
     /* Never a match it was not given. */
     if (m == IMX_IF_MATCH_YES)
-        CHECK(star_alone(s) || lists_strongly(s, want), s);
+        CHECK(star_alone(s) || lists_strongly(s, want));
     if (star_alone(s))
-        CHECK(m == IMX_IF_MATCH_YES, s);
+        CHECK(m == IMX_IF_MATCH_YES);
     /* A well-formed list with the tag appended names it; "*" after a list is refused. */
     char list[FUZZ_INPUT_MAX + 64];
     if (m == IMX_IF_MATCH_NO) {
         snprintf(list, sizeof list, "%s, %s", s, want);
-        CHECK(imx_if_match(list, want) == IMX_IF_MATCH_YES, list);
+        CHECK_ON(imx_if_match(list, want) == IMX_IF_MATCH_YES, list);
     }
     if (m != IMX_IF_MATCH_MALFORMED && !star_alone(s)) {
         snprintf(list, sizeof list, "%s, *", s);
-        CHECK(imx_if_match(list, want) == IMX_IF_MATCH_MALFORMED, list);
+        CHECK_ON(imx_if_match(list, want) == IMX_IF_MATCH_MALFORMED, list);
     }
     free(s);
     return 0;
@@ -85,33 +74,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 #ifndef IMX_LIBFUZZER
 
-#define FUZZ_ITERATIONS 200000
-
+/* Two bytes of revision, then the header. */
 static const char *const seeds[] = {
     "\x07\x00\"r5\"",  "\x07\x00 \"r4\" , \"r5\"", "\x00\x00*",      "\x07\x00W/\"r5\"",
     "\x07\x00\"r5\"x", "\x0c\x00,,\t\"r10\"\t,",   "\x02\x00\"r0\"", "\x01\x00\"r-1\"",
 };
 
-static uint64_t rng_state = 0x853c49e6748fea9bu;
-
-int main(void)
-{
-    static const char alphabet[] = "\"r0123456789-*, \tW/";
-    static char buf[FUZZ_INPUT_MAX];
-    size_t nseeds = sizeof seeds / sizeof seeds[0];
-    for (size_t i = 0; i < nseeds; i++)
-        LLVMFuzzerTestOneInput((const uint8_t *)seeds[i], 2 + strlen(seeds[i] + 2));
-    for (long it = 0; it < FUZZ_ITERATIONS; it++) {
-        const char *seed = seeds[imx_fuzz_rng(&rng_state) % nseeds];
-        size_t len = 2 + strlen(seed + 2);
-        memcpy(buf, seed, len);
-        /* Edit only the text: the revision bytes stay (they may be NUL). */
-        size_t tl = len - 2;
-        imx_fuzz_edit(&rng_state, (unsigned char *)buf + 2, &tl, sizeof buf - 3, alphabet, 3, 0);
-        LLVMFuzzerTestOneInput((const uint8_t *)buf, tl + 2);
-    }
-    printf("fuzz_if_match: %ld inputs ok\n", FUZZ_ITERATIONS + (long)nseeds);
-    return 0;
-}
+const struct imx_fuzz_replay imx_fuzz_replay = {
+    IMX_FUZZ_SEEDS(seeds),
+    .head = 2,
+    .alphabet = "\"r0123456789-*, \tW/",
+    .max_edits = 3,
+    .cap = FUZZ_INPUT_MAX - 1,
+    .iterations = 200000,
+    .rng = 0x853c49e6748fea9bu,
+};
 
 #endif /* IMX_LIBFUZZER */

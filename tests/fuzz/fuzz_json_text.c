@@ -19,23 +19,7 @@
 
 #define FUZZ_INPUT_MAX 512
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
 static long loaded; /* inputs jansson loaded and the copy matched */
-static const uint8_t *input;
-static size_t input_len;
-
-#define CHECK(cond)                                                                                \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "%s:%d: invariant failed: %s\ninput: ", __FILE__, __LINE__, #cond);    \
-            for (size_t i_ = 0; i_ < input_len; i_++)                                              \
-                fprintf(stderr, input[i_] >= 0x20 && input[i_] < 0x7f ? "%c" : "\\x%02x",          \
-                        input[i_]);                                                                \
-            fputc('\n', stderr);                                                                   \
-            abort();                                                                               \
-        }                                                                                          \
-    } while (0)
 
 static size_t nesting(const uint8_t *s, size_t n)
 {
@@ -74,7 +58,7 @@ static void check_members(const char *text, size_t n, json_t *obj)
     CHECK(iter == NULL && count == json_object_size(obj));
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+int imx_fuzz_one(const uint8_t *data, size_t size)
 {
     if (size > FUZZ_INPUT_MAX)
         size = FUZZ_INPUT_MAX;
@@ -82,8 +66,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
      * never holds one): left out, as deep nesting is */
     if (memchr(data, 0, size) || nesting(data, size) > 60)
         return 0;
-    input = data;
-    input_len = size;
     json_error_t err;
     json_t *tree = json_loadb((const char *)data, size, JSON_DECODE_ANY, &err);
     json_t *strict =
@@ -114,8 +96,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 #ifndef IMX_LIBFUZZER
 
-#define FUZZ_ITERATIONS 1000000
-
 /* PostgreSQL's json and jsonb text as the stored documents have it, and edge cases. */
 static const char *const seeds[] = {
     "{\"id\" : 91699, \"family\" : \"platform-198\", \"os\" : {\"name\" : \"ubuntu\", "
@@ -145,32 +125,21 @@ static const char *const seeds[] = {
     "{} x",
 };
 
-static uint64_t rng_state = 0x9e3779b97f4a7c15u;
-
-static uint32_t rng(void)
+static void report(void)
 {
-    return imx_fuzz_rng(&rng_state);
+    printf(", %ld of them JSON", loaded);
 }
 
-int main(void)
-{
-    static const char alphabet[] = "{}[]\":, 0123456789.eE+-\\utrfnlasbx/\x01\x1f\x7f\xc3\xa9\xed"
-                                   "\xf0\x9f\xff";
-    unsigned char buf[FUZZ_INPUT_MAX];
-    size_t nseeds = sizeof seeds / sizeof seeds[0];
-    json_object_seed(1);
-    for (size_t i = 0; i < nseeds; i++)
-        LLVMFuzzerTestOneInput((const uint8_t *)seeds[i], strlen(seeds[i]));
-    for (long it = 0; it < FUZZ_ITERATIONS; it++) {
-        const char *seed = seeds[rng() % nseeds];
-        size_t len = strlen(seed);
-        memcpy(buf, seed, len);
-        imx_fuzz_edit(&rng_state, buf, &len, sizeof buf, alphabet, 3, 8);
-        LLVMFuzzerTestOneInput(buf, len);
-    }
-    printf("fuzz_json_text: %ld inputs ok, %ld of them JSON\n", FUZZ_ITERATIONS + (long)nseeds,
-           loaded);
-    return 0;
-}
+const struct imx_fuzz_replay imx_fuzz_replay = {
+    IMX_FUZZ_SEEDS(seeds),
+    .alphabet = "{}[]\":, 0123456789.eE+-\\utrfnlasbx/\x01\x1f\x7f\xc3\xa9\xed\xf0\x9f\xff",
+    .max_edits = 3,
+    .raw_one_in = 8,
+    .cap = FUZZ_INPUT_MAX,
+    .iterations = 1000000,
+    .rng = 0x9e3779b97f4a7c15u,
+    .jansson_seed = true,
+    .report = report,
+};
 
 #endif /* IMX_LIBFUZZER */

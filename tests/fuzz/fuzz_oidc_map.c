@@ -17,17 +17,6 @@
 
 #define FUZZ_INPUT_MAX 4096
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-#define CHECK(cond, input)                                                                         \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "%s:%d: invariant failed: %s\ninput: '%s'\n", __FILE__, __LINE__,      \
-                    #cond, (input));                                                               \
-            abort();                                                                               \
-        }                                                                                          \
-    } while (0)
-
 static int rank(const char *r)
 {
     static const char *const roles[] = { "viewer", "member", "publisher", "admin" };
@@ -53,7 +42,7 @@ static bool slug(const char *s)
     return true;
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+int imx_fuzz_one(const uint8_t *data, size_t size)
 {
     if (size > FUZZ_INPUT_MAX)
         return 0;
@@ -66,13 +55,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     char err[256];
     memset(err, 0, sizeof err);
     int rc = imx_oidc_map_parse(s, &map, err, sizeof err);
-    CHECK(rc == 0 || rc == -1, s);
+    CHECK(rc == 0 || rc == -1);
     if (rc != 0) {
-        CHECK(err[0] != '\0' && memchr(err, '\0', sizeof err) != NULL, s);
+        CHECK(err[0] != '\0' && memchr(err, '\0', sizeof err) != NULL);
         free(s);
         return 0;
     }
-    CHECK(map.n <= IMX_OIDC_MAP_MAX, s);
+    CHECK(map.n <= IMX_OIDC_MAP_MAX);
     /* Each entry holds, and the map writes back to text that parses to the same map. */
     static char text[IMX_OIDC_MAP_MAX * 220];
     size_t at = 0;
@@ -80,35 +69,35 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (size_t i = 0; i < map.n; i++) {
         const struct imx_oidc_map_entry *e = &map.e[i];
         size_t g = strlen(e->group);
-        CHECK(g > 0 && !blank(e->group[0]) && !blank(e->group[g - 1]), s);
-        CHECK(!strchr(e->group, ','), s);
-        CHECK(slug(e->team), s);
-        CHECK(rank(e->role) > 0, s);
+        CHECK(g > 0 && !blank(e->group[0]) && !blank(e->group[g - 1]));
+        CHECK(!strchr(e->group, ','));
+        CHECK(slug(e->team));
+        CHECK(rank(e->role) > 0);
         at += (size_t)snprintf(text + at, sizeof text - at, "%s%s=%s:%s", i ? "," : "", e->group,
                                e->team, e->role);
     }
-    CHECK(imx_oidc_map_parse(text, &again, err, sizeof err) == 0, text);
-    CHECK(again.n == map.n, text);
+    CHECK_ON(imx_oidc_map_parse(text, &again, err, sizeof err) == 0, text);
+    CHECK_ON(again.n == map.n, text);
     for (size_t i = 0; i < map.n; i++) {
-        CHECK(strcmp(again.e[i].group, map.e[i].group) == 0, text);
-        CHECK(strcmp(again.e[i].team, map.e[i].team) == 0, text);
-        CHECK(strcmp(again.e[i].role, map.e[i].role) == 0, text);
+        CHECK_ON(strcmp(again.e[i].group, map.e[i].group) == 0, text);
+        CHECK_ON(strcmp(again.e[i].team, map.e[i].team) == 0, text);
+        CHECK_ON(strcmp(again.e[i].role, map.e[i].role) == 0, text);
     }
     /* In no group: every mapped team named once, with no role. In every group: the highest. */
     static struct imx_oidc_grant grants[IMX_OIDC_MAP_MAX];
     static const char *groups[IMX_OIDC_MAP_MAX];
     size_t ng = imx_oidc_grants(&map, NULL, 0, grants, IMX_OIDC_MAP_MAX);
-    CHECK(ng <= map.n, s);
+    CHECK(ng <= map.n);
     for (size_t i = 0; i < ng; i++) {
-        CHECK(grants[i].role[0] == '\0', s);
+        CHECK(grants[i].role[0] == '\0');
         for (size_t j = 0; j < i; j++)
-            CHECK(strcmp(grants[i].team, grants[j].team) != 0, s);
+            CHECK(strcmp(grants[i].team, grants[j].team) != 0);
     }
     for (size_t i = 0; i < map.n; i++) {
         bool named = false;
         for (size_t j = 0; j < ng && !named; j++)
             named = strcmp(grants[j].team, map.e[i].team) == 0;
-        CHECK(named, s);
+        CHECK(named);
         groups[i] = map.e[i].group;
     }
     ng = imx_oidc_grants(&map, groups, map.n, grants, IMX_OIDC_MAP_MAX);
@@ -117,15 +106,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         for (size_t j = 0; j < map.n; j++)
             if (strcmp(map.e[j].team, grants[i].team) == 0 && rank(map.e[j].role) > best)
                 best = rank(map.e[j].role);
-        CHECK(rank(grants[i].role) == best, s);
+        CHECK(rank(grants[i].role) == best);
     }
     free(s);
     return 0;
 }
 
 #ifndef IMX_LIBFUZZER
-
-#define FUZZ_ITERATIONS 100000
 
 static const char *const seeds[] = {
     "ml-engineers=ml-platform:member",
@@ -141,24 +128,14 @@ static const char *const seeds[] = {
     "",
 };
 
-static uint64_t rng_state = 0x2545f4914f6cdd1du;
-
-int main(void)
-{
-    static const char alphabet[] = "abz09-=:, \tGmemberviewadminpublish";
-    static char buf[FUZZ_INPUT_MAX];
-    size_t nseeds = sizeof seeds / sizeof seeds[0];
-    for (size_t i = 0; i < nseeds; i++)
-        LLVMFuzzerTestOneInput((const uint8_t *)seeds[i], strlen(seeds[i]));
-    for (long it = 0; it < FUZZ_ITERATIONS; it++) {
-        const char *seed = seeds[imx_fuzz_rng(&rng_state) % nseeds];
-        size_t len = strlen(seed);
-        memcpy(buf, seed, len);
-        imx_fuzz_edit(&rng_state, (unsigned char *)buf, &len, sizeof buf, alphabet, 4, 50);
-        LLVMFuzzerTestOneInput((const uint8_t *)buf, len);
-    }
-    printf("fuzz_oidc_map: %ld inputs ok\n", FUZZ_ITERATIONS + (long)nseeds);
-    return 0;
-}
+const struct imx_fuzz_replay imx_fuzz_replay = {
+    IMX_FUZZ_SEEDS(seeds),
+    .alphabet = "abz09-=:, \tGmemberviewadminpublish",
+    .max_edits = 4,
+    .raw_one_in = 50,
+    .cap = FUZZ_INPUT_MAX,
+    .iterations = 100000,
+    .rng = 0x2545f4914f6cdd1du,
+};
 
 #endif /* IMX_LIBFUZZER */

@@ -15,17 +15,7 @@
 
 #define FUZZ_INPUT_MAX 4096
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-#define CHECK(cond)                                                                                \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "%s:%d: invariant failed: %s\n", __FILE__, __LINE__, #cond);           \
-            abort();                                                                               \
-        }                                                                                          \
-    } while (0)
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+int imx_fuzz_one(const uint8_t *data, size_t size)
 {
     if (size > FUZZ_INPUT_MAX)
         return 0;
@@ -61,8 +51,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 #ifndef IMX_LIBFUZZER
 
-#define FUZZ_ITERATIONS 40000
-
 static const char *const seeds[] = {
     "{\"schema_version\":\"1.6.0\",\"id\":\"GHSA-1\",\"summary\":\"s\",\"published\":"
     "\"2025-10-09T12:00:00Z\",\"aliases\":[\"CVE-2025-1\"],\"database_specific\":{\"severity\":"
@@ -78,31 +66,15 @@ static const char *const seeds[] = {
     "[{\"ranges\":[{\"type\":\"GIT\",\"events\":[{\"introduced\":\"abc\"}]}]}]}",
 };
 
-static uint64_t rng_state = 0x9e3779b97f4a7c15u;
-
-static uint32_t rng(void)
-{
-    return imx_fuzz_rng(&rng_state);
-}
-
-int main(void)
-{
+const struct imx_fuzz_replay imx_fuzz_replay = {
+    IMX_FUZZ_SEEDS(seeds),
     /* Edits that keep JSON often well-formed: digits, quotes, separators, UTF-8 bytes. */
-    static const char alphabet[] = "0123456789.-:TZ\"{}[],\\u \xc3\xa9\xe2\x82\xac";
-    static char buf[FUZZ_INPUT_MAX];
-    size_t nseeds = sizeof seeds / sizeof seeds[0];
-    json_object_seed(1);
-    for (size_t i = 0; i < nseeds; i++)
-        LLVMFuzzerTestOneInput((const uint8_t *)seeds[i], strlen(seeds[i]));
-    for (long it = 0; it < FUZZ_ITERATIONS; it++) {
-        const char *seed = seeds[rng() % nseeds];
-        size_t len = strlen(seed);
-        memcpy(buf, seed, len);
-        imx_fuzz_edit(&rng_state, (unsigned char *)buf, &len, sizeof buf - 1, alphabet, 3, 0);
-        LLVMFuzzerTestOneInput((const uint8_t *)buf, len);
-    }
-    printf("fuzz_osv: %ld inputs ok\n", FUZZ_ITERATIONS + (long)nseeds);
-    return 0;
-}
+    .alphabet = "0123456789.-:TZ\"{}[],\\u \xc3\xa9\xe2\x82\xac",
+    .max_edits = 3,
+    .cap = FUZZ_INPUT_MAX - 1,
+    .iterations = 40000,
+    .rng = 0x9e3779b97f4a7c15u,
+    .jansson_seed = true,
+};
 
 #endif /* IMX_LIBFUZZER */

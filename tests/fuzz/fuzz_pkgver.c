@@ -16,23 +16,11 @@
 
 #define FUZZ_INPUT_MAX 512
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-#define CHECK(cond, a, b)                                                                          \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "%s:%d: invariant failed: %s\na: '%s'\nb: '%s'\n", __FILE__, __LINE__, \
-                    #cond, (a), (b));                                                              \
-            abort();                                                                               \
-        }                                                                                          \
-    } while (0)
-
 static int key_cmp(enum imx_pkg_order o, const char *a, const char *b)
 {
     unsigned char ka[IMX_PKGVER_KEY_MAX], kb[IMX_PKGVER_KEY_MAX];
     size_t na, nb;
-    if (imx_pkgver_key(o, a, ka, &na) != 0 || imx_pkgver_key(o, b, kb, &nb) != 0)
-        abort();
+    CHECK(imx_pkgver_key(o, a, ka, &na) == 0 && imx_pkgver_key(o, b, kb, &nb) == 0);
     int rc = memcmp(ka, kb, na < nb ? na : nb);
     if (rc == 0 && na != nb)
         rc = na < nb ? -1 : 1;
@@ -46,9 +34,9 @@ static void check_order(enum imx_pkg_order o, char *v[3])
         ok[i] = imx_pkgver_valid(o, v[i]);
         unsigned char k[IMX_PKGVER_KEY_MAX];
         size_t n;
-        CHECK((imx_pkgver_key(o, v[i], k, &n) == 0) == ok[i], v[i], "");
+        CHECK((imx_pkgver_key(o, v[i], k, &n) == 0) == ok[i]);
         if (ok[i])
-            CHECK(imx_pkgver_cmp(o, v[i], v[i]) == 0, v[i], v[i]);
+            CHECK(imx_pkgver_cmp(o, v[i], v[i]) == 0);
     }
     int c[3][3];
     for (int i = 0; i < 3; i++)
@@ -58,20 +46,20 @@ static void check_order(enum imx_pkg_order o, char *v[3])
         for (int j = 0; j < 3; j++) {
             if (!ok[i] || !ok[j])
                 continue;
-            CHECK(c[i][j] == -c[j][i], v[i], v[j]);
-            CHECK(c[i][j] == key_cmp(o, v[i], v[j]), v[i], v[j]);
+            CHECK(c[i][j] == -c[j][i]);
+            CHECK(c[i][j] == key_cmp(o, v[i], v[j]));
             for (int k = 0; k < 3; k++) {
                 if (!ok[k])
                     continue;
                 if (c[i][j] <= 0 && c[j][k] <= 0)
-                    CHECK(c[i][k] <= 0, v[i], v[k]);
+                    CHECK(c[i][k] <= 0);
                 if (c[i][j] == 0 && c[j][k] == 0)
-                    CHECK(c[i][k] == 0, v[i], v[k]);
+                    CHECK(c[i][k] == 0);
             }
         }
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+int imx_fuzz_one(const uint8_t *data, size_t size)
 {
     if (size > FUZZ_INPUT_MAX)
         return 0;
@@ -98,8 +86,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 #ifndef IMX_LIBFUZZER
 
-#define FUZZ_ITERATIONS 300000
-
 static const char *const seeds[] = {
     "3.0.13-0ubuntu3.5",
     "3.0.13-0ubuntu3.10",
@@ -119,67 +105,62 @@ static const char *const seeds[] = {
     "1.0~rc1^git1",
 };
 
-static uint64_t rng = 0x9e3779b97f4a7c15u;
-
-static size_t pick(size_t n)
-{
-    return (size_t)(imx_fuzz_rng(&rng) % n);
-}
-
 /* The characters versions are made of, weighted towards the ones the orders treat specially. */
 static const char alphabet[] = "0000111299aabzZ~~^^..--::++__pq";
 
-static void mutate(char *s, size_t *len, size_t cap)
+static void mutate(uint64_t *rng, char *s, size_t *len, size_t cap)
 {
-    switch (pick(4)) {
+    switch (imx_fuzz_pick(rng, 4)) {
     case 0: /* replace */
         if (*len)
-            s[pick(*len)] = alphabet[pick(sizeof alphabet - 1)];
+            s[imx_fuzz_pick(rng, *len)] = alphabet[imx_fuzz_pick(rng, sizeof alphabet - 1)];
         break;
     case 1: /* insert */
         if (*len + 1 < cap) {
-            size_t at = pick(*len + 1);
+            size_t at = imx_fuzz_pick(rng, *len + 1);
             memmove(s + at + 1, s + at, *len - at);
-            s[at] = alphabet[pick(sizeof alphabet - 1)];
+            s[at] = alphabet[imx_fuzz_pick(rng, sizeof alphabet - 1)];
             (*len)++;
         }
         break;
     case 2: /* delete */
         if (*len) {
-            size_t at = pick(*len);
+            size_t at = imx_fuzz_pick(rng, *len);
             memmove(s + at, s + at + 1, *len - at - 1);
             (*len)--;
         }
         break;
     default: /* truncate */
         if (*len)
-            *len = pick(*len) + 1;
+            *len = imx_fuzz_pick(rng, *len) + 1;
         break;
     }
 }
 
-int main(void)
+/* Three seeds, each edited up to three times, one a line. */
+static size_t generate(uint64_t *rng, unsigned char *input, size_t cap)
 {
-    size_t nseeds = sizeof seeds / sizeof seeds[0];
-    char one[3][64], input[200];
-    for (long it = 0; it < FUZZ_ITERATIONS; it++) {
-        size_t off = 0;
-        for (int i = 0; i < 3; i++) {
-            const char *seed = seeds[pick(nseeds)];
-            size_t len = strlen(seed);
-            memcpy(one[i], seed, len);
-            int edits = (int)pick(4);
-            for (int e = 0; e < edits; e++)
-                mutate(one[i], &len, sizeof one[i]);
-            memcpy(input + off, one[i], len);
-            off += len;
-            if (i < 2)
-                input[off++] = '\n';
-        }
-        LLVMFuzzerTestOneInput((const uint8_t *)input, off);
+    size_t nseeds = sizeof seeds / sizeof seeds[0], off = 0;
+    char one[64];
+    (void)cap; /* three lines of under 64 bytes */
+    for (int i = 0; i < 3; i++) {
+        const char *seed = seeds[imx_fuzz_pick(rng, nseeds)];
+        size_t len = strlen(seed);
+        memcpy(one, seed, len);
+        int edits = (int)imx_fuzz_pick(rng, 4);
+        for (int e = 0; e < edits; e++)
+            mutate(rng, one, &len, sizeof one);
+        memcpy(input + off, one, len);
+        off += len;
+        if (i < 2)
+            input[off++] = '\n';
     }
-    printf("fuzz_pkgver: %d inputs ok\n", FUZZ_ITERATIONS);
-    return 0;
+    return off;
 }
+
+const struct imx_fuzz_replay imx_fuzz_replay = {
+    IMX_FUZZ_SEEDS(seeds),      .cap = 200,           .iterations = 300000,
+    .rng = 0x9e3779b97f4a7c15u, .generate = generate,
+};
 
 #endif /* IMX_LIBFUZZER */

@@ -16,16 +16,6 @@
 
 #define FUZZ_INPUT_MAX 4096
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-#define CHECK(cond)                                                                                \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "%s:%d: invariant failed: %s\n", __FILE__, __LINE__, #cond);           \
-            abort();                                                                               \
-        }                                                                                          \
-    } while (0)
-
 /* A parsed version is short, starts with a digit and holds no space or control character. */
 static void check_version(int rc, const char *ver)
 {
@@ -38,7 +28,7 @@ static void check_version(int rc, const char *ver)
         CHECK((unsigned char)ver[i] > ' ' && ver[i] != ',');
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+int imx_fuzz_one(const uint8_t *data, size_t size)
 {
     char text[FUZZ_INPUT_MAX + 1];
     if (size > FUZZ_INPUT_MAX)
@@ -120,8 +110,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 #ifndef IMX_LIBFUZZER
 
-#define FUZZ_ITERATIONS 200000
-
 static const char *const seeds[] = {
     "NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.54.15  Tue Mar  5 22:23:56 UTC 2024\n",
     "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.95.05  Release Build  (x)\n",
@@ -141,58 +129,40 @@ static const char *const seeds[] = {
 
 static const char alphabet[] = "0123456789.-, :=\n\"{}[]#_abcNVIDIAversion\t";
 
-static uint64_t rng_state = 0x2545f4914f6cdd1du;
-
-static uint32_t rng(void)
+/* One to six edits, a quarter of them a random byte. */
+static void mutate(uint64_t *rng, unsigned char *buf, size_t *len, size_t cap)
 {
-    return imx_fuzz_rng(&rng_state);
-}
-
-static size_t pick(size_t n)
-{
-    return (size_t)(rng() % n);
-}
-
-int main(void)
-{
-    size_t nseeds = sizeof seeds / sizeof seeds[0];
-    char buf[FUZZ_INPUT_MAX];
-    for (size_t i = 0; i < nseeds; i++)
-        LLVMFuzzerTestOneInput((const uint8_t *)seeds[i], strlen(seeds[i]));
-    for (long it = 0; it < FUZZ_ITERATIONS; it++) {
-        const char *seed = seeds[pick(nseeds)];
-        size_t len = strlen(seed);
-        memcpy(buf, seed, len);
-        for (int e = 1 + (int)pick(6); e > 0; e--) {
-            size_t at = len ? pick(len) : 0;
-            switch (pick(4)) {
-            case 0:
-                if (len)
-                    buf[at] = alphabet[pick(sizeof alphabet - 1)];
-                break;
-            case 1:
-                if (len + 1 < sizeof buf) {
-                    memmove(buf + at + 1, buf + at, len - at);
-                    buf[at] = alphabet[pick(sizeof alphabet - 1)];
-                    len++;
-                }
-                break;
-            case 2:
-                if (len) {
-                    memmove(buf + at, buf + at + 1, len - at - 1);
-                    len--;
-                }
-                break;
-            default:
-                if (len)
-                    buf[at] = (char)(1 + pick(255));
-                break;
+    for (int e = 1 + (int)imx_fuzz_pick(rng, 6); e > 0; e--) {
+        size_t at = *len ? imx_fuzz_pick(rng, *len) : 0;
+        switch (imx_fuzz_pick(rng, 4)) {
+        case 0:
+            if (*len)
+                buf[at] = (unsigned char)alphabet[imx_fuzz_pick(rng, sizeof alphabet - 1)];
+            break;
+        case 1:
+            if (*len < cap) {
+                memmove(buf + at + 1, buf + at, *len - at);
+                buf[at] = (unsigned char)alphabet[imx_fuzz_pick(rng, sizeof alphabet - 1)];
+                (*len)++;
             }
+            break;
+        case 2:
+            if (*len) {
+                memmove(buf + at, buf + at + 1, *len - at - 1);
+                (*len)--;
+            }
+            break;
+        default:
+            if (*len)
+                buf[at] = (unsigned char)(1 + imx_fuzz_pick(rng, 255));
+            break;
         }
-        LLVMFuzzerTestOneInput((const uint8_t *)buf, len);
     }
-    printf("fuzz_probe_parse: %d inputs ok\n", FUZZ_ITERATIONS + (int)nseeds);
-    return 0;
 }
+
+const struct imx_fuzz_replay imx_fuzz_replay = {
+    IMX_FUZZ_SEEDS(seeds),      .cap = FUZZ_INPUT_MAX - 1, .iterations = 200000,
+    .rng = 0x2545f4914f6cdd1du, .mutate = mutate,
+};
 
 #endif /* IMX_LIBFUZZER */

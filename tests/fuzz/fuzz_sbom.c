@@ -15,16 +15,6 @@
 
 #define FUZZ_INPUT_MAX 8192
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-#define CHECK(cond)                                                                                \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "%s:%d: invariant failed: %s\n", __FILE__, __LINE__, #cond);           \
-            abort();                                                                               \
-        }                                                                                          \
-    } while (0)
-
 static void check_purl(const char *s)
 {
     char eco[64], name[256], version[256];
@@ -38,7 +28,7 @@ static void check_purl(const char *s)
     }
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+int imx_fuzz_one(const uint8_t *data, size_t size)
 {
     if (size > FUZZ_INPUT_MAX)
         return 0;
@@ -88,8 +78,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 #ifndef IMX_LIBFUZZER
 
-#define FUZZ_ITERATIONS 30000
-
 static const char *const seeds[] = {
     "{\"bomFormat\":\"CycloneDX\",\"specVersion\":\"1.6\",\"components\":[{\"name\":\"openssl\","
     "\"purl\":\"pkg:deb/ubuntu/openssl@3.0.13-0ubuntu3.3?arch=amd64&distro=ubuntu-24.04\"},"
@@ -102,25 +90,15 @@ static const char *const seeds[] = {
     "pkg:rpm/amzn/glibc@2.34-100.amzn2023?distro=amazonlinux-2023&epoch=0",
 };
 
-static uint64_t rng_state = 0x2545f4914f6cdd1du;
-
-int main(void)
-{
-    static const char alphabet[] = "pkg:deb/rpmubntu@%3A2B?&=.-_0123456789\"{}[],:";
-    static char buf[FUZZ_INPUT_MAX];
-    size_t nseeds = sizeof seeds / sizeof seeds[0];
-    json_object_seed(1);
-    for (size_t i = 0; i < nseeds; i++)
-        LLVMFuzzerTestOneInput((const uint8_t *)seeds[i], strlen(seeds[i]));
-    for (long it = 0; it < FUZZ_ITERATIONS; it++) {
-        const char *seed = seeds[imx_fuzz_rng(&rng_state) % nseeds];
-        size_t len = strlen(seed);
-        memcpy(buf, seed, len);
-        imx_fuzz_edit(&rng_state, (unsigned char *)buf, &len, sizeof buf - 1, alphabet, 3, 16);
-        LLVMFuzzerTestOneInput((const uint8_t *)buf, len);
-    }
-    printf("fuzz_sbom: %ld inputs ok\n", FUZZ_ITERATIONS + (long)nseeds);
-    return 0;
-}
+const struct imx_fuzz_replay imx_fuzz_replay = {
+    IMX_FUZZ_SEEDS(seeds),
+    .alphabet = "pkg:deb/rpmubntu@%3A2B?&=.-_0123456789\"{}[],:",
+    .max_edits = 3,
+    .raw_one_in = 16,
+    .cap = FUZZ_INPUT_MAX - 1,
+    .iterations = 30000,
+    .rng = 0x2545f4914f6cdd1du,
+    .jansson_seed = true,
+};
 
 #endif /* IMX_LIBFUZZER */

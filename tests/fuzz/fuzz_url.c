@@ -13,16 +13,6 @@
 
 #define FUZZ_INPUT_MAX 512
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-#define CHECK(cond)                                                                                \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "%s:%d: invariant failed: %s\n", __FILE__, __LINE__, #cond);           \
-            abort();                                                                               \
-        }                                                                                          \
-    } while (0)
-
 /* An independent model of strict UTF-8: decode with the Unicode table 3-7 ranges. */
 static bool model_utf8(const unsigned char *s, size_t n)
 {
@@ -61,7 +51,7 @@ static bool model_utf8(const unsigned char *s, size_t n)
     return true;
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+int imx_fuzz_one(const uint8_t *data, size_t size)
 {
     if (size > FUZZ_INPUT_MAX)
         size = FUZZ_INPUT_MAX;
@@ -93,8 +83,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 #ifndef IMX_LIBFUZZER
 
-#define FUZZ_ITERATIONS 300000
-
 static const char *const seeds[] = {
     "/v1/images",   "gpu=%FF",
     "%C3%A9",       "%c3%a9",
@@ -109,30 +97,14 @@ static const char *const seeds[] = {
     "\xe2\x82",
 };
 
-static uint64_t rng_state = 0x2545f4914f6cdd1du;
-
-static uint32_t rng(void)
-{
-    return imx_fuzz_rng(&rng_state);
-}
-
-int main(void)
-{
-    static const char alphabet[] = "%0123456789abcdefABCDEFG/?=&+ \x80\xbf\xc2\xc3\xe0\xed\xef\xf0"
-                                   "\xf4\xf5\xff";
-    unsigned char buf[64];
-    size_t nseeds = sizeof seeds / sizeof seeds[0];
-    for (size_t i = 0; i < nseeds; i++)
-        LLVMFuzzerTestOneInput((const uint8_t *)seeds[i], strlen(seeds[i]));
-    for (long it = 0; it < FUZZ_ITERATIONS; it++) {
-        const char *seed = seeds[rng() % nseeds];
-        size_t len = strlen(seed);
-        memcpy(buf, seed, len);
-        imx_fuzz_edit(&rng_state, buf, &len, sizeof buf, alphabet, 4, 4);
-        LLVMFuzzerTestOneInput(buf, len);
-    }
-    printf("fuzz_url: %ld inputs ok\n", FUZZ_ITERATIONS + (long)nseeds);
-    return 0;
-}
+const struct imx_fuzz_replay imx_fuzz_replay = {
+    IMX_FUZZ_SEEDS(seeds),
+    .alphabet = "%0123456789abcdefABCDEFG/?=&+ \x80\xbf\xc2\xc3\xe0\xed\xef\xf0\xf4\xf5\xff",
+    .max_edits = 4,
+    .raw_one_in = 4,
+    .cap = 64,
+    .iterations = 300000,
+    .rng = 0x2545f4914f6cdd1du,
+};
 
 #endif /* IMX_LIBFUZZER */

@@ -14,17 +14,6 @@
 /* Longest input looked at; both parsers reject anything over 256 bytes anyway. */
 #define FUZZ_INPUT_MAX 1024
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-#define CHECK(cond, input)                                                                         \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "%s:%d: invariant failed: %s\ninput: '%s'\n", __FILE__, __LINE__,      \
-                    #cond, (input));                                                               \
-            abort();                                                                               \
-        }                                                                                          \
-    } while (0)
-
 /* An independent model of SQL imx_version_key(): the same POSIX regular expression as the
  * migration, then its checks in its order. Returns 0 with key set, or -1 (SQL NULL). */
 static int sql_model_key(const char *v, int32_t key[IMX_VER_PARTS])
@@ -130,30 +119,30 @@ static void check_version(const char *s)
     int32_t model[IMX_VER_PARTS];
     int rc = imx_ver_parse(s, &v);
     int mrc = sql_model_key(s, model);
-    CHECK(rc == mrc, s);
+    CHECK(rc == mrc);
     if (rc != 0) {
         return;
     }
-    CHECK(memcmp(v.key, model, sizeof(model)) == 0, s);
-    CHECK(v.nparts >= 1 && v.nparts <= IMX_VER_PARTS, s);
+    CHECK(memcmp(v.key, model, sizeof(model)) == 0);
+    CHECK(v.nparts >= 1 && v.nparts <= IMX_VER_PARTS);
     bool pre = false;
     for (int i = 0; i < IMX_VER_PARTS; i++) {
         pre = pre || v.key[i] < 0;
     }
     for (int i = 0; i < IMX_VER_PARTS; i++) {
-        CHECK(pre || i < v.nparts || v.key[i] == 0, s);
+        CHECK(pre || i < v.nparts || v.key[i] == 0);
         /* a negative part is a pre-release marker, followed by its number */
-        CHECK(v.key[i] >= IMX_VER_PRE_DEV && v.key[i] <= IMX_VER_PART_MAX, s);
-        CHECK(v.key[i] >= 0 || (i > 0 && i + 1 < IMX_VER_PARTS && v.key[i + 1] >= 0), s);
+        CHECK(v.key[i] >= IMX_VER_PRE_DEV && v.key[i] <= IMX_VER_PART_MAX);
+        CHECK(v.key[i] >= 0 || (i > 0 && i + 1 < IMX_VER_PARTS && v.key[i + 1] >= 0));
     }
-    CHECK(strcmp(v.text, s) == 0, s);
+    CHECK(strcmp(v.text, s) == 0);
     const char *suffix = imx_ver_suffix(&v);
-    CHECK(suffix >= v.text && strlen(suffix) <= strlen(v.text), s);
-    CHECK(imx_ver_cmp(&v, &v) == 0, s);
-    CHECK(imx_ver_branch(&v) == v.key[0], s);
+    CHECK(suffix >= v.text && strlen(suffix) <= strlen(v.text));
+    CHECK(imx_ver_cmp(&v, &v) == 0);
+    CHECK(imx_ver_branch(&v) == v.key[0]);
 
     char key[IMX_VER_KEY_TEXT_SIZE];
-    CHECK(imx_ver_format_key(&v, key, sizeof(key)) == 0 && key[0] == '{', s);
+    CHECK(imx_ver_format_key(&v, key, sizeof(key)) == 0 && key[0] == '{');
 
     /* A version used as "=X" matches itself, and its bare prefix form does too. */
     char text[IMX_VER_TEXT_MAX + 2];
@@ -161,15 +150,15 @@ static void check_version(const char *s)
     text[0] = '=';
     memcpy(text + 1, s, strlen(s) + 1); /* s is a valid version, so at most 64 bytes */
     if (imx_constraint_parse(text, &c, NULL, 0) == 0) {
-        CHECK(imx_constraint_matches(&c, &v) && !imx_constraint_is_empty(&c), s);
+        CHECK(imx_constraint_matches(&c, &v) && !imx_constraint_is_empty(&c));
     }
     if (imx_constraint_parse(s, &c, NULL, 0) == 0) {
-        CHECK(imx_constraint_matches(&c, &v), s);
+        CHECK(imx_constraint_matches(&c, &v));
     }
 }
 
 /* Probes keys at and around both bounds: is_empty() must hold exactly when none matches. */
-static void check_emptiness(const struct imx_constraint *c, const char *s)
+static void check_emptiness(const struct imx_constraint *c)
 {
     int32_t probes[8][IMX_VER_PARTS];
     int n = 0;
@@ -212,7 +201,7 @@ static void check_emptiness(const struct imx_constraint *c, const char *s)
         ver_from_key(probes[i], &v);
         any = any || imx_constraint_matches(c, &v);
     }
-    CHECK(any == !imx_constraint_is_empty(c), s);
+    CHECK(any == !imx_constraint_is_empty(c));
 }
 
 static void check_constraint(const char *s)
@@ -221,34 +210,34 @@ static void check_constraint(const char *s)
     char err[IMX_CONSTRAINT_ERR_SIZE];
     int rc = imx_constraint_parse(s, &c, err, sizeof(err));
     if (rc != 0) {
-        CHECK(rc == -1 && err[0] != '\0', s);
+        CHECK(rc == -1 && err[0] != '\0');
         for (const char *p = err; *p != '\0'; p++) {
-            CHECK(*p >= 0x20 && *p < 0x7f, s);
+            CHECK(*p >= 0x20 && *p < 0x7f);
         }
         return;
     }
-    CHECK(err[0] == '\0', s);
+    CHECK(err[0] == '\0');
 
     char fmt[IMX_CONSTRAINT_FORMAT_SIZE];
     char fmt2[IMX_CONSTRAINT_FORMAT_SIZE];
     struct imx_constraint again;
-    CHECK(imx_constraint_format(&c, fmt, sizeof(fmt)) == 0, s);
-    CHECK(imx_constraint_parse(fmt, &again, err, sizeof(err)) == 0, s);
-    CHECK(same_interval(&c, &again), s);
-    CHECK(imx_constraint_format(&again, fmt2, sizeof(fmt2)) == 0 && strcmp(fmt, fmt2) == 0, s);
-    CHECK(imx_constraint_parse(c.text, &again, err, sizeof(err)) == 0, s);
-    CHECK(same_interval(&c, &again), s);
+    CHECK(imx_constraint_format(&c, fmt, sizeof(fmt)) == 0);
+    CHECK(imx_constraint_parse(fmt, &again, err, sizeof(err)) == 0);
+    CHECK(same_interval(&c, &again));
+    CHECK(imx_constraint_format(&again, fmt2, sizeof(fmt2)) == 0 && strcmp(fmt, fmt2) == 0);
+    CHECK(imx_constraint_parse(c.text, &again, err, sizeof(err)) == 0);
+    CHECK(same_interval(&c, &again));
 
     char lo[IMX_VER_KEY_TEXT_SIZE];
     char hi[IMX_VER_KEY_TEXT_SIZE];
     bool lo_incl;
     bool hi_incl;
     imx_constraint_sql_bounds(&c, lo, &lo_incl, hi, &hi_incl);
-    CHECK((lo[0] == '{') == c.lo.bounded && (hi[0] == '{') == c.hi.bounded, s);
-    CHECK(lo_incl == (c.lo.bounded && c.lo.inclusive), s);
-    CHECK(hi_incl == (c.hi.bounded && c.hi.inclusive), s);
+    CHECK((lo[0] == '{') == c.lo.bounded && (hi[0] == '{') == c.hi.bounded);
+    CHECK(lo_incl == (c.lo.bounded && c.lo.inclusive));
+    CHECK(hi_incl == (c.hi.bounded && c.hi.inclusive));
 
-    check_emptiness(&c, s);
+    check_emptiness(&c);
 }
 
 /* For "constraint;version": the interval must match exactly when every term alone matches. */
@@ -274,19 +263,19 @@ static void check_match_split(const char *s)
             *comma = '\0';
         }
         struct imx_constraint one;
-        CHECK(imx_constraint_parse(term, &one, NULL, 0) == 0, s);
+        CHECK(imx_constraint_parse(term, &one, NULL, 0) == 0);
         all = all && imx_constraint_matches(&one, &v);
         if (comma == NULL) {
             break;
         }
         term = comma + 1;
     }
-    CHECK(imx_constraint_matches(&c, &v) == all, s);
-    CHECK(imx_constraint_matches_str(&c, semi + 1) == all, s);
-    CHECK(!all || !imx_constraint_is_empty(&c), s);
+    CHECK(imx_constraint_matches(&c, &v) == all);
+    CHECK(imx_constraint_matches_str(&c, semi + 1) == all);
+    CHECK(!all || !imx_constraint_is_empty(&c));
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+int imx_fuzz_one(const uint8_t *data, size_t size)
 {
     char s[FUZZ_INPUT_MAX + 1];
     size_t n = size < FUZZ_INPUT_MAX ? size : FUZZ_INPUT_MAX;
@@ -301,8 +290,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 #ifndef IMX_LIBFUZZER
 
 /* Deterministic run: mutate a seed list with a fixed-seed xorshift generator. */
-#define FUZZ_ITERATIONS 200000
-
 static const char *const seeds[] = {
     "580.105.08",
     "580.95.05",
@@ -364,47 +351,35 @@ static const char *const seeds[] = {
 
 static const char alphabet[] = "0123456789.-,;<>=~*!vVxX+_ aws\t9";
 
-static uint64_t rng_state = 0x9e3779b97f4a7c15u;
-
-static uint32_t rng(void)
-{
-    return imx_fuzz_rng(&rng_state);
-}
-
-static size_t pick(size_t n)
-{
-    return (size_t)(rng() % n);
-}
-
 /* Applies one random edit to buf (length *len, capacity cap). */
-static void mutate(char *buf, size_t *len, size_t cap)
+static void mutate_once(uint64_t *rng, char *buf, size_t *len, size_t cap)
 {
     size_t nseeds = sizeof(seeds) / sizeof(seeds[0]);
-    switch (pick(7)) {
+    switch (imx_fuzz_pick(rng, 7)) {
     case 0: /* replace a byte */
         if (*len > 0) {
-            buf[pick(*len)] = alphabet[pick(sizeof(alphabet) - 1)];
+            buf[imx_fuzz_pick(rng, *len)] = alphabet[imx_fuzz_pick(rng, sizeof(alphabet) - 1)];
         }
         break;
     case 1: /* insert a byte */
         if (*len + 1 < cap) {
-            size_t at = pick(*len + 1);
+            size_t at = imx_fuzz_pick(rng, *len + 1);
             memmove(buf + at + 1, buf + at, *len - at);
-            buf[at] = alphabet[pick(sizeof(alphabet) - 1)];
+            buf[at] = alphabet[imx_fuzz_pick(rng, sizeof(alphabet) - 1)];
             (*len)++;
         }
         break;
     case 2: /* delete a byte */
         if (*len > 0) {
-            size_t at = pick(*len);
+            size_t at = imx_fuzz_pick(rng, *len);
             memmove(buf + at, buf + at + 1, *len - at - 1);
             (*len)--;
         }
         break;
     case 3: /* append another seed after a separator */
     {
-        const char *seed = seeds[pick(nseeds)];
-        const char *sep = pick(2) ? "," : ";";
+        const char *seed = seeds[imx_fuzz_pick(rng, nseeds)];
+        const char *sep = imx_fuzz_pick(rng, 2) ? "," : ";";
         size_t sl = strlen(seed);
         if (*len + 1 + sl < cap) {
             buf[(*len)++] = sep[0];
@@ -415,8 +390,8 @@ static void mutate(char *buf, size_t *len, size_t cap)
     }
     case 4: /* repeat a chunk */
         if (*len > 0) {
-            size_t at = pick(*len);
-            size_t cl = 1 + pick(*len - at);
+            size_t at = imx_fuzz_pick(rng, *len);
+            size_t cl = 1 + imx_fuzz_pick(rng, *len - at);
             if (*len + cl < cap) {
                 memmove(buf + at + cl, buf + at, *len - at);
                 (*len) += cl;
@@ -425,17 +400,17 @@ static void mutate(char *buf, size_t *len, size_t cap)
         break;
     case 5: /* a random byte, sometimes outside ASCII */
         if (*len > 0) {
-            buf[pick(*len)] = (char)(1 + pick(255));
+            buf[imx_fuzz_pick(rng, *len)] = (char)(1 + imx_fuzz_pick(rng, 255));
         }
         break;
     default: /* a run of digits, to reach the 9-digit limit */
     {
-        size_t run = 1 + pick(12);
+        size_t run = 1 + imx_fuzz_pick(rng, 12);
         if (*len + run < cap) {
-            size_t at = pick(*len + 1);
+            size_t at = imx_fuzz_pick(rng, *len + 1);
             memmove(buf + at + run, buf + at, *len - at);
             for (size_t i = 0; i < run; i++) {
-                buf[at + i] = (char)('0' + pick(10));
+                buf[at + i] = (char)('0' + imx_fuzz_pick(rng, 10));
             }
             *len += run;
         }
@@ -444,25 +419,16 @@ static void mutate(char *buf, size_t *len, size_t cap)
     }
 }
 
-int main(void)
+/* One to four edits; the buffer holds cap + 1 bytes. */
+static void mutate(uint64_t *rng, unsigned char *buf, size_t *len, size_t cap)
 {
-    size_t nseeds = sizeof(seeds) / sizeof(seeds[0]);
-    char buf[320];
-    for (size_t i = 0; i < nseeds; i++) {
-        LLVMFuzzerTestOneInput((const uint8_t *)seeds[i], strlen(seeds[i]));
-    }
-    for (long it = 0; it < FUZZ_ITERATIONS; it++) {
-        const char *seed = seeds[pick(nseeds)];
-        size_t len = strlen(seed);
-        memcpy(buf, seed, len);
-        int edits = 1 + (int)pick(4);
-        for (int e = 0; e < edits; e++) {
-            mutate(buf, &len, sizeof(buf));
-        }
-        LLVMFuzzerTestOneInput((const uint8_t *)buf, len);
-    }
-    printf("fuzz_version: %d inputs ok\n", FUZZ_ITERATIONS + (int)nseeds);
-    return 0;
+    for (int e = 1 + (int)imx_fuzz_pick(rng, 4); e > 0; e--)
+        mutate_once(rng, (char *)buf, len, cap + 1);
 }
+
+const struct imx_fuzz_replay imx_fuzz_replay = {
+    IMX_FUZZ_SEEDS(seeds),      .cap = 319,       .iterations = 200000,
+    .rng = 0x9e3779b97f4a7c15u, .mutate = mutate,
+};
 
 #endif /* IMX_LIBFUZZER */

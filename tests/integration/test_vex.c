@@ -6,7 +6,8 @@
  * the ranges or absent; every document validates (tests/integration/vex_validate.js: the OpenVEX
  * JSON schema and @cyclonedx/cyclonedx-library's strict 1.6 validator). Product identifiers of a
  * container digest and an AMI; the pin route; bad requests; every document's Imaxe-Signature
- * verifies against GET /v1/vex/keys, and a changed byte does not. Each run draws a new catalog
+ * verifies against GET /v1/vex/keys, and a changed byte does not; the same facts give the same
+ * bytes and signature, a change a new document dated by it. Each run draws a new catalog
  * and prints its seed; IMX_VEX_SEED=N draws that one again.
  */
 #include "harness.h"
@@ -360,24 +361,13 @@ static void a_pin_states_its_image_for_its_team(void **state)
     struct imx_res by_pin = get(alice, path, 200);
     snprintf(path, sizeof path, "/v1/images/%lld/vex", image);
     struct imx_res by_image = get(alice, path, 200);
-    /* The same statements but for when each document made its action statements (it says so
-     * when it is issued, so two requests a moment apart differ there). */
-    json_t *docs[2] = { by_pin.json, by_image.json };
-    for (int d = 0; d < 2; d++) {
-        size_t i;
-        json_t *st;
-        json_array_foreach(json_object_get(docs[d], "statements"), i, st)
-        {
-            const char *status = json_string_value(json_object_get(st, "status"));
-            assert_true(strcmp(status, "affected") != 0 ||
-                        json_is_string(json_object_get(st, "action_statement_timestamp")));
-            json_object_del(st, "action_statement_timestamp");
-        }
-    }
-    if (!json_equal(json_object_get(by_pin.json, "statements"),
-                    json_object_get(by_image.json, "statements")))
+    /* The same image, so the same document to the byte, and the same signature. */
+    char sig_pin[2048], sig_image[2048];
+    if (by_pin.len != by_image.len || memcmp(by_pin.body, by_image.body, by_pin.len) != 0)
         fail_msg("pin %lld states otherwise than its image %lld:\n%.1500s\n%.1500s", pin, image,
                  by_pin.body, by_image.body);
+    assert_string_equal(imx_t_header(&by_pin, "Imaxe-Signature", sig_pin, sizeof sig_pin),
+                        imx_t_header(&by_image, "Imaxe-Signature", sig_image, sizeof sig_image));
     imx_t_res_free(&by_pin);
     imx_t_res_free(&by_image);
     /* another team's member does not read it */
@@ -387,6 +377,118 @@ static void a_pin_states_its_image_for_its_team(void **state)
     imx_t_res_free(&res);
     res = get(alice, "/v1/pins/99999999/vex", 404);
     imx_t_res_free(&res);
+}
+
+/* Both documents of an image, and the signature of each. */
+struct vex_pair {
+    struct imx_res doc[2];
+    char sig[2][2048];
+};
+
+static void get_pair(long long image, struct vex_pair *p)
+{
+    const char *paths[] = { "/v1/images/%lld/vex", "/v1/images/%lld/vex?format=cyclonedx" };
+    for (int f = 0; f < 2; f++) {
+        char path[96];
+        snprintf(path, sizeof path, paths[f], image);
+        p->doc[f] = get(alice, path, 200);
+        assert_non_null(imx_t_header(&p->doc[f], "Imaxe-Signature", p->sig[f], sizeof p->sig[f]));
+    }
+}
+
+static bool same_pair(const struct vex_pair *a, const struct vex_pair *b)
+{
+    for (int f = 0; f < 2; f++)
+        if (a->doc[f].len != b->doc[f].len ||
+            memcmp(a->doc[f].body, b->doc[f].body, a->doc[f].len) != 0 ||
+            strcmp(a->sig[f], b->sig[f]) != 0)
+            return false;
+    return true;
+}
+
+static void free_pair(struct vex_pair *p)
+{
+    imx_t_res_free(&p->doc[0]);
+    imx_t_res_free(&p->doc[1]);
+}
+
+/* The OpenVEX statement about an advisory. */
+static json_t *statement_about(json_t *doc, const char *advisory)
+{
+    size_t i;
+    json_t *st;
+    json_array_foreach(json_object_get(doc, "statements"), i, st)
+    {
+        json_t *v = json_object_get(st, "vulnerability");
+        const char *alias = json_string_value(json_array_get(json_object_get(v, "aliases"), 0));
+        if (strcmp(json_string_value(json_object_get(v, "name")), advisory) == 0 ||
+            (alias && strcmp(alias, advisory) == 0))
+            return st;
+    }
+    return NULL;
+}
+
+/* A document says what the data says, not when it was asked for: while nothing about the image
+ * changes (other families may), two requests get the same bytes and signature; when its fix
+ * appears, a new document, timestamped by that fix, with a new @id and serialNumber. */
+static void the_same_facts_sign_the_same_document(void **state)
+{
+    (void)state;
+    /* Affected by VEX-0 (>=580,<580.95.05), with no fix in its family yet. */
+    long long image =
+        imx_t_publish(&srv, alice, "team-a", "vex-steady", "1",
+                      "[{\"name\":\"nvidia-driver\",\"version\":\"580.82.07\"}]", NULL);
+    assert_true(image > 0);
+    struct vex_pair first, again, fixed, fixed_again;
+    get_pair(image, &first);
+    assert_true(imx_t_publish(&srv, alice, "team-a", "vex-elsewhere", "1",
+                              "[{\"name\":\"nvidia-driver\",\"version\":\"580.82.07\"}]",
+                              NULL) > 0);
+    get_pair(image, &again);
+    if (!same_pair(&first, &again))
+        fail_msg("nothing changed for image %lld, yet:\n%.2000s\n%.2000s", image, first.doc[0].body,
+                 again.doc[0].body);
+    json_t *before = statement_about(first.doc[0].json, "VEX-0");
+    assert_non_null(before);
+    assert_string_equal(json_string_value(json_object_get(before, "status")), "affected");
+    assert_null(strstr(json_string_value(json_object_get(before, "action_statement")), "Move to"));
+
+    /* The fix: version 2 of the family is past the range. */
+    long long fix = imx_t_publish(&srv, alice, "team-a", "vex-steady", "2",
+                                  "[{\"name\":\"nvidia-driver\",\"version\":\"580.95.05\"}]", NULL);
+    assert_true(fix > 0);
+    get_pair(image, &fixed);
+    for (int f = 0; f < 2; f++) {
+        assert_true(fixed.doc[f].len != first.doc[f].len ||
+                    memcmp(fixed.doc[f].body, first.doc[f].body, first.doc[f].len) != 0);
+        assert_string_not_equal(fixed.sig[f], first.sig[f]);
+    }
+    json_t *after = statement_about(fixed.doc[0].json, "VEX-0");
+    char want[64];
+    snprintf(want, sizeof want, "Move to image %lld ", fix);
+    assert_non_null(strstr(json_string_value(json_object_get(after, "action_statement")), want));
+    /* Timestamped by the change: the fix's publication, later than the first document. */
+    const char *t0 = json_string_value(json_object_get(first.doc[0].json, "timestamp"));
+    const char *t1 = json_string_value(json_object_get(fixed.doc[0].json, "timestamp"));
+    assert_string_equal(t1,
+                        json_string_value(json_object_get(after, "action_statement_timestamp")));
+    assert_true(strcmp(t1, t0) > 0);
+    assert_true(
+        strcmp(json_string_value(json_object_get(before, "action_statement_timestamp")), t0) <= 0);
+    assert_string_not_equal(json_string_value(json_object_get(fixed.doc[0].json, "@id")),
+                            json_string_value(json_object_get(first.doc[0].json, "@id")));
+    const char *serial = json_string_value(json_object_get(fixed.doc[1].json, "serialNumber"));
+    assert_string_not_equal(serial,
+                            json_string_value(json_object_get(first.doc[1].json, "serialNumber")));
+    assert_int_equal(strlen(serial), 45);
+    assert_int_equal(serial[23], '5'); /* a version 5 (name-based) UUID */
+    /* And steady again. */
+    get_pair(image, &fixed_again);
+    assert_true(same_pair(&fixed, &fixed_again));
+    free_pair(&first);
+    free_pair(&again);
+    free_pair(&fixed);
+    free_pair(&fixed_again);
 }
 
 /* base64url (no padding) of s[0..n) into out; returns the length, or -1. */
@@ -512,6 +614,7 @@ int main(void)
         cmocka_unit_test(statements_match_patch_status_for_every_image),
         cmocka_unit_test(products_name_digests_and_amis),
         cmocka_unit_test(a_pin_states_its_image_for_its_team),
+        cmocka_unit_test(the_same_facts_sign_the_same_document),
         cmocka_unit_test(documents_are_signed),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
