@@ -13,7 +13,7 @@
 #include <strings.h>
 
 #define FORM_TEXT_MAX   256 /* longest product version name looked at */
-#define FORM_TOKENS     16  /* words in one */
+#define FORM_TOKENS     48  /* words in one (a qualifying sentence may follow the form) */
 #define TREE_DEPTH      32  /* product tree nesting refused past this */
 #define LEAVES_MAX      4096
 #define LABEL_MAX       200
@@ -50,8 +50,8 @@ static const char *str(const json_t *o, const char *key)
 /* ---- the version forms ---- */
 
 /* A dotted number with an optional leading "v" or "r" ("v1.17.8", "r26.03", "580.126.09",
- * "24.10-3.2.5.0"), and an optional release-candidate suffix ("1.3.0rc16"); copied without the
- * prefix. */
+ * "24.10-3.2.5.0"), and an optional release-candidate suffix ("1.3.0rc16", "1.3.0-rc16",
+ * "1.3.0.rc16": PEP 440 and semver spellings of one version); copied without the prefix. */
 static bool take_version(const char *tok, char *out)
 {
     const char *p = (tok[0] == 'v' || tok[0] == 'r') ? tok + 1 : tok;
@@ -64,18 +64,22 @@ static bool take_version(const char *tok, char *out)
                      ((p[i] == '.' || p[i] == '-') && i > 0 && isdigit((unsigned char)p[i - 1]) &&
                       isdigit((unsigned char)p[i + 1]))))
         i++;
+    char text[IMX_VER_TEXT_MAX + 1];
+    memcpy(text, p, n + 1);
     if (i < n) {
-        /* only "rcN" may follow */
-        if (strncmp(p + i, "rc", 2) != 0 || i + 2 >= n)
+        /* only "rcN" may follow, directly or after one '-' or '.', which is dropped */
+        size_t at = i + (p[i] == '-' || p[i] == '.');
+        if (strncmp(p + at, "rc", 2) != 0 || at + 2 >= n)
             return false;
-        for (size_t j = i + 2; j < n; j++)
+        for (size_t j = at + 2; j < n; j++)
             if (!isdigit((unsigned char)p[j]))
                 return false;
+        memmove(text + i, p + at, n - at + 1);
     }
     struct imx_ver v;
-    if (imx_ver_parse(p, &v) != 0)
+    if (imx_ver_parse(text, &v) != 0)
         return false;
-    memcpy(out, p, n + 1);
+    memcpy(out, text, strlen(text) + 1);
     return true;
 }
 
@@ -86,7 +90,9 @@ static bool is_filler(const char *w)
         "all", "driver", "drivers", "version", "versions", "nvidia", "release", "releases",
         "software", "platforms",
         /* "Main branch prior to 0.5.0 release" (bulletin 5746) */
-        "main", "branch"
+        "main", "branch",
+        /* a release's support tag: "All versions prior to 24.11.3 LTS", "2.6.1-4 LTS" */
+        "lts", "ga"
     };
     for (size_t i = 0; i < sizeof fillers / sizeof fillers[0]; i++) {
         if (strcmp(w, fillers[i]) == 0)
@@ -101,18 +107,28 @@ static bool is_product_word(const char *w, const char *product)
 {
     /* the grammar's own words stay, even where a product's name has them ("Orin NX and Orin
      * Nano") */
-    static const char *const grammar[] = { "and",       "or",      "to",    "prior",  "up",
-                                           "including", "earlier", "than",  "before", "from",
-                                           "through",   "between", "newer", "later",  "older" };
+    static const char *const grammar[] = { "and",       "or",      "to",     "prior",  "up",
+                                           "including", "earlier", "than",   "before", "from",
+                                           "through",   "between", "newer",  "later",  "older",
+                                           "below",     "above",   "higher", "lower",  "less",
+                                           "greater",   "but",     "not",    "for" };
     for (size_t i = 0; i < sizeof grammar / sizeof grammar[0]; i++)
         if (strcmp(w, grammar[i]) == 0)
             return false;
     size_t n = strlen(w);
-    if (!product || n == 0)
+    if (!product || n == 0 || !isalpha((unsigned char)w[0]))
         return false;
+    /* letters, and digits after them ("nvJPEG2000"), but never a version ("v12", "r25") */
+    char v[IMX_VER_TEXT_MAX + 1];
     for (size_t i = 0; i < n; i++)
-        if (!isalpha((unsigned char)w[i]) && w[i] != '-')
+        if (!isalnum((unsigned char)w[i]) && w[i] != '-')
             return false;
+    if (take_version(w, v))
+        return false;
+    /* an update or a release candidate ("U1", "rc16") is part of the version after it */
+    if ((w[0] == 'u' && strspn(w + 1, "0123456789") == n - 1) ||
+        (strncmp(w, "rc", 2) == 0 && strspn(w + 2, "0123456789") == n - 2))
+        return false;
     for (const char *p = product; *p;) {
         while (*p && !isalnum((unsigned char)*p))
             p++;
@@ -283,20 +299,61 @@ static bool take_list(char *const *t, size_t k, struct imx_csaf_version_form *ou
     return out->nlist >= 2;
 }
 
+/* Is raw[i] one of the words before "versions" that say what the versions are of ("All BMC
+ * firmware versions prior to 3.39.3", "Jetson Linux versions prior to 36.4")? Words of letters
+ * only, up to "version" or "versions". */
+static bool names_versions(char *const *raw, size_t i, size_t nraw)
+{
+    if (!is_name_word(raw[i]) || strcmp(raw[i], "version") == 0 || strcmp(raw[i], "versions") == 0)
+        return false;
+    for (size_t j = i + 1; j < nraw; j++) {
+        if (strcmp(raw[j], "version") == 0 || strcmp(raw[j], "versions") == 0)
+            return true;
+        if (!is_name_word(raw[j]))
+            return false;
+    }
+    return false;
+}
+
 int imx_csaf_parse_form(const char *text, const char *product, struct imx_csaf_version_form *out)
 {
     if (!text || !out)
         return -1;
     memset(out, 0, sizeof *out);
-    size_t n = strlen(text);
-    if (n == 0 || n > FORM_TEXT_MAX)
+    size_t len = strlen(text), n = 0;
+    if (len == 0 || len > FORM_TEXT_MAX)
         return -1;
     char buf[FORM_TEXT_MAX + 1];
-    for (size_t i = 0; i <= n; i++) {
+    for (size_t i = 0; i <= len; i++) {
         unsigned char c = (unsigned char)text[i];
+        /* an en or em dash ("0.0 \u2013 2.0") is a dash, a no-break space a space; any other
+         * non-ASCII text is not a form */
+        if (c == 0xe2 && (unsigned char)text[i + 1] == 0x80 &&
+            ((unsigned char)text[i + 2] == 0x93 || (unsigned char)text[i + 2] == 0x94)) {
+            buf[n++] = '-';
+            i += 2;
+            continue;
+        }
+        if (c == 0xc2 && (unsigned char)text[i + 1] == 0xa0) {
+            buf[n++] = ' ';
+            i++;
+            continue;
+        }
         if (c >= 0x80 || (c && c < 0x20 && c != '\t'))
             return -1;
-        buf[i] = (char)(c == '\t' ? ' ' : tolower(c));
+        buf[n++] = (char)(c == '\t' ? ' ' : tolower(c));
+    }
+    n--; /* the NUL copied last */
+    /* A second sentence qualifies the first ("All driver versions prior to 582.53. Only GPUs
+     * based on the NVIDIA Maxwell, Volta, and Pascal GPU architectures are affected."): the
+     * range is read from the first, and the caller says so, as for a parenthesis. */
+    for (size_t i = 1; i + 2 < n; i++) {
+        if (buf[i] == '.' && buf[i + 1] == ' ' && isalpha((unsigned char)buf[i + 2])) {
+            buf[i] = '\0';
+            n = i;
+            out->qualified = true;
+            break;
+        }
     }
     /* A sentence's full stop. */
     while (n > 0 && (buf[n - 1] == ' ' || buf[n - 1] == '.'))
@@ -328,20 +385,41 @@ int imx_csaf_parse_form(const char *text, const char *product, struct imx_csaf_v
         size_t wl = strlen(w);
         if (is_filler(w) || is_product_word(w, product) || (wl > 1 && w[wl - 1] == ':'))
             continue;
+        /* "All BMC firmware versions prior to 3.39.3": the words naming what the versions are
+         * of, before the first version */
+        if (k == 0 && names_versions(raw, i, nraw))
+            continue;
+        char v[IMX_VER_TEXT_MAX + 1];
+        /* "prior to 474.44 for support of GeForce Kepler desktop", "prior to 582.53 Only GPUs
+         * based on ...": a condition on who is affected, after the versions; read without it,
+         * and the caller says so */
+        if ((strcmp(w, "for") == 0 || strcmp(w, "only") == 0) && k > 0 &&
+            take_version(t[k - 1], v)) {
+            out->qualified = true;
+            break;
+        }
         /* "12.9 update 1" and "12.5u1" are 12.9.1 and 12.5.1; "v1.3.0 rc16" is 1.3.0rc16; the
          * "32.x" of "All 32.x versions prior to 32.7.1" is 32 */
-        char v[IMX_VER_TEXT_MAX + 1];
         char *u = strrchr(w, 'u');
         if (u && u > w && u[1] && strspn(u + 1, "0123456789") == strlen(u + 1) &&
             strlen(u + 1) <= 4) {
             *u = '\0';
-            if (take_version(w, v) && !strstr(v, "rc") && k < FORM_TOKENS) {
+            if (take_version(w, v) && strchr(v, '.') && !strstr(v, "rc") && k < FORM_TOKENS) {
                 snprintf(joined[k], sizeof joined[k], "%s.%s", v, u + 1);
                 t[k] = joined[k];
                 k++;
                 continue;
             }
             *u = 'u';
+        }
+        /* "<2.1", "<=2.1", ">=2.2": the operator is a word of its own */
+        if ((w[0] == '<' || w[0] == '>') && w[1] && (w[1] != '=' || w[2])) {
+            if (k + 2 > FORM_TOKENS)
+                return -1;
+            bool eq = w[1] == '=';
+            t[k++] = w[0] == '<' ? (eq ? "<=" : "<") : (eq ? ">=" : ">");
+            w += eq ? 2 : 1;
+            wl = strlen(w);
         }
         if (wl > 2 && strcmp(w + wl - 2, ".x") == 0) {
             w[wl - 2] = '\0';
@@ -352,17 +430,25 @@ int imx_csaf_parse_form(const char *text, const char *product, struct imx_csaf_v
         }
         if (i + 2 < nraw + 1 && i + 1 < nraw && take_version(w, v) && !strstr(v, "rc")) {
             const char *nx = raw[i + 1];
-            bool upd = strcmp(nx, "update") == 0 && i + 2 < nraw;
+            /* an update of a dotted release ("12.8 Update 1", "12.8 U1"); "R580 Update 7"
+             * names a driver release by its branch, not a version, and is not read */
+            bool upd =
+                (strcmp(nx, "update") == 0 ||
+                 (nx[0] == 'u' && nx[1] && strspn(nx + 1, "0123456789") == strlen(nx + 1))) &&
+                strchr(v, '.');
+            if (upd && strcmp(nx, "update") == 0 && i + 2 >= nraw)
+                upd = false;
             bool rc = strncmp(nx, "rc", 2) == 0 && nx[2] &&
                       strspn(nx + 2, "0123456789") == strlen(nx + 2);
             if (upd || rc) {
-                const char *num = upd ? raw[i + 2] : nx + 2;
+                bool word = upd && strcmp(nx, "update") == 0;
+                const char *num = word ? raw[i + 2] : upd ? nx + 1 : nx + 2;
                 if (strspn(num, "0123456789") != strlen(num) || strlen(num) > 4)
                     return -1;
                 snprintf(joined[k], sizeof joined[k], upd ? "%s.%s" : "%src%s", v, num);
                 t[k] = joined[k];
                 k++;
-                i += upd ? 2 : 1;
+                i += word ? 2 : 1;
                 continue;
             }
         }
@@ -384,9 +470,27 @@ int imx_csaf_parse_form(const char *text, const char *product, struct imx_csaf_v
     static const char *const and_later[] = { NULL, "and", "later" };
     static const char *const or_later[] = { NULL, "or", "later" };
     static const char *const and_above[] = { NULL, "and", "above" };
+    /* the same words joined otherwise ("25.10.6 or newer", "2.1 and below") */
+    static const char *const or_newer[] = { NULL, "or", "newer" };
+    static const char *const or_above[] = { NULL, "or", "above" };
+    static const char *const and_higher[] = { NULL, "and", "higher" };
+    static const char *const or_higher[] = { NULL, "or", "higher" };
+    static const char *const or_greater[] = { NULL, "or", "greater" };
+    static const char *const and_below[] = { NULL, "and", "below" };
+    static const char *const or_below[] = { NULL, "or", "below" };
+    static const char *const or_older[] = { NULL, "or", "older" };
+    static const char *const or_prior[] = { NULL, "or", "prior" };
+    static const char *const and_lower[] = { NULL, "and", "lower" };
+    static const char *const or_lower[] = { NULL, "or", "lower" };
+    static const char *const less[] = { "less", "than", NULL };
+    static const char *const upto_excl[] = { "up", "to", "but", "not", "including", NULL };
     static const char *const from_to[] = { "from", NULL, "to", NULL };
     static const char *const from_through[] = { "from", NULL, "through", NULL };
     static const char *const between[] = { "between", NULL, "and", NULL };
+    static const char *const from_upto[] = { "from", NULL, "up", "to", NULL };
+    static const char *const from_upto_incl[] = {
+        "from", NULL, "up", "to", "and", "including", NULL
+    };
     static const char *const lo_prior[] = { NULL, "prior", "to", NULL };
 
     if (k == 0) {
@@ -395,6 +499,16 @@ int imx_csaf_parse_form(const char *text, const char *product, struct imx_csaf_v
     }
     if (k == 1 && take_version(t[0], out->hi)) {
         out->form = IMX_CSAF_EXACT;
+        /* "1.17.x", "CUDA 12.x": the whole line, below the next */
+        if (wild[0]) {
+            memcpy(out->lo, out->hi, sizeof out->lo);
+            if (!bump_last(out->hi)) {
+                memset(out, 0, sizeof *out);
+                return -1;
+            }
+            out->form = IMX_CSAF_BELOW;
+            out->line = true;
+        }
         return 0;
     }
     /* "Isaac Sim v2.3.0", "Curator 25.07": a name, then one version */
@@ -407,10 +521,12 @@ int imx_csaf_parse_form(const char *text, const char *product, struct imx_csaf_v
     }
     if ((k == 3 &&
          (words_are(t, 2, prior) || words_are(t, 2, earlier) || words_are(t, 2, older) ||
-          words_are(t, 2, lower)) &&
+          words_are(t, 2, lower) || words_are(t, 2, less)) &&
          take_version(t[2], out->hi)) ||
+        (k == 6 && words_are(t, 5, upto_excl) && take_version(t[5], out->hi)) ||
         (k == 2 &&
-         (strcmp(t[0], "before") == 0 || strcmp(t[0], "<") == 0 || strcmp(t[0], "prior") == 0) &&
+         (strcmp(t[0], "before") == 0 || strcmp(t[0], "<") == 0 || strcmp(t[0], "prior") == 0 ||
+          strcmp(t[0], "below") == 0) &&
          take_version(t[1], out->hi))) {
         out->form = IMX_CSAF_BELOW;
         return 0;
@@ -444,16 +560,32 @@ int imx_csaf_parse_form(const char *text, const char *product, struct imx_csaf_v
         (k == 2 && strcmp(t[0], "through") == 0 && take_version(t[1], out->hi)) ||
         (k == 3 &&
          (words_are(t, 3, and_earlier) || words_are(t, 3, and_prior) ||
-          words_are(t, 3, or_earlier) || words_are(t, 3, and_older)) &&
+          words_are(t, 3, or_earlier) || words_are(t, 3, and_older) || words_are(t, 3, and_below) ||
+          words_are(t, 3, or_below) || words_are(t, 3, or_older) || words_are(t, 3, or_prior) ||
+          words_are(t, 3, and_lower) || words_are(t, 3, or_lower)) &&
          take_version(t[0], out->hi)) ||
         (k == 2 && strcmp(t[0], "<=") == 0 && take_version(t[1], out->hi))) {
         out->form = IMX_CSAF_UPTO;
+        /* "2.3.x and earlier", "up to 2.3.x": every 2.3 release too, so below 2.4 */
+        if (wild[k - 1] || (k == 3 && wild[0])) {
+            if (!bump_last(out->hi)) {
+                memset(out, 0, sizeof *out);
+                return -1;
+            }
+            out->form = IMX_CSAF_BELOW;
+        }
         return 0;
     }
     if (k == 3 &&
         (words_are(t, 3, and_newer) || words_are(t, 3, and_later) || words_are(t, 3, or_later) ||
-         words_are(t, 3, and_above)) &&
+         words_are(t, 3, and_above) || words_are(t, 3, or_newer) || words_are(t, 3, or_above) ||
+         words_are(t, 3, and_higher) || words_are(t, 3, or_higher) ||
+         words_are(t, 3, or_greater)) &&
         take_version(t[0], out->hi)) {
+        out->form = IMX_CSAF_FROM;
+        return 0;
+    }
+    if (k == 2 && strcmp(t[0], ">=") == 0 && take_version(t[1], out->hi)) {
         out->form = IMX_CSAF_FROM;
         return 0;
     }
@@ -466,6 +598,11 @@ int imx_csaf_parse_form(const char *text, const char *product, struct imx_csaf_v
                           words_are(t, 4, between))) {
         span = take_version(t[1], out->lo) && take_version(t[3], out->hi);
         open_end = wild[3];
+    } else if ((k == 5 && words_are(t, 5, from_upto)) ||
+               (k == 7 && words_are(t, 7, from_upto_incl))) {
+        /* "from 0.10 up to 0.13", "from 0.10 up to and including 0.13" */
+        span = take_version(t[1], out->lo) && take_version(t[k - 1], out->hi);
+        open_end = wild[k - 1];
     }
     if (span) {
         struct imx_ver lo, hi;
@@ -511,11 +648,14 @@ const char *imx_csaf_platform(const char *arch)
         return "linux";
     if (strcasestr(arch, "gaming"))
         return "cloud-gaming";
-    static const char *const hypervisors[] = { "citrix",    "vmware", "vsphere",
-                                               "xenserver", "kvm",    "hypervisor" };
+    /* the hypervisors NVIDIA's vGPU software supports, as its bulletins name them ("Nutanix
+     * AHV", "Proxmox VE" since vGPU 18) */
+    static const char *const hypervisors[] = { "citrix", "vmware",     "vsphere", "xenserver",
+                                               "kvm",    "hypervisor", "nutanix", "proxmox" };
     /* "Windows(R580 vGPU 19)", "Azure Local, Windows Server(...)", "Azure Stack HCI(...)": the
      * Windows guest drivers and Windows-hosted vGPU managers */
-    if ((strcasestr(arch, "windows") || strcasestr(arch, "azure")) && !strcasestr(arch, "linux"))
+    if ((strcasestr(arch, "windows") || strcasestr(arch, "azure") || strcasestr(arch, "hyper-v")) &&
+        !strcasestr(arch, "linux"))
         return "windows";
     /* "Citrix Hypervisor, VMware vSphere, Red Hat Enterprise Linux KVM(R470)": vGPU hosts, with
      * or without "vGPU" in the name; "Ubuntu(R550 vGPU 17)" too */
@@ -864,6 +1004,27 @@ static void warn(struct out *o, const struct label *b, const char *text, const c
                                                      text, "warning", w));
 }
 
+/* A known_affected product id that no product_version branch of the tree names (a flat
+ * full_product_names list or a relationship, which NVIDIA does not use): listed once, so that
+ * nothing is left out unsaid. */
+static void unknown_product(struct out *o, const char *id)
+{
+    if (!id || json_array_size(o->unmapped) >= NOTES_MAX)
+        return;
+    size_t i;
+    json_t *e;
+    json_array_foreach(o->unmapped, i, e)
+    {
+        if (strcmp(str(e, "product"), id) == 0 && strcmp(str(e, "text"), "") == 0)
+            return;
+    }
+    json_array_append_new(o->unmapped,
+                          json_pack("{s:s, s:s, s:s}", "product", id, "text", "", "why",
+                                    "the product id names no product_version branch of the "
+                                    "product tree (a flat full_product_names list or a "
+                                    "relationship is not read)"));
+}
+
 /* Parses a leaf's version name once. */
 static bool leaf_form(struct leaf *l, const struct label *b)
 {
@@ -957,9 +1118,20 @@ static bool range_of(struct out *o, const struct leaf *l, const struct label *b,
         snprintf(range, len, ">=%s, <=%s", lo, hi);
         break;
     case IMX_CSAF_EXACT:
-    case IMX_CSAF_LIST:
-        snprintf(range, len, "=%s", hi);
+    case IMX_CSAF_LIST: {
+        /* A version of one or two parts names a release line ("38.2": Jetson Linux 38.2 and
+         * its 38.2.x point releases, fixed in 38.4; "12.8": CUDA 12.8 and its updates), the
+         * way "prior to 36.4" counts 36.4 as a release; a longer one is that version. */
+        char next[IMX_VER_TEXT_MAX + 1];
+        struct imx_ver v;
+        snprintf(next, sizeof next, "%s", hi);
+        if (imx_ver_parse(hi, &v) == 0 && v.nparts <= 2 && imx_ver_suffix(&v)[0] == '\0' &&
+            bump_last(next))
+            snprintf(range, len, ">=%s, <%s", hi, next);
+        else
+            snprintf(range, len, "=%s", hi);
         break;
+    }
     case IMX_CSAF_FROM:
         snprintf(range, len, ">=%s", hi);
         break;
@@ -984,10 +1156,12 @@ static bool below_range(const struct imx_constraint *c, const struct imx_ver *v)
 }
 
 /* The fix of an affected range: the lowest fixed version of the same product (and branch) in
- * this vulnerability outside the range; else the lowest inside it, with *inside set. */
+ * this vulnerability outside the range; else the lowest inside it, with *inside set. *elsewhere
+ * gets a fixed version of the product that names another branch (NULL when none). */
 static const char *fix_of(struct tree *t, const struct label *b, const char *range, int branch,
-                          bool *inside)
+                          bool *inside, const char **elsewhere)
 {
+    *elsewhere = NULL;
     struct imx_constraint c;
     if (imx_constraint_parse(range, &c, NULL, 0) != 0)
         return NULL;
@@ -997,14 +1171,21 @@ static const char *fix_of(struct tree *t, const struct label *b, const char *ran
         struct leaf *f = &t->leaves[k];
         if (!f->parsed || f->bad ||
             (f->form.form != IMX_CSAF_EXACT && f->form.form != IMX_CSAF_FROM &&
-             f->form.form != IMX_CSAF_LIST))
+             f->form.form != IMX_CSAF_LIST && !f->form.line))
             continue;
         int nv = f->form.form == IMX_CSAF_LIST ? f->form.nlist : 1;
         for (int i = 0; i < nv; i++) {
-            const char *fv = f->form.form == IMX_CSAF_LIST ? f->form.list[i] : f->form.hi;
+            /* a fixed release line ("v0.7.x") is fixed from its first version */
+            const char *fv = f->form.form == IMX_CSAF_LIST ? f->form.list[i]
+                             : f->form.line                ? f->form.lo
+                                                           : f->form.hi;
             struct imx_ver v;
-            if (imx_ver_parse(fv, &v) != 0 || (branch > 0 && (int)v.key[0] != branch))
+            if (imx_ver_parse(fv, &v) != 0)
                 continue;
+            if (branch > 0 && (int)v.key[0] != branch) {
+                *elsewhere = fv;
+                continue;
+            }
             if (!imx_constraint_matches(&c, &v)) {
                 /* outside the range: a fix above it (one below it fixes nothing here) */
                 if (below_range(&c, &v))
@@ -1049,10 +1230,21 @@ static bool add_range(struct tree *t, struct out *o, struct leaf *l, struct labe
         return false;
     }
     bool inside = false;
-    const char *fx = fix_of(t, b, range, branch, &inside);
-    if (fx && inside) {
+    const char *elsewhere = NULL;
+    const char *fx = fix_of(t, b, range, branch, &inside, &elsewhere);
+    const struct imx_csaf_version_form *f = &l->form;
+    const char *hi = ver ? ver : f->hi;
+    bool line = f->form == IMX_CSAF_EXACT || f->form == IMX_CSAF_LIST;
+    if (fx && inside && line) {
+        /* a release line ends at the fix inside it ("36.4" fixed in 36.4.3) */
+        snprintf(range, sizeof range, ">=%s, <%s", hi, fx);
+        struct imx_constraint c;
+        if (imx_constraint_parse(range, &c, NULL, 0) != 0 || imx_constraint_is_empty(&c)) {
+            unmapped(o, l, b, "its fixed version lies inside its affected range");
+            return false;
+        }
+    } else if (fx && inside) {
         /* NVIDIA means the versions before the fix ("0.0 to 4.8.2" fixed in "4.8.2") */
-        const struct imx_csaf_version_form *f = &l->form;
         char hb[IMX_VER_TEXT_MAX + 1];
         bool rc = false;
         const char *cut = bound(fx, hb, sizeof hb, &rc);
@@ -1071,6 +1263,20 @@ static bool add_range(struct tree *t, struct out *o, struct leaf *l, struct labe
              "the fixed version %s lies inside the affected versions: read as every version "
              "before it (%s)",
              fx, range);
+    } else if (fx && f->form == IMX_CSAF_BELOW) {
+        /* "prior to 36.4", fixed in 36.4.3: the words leave 36.4 to 36.4.2 out of both */
+        struct imx_ver vh, vf;
+        if (imx_ver_parse(hi, &vh) == 0 && imx_ver_parse(fx, &vf) == 0 && imx_ver_cmp(&vf, &vh) > 0)
+            warn(o, b, l->text,
+                 "the affected versions end before %s but the fix is %s: the versions between "
+                 "are named neither affected nor fixed, and are not marked",
+                 hi, fx);
+    } else if (!fx && elsewhere) {
+        /* "535.261.03 (... vGPU 16.11)" fixed in "575.274.02(vGPU 16.12)" (bulletin 5703) */
+        warn(o, b, l->text,
+             "the fixed version %s is of another branch than the affected versions (%s): no fix "
+             "is named",
+             elsewhere, range);
     }
     /* the duplicate check is bounded by the advisory's limit of ranges */
     if (json_array_size(o->affected) >= AFFECTED_MAX)
@@ -1150,8 +1356,10 @@ static bool read_vulnerability(struct tree *t, struct out *o, const json_t *map,
         if (imx_budget_spent())
             return any;
         struct leaf *l = leaf_by_id(t, json_string_value(pid));
-        if (!l)
+        if (!l) {
+            unknown_product(o, json_string_value(pid));
             continue;
+        }
         struct label *b = &t->labels[l->label];
         if (b->stamp != vi) {
             b->stamp = vi;

@@ -17,15 +17,16 @@ bool imx_csaf_is_csaf(const json_t *doc);
 
 /* The forms a product version name takes. */
 enum imx_csaf_form {
-    IMX_CSAF_BELOW, /* "All driver versions prior to 580.126.09": < hi (>= lo when lo is set:
-                     * "All 2.9 versions prior to 2.9.3") */
+    IMX_CSAF_BELOW, /* "All driver versions prior to 580.126.09", "2.3.x and earlier" (< 2.4):
+                     * < hi (>= lo when lo is set: "All 2.9 versions prior to 2.9.3", "1.17.x") */
     IMX_CSAF_UPTO,  /* "All versions up to and including 1.19.0", "1.17.3 and earlier",
-                     * "0.0  to 4.5.2": <= hi */
+                     * "2.1 or below", "0.0  to 4.5.2": <= hi */
     IMX_CSAF_SPAN,  /* "2.18.1 to 2.21.5", "0.0 - 2.0" from a lower bound that is not 0: >= lo,
                      * <= hi */
-    IMX_CSAF_EXACT, /* "580.126.09", "CUDA Toolkit 13.1", "v1.17.8", "r26.03": the version hi */
+    IMX_CSAF_EXACT, /* "580.126.09", "CUDA Toolkit 13.1", "v1.17.8", "r26.03": the version hi
+                     * (as affected, one of one or two parts is its release line: "38.2") */
     IMX_CSAF_ALL,   /* "All versions": everything */
-    IMX_CSAF_FROM,  /* "35.6.3 and newer" (a fixed product): >= hi */
+    IMX_CSAF_FROM,  /* "35.6.3 and newer", "25.10.6 or newer" (a fixed product): >= hi */
     IMX_CSAF_LIST,  /* "2.3.4 and 2.3.5": each version of list */
 };
 
@@ -37,14 +38,18 @@ struct imx_csaf_version_form {
     char hi[IMX_VER_TEXT_MAX + 1]; /* every form but ALL; LIST: the lowest */
     char list[IMX_CSAF_LIST_MAX][IMX_VER_TEXT_MAX + 1]; /* LIST only */
     int nlist;
-    bool qualified; /* a parenthesised qualifier was dropped: "(CDI mode only ...)" */
+    bool qualified; /* a qualifier was dropped: "(CDI mode only ...)", "for support of ..." */
+    bool line;      /* BELOW written as a release line ("1.17.x"): lo is its first version */
 };
 
 /* Parses one product version name. product (may be NULL) is the product it belongs to
  * ("NVIDIA CUDA Toolkit"), whose words some spellings repeat before the version ("CUDA Toolkit
  * 13.1", "nvJPEG 25.03"). Case, runs of spaces, a leading "v" or "r" on a version, filler words
- * ("all", "driver", "versions", "release"), a label ending in ':' ("JP5.x:") and a qualifier in
- * parentheses do not matter; "12.9 Update 1" is 12.9.1 and "v1.3.0 rc16" is 1.3.0rc16. NVIDIA's
+ * ("all", "driver", "versions", "release", "LTS"), the words naming what the versions are of
+ * ("All BMC firmware versions prior to"), a label ending in ':' ("JP5.x:") and a qualifier (in
+ * parentheses, a second sentence, a trailing "for ..." or "only ...") do not matter; an en dash
+ * is a dash; "12.9 Update 1" and "12.9 U1" are 12.9.1 (but "R580 Update 7" names no version),
+ * "v1.3.0 rc16" and "1.3.0-rc16" are 1.3.0rc16, "1.17.x" is the 1.17 line. NVIDIA's
  * vGPU spelling "580.105.08(All versions prior to and including vGPU 19.3)" is up to 580.105.08
  * and "580.126.09(vGPU 19.4)" is 580.126.09. Anything else that is not one of the forms is
  * refused rather than guessed. Returns 0 with *out filled, or -1. */

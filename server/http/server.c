@@ -933,15 +933,17 @@ int imx_http_start(const struct imx_config *cfg, char *err, size_t errlen)
         return -1;
     }
 
+    /* The logger goes first: libmicrohttpd logs the options it parses before it (and warns
+     * on stderr, past our logger, when it is not first). */
     daemon_ = MHD_start_daemon(
-        flags, (uint16_t)cfg->port, accept_policy, NULL, on_request, NULL, MHD_OPTION_SOCK_ADDR,
-        (struct sockaddr *)&ss, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)cfg->conn_timeout_s,
-        MHD_OPTION_CONNECTION_LIMIT, (unsigned)cfg->conn_limit, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
-        (unsigned)cfg->per_ip_limit, MHD_OPTION_CONNECTION_MEMORY_LIMIT, cfg->conn_memory,
-        MHD_OPTION_THREAD_STACK_SIZE, (size_t)THREAD_STACK_BYTES, MHD_OPTION_THREAD_POOL_SIZE,
-        (unsigned)cfg->http_threads, MHD_OPTION_LISTEN_BACKLOG_SIZE, (unsigned)1024,
-        MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL, MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
-        MHD_OPTION_NOTIFY_CONNECTION, imx_guard_notify, NULL, MHD_OPTION_UNESCAPE_CALLBACK,
+        flags, (uint16_t)cfg->port, accept_policy, NULL, on_request, NULL,
+        MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)cfg->conn_timeout_s, MHD_OPTION_CONNECTION_LIMIT,
+        (unsigned)cfg->conn_limit, MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)cfg->per_ip_limit,
+        MHD_OPTION_CONNECTION_MEMORY_LIMIT, cfg->conn_memory, MHD_OPTION_THREAD_STACK_SIZE,
+        (size_t)THREAD_STACK_BYTES, MHD_OPTION_THREAD_POOL_SIZE, (unsigned)cfg->http_threads,
+        MHD_OPTION_LISTEN_BACKLOG_SIZE, (unsigned)1024, MHD_OPTION_NOTIFY_COMPLETED, on_completed,
+        NULL, MHD_OPTION_NOTIFY_CONNECTION, imx_guard_notify, NULL, MHD_OPTION_UNESCAPE_CALLBACK,
         imx_guard_unescape, NULL, MHD_OPTION_URI_LOG_CALLBACK, imx_guard_uri_log, NULL,
         /* -1 in 0.9.75 is the level that refuses whitespace before a header's colon; the Host
          * check of level 1 is made in framing_problem. */

@@ -156,10 +156,37 @@ static const char *const seeds[] = {
     "between 1.0 and 0.9",
     "<= 1.2",
     "< 1.2",
+    /* the grammar of the bulletins to come (tests/unit/test_csaf.c's table) */
+    "25.10.6 or newer",
+    "2.1 and below",
+    "2.1 or older",
+    "2.2 or higher",
+    ">= 2.2",
+    "All versions less than 2.2",
+    "All versions up to but not including 2.2",
+    "All versions prior to 24.11.3 LTS",
+    "6.15.x LTS prior to 6.15.6-4 LTS",
+    "All BMC firmware versions prior to 00.19.07",
+    "All driver versions prior to 582.53. Only GPUs based on Pascal are affected.",
+    "All drivers versions prior to 474.44 for support of GeForce Kepler desktop",
+    "All versions prior to CUDA Toolkit 12.8 U1",
+    "v1.3.0-rc16",
+    "0.0 to 1.3.0.rc2",
+    "0.0 \xe2\x80\x93 2.0",
+    "All\xc2\xa0versions prior to 2.0",
+    "R580 Update 7",
+    "<2.1",
+    "2.3.x and earlier",
+    "1.17.x",
+    "nvJPEG2000 v0.7.x",
+    "All versions prior to 2.0 only on Linux",
+    "From v0.10 up to and including v0.13.2",
+    "38.2",
     "",
 };
 
-static const char alphabet[] = "0123456789. vVtoprialndugchTrcxU:<=-(),";
+static const char alphabet[] =
+    "0123456789. vVtoprialndugchTrcxU:<=>-(),LTSbwfhsq\xe2\x80\x93\xc2\xa0";
 
 static uint64_t rng_state = 0x2545f4914f6cdd1du;
 

@@ -5,13 +5,15 @@
  * every step the server's image_advisories, fixed_by, patch_status, os_patch_status, pin fixes and
  * staged patch.available events must equal a from-scratch recomputation
  * (tests/integration/patch_oracle.sql), and every staged event must have reached the outbox once.
- * IMX_ORACLE_SEED and IMX_ORACLE_STEPS override the seeds and the length. */
+ * IMX_ORACLE_SEED and IMX_ORACLE_STEPS override the seeds (a list) and the length. */
 #include "harness.h"
 
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #define MAX_IDS 512
 
@@ -368,16 +370,37 @@ static void run_sequence(unsigned s, int steps)
 static void random_sequences_match_the_oracle(void **state)
 {
     (void)state;
+    /* Three sequences, each continuing on the catalog the ones before it left: two fixed seeds,
+     * the same every run, and one drawn anew each run (printed), so that runs over time cover
+     * more sequences than any one run pays for. IMX_ORACLE_SEED takes the list of seeds to replay
+     * ("1 2 4091"), IMX_ORACLE_STEPS the length of each. */
     const char *env_seed = getenv("IMX_ORACLE_SEED");
     const char *env_steps = getenv("IMX_ORACLE_STEPS");
-    int steps = env_steps ? atoi(env_steps) : 100;
+    int steps = env_steps ? atoi(env_steps) : 60;
+    unsigned seeds[8] = { 1, 2, (unsigned)time(NULL) ^ ((unsigned)getpid() << 16) };
+    size_t n_seeds = 3;
     if (env_seed) {
-        run_sequence((unsigned)strtoul(env_seed, NULL, 10), steps);
-        return;
+        n_seeds = 0;
+        for (const char *p = env_seed; *p && n_seeds < 8;) {
+            char *end;
+            unsigned long v = strtoul(p, &end, 10);
+            if (end == p) {
+                p++;
+                continue;
+            }
+            seeds[n_seeds++] = (unsigned)v;
+            p = end;
+        }
     }
-    /* Each sequence continues on the catalog the previous ones left. */
-    for (unsigned s = 1; s <= 4; s++)
-        run_sequence(s, steps);
+    fprintf(stderr, "oracle: seeds");
+    for (size_t i = 0; i < n_seeds; i++)
+        fprintf(stderr, " %u", seeds[i]);
+    fprintf(stderr, ", %d steps each (IMX_ORACLE_SEED='", steps);
+    for (size_t i = 0; i < n_seeds; i++)
+        fprintf(stderr, "%s%u", i ? " " : "", seeds[i]);
+    fprintf(stderr, "' replays this run)\n");
+    for (size_t i = 0; i < n_seeds; i++)
+        run_sequence(seeds[i], steps);
     char *n = imx_t_sql(db, "SELECT count(*) || ' rows, ' || (SELECT count(*) FROM patch_events)"
                             " || ' events' FROM image_advisories");
     fprintf(stderr, "oracle: %zu images, %zu advisories, %zu pins; %s\n", n_images, n_advisories,

@@ -20,6 +20,91 @@
 
 #define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
 
+/* text with every run of digits as one 'N': a spelling, digits aside. */
+static void shape_of(const char *text, char *out, size_t len)
+{
+    size_t n = 0;
+    for (const char *p = text; *p && n + 1 < len; p++) {
+        if (*p >= '0' && *p <= '9') {
+            if (n == 0 || out[n - 1] != 'N' || !(p > text && p[-1] >= '0' && p[-1] <= '9'))
+                out[n++] = 'N';
+        } else {
+            out[n++] = *p;
+        }
+    }
+    out[n] = '\0';
+}
+
+/* Is the spelling of text (digits aside) one of texts? Prints it when not. */
+static bool spelling_is_a_case(const char *text, const char *bulletin, const char *const *texts,
+                               size_t ntexts)
+{
+    char want[512], have[512];
+    shape_of(text, want, sizeof want);
+    for (size_t i = 0; i < ntexts; i++) {
+        shape_of(texts[i], have, sizeof have);
+        if (strcmp(have, want) == 0)
+            return true;
+    }
+    print_message("not in the table: \"%s\" (NVIDIA-%s)\n", text, bulletin);
+    return false;
+}
+
+/* Each product version name under branches (the product tree), checked; counts in *n, *missing. */
+static void tree_spellings(const json_t *branches, const char *bulletin, const char *const *texts,
+                           size_t ntexts, size_t *n, size_t *missing)
+{
+    size_t i;
+    json_t *b;
+    json_array_foreach(branches, i, b)
+    {
+        const char *cat = json_string_value(json_object_get(b, "category"));
+        const char *text =
+            json_string_value(json_object_get(json_object_get(b, "product"), "name"));
+        if (cat && text && strcmp(cat, "product_version") == 0) {
+            (*n)++;
+            *missing += !spelling_is_a_case(text, bulletin, texts, ntexts);
+        }
+        tree_spellings(json_object_get(b, "branches"), bulletin, texts, ntexts, n, missing);
+    }
+}
+
+/* Every product version name of the 2025-2026 feed (tests/data/csaf/feed/2025, 2026: every
+ * product, mapped or not), digits aside, is one of texts: the grammar's table holds each
+ * spelling with its parse. */
+static void every_feed_spelling_is_a_case(const char *const *texts, size_t ntexts)
+{
+    size_t n = 0, missing = 0, bulletins = 0;
+    for (int year = 2025; year <= 2026; year++) {
+        char ydir[1200];
+        snprintf(ydir, sizeof ydir, "%s/tests/data/csaf/feed/%d", IMX_SOURCE_DIR, year);
+        DIR *ids = opendir(ydir);
+        if (!ids)
+            fail_msg("%s: cannot open", ydir);
+        struct dirent *e;
+        while ((e = readdir(ids)) != NULL) {
+            if (e->d_name[0] == '.')
+                continue;
+            char path[2600];
+            snprintf(path, sizeof path, "%s/%s/%s.json", ydir, e->d_name, e->d_name);
+            json_error_t err;
+            json_t *d = json_load_file(path, 0, &err);
+            if (!d)
+                fail_msg("%s: %s", path, err.text);
+            bulletins++;
+            tree_spellings(json_object_get(json_object_get(d, "product_tree"), "branches"),
+                           e->d_name, texts, ntexts, &n, &missing);
+            json_decref(d);
+        }
+        closedir(ids);
+    }
+    print_message("%zu product version names of %zu bulletins of 2025-2026 checked against the "
+                  "table\n",
+                  n, bulletins);
+    assert_int_equal(bulletins, 115);
+    assert_int_equal(missing, 0);
+}
+
 static void version_names_parse_by_form(void **state)
 {
     (void)state;
@@ -30,7 +115,8 @@ static void version_names_parse_by_form(void **state)
         const char *lo, *hi, *list; /* list: the versions of a list, space-separated */
     } cases[] = {
         /* Every distinct spelling of a tracked product's version in NVIDIA's 2025-2026 feed
-         * (tests/data/csaf/feed; digits aside), with its product as the bulletin names it. */
+         * (tests/data/csaf/feed; digits aside), with its product as the bulletin names it;
+         * every_feed_spelling_is_a_case checks none is missing. */
         { "All driver version prior to 570.172.08", "Tesla", 0, IMX_CSAF_BELOW, "", "570.172.08",
           "" },
         { "All driver versions prior to 572.13", "Tesla", 0, IMX_CSAF_BELOW, "", "572.13", "" },
@@ -186,6 +272,205 @@ static void version_names_parse_by_form(void **state)
         { "3.0.0-058001", "NVIDIA DOCA-Host", 0, IMX_CSAF_EXACT, "", "3.0.0-058001", "" },
         { "9.0-9.2", NULL, 0, IMX_CSAF_SPAN, "9.0", "9.2", "" },
         { "0.0-26.05", NULL, 0, IMX_CSAF_UPTO, "", "26.05", "" },
+        /* DOCA-Host and MLNX_OFED (bulletin 5654): a dash inside the version */
+        { "All versions prior to 24.10-3.2.5.0", "Mellanox OFED", 0, IMX_CSAF_BELOW, "",
+          "24.10-3.2.5.0", "" },
+        { "All versions prior to 3.0.0-058001", "NVIDIA DOCA-Host", 0, IMX_CSAF_BELOW, "",
+          "3.0.0-058001", "" },
+        { "2.5.3-0.1.2", "NVIDIA DOCA-Host", 0, IMX_CSAF_EXACT, "", "2.5.3-0.1.2", "" },
+        /* Spellings of the feed's other products (firmware, switch software, Windows drivers),
+         * read by the same rules a tracked product's would be */
+        { "25.10.6 or newer", NULL, 0, IMX_CSAF_FROM, "", "25.10.6", "" },
+        { "24.10.50 or newer,", NULL, 0, IMX_CSAF_FROM, "", "24.10.50", "" },
+        { "24.11.3 LTS", NULL, 0, IMX_CSAF_EXACT, "", "24.11.3", "" },
+        { "All versions prior to 24.11.3 LTS", NULL, 0, IMX_CSAF_BELOW, "", "24.11.3", "" },
+        { "6.15.x LTS prior to 6.15.6-4 LTS", NULL, 0, IMX_CSAF_BELOW, "6.15", "6.15.6-4", "" },
+        { "2.6.1-4 LTS", NULL, 0, IMX_CSAF_EXACT, "", "2.6.1-4", "" },
+        { "All BMC firmware versions prior to 00.19.07", NULL, 0, IMX_CSAF_BELOW, "", "00.19.07",
+          "" },
+        { "All SBIOS versions prior to 1.25", NULL, 0, IMX_CSAF_BELOW, "", "1.25", "" },
+        /* a qualifier that is not in parentheses: a second sentence, a "for" clause */
+        { "All driver versions prior to 582.53. Only GPUs based on the NVIDIA Maxwell, Volta, and "
+          "Pascal GPU architectures are affected.",
+          "GeForce", 0, IMX_CSAF_BELOW, "", "582.53", "" },
+        { "All drivers versions prior to 474.44 for support of GeForce Kepler desktop", "GeForce",
+          0, IMX_CSAF_BELOW, "", "474.44", "" },
+        { "All driver versions prior to 582.53 Only GPUs based on the NVIDIA Maxwell, Volta, and "
+          "Pascal GPU architectures are affected.",
+          "GeForce", 0, IMX_CSAF_BELOW, "", "582.53", "" },
+        /* a product word with digits ("nvJPEG2000"); a release line written "v0.7.x" */
+        { "All versions prior to nvJPEG2000 v0.7.x", "nvJPEG2000 Library", 0, IMX_CSAF_BELOW, "",
+          "0.7", "" },
+        { "nvJPEG2000 v0.7.x", "nvJPEG2000 Library", 0, IMX_CSAF_BELOW, "0.7", "0.8", "" },
+        { "GB200 1.2", "HGX & DGX GB200", 0, IMX_CSAF_EXACT, "", "1.2", "" },
+        /* The 2025-2026 feed's spellings of the products no image carries (firmware, switch
+         * software, desktop tools, fixes named by a commit), digits aside, each as read: a
+         * bulletin mapping one of them later finds its range already tested */
+        { " All versions prior to 3.31", "AuthN component of NVIDIA AIStore", 0, IMX_CSAF_BELOW, "",
+          "3.31", "" },
+        { " 3.31", "AuthN component of NVIDIA AIStore", 0, IMX_CSAF_EXACT, "", "3.31", "" },
+        { "AIStore on Kubernetes 2.3.0", "AIS Operator", 0, IMX_CSAF_EXACT, "", "2.3.0", "" },
+        { "All 2.10 versions", "NVIDIA DOCA with collectx-clxapidev", 0, IMX_CSAF_EXACT, "", "2.10",
+          "" },
+        { "All code branches that do not include commit 27ddd49", "NVIDIA Merlin Transformers4Rec",
+          -1, IMX_CSAF_ALL, "", "", "" },
+        { "All driver versions prior to 1.4.5.7", "GeForce", 0, IMX_CSAF_BELOW, "", "1.4.5.7", "" },
+        { "All versions prior to IGX 1.1", "IGX Orin", 0, IMX_CSAF_BELOW, "", "1.1", "" },
+        { "All versions prior to IGX 1.1.2", "IGX Orin", 0, IMX_CSAF_BELOW, "", "1.1.2", "" },
+        { "All versions prior to 5.14 (5.13.x, 5.12.x, and older GA versions)", "Cumulus Linux GA",
+          0, IMX_CSAF_BELOW, "", "5.14", "" },
+        { "All versions prior to 1.3 - 25.02.244", "NVOS", -1, IMX_CSAF_ALL, "", "", "" },
+        { "All versions prior to 11.0.2.337 (prod2 hotfix)", "NVIDIA App", 0, IMX_CSAF_BELOW, "",
+          "11.0.2.337", "" },
+        { "All versions prior to 11.0.5.245", "NVIDIA App", 0, IMX_CSAF_BELOW, "", "11.0.5.245",
+          "" },
+        { "All versions prior to 22.11_2410 LTS", "Mellanox DPDK 22.11", -1, IMX_CSAF_ALL, "", "",
+          "" },
+        { "All versions prior to 20.11_7.8.0 LTS", "Mellanox DPDK 20.11", -1, IMX_CSAF_ALL, "", "",
+          "" },
+        { "All versions prior to 22.11_2504.1.0", "Mellanox DPDK 22.11", -1, IMX_CSAF_ALL, "", "",
+          "" },
+        { "All versions prior to NSIGHT Graphics 2025.5", "NSIGHT Graphics", 0, IMX_CSAF_BELOW, "",
+          "2025.5", "" },
+        { "All versions prior to Nsight Graphics 2025.3", "Nsight Graphics", 0, IMX_CSAF_BELOW, "",
+          "2025.3", "" },
+        { "All versions prior to OTA0", "DGX Spark", -1, IMX_CSAF_ALL, "", "", "" },
+        { "All versions prior to SNAP-4.9.1 and SNAP-4.5.5", "SNAP-4 Container", -1, IMX_CSAF_ALL,
+          "", "", "" },
+        { "All versions prior to and including 1.0", "HGX and DGX B300", 0, IMX_CSAF_UPTO, "",
+          "1.0", "" },
+        { "All versions prior to and including 1.7.1", "HGX, DGX Hopper", 0, IMX_CSAF_UPTO, "",
+          "1.7.1", "" },
+        { "All versions prior to nvJPEG 25.03", "nvJPEG", 0, IMX_CSAF_BELOW, "", "25.03", "" },
+        { "All versions prior to nvJPEG 13.0.0", "nvJPEG", 0, IMX_CSAF_BELOW, "", "13.0.0", "" },
+        { "All versions prior to v3.5.1 and v3.1.7 ", "DLS component of NVIDIA License System", 0,
+          IMX_CSAF_BELOW, "", "3.1.7", "3.5.1 3.1.7" },
+        { "All versions that do not include code commit 9ca97e1", "NVIDIA Isaac-GR00T N1", -1,
+          IMX_CSAF_ALL, "", "", "" },
+        { "All versions that do not include code commit 7f53666", "NVIDIA Isaac-GR00T N1.5", -1,
+          IMX_CSAF_ALL, "", "", "" },
+        { "All versions that do not include code commit b7eaea5", "NVIDIA Merlin Transformers4Rec",
+          -1, IMX_CSAF_ALL, "", "", "" },
+        { "All versions that do not include commit 5dd11f4", "NVIDIA NVTabular", -1, IMX_CSAF_ALL,
+          "", "", "" },
+        { "All versions that do not include commit 876f19e", "NVIDIA Merlin Transformers4Rec", -1,
+          IMX_CSAF_ALL, "", "", "" },
+        { "All versions that do not include commit db8e053", "Apex", -1, IMX_CSAF_ALL, "", "", "" },
+        { "All versions that do not include commit dfd83a7", "BioNeMo Framework", -1, IMX_CSAF_ALL,
+          "", "", "" },
+        { "All versions that do not include commit e5e58c8", "BioNeMo Framework", -1, IMX_CSAF_ALL,
+          "", "", "" },
+        { "All versions that do not include commit f2c2b14", "BioNeMo Framework", -1, IMX_CSAF_ALL,
+          "", "", "" },
+        { "All versions up to and including 0.12.1 (only when CDI is enabled)",
+          "NVIDIA MIG Manager", 0, IMX_CSAF_UPTO, "", "0.12.1", "" },
+        { "All versions up to and including 0.17.2 (only when device-list-strategy is "
+          "cdi-annotations and/or cdi-cri)",
+          "NVIDIA Kubernetes Device Plugin", 0, IMX_CSAF_UPTO, "", "0.17.2", "" },
+        { "Any code branch that includes code commit 9ca97e1", "NVIDIA Isaac-GR00T N1", -1,
+          IMX_CSAF_ALL, "", "", "" },
+        { "Any code branch that includes code commit 7f53666", "NVIDIA Isaac-GR00T N1.5", -1,
+          IMX_CSAF_ALL, "", "", "" },
+        { "Any code branch that includes code commit b7eaea5", "NVIDIA Merlin Transformers4Rec", -1,
+          IMX_CSAF_ALL, "", "", "" },
+        { "Any code branch that includes commit 5dd11f4", "NVIDIA NVTabular", -1, IMX_CSAF_ALL, "",
+          "", "" },
+        { "Any code branch that includes commit 27ddd49", "NVIDIA Merlin Transformers4Rec", -1,
+          IMX_CSAF_ALL, "", "", "" },
+        { "Any code branch that includes commit 876f19e", "NVIDIA Merlin Transformers4Rec", -1,
+          IMX_CSAF_ALL, "", "", "" },
+        { "Any code branch that includes commit db8e053", "Apex", -1, IMX_CSAF_ALL, "", "", "" },
+        { "Any code branch that includes commit dfd83a7", "BioNeMo Framework", -1, IMX_CSAF_ALL, "",
+          "", "" },
+        { "Any code branch that includes commit e5e58c8", "BioNeMo Framework", -1, IMX_CSAF_ALL, "",
+          "", "" },
+        { "Any code branch that includes commit f2c2b14", "BioNeMo Framework", -1, IMX_CSAF_ALL, "",
+          "", "" },
+        { "Any commit on Main after March 11, 2026", "NVIDIA Merlin Transformers4Rec", -1,
+          IMX_CSAF_ALL, "", "", "" },
+        { "B300 0.6", "HGX & DGX B300", 0, IMX_CSAF_EXACT, "", "0.6", "" },
+        { "Cumulus Linux 5.12, 5.11, 5.10, 5.9 and older", "Cumulus Linux", -1, IMX_CSAF_ALL, "",
+          "", "" },
+        { "Cumulus 5.13, 5.11.0.0026, 5.11.1.1009, 5.9.2.0020, 5.9.0.0032", "Cumulus Linux", 0,
+          IMX_CSAF_LIST, "", "5.9.0.0032", "5.13 5.11.0.0026 5.11.1.1009 5.9.2.0020 5.9.0.0032" },
+        { "DLS v3.6", "DLS component of NVIDIA License System", 0, IMX_CSAF_EXACT, "", "3.6", "" },
+        { "DLS v3.5.1 and v3.1.7", "DLS component of NVIDIA License System", 0, IMX_CSAF_LIST, "",
+          "3.1.7", "3.5.1 3.1.7" },
+        { "DLS v3.1.8", "DLS component of NVIDIA License System", 0, IMX_CSAF_EXACT, "", "3.1.8",
+          "" },
+        { "GB300 0.8 dev drop", "HGX & DGX GB300", -1, IMX_CSAF_ALL, "", "", "" },
+        { "HGX-22.10-1-rc59 (1.3.2)", "Hopper HGX 8-GPU", -1, IMX_CSAF_ALL, "", "", "" },
+        { "HGX-22.10-1-rc57 (1.3.0/1.3.1)", "Hopper HGX 8-GPU", -1, IMX_CSAF_ALL, "", "", "" },
+        { "IGX 1.1", "IGX Orin", 0, IMX_CSAF_EXACT, "", "1.1", "" },
+        { "IGX 1.1.2 and earlier", "IGX Orin", 0, IMX_CSAF_UPTO, "", "1.1.2", "" },
+        { "IGX 1.1.2", "IGX Orin", 0, IMX_CSAF_EXACT, "", "1.1.2", "" },
+        { "Kernel SRU 1035 and newer", "IGX Orin", -1, IMX_CSAF_ALL, "", "", "" },
+        { "0 - 4.4", "NVIDIA AIStore framework", 0, IMX_CSAF_UPTO, "", "4.4", "" },
+        { "0 < 41b14d7", "NVIDIA Tranformers4Rec", -1, IMX_CSAF_ALL, "", "", "" },
+        { "46.3008 or newer", "BlueField GA", 0, IMX_CSAF_FROM, "", "46.3008", "" },
+        { "0.0 to 5.16", "Cumulus Linux GA", 0, IMX_CSAF_UPTO, "", "5.16", "" },
+        { "0.0 to 5.11.5", "Cumulus Linux LTS", 0, IMX_CSAF_UPTO, "", "5.11.5", "" },
+        { "0.0 to 25.0.2.4438", "NVOS", 0, IMX_CSAF_UPTO, "", "25.0.2.4438", "" },
+        { "0.0 to 5dd11f4", "NVIDIA NVTabular", -1, IMX_CSAF_ALL, "", "", "" },
+        { "25.02.5030 ", "NVOS", 0, IMX_CSAF_EXACT, "", "25.02.5030", "" },
+        { "1.7.21 and older versions", "VIRTIO-Net LTS23", 0, IMX_CSAF_UPTO, "", "1.7.21", "" },
+        { "1.3.1- 25.02.244", "NVOS", -1, IMX_CSAF_ALL, "", "", "" },
+        { "11.0.2.337 (prod2 hotfix)", "NVIDIA App", 0, IMX_CSAF_EXACT, "", "11.0.2.337", "" },
+        { "11.0.5.245", "NVIDIA App", 0, IMX_CSAF_EXACT, "", "11.0.5.245", "" },
+        { "22.11_24104.0 LTS", "Mellanox DPDK 22.11", -1, IMX_CSAF_ALL, "", "", "" },
+        { "22.11_2504.1.0 GA", "Mellanox DPDK 22.11", -1, IMX_CSAF_ALL, "", "", "" },
+        { "20.11_7.9.0 LTS", "Mellanox DPDK 20.11", -1, IMX_CSAF_ALL, "", "", "" },
+        { "NSIGHT Graphics 2025.5", "NSIGHT Graphics", 0, IMX_CSAF_EXACT, "", "2025.5", "" },
+        { "NVOS 25.02.42xx", "NVOS", -1, IMX_CSAF_ALL, "", "", "" },
+        { "NVOS 25.02.21xx,  25.02.22xx,  25.02.23xx", "NVOS", -1, IMX_CSAF_ALL, "", "", "" },
+        { "NVOS 25.02.3xxx", "NVOS", -1, IMX_CSAF_ALL, "", "", "" },
+        { "8bf122f", "NVIDIA Tranformers4Rec", -1, IMX_CSAF_ALL, "", "", "" },
+        { "08e0633", "NVIDIA NVTabular", -1, IMX_CSAF_ALL, "", "", "" },
+        { "No patch will be provided", "NVIDIA runx", -1, IMX_CSAF_ALL, "", "", "" },
+        { "Nsight Graphics 2025.3", "Nsight Graphics", 0, IMX_CSAF_EXACT, "", "2025.3", "" },
+        { "OTA0", "DGX Spark", -1, IMX_CSAF_ALL, "", "", "" },
+        { "SNAP-4.9.0, SNAP-4.9.1, SNAP-4.5.5 ", "SNAP-4 Container", -1, IMX_CSAF_ALL, "", "", "" },
+        { "SNAP-4.9.1, SNAP4 4.5.5 ", "SNAP-4 Container", -1, IMX_CSAF_ALL, "", "", "" },
+        { "nvJPEG 25.03", "nvJPEG", 0, IMX_CSAF_EXACT, "", "25.03", "" },
+        { "nvJPEG 13.0.0", "nvJPEG", 0, IMX_CSAF_EXACT, "", "13.0.0", "" },
+        /* forms no bulletin of the corpus uses yet, for the bulletins to come */
+        { "All versions prior to CUDA Toolkit 12.8 U1", "NVIDIA CUDA Toolkit", 0, IMX_CSAF_BELOW,
+          "", "12.8.1", "" },
+        { "v1.3.0-rc16", "TensorRT-LLM", 0, IMX_CSAF_EXACT, "", "1.3.0rc16", "" },
+        /* a product named with an update or an rc keeps it as the version's */
+        { "All versions prior to CUDA Toolkit 12.8 U1", "CUDA Toolkit 12.8 U1", 0, IMX_CSAF_BELOW,
+          "", "12.8.1", "" },
+        { "v1.3.0 rc16", "TensorRT-LLM 1.3.0 rc16", 0, IMX_CSAF_EXACT, "", "1.3.0rc16", "" },
+        { "0.0 to 1.3.0.rc2", "TensorRT-LLM", 0, IMX_CSAF_UPTO, "", "1.3.0rc2", "" },
+        { "2.1 and below", NULL, 0, IMX_CSAF_UPTO, "", "2.1", "" },
+        { "2.1 or older", NULL, 0, IMX_CSAF_UPTO, "", "2.1", "" },
+        { "2.1 or prior", NULL, 0, IMX_CSAF_UPTO, "", "2.1", "" },
+        { "2.1 or lower", NULL, 0, IMX_CSAF_UPTO, "", "2.1", "" },
+        { "2.2 or higher", NULL, 0, IMX_CSAF_FROM, "", "2.2", "" },
+        { "2.2 and higher", NULL, 0, IMX_CSAF_FROM, "", "2.2", "" },
+        { ">= 2.2", NULL, 0, IMX_CSAF_FROM, "", "2.2", "" },
+        { "All versions less than 2.2", NULL, 0, IMX_CSAF_BELOW, "", "2.2", "" },
+        { "Versions below 2.2", NULL, 0, IMX_CSAF_BELOW, "", "2.2", "" },
+        { "All versions up to but not including 2.2", NULL, 0, IMX_CSAF_BELOW, "", "2.2", "" },
+        { "Jetson Linux versions prior to 36.4.4", "Jetson Orin Series", 0, IMX_CSAF_BELOW, "",
+          "36.4.4", "" },
+        { "0.0 \xe2\x80\x93 2.0", "NVIDIA DALI", 0, IMX_CSAF_UPTO, "", "2.0", "" },
+        { "All\xc2\xa0versions prior to 2.0", NULL, 0, IMX_CSAF_BELOW, "", "2.0", "" },
+        { "<2.1", NULL, 0, IMX_CSAF_BELOW, "", "2.1", "" },
+        { "<=2.1", NULL, 0, IMX_CSAF_UPTO, "", "2.1", "" },
+        { "2.3.x and earlier", NULL, 0, IMX_CSAF_BELOW, "", "2.4", "" },
+        { "All versions up to and including 2.3.x", NULL, 0, IMX_CSAF_BELOW, "", "2.4", "" },
+        { "1.17.x", "NVIDIA Container Toolkit", 0, IMX_CSAF_BELOW, "1.17", "1.18", "" },
+        { "CUDA 12.x", "NVIDIA CUDA Toolkit", 0, IMX_CSAF_BELOW, "12", "13", "" },
+        { "TensorRT 10.x prior to 10.16.1", "TensorRT", 0, IMX_CSAF_BELOW, "10", "10.16.1", "" },
+        { "From v0.10 up to and including v0.13.2", NULL, 0, IMX_CSAF_SPAN, "0.10", "0.13.2", "" },
+        { "from 0.10 up to 0.13", NULL, 0, IMX_CSAF_SPAN, "0.10", "0.13", "" },
+        { ">2.1", NULL, -1, IMX_CSAF_ALL, "", "", "" },
+        /* a driver release named by its branch is no version: "R580 Update 7" is not 580.7 */
+        { "R580 Update 7", "Tesla", -1, IMX_CSAF_ALL, "", "", "" },
+        { "v1 update 2", NULL, -1, IMX_CSAF_ALL, "", "", "" },
+        { "1.3.0-rcx", NULL, -1, IMX_CSAF_ALL, "", "", "" },
+        { "0.0 \xe2\x80\x94\xe2 2.0", NULL, -1, IMX_CSAF_ALL, "", "", "" },
         /* a name before a version is a fixed product's spelling, never a condition */
         { "All versions after 18.24.1000", NULL, -1, IMX_CSAF_ALL, "", "", "" },
         { "since 1.2", NULL, -1, IMX_CSAF_ALL, "", "", "" },
@@ -237,6 +522,10 @@ static void version_names_parse_by_form(void **state)
     memset(longer, '1', sizeof longer - 1);
     longer[sizeof longer - 1] = '\0';
     assert_int_equal(imx_csaf_parse_form(longer, NULL, &(struct imx_csaf_version_form){ 0 }), -1);
+    const char *texts[N_ELEMS(cases)];
+    for (size_t i = 0; i < N_ELEMS(cases); i++)
+        texts[i] = cases[i].text;
+    every_feed_spelling_is_a_case(texts, N_ELEMS(cases));
 }
 
 /* The platform an architecture branch names. */
@@ -259,6 +548,10 @@ static void architectures_name_platforms(void **state)
         { "Red Hat Enterprise Linux KVM, VMware vSphere(Gaming)", "cloud-gaming" },
         { "Jetson Linux(36)", "jetson" },
         { "macOS", "macos" },
+        /* hypervisors of the vGPU releases to come, without "vGPU" in the branch */
+        { "Nutanix AHV(R580)", "vgpu-host" },
+        { "Proxmox VE(R580)", "vgpu-host" },
+        { "Microsoft Hyper-V(R580 vGPU 19)", "windows" },
     };
     for (size_t i = 0; i < N_ELEMS(cases); i++)
         if (strcmp(imx_csaf_platform(cases[i][0]), cases[i][1]) != 0)
@@ -442,6 +735,40 @@ static void products_map_to_components_or_are_left_out(void **state)
         { "a bound off its architecture's branch is read on its own branch, with a warning",
           "[" ARCH("Linux(R580)", PV("Tesla", "All driver versions prior to 575.57.08", "a")) "]",
           "[\"a\"]", "[]", "nvidia-driver >=575, <575.57.08 -", 0, "branch" },
+        { "a version of two parts is its release line, up to the fix beyond it (5797's 38.2)",
+          "[" ARCH("Jetson Linux(38)",
+                   PVC("Jetson Orin Series", "jetson_orin_series", "38.2",
+                       "j") "," PVC("Jetson Orin Series", "jetson_orin_series", "38.4", "jf")) "]",
+          "[\"j\"]", "[\"jf\"]", "jetson-linux >=38.2, <38.3 38.4", 0, NULL },
+        { "a release line ends at a fix inside it, as meant: no warning",
+          "[" ARCH("Jetson Linux(36)",
+                   PVC("Jetson Orin Series", "jetson_orin_series", "36.4", "j") "," PVC(
+                       "Jetson Orin Series", "jetson_orin_series", "36.4.3", "jf")) "]",
+          "[\"j\"]", "[\"jf\"]", "jetson-linux >=36.4, <36.4.3 36.4.3", 0, NULL },
+        { "prior to X fixed above X (5611): as written, with a warning on the versions between",
+          "[" ARCH(
+              "Jetson Linux(36)",
+              PVC("Jetson Orin Series", "jetson_orin_series", "All versions prior to 36.4",
+                  "j") "," PVC("Jetson Orin Series", "jetson_orin_series", "36.4.3", "jf")) "]",
+          "[\"j\"]", "[\"jf\"]", "jetson-linux >=36, <36.4 36.4.3", 0, "neither" },
+        { "the only fix names another branch (5703's 575.274.02 for vGPU 16): no fix, a warning",
+          "[" ARCH(
+              "Linux(R535 vGPU 16)",
+              PVC("Guest driver", "guest_driver",
+                  "535.261.03(All versions prior to and including vGPU 16.11)",
+                  "v") "," PVC("Guest driver", "guest_driver", "575.274.02(vGPU 16.12)", "vf")) "]",
+          "[\"v\"]", "[\"vf\"]", "vgpu-driver >=535, <=535.261.03 -", 0, "another branch" },
+        { "a driver release named by branch and update is no version (\"R580 Update 7\")",
+          "[" ARCH("Linux(R580)", PV("Tesla", "R580 Update 7", "a")) "]", "[\"a\"]", "[]", "", 1,
+          NULL },
+        { "a release line as the fix (\"v0.7.x\"): fixed from its first version",
+          "[" ARCH("Linux", PV("NVIDIA Container Toolkit",
+                               "All versions prior to NVIDIA Container Toolkit v1.17.x",
+                               "c") "," PV("NVIDIA Container Toolkit", "v1.17.x", "cf")) "]",
+          "[\"c\"]", "[\"cf\"]", "nvidia-container-toolkit <1.17 1.17", 0, NULL },
+        { "a known_affected id no branch of the tree names is listed as left out, once",
+          "[" ARCH("Linux(R580)", PV("Tesla", "All driver versions prior to 580.126.09", "a")) "]",
+          "[\"a\",\"nowhere\",\"nowhere\"]", "[]", "nvidia-driver >=580, <580.126.09 -", 1, NULL },
         { "nothing imaxe tracks: stored as such, every product listed",
           "[" ARCH("Windows(R580)",
                    PVC("Tesla", "tesla", "All driver versions prior to 582.16",

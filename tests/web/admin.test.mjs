@@ -27,7 +27,7 @@ const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 let base, srv, browser, ids;
 
 before(async () => {
-  srv = await startRealServer({ server: process.env.IMAXE_SERVER || path.join(ROOT, 'build/imaxe-server') });
+  srv = await startRealServer({ server: process.env.IMAXE_SERVER || path.join(ROOT, 'build/imaxe-server'), logName: 'web-admin-server.log' });
   base = srv.url;
   ids = srv.data.images;
   browser = await chromium.launch({
