@@ -28,11 +28,12 @@ $$;
 
 -- advisory.published to every team: filtered by severity and by the families it affects now
 -- (an advisory that affects no image yet carries no families, so family filters let it pass).
+-- The families are the rows' own (image_advisories.family, the image's, which never changes):
+-- no lookup of each affected image (10,000 for a driver bulletin on the bench catalog).
 CREATE OR REPLACE FUNCTION imx_advisory_event(p_id text) RETURNS bigint
 LANGUAGE sql AS $$
-  WITH f AS (SELECT coalesce(array_agg(DISTINCT i.family ORDER BY i.family), '{}') AS fams
-               FROM image_advisories ia JOIN images i ON i.id = ia.image_id
-              WHERE ia.advisory_id = p_id)
+  WITH f AS (SELECT coalesce(array_agg(DISTINCT ia.family ORDER BY ia.family), '{}') AS fams
+               FROM image_advisories ia WHERE ia.advisory_id = p_id)
   SELECT imx_webhook_enqueue(NULL, 'advisory.published',
            jsonb_build_object('advisory', imx_advisory_json(a.id)::jsonb,
                               'affected_families', to_jsonb(f.fams)),

@@ -72,7 +72,8 @@ $$;
 
 -- fixed_by of every row of advisory adv in the families fams, in one ordered pass per family:
 -- reading each family newest first, the fix of an image is the oldest fixer seen so far.
--- Returns the images whose row changed.
+-- Returns the images whose row changed. (Advisory publish computes the same pass before it
+-- writes the rows, in imx_advisory_reconcile; imx_patch_rebuild uses this one.)
 CREATE OR REPLACE FUNCTION imx_patch_pass(p_fams text[], adv text) RETURNS SETOF bigint
 LANGUAGE plpgsql AS $$
 BEGIN

@@ -3,20 +3,37 @@
 -- (imx_db_advisory_publish, imx_db_advisory_withdraw).
 
 -- The images advisory adv now affects and the rows it keeps, reconciled: rows it no longer
--- affects go (with their pin rows), new ones come, fixed_by is recomputed in one ordered pass per
--- affected family, patch statuses follow, and every pin on an affected image gets its fix.
+-- affects go (with their pin rows), new ones come with their fixed_by, kept ones get theirs
+-- recomputed, patch statuses follow, and every pin on an affected image gets its fix.
 -- Returns {"affected_images": n, "patch_status_changed": [ids]}. The caller holds the global
 -- patch lock exclusively.
+--
+-- Set-based, and its cost follows the rows it writes (a driver bulletin writes one row for each
+-- of the 10,000 images of the bench catalog): fixed_by is computed before the rows are written
+-- (imx_patch_pass's rule, with "X does not affect it" read from v_new instead of probing each
+-- image's rows), new rows are a plain INSERT (no speculative insertion: the rows there are v_old,
+-- read under the global lock), and patch statuses are recomputed only for the images whose
+-- status the change can move (imx_patch_status_update decides; see v_touch below). Before this
+-- (bench/RESULTS.md, "Feed import"): insert, then an update pass, then a recompute of every
+-- affected image, 1.5-3 s for such a bulletin.
 CREATE OR REPLACE FUNCTION imx_advisory_reconcile(adv text) RETURNS json
 LANGUAGE plpgsql AS $$
 DECLARE
   v_old bigint[];
+  v_old_fix bigint[];
   v_new bigint[];
   v_pkgs integer[];
   v_fams text[];
+  v_new_fams text[];
+  v_pkg boolean;
+  v_gone bigint[];
+  v_touch bigint[];
   v_changed bigint[];
 BEGIN
-  v_old := ARRAY(SELECT image_id FROM image_advisories WHERE advisory_id = adv);
+  SELECT coalesce(array_agg(image_id ORDER BY image_id), '{}'),
+         coalesce(array_agg(fixed_by ORDER BY image_id), '{}')
+    INTO v_old, v_old_fix
+    FROM image_advisories WHERE advisory_id = adv;
   -- Indexed range lookups on the component version keys (image_components_name_key); nothing
   -- for a withdrawn advisory.
   v_new := ARRAY(
@@ -45,31 +62,89 @@ BEGIN
         JOIN image_packages ip ON ip.chunks @> ARRAY[c.id]
        WHERE c.members && v_pkgs)) x);
   END IF;
-  v_fams := ARRAY(SELECT DISTINCT i.family FROM unnest(v_old || v_new) n(id)
-                    JOIN images i ON i.id = n.id);
+  v_pkg := EXISTS (SELECT 1 FROM advisory_package_ranges WHERE advisory_id = adv);
+  v_new_fams := ARRAY(SELECT DISTINCT i.family FROM unnest(v_new) n(id)
+                        JOIN images i ON i.id = n.id);
+  v_fams := ARRAY(SELECT v_new_fams[k] FROM generate_subscripts(v_new_fams, 1) k
+                  UNION
+                  SELECT i.family FROM unnest(v_old) o(id) JOIN images i ON i.id = o.id);
   PERFORM imx_patch_lock_families(v_fams);
 
-  DELETE FROM image_advisories ia
-   WHERE ia.advisory_id = adv
-     AND NOT EXISTS (SELECT 1 FROM unnest(v_new) n(id) WHERE n.id = ia.image_id);
-  INSERT INTO image_advisories (image_id, advisory_id, family)
-  SELECT i.id, adv, i.family FROM unnest(v_new) n(id) JOIN images i ON i.id = n.id
-  ON CONFLICT DO NOTHING;
+  -- Rows it no longer affects (their pin rows go by the foreign key's cascade).
+  WITH gone AS (
+    DELETE FROM image_advisories ia
+     WHERE ia.advisory_id = adv
+       AND NOT EXISTS (SELECT 1 FROM unnest(v_new) n(id) WHERE n.id = ia.image_id)
+    RETURNING ia.image_id)
+  SELECT coalesce(array_agg(image_id), '{}') INTO v_gone FROM gone;
 
-  PERFORM imx_patch_pass(ARRAY(SELECT DISTINCT i.family FROM unnest(v_new) n(id)
-                                 JOIN images i ON i.id = n.id), adv);
-  v_changed := ARRAY(SELECT imx_patch_status_update(v_old || v_new));
+  -- The rows it affects now, with their fix (_patch.sql's rule, as imx_patch_pass computes it):
+  -- reading each family of an affected image in publish order, fixed_by is the oldest later
+  -- active image adv does not affect. New rows are inserted with it; kept rows whose fix moved
+  -- are updated. v_touch: the images whose patch status this can move: a new row on an image
+  -- that had no row, or none with a fix while this one has one (or the same for
+  -- os_patch_status when adv has package ranges); a kept row whose fix moved; a kept row on an
+  -- image with a package inventory (adv's package ranges may have changed, and with them
+  -- whether it counts for os_patch_status). An image already patch_available, or vulnerable
+  -- and given an unfixed row, keeps its status.
+  WITH aff AS MATERIALIZED (
+    SELECT DISTINCT x AS id FROM unnest(v_new) x
+  ), old AS MATERIALIZED (
+    SELECT o.id, o.fixed_by FROM unnest(v_old, v_old_fix) o(id, fixed_by)
+  ), fam AS MATERIALIZED (
+    SELECT i.id, i.family, i.patch_status, i.os_patch_status, a.id IS NOT NULL AS hit,
+           i.status = 'active' AND a.id IS NULL AS fixer,
+           row_number() OVER (PARTITION BY i.family ORDER BY i.published_at, i.id) AS rn
+      FROM images i LEFT JOIN aff a ON a.id = i.id
+     WHERE i.family = ANY (v_new_fams)
+  ), nxt AS (
+    SELECT f.id, f.family, f.hit, f.patch_status, f.os_patch_status,
+           min(CASE WHEN f.fixer THEN f.rn END) OVER (PARTITION BY f.family ORDER BY f.rn DESC
+             ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS next_rn
+      FROM fam f
+  ), want AS MATERIALIZED (
+    SELECT n.id AS image_id, n.family, fx.id AS fixed_by, n.patch_status, n.os_patch_status,
+           o.id IS NOT NULL AS kept, o.fixed_by AS old_fix
+      FROM nxt n LEFT JOIN fam fx ON fx.family = n.family AND fx.rn = n.next_rn
+      LEFT JOIN old o ON o.id = n.id
+     WHERE n.hit
+  ), ins AS (
+    INSERT INTO image_advisories (image_id, advisory_id, family, fixed_by)
+    SELECT w.image_id, adv, w.family, w.fixed_by FROM want w WHERE NOT w.kept
+    RETURNING image_id
+  ), upd AS (
+    UPDATE image_advisories ia SET fixed_by = w.fixed_by
+      FROM want w
+     WHERE w.kept AND w.fixed_by IS DISTINCT FROM w.old_fix
+       AND ia.advisory_id = adv AND ia.image_id = w.image_id
+    RETURNING ia.image_id
+  )
+  SELECT ARRAY(
+    SELECT w.image_id FROM want w
+     WHERE CASE WHEN NOT w.kept THEN
+                  NOT coalesce(w.patch_status IN ('revoked', 'patch_available')
+                               OR (w.patch_status = 'vulnerable' AND w.fixed_by IS NULL), false)
+                  OR (v_pkg AND w.os_patch_status IS NOT NULL
+                      AND NOT coalesce(w.os_patch_status IN ('revoked', 'patch_available')
+                                       OR (w.os_patch_status = 'vulnerable'
+                                           AND w.fixed_by IS NULL), false))
+                ELSE w.fixed_by IS DISTINCT FROM w.old_fix OR w.os_patch_status IS NOT NULL END)
+    INTO v_touch;
+  v_changed := ARRAY(SELECT imx_patch_status_update(v_touch || v_gone));
 
   -- Pins on affected images: without constraints the pin's fix is the image's; with them, the
-  -- walk from the pinned image.
+  -- walk, which starts at the image's fix: the images between the pinned one and its fix are
+  -- affected or not active, so none of them can be the pin's fix either, and an image with no
+  -- fix leaves none to its pins (a bulletin no image of the family is fixed for yet: no walk).
   INSERT INTO pin_advisories AS pa (pin_id, advisory_id, image_id, family, fixed_by)
   SELECT p.id, adv, p.image_id, ia.family,
-         CASE WHEN NOT EXISTS (SELECT 1 FROM pin_constraints k WHERE k.pin_id = p.id)
+         CASE WHEN ia.fixed_by IS NULL THEN NULL
+              WHEN NOT EXISTS (SELECT 1 FROM pin_constraints k WHERE k.pin_id = p.id)
               THEN ia.fixed_by
-              ELSE imx_pin_next_fix(p.id, ia.family, i.published_at, i.id, adv) END
-    FROM image_advisories ia JOIN pins p ON p.image_id = ia.image_id
-    JOIN images i ON i.id = ia.image_id
-   WHERE ia.advisory_id = adv
+              -- (published_at, id - 1): the walk looks strictly after, and the fix itself counts
+              ELSE imx_pin_next_fix(p.id, ia.family, fx.published_at, fx.id - 1, adv) END
+    FROM pins p JOIN image_advisories ia ON ia.image_id = p.image_id AND ia.advisory_id = adv
+    LEFT JOIN images fx ON fx.id = ia.fixed_by
   ON CONFLICT (pin_id, advisory_id) DO UPDATE SET fixed_by = EXCLUDED.fixed_by
    WHERE pa.fixed_by IS DISTINCT FROM EXCLUDED.fixed_by;
 
