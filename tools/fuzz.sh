@@ -20,10 +20,10 @@ cmake --build build-fuzz -j"${JOBS:-2}" --target "${targets[@]}" >build-fuzz/bui
     { tail -40 build-fuzz/build.log >&2; exit 1; }
 
 mkdir -p build-fuzz/crashes
-fail=0
-for t in "${targets[@]}"; do
+# One target: its libFuzzer run, then its line; exit non-zero when it found something.
+fuzz_one() {
+    local t=$1 log="build-fuzz/$1.log" rc runs cov
     mkdir -p "build-fuzz/corpus/$t"
-    log="build-fuzz/$t.log"
     # -timeout: one input over 10 s is a hang; -rss_limit_mb: a leak or blow-up fails the run.
     ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
         "build-fuzz/tests/$t" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
@@ -33,11 +33,28 @@ for t in "${targets[@]}"; do
     runs=$(grep -oE 'stat::number_of_executed_units: *[0-9]+' "$log" | grep -oE '[0-9]+$')
     cov=$(grep -oE 'cov: [0-9]+' "$log" | tail -1)
     if [ $rc -ne 0 ]; then
-        echo "FAIL: $t (exit $rc; input in build-fuzz/crashes/):" >&2
-        grep -E 'ERROR|invariant|SUMMARY|Test unit written' "$log" | head -10 >&2
-        fail=1
-    else
-        echo "ok: $t: ${runs:-?} inputs in ${secs} s, ${cov:-cov: ?} edges, corpus $(ls "build-fuzz/corpus/$t" | wc -l) files"
+        { echo "FAIL: $t (exit $rc; input in build-fuzz/crashes/):"
+          grep -E 'ERROR|invariant|SUMMARY|Test unit written' "$log" | head -10; } >&2
+        return 1
     fi
+    echo "ok: $t: ${runs:-?} inputs in ${secs} s, ${cov:-cov: ?} edges, corpus $(ls "build-fuzz/corpus/$t" | wc -l) files"
+}
+
+# A libFuzzer run is one process on one core: the targets run FUZZ_JOBS (the cores, at most 2 by
+# default) at a time, each for its full FUZZ_SECONDS.
+jobs=${FUZZ_JOBS:-$(($(nproc) < 2 ? 1 : 2))}
+fail=0
+running=0
+for t in "${targets[@]}"; do
+    if [ $running -ge "$jobs" ]; then
+        wait -n || fail=1
+        running=$((running - 1))
+    fi
+    fuzz_one "$t" &
+    running=$((running + 1))
+done
+while [ $running -gt 0 ]; do
+    wait -n || fail=1
+    running=$((running - 1))
 done
 exit $fail
