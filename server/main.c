@@ -121,7 +121,7 @@ static int recompute_compat(const struct imx_config *cfg)
     strftime(today, sizeof today, "%Y-%m-%d", &tm);
     if (imx_db_pool_init(cfg->database_url, 1, cfg->db_acquire_ms, cfg->statement_ms) != 0)
         return 1;
-    enum imx_db_failure why;
+    enum imx_db_status why;
     struct imx_db_conn *c = imx_db_acquire(&why);
     const struct imx_ref_snapshot *ref = c ? imx_db_ref_acquire(c, err, sizeof err) : NULL;
     int rc = ref ? 0 : 1, done = 0;

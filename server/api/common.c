@@ -87,6 +87,11 @@ void imx_api_reply_db_status(struct imx_req *r, enum imx_db_status rc)
         imx_reply_header(r, "Retry-After", "1");
         imx_reply_problem(r, IMX_E_DB_UNAVAILABLE, "The database is unavailable or too slow");
         break;
+    case IMX_DBS_BUSY:
+        imx_reply_header(r, "Retry-After", "1");
+        imx_reply_problem(r, IMX_E_DB_UNAVAILABLE,
+                          "Every database connection is busy; try again shortly");
+        break;
     default:
         imx_reply_problem(r, IMX_E_INTERNAL, "Request %s failed; the server log has details",
                           r->request_id);

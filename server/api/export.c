@@ -218,7 +218,7 @@ static int fill(struct exporter *e)
     int ask = remaining == 0                     ? 1
               : remaining < IMX_EXPORT_PAGE_ROWS ? (int)remaining
                                                  : IMX_EXPORT_PAGE_ROWS;
-    enum imx_db_failure why;
+    enum imx_db_status why;
     struct imx_db_conn *c = rc == 0 ? imx_db_acquire_read(&why) : NULL;
     struct imx_db_page res = { 0 };
     if (rc == 0 && !c) {

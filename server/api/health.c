@@ -34,12 +34,12 @@ static void readyz(struct imx_req *r, struct imx_db_conn **c)
         imx_reply_problem(r, IMX_E_NOT_READY, "The server is shutting down");
         return;
     }
-    enum imx_db_failure why;
+    enum imx_db_status why;
     *c = imx_db_acquire(&why);
     if (!*c) {
         imx_reply_problem(r, IMX_E_NOT_READY,
-                          why == IMX_DB_BUSY ? "Every database connection is busy"
-                                             : "The database cannot be reached");
+                          why == IMX_DBS_BUSY ? "Every database connection is busy"
+                                              : "The database cannot be reached");
         return;
     }
     unsigned long long applied = 0;

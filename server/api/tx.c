@@ -36,17 +36,6 @@ static struct scope *scope_of(const struct imx_req *r)
     return &scope;
 }
 
-/* Replies 503 for a failed acquire. */
-static void reply_unavailable(struct imx_req *r, enum imx_db_failure why)
-{
-    imx_reply_header(r, "Retry-After", "1");
-    if (why == IMX_DB_BUSY)
-        imx_reply_problem(r, IMX_E_DB_UNAVAILABLE,
-                          "Every database connection is busy; try again shortly");
-    else
-        imx_reply_problem(r, IMX_E_DB_UNAVAILABLE, "The database cannot be reached");
-}
-
 /* The one acquire path. Keeps the connection r holds when it serves: any for a read (once the
  * request holds a primary connection it keeps reading there: it sees its own writes, and one
  * request never holds two connections), a primary one for a write (a read connection taken
@@ -58,10 +47,10 @@ static struct imx_db_conn *take(struct imx_req *r, bool write, bool quiet)
     if (s->db && (!write || !imx_db_is_read_conn(s->db)))
         return s->db;
     imx_db_release(s->db);
-    enum imx_db_failure why;
+    enum imx_db_status why;
     s->db = write ? imx_db_acquire(&why) : imx_db_acquire_read(&why);
     if (!s->db && !quiet)
-        reply_unavailable(r, why);
+        imx_api_reply_db_status(r, why);
     return s->db;
 }
 

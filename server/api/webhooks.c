@@ -230,19 +230,6 @@ static bool webhook_owned(struct imx_req *r, const char *id, enum imx_role min, 
     return imx_auth_team_id(r, team, min);
 }
 
-/* For a wrapper of db/webhooks.h that answered -1 without a result. */
-static int reply_db_failed(struct imx_req *r)
-{
-    if (!imx_db_alive(imx_api_conn(r))) {
-        imx_reply_header(r, "Retry-After", "1");
-        imx_reply_problem(r, IMX_E_DB_UNAVAILABLE, "The database connection was lost");
-    } else {
-        imx_reply_problem(r, IMX_E_INTERNAL, "Request %s failed; the server log has details",
-                          r->request_id);
-    }
-    return -1;
-}
-
 /* Replies status with the JSON text of j (parsed so that members can be added: secret may be
  * NULL; j is freed), after setting Location when loc is not NULL. Returns 0, or -1 after
  * replying 500. */
@@ -465,7 +452,7 @@ static int rotate_tx(struct imx_req *r, void *cls)
     enum imx_db_status found = imx_webhooks_rotate_secret(imx_api_conn(r), strtoll(w->id, NULL, 10),
                                                           w->secret, ROTATION_OVERLAP_S, &why);
     if (found != IMX_DBS_OK && found != IMX_DBS_NOT_FOUND)
-        return reply_db_failed(r);
+        return imx_api_tx_fail(r, found, &why);
     if (found == IMX_DBS_NOT_FOUND) {
         imx_reply_problem(r, IMX_E_NOT_FOUND, "No webhook %s", w->id);
         return -1;
@@ -512,9 +499,10 @@ static int test_tx(struct imx_req *r, void *cls)
     struct webhook_ref *w = cls;
     int64_t delivery = 0;
     char id[24];
-    struct imx_db_fault why;
-    if (imx_webhooks_ping(imx_api_conn(r), strtoll(w->id, NULL, 10), &delivery, &why) !=
-        IMX_DBS_OK) {
+    struct imx_db_fault why = { 0 };
+    enum imx_db_status st =
+        imx_webhooks_ping(imx_api_conn(r), strtoll(w->id, NULL, 10), &delivery, &why);
+    if (st != IMX_DBS_OK) {
         enum imx_db_cause cause = why.cause;
         if (cause == IMX_DBC_NOT_READY) {
             imx_reply_problem(r, IMX_E_CONFLICT,
@@ -526,7 +514,7 @@ static int test_tx(struct imx_req *r, void *cls)
             imx_reply_problem(r, IMX_E_NOT_FOUND, "No webhook %s", w->id);
             return -1;
         }
-        return reply_db_failed(r);
+        return imx_api_tx_fail(r, st, &why);
     }
     snprintf(id, sizeof id, "%lld", (long long)delivery);
     json_t *detail = json_pack("{s:s}", "delivery", id);
@@ -607,10 +595,11 @@ void imx_api_delivery_get(struct imx_req *r)
 static int redeliver_tx(struct imx_req *r, void *cls)
 {
     const char *id = cls;
+    struct imx_db_fault why = { 0 };
     enum imx_db_status queued =
-        imx_webhooks_redeliver(imx_api_conn(r), strtoll(id, NULL, 10), NULL);
+        imx_webhooks_redeliver(imx_api_conn(r), strtoll(id, NULL, 10), &why);
     if (queued != IMX_DBS_OK && queued != IMX_DBS_NOT_FOUND)
-        return reply_db_failed(r);
+        return imx_api_tx_fail(r, queued, &why);
     if (queued == IMX_DBS_NOT_FOUND) {
         /* Raced with the dispatcher or a PATCH since the checks before the transaction. */
         imx_reply_problem(r, IMX_E_CONFLICT,

@@ -137,7 +137,7 @@ int imx_auth_bootstrap(char *err, size_t errlen)
     }
     /* A restart finds users: then the password is not hashed at all (Argon2id runs at the
      * lowest priority and, on a busy host, held every start back by seconds). */
-    enum imx_db_failure why;
+    enum imx_db_status why;
     struct imx_db_conn *c = imx_db_acquire(&why);
     bool any = false;
     enum imx_db_status st = c ? imx_db_auth_has_users(c, &any) : IMX_DBS_UNAVAILABLE;

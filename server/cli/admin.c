@@ -96,7 +96,7 @@ static int create_user(const struct imx_config *cfg, int nargs, char **args)
 
     if (imx_db_pool_init(cfg->database_url, 1, cfg->db_acquire_ms, cfg->statement_ms) != 0)
         return 1;
-    enum imx_db_failure why;
+    enum imx_db_status why;
     struct imx_db_conn *c = imx_db_acquire(&why);
     struct imx_db_admin_user_out out;
     enum imx_db_status rc = c ? imx_db_admin_create_user(c, &in, &out) : IMX_DBS_UNAVAILABLE;

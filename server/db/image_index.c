@@ -559,7 +559,7 @@ static bool synced_on(struct imx_db_conn *c, enum imx_db_status *rc)
 {
     if (c)
         return synced(c, rc);
-    enum imx_db_failure why;
+    enum imx_db_status why;
     struct imx_db_conn *own = imx_db_acquire(&why);
     if (!own) {
         *rc = IMX_DBS_OK; /* SQL answers, or says the database is unavailable */
@@ -582,7 +582,7 @@ static enum imx_db_status sync_now(struct imx_db_conn *c)
 static void *loader_main(void *arg)
 {
     (void)arg;
-    enum imx_db_failure why;
+    enum imx_db_status why;
     struct imx_db_conn *c = imx_db_acquire(&why);
     if (c) {
         enum imx_db_status rc = sync_now(c);
@@ -787,7 +787,7 @@ static PGresult *summaries_result(struct imx_db_conn *c, struct imx_db_stmt *stm
         *batch = self.batch;
         return self.rc == IMX_DBS_OK ? self.batch->res : NULL;
     }
-    enum imx_db_failure why;
+    enum imx_db_status why;
     struct imx_db_conn *own = c ? NULL : imx_db_acquire(&why);
     if (!c && !own) {
         *rc = IMX_DBS_UNAVAILABLE;

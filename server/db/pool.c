@@ -211,13 +211,13 @@ static bool ensure_connected(struct imx_db_conn *c)
     return true;
 }
 
-struct imx_db_conn *imx_db_pool_acquire(struct imx_db_pool *pool, enum imx_db_failure *why)
+struct imx_db_conn *imx_db_pool_acquire(struct imx_db_pool *pool, enum imx_db_status *why)
 {
     struct timespec deadline;
     struct imx_db_conn *c = NULL;
 
     if (!pool) {
-        *why = IMX_DB_UNAVAILABLE;
+        *why = IMX_DBS_UNAVAILABLE;
         return NULL;
     }
     clock_gettime(CLOCK_REALTIME, &deadline);
@@ -272,7 +272,7 @@ struct imx_db_conn *imx_db_pool_acquire(struct imx_db_pool *pool, enum imx_db_fa
         pthread_cond_destroy(&w.ready);
         if (!c) {
             pthread_mutex_unlock(&pool->lock);
-            *why = IMX_DB_BUSY;
+            *why = IMX_DBS_BUSY;
             return NULL;
         }
     }
@@ -280,24 +280,24 @@ struct imx_db_conn *imx_db_pool_acquire(struct imx_db_pool *pool, enum imx_db_fa
 
     if (!ensure_connected(c)) {
         imx_db_release(c);
-        *why = IMX_DB_UNAVAILABLE;
+        *why = IMX_DBS_UNAVAILABLE;
         return NULL;
     }
-    *why = IMX_DB_OK;
+    *why = IMX_DBS_OK;
     return c;
 }
 
-struct imx_db_conn *imx_db_acquire(enum imx_db_failure *why)
+struct imx_db_conn *imx_db_acquire(enum imx_db_status *why)
 {
     return imx_db_pool_acquire(primary, why);
 }
 
-struct imx_db_conn *imx_db_acquire_batch(enum imx_db_failure *why)
+struct imx_db_conn *imx_db_acquire_batch(enum imx_db_status *why)
 {
     return imx_db_pool_acquire(batch ? batch : primary, why);
 }
 
-struct imx_db_conn *imx_db_acquire_read(enum imx_db_failure *why)
+struct imx_db_conn *imx_db_acquire_read(enum imx_db_status *why)
 {
     return imx_db_pool_acquire(replica ? replica : primary, why);
 }

@@ -31,12 +31,6 @@ struct imx_db_stmt {
 struct imx_db_conn;
 struct imx_db_result;
 
-enum imx_db_failure {
-    IMX_DB_OK,
-    IMX_DB_UNAVAILABLE, /* cannot connect, or the connection broke */
-    IMX_DB_BUSY,        /* no free connection within the acquire timeout */
-};
-
 struct imx_db_pool_stats {
     unsigned size, busy, waiting;
     unsigned long long acquire_timeouts, reconnects;
@@ -55,7 +49,7 @@ struct imx_db_pool *imx_db_pool_new(const char *name, const char *url, unsigned 
 void imx_db_pool_free(struct imx_db_pool *p);
 
 /* Takes a connection from p, connecting or reconnecting it if needed. NULL with *why set. */
-struct imx_db_conn *imx_db_pool_acquire(struct imx_db_pool *p, enum imx_db_failure *why);
+struct imx_db_conn *imx_db_pool_acquire(struct imx_db_pool *p, enum imx_db_status *why);
 
 /* Snapshot of a pool's counters. */
 void imx_db_pool_stats_of(struct imx_db_pool *p, struct imx_db_pool_stats *s);
@@ -88,7 +82,7 @@ void imx_db_pool_shutdown(void);
 void imx_db_pools_open(void);
 
 /* Takes a primary connection. Returns NULL with *why set. */
-struct imx_db_conn *imx_db_acquire(enum imx_db_failure *why);
+struct imx_db_conn *imx_db_acquire(enum imx_db_status *why);
 
 /* How many primary connections are kept for coalesced reads, beside the pool's: one for each read
  * that may be in flight for a batcher (db/read_batch.c's READERS_MAX, and its runners). Reads of
@@ -100,11 +94,11 @@ struct imx_db_conn *imx_db_acquire(enum imx_db_failure *why);
  * IMX_DB_BATCH_CONNS kept for those. Nothing holds one of them but for that statement, so the
  * point reads are never queued behind handlers that hold every pooled connection while they
  * wait (on a lock, a slow search, a client reading an export). Returns NULL with *why set. */
-struct imx_db_conn *imx_db_acquire_batch(enum imx_db_failure *why);
+struct imx_db_conn *imx_db_acquire_batch(enum imx_db_status *why);
 
 /* Takes a connection for reads that may lag the primary slightly: from the read pool when one
  * is configured, else from the primary. Returns NULL with *why set. */
-struct imx_db_conn *imx_db_acquire_read(enum imx_db_failure *why);
+struct imx_db_conn *imx_db_acquire_read(enum imx_db_status *why);
 
 /* The statement timeout every pooled connection was opened with (ms). */
 unsigned imx_db_statement_timeout_ms(void);

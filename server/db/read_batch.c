@@ -360,7 +360,7 @@ void imx_db_batch_answer(struct imx_db_waiter **w, size_t n, struct imx_db_stmt 
 {
     enum imx_db_status rc = IMX_DBS_UNAVAILABLE;
     struct imx_db_batch *b = NULL;
-    enum imx_db_failure why;
+    enum imx_db_status why;
     struct imx_db_conn *c = imx_db_acquire_batch(&why);
     if (c) {
         /* The statement must end by the oldest waiter's deadline. */

@@ -39,6 +39,8 @@ const char *imx_db_status_name(enum imx_db_status s)
         return "unavailable";
     case IMX_DBS_RETRY:
         return "retry";
+    case IMX_DBS_BUSY:
+        return "busy";
     case IMX_DBS_ERROR:
         break;
     }

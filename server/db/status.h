@@ -11,6 +11,7 @@ enum imx_db_status {
     IMX_DBS_INVALID,     /* a value the schema or a procedure refuses (22xxx, 23xxx, P0001) */
     IMX_DBS_UNAVAILABLE, /* PostgreSQL unreachable, busy or too slow (08xxx, 57014, 57P0x) */
     IMX_DBS_RETRY,       /* serialization failure or deadlock (40001, 40P01): run it again */
+    IMX_DBS_BUSY,        /* acquire: no free pooled connection within the acquire timeout */
     IMX_DBS_ERROR,       /* anything else: our bug, logged with its SQLSTATE */
 };
 

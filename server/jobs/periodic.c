@@ -18,7 +18,7 @@ static void *periodic_main(void *arg)
     pthread_mutex_lock(&p->lock);
     while (!p->stopping) {
         pthread_mutex_unlock(&p->lock);
-        enum imx_db_failure why;
+        enum imx_db_status why;
         struct imx_db_conn *c = imx_db_acquire(&why);
         enum imx_db_status rc = c ? p->run(c, p->arg) : IMX_DBS_UNAVAILABLE;
         if (c)

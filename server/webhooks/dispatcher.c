@@ -341,7 +341,7 @@ static void deliver(CURL *curl, const char *worker, unsigned *seed,
     };
     char state[16] = "";
     for (int i = 0; i < FINISH_TRIES; i++) {
-        enum imx_db_failure why;
+        enum imx_db_status why;
         struct imx_db_conn *db = imx_db_acquire(&why);
         enum imx_db_status st =
             db ? imx_db_webhook_finish(db, c, &a, state, sizeof state) : IMX_DBS_UNAVAILABLE;
@@ -413,7 +413,7 @@ static void *worker_main(void *arg)
     while (curl && !atomic_load(&d.stopping)) {
         unsigned long gen = wake_gen();
         struct imx_db_webhook_claim c;
-        enum imx_db_failure why;
+        enum imx_db_status why;
         struct imx_db_conn *db = imx_db_acquire(&why);
         prune_outbox(db, index);
         enum imx_db_status got =

@@ -53,7 +53,7 @@ static int teardown(void **state)
 
 static struct imx_db_conn *conn(void)
 {
-    enum imx_db_failure why;
+    enum imx_db_status why;
     struct imx_db_conn *c = imx_db_acquire(&why);
     assert_non_null(c);
     return c;

@@ -109,7 +109,7 @@ static void costs_for_images_best_per_model_and_scoped(void **state)
     record(img1, "resnet50", "g5.xlarge", 300, 80, 1.0);
     record(img1, "resnet50", "g6.xlarge", 200, 100, 0.8);
     record(img1, "bert", "g5.xlarge", 50, 70, 1.0);
-    enum imx_db_failure why;
+    enum imx_db_status why;
     struct imx_db_conn *c = imx_db_acquire(&why);
     assert_non_null(c);
     long long ids[] = { img1, img2 };

@@ -44,7 +44,7 @@ static void reads_use_the_primary_without_a_read_pool(void **state)
     assert_int_equal(imx_db_pool_init(primary, 2, 2000, 5000), 0);
     assert_false(imx_db_has_read_pool());
 
-    enum imx_db_failure why;
+    enum imx_db_status why;
     struct imx_db_conn *c = imx_db_acquire_read(&why);
     assert_non_null(c);
     assert_false(imx_db_is_read_conn(c));
@@ -62,7 +62,7 @@ static void reads_go_to_the_read_pool_and_writes_to_the_primary(void **state)
     assert_int_equal(imx_db_read_pool_init(replica, 2, 2000, 5000), 0);
     assert_true(imx_db_has_read_pool());
 
-    enum imx_db_failure why;
+    enum imx_db_status why;
     struct imx_db_conn *r = imx_db_acquire_read(&why);
     struct imx_db_conn *w = imx_db_acquire(&why);
     assert_non_null(r);

@@ -85,7 +85,7 @@ static long long add_webhook(const char *db, long long team, const char *url, co
 /* Enqueues n events of type in one transaction through the C API; ids into ids (may be NULL). */
 static void enqueue(long long team, const char *type, int n, long long *ids)
 {
-    enum imx_db_failure why;
+    enum imx_db_status why;
     struct imx_db_conn *c = imx_db_acquire(&why);
     assert_non_null(c);
     assert_int_equal(imx_db_command(c, "BEGIN"), 0);
@@ -179,7 +179,7 @@ static void signatures_verify_with_standardwebhooks_across_rotation(void **state
     assert_sql(f.db, "SELECT count(*) FROM webhook_deliveries WHERE state = 'delivered'", "3",
                20000);
 
-    enum imx_db_failure why;
+    enum imx_db_status why;
     struct imx_db_conn *c = imx_db_acquire(&why);
     assert_int_equal(imx_webhooks_rotate_secret(c, wh, s2, 86400, NULL), IMX_DBS_OK);
     imx_db_release(c);
