@@ -389,6 +389,10 @@ int imx_csaf_parse_form(const char *text, const char *product, struct imx_csaf_v
         size_t wl = strlen(w);
         if (is_filler(w) || is_product_word(w, product) || (wl > 1 && w[wl - 1] == ':'))
             continue;
+        /* A word can give two tokens ("<2.1"), so the tokens can outnumber the words: past
+         * FORM_TOKENS the text is no form of NVIDIA's (found by fuzz_csaf). */
+        if (k >= FORM_TOKENS)
+            return -1;
         /* "All BMC firmware versions prior to 3.39.3": the words naming what the versions are
          * of, before the first version */
         if (k == 0 && names_versions(raw, i, nraw))
