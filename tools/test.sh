@@ -30,6 +30,14 @@ step "ctest (build-asan: AddressSanitizer + UndefinedBehaviorSanitizer)"
     UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j2 --timeout 900 \
     -LE 'source|plain_only') || fail=1
 
+# The browser tests run beside the steps below: their longest file (web.test.mjs, about 240 s)
+# keeps one core busy while the other is free, which the ThreadSanitizer, libFuzzer and package
+# steps (other build directories, no server of build/'s) fill. Their output follows those steps.
+step "web, started in the background (browser tests: playwright-core + chromium + axe-core)"
+web_log=build/web-test.log
+tools/test-web.sh >"$web_log" 2>&1 &
+web_pid=$!
+
 step "ctest (build-tsan: ThreadSanitizer, the event core's integration tests)"
 tools/test-tsan.sh || fail=1
 
@@ -49,7 +57,8 @@ step "Debian package (cpack -G DEB in build-pkg)"
 tools/package-check.sh || fail=1
 
 step "web (browser tests: playwright-core + chromium + axe-core; screenshots in build/web-screenshots/)"
-tools/test-web.sh || fail=1
+wait "$web_pid" || fail=1
+cat "$web_log"
 
 step "API conformance (every response above against api/openapi.yaml; every operation exercised)"
 node tools/conformance.mjs build/openapi.json "$conformance_dir" || fail=1
