@@ -274,6 +274,17 @@ static void a_bulletin_about_nothing_imaxe_tracks_is_kept_as_such(void **state)
     free(n);
 }
 
+/* Imports one reference table's CSV text through POST /v1/reference as data version version. */
+static void post_reference(const char *version, const char *table, const char *csv)
+{
+    json_t *body = json_pack("{s:s, s:{s:s}}", "data_version", version, "tables", table, csv);
+    char *text = json_dumps(body, JSON_COMPACT);
+    json_decref(body);
+    struct imx_res res = call(admin, "POST", "/v1/reference", text, 200);
+    free(text);
+    imx_t_res_free(&res);
+}
+
 /* POST /v1/reference with the product mapping as migrations 0101 and 0300 ship it
  * (tools/reference/nvidia_products.csv, then nvidia_products_0300.csv without its header), less
  * the lines that contain drop (NULL: none): the reference import an admin runs. */
@@ -309,14 +320,8 @@ static void import_product_map(const char *drop)
         fclose(f);
     }
     csv[used] = '\0';
-    json_t *body = json_pack("{s:s, s:{s:s}}", "data_version", drop ? "test-less" : "test-full",
-                             "tables", "nvidia_product", csv);
+    post_reference(drop ? "test-less" : "test-full", "nvidia_product", csv);
     free(csv);
-    char *text = json_dumps(body, JSON_COMPACT);
-    json_decref(body);
-    struct imx_res res = call(admin, "POST", "/v1/reference", text, 200);
-    free(text);
-    imx_t_res_free(&res);
 }
 
 /* A product the mapping did not know at import is left out (unmapped, kept with the advisory);
@@ -445,15 +450,8 @@ static void import_version_alias(const char *keep)
     }
     fclose(f);
     csv[used] = '\0';
-    json_t *body =
-        json_pack("{s:s, s:{s:s}}", "data_version", keep ? "test-pairs-less" : "test-pairs",
-                  "tables", "version_alias", csv);
+    post_reference(keep ? "test-pairs-less" : "test-pairs", "version_alias", csv);
     free(csv);
-    char *text = json_dumps(body, JSON_COMPACT);
-    json_decref(body);
-    struct imx_res res = call(admin, "POST", "/v1/reference", text, 200);
-    free(text);
-    imx_t_res_free(&res);
 }
 
 /* The outcome POST /v1/advisories:reapply gives id, and the advisory's first range after it. */
