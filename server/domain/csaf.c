@@ -914,19 +914,37 @@ static bool row_branched(const json_t *row)
                                                      strcmp(json_string_value(b), "t") == 0));
 }
 
-/* Does the row's match name this product? 3: its CPE product, 2: a prefix of it, 1: its name;
- * 0: no. */
+/* s without NVIDIA's own name in front ("nvidia_dynamo" -> "dynamo", "NVIDIA Dynamo" -> "Dynamo"
+ * with sep ' '), or s. NVIDIA spells one product both ways: "NVIDIA Dynamo" (5842, CPE
+ * nvidia_dynamo) is "Dynamo" in its CVE records, TensorRT-LLM's CPE is tensorrtllm and
+ * nvidia_tensorrtllm, and a new bulletin may pick the spelling no row has yet. */
+static const char *sans_vendor(const char *s, char sep)
+{
+    return strncasecmp(s, "nvidia", 6) == 0 && s[6] == sep && s[7] ? s + 7 : s;
+}
+
+/* Does the row's match name this product? 5: its CPE product, 4: that product with or without
+ * "nvidia_" in front, 3: a prefix of it, 2: its name, 1: its name with or without "NVIDIA " in
+ * front; 0: no. The exact spelling always wins over the other one. */
 static int row_matches(const json_t *row, const struct label *b)
 {
     const char *m = str(row, "match");
     if (!m)
         return 0;
-    if (strncmp(m, "cpe:", 4) == 0)
-        return b->cpe[0] && strcmp(m + 4, b->cpe) == 0 ? 3 : 0;
+    if (strncmp(m, "cpe:", 4) == 0) {
+        if (!b->cpe[0])
+            return 0;
+        return strcmp(m + 4, b->cpe) == 0                                       ? 5
+               : strcmp(sans_vendor(m + 4, '_'), sans_vendor(b->cpe, '_')) == 0 ? 4
+                                                                                : 0;
+    }
     if (strncmp(m, "cpe-prefix:", 11) == 0)
-        return b->cpe[0] && m[11] && strncmp(b->cpe, m + 11, strlen(m + 11)) == 0 ? 2 : 0;
-    if (strncmp(m, "name:", 5) == 0)
-        return b->product && strcasecmp(m + 5, b->product) == 0 ? 1 : 0;
+        return b->cpe[0] && m[11] && strncmp(b->cpe, m + 11, strlen(m + 11)) == 0 ? 3 : 0;
+    if (strncmp(m, "name:", 5) == 0 && b->product) {
+        return strcasecmp(m + 5, b->product) == 0                                       ? 2
+               : strcasecmp(sans_vendor(m + 5, ' '), sans_vendor(b->product, ' ')) == 0 ? 1
+                                                                                        : 0;
+    }
     return 0;
 }
 

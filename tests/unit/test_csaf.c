@@ -1027,7 +1027,7 @@ static void a_new_cpe_spelling_maps_by_the_name(void **state)
         "[" ARCH("All",
                  PVC("TensorRT", "nvidia_tensorrt_sdk", "All versions prior to v10.17",
                      "a") "," PVC("TensorRT", "nvidia_tensorrt_sdk", "v10.17",
-                                  "f") "," PVC("Riva", "nvidia_riva_speech", "2.20.0",
+                                  "f") "," PVC("Riva Speech", "nvidia_riva_speech", "2.20.0",
                                                "r")) "," ARCH("Linux",
                                                               PVC("NVIDIA Riva", "nvidia_riva_asr",
                                                                   "All versions prior "
@@ -1042,9 +1042,53 @@ static void a_new_cpe_spelling_maps_by_the_name(void **state)
     assert_string_equal(got, "tensorrt <10.17 10.17|riva <2.21.0 -");
     json_t *u = json_array_get(json_object_get(out, "unmapped"), 0);
     assert_int_equal(json_array_size(json_object_get(out, "unmapped")), 1);
-    assert_string_equal(json_string_value(json_object_get(u, "product")), "All > Riva");
+    assert_string_equal(json_string_value(json_object_get(u, "product")), "All > Riva Speech");
     assert_non_null(strstr(json_string_value(json_object_get(u, "why")),
                            "no product mapping for cpe:nvidia_riva_speech"));
+    json_decref(out);
+    json_decref(errors);
+    json_decref(d);
+    json_decref(map);
+}
+
+/* NVIDIA writes a product with and without its own name in front ("NVIDIA Dynamo" in 5842, CPE
+ * nvidia_dynamo; "Dynamo" in the CVE records of the same bulletin): a CPE or name that differs
+ * from a row's only by that maps to the row, and the exact spelling wins where both have rows. */
+static void a_product_maps_with_or_without_nvidia_in_front(void **state)
+{
+    (void)state;
+    static const char csv[] = "match,platform,component,branched,notes\n"
+                              "cpe:nvidia_dynamo,any,dynamo,false,Dynamo\n"
+                              "cpe:container_toolkit,any,nvidia-container-toolkit,false,toolkit\n"
+                              "cpe:nvidia_widget,any,widget-a,false,the NVIDIA one\n"
+                              "cpe:widget,any,widget-b,false,the other one\n"
+                              "name:nvidia riva,linux,riva,false,Riva\n";
+    char err[128];
+    json_t *map = imx_csv_rows(csv, sizeof csv - 1, err, sizeof err);
+    assert_non_null(map);
+    json_t *d = doc_with(
+        "[" ARCH("Linux",
+                 PVC("Dynamo", "dynamo", "0 to v1.1.0", "d") "," PVC(
+                     "NVIDIA Container Toolkit", "nvidia_container_toolkit",
+                     "All versions up to and including 1.17.7",
+                     "t") "," PVC("Widget", "widget", "All versions prior to 2.0",
+                                  "w") "," PVC("NVIDIA Widget", "nvidia_widget",
+                                               "All versions prior to 3.0",
+                                               "v") "," PV("Riva", "All versions prior to 2.21.0",
+                                                           "r") "," PVC("NVIDIAWidget",
+                                                                        "nvidiawidget",
+                                                                        "All versions prior to 4.0",
+                                                                        "x")) "]",
+        "[\"d\",\"t\",\"w\",\"v\",\"r\",\"x\"]", "[]");
+    json_t *errors = json_array();
+    json_t *out = imx_csaf_to_advisory(d, map, errors, NULL);
+    assert_non_null(out);
+    char got[512];
+    ranges_text(out, got, sizeof got);
+    assert_string_equal(got, "dynamo <=1.1.0 -|nvidia-container-toolkit <=1.17.7 -|widget-b <2.0 "
+                             "-|widget-a <3.0 -|riva <2.21.0 -");
+    /* "nvidiawidget" is not "NVIDIA" and a name: no row */
+    assert_int_equal(json_array_size(json_object_get(out, "unmapped")), 1);
     json_decref(out);
     json_decref(errors);
     json_decref(d);
@@ -1338,6 +1382,7 @@ int main(void)
         cmocka_unit_test(refusals_are_for_documents_only),
         cmocka_unit_test(nvidias_bulletins_translate),
         cmocka_unit_test(a_new_cpe_spelling_maps_by_the_name),
+        cmocka_unit_test(a_product_maps_with_or_without_nvidia_in_front),
         cmocka_unit_test(cost_is_linear_in_the_document),
         cmocka_unit_test(a_product_numbered_two_ways_is_read_in_its_releases),
         cmocka_unit_test(the_feed_imports_bulletin_by_bulletin),
