@@ -8,8 +8,8 @@ that the corpus does not hold, both in a git checkout of https://github.com/NVID
     the newest), read as the import reads a bulletin;
   - the CVE 5.x records beside each bulletin (YEAR/ID/CVE-*.json, containers.cna.affected:
     product, platforms, versions[].version text), each turned into a one-product CSAF document
-    whose CPE is the product name as NVIDIA spells its CPEs (lower case, letters and digits
-    only, '_' for blanks: "NVIDIA Container Toolkit" -> nvidia_container_toolkit as 5659 has it,
+    whose CPE is the product name as NVIDIA spells its CPEs (lower case, letters, digits and
+    '_' only, '_' for blanks: "NVIDIA Container Toolkit" -> nvidia_container_toolkit as 5659 has it,
     "Hopper HGX 8-GPU" -> hopper_hgx_8gpu as 5561 has it).
 Both go through tests/csaf_ranges (the import's own C: the grammar, imx_csaf_to_advisory and
 the product map of tools/reference/, every nvidia_products*.csv and the release pairs). Prints:
@@ -82,7 +82,7 @@ def cve_documents(gdir):
             product = (a.get("product") or "").strip()
             if not product:
                 continue
-            cpe = "cpe:2.3:a:nvidia:" + "_".join(re.sub(r"[^a-z0-9 ]", "", product.lower()).split())
+            cpe = "cpe:2.3:a:nvidia:" + "_".join(re.sub(r"[^a-z0-9_ ]", "", product.lower()).split())
             arch = ", ".join(a.get("platforms") or ["All"])
             leaves = []
             for j, v in enumerate(a.get("versions", [])):
