@@ -923,9 +923,10 @@ static void attach_aliases(json_t *map)
 /* The product mapping imaxe ships (tools/reference/nvidia_products.csv, migration 0101). */
 static json_t *shipped_map(void)
 {
-    /* 0101's rows, then 0300's and 0372's (new keys only: tools/gen_knowledge.py checks) */
+    /* 0101's rows, then 0300's, 0372's and 0440's (new keys only: tools/gen_knowledge.py
+     * checks) */
     static const char *const csvs[] = { "nvidia_products.csv", "nvidia_products_0300.csv",
-                                        "nvidia_products_0372.csv" };
+                                        "nvidia_products_0372.csv", "nvidia_products_0440.csv" };
     json_t *map = json_array();
     for (size_t i = 0; i < N_ELEMS(csvs); i++) {
         char path[1024];
@@ -1089,6 +1090,64 @@ static void a_product_maps_with_or_without_nvidia_in_front(void **state)
                              "-|widget-a <3.0 -|riva <2.21.0 -");
     /* "nvidiawidget" is not "NVIDIA" and a name: no row */
     assert_int_equal(json_array_size(json_object_get(out, "unmapped")), 1);
+    json_decref(out);
+    json_decref(errors);
+    json_decref(d);
+    json_decref(map);
+}
+
+/* Products a GPU image or NGC container carries that no bulletin of 2022-2026 named (0440's rows:
+ * a future bulletin about one imports, or is left out for the row's stated reason), spelled as
+ * NVIDIA spells its CPEs, with and without its name in front. */
+static void products_no_bulletin_named_yet_map(void **state)
+{
+    (void)state;
+    json_t *map = shipped_map();
+    json_t *d = doc_with(
+        "[" ARCH(
+            "Linux",
+            PVC("NVIDIA NCCL", "nvidia_nccl", "All versions prior to 2.27.7", "n") "," PVC(
+                "cuDNN", "cudnn", "All versions prior to 9.10.2",
+                "c") "," PVC("NVIDIA Nsight Systems", "nvidia_nsight_systems",
+                             "All versions prior to 2025.3.2",
+                             "s") "," PVC("NeMo Guardrails", "nemo_guardrails",
+                                          "All versions prior to "
+                                          "0.14.1",
+                                          "g") "," PVC("libnvidia-container", "libnvidia_container",
+                                                       "All versions up to and including 1.17.7",
+                                                       "l") "," PVC("NVIDIA NIM", "nvidia_nim",
+                                                                    "All versions prior to 1.8",
+                                                                    "m")) "," ARCH("Linux(R580)",
+                                                                                   PVC("NVIDIA "
+                                                                                       "Fabric "
+                                                                                       "Manager",
+                                                                                       "nvidia_"
+                                                                                       "fabric_"
+                                                                                       "manager",
+                                                                                       "All "
+                                                                                       "versions "
+                                                                                       "prior to "
+                                                                                       "580.126.09",
+                                                                                       "f")) "," ARCH("Windows",
+                                                                                                      PVC("cuDNN",
+                                                                                                          "cudnn",
+                                                                                                          "All versions prior to 9.10.2",
+                                                                                                          "w")) "]",
+        "[\"n\",\"c\",\"s\",\"g\",\"l\",\"m\",\"f\",\"w\"]", "[]");
+    json_t *errors = json_array();
+    json_t *out = imx_csaf_to_advisory(d, map, errors, NULL);
+    assert_non_null(out);
+    char got[1024];
+    ranges_text(out, got, sizeof got);
+    assert_string_equal(got, "nccl <2.27.7 -|cudnn <9.10.2 -|nsight-systems <2025.3.2 "
+                             "-|nemo-guardrails <0.14.1 -|nvidia-container-toolkit <=1.17.7 "
+                             "-|nvidia-fabricmanager >=580, <580.126.09 -");
+    /* NIM alone and cuDNN for Windows: left out, each for its row's reason */
+    json_t *u = json_object_get(out, "unmapped");
+    assert_int_equal(json_array_size(u), 2);
+    for (size_t i = 0; i < 2; i++)
+        assert_non_null(strstr(json_string_value(json_object_get(json_array_get(u, i), "why")),
+                               "not tracked: "));
     json_decref(out);
     json_decref(errors);
     json_decref(d);
@@ -1383,6 +1442,7 @@ int main(void)
         cmocka_unit_test(nvidias_bulletins_translate),
         cmocka_unit_test(a_new_cpe_spelling_maps_by_the_name),
         cmocka_unit_test(a_product_maps_with_or_without_nvidia_in_front),
+        cmocka_unit_test(products_no_bulletin_named_yet_map),
         cmocka_unit_test(cost_is_linear_in_the_document),
         cmocka_unit_test(a_product_numbered_two_ways_is_read_in_its_releases),
         cmocka_unit_test(the_feed_imports_bulletin_by_bulletin),
