@@ -53,7 +53,8 @@ static const char *str(const json_t *o, const char *key)
 
 /* A dotted number with an optional leading "v" or "r" ("v1.17.8", "r26.03", "580.126.09",
  * "24.10-3.2.5.0"), and an optional release-candidate suffix ("1.3.0rc16", "1.3.0-rc16",
- * "1.3.0.rc16": PEP 440 and semver spellings of one version); copied without the prefix. */
+ * "1.3.0.rc16", "1.3.0-rc.16": PEP 440 and semver spellings of one version); copied without the
+ * prefix. */
 static bool take_version(const char *tok, char *out)
 {
     const char *p = (tok[0] == 'v' || tok[0] == 'r') ? tok + 1 : tok;
@@ -69,14 +70,19 @@ static bool take_version(const char *tok, char *out)
     char text[IMX_VER_TEXT_MAX + 1];
     memcpy(text, p, n + 1);
     if (i < n) {
-        /* only "rcN" may follow, directly or after one '-' or '.', which is dropped */
+        /* only "rcN" may follow, directly or after one '-' or '.', which is dropped, as is a
+         * '.' after "rc" (semver's "-rc.16") */
         size_t at = i + (p[i] == '-' || p[i] == '.');
         if (strncmp(p + at, "rc", 2) != 0 || at + 2 >= n)
             return false;
-        for (size_t j = at + 2; j < n; j++)
+        size_t num = at + 2 + (p[at + 2] == '.');
+        if (num >= n)
+            return false;
+        for (size_t j = num; j < n; j++)
             if (!isdigit((unsigned char)p[j]))
                 return false;
-        memmove(text + i, p + at, n - at + 1);
+        memcpy(text + i, "rc", 2);
+        memmove(text + i + 2, p + num, n - num + 1);
     }
     struct imx_ver v;
     if (imx_ver_parse(text, &v) != 0)
@@ -151,14 +157,15 @@ static bool is_product_word(const char *w, const char *product)
 static bool is_name_word(const char *w)
 {
     static const char *const not_names[] = {
-        "and",     "or",         "to",      "prior",   "up",         "including", "earlier",
-        "than",    "before",     "from",    "through", "between",    "newer",     "later",
-        "older",   "lower",      "higher",  "above",   "below",      "after",     "since",
-        "until",   "till",       "only",    "except",  "not",        "without",   "excluding",
-        "less",    "greater",    "under",   "over",    "starting",   "beginning", "affected",
-        "fixed",   "vulnerable", "any",     "every",   "no",         "none",      "patch",
-        "commit",  "code",       "update",  "newest",  "latest",     "earliest",  "onward",
-        "onwards", "upward",     "upwards", "plus",    "unsupported"
+        "and", "or", "to", "prior", "up", "including", "earlier", "than", "before", "from",
+        "through", "between", "newer", "later", "older", "lower", "higher", "above", "below",
+        "after", "since", "until", "till", "only", "except", "not", "without", "excluding", "less",
+        "greater", "under", "over", "starting", "beginning", "affected", "fixed", "vulnerable",
+        "any", "every", "no", "none", "patch", "commit", "code", "update", "newest", "latest",
+        "earliest", "onward", "onwards", "upward", "upwards", "plus", "unsupported",
+        /* JetPack numbers its releases apart from Jetson Linux (JetPack 6.2.1 is Jetson Linux
+         * 36.4.4): a version after it is not the product's, so such a text is refused */
+        "jetpack"
     };
     if (!*w)
         return false;
@@ -279,8 +286,8 @@ static bool split_words(char *buf, char **t, size_t *k, size_t max)
     return true;
 }
 
-/* t[0..k) as a list of at least two versions joined by "and" (commas are gone): into out's
- * list, hi the lowest. */
+/* t[0..k) as a list of at least two versions joined by "and", "or" or "/" (commas are gone):
+ * into out's list, hi the lowest. */
 static bool take_list(char *const *t, size_t k, struct imx_csaf_version_form *out)
 {
     if (k < 2 || k > 2 * IMX_CSAF_LIST_MAX)
@@ -288,7 +295,9 @@ static bool take_list(char *const *t, size_t k, struct imx_csaf_version_form *ou
     struct imx_ver low = { 0 };
     out->nlist = 0;
     for (size_t i = 0; i < k; i++) {
-        if (strcmp(t[i], "and") == 0 && i > 0 && i + 1 < k && strcmp(t[i - 1], "and") != 0)
+        char prev[IMX_VER_TEXT_MAX + 1];
+        bool sep = strcmp(t[i], "and") == 0 || strcmp(t[i], "or") == 0 || strcmp(t[i], "/") == 0;
+        if (sep && i > 0 && i + 1 < k && take_version(t[i - 1], prev))
             continue;
         struct imx_ver v;
         if (out->nlist == IMX_CSAF_LIST_MAX || !take_version(t[i], out->list[out->nlist]) ||
@@ -397,6 +406,22 @@ int imx_csaf_parse_form(const char *text, const char *product, struct imx_csaf_v
          * of, before the first version */
         if (k == 0 && names_versions(raw, i, nraw))
             continue;
+        /* "All versions of Jetson Linux prior to 36.4.4": what the versions are of, after them */
+        if (k == 0 && strcmp(w, "of") == 0 && i + 1 < nraw && is_name_word(raw[i + 1])) {
+            while (i + 1 < nraw && is_name_word(raw[i + 1]))
+                i++;
+            continue;
+        }
+        /* "All JP6 versions prior to 36.4.4": a JetPack release line as a label, as "JP6.x:" */
+        if (strncmp(w, "jp", 2) == 0 && w[2] && strspn(w + 2, "0123456789") >= 1 &&
+            (w[2 + strspn(w + 2, "0123456789")] == '\0' ||
+             strcmp(w + 2 + strspn(w + 2, "0123456789"), ".x") == 0))
+            continue;
+        /* Megatron-LM's release tags ("core_v0.12.1", "core_r0.12.1"): the version after */
+        if (strncmp(w, "core_", 5) == 0 && (w[5] == 'v' || w[5] == 'r')) {
+            w += 5;
+            wl -= 5;
+        }
         char v[IMX_VER_TEXT_MAX + 1];
         /* "prior to 474.44 for support of GeForce Kepler desktop", "prior to 582.53 Only GPUs
          * based on ...": a condition on who is affected, after the versions; read without it,
