@@ -697,7 +697,10 @@ const char *imx_csaf_platform(const char *arch)
             return "vgpu-host";
     if (strcasestr(arch, "vgpu"))
         return strcasestr(arch, "ubuntu") ? "vgpu-host" : "vgpu-guest";
-    if (strcasestr(arch, "jetson") || strcasestr(arch, "tegra"))
+    /* "JetPack 6", "L4T(36)" name Jetson Linux too, unless other platforms are listed beside
+     * ("Ubuntu 20.04, Ubuntu 22.04, Jetpack", 5560: a product for both, read as Linux) */
+    if (strcasestr(arch, "jetson") || strcasestr(arch, "tegra") ||
+        ((strcasestr(arch, "jetpack") || strcasestr(arch, "l4t")) && !strchr(arch, ',')))
         return "jetson";
     if (strcasestr(arch, "linux"))
         return "linux";

@@ -578,6 +578,9 @@ static void architectures_name_platforms(void **state)
         { "Linux(R570 Gaming)", "cloud-gaming" },
         { "Red Hat Enterprise Linux KVM, VMware vSphere(Gaming)", "cloud-gaming" },
         { "Jetson Linux(36)", "jetson" },
+        { "JetPack 6", "jetson" },
+        { "L4T(36)", "jetson" },
+        { "Ubuntu 20.04, Ubuntu 22.04, Jetpack", "linux" },
         { "macOS", "macos" },
         /* hypervisors of the vGPU releases to come, without "vGPU" in the branch */
         { "Nutanix AHV(R580)", "vgpu-host" },
