@@ -121,6 +121,7 @@ PROBE_PRODUCTS = [
     ("All", "NVIDIA Container Toolkit"), ("All", "Container Toolkit"),
     ("Linux", "libnvidia-container"), ("Linux", "NVIDIA GPU Operator"),
     ("Linux", "NVIDIA Kubernetes Device Plugin"), ("Linux", "DCGM"), ("Linux", "DCGM Exporter"),
+    ("Linux", "NVIDIA Data Center GPU Manager (DCGM)"), ("Jetson Linux", "NVIDIA JetPack"),
     ("Linux", "NVIDIA Triton Inference Server"), ("Linux", "Triton Inference Server"),
     ("All", "TensorRT"), ("All", "NVIDIA TensorRT-LLM"), ("All", "NVIDIA NeMo Framework"),
     ("All", "NeMo Guardrails"), ("All", "NVIDIA NeMo Curator"), ("All", "NVIDIA DALI"),
