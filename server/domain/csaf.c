@@ -951,9 +951,10 @@ static const char *sans_vendor(const char *s, char sep)
     return strncasecmp(s, "nvidia", 6) == 0 && s[6] == sep && s[7] ? s + 7 : s;
 }
 
-/* Does the row's match name this product? 5: its CPE product, 4: that product with or without
- * "nvidia_" in front, 3: a prefix of it, 2: its name, 1: its name with or without "NVIDIA " in
- * front; 0: no. The exact spelling always wins over the other one. */
+/* Does the row's match name this product? 6: its CPE product, 5: that product with or without
+ * "nvidia_" in front, 4: a prefix of it, 3: a prefix of it with or without "nvidia_", 2: its
+ * name, 1: its name with or without "NVIDIA " in front; 0: no. The exact spelling always wins
+ * over the other one. */
 static int row_matches(const json_t *row, const struct label *b)
 {
     const char *m = str(row, "match");
@@ -962,12 +963,18 @@ static int row_matches(const json_t *row, const struct label *b)
     if (strncmp(m, "cpe:", 4) == 0) {
         if (!b->cpe[0])
             return 0;
-        return strcmp(m + 4, b->cpe) == 0                                       ? 5
-               : strcmp(sans_vendor(m + 4, '_'), sans_vendor(b->cpe, '_')) == 0 ? 4
+        return strcmp(m + 4, b->cpe) == 0                                       ? 6
+               : strcmp(sans_vendor(m + 4, '_'), sans_vendor(b->cpe, '_')) == 0 ? 5
                                                                                 : 0;
     }
-    if (strncmp(m, "cpe-prefix:", 11) == 0)
-        return b->cpe[0] && m[11] && strncmp(b->cpe, m + 11, strlen(m + 11)) == 0 ? 3 : 0;
+    if (strncmp(m, "cpe-prefix:", 11) == 0) {
+        if (!b->cpe[0] || !m[11])
+            return 0;
+        const char *p = sans_vendor(m + 11, '_'), *c = sans_vendor(b->cpe, '_');
+        return strncmp(b->cpe, m + 11, strlen(m + 11)) == 0 ? 4
+               : strncmp(c, p, strlen(p)) == 0              ? 3
+                                                            : 0;
+    }
     if (strncmp(m, "name:", 5) == 0 && b->product) {
         return strcasecmp(m + 5, b->product) == 0                                       ? 2
                : strcasecmp(sans_vendor(m + 5, ' '), sans_vendor(b->product, ' ')) == 0 ? 1

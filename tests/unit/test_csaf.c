@@ -1080,8 +1080,9 @@ static void a_new_cpe_spelling_maps_by_the_name(void **state)
 }
 
 /* NVIDIA writes a product with and without its own name in front ("NVIDIA Dynamo" in 5842, CPE
- * nvidia_dynamo; "Dynamo" in the CVE records of the same bulletin): a CPE or name that differs
- * from a row's only by that maps to the row, and the exact spelling wins where both have rows. */
+ * nvidia_dynamo; "Dynamo" in the CVE records of the same bulletin): a CPE, CPE prefix or name that
+ * differs from a row's only by that maps to the row, and the exact spelling wins where both have
+ * rows. */
 static void a_product_maps_with_or_without_nvidia_in_front(void **state)
 {
     (void)state;
@@ -1090,31 +1091,36 @@ static void a_product_maps_with_or_without_nvidia_in_front(void **state)
                               "cpe:container_toolkit,any,nvidia-container-toolkit,false,toolkit\n"
                               "cpe:nvidia_widget,any,widget-a,false,the NVIDIA one\n"
                               "cpe:widget,any,widget-b,false,the other one\n"
-                              "name:nvidia riva,linux,riva,false,Riva\n";
+                              "name:nvidia riva,linux,riva,false,Riva\n"
+                              "cpe-prefix:gadget,any,gadget,false,Gadgets\n";
     char err[128];
     json_t *map = imx_csv_rows(csv, sizeof csv - 1, err, sizeof err);
     assert_non_null(map);
     json_t *d = doc_with(
-        "[" ARCH("Linux",
-                 PVC("Dynamo", "dynamo", "0 to v1.1.0", "d") "," PVC(
-                     "NVIDIA Container Toolkit", "nvidia_container_toolkit",
-                     "All versions up to and including 1.17.7",
-                     "t") "," PVC("Widget", "widget", "All versions prior to 2.0",
-                                  "w") "," PVC("NVIDIA Widget", "nvidia_widget",
-                                               "All versions prior to 3.0",
-                                               "v") "," PV("Riva", "All versions prior to 2.21.0",
-                                                           "r") "," PVC("NVIDIAWidget",
-                                                                        "nvidiawidget",
-                                                                        "All versions prior to 4.0",
-                                                                        "x")) "]",
-        "[\"d\",\"t\",\"w\",\"v\",\"r\",\"x\"]", "[]");
+        "[" ARCH(
+            "Linux",
+            PVC("Dynamo", "dynamo", "0 to v1.1.0", "d") "," PVC(
+                "NVIDIA Container Toolkit", "nvidia_container_toolkit",
+                "All versions up to and including 1.17.7",
+                "t") "," PVC("Widget", "widget", "All versions prior to 2.0",
+                             "w") "," PVC("NVIDIA Widget", "nvidia_widget",
+                                          "All versions prior to 3.0",
+                                          "v") "," PV("Riva", "All versions prior to 2.21.0",
+                                                      "r") "," PVC("NVIDIAWidget", "nvidiawidget",
+                                                                   "All versions prior to 4.0",
+                                                                   "x") "," PVC("NVIDIA Gadget Pro",
+                                                                                "nvidia_gadget_pro",
+                                                                                "All versions "
+                                                                                "prior to 5.0",
+                                                                                "p")) "]",
+        "[\"d\",\"t\",\"w\",\"v\",\"r\",\"x\",\"p\"]", "[]");
     json_t *errors = json_array();
     json_t *out = imx_csaf_to_advisory(d, map, errors, NULL);
     assert_non_null(out);
     char got[512];
     ranges_text(out, got, sizeof got);
     assert_string_equal(got, "dynamo <=1.1.0 -|nvidia-container-toolkit <=1.17.7 -|widget-b <2.0 "
-                             "-|widget-a <3.0 -|riva <2.21.0 -");
+                             "-|widget-a <3.0 -|riva <2.21.0 -|gadget <5.0 -");
     /* "nvidiawidget" is not "NVIDIA" and a name: no row */
     assert_int_equal(json_array_size(json_object_get(out, "unmapped")), 1);
     json_decref(out);
