@@ -20,11 +20,13 @@ enum imx_csaf_form {
     IMX_CSAF_BELOW, /* "All driver versions prior to 580.126.09", "2.3.x and earlier" (< 2.4):
                      * < hi (>= lo when lo is set: "All 2.9 versions prior to 2.9.3", "1.17.x") */
     IMX_CSAF_UPTO,  /* "All versions up to and including 1.19.0", "1.17.3 and earlier",
-                     * "2.1 or below", "0.0  to 4.5.2": <= hi */
+                     * "2.1 or below", "0.0  to 4.5.2": <= hi (stored with hi's builds, as
+                     * SPAN's and EXACT's: imx_csaf_builds_bound) */
     IMX_CSAF_SPAN,  /* "2.18.1 to 2.21.5", "0.0 - 2.0" from a lower bound that is not 0: >= lo,
                      * <= hi */
     IMX_CSAF_EXACT, /* "580.126.09", "CUDA Toolkit 13.1", "v1.17.8", "r26.03": the version hi
-                     * (as affected, one of one or two parts is its release line: "38.2") */
+                     * (as affected, with its builds: imx_csaf_builds_bound; "38.2" is its
+                     * release line) */
     IMX_CSAF_ALL,   /* "All versions": everything */
     IMX_CSAF_FROM,  /* "35.6.3 and newer", "25.10.6 or newer" (a fixed product): >= hi */
     IMX_CSAF_LIST,  /* "2.3.4 and 2.3.5": each version of list */

@@ -3,7 +3,10 @@
  * that names Triton's server version: 5509), tensorrt, nemo, jetson-linux and the
  * vGPU guest driver (0101), riva, cuda-q, tao, isaac-lab, nemo-curator and mlnx-ofed (0300) are
  * marked by the matching bulletin with the right fixed_by, and the team pinned to each gets
- * exactly one patch.available, delivered to a Node receiver that verifies its signature. A
+ * exactly one patch.available, delivered to a Node receiver that verifies its signature. An exact
+ * or inclusive bound marks the builds of its version (nvjpeg2000 0.8.0.38 by 5596's "0.8.0") but
+ * not the fix after it (CUDA 12.6.1 by 5564's "up to and including 12.6"), and reapply brings a
+ * stored advisory of an earlier reading to the current one. A
  * bulletin about nothing imaxe tracks is stored as such: no ranges, its products listed as
  * unmapped with the reason their row states, no event. */
 #include "harness.h"
@@ -128,7 +131,7 @@ static const struct family {
 } families[] = {
     /* 5509 names Triton by its server version ("prior to 2.40"), the catalog by NGC release:
      * 2.40.0 is 23.11 (ref_version_alias, 0371), so 23.10 is affected and 23.12 is not. First,
-     * before 5860 (<=26.02) marks every image of the family below 26.03. */
+     * before 5860 (up to 26.02: <26.03dev0) marks every image of the family below 26.03. */
     { "triton-server", "2023", "5509", "23.10", "23.11", "<23.11", "23.12" },
     { "triton-server", "2026", "5860", "26.01", "26.03", "<26.03dev0", NULL },
     { "tensorrt", "2026", "5836", "10.13.3", "10.16.1", "<10.16.1", NULL },
