@@ -334,29 +334,11 @@ int imx_cli_read_input(const char *path, struct imx_cli_buf *b)
 /* Prints a problem document (or the start of a body that is not one) for an error status. */
 static void print_problem(const struct imx_cli_resp *r)
 {
-    json_t *doc = json_loadb(imx_cli_buf_str(&r->body), r->body.len, 0, NULL);
-    const char *title = json_string_value(json_object_get(doc, "title"));
-    const char *detail = json_string_value(json_object_get(doc, "detail"));
-    if (title) {
-        fprintf(stderr, "imaxe: %ld %s%s%s\n", r->status, title, detail ? ": " : "",
-                detail ? detail : "");
-        size_t i;
-        json_t *e;
-        json_array_foreach(json_object_get(doc, "errors"), i, e)
-        {
-            json_t *line = json_object_get(e, "line");
-            if (json_is_integer(line))
-                fprintf(stderr, "  line %lld %s: %s\n", (long long)json_integer_value(line),
-                        json_string_value(json_object_get(e, "pointer")),
-                        json_string_value(json_object_get(e, "detail")));
-            else
-                fprintf(stderr, "  %s: %s\n", json_string_value(json_object_get(e, "pointer")),
-                        json_string_value(json_object_get(e, "detail")));
-        }
-    } else {
-        fprintf(stderr, "imaxe: HTTP %ld: %.200s\n", r->status, imx_cli_buf_str(&r->body));
-    }
-    json_decref(doc);
+    struct imx_cli_buf msg;
+    imx_cli_buf_init(&msg, 64 * 1024);
+    imx_cli_fmt_problem(&msg, r->status, imx_cli_buf_str(&r->body), r->body.len);
+    fputs(imx_cli_buf_str(&msg), stderr);
+    imx_cli_buf_free(&msg);
 }
 
 /* The stored access token was refused: trades the stored refresh token for a new pair

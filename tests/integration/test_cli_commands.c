@@ -1433,6 +1433,20 @@ static void write_verbs_and_the_api_escape_hatch(void **state)
     expect_code(&r, 1, "api with an unknown method");
     run_free(&r);
 
+    /* A refusal is said once: the detail (not the generic title before it), then each invalid
+     * field on a line of its own. */
+    snprintf(body, sizeof body,
+             "{\"team\":\"cli-team\",\"url\":\"http://127.0.0.1:%u/hook\",\"events\":[\"ping\","
+             "\"nope\"],\"colour\":1}",
+             rcv.port);
+    r = CLI(body, NULL, "webhooks", "create");
+    expect_code(&r, 3, "webhooks create with invalid fields");
+    if (strncmp(r.err, "imaxe: 400 The webhook has invalid fields\n", 42) != 0 ||
+        strstr(r.err, "The request has invalid fields") || count_lines(r.err) != 3 ||
+        !strstr(r.err, "\n  /events/1: is not an event type (") || !strstr(r.err, "\n  /colour: "))
+        fail_msg("the refusal is not said once, field by field:\n%s", r.err);
+    run_free(&r);
+
     /* Webhooks: created (the receiver of this test is allowed), changed, secret rotated, gone. */
     snprintf(body, sizeof body,
              "{\"team\":\"cli-team\",\"url\":\"http://127.0.0.1:%u/hook\",\"events\":[\"ping\"]}",
