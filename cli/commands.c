@@ -1464,6 +1464,10 @@ const struct imx_cli_cmd imx_cli_commands[] = {
       "imaxe login --url https://imaxe.example.com --sso\n"
       "imaxe login --url http://127.0.0.1:8080 --token imx_...",
       login_opts, NULL, NULL, IMX_CLI_BODY_NONE, NULL, run_login, true },
+    { "logout", NULL, "", 0, 0,
+      "End the stored sign-in on its server and remove its tokens (the URL stays)",
+      "imaxe logout\nimaxe --profile staging logout", no_opts, NULL, NULL, IMX_CLI_BODY_NONE, NULL,
+      imx_cli_run_logout, true },
     { "images", "search", "", 0, 0, "Search the catalog (keyset pages; --all for every page)",
       "imaxe images search --gpu hopper -c 'cuda:>=12.4' --region us-east-1\n"
       "imaxe images search --family dlami-base-ubuntu24.04 --all -o ndjson | jq -r .version",
