@@ -1214,8 +1214,9 @@ static void a_product_maps_with_or_without_nvidia_in_front(void **state)
     assert_non_null(out);
     char got[512];
     ranges_text(out, got, sizeof got);
-    assert_string_equal(got, "dynamo <=1.1.0 -|nvidia-container-toolkit <=1.17.7 -|widget-b <2.0 "
-                             "-|widget-a <3.0 -|riva <2.21.0 -|gadget <5.0 -");
+    assert_string_equal(got,
+                        "dynamo <1.1.1dev0 -|nvidia-container-toolkit <1.17.8dev0 -|widget-b <2.0 "
+                        "-|widget-a <3.0 -|riva <2.21.0 -|gadget <5.0 -");
     /* "nvidiawidget" is not "NVIDIA" and a name: no row */
     assert_int_equal(json_array_size(json_object_get(out, "unmapped")), 1);
     json_decref(out);
@@ -1268,7 +1269,7 @@ static void products_no_bulletin_named_yet_map(void **state)
     char got[1024];
     ranges_text(out, got, sizeof got);
     assert_string_equal(got, "nccl <2.27.7 -|cudnn <9.10.2 -|nsight-systems <2025.3.2 "
-                             "-|nemo-guardrails <0.14.1 -|nvidia-container-toolkit <=1.17.7 "
+                             "-|nemo-guardrails <0.14.1 -|nvidia-container-toolkit <1.17.8dev0 "
                              "-|nvidia-fabricmanager >=580, <580.126.09 -");
     /* NIM alone and cuDNN for Windows: left out, each for its row's reason */
     json_t *u = json_object_get(out, "unmapped");
