@@ -8,7 +8,8 @@ migration, migrations/NNNN_knowledge_facts.sql, and listed in tests/reference/te
 
 Usage:  tools/gen_knowledge.py [--src CSV] [--out FILE]   ('-' writes to standard output)
         tools/gen_knowledge.py --table nccl|dcgm|nvidia_product|nvidia_product_0300|eol|eol_0350|
-                                  version_alias_0371|nvidia_product_0372|nvidia_product_0440
+                                  version_alias_0371|nvidia_product_0372|nvidia_product_0440|
+                                  version_alias_0460
                                   [--src CSV] [--out FILE]
                                   (migrations/0056_nccl_rows.sql from tools/reference/nccl.csv,
                                    migrations/0058_dcgm_rows.sql from tools/reference/dcgm.csv,
@@ -24,7 +25,9 @@ Usage:  tools/gen_knowledge.py [--src CSV] [--out FILE]   ('-' writes to standar
                                    migrations/0372_nvidia_product_rows_more.sql from
                                    tools/reference/nvidia_products_0372.csv (new keys only),
                                    migrations/0440_nvidia_product_rows_more.sql from
-                                   tools/reference/nvidia_products_0440.csv (new keys only))
+                                   tools/reference/nvidia_products_0440.csv (new keys only),
+                                   migrations/0460_jetpack_alias_rows.sql from
+                                   tools/reference/version_alias_0460.csv)
 
 Facts added after migration 0016, one cell a line: table, key (the row's primary key), column,
 value, status (CONFIRMED / SECONDARY / UNCONFIRMED), source (an https URL) and notes. A
@@ -111,6 +114,12 @@ ROW_TABLES = {
     'version_alias_0371': ('version_alias_0371.csv', '0371_version_alias_rows.sql',
                            'ref_version_alias',
                            ['component', 'version', 'release', 'status', 'source', 'notes']),
+    # JetPack -> the Jetson Linux (L4T) release it ships, read by the CSAF import where a
+    # bulletin numbers jetson-linux by JetPack ("prior to JetPack 6.2.1" = below L4T 36.4.4);
+    # each pair sourced to NVIDIA's JetPack or L4T release page where one was seen.
+    'version_alias_0460': ('version_alias_0460.csv', '0460_jetpack_alias_rows.sql',
+                           'ref_version_alias',
+                           ['component', 'version', 'release', 'status', 'source', 'notes']),
 }
 # Tables whose rows continue another's: name -> the earlier CSVs, whose keys they may not repeat.
 CONTINUES = {'nvidia_product_0300': ['nvidia_products.csv'],
@@ -119,7 +128,7 @@ CONTINUES = {'nvidia_product_0300': ['nvidia_products.csv'],
                                      'nvidia_products_0372.csv']}
 # Tables keyed by more than their first column: how many leading columns make the key.
 KEY_WIDTH = {'nvidia_product': 2, 'eol': 3, 'nvidia_product_0300': 2, 'eol_0350': 3,
-             'version_alias_0371': 2, 'nvidia_product_0372': 2, 'nvidia_product_0440': 2}
+             'version_alias_0371': 2, 'version_alias_0460': 2, 'nvidia_product_0372': 2, 'nvidia_product_0440': 2}
 # Tables whose rows replace an earlier migration's row of the same key (an upsert), rather than
 # only adding rows.
 UPSERT = {'eol_0350'}
@@ -216,7 +225,7 @@ def version_alias_values(r, where):
     return [sql_text(r['component']), sql_text(r['version']), sql_text(r['release'])]
 
 
-ROW_VALUES = {'version_alias_0371': version_alias_values, 'nccl': nccl_values, 'dcgm': dcgm_values, 'nvidia_product': nvidia_product_values,
+ROW_VALUES = {'version_alias_0371': version_alias_values, 'version_alias_0460': version_alias_values, 'nccl': nccl_values, 'dcgm': dcgm_values, 'nvidia_product': nvidia_product_values,
               'eol': eol_values, 'nvidia_product_0300': nvidia_product_values,
               'nvidia_product_0372': nvidia_product_values,
               'nvidia_product_0440': nvidia_product_values,

@@ -4,7 +4,7 @@
 # migrations/0056_nccl_rows.sql and 0058_dcgm_rows.sql from tools/reference/nccl.csv and dcgm.csv
 # and 0101_nvidia_product_rows.sql from tools/reference/nvidia_products.csv (0300 from
 # nvidia_products_0300.csv), 0261_eol_rows.sql from tools/reference/eol.csv and
-# 0350_eol_rows_more.sql from tools/reference/eol_0350.csv (0371 from version_alias_0371.csv, 0372 from nvidia_products_0372.csv, 0440 from nvidia_products_0440.csv), 0111-0113, 0220-0221 and 0311-0313
+# 0350_eol_rows_more.sql from tools/reference/eol_0350.csv (0371 from version_alias_0371.csv, 0460 from version_alias_0460.csv, 0372 from nvidia_products_0372.csv, 0440 from nvidia_products_0440.csv), 0111-0113, 0220-0221 and 0311-0313
 # from tools/reference/sources/ (tools/gen_sources.py), and migrations/0003_reference.sql from
 # tools/reference/csv/ (the stored copies of ../shared/data/reference). A difference fails, naming
 # the file: regenerate and commit.
@@ -36,6 +36,7 @@ check migrations/0300_nvidia_product_rows_more.sql python3 tools/gen_knowledge.p
 check migrations/0261_eol_rows.sql python3 tools/gen_knowledge.py --table eol
 check migrations/0350_eol_rows_more.sql python3 tools/gen_knowledge.py --table eol_0350
 check migrations/0371_version_alias_rows.sql python3 tools/gen_knowledge.py --table version_alias_0371
+check migrations/0460_jetpack_alias_rows.sql python3 tools/gen_knowledge.py --table version_alias_0460
 check migrations/0372_nvidia_product_rows_more.sql python3 tools/gen_knowledge.py --table nvidia_product_0372
 check migrations/0440_nvidia_product_rows_more.sql python3 tools/gen_knowledge.py --table nvidia_product_0440
 # The tables read whole from stored source copies (tools/reference/sources/).
