@@ -12,6 +12,7 @@
  * unmapped with the reason their row states, no event. */
 #include "harness.h"
 
+#include <glob.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -384,22 +385,22 @@ static void post_reference(const char *version, const char *table, const char *c
     imx_t_res_free(&res);
 }
 
-/* POST /v1/reference with the product mapping as migrations 0101 and 0300 ship it
- * (tools/reference/nvidia_products.csv, then nvidia_products_0300.csv without its header), less
- * the lines that contain drop (NULL: none): the reference import an admin runs. */
+/* POST /v1/reference with the product mapping as the map migrations ship it (every
+ * tools/reference/nvidia_products*.csv in name order, the order they apply: 0101's, then each
+ * later one's without its header), less the lines that contain drop (NULL: none): the reference
+ * import an admin runs. */
 static void import_product_map(const char *drop)
 {
-    static const char *const csvs[] = { "nvidia_products.csv", "nvidia_products_0300.csv",
-                                        "nvidia_products_0372.csv", "nvidia_products_0440.csv" };
-    char line[4096];
+    char line[4096], where[1024];
+    snprintf(where, sizeof where, "%s/tools/reference/nvidia_products*.csv",
+             getenv("IMX_TEST_SOURCE_DIR"));
+    glob_t g;
+    assert_int_equal(glob(where, 0, NULL, &g), 0);
     size_t cap = 1 << 16, used = 0;
     char *csv = malloc(cap);
     assert_non_null(csv);
-    for (size_t c = 0; c < sizeof csvs / sizeof csvs[0]; c++) {
-        char path[1024];
-        snprintf(path, sizeof path, "%s/tools/reference/%s", getenv("IMX_TEST_SOURCE_DIR"),
-                 csvs[c]);
-        FILE *f = fopen(path, "r");
+    for (size_t c = 0; c < g.gl_pathc; c++) {
+        FILE *f = fopen(g.gl_pathv[c], "r");
         assert_non_null(f);
         bool header = true;
         while (fgets(line, sizeof line, f)) {
@@ -418,6 +419,7 @@ static void import_product_map(const char *drop)
         }
         fclose(f);
     }
+    globfree(&g);
     csv[used] = '\0';
     post_reference(drop ? "test-less" : "test-full", "nvidia_product", csv);
     free(csv);
@@ -526,28 +528,36 @@ static void an_unmapped_product_is_reapplied_after_a_reference_update(void **sta
     free(n);
 }
 
-/* POST /v1/reference with Triton's release pairs (tools/reference/version_alias_0371.csv, as 0371
- * ships them), only the header and the lines that contain keep when keep is given. */
+/* POST /v1/reference with the release pairs as their migrations ship them (every
+ * tools/reference/version_alias_*.csv in name order: Triton's of 0371, JetPack's of 0460, one
+ * header), only the header and the lines that contain keep when keep is given. */
 static void import_version_alias(const char *keep)
 {
-    char path[1024], line[4096];
-    snprintf(path, sizeof path, "%s/tools/reference/version_alias_0371.csv",
+    char where[1024], line[4096];
+    snprintf(where, sizeof where, "%s/tools/reference/version_alias_*.csv",
              getenv("IMX_TEST_SOURCE_DIR"));
-    FILE *f = fopen(path, "r");
-    assert_non_null(f);
+    glob_t g;
+    assert_int_equal(glob(where, 0, NULL, &g), 0);
     size_t cap = 1 << 16, used = 0;
     char *csv = malloc(cap);
     assert_non_null(csv);
-    bool header = true;
-    while (fgets(line, sizeof line, f)) {
-        size_t n = strlen(line);
-        if ((header || !keep || strstr(line, keep)) && used + n + 1 < cap) {
-            memcpy(csv + used, line, n);
-            used += n;
+    for (size_t c = 0; c < g.gl_pathc; c++) {
+        FILE *f = fopen(g.gl_pathv[c], "r");
+        assert_non_null(f);
+        bool header = true;
+        while (fgets(line, sizeof line, f)) {
+            size_t n = strlen(line);
+            bool take = header ? c == 0 : !keep || strstr(line, keep);
+            header = false;
+            if (take) {
+                assert_true(used + n + 1 < cap);
+                memcpy(csv + used, line, n);
+                used += n;
+            }
         }
-        header = false;
+        fclose(f);
     }
-    fclose(f);
+    globfree(&g);
     csv[used] = '\0';
     post_reference(keep ? "test-pairs-less" : "test-pairs", "version_alias", csv);
     free(csv);
