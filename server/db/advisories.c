@@ -240,7 +240,8 @@ void imx_db_image_patch_stats(unsigned long long *reads, unsigned long long *doc
 /* The CSAF advisories that left products out, that have a range of a component numbered two
  * ways (ref_version_alias: a bulletin read before the pairs were known kept its own numbering,
  * Triton's "<2.40"), or that were read through such pairs (their warning names the table: the
- * pairs may since have gone), after id $1 (NULL: from the first), at most $2, with what re-applying
+ * pairs may since have gone) or a fix named by commit through ref_commit_release (the row may since
+ * have changed), after id $1 (NULL: from the first), at most $2, with what re-applying
  * them compares against: their stored ranges, unmapped and warnings, and the bulletin kept in
  * advisory_csaf_docs (null when none was kept). */
 IMX_DB_STMT(q_reapply_batch, 2,
@@ -251,6 +252,7 @@ IMX_DB_STMT(q_reapply_batch, 2,
             "  WHERE r.advisory_id = a.id), 'doc', d.doc) ORDER BY a.id), '[]')::text"
             " FROM (SELECT * FROM advisories WHERE source = 'csaf' AND withdrawn_at IS NULL"
             "  AND (jsonb_array_length(unmapped) > 0 OR warnings::text LIKE '%ref_version_alias%'"
+            "   OR warnings::text LIKE '%ref_commit_release%'"
             "   OR EXISTS (SELECT 1 FROM advisory_ranges r JOIN ref_version_alias v"
             "   ON v.component = r.component WHERE r.advisory_id = advisories.id))"
             "  AND ($1::text IS NULL OR id > $1::text)"
