@@ -798,7 +798,7 @@ struct label {
     const char *component; /* borrowed from the map; NULL: not tracked */
     bool branched;
     const json_t *aliases; /* borrowed from the map row: [[own version, release]], or NULL */
-    const json_t *commits; /* borrowed from the map row: [[commit, release|null, as_of]], or NULL */
+    const json_t *commits; /* borrowed from the map row: [[commit, release|null, as_of, status]] */
     char why[LABEL_MAX + 200]; /* not tracked: why */
     /* the fixed products of the vulnerability being read, chained through leaf.next_fixed */
     size_t stamp;
