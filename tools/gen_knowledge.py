@@ -9,7 +9,7 @@ migration, migrations/NNNN_knowledge_facts.sql, and listed in tests/reference/te
 Usage:  tools/gen_knowledge.py [--src CSV] [--out FILE]   ('-' writes to standard output)
         tools/gen_knowledge.py --table nccl|dcgm|nvidia_product|nvidia_product_0300|eol|eol_0350|
                                   version_alias_0371|nvidia_product_0372|commit_release_0411|
-                                  nvidia_product_0412
+                                  nvidia_product_0412|nvidia_product_0440
                                   [--src CSV] [--out FILE]
                                   (migrations/0056_nccl_rows.sql from tools/reference/nccl.csv,
                                    migrations/0058_dcgm_rows.sql from tools/reference/dcgm.csv,
@@ -27,7 +27,9 @@ Usage:  tools/gen_knowledge.py [--src CSV] [--out FILE]   ('-' writes to standar
                                    migrations/0411_commit_release_rows.sql from
                                    tools/reference/commit_release_0411.csv,
                                    migrations/0412_nvidia_product_rows_commits.sql from
-                                   tools/reference/nvidia_products_0412.csv (new keys only))
+                                   tools/reference/nvidia_products_0412.csv (new keys only),
+                                   migrations/0440_nvidia_product_rows_more.sql from
+                                   tools/reference/nvidia_products_0440.csv (new keys only))
 
 Facts added after migration 0016, one cell a line: table, key (the row's primary key), column,
 value, status (CONFIRMED / SECONDARY / UNCONFIRMED), source (an https URL) and notes. A
@@ -110,6 +112,14 @@ ROW_TABLES = {
                             'ref_nvidia_product',
                             ['match', 'platform', 'component', 'branched', 'status', 'source',
                              'notes']),
+    # Products a GPU image or NGC container carries that no bulletin of the 2022-2026 feed named
+    # yet (NCCL, cuDNN, cuBLAS, Nsight, NeMo Guardrails, cuOpt, DeepStream, Fabric Manager, NIM
+    # for LLMs, Megatron Core, libnvidia-container), and the cluster parts beside them, so a new
+    # bulletin about one maps or is left out for a stated reason (tools/csaf_generalise.py).
+    'nvidia_product_0440': ('nvidia_products_0440.csv', '0440_nvidia_product_rows_more.sql',
+                            'ref_nvidia_product',
+                            ['match', 'platform', 'component', 'branched', 'status', 'source',
+                             'notes']),
     'version_alias_0371': ('version_alias_0371.csv', '0371_version_alias_rows.sql',
                            'ref_version_alias',
                            ['component', 'version', 'release', 'status', 'source', 'notes']),
@@ -125,10 +135,12 @@ ROW_TABLES = {
 CONTINUES = {'nvidia_product_0300': ['nvidia_products.csv'],
              'nvidia_product_0372': ['nvidia_products.csv', 'nvidia_products_0300.csv'],
              'nvidia_product_0412': ['nvidia_products.csv', 'nvidia_products_0300.csv',
+                                     'nvidia_products_0372.csv'],
+             'nvidia_product_0440': ['nvidia_products.csv', 'nvidia_products_0300.csv',
                                      'nvidia_products_0372.csv']}
 # Tables keyed by more than their first column: how many leading columns make the key.
 KEY_WIDTH = {'nvidia_product': 2, 'eol': 3, 'nvidia_product_0300': 2, 'eol_0350': 3,
-             'version_alias_0371': 2, 'nvidia_product_0372': 2,
+             'version_alias_0371': 2, 'nvidia_product_0372': 2, 'nvidia_product_0440': 2,
              'commit_release_0411': 2, 'nvidia_product_0412': 2}
 # Tables whose rows replace an earlier migration's row of the same key (an upsert), rather than
 # only adding rows.
@@ -249,6 +261,7 @@ ROW_VALUES = {'commit_release_0411': commit_release_values,
               'version_alias_0371': version_alias_values, 'nccl': nccl_values, 'dcgm': dcgm_values, 'nvidia_product': nvidia_product_values,
               'eol': eol_values, 'nvidia_product_0300': nvidia_product_values,
               'nvidia_product_0372': nvidia_product_values,
+              'nvidia_product_0440': nvidia_product_values,
               'eol_0350': eol_values}
 
 

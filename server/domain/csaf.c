@@ -55,7 +55,8 @@ static const char *str(const json_t *o, const char *key)
 
 /* A dotted number with an optional leading "v" or "r" ("v1.17.8", "r26.03", "580.126.09",
  * "24.10-3.2.5.0"), and an optional release-candidate suffix ("1.3.0rc16", "1.3.0-rc16",
- * "1.3.0.rc16": PEP 440 and semver spellings of one version); copied without the prefix. */
+ * "1.3.0.rc16", "1.3.0-rc.16": PEP 440 and semver spellings of one version); copied without the
+ * prefix. */
 static bool take_version(const char *tok, char *out)
 {
     const char *p = (tok[0] == 'v' || tok[0] == 'r') ? tok + 1 : tok;
@@ -71,14 +72,19 @@ static bool take_version(const char *tok, char *out)
     char text[IMX_VER_TEXT_MAX + 1];
     memcpy(text, p, n + 1);
     if (i < n) {
-        /* only "rcN" may follow, directly or after one '-' or '.', which is dropped */
+        /* only "rcN" may follow, directly or after one '-' or '.', which is dropped, as is a
+         * '.' after "rc" (semver's "-rc.16") */
         size_t at = i + (p[i] == '-' || p[i] == '.');
         if (strncmp(p + at, "rc", 2) != 0 || at + 2 >= n)
             return false;
-        for (size_t j = at + 2; j < n; j++)
+        size_t num = at + 2 + (p[at + 2] == '.');
+        if (num >= n)
+            return false;
+        for (size_t j = num; j < n; j++)
             if (!isdigit((unsigned char)p[j]))
                 return false;
-        memmove(text + i, p + at, n - at + 1);
+        memcpy(text + i, "rc", 2);
+        memmove(text + i + 2, p + num, n - num + 1);
     }
     struct imx_ver v;
     if (imx_ver_parse(text, &v) != 0)
@@ -153,14 +159,15 @@ static bool is_product_word(const char *w, const char *product)
 static bool is_name_word(const char *w)
 {
     static const char *const not_names[] = {
-        "and",     "or",         "to",      "prior",   "up",         "including", "earlier",
-        "than",    "before",     "from",    "through", "between",    "newer",     "later",
-        "older",   "lower",      "higher",  "above",   "below",      "after",     "since",
-        "until",   "till",       "only",    "except",  "not",        "without",   "excluding",
-        "less",    "greater",    "under",   "over",    "starting",   "beginning", "affected",
-        "fixed",   "vulnerable", "any",     "every",   "no",         "none",      "patch",
-        "commit",  "code",       "update",  "newest",  "latest",     "earliest",  "onward",
-        "onwards", "upward",     "upwards", "plus",    "unsupported"
+        "and", "or", "to", "prior", "up", "including", "earlier", "than", "before", "from",
+        "through", "between", "newer", "later", "older", "lower", "higher", "above", "below",
+        "after", "since", "until", "till", "only", "except", "not", "without", "excluding", "less",
+        "greater", "under", "over", "starting", "beginning", "affected", "fixed", "vulnerable",
+        "any", "every", "no", "none", "patch", "commit", "code", "update", "newest", "latest",
+        "earliest", "onward", "onwards", "upward", "upwards", "plus", "unsupported",
+        /* JetPack numbers its releases apart from Jetson Linux (JetPack 6.2.1 is Jetson Linux
+         * 36.4.4): a version after it is not the product's, so such a text is refused */
+        "jetpack"
     };
     if (!*w)
         return false;
@@ -331,8 +338,8 @@ static bool split_words(char *buf, char **t, size_t *k, size_t max)
     return true;
 }
 
-/* t[0..k) as a list of at least two versions joined by "and" (commas are gone): into out's
- * list, hi the lowest. */
+/* t[0..k) as a list of at least two versions joined by "and", "or" or "/" (commas are gone):
+ * into out's list, hi the lowest. */
 static bool take_list(char *const *t, size_t k, struct imx_csaf_version_form *out)
 {
     if (k < 2 || k > 2 * IMX_CSAF_LIST_MAX)
@@ -340,7 +347,9 @@ static bool take_list(char *const *t, size_t k, struct imx_csaf_version_form *ou
     struct imx_ver low = { 0 };
     out->nlist = 0;
     for (size_t i = 0; i < k; i++) {
-        if (strcmp(t[i], "and") == 0 && i > 0 && i + 1 < k && strcmp(t[i - 1], "and") != 0)
+        char prev[IMX_VER_TEXT_MAX + 1];
+        bool sep = strcmp(t[i], "and") == 0 || strcmp(t[i], "or") == 0 || strcmp(t[i], "/") == 0;
+        if (sep && i > 0 && i + 1 < k && take_version(t[i - 1], prev))
             continue;
         struct imx_ver v;
         if (out->nlist == IMX_CSAF_LIST_MAX || !take_version(t[i], out->list[out->nlist]) ||
@@ -499,6 +508,22 @@ int imx_csaf_parse_form(const char *text, const char *product, struct imx_csaf_v
          * of, before the first version */
         if (k == 0 && names_versions(raw, i, nraw))
             continue;
+        /* "All versions of Jetson Linux prior to 36.4.4": what the versions are of, after them */
+        if (k == 0 && strcmp(w, "of") == 0 && i + 1 < nraw && is_name_word(raw[i + 1])) {
+            while (i + 1 < nraw && is_name_word(raw[i + 1]))
+                i++;
+            continue;
+        }
+        /* "All JP6 versions prior to 36.4.4": a JetPack release line as a label, as "JP6.x:" */
+        if (strncmp(w, "jp", 2) == 0 && w[2] && strspn(w + 2, "0123456789") >= 1 &&
+            (w[2 + strspn(w + 2, "0123456789")] == '\0' ||
+             strcmp(w + 2 + strspn(w + 2, "0123456789"), ".x") == 0))
+            continue;
+        /* Megatron-LM's release tags ("core_v0.12.1", "core_r0.12.1"): the version after */
+        if (strncmp(w, "core_", 5) == 0 && (w[5] == 'v' || w[5] == 'r')) {
+            w += 5;
+            wl -= 5;
+        }
         char v[IMX_VER_TEXT_MAX + 1];
         /* "prior to 474.44 for support of GeForce Kepler desktop", "prior to 582.53 Only GPUs
          * based on ...": a condition on who is affected, after the versions; read without it,
@@ -776,7 +801,10 @@ const char *imx_csaf_platform(const char *arch)
             return "vgpu-host";
     if (strcasestr(arch, "vgpu"))
         return strcasestr(arch, "ubuntu") ? "vgpu-host" : "vgpu-guest";
-    if (strcasestr(arch, "jetson") || strcasestr(arch, "tegra"))
+    /* "JetPack 6", "L4T(36)" name Jetson Linux too, unless other platforms are listed beside
+     * ("Ubuntu 20.04, Ubuntu 22.04, Jetpack", 5560: a product for both, read as Linux) */
+    if (strcasestr(arch, "jetson") || strcasestr(arch, "tegra") ||
+        ((strcasestr(arch, "jetpack") || strcasestr(arch, "l4t")) && !strchr(arch, ',')))
         return "jetson";
     if (strcasestr(arch, "linux"))
         return "linux";
@@ -1020,19 +1048,44 @@ static bool row_branched(const json_t *row)
                                                      strcmp(json_string_value(b), "t") == 0));
 }
 
-/* Does the row's match name this product? 3: its CPE product, 2: a prefix of it, 1: its name;
- * 0: no. */
+/* s without NVIDIA's own name in front ("nvidia_dynamo" -> "dynamo", "NVIDIA Dynamo" -> "Dynamo"
+ * with sep ' '), or s. NVIDIA spells one product both ways: "NVIDIA Dynamo" (5842, CPE
+ * nvidia_dynamo) is "Dynamo" in its CVE records, TensorRT-LLM's CPE is tensorrtllm and
+ * nvidia_tensorrtllm, and a new bulletin may pick the spelling no row has yet. */
+static const char *sans_vendor(const char *s, char sep)
+{
+    return strncasecmp(s, "nvidia", 6) == 0 && s[6] == sep && s[7] ? s + 7 : s;
+}
+
+/* Does the row's match name this product? 6: its CPE product, 5: that product with or without
+ * "nvidia_" in front, 4: a prefix of it, 3: a prefix of it with or without "nvidia_", 2: its
+ * name, 1: its name with or without "NVIDIA " in front; 0: no. The exact spelling always wins
+ * over the other one. */
 static int row_matches(const json_t *row, const struct label *b)
 {
     const char *m = str(row, "match");
     if (!m)
         return 0;
-    if (strncmp(m, "cpe:", 4) == 0)
-        return b->cpe[0] && strcmp(m + 4, b->cpe) == 0 ? 3 : 0;
-    if (strncmp(m, "cpe-prefix:", 11) == 0)
-        return b->cpe[0] && m[11] && strncmp(b->cpe, m + 11, strlen(m + 11)) == 0 ? 2 : 0;
-    if (strncmp(m, "name:", 5) == 0)
-        return b->product && strcasecmp(m + 5, b->product) == 0 ? 1 : 0;
+    if (strncmp(m, "cpe:", 4) == 0) {
+        if (!b->cpe[0])
+            return 0;
+        return strcmp(m + 4, b->cpe) == 0                                       ? 6
+               : strcmp(sans_vendor(m + 4, '_'), sans_vendor(b->cpe, '_')) == 0 ? 5
+                                                                                : 0;
+    }
+    if (strncmp(m, "cpe-prefix:", 11) == 0) {
+        if (!b->cpe[0] || !m[11])
+            return 0;
+        const char *p = sans_vendor(m + 11, '_'), *c = sans_vendor(b->cpe, '_');
+        return strncmp(b->cpe, m + 11, strlen(m + 11)) == 0 ? 4
+               : strncmp(c, p, strlen(p)) == 0              ? 3
+                                                            : 0;
+    }
+    if (strncmp(m, "name:", 5) == 0 && b->product) {
+        return strcasecmp(m + 5, b->product) == 0                                       ? 2
+               : strcasecmp(sans_vendor(m + 5, ' '), sans_vendor(b->product, ' ')) == 0 ? 1
+                                                                                        : 0;
+    }
     return 0;
 }
 

@@ -307,7 +307,8 @@ static void post_reference(const char *version, const char *table, const char *c
 static void import_product_map(const char *drop)
 {
     static const char *const csvs[] = { "nvidia_products.csv", "nvidia_products_0300.csv",
-                                        "nvidia_products_0372.csv", "nvidia_products_0412.csv" };
+                                        "nvidia_products_0372.csv", "nvidia_products_0412.csv",
+                                        "nvidia_products_0440.csv" };
     char line[4096];
     size_t cap = 1 << 16, used = 0;
     char *csv = malloc(cap);

@@ -480,6 +480,30 @@ static void version_names_parse_by_form(void **state)
         { "All versions after 18.24.1000", NULL, -1, IMX_CSAF_ALL, "", "", "" },
         { "since 1.2", NULL, -1, IMX_CSAF_ALL, "", "", "" },
         { "v0.1.x - v0.9", NULL, 0, IMX_CSAF_SPAN, "0.1", "0.9", "" },
+        /* spellings of the same forms found by varying the feed's (tools/csaf_generalise.py
+         * reads the older revisions and CVE records, which the corpus already covers) */
+        { "1.3.0-rc.16", "TensorRT-LLM", 0, IMX_CSAF_EXACT, "", "1.3.0rc16", "" },
+        { "All versions prior to v1.3.0-rc.16", "TensorRT-LLM", 0, IMX_CSAF_BELOW, "", "1.3.0rc16",
+          "" },
+        { "1.17.8 / 1.18.1", "NVIDIA Container Toolkit", 0, IMX_CSAF_LIST, "", "1.17.8",
+          "1.17.8 1.18.1" },
+        { "1.18.1 or 1.17.8", "NVIDIA Container Toolkit", 0, IMX_CSAF_LIST, "", "1.17.8",
+          "1.18.1 1.17.8" },
+        { "All versions prior to 1.17.8 or 1.18.1", NULL, 0, IMX_CSAF_BELOW, "", "1.17.8",
+          "1.17.8 1.18.1" },
+        { "All versions of Jetson Linux prior to 36.4.4", "Jetson Orin Series", 0, IMX_CSAF_BELOW,
+          "", "36.4.4", "" },
+        { "All JP6 versions prior to 36.4.4", "Jetson Orin Series", 0, IMX_CSAF_BELOW, "", "36.4.4",
+          "" },
+        { "All versions prior to core_v0.12.1", "Megatron-LM", 0, IMX_CSAF_BELOW, "", "0.12.1",
+          "" },
+        { "core_v0.12.1", "Megatron-LM", 0, IMX_CSAF_EXACT, "", "0.12.1", "" },
+        /* JetPack numbers its releases apart from Jetson Linux: refused, never read as L4T's */
+        { "JetPack 6.2.1 (Jetson Linux 36.4.4)", "Jetson Orin Series", -1, IMX_CSAF_ALL, "", "",
+          "" },
+        { "All JetPack versions prior to 6.2", "Jetson Orin Series", -1, IMX_CSAF_ALL, "", "", "" },
+        { "1.17.8 or or 1.18.1", NULL, -1, IMX_CSAF_ALL, "", "", "" },
+        { "1.3.0-rc.", NULL, -1, IMX_CSAF_ALL, "", "", "" },
         /* malformed or not understood: refused, never guessed */
         { "", NULL, -1, IMX_CSAF_ALL, "", "", "" },
         { "latest", NULL, -1, IMX_CSAF_ALL, "", "", "" },
@@ -600,6 +624,9 @@ static void architectures_name_platforms(void **state)
         { "Linux(R570 Gaming)", "cloud-gaming" },
         { "Red Hat Enterprise Linux KVM, VMware vSphere(Gaming)", "cloud-gaming" },
         { "Jetson Linux(36)", "jetson" },
+        { "JetPack 6", "jetson" },
+        { "L4T(36)", "jetson" },
+        { "Ubuntu 20.04, Ubuntu 22.04, Jetpack", "linux" },
         { "macOS", "macos" },
         /* hypervisors of the vGPU releases to come, without "vGPU" in the branch */
         { "Nutanix AHV(R580)", "vgpu-host" },
@@ -1105,9 +1132,11 @@ static void attach_commits(json_t *map)
 /* The product mapping imaxe ships (tools/reference/nvidia_products.csv, migration 0101). */
 static json_t *shipped_map(void)
 {
-    /* 0101's rows, then 0300's and 0372's (new keys only: tools/gen_knowledge.py checks) */
+    /* 0101's rows, then 0300's, 0372's and 0440's (new keys only: tools/gen_knowledge.py
+     * checks) */
     static const char *const csvs[] = { "nvidia_products.csv", "nvidia_products_0300.csv",
-                                        "nvidia_products_0372.csv", "nvidia_products_0412.csv" };
+                                        "nvidia_products_0372.csv", "nvidia_products_0412.csv",
+                                        "nvidia_products_0440.csv" };
     json_t *map = json_array();
     for (size_t i = 0; i < N_ELEMS(csvs); i++) {
         char path[1024];
@@ -1210,7 +1239,7 @@ static void a_new_cpe_spelling_maps_by_the_name(void **state)
         "[" ARCH("All",
                  PVC("TensorRT", "nvidia_tensorrt_sdk", "All versions prior to v10.17",
                      "a") "," PVC("TensorRT", "nvidia_tensorrt_sdk", "v10.17",
-                                  "f") "," PVC("Riva", "nvidia_riva_speech", "2.20.0",
+                                  "f") "," PVC("Riva Speech", "nvidia_riva_speech", "2.20.0",
                                                "r")) "," ARCH("Linux",
                                                               PVC("NVIDIA Riva", "nvidia_riva_asr",
                                                                   "All versions prior "
@@ -1225,9 +1254,118 @@ static void a_new_cpe_spelling_maps_by_the_name(void **state)
     assert_string_equal(got, "tensorrt <10.17 10.17|riva <2.21.0 -");
     json_t *u = json_array_get(json_object_get(out, "unmapped"), 0);
     assert_int_equal(json_array_size(json_object_get(out, "unmapped")), 1);
-    assert_string_equal(json_string_value(json_object_get(u, "product")), "All > Riva");
+    assert_string_equal(json_string_value(json_object_get(u, "product")), "All > Riva Speech");
     assert_non_null(strstr(json_string_value(json_object_get(u, "why")),
                            "no product mapping for cpe:nvidia_riva_speech"));
+    json_decref(out);
+    json_decref(errors);
+    json_decref(d);
+    json_decref(map);
+}
+
+/* NVIDIA writes a product with and without its own name in front ("NVIDIA Dynamo" in 5842, CPE
+ * nvidia_dynamo; "Dynamo" in the CVE records of the same bulletin): a CPE, CPE prefix or name that
+ * differs from a row's only by that maps to the row, and the exact spelling wins where both have
+ * rows. */
+static void a_product_maps_with_or_without_nvidia_in_front(void **state)
+{
+    (void)state;
+    static const char csv[] = "match,platform,component,branched,notes\n"
+                              "cpe:nvidia_dynamo,any,dynamo,false,Dynamo\n"
+                              "cpe:container_toolkit,any,nvidia-container-toolkit,false,toolkit\n"
+                              "cpe:nvidia_widget,any,widget-a,false,the NVIDIA one\n"
+                              "cpe:widget,any,widget-b,false,the other one\n"
+                              "name:nvidia riva,linux,riva,false,Riva\n"
+                              "cpe-prefix:gadget,any,gadget,false,Gadgets\n";
+    char err[128];
+    json_t *map = imx_csv_rows(csv, sizeof csv - 1, err, sizeof err);
+    assert_non_null(map);
+    json_t *d = doc_with(
+        "[" ARCH(
+            "Linux",
+            PVC("Dynamo", "dynamo", "0 to v1.1.0", "d") "," PVC(
+                "NVIDIA Container Toolkit", "nvidia_container_toolkit",
+                "All versions up to and including 1.17.7",
+                "t") "," PVC("Widget", "widget", "All versions prior to 2.0",
+                             "w") "," PVC("NVIDIA Widget", "nvidia_widget",
+                                          "All versions prior to 3.0",
+                                          "v") "," PV("Riva", "All versions prior to 2.21.0",
+                                                      "r") "," PVC("NVIDIAWidget", "nvidiawidget",
+                                                                   "All versions prior to 4.0",
+                                                                   "x") "," PVC("NVIDIA Gadget Pro",
+                                                                                "nvidia_gadget_pro",
+                                                                                "All versions "
+                                                                                "prior to 5.0",
+                                                                                "p")) "]",
+        "[\"d\",\"t\",\"w\",\"v\",\"r\",\"x\",\"p\"]", "[]");
+    json_t *errors = json_array();
+    json_t *out = imx_csaf_to_advisory(d, map, errors, NULL);
+    assert_non_null(out);
+    char got[512];
+    ranges_text(out, got, sizeof got);
+    assert_string_equal(got,
+                        "dynamo <1.1.1dev0 -|nvidia-container-toolkit <1.17.8dev0 -|widget-b <2.0 "
+                        "-|widget-a <3.0 -|riva <2.21.0 -|gadget <5.0 -");
+    /* "nvidiawidget" is not "NVIDIA" and a name: no row */
+    assert_int_equal(json_array_size(json_object_get(out, "unmapped")), 1);
+    json_decref(out);
+    json_decref(errors);
+    json_decref(d);
+    json_decref(map);
+}
+
+/* Products a GPU image or NGC container carries that no bulletin of 2022-2026 named (0440's rows:
+ * a future bulletin about one imports, or is left out for the row's stated reason), spelled as
+ * NVIDIA spells its CPEs, with and without its name in front. */
+static void products_no_bulletin_named_yet_map(void **state)
+{
+    (void)state;
+    json_t *map = shipped_map();
+    json_t *d = doc_with(
+        "[" ARCH(
+            "Linux",
+            PVC("NVIDIA NCCL", "nvidia_nccl", "All versions prior to 2.27.7", "n") "," PVC(
+                "cuDNN", "cudnn", "All versions prior to 9.10.2",
+                "c") "," PVC("NVIDIA Nsight Systems", "nvidia_nsight_systems",
+                             "All versions prior to 2025.3.2",
+                             "s") "," PVC("NeMo Guardrails", "nemo_guardrails",
+                                          "All versions prior to "
+                                          "0.14.1",
+                                          "g") "," PVC("libnvidia-container", "libnvidia_container",
+                                                       "All versions up to and including 1.17.7",
+                                                       "l") "," PVC("NVIDIA NIM", "nvidia_nim",
+                                                                    "All versions prior to 1.8",
+                                                                    "m")) "," ARCH("Linux(R580)",
+                                                                                   PVC("NVIDIA "
+                                                                                       "Fabric "
+                                                                                       "Manager",
+                                                                                       "nvidia_"
+                                                                                       "fabric_"
+                                                                                       "manager",
+                                                                                       "All "
+                                                                                       "versions "
+                                                                                       "prior to "
+                                                                                       "580.126.09",
+                                                                                       "f")) "," ARCH("Windows",
+                                                                                                      PVC("cuDNN",
+                                                                                                          "cudnn",
+                                                                                                          "All versions prior to 9.10.2",
+                                                                                                          "w")) "]",
+        "[\"n\",\"c\",\"s\",\"g\",\"l\",\"m\",\"f\",\"w\"]", "[]");
+    json_t *errors = json_array();
+    json_t *out = imx_csaf_to_advisory(d, map, errors, NULL);
+    assert_non_null(out);
+    char got[1024];
+    ranges_text(out, got, sizeof got);
+    assert_string_equal(got, "nccl <2.27.7 -|cudnn <9.10.2 -|nsight-systems <2025.3.2 "
+                             "-|nemo-guardrails <0.14.1 -|nvidia-container-toolkit <1.17.8dev0 "
+                             "-|nvidia-fabricmanager >=580, <580.126.09 -");
+    /* NIM alone and cuDNN for Windows: left out, each for its row's reason */
+    json_t *u = json_object_get(out, "unmapped");
+    assert_int_equal(json_array_size(u), 2);
+    for (size_t i = 0; i < 2; i++)
+        assert_non_null(strstr(json_string_value(json_object_get(json_array_get(u, i), "why")),
+                               "not tracked: "));
     json_decref(out);
     json_decref(errors);
     json_decref(d);
@@ -1627,6 +1765,8 @@ int main(void)
         cmocka_unit_test(refusals_are_for_documents_only),
         cmocka_unit_test(nvidias_bulletins_translate),
         cmocka_unit_test(a_new_cpe_spelling_maps_by_the_name),
+        cmocka_unit_test(a_product_maps_with_or_without_nvidia_in_front),
+        cmocka_unit_test(products_no_bulletin_named_yet_map),
         cmocka_unit_test(cost_is_linear_in_the_document),
         cmocka_unit_test(a_product_numbered_two_ways_is_read_in_its_releases),
         cmocka_unit_test(a_fix_named_by_commit_is_read_through_its_first_release),
