@@ -8,8 +8,8 @@ migration, migrations/NNNN_knowledge_facts.sql, and listed in tests/reference/te
 
 Usage:  tools/gen_knowledge.py [--src CSV] [--out FILE]   ('-' writes to standard output)
         tools/gen_knowledge.py --table nccl|dcgm|nvidia_product|nvidia_product_0300|eol|eol_0350|
-                                  version_alias_0371|nvidia_product_0372|nvidia_product_0440|
-                                  version_alias_0460
+                                  version_alias_0371|nvidia_product_0372|commit_release_0411|
+                                  nvidia_product_0412|nvidia_product_0440|version_alias_0460
                                   [--src CSV] [--out FILE]
                                   (migrations/0056_nccl_rows.sql from tools/reference/nccl.csv,
                                    migrations/0058_dcgm_rows.sql from tools/reference/dcgm.csv,
@@ -24,6 +24,10 @@ Usage:  tools/gen_knowledge.py [--src CSV] [--out FILE]   ('-' writes to standar
                                    tools/reference/version_alias_0371.csv,
                                    migrations/0372_nvidia_product_rows_more.sql from
                                    tools/reference/nvidia_products_0372.csv (new keys only),
+                                   migrations/0411_commit_release_rows.sql from
+                                   tools/reference/commit_release_0411.csv,
+                                   migrations/0412_nvidia_product_rows_commits.sql from
+                                   tools/reference/nvidia_products_0412.csv (new keys only),
                                    migrations/0440_nvidia_product_rows_more.sql from
                                    tools/reference/nvidia_products_0440.csv (new keys only),
                                    migrations/0460_jetpack_alias_rows.sql from
@@ -99,6 +103,13 @@ ROW_TABLES = {
     'version_alias_0460': ('version_alias_0460.csv', '0460_jetpack_alias_rows.sql',
                            'ref_version_alias',
                            ['component', 'version', 'release', 'status', 'source', 'notes']),
+    # A component's code commit -> the first release containing it (none: as of the snapshot date),
+    # for bulletins that name their fix by commit; the CSV is what tools/commit_releases.py reads
+    # from the component's repository (schema in 0410).
+    'commit_release_0411': ('commit_release_0411.csv', '0411_commit_release_rows.sql',
+                            'ref_commit_release',
+                            ['component', 'commit', 'release', 'as_of', 'status', 'source',
+                             'notes']),
 }
 # The product map's CSVs: nvidia_products.csv (0101), then each nvidia_products_NNNN.csv, whose
 # rows migration NNNN_nvidia_product_rows_more.sql adds after 0101 was applied (0101 is history:
@@ -109,7 +120,8 @@ ROW_TABLES = {
 # tests/integration/test_csaf_feed.c and tests/reference/test_generated.sh read the same names,
 # so a new map file is a new CSV and its generated migration, nothing else. So far: 0300 (the
 # feed's products by name), 0372 (nvJPEG2000, nvTIFF and NemoClaw on the platforms an image
-# carries them), 0440 (products a GPU image or NGC container carries that no bulletin of the
+# carries them), 0412 (components named by commit: webdataset, nvtabular, transformers4rec,
+# bionemo-framework; Apex and Isaac Launchable left out; the vGPU rows 0101 lacked), 0440 (products a GPU image or NGC container carries that no bulletin of the
 # 2022-2026 feed named yet, and the cluster parts beside them: tools/csaf_generalise.py).
 MAP_CSV = re.compile(r'^nvidia_products(_([0-9]{4}))?[.]csv$')
 
@@ -125,13 +137,17 @@ CONTINUES = {}
 for _i, _f in enumerate(map_csvs()):
     _n = MAP_CSV.match(_f).group(2)
     if _n:
+        # its migration as named when it was made (0412's is "_rows_commits"), else the usual
+        _out = sorted(f for f in os.listdir(os.path.join(REPO, 'migrations'))
+                      if f.startswith(_n + '_nvidia_product_rows') and f.endswith('.sql'))
         ROW_TABLES['nvidia_product_' + _n] = (
-            _f, '%s_nvidia_product_rows_more.sql' % _n, 'ref_nvidia_product',
+            _f, _out[0] if _out else '%s_nvidia_product_rows_more.sql' % _n, 'ref_nvidia_product',
             ['match', 'platform', 'component', 'branched', 'status', 'source', 'notes'])
         CONTINUES['nvidia_product_' + _n] = map_csvs()[:_i]
 # Tables keyed by more than their first column: how many leading columns make the key.
 KEY_WIDTH = {'nvidia_product': 2, 'eol': 3, 'eol_0350': 3, 'version_alias_0371': 2,
-             'version_alias_0460': 2}
+             'version_alias_0460': 2,
+             'commit_release_0411': 2}
 KEY_WIDTH.update({name: 2 for name in CONTINUES})
 # Tables whose rows replace an earlier migration's row of the same key (an upsert), rather than
 # only adding rows.
@@ -229,7 +245,27 @@ def version_alias_values(r, where):
     return [sql_text(r['component']), sql_text(r['version']), sql_text(r['release'])]
 
 
-ROW_VALUES = {'version_alias_0371': version_alias_values, 'version_alias_0460': version_alias_values, 'nccl': nccl_values, 'dcgm': dcgm_values, 'nvidia_product': nvidia_product_values,
+def commit_release_values(r, where):
+    """One ref_commit_release row: a component, a full commit id, the first release containing it
+    (empty: none as of as_of) and the date the repository was read."""
+    if not COMPONENT.match(r['component']):
+        fail(where, 'not a component name: %r' % r['component'])
+    if not re.fullmatch(r'[0-9a-f]{40}', r['commit']):
+        fail(where, 'commit must be a full 40-digit commit id: %r' % r['commit'])
+    if r['release'] and not VERSION.match(r['release']):
+        fail(where, 'release: not a dotted version: %r' % r['release'])
+    if not DATE.match(r['as_of']):
+        fail(where, 'as_of: not a YYYY-MM-DD date: %r' % r['as_of'])
+    if not r['notes']:
+        fail(where, 'notes must say how the release was read')
+    return [sql_text(r['component']), sql_text(r['commit']),
+            sql_text(r['release']) if r['release'] else 'NULL',
+            sql_date(datetime.date.fromisoformat(r['as_of']))]
+
+
+ROW_VALUES = {'commit_release_0411': commit_release_values,
+              'version_alias_0371': version_alias_values, 'version_alias_0460': version_alias_values,
+              'nccl': nccl_values, 'dcgm': dcgm_values, 'nvidia_product': nvidia_product_values,
               'eol': eol_values, 'eol_0350': eol_values}
 ROW_VALUES.update({name: nvidia_product_values for name in CONTINUES})
 

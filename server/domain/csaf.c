@@ -24,6 +24,8 @@
 #define AFFECTED_MAX    256 /* ranges: as POST /v1/advisories takes */
 #define ALIASES_MAX     512 /* a product's release pairs read (ref_version_alias) */
 #define ALIAS_NOTE_MAX  200
+#define COMMITS_MAX     512 /* a product's commit rows read (ref_commit_release) */
+#define COMMIT_NOTE_MAX 300
 
 bool imx_csaf_is_csaf(const json_t *doc)
 {
@@ -378,6 +380,56 @@ static bool names_versions(char *const *raw, size_t i, size_t nraw)
     return false;
 }
 
+/* A commit id as NVIDIA writes one: 7 to 40 hex digits (the text is lower case already); a bare
+ * one (no "commit" before it) must have a letter, since "1234567" reads as a version. */
+static bool is_commit(const char *w, bool bare)
+{
+    size_t n = strspn(w, "0123456789abcdef");
+    return n >= 7 && n <= IMX_CSAF_COMMIT_MAX && w[n] == '\0' &&
+           (!bare || strspn(w, "0123456789") < n);
+}
+
+/* The forms that name versions by a code commit (bulletins 5658, 5683, 5739, 5761, 5782, 5808,
+ * 5831, 5851), from the words left once fillers are gone: "[any] [code] [branches] that [do|does]
+ * [not] include[s] [code] commit X", a bare "X" (a fix), "0.0 to X" (up to and including it).
+ * True when t[0..k) is one, with out filled. */
+static bool commit_form(char *const *t, size_t k, struct imx_csaf_version_form *out)
+{
+    static const char *const words[] = { "any",  "code", "branches", "that",    "do",
+                                         "does", "not",  "include",  "includes" };
+    const char *c = NULL;
+    enum imx_csaf_commit_role role = IMX_CSAF_WITH;
+    if (k == 1 && is_commit(t[0], true)) {
+        c = t[0];
+    } else if (k == 3 && (strcmp(t[1], "to") == 0 || strcmp(t[1], "-") == 0) && is_zero(t[0]) &&
+               is_commit(t[2], true)) {
+        c = t[2];
+        role = IMX_CSAF_THROUGH;
+    } else if (k >= 3 && strcmp(t[k - 2], "commit") == 0 && is_commit(t[k - 1], false)) {
+        bool that = false, include = false, negated = false;
+        for (size_t i = 0; i + 2 < k; i++) {
+            size_t w = 0;
+            while (w < sizeof words / sizeof words[0] && strcmp(t[i], words[w]) != 0)
+                w++;
+            if (w == sizeof words / sizeof words[0])
+                return false;
+            that = that || w == 3;
+            negated = negated || w == 6;
+            include = include || w >= 7;
+        }
+        if (!that || !include)
+            return false;
+        c = t[k - 1];
+        role = negated ? IMX_CSAF_WITHOUT : IMX_CSAF_WITH;
+    }
+    if (!c)
+        return false;
+    out->form = IMX_CSAF_COMMIT;
+    out->commit_role = role;
+    snprintf(out->commit, sizeof out->commit, "%s", c);
+    return true;
+}
+
 int imx_csaf_parse_form(const char *text, const char *product, struct imx_csaf_version_form *out)
 {
     if (!text || !out)
@@ -590,6 +642,8 @@ int imx_csaf_parse_form(const char *text, const char *product, struct imx_csaf_v
         out->form = IMX_CSAF_ALL;
         return 0;
     }
+    if (commit_form(t, k, out))
+        return 0;
     if (k == 1 && take_version(t[0], out->hi)) {
         out->form = IMX_CSAF_EXACT;
         /* "1.17.x", "CUDA 12.x": the whole line, below the next */
@@ -781,7 +835,8 @@ struct label {
     bool looked_up;
     const char *component; /* borrowed from the map; NULL: not tracked */
     bool branched;
-    const json_t *aliases;     /* borrowed from the map row: [[own version, release]], or NULL */
+    const json_t *aliases; /* borrowed from the map row: [[own version, release]], or NULL */
+    const json_t *commits; /* borrowed from the map row: [[commit, release|null, as_of, status]] */
     char why[LABEL_MAX + 200]; /* not tracked: why */
     /* the fixed products of the vulnerability being read, chained through leaf.next_fixed */
     size_t stamp;
@@ -796,8 +851,9 @@ struct leaf {
     size_t label; /* index into tree.labels */
     bool parsed, bad, reported;
     struct imx_csaf_version_form form;
-    char alias_note[ALIAS_NOTE_MAX]; /* its versions read in another numbering: how; or why not */
-    char pointer[POINTER_MAX];       /* to the version name */
+    char alias_note[ALIAS_NOTE_MAX];   /* its versions read in another numbering: how; or why not */
+    char commit_note[COMMIT_NOTE_MAX]; /* its commit read as a release: how; or why not */
+    char pointer[POINTER_MAX];         /* to the version name */
     long next_fixed;
     size_t fixed_stamp; /* the vulnerability whose fixed chain holds it */
 };
@@ -1074,6 +1130,7 @@ static void look_up(struct label *b, const json_t *map)
         b->branched = row_branched(best);
         const json_t *aliases = json_object_get(best, "aliases");
         b->aliases = json_array_size(aliases) > 0 ? aliases : NULL;
+        b->commits = json_object_get(best, "commits");
     } else if (best) {
         snprintf(b->why, sizeof b->why, "not tracked: %s",
                  str(best, "notes") ? str(best, "notes") : "no component");
@@ -1296,9 +1353,71 @@ static bool alias_form(const json_t *aliases, struct imx_csaf_version_form *f, c
         break;
     }
     case IMX_CSAF_ALL:
+    case IMX_CSAF_COMMIT: /* read through ref_commit_release instead */
         break;
     }
     return ok;
+}
+
+/* ---- a fix named by a code commit (ref_commit_release) ---- */
+
+/* WebDataset, NVTabular, Transformers4Rec and BioNeMo bulletins name no version but a commit
+ * ("All versions that do not include code commit 9e95f50"); an image publishes the release it
+ * carries. The map row gives the component's commits [[full commit, first release containing it
+ * or null, as_of, status]]; the commit form is rewritten in releases: "not include X" is below X's
+ * first release, "includes X" is that release on. False (note saying why) when no release is known
+ * to contain X, so the product is left out until the table says one does. */
+static bool commit_resolve(const json_t *commits, const char *component,
+                           struct imx_csaf_version_form *f, char *note, size_t len)
+{
+    const json_t *row = NULL;
+    size_t n = strlen(f->commit);
+    for (size_t i = 0; i < json_array_size(commits) && i < COMMITS_MAX; i++) {
+        const json_t *r = json_array_get(commits, i);
+        const char *c = json_string_value(json_array_get(r, 0));
+        if (!c || strncasecmp(c, f->commit, n) != 0)
+            continue;
+        if (row) {
+            snprintf(note, len, "commit %s names more than one commit of %s in ref_commit_release",
+                     f->commit, component);
+            return false;
+        }
+        row = r;
+    }
+    const char *rel = json_string_value(json_array_get(row, 1));
+    const char *as_of = json_string_value(json_array_get(row, 2));
+    struct imx_ver v;
+    if (!row) {
+        snprintf(note, len,
+                 "the versions are named by commit %s, which ref_commit_release does not list "
+                 "for %s: no release is known to contain it",
+                 f->commit, component);
+        return false;
+    }
+    if (!rel) {
+        snprintf(note, len, "no release of %s contains commit %s as of %s (ref_commit_release)",
+                 component, f->commit, as_of ? as_of : "the table's last reading");
+        return false;
+    }
+    if (imx_ver_parse(rel, &v) != 0 || strlen(rel) > IMX_VER_TEXT_MAX)
+        return false;
+    if (f->commit_role == IMX_CSAF_THROUGH) {
+        /* the versions after X up to the fix are named by no commit of this form */
+        snprintf(note, len,
+                 "the versions end at commit %s (first in release %s), not at a fix: the "
+                 "releases after it that lack the fix are not named",
+                 f->commit, rel);
+        return false;
+    }
+    const char *status = json_string_value(json_array_get(row, 3));
+    snprintf(note, len,
+             "the fix is named by commit %s, read as release %s, the first release of %s that "
+             "contains it (ref_commit_release%s%s)",
+             f->commit, rel, component, status ? ", " : "", status ? status : "");
+    f->form = f->commit_role == IMX_CSAF_WITHOUT ? IMX_CSAF_BELOW : IMX_CSAF_FROM;
+    f->lo[0] = '\0';
+    snprintf(f->hi, sizeof f->hi, "%s", rel);
+    return true;
 }
 
 /* Parses a leaf's version name once (and reads it in the product's releases, when the map row
@@ -1308,8 +1427,12 @@ static bool leaf_form(struct leaf *l, const struct label *b)
     if (!l->parsed) {
         l->parsed = true;
         l->bad = imx_csaf_parse_form(l->text, b->product, &l->form) != 0;
+        l->commit_note[0] = '\0';
         l->alias_note[0] = '\0';
-        if (!l->bad && b->aliases)
+        if (!l->bad && l->form.form == IMX_CSAF_COMMIT)
+            l->bad = !commit_resolve(b->commits, b->component ? b->component : "this product",
+                                     &l->form, l->commit_note, sizeof l->commit_note);
+        else if (!l->bad && b->aliases)
             l->bad = !alias_form(b->aliases, &l->form, l->alias_note, sizeof l->alias_note);
         else if (!l->bad && l->form.jetpack) {
             /* JetPack's numbers read as this product's would be wrong (6.2.1 is not 36.4.4) */
@@ -1469,6 +1592,8 @@ static bool range_of(struct out *o, const struct leaf *l, const struct label *b,
     case IMX_CSAF_ALL:
         snprintf(range, len, ">=0");
         break;
+    case IMX_CSAF_COMMIT: /* resolved to a release by leaf_form, or left out */
+        return false;
     }
     struct imx_constraint c;
     return imx_constraint_parse(range, &c, NULL, 0) == 0 && !imx_constraint_is_empty(&c);
@@ -1721,8 +1846,9 @@ static bool read_vulnerability(struct tree *t, struct out *o, const json_t *map,
         }
         if (!leaf_form(l, b)) {
             unmapped(o, l, b,
-                     l->alias_note[0]
-                         ? l->alias_note
+                     l->alias_note[0] ? l->alias_note
+                     : l->commit_note[0]
+                         ? l->commit_note
                          : "the version text is not one imaxe understands (\"prior to X\", \"up "
                            "to and including X\", \"X to Y\", a version X, ...), so it was not "
                            "guessed");
@@ -1731,6 +1857,8 @@ static bool read_vulnerability(struct tree *t, struct out *o, const json_t *map,
         if (l->alias_note[0])
             warn(o, b, l->text, "read in the product's releases (ref_version_alias): %s",
                  l->alias_note);
+        if (l->commit_note[0])
+            warn(o, b, l->text, "%s", l->commit_note);
         if (l->form.form == IMX_CSAF_BELOW && l->form.nlist >= 2 && !list_names_fixes(t, b, l)) {
             /* below the highest of them, read from a copy: the leaf may serve another CVE */
             struct leaf whole = *l;

@@ -10,9 +10,10 @@ src=$2
 feed=$src/tests/data/csaf/feed
 # The product map: every tools/reference/nvidia_products*.csv in name order (the order their
 # migrations apply; tools/gen_knowledge.py, tests/unit/test_csaf.c and
-# tests/integration/test_csaf_feed.c read the same names), then every release-pairs file.
+# tests/integration/test_csaf_feed.c read the same names), then every release-pairs and commit file.
 map=$(find "$src/tools/reference" -maxdepth 1 -name 'nvidia_products*.csv' | LC_ALL=C sort)
 map="$map $(find "$src/tools/reference" -maxdepth 1 -name 'version_alias_*.csv' | LC_ALL=C sort)"
+map="$map $(find "$src/tools/reference" -maxdepth 1 -name 'commit_release_*.csv' | LC_ALL=C sort)"
 # shellcheck disable=SC2086 # the paths have no blanks
 map=$(echo $map | tr ' ' ',')
 got=$(mktemp)

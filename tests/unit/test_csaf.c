@@ -314,7 +314,11 @@ static void version_names_parse_by_form(void **state)
         { "All 2.10 versions", "NVIDIA DOCA with collectx-clxapidev", 0, IMX_CSAF_EXACT, "", "2.10",
           "" },
         { "All code branches that do not include commit 27ddd49", "NVIDIA Merlin Transformers4Rec",
-          -1, IMX_CSAF_ALL, "", "", "" },
+          0, IMX_CSAF_COMMIT, "", "", "" },
+        { "All versions that do not include code commit 9e95f50", "NVIDIA WebDataset", 0,
+          IMX_CSAF_COMMIT, "", "", "" },
+        { "Any code branch that includes code commit 9e95f50", "NVIDIA WebDataset", 0,
+          IMX_CSAF_COMMIT, "", "", "" },
         { "All driver versions prior to 1.4.5.7", "GeForce", 0, IMX_CSAF_BELOW, "", "1.4.5.7", "" },
         { "All versions prior to IGX 1.1", "IGX Orin", 0, IMX_CSAF_BELOW, "", "1.1", "" },
         { "All versions prior to IGX 1.1.2", "IGX Orin", 0, IMX_CSAF_BELOW, "", "1.1.2", "" },
@@ -346,47 +350,48 @@ static void version_names_parse_by_form(void **state)
         { "All versions prior to nvJPEG 13.0.0", "nvJPEG", 0, IMX_CSAF_BELOW, "", "13.0.0", "" },
         { "All versions prior to v3.5.1 and v3.1.7 ", "DLS component of NVIDIA License System", 0,
           IMX_CSAF_BELOW, "", "3.1.7", "3.5.1 3.1.7" },
-        { "All versions that do not include code commit 9ca97e1", "NVIDIA Isaac-GR00T N1", -1,
-          IMX_CSAF_ALL, "", "", "" },
-        { "All versions that do not include code commit 7f53666", "NVIDIA Isaac-GR00T N1.5", -1,
-          IMX_CSAF_ALL, "", "", "" },
+        { "All versions that do not include code commit 9ca97e1", "NVIDIA Isaac-GR00T N1", 0,
+          IMX_CSAF_COMMIT, "", "", "" },
+        { "All versions that do not include code commit 7f53666", "NVIDIA Isaac-GR00T N1.5", 0,
+          IMX_CSAF_COMMIT, "", "", "" },
         { "All versions that do not include code commit b7eaea5", "NVIDIA Merlin Transformers4Rec",
-          -1, IMX_CSAF_ALL, "", "", "" },
-        { "All versions that do not include commit 5dd11f4", "NVIDIA NVTabular", -1, IMX_CSAF_ALL,
+          0, IMX_CSAF_COMMIT, "", "", "" },
+        { "All versions that do not include commit 5dd11f4", "NVIDIA NVTabular", 0, IMX_CSAF_COMMIT,
           "", "", "" },
-        { "All versions that do not include commit 876f19e", "NVIDIA Merlin Transformers4Rec", -1,
-          IMX_CSAF_ALL, "", "", "" },
-        { "All versions that do not include commit db8e053", "Apex", -1, IMX_CSAF_ALL, "", "", "" },
-        { "All versions that do not include commit dfd83a7", "BioNeMo Framework", -1, IMX_CSAF_ALL,
-          "", "", "" },
-        { "All versions that do not include commit e5e58c8", "BioNeMo Framework", -1, IMX_CSAF_ALL,
-          "", "", "" },
-        { "All versions that do not include commit f2c2b14", "BioNeMo Framework", -1, IMX_CSAF_ALL,
-          "", "", "" },
+        { "All versions that do not include commit 876f19e", "NVIDIA Merlin Transformers4Rec", 0,
+          IMX_CSAF_COMMIT, "", "", "" },
+        { "All versions that do not include commit db8e053", "Apex", 0, IMX_CSAF_COMMIT, "", "",
+          "" },
+        { "All versions that do not include commit dfd83a7", "BioNeMo Framework", 0,
+          IMX_CSAF_COMMIT, "", "", "" },
+        { "All versions that do not include commit e5e58c8", "BioNeMo Framework", 0,
+          IMX_CSAF_COMMIT, "", "", "" },
+        { "All versions that do not include commit f2c2b14", "BioNeMo Framework", 0,
+          IMX_CSAF_COMMIT, "", "", "" },
         { "All versions up to and including 0.12.1 (only when CDI is enabled)",
           "NVIDIA MIG Manager", 0, IMX_CSAF_UPTO, "", "0.12.1", "" },
         { "All versions up to and including 0.17.2 (only when device-list-strategy is "
           "cdi-annotations and/or cdi-cri)",
           "NVIDIA Kubernetes Device Plugin", 0, IMX_CSAF_UPTO, "", "0.17.2", "" },
-        { "Any code branch that includes code commit 9ca97e1", "NVIDIA Isaac-GR00T N1", -1,
-          IMX_CSAF_ALL, "", "", "" },
-        { "Any code branch that includes code commit 7f53666", "NVIDIA Isaac-GR00T N1.5", -1,
-          IMX_CSAF_ALL, "", "", "" },
-        { "Any code branch that includes code commit b7eaea5", "NVIDIA Merlin Transformers4Rec", -1,
-          IMX_CSAF_ALL, "", "", "" },
-        { "Any code branch that includes commit 5dd11f4", "NVIDIA NVTabular", -1, IMX_CSAF_ALL, "",
-          "", "" },
-        { "Any code branch that includes commit 27ddd49", "NVIDIA Merlin Transformers4Rec", -1,
-          IMX_CSAF_ALL, "", "", "" },
-        { "Any code branch that includes commit 876f19e", "NVIDIA Merlin Transformers4Rec", -1,
-          IMX_CSAF_ALL, "", "", "" },
-        { "Any code branch that includes commit db8e053", "Apex", -1, IMX_CSAF_ALL, "", "", "" },
-        { "Any code branch that includes commit dfd83a7", "BioNeMo Framework", -1, IMX_CSAF_ALL, "",
-          "", "" },
-        { "Any code branch that includes commit e5e58c8", "BioNeMo Framework", -1, IMX_CSAF_ALL, "",
-          "", "" },
-        { "Any code branch that includes commit f2c2b14", "BioNeMo Framework", -1, IMX_CSAF_ALL, "",
-          "", "" },
+        { "Any code branch that includes code commit 9ca97e1", "NVIDIA Isaac-GR00T N1", 0,
+          IMX_CSAF_COMMIT, "", "", "" },
+        { "Any code branch that includes code commit 7f53666", "NVIDIA Isaac-GR00T N1.5", 0,
+          IMX_CSAF_COMMIT, "", "", "" },
+        { "Any code branch that includes code commit b7eaea5", "NVIDIA Merlin Transformers4Rec", 0,
+          IMX_CSAF_COMMIT, "", "", "" },
+        { "Any code branch that includes commit 5dd11f4", "NVIDIA NVTabular", 0, IMX_CSAF_COMMIT,
+          "", "", "" },
+        { "Any code branch that includes commit 27ddd49", "NVIDIA Merlin Transformers4Rec", 0,
+          IMX_CSAF_COMMIT, "", "", "" },
+        { "Any code branch that includes commit 876f19e", "NVIDIA Merlin Transformers4Rec", 0,
+          IMX_CSAF_COMMIT, "", "", "" },
+        { "Any code branch that includes commit db8e053", "Apex", 0, IMX_CSAF_COMMIT, "", "", "" },
+        { "Any code branch that includes commit dfd83a7", "BioNeMo Framework", 0, IMX_CSAF_COMMIT,
+          "", "", "" },
+        { "Any code branch that includes commit e5e58c8", "BioNeMo Framework", 0, IMX_CSAF_COMMIT,
+          "", "", "" },
+        { "Any code branch that includes commit f2c2b14", "BioNeMo Framework", 0, IMX_CSAF_COMMIT,
+          "", "", "" },
         { "Any commit on Main after March 11, 2026", "NVIDIA Merlin Transformers4Rec", -1,
           IMX_CSAF_ALL, "", "", "" },
         { "B300 0.6", "HGX & DGX B300", 0, IMX_CSAF_EXACT, "", "0.6", "" },
@@ -412,7 +417,7 @@ static void version_names_parse_by_form(void **state)
         { "0.0 to 5.16", "Cumulus Linux GA", 0, IMX_CSAF_UPTO, "", "5.16", "" },
         { "0.0 to 5.11.5", "Cumulus Linux LTS", 0, IMX_CSAF_UPTO, "", "5.11.5", "" },
         { "0.0 to 25.0.2.4438", "NVOS", 0, IMX_CSAF_UPTO, "", "25.0.2.4438", "" },
-        { "0.0 to 5dd11f4", "NVIDIA NVTabular", -1, IMX_CSAF_ALL, "", "", "" },
+        { "0.0 to 5dd11f4", "NVIDIA NVTabular", 0, IMX_CSAF_COMMIT, "", "", "" },
         { "25.02.5030 ", "NVOS", 0, IMX_CSAF_EXACT, "", "25.02.5030", "" },
         { "1.7.21 and older versions", "VIRTIO-Net LTS23", 0, IMX_CSAF_UPTO, "", "1.7.21", "" },
         { "1.3.1- 25.02.244", "NVOS", -1, IMX_CSAF_ALL, "", "", "" },
@@ -425,8 +430,8 @@ static void version_names_parse_by_form(void **state)
         { "NVOS 25.02.42xx", "NVOS", -1, IMX_CSAF_ALL, "", "", "" },
         { "NVOS 25.02.21xx,  25.02.22xx,  25.02.23xx", "NVOS", -1, IMX_CSAF_ALL, "", "", "" },
         { "NVOS 25.02.3xxx", "NVOS", -1, IMX_CSAF_ALL, "", "", "" },
-        { "8bf122f", "NVIDIA Tranformers4Rec", -1, IMX_CSAF_ALL, "", "", "" },
-        { "08e0633", "NVIDIA NVTabular", -1, IMX_CSAF_ALL, "", "", "" },
+        { "8bf122f", "NVIDIA Tranformers4Rec", 0, IMX_CSAF_COMMIT, "", "", "" },
+        { "08e0633", "NVIDIA NVTabular", 0, IMX_CSAF_COMMIT, "", "", "" },
         { "No patch will be provided", "NVIDIA runx", -1, IMX_CSAF_ALL, "", "", "" },
         { "Nsight Graphics 2025.3", "Nsight Graphics", 0, IMX_CSAF_EXACT, "", "2025.3", "" },
         { "OTA0", "DGX Spark", -1, IMX_CSAF_ALL, "", "", "" },
@@ -512,9 +517,15 @@ static void version_names_parse_by_form(void **state)
         { "latest", NULL, -1, IMX_CSAF_ALL, "", "", "" },
         { "All driver versions prior to", NULL, -1, IMX_CSAF_ALL, "", "", "" },
         { "R580 U7", NULL, -1, IMX_CSAF_ALL, "", "", "" },
-        { "All versions that do not include code commit 9e95f50", NULL, -1, IMX_CSAF_ALL, "", "",
+        { "All versions that do not include code commit 9e95f5", NULL, -1, IMX_CSAF_ALL, "", "",
           "" },
-        { "Any code branch that includes code commit 9e95f50", NULL, -1, IMX_CSAF_ALL, "", "", "" },
+        { "All versions that include commit", NULL, -1, IMX_CSAF_ALL, "", "", "" },
+        { "All versions that do not include commit 9e95f50g", NULL, -1, IMX_CSAF_ALL, "", "", "" },
+        { "All versions after commit 9e95f50", NULL, -1, IMX_CSAF_ALL, "", "", "" },
+        { "commit 9e95f50", NULL, -1, IMX_CSAF_ALL, "", "", "" },
+        { "All versions that do not include commit 9e95f50 and 1234abc", NULL, -1, IMX_CSAF_ALL, "",
+          "", "" },
+        { "4.5.2 to 9e95f50", NULL, -1, IMX_CSAF_ALL, "", "", "" },
         { "All commits on Main prior to March 11, 2026", NULL, -1, IMX_CSAF_ALL, "", "", "" },
         { "580.105.08(All versions prior to vGPU 19.4)", NULL, -1, IMX_CSAF_ALL, "", "", "" },
         { "NVOS 25.02.21xx,  25.02.22xx", NULL, -1, IMX_CSAF_ALL, "", "", "" },
@@ -565,6 +576,41 @@ static void version_names_parse_by_form(void **state)
     for (size_t i = 0; i < N_ELEMS(cases); i++)
         texts[i] = cases[i].text;
     every_feed_spelling_is_a_case(texts, N_ELEMS(cases));
+}
+
+/* The commit forms (bulletins that name their fix by a code commit): which commit, and whether
+ * they name the versions without it, with it, or up to it. */
+static void commit_forms_name_their_commit(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *text;
+        enum imx_csaf_commit_role role;
+        const char *commit;
+    } cases[] = {
+        { "All versions that do not include code commit 9e95f50", IMX_CSAF_WITHOUT, "9e95f50" },
+        { "Any code branch that includes code commit 9e95f50", IMX_CSAF_WITH, "9e95f50" },
+        { "All code branches that do not include commit 27ddd49", IMX_CSAF_WITHOUT, "27ddd49" },
+        { "All versions that do not include commit DFD83A7", IMX_CSAF_WITHOUT, "dfd83a7" },
+        { "Any code branch that includes commit e5e58c8", IMX_CSAF_WITH, "e5e58c8" },
+        { "All versions that do not include commit 9e95f50fcf06abb7cbd5043ae16f86653ca1ee5b",
+          IMX_CSAF_WITHOUT, "9e95f50fcf06abb7cbd5043ae16f86653ca1ee5b" },
+        { "08e0633", IMX_CSAF_WITH, "08e0633" },
+        { "0.0 to 5dd11f4", IMX_CSAF_THROUGH, "5dd11f4" },
+        { "0 - 5dd11f4", IMX_CSAF_THROUGH, "5dd11f4" },
+        /* a commit of digits alone after "commit"; alone, the same digits are a version */
+        { "All versions that do not include commit 1234567", IMX_CSAF_WITHOUT, "1234567" },
+    };
+    for (size_t i = 0; i < N_ELEMS(cases); i++) {
+        struct imx_csaf_version_form f;
+        if (imx_csaf_parse_form(cases[i].text, NULL, &f) != 0 || f.form != IMX_CSAF_COMMIT)
+            fail_msg("\"%s\": not a commit form", cases[i].text);
+        if (f.commit_role != cases[i].role || strcmp(f.commit, cases[i].commit) != 0)
+            fail_msg("\"%s\": role %d commit \"%s\"", cases[i].text, (int)f.commit_role, f.commit);
+    }
+    struct imx_csaf_version_form f;
+    assert_int_equal(imx_csaf_parse_form("1234567", NULL, &f), 0);
+    assert_int_equal(f.form, IMX_CSAF_EXACT);
 }
 
 /* The platform an architecture branch names. */
@@ -1068,12 +1114,42 @@ static void attach_aliases(json_t *map)
     json_decref(rows);
 }
 
+/* The commits imaxe ships (tools/reference/commit_release_*.csv: 0411's), on each map row of
+ * their component as server/db/product_map.c reads them: [commit, release or null, as_of,
+ * status], unconfirmed rows left out. */
+static void attach_commits(json_t *map)
+{
+    json_t *rows = reference_csvs("commit_release_*.csv");
+    size_t i, k;
+    json_t *row, *c;
+    json_array_foreach(map, i, row)
+    {
+        const char *component = json_string_value(json_object_get(row, "component"));
+        json_t *mine = json_array();
+        json_array_foreach(rows, k, c)
+        {
+            if (component &&
+                strcmp(json_string_value(json_object_get(c, "component")), component) == 0 &&
+                strcmp(json_string_value(json_object_get(c, "status")), "UNCONFIRMED") != 0)
+                json_array_append_new(mine, json_pack("[O, O, O, O]", json_object_get(c, "commit"),
+                                                      json_object_get(c, "release"),
+                                                      json_object_get(c, "as_of"),
+                                                      json_object_get(c, "status")));
+        }
+        if (json_array_size(mine) > 0)
+            json_object_set(row, "commits", mine);
+        json_decref(mine);
+    }
+    json_decref(rows);
+}
+
 /* The product mapping imaxe ships: tools/reference/nvidia_products*.csv in name order, 0101's
  * rows then each later map migration's (new keys only: tools/gen_knowledge.py checks). */
 static json_t *shipped_map(void)
 {
     json_t *map = reference_csvs("nvidia_products*.csv");
     attach_aliases(map);
+    attach_commits(map);
     return map;
 }
 
@@ -1413,6 +1489,110 @@ static void a_product_numbered_two_ways_is_read_in_its_releases(void **state)
     json_decref(map);
 }
 
+/* A fix named by a code commit (WebDataset, NVTabular, Transformers4Rec, BioNeMo) is read through
+ * the shipped commits (ref_commit_release, 0411): "not include commit X" is every release before
+ * the first one containing X, with a warning that says so; while no release contains X, or the
+ * table has no row for it, the product is left out saying which, and imports once the table gains
+ * the release. The vGPU manager and guest driver map wherever NVIDIA files them (0412). */
+static void a_fix_named_by_commit_is_read_through_its_first_release(void **state)
+{
+    (void)state;
+    json_t *map = shipped_map();
+#define WDS(version, id) PVC("NVIDIA WebDataset", "nvidia_webdataset", version, id)
+#define NVT(version, id) PVC("NVIDIA NVTabular", "nvidia_nvtabular", version, id)
+    static const struct {
+        const char *what, *branches, *affected, *fixed;
+        const char *want;   /* as in products_map_to_components_or_are_left_out */
+        const char *why;    /* a part of the one product left out's reason; NULL: none */
+        const char *warned; /* a part of the one warning; NULL: none */
+    } cases[] = {
+        { "5658: every webdataset before 1.0.0, the first release with 9e95f50",
+          "[" ARCH("All", WDS("All versions that do not include code commit 9e95f50", "a") "," WDS(
+                              "Any code branch that includes code commit 9e95f50", "f")) "]",
+          "[\"a\"]", "[\"f\"]", "webdataset <1.0.0 1.0.0", NULL,
+          "named by commit 9e95f50, read as release 1.0.0, the first release of webdataset" },
+        { "5739: no release of NVTabular holds 5dd11f4 yet: left out, saying so",
+          "[" ARCH("Linux", NVT("All versions that do not include commit 5dd11f4", "a") "," NVT(
+                                "Any code branch that includes commit 5dd11f4", "f")) "]",
+          "[\"a\"]", "[\"f\"]", "",
+          "no release of nvtabular contains commit 5dd11f4 as of 2026-03-13 (ref_commit_release)",
+          NULL },
+        { "5851: up to a commit no release holds: left out the same way",
+          "[" ARCH("All", NVT("0.0 to 5dd11f4", "a") "," NVT("08e0633", "f")) "]", "[\"a\"]",
+          "[\"f\"]", "", "no release of nvtabular contains commit 5dd11f4", NULL },
+        { "a commit the table does not list is never guessed",
+          "[" ARCH("All", WDS("All versions that do not include commit abcdef1", "a")) "]",
+          "[\"a\"]", "[]", "", "commit abcdef1, which ref_commit_release does not list", NULL },
+        { "up to a commit a release holds: the releases after it are not named",
+          "[" ARCH("All", WDS("0.0 to 9e95f50", "a") "," WDS("abcdef1", "f")) "]", "[\"a\"]",
+          "[\"f\"]", "", "not at a fix", NULL },
+        { "a Virtual GPU Manager under a plain Linux branch is the vGPU manager",
+          "[" ARCH("Linux(R580)", PVC("Virtual GPU Manager", "virtual_gpu_manager",
+                                      "All versions prior to 580.126.08",
+                                      "a") "," PVC("Virtual GPU Manager", "virtual_gpu_manager",
+                                                   "580.126.08", "f")) "]",
+          "[\"a\"]", "[\"f\"]", "vgpu-manager >=580, <580.126.08 580.126.08", NULL, NULL },
+        { "a guest driver under a vGPU-host branch is the vGPU guest driver",
+          "[" ARCH("Citrix Hypervisor, VMware vSphere, Ubuntu(R580 vGPU 19)",
+                   PVC("Guest driver", "guest_driver", "All versions prior to 580.126.09",
+                       "a") "," PVC("Guest driver", "guest_driver", "580.126.09", "f")) "]",
+          "[\"a\"]", "[\"f\"]", "vgpu-driver >=580, <580.126.09 580.126.09", NULL, NULL },
+    };
+    for (size_t i = 0; i < N_ELEMS(cases); i++) {
+        json_t *d = doc_with(cases[i].branches, cases[i].affected, cases[i].fixed);
+        json_t *errors = json_array();
+        json_t *out = imx_csaf_to_advisory(d, map, errors, NULL);
+        if (!out)
+            fail_msg("%s: %s", cases[i].what, json_dumps(errors, 0));
+        char got[1024];
+        ranges_text(out, got, sizeof got);
+        if (strcmp(got, cases[i].want) != 0)
+            fail_msg("%s: got \"%s\", expected \"%s\"", cases[i].what, got, cases[i].want);
+        json_t *un = json_object_get(out, "unmapped"), *warn = json_object_get(out, "warnings");
+        const char *why = json_string_value(json_object_get(json_array_get(un, 0), "why"));
+        if (json_array_size(un) != (cases[i].why ? 1u : 0u) ||
+            (cases[i].why && !strstr(why, cases[i].why)))
+            fail_msg("%s: unmapped %s", cases[i].what, json_dumps(un, 0));
+        const char *w = json_string_value(json_object_get(json_array_get(warn, 0), "warning"));
+        if (json_array_size(warn) != (cases[i].warned ? 1u : 0u) ||
+            (cases[i].warned && !strstr(w, cases[i].warned)))
+            fail_msg("%s: warnings %s", cases[i].what, json_dumps(warn, 0));
+        json_decref(out);
+        json_decref(errors);
+        json_decref(d);
+    }
+    /* The table gains a release for 5dd11f4 (a reference import): the same bulletin imports. */
+    size_t k;
+    json_t *row;
+    json_array_foreach(map, k, row)
+    {
+        const char *c = json_string_value(json_object_get(row, "component"));
+        if (c && strcmp(c, "nvtabular") == 0)
+            json_object_set_new(row, "commits",
+                                json_pack("[[s, s, s, s]]",
+                                          "5dd11f4a331373d7c226dae4611139bb4e43d213", "26.01",
+                                          "2026-12-06", "CONFIRMED"));
+    }
+    json_t *d = doc_with("[" ARCH("Linux", NVT("All versions that do not include commit 5dd11f4",
+                                               "a") "," NVT("Any code branch that includes "
+                                                            "commit 5dd11f4",
+                                                            "f")) "]",
+                         "[\"a\"]", "[\"f\"]");
+    json_t *errors = json_array();
+    json_t *out = imx_csaf_to_advisory(d, map, errors, NULL);
+    assert_non_null(out);
+    char got[1024];
+    ranges_text(out, got, sizeof got);
+    assert_string_equal(got, "nvtabular <26.01 26.01");
+    assert_int_equal(json_array_size(json_object_get(out, "unmapped")), 0);
+    json_decref(out);
+    json_decref(errors);
+    json_decref(d);
+#undef WDS
+#undef NVT
+    json_decref(map);
+}
+
 /* A Jetson bulletin may number Jetson Linux by JetPack ("prior to JetPack 6.2.1"); images
  * publish jetson-linux as L4T (36.4.4), so the versions are read through JetPack's pairs
  * (0460, tools/reference/version_alias_0460.csv) with a warning saying so, and a JetPack version
@@ -1648,6 +1828,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(version_names_parse_by_form),
+        cmocka_unit_test(commit_forms_name_their_commit),
         cmocka_unit_test(architectures_name_platforms),
         cmocka_unit_test(products_map_to_components_or_are_left_out),
         cmocka_unit_test(exact_and_inclusive_bounds_cover_the_builds),
@@ -1659,6 +1840,7 @@ int main(void)
         cmocka_unit_test(cost_is_linear_in_the_document),
         cmocka_unit_test(a_product_numbered_two_ways_is_read_in_its_releases),
         cmocka_unit_test(jetpack_numbers_are_read_through_the_pairs),
+        cmocka_unit_test(a_fix_named_by_commit_is_read_through_its_first_release),
         cmocka_unit_test(the_feed_imports_bulletin_by_bulletin),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
