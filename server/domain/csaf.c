@@ -184,6 +184,56 @@ static bool bump_last(char *v)
     return w > 0 && (size_t)w < IMX_VER_TEXT_MAX + 1 - at;
 }
 
+/* "470.82" -> "470.83", "26.03" -> "26.04", "1.3.0rc14" -> "1.3.0rc15": the trailing run of
+ * digits plus one, at its written width. False when v does not end in a digit or the part would
+ * pass IMX_VER_PART_MAX. */
+static bool bump_trailing(char *v)
+{
+    size_t n = strlen(v), d = n;
+    while (d > 0 && isdigit((unsigned char)v[d - 1]))
+        d--;
+    size_t width = n - d;
+    if (width == 0 || width > 9)
+        return false;
+    long part = strtol(v + d, NULL, 10) + 1;
+    if (part > IMX_VER_PART_MAX)
+        return false;
+    int w = snprintf(v + d, IMX_VER_TEXT_MAX + 1 - d, "%0*ld", (int)width, part);
+    return w > 0 && (size_t)w < IMX_VER_TEXT_MAX + 1 - d;
+}
+
+int imx_csaf_builds_bound(const char *x, const char *fix, char *out, size_t len)
+{
+    struct imx_ver vx, vn, vd, vf;
+    char next[IMX_VER_TEXT_MAX + 1], dev[IMX_VER_TEXT_MAX + 8];
+    if (!x || !out || len == 0 || strlen(x) > IMX_VER_TEXT_MAX || imx_ver_parse(x, &vx) != 0)
+        return -1;
+    memcpy(next, x, strlen(x) + 1);
+    /* a suffix that is no pre-release ("+cu124", ".post1") orders nothing: bumped, its number
+     * names no later version, and no bound past X's builds can be told from the text */
+    if (!bump_trailing(next) || imx_ver_parse(next, &vn) != 0 || imx_ver_cmp(&vn, &vx) <= 0)
+        return -1;
+    /* next's first pre-release, where the keys hold one (a release of at most four parts, less
+     * trailing zeros): "dev0" is the lowest pre-release key (IMX_VER_PRE_DEV, number 0), so
+     * 0.8.1rc1 and 0.8.1a1 lie above the bound and a 0.8.0 bulletin does not mark them. X's own
+     * pre-releases ("1.3.0rc14" -> "1.3.0rc15") have none of their own. */
+    const char *bound = next;
+    if (imx_ver_suffix(&vx)[0] == '\0' &&
+        snprintf(dev, sizeof dev, "%sdev0", next) < (int)sizeof dev &&
+        imx_ver_parse(dev, &vd) == 0 && imx_ver_cmp(&vd, &vn) < 0 && imx_ver_cmp(&vd, &vx) > 0)
+        bound = dev;
+    else
+        vd = vn;
+    /* the fix, when it comes before that: "up to and including 12.6" fixed in 12.6.1 */
+    if (fix && imx_ver_parse(fix, &vf) == 0 && imx_ver_cmp(&vf, &vx) > 0 &&
+        imx_ver_cmp(&vf, &vd) < 0)
+        bound = fix;
+    if (strlen(bound) >= len)
+        return -1;
+    memcpy(out, bound, strlen(bound) + 1);
+    return 0;
+}
+
 static bool words_are(char *const *t, size_t n, const char *const *want)
 {
     for (size_t i = 0; i < n; i++) {
@@ -1243,10 +1293,15 @@ static const char *bound(const char *v, char *buf, size_t len, bool *rc)
     return v;
 }
 
-/* The constraint of an affected leaf (the first of a LIST is its caller's business: one range
- * per version). lo_out gets the lower bound text to keep when the range is cut at a fix. */
+/* The constraint of an affected leaf as the bulletin writes it (the first of a LIST is its
+ * caller's business: one range per version). floor gets the lower bound text to keep when the
+ * range is cut at a fix. When the text names its last affected version inclusively ("up to and
+ * including X", "X to Y", the version X), closed gets X and lower the range's lower bound term
+ * (">=580", ">=2.18.1", "" when none), for add_range to end the range after X's builds;
+ * closed is "" otherwise. */
 static bool range_of(struct out *o, const struct leaf *l, const struct label *b, const char *ver,
-                     char *range, size_t len, int *branch_out, char *floor, size_t flen)
+                     char *range, size_t len, int *branch_out, char *floor, size_t flen,
+                     char *lower, char *closed)
 {
     const struct imx_csaf_version_form *f = &l->form;
     char hb[IMX_VER_TEXT_MAX + 1], lb[IMX_VER_TEXT_MAX + 1];
@@ -1255,6 +1310,8 @@ static bool range_of(struct out *o, const struct leaf *l, const struct label *b,
     const char *lo = bound(f->lo, lb, sizeof lb, &rc);
     int br = 0;
     char line[IMX_VER_TEXT_MAX + 1];
+    lower[0] = '\0';
+    closed[0] = '\0';
     if (f->form == IMX_CSAF_BELOW && f->nlist >= 2 && ver && strcmp(ver, f->hi) != 0) {
         /* "prior to 0.13.1 and 0.12.3": 0.13.1 fixes the 0.13 line */
         struct imx_ver v;
@@ -1293,29 +1350,29 @@ static bool range_of(struct out *o, const struct leaf *l, const struct label *b,
             snprintf(range, len, "<%s", hi);
         break;
     case IMX_CSAF_UPTO:
-        if (br > 0)
+        if (br > 0) {
             snprintf(range, len, ">=%s, <=%s", floor, hi);
-        else
+            snprintf(lower, RANGE_MAX, ">=%s", floor);
+        } else {
             snprintf(range, len, "<=%s", hi);
+        }
+        snprintf(closed, IMX_VER_TEXT_MAX + 1, "%s", hi);
         break;
     case IMX_CSAF_SPAN:
         snprintf(range, len, ">=%s, <=%s", lo, hi);
+        snprintf(lower, RANGE_MAX, ">=%s", lo);
+        snprintf(closed, IMX_VER_TEXT_MAX + 1, "%s", hi);
         break;
     case IMX_CSAF_EXACT:
-    case IMX_CSAF_LIST: {
+    case IMX_CSAF_LIST:
         /* A version of one or two parts names a release line ("38.2": Jetson Linux 38.2 and
          * its 38.2.x point releases, fixed in 38.4; "12.8": CUDA 12.8 and its updates), the
-         * way "prior to 36.4" counts 36.4 as a release; a longer one is that version. */
-        char next[IMX_VER_TEXT_MAX + 1];
-        struct imx_ver v;
-        snprintf(next, sizeof next, "%s", hi);
-        if (imx_ver_parse(hi, &v) == 0 && v.nparts <= 2 && imx_ver_suffix(&v)[0] == '\0' &&
-            bump_last(next))
-            snprintf(range, len, ">=%s, <%s", hi, next);
-        else
-            snprintf(range, len, "=%s", hi);
+         * way "prior to 36.4" counts 36.4 as a release; a longer one is that version and its
+         * builds (nvjpeg2000 0.8.0 and 0.8.0.38): add_range ends both after X's last number. */
+        snprintf(range, len, "=%s", hi);
+        snprintf(lower, RANGE_MAX, ">=%s", hi);
+        snprintf(closed, IMX_VER_TEXT_MAX + 1, "%s", hi);
         break;
-    }
     case IMX_CSAF_FROM:
         snprintf(range, len, ">=%s", hi);
         break;
@@ -1410,18 +1467,34 @@ static bool add_range(struct tree *t, struct out *o, struct leaf *l, struct labe
     char range[RANGE_MAX];
     int branch = 0;
     char floor[IMX_VER_TEXT_MAX + 1] = "";
-    if (!range_of(o, l, b, ver, range, sizeof range, &branch, floor, sizeof floor)) {
+    char lower[RANGE_MAX], closed[IMX_VER_TEXT_MAX + 1];
+    if (!range_of(o, l, b, ver, range, sizeof range, &branch, floor, sizeof floor, lower, closed)) {
         unmapped(o, l, b, "its versions make no range");
         return false;
     }
     bool inside = false;
     const char *elsewhere = NULL;
+    char upper[IMX_VER_TEXT_MAX + 8];
     const char *fx = fix_of(t, b, range, branch, &inside, &elsewhere);
     const struct imx_csaf_version_form *f = &l->form;
     const char *hi = ver ? ver : f->hi;
     bool line = f->form == IMX_CSAF_EXACT || f->form == IMX_CSAF_LIST;
+    if (!inside && closed[0] && imx_csaf_builds_bound(closed, fx, upper, sizeof upper) == 0) {
+        /* "=0.8.0", "<=470.82": up to X's last build, or to the fix above X when it comes first
+         * ("36.4" fixed in 36.4.3 ends at 36.4.3). No warning says so: the range is the versions
+         * the bulletin names, read as its products are numbered (a build of X is X), so there is
+         * nothing for an admin to check or undo, and a note on most products would bury the
+         * warnings that do ask for a look (a fix inside its range, a condition left unchecked).
+         * Where X has no number to bump, the bulletin's own inclusive bound stays. */
+        snprintf(range, sizeof range, "%s%s<%s", lower, lower[0] ? ", " : "", upper);
+        struct imx_constraint c;
+        if (imx_constraint_parse(range, &c, NULL, 0) != 0 || imx_constraint_is_empty(&c)) {
+            unmapped(o, l, b, "its versions make no range");
+            return false;
+        }
+    }
     if (fx && inside && line) {
-        /* a release line ends at the fix inside it ("36.4" fixed in 36.4.3) */
+        /* a version fixed in itself ("36.4" fixed in 36.4.0) leaves nothing affected */
         snprintf(range, sizeof range, ">=%s, <%s", hi, fx);
         struct imx_constraint c;
         if (imx_constraint_parse(range, &c, NULL, 0) != 0 || imx_constraint_is_empty(&c)) {

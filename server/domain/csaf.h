@@ -20,11 +20,13 @@ enum imx_csaf_form {
     IMX_CSAF_BELOW, /* "All driver versions prior to 580.126.09", "2.3.x and earlier" (< 2.4):
                      * < hi (>= lo when lo is set: "All 2.9 versions prior to 2.9.3", "1.17.x") */
     IMX_CSAF_UPTO,  /* "All versions up to and including 1.19.0", "1.17.3 and earlier",
-                     * "2.1 or below", "0.0  to 4.5.2": <= hi */
+                     * "2.1 or below", "0.0  to 4.5.2": <= hi (stored with hi's builds, as
+                     * SPAN's and EXACT's: imx_csaf_builds_bound) */
     IMX_CSAF_SPAN,  /* "2.18.1 to 2.21.5", "0.0 - 2.0" from a lower bound that is not 0: >= lo,
                      * <= hi */
     IMX_CSAF_EXACT, /* "580.126.09", "CUDA Toolkit 13.1", "v1.17.8", "r26.03": the version hi
-                     * (as affected, one of one or two parts is its release line: "38.2") */
+                     * (as affected, with its builds: imx_csaf_builds_bound; "38.2" is its
+                     * release line) */
     IMX_CSAF_ALL,   /* "All versions": everything */
     IMX_CSAF_FROM,  /* "35.6.3 and newer", "25.10.6 or newer" (a fixed product): >= hi */
     IMX_CSAF_LIST,  /* "2.3.4 and 2.3.5": each version of list */
@@ -54,6 +56,20 @@ struct imx_csaf_version_form {
  * and "580.126.09(vGPU 19.4)" is 580.126.09. Anything else that is not one of the forms is
  * refused rather than guessed. Returns 0 with *out filled, or -1. */
 int imx_csaf_parse_form(const char *text, const char *product, struct imx_csaf_version_form *out);
+
+/* The exclusive upper bound that stands for "X and its builds" where a bulletin names X as
+ * affected exactly ("0.8.0") or as its last affected version ("up to and including 470.82",
+ * "2.18.1 to 2.21.5"): NVIDIA ships builds below the next version (nvjpeg2000 0.8.0.38, vGPU
+ * guest driver 470.82.01 beside manager 470.82, CUDA 12.6.0), and "12.6" is no less inclusive of
+ * 12.6.x than "12.x" is. The bound is the lower of the first pre-release of next(X), X's last
+ * number plus one ("0.8.1dev0", the lowest key of 0.8.1's pre-releases, so 0.8.1rc1 is not X's
+ * build; plain next(X) where the keys hold no pre-release of it: five parts or more, or X itself
+ * a pre-release, "1.3.0rc14" -> "1.3.0rc15"), and fix when it lies above X and below that ("up to
+ * and including 12.6" fixed in 12.6.1: "12.6.1", whose own pre-releases stay below it, as "prior
+ * to 12.6.1" reads them). Writes it to out; returns 0, or -1 when X has
+ * no number to bump that orders ("2.1.0-beta", "2.6.0+cu124": the caller keeps X inclusive) or
+ * out is too small. */
+int imx_csaf_builds_bound(const char *x, const char *fix, char *out, size_t len);
 
 /* What the advisory body cannot carry (yet): the bulletin's revision and its CVSS v4.0 score. */
 struct imx_csaf_meta {

@@ -95,6 +95,27 @@ static void check_document(const char *s)
     json_decref(doc);
 }
 
+/* The bound of "s and its builds" (any input as X, fixed in 580.126.09) ends a range that holds
+ * X, holds no fix, and lies below next(X) (it is no wider than X's last number allows). */
+static void check_builds_bound(const char *s)
+{
+    char bound[IMX_VER_TEXT_MAX + 8], range[2 * IMX_VER_TEXT_MAX + 16];
+    struct imx_ver x, b, f;
+    if (imx_csaf_builds_bound(s, "580.126.09", bound, sizeof bound) != 0)
+        return;
+    CHECK(imx_ver_parse(s, &x) == 0 && imx_ver_parse(bound, &b) == 0 && imx_ver_cmp(&x, &b) < 0);
+    snprintf(range, sizeof range, ">=%s, <%s", s, bound);
+    struct imx_constraint c;
+    CHECK(imx_constraint_parse(range, &c, NULL, 0) == 0 && !imx_constraint_is_empty(&c));
+    CHECK(imx_constraint_matches(&c, &x));
+    CHECK(imx_ver_parse("580.126.09", &f) == 0 &&
+          (imx_ver_cmp(&f, &x) <= 0 || imx_ver_cmp(&b, &f) <= 0));
+    char nofix[IMX_VER_TEXT_MAX + 8];
+    struct imx_ver n;
+    CHECK(imx_csaf_builds_bound(s, NULL, nofix, sizeof nofix) == 0 &&
+          imx_ver_parse(nofix, &n) == 0 && imx_ver_cmp(&b, &n) <= 0 && imx_ver_cmp(&x, &n) < 0);
+}
+
 int imx_fuzz_one(const uint8_t *data, size_t size)
 {
     char s[FUZZ_INPUT_MAX + 1];
@@ -103,6 +124,7 @@ int imx_fuzz_one(const uint8_t *data, size_t size)
     s[n] = '\0';
     check_form(s);
     check_document(s);
+    check_builds_bound(s);
     return 0;
 }
 
@@ -172,6 +194,15 @@ static const char *const seeds[] = {
     "All versions prior to 2.0 only on Linux",
     "From v0.10 up to and including v0.13.2",
     "38.2",
+    /* exact and inclusive bounds: the builds of X (imx_csaf_builds_bound) */
+    "0.8.0",
+    "26.03",
+    "1.3.0rc14",
+    "2.6.0+cu124",
+    "1.2.3.4.5",
+    "580.126.08",
+    "580.126", /* fixed in 580.126.09, before 580.127 */
+    "999999999",
     "",
 };
 

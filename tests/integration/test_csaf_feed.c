@@ -3,7 +3,10 @@
  * that names Triton's server version: 5509), tensorrt, nemo, jetson-linux and the
  * vGPU guest driver (0101), riva, cuda-q, tao, isaac-lab, nemo-curator and mlnx-ofed (0300) are
  * marked by the matching bulletin with the right fixed_by, and the team pinned to each gets
- * exactly one patch.available, delivered to a Node receiver that verifies its signature. A
+ * exactly one patch.available, delivered to a Node receiver that verifies its signature. An exact
+ * or inclusive bound marks the builds of its version (nvjpeg2000 0.8.0.38 by 5596's "0.8.0") but
+ * not the fix after it (CUDA 12.6.1 by 5564's "up to and including 12.6"), and reapply brings a
+ * stored advisory of an earlier reading to the current one. A
  * bulletin about nothing imaxe tracks is stored as such: no ranges, its products listed as
  * unmapped with the reason their row states, no event. */
 #include "harness.h"
@@ -128,21 +131,29 @@ static const struct family {
 } families[] = {
     /* 5509 names Triton by its server version ("prior to 2.40"), the catalog by NGC release:
      * 2.40.0 is 23.11 (ref_version_alias, 0371), so 23.10 is affected and 23.12 is not. First,
-     * before 5860 (<=26.02) marks every image of the family below 26.03. */
+     * before 5860 (up to 26.02: <26.03dev0) marks every image of the family below 26.03. */
     { "triton-server", "2023", "5509", "23.10", "23.11", "<23.11", "23.12" },
-    { "triton-server", "2026", "5860", "26.01", "26.03", "<=26.02", NULL },
+    { "triton-server", "2026", "5860", "26.01", "26.03", "<26.03dev0", NULL },
     { "tensorrt", "2026", "5836", "10.13.3", "10.16.1", "<10.16.1", NULL },
-    { "nemo", "2026", "5839", "2.6.2", "2.7.3", "<=2.7.2", NULL },
+    { "nemo", "2026", "5839", "2.6.2", "2.7.3", "<2.7.3dev0", NULL },
     { "jetson-linux", "2026", "5797", "36.4.4", "36.5", ">=36, <36.5", NULL },
-    { "vgpu-driver", "2026", "5821", "580.105.08", "580.159.03", ">=580, <=580.126.09", NULL },
+    { "vgpu-driver", "2026", "5821", "580.105.08", "580.159.03", ">=580, <580.126.10dev0", NULL },
     /* mapped by migration 0300 (tools/reference/nvidia_products_0300.csv) */
-    { "riva", "2025", "5625", "2.18.0", "2.19.0", "<=2.18.0", NULL },
+    { "riva", "2025", "5625", "2.18.0", "2.19.0", "<2.18.1dev0", NULL },
     { "cuda-q", "2026", "5820", "0.13.0", "0.14.0", "<0.14.0", NULL },
-    { "tao", "2025", "5730", "6.25.7", "6.25.9", "=6.25.7", NULL },
+    { "tao", "2025", "5730", "6.25.7", "6.25.9", ">=6.25.7, <6.25.8dev0", NULL },
     { "isaac-lab", "2025", "5733", "2.2.1", "2.3.0", "<2.3.0", NULL },
     { "nemo-curator", "2025", "5690", "25.06", "25.07", "<25.07", NULL },
     { "mlnx-ofed", "2025", "5654", "23.10-3.2.2.0", "23.10-5.1.4.0", ">=23.10, <23.10-5.1.4.0",
       NULL },
+    /* An exact or inclusive bound counts the builds of its version: 5596 names nvJPEG2000
+     * "0.8.0", which NVIDIA ships as 0.8.0.38; 5312 names the vGPU 13.1 manager "470.82 (up to
+     * and including)", beside which the guest driver is 470.82.01 (no vgpu-driver range of the
+     * feed ends at a version of two parts, so the manager's stands for it); 5564's CUDA "up to
+     * and including 12.6" ends at its fix, 12.6.1, which is not marked. */
+    { "nvjpeg2000", "2025", "5596", "0.8.0.38", "0.8.1", ">=0.8.0, <0.8.1dev0", NULL },
+    { "vgpu-manager", "2022", "5312", "470.82.01", "470.103.02", ">=470, <470.83dev0", NULL },
+    { "cuda", "2024", "5564", "12.6.0", "12.6.1", "<12.6.1", NULL },
 };
 
 /* The images of 5509's family (Triton 23.10 and 23.12), for the reapply test. */
@@ -513,6 +524,46 @@ static void a_bulletin_in_the_servers_numbering_is_reapplied_when_the_pairs_chan
     imx_t_res_free(&res);
 }
 
+/* An advisory stored by an earlier reading of the bulletin (TAO's "6.25.7" as "=6.25.7", which
+ * left the 6.25.7.1 build unmarked) is read again by reapply although it left no product out:
+ * revised to the version and its builds, and the build's image is marked with its fix. */
+static void a_stored_advisory_takes_the_new_reading_on_reapply(void **state)
+{
+    (void)state;
+    long long build = publish("feed-tao-build", "1", "tao", "6.25.7.1");
+    long long fix = publish("feed-tao-build", "2", "tao", "6.25.9");
+    struct imx_res rv;
+    char auth[4200];
+    snprintf(auth, sizeof auth, "Authorization: Bearer %s", admin);
+    struct imx_res res = call(pub, "GET", "/v1/advisories/NVIDIA-5730", NULL, 200);
+    assert_int_equal(json_array_size(json_object_get(res.json, "unmapped")), 0);
+    imx_t_res_free(&res);
+    const char *hdr[] = { auth, "Content-Type: application/json", "If-Match: *", NULL };
+    assert_int_equal(imx_t_http(&srv, "PATCH", "/v1/advisories/NVIDIA-5730", hdr,
+                                "{\"affected\":[{\"component\":\"tao\",\"range\":\"=6.25.7\","
+                                "\"fixed\":\"6.25.9\"}]}",
+                                &rv),
+                     0);
+    if (rv.status != 200)
+        fail_msg("PATCH NVIDIA-5730: %ld %s", rv.status, rv.body);
+    imx_t_res_free(&rv);
+    char path[64];
+    snprintf(path, sizeof path, "/v1/images/%lld/patch", build);
+    res = call(pub, "GET", path, NULL, 200);
+    assert_string_equal(json_string_value(json_object_get(res.json, "status")), "ok");
+    imx_t_res_free(&res);
+
+    reapply_gives("NVIDIA-5730", "revised", ">=6.25.7, <6.25.8dev0", "6.25.9");
+    res = call(pub, "GET", path, NULL, 200);
+    assert_string_equal(json_string_value(json_object_get(res.json, "status")), "patch_available");
+    json_t *a = json_array_get(json_object_get(res.json, "advisories"), 0);
+    assert_string_equal(json_string_value(json_object_get(a, "id")), "NVIDIA-5730");
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(a, "fixed_by"), "id")),
+                     fix);
+    imx_t_res_free(&res);
+    reapply_gives("NVIDIA-5730", "unchanged", ">=6.25.7, <6.25.8dev0", "6.25.9");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -520,6 +571,7 @@ int main(void)
         cmocka_unit_test(a_bulletin_about_nothing_imaxe_tracks_is_kept_as_such),
         cmocka_unit_test(an_unmapped_product_is_reapplied_after_a_reference_update),
         cmocka_unit_test(a_bulletin_in_the_servers_numbering_is_reapplied_when_the_pairs_change),
+        cmocka_unit_test(a_stored_advisory_takes_the_new_reading_on_reapply),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

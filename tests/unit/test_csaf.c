@@ -670,10 +670,10 @@ static void products_map_to_components_or_are_left_out(void **state)
                                      "a") "," PV("Tesla", "570.211.01", "f")) "]",
           "[\"a\"]", "[], \"first_fixed\": [\"f\"]", "nvidia-driver >=570, <570.211.01 570.211.01",
           0, NULL },
-        { "up to and including, branch bound kept",
+        { "up to and including X: X and its builds, branch bound kept",
           "[" ARCH("Linux(R535)",
                    PV("Tesla", "All driver versions up to and including 535.274.02", "a")) "]",
-          "[\"a\"]", "[]", "nvidia-driver >=535, <=535.274.02 -", 0, NULL },
+          "[\"a\"]", "[]", "nvidia-driver >=535, <535.274.03dev0 -", 0, NULL },
         { "Windows and GeForce are left out, each listed; vGPU guest by its platform",
           "[" ARCH("Windows(R580)",
                    PVC("Tesla", "tesla", "All driver versions prior to 582.16",
@@ -688,7 +688,7 @@ static void products_map_to_components_or_are_left_out(void **state)
                                                              "and including vGPU "
                                                              "software 19.3)",
                                                              "v")) "]",
-          "[\"w\",\"g\",\"v\"]", "[]", "vgpu-driver >=580, <=580.105.08 -", 2, NULL },
+          "[\"w\",\"g\",\"v\"]", "[]", "vgpu-driver >=580, <580.105.09dev0 -", 2, NULL },
         { "Container Toolkit mapped, GPU Operator listed as left out",
           "[" ARCH(
               "Linux",
@@ -696,7 +696,8 @@ static void products_map_to_components_or_are_left_out(void **state)
                   "NVIDIA Container Toolkit", "1.19.1",
                   "cf") "," PV("NVIDIA GPU Operator", "All versions up to and including 26.3.1",
                                "o") "," PV("NVIDIA GPU Operator", "26.3.2", "of")) "]",
-          "[\"c\",\"o\"]", "[\"of\",\"cf\"]", "nvidia-container-toolkit <=1.19.0 1.19.1", 1, NULL },
+          "[\"c\",\"o\"]", "[\"of\",\"cf\"]", "nvidia-container-toolkit <1.19.1dev0 1.19.1", 1,
+          NULL },
         { "CUDA Toolkit repeated in its version names; up to X fixed in X is before X",
           "[" ARCH("Windows, Linux", PV("CUDA Toolkit", "All versions up to CUDA Toolkit 12.8",
                                         "k") "," PV("CUDA Toolkit", "CUDA Toolkit 12.8", "kf")) "]",
@@ -705,7 +706,8 @@ static void products_map_to_components_or_are_left_out(void **state)
           "[" ARCH("Linux", PV("NVIDIA Data Center GPU Manager (DCGM)", "0.0  to 4.5.2",
                                "d") "," PV("NVIDIA Data Center GPU Manager (DCGM)", "4.5.3",
                                            "df") "," PV("NCCL", "2.18.1 to 2.21.5", "n")) "]",
-          "[\"d\",\"n\"]", "[\"df\"]", "dcgm <=4.5.2 4.5.3|nccl >=2.18.1, <=2.21.5 -", 0, NULL },
+          "[\"d\",\"n\"]", "[\"df\"]", "dcgm <4.5.3dev0 4.5.3|nccl >=2.18.1, <2.21.6dev0 -", 0,
+          NULL },
         { "DCGM Exporter fixed inside its own range (5857): the range ends before the fix",
           "[" ARCH("All(4.8)", PVC("DCGM Exporter", "dcgm_exporter", "0.0  to 4.8.2", "e") "," PVC(
                                    "DCGM Exporter", "dcgm_exporter", "4.8.2", "ef")) "]",
@@ -745,11 +747,12 @@ static void products_map_to_components_or_are_left_out(void **state)
                              "All versions up to and including 1.17.7 (CDI mode only for versions "
                              "prior to 1.17.5)",
                              "c") "," PV("NVIDIA Container Toolkit", "1.17.8", "cf")) "]",
-          "[\"c\"]", "[\"cf\"]", "nvidia-container-toolkit <=1.17.7 1.17.8", 0, "parenthesised" },
+          "[\"c\"]", "[\"cf\"]", "nvidia-container-toolkit <1.17.8dev0 1.17.8", 0,
+          "parenthesised" },
         { "plain CSAF: the version as the branch name, the product above it",
           "[{\"category\":\"product_name\",\"name\":\"NVIDIA Container Toolkit\",\"branches\":[" PV(
               "1.17.3 and earlier", "1.17.3 and earlier", "p") "]}]",
-          "[\"p\"]", "[]", "nvidia-container-toolkit <=1.17.3 -", 0, NULL },
+          "[\"p\"]", "[]", "nvidia-container-toolkit <1.17.4dev0 -", 0, NULL },
         { "a version name not understood: that product left out, the rest imported",
           "[" ARCH("Linux(R580)", PV("Tesla", "R580 U7", "a") "," PV(
                                       "Tesla", "All driver versions prior to 580.126.09", "b")) "]",
@@ -761,7 +764,7 @@ static void products_map_to_components_or_are_left_out(void **state)
           "[" ARCH("Jetson Linux(38)",
                    PVC("Jetson Orin Series", "jetson_orin_series", "38.2",
                        "j") "," PVC("Jetson Orin Series", "jetson_orin_series", "38.4", "jf")) "]",
-          "[\"j\"]", "[\"jf\"]", "jetson-linux >=38.2, <38.3 38.4", 0, NULL },
+          "[\"j\"]", "[\"jf\"]", "jetson-linux >=38.2, <38.3dev0 38.4", 0, NULL },
         { "a release line ends at a fix inside it, as meant: no warning",
           "[" ARCH("Jetson Linux(36)",
                    PVC("Jetson Orin Series", "jetson_orin_series", "36.4", "j") "," PVC(
@@ -779,7 +782,22 @@ static void products_map_to_components_or_are_left_out(void **state)
               PVC("Guest driver", "guest_driver",
                   "535.261.03(All versions prior to and including vGPU 16.11)",
                   "v") "," PVC("Guest driver", "guest_driver", "575.274.02(vGPU 16.12)", "vf")) "]",
-          "[\"v\"]", "[\"vf\"]", "vgpu-driver >=535, <=535.261.03 -", 0, "another branch" },
+          "[\"v\"]", "[\"vf\"]", "vgpu-driver >=535, <535.261.04dev0 -", 0, "another branch" },
+        { "an exact version is it and its builds (5596's nvjpeg2000 0.8.0), not 0.8.1's "
+          "pre-releases",
+          "[" ARCH("All platforms",
+                   PV("Megatron-LM", "0.8.0", "m") "," PV("Megatron-LM", "0.8.1", "mf")) "]",
+          "[\"m\"]", "[\"mf\"]", "megatron-lm >=0.8.0, <0.8.1dev0 0.8.1", 0, NULL },
+        { "up to and including 12.6 fixed in 12.6.1 (5564): before the fix, no warning",
+          "[" ARCH("Windows, Linux",
+                   PV("CUDA Toolkit", "All versions up to and including CUDA Toolkit 12.6",
+                      "k") "," PV("CUDA Toolkit", "12.6 Update 1", "kf")) "]",
+          "[\"k\"]", "[\"kf\"]", "cuda <12.6.1 12.6.1", 0, NULL },
+        { "an exact version fixed on a later line (5442's 34.1.1 fixed in 35.2.1): its builds "
+          "only",
+          "[" ARCH("Jetson Linux", PVC("Jetson AGX Orin", "jetson_agx_orin", "34.1.1", "j") "," PVC(
+                                       "Jetson AGX Orin", "jetson_agx_orin", "35.2.1", "jf")) "]",
+          "[\"j\"]", "[\"jf\"]", "jetson-linux >=34.1.1, <34.1.2dev0 35.2.1", 0, NULL },
         { "a driver release named by branch and update is no version (\"R580 Update 7\")",
           "[" ARCH("Linux(R580)", PV("Tesla", "R580 Update 7", "a")) "]", "[\"a\"]", "[]", "", 1,
           NULL },
@@ -837,6 +855,83 @@ static void products_map_to_components_or_are_left_out(void **state)
         json_decref(d);
     }
     json_decref(map);
+}
+
+/* The bound that ends "X and its builds": X's last number plus one, below that version's
+ * pre-releases where the keys hold one, or the fix above X when it comes first; each bound is
+ * checked against the versions around it, as a range ">=X, <bound" matches them. */
+static void exact_and_inclusive_bounds_cover_the_builds(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *x, *fix;
+        const char *want;           /* NULL: no bound (X stays inclusive) */
+        const char *in[4], *out[4]; /* versions inside and outside ">=X, <want" */
+    } cases[] = {
+        { "0.8.0",
+          "0.8.1",
+          "0.8.1dev0",
+          { "0.8.0", "0.8.0.38", "0.8.0.999999999", "0.8.0.38.1" },
+          { "0.8.1rc1", "0.8.1a1", "0.8.1.dev0", "0.8.1" } },
+        { "0.8.0", NULL, "0.8.1dev0", { "0.8", "0.8.0-1" }, { "0.8.1-rc.1", "0.7.9", "0.9" } },
+        { "470.82",
+          "470.103.02",
+          "470.83dev0",
+          { "470.82", "470.82.01", "470.82.0.1" },
+          { "470.83", "470.83rc1", "470.103.02", "470.81.99" } },
+        /* the fix first: its pre-releases come before it, as "prior to 12.6.1" takes them */
+        { "12.6",
+          "12.6.1",
+          "12.6.1",
+          { "12.6", "12.6.0", "12.6.0.1", "12.6.1rc1" },
+          { "12.6.1", "12.6.2", "12.7", "12.5.1" } },
+        { "26.03", "26.04", "26.04dev0", { "26.03", "26.3.1" }, { "26.04", "26.04rc1" } },
+        { "34.1.1", "35.2.1", "34.1.2dev0", { "34.1.1", "34.1.1.5" }, { "34.1.2", "35.1" } },
+        { "418.226.00", NULL, "418.226.01dev0", { "418.226", "418.226.0.7" }, { "418.226.01" } },
+        { "0.9", NULL, "0.10dev0", { "0.9", "0.9.12" }, { "0.10", "0.10rc1", "0.10.0a1" } },
+        { "1.2.3.4", NULL, "1.2.3.5dev0", { "1.2.3.4", "1.2.3.4.1" }, { "1.2.3.5", "1.2.3.5rc1" } },
+        /* X a pre-release: its next one, which has no pre-releases of its own */
+        { "1.3.0rc14", "1.3.0rc15", "1.3.0rc15", { "1.3.0rc14" }, { "1.3.0rc15", "1.3.0" } },
+        { "1.3.0rc14", NULL, "1.3.0rc15", { "1.3.0rc14" }, { "1.3.0rc15", "1.3.0rc13" } },
+        /* five parts: the keys hold no pre-release of the next, so the next itself */
+        { "1.2.3.4.5", NULL, "1.2.3.4.6", { "1.2.3.4.5", "1.2.3.4.5.9" }, { "1.2.3.4.6" } },
+        /* a fix below, at or after the bound is not the bound (below or at X: add_range's
+         * "inside" reading; a pre-release of the next above its lowest key) */
+        { "2.0", "1.9", "2.1dev0", { "2.0.5" }, { "2.1" } },
+        { "4.8.2", "4.8.2", "4.8.3dev0", { "4.8.2" }, { "4.8.3" } },
+        { "1.3.0", "1.3.1rc1", "1.3.1dev0", { "1.3.0.1" }, { "1.3.1rc1" } },
+        /* no number to bump that orders: the bulletin's inclusive bound stays */
+        { "2.1.0-beta", NULL, NULL, { NULL }, { NULL } },
+        { "2.6.0+cu124", NULL, NULL, { NULL }, { NULL } },
+        { "2.0.post1", NULL, NULL, { NULL }, { NULL } },
+        { "999999999", NULL, NULL, { NULL }, { NULL } },
+        { "not a version", NULL, NULL, { NULL }, { NULL } },
+    };
+    for (size_t i = 0; i < N_ELEMS(cases); i++) {
+        char got[IMX_VER_TEXT_MAX + 8];
+        int rc = imx_csaf_builds_bound(cases[i].x, cases[i].fix, got, sizeof got);
+        if (!cases[i].want) {
+            if (rc != -1)
+                fail_msg("%s: got %s, expected no bound", cases[i].x, got);
+            continue;
+        }
+        if (rc != 0 || strcmp(got, cases[i].want) != 0)
+            fail_msg("%s fixed %s: got %s (%d), expected %s", cases[i].x,
+                     cases[i].fix ? cases[i].fix : "-", rc == 0 ? got : "", rc, cases[i].want);
+        char range[160];
+        snprintf(range, sizeof range, ">=%s, <%s", cases[i].x, got);
+        struct imx_constraint c;
+        assert_int_equal(imx_constraint_parse(range, &c, NULL, 0), 0);
+        for (size_t k = 0; k < 4; k++) {
+            if (cases[i].in[k] && !imx_constraint_matches_str(&c, cases[i].in[k]))
+                fail_msg("%s does not take %s", range, cases[i].in[k]);
+            if (cases[i].out[k] && imx_constraint_matches_str(&c, cases[i].out[k]))
+                fail_msg("%s takes %s", range, cases[i].out[k]);
+        }
+    }
+    char small[6];
+    assert_int_equal(imx_csaf_builds_bound("0.8.0", NULL, small, sizeof small), -1);
+    assert_int_equal(imx_csaf_builds_bound(NULL, NULL, small, sizeof small), -1);
 }
 
 /* A document that is not a bulletin is refused whole; without a map nothing maps. */
@@ -970,12 +1065,12 @@ static void nvidias_bulletins_translate(void **state)
         { "nvidia-driver", ">=580, <580.126.09", "580.126.09" },
         { "nvidia-driver", ">=570, <570.211.01", "570.211.01" },
         { "nvidia-driver", ">=535, <535.288.01", "535.288.01" },
-        { "vgpu-driver", ">=580, <=580.105.08", "580.126.09" },
-        { "vgpu-driver", ">=570, <=570.195.03", "570.211.01" },
-        { "vgpu-driver", ">=535, <=535.274.02", "535.288.01" },
-        { "vgpu-manager", ">=580, <=580.105.06", "580.129.08" },
-        { "vgpu-manager", ">=570, <=570.195.02", "570.211.01" },
-        { "vgpu-manager", ">=535, <=535.274.03", "535.288.01" },
+        { "vgpu-driver", ">=580, <580.105.09dev0", "580.126.09" },
+        { "vgpu-driver", ">=570, <570.195.04dev0", "570.211.01" },
+        { "vgpu-driver", ">=535, <535.274.03dev0", "535.288.01" },
+        { "vgpu-manager", ">=580, <580.105.07dev0", "580.129.08" },
+        { "vgpu-manager", ">=570, <570.195.03dev0", "570.211.01" },
+        { "vgpu-manager", ">=535, <535.274.04dev0", "535.288.01" },
     };
     json_t *aff = json_object_get(out, "affected");
     for (size_t i = 0; i < N_ELEMS(want); i++) {
@@ -1008,7 +1103,7 @@ static void nvidias_bulletins_translate(void **state)
     assert_true(json_real_value(json_object_get(out, "cvss")) == 8.5);
     char got[512];
     ranges_text(out, got, sizeof got);
-    assert_string_equal(got, "nvidia-container-toolkit <=1.19.0 1.19.1");
+    assert_string_equal(got, "nvidia-container-toolkit <1.19.1dev0 1.19.1");
     assert_int_equal(json_array_size(errors), 0);
     json_decref(out);
     json_decref(errors);
@@ -1128,16 +1223,16 @@ static void a_product_numbered_two_ways_is_read_in_its_releases(void **state)
           "[\"f\"]", "triton-server <25.10 25.10", 0, NULL },
         { "up to and including a patch release: the last container carrying it",
           TRITON("All versions up to and including 2.59.1", "a") "," TRITON("2.60.0", "f"),
-          "[\"a\"]", "[\"f\"]", "triton-server <=25.07 25.08", 0, "2.59.1 is release 25.07" },
+          "[\"a\"]", "[\"f\"]", "triton-server <25.08dev0 25.08", 0, "2.59.1 is release 25.07" },
         { "a span of server versions: from the first to the last container",
           TRITON("2.39.0 to 2.41.0", "a") "," TRITON("2.42.0", "f"), "[\"a\"]", "[\"f\"]",
-          "triton-server >=23.10, <=23.12 24.01", 0, "2.39.0 is release 23.10" },
+          "triton-server >=23.10, <23.13dev0 24.01", 0, "2.39.0 is release 23.10" },
         { "a fix no container was numbered after: the first container carrying it",
           TRITON("All versions prior to 2.40.1", "a") "," TRITON("2.40.1", "f"), "[\"a\"]",
           "[\"f\"]", "triton-server <23.12 23.12", 0, "2.40.1 is release 23.12" },
         { "the server's own 1.x line (TensorRT Inference Server, 19.xx)",
           TRITON("All versions up to and including 1.12.0", "a"), "[\"a\"]", "[]",
-          "triton-server <=20.03 -", 0, "1.12.0 is release 20.03" },
+          "triton-server <20.04dev0 -", 0, "1.12.0 is release 20.03" },
         { "a server version past every known release is left out, not guessed",
           TRITON("All versions prior to 2.99", "a") "," TRITON("2.99", "f"), "[\"a\"]", "[\"f\"]",
           "", 1, NULL },
@@ -1335,6 +1430,7 @@ int main(void)
         cmocka_unit_test(version_names_parse_by_form),
         cmocka_unit_test(architectures_name_platforms),
         cmocka_unit_test(products_map_to_components_or_are_left_out),
+        cmocka_unit_test(exact_and_inclusive_bounds_cover_the_builds),
         cmocka_unit_test(refusals_are_for_documents_only),
         cmocka_unit_test(nvidias_bulletins_translate),
         cmocka_unit_test(a_new_cpe_spelling_maps_by_the_name),
