@@ -178,8 +178,9 @@ $$;
 -- for all of them at once: the same bytes as imx_pin_json (imx_pin_candidate, imx_pin_doc), which
 -- stays the definition (readers of pins without a row, IMAXE_READ_CACHE=0, the tests' oracle).
 -- A publish of a driver bulletin refreshes every pin of the catalog's families: rendering them one
--- by one through those PL/pgSQL functions cost ~9 ms a pin (1,000 pins: 9-13 s of the publish,
--- bench/RESULTS.md). Here each part is one set operation over all the pins: the candidates of
+-- by one through those PL/pgSQL functions and rewriting every row cost ~1.1 s of CPU for 1,000
+-- pins, ~40 % of the publish; this ~0.7 s (bench/RESULTS.md, "Feed import with 1,000 pins").
+-- Here each part is one set operation over all the pins: the candidates of
 -- the distinct (image, constraints) pairs from one join of those pairs with the newer active
 -- images of their families (each image's advisory count counted once), the advisories' kev and
 -- epss once per advisory, the end of life once per pinned image, the history and the
