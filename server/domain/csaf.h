@@ -30,7 +30,21 @@ enum imx_csaf_form {
     IMX_CSAF_ALL,   /* "All versions": everything */
     IMX_CSAF_FROM,  /* "35.6.3 and newer", "25.10.6 or newer" (a fixed product): >= hi */
     IMX_CSAF_LIST,  /* "2.3.4 and 2.3.5": each version of list */
+    /* a version named by a code commit (commit, commit_role): "All versions that do not include
+     * code commit 9e95f50", "Any code branch that includes commit 5dd11f4", "08e0633", "0.0 to
+     * 5dd11f4" */
+    IMX_CSAF_COMMIT,
 };
+
+/* What a commit form says of the versions it names. */
+enum imx_csaf_commit_role {
+    IMX_CSAF_WITHOUT, /* the versions that do not include the commit (affected: all before it) */
+    IMX_CSAF_WITH,    /* the versions that include it ("Any code branch that includes ...", a
+                       * bare commit id: a fix) */
+    IMX_CSAF_THROUGH, /* the versions up to and including it ("0.0 to 5dd11f4") */
+};
+
+#define IMX_CSAF_COMMIT_MAX 40 /* a full commit id; NVIDIA writes 7 digits */
 
 #define IMX_CSAF_LIST_MAX 8
 
@@ -42,6 +56,8 @@ struct imx_csaf_version_form {
     int nlist;
     bool qualified; /* a qualifier was dropped: "(CDI mode only ...)", "for support of ..." */
     bool line;      /* BELOW written as a release line ("1.17.x"): lo is its first version */
+    char commit[IMX_CSAF_COMMIT_MAX + 1];  /* COMMIT: 7 to 40 lower-case hex digits */
+    enum imx_csaf_commit_role commit_role; /* COMMIT only */
 };
 
 /* Parses one product version name. product (may be NULL) is the product it belongs to
@@ -51,10 +67,14 @@ struct imx_csaf_version_form {
  * ("All BMC firmware versions prior to"), a label ending in ':' ("JP5.x:") and a qualifier (in
  * parentheses, a second sentence, a trailing "for ..." or "only ...") do not matter; an en dash
  * is a dash; "12.9 Update 1" and "12.9 U1" are 12.9.1 (but "R580 Update 7" names no version),
- * "v1.3.0 rc16" and "1.3.0-rc16" are 1.3.0rc16, "1.17.x" is the 1.17 line. NVIDIA's
+ * "v1.3.0 rc16", "1.3.0-rc16" and "1.3.0-rc.16" are 1.3.0rc16, "1.17.x" is the 1.17 line, a list
+ * may be joined by "and", "or" or "/", and a version after "JetPack" (numbered apart from Jetson
+ * Linux) is refused. NVIDIA's
  * vGPU spelling "580.105.08(All versions prior to and including vGPU 19.3)" is up to 580.105.08
- * and "580.126.09(vGPU 19.4)" is 580.126.09. Anything else that is not one of the forms is
- * refused rather than guessed. Returns 0 with *out filled, or -1. */
+ * and "580.126.09(vGPU 19.4)" is 580.126.09. A fix named by a code commit is a COMMIT form (the
+ * import reads it through ref_commit_release); a commit is 7 to 40 hex digits after "commit", or
+ * alone when it has a letter (an all-digit one is a version). Anything else that is not one of the
+ * forms is refused rather than guessed. Returns 0 with *out filled, or -1. */
 int imx_csaf_parse_form(const char *text, const char *product, struct imx_csaf_version_form *out);
 
 /* The exclusive upper bound that stands for "X and its builds" where a bulletin names X as
@@ -93,7 +113,8 @@ const char *imx_csaf_platform(const char *architecture);
  *
  * map (borrowed; may be NULL: nothing maps) is ref_nvidia_product as rows {"match", "platform",
  * "component" (null: not tracked), "branched" ("true"/"false" or a boolean), "notes", "aliases"
- * (optional: [[own version, release]], ref_version_alias)}. Each
+ * (optional: [[own version, release]], ref_version_alias), "commits" (optional: [[commit, first
+ * release or null, as_of date, status]], ref_commit_release)}. Each
  * known_affected product of a vulnerability is found in it by the product field of its CPE
  * ("cpe:tesla"), a prefix of that ("cpe-prefix:jetson") or its lower-case name ("name:..."), on
  * the platform of its architecture (a row's own platform before "any"). A mapped product whose
@@ -104,7 +125,12 @@ const char *imx_csaf_platform(const char *architecture);
  * unmapped, with why. A product whose row has aliases is numbered two ways (Triton: server 2.40.0
  * is NGC release 23.11): a version in its own numbering (a major of the own versions, none of the
  * releases) is read as the release standing for it, with a warning that says so, and a product
- * whose version no release stands for is unmapped. "affected" may be empty: a bulletin about
+ * whose version no release stands for is unmapped. A product whose row has commits
+ * ([[commit, first release or null, as_of]], ref_commit_release) reads a version named by a commit
+ * (a prefix of one of them) as that release: "not include commit X" is every version before the
+ * first release containing X, "includes commit X" that release on, with a warning that says so;
+ * while no release contains X (or the table has no row for it) the product is unmapped, saying
+ * which. "affected" may be empty: a bulletin about
  * nothing imaxe tracks. CVEs and scores are those of the vulnerabilities with a range (all of them
  * when none has one).
  *

@@ -16,7 +16,8 @@
 #define FUZZ_INPUT_MAX 512
 
 /* A parsed form's versions are versions (a release candidate "1.3.0rc16" at most as a suffix), a
- * span is ordered, a list names its lowest as hi, and the result does not depend on letter case. */
+ * span is ordered, a list names its lowest as hi, a commit form holds a commit id alone, and the
+ * result does not depend on letter case. */
 static void check_form(const char *s)
 {
     struct imx_csaf_version_form f, g;
@@ -25,9 +26,15 @@ static void check_form(const char *s)
     if (rc != 0)
         return;
     struct imx_ver lo, hi;
-    if (f.form != IMX_CSAF_ALL)
+    if (f.form == IMX_CSAF_COMMIT) {
+        /* a commit id: 7 to 40 hex digits, no versions beside it */
+        size_t c = strlen(f.commit);
+        CHECK(c >= 7 && c <= IMX_CSAF_COMMIT_MAX && strspn(f.commit, "0123456789abcdef") == c &&
+              f.hi[0] == '\0' && f.lo[0] == '\0' && f.nlist == 0);
+    } else if (f.form != IMX_CSAF_ALL) {
         CHECK(imx_ver_parse(f.hi, &hi) == 0 &&
               (imx_ver_suffix(&hi)[0] == 0 || strncmp(imx_ver_suffix(&hi), "rc", 2) == 0));
+    }
     if (f.form == IMX_CSAF_SPAN)
         CHECK(imx_ver_parse(f.lo, &lo) == 0 && imx_ver_cmp(&lo, &hi) <= 0);
     else if (f.form != IMX_CSAF_BELOW)
@@ -42,7 +49,9 @@ static void check_form(const char *s)
     for (size_t i = 0; i <= n; i++)
         upper[i] = (s[i] >= 'a' && s[i] <= 'z') ? (char)(s[i] - 32) : s[i];
     CHECK(imx_csaf_parse_form(upper, "CUDA Toolkit", &g) == 0 && g.form == f.form &&
-          strcmp(g.lo, f.lo) == 0 && strcmp(g.hi, f.hi) == 0);
+          strcmp(g.lo, f.lo) == 0 && strcmp(g.hi, f.hi) == 0 &&
+          (f.form != IMX_CSAF_COMMIT ||
+           (g.commit_role == f.commit_role && strcmp(g.commit, f.commit) == 0)));
 }
 
 /* The translator never refuses a bulletin for its products: it gives an advisory whose ranges
@@ -65,12 +74,15 @@ static void check_document(const char *s)
         return; /* not UTF-8: jansson refuses the string */
     static json_t *map;
     /* with release pairs (ref_version_alias), so a version in the "own" numbering (majors 1 and
-     * 2 here) is read through them as Triton's are */
+     * 2 here) is read through them as Triton's are, and commits (ref_commit_release), one in a
+     * release and one in none, so a version named by commit is read through them */
     if (!map)
-        map = json_pack("[{s:s, s:s, s:s, s:s, s:s, s:[[s,s],[s,s],[s,s]]}]", "match", "name:tesla",
-                        "platform", "linux", "component", "nvidia-driver", "branched", "true",
-                        "notes", "driver", "aliases", "2.40.0", "23.11", "2.41.0", "23.12", "1.0.0",
-                        "19.03");
+        map = json_pack(
+            "[{s:s, s:s, s:s, s:s, s:s, s:[[s,s],[s,s],[s,s]], s:[[s,s,s,s],[s,n,s,s]]}]", "match",
+            "name:tesla", "platform", "linux", "component", "nvidia-driver", "branched", "true",
+            "notes", "driver", "aliases", "2.40.0", "23.11", "2.41.0", "23.12", "1.0.0", "19.03",
+            "commits", "9e95f50fcf06abb7cbd5043ae16f86653ca1ee5b", "580.126.09", "2026-02-15",
+            "CONFIRMED", "5dd11f4a331373d7c226dae4611139bb4e43d213", "2026-03-13", "CONFIRMED");
     json_t *errors = json_array();
     json_t *out = imx_csaf_to_advisory(doc, map, errors, NULL);
     CHECK(out != NULL && json_array_size(errors) == 0);
