@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The web UI's browser tests (tests/web/web.test.mjs, admin.test.mjs, oidc.test.mjs and
+# The web UI's browser tests (tests/web/web.test.mjs, admin.test.mjs, oidc.test.mjs, advisories.test.mjs and
 # oidc-device.test.mjs) against the real server: a throwaway
 # PostgreSQL cluster, build/imaxe-server on a free port and a catalog seeded through /v1
 # (tests/web/real-server.mjs). playwright-core drives Debian's chromium headless; axe-core checks
@@ -30,4 +30,4 @@ export CHROMIUM_PATH
 # make test). Each file is its own process, server, PostgreSQL and log; two run at a time, the
 # longest first, so the three short files run beside web.test.mjs instead of after it.
 exec timeout -k 10 1800 node --test --test-concurrency=2 --test-timeout=900000 tests/web/web.test.mjs \
-    tests/web/admin.test.mjs tests/web/oidc.test.mjs tests/web/oidc-device.test.mjs
+    tests/web/admin.test.mjs tests/web/oidc.test.mjs tests/web/oidc-device.test.mjs tests/web/advisories.test.mjs

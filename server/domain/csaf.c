@@ -1675,6 +1675,96 @@ static bool has_range(const json_t *affected, const char *component, const char 
     return false;
 }
 
+/* The vGPU software release a vGPU version name carries in its parenthesis: "580.105.08(All
+ * versions prior to and including vGPU software 19.3)" and "550.54.15(... vGPU17.1)" -> 19.3,
+ * 17.1. False when it names none. */
+static bool vgpu_release(const char *text, char *rel, size_t len)
+{
+    const char *p = text ? strchr(text, '(') : NULL;
+    if (!p || !(p = strcasestr(p, "vgpu")))
+        return false;
+    p += 4;
+    while (*p == ' ')
+        p++;
+    if (strncasecmp(p, "software", 8) == 0)
+        for (p += 8; *p == ' ';)
+            p++;
+    size_t n = strspn(p, "0123456789.");
+    while (n > 0 && p[n - 1] == '.')
+        n--;
+    struct imx_ver v;
+    if (n == 0 || n >= len)
+        return false;
+    memcpy(rel, p, n);
+    rel[n] = '\0';
+    return imx_ver_parse(rel, &v) == 0;
+}
+
+/* The lowest vGPU software release named with the fixed version fx: a bulletin can list one
+ * driver as the fix of two releases ("570.211.01(vGPU software 18.6)" and "570.211.01(vGPU
+ * software 19.4)", 5747), and the lower is the next of the affected line. */
+static bool fix_release(const struct tree *t, const struct label *b, const char *fx, char *rel,
+                        size_t len)
+{
+    struct imx_ver vf, best = { 0 }, v, r;
+    bool found = false;
+    char cand[16];
+    if (imx_ver_parse(fx, &vf) != 0)
+        return false;
+    for (long k = b->fixed_head; k >= 0; k = t->leaves[k].next_fixed) {
+        const struct leaf *f = &t->leaves[k];
+        if (!f->parsed || f->bad || f->form.form != IMX_CSAF_EXACT ||
+            imx_ver_parse(f->form.hi, &v) != 0 || imx_ver_cmp(&v, &vf) != 0 ||
+            !vgpu_release(f->text, cand, sizeof cand) || imx_ver_parse(cand, &r) != 0)
+            continue;
+        if (!found || imx_ver_cmp(&r, &best) < 0) {
+            best = r;
+            found = snprintf(rel, len, "%s", cand) < (int)len;
+        }
+    }
+    return found;
+}
+
+/* Is b on a's own line past the next number there ("36.4.4" and "36.4.6": 36.4.5 between; "38.2"
+ * and "38.4"; not "26.03" and "26.04", nor "1.16.2" and "1.17.0")? a a pre-release
+ * ("1.3.0rc14") is left alone. */
+static bool skips_on_line(const char *a, const char *b)
+{
+    struct imx_ver va, vb;
+    if (imx_ver_parse(a, &va) != 0 || imx_ver_parse(b, &vb) != 0 || imx_ver_suffix(&va)[0])
+        return false;
+    int last = va.nparts - 1;
+    for (int i = 0; i < last; i++)
+        if (vb.key[i] != va.key[i])
+            return false;
+    return (int64_t)vb.key[last] > (int64_t)va.key[last] + 1;
+}
+
+/* Does a release lie between "X and its builds" (x: a range cut at its builds bound) and the fix
+ * fx above that bound? Unlike "prior to X", whose gap holds X itself, which the bulletin names,
+ * these words leave a gap only where the product skipped a release, and most fixes are simply
+ * the next release, often on a new line (1.16.2 fixed in 1.17.0, 12.5.1 in 12.6, 10.16.1 in
+ * 11.0): a warning on each would name versions that mostly never were and bury the warnings
+ * that ask for a look. So a gap is read from the bulletin's own numbering, the fix on X's own
+ * line past the next number there (skips_on_line: 36.4.4 fixed in 36.4.6 leaves 36.4.5, 38.2
+ * fixed in 38.4 the 38.3 line, 26.03 fixed in 26.04 nothing), where the numbers are releases:
+ * - a vGPU version name carries its vGPU software release ("470.82(... up to and including vGPU
+ *   13.1)", fixed "470.103.02(vGPU 13.2)"): the driver numbers jump between consecutive
+ *   releases, so the releases decide (the lowest named with the fix: fix_release). 13.1 fixed
+ *   in 13.2 leaves none (every vGPU line of the 2022-2026 feed), 13.1 fixed in 13.3 leaves
+ *   13.2; a fix named with another line's release (5747's 570.211.01 "vGPU software 19.4" for
+ *   the 18.5 line) or with none says nothing. The releases go to rel_x and rel_fx.
+ * - otherwise X and the fix themselves. A driver's build number ("up to and including
+ *   535.274.02", fixed 535.288.01) has three parts and the fix another second one: none. */
+static bool builds_gap(const struct tree *t, const struct label *b, const char *x, const char *fx,
+                       const char *xtext, char *rel_x, char *rel_fx, size_t rlen)
+{
+    rel_x[0] = rel_fx[0] = '\0';
+    if (vgpu_release(xtext, rel_x, rlen))
+        return fix_release(t, b, fx, rel_fx, rlen) && skips_on_line(rel_x, rel_fx);
+    return skips_on_line(x, fx);
+}
+
 /* One affected version (of a leaf, or one of its LIST) -> a range, with its fix. */
 static bool add_range(struct tree *t, struct out *o, struct leaf *l, struct label *b,
                       const char *ver)
@@ -1694,12 +1784,15 @@ static bool add_range(struct tree *t, struct out *o, struct leaf *l, struct labe
     const struct imx_csaf_version_form *f = &l->form;
     const char *hi = ver ? ver : f->hi;
     bool line = f->form == IMX_CSAF_EXACT || f->form == IMX_CSAF_LIST;
-    if (!inside && closed[0] && imx_csaf_builds_bound(closed, fx, upper, sizeof upper) == 0) {
+    bool builds_cut =
+        !inside && closed[0] && imx_csaf_builds_bound(closed, fx, upper, sizeof upper) == 0;
+    if (builds_cut) {
         /* "=0.8.0", "<=470.82": up to X's last build, or to the fix above X when it comes first
          * ("36.4" fixed in 36.4.3 ends at 36.4.3). No warning says so: the range is the versions
          * the bulletin names, read as its products are numbered (a build of X is X), so there is
          * nothing for an admin to check or undo, and a note on most products would bury the
-         * warnings that do ask for a look (a fix inside its range, a condition left unchecked).
+         * warnings that do ask for a look (a fix inside its range, a condition left unchecked,
+         * a release skipped between X and the fix: builds_gap).
          * Where X has no number to bump, the bulletin's own inclusive bound stays. */
         snprintf(range, sizeof range, "%s%s<%s", lower, lower[0] ? ", " : "", upper);
         struct imx_constraint c;
@@ -1744,6 +1837,16 @@ static bool add_range(struct tree *t, struct out *o, struct leaf *l, struct labe
                  "the affected versions end before %s but the fix is %s: the versions between "
                  "are named neither affected nor fixed, and are not marked",
                  hi, fx);
+    } else if (fx && builds_cut && strcmp(upper, fx) != 0) {
+        /* "up to and including 36.4.4", fixed in 36.4.6: the words leave 36.4.5 out of both, as
+         * "prior to" does (builds_gap says when there is room for a release between) */
+        char rx[16], rf[16];
+        if (builds_gap(t, b, closed, fx, l->text, rx, rf, sizeof rx))
+            warn(o, b, l->text,
+                 "the affected versions end with %s and its builds%s%s%s but the fix is %s%s%s%s: "
+                 "the versions between are named neither affected nor fixed, and are not marked",
+                 closed, rx[0] ? " (vGPU " : "", rx, rx[0] ? ")" : "", fx, rf[0] ? " (vGPU " : "",
+                 rf, rf[0] ? ")" : "");
     } else if (!fx && elsewhere) {
         /* "535.261.03 (... vGPU 16.11)" fixed in "575.274.02(vGPU 16.12)" (bulletin 5703) */
         warn(o, b, l->text,

@@ -70,4 +70,18 @@ if ! python3 tools/gen_advisories.py | diff -u tools/demo/advisories.sql - > /de
 else
     echo "ok: tools/demo/advisories.sql is what tools/gen_advisories.py generates"
 fi
+# Its Container Toolkit ranges read NVIDIA's "<= X" as a CSAF import of the same bulletin stores
+# it (X and its builds: "<1.16.2dev0"), so that the demo and an import of the real bulletin never
+# disagree: each is the line of tests/data/csaf/feed/expected.txt for that bulletin.
+seen=0
+while IFS='|' read -r id range fixed; do
+    seen=$((seen + 1))
+    want="  nvidia-container-toolkit $range fixed $fixed"
+    if ! awk -v id="$id" '/^NVIDIA-/ { on = ($1 == id) } on' tests/data/csaf/feed/expected.txt |
+        grep -qxF -- "$want"; then
+        echo "FAIL: tools/demo/advisories.sql has $id $range fixed $fixed; its CSAF import stores otherwise (tests/data/csaf/feed/expected.txt)" >&2
+        rc=1
+    fi
+done < <(sed -nE "s/^  \('(NVIDIA-[0-9]+)', [0-9]+, 'nvidia-container-toolkit', '([^']+)', .*, '([^']+)'::text\),?$/\1|\2|\3/p" tools/demo/advisories.sql)
+[ "$seen" -gt 0 ] || { echo "FAIL: no Container Toolkit range found in tools/demo/advisories.sql" >&2; rc=1; }
 exit $rc

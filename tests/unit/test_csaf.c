@@ -841,11 +841,64 @@ static void products_map_to_components_or_are_left_out(void **state)
         { "a bound off its architecture's branch is read on its own branch, with a warning",
           "[" ARCH("Linux(R580)", PV("Tesla", "All driver versions prior to 575.57.08", "a")) "]",
           "[\"a\"]", "[]", "nvidia-driver >=575, <575.57.08 -", 0, "branch" },
-        { "a version of two parts is its release line, up to the fix beyond it (5797's 38.2)",
+        { "a version of two parts is its release line, up to the fix beyond it (5797's 38.2); the "
+          "38.3 line between is named neither affected nor fixed: a warning",
           "[" ARCH("Jetson Linux(38)",
                    PVC("Jetson Orin Series", "jetson_orin_series", "38.2",
                        "j") "," PVC("Jetson Orin Series", "jetson_orin_series", "38.4", "jf")) "]",
-          "[\"j\"]", "[\"jf\"]", "jetson-linux >=38.2, <38.3dev0 38.4", 0, NULL },
+          "[\"j\"]", "[\"jf\"]", "jetson-linux >=38.2, <38.3dev0 38.4", 0,
+          "end with 38.2 and its builds but the fix is 38.4: the versions between are named "
+          "neither" },
+        { "up to and including X, the fix past X's next point release (5716's 36.4.4 fixed in "
+          "36.4.6): 36.4.5 is neither, a warning worded as prior to's",
+          "[" ARCH("Jetson Linux(36)",
+                   PVC("Jetson Orin Series", "jetson_orin_series", "36.4.4 and earlier",
+                       "j") "," PVC("Jetson Orin Series", "jetson_orin_series", "36.4.6 and newer",
+                                    "jf")) "]",
+          "[\"j\"]", "[\"jf\"]", "jetson-linux >=36, <36.4.5dev0 36.4.6", 0,
+          "the versions between are named neither affected nor fixed, and are not marked" },
+        { "up to and including X fixed in the next line's first release (5585's 1.16.2 fixed in "
+          "1.17.0): no release between is known, no warning",
+          "[" ARCH("Linux",
+                   PV("NVIDIA Container Toolkit", "All versions up to and including 1.16.2",
+                      "c") "," PV("NVIDIA Container Toolkit", "1.17.0", "cf")) "]",
+          "[\"c\"]", "[\"cf\"]", "nvidia-container-toolkit <1.16.3dev0 1.17.0", 0, NULL },
+        { "vGPU: the driver numbers jump between consecutive releases (5312's 470.82 of vGPU 13.1 "
+          "fixed in 470.103.02 of 13.2): the releases say no gap",
+          "[" ARCH(
+              "Linux(R470 vGPU 13)",
+              PVC("Guest driver", "guest_driver",
+                  "470.82(All versions prior to and including vGPU 13.1)",
+                  "v") "," PVC("Guest driver", "guest_driver", "470.103.02(vGPU 13.2)", "vf")) "]",
+          "[\"v\"]", "[\"vf\"]", "vgpu-driver >=470, <470.83dev0 470.103.02", 0, NULL },
+        { "vGPU: a release skipped (13.1 fixed in 13.3) leaves 13.2 neither: a warning naming "
+          "the releases",
+          "[" ARCH(
+              "Linux(R470 vGPU 13)",
+              PVC("Guest driver", "guest_driver",
+                  "470.82(All versions prior to and including vGPU 13.1)",
+                  "v") "," PVC("Guest driver", "guest_driver", "470.129.06(vGPU 13.3)", "vf")) "]",
+          "[\"v\"]", "[\"vf\"]", "vgpu-driver >=470, <470.83dev0 470.129.06", 0,
+          "end with 470.82 and its builds (vGPU 13.1) but the fix is 470.129.06 (vGPU 13.3): the "
+          "versions between are named neither" },
+        { "vGPU: one driver named the fix of two releases (5747's 570.211.01 as 18.6 and 19.4): "
+          "the lower, the next, decides",
+          "[" ARCH("Linux(R570 vGPU 18)",
+                   PVC("Guest driver", "guest_driver",
+                       "570.195.02(All versions prior to and including vGPU software 18.5)",
+                       "v") "," PVC("Guest driver", "guest_driver",
+                                    "570.211.01(vGPU software 19.4)",
+                                    "vf") "," PVC("Guest driver", "guest_driver",
+                                                  "570.211.01(vGPU software 18.6)", "vg")) "]",
+          "[\"v\"]", "[\"vf\",\"vg\"]", "vgpu-driver >=570, <570.195.03dev0 570.211.01", 0, NULL },
+        { "vGPU: a fix named with another line's release only (5747's 19.4 for the 18.5 line) "
+          "says nothing of a gap",
+          "[" ARCH("Linux(R570 vGPU 18)",
+                   PVC("Guest driver", "guest_driver",
+                       "570.195.02(All versions prior to and including vGPU software 18.5)",
+                       "v") "," PVC("Guest driver", "guest_driver",
+                                    "570.211.01(vGPU software 19.4)", "vf")) "]",
+          "[\"v\"]", "[\"vf\"]", "vgpu-driver >=570, <570.195.03dev0 570.211.01", 0, NULL },
         { "a release line ends at a fix inside it, as meant: no warning",
           "[" ARCH("Jetson Linux(36)",
                    PVC("Jetson Orin Series", "jetson_orin_series", "36.4", "j") "," PVC(
