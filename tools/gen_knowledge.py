@@ -9,7 +9,7 @@ migration, migrations/NNNN_knowledge_facts.sql, and listed in tests/reference/te
 Usage:  tools/gen_knowledge.py [--src CSV] [--out FILE]   ('-' writes to standard output)
         tools/gen_knowledge.py --table nccl|dcgm|nvidia_product|nvidia_product_0300|eol|eol_0350|
                                   version_alias_0371|nvidia_product_0372|commit_release_0411|
-                                  nvidia_product_0412|nvidia_product_0440
+                                  nvidia_product_0412|nvidia_product_0440|version_alias_0460
                                   [--src CSV] [--out FILE]
                                   (migrations/0056_nccl_rows.sql from tools/reference/nccl.csv,
                                    migrations/0058_dcgm_rows.sql from tools/reference/dcgm.csv,
@@ -29,7 +29,9 @@ Usage:  tools/gen_knowledge.py [--src CSV] [--out FILE]   ('-' writes to standar
                                    migrations/0412_nvidia_product_rows_commits.sql from
                                    tools/reference/nvidia_products_0412.csv (new keys only),
                                    migrations/0440_nvidia_product_rows_more.sql from
-                                   tools/reference/nvidia_products_0440.csv (new keys only))
+                                   tools/reference/nvidia_products_0440.csv (new keys only),
+                                   migrations/0460_jetpack_alias_rows.sql from
+                                   tools/reference/version_alias_0460.csv)
 
 Facts added after migration 0016, one cell a line: table, key (the row's primary key), column,
 value, status (CONFIRMED / SECONDARY / UNCONFIRMED), source (an https URL) and notes. A
@@ -85,20 +87,6 @@ ROW_TABLES = {
                        ['match', 'platform', 'component', 'branched', 'status', 'source', 'notes']),
     'eol': ('eol.csv', '0261_eol_rows.sql', 'ref_eol',
             ['kind', 'component', 'release', 'eol', 'basis', 'status', 'source', 'notes']),
-    # Rows added after 0101 was applied (0101 is history: its CSV is frozen with it). Each key
-    # is new (checked against the CSVs before it), and a row an admin's reference import already
-    # holds is kept (ON CONFLICT DO NOTHING): that import was deliberate.
-    'nvidia_product_0300': ('nvidia_products_0300.csv', '0300_nvidia_product_rows_more.sql',
-                            'ref_nvidia_product',
-                            ['match', 'platform', 'component', 'branched', 'status', 'source',
-                             'notes']),
-    # Components named by commit (webdataset, nvtabular, transformers4rec, bionemo-framework) where
-    # an image carries them, Apex and Isaac Launchable left out for a stated reason, and the vGPU
-    # manager and guest driver on the platforms 0101 left without a row (new keys only).
-    'nvidia_product_0412': ('nvidia_products_0412.csv', '0412_nvidia_product_rows_commits.sql',
-                            'ref_nvidia_product',
-                            ['match', 'platform', 'component', 'branched', 'status', 'source',
-                             'notes']),
     # eol.csv is frozen with 0261 (applied history); dates read later go here, each row new or
     # replacing its key's row of an earlier file (RHEL and Rocky 9, undated in 0261).
     'eol_0350': ('eol_0350.csv', '0350_eol_rows_more.sql', 'ref_eol',
@@ -106,21 +94,13 @@ ROW_TABLES = {
     # A component's own version -> the release the catalog records (Triton server 2.40.0 = NGC
     # container 23.11), read by the CSAF import; the CSV is what tools/triton_releases.py reads
     # from the server repository's release branches (schema in 0370).
-    # nvJPEG2000, nvTIFF and NemoClaw on the platforms an image carries them (new keys: their
-    # 'any' rows of 0300 keep answering for Windows and macOS).
-    'nvidia_product_0372': ('nvidia_products_0372.csv', '0372_nvidia_product_rows_more.sql',
-                            'ref_nvidia_product',
-                            ['match', 'platform', 'component', 'branched', 'status', 'source',
-                             'notes']),
-    # Products a GPU image or NGC container carries that no bulletin of the 2022-2026 feed named
-    # yet (NCCL, cuDNN, cuBLAS, Nsight, NeMo Guardrails, cuOpt, DeepStream, Fabric Manager, NIM
-    # for LLMs, Megatron Core, libnvidia-container), and the cluster parts beside them, so a new
-    # bulletin about one maps or is left out for a stated reason (tools/csaf_generalise.py).
-    'nvidia_product_0440': ('nvidia_products_0440.csv', '0440_nvidia_product_rows_more.sql',
-                            'ref_nvidia_product',
-                            ['match', 'platform', 'component', 'branched', 'status', 'source',
-                             'notes']),
     'version_alias_0371': ('version_alias_0371.csv', '0371_version_alias_rows.sql',
+                           'ref_version_alias',
+                           ['component', 'version', 'release', 'status', 'source', 'notes']),
+    # JetPack -> the Jetson Linux (L4T) release it ships, read by the CSAF import where a
+    # bulletin numbers jetson-linux by JetPack ("prior to JetPack 6.2.1" = below L4T 36.4.4);
+    # each pair sourced to NVIDIA's JetPack or L4T release page where one was seen.
+    'version_alias_0460': ('version_alias_0460.csv', '0460_jetpack_alias_rows.sql',
                            'ref_version_alias',
                            ['component', 'version', 'release', 'status', 'source', 'notes']),
     # A component's code commit -> the first release containing it (none: as of the snapshot date),
@@ -131,17 +111,44 @@ ROW_TABLES = {
                             ['component', 'commit', 'release', 'as_of', 'status', 'source',
                              'notes']),
 }
+# The product map's CSVs: nvidia_products.csv (0101), then each nvidia_products_NNNN.csv, whose
+# rows migration NNNN_nvidia_product_rows_more.sql adds after 0101 was applied (0101 is history:
+# its CSV is frozen with it). Each key is new (checked against the CSVs before it), and a row an
+# admin's reference import already holds is kept (ON CONFLICT DO NOTHING): that import was
+# deliberate. The one list of them is this directory, in name order (the order they apply:
+# "nvidia_products.csv" sorts first): tests/csaf/test_ranges.sh, tests/unit/test_csaf.c,
+# tests/integration/test_csaf_feed.c and tests/reference/test_generated.sh read the same names,
+# so a new map file is a new CSV and its generated migration, nothing else. So far: 0300 (the
+# feed's products by name), 0372 (nvJPEG2000, nvTIFF and NemoClaw on the platforms an image
+# carries them), 0412 (components named by commit: webdataset, nvtabular, transformers4rec,
+# bionemo-framework; Apex and Isaac Launchable left out; the vGPU rows 0101 lacked), 0440 (products a GPU image or NGC container carries that no bulletin of the
+# 2022-2026 feed named yet, and the cluster parts beside them: tools/csaf_generalise.py).
+MAP_CSV = re.compile(r'^nvidia_products(_([0-9]{4}))?[.]csv$')
+
+
+def map_csvs():
+    """The product map's CSV names in the order their migrations apply."""
+    return sorted(f for f in os.listdir(os.path.join(REPO, 'tools', 'reference'))
+                  if MAP_CSV.match(f))
+
+
 # Tables whose rows continue another's: name -> the earlier CSVs, whose keys they may not repeat.
-CONTINUES = {'nvidia_product_0300': ['nvidia_products.csv'],
-             'nvidia_product_0372': ['nvidia_products.csv', 'nvidia_products_0300.csv'],
-             'nvidia_product_0412': ['nvidia_products.csv', 'nvidia_products_0300.csv',
-                                     'nvidia_products_0372.csv'],
-             'nvidia_product_0440': ['nvidia_products.csv', 'nvidia_products_0300.csv',
-                                     'nvidia_products_0372.csv']}
+CONTINUES = {}
+for _i, _f in enumerate(map_csvs()):
+    _n = MAP_CSV.match(_f).group(2)
+    if _n:
+        # its migration as named when it was made (0412's is "_rows_commits"), else the usual
+        _out = sorted(f for f in os.listdir(os.path.join(REPO, 'migrations'))
+                      if f.startswith(_n + '_nvidia_product_rows') and f.endswith('.sql'))
+        ROW_TABLES['nvidia_product_' + _n] = (
+            _f, _out[0] if _out else '%s_nvidia_product_rows_more.sql' % _n, 'ref_nvidia_product',
+            ['match', 'platform', 'component', 'branched', 'status', 'source', 'notes'])
+        CONTINUES['nvidia_product_' + _n] = map_csvs()[:_i]
 # Tables keyed by more than their first column: how many leading columns make the key.
-KEY_WIDTH = {'nvidia_product': 2, 'eol': 3, 'nvidia_product_0300': 2, 'eol_0350': 3,
-             'version_alias_0371': 2, 'nvidia_product_0372': 2, 'nvidia_product_0440': 2,
-             'commit_release_0411': 2, 'nvidia_product_0412': 2}
+KEY_WIDTH = {'nvidia_product': 2, 'eol': 3, 'eol_0350': 3, 'version_alias_0371': 2,
+             'version_alias_0460': 2,
+             'commit_release_0411': 2}
+KEY_WIDTH.update({name: 2 for name in CONTINUES})
 # Tables whose rows replace an earlier migration's row of the same key (an upsert), rather than
 # only adding rows.
 UPSERT = {'eol_0350'}
@@ -257,12 +264,10 @@ def commit_release_values(r, where):
 
 
 ROW_VALUES = {'commit_release_0411': commit_release_values,
-              'nvidia_product_0412': nvidia_product_values,
-              'version_alias_0371': version_alias_values, 'nccl': nccl_values, 'dcgm': dcgm_values, 'nvidia_product': nvidia_product_values,
-              'eol': eol_values, 'nvidia_product_0300': nvidia_product_values,
-              'nvidia_product_0372': nvidia_product_values,
-              'nvidia_product_0440': nvidia_product_values,
-              'eol_0350': eol_values}
+              'version_alias_0371': version_alias_values, 'version_alias_0460': version_alias_values,
+              'nccl': nccl_values, 'dcgm': dcgm_values, 'nvidia_product': nvidia_product_values,
+              'eol': eol_values, 'eol_0350': eol_values}
+ROW_VALUES.update({name: nvidia_product_values for name in CONTINUES})
 
 
 def fail(where, msg):

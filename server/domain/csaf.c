@@ -166,7 +166,7 @@ static bool is_name_word(const char *w)
         "any", "every", "no", "none", "patch", "commit", "code", "update", "newest", "latest",
         "earliest", "onward", "onwards", "upward", "upwards", "plus", "unsupported",
         /* JetPack numbers its releases apart from Jetson Linux (JetPack 6.2.1 is Jetson Linux
-         * 36.4.4): a version after it is not the product's, so such a text is refused */
+         * 36.4.4): never a name to skip, the parser marks the versions after it as JetPack's */
         "jetpack"
     };
     if (!*w)
@@ -498,6 +498,15 @@ int imx_csaf_parse_form(const char *text, const char *product, struct imx_csaf_v
     for (size_t i = 0; i < nraw; i++) {
         char *w = raw[i];
         size_t wl = strlen(w);
+        /* "prior to JetPack 6.2.1", "All JetPack versions prior to 6.2": the versions are
+         * JetPack's, which the caller reads through the product's pairs (ref_version_alias) or
+         * refuses; a text naming JetPack after its first version is not one of the forms */
+        if (strcmp(w, "jetpack") == 0) {
+            if (k > 0 && take_version(t[k - 1], (char[IMX_VER_TEXT_MAX + 1]){ 0 }))
+                return -1;
+            out->jetpack = true;
+            continue;
+        }
         if (is_filler(w) || is_product_word(w, product) || (wl > 1 && w[wl - 1] == ':'))
             continue;
         /* A word can give two tokens ("<2.1"), so the tokens can outnumber the words: past
@@ -509,7 +518,8 @@ int imx_csaf_parse_form(const char *text, const char *product, struct imx_csaf_v
         if (k == 0 && names_versions(raw, i, nraw))
             continue;
         /* "All versions of Jetson Linux prior to 36.4.4": what the versions are of, after them */
-        if (k == 0 && strcmp(w, "of") == 0 && i + 1 < nraw && is_name_word(raw[i + 1])) {
+        if (k == 0 && strcmp(w, "of") == 0 && i + 1 < nraw &&
+            (is_name_word(raw[i + 1]) || strcmp(raw[i + 1], "jetpack") == 0)) {
             while (i + 1 < nraw && is_name_word(raw[i + 1]))
                 i++;
             continue;
@@ -1262,23 +1272,43 @@ static const char *alias_release(const json_t *aliases, const char *v, enum alia
     return role == ALIAS_EXACT && exact ? exact : found;
 }
 
-/* Rewrites one bound in place; false (with *note saying why) when no release stands for it. */
-static bool alias_bound(const json_t *aliases, char *v, enum alias_role role, char *note,
-                        size_t len)
+/* The release paired with exactly own version v, or NULL. */
+static const char *alias_exact(const json_t *aliases, const char *v)
 {
-    if (!in_own_numbering(aliases, v))
+    struct imx_ver want, own, rel;
+    const char *rt;
+    if (imx_ver_parse(v, &want) != 0)
+        return NULL;
+    for (size_t i = 0; i < json_array_size(aliases) && i < ALIASES_MAX; i++)
+        if (alias_pair(json_array_get(aliases, i), &own, &rel, &rt) &&
+            imx_ver_cmp(&own, &want) == 0)
+            return rt;
+    return NULL;
+}
+
+/* Rewrites one bound in place; false (with *note saying why) when no release stands for it.
+ * named: the text named the other numbering ("JetPack 6.2.1"), so every bound is in it and
+ * must be a version the pairs hold exactly: a JetPack release between two known ones has no
+ * Jetson Linux release to stand for, and the next one's would move the bound. */
+static bool alias_bound(const json_t *aliases, char *v, enum alias_role role, bool named,
+                        char *note, size_t len)
+{
+    if (!v[0] || (!named && !in_own_numbering(aliases, v)))
         return true;
-    const char *r = alias_release(aliases, v, role);
+    const char *r = named ? alias_exact(aliases, v) : alias_release(aliases, v, role);
     if (!r) {
         snprintf(note, len,
-                 "%s is in the product's own version numbering and no release in "
-                 "ref_version_alias stands for it",
+                 named ? "JetPack %s is paired with no Jetson Linux release in ref_version_alias "
+                         "(or only by an unconfirmed row), so its range is not guessed"
+                       : "%s is in the product's own version numbering and no release in "
+                         "ref_version_alias stands for it",
                  v);
         return false;
     }
     size_t used = strlen(note);
     if (used < len)
-        snprintf(note + used, len - used, "%s%s is release %s", used ? ", " : "", v, r);
+        snprintf(note + used, len - used, "%s%s%s is release %s", used ? ", " : "",
+                 named ? "JetPack " : "", v, r);
     snprintf(v, IMX_VER_TEXT_MAX + 1, "%s", r);
     return true;
 }
@@ -1289,34 +1319,35 @@ static bool alias_form(const json_t *aliases, struct imx_csaf_version_form *f, c
                        size_t len)
 {
     note[0] = '\0';
+    const bool named = f->jetpack;
     bool ok = true;
     switch (f->form) {
     case IMX_CSAF_BELOW:
-        ok = alias_bound(aliases, f->lo, ALIAS_FROM, note, len) &&
-             alias_bound(aliases, f->hi, ALIAS_BELOW, note, len);
+        ok = alias_bound(aliases, f->lo, ALIAS_FROM, named, note, len) &&
+             alias_bound(aliases, f->hi, ALIAS_BELOW, named, note, len);
         for (int i = 0; ok && i < f->nlist; i++)
-            ok = alias_bound(aliases, f->list[i], ALIAS_BELOW, note, len);
+            ok = alias_bound(aliases, f->list[i], ALIAS_BELOW, named, note, len);
         break;
     case IMX_CSAF_UPTO:
-        ok = alias_bound(aliases, f->lo, ALIAS_FROM, note, len) &&
-             alias_bound(aliases, f->hi, ALIAS_UPTO, note, len);
+        ok = alias_bound(aliases, f->lo, ALIAS_FROM, named, note, len) &&
+             alias_bound(aliases, f->hi, ALIAS_UPTO, named, note, len);
         break;
     case IMX_CSAF_SPAN:
-        ok = alias_bound(aliases, f->lo, ALIAS_FROM, note, len) &&
-             alias_bound(aliases, f->hi, ALIAS_UPTO, note, len);
+        ok = alias_bound(aliases, f->lo, ALIAS_FROM, named, note, len) &&
+             alias_bound(aliases, f->hi, ALIAS_UPTO, named, note, len);
         break;
     case IMX_CSAF_FROM:
-        ok = alias_bound(aliases, f->hi, ALIAS_FROM, note, len);
+        ok = alias_bound(aliases, f->hi, ALIAS_FROM, named, note, len);
         break;
     case IMX_CSAF_EXACT:
-        ok = alias_bound(aliases, f->hi, ALIAS_EXACT, note, len);
+        ok = alias_bound(aliases, f->hi, ALIAS_EXACT, named, note, len);
         break;
     case IMX_CSAF_LIST: {
         int lowest = -1; /* hi is the lowest of the list: the same one, rewritten */
         for (int i = 0; i < f->nlist && lowest < 0; i++)
             lowest = strcmp(f->list[i], f->hi) == 0 ? i : -1;
         for (int i = 0; ok && i < f->nlist; i++)
-            ok = alias_bound(aliases, f->list[i], ALIAS_EXACT, note, len);
+            ok = alias_bound(aliases, f->list[i], ALIAS_EXACT, named, note, len);
         if (ok && lowest >= 0)
             snprintf(f->hi, sizeof f->hi, "%s", f->list[lowest]);
         break;
@@ -1403,8 +1434,13 @@ static bool leaf_form(struct leaf *l, const struct label *b)
                                      &l->form, l->commit_note, sizeof l->commit_note);
         else if (!l->bad && b->aliases)
             l->bad = !alias_form(b->aliases, &l->form, l->alias_note, sizeof l->alias_note);
-        else
-            l->alias_note[0] = '\0';
+        else if (!l->bad && l->form.jetpack) {
+            /* JetPack's numbers read as this product's would be wrong (6.2.1 is not 36.4.4) */
+            l->bad = true;
+            snprintf(l->alias_note, sizeof l->alias_note,
+                     "the versions are JetPack's and ref_version_alias pairs no JetPack release "
+                     "with this product's releases, so they are not read as its own");
+        }
     }
     return !l->bad;
 }

@@ -56,6 +56,8 @@ struct imx_csaf_version_form {
     int nlist;
     bool qualified; /* a qualifier was dropped: "(CDI mode only ...)", "for support of ..." */
     bool line;      /* BELOW written as a release line ("1.17.x"): lo is its first version */
+    bool jetpack;   /* the versions were named in JetPack's numbering ("prior to JetPack 6.2.1"),
+                       not the product's: the caller reads them through ref_version_alias */
     char commit[IMX_CSAF_COMMIT_MAX + 1];  /* COMMIT: 7 to 40 lower-case hex digits */
     enum imx_csaf_commit_role commit_role; /* COMMIT only */
 };
@@ -68,8 +70,9 @@ struct imx_csaf_version_form {
  * parentheses, a second sentence, a trailing "for ..." or "only ...") do not matter; an en dash
  * is a dash; "12.9 Update 1" and "12.9 U1" are 12.9.1 (but "R580 Update 7" names no version),
  * "v1.3.0 rc16", "1.3.0-rc16" and "1.3.0-rc.16" are 1.3.0rc16, "1.17.x" is the 1.17 line, a list
- * may be joined by "and", "or" or "/", and a version after "JetPack" (numbered apart from Jetson
- * Linux) is refused. NVIDIA's
+ * may be joined by "and", "or" or "/", and "JetPack" before the versions (numbered apart from
+ * Jetson Linux: JetPack 6.2.1 is Jetson Linux 36.4.4) sets jetpack rather than being read as the
+ * product's numbering. NVIDIA's
  * vGPU spelling "580.105.08(All versions prior to and including vGPU 19.3)" is up to 580.105.08
  * and "580.126.09(vGPU 19.4)" is 580.126.09. A fix named by a code commit is a COMMIT form (the
  * import reads it through ref_commit_release); a commit is 7 to 40 hex digits after "commit", or

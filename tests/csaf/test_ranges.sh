@@ -8,10 +8,14 @@ set -eu
 tool=$1
 src=$2
 feed=$src/tests/data/csaf/feed
-map=$src/tools/reference/nvidia_products.csv,$src/tools/reference/nvidia_products_0300.csv
-map=$map,$src/tools/reference/nvidia_products_0372.csv,$src/tools/reference/nvidia_products_0440.csv
-map=$map,$src/tools/reference/version_alias_0371.csv
-map=$map,$src/tools/reference/nvidia_products_0412.csv,$src/tools/reference/commit_release_0411.csv
+# The product map: every tools/reference/nvidia_products*.csv in name order (the order their
+# migrations apply; tools/gen_knowledge.py, tests/unit/test_csaf.c and
+# tests/integration/test_csaf_feed.c read the same names), then every release-pairs and commit file.
+map=$(find "$src/tools/reference" -maxdepth 1 -name 'nvidia_products*.csv' | LC_ALL=C sort)
+map="$map $(find "$src/tools/reference" -maxdepth 1 -name 'version_alias_*.csv' | LC_ALL=C sort)"
+map="$map $(find "$src/tools/reference" -maxdepth 1 -name 'commit_release_*.csv' | LC_ALL=C sort)"
+# shellcheck disable=SC2086 # the paths have no blanks
+map=$(echo $map | tr ' ' ',')
 got=$(mktemp)
 trap 'rm -f "$got"' EXIT
 # shellcheck disable=SC2046 # the bulletins' paths have no blanks

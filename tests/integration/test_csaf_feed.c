@@ -1,6 +1,7 @@
 /* NVIDIA's real bulletins (tests/data/csaf/feed) against the real server, for the components
  * the product mapping added: images carrying triton-server (by NGC release, also from a bulletin
- * that names Triton's server version: 5509), tensorrt, nemo, jetson-linux and the
+ * that names Triton's server version: 5509), tensorrt, nemo, jetson-linux (also from 5797 as
+ * written in JetPack numbers: ref_version_alias 0460) and the
  * vGPU guest driver (0101), riva, cuda-q, tao, isaac-lab, nemo-curator and mlnx-ofed (0300), and
  * webdataset (0412, its fix named by a commit and read through ref_commit_release) are marked by
  * the matching bulletin with the right fixed_by, and the team pinned to each gets exactly one
@@ -13,6 +14,7 @@
  * the commit a release, then reapplied. */
 #include "harness.h"
 
+#include <glob.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -253,6 +255,93 @@ static void each_new_component_is_marked_by_its_bulletin_and_its_pin_hears_once(
     }
 }
 
+/* Bulletin 5797 (Jetson and IGX, March 2026) as NVIDIA would write it in JetPack numbers: its
+ * Jetson Linux(36) versions become "All versions prior to JetPack 6.2.1" and "JetPack 6.2.1"
+ * (= L4T 36.4.4, ref_version_alias 0460), under tracking id jp (not 5797's, which stays the
+ * real bulletin's). The other architectures and the vulnerabilities are 5797's. */
+static char *jetpack_bulletin(const char *jp)
+{
+    char *text = bulletin("2026", "5797");
+    json_t *d = json_loads(text, 0, NULL);
+    free(text);
+    assert_non_null(d);
+    json_object_set_new(json_object_get(json_object_get(d, "document"), "tracking"), "id",
+                        json_string(jp));
+    size_t i, j;
+    json_t *vendor, *arch;
+    json_array_foreach(json_object_get(json_object_get(d, "product_tree"), "branches"), i, vendor)
+    {
+        json_array_foreach(json_object_get(vendor, "branches"), j, arch)
+        {
+            if (strcmp(json_string_value(json_object_get(arch, "category")), "architecture") != 0)
+                continue;
+            size_t k;
+            json_t *leaf;
+            json_array_foreach(json_object_get(arch, "branches"), k, leaf)
+            {
+                json_t *product = json_object_get(leaf, "product");
+                const char *name = json_string_value(json_object_get(product, "name"));
+                if (strcmp(name, "All versions prior to 36.5") == 0)
+                    json_object_set_new(product, "name",
+                                        json_string("All versions prior to JetPack 6.2.1"));
+                else if (strcmp(name, "36.5") == 0)
+                    json_object_set_new(product, "name", json_string("JetPack 6.2.1"));
+            }
+        }
+    }
+    text = json_dumps(d, JSON_COMPACT);
+    json_decref(d);
+    assert_non_null(strstr(text, "prior to JetPack 6.2.1"));
+    return text;
+}
+
+/* A Jetson bulletin that numbers Jetson Linux by JetPack marks an image publishing jetson-linux
+ * at the L4T before the fix (36.4.3) with the L4T fix (36.4.4), says it converted, and leaves
+ * the fix's image alone. Runs first: 5797 itself (below 36.5) would mark both images. */
+static void a_jetpack_numbered_bulletin_marks_the_l4t_before_its_fix(void **state)
+{
+    (void)state;
+    long long old = publish("feed-jetpack", "1", "jetson-linux", "36.4.3");
+    long long fix = publish("feed-jetpack", "2", "jetson-linux", "36.4.4");
+    char *doc = jetpack_bulletin("JP5797");
+    struct imx_res res = call(admin, "POST", "/v1/advisories", doc, 201);
+    free(doc);
+    bool found = false, warned = false;
+    size_t i;
+    json_t *e;
+    json_array_foreach(json_object_get(res.json, "affected"), i, e)
+    {
+        found = found ||
+                (strcmp(json_string_value(json_object_get(e, "component")), "jetson-linux") == 0 &&
+                 strcmp(json_string_value(json_object_get(e, "range")), ">=36, <36.4.4") == 0 &&
+                 strcmp(json_string_value(json_object_get(e, "fixed")), "36.4.4") == 0);
+    }
+    json_array_foreach(json_object_get(res.json, "warnings"), i, e)
+    {
+        warned = warned || strstr(json_string_value(json_object_get(e, "warning")),
+                                  "JetPack 6.2.1 is release 36.4.4") != NULL;
+    }
+    if (!found || !warned)
+        fail_msg("NVIDIA-JP5797: no jetson-linux >=36, <36.4.4 fixed 36.4.4 read from JetPack "
+                 "6.2.1 in %s",
+                 res.body);
+    imx_t_res_free(&res);
+
+    char path[128];
+    snprintf(path, sizeof path, "/v1/images/%lld/patch", old);
+    res = call(pub, "GET", path, NULL, 200);
+    assert_string_equal(json_string_value(json_object_get(res.json, "status")), "patch_available");
+    json_t *a = json_array_get(json_object_get(res.json, "advisories"), 0);
+    assert_string_equal(json_string_value(json_object_get(a, "id")), "NVIDIA-JP5797");
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(a, "fixed_by"), "id")),
+                     fix);
+    imx_t_res_free(&res);
+    snprintf(path, sizeof path, "/v1/images/%lld/patch", fix);
+    res = call(pub, "GET", path, NULL, 200);
+    assert_string_equal(json_string_value(json_object_get(res.json, "status")), "ok");
+    imx_t_res_free(&res);
+}
+
 static void a_bulletin_about_nothing_imaxe_tracks_is_kept_as_such(void **state)
 {
     (void)state;
@@ -301,23 +390,22 @@ static void post_reference(const char *version, const char *table, const char *c
     imx_t_res_free(&res);
 }
 
-/* POST /v1/reference with the product mapping as migrations 0101, 0300, 0372 and 0412 ship it
- * (tools/reference/nvidia_products.csv, then the others without their header), less
- * the lines that contain drop (NULL: none): the reference import an admin runs. */
+/* POST /v1/reference with the product mapping as the map migrations ship it (every
+ * tools/reference/nvidia_products*.csv in name order, the order they apply: 0101's, then each
+ * later one's without its header), less the lines that contain drop (NULL: none): the reference
+ * import an admin runs. */
 static void import_product_map(const char *drop)
 {
-    static const char *const csvs[] = { "nvidia_products.csv", "nvidia_products_0300.csv",
-                                        "nvidia_products_0372.csv", "nvidia_products_0412.csv",
-                                        "nvidia_products_0440.csv" };
-    char line[4096];
+    char line[4096], where[1024];
+    snprintf(where, sizeof where, "%s/tools/reference/nvidia_products*.csv",
+             getenv("IMX_TEST_SOURCE_DIR"));
+    glob_t g;
+    assert_int_equal(glob(where, 0, NULL, &g), 0);
     size_t cap = 1 << 16, used = 0;
     char *csv = malloc(cap);
     assert_non_null(csv);
-    for (size_t c = 0; c < sizeof csvs / sizeof csvs[0]; c++) {
-        char path[1024];
-        snprintf(path, sizeof path, "%s/tools/reference/%s", getenv("IMX_TEST_SOURCE_DIR"),
-                 csvs[c]);
-        FILE *f = fopen(path, "r");
+    for (size_t c = 0; c < g.gl_pathc; c++) {
+        FILE *f = fopen(g.gl_pathv[c], "r");
         assert_non_null(f);
         bool header = true;
         while (fgets(line, sizeof line, f)) {
@@ -336,6 +424,7 @@ static void import_product_map(const char *drop)
         }
         fclose(f);
     }
+    globfree(&g);
     csv[used] = '\0';
     post_reference(drop ? "test-less" : "test-full", "nvidia_product", csv);
     free(csv);
@@ -444,28 +533,36 @@ static void an_unmapped_product_is_reapplied_after_a_reference_update(void **sta
     free(n);
 }
 
-/* POST /v1/reference with Triton's release pairs (tools/reference/version_alias_0371.csv, as 0371
- * ships them), only the header and the lines that contain keep when keep is given. */
+/* POST /v1/reference with the release pairs as their migrations ship them (every
+ * tools/reference/version_alias_*.csv in name order: Triton's of 0371, JetPack's of 0460, one
+ * header), only the header and the lines that contain keep when keep is given. */
 static void import_version_alias(const char *keep)
 {
-    char path[1024], line[4096];
-    snprintf(path, sizeof path, "%s/tools/reference/version_alias_0371.csv",
+    char where[1024], line[4096];
+    snprintf(where, sizeof where, "%s/tools/reference/version_alias_*.csv",
              getenv("IMX_TEST_SOURCE_DIR"));
-    FILE *f = fopen(path, "r");
-    assert_non_null(f);
+    glob_t g;
+    assert_int_equal(glob(where, 0, NULL, &g), 0);
     size_t cap = 1 << 16, used = 0;
     char *csv = malloc(cap);
     assert_non_null(csv);
-    bool header = true;
-    while (fgets(line, sizeof line, f)) {
-        size_t n = strlen(line);
-        if ((header || !keep || strstr(line, keep)) && used + n + 1 < cap) {
-            memcpy(csv + used, line, n);
-            used += n;
+    for (size_t c = 0; c < g.gl_pathc; c++) {
+        FILE *f = fopen(g.gl_pathv[c], "r");
+        assert_non_null(f);
+        bool header = true;
+        while (fgets(line, sizeof line, f)) {
+            size_t n = strlen(line);
+            bool take = header ? c == 0 : !keep || strstr(line, keep);
+            header = false;
+            if (take) {
+                assert_true(used + n + 1 < cap);
+                memcpy(csv + used, line, n);
+                used += n;
+            }
         }
-        header = false;
+        fclose(f);
     }
-    fclose(f);
+    globfree(&g);
     csv[used] = '\0';
     post_reference(keep ? "test-pairs-less" : "test-pairs", "version_alias", csv);
     free(csv);
@@ -663,6 +760,7 @@ static void a_stored_advisory_takes_the_new_reading_on_reapply(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(a_jetpack_numbered_bulletin_marks_the_l4t_before_its_fix),
         cmocka_unit_test(each_new_component_is_marked_by_its_bulletin_and_its_pin_hears_once),
         cmocka_unit_test(a_bulletin_about_nothing_imaxe_tracks_is_kept_as_such),
         cmocka_unit_test(an_unmapped_product_is_reapplied_after_a_reference_update),

@@ -4,8 +4,9 @@
 # migrations/0056_nccl_rows.sql and 0058_dcgm_rows.sql from tools/reference/nccl.csv and dcgm.csv
 # and 0101_nvidia_product_rows.sql from tools/reference/nvidia_products.csv (0300 from
 # nvidia_products_0300.csv), 0261_eol_rows.sql from tools/reference/eol.csv and
-# 0350_eol_rows_more.sql from tools/reference/eol_0350.csv (0371 from version_alias_0371.csv, 0372 from nvidia_products_0372.csv, 0411 from
-# commit_release_0411.csv, 0412 from nvidia_products_0412.csv, 0440 from nvidia_products_0440.csv), 0111-0113, 0220-0221 and 0311-0313
+# 0350_eol_rows_more.sql from tools/reference/eol_0350.csv (0371 from version_alias_0371.csv, 0411 from
+# commit_release_0411.csv, 0460 from version_alias_0460.csv, each NNNN_nvidia_product_rows*.sql from
+# nvidia_products_NNNN.csv), 0111-0113, 0220-0221 and 0311-0313
 # from tools/reference/sources/ (tools/gen_sources.py), and migrations/0003_reference.sql from
 # tools/reference/csv/ (the stored copies of ../shared/data/reference). A difference fails, naming
 # the file: regenerate and commit.
@@ -33,14 +34,23 @@ check migrations/0035_knowledge_facts.sql python3 tools/gen_knowledge.py
 check migrations/0056_nccl_rows.sql python3 tools/gen_knowledge.py --table nccl
 check migrations/0058_dcgm_rows.sql python3 tools/gen_knowledge.py --table dcgm
 check migrations/0101_nvidia_product_rows.sql python3 tools/gen_knowledge.py --table nvidia_product
-check migrations/0300_nvidia_product_rows_more.sql python3 tools/gen_knowledge.py --table nvidia_product_0300
 check migrations/0261_eol_rows.sql python3 tools/gen_knowledge.py --table eol
 check migrations/0350_eol_rows_more.sql python3 tools/gen_knowledge.py --table eol_0350
 check migrations/0371_version_alias_rows.sql python3 tools/gen_knowledge.py --table version_alias_0371
-check migrations/0372_nvidia_product_rows_more.sql python3 tools/gen_knowledge.py --table nvidia_product_0372
 check migrations/0411_commit_release_rows.sql python3 tools/gen_knowledge.py --table commit_release_0411
-check migrations/0412_nvidia_product_rows_commits.sql python3 tools/gen_knowledge.py --table nvidia_product_0412
-check migrations/0440_nvidia_product_rows_more.sql python3 tools/gen_knowledge.py --table nvidia_product_0440
+check migrations/0460_jetpack_alias_rows.sql python3 tools/gen_knowledge.py --table version_alias_0460
+# Every later map file (the one list: tools/reference/nvidia_products_NNNN.csv, as
+# tools/gen_knowledge.py reads them) against its migration, NNNN_nvidia_product_rows*.sql (0412's
+# is "_rows_commits"; a new file without one fails as "_rows_more").
+for f in tools/reference/nvidia_products_[0-9][0-9][0-9][0-9].csv; do
+    n=${f#tools/reference/nvidia_products_}
+    n=${n%.csv}
+    m=migrations/${n}_nvidia_product_rows_more.sql
+    for g in migrations/"${n}"_nvidia_product_rows*.sql; do
+        [ -e "$g" ] && m=$g
+    done
+    check "$m" python3 tools/gen_knowledge.py --table "nvidia_product_$n"
+done
 # The tables read whole from stored source copies (tools/reference/sources/).
 check migrations/0111_gpu_rows.sql python3 tools/gen_sources.py --table gpu
 check migrations/0112_pytorch_arch.sql python3 tools/gen_sources.py --table pytorch_arch

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <dirent.h>
+#include <glob.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -498,10 +499,17 @@ static void version_names_parse_by_form(void **state)
         { "All versions prior to core_v0.12.1", "Megatron-LM", 0, IMX_CSAF_BELOW, "", "0.12.1",
           "" },
         { "core_v0.12.1", "Megatron-LM", 0, IMX_CSAF_EXACT, "", "0.12.1", "" },
-        /* JetPack numbers its releases apart from Jetson Linux: refused, never read as L4T's */
-        { "JetPack 6.2.1 (Jetson Linux 36.4.4)", "Jetson Orin Series", -1, IMX_CSAF_ALL, "", "",
+        /* JetPack numbers its releases apart from Jetson Linux: parsed with jetpack set (checked
+         * in jetpack_numbers_are_read_through_the_pairs), never read as L4T's here */
+        { "JetPack 6.2.1 (Jetson Linux 36.4.4)", "Jetson Orin Series", 0, IMX_CSAF_EXACT, "",
+          "6.2.1", "" },
+        { "All JetPack versions prior to 6.2", "Jetson Orin Series", 0, IMX_CSAF_BELOW, "", "6.2",
           "" },
-        { "All JetPack versions prior to 6.2", "Jetson Orin Series", -1, IMX_CSAF_ALL, "", "", "" },
+        { "All versions prior to JetPack 6.2.1", "Jetson Orin Series", 0, IMX_CSAF_BELOW, "",
+          "6.2.1", "" },
+        { "All versions of JetPack prior to 5.1.2", "Jetson Xavier Series", 0, IMX_CSAF_BELOW, "",
+          "5.1.2", "" },
+        { "36.4.4 JetPack 6.2.1", "Jetson Orin Series", -1, IMX_CSAF_ALL, "", "", "" },
         { "1.17.8 or or 1.18.1", NULL, -1, IMX_CSAF_ALL, "", "", "" },
         { "1.3.0-rc.", NULL, -1, IMX_CSAF_ALL, "", "", "" },
         /* malformed or not understood: refused, never guessed */
@@ -1102,24 +1110,42 @@ static json_t *load_shared(const char *name)
     return load_path(path);
 }
 
-/* The release pairs imaxe ships (tools/reference/version_alias_0371.csv, migration 0371), on
- * each map row of their component, as server/db/product_map.c reads them (unconfirmed pairs
- * left out). */
+/* The rows of every tools/reference CSV the glob pattern names, in name order (the order their
+ * migrations apply: "nvidia_products.csv" sorts before "nvidia_products_0300.csv"), so a new
+ * numbered file is read without a list here to extend. */
+static json_t *reference_csvs(const char *pattern)
+{
+    char where[1024];
+    snprintf(where, sizeof where, "%s/tools/reference/%s", IMX_SOURCE_DIR, pattern);
+    glob_t g;
+    if (glob(where, 0, NULL, &g) != 0 || g.gl_pathc == 0)
+        fail_msg("%s: no file", where);
+    json_t *all = json_array();
+    for (size_t i = 0; i < g.gl_pathc; i++) {
+        FILE *f = fopen(g.gl_pathv[i], "rb");
+        if (!f)
+            fail_msg("%s: cannot open", g.gl_pathv[i]);
+        static char text[1 << 16];
+        size_t n = fread(text, 1, sizeof text, f);
+        assert_true(n < sizeof text);
+        fclose(f);
+        char err[128];
+        json_t *rows = imx_csv_rows(text, n, err, sizeof err);
+        if (!rows)
+            fail_msg("%s: %s", g.gl_pathv[i], err);
+        json_array_extend(all, rows);
+        json_decref(rows);
+    }
+    globfree(&g);
+    return all;
+}
+
+/* The release pairs imaxe ships (tools/reference/version_alias_*.csv: Triton's of 0371,
+ * JetPack's of 0460), on each map row of their component, as server/db/product_map.c reads them
+ * (unconfirmed pairs left out). */
 static void attach_aliases(json_t *map)
 {
-    char path[1024];
-    snprintf(path, sizeof path, "%s/tools/reference/version_alias_0371.csv", IMX_SOURCE_DIR);
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        fail_msg("%s: cannot open", path);
-    static char text[1 << 16];
-    size_t n = fread(text, 1, sizeof text, f);
-    assert_true(n < sizeof text);
-    fclose(f);
-    char err[128];
-    json_t *rows = imx_csv_rows(text, n, err, sizeof err);
-    if (!rows)
-        fail_msg("%s: %s", path, err);
+    json_t *rows = reference_csvs("version_alias_*.csv");
     size_t i, k;
     json_t *row, *pair;
     json_array_foreach(map, i, row)
@@ -1141,24 +1167,12 @@ static void attach_aliases(json_t *map)
     json_decref(rows);
 }
 
-/* The commits imaxe ships (tools/reference/commit_release_0411.csv, migration 0411), on each map
- * row of their component as server/db/product_map.c reads them: [commit, release or null, as_of,
+/* The commits imaxe ships (tools/reference/commit_release_*.csv: 0411's), on each map row of
+ * their component as server/db/product_map.c reads them: [commit, release or null, as_of,
  * status], unconfirmed rows left out. */
 static void attach_commits(json_t *map)
 {
-    char path[1024];
-    snprintf(path, sizeof path, "%s/tools/reference/commit_release_0411.csv", IMX_SOURCE_DIR);
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        fail_msg("%s: cannot open", path);
-    static char text[1 << 16];
-    size_t n = fread(text, 1, sizeof text, f);
-    assert_true(n < sizeof text);
-    fclose(f);
-    char err[128];
-    json_t *rows = imx_csv_rows(text, n, err, sizeof err);
-    if (!rows)
-        fail_msg("%s: %s", path, err);
+    json_t *rows = reference_csvs("commit_release_*.csv");
     size_t i, k;
     json_t *row, *c;
     json_array_foreach(map, i, row)
@@ -1182,32 +1196,11 @@ static void attach_commits(json_t *map)
     json_decref(rows);
 }
 
-/* The product mapping imaxe ships (tools/reference/nvidia_products.csv, migration 0101). */
+/* The product mapping imaxe ships: tools/reference/nvidia_products*.csv in name order, 0101's
+ * rows then each later map migration's (new keys only: tools/gen_knowledge.py checks). */
 static json_t *shipped_map(void)
 {
-    /* 0101's rows, then 0300's, 0372's and 0440's (new keys only: tools/gen_knowledge.py
-     * checks) */
-    static const char *const csvs[] = { "nvidia_products.csv", "nvidia_products_0300.csv",
-                                        "nvidia_products_0372.csv", "nvidia_products_0412.csv",
-                                        "nvidia_products_0440.csv" };
-    json_t *map = json_array();
-    for (size_t i = 0; i < N_ELEMS(csvs); i++) {
-        char path[1024];
-        snprintf(path, sizeof path, "%s/tools/reference/%s", IMX_SOURCE_DIR, csvs[i]);
-        FILE *f = fopen(path, "rb");
-        if (!f)
-            fail_msg("%s: cannot open", path);
-        static char text[1 << 16];
-        size_t n = fread(text, 1, sizeof text, f);
-        assert_true(n < sizeof text);
-        fclose(f);
-        char err[128];
-        json_t *rows = imx_csv_rows(text, n, err, sizeof err);
-        if (!rows)
-            fail_msg("%s: %s", path, err);
-        json_array_extend(map, rows);
-        json_decref(rows);
-    }
+    json_t *map = reference_csvs("nvidia_products*.csv");
     attach_aliases(map);
     attach_commits(map);
     return map;
@@ -1653,6 +1646,83 @@ static void a_fix_named_by_commit_is_read_through_its_first_release(void **state
     json_decref(map);
 }
 
+/* A Jetson bulletin may number Jetson Linux by JetPack ("prior to JetPack 6.2.1"); images
+ * publish jetson-linux as L4T (36.4.4), so the versions are read through JetPack's pairs
+ * (0460, tools/reference/version_alias_0460.csv) with a warning saying so, and a JetPack version
+ * no pair (or only an unconfirmed one) holds is left out with that reason, never guessed. */
+static void jetpack_numbers_are_read_through_the_pairs(void **state)
+{
+    (void)state;
+    json_t *map = shipped_map();
+#define ORIN(version, id) PV("NVIDIA Jetson Orin Series", version, id)
+    static const struct {
+        const char *what, *arch, *versions, *affected, *fixed;
+        const char *want;     /* as in products_map_to_components_or_are_left_out */
+        const char *unmapped; /* a word of the one product left out's why; NULL: none */
+        const char *warned;   /* a word of the one warning; NULL: none */
+    } cases[] = {
+        { "prior to JetPack 6.2.1, fixed in JetPack 6.2.1 (= L4T 36.4.4)", "Jetson Linux(36)",
+          ORIN("All versions prior to JetPack 6.2.1", "a") "," ORIN("JetPack 6.2.1", "f"),
+          "[\"a\"]", "[\"f\"]", "jetson-linux >=36, <36.4.4 36.4.4", NULL,
+          "JetPack 6.2.1 is release 36.4.4" },
+        { "JetPack 5.1.2 (= 35.4.1) fixes a JP5 line", "Jetson Linux(35)",
+          ORIN("All JetPack versions prior to 5.1.2", "a") "," ORIN("JetPack 5.1.2", "f"),
+          "[\"a\"]", "[\"f\"]", "jetson-linux >=35, <35.4.1 35.4.1", NULL,
+          "JetPack 5.1.2 is release 35.4.1" },
+        { "a fix named both ways reads the JetPack number through its pair", "Jetson Linux(36)",
+          ORIN("All versions prior to JetPack 6.2.1",
+               "a") "," ORIN("JetPack 6.2.1 (Jetson Linux 36.4.4)", "f"),
+          "[\"a\"]", "[\"f\"]", "jetson-linux >=36, <36.4.4 36.4.4", NULL,
+          "JetPack 6.2.1 is release 36.4.4" },
+        { "in L4T already: read as written, no warning", "Jetson Linux(36)",
+          ORIN("All versions prior to 36.4.4", "a") "," ORIN("36.4.4", "f"), "[\"a\"]", "[\"f\"]",
+          "jetson-linux >=36, <36.4.4 36.4.4", NULL, NULL },
+        { "a JetPack release only an unconfirmed row pairs (5.1.5) is left out", "Jetson Linux(35)",
+          ORIN("All versions prior to JetPack 5.1.5", "a") "," ORIN("JetPack 5.1.5", "f"),
+          "[\"a\"]", "[\"f\"]", "", "JetPack 5.1.5 is paired with no Jetson Linux release", NULL },
+        { "a JetPack release past every pair is left out, not guessed", "Jetson Linux(38)",
+          ORIN("All versions prior to JetPack 7.2", "a") "," ORIN("JetPack 7.2", "f"), "[\"a\"]",
+          "[\"f\"]", "", "JetPack 7.2 is paired with no Jetson Linux release", NULL },
+        { "JetPack numbers on a product without pairs are refused", "Linux",
+          PV("TensorRT", "All versions prior to JetPack 6.2", "a"), "[\"a\"]", "[]", "",
+          "the versions are JetPack's", NULL },
+    };
+#undef ORIN
+    for (size_t i = 0; i < N_ELEMS(cases); i++) {
+        char branches[2048];
+        snprintf(branches, sizeof branches,
+                 "[{\"category\":\"architecture\",\"name\":\"%s\","
+                 "\"branches\":[%s]}]",
+                 cases[i].arch, cases[i].versions);
+        json_t *d = doc_with(branches, cases[i].affected, cases[i].fixed);
+        json_t *errors = json_array();
+        json_t *out = imx_csaf_to_advisory(d, map, errors, NULL);
+        if (!out)
+            fail_msg("%s: %s", cases[i].what, json_dumps(errors, 0));
+        char got[1024];
+        ranges_text(out, got, sizeof got);
+        if (strcmp(got, cases[i].want) != 0)
+            fail_msg("%s: got \"%s\", expected \"%s\"", cases[i].what, got, cases[i].want);
+        json_t *un = json_object_get(out, "unmapped"), *warn = json_object_get(out, "warnings");
+        if (json_array_size(un) != (cases[i].unmapped ? 1u : 0u) ||
+            (cases[i].unmapped &&
+             !strstr(json_string_value(json_object_get(json_array_get(un, 0), "why")),
+                     cases[i].unmapped)))
+            fail_msg("%s: unmapped %s", cases[i].what, json_dumps(un, 0));
+        if (cases[i].warned) {
+            const char *w = json_string_value(json_object_get(json_array_get(warn, 0), "warning"));
+            if (json_array_size(warn) < 1 || !strstr(w, cases[i].warned))
+                fail_msg("%s: warnings %s", cases[i].what, json_dumps(warn, 0));
+        } else if (json_array_size(warn) != 0) {
+            fail_msg("%s: unexpected warnings %s", cases[i].what, json_dumps(warn, 0));
+        }
+        json_decref(out);
+        json_decref(errors);
+        json_decref(d);
+    }
+    json_decref(map);
+}
+
 /* ---- the whole 2022-2026 feed (tests/data/csaf/feed, tools/csaf_corpus.py) ---- */
 
 static int by_name(const void *a, const void *b)
@@ -1822,6 +1892,7 @@ int main(void)
         cmocka_unit_test(products_no_bulletin_named_yet_map),
         cmocka_unit_test(cost_is_linear_in_the_document),
         cmocka_unit_test(a_product_numbered_two_ways_is_read_in_its_releases),
+        cmocka_unit_test(jetpack_numbers_are_read_through_the_pairs),
         cmocka_unit_test(a_fix_named_by_commit_is_read_through_its_first_release),
         cmocka_unit_test(the_feed_imports_bulletin_by_bulletin),
     };
