@@ -104,7 +104,7 @@ static long long publish(const char *family, const char *version, const char *co
 /* The patch.available events path received (parsed bodies, new), once at least n came. */
 static json_t *received(const char *path, size_t n)
 {
-    for (int attempt = 0; attempt < 150; attempt++) {
+    for (int attempt = 0; attempt < 300; attempt++) { /* 30 s: a loaded machine */
         json_t *all = json_array(), *log = imx_t_receiver_log(&rcv, path), *e;
         size_t i;
         json_array_foreach(log, i, e)
@@ -125,6 +125,65 @@ static json_t *received(const char *path, size_t n)
     }
     fail_msg("%s: fewer than %zu patch.available events", path, n);
     return NULL;
+}
+
+/* A team watching a family: its admin's token, the family's image with the old version and the
+ * one with the fix, a patch.available webhook at hook (its secret given to the receiver) and a
+ * pin on the old image. */
+struct watch {
+    char token[4096];
+    long long old, fix, pin;
+};
+
+static void watch(struct watch *w, const char *team, const char *family, const char *component,
+                  const char *old_version, const char *fix_version, const char *hook)
+{
+    char email[96], body[1024], ctl[256];
+    snprintf(email, sizeof email, "%s@feed.test", team);
+    assert_int_equal(imx_t_user(&srv, admin, team, email, "admin", w->token, sizeof w->token), 0);
+    w->old = publish(family, "1", component, old_version);
+    w->fix = publish(family, "2", component, fix_version);
+    snprintf(body, sizeof body,
+             "{\"team\":\"%s\",\"url\":\"http://127.0.0.1:%u%s\","
+             "\"events\":[\"patch.available\"]}",
+             team, rcv.port, hook);
+    struct imx_res res = call(w->token, "POST", "/v1/webhooks", body, 201);
+    snprintf(ctl, sizeof ctl, "{\"secrets\": {\"%s\": [\"%s\"]}}", hook,
+             json_string_value(json_object_get(res.json, "secret")));
+    imx_t_res_free(&res);
+    imx_t_receiver_control(&rcv, ctl);
+    snprintf(body, sizeof body, "{\"team\":\"%s\",\"name\":\"prod\",\"image\":%lld}", team, w->old);
+    w->pin = call_id(w->token, "POST", "/v1/pins", body, 201);
+}
+
+/* The image is patch_available by advisory id, with fix named as its fixed_by. */
+static void marked(long long image, const char *id, long long fix)
+{
+    char path[128];
+    snprintf(path, sizeof path, "/v1/images/%lld/patch", image);
+    struct imx_res res = call(pub, "GET", path, NULL, 200);
+    assert_string_equal(json_string_value(json_object_get(res.json, "status")), "patch_available");
+    json_t *a = json_array_get(json_object_get(res.json, "advisories"), 0);
+    assert_string_equal(json_string_value(json_object_get(a, "id")), id);
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(a, "fixed_by"), "id")),
+                     fix);
+    imx_t_res_free(&res);
+}
+
+/* Exactly one patch.available came to hook, for this pin and this fix; its data, for more
+ * checks (the caller frees the returned array). */
+static json_t *heard_once(const char *hook, long long pin, long long fix)
+{
+    json_t *evs = received(hook, 1);
+    imx_t_sleep_ms(300); /* a second one would have come by now */
+    json_decref(evs);
+    evs = received(hook, 1);
+    assert_int_equal(json_array_size(evs), 1);
+    json_t *d = json_object_get(json_array_get(evs, 0), "data");
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(d, "pin"), "id")), pin);
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(d, "fixed_by"), "id")),
+                     fix);
+    return evs;
 }
 
 static const struct family {
@@ -171,35 +230,21 @@ static void each_new_component_is_marked_by_its_bulletin_and_its_pin_hears_once(
     (void)state;
     for (size_t f = 0; f < sizeof families / sizeof families[0]; f++) {
         const struct family *F = &families[f];
-        char family[64], team[32], email[64], token[4096], body[1024], path[128];
+        char family[64], team[32], hook[64], path[128];
         snprintf(family, sizeof family, "feed-%s-%zu", F->component, f);
         snprintf(team, sizeof team, "team-%zu", f);
-        snprintf(email, sizeof email, "t%zu@feed.test", f);
-        assert_int_equal(imx_t_user(&srv, admin, team, email, "admin", token, sizeof token), 0);
-
-        long long old = publish(family, "1", F->component, F->old);
-        long long fix =
-            publish(family, "2", F->component, F->image_fixed ? F->image_fixed : F->fixed);
+        snprintf(hook, sizeof hook, "/%s-%zu", F->component, f);
+        struct watch w;
+        watch(&w, team, family, F->component, F->old, F->image_fixed ? F->image_fixed : F->fixed,
+              hook);
+        long long old = w.old, fix = w.fix;
         if (strcmp(F->bulletin, "5509") == 0) {
             triton_23_10 = old;
             triton_23_12 = fix;
         }
-        snprintf(body, sizeof body,
-                 "{\"team\":\"%s\",\"url\":\"http://127.0.0.1:%u/%s-%zu\","
-                 "\"events\":[\"patch.available\"]}",
-                 team, rcv.port, F->component, f);
-        struct imx_res res = call(token, "POST", "/v1/webhooks", body, 201);
-        char ctl[256];
-        snprintf(ctl, sizeof ctl, "{\"secrets\": {\"/%s-%zu\": [\"%s\"]}}", F->component, f,
-                 json_string_value(json_object_get(res.json, "secret")));
-        imx_t_res_free(&res);
-        imx_t_receiver_control(&rcv, ctl);
-        snprintf(body, sizeof body, "{\"team\":\"%s\",\"name\":\"prod\",\"image\":%lld}", team,
-                 old);
-        long long pin = call_id(token, "POST", "/v1/pins", body, 201);
 
         char *doc = bulletin(F->year, F->bulletin);
-        res = call(admin, "POST", "/v1/advisories", doc, 201);
+        struct imx_res res = call(admin, "POST", "/v1/advisories", doc, 201);
         free(doc);
         char adv_id[32];
         snprintf(adv_id, sizeof adv_id, "NVIDIA-%s", F->bulletin);
@@ -221,33 +266,17 @@ static void each_new_component_is_marked_by_its_bulletin_and_its_pin_hears_once(
         imx_t_res_free(&res);
 
         /* The affected image names its fix; the fix is ok. */
-        snprintf(path, sizeof path, "/v1/images/%lld/patch", old);
-        res = call(pub, "GET", path, NULL, 200);
-        assert_string_equal(json_string_value(json_object_get(res.json, "status")),
-                            "patch_available");
-        json_t *a = json_array_get(json_object_get(res.json, "advisories"), 0);
-        assert_string_equal(json_string_value(json_object_get(a, "id")), adv_id);
-        assert_int_equal(json_integer_value(json_object_get(json_object_get(a, "fixed_by"), "id")),
-                         fix);
-        imx_t_res_free(&res);
+        marked(old, adv_id, fix);
         snprintf(path, sizeof path, "/v1/images/%lld/patch", fix);
         res = call(pub, "GET", path, NULL, 200);
         assert_string_equal(json_string_value(json_object_get(res.json, "status")), "ok");
         imx_t_res_free(&res);
 
         /* One patch.available to the pinned team, for this pin, advisory and fix. */
-        snprintf(path, sizeof path, "/%s-%zu", F->component, f);
-        json_t *evs = received(path, 1);
-        imx_t_sleep_ms(300); /* a second one would have come by now */
-        json_decref(evs);
-        evs = received(path, 1);
-        assert_int_equal(json_array_size(evs), 1);
+        json_t *evs = heard_once(hook, w.pin, fix);
         json_t *d = json_object_get(json_array_get(evs, 0), "data");
         assert_string_equal(json_string_value(json_object_get(d, "kind")), "pin");
         assert_string_equal(json_string_value(json_object_get(d, "team")), team);
-        assert_int_equal(json_integer_value(json_object_get(json_object_get(d, "pin"), "id")), pin);
-        assert_int_equal(json_integer_value(json_object_get(json_object_get(d, "fixed_by"), "id")),
-                         fix);
         assert_string_equal(json_string_value(json_object_get(
                                 json_array_get(json_object_get(d, "advisories"), 0), "id")),
                             adv_id);
@@ -438,27 +467,14 @@ static void an_unmapped_product_is_reapplied_after_a_reference_update(void **sta
 {
     (void)state;
     import_product_map(",dali,"); /* its CPE row and its name row */
-    char token[4096], body[1024], path[128];
-    assert_int_equal(
-        imx_t_user(&srv, admin, "team-dali", "dali@feed.test", "admin", token, sizeof token), 0);
-    long long old = publish("feed-dali", "1", "dali", "1.52.0");
-    long long fix = publish("feed-dali", "2", "dali", "2.1.0");
-    snprintf(body, sizeof body,
-             "{\"team\":\"team-dali\",\"url\":\"http://127.0.0.1:%u/dali\","
-             "\"events\":[\"patch.available\"]}",
-             rcv.port);
-    struct imx_res res = call(token, "POST", "/v1/webhooks", body, 201);
-    char ctl[256];
-    snprintf(ctl, sizeof ctl, "{\"secrets\": {\"/dali\": [\"%s\"]}}",
-             json_string_value(json_object_get(res.json, "secret")));
-    imx_t_res_free(&res);
-    imx_t_receiver_control(&rcv, ctl);
-    snprintf(body, sizeof body, "{\"team\":\"team-dali\",\"name\":\"prod\",\"image\":%lld}", old);
-    long long pin = call_id(token, "POST", "/v1/pins", body, 201);
+    char path[128];
+    struct watch w;
+    watch(&w, "team-dali", "feed-dali", "dali", "1.52.0", "2.1.0", "/dali");
+    long long old = w.old, fix = w.fix;
 
     /* imported without DALI: listed as unmapped, nothing marked */
     char *doc = bulletin("2026", "5814");
-    res = call(admin, "POST", "/v1/advisories", doc, 201);
+    struct imx_res res = call(admin, "POST", "/v1/advisories", doc, 201);
     free(doc);
     assert_int_equal(json_array_size(json_object_get(res.json, "affected")), 0);
     assert_int_equal(json_array_size(json_object_get(res.json, "unmapped")), 1);
@@ -504,29 +520,13 @@ static void an_unmapped_product_is_reapplied_after_a_reference_update(void **sta
     assert_string_equal(json_string_value(json_object_get(r0, "fixed")), "2.1");
     assert_int_equal(json_array_size(json_object_get(res.json, "unmapped")), 0);
     imx_t_res_free(&res);
-    snprintf(path, sizeof path, "/v1/images/%lld/patch", old);
-    res = call(pub, "GET", path, NULL, 200);
-    assert_string_equal(json_string_value(json_object_get(res.json, "status")), "patch_available");
-    json_t *a = json_array_get(json_object_get(res.json, "advisories"), 0);
-    assert_string_equal(json_string_value(json_object_get(a, "id")), "NVIDIA-5814");
-    assert_int_equal(json_integer_value(json_object_get(json_object_get(a, "fixed_by"), "id")),
-                     fix);
-    imx_t_res_free(&res);
+    marked(old, "NVIDIA-5814", fix);
 
     /* one patch.available for the pin; a second reapply revises nothing and sends nothing */
-    json_t *evs = received("/dali", 1);
-    json_decref(evs);
     res = call(admin, "POST", "/v1/advisories:reapply", NULL, 200);
     assert_int_equal(json_integer_value(json_object_get(res.json, "revised")), 0);
     imx_t_res_free(&res);
-    imx_t_sleep_ms(300);
-    evs = received("/dali", 1);
-    assert_int_equal(json_array_size(evs), 1);
-    json_t *d = json_object_get(json_array_get(evs, 0), "data");
-    assert_int_equal(json_integer_value(json_object_get(json_object_get(d, "pin"), "id")), pin);
-    assert_int_equal(json_integer_value(json_object_get(json_object_get(d, "fixed_by"), "id")),
-                     fix);
-    json_decref(evs);
+    json_decref(heard_once("/dali", w.pin, fix));
     char *n = imx_t_sql(db, "SELECT count(*) FROM audit_log WHERE action = 'reapply'");
     assert_non_null(n);
     assert_string_equal(n, "1");
@@ -634,26 +634,11 @@ static void a_bulletin_in_the_servers_numbering_is_reapplied_when_the_pairs_chan
 static void a_fix_named_by_commit_is_reapplied_when_a_release_holds_it(void **state)
 {
     (void)state;
-    char token[4096], body[1024];
-    assert_int_equal(
-        imx_t_user(&srv, admin, "team-nvt", "nvt@feed.test", "admin", token, sizeof token), 0);
-    long long old = publish("feed-nvtabular", "1", "nvtabular", "23.08.00");
-    long long fix = publish("feed-nvtabular", "2", "nvtabular", "26.01");
-    snprintf(body, sizeof body,
-             "{\"team\":\"team-nvt\",\"url\":\"http://127.0.0.1:%u/nvtabular\","
-             "\"events\":[\"patch.available\"]}",
-             rcv.port);
-    struct imx_res res = call(token, "POST", "/v1/webhooks", body, 201);
-    char ctl[256];
-    snprintf(ctl, sizeof ctl, "{\"secrets\": {\"/nvtabular\": [\"%s\"]}}",
-             json_string_value(json_object_get(res.json, "secret")));
-    imx_t_res_free(&res);
-    imx_t_receiver_control(&rcv, ctl);
-    snprintf(body, sizeof body, "{\"team\":\"team-nvt\",\"name\":\"prod\",\"image\":%lld}", old);
-    long long pin = call_id(token, "POST", "/v1/pins", body, 201);
+    struct watch w;
+    watch(&w, "team-nvt", "feed-nvtabular", "nvtabular", "23.08.00", "26.01", "/nvtabular");
 
     char *doc = bulletin("2025", "5739");
-    res = call(admin, "POST", "/v1/advisories", doc, 201);
+    struct imx_res res = call(admin, "POST", "/v1/advisories", doc, 201);
     free(doc);
     assert_int_equal(json_array_size(json_object_get(res.json, "affected")), 0);
     bool said = false;
@@ -696,25 +681,8 @@ static void a_fix_named_by_commit_is_reapplied_when_a_release_holds_it(void **st
     post_reference("test-commits", "commit_release", csv);
     free(csv);
     reapply_gives("NVIDIA-5739", "revised", "<26.01", "26.01");
-
-    snprintf(path, sizeof path, "/v1/images/%lld/patch", old);
-    res = call(pub, "GET", path, NULL, 200);
-    assert_string_equal(json_string_value(json_object_get(res.json, "status")), "patch_available");
-    json_t *a = json_array_get(json_object_get(res.json, "advisories"), 0);
-    assert_string_equal(json_string_value(json_object_get(a, "id")), "NVIDIA-5739");
-    assert_int_equal(json_integer_value(json_object_get(json_object_get(a, "fixed_by"), "id")),
-                     fix);
-    imx_t_res_free(&res);
-    json_t *evs = received("/nvtabular", 1);
-    json_decref(evs);
-    imx_t_sleep_ms(300); /* a second one would have come by now */
-    evs = received("/nvtabular", 1);
-    assert_int_equal(json_array_size(evs), 1);
-    json_t *d = json_object_get(json_array_get(evs, 0), "data");
-    assert_int_equal(json_integer_value(json_object_get(json_object_get(d, "pin"), "id")), pin);
-    assert_int_equal(json_integer_value(json_object_get(json_object_get(d, "fixed_by"), "id")),
-                     fix);
-    json_decref(evs);
+    marked(w.old, "NVIDIA-5739", w.fix);
+    json_decref(heard_once("/nvtabular", w.pin, w.fix));
 }
 
 /* An advisory stored by an earlier reading of the bulletin (TAO's "6.25.7" as "=6.25.7", which
