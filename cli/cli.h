@@ -91,6 +91,8 @@ struct imx_cli_config;
 /* `imaxe login --sso` (cli/cmd_sso.c): the device sign-in; fills cfg's token and refresh.
  * Returns an exit code. */
 int imx_cli_sso_sign_in(struct imx_cli_ctx *ctx, struct imx_cli_config *cfg);
+/* `imaxe logout` (cli/cmd_logout.c). */
+int imx_cli_run_logout(const struct imx_cli_cmd *cmd, struct imx_cli_ctx *ctx);
 int imx_cli_run_conditional(const struct imx_cli_cmd *cmd, struct imx_cli_ctx *ctx);
 
 /* The handlers of cmd_probe.c. */

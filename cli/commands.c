@@ -334,29 +334,11 @@ int imx_cli_read_input(const char *path, struct imx_cli_buf *b)
 /* Prints a problem document (or the start of a body that is not one) for an error status. */
 static void print_problem(const struct imx_cli_resp *r)
 {
-    json_t *doc = json_loadb(imx_cli_buf_str(&r->body), r->body.len, 0, NULL);
-    const char *title = json_string_value(json_object_get(doc, "title"));
-    const char *detail = json_string_value(json_object_get(doc, "detail"));
-    if (title) {
-        fprintf(stderr, "imaxe: %ld %s%s%s\n", r->status, title, detail ? ": " : "",
-                detail ? detail : "");
-        size_t i;
-        json_t *e;
-        json_array_foreach(json_object_get(doc, "errors"), i, e)
-        {
-            json_t *line = json_object_get(e, "line");
-            if (json_is_integer(line))
-                fprintf(stderr, "  line %lld %s: %s\n", (long long)json_integer_value(line),
-                        json_string_value(json_object_get(e, "pointer")),
-                        json_string_value(json_object_get(e, "detail")));
-            else
-                fprintf(stderr, "  %s: %s\n", json_string_value(json_object_get(e, "pointer")),
-                        json_string_value(json_object_get(e, "detail")));
-        }
-    } else {
-        fprintf(stderr, "imaxe: HTTP %ld: %.200s\n", r->status, imx_cli_buf_str(&r->body));
-    }
-    json_decref(doc);
+    struct imx_cli_buf msg;
+    imx_cli_buf_init(&msg, 64 * 1024);
+    imx_cli_fmt_problem(&msg, r->status, imx_cli_buf_str(&r->body), r->body.len);
+    fputs(imx_cli_buf_str(&msg), stderr);
+    imx_cli_buf_free(&msg);
 }
 
 /* The stored access token was refused: trades the stored refresh token for a new pair
@@ -1482,6 +1464,10 @@ const struct imx_cli_cmd imx_cli_commands[] = {
       "imaxe login --url https://imaxe.example.com --sso\n"
       "imaxe login --url http://127.0.0.1:8080 --token imx_...",
       login_opts, NULL, NULL, IMX_CLI_BODY_NONE, NULL, run_login, true },
+    { "logout", NULL, "", 0, 0,
+      "End the stored sign-in on its server and remove its tokens (the URL stays)",
+      "imaxe logout\nimaxe --profile staging logout", no_opts, NULL, NULL, IMX_CLI_BODY_NONE, NULL,
+      imx_cli_run_logout, true },
     { "images", "search", "", 0, 0, "Search the catalog (keyset pages; --all for every page)",
       "imaxe images search --gpu hopper -c 'cuda:>=12.4' --region us-east-1\n"
       "imaxe images search --family dlami-base-ubuntu24.04 --all -o ndjson | jq -r .version",

@@ -122,7 +122,11 @@ int imx_cli_config_save(const struct imx_cli_config *c, char *err, size_t errlen
         json_object_set_new(profiles, c->profile, into);
     }
     json_object_set_new(into, "url", json_string(c->url));
-    json_object_set_new(into, "token", json_string(c->token));
+    /* No token: signed out (`imaxe logout`), the URL kept for the next login. */
+    if (c->token[0])
+        json_object_set_new(into, "token", json_string(c->token));
+    else
+        json_object_del(into, "token");
     if (c->refresh[0])
         json_object_set_new(into, "refresh_token", json_string(c->refresh));
     else

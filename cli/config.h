@@ -35,7 +35,8 @@ int imx_cli_config_path(char *out, size_t len);
 int imx_cli_config_load(struct imx_cli_config *c, const char *profile, char *err, size_t errlen);
 
 /* Writes c into its profile of the file, keeping the other profiles (directory 0700, file 0600,
- * replaced atomically). Returns 0, or -1 with a sentence in err. */
+ * replaced atomically); an empty token or refresh is removed from the profile. Returns 0, or -1
+ * with a sentence in err. */
 int imx_cli_config_save(const struct imx_cli_config *c, char *err, size_t errlen);
 
 #endif

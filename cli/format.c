@@ -3,6 +3,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /* Reals with 15 significant digits: what the server sent as 8.2 prints as 8.2, not as the
  * 17-digit 8.1999999999999993 of the nearest double. */
@@ -325,4 +326,96 @@ int imx_cli_fmt_field(struct imx_cli_buf *out, json_t *v)
         }
     }
     return dump_line(out, v, JSON_COMPACT);
+}
+
+/* A non-empty string member of obj, or NULL. */
+static const char *text_of(json_t *obj, const char *key)
+{
+    const char *s = json_string_value(json_object_get(obj, key));
+    return s && s[0] ? s : NULL;
+}
+
+/* Whether needle is in hay, ignoring case and a closing full stop of either. */
+static bool says_again(const char *hay, const char *needle)
+{
+    size_t n = strlen(needle), h = strlen(hay);
+    if (n > 0 && needle[n - 1] == '.')
+        n--;
+    if (h > 0 && hay[h - 1] == '.')
+        h--;
+    for (size_t i = 0; n > 0 && i + n <= h; i++)
+        if (strncasecmp(hay + i, needle, n) == 0)
+            return true;
+    return false;
+}
+
+/* One entry line: "  [line N ]WHERE: WHAT", or "  WHAT" without a WHERE. */
+static int add_entry(struct imx_cli_buf *out, json_t *line, const char *where, const char *what)
+{
+    int rc = imx_cli_buf_puts(out, "  ");
+    if (json_is_integer(line))
+        rc |= imx_cli_buf_printf(out, "line %lld%s", (long long)json_integer_value(line),
+                                 where ? " " : ": ");
+    if (where) {
+        rc |= add_clean(out, where, 0);
+        rc |= imx_cli_buf_puts(out, ": ");
+    }
+    rc |= add_clean(out, what ? what : "invalid", 0);
+    rc |= imx_cli_buf_puts(out, "\n");
+    return rc;
+}
+
+int imx_cli_fmt_problem(struct imx_cli_buf *out, long status, const char *body, size_t len)
+{
+    json_t *doc = json_loadb(body ? body : "", len, 0, NULL);
+    const char *title = text_of(doc, "title");
+    const char *detail = text_of(doc, "detail");
+    int rc = 0;
+    if (!json_is_object(doc) || (!title && !detail)) {
+        char head[201];
+        size_t n = len < 200 ? len : 200;
+        memcpy(head, body ? body : "", n);
+        head[n] = '\0';
+        rc = imx_cli_buf_printf(out, "imaxe: HTTP %ld: ", status);
+        rc |= add_clean(out, head, 0);
+        rc |= imx_cli_buf_puts(out, "\n");
+        json_decref(doc);
+        return rc == 0 ? 0 : -1;
+    }
+    /* A title that holds the whole detail says more; otherwise the detail is the news. */
+    const char *text = detail && !(title && says_again(title, detail)) ? detail : title;
+    rc = imx_cli_buf_printf(out, "imaxe: %ld ", status);
+    rc |= add_clean(out, text, 0);
+    rc |= imx_cli_buf_puts(out, "\n");
+    size_t shown = 0, listed = 0, repeats = 0;
+    static const char *const lists[] = { "errors", "invalid_params", "invalid-params" };
+    for (size_t l = 0; l < sizeof lists / sizeof lists[0]; l++) {
+        size_t i;
+        json_t *e;
+        bool rfc = l > 0;
+        json_array_foreach(json_object_get(doc, lists[l]), i, e)
+        {
+            listed++;
+            const char *where = text_of(e, rfc ? "name" : "pointer");
+            const char *what = text_of(e, rfc ? "reason" : "detail");
+            if (!json_is_object(e) || shown == IMX_CLI_PROBLEM_FIELDS_MAX)
+                continue;
+            /* "The body must be a JSON object" said once, not again as a field of no name. */
+            if (!where && what && !json_is_integer(json_object_get(e, "line")) &&
+                says_again(text, what)) {
+                repeats++;
+                continue;
+            }
+            rc |= add_entry(out, json_object_get(e, "line"), where, what);
+            shown++;
+        }
+    }
+    json_t *count = json_object_get(doc, "error_count");
+    size_t total = json_is_integer(count) && json_integer_value(count) > (json_int_t)listed
+                       ? (size_t)json_integer_value(count)
+                       : listed;
+    if (shown > 0 && total > shown + repeats)
+        rc |= imx_cli_buf_printf(out, "  ... and %zu more\n", total - shown - repeats);
+    json_decref(doc);
+    return rc == 0 ? 0 : -1;
 }

@@ -45,4 +45,18 @@ int imx_cli_fmt_object(struct imx_cli_buf *out, json_t *doc, enum imx_cli_fmt fm
  * JSON, followed by a newline. */
 int imx_cli_fmt_field(struct imx_cli_buf *out, json_t *v);
 
+/* Invalid fields an error message lists at most (the server bounds its own list too). */
+#define IMX_CLI_PROBLEM_FIELDS_MAX 50
+
+/* The message for an error answer (HTTP status and body), said once: "imaxe: STATUS TEXT", where
+ * TEXT is the problem's detail (the sentence about this request) or, without one, its title (the
+ * generic name of its type, which a detail only restates: "The request has invalid fields" beside
+ * "The webhook has invalid fields"); then each invalid field on a line of its own, "  POINTER:
+ * DETAIL" from `errors` (with "line N" for an import) or "  NAME: REASON" from RFC 9457's
+ * `invalid_params` / `invalid-params`, an entry that only repeats TEXT left out, and "  ... and N
+ * more" when the server counted more (`error_count`) than it listed. A body that is no problem
+ * document: "imaxe: HTTP STATUS: " and its first 200 bytes. Control characters become '?'.
+ * Returns 0, or -1 when out overflowed. */
+int imx_cli_fmt_problem(struct imx_cli_buf *out, long status, const char *body, size_t len);
+
 #endif

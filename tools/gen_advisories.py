@@ -7,7 +7,9 @@ GPU Display Driver and Container Toolkit bulletins in ../shared/data/reference/a
 One advisory per bulletin (id NVIDIA-<bulletin>), one affected range per Linux row:
   driver rows   "all R<branch> versions prior to fixed version" -> nvidia-driver ">=BRANCH, <FIXED"
                 (the datacenter fixed build, else the GeForce/RTX one when only that is listed)
-  toolkit rows  "affected: <=X ..."                             -> nvidia-container-toolkit "<=X"
+  toolkit rows  "affected: <=X ..."                             -> nvidia-container-toolkit "<U"
+                (U: X's builds bound, as a CSAF import of the same bulletin stores it: "<=1.16.1"
+                fixed in 1.16.2 is "<1.16.2dev0"; see builds_bound)
 Rows with no Linux driver (Windows-only bulletins) are skipped. Severity follows the highest
 CVSS v3.1 score (>= 9 critical, >= 7 high, >= 4 medium, else low). Standard library only.
 """
@@ -47,6 +49,36 @@ def version_in(text):
     return m.group(1) if m else None
 
 
+def builds_bound(last, fixed):
+    """The exclusive bound that stands for "X and its builds", as server/domain/csaf.c's
+    imx_csaf_builds_bound computes it for a plain release X (the only kind these rows hold):
+    X's last number plus one, below that version's pre-releases ("1.16.1" -> "1.16.2dev0", so a
+    1.16.1-1 package is affected and 1.16.2rc1 is not), or the fix when it lies above X and
+    below that. These rows are NVIDIA's Container Toolkit bulletins, whose CSAF documents
+    (5582, 5585, 5599, 5616, 5659) a demo catalog may also import (imaxe advisories import):
+    the demo advisory reads the bulletin's "<= X" as that import would, so the two never
+    disagree on which images are affected and a re-import revises nothing. None when X is not
+    a plain release (the bulletin's inclusive bound is kept)."""
+    if not re.fullmatch(r"\d{1,9}(?:\.\d{1,9}){0,5}", last):
+        return None
+    parts = last.split(".")
+    n = int(parts[-1]) + 1
+    if n > 999999999:
+        return None
+    parts[-1] = "%0*d" % (len(parts[-1]), n)
+    nxt = ".".join(parts)
+    key = lambda v: tuple(int(x) for x in v.split(".")) + (0,) * (6 - len(v.split(".")))
+    # "dev0" is a pre-release key only where the release, less trailing zeros, has at most four
+    # parts (server/domain/version.h); past that the next version itself
+    significant = len(parts)
+    while significant > 2 and parts[significant - 1].strip("0") == "":
+        significant -= 1
+    bound = nxt + "dev0" if significant <= 4 else nxt
+    if fixed and re.fullmatch(r"\d{1,9}(?:\.\d{1,9}){0,5}", fixed) and key(last) < key(fixed) < key(nxt):
+        bound = fixed
+    return bound
+
+
 def affected_range(row):
     """(component, range, lo, lo_incl, hi, hi_incl, fixed) or None; lo/hi are version strings
     whose imx_version_key() is the bound (None: unbounded)."""
@@ -64,7 +96,10 @@ def affected_range(row):
     if "Container Toolkit" in row["product"] and rule:
         last = rule.group(1)
         fixed = version_in(row["fixed_version_datacenter_tesla_or_package"])
-        return ("nvidia-container-toolkit", "<=" + last, None, True, last, True, fixed)
+        bound = builds_bound(last, fixed)
+        if bound is None:
+            return ("nvidia-container-toolkit", "<=" + last, None, True, last, True, fixed)
+        return ("nvidia-container-toolkit", "<" + bound, None, True, bound, False, fixed)
     return None
 
 

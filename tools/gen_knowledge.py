@@ -8,7 +8,8 @@ migration, migrations/NNNN_knowledge_facts.sql, and listed in tests/reference/te
 
 Usage:  tools/gen_knowledge.py [--src CSV] [--out FILE]   ('-' writes to standard output)
         tools/gen_knowledge.py --table nccl|dcgm|nvidia_product|nvidia_product_0300|eol|eol_0350|
-                                  version_alias_0371|nvidia_product_0372
+                                  version_alias_0371|nvidia_product_0372|commit_release_0411|
+                                  nvidia_product_0412|nvidia_product_0440
                                   [--src CSV] [--out FILE]
                                   (migrations/0056_nccl_rows.sql from tools/reference/nccl.csv,
                                    migrations/0058_dcgm_rows.sql from tools/reference/dcgm.csv,
@@ -22,7 +23,13 @@ Usage:  tools/gen_knowledge.py [--src CSV] [--out FILE]   ('-' writes to standar
                                    migrations/0371_version_alias_rows.sql from
                                    tools/reference/version_alias_0371.csv,
                                    migrations/0372_nvidia_product_rows_more.sql from
-                                   tools/reference/nvidia_products_0372.csv (new keys only))
+                                   tools/reference/nvidia_products_0372.csv (new keys only),
+                                   migrations/0411_commit_release_rows.sql from
+                                   tools/reference/commit_release_0411.csv,
+                                   migrations/0412_nvidia_product_rows_commits.sql from
+                                   tools/reference/nvidia_products_0412.csv (new keys only),
+                                   migrations/0440_nvidia_product_rows_more.sql from
+                                   tools/reference/nvidia_products_0440.csv (new keys only))
 
 Facts added after migration 0016, one cell a line: table, key (the row's primary key), column,
 value, status (CONFIRMED / SECONDARY / UNCONFIRMED), source (an https URL) and notes. A
@@ -85,6 +92,13 @@ ROW_TABLES = {
                             'ref_nvidia_product',
                             ['match', 'platform', 'component', 'branched', 'status', 'source',
                              'notes']),
+    # Components named by commit (webdataset, nvtabular, transformers4rec, bionemo-framework) where
+    # an image carries them, Apex and Isaac Launchable left out for a stated reason, and the vGPU
+    # manager and guest driver on the platforms 0101 left without a row (new keys only).
+    'nvidia_product_0412': ('nvidia_products_0412.csv', '0412_nvidia_product_rows_commits.sql',
+                            'ref_nvidia_product',
+                            ['match', 'platform', 'component', 'branched', 'status', 'source',
+                             'notes']),
     # eol.csv is frozen with 0261 (applied history); dates read later go here, each row new or
     # replacing its key's row of an earlier file (RHEL and Rocky 9, undated in 0261).
     'eol_0350': ('eol_0350.csv', '0350_eol_rows_more.sql', 'ref_eol',
@@ -98,16 +112,36 @@ ROW_TABLES = {
                             'ref_nvidia_product',
                             ['match', 'platform', 'component', 'branched', 'status', 'source',
                              'notes']),
+    # Products a GPU image or NGC container carries that no bulletin of the 2022-2026 feed named
+    # yet (NCCL, cuDNN, cuBLAS, Nsight, NeMo Guardrails, cuOpt, DeepStream, Fabric Manager, NIM
+    # for LLMs, Megatron Core, libnvidia-container), and the cluster parts beside them, so a new
+    # bulletin about one maps or is left out for a stated reason (tools/csaf_generalise.py).
+    'nvidia_product_0440': ('nvidia_products_0440.csv', '0440_nvidia_product_rows_more.sql',
+                            'ref_nvidia_product',
+                            ['match', 'platform', 'component', 'branched', 'status', 'source',
+                             'notes']),
     'version_alias_0371': ('version_alias_0371.csv', '0371_version_alias_rows.sql',
                            'ref_version_alias',
                            ['component', 'version', 'release', 'status', 'source', 'notes']),
+    # A component's code commit -> the first release containing it (none: as of the snapshot date),
+    # for bulletins that name their fix by commit; the CSV is what tools/commit_releases.py reads
+    # from the component's repository (schema in 0410).
+    'commit_release_0411': ('commit_release_0411.csv', '0411_commit_release_rows.sql',
+                            'ref_commit_release',
+                            ['component', 'commit', 'release', 'as_of', 'status', 'source',
+                             'notes']),
 }
 # Tables whose rows continue another's: name -> the earlier CSVs, whose keys they may not repeat.
 CONTINUES = {'nvidia_product_0300': ['nvidia_products.csv'],
-             'nvidia_product_0372': ['nvidia_products.csv', 'nvidia_products_0300.csv']}
+             'nvidia_product_0372': ['nvidia_products.csv', 'nvidia_products_0300.csv'],
+             'nvidia_product_0412': ['nvidia_products.csv', 'nvidia_products_0300.csv',
+                                     'nvidia_products_0372.csv'],
+             'nvidia_product_0440': ['nvidia_products.csv', 'nvidia_products_0300.csv',
+                                     'nvidia_products_0372.csv']}
 # Tables keyed by more than their first column: how many leading columns make the key.
 KEY_WIDTH = {'nvidia_product': 2, 'eol': 3, 'nvidia_product_0300': 2, 'eol_0350': 3,
-             'version_alias_0371': 2, 'nvidia_product_0372': 2}
+             'version_alias_0371': 2, 'nvidia_product_0372': 2, 'nvidia_product_0440': 2,
+             'commit_release_0411': 2, 'nvidia_product_0412': 2}
 # Tables whose rows replace an earlier migration's row of the same key (an upsert), rather than
 # only adding rows.
 UPSERT = {'eol_0350'}
@@ -204,9 +238,30 @@ def version_alias_values(r, where):
     return [sql_text(r['component']), sql_text(r['version']), sql_text(r['release'])]
 
 
-ROW_VALUES = {'version_alias_0371': version_alias_values, 'nccl': nccl_values, 'dcgm': dcgm_values, 'nvidia_product': nvidia_product_values,
+def commit_release_values(r, where):
+    """One ref_commit_release row: a component, a full commit id, the first release containing it
+    (empty: none as of as_of) and the date the repository was read."""
+    if not COMPONENT.match(r['component']):
+        fail(where, 'not a component name: %r' % r['component'])
+    if not re.fullmatch(r'[0-9a-f]{40}', r['commit']):
+        fail(where, 'commit must be a full 40-digit commit id: %r' % r['commit'])
+    if r['release'] and not VERSION.match(r['release']):
+        fail(where, 'release: not a dotted version: %r' % r['release'])
+    if not DATE.match(r['as_of']):
+        fail(where, 'as_of: not a YYYY-MM-DD date: %r' % r['as_of'])
+    if not r['notes']:
+        fail(where, 'notes must say how the release was read')
+    return [sql_text(r['component']), sql_text(r['commit']),
+            sql_text(r['release']) if r['release'] else 'NULL',
+            sql_date(datetime.date.fromisoformat(r['as_of']))]
+
+
+ROW_VALUES = {'commit_release_0411': commit_release_values,
+              'nvidia_product_0412': nvidia_product_values,
+              'version_alias_0371': version_alias_values, 'nccl': nccl_values, 'dcgm': dcgm_values, 'nvidia_product': nvidia_product_values,
               'eol': eol_values, 'nvidia_product_0300': nvidia_product_values,
               'nvidia_product_0372': nvidia_product_values,
+              'nvidia_product_0440': nvidia_product_values,
               'eol_0350': eol_values}
 
 

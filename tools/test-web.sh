@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The web UI's browser tests (tests/web/*.test.mjs: the catalog's five files by screen and flow,
-# admin.test.mjs, oidc.test.mjs and oidc-device.test.mjs) against the real server: a throwaway
-# PostgreSQL cluster, build/imaxe-server on a free port and a catalog seeded through /v1
-# (tests/web/real-server.mjs), one of each a file. playwright-core drives Debian's chromium
+# admin.test.mjs, advisories.test.mjs, oidc.test.mjs and oidc-device.test.mjs) against the real
+# server: a throwaway PostgreSQL cluster, build/imaxe-server on a free port and a catalog seeded
+# through /v1 (tests/web/real-server.mjs), one of each a file. playwright-core drives Debian's chromium
 # headless; axe-core checks every screen; screenshots land in build/web-screenshots/. Installs
 # chromium when root and it is missing; skips (exit 0, with a message) only when it cannot be had.
 set -euo pipefail
@@ -34,4 +34,4 @@ export CHROMIUM_PATH
 exec timeout -k 10 1800 node tests/web/run.mjs \
     tests/web/team.test.mjs tests/web/images.test.mjs tests/web/risk.test.mjs \
     tests/web/publish.test.mjs tests/web/catalog.test.mjs tests/web/admin.test.mjs \
-    tests/web/oidc.test.mjs tests/web/oidc-device.test.mjs
+    tests/web/oidc.test.mjs tests/web/oidc-device.test.mjs tests/web/advisories.test.mjs

@@ -5,7 +5,8 @@
 -- (advisory.published's data).
 
 -- As 0014's, with the package ranges among "affected" in their place ({ecosystem, package,
--- range, fixed}), a CSAF import's "unmapped" products and "warnings" (columns of 0100), and the
+-- range, fixed}), a CSAF import's "unmapped" products and "warnings" (columns of 0100), whether
+-- its bulletin is kept (advisory_csaf_docs: POST /v1/advisories:reapply reads it again), and the
 -- exploitation signals "kev" and "epss" (imx_kev_json, imx_epss_json: procedures/risk_feeds.sql).
 CREATE OR REPLACE FUNCTION imx_advisory_json(p_id text) RETURNS json
 LANGUAGE sql STABLE PARALLEL SAFE AS $$
@@ -25,6 +26,7 @@ LANGUAGE sql STABLE PARALLEL SAFE AS $$
                             'range', r.range, 'fixed', r.fixed)
                      FROM advisory_package_ranges r WHERE r.advisory_id = a.id) x),
     'unmapped', a.unmapped, 'warnings', a.warnings,
+    'bulletin_kept', EXISTS (SELECT 1 FROM advisory_csaf_docs k WHERE k.advisory_id = a.id),
     'affected_images', (SELECT count(*) FROM image_advisories ia WHERE ia.advisory_id = a.id))
   FROM advisories a WHERE a.id = p_id
 $$;

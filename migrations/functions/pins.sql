@@ -1,7 +1,8 @@
 -- SQL functions: pins, their resolution and their stored documents (pin_docs, 0050_pin_docs.sql).
 -- Re-applied by server/db/migrate.c whenever this file changes.
 -- Callers: server/db/pins.c (imx_pin_json, imx_pin_unmet, imx_pin_resolve, imx_pin_resolution);
--- the procedures (procedures/pin_refresh.sql: imx_pin_docs_write; publish_images.sql,
+-- imx_pin_docs_write (imx_pin_docs_render; tests/integration/test_patch_oracle.c compares it with
+-- imx_pin_json); the procedures (procedures/pin_refresh.sql: imx_pin_docs_write; publish_images.sql,
 -- image_status.sql, advisory_publish.sql: imx_pin_docs_refresh_families; _patch.sql:
 -- imx_pin_satisfied).
 
@@ -173,10 +174,143 @@ BEGIN
 END
 $$;
 
--- Writes the stored documents of these pins from scratch (p_ids NULL: every pin), with their
--- history when p_history, else keeping the stored one. Returns how many rows it wrote.
+-- The stored documents of these pins (pin_docs' columns; history NULL unless p_history), built
+-- for all of them at once: the same bytes as imx_pin_json (imx_pin_candidate, imx_pin_doc), which
+-- stays the definition (readers of pins without a row, IMAXE_READ_CACHE=0, the tests' oracle).
+-- A publish of a driver bulletin refreshes every pin of the catalog's families: rendering them one
+-- by one through those PL/pgSQL functions and rewriting every row cost ~1.1 s of CPU for 1,000
+-- pins, ~40 % of the publish; this ~0.7 s (bench/RESULTS.md, "Feed import with 1,000 pins").
+-- Here each part is one set operation over all the pins: the candidates of
+-- the distinct (image, constraints) pairs from one join of those pairs with the newer active
+-- images of their families (each image's advisory count counted once), the advisories' kev and
+-- epss once per advisory, the end of life once per pinned image, the history and the
+-- revocation horizon once per pin and per family. In UTC, as stored. PL/pgSQL for its one plan a
+-- session (generic: a pin's create or move renders one pin; as a SQL function this statement was
+-- planned on every call, 15-24 ms a pin where the row-by-row functions took 3-8 ms).
+CREATE OR REPLACE FUNCTION imx_pin_docs_render(p_ids bigint[], p_history boolean)
+RETURNS TABLE (pin_id bigint, family text, body text, history text, fresh_until timestamptz)
+LANGUAGE plpgsql STABLE SET TimeZone = 'UTC' SET plan_cache_mode = force_generic_plan AS $$
+#variable_conflict use_column
+BEGIN
+  RETURN QUERY
+  WITH s AS MATERIALIZED (
+    SELECT p.id, p.name, p.team_id, p.image_id, p.created_at, p.updated_at, i.family,
+           i.published_at AS pub, i.status AS img_status,
+           CASE WHEN i.summary IS NOT NULL AND i.revoke_at IS NULL THEN i.summary END AS summary,
+           -- the constraints as a value: pins on one image with equal ones share a candidate
+           (SELECT json_agg(json_build_array(k.component, k.lo, k.lo_incl, k.hi, k.hi_incl)
+                            ORDER BY k.ord)::text
+              FROM pin_constraints k WHERE k.pin_id = p.id) AS sig
+      FROM pins p JOIN images i ON i.id = p.image_id
+     WHERE p.id = ANY (p_ids)
+  ), g AS MATERIALIZED (
+    SELECT s.image_id, s.sig, min(s.id) AS rep, min(s.family) AS family, min(s.pub) AS pub
+      FROM s GROUP BY s.image_id, s.sig
+  ), fi AS MATERIALIZED (
+    -- the images a candidate can be, with the count that ranks them (0006's rule)
+    SELECT n.id, n.family, n.published_at,
+           (SELECT count(*) FROM image_advisories x WHERE x.image_id = n.id) AS cnt
+      FROM images n
+     WHERE n.family IN (SELECT g.family FROM g) AND n.status = 'active'
+  ), c AS MATERIALIZED (
+    -- imx_pin_candidate for every pair: of the newer active images satisfying the constraints,
+    -- the fewest advisories, newest first
+    SELECT DISTINCT ON (g.image_id, g.sig) g.image_id, g.sig, f.id AS cand
+      FROM g JOIN fi f ON f.family = g.family AND (f.published_at, f.id) > (g.pub, g.image_id)
+     WHERE g.sig IS NULL OR imx_pin_satisfied(g.rep, f.id)
+     ORDER BY g.image_id, g.sig, f.cnt, f.published_at DESC, f.id DESC
+  ), pa AS MATERIALIZED (
+    SELECT pa.pin_id, pa.advisory_id, pa.fixed_by
+      FROM pin_advisories pa WHERE pa.pin_id IN (SELECT s.id FROM s)
+  ), adv AS MATERIALIZED (
+    SELECT a.id, a.title, a.severity, a.cves, a.published,
+           EXISTS (SELECT 1 FROM kev_entries k WHERE k.cve = ANY (a.cves)) AS in_kev,
+           imx_kev_json(a.cves) AS kev, imx_epss_json(a.cves) AS epss
+      FROM advisories a WHERE a.id IN (SELECT pa.advisory_id FROM pa)
+  ), pc AS (
+    SELECT pa.pin_id, count(*) AS n, bool_or(pa.fixed_by IS NOT NULL) AS fixed,
+           count(*) FILTER (WHERE a.in_kev) AS kev_n
+      FROM pa LEFT JOIN adv a ON a.id = pa.advisory_id GROUP BY pa.pin_id
+  ), top AS (
+    -- the five shown: in CISA's KEV catalog first, then newest (imx_pin_doc)
+    SELECT f.pin_id, json_agg(json_build_object(
+             'id', f.id, 'title', f.title, 'severity', f.severity, 'cves', to_json(f.cves),
+             'kev', f.kev, 'epss', f.epss,
+             'fixed_by', CASE WHEN f.fx_id IS NOT NULL THEN json_build_object(
+               'id', f.fx_id, 'family', f.fx_family, 'version', f.fx_version) END)
+             ORDER BY f.in_kev DESC, f.published DESC, f.id) AS j
+      FROM (SELECT pa.pin_id, a.*, fx.id AS fx_id, fx.family AS fx_family,
+                   fx.version AS fx_version,
+                   row_number() OVER (PARTITION BY pa.pin_id
+                                      ORDER BY a.in_kev DESC, a.published DESC, a.id) AS k
+              FROM pa JOIN adv a ON a.id = pa.advisory_id
+              LEFT JOIN images fx ON fx.id = pa.fixed_by) f
+     WHERE f.k <= 5
+     GROUP BY f.pin_id
+  ), kc AS (
+    SELECT k.pin_id, json_agg(json_build_object('component', k.component, 'range', k.range)
+                              ORDER BY k.ord) AS j
+      FROM pin_constraints k WHERE k.pin_id IN (SELECT s.id FROM s) GROUP BY k.pin_id
+  ), hist AS (
+    SELECT h.pin_id, json_agg(json_build_object(
+             'from_image', h.from_image, 'to_image', h.to_image, 'moved_at', h.moved_at,
+             'moved_by', h.email) ORDER BY h.id DESC) AS j
+      FROM (SELECT h.pin_id, h.id, h.from_image, h.to_image, h.moved_at, u.email,
+                   row_number() OVER (PARTITION BY h.pin_id ORDER BY h.id DESC) AS k
+              FROM pin_history h LEFT JOIN users u ON u.id = h.moved_by
+             WHERE p_history AND h.pin_id IN (SELECT s.id FROM s)) h
+     WHERE h.k <= 100
+     GROUP BY h.pin_id
+  ), eol AS MATERIALIZED (
+    SELECT x.image_id, imx_image_eol_json(x.image_id) AS j
+      FROM (SELECT DISTINCT s.image_id FROM s) x
+  ), fu AS (
+    -- fresh_until: the earliest scheduled revocation still ahead in the family
+    SELECT o.family, min(o.revoke_at) AS t
+      FROM images o
+     WHERE o.revoke_at > now() AND o.status <> 'revoked' AND o.family IN (SELECT s.family FROM s)
+     GROUP BY o.family
+  )
+  SELECT s.id, s.family,
+         left(json_build_object(
+           'id', s.id, 'team', t.slug, 'name', s.name,
+           'image', coalesce(s.summary, imx_image_summary(s.image_id)),
+           'constraints', coalesce(kc.j, '[]'),
+           'status', CASE
+             WHEN s.img_status = 'revoked' THEN 'revoked'
+             WHEN coalesce(pc.fixed, false) THEN 'patch_available'
+             WHEN coalesce(pc.n, 0) > 0 THEN 'vulnerable'
+             WHEN c.cand IS NOT NULL THEN 'behind'
+             ELSE 'current' END,
+           'candidate', CASE WHEN c.cand IS NOT NULL THEN
+             coalesce(CASE WHEN ci.summary IS NOT NULL AND ci.revoke_at IS NULL THEN ci.summary END,
+                      imx_image_summary(ci.id)) END,
+           'advisory_count', coalesce(pc.n, 0),
+           'kev_count', coalesce(pc.kev_n, 0),
+           'advisories', coalesce(top.j, '[]'),
+           'eol', eol.j,
+           'created_at', s.created_at, 'updated_at', s.updated_at,
+           'history', NULL::json)::text, -5),
+         CASE WHEN p_history THEN coalesce(hist.j, '[]')::text END,
+         fu.t
+    FROM s JOIN teams t ON t.id = s.team_id
+    LEFT JOIN c ON c.image_id = s.image_id AND c.sig IS NOT DISTINCT FROM s.sig
+    LEFT JOIN images ci ON ci.id = c.cand
+    LEFT JOIN pc ON pc.pin_id = s.id
+    LEFT JOIN top ON top.pin_id = s.id
+    LEFT JOIN kc ON kc.pin_id = s.id
+    LEFT JOIN hist ON hist.pin_id = s.id
+    LEFT JOIN eol ON eol.image_id = s.image_id
+    LEFT JOIN fu ON fu.family = s.family;
+END
+$$;
+
+-- Writes the stored documents of these pins (p_ids NULL: every pin), with their history when
+-- p_history, else keeping the stored one: only the rows whose bytes change (a refresh after a
+-- bulletin that leaves a pin's document as it was writes nothing for it). Returns how many rows
+-- it wrote.
 CREATE OR REPLACE FUNCTION imx_pin_docs_write(p_ids bigint[], p_history boolean) RETURNS integer
-LANGUAGE plpgsql SET TimeZone = 'UTC' AS $$
+LANGUAGE plpgsql AS $$
 DECLARE
   v_n integer;
 BEGIN
@@ -187,32 +321,17 @@ BEGIN
   ELSE
     p_ids := ARRAY(SELECT id FROM pins WHERE id = ANY (p_ids) ORDER BY id FOR KEY SHARE);
   END IF;
-  -- The candidate once for the pins on one image with the same constraints, then each
-  -- document (materialized: built once each, for these pins only).
-  WITH s AS MATERIALIZED (
-    SELECT p.id, p.image_id, i.family,
-           (SELECT string_agg(k.component || ' ' || k.lo::text || k.lo_incl::text || k.hi::text
-                              || k.hi_incl::text, ';' ORDER BY k.ord)
-              FROM pin_constraints k WHERE k.pin_id = p.id) AS sig
-      FROM pins p JOIN images i ON i.id = p.image_id
-     WHERE p.id = ANY (p_ids)
-  ), g AS MATERIALIZED (
-    SELECT s.image_id, s.sig, imx_pin_candidate(min(s.id)) AS cand
-      FROM s GROUP BY s.image_id, s.sig
-  ), x AS MATERIALIZED (
-    SELECT s.id, s.family, imx_pin_doc(s.id, false, g.cand)::text AS l,
-           CASE WHEN p_history THEN imx_pin_doc(s.id, true, g.cand)::text END AS f,
-           (SELECT min(o.revoke_at) FROM images o
-             WHERE o.revoke_at > now() AND o.status <> 'revoked' AND o.family = s.family) AS fu
-      FROM s JOIN g ON g.image_id = s.image_id AND g.sig IS NOT DISTINCT FROM s.sig
-  )
+  -- (none: also 0050 on a new database, before the tables the documents read exist)
+  IF cardinality(p_ids) = 0 THEN
+    RETURN 0;
+  END IF;
   INSERT INTO pin_docs AS d (pin_id, family, body, history, fresh_until)
-  SELECT x.id, x.family, left(x.l, -5),
-         CASE WHEN p_history AND left(x.f, length(x.l) - 5) = left(x.l, -5)
-              THEN substr(x.f, length(x.l) - 4, length(x.f) - length(x.l) + 4) END,
-         x.fu
-    FROM x
-   WHERE right(x.l, 5) = 'null}'
+  SELECT r.pin_id, r.family, r.body, r.history, r.fresh_until
+    FROM imx_pin_docs_render(p_ids, p_history) r
+    LEFT JOIN pin_docs o ON o.pin_id = r.pin_id
+   WHERE o.pin_id IS NULL OR o.body <> r.body OR o.family <> r.family
+      OR o.fresh_until IS DISTINCT FROM r.fresh_until
+      OR (p_history AND o.history IS DISTINCT FROM r.history)
   ON CONFLICT (pin_id) DO UPDATE
     SET family = EXCLUDED.family, body = EXCLUDED.body, fresh_until = EXCLUDED.fresh_until,
         history = CASE WHEN p_history THEN EXCLUDED.history ELSE d.history END;

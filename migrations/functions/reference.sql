@@ -39,14 +39,14 @@ $$;
 
 -- The tables `imaxe-server reference import` / export and POST /v1/reference may change. One
 -- list for every migration that adds a ref_ table (0018 made them; 0055 ref_nccl, 0057 ref_dcgm,
--- 0100 ref_nvidia_product, 0114 ref_jax and 0370 ref_version_alias each added one): add a new
--- table here.
+-- 0100 ref_nvidia_product, 0114 ref_jax, 0370 ref_version_alias and 0410 ref_commit_release each
+-- added one): add a new table here.
 CREATE OR REPLACE FUNCTION imx_ref_table_ok(tbl text) RETURNS boolean
 LANGUAGE sql IMMUTABLE AS $$
   SELECT tbl IN ('ref_cuda_mvc', 'ref_cuda_driver', 'ref_gpu_arch', 'ref_gpu', 'ref_driver_branch',
                  'ref_cudnn', 'ref_pytorch', 'ref_pytorch_build', 'ref_tensorflow',
                  'ref_instance_type', 'ref_compute_capability', 'ref_nccl', 'ref_dcgm', 'ref_jax',
-                 'ref_nvidia_product', 'ref_version_alias')
+                 'ref_nvidia_product', 'ref_version_alias', 'ref_commit_release')
 $$;
 
 -- The primary-key columns of a ref_ table, in key order.
@@ -109,7 +109,7 @@ LANGUAGE sql IMMUTABLE AS $$
   SELECT ARRAY['ref_cuda_mvc', 'ref_cuda_driver', 'ref_gpu_arch', 'ref_compute_capability',
                'ref_gpu', 'ref_driver_branch', 'ref_cudnn', 'ref_pytorch', 'ref_pytorch_build',
                'ref_tensorflow', 'ref_instance_type', 'ref_nccl', 'ref_dcgm', 'ref_jax',
-               'ref_nvidia_product', 'ref_version_alias']
+               'ref_nvidia_product', 'ref_version_alias', 'ref_commit_release']
 $$;
 
 -- A table's rows as text, for `imaxe-server reference export`: {"columns":[...], "rows":[[...]]}

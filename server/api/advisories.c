@@ -647,9 +647,11 @@ void imx_api_advisory_revise(struct imx_req *r)
     }
     /* Only what a client writes is checked again. */
     static const char *const derived[] = {
-        "source",          "source_version", "cvss_v4",      "created_at",
-        "revision",        "updated_at",     "withdrawn_at", "withdrawn_reason",
-        "affected_images", "unmapped",       "warnings",     NULL,
+        "source",       "source_version",   "cvss_v4",
+        "created_at",   "revision",         "updated_at",
+        "withdrawn_at", "withdrawn_reason", "affected_images",
+        "unmapped",     "warnings",         "bulletin_kept",
+        NULL,
     };
     for (size_t i = 0; derived[i]; i++)
         json_object_del(merged, derived[i]);

@@ -1,7 +1,8 @@
-/* POST /v1/advisories:reapply (global admins): the CSAF advisories that left products out
- * (advisories.unmapped) are read again, from the bulletin kept with each (advisory_csaf_docs),
- * through the current product mapping (ref_nvidia_product), so that a product a reference update
- * now maps affects images as it would have at import: each advisory whose ranges, unmapped
+/* POST /v1/advisories:reapply (global admins): the CSAF advisories are read again, from the
+ * bulletin kept with each (advisory_csaf_docs), through the current product mapping
+ * (ref_nvidia_product) and the current reading of NVIDIA's version text, so that a product a
+ * reference update now maps, or a range an upgrade reads anew (an exact version and its builds),
+ * affects images as it would have at import: each advisory whose ranges, unmapped
  * products or warnings change is revised (patch status, fixed_by, pins and patch.available
  * follow, as for any revision) and audited; the others are reported unchanged. A page of at most
  * `limit` advisories (by id, after `after`) in one transaction. */

@@ -26,7 +26,7 @@ static const char *table_of(struct imx_req *r, char *buf, size_t len)
                           "No reference table %.40s; the tables are cuda_mvc, cuda_driver, "
                           "gpu_arch, gpu, driver_branch, cudnn, pytorch, pytorch_build, "
                           "tensorflow, instance_type, compute_capability, nccl, dcgm, jax, "
-                          "nvidia_product, version_alias",
+                          "nvidia_product, version_alias, commit_release",
                           name ? name : "");
     return t;
 }

@@ -57,6 +57,9 @@ const struct imx_route imx_routes[] = {
       false, false, NULL },
     { "POST", "/v1/auth/refresh", PUBLIC, imx_api_refresh, IMX_ROLE_NONE, NULL, false, false, false,
       NULL },
+    /* `imaxe logout` (server/api/sign_out.c): the refresh token is the credential. */
+    { "POST", "/v1/auth/revoke", PUBLIC, imx_api_refresh_revoke, IMX_ROLE_NONE, NULL, false, false,
+      false, NULL },
     /* Single sign-on with OpenID Connect (server/api/oidc.c). */
     { "GET", "/v1/auth/providers", PUBLIC, imx_api_auth_providers, IMX_ROLE_NONE, NULL, false,
       false, false, NULL },

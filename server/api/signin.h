@@ -36,6 +36,8 @@ void imx_api_session_revoke(struct imx_req *r);
 void imx_api_user_sessions_revoke(struct imx_req *r);
 void imx_api_user_session_list(struct imx_req *r);
 void imx_api_refresh(struct imx_req *r);
+/* `imaxe logout` (server/api/sign_out.c). */
+void imx_api_refresh_revoke(struct imx_req *r);
 /* Single sign-on (server/api/oidc.c). */
 void imx_api_auth_providers(struct imx_req *r);
 void imx_api_oidc_start(struct imx_req *r);

@@ -237,12 +237,15 @@ void imx_db_image_patch_stats(unsigned long long *reads, unsigned long long *doc
     imx_db_batch_stats(&patches, reads, docs);
 }
 
-/* The CSAF advisories that left products out, that have a range of a component numbered two
- * ways (ref_version_alias: a bulletin read before the pairs were known kept its own numbering,
- * Triton's "<2.40"), or that were read through such pairs (their warning names the table: the
- * pairs may since have gone), after id $1 (NULL: from the first), at most $2, with what re-applying
- * them compares against: their stored ranges, unmapped and warnings, and the bulletin kept in
- * advisory_csaf_docs (null when none was kept). */
+/* The CSAF advisories whose bulletin is kept (advisory_csaf_docs): a reference update or an
+ * upgrade that reads NVIDIA's version text anew (the builds of an exact or inclusive bound:
+ * "=0.8.0" stored before is ">=0.8.0, <0.8.1dev0" now) may change any of them, whether or not it
+ * left products out. Of those kept without their bulletin (imported before 0201), the ones a
+ * reference update could have changed, to be reported no_source: those that left products out,
+ * that have a range of a component numbered two ways (ref_version_alias: Triton's "<2.40"), or
+ * that were read through such pairs. After id $1 (NULL: from the first), at most $2, with what
+ * re-applying them compares against: their stored ranges, unmapped and warnings, and the
+ * bulletin (null when none was kept). */
 IMX_DB_STMT(q_reapply_batch, 2,
             "SELECT coalesce(json_agg(json_build_object('id', a.id, 'revision', a.revision,"
             " 'unmapped', a.unmapped, 'warnings', a.warnings, 'affected',"
@@ -252,7 +255,8 @@ IMX_DB_STMT(q_reapply_batch, 2,
             " FROM (SELECT * FROM advisories WHERE source = 'csaf' AND withdrawn_at IS NULL"
             "  AND (jsonb_array_length(unmapped) > 0 OR warnings::text LIKE '%ref_version_alias%'"
             "   OR EXISTS (SELECT 1 FROM advisory_ranges r JOIN ref_version_alias v"
-            "   ON v.component = r.component WHERE r.advisory_id = advisories.id))"
+            "   ON v.component = r.component WHERE r.advisory_id = advisories.id)"
+            "   OR EXISTS (SELECT 1 FROM advisory_csaf_docs k WHERE k.advisory_id = advisories.id))"
             "  AND ($1::text IS NULL OR id > $1::text)"
             "  ORDER BY id LIMIT $2::int) a"
             " LEFT JOIN advisory_csaf_docs d ON d.advisory_id = a.id");

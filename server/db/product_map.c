@@ -7,15 +7,20 @@
 
 /* A few hundred rows: read whole on each import rather than cached, so a reference import is
  * seen by the next bulletin on every replica. A component numbered two ways (ref_version_alias,
- * 0370) carries its pairs [own version, release] on each of its rows; unconfirmed pairs are not
- * read. */
-IMX_DB_STMT(q_product_map, 0,
-            "SELECT coalesce(json_agg(json_build_object('match', p.match,"
-            " 'platform', p.platform, 'component', p.component, 'branched', p.branched,"
-            " 'notes', p.notes, 'aliases', (SELECT json_agg(json_build_array(a.version, a.release)"
-            " ORDER BY a.release_key) FROM ref_version_alias a WHERE a.component = p.component"
-            " AND a.status <> 'UNCONFIRMED')) ORDER BY p.match, p.platform), '[]')::text"
-            " FROM ref_nvidia_product p");
+ * 0370) carries its pairs [own version, release] on each of its rows, and a component whose fixes
+ * are named by commit (ref_commit_release, 0410) its commits [commit, first release or null,
+ * as_of, status]; unconfirmed rows of either are not read. */
+IMX_DB_STMT(
+    q_product_map, 0,
+    "SELECT coalesce(json_agg(json_build_object('match', p.match,"
+    " 'platform', p.platform, 'component', p.component, 'branched', p.branched,"
+    " 'notes', p.notes, 'aliases', (SELECT json_agg(json_build_array(a.version, a.release)"
+    " ORDER BY a.release_key) FROM ref_version_alias a WHERE a.component = p.component"
+    " AND a.status <> 'UNCONFIRMED'), 'commits', (SELECT json_agg(json_build_array(c.commit,"
+    " c.release, c.as_of::text, c.status) ORDER BY c.commit) FROM ref_commit_release c"
+    " WHERE c.component = p.component AND c.status <> 'UNCONFIRMED'))"
+    " ORDER BY p.match, p.platform), '[]')::text"
+    " FROM ref_nvidia_product p");
 
 enum imx_db_status imx_db_product_map(struct imx_db_conn *c, char **json, struct imx_db_fault *why)
 {

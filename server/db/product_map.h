@@ -7,8 +7,9 @@
 
 /* The rows of ref_nvidia_product as one JSON text, new (free() it) in *json:
  * [{"match", "platform", "component" (null: not tracked), "branched", "notes", "aliases"
- * (null but for a component ref_version_alias numbers two ways: [[own version, release]])}], the
- * shape imx_csaf_to_advisory() reads. */
+ * (null but for a component ref_version_alias numbers two ways: [[own version, release]]),
+ * "commits" (null but for a component ref_commit_release lists: [[commit, first release or null,
+ * as_of, status]])}], the shape imx_csaf_to_advisory() reads. */
 enum imx_db_status imx_db_product_map(struct imx_db_conn *c, char **json, struct imx_db_fault *why);
 
 #endif

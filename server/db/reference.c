@@ -513,7 +513,7 @@ IMX_DB_STMT(stmt_ref_write, 3, "SELECT imx_ref_write($1::text, $2::jsonb, $3::bo
 static const char *const ref_tables[] = {
     "cuda_mvc", "cuda_driver",   "gpu_arch",       "gpu",           "driver_branch",      "cudnn",
     "pytorch",  "pytorch_build", "tensorflow",     "instance_type", "compute_capability", "nccl",
-    "dcgm",     "jax",           "nvidia_product", "version_alias",
+    "dcgm",     "jax",           "nvidia_product", "version_alias", "commit_release",
 };
 
 const char *imx_db_ref_table(const char *name, char *buf, size_t len)

@@ -99,6 +99,31 @@ enum imx_db_status imx_db_session_revoke(struct imx_db_conn *c, const char *sess
     return imx_db_why(c, st, why);
 }
 
+/* Ends it even when idle too long: a sign-out that fails because the session lapsed would be
+ * one more thing for the user to understand, and ending it early harms nothing. */
+IMX_DB_STMT(q_end_refresh, 1,
+            "UPDATE sessions SET revoked_at = now() WHERE secret_hash = $1 AND kind = 'cli'"
+            " AND revoked_at IS NULL AND expires_at > now() RETURNING id, user_id");
+
+enum imx_db_status imx_db_session_end_refresh(struct imx_db_conn *c, const char *secret_hash,
+                                              int64_t *session_id, int64_t *user_id,
+                                              struct imx_db_fault *why)
+{
+    const char *p[] = { secret_hash };
+    *session_id = 0;
+    *user_id = 0;
+    PGresult *res = imx_db_exec(c, &q_end_refresh, p);
+    enum imx_db_status st = imx_db_status_of(res);
+    if (st == IMX_DBS_OK && PQntuples(res) != 1)
+        st = IMX_DBS_NOT_FOUND;
+    if (st == IMX_DBS_OK) {
+        *session_id = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
+        *user_id = strtoll(PQgetvalue(res, 0, 1), NULL, 10);
+    }
+    PQclear(res);
+    return imx_db_why(c, st, why);
+}
+
 IMX_DB_STMT(q_revoke_user, 1,
             "WITH r AS (UPDATE sessions SET revoked_at = now() WHERE user_id = $1::bigint"
             " AND revoked_at IS NULL AND expires_at > now() RETURNING 1)"

@@ -46,6 +46,12 @@ enum imx_db_status imx_db_session_rotate(struct imx_db_conn *c, const char *old_
 enum imx_db_status imx_db_session_revoke(struct imx_db_conn *c, const char *session_id,
                                          const char *user_id, struct imx_db_fault *why);
 
+/* Ends the live CLI session whose refresh token has that hash (`imaxe logout`); *session_id and
+ * *user_id filled. IMX_DBS_NOT_FOUND: no such live session (unknown, spent, revoked, expired). */
+enum imx_db_status imx_db_session_end_refresh(struct imx_db_conn *c, const char *secret_hash,
+                                              int64_t *session_id, int64_t *user_id,
+                                              struct imx_db_fault *why);
+
 /* Revokes every live session of a user; *count gets how many. */
 enum imx_db_status imx_db_session_revoke_user(struct imx_db_conn *c, const char *user_id,
                                               long long *count, struct imx_db_fault *why);

@@ -24,6 +24,8 @@
 #define AFFECTED_MAX    256 /* ranges: as POST /v1/advisories takes */
 #define ALIASES_MAX     512 /* a product's release pairs read (ref_version_alias) */
 #define ALIAS_NOTE_MAX  200
+#define COMMITS_MAX     512 /* a product's commit rows read (ref_commit_release) */
+#define COMMIT_NOTE_MAX 300
 
 bool imx_csaf_is_csaf(const json_t *doc)
 {
@@ -53,7 +55,8 @@ static const char *str(const json_t *o, const char *key)
 
 /* A dotted number with an optional leading "v" or "r" ("v1.17.8", "r26.03", "580.126.09",
  * "24.10-3.2.5.0"), and an optional release-candidate suffix ("1.3.0rc16", "1.3.0-rc16",
- * "1.3.0.rc16": PEP 440 and semver spellings of one version); copied without the prefix. */
+ * "1.3.0.rc16", "1.3.0-rc.16": PEP 440 and semver spellings of one version); copied without the
+ * prefix. */
 static bool take_version(const char *tok, char *out)
 {
     const char *p = (tok[0] == 'v' || tok[0] == 'r') ? tok + 1 : tok;
@@ -69,14 +72,19 @@ static bool take_version(const char *tok, char *out)
     char text[IMX_VER_TEXT_MAX + 1];
     memcpy(text, p, n + 1);
     if (i < n) {
-        /* only "rcN" may follow, directly or after one '-' or '.', which is dropped */
+        /* only "rcN" may follow, directly or after one '-' or '.', which is dropped, as is a
+         * '.' after "rc" (semver's "-rc.16") */
         size_t at = i + (p[i] == '-' || p[i] == '.');
         if (strncmp(p + at, "rc", 2) != 0 || at + 2 >= n)
             return false;
-        for (size_t j = at + 2; j < n; j++)
+        size_t num = at + 2 + (p[at + 2] == '.');
+        if (num >= n)
+            return false;
+        for (size_t j = num; j < n; j++)
             if (!isdigit((unsigned char)p[j]))
                 return false;
-        memmove(text + i, p + at, n - at + 1);
+        memcpy(text + i, "rc", 2);
+        memmove(text + i + 2, p + num, n - num + 1);
     }
     struct imx_ver v;
     if (imx_ver_parse(text, &v) != 0)
@@ -151,14 +159,15 @@ static bool is_product_word(const char *w, const char *product)
 static bool is_name_word(const char *w)
 {
     static const char *const not_names[] = {
-        "and",     "or",         "to",      "prior",   "up",         "including", "earlier",
-        "than",    "before",     "from",    "through", "between",    "newer",     "later",
-        "older",   "lower",      "higher",  "above",   "below",      "after",     "since",
-        "until",   "till",       "only",    "except",  "not",        "without",   "excluding",
-        "less",    "greater",    "under",   "over",    "starting",   "beginning", "affected",
-        "fixed",   "vulnerable", "any",     "every",   "no",         "none",      "patch",
-        "commit",  "code",       "update",  "newest",  "latest",     "earliest",  "onward",
-        "onwards", "upward",     "upwards", "plus",    "unsupported"
+        "and", "or", "to", "prior", "up", "including", "earlier", "than", "before", "from",
+        "through", "between", "newer", "later", "older", "lower", "higher", "above", "below",
+        "after", "since", "until", "till", "only", "except", "not", "without", "excluding", "less",
+        "greater", "under", "over", "starting", "beginning", "affected", "fixed", "vulnerable",
+        "any", "every", "no", "none", "patch", "commit", "code", "update", "newest", "latest",
+        "earliest", "onward", "onwards", "upward", "upwards", "plus", "unsupported",
+        /* JetPack numbers its releases apart from Jetson Linux (JetPack 6.2.1 is Jetson Linux
+         * 36.4.4): a version after it is not the product's, so such a text is refused */
+        "jetpack"
     };
     if (!*w)
         return false;
@@ -182,6 +191,56 @@ static bool bump_last(char *v)
     size_t at = (size_t)(num - v);
     int w = snprintf(num, IMX_VER_TEXT_MAX + 1 - at, "%ld", n);
     return w > 0 && (size_t)w < IMX_VER_TEXT_MAX + 1 - at;
+}
+
+/* "470.82" -> "470.83", "26.03" -> "26.04", "1.3.0rc14" -> "1.3.0rc15": the trailing run of
+ * digits plus one, at its written width. False when v does not end in a digit or the part would
+ * pass IMX_VER_PART_MAX. */
+static bool bump_trailing(char *v)
+{
+    size_t n = strlen(v), d = n;
+    while (d > 0 && isdigit((unsigned char)v[d - 1]))
+        d--;
+    size_t width = n - d;
+    if (width == 0 || width > 9)
+        return false;
+    long part = strtol(v + d, NULL, 10) + 1;
+    if (part > IMX_VER_PART_MAX)
+        return false;
+    int w = snprintf(v + d, IMX_VER_TEXT_MAX + 1 - d, "%0*ld", (int)width, part);
+    return w > 0 && (size_t)w < IMX_VER_TEXT_MAX + 1 - d;
+}
+
+int imx_csaf_builds_bound(const char *x, const char *fix, char *out, size_t len)
+{
+    struct imx_ver vx, vn, vd, vf;
+    char next[IMX_VER_TEXT_MAX + 1], dev[IMX_VER_TEXT_MAX + 8];
+    if (!x || !out || len == 0 || strlen(x) > IMX_VER_TEXT_MAX || imx_ver_parse(x, &vx) != 0)
+        return -1;
+    memcpy(next, x, strlen(x) + 1);
+    /* a suffix that is no pre-release ("+cu124", ".post1") orders nothing: bumped, its number
+     * names no later version, and no bound past X's builds can be told from the text */
+    if (!bump_trailing(next) || imx_ver_parse(next, &vn) != 0 || imx_ver_cmp(&vn, &vx) <= 0)
+        return -1;
+    /* next's first pre-release, where the keys hold one (a release of at most four parts, less
+     * trailing zeros): "dev0" is the lowest pre-release key (IMX_VER_PRE_DEV, number 0), so
+     * 0.8.1rc1 and 0.8.1a1 lie above the bound and a 0.8.0 bulletin does not mark them. X's own
+     * pre-releases ("1.3.0rc14" -> "1.3.0rc15") have none of their own. */
+    const char *bound = next;
+    if (imx_ver_suffix(&vx)[0] == '\0' &&
+        snprintf(dev, sizeof dev, "%sdev0", next) < (int)sizeof dev &&
+        imx_ver_parse(dev, &vd) == 0 && imx_ver_cmp(&vd, &vn) < 0 && imx_ver_cmp(&vd, &vx) > 0)
+        bound = dev;
+    else
+        vd = vn;
+    /* the fix, when it comes before that: "up to and including 12.6" fixed in 12.6.1 */
+    if (fix && imx_ver_parse(fix, &vf) == 0 && imx_ver_cmp(&vf, &vx) > 0 &&
+        imx_ver_cmp(&vf, &vd) < 0)
+        bound = fix;
+    if (strlen(bound) >= len)
+        return -1;
+    memcpy(out, bound, strlen(bound) + 1);
+    return 0;
 }
 
 static bool words_are(char *const *t, size_t n, const char *const *want)
@@ -279,8 +338,8 @@ static bool split_words(char *buf, char **t, size_t *k, size_t max)
     return true;
 }
 
-/* t[0..k) as a list of at least two versions joined by "and" (commas are gone): into out's
- * list, hi the lowest. */
+/* t[0..k) as a list of at least two versions joined by "and", "or" or "/" (commas are gone):
+ * into out's list, hi the lowest. */
 static bool take_list(char *const *t, size_t k, struct imx_csaf_version_form *out)
 {
     if (k < 2 || k > 2 * IMX_CSAF_LIST_MAX)
@@ -288,7 +347,9 @@ static bool take_list(char *const *t, size_t k, struct imx_csaf_version_form *ou
     struct imx_ver low = { 0 };
     out->nlist = 0;
     for (size_t i = 0; i < k; i++) {
-        if (strcmp(t[i], "and") == 0 && i > 0 && i + 1 < k && strcmp(t[i - 1], "and") != 0)
+        char prev[IMX_VER_TEXT_MAX + 1];
+        bool sep = strcmp(t[i], "and") == 0 || strcmp(t[i], "or") == 0 || strcmp(t[i], "/") == 0;
+        if (sep && i > 0 && i + 1 < k && take_version(t[i - 1], prev))
             continue;
         struct imx_ver v;
         if (out->nlist == IMX_CSAF_LIST_MAX || !take_version(t[i], out->list[out->nlist]) ||
@@ -317,6 +378,56 @@ static bool names_versions(char *const *raw, size_t i, size_t nraw)
             return false;
     }
     return false;
+}
+
+/* A commit id as NVIDIA writes one: 7 to 40 hex digits (the text is lower case already); a bare
+ * one (no "commit" before it) must have a letter, since "1234567" reads as a version. */
+static bool is_commit(const char *w, bool bare)
+{
+    size_t n = strspn(w, "0123456789abcdef");
+    return n >= 7 && n <= IMX_CSAF_COMMIT_MAX && w[n] == '\0' &&
+           (!bare || strspn(w, "0123456789") < n);
+}
+
+/* The forms that name versions by a code commit (bulletins 5658, 5683, 5739, 5761, 5782, 5808,
+ * 5831, 5851), from the words left once fillers are gone: "[any] [code] [branches] that [do|does]
+ * [not] include[s] [code] commit X", a bare "X" (a fix), "0.0 to X" (up to and including it).
+ * True when t[0..k) is one, with out filled. */
+static bool commit_form(char *const *t, size_t k, struct imx_csaf_version_form *out)
+{
+    static const char *const words[] = { "any",  "code", "branches", "that",    "do",
+                                         "does", "not",  "include",  "includes" };
+    const char *c = NULL;
+    enum imx_csaf_commit_role role = IMX_CSAF_WITH;
+    if (k == 1 && is_commit(t[0], true)) {
+        c = t[0];
+    } else if (k == 3 && (strcmp(t[1], "to") == 0 || strcmp(t[1], "-") == 0) && is_zero(t[0]) &&
+               is_commit(t[2], true)) {
+        c = t[2];
+        role = IMX_CSAF_THROUGH;
+    } else if (k >= 3 && strcmp(t[k - 2], "commit") == 0 && is_commit(t[k - 1], false)) {
+        bool that = false, include = false, negated = false;
+        for (size_t i = 0; i + 2 < k; i++) {
+            size_t w = 0;
+            while (w < sizeof words / sizeof words[0] && strcmp(t[i], words[w]) != 0)
+                w++;
+            if (w == sizeof words / sizeof words[0])
+                return false;
+            that = that || w == 3;
+            negated = negated || w == 6;
+            include = include || w >= 7;
+        }
+        if (!that || !include)
+            return false;
+        c = t[k - 1];
+        role = negated ? IMX_CSAF_WITHOUT : IMX_CSAF_WITH;
+    }
+    if (!c)
+        return false;
+    out->form = IMX_CSAF_COMMIT;
+    out->commit_role = role;
+    snprintf(out->commit, sizeof out->commit, "%s", c);
+    return true;
 }
 
 int imx_csaf_parse_form(const char *text, const char *product, struct imx_csaf_version_form *out)
@@ -397,6 +508,22 @@ int imx_csaf_parse_form(const char *text, const char *product, struct imx_csaf_v
          * of, before the first version */
         if (k == 0 && names_versions(raw, i, nraw))
             continue;
+        /* "All versions of Jetson Linux prior to 36.4.4": what the versions are of, after them */
+        if (k == 0 && strcmp(w, "of") == 0 && i + 1 < nraw && is_name_word(raw[i + 1])) {
+            while (i + 1 < nraw && is_name_word(raw[i + 1]))
+                i++;
+            continue;
+        }
+        /* "All JP6 versions prior to 36.4.4": a JetPack release line as a label, as "JP6.x:" */
+        if (strncmp(w, "jp", 2) == 0 && w[2] && strspn(w + 2, "0123456789") >= 1 &&
+            (w[2 + strspn(w + 2, "0123456789")] == '\0' ||
+             strcmp(w + 2 + strspn(w + 2, "0123456789"), ".x") == 0))
+            continue;
+        /* Megatron-LM's release tags ("core_v0.12.1", "core_r0.12.1"): the version after */
+        if (strncmp(w, "core_", 5) == 0 && (w[5] == 'v' || w[5] == 'r')) {
+            w += 5;
+            wl -= 5;
+        }
         char v[IMX_VER_TEXT_MAX + 1];
         /* "prior to 474.44 for support of GeForce Kepler desktop", "prior to 582.53 Only GPUs
          * based on ...": a condition on who is affected, after the versions; read without it,
@@ -505,6 +632,8 @@ int imx_csaf_parse_form(const char *text, const char *product, struct imx_csaf_v
         out->form = IMX_CSAF_ALL;
         return 0;
     }
+    if (commit_form(t, k, out))
+        return 0;
     if (k == 1 && take_version(t[0], out->hi)) {
         out->form = IMX_CSAF_EXACT;
         /* "1.17.x", "CUDA 12.x": the whole line, below the next */
@@ -672,7 +801,10 @@ const char *imx_csaf_platform(const char *arch)
             return "vgpu-host";
     if (strcasestr(arch, "vgpu"))
         return strcasestr(arch, "ubuntu") ? "vgpu-host" : "vgpu-guest";
-    if (strcasestr(arch, "jetson") || strcasestr(arch, "tegra"))
+    /* "JetPack 6", "L4T(36)" name Jetson Linux too, unless other platforms are listed beside
+     * ("Ubuntu 20.04, Ubuntu 22.04, Jetpack", 5560: a product for both, read as Linux) */
+    if (strcasestr(arch, "jetson") || strcasestr(arch, "tegra") ||
+        ((strcasestr(arch, "jetpack") || strcasestr(arch, "l4t")) && !strchr(arch, ',')))
         return "jetson";
     if (strcasestr(arch, "linux"))
         return "linux";
@@ -693,7 +825,8 @@ struct label {
     bool looked_up;
     const char *component; /* borrowed from the map; NULL: not tracked */
     bool branched;
-    const json_t *aliases;     /* borrowed from the map row: [[own version, release]], or NULL */
+    const json_t *aliases; /* borrowed from the map row: [[own version, release]], or NULL */
+    const json_t *commits; /* borrowed from the map row: [[commit, release|null, as_of, status]] */
     char why[LABEL_MAX + 200]; /* not tracked: why */
     /* the fixed products of the vulnerability being read, chained through leaf.next_fixed */
     size_t stamp;
@@ -708,8 +841,9 @@ struct leaf {
     size_t label; /* index into tree.labels */
     bool parsed, bad, reported;
     struct imx_csaf_version_form form;
-    char alias_note[ALIAS_NOTE_MAX]; /* its versions read in another numbering: how; or why not */
-    char pointer[POINTER_MAX];       /* to the version name */
+    char alias_note[ALIAS_NOTE_MAX];   /* its versions read in another numbering: how; or why not */
+    char commit_note[COMMIT_NOTE_MAX]; /* its commit read as a release: how; or why not */
+    char pointer[POINTER_MAX];         /* to the version name */
     long next_fixed;
     size_t fixed_stamp; /* the vulnerability whose fixed chain holds it */
 };
@@ -914,19 +1048,44 @@ static bool row_branched(const json_t *row)
                                                      strcmp(json_string_value(b), "t") == 0));
 }
 
-/* Does the row's match name this product? 3: its CPE product, 2: a prefix of it, 1: its name;
- * 0: no. */
+/* s without NVIDIA's own name in front ("nvidia_dynamo" -> "dynamo", "NVIDIA Dynamo" -> "Dynamo"
+ * with sep ' '), or s. NVIDIA spells one product both ways: "NVIDIA Dynamo" (5842, CPE
+ * nvidia_dynamo) is "Dynamo" in its CVE records, TensorRT-LLM's CPE is tensorrtllm and
+ * nvidia_tensorrtllm, and a new bulletin may pick the spelling no row has yet. */
+static const char *sans_vendor(const char *s, char sep)
+{
+    return strncasecmp(s, "nvidia", 6) == 0 && s[6] == sep && s[7] ? s + 7 : s;
+}
+
+/* Does the row's match name this product? 6: its CPE product, 5: that product with or without
+ * "nvidia_" in front, 4: a prefix of it, 3: a prefix of it with or without "nvidia_", 2: its
+ * name, 1: its name with or without "NVIDIA " in front; 0: no. The exact spelling always wins
+ * over the other one. */
 static int row_matches(const json_t *row, const struct label *b)
 {
     const char *m = str(row, "match");
     if (!m)
         return 0;
-    if (strncmp(m, "cpe:", 4) == 0)
-        return b->cpe[0] && strcmp(m + 4, b->cpe) == 0 ? 3 : 0;
-    if (strncmp(m, "cpe-prefix:", 11) == 0)
-        return b->cpe[0] && m[11] && strncmp(b->cpe, m + 11, strlen(m + 11)) == 0 ? 2 : 0;
-    if (strncmp(m, "name:", 5) == 0)
-        return b->product && strcasecmp(m + 5, b->product) == 0 ? 1 : 0;
+    if (strncmp(m, "cpe:", 4) == 0) {
+        if (!b->cpe[0])
+            return 0;
+        return strcmp(m + 4, b->cpe) == 0                                       ? 6
+               : strcmp(sans_vendor(m + 4, '_'), sans_vendor(b->cpe, '_')) == 0 ? 5
+                                                                                : 0;
+    }
+    if (strncmp(m, "cpe-prefix:", 11) == 0) {
+        if (!b->cpe[0] || !m[11])
+            return 0;
+        const char *p = sans_vendor(m + 11, '_'), *c = sans_vendor(b->cpe, '_');
+        return strncmp(b->cpe, m + 11, strlen(m + 11)) == 0 ? 4
+               : strncmp(c, p, strlen(p)) == 0              ? 3
+                                                            : 0;
+    }
+    if (strncmp(m, "name:", 5) == 0 && b->product) {
+        return strcasecmp(m + 5, b->product) == 0                                       ? 2
+               : strcasecmp(sans_vendor(m + 5, ' '), sans_vendor(b->product, ' ')) == 0 ? 1
+                                                                                        : 0;
+    }
     return 0;
 }
 
@@ -961,6 +1120,7 @@ static void look_up(struct label *b, const json_t *map)
         b->branched = row_branched(best);
         const json_t *aliases = json_object_get(best, "aliases");
         b->aliases = json_array_size(aliases) > 0 ? aliases : NULL;
+        b->commits = json_object_get(best, "commits");
     } else if (best) {
         snprintf(b->why, sizeof b->why, "not tracked: %s",
                  str(best, "notes") ? str(best, "notes") : "no component");
@@ -1162,9 +1322,71 @@ static bool alias_form(const json_t *aliases, struct imx_csaf_version_form *f, c
         break;
     }
     case IMX_CSAF_ALL:
+    case IMX_CSAF_COMMIT: /* read through ref_commit_release instead */
         break;
     }
     return ok;
+}
+
+/* ---- a fix named by a code commit (ref_commit_release) ---- */
+
+/* WebDataset, NVTabular, Transformers4Rec and BioNeMo bulletins name no version but a commit
+ * ("All versions that do not include code commit 9e95f50"); an image publishes the release it
+ * carries. The map row gives the component's commits [[full commit, first release containing it
+ * or null, as_of, status]]; the commit form is rewritten in releases: "not include X" is below X's
+ * first release, "includes X" is that release on. False (note saying why) when no release is known
+ * to contain X, so the product is left out until the table says one does. */
+static bool commit_resolve(const json_t *commits, const char *component,
+                           struct imx_csaf_version_form *f, char *note, size_t len)
+{
+    const json_t *row = NULL;
+    size_t n = strlen(f->commit);
+    for (size_t i = 0; i < json_array_size(commits) && i < COMMITS_MAX; i++) {
+        const json_t *r = json_array_get(commits, i);
+        const char *c = json_string_value(json_array_get(r, 0));
+        if (!c || strncasecmp(c, f->commit, n) != 0)
+            continue;
+        if (row) {
+            snprintf(note, len, "commit %s names more than one commit of %s in ref_commit_release",
+                     f->commit, component);
+            return false;
+        }
+        row = r;
+    }
+    const char *rel = json_string_value(json_array_get(row, 1));
+    const char *as_of = json_string_value(json_array_get(row, 2));
+    struct imx_ver v;
+    if (!row) {
+        snprintf(note, len,
+                 "the versions are named by commit %s, which ref_commit_release does not list "
+                 "for %s: no release is known to contain it",
+                 f->commit, component);
+        return false;
+    }
+    if (!rel) {
+        snprintf(note, len, "no release of %s contains commit %s as of %s (ref_commit_release)",
+                 component, f->commit, as_of ? as_of : "the table's last reading");
+        return false;
+    }
+    if (imx_ver_parse(rel, &v) != 0 || strlen(rel) > IMX_VER_TEXT_MAX)
+        return false;
+    if (f->commit_role == IMX_CSAF_THROUGH) {
+        /* the versions after X up to the fix are named by no commit of this form */
+        snprintf(note, len,
+                 "the versions end at commit %s (first in release %s), not at a fix: the "
+                 "releases after it that lack the fix are not named",
+                 f->commit, rel);
+        return false;
+    }
+    const char *status = json_string_value(json_array_get(row, 3));
+    snprintf(note, len,
+             "the fix is named by commit %s, read as release %s, the first release of %s that "
+             "contains it (ref_commit_release%s%s)",
+             f->commit, rel, component, status ? ", " : "", status ? status : "");
+    f->form = f->commit_role == IMX_CSAF_WITHOUT ? IMX_CSAF_BELOW : IMX_CSAF_FROM;
+    f->lo[0] = '\0';
+    snprintf(f->hi, sizeof f->hi, "%s", rel);
+    return true;
 }
 
 /* Parses a leaf's version name once (and reads it in the product's releases, when the map row
@@ -1174,7 +1396,12 @@ static bool leaf_form(struct leaf *l, const struct label *b)
     if (!l->parsed) {
         l->parsed = true;
         l->bad = imx_csaf_parse_form(l->text, b->product, &l->form) != 0;
-        if (!l->bad && b->aliases)
+        l->commit_note[0] = '\0';
+        l->alias_note[0] = '\0';
+        if (!l->bad && l->form.form == IMX_CSAF_COMMIT)
+            l->bad = !commit_resolve(b->commits, b->component ? b->component : "this product",
+                                     &l->form, l->commit_note, sizeof l->commit_note);
+        else if (!l->bad && b->aliases)
             l->bad = !alias_form(b->aliases, &l->form, l->alias_note, sizeof l->alias_note);
         else
             l->alias_note[0] = '\0';
@@ -1243,10 +1470,15 @@ static const char *bound(const char *v, char *buf, size_t len, bool *rc)
     return v;
 }
 
-/* The constraint of an affected leaf (the first of a LIST is its caller's business: one range
- * per version). lo_out gets the lower bound text to keep when the range is cut at a fix. */
+/* The constraint of an affected leaf as the bulletin writes it (the first of a LIST is its
+ * caller's business: one range per version). floor gets the lower bound text to keep when the
+ * range is cut at a fix. When the text names its last affected version inclusively ("up to and
+ * including X", "X to Y", the version X), closed gets X and lower the range's lower bound term
+ * (">=580", ">=2.18.1", "" when none), for add_range to end the range after X's builds;
+ * closed is "" otherwise. */
 static bool range_of(struct out *o, const struct leaf *l, const struct label *b, const char *ver,
-                     char *range, size_t len, int *branch_out, char *floor, size_t flen)
+                     char *range, size_t len, int *branch_out, char *floor, size_t flen,
+                     char *lower, char *closed)
 {
     const struct imx_csaf_version_form *f = &l->form;
     char hb[IMX_VER_TEXT_MAX + 1], lb[IMX_VER_TEXT_MAX + 1];
@@ -1255,6 +1487,8 @@ static bool range_of(struct out *o, const struct leaf *l, const struct label *b,
     const char *lo = bound(f->lo, lb, sizeof lb, &rc);
     int br = 0;
     char line[IMX_VER_TEXT_MAX + 1];
+    lower[0] = '\0';
+    closed[0] = '\0';
     if (f->form == IMX_CSAF_BELOW && f->nlist >= 2 && ver && strcmp(ver, f->hi) != 0) {
         /* "prior to 0.13.1 and 0.12.3": 0.13.1 fixes the 0.13 line */
         struct imx_ver v;
@@ -1293,35 +1527,37 @@ static bool range_of(struct out *o, const struct leaf *l, const struct label *b,
             snprintf(range, len, "<%s", hi);
         break;
     case IMX_CSAF_UPTO:
-        if (br > 0)
+        if (br > 0) {
             snprintf(range, len, ">=%s, <=%s", floor, hi);
-        else
+            snprintf(lower, RANGE_MAX, ">=%s", floor);
+        } else {
             snprintf(range, len, "<=%s", hi);
+        }
+        snprintf(closed, IMX_VER_TEXT_MAX + 1, "%s", hi);
         break;
     case IMX_CSAF_SPAN:
         snprintf(range, len, ">=%s, <=%s", lo, hi);
+        snprintf(lower, RANGE_MAX, ">=%s", lo);
+        snprintf(closed, IMX_VER_TEXT_MAX + 1, "%s", hi);
         break;
     case IMX_CSAF_EXACT:
-    case IMX_CSAF_LIST: {
+    case IMX_CSAF_LIST:
         /* A version of one or two parts names a release line ("38.2": Jetson Linux 38.2 and
          * its 38.2.x point releases, fixed in 38.4; "12.8": CUDA 12.8 and its updates), the
-         * way "prior to 36.4" counts 36.4 as a release; a longer one is that version. */
-        char next[IMX_VER_TEXT_MAX + 1];
-        struct imx_ver v;
-        snprintf(next, sizeof next, "%s", hi);
-        if (imx_ver_parse(hi, &v) == 0 && v.nparts <= 2 && imx_ver_suffix(&v)[0] == '\0' &&
-            bump_last(next))
-            snprintf(range, len, ">=%s, <%s", hi, next);
-        else
-            snprintf(range, len, "=%s", hi);
+         * way "prior to 36.4" counts 36.4 as a release; a longer one is that version and its
+         * builds (nvjpeg2000 0.8.0 and 0.8.0.38): add_range ends both after X's last number. */
+        snprintf(range, len, "=%s", hi);
+        snprintf(lower, RANGE_MAX, ">=%s", hi);
+        snprintf(closed, IMX_VER_TEXT_MAX + 1, "%s", hi);
         break;
-    }
     case IMX_CSAF_FROM:
         snprintf(range, len, ">=%s", hi);
         break;
     case IMX_CSAF_ALL:
         snprintf(range, len, ">=0");
         break;
+    case IMX_CSAF_COMMIT: /* resolved to a release by leaf_form, or left out */
+        return false;
     }
     struct imx_constraint c;
     return imx_constraint_parse(range, &c, NULL, 0) == 0 && !imx_constraint_is_empty(&c);
@@ -1403,6 +1639,96 @@ static bool has_range(const json_t *affected, const char *component, const char 
     return false;
 }
 
+/* The vGPU software release a vGPU version name carries in its parenthesis: "580.105.08(All
+ * versions prior to and including vGPU software 19.3)" and "550.54.15(... vGPU17.1)" -> 19.3,
+ * 17.1. False when it names none. */
+static bool vgpu_release(const char *text, char *rel, size_t len)
+{
+    const char *p = text ? strchr(text, '(') : NULL;
+    if (!p || !(p = strcasestr(p, "vgpu")))
+        return false;
+    p += 4;
+    while (*p == ' ')
+        p++;
+    if (strncasecmp(p, "software", 8) == 0)
+        for (p += 8; *p == ' ';)
+            p++;
+    size_t n = strspn(p, "0123456789.");
+    while (n > 0 && p[n - 1] == '.')
+        n--;
+    struct imx_ver v;
+    if (n == 0 || n >= len)
+        return false;
+    memcpy(rel, p, n);
+    rel[n] = '\0';
+    return imx_ver_parse(rel, &v) == 0;
+}
+
+/* The lowest vGPU software release named with the fixed version fx: a bulletin can list one
+ * driver as the fix of two releases ("570.211.01(vGPU software 18.6)" and "570.211.01(vGPU
+ * software 19.4)", 5747), and the lower is the next of the affected line. */
+static bool fix_release(const struct tree *t, const struct label *b, const char *fx, char *rel,
+                        size_t len)
+{
+    struct imx_ver vf, best = { 0 }, v, r;
+    bool found = false;
+    char cand[16];
+    if (imx_ver_parse(fx, &vf) != 0)
+        return false;
+    for (long k = b->fixed_head; k >= 0; k = t->leaves[k].next_fixed) {
+        const struct leaf *f = &t->leaves[k];
+        if (!f->parsed || f->bad || f->form.form != IMX_CSAF_EXACT ||
+            imx_ver_parse(f->form.hi, &v) != 0 || imx_ver_cmp(&v, &vf) != 0 ||
+            !vgpu_release(f->text, cand, sizeof cand) || imx_ver_parse(cand, &r) != 0)
+            continue;
+        if (!found || imx_ver_cmp(&r, &best) < 0) {
+            best = r;
+            found = snprintf(rel, len, "%s", cand) < (int)len;
+        }
+    }
+    return found;
+}
+
+/* Is b on a's own line past the next number there ("36.4.4" and "36.4.6": 36.4.5 between; "38.2"
+ * and "38.4"; not "26.03" and "26.04", nor "1.16.2" and "1.17.0")? a a pre-release
+ * ("1.3.0rc14") is left alone. */
+static bool skips_on_line(const char *a, const char *b)
+{
+    struct imx_ver va, vb;
+    if (imx_ver_parse(a, &va) != 0 || imx_ver_parse(b, &vb) != 0 || imx_ver_suffix(&va)[0])
+        return false;
+    int last = va.nparts - 1;
+    for (int i = 0; i < last; i++)
+        if (vb.key[i] != va.key[i])
+            return false;
+    return (int64_t)vb.key[last] > (int64_t)va.key[last] + 1;
+}
+
+/* Does a release lie between "X and its builds" (x: a range cut at its builds bound) and the fix
+ * fx above that bound? Unlike "prior to X", whose gap holds X itself, which the bulletin names,
+ * these words leave a gap only where the product skipped a release, and most fixes are simply
+ * the next release, often on a new line (1.16.2 fixed in 1.17.0, 12.5.1 in 12.6, 10.16.1 in
+ * 11.0): a warning on each would name versions that mostly never were and bury the warnings
+ * that ask for a look. So a gap is read from the bulletin's own numbering, the fix on X's own
+ * line past the next number there (skips_on_line: 36.4.4 fixed in 36.4.6 leaves 36.4.5, 38.2
+ * fixed in 38.4 the 38.3 line, 26.03 fixed in 26.04 nothing), where the numbers are releases:
+ * - a vGPU version name carries its vGPU software release ("470.82(... up to and including vGPU
+ *   13.1)", fixed "470.103.02(vGPU 13.2)"): the driver numbers jump between consecutive
+ *   releases, so the releases decide (the lowest named with the fix: fix_release). 13.1 fixed
+ *   in 13.2 leaves none (every vGPU line of the 2022-2026 feed), 13.1 fixed in 13.3 leaves
+ *   13.2; a fix named with another line's release (5747's 570.211.01 "vGPU software 19.4" for
+ *   the 18.5 line) or with none says nothing. The releases go to rel_x and rel_fx.
+ * - otherwise X and the fix themselves. A driver's build number ("up to and including
+ *   535.274.02", fixed 535.288.01) has three parts and the fix another second one: none. */
+static bool builds_gap(const struct tree *t, const struct label *b, const char *x, const char *fx,
+                       const char *xtext, char *rel_x, char *rel_fx, size_t rlen)
+{
+    rel_x[0] = rel_fx[0] = '\0';
+    if (vgpu_release(xtext, rel_x, rlen))
+        return fix_release(t, b, fx, rel_fx, rlen) && skips_on_line(rel_x, rel_fx);
+    return skips_on_line(x, fx);
+}
+
 /* One affected version (of a leaf, or one of its LIST) -> a range, with its fix. */
 static bool add_range(struct tree *t, struct out *o, struct leaf *l, struct label *b,
                       const char *ver)
@@ -1410,18 +1736,37 @@ static bool add_range(struct tree *t, struct out *o, struct leaf *l, struct labe
     char range[RANGE_MAX];
     int branch = 0;
     char floor[IMX_VER_TEXT_MAX + 1] = "";
-    if (!range_of(o, l, b, ver, range, sizeof range, &branch, floor, sizeof floor)) {
+    char lower[RANGE_MAX], closed[IMX_VER_TEXT_MAX + 1];
+    if (!range_of(o, l, b, ver, range, sizeof range, &branch, floor, sizeof floor, lower, closed)) {
         unmapped(o, l, b, "its versions make no range");
         return false;
     }
     bool inside = false;
     const char *elsewhere = NULL;
+    char upper[IMX_VER_TEXT_MAX + 8];
     const char *fx = fix_of(t, b, range, branch, &inside, &elsewhere);
     const struct imx_csaf_version_form *f = &l->form;
     const char *hi = ver ? ver : f->hi;
     bool line = f->form == IMX_CSAF_EXACT || f->form == IMX_CSAF_LIST;
+    bool builds_cut =
+        !inside && closed[0] && imx_csaf_builds_bound(closed, fx, upper, sizeof upper) == 0;
+    if (builds_cut) {
+        /* "=0.8.0", "<=470.82": up to X's last build, or to the fix above X when it comes first
+         * ("36.4" fixed in 36.4.3 ends at 36.4.3). No warning says so: the range is the versions
+         * the bulletin names, read as its products are numbered (a build of X is X), so there is
+         * nothing for an admin to check or undo, and a note on most products would bury the
+         * warnings that do ask for a look (a fix inside its range, a condition left unchecked,
+         * a release skipped between X and the fix: builds_gap).
+         * Where X has no number to bump, the bulletin's own inclusive bound stays. */
+        snprintf(range, sizeof range, "%s%s<%s", lower, lower[0] ? ", " : "", upper);
+        struct imx_constraint c;
+        if (imx_constraint_parse(range, &c, NULL, 0) != 0 || imx_constraint_is_empty(&c)) {
+            unmapped(o, l, b, "its versions make no range");
+            return false;
+        }
+    }
     if (fx && inside && line) {
-        /* a release line ends at the fix inside it ("36.4" fixed in 36.4.3) */
+        /* a version fixed in itself ("36.4" fixed in 36.4.0) leaves nothing affected */
         snprintf(range, sizeof range, ">=%s, <%s", hi, fx);
         struct imx_constraint c;
         if (imx_constraint_parse(range, &c, NULL, 0) != 0 || imx_constraint_is_empty(&c)) {
@@ -1456,6 +1801,16 @@ static bool add_range(struct tree *t, struct out *o, struct leaf *l, struct labe
                  "the affected versions end before %s but the fix is %s: the versions between "
                  "are named neither affected nor fixed, and are not marked",
                  hi, fx);
+    } else if (fx && builds_cut && strcmp(upper, fx) != 0) {
+        /* "up to and including 36.4.4", fixed in 36.4.6: the words leave 36.4.5 out of both, as
+         * "prior to" does (builds_gap says when there is room for a release between) */
+        char rx[16], rf[16];
+        if (builds_gap(t, b, closed, fx, l->text, rx, rf, sizeof rx))
+            warn(o, b, l->text,
+                 "the affected versions end with %s and its builds%s%s%s but the fix is %s%s%s%s: "
+                 "the versions between are named neither affected nor fixed, and are not marked",
+                 closed, rx[0] ? " (vGPU " : "", rx, rx[0] ? ")" : "", fx, rf[0] ? " (vGPU " : "",
+                 rf, rf[0] ? ")" : "");
     } else if (!fx && elsewhere) {
         /* "535.261.03 (... vGPU 16.11)" fixed in "575.274.02(vGPU 16.12)" (bulletin 5703) */
         warn(o, b, l->text,
@@ -1558,8 +1913,9 @@ static bool read_vulnerability(struct tree *t, struct out *o, const json_t *map,
         }
         if (!leaf_form(l, b)) {
             unmapped(o, l, b,
-                     l->alias_note[0]
-                         ? l->alias_note
+                     l->alias_note[0] ? l->alias_note
+                     : l->commit_note[0]
+                         ? l->commit_note
                          : "the version text is not one imaxe understands (\"prior to X\", \"up "
                            "to and including X\", \"X to Y\", a version X, ...), so it was not "
                            "guessed");
@@ -1568,6 +1924,8 @@ static bool read_vulnerability(struct tree *t, struct out *o, const json_t *map,
         if (l->alias_note[0])
             warn(o, b, l->text, "read in the product's releases (ref_version_alias): %s",
                  l->alias_note);
+        if (l->commit_note[0])
+            warn(o, b, l->text, "%s", l->commit_note);
         if (l->form.form == IMX_CSAF_BELOW && l->form.nlist >= 2 && !list_names_fixes(t, b, l)) {
             /* below the highest of them, read from a copy: the leaf may serve another CVE */
             struct leaf whole = *l;

@@ -22,6 +22,7 @@ const char *const imx_refimp_tables[] = {
     "gpu",           "driver_branch", "cudnn",          "pytorch",
     "pytorch_build", "tensorflow",    "instance_type",  "nccl",
     "dcgm",          "jax",           "nvidia_product", "version_alias",
+    "commit_release"
 };
 const size_t imx_refimp_n_tables = sizeof imx_refimp_tables / sizeof imx_refimp_tables[0];
 
@@ -139,7 +140,8 @@ static void scope_of(const json_t *changes, struct scope *sc)
         /* Instance types and NVIDIA's product mapping and release numbering (read by the
          * advisory import) reach no report. */
         if (n == 0 || strcmp(table, "ref_instance_type") == 0 ||
-            strcmp(table, "ref_nvidia_product") == 0 || strcmp(table, "ref_version_alias") == 0)
+            strcmp(table, "ref_nvidia_product") == 0 || strcmp(table, "ref_version_alias") == 0 ||
+            strcmp(table, "ref_commit_release") == 0)
             continue;
         size_t s = 0;
         while (s < sizeof SCOPED / sizeof SCOPED[0] && strcmp(SCOPED[s].table, table) != 0)

@@ -21,6 +21,7 @@ expect() { # what got want
 expect "im" "$(complete_line im)" "images "
 expect "images re" "$(complete_line images re)" "resolve restore revoke "
 expect "webhooks v" "$(complete_line webhooks v)" "verify "
+expect "log" "$(complete_line log)" "login logout "
 expect "probe --ch" "$(complete_line probe --ch)" "--check "
 expect "images search --pat" "$(complete_line images search --pat)" "--patch-status "
 # Values come from the server through the real commands; here a stand-in answers those three

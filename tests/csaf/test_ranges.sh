@@ -9,7 +9,9 @@ tool=$1
 src=$2
 feed=$src/tests/data/csaf/feed
 map=$src/tools/reference/nvidia_products.csv,$src/tools/reference/nvidia_products_0300.csv
-map=$map,$src/tools/reference/nvidia_products_0372.csv,$src/tools/reference/version_alias_0371.csv
+map=$map,$src/tools/reference/nvidia_products_0372.csv,$src/tools/reference/nvidia_products_0440.csv
+map=$map,$src/tools/reference/version_alias_0371.csv
+map=$map,$src/tools/reference/nvidia_products_0412.csv,$src/tools/reference/commit_release_0411.csv
 got=$(mktemp)
 trap 'rm -f "$got"' EXIT
 # shellcheck disable=SC2046 # the bulletins' paths have no blanks

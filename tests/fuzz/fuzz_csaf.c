@@ -16,7 +16,8 @@
 #define FUZZ_INPUT_MAX 512
 
 /* A parsed form's versions are versions (a release candidate "1.3.0rc16" at most as a suffix), a
- * span is ordered, a list names its lowest as hi, and the result does not depend on letter case. */
+ * span is ordered, a list names its lowest as hi, a commit form holds a commit id alone, and the
+ * result does not depend on letter case. */
 static void check_form(const char *s)
 {
     struct imx_csaf_version_form f, g;
@@ -25,9 +26,15 @@ static void check_form(const char *s)
     if (rc != 0)
         return;
     struct imx_ver lo, hi;
-    if (f.form != IMX_CSAF_ALL)
+    if (f.form == IMX_CSAF_COMMIT) {
+        /* a commit id: 7 to 40 hex digits, no versions beside it */
+        size_t c = strlen(f.commit);
+        CHECK(c >= 7 && c <= IMX_CSAF_COMMIT_MAX && strspn(f.commit, "0123456789abcdef") == c &&
+              f.hi[0] == '\0' && f.lo[0] == '\0' && f.nlist == 0);
+    } else if (f.form != IMX_CSAF_ALL) {
         CHECK(imx_ver_parse(f.hi, &hi) == 0 &&
               (imx_ver_suffix(&hi)[0] == 0 || strncmp(imx_ver_suffix(&hi), "rc", 2) == 0));
+    }
     if (f.form == IMX_CSAF_SPAN)
         CHECK(imx_ver_parse(f.lo, &lo) == 0 && imx_ver_cmp(&lo, &hi) <= 0);
     else if (f.form != IMX_CSAF_BELOW)
@@ -42,7 +49,9 @@ static void check_form(const char *s)
     for (size_t i = 0; i <= n; i++)
         upper[i] = (s[i] >= 'a' && s[i] <= 'z') ? (char)(s[i] - 32) : s[i];
     CHECK(imx_csaf_parse_form(upper, "CUDA Toolkit", &g) == 0 && g.form == f.form &&
-          strcmp(g.lo, f.lo) == 0 && strcmp(g.hi, f.hi) == 0);
+          strcmp(g.lo, f.lo) == 0 && strcmp(g.hi, f.hi) == 0 &&
+          (f.form != IMX_CSAF_COMMIT ||
+           (g.commit_role == f.commit_role && strcmp(g.commit, f.commit) == 0)));
 }
 
 /* The translator never refuses a bulletin for its products: it gives an advisory whose ranges
@@ -65,12 +74,15 @@ static void check_document(const char *s)
         return; /* not UTF-8: jansson refuses the string */
     static json_t *map;
     /* with release pairs (ref_version_alias), so a version in the "own" numbering (majors 1 and
-     * 2 here) is read through them as Triton's are */
+     * 2 here) is read through them as Triton's are, and commits (ref_commit_release), one in a
+     * release and one in none, so a version named by commit is read through them */
     if (!map)
-        map = json_pack("[{s:s, s:s, s:s, s:s, s:s, s:[[s,s],[s,s],[s,s]]}]", "match", "name:tesla",
-                        "platform", "linux", "component", "nvidia-driver", "branched", "true",
-                        "notes", "driver", "aliases", "2.40.0", "23.11", "2.41.0", "23.12", "1.0.0",
-                        "19.03");
+        map = json_pack(
+            "[{s:s, s:s, s:s, s:s, s:s, s:[[s,s],[s,s],[s,s]], s:[[s,s,s,s],[s,n,s,s]]}]", "match",
+            "name:tesla", "platform", "linux", "component", "nvidia-driver", "branched", "true",
+            "notes", "driver", "aliases", "2.40.0", "23.11", "2.41.0", "23.12", "1.0.0", "19.03",
+            "commits", "9e95f50fcf06abb7cbd5043ae16f86653ca1ee5b", "580.126.09", "2026-02-15",
+            "CONFIRMED", "5dd11f4a331373d7c226dae4611139bb4e43d213", "2026-03-13", "CONFIRMED");
     json_t *errors = json_array();
     json_t *out = imx_csaf_to_advisory(doc, map, errors, NULL);
     CHECK(out != NULL && json_array_size(errors) == 0);
@@ -95,6 +107,27 @@ static void check_document(const char *s)
     json_decref(doc);
 }
 
+/* The bound of "s and its builds" (any input as X, fixed in 580.126.09) ends a range that holds
+ * X, holds no fix, and lies below next(X) (it is no wider than X's last number allows). */
+static void check_builds_bound(const char *s)
+{
+    char bound[IMX_VER_TEXT_MAX + 8], range[2 * IMX_VER_TEXT_MAX + 16];
+    struct imx_ver x, b, f;
+    if (imx_csaf_builds_bound(s, "580.126.09", bound, sizeof bound) != 0)
+        return;
+    CHECK(imx_ver_parse(s, &x) == 0 && imx_ver_parse(bound, &b) == 0 && imx_ver_cmp(&x, &b) < 0);
+    snprintf(range, sizeof range, ">=%s, <%s", s, bound);
+    struct imx_constraint c;
+    CHECK(imx_constraint_parse(range, &c, NULL, 0) == 0 && !imx_constraint_is_empty(&c));
+    CHECK(imx_constraint_matches(&c, &x));
+    CHECK(imx_ver_parse("580.126.09", &f) == 0 &&
+          (imx_ver_cmp(&f, &x) <= 0 || imx_ver_cmp(&b, &f) <= 0));
+    char nofix[IMX_VER_TEXT_MAX + 8];
+    struct imx_ver n;
+    CHECK(imx_csaf_builds_bound(s, NULL, nofix, sizeof nofix) == 0 &&
+          imx_ver_parse(nofix, &n) == 0 && imx_ver_cmp(&b, &n) <= 0 && imx_ver_cmp(&x, &n) < 0);
+}
+
 int imx_fuzz_one(const uint8_t *data, size_t size)
 {
     char s[FUZZ_INPUT_MAX + 1];
@@ -103,6 +136,7 @@ int imx_fuzz_one(const uint8_t *data, size_t size)
     s[n] = '\0';
     check_form(s);
     check_document(s);
+    check_builds_bound(s);
     return 0;
 }
 
@@ -172,6 +206,15 @@ static const char *const seeds[] = {
     "All versions prior to 2.0 only on Linux",
     "From v0.10 up to and including v0.13.2",
     "38.2",
+    /* exact and inclusive bounds: the builds of X (imx_csaf_builds_bound) */
+    "0.8.0",
+    "26.03",
+    "1.3.0rc14",
+    "2.6.0+cu124",
+    "1.2.3.4.5",
+    "580.126.08",
+    "580.126", /* fixed in 580.126.09, before 580.127 */
+    "999999999",
     "",
 };
 

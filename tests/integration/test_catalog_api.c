@@ -818,6 +818,10 @@ static void compat_check_and_reference_data(void **state)
     assert_int_equal(res.status, 200);
     assert_true(json_array_size(json_object_get(res.json, "items")) > 80);
     imx_t_res_free(&res);
+    req(viewer, "GET", "/v1/reference/commit_release?limit=200", NULL, NULL, &res);
+    assert_int_equal(res.status, 200);
+    assert_true(json_array_size(json_object_get(res.json, "items")) >= 11);
+    imx_t_res_free(&res);
     req(viewer, "GET", "/v1/reference/users", NULL, NULL, &res);
     imx_t_assert_problem(&res, 404);
     imx_t_res_free(&res);

@@ -1,5 +1,5 @@
 /* The imaxe command line against the real server: the built binary is run as a script would
- * run it, and its stdout, stderr and exit code are checked: sign-in and the stored token,
+ * run it, and its stdout, stderr and exit code are checked: sign-in, the stored token and logout,
  * publish / get / search with --all paging / resolve / lifecycle, pins, advisories, compat,
  * measurements, requests, webhooks (and `webhooks verify` on deliveries the server really
  * signed), every output format, the documented exit codes, and `imaxe probe` on fixture roots,
@@ -1433,6 +1433,20 @@ static void write_verbs_and_the_api_escape_hatch(void **state)
     expect_code(&r, 1, "api with an unknown method");
     run_free(&r);
 
+    /* A refusal is said once: the detail (not the generic title before it), then each invalid
+     * field on a line of its own. */
+    snprintf(body, sizeof body,
+             "{\"team\":\"cli-team\",\"url\":\"http://127.0.0.1:%u/hook\",\"events\":[\"ping\","
+             "\"nope\"],\"colour\":1}",
+             rcv.port);
+    r = CLI(body, NULL, "webhooks", "create");
+    expect_code(&r, 3, "webhooks create with invalid fields");
+    if (strncmp(r.err, "imaxe: 400 The webhook has invalid fields\n", 42) != 0 ||
+        strstr(r.err, "The request has invalid fields") || count_lines(r.err) != 3 ||
+        !strstr(r.err, "\n  /events/1: is not an event type (") || !strstr(r.err, "\n  /colour: "))
+        fail_msg("the refusal is not said once, field by field:\n%s", r.err);
+    run_free(&r);
+
     /* Webhooks: created (the receiver of this test is allowed), changed, secret rotated, gone. */
     snprintf(body, sizeof body,
              "{\"team\":\"cli-team\",\"url\":\"http://127.0.0.1:%u/hook\",\"events\":[\"ping\"]}",
@@ -1519,6 +1533,11 @@ static void usage_help_and_network_errors(void **state)
     expect_code(&r, 1, "a mistyped noun");
     if (!strstr(r.err, "did you mean 'images'"))
         fail_msg("mistyped noun: %s", r.err);
+    run_free(&r);
+    r = CLI(NULL, NULL, "logot");
+    expect_code(&r, 1, "a mistyped logout");
+    if (!strstr(r.err, "did you mean 'logout'"))
+        fail_msg("mistyped logout: %s", r.err);
     run_free(&r);
     r = CLI(NULL, NULL, "images", "serach");
     expect_code(&r, 1, "a mistyped verb");
@@ -1931,6 +1950,139 @@ static void probe_publishes_and_checks_for_drift(void **state)
     run_free(&r);
 }
 
+/* The stored sign-in's refresh token (into out; "" when none). */
+static void stored_refresh(char *out, size_t len)
+{
+    char cfg[800];
+    snprintf(cfg, sizeof cfg, "%s/xdg/imaxe/config.json", dir);
+    json_t *c = json_load_file(cfg, 0, NULL);
+    const char *t = json_string_value(json_object_get(c, "refresh_token"));
+    snprintf(out, len, "%s", t ? t : "");
+    json_decref(c);
+}
+
+/* POST /v1/auth/refresh with refresh: its status. */
+static long refresh_status(const char *refresh)
+{
+    char body[256];
+    snprintf(body, sizeof body, "{\"refresh_token\":\"%s\"}", refresh);
+    struct imx_res res;
+    assert_int_equal(imx_t_http_as(&srv, NULL, "POST", "/v1/auth/refresh", body, &res), 0);
+    long st = res.status;
+    imx_t_res_free(&res);
+    return st;
+}
+
+static void logout_ends_the_sign_in_on_the_server_and_here(void **state)
+{
+    (void)state;
+    const char *no_token[] = { "IMAXE_TOKEN=", "IMAXE_URL=", NULL };
+    char cfg[800], refresh[128];
+    snprintf(cfg, sizeof cfg, "%s/xdg/imaxe/config.json", dir);
+    struct cli_run r = CLI(IMX_T_ADMIN_PASSWORD "\n", no_token, "login", "--url", srv.base,
+                           "--email", IMX_T_ADMIN_EMAIL, "--password-stdin");
+    expect_code(&r, 0, "login");
+    run_free(&r);
+    stored_refresh(refresh, sizeof refresh);
+    assert_int_equal(strncmp(refresh, "imxr_", 5), 0);
+
+    /* Signed out: the server's session ends (its refresh token signs nobody in) and the tokens
+     * leave the file, whose URL stays for the next login. */
+    r = CLI(NULL, no_token, "logout");
+    expect_code(&r, 0, "logout");
+    assert_string_equal(r.out, "");
+    if (!strstr(r.err, "signed out of") || !strstr(r.err, "ended on the server"))
+        fail_msg("logout said: %s", r.err);
+    run_free(&r);
+    json_t *c = json_load_file(cfg, 0, NULL);
+    assert_non_null(c);
+    assert_null(json_object_get(c, "token"));
+    assert_null(json_object_get(c, "refresh_token"));
+    assert_string_equal(json_string_value(json_object_get(c, "url")), srv.base);
+    json_decref(c);
+    assert_int_equal(refresh_status(refresh), 401);
+    r = CLI(NULL, no_token, "images", "search");
+    expect_code(&r, 4, "search after logout");
+    assert_non_null(strstr(r.err, "not signed in"));
+    run_free(&r);
+    /* Again: nothing to do, and said so; not an error. */
+    r = CLI(NULL, no_token, "logout");
+    expect_code(&r, 0, "logout when signed out");
+    assert_non_null(strstr(r.err, "not signed in"));
+    run_free(&r);
+    r = CLI(NULL, no_token, "--profile", "nobody", "logout");
+    expect_code(&r, 0, "logout of a profile never signed in");
+    assert_non_null(strstr(r.err, "not signed in (profile nobody)"));
+    run_free(&r);
+
+    /* A sign-in the server had already ended (its refresh token spent elsewhere): gone here,
+     * and the message says the server had nothing left to end. */
+    r = CLI(IMX_T_ADMIN_PASSWORD "\n", no_token, "login", "--url", srv.base, "--email",
+            IMX_T_ADMIN_EMAIL, "--password-stdin");
+    expect_code(&r, 0, "login again");
+    run_free(&r);
+    stored_refresh(refresh, sizeof refresh);
+    assert_int_equal(refresh_status(refresh), 200);
+    r = CLI(NULL, no_token, "logout");
+    expect_code(&r, 0, "logout of an ended sign-in");
+    assert_non_null(strstr(r.err, "had already ended"));
+    run_free(&r);
+
+    /* The server is down (the stored URL reaches nothing): the tokens are removed all the same,
+     * exit 5 says the server was not told, and the message says how to end the sign-in later;
+     * which works: the session is still live until then. */
+    r = CLI(IMX_T_ADMIN_PASSWORD "\n", no_token, "login", "--url", srv.base, "--email",
+            IMX_T_ADMIN_EMAIL, "--password-stdin");
+    expect_code(&r, 0, "login a third time");
+    run_free(&r);
+    stored_refresh(refresh, sizeof refresh);
+    c = json_load_file(cfg, 0, NULL);
+    json_object_set_new(c, "url", json_string("http://127.0.0.1:1"));
+    assert_int_equal(json_dump_file(c, cfg, 0), 0);
+    chmod(cfg, 0600);
+    json_decref(c);
+    r = CLI(NULL, no_token, "logout");
+    expect_code(&r, 5, "logout with the server down");
+    if (!strstr(r.err, "could not reach http://127.0.0.1:1") ||
+        !strstr(r.err, "could not be ended on http://127.0.0.1:1") ||
+        !strstr(r.err, "imaxe sessions revoke ID"))
+        fail_msg("logout with the server down said: %s", r.err);
+    run_free(&r);
+    c = json_load_file(cfg, 0, NULL);
+    assert_null(json_object_get(c, "token"));
+    assert_null(json_object_get(c, "refresh_token"));
+    json_decref(c);
+    r = CLI(NULL, no_token, "logout");
+    expect_code(&r, 0, "logout after the failed one");
+    assert_non_null(strstr(r.err, "not signed in"));
+    run_free(&r);
+    /* Ended later, as the message says: the endpoint needs only the refresh token. */
+    char body[256];
+    snprintf(body, sizeof body, "{\"refresh_token\":\"%s\"}", refresh);
+    struct imx_res res;
+    assert_int_equal(imx_t_http_as(&srv, NULL, "POST", "/v1/auth/revoke", body, &res), 0);
+    assert_int_equal(res.status, 200);
+    assert_true(json_is_true(json_object_get(res.json, "revoked")));
+    imx_t_res_free(&res);
+    assert_int_equal(refresh_status(refresh), 401);
+    /* Twice, or a token imaxe never issued: nothing to end, the same 200. A body without the
+     * token: 400, with the field named. */
+    static const char *const nothing[] = { NULL, "{\"refresh_token\":\"imxr_never-issued\"}",
+                                           "{\"refresh_token\":\"not-ours\"}" };
+    for (size_t i = 0; i < 3; i++) {
+        assert_int_equal(imx_t_http_as(&srv, NULL, "POST", "/v1/auth/revoke",
+                                       nothing[i] ? nothing[i] : body, &res),
+                         0);
+        assert_int_equal(res.status, 200);
+        assert_true(json_is_false(json_object_get(res.json, "revoked")));
+        imx_t_res_free(&res);
+    }
+    assert_int_equal(imx_t_http_as(&srv, NULL, "POST", "/v1/auth/revoke", "{}", &res), 0);
+    assert_int_equal(res.status, 400);
+    assert_non_null(strstr(res.body, "/refresh_token"));
+    imx_t_res_free(&res);
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -1981,6 +2133,7 @@ int main(void)
         cmocka_unit_test(probe_reads_every_source_and_says_what_is_absent),
         cmocka_unit_test(probe_for_real_on_this_machine),
         cmocka_unit_test(probe_publishes_and_checks_for_drift),
+        cmocka_unit_test(logout_ends_the_sign_in_on_the_server_and_here),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

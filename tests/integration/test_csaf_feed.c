@@ -1,11 +1,16 @@
 /* NVIDIA's real bulletins (tests/data/csaf/feed) against the real server, for the components
  * the product mapping added: images carrying triton-server (by NGC release, also from a bulletin
  * that names Triton's server version: 5509), tensorrt, nemo, jetson-linux and the
- * vGPU guest driver (0101), riva, cuda-q, tao, isaac-lab, nemo-curator and mlnx-ofed (0300) are
- * marked by the matching bulletin with the right fixed_by, and the team pinned to each gets
- * exactly one patch.available, delivered to a Node receiver that verifies its signature. A
- * bulletin about nothing imaxe tracks is stored as such: no ranges, its products listed as
- * unmapped with the reason their row states, no event. */
+ * vGPU guest driver (0101), riva, cuda-q, tao, isaac-lab, nemo-curator and mlnx-ofed (0300), and
+ * webdataset (0412, its fix named by a commit and read through ref_commit_release) are marked by
+ * the matching bulletin with the right fixed_by, and the team pinned to each gets exactly one
+ * patch.available, delivered to a Node receiver that verifies its signature. An exact or
+ * inclusive bound marks the builds of its version (nvjpeg2000 0.8.0.38 by 5596's "0.8.0") but not
+ * the fix after it (CUDA 12.6.1 by 5564's "up to and including 12.6"), and reapply brings a
+ * stored advisory of an earlier reading to the current one. A bulletin about nothing imaxe tracks
+ * is stored as such: no ranges, its products listed as unmapped with the reason their row states,
+ * no event. A fix named by a commit no release holds is left out until a reference import gives
+ * the commit a release, then reapplied. */
 #include "harness.h"
 
 #include <signal.h>
@@ -128,21 +133,32 @@ static const struct family {
 } families[] = {
     /* 5509 names Triton by its server version ("prior to 2.40"), the catalog by NGC release:
      * 2.40.0 is 23.11 (ref_version_alias, 0371), so 23.10 is affected and 23.12 is not. First,
-     * before 5860 (<=26.02) marks every image of the family below 26.03. */
+     * before 5860 (up to 26.02: <26.03dev0) marks every image of the family below 26.03. */
     { "triton-server", "2023", "5509", "23.10", "23.11", "<23.11", "23.12" },
-    { "triton-server", "2026", "5860", "26.01", "26.03", "<=26.02", NULL },
+    { "triton-server", "2026", "5860", "26.01", "26.03", "<26.03dev0", NULL },
     { "tensorrt", "2026", "5836", "10.13.3", "10.16.1", "<10.16.1", NULL },
-    { "nemo", "2026", "5839", "2.6.2", "2.7.3", "<=2.7.2", NULL },
+    { "nemo", "2026", "5839", "2.6.2", "2.7.3", "<2.7.3dev0", NULL },
     { "jetson-linux", "2026", "5797", "36.4.4", "36.5", ">=36, <36.5", NULL },
-    { "vgpu-driver", "2026", "5821", "580.105.08", "580.159.03", ">=580, <=580.126.09", NULL },
+    { "vgpu-driver", "2026", "5821", "580.105.08", "580.159.03", ">=580, <580.126.10dev0", NULL },
     /* mapped by migration 0300 (tools/reference/nvidia_products_0300.csv) */
-    { "riva", "2025", "5625", "2.18.0", "2.19.0", "<=2.18.0", NULL },
+    { "riva", "2025", "5625", "2.18.0", "2.19.0", "<2.18.1dev0", NULL },
     { "cuda-q", "2026", "5820", "0.13.0", "0.14.0", "<0.14.0", NULL },
-    { "tao", "2025", "5730", "6.25.7", "6.25.9", "=6.25.7", NULL },
+    { "tao", "2025", "5730", "6.25.7", "6.25.9", ">=6.25.7, <6.25.8dev0", NULL },
     { "isaac-lab", "2025", "5733", "2.2.1", "2.3.0", "<2.3.0", NULL },
     { "nemo-curator", "2025", "5690", "25.06", "25.07", "<25.07", NULL },
     { "mlnx-ofed", "2025", "5654", "23.10-3.2.2.0", "23.10-5.1.4.0", ">=23.10, <23.10-5.1.4.0",
       NULL },
+    /* 5658 names its fix by commit 9e95f50, the first release containing it 1.0.0
+     * (ref_commit_release, 0411; mapped by 0412): 0.2.111 is affected, 1.0.2 is not */
+    { "webdataset", "2025", "5658", "0.2.111", "1.0.0", "<1.0.0", "1.0.2" },
+    /* An exact or inclusive bound counts the builds of its version: 5596 names nvJPEG2000
+     * "0.8.0", which NVIDIA ships as 0.8.0.38; 5312 names the vGPU 13.1 manager "470.82 (up to
+     * and including)", beside which the guest driver is 470.82.01 (no vgpu-driver range of the
+     * feed ends at a version of two parts, so the manager's stands for it); 5564's CUDA "up to
+     * and including 12.6" ends at its fix, 12.6.1, which is not marked. */
+    { "nvjpeg2000", "2025", "5596", "0.8.0.38", "0.8.1", ">=0.8.0, <0.8.1dev0", NULL },
+    { "vgpu-manager", "2022", "5312", "470.82.01", "470.103.02", ">=470, <470.83dev0", NULL },
+    { "cuda", "2024", "5564", "12.6.0", "12.6.1", "<12.6.1", NULL },
 };
 
 /* The images of 5509's family (Triton 23.10 and 23.12), for the reapply test. */
@@ -285,13 +301,14 @@ static void post_reference(const char *version, const char *table, const char *c
     imx_t_res_free(&res);
 }
 
-/* POST /v1/reference with the product mapping as migrations 0101 and 0300 ship it
- * (tools/reference/nvidia_products.csv, then nvidia_products_0300.csv without its header), less
+/* POST /v1/reference with the product mapping as migrations 0101, 0300, 0372 and 0412 ship it
+ * (tools/reference/nvidia_products.csv, then the others without their header), less
  * the lines that contain drop (NULL: none): the reference import an admin runs. */
 static void import_product_map(const char *drop)
 {
     static const char *const csvs[] = { "nvidia_products.csv", "nvidia_products_0300.csv",
-                                        "nvidia_products_0372.csv" };
+                                        "nvidia_products_0372.csv", "nvidia_products_0412.csv",
+                                        "nvidia_products_0440.csv" };
     char line[4096];
     size_t cap = 1 << 16, used = 0;
     char *csv = malloc(cap);
@@ -513,6 +530,136 @@ static void a_bulletin_in_the_servers_numbering_is_reapplied_when_the_pairs_chan
     imx_t_res_free(&res);
 }
 
+/* A fix named by a commit no release holds yet is left out, saying so (5739: NVTabular's 5dd11f4,
+ * no tag as of 2026-03-13); once a reference import gives the commit a release (here as if
+ * NVTabular 26.01 were tagged with it), reapply reads the kept bulletin again: the 23.08.00 image
+ * is marked with the 26.01 image as its fix, and the pinned team hears once. */
+static void a_fix_named_by_commit_is_reapplied_when_a_release_holds_it(void **state)
+{
+    (void)state;
+    char token[4096], body[1024];
+    assert_int_equal(
+        imx_t_user(&srv, admin, "team-nvt", "nvt@feed.test", "admin", token, sizeof token), 0);
+    long long old = publish("feed-nvtabular", "1", "nvtabular", "23.08.00");
+    long long fix = publish("feed-nvtabular", "2", "nvtabular", "26.01");
+    snprintf(body, sizeof body,
+             "{\"team\":\"team-nvt\",\"url\":\"http://127.0.0.1:%u/nvtabular\","
+             "\"events\":[\"patch.available\"]}",
+             rcv.port);
+    struct imx_res res = call(token, "POST", "/v1/webhooks", body, 201);
+    char ctl[256];
+    snprintf(ctl, sizeof ctl, "{\"secrets\": {\"/nvtabular\": [\"%s\"]}}",
+             json_string_value(json_object_get(res.json, "secret")));
+    imx_t_res_free(&res);
+    imx_t_receiver_control(&rcv, ctl);
+    snprintf(body, sizeof body, "{\"team\":\"team-nvt\",\"name\":\"prod\",\"image\":%lld}", old);
+    long long pin = call_id(token, "POST", "/v1/pins", body, 201);
+
+    char *doc = bulletin("2025", "5739");
+    res = call(admin, "POST", "/v1/advisories", doc, 201);
+    free(doc);
+    assert_int_equal(json_array_size(json_object_get(res.json, "affected")), 0);
+    bool said = false;
+    size_t i;
+    json_t *u;
+    json_array_foreach(json_object_get(res.json, "unmapped"), i, u)
+    {
+        said = said || strcmp(json_string_value(json_object_get(u, "why")),
+                              "no release of nvtabular contains commit 5dd11f4 as of 2026-03-13 "
+                              "(ref_commit_release)") == 0;
+    }
+    if (!said)
+        fail_msg("5739: NVTabular not left out for its commit: %s", res.body);
+    imx_t_res_free(&res);
+
+    /* the reference import: the shipped commits, 5dd11f4 now with a release */
+    char path[1024], line[4096];
+    snprintf(path, sizeof path, "%s/tools/reference/commit_release_0411.csv",
+             getenv("IMX_TEST_SOURCE_DIR"));
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    size_t cap = 1 << 16, used = 0;
+    char *csv = malloc(cap);
+    assert_non_null(csv);
+    while (fgets(line, sizeof line, f)) {
+        char *gap = strstr(line, "5dd11f4a331373d7c226dae4611139bb4e43d213,,");
+        char edited[4200];
+        if (gap) {
+            size_t at = (size_t)(gap - line) + 41;
+            snprintf(edited, sizeof edited, "%.*s26.01%s", (int)at, line, line + at);
+        }
+        const char *l = gap ? edited : line;
+        size_t n = strlen(l);
+        assert_true(used + n + 1 < cap);
+        memcpy(csv + used, l, n);
+        used += n;
+    }
+    fclose(f);
+    csv[used] = '\0';
+    post_reference("test-commits", "commit_release", csv);
+    free(csv);
+    reapply_gives("NVIDIA-5739", "revised", "<26.01", "26.01");
+
+    snprintf(path, sizeof path, "/v1/images/%lld/patch", old);
+    res = call(pub, "GET", path, NULL, 200);
+    assert_string_equal(json_string_value(json_object_get(res.json, "status")), "patch_available");
+    json_t *a = json_array_get(json_object_get(res.json, "advisories"), 0);
+    assert_string_equal(json_string_value(json_object_get(a, "id")), "NVIDIA-5739");
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(a, "fixed_by"), "id")),
+                     fix);
+    imx_t_res_free(&res);
+    json_t *evs = received("/nvtabular", 1);
+    json_decref(evs);
+    imx_t_sleep_ms(300); /* a second one would have come by now */
+    evs = received("/nvtabular", 1);
+    assert_int_equal(json_array_size(evs), 1);
+    json_t *d = json_object_get(json_array_get(evs, 0), "data");
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(d, "pin"), "id")), pin);
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(d, "fixed_by"), "id")),
+                     fix);
+    json_decref(evs);
+}
+
+/* An advisory stored by an earlier reading of the bulletin (TAO's "6.25.7" as "=6.25.7", which
+ * left the 6.25.7.1 build unmarked) is read again by reapply although it left no product out:
+ * revised to the version and its builds, and the build's image is marked with its fix. */
+static void a_stored_advisory_takes_the_new_reading_on_reapply(void **state)
+{
+    (void)state;
+    long long build = publish("feed-tao-build", "1", "tao", "6.25.7.1");
+    long long fix = publish("feed-tao-build", "2", "tao", "6.25.9");
+    struct imx_res rv;
+    char auth[4200];
+    snprintf(auth, sizeof auth, "Authorization: Bearer %s", admin);
+    struct imx_res res = call(pub, "GET", "/v1/advisories/NVIDIA-5730", NULL, 200);
+    assert_int_equal(json_array_size(json_object_get(res.json, "unmapped")), 0);
+    imx_t_res_free(&res);
+    const char *hdr[] = { auth, "Content-Type: application/json", "If-Match: *", NULL };
+    assert_int_equal(imx_t_http(&srv, "PATCH", "/v1/advisories/NVIDIA-5730", hdr,
+                                "{\"affected\":[{\"component\":\"tao\",\"range\":\"=6.25.7\","
+                                "\"fixed\":\"6.25.9\"}]}",
+                                &rv),
+                     0);
+    if (rv.status != 200)
+        fail_msg("PATCH NVIDIA-5730: %ld %s", rv.status, rv.body);
+    imx_t_res_free(&rv);
+    char path[64];
+    snprintf(path, sizeof path, "/v1/images/%lld/patch", build);
+    res = call(pub, "GET", path, NULL, 200);
+    assert_string_equal(json_string_value(json_object_get(res.json, "status")), "ok");
+    imx_t_res_free(&res);
+
+    reapply_gives("NVIDIA-5730", "revised", ">=6.25.7, <6.25.8dev0", "6.25.9");
+    res = call(pub, "GET", path, NULL, 200);
+    assert_string_equal(json_string_value(json_object_get(res.json, "status")), "patch_available");
+    json_t *a = json_array_get(json_object_get(res.json, "advisories"), 0);
+    assert_string_equal(json_string_value(json_object_get(a, "id")), "NVIDIA-5730");
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(a, "fixed_by"), "id")),
+                     fix);
+    imx_t_res_free(&res);
+    reapply_gives("NVIDIA-5730", "unchanged", ">=6.25.7, <6.25.8dev0", "6.25.9");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -520,6 +667,8 @@ int main(void)
         cmocka_unit_test(a_bulletin_about_nothing_imaxe_tracks_is_kept_as_such),
         cmocka_unit_test(an_unmapped_product_is_reapplied_after_a_reference_update),
         cmocka_unit_test(a_bulletin_in_the_servers_numbering_is_reapplied_when_the_pairs_change),
+        cmocka_unit_test(a_fix_named_by_commit_is_reapplied_when_a_release_holds_it),
+        cmocka_unit_test(a_stored_advisory_takes_the_new_reading_on_reapply),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

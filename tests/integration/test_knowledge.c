@@ -289,14 +289,14 @@ static void new_rows_carry_sources_and_statuses(void **state)
     assert_int_equal(rows("nccl", NULL, NULL), 5);
     assert_int_equal(rows("dcgm", "status", "CONFIRMED"), 4);
     assert_int_equal(rows("jax", "status", "CONFIRMED"), 2);
-    /* GET /v1/reference lists every table with its rows (16 with ref_jax, ref_nvidia_product and
-     * ref_version_alias), ref_nccl among them. */
+    /* GET /v1/reference lists every table with its rows (17 with ref_jax, ref_nvidia_product,
+     * ref_version_alias and ref_commit_release), ref_nccl among them. */
     struct imx_res res;
     assert_int_equal(imx_t_http_as(&ct.srv, ct.admin, "GET", "/v1/reference", NULL, &res), 0);
     assert_int_equal(res.status, 200);
     json_t *tables = json_object_get(res.json, "tables"), *t;
     size_t i, seen = 0;
-    assert_int_equal(json_array_size(tables), 16);
+    assert_int_equal(json_array_size(tables), 17);
     json_array_foreach(tables, i, t)
     {
         const char *name = json_string_value(json_object_get(t, "name"));

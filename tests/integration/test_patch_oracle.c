@@ -329,6 +329,44 @@ static long long op_unpin(char *what, size_t len)
     return pin;
 }
 
+/* The pin documents after a step, byte for byte: the set-based render of every pin
+ * (imx_pin_docs_render, what the use cases store) against the one-pin-at-a-time definition
+ * (imx_pin_json: imx_pin_candidate and imx_pin_doc), and the stored ones (every pin made through
+ * the API has one, with its history) against the same. Empty when all agree, else the first
+ * pins that differ. */
+static void pin_docs_match(unsigned s, int step, const char *what)
+{
+    char *diff = imx_t_sql(
+        db, "SET TimeZone = 'UTC';"
+            " WITH r AS (SELECT * FROM imx_pin_docs_render(ARRAY(SELECT id FROM pins), true)),"
+            " bad AS ("
+            "  SELECT p.id, 'render' AS what, r.body FROM pins p LEFT JOIN r ON r.pin_id = p.id"
+            "   WHERE r.body IS NULL OR r.body || 'null}' <> imx_pin_json(p.id, false)::text"
+            "      OR r.body || r.history || '}' <> imx_pin_json(p.id, true)::text"
+            "      OR r.family <> (SELECT i.family FROM images i WHERE i.id = p.image_id)"
+            "  UNION ALL"
+            "  SELECT p.id, 'stored', d.body FROM pins p LEFT JOIN pin_docs d ON d.pin_id = p.id"
+            "   WHERE d.pin_id IS NULL OR ((d.fresh_until IS NULL OR d.fresh_until > now())"
+            "    AND (d.body || 'null}' <> imx_pin_json(p.id, false)::text"
+            "     OR d.body || d.history || '}' IS DISTINCT FROM imx_pin_json(p.id, true)::text)))"
+            " SELECT coalesce(string_agg(format('%s pin %s: %s, expected %s', b.what, b.id,"
+            "  (SELECT format('status %s, candidate %s, %s bytes', j->>'status',"
+            "    coalesce(j->'candidate'->>'id', '-'), length(b.body))"
+            "    FROM (SELECT (b.body || 'null}')::json AS j) x),"
+            "  (SELECT format('status %s, candidate %s, %s bytes', j->>'status',"
+            "    coalesce(j->'candidate'->>'id', '-'), length(j::text) - 5)"
+            "    FROM (SELECT imx_pin_json(b.id, false) AS j) x)), E'\\n  ' ORDER BY b.id), '')"
+            " FROM (SELECT * FROM bad ORDER BY id LIMIT 2) b");
+    assert_non_null(diff);
+    if (diff[0]) {
+        fprintf(stderr, "seed %u, step %d (%s): pin documents differ:\n  %s\n", s, step, what,
+                diff);
+        free(diff);
+        fail();
+    }
+    free(diff);
+}
+
 static void run_sequence(unsigned s, int steps)
 {
     seed = s;
@@ -364,6 +402,7 @@ static void run_sequence(unsigned s, int steps)
             fail();
         }
         free(diff);
+        pin_docs_match(s, step, what);
     }
 }
 

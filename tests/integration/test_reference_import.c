@@ -112,7 +112,7 @@ static void export_then_dry_run_changes_nothing(void **state)
     assert_int_equal(json_array_size(json_object_get(gpu, "added")), 0);
     assert_int_equal(json_array_size(json_object_get(gpu, "removed")), 0);
     assert_int_equal(json_object_size(json_object_get(o, "tables")),
-                     16); /* with ref_version_alias (0370) */
+                     17); /* with ref_commit_release (0410) */
     json_decref(o);
 
     /* NVIDIA raises the B200's documented minimum past the images' 575 driver. */

@@ -104,9 +104,37 @@ static void attach_aliases(json_t *map, const json_t *pairs)
     }
 }
 
+/* A commit file (ref_commit_release's CSV: component, commit, release, as_of, status, ...) goes
+ * on every map row of its component as "commits" [[commit, release or null, as_of, status]], as
+ * server/db/product_map.c gives them (unconfirmed rows left out). */
+static void attach_commits(json_t *map, const json_t *commits)
+{
+    size_t i, k;
+    json_t *row, *c;
+    json_array_foreach(map, i, row)
+    {
+        const char *component = json_string_value(json_object_get(row, "component"));
+        json_t *mine = json_array();
+        json_array_foreach(commits, k, c)
+        {
+            const char *cc = json_string_value(json_object_get(c, "component"));
+            const char *st = json_string_value(json_object_get(c, "status"));
+            if (component && cc && st && strcmp(cc, component) == 0 &&
+                strcmp(st, "UNCONFIRMED") != 0)
+                json_array_append_new(mine, json_pack("[O, O, O, O]", json_object_get(c, "commit"),
+                                                      json_object_get(c, "release"),
+                                                      json_object_get(c, "as_of"),
+                                                      json_object_get(c, "status")));
+        }
+        if (json_array_size(mine) > 0)
+            json_object_set(row, "commits", mine);
+        json_decref(mine);
+    }
+}
+
 static json_t *load_map(char *paths)
 {
-    json_t *map = json_array(), *pairs = json_array();
+    json_t *map = json_array(), *pairs = json_array(), *commits = json_array();
     for (char *path = strtok(paths, ","); path; path = strtok(NULL, ",")) {
         FILE *f = fopen(path, "rb");
         if (!f) {
@@ -122,18 +150,24 @@ static json_t *load_map(char *paths)
             fprintf(stderr, "%s: not read\n", path);
             exit(2);
         }
-        bool release_pairs = json_object_get(json_array_get(rows, 0), "release") != NULL;
-        json_array_extend(release_pairs ? pairs : map, rows);
+        const json_t *first = json_array_get(rows, 0);
+        bool commit_rows = json_object_get(first, "commit") != NULL;
+        bool release_pairs = !commit_rows && json_object_get(first, "release") != NULL;
+        json_array_extend(commit_rows ? commits : release_pairs ? pairs : map, rows);
         json_decref(rows);
     }
     attach_aliases(map, pairs);
+    attach_commits(map, commits);
     json_decref(pairs);
+    json_decref(commits);
     return map;
 }
 
 static void form_text(const char *text, const char *product, char *out, size_t len)
 {
-    static const char *const names[] = { "BELOW", "UPTO", "SPAN", "EXACT", "ALL", "FROM", "LIST" };
+    static const char *const names[] = { "BELOW", "UPTO", "SPAN", "EXACT",
+                                         "ALL",   "FROM", "LIST", "COMMIT" };
+    static const char *const roles[] = { "without", "with", "through" };
     struct imx_csaf_version_form f;
     if (!text || imx_csaf_parse_form(text, product, &f) != 0) {
         snprintf(out, len, "UNPARSED");
@@ -143,6 +177,8 @@ static void form_text(const char *text, const char *product, char *out, size_t l
                      f.hi[0] ? " hi=" : "", f.hi);
     for (int i = 0; i < f.nlist && n > 0 && (size_t)n < len; i++)
         n += snprintf(out + n, len - (size_t)n, "%s%s", i ? "," : " list=", f.list[i]);
+    if (f.form == IMX_CSAF_COMMIT && n > 0 && (size_t)n < len)
+        n += snprintf(out + n, len - (size_t)n, " %s=%s", roles[f.commit_role], f.commit);
     if (f.qualified && n > 0 && (size_t)n < len)
         snprintf(out + n, len - (size_t)n, " (qualified)");
 }

@@ -7,6 +7,7 @@
 #include <cmocka.h>
 #include <jansson.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "args.h"
@@ -391,6 +392,88 @@ static void typos_get_the_nearest_name(void **state)
     assert_string_equal(err, "unknown option --familly (did you mean --family?)");
 }
 
+/* An error answer is said once: the detail (or the title without one), then each invalid field on
+ * its own line, whatever list the server sends. */
+static void problems_are_said_once(void **state)
+{
+    (void)state;
+    static const struct {
+        long status;
+        const char *body, *want;
+    } cases[] = {
+        /* The review's case: the title restates the detail about another subject. */
+        { 400,
+          "{\"type\":\"x\",\"title\":\"The request has invalid fields\",\"status\":400,"
+          "\"detail\":\"The webhook has invalid fields\",\"errors\":[{\"pointer\":\"/url\","
+          "\"detail\":\"must be https\"},{\"pointer\":\"/events/0\",\"detail\":\"is not an "
+          "event\"}],\"error_count\":2}",
+          "imaxe: 400 The webhook has invalid fields\n  /url: must be https\n"
+          "  /events/0: is not an event\n" },
+        { 404, "{\"title\":\"Not found\",\"detail\":\"No such image\"}",
+          "imaxe: 404 No such image\n" },
+        /* The detail inside the title (case and a full stop aside): the title, once. */
+        { 409, "{\"title\":\"Conflict: it already exists\",\"detail\":\"It already exists.\"}",
+          "imaxe: 409 Conflict: it already exists\n" },
+        { 403, "{\"title\":\"Not allowed\"}", "imaxe: 403 Not allowed\n" },
+        { 401, "{\"detail\":\"The token has expired\"}", "imaxe: 401 The token has expired\n" },
+        /* A field error of no name that repeats the headline is left out. */
+        { 400,
+          "{\"title\":\"The request has invalid fields\",\"detail\":\"The body must be a JSON "
+          "object\",\"errors\":[{\"pointer\":\"\",\"detail\":\"the body must be a JSON object\"}],"
+          "\"error_count\":1}",
+          "imaxe: 400 The body must be a JSON object\n" },
+        /* An import's errors carry their line; more counted than listed. */
+        { 400,
+          "{\"title\":\"The request has invalid fields\",\"detail\":\"nothing was imported\","
+          "\"errors\":[{\"line\":2,\"pointer\":\"/family\",\"detail\":\"is required\"},"
+          "{\"line\":5,\"detail\":\"is not JSON\"}],\"error_count\":40}",
+          "imaxe: 400 nothing was imported\n  line 2 /family: is required\n"
+          "  line 5: is not JSON\n  ... and 38 more\n" },
+        /* RFC 9457's example list, in either spelling. */
+        { 400,
+          "{\"title\":\"Your request parameters didn't validate.\",\"invalid_params\":["
+          "{\"name\":\"age\",\"reason\":\"must be a positive integer\"},{\"name\":\"color\","
+          "\"reason\":\"must be 'green', 'red' or 'blue'\"}]}",
+          "imaxe: 400 Your request parameters didn't validate.\n"
+          "  age: must be a positive integer\n  color: must be 'green', 'red' or 'blue'\n" },
+        { 422, "{\"title\":\"Bad\",\"invalid-params\":[{\"name\":\"n\",\"reason\":\"r\"}]}",
+          "imaxe: 422 Bad\n  n: r\n" },
+        /* Not a problem document: the start of the body, control characters made visible. */
+        { 502, "<html>bad\033[31m gateway</html>",
+          "imaxe: HTTP 502: <html>bad?[31m gateway</html>\n" },
+        { 500, "", "imaxe: HTTP 500: \n" },
+        { 500, "{\"errors\":[]}", "imaxe: HTTP 500: {\"errors\":[]}\n" },
+        { 400, "{\"title\":\"T\\u0007\",\"errors\":[{\"pointer\":\"/a\\n\"}]}",
+          "imaxe: 400 T?\n  /a?: invalid\n" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct imx_cli_buf out;
+        imx_cli_buf_init(&out, 1 << 16);
+        assert_int_equal(
+            imx_cli_fmt_problem(&out, cases[i].status, cases[i].body, strlen(cases[i].body)), 0);
+        if (strcmp(imx_cli_buf_str(&out), cases[i].want) != 0)
+            fail_msg("case %zu:\n%s\nwant:\n%s", i, imx_cli_buf_str(&out), cases[i].want);
+        imx_cli_buf_free(&out);
+    }
+    /* Bounded: 60 listed errors show IMX_CLI_PROBLEM_FIELDS_MAX lines and the rest counted. */
+    json_t *errors = json_array();
+    for (int i = 0; i < 60; i++)
+        json_array_append_new(errors, json_pack("{s:s, s:s}", "pointer", "/x", "detail", "bad"));
+    json_t *doc = json_pack("{s:s, s:o, s:i}", "title", "T", "errors", errors, "error_count", 60);
+    char *text = json_dumps(doc, 0);
+    struct imx_cli_buf out;
+    imx_cli_buf_init(&out, 1 << 16);
+    assert_int_equal(imx_cli_fmt_problem(&out, 400, text, strlen(text)), 0);
+    size_t lines = 0;
+    for (const char *p = imx_cli_buf_str(&out); *p; p++)
+        lines += *p == '\n';
+    assert_int_equal(lines, 1 + IMX_CLI_PROBLEM_FIELDS_MAX + 1);
+    assert_non_null(strstr(imx_cli_buf_str(&out), "  ... and 10 more\n"));
+    imx_cli_buf_free(&out);
+    free(text);
+    json_decref(doc);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -403,6 +486,7 @@ int main(void)
         cmocka_unit_test(objects_and_fields),
         cmocka_unit_test(webhook_signatures_verify_as_the_spec_says),
         cmocka_unit_test(typos_get_the_nearest_name),
+        cmocka_unit_test(problems_are_said_once),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -313,7 +313,11 @@ static void version_names_parse_by_form(void **state)
         { "All 2.10 versions", "NVIDIA DOCA with collectx-clxapidev", 0, IMX_CSAF_EXACT, "", "2.10",
           "" },
         { "All code branches that do not include commit 27ddd49", "NVIDIA Merlin Transformers4Rec",
-          -1, IMX_CSAF_ALL, "", "", "" },
+          0, IMX_CSAF_COMMIT, "", "", "" },
+        { "All versions that do not include code commit 9e95f50", "NVIDIA WebDataset", 0,
+          IMX_CSAF_COMMIT, "", "", "" },
+        { "Any code branch that includes code commit 9e95f50", "NVIDIA WebDataset", 0,
+          IMX_CSAF_COMMIT, "", "", "" },
         { "All driver versions prior to 1.4.5.7", "GeForce", 0, IMX_CSAF_BELOW, "", "1.4.5.7", "" },
         { "All versions prior to IGX 1.1", "IGX Orin", 0, IMX_CSAF_BELOW, "", "1.1", "" },
         { "All versions prior to IGX 1.1.2", "IGX Orin", 0, IMX_CSAF_BELOW, "", "1.1.2", "" },
@@ -345,47 +349,48 @@ static void version_names_parse_by_form(void **state)
         { "All versions prior to nvJPEG 13.0.0", "nvJPEG", 0, IMX_CSAF_BELOW, "", "13.0.0", "" },
         { "All versions prior to v3.5.1 and v3.1.7 ", "DLS component of NVIDIA License System", 0,
           IMX_CSAF_BELOW, "", "3.1.7", "3.5.1 3.1.7" },
-        { "All versions that do not include code commit 9ca97e1", "NVIDIA Isaac-GR00T N1", -1,
-          IMX_CSAF_ALL, "", "", "" },
-        { "All versions that do not include code commit 7f53666", "NVIDIA Isaac-GR00T N1.5", -1,
-          IMX_CSAF_ALL, "", "", "" },
+        { "All versions that do not include code commit 9ca97e1", "NVIDIA Isaac-GR00T N1", 0,
+          IMX_CSAF_COMMIT, "", "", "" },
+        { "All versions that do not include code commit 7f53666", "NVIDIA Isaac-GR00T N1.5", 0,
+          IMX_CSAF_COMMIT, "", "", "" },
         { "All versions that do not include code commit b7eaea5", "NVIDIA Merlin Transformers4Rec",
-          -1, IMX_CSAF_ALL, "", "", "" },
-        { "All versions that do not include commit 5dd11f4", "NVIDIA NVTabular", -1, IMX_CSAF_ALL,
+          0, IMX_CSAF_COMMIT, "", "", "" },
+        { "All versions that do not include commit 5dd11f4", "NVIDIA NVTabular", 0, IMX_CSAF_COMMIT,
           "", "", "" },
-        { "All versions that do not include commit 876f19e", "NVIDIA Merlin Transformers4Rec", -1,
-          IMX_CSAF_ALL, "", "", "" },
-        { "All versions that do not include commit db8e053", "Apex", -1, IMX_CSAF_ALL, "", "", "" },
-        { "All versions that do not include commit dfd83a7", "BioNeMo Framework", -1, IMX_CSAF_ALL,
-          "", "", "" },
-        { "All versions that do not include commit e5e58c8", "BioNeMo Framework", -1, IMX_CSAF_ALL,
-          "", "", "" },
-        { "All versions that do not include commit f2c2b14", "BioNeMo Framework", -1, IMX_CSAF_ALL,
-          "", "", "" },
+        { "All versions that do not include commit 876f19e", "NVIDIA Merlin Transformers4Rec", 0,
+          IMX_CSAF_COMMIT, "", "", "" },
+        { "All versions that do not include commit db8e053", "Apex", 0, IMX_CSAF_COMMIT, "", "",
+          "" },
+        { "All versions that do not include commit dfd83a7", "BioNeMo Framework", 0,
+          IMX_CSAF_COMMIT, "", "", "" },
+        { "All versions that do not include commit e5e58c8", "BioNeMo Framework", 0,
+          IMX_CSAF_COMMIT, "", "", "" },
+        { "All versions that do not include commit f2c2b14", "BioNeMo Framework", 0,
+          IMX_CSAF_COMMIT, "", "", "" },
         { "All versions up to and including 0.12.1 (only when CDI is enabled)",
           "NVIDIA MIG Manager", 0, IMX_CSAF_UPTO, "", "0.12.1", "" },
         { "All versions up to and including 0.17.2 (only when device-list-strategy is "
           "cdi-annotations and/or cdi-cri)",
           "NVIDIA Kubernetes Device Plugin", 0, IMX_CSAF_UPTO, "", "0.17.2", "" },
-        { "Any code branch that includes code commit 9ca97e1", "NVIDIA Isaac-GR00T N1", -1,
-          IMX_CSAF_ALL, "", "", "" },
-        { "Any code branch that includes code commit 7f53666", "NVIDIA Isaac-GR00T N1.5", -1,
-          IMX_CSAF_ALL, "", "", "" },
-        { "Any code branch that includes code commit b7eaea5", "NVIDIA Merlin Transformers4Rec", -1,
-          IMX_CSAF_ALL, "", "", "" },
-        { "Any code branch that includes commit 5dd11f4", "NVIDIA NVTabular", -1, IMX_CSAF_ALL, "",
-          "", "" },
-        { "Any code branch that includes commit 27ddd49", "NVIDIA Merlin Transformers4Rec", -1,
-          IMX_CSAF_ALL, "", "", "" },
-        { "Any code branch that includes commit 876f19e", "NVIDIA Merlin Transformers4Rec", -1,
-          IMX_CSAF_ALL, "", "", "" },
-        { "Any code branch that includes commit db8e053", "Apex", -1, IMX_CSAF_ALL, "", "", "" },
-        { "Any code branch that includes commit dfd83a7", "BioNeMo Framework", -1, IMX_CSAF_ALL, "",
-          "", "" },
-        { "Any code branch that includes commit e5e58c8", "BioNeMo Framework", -1, IMX_CSAF_ALL, "",
-          "", "" },
-        { "Any code branch that includes commit f2c2b14", "BioNeMo Framework", -1, IMX_CSAF_ALL, "",
-          "", "" },
+        { "Any code branch that includes code commit 9ca97e1", "NVIDIA Isaac-GR00T N1", 0,
+          IMX_CSAF_COMMIT, "", "", "" },
+        { "Any code branch that includes code commit 7f53666", "NVIDIA Isaac-GR00T N1.5", 0,
+          IMX_CSAF_COMMIT, "", "", "" },
+        { "Any code branch that includes code commit b7eaea5", "NVIDIA Merlin Transformers4Rec", 0,
+          IMX_CSAF_COMMIT, "", "", "" },
+        { "Any code branch that includes commit 5dd11f4", "NVIDIA NVTabular", 0, IMX_CSAF_COMMIT,
+          "", "", "" },
+        { "Any code branch that includes commit 27ddd49", "NVIDIA Merlin Transformers4Rec", 0,
+          IMX_CSAF_COMMIT, "", "", "" },
+        { "Any code branch that includes commit 876f19e", "NVIDIA Merlin Transformers4Rec", 0,
+          IMX_CSAF_COMMIT, "", "", "" },
+        { "Any code branch that includes commit db8e053", "Apex", 0, IMX_CSAF_COMMIT, "", "", "" },
+        { "Any code branch that includes commit dfd83a7", "BioNeMo Framework", 0, IMX_CSAF_COMMIT,
+          "", "", "" },
+        { "Any code branch that includes commit e5e58c8", "BioNeMo Framework", 0, IMX_CSAF_COMMIT,
+          "", "", "" },
+        { "Any code branch that includes commit f2c2b14", "BioNeMo Framework", 0, IMX_CSAF_COMMIT,
+          "", "", "" },
         { "Any commit on Main after March 11, 2026", "NVIDIA Merlin Transformers4Rec", -1,
           IMX_CSAF_ALL, "", "", "" },
         { "B300 0.6", "HGX & DGX B300", 0, IMX_CSAF_EXACT, "", "0.6", "" },
@@ -411,7 +416,7 @@ static void version_names_parse_by_form(void **state)
         { "0.0 to 5.16", "Cumulus Linux GA", 0, IMX_CSAF_UPTO, "", "5.16", "" },
         { "0.0 to 5.11.5", "Cumulus Linux LTS", 0, IMX_CSAF_UPTO, "", "5.11.5", "" },
         { "0.0 to 25.0.2.4438", "NVOS", 0, IMX_CSAF_UPTO, "", "25.0.2.4438", "" },
-        { "0.0 to 5dd11f4", "NVIDIA NVTabular", -1, IMX_CSAF_ALL, "", "", "" },
+        { "0.0 to 5dd11f4", "NVIDIA NVTabular", 0, IMX_CSAF_COMMIT, "", "", "" },
         { "25.02.5030 ", "NVOS", 0, IMX_CSAF_EXACT, "", "25.02.5030", "" },
         { "1.7.21 and older versions", "VIRTIO-Net LTS23", 0, IMX_CSAF_UPTO, "", "1.7.21", "" },
         { "1.3.1- 25.02.244", "NVOS", -1, IMX_CSAF_ALL, "", "", "" },
@@ -424,8 +429,8 @@ static void version_names_parse_by_form(void **state)
         { "NVOS 25.02.42xx", "NVOS", -1, IMX_CSAF_ALL, "", "", "" },
         { "NVOS 25.02.21xx,  25.02.22xx,  25.02.23xx", "NVOS", -1, IMX_CSAF_ALL, "", "", "" },
         { "NVOS 25.02.3xxx", "NVOS", -1, IMX_CSAF_ALL, "", "", "" },
-        { "8bf122f", "NVIDIA Tranformers4Rec", -1, IMX_CSAF_ALL, "", "", "" },
-        { "08e0633", "NVIDIA NVTabular", -1, IMX_CSAF_ALL, "", "", "" },
+        { "8bf122f", "NVIDIA Tranformers4Rec", 0, IMX_CSAF_COMMIT, "", "", "" },
+        { "08e0633", "NVIDIA NVTabular", 0, IMX_CSAF_COMMIT, "", "", "" },
         { "No patch will be provided", "NVIDIA runx", -1, IMX_CSAF_ALL, "", "", "" },
         { "Nsight Graphics 2025.3", "Nsight Graphics", 0, IMX_CSAF_EXACT, "", "2025.3", "" },
         { "OTA0", "DGX Spark", -1, IMX_CSAF_ALL, "", "", "" },
@@ -475,14 +480,44 @@ static void version_names_parse_by_form(void **state)
         { "All versions after 18.24.1000", NULL, -1, IMX_CSAF_ALL, "", "", "" },
         { "since 1.2", NULL, -1, IMX_CSAF_ALL, "", "", "" },
         { "v0.1.x - v0.9", NULL, 0, IMX_CSAF_SPAN, "0.1", "0.9", "" },
+        /* spellings of the same forms found by varying the feed's (tools/csaf_generalise.py
+         * reads the older revisions and CVE records, which the corpus already covers) */
+        { "1.3.0-rc.16", "TensorRT-LLM", 0, IMX_CSAF_EXACT, "", "1.3.0rc16", "" },
+        { "All versions prior to v1.3.0-rc.16", "TensorRT-LLM", 0, IMX_CSAF_BELOW, "", "1.3.0rc16",
+          "" },
+        { "1.17.8 / 1.18.1", "NVIDIA Container Toolkit", 0, IMX_CSAF_LIST, "", "1.17.8",
+          "1.17.8 1.18.1" },
+        { "1.18.1 or 1.17.8", "NVIDIA Container Toolkit", 0, IMX_CSAF_LIST, "", "1.17.8",
+          "1.18.1 1.17.8" },
+        { "All versions prior to 1.17.8 or 1.18.1", NULL, 0, IMX_CSAF_BELOW, "", "1.17.8",
+          "1.17.8 1.18.1" },
+        { "All versions of Jetson Linux prior to 36.4.4", "Jetson Orin Series", 0, IMX_CSAF_BELOW,
+          "", "36.4.4", "" },
+        { "All JP6 versions prior to 36.4.4", "Jetson Orin Series", 0, IMX_CSAF_BELOW, "", "36.4.4",
+          "" },
+        { "All versions prior to core_v0.12.1", "Megatron-LM", 0, IMX_CSAF_BELOW, "", "0.12.1",
+          "" },
+        { "core_v0.12.1", "Megatron-LM", 0, IMX_CSAF_EXACT, "", "0.12.1", "" },
+        /* JetPack numbers its releases apart from Jetson Linux: refused, never read as L4T's */
+        { "JetPack 6.2.1 (Jetson Linux 36.4.4)", "Jetson Orin Series", -1, IMX_CSAF_ALL, "", "",
+          "" },
+        { "All JetPack versions prior to 6.2", "Jetson Orin Series", -1, IMX_CSAF_ALL, "", "", "" },
+        { "1.17.8 or or 1.18.1", NULL, -1, IMX_CSAF_ALL, "", "", "" },
+        { "1.3.0-rc.", NULL, -1, IMX_CSAF_ALL, "", "", "" },
         /* malformed or not understood: refused, never guessed */
         { "", NULL, -1, IMX_CSAF_ALL, "", "", "" },
         { "latest", NULL, -1, IMX_CSAF_ALL, "", "", "" },
         { "All driver versions prior to", NULL, -1, IMX_CSAF_ALL, "", "", "" },
         { "R580 U7", NULL, -1, IMX_CSAF_ALL, "", "", "" },
-        { "All versions that do not include code commit 9e95f50", NULL, -1, IMX_CSAF_ALL, "", "",
+        { "All versions that do not include code commit 9e95f5", NULL, -1, IMX_CSAF_ALL, "", "",
           "" },
-        { "Any code branch that includes code commit 9e95f50", NULL, -1, IMX_CSAF_ALL, "", "", "" },
+        { "All versions that include commit", NULL, -1, IMX_CSAF_ALL, "", "", "" },
+        { "All versions that do not include commit 9e95f50g", NULL, -1, IMX_CSAF_ALL, "", "", "" },
+        { "All versions after commit 9e95f50", NULL, -1, IMX_CSAF_ALL, "", "", "" },
+        { "commit 9e95f50", NULL, -1, IMX_CSAF_ALL, "", "", "" },
+        { "All versions that do not include commit 9e95f50 and 1234abc", NULL, -1, IMX_CSAF_ALL, "",
+          "", "" },
+        { "4.5.2 to 9e95f50", NULL, -1, IMX_CSAF_ALL, "", "", "" },
         { "All commits on Main prior to March 11, 2026", NULL, -1, IMX_CSAF_ALL, "", "", "" },
         { "580.105.08(All versions prior to vGPU 19.4)", NULL, -1, IMX_CSAF_ALL, "", "", "" },
         { "NVOS 25.02.21xx,  25.02.22xx", NULL, -1, IMX_CSAF_ALL, "", "", "" },
@@ -535,6 +570,41 @@ static void version_names_parse_by_form(void **state)
     every_feed_spelling_is_a_case(texts, N_ELEMS(cases));
 }
 
+/* The commit forms (bulletins that name their fix by a code commit): which commit, and whether
+ * they name the versions without it, with it, or up to it. */
+static void commit_forms_name_their_commit(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *text;
+        enum imx_csaf_commit_role role;
+        const char *commit;
+    } cases[] = {
+        { "All versions that do not include code commit 9e95f50", IMX_CSAF_WITHOUT, "9e95f50" },
+        { "Any code branch that includes code commit 9e95f50", IMX_CSAF_WITH, "9e95f50" },
+        { "All code branches that do not include commit 27ddd49", IMX_CSAF_WITHOUT, "27ddd49" },
+        { "All versions that do not include commit DFD83A7", IMX_CSAF_WITHOUT, "dfd83a7" },
+        { "Any code branch that includes commit e5e58c8", IMX_CSAF_WITH, "e5e58c8" },
+        { "All versions that do not include commit 9e95f50fcf06abb7cbd5043ae16f86653ca1ee5b",
+          IMX_CSAF_WITHOUT, "9e95f50fcf06abb7cbd5043ae16f86653ca1ee5b" },
+        { "08e0633", IMX_CSAF_WITH, "08e0633" },
+        { "0.0 to 5dd11f4", IMX_CSAF_THROUGH, "5dd11f4" },
+        { "0 - 5dd11f4", IMX_CSAF_THROUGH, "5dd11f4" },
+        /* a commit of digits alone after "commit"; alone, the same digits are a version */
+        { "All versions that do not include commit 1234567", IMX_CSAF_WITHOUT, "1234567" },
+    };
+    for (size_t i = 0; i < N_ELEMS(cases); i++) {
+        struct imx_csaf_version_form f;
+        if (imx_csaf_parse_form(cases[i].text, NULL, &f) != 0 || f.form != IMX_CSAF_COMMIT)
+            fail_msg("\"%s\": not a commit form", cases[i].text);
+        if (f.commit_role != cases[i].role || strcmp(f.commit, cases[i].commit) != 0)
+            fail_msg("\"%s\": role %d commit \"%s\"", cases[i].text, (int)f.commit_role, f.commit);
+    }
+    struct imx_csaf_version_form f;
+    assert_int_equal(imx_csaf_parse_form("1234567", NULL, &f), 0);
+    assert_int_equal(f.form, IMX_CSAF_EXACT);
+}
+
 /* The platform an architecture branch names. */
 static void architectures_name_platforms(void **state)
 {
@@ -554,6 +624,9 @@ static void architectures_name_platforms(void **state)
         { "Linux(R570 Gaming)", "cloud-gaming" },
         { "Red Hat Enterprise Linux KVM, VMware vSphere(Gaming)", "cloud-gaming" },
         { "Jetson Linux(36)", "jetson" },
+        { "JetPack 6", "jetson" },
+        { "L4T(36)", "jetson" },
+        { "Ubuntu 20.04, Ubuntu 22.04, Jetpack", "linux" },
         { "macOS", "macos" },
         /* hypervisors of the vGPU releases to come, without "vGPU" in the branch */
         { "Nutanix AHV(R580)", "vgpu-host" },
@@ -670,10 +743,10 @@ static void products_map_to_components_or_are_left_out(void **state)
                                      "a") "," PV("Tesla", "570.211.01", "f")) "]",
           "[\"a\"]", "[], \"first_fixed\": [\"f\"]", "nvidia-driver >=570, <570.211.01 570.211.01",
           0, NULL },
-        { "up to and including, branch bound kept",
+        { "up to and including X: X and its builds, branch bound kept",
           "[" ARCH("Linux(R535)",
                    PV("Tesla", "All driver versions up to and including 535.274.02", "a")) "]",
-          "[\"a\"]", "[]", "nvidia-driver >=535, <=535.274.02 -", 0, NULL },
+          "[\"a\"]", "[]", "nvidia-driver >=535, <535.274.03dev0 -", 0, NULL },
         { "Windows and GeForce are left out, each listed; vGPU guest by its platform",
           "[" ARCH("Windows(R580)",
                    PVC("Tesla", "tesla", "All driver versions prior to 582.16",
@@ -688,7 +761,7 @@ static void products_map_to_components_or_are_left_out(void **state)
                                                              "and including vGPU "
                                                              "software 19.3)",
                                                              "v")) "]",
-          "[\"w\",\"g\",\"v\"]", "[]", "vgpu-driver >=580, <=580.105.08 -", 2, NULL },
+          "[\"w\",\"g\",\"v\"]", "[]", "vgpu-driver >=580, <580.105.09dev0 -", 2, NULL },
         { "Container Toolkit mapped, GPU Operator listed as left out",
           "[" ARCH(
               "Linux",
@@ -696,7 +769,8 @@ static void products_map_to_components_or_are_left_out(void **state)
                   "NVIDIA Container Toolkit", "1.19.1",
                   "cf") "," PV("NVIDIA GPU Operator", "All versions up to and including 26.3.1",
                                "o") "," PV("NVIDIA GPU Operator", "26.3.2", "of")) "]",
-          "[\"c\",\"o\"]", "[\"of\",\"cf\"]", "nvidia-container-toolkit <=1.19.0 1.19.1", 1, NULL },
+          "[\"c\",\"o\"]", "[\"of\",\"cf\"]", "nvidia-container-toolkit <1.19.1dev0 1.19.1", 1,
+          NULL },
         { "CUDA Toolkit repeated in its version names; up to X fixed in X is before X",
           "[" ARCH("Windows, Linux", PV("CUDA Toolkit", "All versions up to CUDA Toolkit 12.8",
                                         "k") "," PV("CUDA Toolkit", "CUDA Toolkit 12.8", "kf")) "]",
@@ -705,7 +779,8 @@ static void products_map_to_components_or_are_left_out(void **state)
           "[" ARCH("Linux", PV("NVIDIA Data Center GPU Manager (DCGM)", "0.0  to 4.5.2",
                                "d") "," PV("NVIDIA Data Center GPU Manager (DCGM)", "4.5.3",
                                            "df") "," PV("NCCL", "2.18.1 to 2.21.5", "n")) "]",
-          "[\"d\",\"n\"]", "[\"df\"]", "dcgm <=4.5.2 4.5.3|nccl >=2.18.1, <=2.21.5 -", 0, NULL },
+          "[\"d\",\"n\"]", "[\"df\"]", "dcgm <4.5.3dev0 4.5.3|nccl >=2.18.1, <2.21.6dev0 -", 0,
+          NULL },
         { "DCGM Exporter fixed inside its own range (5857): the range ends before the fix",
           "[" ARCH("All(4.8)", PVC("DCGM Exporter", "dcgm_exporter", "0.0  to 4.8.2", "e") "," PVC(
                                    "DCGM Exporter", "dcgm_exporter", "4.8.2", "ef")) "]",
@@ -745,11 +820,12 @@ static void products_map_to_components_or_are_left_out(void **state)
                              "All versions up to and including 1.17.7 (CDI mode only for versions "
                              "prior to 1.17.5)",
                              "c") "," PV("NVIDIA Container Toolkit", "1.17.8", "cf")) "]",
-          "[\"c\"]", "[\"cf\"]", "nvidia-container-toolkit <=1.17.7 1.17.8", 0, "parenthesised" },
+          "[\"c\"]", "[\"cf\"]", "nvidia-container-toolkit <1.17.8dev0 1.17.8", 0,
+          "parenthesised" },
         { "plain CSAF: the version as the branch name, the product above it",
           "[{\"category\":\"product_name\",\"name\":\"NVIDIA Container Toolkit\",\"branches\":[" PV(
               "1.17.3 and earlier", "1.17.3 and earlier", "p") "]}]",
-          "[\"p\"]", "[]", "nvidia-container-toolkit <=1.17.3 -", 0, NULL },
+          "[\"p\"]", "[]", "nvidia-container-toolkit <1.17.4dev0 -", 0, NULL },
         { "a version name not understood: that product left out, the rest imported",
           "[" ARCH("Linux(R580)", PV("Tesla", "R580 U7", "a") "," PV(
                                       "Tesla", "All driver versions prior to 580.126.09", "b")) "]",
@@ -757,11 +833,64 @@ static void products_map_to_components_or_are_left_out(void **state)
         { "a bound off its architecture's branch is read on its own branch, with a warning",
           "[" ARCH("Linux(R580)", PV("Tesla", "All driver versions prior to 575.57.08", "a")) "]",
           "[\"a\"]", "[]", "nvidia-driver >=575, <575.57.08 -", 0, "branch" },
-        { "a version of two parts is its release line, up to the fix beyond it (5797's 38.2)",
+        { "a version of two parts is its release line, up to the fix beyond it (5797's 38.2); the "
+          "38.3 line between is named neither affected nor fixed: a warning",
           "[" ARCH("Jetson Linux(38)",
                    PVC("Jetson Orin Series", "jetson_orin_series", "38.2",
                        "j") "," PVC("Jetson Orin Series", "jetson_orin_series", "38.4", "jf")) "]",
-          "[\"j\"]", "[\"jf\"]", "jetson-linux >=38.2, <38.3 38.4", 0, NULL },
+          "[\"j\"]", "[\"jf\"]", "jetson-linux >=38.2, <38.3dev0 38.4", 0,
+          "end with 38.2 and its builds but the fix is 38.4: the versions between are named "
+          "neither" },
+        { "up to and including X, the fix past X's next point release (5716's 36.4.4 fixed in "
+          "36.4.6): 36.4.5 is neither, a warning worded as prior to's",
+          "[" ARCH("Jetson Linux(36)",
+                   PVC("Jetson Orin Series", "jetson_orin_series", "36.4.4 and earlier",
+                       "j") "," PVC("Jetson Orin Series", "jetson_orin_series", "36.4.6 and newer",
+                                    "jf")) "]",
+          "[\"j\"]", "[\"jf\"]", "jetson-linux >=36, <36.4.5dev0 36.4.6", 0,
+          "the versions between are named neither affected nor fixed, and are not marked" },
+        { "up to and including X fixed in the next line's first release (5585's 1.16.2 fixed in "
+          "1.17.0): no release between is known, no warning",
+          "[" ARCH("Linux",
+                   PV("NVIDIA Container Toolkit", "All versions up to and including 1.16.2",
+                      "c") "," PV("NVIDIA Container Toolkit", "1.17.0", "cf")) "]",
+          "[\"c\"]", "[\"cf\"]", "nvidia-container-toolkit <1.16.3dev0 1.17.0", 0, NULL },
+        { "vGPU: the driver numbers jump between consecutive releases (5312's 470.82 of vGPU 13.1 "
+          "fixed in 470.103.02 of 13.2): the releases say no gap",
+          "[" ARCH(
+              "Linux(R470 vGPU 13)",
+              PVC("Guest driver", "guest_driver",
+                  "470.82(All versions prior to and including vGPU 13.1)",
+                  "v") "," PVC("Guest driver", "guest_driver", "470.103.02(vGPU 13.2)", "vf")) "]",
+          "[\"v\"]", "[\"vf\"]", "vgpu-driver >=470, <470.83dev0 470.103.02", 0, NULL },
+        { "vGPU: a release skipped (13.1 fixed in 13.3) leaves 13.2 neither: a warning naming "
+          "the releases",
+          "[" ARCH(
+              "Linux(R470 vGPU 13)",
+              PVC("Guest driver", "guest_driver",
+                  "470.82(All versions prior to and including vGPU 13.1)",
+                  "v") "," PVC("Guest driver", "guest_driver", "470.129.06(vGPU 13.3)", "vf")) "]",
+          "[\"v\"]", "[\"vf\"]", "vgpu-driver >=470, <470.83dev0 470.129.06", 0,
+          "end with 470.82 and its builds (vGPU 13.1) but the fix is 470.129.06 (vGPU 13.3): the "
+          "versions between are named neither" },
+        { "vGPU: one driver named the fix of two releases (5747's 570.211.01 as 18.6 and 19.4): "
+          "the lower, the next, decides",
+          "[" ARCH("Linux(R570 vGPU 18)",
+                   PVC("Guest driver", "guest_driver",
+                       "570.195.02(All versions prior to and including vGPU software 18.5)",
+                       "v") "," PVC("Guest driver", "guest_driver",
+                                    "570.211.01(vGPU software 19.4)",
+                                    "vf") "," PVC("Guest driver", "guest_driver",
+                                                  "570.211.01(vGPU software 18.6)", "vg")) "]",
+          "[\"v\"]", "[\"vf\",\"vg\"]", "vgpu-driver >=570, <570.195.03dev0 570.211.01", 0, NULL },
+        { "vGPU: a fix named with another line's release only (5747's 19.4 for the 18.5 line) "
+          "says nothing of a gap",
+          "[" ARCH("Linux(R570 vGPU 18)",
+                   PVC("Guest driver", "guest_driver",
+                       "570.195.02(All versions prior to and including vGPU software 18.5)",
+                       "v") "," PVC("Guest driver", "guest_driver",
+                                    "570.211.01(vGPU software 19.4)", "vf")) "]",
+          "[\"v\"]", "[\"vf\"]", "vgpu-driver >=570, <570.195.03dev0 570.211.01", 0, NULL },
         { "a release line ends at a fix inside it, as meant: no warning",
           "[" ARCH("Jetson Linux(36)",
                    PVC("Jetson Orin Series", "jetson_orin_series", "36.4", "j") "," PVC(
@@ -779,7 +908,22 @@ static void products_map_to_components_or_are_left_out(void **state)
               PVC("Guest driver", "guest_driver",
                   "535.261.03(All versions prior to and including vGPU 16.11)",
                   "v") "," PVC("Guest driver", "guest_driver", "575.274.02(vGPU 16.12)", "vf")) "]",
-          "[\"v\"]", "[\"vf\"]", "vgpu-driver >=535, <=535.261.03 -", 0, "another branch" },
+          "[\"v\"]", "[\"vf\"]", "vgpu-driver >=535, <535.261.04dev0 -", 0, "another branch" },
+        { "an exact version is it and its builds (5596's nvjpeg2000 0.8.0), not 0.8.1's "
+          "pre-releases",
+          "[" ARCH("All platforms",
+                   PV("Megatron-LM", "0.8.0", "m") "," PV("Megatron-LM", "0.8.1", "mf")) "]",
+          "[\"m\"]", "[\"mf\"]", "megatron-lm >=0.8.0, <0.8.1dev0 0.8.1", 0, NULL },
+        { "up to and including 12.6 fixed in 12.6.1 (5564): before the fix, no warning",
+          "[" ARCH("Windows, Linux",
+                   PV("CUDA Toolkit", "All versions up to and including CUDA Toolkit 12.6",
+                      "k") "," PV("CUDA Toolkit", "12.6 Update 1", "kf")) "]",
+          "[\"k\"]", "[\"kf\"]", "cuda <12.6.1 12.6.1", 0, NULL },
+        { "an exact version fixed on a later line (5442's 34.1.1 fixed in 35.2.1): its builds "
+          "only",
+          "[" ARCH("Jetson Linux", PVC("Jetson AGX Orin", "jetson_agx_orin", "34.1.1", "j") "," PVC(
+                                       "Jetson AGX Orin", "jetson_agx_orin", "35.2.1", "jf")) "]",
+          "[\"j\"]", "[\"jf\"]", "jetson-linux >=34.1.1, <34.1.2dev0 35.2.1", 0, NULL },
         { "a driver release named by branch and update is no version (\"R580 Update 7\")",
           "[" ARCH("Linux(R580)", PV("Tesla", "R580 Update 7", "a")) "]", "[\"a\"]", "[]", "", 1,
           NULL },
@@ -837,6 +981,83 @@ static void products_map_to_components_or_are_left_out(void **state)
         json_decref(d);
     }
     json_decref(map);
+}
+
+/* The bound that ends "X and its builds": X's last number plus one, below that version's
+ * pre-releases where the keys hold one, or the fix above X when it comes first; each bound is
+ * checked against the versions around it, as a range ">=X, <bound" matches them. */
+static void exact_and_inclusive_bounds_cover_the_builds(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *x, *fix;
+        const char *want;           /* NULL: no bound (X stays inclusive) */
+        const char *in[4], *out[4]; /* versions inside and outside ">=X, <want" */
+    } cases[] = {
+        { "0.8.0",
+          "0.8.1",
+          "0.8.1dev0",
+          { "0.8.0", "0.8.0.38", "0.8.0.999999999", "0.8.0.38.1" },
+          { "0.8.1rc1", "0.8.1a1", "0.8.1.dev0", "0.8.1" } },
+        { "0.8.0", NULL, "0.8.1dev0", { "0.8", "0.8.0-1" }, { "0.8.1-rc.1", "0.7.9", "0.9" } },
+        { "470.82",
+          "470.103.02",
+          "470.83dev0",
+          { "470.82", "470.82.01", "470.82.0.1" },
+          { "470.83", "470.83rc1", "470.103.02", "470.81.99" } },
+        /* the fix first: its pre-releases come before it, as "prior to 12.6.1" takes them */
+        { "12.6",
+          "12.6.1",
+          "12.6.1",
+          { "12.6", "12.6.0", "12.6.0.1", "12.6.1rc1" },
+          { "12.6.1", "12.6.2", "12.7", "12.5.1" } },
+        { "26.03", "26.04", "26.04dev0", { "26.03", "26.3.1" }, { "26.04", "26.04rc1" } },
+        { "34.1.1", "35.2.1", "34.1.2dev0", { "34.1.1", "34.1.1.5" }, { "34.1.2", "35.1" } },
+        { "418.226.00", NULL, "418.226.01dev0", { "418.226", "418.226.0.7" }, { "418.226.01" } },
+        { "0.9", NULL, "0.10dev0", { "0.9", "0.9.12" }, { "0.10", "0.10rc1", "0.10.0a1" } },
+        { "1.2.3.4", NULL, "1.2.3.5dev0", { "1.2.3.4", "1.2.3.4.1" }, { "1.2.3.5", "1.2.3.5rc1" } },
+        /* X a pre-release: its next one, which has no pre-releases of its own */
+        { "1.3.0rc14", "1.3.0rc15", "1.3.0rc15", { "1.3.0rc14" }, { "1.3.0rc15", "1.3.0" } },
+        { "1.3.0rc14", NULL, "1.3.0rc15", { "1.3.0rc14" }, { "1.3.0rc15", "1.3.0rc13" } },
+        /* five parts: the keys hold no pre-release of the next, so the next itself */
+        { "1.2.3.4.5", NULL, "1.2.3.4.6", { "1.2.3.4.5", "1.2.3.4.5.9" }, { "1.2.3.4.6" } },
+        /* a fix below, at or after the bound is not the bound (below or at X: add_range's
+         * "inside" reading; a pre-release of the next above its lowest key) */
+        { "2.0", "1.9", "2.1dev0", { "2.0.5" }, { "2.1" } },
+        { "4.8.2", "4.8.2", "4.8.3dev0", { "4.8.2" }, { "4.8.3" } },
+        { "1.3.0", "1.3.1rc1", "1.3.1dev0", { "1.3.0.1" }, { "1.3.1rc1" } },
+        /* no number to bump that orders: the bulletin's inclusive bound stays */
+        { "2.1.0-beta", NULL, NULL, { NULL }, { NULL } },
+        { "2.6.0+cu124", NULL, NULL, { NULL }, { NULL } },
+        { "2.0.post1", NULL, NULL, { NULL }, { NULL } },
+        { "999999999", NULL, NULL, { NULL }, { NULL } },
+        { "not a version", NULL, NULL, { NULL }, { NULL } },
+    };
+    for (size_t i = 0; i < N_ELEMS(cases); i++) {
+        char got[IMX_VER_TEXT_MAX + 8];
+        int rc = imx_csaf_builds_bound(cases[i].x, cases[i].fix, got, sizeof got);
+        if (!cases[i].want) {
+            if (rc != -1)
+                fail_msg("%s: got %s, expected no bound", cases[i].x, got);
+            continue;
+        }
+        if (rc != 0 || strcmp(got, cases[i].want) != 0)
+            fail_msg("%s fixed %s: got %s (%d), expected %s", cases[i].x,
+                     cases[i].fix ? cases[i].fix : "-", rc == 0 ? got : "", rc, cases[i].want);
+        char range[160];
+        snprintf(range, sizeof range, ">=%s, <%s", cases[i].x, got);
+        struct imx_constraint c;
+        assert_int_equal(imx_constraint_parse(range, &c, NULL, 0), 0);
+        for (size_t k = 0; k < 4; k++) {
+            if (cases[i].in[k] && !imx_constraint_matches_str(&c, cases[i].in[k]))
+                fail_msg("%s does not take %s", range, cases[i].in[k]);
+            if (cases[i].out[k] && imx_constraint_matches_str(&c, cases[i].out[k]))
+                fail_msg("%s takes %s", range, cases[i].out[k]);
+        }
+    }
+    char small[6];
+    assert_int_equal(imx_csaf_builds_bound("0.8.0", NULL, small, sizeof small), -1);
+    assert_int_equal(imx_csaf_builds_bound(NULL, NULL, small, sizeof small), -1);
 }
 
 /* A document that is not a bulletin is refused whole; without a map nothing maps. */
@@ -920,12 +1141,55 @@ static void attach_aliases(json_t *map)
     json_decref(rows);
 }
 
+/* The commits imaxe ships (tools/reference/commit_release_0411.csv, migration 0411), on each map
+ * row of their component as server/db/product_map.c reads them: [commit, release or null, as_of,
+ * status], unconfirmed rows left out. */
+static void attach_commits(json_t *map)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/tools/reference/commit_release_0411.csv", IMX_SOURCE_DIR);
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        fail_msg("%s: cannot open", path);
+    static char text[1 << 16];
+    size_t n = fread(text, 1, sizeof text, f);
+    assert_true(n < sizeof text);
+    fclose(f);
+    char err[128];
+    json_t *rows = imx_csv_rows(text, n, err, sizeof err);
+    if (!rows)
+        fail_msg("%s: %s", path, err);
+    size_t i, k;
+    json_t *row, *c;
+    json_array_foreach(map, i, row)
+    {
+        const char *component = json_string_value(json_object_get(row, "component"));
+        json_t *mine = json_array();
+        json_array_foreach(rows, k, c)
+        {
+            if (component &&
+                strcmp(json_string_value(json_object_get(c, "component")), component) == 0 &&
+                strcmp(json_string_value(json_object_get(c, "status")), "UNCONFIRMED") != 0)
+                json_array_append_new(mine, json_pack("[O, O, O, O]", json_object_get(c, "commit"),
+                                                      json_object_get(c, "release"),
+                                                      json_object_get(c, "as_of"),
+                                                      json_object_get(c, "status")));
+        }
+        if (json_array_size(mine) > 0)
+            json_object_set(row, "commits", mine);
+        json_decref(mine);
+    }
+    json_decref(rows);
+}
+
 /* The product mapping imaxe ships (tools/reference/nvidia_products.csv, migration 0101). */
 static json_t *shipped_map(void)
 {
-    /* 0101's rows, then 0300's and 0372's (new keys only: tools/gen_knowledge.py checks) */
+    /* 0101's rows, then 0300's, 0372's and 0440's (new keys only: tools/gen_knowledge.py
+     * checks) */
     static const char *const csvs[] = { "nvidia_products.csv", "nvidia_products_0300.csv",
-                                        "nvidia_products_0372.csv" };
+                                        "nvidia_products_0372.csv", "nvidia_products_0412.csv",
+                                        "nvidia_products_0440.csv" };
     json_t *map = json_array();
     for (size_t i = 0; i < N_ELEMS(csvs); i++) {
         char path[1024];
@@ -945,6 +1209,7 @@ static json_t *shipped_map(void)
         json_decref(rows);
     }
     attach_aliases(map);
+    attach_commits(map);
     return map;
 }
 
@@ -970,12 +1235,12 @@ static void nvidias_bulletins_translate(void **state)
         { "nvidia-driver", ">=580, <580.126.09", "580.126.09" },
         { "nvidia-driver", ">=570, <570.211.01", "570.211.01" },
         { "nvidia-driver", ">=535, <535.288.01", "535.288.01" },
-        { "vgpu-driver", ">=580, <=580.105.08", "580.126.09" },
-        { "vgpu-driver", ">=570, <=570.195.03", "570.211.01" },
-        { "vgpu-driver", ">=535, <=535.274.02", "535.288.01" },
-        { "vgpu-manager", ">=580, <=580.105.06", "580.129.08" },
-        { "vgpu-manager", ">=570, <=570.195.02", "570.211.01" },
-        { "vgpu-manager", ">=535, <=535.274.03", "535.288.01" },
+        { "vgpu-driver", ">=580, <580.105.09dev0", "580.126.09" },
+        { "vgpu-driver", ">=570, <570.195.04dev0", "570.211.01" },
+        { "vgpu-driver", ">=535, <535.274.03dev0", "535.288.01" },
+        { "vgpu-manager", ">=580, <580.105.07dev0", "580.129.08" },
+        { "vgpu-manager", ">=570, <570.195.03dev0", "570.211.01" },
+        { "vgpu-manager", ">=535, <535.274.04dev0", "535.288.01" },
     };
     json_t *aff = json_object_get(out, "affected");
     for (size_t i = 0; i < N_ELEMS(want); i++) {
@@ -1008,7 +1273,7 @@ static void nvidias_bulletins_translate(void **state)
     assert_true(json_real_value(json_object_get(out, "cvss")) == 8.5);
     char got[512];
     ranges_text(out, got, sizeof got);
-    assert_string_equal(got, "nvidia-container-toolkit <=1.19.0 1.19.1");
+    assert_string_equal(got, "nvidia-container-toolkit <1.19.1dev0 1.19.1");
     assert_int_equal(json_array_size(errors), 0);
     json_decref(out);
     json_decref(errors);
@@ -1027,7 +1292,7 @@ static void a_new_cpe_spelling_maps_by_the_name(void **state)
         "[" ARCH("All",
                  PVC("TensorRT", "nvidia_tensorrt_sdk", "All versions prior to v10.17",
                      "a") "," PVC("TensorRT", "nvidia_tensorrt_sdk", "v10.17",
-                                  "f") "," PVC("Riva", "nvidia_riva_speech", "2.20.0",
+                                  "f") "," PVC("Riva Speech", "nvidia_riva_speech", "2.20.0",
                                                "r")) "," ARCH("Linux",
                                                               PVC("NVIDIA Riva", "nvidia_riva_asr",
                                                                   "All versions prior "
@@ -1042,9 +1307,118 @@ static void a_new_cpe_spelling_maps_by_the_name(void **state)
     assert_string_equal(got, "tensorrt <10.17 10.17|riva <2.21.0 -");
     json_t *u = json_array_get(json_object_get(out, "unmapped"), 0);
     assert_int_equal(json_array_size(json_object_get(out, "unmapped")), 1);
-    assert_string_equal(json_string_value(json_object_get(u, "product")), "All > Riva");
+    assert_string_equal(json_string_value(json_object_get(u, "product")), "All > Riva Speech");
     assert_non_null(strstr(json_string_value(json_object_get(u, "why")),
                            "no product mapping for cpe:nvidia_riva_speech"));
+    json_decref(out);
+    json_decref(errors);
+    json_decref(d);
+    json_decref(map);
+}
+
+/* NVIDIA writes a product with and without its own name in front ("NVIDIA Dynamo" in 5842, CPE
+ * nvidia_dynamo; "Dynamo" in the CVE records of the same bulletin): a CPE, CPE prefix or name that
+ * differs from a row's only by that maps to the row, and the exact spelling wins where both have
+ * rows. */
+static void a_product_maps_with_or_without_nvidia_in_front(void **state)
+{
+    (void)state;
+    static const char csv[] = "match,platform,component,branched,notes\n"
+                              "cpe:nvidia_dynamo,any,dynamo,false,Dynamo\n"
+                              "cpe:container_toolkit,any,nvidia-container-toolkit,false,toolkit\n"
+                              "cpe:nvidia_widget,any,widget-a,false,the NVIDIA one\n"
+                              "cpe:widget,any,widget-b,false,the other one\n"
+                              "name:nvidia riva,linux,riva,false,Riva\n"
+                              "cpe-prefix:gadget,any,gadget,false,Gadgets\n";
+    char err[128];
+    json_t *map = imx_csv_rows(csv, sizeof csv - 1, err, sizeof err);
+    assert_non_null(map);
+    json_t *d = doc_with(
+        "[" ARCH(
+            "Linux",
+            PVC("Dynamo", "dynamo", "0 to v1.1.0", "d") "," PVC(
+                "NVIDIA Container Toolkit", "nvidia_container_toolkit",
+                "All versions up to and including 1.17.7",
+                "t") "," PVC("Widget", "widget", "All versions prior to 2.0",
+                             "w") "," PVC("NVIDIA Widget", "nvidia_widget",
+                                          "All versions prior to 3.0",
+                                          "v") "," PV("Riva", "All versions prior to 2.21.0",
+                                                      "r") "," PVC("NVIDIAWidget", "nvidiawidget",
+                                                                   "All versions prior to 4.0",
+                                                                   "x") "," PVC("NVIDIA Gadget Pro",
+                                                                                "nvidia_gadget_pro",
+                                                                                "All versions "
+                                                                                "prior to 5.0",
+                                                                                "p")) "]",
+        "[\"d\",\"t\",\"w\",\"v\",\"r\",\"x\",\"p\"]", "[]");
+    json_t *errors = json_array();
+    json_t *out = imx_csaf_to_advisory(d, map, errors, NULL);
+    assert_non_null(out);
+    char got[512];
+    ranges_text(out, got, sizeof got);
+    assert_string_equal(got,
+                        "dynamo <1.1.1dev0 -|nvidia-container-toolkit <1.17.8dev0 -|widget-b <2.0 "
+                        "-|widget-a <3.0 -|riva <2.21.0 -|gadget <5.0 -");
+    /* "nvidiawidget" is not "NVIDIA" and a name: no row */
+    assert_int_equal(json_array_size(json_object_get(out, "unmapped")), 1);
+    json_decref(out);
+    json_decref(errors);
+    json_decref(d);
+    json_decref(map);
+}
+
+/* Products a GPU image or NGC container carries that no bulletin of 2022-2026 named (0440's rows:
+ * a future bulletin about one imports, or is left out for the row's stated reason), spelled as
+ * NVIDIA spells its CPEs, with and without its name in front. */
+static void products_no_bulletin_named_yet_map(void **state)
+{
+    (void)state;
+    json_t *map = shipped_map();
+    json_t *d = doc_with(
+        "[" ARCH(
+            "Linux",
+            PVC("NVIDIA NCCL", "nvidia_nccl", "All versions prior to 2.27.7", "n") "," PVC(
+                "cuDNN", "cudnn", "All versions prior to 9.10.2",
+                "c") "," PVC("NVIDIA Nsight Systems", "nvidia_nsight_systems",
+                             "All versions prior to 2025.3.2",
+                             "s") "," PVC("NeMo Guardrails", "nemo_guardrails",
+                                          "All versions prior to "
+                                          "0.14.1",
+                                          "g") "," PVC("libnvidia-container", "libnvidia_container",
+                                                       "All versions up to and including 1.17.7",
+                                                       "l") "," PVC("NVIDIA NIM", "nvidia_nim",
+                                                                    "All versions prior to 1.8",
+                                                                    "m")) "," ARCH("Linux(R580)",
+                                                                                   PVC("NVIDIA "
+                                                                                       "Fabric "
+                                                                                       "Manager",
+                                                                                       "nvidia_"
+                                                                                       "fabric_"
+                                                                                       "manager",
+                                                                                       "All "
+                                                                                       "versions "
+                                                                                       "prior to "
+                                                                                       "580.126.09",
+                                                                                       "f")) "," ARCH("Windows",
+                                                                                                      PVC("cuDNN",
+                                                                                                          "cudnn",
+                                                                                                          "All versions prior to 9.10.2",
+                                                                                                          "w")) "]",
+        "[\"n\",\"c\",\"s\",\"g\",\"l\",\"m\",\"f\",\"w\"]", "[]");
+    json_t *errors = json_array();
+    json_t *out = imx_csaf_to_advisory(d, map, errors, NULL);
+    assert_non_null(out);
+    char got[1024];
+    ranges_text(out, got, sizeof got);
+    assert_string_equal(got, "nccl <2.27.7 -|cudnn <9.10.2 -|nsight-systems <2025.3.2 "
+                             "-|nemo-guardrails <0.14.1 -|nvidia-container-toolkit <1.17.8dev0 "
+                             "-|nvidia-fabricmanager >=580, <580.126.09 -");
+    /* NIM alone and cuDNN for Windows: left out, each for its row's reason */
+    json_t *u = json_object_get(out, "unmapped");
+    assert_int_equal(json_array_size(u), 2);
+    for (size_t i = 0; i < 2; i++)
+        assert_non_null(strstr(json_string_value(json_object_get(json_array_get(u, i), "why")),
+                               "not tracked: "));
     json_decref(out);
     json_decref(errors);
     json_decref(d);
@@ -1128,16 +1502,16 @@ static void a_product_numbered_two_ways_is_read_in_its_releases(void **state)
           "[\"f\"]", "triton-server <25.10 25.10", 0, NULL },
         { "up to and including a patch release: the last container carrying it",
           TRITON("All versions up to and including 2.59.1", "a") "," TRITON("2.60.0", "f"),
-          "[\"a\"]", "[\"f\"]", "triton-server <=25.07 25.08", 0, "2.59.1 is release 25.07" },
+          "[\"a\"]", "[\"f\"]", "triton-server <25.08dev0 25.08", 0, "2.59.1 is release 25.07" },
         { "a span of server versions: from the first to the last container",
           TRITON("2.39.0 to 2.41.0", "a") "," TRITON("2.42.0", "f"), "[\"a\"]", "[\"f\"]",
-          "triton-server >=23.10, <=23.12 24.01", 0, "2.39.0 is release 23.10" },
+          "triton-server >=23.10, <23.13dev0 24.01", 0, "2.39.0 is release 23.10" },
         { "a fix no container was numbered after: the first container carrying it",
           TRITON("All versions prior to 2.40.1", "a") "," TRITON("2.40.1", "f"), "[\"a\"]",
           "[\"f\"]", "triton-server <23.12 23.12", 0, "2.40.1 is release 23.12" },
         { "the server's own 1.x line (TensorRT Inference Server, 19.xx)",
           TRITON("All versions up to and including 1.12.0", "a"), "[\"a\"]", "[]",
-          "triton-server <=20.03 -", 0, "1.12.0 is release 20.03" },
+          "triton-server <20.04dev0 -", 0, "1.12.0 is release 20.03" },
         { "a server version past every known release is left out, not guessed",
           TRITON("All versions prior to 2.99", "a") "," TRITON("2.99", "f"), "[\"a\"]", "[\"f\"]",
           "", 1, NULL },
@@ -1172,6 +1546,110 @@ static void a_product_numbered_two_ways_is_read_in_its_releases(void **state)
         json_decref(errors);
         json_decref(d);
     }
+    json_decref(map);
+}
+
+/* A fix named by a code commit (WebDataset, NVTabular, Transformers4Rec, BioNeMo) is read through
+ * the shipped commits (ref_commit_release, 0411): "not include commit X" is every release before
+ * the first one containing X, with a warning that says so; while no release contains X, or the
+ * table has no row for it, the product is left out saying which, and imports once the table gains
+ * the release. The vGPU manager and guest driver map wherever NVIDIA files them (0412). */
+static void a_fix_named_by_commit_is_read_through_its_first_release(void **state)
+{
+    (void)state;
+    json_t *map = shipped_map();
+#define WDS(version, id) PVC("NVIDIA WebDataset", "nvidia_webdataset", version, id)
+#define NVT(version, id) PVC("NVIDIA NVTabular", "nvidia_nvtabular", version, id)
+    static const struct {
+        const char *what, *branches, *affected, *fixed;
+        const char *want;   /* as in products_map_to_components_or_are_left_out */
+        const char *why;    /* a part of the one product left out's reason; NULL: none */
+        const char *warned; /* a part of the one warning; NULL: none */
+    } cases[] = {
+        { "5658: every webdataset before 1.0.0, the first release with 9e95f50",
+          "[" ARCH("All", WDS("All versions that do not include code commit 9e95f50", "a") "," WDS(
+                              "Any code branch that includes code commit 9e95f50", "f")) "]",
+          "[\"a\"]", "[\"f\"]", "webdataset <1.0.0 1.0.0", NULL,
+          "named by commit 9e95f50, read as release 1.0.0, the first release of webdataset" },
+        { "5739: no release of NVTabular holds 5dd11f4 yet: left out, saying so",
+          "[" ARCH("Linux", NVT("All versions that do not include commit 5dd11f4", "a") "," NVT(
+                                "Any code branch that includes commit 5dd11f4", "f")) "]",
+          "[\"a\"]", "[\"f\"]", "",
+          "no release of nvtabular contains commit 5dd11f4 as of 2026-03-13 (ref_commit_release)",
+          NULL },
+        { "5851: up to a commit no release holds: left out the same way",
+          "[" ARCH("All", NVT("0.0 to 5dd11f4", "a") "," NVT("08e0633", "f")) "]", "[\"a\"]",
+          "[\"f\"]", "", "no release of nvtabular contains commit 5dd11f4", NULL },
+        { "a commit the table does not list is never guessed",
+          "[" ARCH("All", WDS("All versions that do not include commit abcdef1", "a")) "]",
+          "[\"a\"]", "[]", "", "commit abcdef1, which ref_commit_release does not list", NULL },
+        { "up to a commit a release holds: the releases after it are not named",
+          "[" ARCH("All", WDS("0.0 to 9e95f50", "a") "," WDS("abcdef1", "f")) "]", "[\"a\"]",
+          "[\"f\"]", "", "not at a fix", NULL },
+        { "a Virtual GPU Manager under a plain Linux branch is the vGPU manager",
+          "[" ARCH("Linux(R580)", PVC("Virtual GPU Manager", "virtual_gpu_manager",
+                                      "All versions prior to 580.126.08",
+                                      "a") "," PVC("Virtual GPU Manager", "virtual_gpu_manager",
+                                                   "580.126.08", "f")) "]",
+          "[\"a\"]", "[\"f\"]", "vgpu-manager >=580, <580.126.08 580.126.08", NULL, NULL },
+        { "a guest driver under a vGPU-host branch is the vGPU guest driver",
+          "[" ARCH("Citrix Hypervisor, VMware vSphere, Ubuntu(R580 vGPU 19)",
+                   PVC("Guest driver", "guest_driver", "All versions prior to 580.126.09",
+                       "a") "," PVC("Guest driver", "guest_driver", "580.126.09", "f")) "]",
+          "[\"a\"]", "[\"f\"]", "vgpu-driver >=580, <580.126.09 580.126.09", NULL, NULL },
+    };
+    for (size_t i = 0; i < N_ELEMS(cases); i++) {
+        json_t *d = doc_with(cases[i].branches, cases[i].affected, cases[i].fixed);
+        json_t *errors = json_array();
+        json_t *out = imx_csaf_to_advisory(d, map, errors, NULL);
+        if (!out)
+            fail_msg("%s: %s", cases[i].what, json_dumps(errors, 0));
+        char got[1024];
+        ranges_text(out, got, sizeof got);
+        if (strcmp(got, cases[i].want) != 0)
+            fail_msg("%s: got \"%s\", expected \"%s\"", cases[i].what, got, cases[i].want);
+        json_t *un = json_object_get(out, "unmapped"), *warn = json_object_get(out, "warnings");
+        const char *why = json_string_value(json_object_get(json_array_get(un, 0), "why"));
+        if (json_array_size(un) != (cases[i].why ? 1u : 0u) ||
+            (cases[i].why && !strstr(why, cases[i].why)))
+            fail_msg("%s: unmapped %s", cases[i].what, json_dumps(un, 0));
+        const char *w = json_string_value(json_object_get(json_array_get(warn, 0), "warning"));
+        if (json_array_size(warn) != (cases[i].warned ? 1u : 0u) ||
+            (cases[i].warned && !strstr(w, cases[i].warned)))
+            fail_msg("%s: warnings %s", cases[i].what, json_dumps(warn, 0));
+        json_decref(out);
+        json_decref(errors);
+        json_decref(d);
+    }
+    /* The table gains a release for 5dd11f4 (a reference import): the same bulletin imports. */
+    size_t k;
+    json_t *row;
+    json_array_foreach(map, k, row)
+    {
+        const char *c = json_string_value(json_object_get(row, "component"));
+        if (c && strcmp(c, "nvtabular") == 0)
+            json_object_set_new(row, "commits",
+                                json_pack("[[s, s, s, s]]",
+                                          "5dd11f4a331373d7c226dae4611139bb4e43d213", "26.01",
+                                          "2026-12-06", "CONFIRMED"));
+    }
+    json_t *d = doc_with("[" ARCH("Linux", NVT("All versions that do not include commit 5dd11f4",
+                                               "a") "," NVT("Any code branch that includes "
+                                                            "commit 5dd11f4",
+                                                            "f")) "]",
+                         "[\"a\"]", "[\"f\"]");
+    json_t *errors = json_array();
+    json_t *out = imx_csaf_to_advisory(d, map, errors, NULL);
+    assert_non_null(out);
+    char got[1024];
+    ranges_text(out, got, sizeof got);
+    assert_string_equal(got, "nvtabular <26.01 26.01");
+    assert_int_equal(json_array_size(json_object_get(out, "unmapped")), 0);
+    json_decref(out);
+    json_decref(errors);
+    json_decref(d);
+#undef WDS
+#undef NVT
     json_decref(map);
 }
 
@@ -1333,13 +1811,18 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(version_names_parse_by_form),
+        cmocka_unit_test(commit_forms_name_their_commit),
         cmocka_unit_test(architectures_name_platforms),
         cmocka_unit_test(products_map_to_components_or_are_left_out),
+        cmocka_unit_test(exact_and_inclusive_bounds_cover_the_builds),
         cmocka_unit_test(refusals_are_for_documents_only),
         cmocka_unit_test(nvidias_bulletins_translate),
         cmocka_unit_test(a_new_cpe_spelling_maps_by_the_name),
+        cmocka_unit_test(a_product_maps_with_or_without_nvidia_in_front),
+        cmocka_unit_test(products_no_bulletin_named_yet_map),
         cmocka_unit_test(cost_is_linear_in_the_document),
         cmocka_unit_test(a_product_numbered_two_ways_is_read_in_its_releases),
+        cmocka_unit_test(a_fix_named_by_commit_is_read_through_its_first_release),
         cmocka_unit_test(the_feed_imports_bulletin_by_bulletin),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

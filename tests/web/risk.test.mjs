@@ -358,7 +358,7 @@ describe('web catalog: pins, exposure, advisories', () => {
     await page.getByText(/Published NVIDIA-5850/).waitFor();
     const a = (await apiAs(page, 'GET', '/advisories/NVIDIA-5850')).body;
     assert.equal(a.source, 'csaf');
-    assert.deepEqual(a.affected, [{ component: 'nvidia-container-toolkit', range: '<=1.19.0', fixed: '1.19.1' }]);
+    assert.deepEqual(a.affected, [{ component: 'nvidia-container-toolkit', range: '<1.19.1dev0', fixed: '1.19.1' }]);
     await page.locator('tbody tr', { hasText: 'NVIDIA-5850' }).waitFor();
 
     // The advisory page shows what the import left out, with why, and what it read with a

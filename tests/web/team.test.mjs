@@ -6,7 +6,7 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { useCatalogServer, base, srv, ids, newPage, signIn, settle, axeCheck, apiAs, fieldError, SHOTS } from './catalog-browser.mjs';
-import { VIEWER } from './seed.mjs';
+import { USER, VIEWER, ADMIN } from './seed.mjs';
 
 useCatalogServer('team');
 
@@ -229,6 +229,22 @@ describe('web catalog: webhooks, account, measurements, fleet, every screen', ()
     assert.match(page.url(), /show=drift%3Dtrue|show=drift=true/);
     assert.equal(await page.locator('tr.node-row').count(), 1);
     await axeCheck(page, 'fleet');
+    // The team picker names teams as the other screens do; a slug only tells two alike apart.
+    const pickerTexts = async () => (await page.locator('.team-picker select option').allInnerTexts()).map((t) => t.trim()).sort();
+    assert.deepEqual(await pickerTexts(), ['ML Platform', 'Research']);
+    const adminToken = (await (await fetch(`${base}/v1/auth/login`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ email: ADMIN.email, password: ADMIN.password }) })).json()).access_token;
+    const asAdmin = (method, p, body) => fetch(`${base}/v1${p}`, { method, headers: { Authorization: `Bearer ${adminToken}`, ...(body ? { 'Content-Type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined });
+    assert.equal((await asAdmin('POST', '/teams', { slug: 'research-lab', name: 'Research' })).status, 201);
+    const member = `/teams/research-lab/members/${encodeURIComponent(USER.email)}`;
+    assert.equal((await asAdmin('PUT', member, { role: 'viewer' })).status < 300, true);
+    try {
+      await page.reload();
+      await settle(page);
+      assert.deepEqual(await pickerTexts(), ['ML Platform', 'Research (research)', 'Research (research-lab)']);
+      assert.equal(await page.locator('.team-picker select').inputValue(), 'ml-platform');
+    } finally {
+      assert.equal((await asAdmin('DELETE', member)).status < 300, true);
+    }
     await page.goto(`${base}/#/pins?team=ml-platform`);
     await settle(page);
     const plan = page.locator('.pin-card details', { hasText: 'Plan the safest move' }).first();

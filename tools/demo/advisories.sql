@@ -64,11 +64,11 @@ FROM (VALUES
   ('NVIDIA-5703', 0, 'nvidia-driver', '>=535, <535.274.02', '535'::text, true, '535.274.02'::text, false, '535.274.02'::text),
   ('NVIDIA-5703', 1, 'nvidia-driver', '>=570, <570.195.03', '570'::text, true, '570.195.03'::text, false, '570.195.03'::text),
   ('NVIDIA-5703', 2, 'nvidia-driver', '>=580, <580.95.05', '580'::text, true, '580.95.05'::text, false, '580.95.05'::text),
-  ('NVIDIA-5582', 0, 'nvidia-container-toolkit', '<=1.16.1', NULL::text, true, '1.16.1'::text, true, '1.16.2'::text),
-  ('NVIDIA-5585', 0, 'nvidia-container-toolkit', '<=1.16.2', NULL::text, true, '1.16.2'::text, true, '1.17'::text),
-  ('NVIDIA-5599', 0, 'nvidia-container-toolkit', '<=1.17.0', NULL::text, true, '1.17.0'::text, true, '1.17.1'::text),
-  ('NVIDIA-5616', 0, 'nvidia-container-toolkit', '<=1.17.3', NULL::text, true, '1.17.3'::text, true, '1.17.4'::text),
-  ('NVIDIA-5659', 0, 'nvidia-container-toolkit', '<=1.17.7', NULL::text, true, '1.17.7'::text, true, '1.17.8'::text)
+  ('NVIDIA-5582', 0, 'nvidia-container-toolkit', '<1.16.2dev0', NULL::text, true, '1.16.2dev0'::text, false, '1.16.2'::text),
+  ('NVIDIA-5585', 0, 'nvidia-container-toolkit', '<1.16.3dev0', NULL::text, true, '1.16.3dev0'::text, false, '1.17'::text),
+  ('NVIDIA-5599', 0, 'nvidia-container-toolkit', '<1.17.1dev0', NULL::text, true, '1.17.1dev0'::text, false, '1.17.1'::text),
+  ('NVIDIA-5616', 0, 'nvidia-container-toolkit', '<1.17.4dev0', NULL::text, true, '1.17.4dev0'::text, false, '1.17.4'::text),
+  ('NVIDIA-5659', 0, 'nvidia-container-toolkit', '<1.17.8dev0', NULL::text, true, '1.17.8dev0'::text, false, '1.17.8'::text)
 ) AS v(advisory_id, ord, component, range, lo, lo_incl, hi, hi_incl, fixed)
 WHERE NOT EXISTS (SELECT 1 FROM advisory_ranges r
                   WHERE r.advisory_id = v.advisory_id AND r.ord = v.ord);

@@ -305,38 +305,54 @@ function manage(ctx, a, etag) {
 }
 
 /** What a CSAF import left out (`unmapped`: product, its version text, why) and what it read
- * with a warning (`warnings`), kept with the advisory (issue 30). Global admins may re-read the
- * advisories that left products out through the current product mapping after a reference
- * update (POST /v1/advisories:reapply). Nothing when the import left nothing out. */
+ * with a warning (`warnings`), kept with the advisory (issue 30), and for global admins the
+ * re-apply button wherever POST /v1/advisories:reapply acts on this advisory: every CSAF
+ * advisory whose bulletin is kept (`bulletin_kept`: a reference update or an upgrade's reading
+ * of NVIDIA's version text may change any of them, whether or not the import left products
+ * out), and one kept without its bulletin that left products out (reported "no source"). The
+ * endpoint re-reads all of them a page at a time, so the button walks every page and then says
+ * what became of this one. Nothing when there is neither a note nor the button. */
 function importNotes(ctx, a) {
   const unmapped = a.unmapped || [];
   const warnings = a.warnings || [];
-  if (!unmapped.length && !warnings.length) return null;
+  const canReapply = user.me?.admin && !a.withdrawn_at && a.source === 'csaf' && (a.bulletin_kept || unmapped.length > 0);
+  if (!unmapped.length && !warnings.length && !canReapply) return null;
   const line = (x, why) => h('li', {}, h('strong', {}, x.product || '—'), x.text ? h('span', {}, ` “${x.text}”`) : null, why ? h('span', { class: 'sub' }, ` — ${why}`) : null);
   const done = h('div', {});
-  const reapply = user.me?.admin && !a.withdrawn_at && unmapped.length
-    ? h('button', { type: 'button', class: 'btn', onclick: (e) => busy(e.currentTarget, async () => {
-      try {
-        const r = await api('/advisories:reapply', { method: 'POST' });
-        const mine = (r.advisories || []).find((x) => x.id === a.id);
-        const msg = mine?.outcome === 'revised'
-          ? `Re-applied: ${mine.affected_images ?? 0} image${mine.affected_images === 1 ? '' : 's'} affected, ${mine.unmapped} product${mine.unmapped === 1 ? '' : 's'} still left out.`
-          : `Re-applied: ${a.id} ${mine ? mine.outcome.replace('_', ' ') : 'unchanged'} (${r.revised} advisor${r.revised === 1 ? 'y' : 'ies'} revised).`;
-        if (mine?.outcome === 'revised') {
-          toast(msg);
-          await detail(ctx, a.id);
-        } else {
-          clear(done, h('p', { class: 'notice', role: 'status' }, msg));
+  const reapply = canReapply
+    ? [h('p', { class: 'hint', id: 'adv-reapply-what' }, 'Re-apply reads every NVIDIA CSAF advisory again from the bulletin kept with it, through the current product mapping and reading of version text (after a reference update or an upgrade), and revises those whose ranges, left-out products or warnings change; patch status and patch.available follow as for any revision.'),
+      h('button', { type: 'button', class: 'btn', 'aria-describedby': 'adv-reapply-what', onclick: (e) => busy(e.currentTarget, async () => {
+        try {
+          // One transaction per page of at most 100; next_after until the last page (bounded).
+          let after = null;
+          let mine = null;
+          let revised = 0;
+          for (let n = 0; n < 1000; n++) {
+            const r = await api('/advisories:reapply', { method: 'POST', query: { limit: 100, after: after || undefined } });
+            mine = mine || (r.advisories || []).find((x) => x.id === a.id);
+            revised += r.revised || 0;
+            after = r.next_after;
+            if (!after) break;
+          }
+          const msg = mine?.outcome === 'revised'
+            ? `Re-applied: ${mine.affected_images ?? 0} image${mine.affected_images === 1 ? '' : 's'} affected, ${mine.unmapped} product${mine.unmapped === 1 ? '' : 's'} still left out.`
+            : `Re-applied: ${a.id} ${mine ? mine.outcome.replace('_', ' ') : 'unchanged'} (${revised} advisor${revised === 1 ? 'y' : 'ies'} revised).`;
+          if (mine?.outcome === 'revised') {
+            toast(msg);
+            await detail(ctx, a.id);
+          } else {
+            clear(done, h('p', { class: 'notice', role: 'status' }, msg));
+          }
+        } catch (err) {
+          clear(done, errorBox(err));
         }
-      } catch (err) {
-        clear(done, errorBox(err));
-      }
-    }) }, 'Re-apply the product mapping')
+      }) }, 'Re-apply the product mapping')]
     : null;
   return h('section', { class: 'panel', 'aria-labelledby': 'adv-notes' }, h('div', { class: 'panel-head' }, h('h2', { id: 'adv-notes' }, 'Import notes')),
     h('div', { class: 'panel-body' },
       unmapped.length ? [h('h3', { id: 'adv-unmapped' }, `Left out (${unmapped.length})`), h('p', { class: 'hint' }, 'Products of the bulletin that no catalog component maps to, or whose version text was not understood: they affect no image.'), h('ul', { class: 'plain', 'aria-labelledby': 'adv-unmapped' }, unmapped.map((u) => line(u, u.why)))] : null,
       warnings.length ? [h('h3', { id: 'adv-warnings' }, `Read with a warning (${warnings.length})`), h('ul', { class: 'plain', 'aria-labelledby': 'adv-warnings' }, warnings.map((w) => line(w, w.warning)))] : null,
+      !unmapped.length && !warnings.length ? h('p', { class: 'muted' }, 'The import left no product out and read every version without a warning.') : null,
       reapply, done));
 }
 

@@ -3,7 +3,8 @@
 // drift of each node from the image it booted and the nodes that stopped reporting.
 import { api } from '../api.js';
 import { h, put, clear, badge, imageLink, loading, failure, emptyState, noTeamState, table, fmtDateTime } from '../ui.js';
-import { teams, user } from '../state.js';
+import { user } from '../state.js';
+import { teamPicker } from './pins.js';
 
 const FILTERS = [
   { key: '', label: 'All nodes' },
@@ -20,8 +21,8 @@ function driftCell(n) {
 
 export async function render(ctx) {
   ctx.title('Fleet');
-  const mine = teams().map((t) => t.slug);
-  const team = ctx.params.get('team') || mine[0] || '';
+  // The same picker as Pins and Webhooks: team names, the slug only to tell two alike apart.
+  const { team, el: picker } = teamPicker(ctx);
   const filter = ctx.params.get('show') || '';
   const gpu = ctx.params.get('gpu') || '';
   const setParam = (k, v) => {
@@ -30,9 +31,6 @@ export async function render(ctx) {
     else p.delete(k);
     ctx.navigate(ctx.path, p);
   };
-  const picker = mine.length > 1
-    ? h('label', { class: 'inline team-picker' }, 'Team ', h('select', { 'aria-label': 'Team', value: team, onchange: (e) => setParam('team', e.target.value) }, mine.map((s) => h('option', { value: s }, s))))
-    : null;
   const tabs = h('div', { class: 'toolbar', role: 'group', 'aria-label': 'Which nodes' },
     FILTERS.map((f) => h('button', { type: 'button', class: f.key === filter ? 'small' : 'secondary outline small', 'aria-pressed': String(f.key === filter), onclick: () => setParam('show', f.key) }, f.label)),
     h('label', { class: 'inline' }, 'GPU ', h('input', { type: 'search', value: gpu, placeholder: 'H100', 'aria-label': 'GPU model', size: 8, onchange: (e) => setParam('gpu', e.target.value.trim()) })));

@@ -13,11 +13,18 @@ const STATUS_HELP = {
   revoked: 'The pinned image was revoked.',
 };
 
+/** A team as people know it: its name, and its slug beside it when another of your teams has the
+ * same name (two "Research" teams stay two choices). */
+export function teamLabel(t, all = teams()) {
+  const name = t.name || t.slug;
+  return all.some((o) => o.slug !== t.slug && (o.name || o.slug) === name) ? `${name} (${t.slug})` : name;
+}
+
 export function teamPicker(ctx, label = 'Team') {
   const all = teams();
   const team = ctx.params.get('team') || all[0]?.slug || '';
-  if (all.length <= 1) return { team, el: all.length ? h('p', { class: 'team-line' }, `${label}: `, h('strong', {}, all[0].name || all[0].slug)) : null };
-  const sel = h('select', { 'aria-label': label, value: team }, all.map((t) => h('option', { value: t.slug }, t.name || t.slug)));
+  if (all.length <= 1) return { team, el: all.length ? h('p', { class: 'team-line' }, `${label}: `, h('strong', {}, teamLabel(all[0], all))) : null };
+  const sel = h('select', { 'aria-label': label, value: team }, all.map((t) => h('option', { value: t.slug }, teamLabel(t, all))));
   sel.addEventListener('change', () => {
     const p = new URLSearchParams(ctx.params);
     p.set('team', sel.value);
