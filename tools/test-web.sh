@@ -30,7 +30,7 @@ export CHROMIUM_PATH
 # run at a time in the order listed, the longest first (tests/web/run.mjs: `node --test` would
 # sort them by name). The catalog's 36 tests were one file, web.test.mjs, which sorted last and
 # ran alone after the short files (a 2026-12-06 run at load 10-16: 956 s, the last 770 s of it
-# web.test.mjs alone); by screen and flow, the longest, team.test.mjs, is a quarter of the whole.
+# web.test.mjs alone); by screen and flow, the longest, team.test.mjs, is a third of the whole.
 exec timeout -k 10 1800 node tests/web/run.mjs \
     tests/web/team.test.mjs tests/web/images.test.mjs tests/web/risk.test.mjs \
     tests/web/publish.test.mjs tests/web/catalog.test.mjs tests/web/admin.test.mjs \
