@@ -5,10 +5,17 @@
 #                                      set it so that the catalog they load fits, as in production)
 #   tools/pg.sh stop DIR               stop it (fast shutdown)
 #   tools/pg.sh url DIR PORT           print the connection URL
+#   tools/pg.sh test-start DIR PORT    start for one ctest run (tests/CMakeLists.txt's pg.start),
+#                                      refused while another run that is still alive holds DIR
+#   tools/pg.sh test-stop DIR          stop it, if this ctest run holds it (pg.stop)
+# A ctest run is the nearest ctest process above pg.sh (IMX_PG_RUN_PID names another: the test of
+# this, tests/pg/test_run_lock.sh). Two runs in one build directory share its cluster, and the one
+# that ends first would stop it under the other (and their tests share database and directory
+# names): the second is refused at pg.start, with a message saying why.
 # PostgreSQL refuses to run as root, so as root the cluster belongs to the `postgres` user.
 set -euo pipefail
 
-cmd=${1:?usage: pg.sh start|stop|url DIR [PORT]}
+cmd=${1:?usage: pg.sh start|stop|url|test-start|test-stop DIR [PORT]}
 dir=${2:?cluster directory}
 
 pgbin=""
@@ -43,7 +50,72 @@ url() {
     printf 'postgresql://%s@/imaxe?host=%s&port=%s\n' "$(if [ "$(id -u)" = 0 ]; then echo postgres; else id -un; fi)" "$dir" "$1"
 }
 
+# "PID STARTTIME" of process $1 (the start time tells a reused process id apart), or nothing.
+proc_id() {
+    local stat
+    stat=$(cat "/proc/$1/stat" 2>/dev/null) || return 0
+    # Fields after the command name, which may hold spaces: state ppid ... starttime (the 20th).
+    set -- ${stat##*) }
+    printf '%s %s\n' "$1" "${20}"
+}
+
+# The ctest run this pg.sh serves: the nearest ctest process above it, else its parent.
+run_pid() {
+    if [ -n "${IMX_PG_RUN_PID:-}" ]; then echo "$IMX_PG_RUN_PID"; return; fi
+    local p=$PPID stat
+    while [ "$p" -gt 1 ]; do
+        if [ "$(cat "/proc/$p/comm" 2>/dev/null)" = ctest ]; then echo "$p"; return; fi
+        stat=$(cat "/proc/$p/stat" 2>/dev/null) || break
+        set -- ${stat##*) }
+        p=$2
+    done
+    echo "$PPID"
+}
+
+# The holder file names the run that owns the cluster: "PID STARTTIME". Alive when that process
+# still runs with that start time.
+holder_alive() {
+    local pid start
+    read -r pid start <"$1" 2>/dev/null || return 1
+    [ -n "$pid" ] && [ "$(proc_id "$pid" | cut -d' ' -f2)" = "$start" ]
+}
+
 case "$cmd" in
+test-start)
+    port=${3:?port}
+    resolve_dir
+    me=$(run_pid)
+    mine="$me $(proc_id "$me" | cut -d' ' -f2)"
+    exec 9>"$dir/holder.lock"
+    flock 9
+    if [ -f "$dir/holder" ] && [ "$(cat "$dir/holder")" != "$mine" ] && holder_alive "$dir/holder"; then
+        read -r other _ <"$dir/holder"
+        echo "pg.sh: $dir is the PostgreSQL cluster of another ctest run in this build directory" \
+            "(ctest process $other, $(ps -o args= -p "$other" 2>/dev/null | cut -c1-80))." >&2
+        echo "       Two runs in one build directory would stop each other's cluster and share" \
+            "their tests' databases: wait for that run to end, or build and test in another" \
+            "directory (cmake -S . -B build-2)." >&2
+        exit 1
+    fi
+    echo "$mine" >"$dir/holder"
+    flock -u 9
+    exec "$0" start "$dir" "$port" fast
+    ;;
+test-stop)
+    [ -L "$dir" ] && dir=$(readlink -f "$dir")
+    if [ -f "$dir/holder" ]; then
+        me=$(run_pid)
+        mine="$me $(proc_id "$me" | cut -d' ' -f2)"
+        exec 9>"$dir/holder.lock"
+        flock 9
+        if [ "$(cat "$dir/holder")" != "$mine" ] && holder_alive "$dir/holder"; then
+            echo "pg.sh: $dir left running: another ctest run holds it" >&2
+            exit 0
+        fi
+        rm -f "$dir/holder"
+    fi
+    exec "$0" stop "$dir"
+    ;;
 start)
     port=${3:?port}
     fast=${4:-}

@@ -30,9 +30,10 @@ step "ctest (build-asan: AddressSanitizer + UndefinedBehaviorSanitizer)"
     UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j2 --timeout 900 \
     -LE 'source|plain_only') || fail=1
 
-# The browser tests run beside the steps below: their longest file (web.test.mjs, about 240 s)
-# keeps one core busy while the other is free, which the ThreadSanitizer, libFuzzer and package
-# steps (other build directories, no server of build/'s) fill. Their output follows those steps.
+# The browser tests run beside the steps below (other build directories, no server of build/'s):
+# two files at a time, the longest first (tools/test-web.sh); the browsers spend much of their
+# time waiting, which the ThreadSanitizer, libFuzzer and package steps fill. Their output follows
+# those steps.
 step "web, started in the background (browser tests: playwright-core + chromium + axe-core)"
 web_log=build/web-test.log
 tools/test-web.sh >"$web_log" 2>&1 &

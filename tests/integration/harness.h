@@ -19,7 +19,8 @@ struct imx_srv {
     pid_t pid;
     unsigned port;
     char log_path[1024];
-    char base[64]; /* http://127.0.0.1:PORT */
+    char base[64];      /* http://127.0.0.1:PORT */
+    int http_timeout_s; /* how long a request may take; 0 is 30 s (set after the server starts) */
 };
 
 struct imx_res {

@@ -560,17 +560,31 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* 48 correct sign-ins at once: the server's peak RSS stays under 300 MB (Argon2id runs on a
- * bounded number of slots, half the cores) and a catalog reader meanwhile keeps its p99 under 100
- * ms (a sign-in holds no database connection while it hashes). */
+/* 48 correct sign-ins at once: each signs in, or is told after the whole wait that every password
+ * slot is still busy (503 with Retry-After, counted); none is lost or refused early. The server's
+ * peak RSS stays under 300 MB (Argon2id runs on a bounded number of slots, half the cores) and a
+ * catalog reader meanwhile keeps its p99 under 100 ms (a sign-in holds no database connection
+ * while it hashes). */
 static void signin_flood_keeps_memory_and_readers_bounded(void **state)
 {
     (void)state;
     struct imx_srv s;
     char admin[2048];
-    const char *env[] = { "IMAXE_LOGIN_MAX_FAILURES=1000", "IMAXE_LOGIN_IP_MAX_FAILURES=100000",
-                          "IMAXE_PASSWORD_WAIT_MS=30000", "IMAXE_ACCESS_LOG=0", NULL };
+    /* How many of the 48 sign in within the wait is the machine's speed, not the server's: the
+     * checks run at the lowest CPU priority, and at load 15-30 on 2 cores one took 10-20 s, so
+     * 7-35 of 48 signed in (idle, all 48 in a few seconds). What holds at any speed is checked
+     * instead: every sign-in answered, a 503 only after the whole wait. The client waits far
+     * longer than the server (it gave up at the same 30 s and counted those as lost), and 48
+     * heads from one address may wait past the per-address reading cap (the slow-client tests'
+     * subject), which would cut the oldest. */
+    const char *env[] = { "IMAXE_LOGIN_MAX_FAILURES=1000",
+                          "IMAXE_LOGIN_IP_MAX_FAILURES=100000",
+                          "IMAXE_PASSWORD_WAIT_MS=30000",
+                          "IMAXE_PER_IP_READING_LIMIT=1000",
+                          "IMAXE_ACCESS_LOG=0",
+                          NULL };
     assert_int_equal(imx_t_server_up(&s, "abuse_flood", env, NULL, 0, admin, sizeof admin), 0);
+    s.http_timeout_s = 600;
     long before = imx_t_peak_rss_kib(s.pid);
     /* The reader alone first: what the machine gives it without a flood. */
     static struct reader base, rd;
@@ -595,9 +609,21 @@ static void signin_flood_keeps_memory_and_readers_bounded(void **state)
     rd.stop = true;
     pthread_join(rt, NULL);
     long peak = imx_t_peak_rss_kib(s.pid);
-    int ok = 0;
-    for (int i = 0; i < 48; i++)
-        ok += shots[i].status == 200;
+    int ok = 0, busy = 0, early = 0, other = 0;
+    double slowest = 0;
+    for (int i = 0; i < 48; i++) {
+        if (shots[i].status == 200)
+            ok++;
+        else if (shots[i].status == 503 && atoi(shots[i].retry_after) > 0)
+            busy++, early += shots[i].ms < 30000; /* refused before the wait was over */
+        else
+            other++; /* no answer (0), or another status */
+        slowest = shots[i].ms > slowest ? shots[i].ms : slowest;
+    }
+    printf(
+        "48 concurrent correct sign-ins: %d busy (503 after the 30 s wait), %d of them early, %d "
+        "otherwise; the slowest answer took %.0f ms\n",
+        busy, early, other, slowest);
     qsort(rd.lat, (size_t)rd.n, sizeof rd.lat[0], cmp_double);
     double p50 = rd.n ? rd.lat[rd.n / 2] : 0, p99 = rd.n ? rd.lat[(rd.n * 99) / 100] : 0;
     double p95 = rd.n ? rd.lat[(rd.n * 95) / 100] : 0;
@@ -605,7 +631,11 @@ static void signin_flood_keeps_memory_and_readers_bounded(void **state)
            "catalog reader %d requests p50 %.1f p95 %.1f p99 %.1f ms (alone: %d requests p95 %.1f "
            "p99 %.1f ms)\n",
            ok, peak, before, rd.n, p50, p95, p99, base.n, base_p95, base_p99);
-    assert_int_equal(ok, 48);
+    assert_int_equal(other, 0);
+    assert_int_equal(early, 0);
+    assert_int_equal(ok + busy, 48);
+    assert_true(ok >= 1); /* a check once started always ends: the first is never refused */
+    assert_int_equal(metric(&s, "imaxe_password_busy_total"), busy);
     assert_true(peak > 0 && peak < 300 * 1024);
     assert_true(rd.n >= 5);
     /* On top of what this (shared, 2-core) machine gave the reader alone. p95, not p99: with
@@ -728,6 +758,7 @@ struct page_reader {
     pthread_barrier_t *go;
     long status;
     size_t len;
+    char problem[160]; /* the body of an answer other than 200, to say why */
 };
 
 static void *read_page(void *arg)
@@ -738,10 +769,20 @@ static void *read_page(void *arg)
     if (imx_t_http_as(p->srv, p->token, "GET", "/v1/requests?limit=200", NULL, &res) == 0) {
         p->status = res.status;
         p->len = res.len;
+        if (res.status != 200)
+            snprintf(p->problem, sizeof p->problem, "%.150s", res.body);
         imx_t_res_free(&res);
     }
     return NULL;
 }
+
+/* The page tests' server: their subject is a page's size and the memory six of them take, not
+ * how fast the machine builds them. At load 15-30 on 2 cores a maximal page (or six at once) took
+ * longer than the statement time limit, 5 s, and was a 503; the limits are the longest there are
+ * here (test_db_faults holds the statement limit's own test). */
+static const char *const unhurried_env[] = { "IMAXE_ACCESS_LOG=0",
+                                             "IMAXE_STATEMENT_TIMEOUT_MS=600000",
+                                             "IMAXE_DB_ACQUIRE_TIMEOUT_MS=600000", NULL };
 
 /* The page bound api/openapi.yaml states for GET /v1/requests?limit=200 with text at its longest
  * (justification and comments of 4,000 characters, 5 of each list a request). */
@@ -756,9 +797,9 @@ static void request_pages_are_bounded(void **state)
     (void)state;
     struct imx_srv s;
     char admin[2048], member[2048], db[512];
-    const char *env[] = { "IMAXE_ACCESS_LOG=0", NULL };
-    assert_int_equal(imx_t_server_up(&s, "abuse_pages", env, db, sizeof db, admin, sizeof admin),
-                     0);
+    assert_int_equal(
+        imx_t_server_up(&s, "abuse_pages", unhurried_env, db, sizeof db, admin, sizeof admin), 0);
+    s.http_timeout_s = 600;
     assert_int_equal(imx_t_user(&s, admin, "ml", "m@ml.test", "member", member, sizeof member), 0);
     assert_int_equal(imx_t_system("psql '%s' -Xq -v ON_ERROR_STOP=1 -f '%s/tools/demo/catalog.sql' "
                                   ">/dev/null",
@@ -781,6 +822,8 @@ static void request_pages_are_bounded(void **state)
 
     struct imx_res res;
     assert_int_equal(imx_t_http_as(&s, member, "GET", "/v1/requests?limit=200", NULL, &res), 0);
+    if (res.status != 200)
+        printf("HTTP %ld %.200s\n", res.status, res.body);
     assert_int_equal(res.status, 200);
     json_t *items = json_object_get(res.json, "items");
     assert_int_equal(json_array_size(items), 200);
@@ -807,8 +850,11 @@ static void request_pages_are_bounded(void **state)
         pr[i] = (struct page_reader){ .srv = &s, .token = member, .go = &go };
         assert_int_equal(pthread_create(&th[i], NULL, read_page, &pr[i]), 0);
     }
-    for (int i = 0; i < 6; i++) {
+    for (int i = 0; i < 6; i++)
         pthread_join(th[i], NULL);
+    for (int i = 0; i < 6; i++) {
+        if (pr[i].status != 200)
+            printf("page %d: HTTP %ld %s\n", i, pr[i].status, pr[i].problem);
         assert_int_equal(pr[i].status, 200);
     }
     pthread_barrier_destroy(&go);
@@ -861,9 +907,10 @@ static void pin_pages_are_bounded(void **state)
     (void)state;
     struct imx_srv s;
     char admin[2048], member[2048], db[512];
-    const char *env[] = { "IMAXE_ACCESS_LOG=0", NULL };
-    assert_int_equal(imx_t_server_up(&s, "abuse_pinpages", env, db, sizeof db, admin, sizeof admin),
-                     0);
+    assert_int_equal(
+        imx_t_server_up(&s, "abuse_pinpages", unhurried_env, db, sizeof db, admin, sizeof admin),
+        0);
+    s.http_timeout_s = 600;
     assert_int_equal(imx_t_user(&s, admin, "ml", "m@ml.test", "member", member, sizeof member), 0);
     assert_int_equal(imx_t_system("psql '%s' -Xq -v ON_ERROR_STOP=1 -f '%s/tools/demo/catalog.sql' "
                                   ">/dev/null",
@@ -898,6 +945,8 @@ static void pin_pages_are_bounded(void **state)
 
     struct imx_res res;
     assert_int_equal(imx_t_http_as(&s, member, "GET", "/v1/pins?team=ml&limit=200", NULL, &res), 0);
+    if (res.status != 200)
+        printf("HTTP %ld %.200s\n", res.status, res.body);
     assert_int_equal(res.status, 200);
     json_t *items = json_object_get(res.json, "items");
     assert_int_equal(json_array_size(items), 200);
@@ -1269,6 +1318,9 @@ static void request_rate_holds_across_replicas(void **state)
 int main(void)
 {
     signal(SIGPIPE, SIG_IGN);
+    /* IMX_TEST_FILTER runs only the tests whose names match (cmocka's pattern). */
+    if (getenv("IMX_TEST_FILTER"))
+        cmocka_set_test_filter(getenv("IMX_TEST_FILTER"));
     const struct CMUnitTest slow[] = {
         cmocka_unit_test(slow_heads_are_cut_and_a_fresh_client_is_answered),
         cmocka_unit_test(slow_body_is_cut_but_a_steady_one_is_answered),
