@@ -1794,9 +1794,10 @@ static bool add_range(struct tree *t, struct out *o, struct leaf *l, struct labe
          * warnings that do ask for a look (a fix inside its range, a condition left unchecked,
          * a release skipped between X and the fix: builds_gap).
          * Where X has no number to bump, the bulletin's own inclusive bound stays. */
-        snprintf(range, sizeof range, "%s%s<%s", lower, lower[0] ? ", " : "", upper);
+        int n = snprintf(range, sizeof range, "%s%s<%s", lower, lower[0] ? ", " : "", upper);
         struct imx_constraint c;
-        if (imx_constraint_parse(range, &c, NULL, 0) != 0 || imx_constraint_is_empty(&c)) {
+        if (n < 0 || (size_t)n >= sizeof range || imx_constraint_parse(range, &c, NULL, 0) != 0 ||
+            imx_constraint_is_empty(&c)) {
             unmapped(o, l, b, "its versions make no range");
             return false;
         }
