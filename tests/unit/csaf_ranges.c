@@ -24,6 +24,7 @@
 
 #include "domain/csaf.h"
 #include "domain/csv.h"
+#include "csaf_map.h"
 
 #define MAP_TEXT_MAX (1 << 17)
 #define LINE_MAX     2048
@@ -79,59 +80,6 @@ static const struct product *find(const struct products *ps, const char *id)
     return NULL;
 }
 
-/* A release-pairs file (ref_version_alias's CSV: component, version, release, status, ...) is
- * not product rows: its confirmed pairs go on every map row of their component as "aliases", as
- * server/db/product_map.c gives them. */
-static void attach_aliases(json_t *map, const json_t *pairs)
-{
-    size_t i, k;
-    json_t *row, *pair;
-    json_array_foreach(map, i, row)
-    {
-        const char *component = json_string_value(json_object_get(row, "component"));
-        json_t *aliases = json_array();
-        json_array_foreach(pairs, k, pair)
-        {
-            const char *c = json_string_value(json_object_get(pair, "component"));
-            const char *st = json_string_value(json_object_get(pair, "status"));
-            if (component && c && st && strcmp(c, component) == 0 && strcmp(st, "UNCONFIRMED") != 0)
-                json_array_append_new(aliases, json_pack("[O, O]", json_object_get(pair, "version"),
-                                                         json_object_get(pair, "release")));
-        }
-        if (json_array_size(aliases) > 0)
-            json_object_set(row, "aliases", aliases);
-        json_decref(aliases);
-    }
-}
-
-/* A commit file (ref_commit_release's CSV: component, commit, release, as_of, status, ...) goes
- * on every map row of its component as "commits" [[commit, release or null, as_of, status]], as
- * server/db/product_map.c gives them (unconfirmed rows left out). */
-static void attach_commits(json_t *map, const json_t *commits)
-{
-    size_t i, k;
-    json_t *row, *c;
-    json_array_foreach(map, i, row)
-    {
-        const char *component = json_string_value(json_object_get(row, "component"));
-        json_t *mine = json_array();
-        json_array_foreach(commits, k, c)
-        {
-            const char *cc = json_string_value(json_object_get(c, "component"));
-            const char *st = json_string_value(json_object_get(c, "status"));
-            if (component && cc && st && strcmp(cc, component) == 0 &&
-                strcmp(st, "UNCONFIRMED") != 0)
-                json_array_append_new(mine, json_pack("[O, O, O, O]", json_object_get(c, "commit"),
-                                                      json_object_get(c, "release"),
-                                                      json_object_get(c, "as_of"),
-                                                      json_object_get(c, "status")));
-        }
-        if (json_array_size(mine) > 0)
-            json_object_set(row, "commits", mine);
-        json_decref(mine);
-    }
-}
-
 static json_t *load_map(char *paths)
 {
     json_t *map = json_array(), *pairs = json_array(), *commits = json_array();
@@ -156,8 +104,7 @@ static json_t *load_map(char *paths)
         json_array_extend(commit_rows ? commits : release_pairs ? pairs : map, rows);
         json_decref(rows);
     }
-    attach_aliases(map, pairs);
-    attach_commits(map, commits);
+    imx_t_csaf_map_attach(map, pairs, commits);
     json_decref(pairs);
     json_decref(commits);
     return map;

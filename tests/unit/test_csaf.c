@@ -18,6 +18,7 @@
 
 #include "domain/csaf.h"
 #include "domain/csv.h"
+#include "csaf_map.h"
 
 #define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -1140,69 +1141,17 @@ static json_t *reference_csvs(const char *pattern)
     return all;
 }
 
-/* The release pairs imaxe ships (tools/reference/version_alias_*.csv: Triton's of 0371,
- * JetPack's of 0460), on each map row of their component, as server/db/product_map.c reads them
- * (unconfirmed pairs left out). */
-static void attach_aliases(json_t *map)
-{
-    json_t *rows = reference_csvs("version_alias_*.csv");
-    size_t i, k;
-    json_t *row, *pair;
-    json_array_foreach(map, i, row)
-    {
-        const char *component = json_string_value(json_object_get(row, "component"));
-        json_t *aliases = json_array();
-        json_array_foreach(rows, k, pair)
-        {
-            if (component &&
-                strcmp(json_string_value(json_object_get(pair, "component")), component) == 0 &&
-                strcmp(json_string_value(json_object_get(pair, "status")), "UNCONFIRMED") != 0)
-                json_array_append_new(aliases, json_pack("[O, O]", json_object_get(pair, "version"),
-                                                         json_object_get(pair, "release")));
-        }
-        if (json_array_size(aliases) > 0)
-            json_object_set(row, "aliases", aliases);
-        json_decref(aliases);
-    }
-    json_decref(rows);
-}
-
-/* The commits imaxe ships (tools/reference/commit_release_*.csv: 0411's), on each map row of
- * their component as server/db/product_map.c reads them: [commit, release or null, as_of,
- * status], unconfirmed rows left out. */
-static void attach_commits(json_t *map)
-{
-    json_t *rows = reference_csvs("commit_release_*.csv");
-    size_t i, k;
-    json_t *row, *c;
-    json_array_foreach(map, i, row)
-    {
-        const char *component = json_string_value(json_object_get(row, "component"));
-        json_t *mine = json_array();
-        json_array_foreach(rows, k, c)
-        {
-            if (component &&
-                strcmp(json_string_value(json_object_get(c, "component")), component) == 0 &&
-                strcmp(json_string_value(json_object_get(c, "status")), "UNCONFIRMED") != 0)
-                json_array_append_new(mine, json_pack("[O, O, O, O]", json_object_get(c, "commit"),
-                                                      json_object_get(c, "release"),
-                                                      json_object_get(c, "as_of"),
-                                                      json_object_get(c, "status")));
-        }
-        if (json_array_size(mine) > 0)
-            json_object_set(row, "commits", mine);
-        json_decref(mine);
-    }
-    json_decref(rows);
-}
-
 /* The product mapping imaxe ships: tools/reference/nvidia_products*.csv in name order, 0101's
  * rows then each later map migration's (new keys only: tools/gen_knowledge.py checks). */
 static json_t *shipped_map(void)
 {
     json_t *map = reference_csvs("nvidia_products*.csv");
-    attach_aliases(map);
-    attach_commits(map);
+    /* the release pairs (Triton's of 0371, JetPack's of 0460) and the commits (0411's) */
+    json_t *pairs = reference_csvs("version_alias_*.csv");
+    json_t *commits = reference_csvs("commit_release_*.csv");
+    imx_t_csaf_map_attach(map, pairs, commits);
+    json_decref(pairs);
+    json_decref(commits);
     return map;
 }
 
